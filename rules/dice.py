@@ -1,0 +1,104 @@
+"""Exact dice probabilities: dice math only, no rolling.
+
+Everything is computed with `fractions.Fraction` so a probability shown to players is exact;
+floats are made only at the edge (`as_floats`). Never imports anything outside the standard
+library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from math import comb
+
+Distribution = tuple[Fraction, ...]
+"""P(outcome = k) for k = 0, 1, 2, ... (index = outcome)."""
+
+
+def _check(dice: int, sides: int) -> None:
+    if isinstance(dice, bool) or not isinstance(dice, int) or dice < 0:
+        raise ValueError(f"the number of dice must be a whole number of at least 0, got {dice!r}")
+    if isinstance(sides, bool) or not isinstance(sides, int) or sides < 2:
+        raise ValueError(f"a die needs at least 2 sides, got {sides!r}")
+
+
+def p_at_least(sides: int, need: int) -> Fraction:
+    """Chance that one die of `sides` shows `need` or more (0 if `need` > sides, 1 if <= 1)."""
+    _check(1, sides)
+    if need > sides:
+        return Fraction(0)
+    if need <= 1:
+        return Fraction(1)
+    return Fraction(sides - need + 1, sides)
+
+
+def binomial(dice: int, p: Fraction) -> Distribution:
+    """Distribution of the number of successes among `dice` independent tries of chance `p`."""
+    if dice < 0:
+        raise ValueError(f"the number of dice must be at least 0, got {dice!r}")
+    if not 0 <= p <= 1:
+        raise ValueError(f"a probability must be between 0 and 1, got {p}")
+    q = 1 - p
+    return tuple(comb(dice, k) * p**k * q ** (dice - k) for k in range(dice + 1))
+
+
+def successes(dice: int, sides: int, need: int) -> Distribution:
+    """Distribution of how many of `dice` dice of `sides` show `need` or more."""
+    _check(dice, sides)
+    return binomial(dice, p_at_least(sides, need))
+
+
+def face_counts(dice: int, sides: int) -> dict[int, int]:
+    """How many of the sides**dice outcomes give each total of `dice` dice."""
+    _check(dice, sides)
+    counts = {0: 1}
+    for _ in range(dice):
+        nxt: dict[int, int] = {}
+        for total, n in counts.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, 0) + n
+        counts = nxt
+    return counts
+
+
+def total(dice: int, sides: int) -> Distribution:
+    """Distribution of the sum of `dice` dice of `sides` (index = the sum)."""
+    counts = face_counts(dice, sides)
+    whole = sides**dice
+    top = max(counts)
+    return tuple(Fraction(counts.get(s, 0), whole) for s in range(top + 1))
+
+
+def at_least(dist: Sequence[Fraction], k: int) -> Fraction:
+    """P(outcome >= k) of a distribution."""
+    return sum(dist[max(k, 0) :], Fraction(0))
+
+
+def mean(dist: Sequence[Fraction]) -> Fraction:
+    """Expected outcome of a distribution."""
+    return sum((k * p for k, p in enumerate(dist)), Fraction(0))
+
+
+def scale(dist: Sequence[Fraction], factor: int) -> Distribution:
+    """Distribution of `factor` times the outcome (each success worth `factor` hits)."""
+    if factor < 1:
+        raise ValueError(f"factor must be at least 1, got {factor!r}")
+    out = [Fraction(0)] * ((len(dist) - 1) * factor + 1)
+    for k, p in enumerate(dist):
+        out[k * factor] += p
+    return tuple(out)
+
+
+def convolve(a: Sequence[Fraction], b: Sequence[Fraction]) -> Distribution:
+    """Distribution of the sum of two independent outcomes."""
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, pa in enumerate(a):
+        if pa:
+            for j, pb in enumerate(b):
+                out[i + j] += pa * pb
+    return tuple(out)
+
+
+def as_floats(dist: Sequence[Fraction]) -> list[float]:
+    """A distribution as floats, for JSON and the page."""
+    return [float(p) for p in dist]

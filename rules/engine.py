@@ -1,0 +1,467 @@
+"""The ruleset protocol, the registry of rulesets, and the questions every ruleset answers alike.
+
+A ruleset is a subclass of `Ruleset` that mostly sets class constants read off its sheet (which
+terrain blocks sight, what gives cover, ...) and adds the actions its sheet has. Rulesets are
+found by id with `get_ruleset`; an unknown id is an `UnknownRulesetError` listing the known ones.
+Never imports cv2, flask or `vision`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from calibration.units import format_length, from_mm
+
+from . import dice as dice_math
+from . import geometry as geo
+from .errors import QuestionError, UnknownRulesetError, accepted
+from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Cite:
+    """Where a number comes from: a line of a rule sheet in `shared/seeds/`."""
+
+    sheet: str
+    """The sheet's file name."""
+    line: int
+    """1-based line number in that file."""
+    text: str = ""
+    """A short quotation, for players."""
+
+    def __str__(self) -> str:
+        return f"{self.sheet}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The answer to one question: JSON-ready data plus a readable explanation."""
+
+    action: str
+    data: Mapping[str, Any]
+    """The `--json` output: the contract's keys, lengths in the scene's unit."""
+    lines: tuple[str, ...]
+    """The readable explanation, one sentence a line."""
+
+    def as_json(self) -> dict[str, Any]:
+        """The data as a plain dict for `json.dumps`."""
+        return dict(self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A measured length compared with a rule's threshold, with its measurement uncertainty."""
+
+    measured: float
+    """mm"""
+    limit: float
+    """mm"""
+    uncertainty: float
+    """mm: the combined position uncertainty of the two ends."""
+
+    @property
+    def margin(self) -> float:
+        """How far inside (positive) or outside (negative) the limit the measurement is, mm."""
+        return self.limit - self.measured
+
+    @property
+    def too_close_to_call(self) -> bool:
+        """The margin is inside the measurement's uncertainty."""
+        return abs(self.margin) <= self.uncertainty
+
+    @property
+    def within(self) -> bool:
+        """The measurement is within (at most) the limit."""
+        return self.measured <= self.limit
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """One modifier the sheet applies, with its reason and source."""
+
+    value: float
+    """Added to the die, the need, the dice count or the factor (the roll says which)."""
+    reason: str
+    cite: Cite | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "reason": self.reason,
+            "source": None if self.cite is None else str(self.cite),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Dice to throw for one purpose, the lowest face that succeeds and the exact odds."""
+
+    purpose: str
+    """What the roll decides: `to hit`, `damage`, `save`, `nerve`, ..."""
+    dice: int
+    sides: int
+    need: int | None
+    """The lowest face that succeeds; None when the faces index a table (damage, actions)."""
+    distribution: tuple[Fraction, ...] = ()
+    """P(k successes) for k = 0..dice (empty when `need` is None)."""
+    modifiers: tuple[Modifier, ...] = ()
+    cite: Cite | None = None
+    note: str = ""
+
+    @property
+    def p_success(self) -> Fraction | None:
+        """Chance one die succeeds."""
+        return None if self.need is None else dice_math.p_at_least(self.sides, self.need)
+
+    @classmethod
+    def success_roll(
+        cls,
+        purpose: str,
+        dice: int,
+        sides: int,
+        need: int,
+        modifiers: Sequence[Modifier] = (),
+        cite: Cite | None = None,
+        note: str = "",
+    ) -> Roll:
+        """A roll of `dice` dice needing `need`+, with its distribution of successes."""
+        return cls(
+            purpose,
+            dice,
+            sides,
+            need,
+            dice_math.successes(dice, sides, need),
+            tuple(modifiers),
+            cite,
+            note,
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        p = self.p_success
+        return {
+            "purpose": self.purpose,
+            "dice": self.dice,
+            "sides": self.sides,
+            "need": self.need,
+            "p_success": None if p is None else float(p),
+            "p_success_exact": None if p is None else str(p),
+            "distribution": dice_math.as_floats(self.distribution),
+            "modifiers": [m.as_json() for m in self.modifiers],
+            "source": None if self.cite is None else str(self.cite),
+            "note": self.note,
+        }
+
+    def describe(self) -> str:
+        """`3D8 to hit, 4+ each (5/8 a die)`, for the readable answer."""
+        if self.need is None:
+            return f"{self.dice}D{self.sides} for {self.purpose}" + (
+                f" ({self.note})" if self.note else ""
+            )
+        p = self.p_success
+        assert p is not None
+        odds = "cannot succeed" if p == 0 else f"{self.need}+ each, {p} a die"
+        return f"{self.dice}D{self.sides} {self.purpose}: {odds}" + (
+            f" ({self.note})" if self.note else ""
+        )
+
+
+def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
+    """A length compared with a limit, for JSON, with the `too close to call` verdict."""
+    verdict = "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
+    return {
+        "measured": length_json(scene, t.measured),
+        "limit": length_json(scene, t.limit),
+        "margin": length_json(scene, t.margin),
+        "uncertainty": length_json(scene, t.uncertainty),
+        "verdict": verdict,
+    }
+
+
+def check_attr(
+    unit: Unit,
+    key: str,
+    accepted_values: Sequence[str],
+    *,
+    ruleset: str,
+    default: str | None = None,
+) -> str:
+    """A unit attribute the ruleset reads, checked against the sheet's words.
+
+    A missing attribute with no default, or a value outside `accepted_values`, is a
+    `QuestionError` naming the unit, the attribute and the accepted values.
+    """
+    value = unit.get(key)
+    if value is None:
+        if default is not None:
+            return default
+        raise QuestionError(
+            f"{ruleset}: unit {unit.id!r} has no {key!r}; give one of {accepted(accepted_values)}"
+        )
+    if value not in accepted_values:
+        raise QuestionError(
+            f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
+            f"{accepted(accepted_values)}"
+        )
+    return str(value)
+
+
+Action = Callable[[Scene, Sequence[str]], Resolution]
+
+
+class Ruleset:
+    """The rules of one sheet. Subclasses set the class constants and add actions."""
+
+    id: ClassVar[str]
+    """Registry id, as in a scene's `ruleset`."""
+    title: ClassVar[str]
+    """The title printed on the sheet."""
+    sheet: ClassVar[str]
+    """The sheet's file name in `shared/seeds/`."""
+    unit: ClassVar[str]
+    """The unit the sheet measures in (`cm` or `in`)."""
+    grid: ClassVar[bool] = False
+    """True when the sheet measures in grid squares."""
+
+    sight_blocking: ClassVar[frozenset[TerrainKind]] = frozenset(
+        {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
+    )
+    """Terrain kinds that block sight lines across them."""
+    see_into: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType(
+        {kind: geo.REACH for kind in sight_blocking}
+    )
+    """How deep (mm) a sight line may run into blocking terrain at an end that stands in it.
+
+    By default a base sees out of (and is seen in) the terrain piece it stands in however deep,
+    while a piece between two bases blocks: a hill hides what is behind it from what is below,
+    not from what stands on it."""
+    bases_block_sight: ClassVar[bool] = False
+    """Whether other bases block sight lines."""
+    sight_needs_entire_base: ClassVar[bool] = False
+    """True when a target is in sight only if every sight line to its base is clear."""
+    sight_rule: ClassVar[Cite | None] = None
+    """Where the sheet says what blocks sight."""
+
+    default_cover: ClassVar[Mapping[TerrainKind, Cover]] = MappingProxyType(
+        {
+            TerrainKind.WOODS: Cover.SOFT,
+            TerrainKind.TOWN: Cover.HARD,
+            TerrainKind.BUILDING: Cover.HARD,
+            TerrainKind.HEDGE: Cover.SOFT,
+            TerrainKind.FENCE: Cover.SOFT,
+            TerrainKind.WALL: Cover.HARD,
+            TerrainKind.FORTIFICATION: Cover.HARD,
+        }
+    )
+    """Cover of a terrain kind when the scene does not say; kinds not listed give none."""
+    default_enclosed: ClassVar[frozenset[TerrainKind]] = frozenset(
+        {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING}
+    )
+    """Kinds that are enclosed terrain when the scene does not say."""
+
+    # ----------------------------------------------------------------------------------------
+    # Terrain
+
+    def cover_of(self, terrain: Terrain) -> Cover:
+        """The cover a terrain piece gives: the scene's word, else this ruleset's default."""
+        if terrain.cover is not None:
+            return terrain.cover
+        return self.default_cover.get(terrain.kind, Cover.NONE)
+
+    def is_enclosed(self, terrain: Terrain) -> bool:
+        """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
+        if terrain.enclosed is not None:
+            return terrain.enclosed
+        return terrain.kind in self.default_enclosed
+
+    # ----------------------------------------------------------------------------------------
+    # Sight
+
+    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
+        """What may block sight from `viewer` to `target` under this sheet."""
+        out = [
+            geo.Obstacle(t.id, _poly(t), see_into=self.see_into.get(t.kind, 0.0))
+            for t in scene.terrain
+            if t.kind in self.sight_blocking
+        ]
+        if self.bases_block_sight:
+            out.extend(
+                geo.obstacle_of_base(b) for b in self.sight_blocking_bases(scene, viewer, target)
+            )
+        return out
+
+    def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
+        """Bases that may block sight between two bases: all but the two and their units'."""
+        own = {viewer.unit_id, target.unit_id}
+        return [b for b in scene.bases() if b.unit_id not in own]
+
+    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
+        """Trace the sight lines from viewer to target past this sheet's obstacles."""
+        return geo.sight(viewer, target, self.obstacles(scene, viewer, target))
+
+    def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
+        """Whether `viewer` can see `target` under this sheet."""
+        s = self.sight(scene, viewer, target)
+        return s.entire if self.sight_needs_entire_base else s.any
+
+    # ----------------------------------------------------------------------------------------
+    # Actions
+
+    def actions(self) -> dict[str, Action]:
+        """The actions this ruleset answers, by name (as in `umpire resolve SCENE ACTION`)."""
+        return {"measure": self.measure}
+
+    def resolve(self, scene: Scene, action: str, args: Sequence[str]) -> Resolution:
+        """Answer `action` with `args` on `scene`."""
+        table = self.actions()
+        if action not in table:
+            raise QuestionError(
+                f"{self.id} has no action {action!r}; its actions are {', '.join(table)}"
+            )
+        return table[action](scene, args)
+
+    def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
+        a_id, b_id = expect_args("measure", args, ("A", "B"))
+        group_a, group_b = scene.select(a_id), scene.select(b_id)
+        near = geo.closest(group_a, group_b)
+        reading = geo.aspect(near.a, near.b)
+        sight = self.sight(scene, near.a, near.b)
+        in_sight = sight.entire if self.sight_needs_entire_base else sight.any
+        unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
+        data: dict[str, Any] = {
+            "action": "measure",
+            "ruleset": self.id,
+            "a": a_id,
+            "b": b_id,
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+            "uncertainty": length_json(scene, unc),
+            "aspect": reading.aspect.value,
+            "aspect_margin": length_json(scene, reading.margin),
+            "in_sight": in_sight,
+            "sight": {
+                "rays": sight.rays,
+                "clear": sight.clear_rays,
+                "blocked_by": list(sight.blocked_by),
+                "needs_entire_base": self.sight_needs_entire_base,
+            },
+        }
+        lines = [
+            f"{a_id} to {b_id}: {format_length(near.distance, scene.unit)} edge to edge "
+            f"(+/- {format_length(unc, scene.unit)})"
+            + (
+                ""
+                if near.a.id == a_id and near.b.id == b_id
+                else f", between bases {near.a.id} and {near.b.id}"
+            ),
+            f"{near.a.id} stands to the {reading.aspect.value} of {near.b.id} "
+            f"({format_length(reading.margin, scene.unit)} from the sector line)",
+        ]
+        if scene.grid_box is not None:
+            boxes = geo.grid_distance(near.a, near.b, scene.grid_box)
+            data["boxes"] = boxes
+            lines.append(f"{boxes:g} boxes apart on the grid (a diagonal step counts 1.5)")
+        if in_sight:
+            lines.append(
+                f"{near.b.id} is in sight of {near.a.id}"
+                + (" (the entire base)" if self.sight_needs_entire_base else "")
+            )
+        else:
+            blockers = ", ".join(sight.blocked_by) or "nothing"
+            lines.append(
+                f"{near.b.id} is not in sight of {near.a.id}: "
+                f"{sight.clear_rays} of {sight.rays} sight lines clear, blocked by "
+                f"{blockers}"
+            )
+        if self.sight_rule is not None:
+            lines.append(f"sight as the sheet says at {self.sight_rule}")
+        return Resolution("measure", MappingProxyType(data), tuple(lines))
+
+
+def _poly(terrain: Terrain) -> geo.Array:
+    return np.asarray(terrain.polygon, dtype=float)
+
+
+def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
+    """Check an action got exactly the arguments it takes; the message names them."""
+    if len(args) != len(names):
+        want = " ".join(names)
+        raise QuestionError(
+            f"{action} takes {len(names)} argument{'s' * (len(names) != 1)} ({action} {want}), "
+            f"got {len(args)}: {' '.join(args) or 'none'}"
+        )
+    return tuple(args)
+
+
+def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
+    """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
+    return {"value": round(from_mm(value_mm, scene.unit), 3), "unit": scene.unit}
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+
+_REGISTRY: dict[str, type[Ruleset]] = {}
+
+
+def register(cls: type[Ruleset]) -> type[Ruleset]:
+    """Class decorator adding a ruleset to the registry under its `id`."""
+    if cls.id in _REGISTRY:
+        raise ValueError(f"ruleset {cls.id!r} registered twice")
+    _REGISTRY[cls.id] = cls
+    return cls
+
+
+def _load() -> dict[str, type[Ruleset]]:
+    from . import rulesets  # noqa: F401  (registers every ruleset)
+
+    return _REGISTRY
+
+
+def ruleset_ids() -> list[str]:
+    """Every registered ruleset id, sorted."""
+    return sorted(_load())
+
+
+def check_ruleset_id(ident: object) -> str:
+    """Return `ident` if it names a registered ruleset, else raise `UnknownRulesetError`."""
+    known = _load()
+    if not isinstance(ident, str) or ident not in known:
+        raise UnknownRulesetError(ident, sorted(known))
+    return ident
+
+
+_INSTANCES: dict[str, Ruleset] = {}
+
+
+def get_ruleset(ident: str) -> Ruleset:
+    """The ruleset registered under `ident`."""
+    check_ruleset_id(ident)
+    if ident not in _INSTANCES:
+        _INSTANCES[ident] = _REGISTRY[ident]()
+    return _INSTANCES[ident]
+
+
+@dataclass(frozen=True, slots=True)
+class RulesetInfo:
+    """What the page and `umpire rulesets` show of a ruleset."""
+
+    id: str
+    title: str
+    sheet: str
+    unit: str
+    grid: bool
+    actions: tuple[str, ...] = field(default=())
+
+
+def describe(ident: str) -> RulesetInfo:
+    """A ruleset's id, title, sheet, unit and actions."""
+    rs = get_ruleset(ident)
+    return RulesetInfo(rs.id, rs.title, rs.sheet, rs.unit, rs.grid, tuple(rs.actions()))

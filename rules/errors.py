@@ -1,0 +1,56 @@
+"""The errors of the rules package: all `ValueError`s that quote the bad input.
+
+The command line turns any `UmpireError` into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class UmpireError(ValueError):
+    """Base class of every error caused by bad input (a file, an id, a question)."""
+
+
+class SceneError(UmpireError):
+    """A scene file that does not follow `umpire-scene/1`.
+
+    The message names the file, the path inside it (`units[2].bases[0].x`) and what is accepted.
+    """
+
+    def __init__(self, source: str, path: str, message: str) -> None:
+        where = f"{source}: {path}" if path else source
+        super().__init__(f"{where}: {message}")
+        self.source = source
+        self.path = path
+        self.detail = message
+
+
+class UnknownIdError(UmpireError):
+    """An id that names no unit, base or terrain piece of the scene."""
+
+    def __init__(self, ident: str, known: Iterable[str], what: str = "unit or base") -> None:
+        known = sorted(known)
+        shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+        super().__init__(f"no {what} with id {ident!r} in the scene; ids are: {shown}")
+        self.ident = ident
+
+
+class UnknownRulesetError(UmpireError):
+    """A ruleset id that is not registered."""
+
+    def __init__(self, ident: object, known: Iterable[str]) -> None:
+        super().__init__(f"unknown ruleset {ident!r}: known rulesets are {', '.join(known)}")
+        self.ident = ident
+
+
+class QuestionError(UmpireError):
+    """A question the scene or the sheet cannot answer (a missing attribute, a wrong pairing)."""
+
+
+def accepted(values: Iterable[object]) -> str:
+    """The accepted values of a closed set, for messages: `'a', 'b' or 'c'`."""
+    quoted = [repr(v) for v in values]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1]

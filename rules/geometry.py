@@ -1,0 +1,603 @@
+"""Table geometry in millimetres: footprints, edge-to-edge distance, aspect, fire arcs, terrain,
+line of sight and grid distance.
+
+Pure functions of frozen values and numpy arrays; the all-pairs forms are vectorised. Never
+imports cv2, flask or anything outside `rules` and `calibration.units`.
+
+Conventions (CONTRACT.md): the table frame has x to the right and y away from the near edge;
+`facing` is degrees counter-clockwise from +x. A base's *forward* vector is (cos f, sin f) and its
+*right* vector (sin f, -cos f). A rectangle is `width` across the facing and `depth` along it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from .scene import Base, Point
+
+Array = npt.NDArray[np.float64]
+
+EPS = 1e-6
+"""Lengths below this (mm) are zero: touching bases are 0 apart, a grazing ray is not blocked."""
+REACH = 1.0e6
+"""How far (mm) an 'unbounded' fire arc is drawn: a kilometre, far beyond any table."""
+
+
+class Aspect(StrEnum):
+    """Where something stands relative to a base's facing."""
+
+    FRONT = "front"
+    FLANK = "flank"
+    REAR = "rear"
+
+
+class Containment(StrEnum):
+    """How a base stands in a terrain piece."""
+
+    INSIDE = "inside"
+    """Entirely in (touching the edge from inside counts as in)."""
+    PARTLY = "partly"
+    OUTSIDE = "outside"
+
+
+# --------------------------------------------------------------------------------------------
+# Footprints
+
+
+def forward(facing_deg: float) -> Array:
+    """Unit vector of a facing."""
+    t = math.radians(facing_deg)
+    return np.array([math.cos(t), math.sin(t)])
+
+
+def to_local(base: Base, points: npt.ArrayLike) -> Array:
+    """Points (..., 2) in the base's frame: column 0 to its right, column 1 ahead of its centre."""
+    p = np.asarray(points, dtype=float) - (base.x, base.y)
+    f = forward(base.facing)
+    right = np.array([f[1], -f[0]])
+    return np.stack([p @ right, p @ f], axis=-1)
+
+
+def corners(base: Base) -> Array:
+    """The footprint's outline (4, 2), counter-clockwise from the front-right corner.
+
+    A round base has no corners: its outline is its centre four times, and `radius` is its
+    radius, so every distance function treats it as a point grown by that radius.
+    """
+    c = np.array([base.x, base.y])
+    if base.footprint.circle:
+        return np.repeat(c[None, :], 4, axis=0)
+    f = forward(base.facing) * (base.footprint.depth / 2)
+    r = np.array([f[1], -f[0]]) * (base.footprint.width / base.footprint.depth)
+    return np.array([c + f + r, c + f - r, c - f - r, c - f + r])
+
+
+def radius(base: Base) -> float:
+    """How far the footprint reaches beyond its outline: half the diameter of a round base."""
+    return base.footprint.width / 2 if base.footprint.circle else 0.0
+
+
+def outline_polygon(base: Base, segments: int = 32) -> Array:
+    """A polygon for drawing or clipping: the rectangle, or a round base as a `segments`-gon."""
+    if not base.footprint.circle:
+        return corners(base)
+    t = np.linspace(0, 2 * math.pi, segments, endpoint=False)
+    r = radius(base)
+    return np.stack([base.x + r * np.cos(t), base.y + r * np.sin(t)], axis=1)
+
+
+def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
+    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions."""
+    if not bases:
+        return np.zeros((0, 4, 2)), np.zeros(0)
+    return np.stack([corners(b) for b in bases]), np.array([radius(b) for b in bases])
+
+
+# --------------------------------------------------------------------------------------------
+# Distances
+
+
+def _cross(a: Array, b: Array) -> Array:
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def point_segment_distance(p: Array, a: Array, b: Array) -> Array:
+    """Distance from points p to segments a-b (broadcast over leading axes)."""
+    ab = b - a
+    denom = np.einsum("...i,...i->...", ab, ab)
+    t = np.einsum("...i,...i->...", p - a, ab) / np.where(denom > 0, denom, 1.0)
+    t = np.clip(np.where(denom > 0, t, 0.0), 0.0, 1.0)
+    closest = a + t[..., None] * ab
+    return np.asarray(np.hypot(*np.moveaxis(p - closest, -1, 0)))
+
+
+def segment_distance(a1: Array, a2: Array, b1: Array, b2: Array) -> Array:
+    """Distance between segments a1-a2 and b1-b2 (broadcast); 0 where they cross or touch."""
+    d = np.minimum(
+        np.minimum(point_segment_distance(a1, b1, b2), point_segment_distance(a2, b1, b2)),
+        np.minimum(point_segment_distance(b1, a1, a2), point_segment_distance(b2, a1, a2)),
+    )
+    o1 = _cross(a2 - a1, b1 - a1)
+    o2 = _cross(a2 - a1, b2 - a1)
+    o3 = _cross(b2 - b1, a1 - b1)
+    o4 = _cross(b2 - b1, a2 - b1)
+    crossing = (o1 * o2 < 0) & (o3 * o4 < 0)
+    return np.where(crossing, 0.0, d)
+
+
+def _edges(poly: Array) -> tuple[Array, Array]:
+    return poly, np.roll(poly, -1, axis=-2)
+
+
+def _inside_convex(points: Array, poly: Array) -> npt.NDArray[np.bool_]:
+    """Whether points (..., 2) lie in or on the counter-clockwise convex polygons (..., k, 2).
+
+    A polygon with no area (a round base's outline) contains nothing.
+    """
+    a, b = _edges(poly)
+    side = _cross(b - a, points[..., None, :] - a)
+    area2 = np.sum(_cross(a, b), axis=-1)
+    return np.asarray(np.all(side >= -EPS * 10, axis=-1) & (area2 > EPS))
+
+
+def convex_distance(p: Array, rp: float, q: Array, rq: float) -> float:
+    """Shortest distance between two counter-clockwise convex polygons grown by radii; 0 when they
+    touch or overlap. A polygon may be degenerate (a point repeated) for a round base."""
+    pa, pb = _edges(p)
+    qa, qb = _edges(q)
+    d = segment_distance(pa[:, None], pb[:, None], qa[None, :], qb[None, :]).min()
+    if _inside_convex(p[0], q) or _inside_convex(q[0], p):
+        d = 0.0
+    return max(0.0, float(d) - rp - rq)
+
+
+def edge_distance(a: Base, b: Base) -> float:
+    """Edge-to-edge distance between two bases in mm (0 when they touch or overlap)."""
+    return convex_distance(corners(a), radius(a), corners(b), radius(b))
+
+
+def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = None) -> Array:
+    """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`.
+
+    With one argument, all pairs of `bases_a` (the diagonal is 0). Vectorised: 120 bases take a
+    few milliseconds.
+    """
+    pa, ra = stack_shapes(bases_a)
+    pb, rb = (pa, ra) if bases_b is None else stack_shapes(bases_b)
+    if len(pa) == 0 or len(pb) == 0:
+        return np.zeros((len(pa), len(pb)))
+    a1, a2 = _edges(pa)  # (M, 4, 2)
+    b1, b2 = _edges(pb)  # (N, 4, 2)
+    d = segment_distance(
+        a1[:, None, :, None], a2[:, None, :, None], b1[None, :, None, :], b2[None, :, None, :]
+    ).min(axis=(2, 3))
+    inside = _inside_convex(pa[:, None, 0, :], pb[None, :]) | _inside_convex(
+        pb[None, :, 0, :], pa[:, None]
+    )
+    d = np.where(inside, 0.0, d) - ra[:, None] - rb[None, :]
+    return np.maximum(d, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Closest:
+    """The nearest pair of bases between two groups and their edge-to-edge distance (mm)."""
+
+    distance: float
+    a: Base
+    b: Base
+
+
+def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
+    """The shortest edge-to-edge distance between two groups of bases (units), and which pair."""
+    if not group_a or not group_b:
+        raise ValueError("closest() needs at least one base in each group")
+    m = distance_matrix(group_a, group_b)
+    i, j = np.unravel_index(int(np.argmin(m)), m.shape)
+    return Closest(float(m[i, j]), group_a[int(i)], group_b[int(j)])
+
+
+def centre_distance(a: Base, b: Base) -> float:
+    """Distance between the centres of two bases (mm)."""
+    return math.hypot(a.x - b.x, a.y - b.y)
+
+
+def point_distance(base: Base, point: Point) -> float:
+    """Distance from a point to a base's footprint (0 inside)."""
+    p = np.array(point, dtype=float)
+    return convex_distance(corners(base), radius(base), np.repeat(p[None], 4, axis=0), 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Aspect
+
+
+def front_half_angle(base: Base) -> float:
+    """Half the angle (degrees) of a base's front sector, cut by its diagonals.
+
+    For a rectangle the diagonals through its corners bound the sectors: a square base has a
+    90 degree front; a wide, shallow one a wider front. A round base has no corners: its sectors
+    are quarters (45 degrees either side of straight ahead).
+    """
+    if base.footprint.circle:
+        return 45.0
+    return math.degrees(math.atan2(base.footprint.width / 2, base.footprint.depth / 2))
+
+
+@dataclass(frozen=True, slots=True)
+class AspectReading:
+    """Which sector of `target` a point lies in, and how near it is to a sector boundary."""
+
+    aspect: Aspect
+    margin: float
+    """Distance (mm) from the point to the nearer diagonal that bounds its sector."""
+
+
+def aspect_of_point(target: Base, point: Point) -> AspectReading:
+    """The sector (front, flank, rear) of `target` that `point` lies in.
+
+    A point exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim of
+    a flank needs the point to be past the diagonal.
+    """
+    u, v = to_local(target, point)
+    alpha = math.radians(front_half_angle(target))
+    phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
+    if phi <= alpha + 1e-12:
+        aspect = Aspect.FRONT
+    elif phi >= math.pi - alpha - 1e-12:
+        aspect = Aspect.REAR
+    else:
+        aspect = Aspect.FLANK
+    # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
+    r = math.hypot(u, v)
+    margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
+    return AspectReading(aspect, margin)
+
+
+def aspect(attacker: Base, target: Base) -> AspectReading:
+    """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre."""
+    return aspect_of_point(target, (attacker.x, attacker.y))
+
+
+def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:
+    """Aspect codes (N, N): entry [i, j] is where base i stands relative to base j.
+
+    0 = front, 1 = flank, 2 = rear (the order of `Aspect`). Vectorised.
+    """
+    if not bases:
+        return np.zeros((0, 0), dtype=np.int8)
+    xy = np.array([(b.x, b.y) for b in bases])
+    t = np.radians([b.facing for b in bases])
+    fwd = np.stack([np.cos(t), np.sin(t)], axis=1)
+    alpha = np.radians([front_half_angle(b) for b in bases])
+    rel = xy[:, None, :] - xy[None, :, :]  # i relative to j
+    v = np.einsum("ijk,jk->ij", rel, fwd)
+    u = rel[..., 0] * fwd[None, :, 1] - rel[..., 1] * fwd[None, :, 0]
+    phi = np.arctan2(np.abs(u), v)
+    code = np.where(
+        phi <= alpha[None, :] + 1e-12, 0, np.where(phi >= np.pi - alpha[None, :] - 1e-12, 2, 1)
+    )
+    return code.astype(np.int8)
+
+
+# --------------------------------------------------------------------------------------------
+# Fire arcs
+
+
+def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
+    """The fire arc as convex polygons (counter-clockwise), or None when it is all around.
+
+    The arc starts at the shooter's front edge: from each front corner a ray leaves at
+    `half_angle` degrees outward from straight ahead (0 = a corridor the width of the base,
+    90 = everything in front of the front edge). 180 or more is all around.
+    """
+    if not 0 <= half_angle <= 360:
+        raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half_angle!r}")
+    if half_angle >= 180:
+        return None
+    f = forward(shooter.facing)
+    right = np.array([f[1], -f[0]])
+    c = np.array([shooter.x, shooter.y])
+    if shooter.footprint.circle:
+        # A round base shoots from the point of its rim straight ahead.
+        fr = fl = c + f * radius(shooter)
+    else:
+        fr = c + f * shooter.footprint.depth / 2 + right * shooter.footprint.width / 2
+        fl = c + f * shooter.footprint.depth / 2 - right * shooter.footprint.width / 2
+
+    def turn(vec: Array, deg: float) -> Array:
+        t = math.radians(deg)
+        return np.array(
+            [
+                vec[0] * math.cos(t) - vec[1] * math.sin(t),
+                vec[0] * math.sin(t) + vec[1] * math.cos(t),
+            ]
+        )
+
+    if half_angle < 90:
+        d_right, d_left = turn(f, -half_angle), turn(f, half_angle)
+        return [np.array([fr, fr + REACH * d_right, fl + REACH * d_left, fl])]
+    front = np.array(
+        [fr + REACH * right, fr + REACH * (right + f), fl + REACH * (f - right), fl - REACH * right]
+    )
+    regions = [front]
+    if half_angle > 90:
+        extra = half_angle - 90
+        regions.append(np.array([fr, fr + REACH * turn(right, -extra), fr + REACH * right]))
+        regions.append(np.array([fl, fl - REACH * right, fl + REACH * turn(-right, extra)]))
+    return regions
+
+
+def point_in_arc(shooter: Base, point: Point, half_angle: float) -> bool:
+    """Whether a point lies in the shooter's fire arc (boundaries included)."""
+    regions = arc_regions(shooter, half_angle)
+    if regions is None:
+        return True
+    p = np.repeat(np.array(point, dtype=float)[None], 4, axis=0)
+    return any(convex_distance(r, 0.0, p, 0.0) <= EPS for r in regions)
+
+
+def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
+    """Whether any part of `target`'s footprint lies in the shooter's fire arc."""
+    regions = arc_regions(shooter, half_angle)
+    if regions is None:
+        return True
+    return any(convex_distance(r, 0.0, corners(target), radius(target)) <= EPS for r in regions)
+
+
+# --------------------------------------------------------------------------------------------
+# Terrain
+
+
+def point_in_polygon(
+    points: npt.ArrayLike, polygon: Sequence[Point] | Array
+) -> npt.NDArray[np.bool_]:
+    """Whether points (..., 2) lie inside a simple polygon (any shape; even-odd rule)."""
+    p = np.asarray(points, dtype=float)
+    poly = np.asarray(polygon, dtype=float)
+    a, b = poly, np.roll(poly, -1, axis=0)
+    px, py = p[..., 0, None], p[..., 1, None]
+    straddles = (a[:, 1] > py) != (b[:, 1] > py)
+    dy = np.where(b[:, 1] == a[:, 1], 1.0, b[:, 1] - a[:, 1])
+    x_cross = a[:, 0] + (py - a[:, 1]) * (b[:, 0] - a[:, 0]) / dy
+    return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
+
+
+def distance_to_boundary(point: Point, polygon: Sequence[Point] | Array) -> float:
+    """Distance from a point to the nearest edge of a polygon."""
+    poly = np.asarray(polygon, dtype=float)
+    a, b = _edges(poly)
+    return float(point_segment_distance(np.asarray(point, dtype=float), a, b).min())
+
+
+def polygon_area(polygon: Sequence[Point] | Array) -> float:
+    """Unsigned area of a simple polygon (shoelace)."""
+    poly = np.asarray(polygon, dtype=float)
+    if len(poly) < 3:
+        return 0.0
+    a, b = _edges(poly)
+    return abs(float(np.sum(_cross(a, b)))) / 2
+
+
+def clip_to_convex(subject: Array, clip: Array) -> Array:
+    """Sutherland-Hodgman: the part of `subject` (any simple polygon) inside the convex,
+    counter-clockwise `clip`. For a non-convex subject the result may have zero-width bridges,
+    but its area is exact."""
+    out = subject
+    for a, b in zip(clip, np.roll(clip, -1, axis=0), strict=True):
+        if len(out) == 0:
+            break
+        edge = b - a
+        side = _cross(edge, out - a)
+        nxt = np.roll(out, -1, axis=0)
+        side_next = np.roll(side, -1)
+        points: list[Array] = []
+        for k in range(len(out)):
+            if side[k] >= 0:
+                points.append(out[k])
+            if (side[k] >= 0) != (side_next[k] >= 0):
+                t = side[k] / (side[k] - side_next[k])
+                points.append(out[k] + t * (nxt[k] - out[k]))
+        out = np.array(points) if points else np.zeros((0, 2))
+    return out
+
+
+def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
+    """Whether a base stands entirely in, partly in, or outside a terrain polygon."""
+    poly = np.asarray(polygon, dtype=float)
+    if base.footprint.circle:
+        r = radius(base)
+        inside = bool(point_in_polygon((base.x, base.y), poly))
+        clearance = distance_to_boundary((base.x, base.y), poly)
+        if clearance >= r - EPS:
+            return Containment.INSIDE if inside else Containment.OUTSIDE
+        return Containment.PARTLY
+    foot = corners(base)
+    overlap = polygon_area(clip_to_convex(poly, foot))
+    whole = base.footprint.width * base.footprint.depth
+    if overlap >= whole * (1 - 1e-9) - EPS:
+        return Containment.INSIDE
+    if overlap <= EPS:
+        return Containment.OUTSIDE
+    return Containment.PARTLY
+
+
+# --------------------------------------------------------------------------------------------
+# Line of sight
+
+
+@dataclass(frozen=True, slots=True)
+class Obstacle:
+    """Something that may block a sight line: a terrain polygon or a base's footprint (mm)."""
+
+    id: str
+    polygon: Array
+    """Vertices (k, 2); for a round base, its centre repeated and `radius` set."""
+    radius: float = 0.0
+    see_into: float = 0.0
+    """How deep (mm) a sight line may run inside it from an end that stands in it (woods that
+    can be seen into for 10 cm); 0 for solid obstacles."""
+
+
+def obstacle_of_base(base: Base) -> Obstacle:
+    """A base as an obstacle to sight."""
+    return Obstacle(base.id, corners(base), radius(base))
+
+
+def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
+    """How much of segment a-b runs inside an obstacle: (total, from_a, from_b).
+
+    `from_a` is the length of the first inside stretch when `a` itself is inside (else 0), and
+    `from_b` likewise at `b`, so callers can forgive the terrain a figure stands in.
+    """
+    pa, pb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ab = pb - pa
+    length = float(np.hypot(*ab))
+    if length <= EPS:
+        return 0.0, 0.0, 0.0
+    if obstacle.radius > 0:
+        # A round base: the chord of the circle around its centre.
+        c = obstacle.polygon[0]
+        t0 = float(np.dot(c - pa, ab) / length**2)
+        perp = float(np.hypot(*(pa + t0 * ab - c)))
+        if perp >= obstacle.radius:
+            return 0.0, 0.0, 0.0
+        half = math.sqrt(obstacle.radius**2 - perp**2) / length
+        lo, hi = max(0.0, t0 - half), min(1.0, t0 + half)
+        if hi <= lo:
+            return 0.0, 0.0, 0.0
+        total = (hi - lo) * length
+        return total, total if lo == 0 else 0.0, total if hi == 1 else 0.0
+    poly = obstacle.polygon
+    e1, e2 = _edges(poly)
+    edge = e2 - e1
+    denom = _cross(ab, edge)
+    ok = np.abs(denom) > 1e-12
+    safe = np.where(ok, denom, 1.0)
+    t = _cross(e1 - pa, edge) / safe
+    s = _cross(e1 - pa, ab) / safe
+    hits = t[ok & (t > 0) & (t < 1) & (s >= 0) & (s <= 1)]
+    ts = np.unique(np.concatenate([[0.0, 1.0], hits, _vertex_params(pa, ab, poly)]))
+    mids = pa + ((ts[:-1] + ts[1:]) / 2)[:, None] * ab
+    inside = point_in_polygon(mids, poly) & (np.diff(ts) > 0)
+    # A midpoint exactly on an edge (a ray along a side) is not inside.
+    if inside.any():
+        on_edge = point_segment_distance(mids[:, None, :], e1[None], e2[None]).min(axis=1) <= EPS
+        inside &= ~on_edge
+    spans = np.diff(ts) * length
+    total = float(spans[inside].sum())
+    from_a = float(spans[0]) if inside[0] else 0.0
+    from_b = float(spans[-1]) if inside[-1] else 0.0
+    return total, from_a, from_b
+
+
+def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
+    """Parameters along a-b of polygon vertices that lie on the segment (grazing corners)."""
+    rel = poly - pa
+    length2 = float(np.dot(ab, ab))
+    t = rel @ ab / length2
+    off = np.abs(_cross(ab, rel)) / math.sqrt(length2)
+    return t[(off <= EPS) & (t > 0) & (t < 1)]
+
+
+def ray_blocked(
+    a: Point, b: Point, obstacle: Obstacle, a_inside_ok: bool = True, b_inside_ok: bool = True
+) -> bool:
+    """Whether the segment a-b is blocked by the obstacle.
+
+    It is blocked when it runs inside the obstacle for more than `EPS`, except for up to
+    `see_into` at an end standing inside it (that end's own terrain).
+    """
+    total, from_a, from_b = length_inside(a, b, obstacle)
+    if total <= EPS:
+        return False
+    forgiven = 0.0
+    if a_inside_ok and from_a > 0:
+        forgiven += min(from_a, obstacle.see_into)
+    if b_inside_ok and from_b > 0:
+        forgiven += min(from_b, obstacle.see_into)
+    return total - forgiven > EPS
+
+
+def sight_points(base: Base) -> Array:
+    """The points of a base that a sight line aims at: its centre and its corners (for a round
+    base, the four points of its rim ahead, behind and to each side), pulled in by 1 micron so a
+    target's own edge never grazes an obstacle it only touches."""
+    c = np.array([base.x, base.y])
+    if base.footprint.circle:
+        f = forward(base.facing)
+        rim = [c + f * radius(base), c - f * radius(base)]
+        side = np.array([f[1], -f[0]]) * radius(base)
+        rim += [c + side, c - side]
+        pts = np.array([c, *rim])
+    else:
+        pts = np.vstack([c[None], corners(base)])
+    return c + (pts - c) * (1 - 1e-9)
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What a viewer sees of a target."""
+
+    rays: int
+    """Sight lines drawn: from the viewer's centre to the target's centre and corners."""
+    clear_rays: int
+    blocked_by: tuple[str, ...]
+    """Ids of obstacles that block at least one sight line."""
+
+    @property
+    def entire(self) -> bool:
+        """The whole base is in view (every sight line clear)."""
+        return self.clear_rays == self.rays
+
+    @property
+    def any(self) -> bool:
+        """Some of the base is in view."""
+        return self.clear_rays > 0
+
+
+def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
+    """Trace sight lines from the viewer's centre to the target's centre and corners."""
+    eye = (viewer.x, viewer.y)
+    blocked_by: list[str] = []
+    clear = 0
+    points = sight_points(target)
+    for p in points:
+        hit = [o.id for o in obstacles if ray_blocked(eye, (float(p[0]), float(p[1])), o)]
+        if hit:
+            blocked_by.extend(h for h in hit if h not in blocked_by)
+        else:
+            clear += 1
+    return Sight(len(points), clear, tuple(blocked_by))
+
+
+# --------------------------------------------------------------------------------------------
+# Square grid
+
+
+def grid_cell(point: Point, box: float) -> tuple[int, int]:
+    """The (column, row) of the grid square holding a point; squares of side `box` mm start at the
+    table's near-left corner."""
+    if box <= 0:
+        raise ValueError(f"grid box must be greater than 0, got {box!r}")
+    return math.floor(point[0] / box), math.floor(point[1] / box)
+
+
+def grid_steps(a: tuple[int, int], b: tuple[int, int]) -> float:
+    """Boxes from square a to square b, a diagonal step counting 1.5.
+
+    The shortest path takes min(dx, dy) diagonal steps and the rest straight:
+    |dx - dy| + 1.5 * min(dx, dy).
+    """
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    return abs(dx - dy) + 1.5 * min(dx, dy)
+
+
+def grid_distance(a: Base, b: Base, box: float) -> float:
+    """Boxes between the squares holding the centres of two bases."""
+    return grid_steps(grid_cell((a.x, a.y), box), grid_cell((b.x, b.y), box))

@@ -1,0 +1,585 @@
+"""The scene model: what the camera saw plus the unit state it cannot see.
+
+`load_scene` reads an `umpire-scene/1` JSON file (or `parse_scene` a decoded document) into
+frozen values with every length in millimetres. Every bad input raises `SceneError` naming the
+file, the path inside it and what is accepted. Never imports numpy, cv2 or flask.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+from calibration.units import MM_PER_UNIT, UNITS, from_mm
+
+from .errors import SceneError, UnknownIdError, accepted
+
+SCENE_FORMAT: Final = "umpire-scene/1"
+DEFAULT_UNCERTAINTY_MM: Final = 2.0
+"""Position uncertainty of a base when the scene does not say (issue 3: 2 mm)."""
+
+
+class TerrainKind(StrEnum):
+    """The terrain kinds of the contract."""
+
+    WOODS = "woods"
+    TOWN = "town"
+    BUILDING = "building"
+    HILL = "hill"
+    ROUGH = "rough"
+    STREAM = "stream"
+    RIVER = "river"
+    ROAD = "road"
+    BRIDGE = "bridge"
+    HEDGE = "hedge"
+    WALL = "wall"
+    FENCE = "fence"
+    FORTIFICATION = "fortification"
+    OPEN = "open"
+
+
+class Cover(StrEnum):
+    """How much a terrain piece protects what stands in or behind it."""
+
+    NONE = "none"
+    SOFT = "soft"
+    HARD = "hard"
+
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """The shape of a base on the table, in millimetres."""
+
+    width: float
+    """Across the facing (for a circle, the diameter)."""
+    depth: float
+    """Along the facing (for a circle, the diameter)."""
+    circle: bool = False
+    """True for a round base of diameter `width`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """One base (one or more figures) on the table."""
+
+    id: str
+    unit_id: str
+    """The unit the base belongs to."""
+    x: float
+    """Centre of the footprint, table frame, mm."""
+    y: float
+    facing: float
+    """Degrees counter-clockwise from +x, in [0, 360)."""
+    footprint: Footprint
+    figures: int = 1
+    """Figures on the base."""
+    role: str | None = None
+    """`officer`, `nco`, `leader`, `commander`, `hero`, `drummer`, `bugler`, ..."""
+    uncertainty: float | None = None
+    """One-sigma position uncertainty in mm, when the scene gives one."""
+    attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Any further keys of the base, as written in the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A group of bases acting together, with the state the camera cannot see."""
+
+    id: str
+    side: str
+    bases: tuple[Base, ...]
+    type: str | None = None
+    quality: str | None = None
+    weapon: str | None = None
+    attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Every other key of the unit (`formation`, `casualties`, `shock`, `status`, ...)."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An attribute by its contract name, whether a field or one of `attrs`."""
+        if key in ("type", "quality", "weapon", "side"):
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.attrs.get(key, default)
+
+    @property
+    def figures(self) -> int:
+        """Figures on the table in this unit (summed over its bases)."""
+        return sum(b.figures for b in self.bases)
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """A terrain piece: a simple polygon in the table frame, mm."""
+
+    id: str
+    kind: TerrainKind
+    polygon: tuple[Point, ...]
+    cover: Cover | None = None
+    """As the scene says; None lets the ruleset decide from `kind`."""
+    enclosed: bool | None = None
+    """As the scene says; None lets the ruleset decide from `kind`."""
+    attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """A whole table at one moment. Lengths in mm; `unit` is only how to show them."""
+
+    ruleset: str
+    unit: str
+    table_width: float
+    table_depth: float
+    units: tuple[Unit, ...]
+    terrain: tuple[Terrain, ...] = ()
+    grid_box: float | None = None
+    """Side of one grid square in mm, for grid rulesets; None otherwise."""
+    uncertainty: float | None = None
+    """Scene-wide position uncertainty in mm, when the scene gives one."""
+    source: str = "<scene>"
+    """Where the scene came from, for messages."""
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Top-level keys beyond the contract (`phase`, diagnostics, ...)."""
+
+    def bases(self) -> Iterator[Base]:
+        """Every base on the table, unit by unit."""
+        for unit in self.units:
+            yield from unit.bases
+
+    def unit_of(self, ident: str) -> Unit:
+        """The unit with this id, or the unit of the base with this id."""
+        for unit in self.units:
+            if unit.id == ident or any(b.id == ident for b in unit.bases):
+                return unit
+        raise UnknownIdError(ident, self.ids(), "unit or base")
+
+    def base(self, ident: str) -> Base:
+        """The base with this id."""
+        for base in self.bases():
+            if base.id == ident:
+                return base
+        raise UnknownIdError(ident, [b.id for b in self.bases()], "base")
+
+    def select(self, ident: str) -> tuple[Base, ...]:
+        """The bases an id names: all of a unit's, or the one base."""
+        for unit in self.units:
+            if unit.id == ident:
+                return unit.bases
+            for base in unit.bases:
+                if base.id == ident:
+                    return (base,)
+        raise UnknownIdError(ident, self.ids(), "unit or base")
+
+    def terrain_piece(self, ident: str) -> Terrain:
+        """The terrain piece with this id."""
+        for piece in self.terrain:
+            if piece.id == ident:
+                return piece
+        raise UnknownIdError(ident, [t.id for t in self.terrain], "terrain piece")
+
+    def ids(self) -> list[str]:
+        """Every unit and base id, for messages."""
+        out: list[str] = []
+        for unit in self.units:
+            out.append(unit.id)
+            out.extend(b.id for b in unit.bases)
+        return out
+
+    def uncertainty_of(self, base: Base) -> float:
+        """Position uncertainty of a base in mm: its own, the scene's, else 2 mm."""
+        if base.uncertainty is not None:
+            return base.uncertainty
+        if self.uncertainty is not None:
+            return self.uncertainty
+        return DEFAULT_UNCERTAINTY_MM
+
+    def show(self, length_mm: float) -> float:
+        """A length in the scene's unit."""
+        return from_mm(length_mm, self.unit)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read and validate a scene file. Raises `SceneError` for any bad input."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(source, "", "no such file") from None
+    except IsADirectoryError:
+        raise SceneError(source, "", "is a folder, not a scene file") from None
+    except PermissionError:
+        raise SceneError(source, "", "cannot be read (permission denied)") from None
+    except UnicodeDecodeError:
+        raise SceneError(source, "", "is not UTF-8 text; a scene is a JSON file") from None
+    except OSError as exc:
+        raise SceneError(source, "", f"cannot be read ({exc.strerror})") from None
+    return parse_scene(decode_json(text, source), source)
+
+
+def decode_json(text: str, source: str) -> Any:
+    """Decode JSON strictly: no NaN/Infinity, no duplicate keys; errors name line and column."""
+
+    def no_constants(name: str) -> Any:
+        raise SceneError(source, "", f"{name} is not a number JSON allows")
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise SceneError(source, "", f"key {key!r} appears twice in one object")
+            out[key] = value
+        return out
+
+    try:
+        return json.loads(text, parse_constant=no_constants, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise SceneError(
+            source, "", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise SceneError(source, "", "JSON nested too deeply") from None
+
+
+class _Reader:
+    """Typed access to a decoded JSON document that reports the path of every bad value."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, path: str, message: str) -> SceneError:
+        return SceneError(self.source, path, message)
+
+    def obj(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected an object {{...}}, got {_describe(value)}")
+        return value
+
+    def key(self, obj: dict[str, Any], key: str, path: str) -> Any:
+        if key not in obj:
+            raise self.fail(_join(path, key), "missing (required)")
+        return obj[key]
+
+    def text(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(path, f"expected a non-empty string, got {_describe(value)}")
+        return value
+
+    def number(
+        self, value: Any, path: str, *, positive: bool = False, minimum: float | None = None
+    ) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(path, f"expected a number, got {_describe(value)}")
+        if not math.isfinite(value):
+            raise self.fail(path, f"expected a finite number, got {value!r}")
+        if positive and value <= 0:
+            raise self.fail(path, f"must be greater than 0, got {value!r}")
+        if minimum is not None and value < minimum:
+            raise self.fail(path, f"must be at least {minimum:g}, got {value!r}")
+        return float(value)
+
+    def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise self.fail(path, f"expected a whole number, got {_describe(value)}")
+        if value < minimum:
+            raise self.fail(path, f"must be at least {minimum}, got {value!r}")
+        return int(value)
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {_describe(value)}")
+        return value
+
+    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise self.fail(
+                path, f"got {_describe(value)}; accepted values are {accepted(choices)}"
+            )
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected a list [...], got {_describe(value)}")
+        return value
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) <= 40 else "a long string"
+    return repr(value)
+
+
+# Unit state the loader type-checks; the ruleset checks the values it reads.
+_COUNT_STATE: Final = ("casualties", "shock", "hits", "consecutive_fire")
+_BOOL_STATE: Final = (
+    "disordered",
+    "loaded",
+    "moved",
+    "fired",
+    "regular",
+    "commanded",
+    "bayonet",
+    "broken",
+)
+_TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
+_UNIT_FIELDS: Final = ("id", "side", "type", "quality", "weapon", "bases")
+_BASE_FIELDS: Final = (
+    "id",
+    "x",
+    "y",
+    "facing",
+    "width",
+    "depth",
+    "diameter",
+    "figures",
+    "role",
+    "uncertainty",
+)
+_TERRAIN_FIELDS: Final = ("id", "kind", "cover", "enclosed", "polygon")
+_TOP_FIELDS: Final = (
+    "format",
+    "ruleset",
+    "unit",
+    "table",
+    "grid",
+    "terrain",
+    "units",
+    "uncertainty",
+)
+
+
+def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
+    """Validate a decoded scene document and convert it to a `Scene` in millimetres."""
+    from .engine import check_ruleset_id  # the registry imports rulesets, which import us
+
+    r = _Reader(source)
+    top = r.obj(doc, "")
+    fmt = r.key(top, "format", "")
+    if fmt != SCENE_FORMAT:
+        raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
+    ruleset = r.text(r.key(top, "ruleset", ""), "ruleset")
+    try:
+        check_ruleset_id(ruleset)
+    except ValueError as exc:
+        raise r.fail("ruleset", str(exc)) from None
+    unit = r.choice(r.key(top, "unit", ""), "unit", UNITS)
+    scale = MM_PER_UNIT[unit]
+
+    table = r.obj(r.key(top, "table", ""), "table")
+    width = r.number(r.key(table, "width", "table"), "table.width", positive=True) * scale
+    depth = r.number(r.key(table, "depth", "table"), "table.depth", positive=True) * scale
+
+    grid_box = None
+    if "grid" in top and top["grid"] is not None:
+        grid = r.obj(top["grid"], "grid")
+        grid_box = r.number(r.key(grid, "box", "grid"), "grid.box", positive=True) * scale
+
+    uncertainty = None
+    if "uncertainty" in top:
+        uncertainty = r.number(top["uncertainty"], "uncertainty", minimum=0) * scale
+
+    seen: dict[str, str] = {}
+
+    def claim(ident: str, path: str) -> str:
+        if ident in seen:
+            raise r.fail(
+                path,
+                f"duplicate id {ident!r} (already used at {seen[ident]}); "
+                "ids must be unique across the whole scene",
+            )
+        seen[ident] = path
+        return ident
+
+    terrain = tuple(
+        _parse_terrain(r, item, f"terrain[{i}]", scale, claim)
+        for i, item in enumerate(r.array(top.get("terrain", []), "terrain"))
+    )
+    units_doc = r.array(r.key(top, "units", ""), "units")
+    units = tuple(
+        _parse_unit(r, item, f"units[{i}]", scale, claim) for i, item in enumerate(units_doc)
+    )
+    extra = {k: v for k, v in top.items() if k not in _TOP_FIELDS}
+    return Scene(
+        ruleset=ruleset,
+        unit=unit,
+        table_width=width,
+        table_depth=depth,
+        units=units,
+        terrain=terrain,
+        grid_box=grid_box,
+        uncertainty=uncertainty,
+        source=source,
+        extra=MappingProxyType(extra),
+    )
+
+
+def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
+    obj = r.obj(item, path)
+    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
+    kind = TerrainKind(
+        r.choice(r.key(obj, "kind", path), _join(path, "kind"), tuple(k.value for k in TerrainKind))
+    )
+    cover = None
+    if obj.get("cover") is not None:
+        cover = Cover(r.choice(obj["cover"], _join(path, "cover"), tuple(c.value for c in Cover)))
+    enclosed = None
+    if obj.get("enclosed") is not None:
+        enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
+    polygon = _parse_polygon(r, r.key(obj, "polygon", path), _join(path, "polygon"), scale)
+    extra = {k: v for k, v in obj.items() if k not in _TERRAIN_FIELDS}
+    return Terrain(ident, kind, polygon, cover, enclosed, MappingProxyType(extra))
+
+
+def _parse_polygon(r: _Reader, value: Any, path: str, scale: float) -> tuple[Point, ...]:
+    points_doc = r.array(value, path)
+    if len(points_doc) < 3:
+        raise r.fail(path, f"a polygon needs at least 3 points [x, y], got {len(points_doc)}")
+    points: list[Point] = []
+    for i, p in enumerate(points_doc):
+        ppath = f"{path}[{i}]"
+        if not isinstance(p, list) or len(p) != 2:
+            raise r.fail(ppath, f"expected a point [x, y], got {_describe(p)}")
+        points.append(
+            (r.number(p[0], f"{ppath}[0]") * scale, r.number(p[1], f"{ppath}[1]") * scale)
+        )
+    if len(points) > 3 and points[0] == points[-1]:
+        points.pop()  # a closed ring written GeoJSON-style
+    problem = polygon_problem(points)
+    if problem:
+        raise r.fail(path, f"not a simple polygon: {problem}")
+    return tuple(points)
+
+
+def polygon_problem(points: list[Point]) -> str | None:
+    """Why `points` is not a simple polygon with area, or None if it is one."""
+    n = len(points)
+    if len(set(points)) != n:
+        return "a point is repeated"
+    area2 = sum(
+        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
+        for i in range(n)
+    )
+    if abs(area2) < 1e-9:
+        return "its area is zero (all points on one line)"
+    for i in range(n):
+        a, b = points[i], points[(i + 1) % n]
+        for j in range(i + 2, n):
+            if i == 0 and j == n - 1:
+                continue  # adjacent through the closing edge
+            c, d = points[j], points[(j + 1) % n]
+            if _segments_cross(a, b, c, d):
+                return f"edge {i}-{(i + 1) % n} crosses edge {j}-{(j + 1) % n}"
+    return None
+
+
+def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
+    def orient(p: Point, q: Point, s: Point) -> float:
+        return (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0])
+
+    def on(p: Point, q: Point, s: Point) -> bool:
+        return min(p[0], q[0]) <= s[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= s[1] <= max(
+            p[1], q[1]
+        )
+
+    d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
+    if ((d1 > 0 > d2) or (d1 < 0 < d2)) and ((d3 > 0 > d4) or (d3 < 0 < d4)):
+        return True
+    return (
+        (d1 == 0 and on(c, d, a))
+        or (d2 == 0 and on(c, d, b))
+        or (d3 == 0 and on(a, b, c))
+        or (d4 == 0 and on(a, b, d))
+    )
+
+
+def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Unit:
+    obj = r.obj(item, path)
+    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
+    side = r.text(r.key(obj, "side", path), _join(path, "side"))
+    optional: dict[str, str | None] = {}
+    for key in ("type", "quality", "weapon"):
+        value = obj.get(key)
+        optional[key] = None if value is None else r.text(value, _join(path, key))
+    attrs: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key in _UNIT_FIELDS:
+            continue
+        kpath = _join(path, key)
+        if key in _COUNT_STATE:
+            attrs[key] = r.integer(value, kpath)
+        elif key in _BOOL_STATE:
+            attrs[key] = r.boolean(value, kpath)
+        elif key in _TEXT_ATTRS:
+            attrs[key] = r.text(value, kpath)
+        else:
+            attrs[key] = value
+    bases_doc = r.array(r.key(obj, "bases", path), _join(path, "bases"))
+    if not bases_doc:
+        raise r.fail(_join(path, "bases"), "a unit needs at least one base")
+    bases = tuple(
+        _parse_base(r, b, f"{path}.bases[{i}]", scale, claim, ident)
+        for i, b in enumerate(bases_doc)
+    )
+    return Unit(
+        ident,
+        side,
+        bases,
+        optional["type"],
+        optional["quality"],
+        optional["weapon"],
+        MappingProxyType(attrs),
+    )
+
+
+def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit_id: str) -> Base:
+    obj = r.obj(item, path)
+    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
+    x = r.number(r.key(obj, "x", path), _join(path, "x")) * scale
+    y = r.number(r.key(obj, "y", path), _join(path, "y")) * scale
+    facing = r.number(obj.get("facing", 0.0), _join(path, "facing")) % 360.0
+    if "diameter" in obj:
+        if "width" in obj or "depth" in obj:
+            raise r.fail(path, "give either diameter (round base) or width and depth, not both")
+        d = r.number(obj["diameter"], _join(path, "diameter"), positive=True) * scale
+        footprint = Footprint(d, d, circle=True)
+    elif "width" in obj or "depth" in obj:
+        w = r.number(r.key(obj, "width", path), _join(path, "width"), positive=True) * scale
+        dep = r.number(r.key(obj, "depth", path), _join(path, "depth"), positive=True) * scale
+        footprint = Footprint(w, dep)
+    else:
+        raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
+    figures = r.integer(obj.get("figures", 1), _join(path, "figures"), minimum=1)
+    role = None if obj.get("role") is None else r.text(obj["role"], _join(path, "role"))
+    uncertainty = None
+    if obj.get("uncertainty") is not None:
+        uncertainty = r.number(obj["uncertainty"], _join(path, "uncertainty"), minimum=0) * scale
+    extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
+    return Base(
+        ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)
+    )
