@@ -228,6 +228,8 @@ class Ruleset:
     """The unit the sheet measures in (`cm` or `in`)."""
     grid: ClassVar[bool] = False
     """True when the sheet measures in grid squares."""
+    phases: ClassVar[tuple[str, ...]] = ()
+    """The sheet's sequence of play, as short lower-case names (`suggest PHASE` takes one)."""
 
     sight_blocking: ClassVar[frozenset[TerrainKind]] = frozenset(
         {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
@@ -260,6 +262,12 @@ class Ruleset:
         }
     )
     """Cover of a terrain kind when the scene does not say; kinds not listed give none."""
+    cover_obstacles: ClassVar[frozenset[TerrainKind]] = frozenset(
+        {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
+    )
+    """Linear terrain that gives cover to a base close behind it."""
+    cover_behind_within: ClassVar[float] = 30.0
+    """How close (mm, edge to edge) behind a cover obstacle a target must be to claim its cover."""
     default_enclosed: ClassVar[frozenset[TerrainKind]] = frozenset(
         {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING}
     )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import geometry as geo
-from .scene import Base, Scene, Terrain, Unit
+from .scene import Base, Cover, Scene, Terrain, Unit
 
 if TYPE_CHECKING:
     from .engine import Ruleset
@@ -28,6 +28,38 @@ class Standing:
 
     terrain: Terrain
     containment: geo.Containment
+
+
+@dataclass(frozen=True, slots=True)
+class CoverReading:
+    """The cover a target has against one shooter, and why."""
+
+    cover: Cover
+    reasons: tuple[str, ...]
+    """`rifles-2 stands in wood-1 (woods)`, `... is behind wall-1 (wall)`; empty in the open."""
+
+
+def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
+    """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
+    pts = sorted(map(tuple, poly.tolist()))
+
+    def half(points: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
+        out: list[tuple[float, ...]] = []
+        for p in points:
+            while (
+                len(out) >= 2
+                and (
+                    (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                    - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])
+                )
+                <= 0
+            ):
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
 
 
 class Table:
@@ -87,6 +119,46 @@ class Table:
         if key not in self._sight:
             self._sight[key] = ruleset.sight(self.scene, viewer, target)
         return self._sight[key]
+
+    def centre_in(self, base: Base) -> list[Terrain]:
+        """Terrain pieces holding the base's centre (the piece it counts as standing in)."""
+        return [
+            s.terrain
+            for s in self.standing(base)
+            if bool(geo.point_in_polygon((base.x, base.y), s.terrain.polygon))
+        ]
+
+    def cover(self, ruleset: Ruleset, shooter: Base, target: Base) -> CoverReading:
+        """The best cover `target` has against `shooter` under a ruleset.
+
+        Cover comes from the terrain piece holding the target's centre, or from a linear
+        obstacle (`ruleset.cover_obstacles`: hedges, walls, fences, fortifications) that the
+        sight line from the shooter's centre to the target's centre crosses within
+        `ruleset.cover_behind_within` mm of the target's edge.
+        """
+        found: list[tuple[Cover, str]] = []
+        for piece in self.centre_in(target):
+            found.append(
+                (ruleset.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
+            )
+        eye, aim = (shooter.x, shooter.y), (target.x, target.y)
+        for piece in self.scene.terrain:
+            if piece.kind not in ruleset.cover_obstacles or piece in self.centre_in(target):
+                continue
+            poly = np.asarray(piece.polygon, dtype=float)
+            total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
+            crosses = total > geo.EPS or bool(geo.point_in_polygon(aim, poly))
+            if not crosses:
+                continue
+            gap = geo.convex_distance(geo.corners(target), geo.radius(target), *_hull_of(poly))
+            if gap <= ruleset.cover_behind_within:
+                found.append(
+                    (ruleset.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
+                )
+        rank = {Cover.NONE: 0, Cover.SOFT: 1, Cover.HARD: 2}
+        best = max((c for c, _ in found), key=rank.__getitem__, default=Cover.NONE)
+        reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
+        return CoverReading(best, reasons)
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
