@@ -15,14 +15,13 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-import numpy as np
-
 from calibration.units import format_length, from_mm
 
 from . import dice as dice_math
 from . import geometry as geo
 from .errors import QuestionError, UnknownRulesetError, accepted
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from .table import table_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,25 +292,23 @@ class Ruleset:
 
     def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
         """What may block sight from `viewer` to `target` under this sheet."""
-        out = [
-            geo.Obstacle(t.id, _poly(t), see_into=self.see_into.get(t.kind, 0.0))
-            for t in scene.terrain
-            if t.kind in self.sight_blocking
-        ]
+        table = table_for(scene)
+        out = list(table.terrain_obstacles(self))
         if self.bases_block_sight:
             out.extend(
-                geo.obstacle_of_base(b) for b in self.sight_blocking_bases(scene, viewer, target)
+                table.base_obstacle(b) for b in self.sight_blocking_bases(scene, viewer, target)
             )
         return out
 
     def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
         """Bases that may block sight between two bases: all but the two and their units'."""
         own = {viewer.unit_id, target.unit_id}
-        return [b for b in scene.bases() if b.unit_id not in own]
+        return [b for b in table_for(scene).bases if b.unit_id not in own]
 
     def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """Trace the sight lines from viewer to target past this sheet's obstacles."""
-        return geo.sight(viewer, target, self.obstacles(scene, viewer, target))
+        """Trace the sight lines from viewer to target past this sheet's obstacles (memoised
+        per scene)."""
+        return table_for(scene).sight(self, viewer, target)
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
         """Whether `viewer` can see `target` under this sheet."""
@@ -393,17 +390,13 @@ class Ruleset:
         return Resolution("measure", MappingProxyType(data), tuple(lines))
 
 
-def _poly(terrain: Terrain) -> geo.Array:
-    return np.asarray(terrain.polygon, dtype=float)
-
-
 def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
     """Check an action got exactly the arguments it takes; the message names them."""
     if len(args) != len(names):
         want = " ".join(names)
         raise QuestionError(
             f"{action} takes {len(names)} argument{'s' * (len(names) != 1)} ({action} {want}), "
-            f"got {len(args)}: {' '.join(args) or 'none'}"
+            f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
         )
     return tuple(args)
 

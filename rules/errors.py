@@ -31,7 +31,7 @@ class UnknownIdError(UmpireError):
 
     def __init__(self, ident: str, known: Iterable[str], what: str = "unit or base") -> None:
         known = sorted(known)
-        shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+        shown = ", ".join(repr(k) for k in known[:12]) + (", ..." if len(known) > 12 else "")
         super().__init__(f"no {what} with id {ident!r} in the scene; ids are: {shown}")
         self.ident = ident
 

@@ -127,7 +127,13 @@ def segment_distance(a1: Array, a2: Array, b1: Array, b2: Array) -> Array:
     o2 = _cross(a2 - a1, b2 - a1)
     o3 = _cross(b2 - b1, a1 - b1)
     o4 = _cross(b2 - b1, a2 - b1)
-    crossing = (o1 * o2 < 0) & (o3 * o4 < 0)
+    # Segments on one line can get cross products of opposite sign from rounding alone; two
+    # segments that really cross are never parallel (overlapping parallel ones are 0 apart by
+    # their endpoint distances already).
+    ua, ub = a2 - a1, b2 - b1
+    scale = np.hypot(*np.moveaxis(ua, -1, 0)) * np.hypot(*np.moveaxis(ub, -1, 0))
+    parallel = np.abs(_cross(ua, ub)) <= 1e-9 * scale
+    crossing = (o1 * o2 < 0) & (o3 * o4 < 0) & ~parallel
     return np.where(crossing, 0.0, d)
 
 
@@ -162,26 +168,56 @@ def edge_distance(a: Base, b: Base) -> float:
     return convex_distance(corners(a), radius(a), corners(b), radius(b))
 
 
+def _vertex_edge_sq(pa: Array, pb: Array) -> Array:
+    """Squared distance (M, N) from the nearest vertex of each outline in `pa` to the nearest
+    edge of each outline in `pb`. (x and y are kept apart: numpy reduces a trailing axis of
+    two slowly.)"""
+    b1, b2 = _edges(pb)
+    abx = (b2[..., 0] - b1[..., 0])[None, :, None, :]  # (1, N, 1, k)
+    aby = (b2[..., 1] - b1[..., 1])[None, :, None, :]
+    denom = abx * abx + aby * aby
+    denom = np.where(denom > 0, denom, 1.0)
+    rx = pa[:, None, :, None, 0] - b1[None, :, None, :, 0]  # (M, N, j, k)
+    ry = pa[:, None, :, None, 1] - b1[None, :, None, :, 1]
+    t = np.clip((rx * abx + ry * aby) / denom, 0.0, 1.0)
+    ox = rx - t * abx
+    oy = ry - t * aby
+    sq = ox * ox + oy * oy
+    return np.asarray(sq.reshape(sq.shape[0], sq.shape[1], -1).min(axis=2))
+
+
 def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = None) -> Array:
     """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`.
 
-    With one argument, all pairs of `bases_a` (the diagonal is 0). Vectorised: 120 bases take a
-    few milliseconds.
+    With one argument, all pairs of `bases_a` (the diagonal is 0). For outlines that do not
+    overlap the distance is the nearest vertex-to-edge distance either way; only pairs whose
+    bounding circles meet are tested for crossing edges or containment. Vectorised.
     """
+    same = bases_b is None
     pa, ra = stack_shapes(bases_a)
     pb, rb = (pa, ra) if bases_b is None else stack_shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
-    a1, a2 = _edges(pa)  # (M, 4, 2)
-    b1, b2 = _edges(pb)  # (N, 4, 2)
-    d = segment_distance(
-        a1[:, None, :, None], a2[:, None, :, None], b1[None, :, None, :], b2[None, :, None, :]
-    ).min(axis=(2, 3))
-    inside = _inside_convex(pa[:, None, 0, :], pb[None, :]) | _inside_convex(
-        pb[None, :, 0, :], pa[:, None]
-    )
-    d = np.where(inside, 0.0, d) - ra[:, None] - rb[None, :]
-    return np.maximum(d, 0.0)
+    ab = _vertex_edge_sq(pa, pb)
+    ba = ab.T if same else _vertex_edge_sq(pb, pa).T
+    d = np.sqrt(np.minimum(ab, ba))
+    ca, cb = pa.mean(axis=1), pb.mean(axis=1)
+    reach_a = np.max(np.hypot(*np.moveaxis(pa - ca[:, None], -1, 0)), axis=1)
+    reach_b = np.max(np.hypot(*np.moveaxis(pb - cb[:, None], -1, 0)), axis=1)
+    gap = np.hypot(*np.moveaxis(ca[:, None] - cb[None], -1, 0))
+    i, j = np.nonzero(gap <= reach_a[:, None] + reach_b[None] + EPS)
+    if len(i):
+        a1, a2 = _edges(pa[i])
+        b1, b2 = _edges(pb[j])
+        cross = (
+            segment_distance(a1[:, :, None], a2[:, :, None], b1[:, None, :], b2[:, None, :]).min(
+                axis=(1, 2)
+            )
+            <= 0
+        )
+        inside = _inside_convex(pa[i, 0], pb[j]) | _inside_convex(pb[j, 0], pa[i])
+        d[i[cross | inside], j[cross | inside]] = 0.0
+    return np.maximum(d - ra[:, None] - rb[None, :], 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +399,8 @@ def point_in_polygon(
     a, b = poly, np.roll(poly, -1, axis=0)
     px, py = p[..., 0, None], p[..., 1, None]
     straddles = (a[:, 1] > py) != (b[:, 1] > py)
-    dy = np.where(b[:, 1] == a[:, 1], 1.0, b[:, 1] - a[:, 1])
+    dy = b[:, 1] - a[:, 1]
+    dy = np.where(np.abs(dy) < 1e-12, 1.0, dy)  # a flat edge never straddles
     x_cross = a[:, 0] + (py - a[:, 1]) * (b[:, 0] - a[:, 0]) / dy
     return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
 
@@ -526,8 +563,8 @@ def ray_blocked(
 
 def sight_points(base: Base) -> Array:
     """The points of a base that a sight line aims at: its centre and its corners (for a round
-    base, the four points of its rim ahead, behind and to each side), pulled in by 1 micron so a
-    target's own edge never grazes an obstacle it only touches."""
+    base, the four points of its rim ahead, behind and to each side), pulled a billionth of the way
+    towards the centre so a target's own edge never grazes an obstacle it only touches."""
     c = np.array([base.x, base.y])
     if base.footprint.circle:
         f = forward(base.facing)
@@ -561,19 +598,86 @@ class Sight:
         return self.clear_rays > 0
 
 
+def solid_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
+    """Length (R, P) of each segment a[r]-b[r] inside each solid convex obstacle p (a base).
+
+    Vectorised Cyrus-Beck clipping against counter-clockwise convex outlines (R x P x edges);
+    an outline with no area is a round base, whose chord is used instead. A segment running
+    along an edge is not inside.
+    """
+    a = np.asarray(a, dtype=float).reshape(-1, 2)
+    b = np.asarray(b, dtype=float).reshape(-1, 2)
+    n_rays, n_obs = len(a), len(polys)
+    if n_rays == 0 or n_obs == 0:
+        return np.zeros((n_rays, n_obs))
+    d = b - a  # (R, 2)
+    length = np.hypot(d[:, 0], d[:, 1])  # (R,)
+    e1, e2 = _edges(polys)  # (P, k, 2)
+    edge = e2 - e1
+    normal = np.stack([edge[..., 1], -edge[..., 0]], axis=-1)  # outward for CCW
+    num = np.einsum("pki,rpki->rpk", normal, a[:, None, None, :] - e1[None])  # n.(a - p)
+    den = np.einsum("pki,ri->rpk", normal, d)  # n.d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = -num / den
+    entering = den < -1e-12
+    exiting = den > 1e-12
+    parallel_out = (~entering & ~exiting) & (num >= -EPS * np.maximum(1.0, np.abs(den)))
+    degenerate = np.all(np.abs(edge) < 1e-12, axis=(-1, -2))  # round bases
+    parallel_out &= ~degenerate[None, :, None]
+    t_in = np.max(np.where(entering, t, 0.0), axis=-1)
+    t_out = np.min(np.where(exiting, t, 1.0), axis=-1)
+    t_in = np.clip(t_in, 0.0, 1.0)
+    t_out = np.clip(t_out, 0.0, 1.0)
+    inside = np.where(np.any(parallel_out, axis=-1), 0.0, np.maximum(0.0, t_out - t_in))
+    out = inside * length[:, None]
+    if np.any(degenerate):
+        c = polys[degenerate][:, 0, :]  # (C, 2)
+        r = radii[degenerate]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0 = np.einsum("rci,ri->rc", c[None] - a[:, None], d) / (length**2)[:, None]
+        foot = a[:, None] + t0[..., None] * d[:, None]
+        perp = np.hypot(*np.moveaxis(foot - c[None], -1, 0))
+        half = np.sqrt(np.maximum(0.0, r[None] ** 2 - perp**2)) / length[:, None]
+        lo = np.clip(t0 - half, 0.0, 1.0)
+        hi = np.clip(t0 + half, 0.0, 1.0)
+        chord = np.where(perp < r[None], np.maximum(0.0, hi - lo), 0.0) * length[:, None]
+        out[:, degenerate] = chord
+    return np.asarray(np.where(length[:, None] > EPS, out, 0.0))
+
+
 def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
-    """Trace sight lines from the viewer's centre to the target's centre and corners."""
-    eye = (viewer.x, viewer.y)
-    blocked_by: list[str] = []
-    clear = 0
+    """Trace sight lines from the viewer's centre to the target's centre and corners.
+
+    Solid obstacles (bases: `see_into` 0 and at most 4 vertices, convex) are clipped against all
+    sight lines at once; terrain pieces, which may be concave and seen into, one by one after a
+    bounding-box test.
+    """
+    eye = np.array([viewer.x, viewer.y])
     points = sight_points(target)
-    for p in points:
-        hit = [o.id for o in obstacles if ray_blocked(eye, (float(p[0]), float(p[1])), o)]
-        if hit:
-            blocked_by.extend(h for h in hit if h not in blocked_by)
-        else:
-            clear += 1
-    return Sight(len(points), clear, tuple(blocked_by))
+    hits = np.zeros((len(points), len(obstacles)), dtype=bool)
+    solid = [k for k, o in enumerate(obstacles) if o.see_into == 0 and len(o.polygon) == 4]
+    if solid:
+        polys = np.stack([obstacles[k].polygon for k in solid])
+        radii = np.array([obstacles[k].radius for k in solid])
+        lengths = solid_inside_lengths(
+            np.repeat(eye[None], len(points), axis=0), points, polys, radii
+        )
+        hits[:, solid] = lengths > EPS
+    lo = np.minimum(points.min(axis=0), eye)
+    hi = np.maximum(points.max(axis=0), eye)
+    solid_set = set(solid)
+    for k, o in enumerate(obstacles):
+        if k in solid_set:
+            continue
+        if np.any(o.polygon.min(axis=0) - o.radius > hi) or np.any(
+            o.polygon.max(axis=0) + o.radius < lo
+        ):
+            continue
+        for r, p in enumerate(points):
+            hits[r, k] = ray_blocked((eye[0], eye[1]), (float(p[0]), float(p[1])), o)
+    blocked_by = tuple(obstacles[int(k)].id for k in np.flatnonzero(hits.any(axis=0)))
+    clear = int(np.sum(~hits.any(axis=1)))
+    return Sight(len(points), clear, blocked_by)
 
 
 # --------------------------------------------------------------------------------------------

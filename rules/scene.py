@@ -250,6 +250,8 @@ def decode_json(text: str, source: str) -> Any:
         ) from None
     except RecursionError:
         raise SceneError(source, "", "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal of thousands of digits
+        raise SceneError(source, "", f"not a usable JSON document: {exc}") from None
 
 
 class _Reader:
@@ -266,9 +268,10 @@ class _Reader:
             raise self.fail(path, f"expected an object {{...}}, got {_describe(value)}")
         return value
 
-    def key(self, obj: dict[str, Any], key: str, path: str) -> Any:
+    def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
         if key not in obj:
-            raise self.fail(_join(path, key), "missing (required)")
+            hint = f"; accepted values are {accepted(choices)}" if choices else ""
+            raise self.fail(_join(path, key), f"missing (required){hint}")
         return obj[key]
 
     def text(self, value: Any, path: str) -> str:
@@ -281,8 +284,13 @@ class _Reader:
     ) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(path, f"expected a number, got {_describe(value)}")
-        if not math.isfinite(value):
-            raise self.fail(path, f"expected a finite number, got {value!r}")
+        try:
+            finite = math.isfinite(value) and math.isfinite(float(value) * 25.4)
+        except OverflowError:
+            finite = False
+        if not finite:
+            shown = repr(value) if isinstance(value, float) else "a number too large"
+            raise self.fail(path, f"expected a finite number of sensible size, got {shown}")
         if positive and value <= 0:
             raise self.fail(path, f"must be greater than 0, got {value!r}")
         if minimum is not None and value < minimum:
@@ -376,19 +384,19 @@ _TOP_FIELDS: Final = (
 
 def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     """Validate a decoded scene document and convert it to a `Scene` in millimetres."""
-    from .engine import check_ruleset_id  # the registry imports rulesets, which import us
+    from .engine import check_ruleset_id, get_ruleset, ruleset_ids  # imports the rulesets
 
     r = _Reader(source)
     top = r.obj(doc, "")
-    fmt = r.key(top, "format", "")
+    fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
         raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
-    ruleset = r.text(r.key(top, "ruleset", ""), "ruleset")
+    ruleset = r.text(r.key(top, "ruleset", "", tuple(ruleset_ids())), "ruleset")
     try:
         check_ruleset_id(ruleset)
     except ValueError as exc:
         raise r.fail("ruleset", str(exc)) from None
-    unit = r.choice(r.key(top, "unit", ""), "unit", UNITS)
+    unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
     table = r.obj(r.key(top, "table", ""), "table")
@@ -399,6 +407,13 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     if "grid" in top and top["grid"] is not None:
         grid = r.obj(top["grid"], "grid")
         grid_box = r.number(r.key(grid, "box", "grid"), "grid.box", positive=True) * scale
+
+    if grid_box is None and get_ruleset(ruleset).grid:
+        raise r.fail(
+            "grid",
+            f"missing (required): {ruleset} measures in grid boxes, so the "
+            "scene must give grid.box, the side of one square",
+        )
 
     uncertainty = None
     if "uncertainty" in top:
@@ -443,7 +458,11 @@ def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -
     obj = r.obj(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
     kind = TerrainKind(
-        r.choice(r.key(obj, "kind", path), _join(path, "kind"), tuple(k.value for k in TerrainKind))
+        r.choice(
+            r.key(obj, "kind", path, tuple(k.value for k in TerrainKind)),
+            _join(path, "kind"),
+            tuple(k.value for k in TerrainKind),
+        )
     )
     cover = None
     if obj.get("cover") is not None:
@@ -481,12 +500,6 @@ def polygon_problem(points: list[Point]) -> str | None:
     n = len(points)
     if len(set(points)) != n:
         return "a point is repeated"
-    area2 = sum(
-        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
-        for i in range(n)
-    )
-    if abs(area2) < 1e-9:
-        return "its area is zero (all points on one line)"
     for i in range(n):
         a, b = points[i], points[(i + 1) % n]
         for j in range(i + 2, n):
@@ -495,6 +508,12 @@ def polygon_problem(points: list[Point]) -> str | None:
             c, d = points[j], points[(j + 1) % n]
             if _segments_cross(a, b, c, d):
                 return f"edge {i}-{(i + 1) % n} crosses edge {j}-{(j + 1) % n}"
+    area2 = sum(
+        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
+        for i in range(n)
+    )
+    if abs(area2) < 1e-9:
+        return "its area is zero (all points on one line)"
     return None
 
 

@@ -71,6 +71,8 @@ class Table:
         self.index = {b.id: i for i, b in enumerate(self.bases)}
         self._sight: dict[tuple[str, str, str], geo.Sight] = {}
         self._standing: dict[str, tuple[Standing, ...]] = {}
+        self._terrain_obstacles: dict[str, tuple[geo.Obstacle, ...]] = {}
+        self._base_obstacles: dict[str, geo.Obstacle] = {}
 
     @cached_property
     def distances(self) -> geo.Array:
@@ -117,8 +119,29 @@ class Table:
         """Sight lines from viewer to target under a ruleset, memoised."""
         key = (ruleset.id, viewer.id, target.id)
         if key not in self._sight:
-            self._sight[key] = ruleset.sight(self.scene, viewer, target)
+            obstacles = ruleset.obstacles(self.scene, viewer, target)
+            self._sight[key] = geo.sight(viewer, target, obstacles)
         return self._sight[key]
+
+    def terrain_obstacles(self, ruleset: Ruleset) -> tuple[geo.Obstacle, ...]:
+        """The terrain pieces that block sight under a ruleset, as obstacles (cached)."""
+        if ruleset.id not in self._terrain_obstacles:
+            self._terrain_obstacles[ruleset.id] = tuple(
+                geo.Obstacle(
+                    t.id,
+                    np.asarray(t.polygon, dtype=float),
+                    see_into=ruleset.see_into.get(t.kind, 0.0),
+                )
+                for t in self.scene.terrain
+                if t.kind in ruleset.sight_blocking
+            )
+        return self._terrain_obstacles[ruleset.id]
+
+    def base_obstacle(self, base: Base) -> geo.Obstacle:
+        """A base as an obstacle to sight (cached)."""
+        if base.id not in self._base_obstacles:
+            self._base_obstacles[base.id] = geo.obstacle_of_base(base)
+        return self._base_obstacles[base.id]
 
     def centre_in(self, base: Base) -> list[Terrain]:
         """Terrain pieces holding the base's centre (the piece it counts as standing in)."""
@@ -163,3 +186,19 @@ class Table:
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
         return math.hypot(self.scene.uncertainty_of(a), self.scene.uncertainty_of(b))
+
+
+_RECENT: list[tuple[Scene, Table]] = []
+"""The tables of the last few scenes asked about: a question and the page's many questions about
+one frame share one set of measurements. Holding the scene keeps its id from being reused."""
+
+
+def table_for(scene: Scene) -> Table:
+    """The (cached) measurements of a scene."""
+    for held, table in _RECENT:
+        if held is scene:
+            return table
+    table = Table(scene)
+    _RECENT.insert(0, (scene, table))
+    del _RECENT[4:]
+    return table

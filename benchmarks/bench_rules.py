@@ -1,0 +1,145 @@
+"""How fast the rules core answers on a busy table: 120 bases.
+
+Run: `.venv/bin/python -m benchmarks.bench_rules [--bases 120] [--repeat 20] [--json]`
+
+Reports, in one run on the same scenes:
+- all-pairs measurement of N bases: the vectorised `distance_matrix` + `aspect_matrix` against a
+  naive baseline calling `edge_distance` and `aspect` pair by pair (the ratio is the figure to
+  quote), and the all-pairs sight traces of the scene's ruleset;
+- `suggest` over every phase for each ruleset, on its example scene tiled to N bases.
+Timings are medians of `--repeat` runs; nothing here is asserted by the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rules import geometry as geo
+from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.scene import Scene, parse_scene
+from rules.table import Table
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def median_ms(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def example_for(ruleset: str) -> dict[str, Any]:
+    for path in sorted(EXAMPLES.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("ruleset") == ruleset:
+            return dict(doc)
+    raise SystemExit(f"no example scene for {ruleset} in {EXAMPLES}")
+
+
+def tiled(doc: dict[str, Any], bases: int) -> Scene:
+    """The example's units copied across the table, shifted, until there are `bases` bases."""
+    units: list[dict[str, Any]] = []
+    count, copy_no = 0, 0
+    width, depth = doc["table"]["width"], doc["table"]["depth"]
+    while count < bases:
+        for u in doc["units"]:
+            if count >= bases:
+                break
+            nu = copy.deepcopy(u)
+            dx = (copy_no % 4) * width / 80
+            dy = (copy_no // 4) * depth / 60
+            nu["id"] = f"{u['id']}~{copy_no}"
+            kept = []
+            for b in nu["bases"]:
+                if count >= bases:
+                    break
+                b["id"] = f"{b['id']}~{copy_no}"
+                b["x"] = (b["x"] + dx) % width
+                b["y"] = (b["y"] + dy) % depth
+                kept.append(b)
+                count += 1
+            nu["bases"] = kept
+            units.append(nu)
+        copy_no += 1
+    out = dict(doc, units=units)
+    return parse_scene(out, f"<{doc['ruleset']} x{bases}>")
+
+
+def naive_all_pairs(scene: Scene) -> None:
+    bases = list(scene.bases())
+    for a in bases:
+        for b in bases:
+            if a is not b:
+                geo.edge_distance(a, b)
+                geo.aspect(a, b)
+
+
+def vectorised_all_pairs(scene: Scene) -> None:
+    bases = list(scene.bases())
+    geo.distance_matrix(bases)
+    geo.aspect_matrix(bases)
+
+
+def all_pairs_sight(scene: Scene) -> None:
+    rs = get_ruleset(scene.ruleset)
+    table = Table(scene)
+    for a in table.bases:
+        for b in table.bases:
+            if a.unit_id != b.unit_id:
+                table.sight(rs, a, b)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bases", type=int, default=120)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args()
+
+    report: dict[str, Any] = {"bases": opts.bases}
+    skirmish = tiled(example_for("skirmish-19c"), opts.bases)
+    naive = median_ms(lambda: naive_all_pairs(skirmish), max(3, opts.repeat // 5))
+    fast = median_ms(lambda: vectorised_all_pairs(skirmish), opts.repeat)
+    report["all_pairs"] = {
+        "naive_ms": round(naive, 2),
+        "vectorised_ms": round(fast, 2),
+        "ratio": round(naive / fast, 1),
+        "sight_ms": round(median_ms(lambda: all_pairs_sight(skirmish), 3), 1),
+    }
+    report["suggest_ms"] = {}
+    for ident in ruleset_ids():
+        rs = get_ruleset(ident)
+        if "suggest" not in rs.actions():
+            continue
+        # A fresh scene each run, as each camera frame is: no measurements cached from the last.
+        fresh = [tiled(example_for(ident), opts.bases) for _ in range(opts.repeat)]
+
+        def suggest(fresh: list[Scene] = fresh, ruleset: Ruleset = rs) -> None:
+            ruleset.resolve(fresh.pop(), "suggest", [])
+
+        report["suggest_ms"][ident] = round(median_ms(suggest, opts.repeat), 2)
+
+    if opts.json:
+        print(json.dumps(report, indent=2))
+        return
+    ap = report["all_pairs"]
+    print(f"all pairs of {opts.bases} bases (distance + aspect):")
+    print(f"  naive pair-by-pair  {ap['naive_ms']:9.2f} ms")
+    print(f"  vectorised          {ap['vectorised_ms']:9.2f} ms   ({ap['ratio']}x faster)")
+    print(f"  sight, every pair of bases of different units: {ap['sight_ms']} ms")
+    for ident, ms in report["suggest_ms"].items():
+        print(f"suggest, every phase, {ident:<20} {ms:8.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Exact dice math against brute-force enumeration and hand-computed odds."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules import dice
+
+small_pools = st.tuples(st.integers(0, 4), st.sampled_from([3, 6, 8, 10]), st.integers(0, 11))
+
+
+def brute_successes(n: int, sides: int, need: int) -> list[Fraction]:
+    counts = [0] * (n + 1)
+    for faces in itertools.product(range(1, sides + 1), repeat=n):
+        counts[sum(f >= need for f in faces)] += 1
+    return [Fraction(c, sides**n) for c in counts]
+
+
+@given(small_pools)
+@settings(max_examples=150)
+def test_successes_match_brute_force_enumeration(pool: tuple[int, int, int]) -> None:
+    n, sides, need = pool
+    assert list(dice.successes(n, sides, need)) == brute_successes(n, sides, need)
+
+
+@given(st.integers(0, 40), st.sampled_from([3, 6, 8, 10, 12, 20]), st.integers(-2, 22))
+def test_success_distribution_sums_to_one(n: int, sides: int, need: int) -> None:
+    dist = dice.successes(n, sides, need)
+    assert len(dist) == n + 1
+    assert sum(dist) == 1
+    assert all(p >= 0 for p in dist)
+
+
+@given(st.integers(1, 4), st.sampled_from([3, 6]))
+@settings(max_examples=40)
+def test_totals_match_brute_force(n: int, sides: int) -> None:
+    dist = dice.total(n, sides)
+    for s in range(len(dist)):
+        ways = sum(1 for f in itertools.product(range(1, sides + 1), repeat=n) if sum(f) == s)
+        assert dist[s] == Fraction(ways, sides**n)
+    assert sum(dist) == 1
+
+
+@pytest.mark.parametrize(
+    ("sides", "need", "p"),
+    [
+        (8, 2, Fraction(7, 8)),  # D8 needing 2+: faces 2..8
+        (8, 8, Fraction(1, 8)),
+        (6, 4, Fraction(1, 2)),
+        (6, 7, Fraction(0)),  # impossible
+        (6, 1, Fraction(1)),
+        (6, 0, Fraction(1)),
+        (3, 3, Fraction(1, 3)),
+    ],
+)
+def test_one_die_odds(sides: int, need: int, p: Fraction) -> None:
+    assert dice.p_at_least(sides, need) == p
+
+
+def test_hand_computed_pool() -> None:
+    # 2D6 needing 5+: p = 1/3; P(0) = 4/9, P(1) = 2 * 1/3 * 2/3 = 4/9, P(2) = 1/9
+    assert dice.successes(2, 6, 5) == (Fraction(4, 9), Fraction(4, 9), Fraction(1, 9))
+    # 2D6 total 7 has 6 of 36 ways
+    assert dice.total(2, 6)[7] == Fraction(1, 6)
+    assert dice.at_least(dice.total(2, 6), 11) == Fraction(3, 36)
+    assert dice.mean(dice.total(3, 6)) == Fraction(21, 2)
+
+
+def test_scale_and_convolve() -> None:
+    one = dice.successes(1, 6, 4)  # (1/2, 1/2)
+    assert dice.scale(one, 4) == (Fraction(1, 2), 0, 0, 0, Fraction(1, 2))
+    assert dice.convolve(one, one) == (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+
+
+@pytest.mark.parametrize(("n", "sides"), [(-1, 6), (2, 1), (2, 0)])
+def test_bad_pools_are_refused_by_name(n: int, sides: int) -> None:
+    with pytest.raises(ValueError, match="dice|sides"):
+        dice.successes(n, sides, 4)
