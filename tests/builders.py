@@ -8,8 +8,15 @@ from typing import Any
 from rules.scene import Scene, parse_scene
 
 
-def base(ident: str, x: float, y: float, facing: float = 90.0, width: float = 2.5,
-         depth: float = 2.5, **extra: Any) -> dict[str, Any]:
+def base(
+    ident: str,
+    x: float,
+    y: float,
+    facing: float = 90.0,
+    width: float = 2.5,
+    depth: float = 2.5,
+    **extra: Any,
+) -> dict[str, Any]:
     """A rectangular base (in the scene's unit); `diameter=` in `extra` makes it round."""
     doc: dict[str, Any] = {"id": ident, "x": x, "y": y, "facing": facing}
     if "diameter" not in extra:
@@ -32,12 +39,24 @@ def rect(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
 
 
-def scene_doc(ruleset: str, units: list[dict[str, Any]], *, unit: str = "cm",
-              terrain: list[dict[str, Any]] | None = None, width: float = 180,
-              depth: float = 120, grid_box: float | None = None, **extra: Any) -> dict[str, Any]:
+def scene_doc(
+    ruleset: str,
+    units: list[dict[str, Any]],
+    *,
+    unit: str = "cm",
+    terrain: list[dict[str, Any]] | None = None,
+    width: float = 180,
+    depth: float = 120,
+    grid_box: float | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "format": "umpire-scene/1", "ruleset": ruleset, "unit": unit,
-        "table": {"width": width, "depth": depth}, "terrain": terrain or [], "units": units,
+        "format": "umpire-scene/1",
+        "ruleset": ruleset,
+        "unit": unit,
+        "table": {"width": width, "depth": depth},
+        "terrain": terrain or [],
+        "units": units,
     }
     if grid_box is not None:
         doc["grid"] = {"box": grid_box}

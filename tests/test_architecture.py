@@ -21,8 +21,14 @@ def modules_after_import(module: str) -> set[str]:
 
 @pytest.mark.parametrize(
     "module",
-    ["rules.engine", "rules.scene", "rules.geometry", "rules.table", "rules.dice",
-     "rules.rulesets"],
+    [
+        "rules.engine",
+        "rules.scene",
+        "rules.geometry",
+        "rules.table",
+        "rules.dice",
+        "rules.rulesets",
+    ],
 )
 def test_rules_never_pull_in_the_camera_or_the_web(module: str) -> None:
     loaded = modules_after_import(module)

@@ -79,5 +79,5 @@ def test_scale_and_convolve() -> None:
 
 @pytest.mark.parametrize(("n", "sides"), [(-1, 6), (2, 1), (2, 0)])
 def test_bad_pools_are_refused_by_name(n: int, sides: int) -> None:
-    with pytest.raises(ValueError, match="dice|sides"):
+    with pytest.raises(ValueError, match=r"dice|sides"):
         dice.successes(n, sides, 4)
