@@ -1,19 +1,736 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3
 (shared/seeds/003_5b7c133d01707a77.txt), on a square grid.
 
-Readings of the sheet:
-- Distances are in grid boxes, a diagonal step counting 1.5 (line 18, "Firing on the diagonal:
-  Count each square as 1.5 boxes"); a scene for this ruleset must give `grid.box`.
-- The page says nothing of line of sight: woods, towns, buildings and hills between two units
-  block it, a unit sees out of the piece it stands in, and other units do not block.
+We have page 3 only. The Quick Reference Chart (QRC) with the weapon ranges, the fire and melee
+modifiers, the Leader Hits Table and the morale procedure is not on it, so this ruleset never
+guesses them: ranges and modifiers come from the scene, and a question that needs the QRC is a
+`QuestionError` saying so. Never imports cv2, flask or `vision`.
+
+What the scene must carry
+- `grid.box`: the side of one square. Every distance here is in boxes, a diagonal step counting
+  1.5 (line 18); a scene without a grid is an error.
+- `ranges` (top level): the range bands of each weapon in boxes, from the game's QRC, e.g.
+  `"ranges": {"rifle": {"short": 1, "medium": 2, "long": 4}}`. A band reaches out to its limit
+  (inclusive); the bands are taken in order of their limits and may carry the QRC's own labels.
+  A unit firing a weapon with no entry is an error naming the weapon.
+
+Unit attributes read (checked; a bad value is an error naming the unit and the accepted values)
+- `type`: `infantry`, `cavalry`, `artillery` or `machine-gun` (lines 24-26). Needed to move, to
+  check overheating, for a rocket's morale modifier, and by `suggest` for movement/end of turn.
+- `weapon`: any name with an entry in `ranges`; `rocket` fires rockets (`rocket`, not `shoot`).
+  A unit with no `weapon` does not fire.
+- `die`: `d6` or `d3`, the die of the Unit Stats list (lines 7-9: regulars shoot d6, natives d3).
+  `melee_die` (same values) when the list gives another die in melee (line 35: gunners roll d3);
+  without it the unit fights with `die`.
+- base `role`: `leader` marks the unit's leader base (line 4); no other role is on this page.
+- `quality`: the morale grade, `raw`, `experienced` or `elite` (line 39), read by `morale` only.
+- `broken` (bool, default false): a broken unit may end with zero dice (line 6).
+- `consecutive_fire` (int): turns in a row a machine gun has fired (line 13), for `overheat`.
+- `overheated` (bool, default false): the gun overheated before and kept firing (line 15).
+- `fire_modifiers` / `melee_modifiers`: the QRC's modifiers, given by the players, as a list of
+  `{"dice": N, "reason": "...", "target": "id"}` (`target` optional: only against that unit).
+  `dice` is added to the dice count; fractions are allowed and the count is rounded up (line 5).
+
+Readings of the sheet
+- Lost bases are taken off the table, so a unit's dice are the bases the camera sees (line 4).
+- A unit stands in the box holding the mean of its bases' centres; boxes between two units are
+  counted between those boxes (line 18). Only squares wholly on the table are boxes.
+- Measurement: a range band or a contact is `too close to call` when a unit's centre lies within
+  its position uncertainty of a box side and the neighbouring box would change the answer.
+- Hits are the total of the dice (line 5), so their distribution is that of the sum.
+- "Never less than one die" (line 6) is written for firing; in melee the dice may fall to zero.
+- A broken unit fires with the dice it has; it only loses the one-die floor (line 6).
+- Leader hit (lines 10 and 36-37): from fire, checked when the hits are at least 5 and one or
+  more dice show a 6 (d6) or 3 (d3) and the target has a leader base; in melee the 5-hit rule
+  (written under Firing) does not apply, one top face is enough. The 2d6 Leader Hits Table
+  itself is on the QRC. The chance quoted is for rolling the dice themselves (d3s); rolling d6s
+  halved instead (line 9) changes the hits and is shown as its own distribution.
+  Each shot is its own check, so a unit shot by 4 units is checked up to 4 times (lines 11-12).
+- Rockets (lines 20-23) are fired like other shots (range band from `ranges`, line of sight).
+  On a 1-4 they drift: 1d8 for one of the 8 grid directions (which face is which is not on the
+  page: each is 1/8 whatever the numbering) and 1d6 boxes. A rocket landing on a unit forces a
+  morale check, -1 for infantry and -2 for cavalry; the page gives no rocket modifier for
+  artillery or machine guns.
+- Overheating (lines 13-17): checked at the end of a turn once the gun has fired 2 turns in a
+  row; it overheats when 1d6 <= the turns of firing. Then it either rests a turn and cools, or
+  keeps firing and checking, and a second failure breaks it for good.
+- Moves (lines 24-31): infantry 1 box in any of 8 directions; cavalry 1 or 2 boxes in a straight
+  line, 1 diagonal, or 1 diagonal and 1 straight in either order, never 2 diagonals; a move may
+  stop after its first box. The page does not say how artillery and machine guns move, nor
+  whether terrain or other units stop a move (occupied boxes are listed, not refused).
+- Facing (lines 24-26): a unit faces as its first base does, read as the nearest of the 8 grid
+  directions; `move` reports an infantry or cavalry unit facing a corner as illegal and
+  `move UNIT FACING` refuses a corner for them.
+- Base-to-base contact: the two units' boxes share a side (or are the same box), or their
+  bases touch within the measurement's uncertainty. Boxes meeting only at a corner are not
+  contact unless the bases touch.
+- Sight: the page says nothing; woods, towns, buildings and hills between two units block it
+  (traced between their nearest bases), a unit sees out of the piece it stands in. Cover is
+  reported, but its modifier is on the QRC.
+- Morale (line 39): the page names the three grades only; `morale UNIT` checks the grade and
+  then says the procedure is on the QRC (an error, exit status 2 on the command line).
+- The sequence of play is not on page 3: `phases` follow the page's sections (1. Firing,
+  2. Movement, 3. Melee) and the end of the turn, when overheating is checked (line 13).
 """
 
 from __future__ import annotations
 
-from ..engine import Cite, Ruleset, register
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cached_property, lru_cache
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import dice as dice_math
+from .. import geometry as geo
+from ..engine import (
+    Action,
+    Cite,
+    Modifier,
+    Resolution,
+    Roll,
+    Ruleset,
+    Threshold,
+    check_attr,
+    expect_args,
+    length_json,
+    register,
+    threshold_json,
+)
+from ..errors import QuestionError, accepted
+from ..scene import Base, Scene, Unit
+from ..table import Table
 
 SHEET = "003_5b7c133d01707a77.txt"
-DIAGONAL = Cite(SHEET, 18, "Firing on the diagonal: Count each square as 1.5 boxes")
+RULESET_ID = "age-of-napoleon"
+
+
+def _cite(line: int, text: str) -> Cite:
+    return Cite(SHEET, line, text)
+
+
+# --------------------------------------------------------------------------------------------
+# The sheet's numbers, each with its line
+
+DIAGONAL = _cite(18, "Firing on the diagonal: Count each square as 1.5 boxes")
+DIAGONAL_EXAMPLE = _cite(19, "Range becomes 3 (1.5 +1.5) and the shot is long range")
+DICE_PER_BASE = _cite(4, "Add 1 die for each base in the firing unit")
+MODIFIERS_ROUND_UP = _cite(5, "modifiers as per the QRC (round fractions up)")
+SCORE_IS_HITS = _cite(5, "the dice score is the number of")
+NEVER_LESS_THAN_ONE = _cite(6, "it will still roll 1 die (i.e. never less than")
+REGULARS_D6 = _cite(8, "will shoot with six sided dice (d6)")
+NATIVES_D3 = _cite(9, "native units will shoot with 3 sided dice (d3)")
+D6_HALVED = _cite(9, "If no d3s are available just roll d6s and divide the total by 2")
+LEADER_CHECK_FIRE = _cite(10, "When a unit gets at least 5 hits on an enemy unit with a leader")
+LEADER_FACE = _cite(37, "if one or more 6 is rolled on a d6 or one or more 3 is rolled on a d3")
+LEADER_TABLE = _cite(37, "The attacker now rolls 2d6 on")
+OVERHEAT_START = _cite(13, "Begin checking at the end of a turn in which the machine gun")
+OVERHEAT_ROLL = _cite(14, "gun overheats if the die score is equal to or less than the number")
+OVERHEAT_AGAIN = _cite(16, "but if it fails again it is permanently broken")
+OVERHEAT_REST = _cite(16, "Otherwise it may not fire for 1 turn and then it cools down")
+ROCKET_ON_TARGET = _cite(20, "Roll 1d6 and rocket lands on target on a 5 or 6")
+ROCKET_DRIFT = _cite(21, "Dice for direction (1d8) and roll 1d6 for distance")
+ROCKET_NO_HITS = _cite(22, "cause hits but force a morale check at -1 for infantry")
+ROCKET_CAVALRY = _cite(23, "and -2 for cavalry")
+FACE_SIDE = _cite(24, "Infantry and cavalry units must face a specific side")
+FACE_CORNER = _cite(25, "Artillery and machine guns may face")
+INFANTRY_MOVE = _cite(26, "Infantry moves 1 box in any")
+INFANTRY_TURN = _cite(27, "may change facing with no additional effect")
+CAVALRY_STRAIGHT = _cite(28, "Cavalry may move 1 or 2 boxes if moving straight")
+CAVALRY_DIAGONAL_FIRST = _cite(29, "unit may move 1 box diagonally and then 1 box straight or 1")
+CAVALRY_STRAIGHT_FIRST = _cite(30, "box straight and then 1 box diagonally but never 2 boxes")
+MELEE_DICE = _cite(32, "When in base to base contact add up the number of bases")
+MELEE_HITS = _cite(34, "the number of hits the enemy takes")
+GUNNERS_D3 = _cite(35, "most units will roll d6s with gunners rolling d3s")
+MORALE_GRADES = _cite(39, "There are only 3 morale grades: Raw, Experienced and Elite")
+
+TYPES = ("infantry", "cavalry", "artillery", "machine-gun")
+DIE_SIDES = MappingProxyType({"d6": 6, "d3": 3})
+DIE_CITES = MappingProxyType({"d6": REGULARS_D6, "d3": NATIVES_D3})
+GRADES = ("raw", "experienced", "elite")
+LEADER_ROLE = "leader"
+LEADER_CHECK_HITS = 5
+"""Line 10: a leader is checked for from fire when a unit gets at least 5 hits."""
+ROCKET_LANDS_ON = 5
+"""Line 20: the rocket lands on target on a 5 or 6."""
+ROCKET_DRIFT_DIRECTIONS = 8
+ROCKET_DRIFT_DISTANCE = 6
+ROCKET_MORALE = MappingProxyType(
+    {"infantry": (-1, ROCKET_NO_HITS), "cavalry": (-2, ROCKET_CAVALRY)}
+)
+OVERHEAT_FROM_TURNS = 2
+"""Line 13: checks begin once the gun has fired for at least 2 consecutive turns."""
+ROCKET_WEAPON = "rocket"
+
+Box = tuple[int, int]
+
+# Directions on the grid: the facing in degrees (CONTRACT.md: counter-clockwise from +x,
+# 90 = towards the far edge) and the step to the neighbouring box.
+DIRECTIONS: MappingProxyType[str, tuple[int, Box]] = MappingProxyType(
+    {
+        "east": (0, (1, 0)),
+        "north-east": (45, (1, 1)),
+        "north": (90, (0, 1)),
+        "north-west": (135, (-1, 1)),
+        "west": (180, (-1, 0)),
+        "south-west": (225, (-1, -1)),
+        "south": (270, (0, -1)),
+        "south-east": (315, (1, -1)),
+    }
+)
+SIDES = ("east", "north", "west", "south")
+CORNERS = ("north-east", "north-west", "south-west", "south-east")
+LEGAL_FACINGS: MappingProxyType[str, tuple[tuple[str, ...], Cite]] = MappingProxyType(
+    {
+        "infantry": (SIDES, FACE_SIDE),
+        "cavalry": (SIDES, FACE_SIDE),
+        "artillery": (SIDES + CORNERS, FACE_CORNER),
+        "machine-gun": (SIDES + CORNERS, FACE_CORNER),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MovePattern:
+    """One way a unit may move: a sequence of straight or diagonal one-box steps."""
+
+    steps: tuple[str, ...]
+    """`straight`, `diagonal` or `any` for each box entered."""
+    how: str
+    """The pattern in players' words."""
+    cite: Cite
+    same_line: bool = False
+    """All steps in the same direction (a straight line)."""
+
+
+MOVES: MappingProxyType[str, tuple[MovePattern, ...]] = MappingProxyType(
+    {
+        "infantry": (MovePattern(("any",), "1 box", INFANTRY_MOVE),),
+        "cavalry": (
+            MovePattern(("straight",), "1 box straight", CAVALRY_STRAIGHT),
+            MovePattern(("straight", "straight"), "2 boxes straight", CAVALRY_STRAIGHT, True),
+            MovePattern(("diagonal",), "1 box diagonally", CAVALRY_DIAGONAL_FIRST),
+            MovePattern(
+                ("diagonal", "straight"),
+                "1 box diagonally then 1 straight",
+                CAVALRY_DIAGONAL_FIRST,
+            ),
+            MovePattern(
+                ("straight", "diagonal"),
+                "1 box straight then 1 diagonally",
+                CAVALRY_STRAIGHT_FIRST,
+            ),
+        ),
+    }
+)
+"""Lines 26-31. Never 2 diagonals: no pattern has two."""
+
+
+# --------------------------------------------------------------------------------------------
+# Dice math of this sheet
+
+
+@lru_cache(maxsize=256)
+def hits_distribution(dice: int, sides: int) -> tuple[Fraction, ...]:
+    """P(hits = k): the hits are the dice total (line 5)."""
+    return dice_math.total(dice, sides)
+
+
+@lru_cache(maxsize=256)
+def d6_halved_distribution(dice: int) -> tuple[Fraction, ...]:
+    """P(hits = k) rolling d6s for d3s and halving the total, rounding up (line 9)."""
+    out = [Fraction(0)] * (3 * dice + 1)
+    for total, p in enumerate(dice_math.total(dice, 6)):
+        out[math.ceil(total / 2)] += p
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def leader_check_chance(dice: int, sides: int, min_hits: int) -> Fraction:
+    """P(the total is at least `min_hits` and one or more dice show the top face).
+
+    Outcomes with no top face are those of dice numbered 1..sides-1, so the chance is
+    (#outcomes with total >= min_hits) - (#such outcomes without a top face), over sides**dice.
+    """
+    if dice == 0:
+        return Fraction(0)
+    every = dice_math.face_counts(dice, sides)
+    no_top = dice_math.face_counts(dice, sides - 1) if sides > 2 else {dice: 1}
+    hits = sum(n for total, n in every.items() if total >= min_hits)
+    misses = sum(n for total, n in no_top.items() if total >= min_hits)
+    return Fraction(hits - misses, sides**dice)
+
+
+def overheat_chance(turns: int) -> Fraction:
+    """P(1d6 <= turns of firing) (line 14)."""
+    return Fraction(min(max(turns, 0), 6), 6)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the scene
+
+
+def _fail(message: str) -> QuestionError:
+    return QuestionError(f"{RULESET_ID}: {message}")
+
+
+def grid_box_of(scene: Scene) -> float:
+    """The side of one box, mm; a scene without a grid cannot be measured in boxes."""
+    if scene.grid_box is None:
+        raise _fail(
+            'the scene has no grid; give "grid": {"box": SIDE} (the side of one square, in the '
+            f"scene's unit): every distance of this sheet is counted in boxes ({DIAGONAL})"
+        )
+    return scene.grid_box
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """One range band of a weapon: it reaches out to `limit` boxes."""
+
+    label: str
+    limit: float
+
+
+def range_bands(scene: Scene, unit: Unit) -> tuple[Band, ...]:
+    """The range bands of a unit's weapon from the scene's `ranges`, nearest first."""
+    weapon = unit.weapon
+    if weapon is None:
+        raise _fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
+    ranges = scene.extra.get("ranges")
+    example = f'"ranges": {{"{weapon}": {{"short": B, "medium": B, "long": B}}}} (in boxes)'
+    if ranges is None:
+        raise _fail(
+            f"the scene has no 'ranges', so the range of weapon {weapon!r} of unit {unit.id!r} "
+            f"is unknown (the range table is on the QRC, not on page 3); give {example}"
+        )
+    if not isinstance(ranges, dict):
+        raise _fail(f"the scene's 'ranges' must be an object of weapons; give {example}")
+    if weapon not in ranges:
+        known = accepted(sorted(ranges)) or "none"
+        raise _fail(
+            f"the scene's 'ranges' has no entry for weapon {weapon!r} of unit {unit.id!r} "
+            f"(weapons with ranges: {known}); the range table is on the QRC, not on page 3; "
+            f"give {example}"
+        )
+    entry = ranges[weapon]
+    if not isinstance(entry, dict) or not entry:
+        raise _fail(f"ranges.{weapon} must be an object of band limits in boxes; give {example}")
+    bands = []
+    for label, limit in entry.items():
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
+            raise _fail(
+                f"ranges.{weapon}.{label} must be a number of boxes (0 or more), got {limit!r}"
+            )
+        bands.append(Band(str(label), float(limit)))
+    return tuple(sorted(bands, key=lambda b: b.limit))
+
+
+def band_of(bands: Sequence[Band], boxes: float) -> Band | None:
+    """The nearest band reaching `boxes`, or None when beyond the longest."""
+    return next((b for b in bands if boxes <= b.limit), None)
+
+
+def unit_type(unit: Unit) -> str:
+    """The unit's `type`, one of the four this page names (required)."""
+    return check_attr(unit, "type", TYPES, ruleset=RULESET_ID)
+
+
+def die_of(unit: Unit, melee: bool = False) -> str:
+    """The die a unit rolls: `melee_die` in melee when given, else `die` (lines 7-9, 35)."""
+    if melee and unit.get("melee_die") is not None:
+        return check_attr(unit, "melee_die", tuple(DIE_SIDES), ruleset=RULESET_ID)
+    return check_attr(unit, "die", tuple(DIE_SIDES), ruleset=RULESET_ID)
+
+
+def _flag(unit: Unit, key: str) -> bool:
+    value = unit.get(key, False)
+    if not isinstance(value, bool):
+        raise _fail(f"unit {unit.id!r} has {key} {value!r}; accepted values are true or false")
+    return value
+
+
+def leader_base(unit: Unit) -> str | None:
+    """The id of the unit's leader base, if it has one (roles checked)."""
+    found = None
+    for base in unit.bases:
+        if base.role is None:
+            continue
+        if base.role != LEADER_ROLE:
+            raise _fail(
+                f"base {base.id!r} of unit {unit.id!r} has role {base.role!r}; the accepted "
+                f"value is {LEADER_ROLE!r} (the unit's leader base, line 4)"
+            )
+        found = found or base.id
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class DiceCount:
+    """How many dice a unit rolls and why."""
+
+    bases: int
+    leader: str | None
+    modifiers: tuple[Modifier, ...]
+    raw: Fraction
+    """Bases plus modifiers, before rounding."""
+    dice: int
+    floor_applied: bool
+    """Line 6 lifted a zero to one die."""
+
+
+def scene_modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
+    """The QRC modifiers the players gave on the unit (`fire_modifiers`/`melee_modifiers`)."""
+    given = unit.get(key)
+    if given is None:
+        return ()
+    form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
+    if not isinstance(given, list):
+        raise _fail(f"unit {unit.id!r}: {form}, got {given!r}")
+    out = []
+    target_ids = {target.id, *(b.id for b in target.bases)}
+    for i, item in enumerate(given):
+        where = f"unit {unit.id!r} {key}[{i}]"
+        if not isinstance(item, dict) or set(item) - {"dice", "reason", "target"}:
+            raise _fail(f"{where}: {form}, got {item!r}")
+        value, reason = item.get("dice"), item.get("reason")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _fail(f"{where}: 'dice' must be a number of dice to add, got {value!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise _fail(f"{where}: 'reason' must say which QRC modifier this is, got {reason!r}")
+        only = item.get("target")
+        if only is not None and only not in target_ids:
+            continue
+        out.append(Modifier(value, f"{reason} (QRC, given in the scene)"))
+    return tuple(out)
+
+
+def count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
+    """Dice of a unit: one a base including the leader's, plus modifiers, rounded up."""
+    mods = scene_modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
+    raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
+    dice = max(math.ceil(raw), 0)
+    lifted = not melee and dice == 0 and not _flag(unit, "broken")
+    return DiceCount(len(unit.bases), leader_base(unit), mods, raw, 1 if lifted else dice, lifted)
+
+
+# --------------------------------------------------------------------------------------------
+# The grid
+
+
+@dataclass(frozen=True, slots=True)
+class Placing:
+    """Where a unit stands on the grid."""
+
+    unit: Unit
+    box: Box
+    """The box holding the mean of its bases' centres."""
+    centre: tuple[float, float]
+    """That mean, mm."""
+    edge_margin: float
+    """mm from the centre to the nearest side of its box."""
+    uncertainty: float
+    """mm: the largest position uncertainty of its bases."""
+    candidates: frozenset[Box]
+    """Every box the centre may be in, given the uncertainty."""
+
+
+def place(scene: Scene, unit: Unit) -> Placing:
+    """The box a unit stands in, and the boxes it might be in given the measurement."""
+    size = grid_box_of(scene)
+    x = sum(b.x for b in unit.bases) / len(unit.bases)
+    y = sum(b.y for b in unit.bases) / len(unit.bases)
+    box = geo.grid_cell((x, y), size)
+    margin = min(x - box[0] * size, (box[0] + 1) * size - x, y - box[1] * size)
+    margin = min(margin, (box[1] + 1) * size - y)
+    unc = max(scene.uncertainty_of(b) for b in unit.bases)
+    near = frozenset(
+        geo.grid_cell((x + dx, y + dy), size) for dx in (-unc, 0, unc) for dy in (-unc, 0, unc)
+    )
+    return Placing(unit, box, (x, y), margin, unc, near)
+
+
+def box_verdict(a: Placing, b: Placing, judge: Callable[[Box, Box], object]) -> bool:
+    """True when `judge` gives the same answer for every box each unit might be in."""
+    if len(a.candidates) == len(b.candidates) == 1:
+        return True
+    answers = {judge(ca, cb) for ca in a.candidates for cb in b.candidates}
+    return len(answers) == 1
+
+
+class Board:
+    """One scene's grid measurements, made once and shared by every question `suggest` asks:
+    the `Table` of edge distances, each unit's box, and the nearest bases of two units."""
+
+    def __init__(self, scene: Scene) -> None:
+        grid_box_of(scene)
+        self.scene = scene
+        self.table = Table(scene)
+        self._places: dict[str, Placing] = {}
+        self._first = {u.id: self.table.index[u.bases[0].id] for u in scene.units}
+        self._row = {u.id: k for k, u in enumerate(scene.units)}
+        self._by_id = {i: u for u in scene.units for i in (u.id, *(b.id for b in u.bases))}
+
+    def unit(self, ident: str) -> Unit:
+        """The unit an id names (a unit or one of its bases)."""
+        found = self._by_id.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
+
+    def place(self, unit: Unit) -> Placing:
+        if unit.id not in self._places:
+            self._places[unit.id] = place(self.scene, unit)
+        return self._places[unit.id]
+
+    def closest(self, ua: Unit, ub: Unit) -> geo.Closest:
+        """The nearest pair of bases of two units (a unit's bases are contiguous in the Table)."""
+        a0, b0 = self._first[ua.id], self._first[ub.id]
+        block = self.table.distances[a0 : a0 + len(ua.bases), b0 : b0 + len(ub.bases)]
+        i, j = divmod(int(np.argmin(block)), block.shape[1])
+        return geo.Closest(float(block[i, j]), ua.bases[i], ub.bases[j])
+
+    @cached_property
+    def unit_gaps(self) -> geo.Array:
+        """The shortest edge distance between every two units (U, U), mm."""
+        starts = [self._first[u.id] for u in self.scene.units]
+        rows = np.minimum.reduceat(self.table.distances, starts, axis=0)
+        return np.asarray(np.minimum.reduceat(rows, starts, axis=1))
+
+    @cached_property
+    def occupants(self) -> dict[Box, list[Unit]]:
+        """The units standing in each occupied box."""
+        out: dict[Box, list[Unit]] = {}
+        for unit in self.scene.units:
+            out.setdefault(self.place(unit).box, []).append(unit)
+        return out
+
+    def gap(self, ua: Unit, ub: Unit) -> float:
+        return float(self.unit_gaps[self._row[ua.id], self._row[ub.id]])
+
+
+def boxes_on_table(scene: Scene) -> tuple[int, int]:
+    """Columns and rows of boxes wholly on the table."""
+    size = grid_box_of(scene)
+    return (
+        math.floor(scene.table_width / size + 1e-9),
+        math.floor(scene.table_depth / size + 1e-9),
+    )
+
+
+def on_table(box: Box, extent: tuple[int, int]) -> bool:
+    return 0 <= box[0] < extent[0] and 0 <= box[1] < extent[1]
+
+
+@lru_cache(maxsize=1024)
+def drift_landings(start: Box, extent: tuple[int, int]) -> tuple[Box | None, ...]:
+    """Where each of the 48 equally likely drifts (8 directions x 1-6 boxes, line 21) lands;
+    None when off the table."""
+    out: list[Box | None] = []
+    for _, (dx, dy) in DIRECTIONS.values():
+        for k in range(1, ROCKET_DRIFT_DISTANCE + 1):
+            box = (start[0] + k * dx, start[1] + k * dy)
+            out.append(box if on_table(box, extent) else None)
+    return tuple(out)
+
+
+def box_centre_json(scene: Scene, box: Box) -> dict[str, Any]:
+    size = grid_box_of(scene)
+    return {
+        "x": length_json(scene, (box[0] + 0.5) * size)["value"],
+        "y": length_json(scene, (box[1] + 0.5) * size)["value"],
+        "unit": scene.unit,
+    }
+
+
+def side_adjacent(a: Box, b: Box) -> bool:
+    """The same box or two boxes sharing a side."""
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) <= 1
+
+
+def reachable(scene: Scene, unit_kind: str, start: Box) -> list[tuple[Box, MovePattern, Box]]:
+    """Every box a unit of `unit_kind` may end in: (box, the first pattern reaching it, the
+    step of its first box). Steps off the table are not taken."""
+    extent = boxes_on_table(scene)
+    straight = [DIRECTIONS[s][1] for s in SIDES]
+    diagonal = [DIRECTIONS[c][1] for c in CORNERS]
+    pool = {"straight": straight, "diagonal": diagonal, "any": straight + diagonal}
+    found: dict[Box, tuple[MovePattern, Box]] = {}
+
+    def walk(pattern: MovePattern, at: Box, left: tuple[str, ...], first: Box | None) -> None:
+        if not left:
+            if at != start and at not in found and first is not None:
+                found[at] = (pattern, first)
+            return
+        for step in pool[left[0]]:
+            if pattern.same_line and first is not None and step != first:
+                continue
+            nxt = (at[0] + step[0], at[1] + step[1])
+            if on_table(nxt, extent):
+                walk(pattern, nxt, left[1:], first or step)
+
+    for pattern in MOVES[unit_kind]:
+        walk(pattern, start, pattern.steps, None)
+    return [(box, p, first) for box, (p, first) in sorted(found.items())]
+
+
+def facing_name(degrees: float) -> tuple[str, float]:
+    """The nearest of the 8 grid directions to a facing, and how many degrees off it is."""
+    best = min(DIRECTIONS, key=lambda n: _angle_gap(degrees, DIRECTIONS[n][0]))
+    return best, _angle_gap(degrees, DIRECTIONS[best][0])
+
+
+def _angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % 360.0
+    return min(d, 360.0 - d)
+
+
+def parse_facing(text: str) -> str:
+    """A facing asked for: a direction name or degrees that are a multiple of 45."""
+    word = text.strip().lower()
+    if word in DIRECTIONS:
+        return word
+    try:
+        degrees = float(word)
+    except ValueError:
+        degrees = math.nan
+    if math.isfinite(degrees):
+        name, off = facing_name(degrees)
+        if off < 1e-6:
+            return name
+    raise _fail(
+        f"facing {text!r} is not a side or a corner of a box; give one of "
+        f"{accepted(DIRECTIONS)} or degrees (0 = east, 90 = north, the far edge)"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Results shared by the actions
+
+
+def _boxes(n: float) -> str:
+    return f"{n:g} box" if n == 1 else f"{n:g} boxes"
+
+
+def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def _fraction_json(p: Fraction) -> dict[str, Any]:
+    return {"p": float(p), "exact": str(p)}
+
+
+@lru_cache(maxsize=256)
+def _dist_parts(
+    dice: int, sides: int, halved: bool
+) -> tuple[tuple[float, ...], tuple[str, ...], float, float]:
+    """The JSON pieces of a hits distribution, made once per dice and die (`suggest` asks the
+    same few hundreds of times)."""
+    dist = d6_halved_distribution(dice) if halved else hits_distribution(dice, sides)
+    return (
+        tuple(dice_math.as_floats(dist)),
+        tuple(str(p) for p in dist),
+        float(dice_math.mean(dist)),
+        float(dice_math.at_least(dist, LEADER_CHECK_HITS)),
+    )
+
+
+def hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]:
+    """P(k hits) as floats and exact fractions, and the mean; `halved`: d6s halved (line 9)."""
+    floats, exact, mean, five = _dist_parts(dice, sides, halved)
+    return {
+        "distribution": list(floats),
+        "distribution_exact": list(exact),
+        "mean": mean,
+        "p_at_least_5": five,
+    }
+
+
+def dice_json(count: DiceCount, die: str) -> dict[str, Any]:
+    return {
+        "bases": count.bases,
+        "leader_base": count.leader,
+        "modifiers": [m.as_json() for m in count.modifiers],
+        "before_rounding": float(count.raw),
+        "dice": count.dice,
+        "die": die,
+        "never_less_than_one_applied": count.floor_applied,
+    }
+
+
+def hits_roll(purpose: str, count: DiceCount, die: str, cite: Cite) -> Roll:
+    """The dice whose total is the hits, with the distribution of that total."""
+    sides = DIE_SIDES[die]
+    return Roll(
+        purpose,
+        count.dice,
+        sides,
+        None,
+        hits_distribution(count.dice, sides),
+        count.modifiers,
+        cite,
+        "the dice total is the number of hits; distribution[k] = P(k hits)",
+    )
+
+
+def roll_json(roll: Roll) -> dict[str, Any]:
+    """`Roll.as_json`, with the floats of a dice-total distribution made once per dice and die
+    (`suggest` turns the same few distributions into JSON hundreds of times)."""
+    if roll.need is not None or not roll.distribution:
+        return roll.as_json()
+    out = replace(roll, distribution=()).as_json()
+    out["distribution"] = list(_dist_parts(roll.dice, roll.sides, False)[0])
+    return out
+
+
+def leader_roll() -> Roll:
+    return Roll(
+        "leader hit (2d6 on the Leader Hits Table, QRC)",
+        2,
+        6,
+        None,
+        hits_distribution(2, 6),
+        (),
+        LEADER_TABLE,
+        "the Leader Hits Table is on the QRC, not on page 3; distribution[k] = P(2d6 = k)",
+    )
+
+
+def leader_check_json(
+    target: Unit, count: DiceCount, die: str, min_hits: int, cite: Cite
+) -> dict[str, Any]:
+    """Whether and how likely the target's leader must be checked for (lines 10, 36-37)."""
+    leader = leader_base(target)
+    sides = DIE_SIDES[die]
+    p = leader_check_chance(count.dice, sides, min_hits) if leader else Fraction(0)
+    return {
+        "target_has_leader": leader is not None,
+        "leader_base": leader,
+        "min_hits": min_hits,
+        "top_face": sides,
+        "p": float(p),
+        "p_exact": str(p),
+        "source": [str(cite), str(LEADER_FACE)],
+    }
+
+
+def _who(scene: Scene, ident: str) -> Unit:
+    return scene.unit_of(ident)
+
+
+def _enemies(a: Unit, b: Unit, action: str) -> None:
+    if a.id == b.id:
+        raise _fail(f"{action}: {a.id!r} and {b.id!r} are the same unit")
+    if a.side == b.side:
+        raise _fail(
+            f"{action}: units {a.id!r} and {b.id!r} are both on side {a.side!r}; pick an enemy unit"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The ruleset
 
 
 @register
@@ -23,3 +740,606 @@ class AgeOfNapoleon(Ruleset):
     sheet = SHEET
     unit = "cm"
     grid = True
+    phases: ClassVar[tuple[str, ...]] = ("firing", "movement", "melee", "end-of-turn")
+
+    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
+        """The pieces that block sight (the base class's), less those whose bounding box misses
+        the box spanning both bases: every sight line runs between the two footprints, so such
+        a piece cannot block it. This spares `suggest` tracing past far-away terrain."""
+        ends = [(b, math.hypot(b.footprint.width, b.footprint.depth) / 2) for b in (viewer, target)]
+        x0, x1 = min(b.x - r for b, r in ends), max(b.x + r for b, r in ends)
+        y0, y1 = min(b.y - r for b, r in ends), max(b.y + r for b, r in ends)
+        near = []
+        for piece in super().obstacles(scene, viewer, target):
+            (px0, py0), (px1, py1) = piece.polygon.min(axis=0), piece.polygon.max(axis=0)
+            r = piece.radius
+            if px1 + r >= x0 and px0 - r <= x1 and py1 + r >= y0 and py0 - r <= y1:
+                near.append(piece)
+        return near
+
+    def actions(self) -> dict[str, Action]:
+        return {
+            **super().actions(),
+            "shoot": self.shoot,
+            "rocket": self.rocket,
+            "overheat": self.overheat,
+            "move": self.move,
+            "melee": self.melee,
+            "morale": self.morale,
+            "suggest": self.suggest,
+        }
+
+    # ------------------------------------------------------------------------------------
+    # Firing
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        return self._shoot(Board(scene), a, b)
+
+    def _shoot(self, board: Board, a: str, b: str) -> Resolution:
+        shooter, target = board.unit(a), board.unit(b)
+        _enemies(shooter, target, "shoot")
+        if shooter.weapon == ROCKET_WEAPON:
+            raise _fail(
+                f"unit {shooter.id!r} fires rockets, which cause no hits ({ROCKET_NO_HITS}); "
+                f"ask 'rocket {a} {b}'"
+            )
+        die = die_of(shooter)
+        sight_ok, data, lines = self._shot(board, shooter, target, "shoot", a, b)
+        count = count_dice(shooter, target, melee=False)
+        band = data["band"]
+        allowed = band != "out-of-range" and sight_ok and count.dice > 0
+        reasons = data["reasons"]
+        lines.append(
+            f"{count.dice}{die} for {count.bases} bases"
+            + (f" including leader base {count.leader}" if count.leader else "")
+            + "".join(f", {m.value:+g} {m.reason}" for m in count.modifiers)
+            + (" (never less than one die)" if count.floor_applied else "")
+        )
+        reasons.append(_reason("one die a base, including the leader's", DICE_PER_BASE))
+        reasons.append(_reason(f"{die} as the Unit Stats list gives (unit 'die')", DIE_CITES[die]))
+        if count.modifiers:
+            reasons.append(_reason("modifiers added, fractions rounded up", MODIFIERS_ROUND_UP))
+        if count.floor_applied:
+            reasons.append(_reason("an unbroken unit rolls at least 1 die", NEVER_LESS_THAN_ONE))
+        if count.dice == 0:
+            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
+        rolls: list[Roll] = []
+        if allowed:
+            roll = hits_roll("hits (dice total)", count, die, SCORE_IS_HITS)
+            rolls.append(roll)
+            check = leader_check_json(target, count, die, LEADER_CHECK_HITS, LEADER_CHECK_FIRE)
+            data["hits"] = hits_json(count.dice, roll.sides)
+            data["leader_check"] = check
+            lines.append(
+                f"hits = the dice total ({SCORE_IS_HITS}): {count.dice} to "
+                f"{count.dice * roll.sides}, {data['hits']['mean']:.2f} on average"
+            )
+            if check["target_has_leader"]:
+                rolls.append(leader_roll())
+                lines.append(
+                    f"leader check on {target.id} (at least 5 hits and a {roll.sides} rolled): "
+                    f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits Table "
+                    "(QRC)"
+                )
+            if die == "d3":
+                halved = hits_json(count.dice, 6, halved=True)
+                data["d6_substitute"] = {**halved, "source": str(D6_HALVED)}
+                lines.append(
+                    f"no d3s? roll {count.dice}d6 and halve the total, rounding up ({D6_HALVED})"
+                )
+        data.update(
+            allowed=allowed,
+            weapon=shooter.weapon,
+            die=die,
+            dice=dice_json(count, die),
+            rolls=[roll_json(r) for r in rolls],
+        )
+        lines.append("allowed" if allowed else "not allowed")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    def _shot(
+        self,
+        board: Board,
+        shooter: Unit,
+        target: Unit,
+        action: str,
+        a: str,
+        b: str,
+    ) -> tuple[bool, dict[str, Any], list[str]]:
+        """The range band in boxes, sight and cover of one shot: (in sight, data, lines)."""
+        scene, table = board.scene, board.table
+        bands = range_bands(scene, shooter)
+        pa, pb = board.place(shooter), board.place(target)
+        boxes = geo.grid_steps(pa.box, pb.box)
+        band = band_of(bands, boxes)
+        steady = box_verdict(pa, pb, lambda x, y: band_of(bands, geo.grid_steps(x, y)))
+        near = board.closest(shooter, target)
+        sight = table.sight(self, near.a, near.b)
+        cover = table.cover(self, near.a, near.b)
+        label = "out-of-range" if band is None else band.label
+        limit = bands[-1].limit if band is None else band.limit
+        verdict = "too close to call" if not steady else "within" if band else "beyond"
+        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
+        data: dict[str, Any] = {
+            "action": action,
+            "ruleset": self.id,
+            "shooter": a,
+            "target": b,
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+            "boxes": boxes,
+            "shooter_box": list(pa.box),
+            "target_box": list(pb.box),
+            "band": label,
+            "bands": [{"label": x.label, "limit": x.limit} for x in bands],
+            "range": {
+                "boxes": boxes,
+                "limit": limit,
+                "margin_boxes": limit - boxes,
+                "nearest_box_side": length_json(scene, min(pa.edge_margin, pb.edge_margin)),
+                "uncertainty": length_json(scene, max(pa.uncertainty, pb.uncertainty)),
+                "verdict": verdict,
+            },
+            "in_sight": sight.any,
+            "sight": {
+                "rays": sight.rays,
+                "clear": sight.clear_rays,
+                "blocked_by": list(sight.blocked_by),
+            },
+            "cover": {
+                "cover": cover.cover.value,
+                "reasons": list(cover.reasons),
+                "note": "the cover modifier is on the QRC: give it in fire_modifiers",
+            },
+            "reasons": [
+                _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", DIAGONAL),
+                _reason(f"range bands of {shooter.weapon} from the scene's ranges", None),
+            ],
+        }
+        where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
+        lines = [
+            f"{a} ({shooter.weapon}) to {b}: {_boxes(boxes)} ({min(dx, dy)} diagonal and "
+            f"{abs(dx - dy)} straight steps, a diagonal counting 1.5, {DIAGONAL}): {where}",
+        ]
+        if min(dx, dy):
+            data["reasons"].append(_reason("2 boxes on the diagonal are 3", DIAGONAL_EXAMPLE))
+        if not steady:
+            lines.append(
+                "range band too close to call: a unit's centre is within the measurement's "
+                "uncertainty of a box side"
+            )
+        if sight.any:
+            lines.append(f"{b} is in sight of {a}")
+        else:
+            lines.append(f"{b} is not in sight of {a}: blocked by {', '.join(sight.blocked_by)}")
+        if cover.cover.value != "none":
+            lines.append(
+                f"{b} has {cover.cover.value} cover ({'; '.join(cover.reasons)}): its modifier "
+                "is on the QRC (give it in fire_modifiers)"
+            )
+        return sight.any, data, lines
+
+    def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`rocket FIRER TARGET`: on target on 5-6, else drift; the morale check it forces."""
+        a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
+        return self._rocket(Board(scene), a, b)
+
+    def _rocket(self, board: Board, a: str, b: str) -> Resolution:
+        scene = board.scene
+        firer, target = board.unit(a), board.unit(b)
+        _enemies(firer, target, "rocket")
+        if firer.weapon != ROCKET_WEAPON:
+            raise _fail(
+                f"unit {firer.id!r} has weapon {firer.weapon!r}; rockets are fired by a unit "
+                f"with weapon {ROCKET_WEAPON!r} (ask 'shoot' for other weapons)"
+            )
+        sight_ok, data, lines = self._shot(board, firer, target, "rocket", a, b)
+        allowed = data["band"] != "out-of-range" and sight_ok
+        on_target = Roll.success_roll(
+            "rocket lands on target", 1, 6, ROCKET_LANDS_ON, cite=ROCKET_ON_TARGET
+        )
+        p_on = on_target.p_success or Fraction(0)
+        p_drift = 1 - p_on
+        direction = Roll(
+            "drift direction",
+            1,
+            ROCKET_DRIFT_DIRECTIONS,
+            None,
+            cite=ROCKET_DRIFT,
+            note="one of the 8 grid directions, each 1/8",
+        )
+        distance = Roll(
+            "drift distance in boxes",
+            1,
+            ROCKET_DRIFT_DISTANCE,
+            None,
+            hits_distribution(1, ROCKET_DRIFT_DISTANCE),
+            cite=ROCKET_DRIFT,
+            note="distribution[k] = P(drifts k boxes)",
+        )
+        pb = board.place(target)
+        struck = [(target, p_on), *self._drift_victims(board, pb.box, p_drift)]
+        morale = [self._rocket_morale(unit, p) for unit, p in struck]
+        landings = drift_landings(pb.box, boxes_on_table(scene))
+        off = Fraction(landings.count(None), len(landings)) * p_drift
+        data.update(
+            allowed=allowed,
+            weapon=firer.weapon,
+            rolls=[roll_json(r) for r in (on_target, direction, distance)] if allowed else [],
+            on_target=_fraction_json(p_on),
+            drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)},
+            morale_checks=morale,
+            hits=0,
+        )
+        data["reasons"].append(_reason("rockets cause no hits", ROCKET_NO_HITS))
+        lines += [
+            f"1d6: lands on {b} on a 5 or 6 ({p_on}); on a 1-4 it drifts ({p_drift}): 1d8 for "
+            f"direction, 1d6 boxes ({ROCKET_DRIFT})",
+            f"no hits; a unit it lands on takes a morale check ({ROCKET_NO_HITS})",
+        ]
+        for m in morale:
+            mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
+            lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
+        lines.append("allowed" if allowed else "not allowed")
+        return Resolution("rocket", MappingProxyType(data), tuple(lines))
+
+    def _drift_victims(
+        self, board: Board, start: Box, p_drift: Fraction
+    ) -> list[tuple[Unit, Fraction]]:
+        """Units a drifting rocket may land on, with the chance of each."""
+        landings = drift_landings(start, boxes_on_table(board.scene))
+        hits: dict[str, int] = {}
+        for box in landings:
+            for unit in board.occupants.get(box, []) if box is not None else []:
+                hits[unit.id] = hits.get(unit.id, 0) + 1
+        share = p_drift / len(landings)
+        return [(u, share * hits[u.id]) for u in board.scene.units if u.id in hits]
+
+    def _rocket_morale(self, unit: Unit, p: Fraction) -> dict[str, Any]:
+        kind = unit_type(unit)
+        mod = ROCKET_MORALE.get(kind)
+        return {
+            "unit": unit.id,
+            "type": kind,
+            "p": float(p),
+            "exact": str(p),
+            "modifier": None if mod is None else mod[0],
+            "source": None if mod is None else str(mod[1]),
+            "note": "morale procedure, modifiers and results on the QRC (not on page 3)",
+        }
+
+    def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`overheat GUN`: the end-of-turn overheating check of a machine gun."""
+        (a,) = expect_args("overheat", args, ("GUN",))
+        gun = _who(scene, a)
+        kind = unit_type(gun)
+        if kind != "machine-gun":
+            raise _fail(
+                f"unit {gun.id!r} is {kind}; only a machine gun (type 'machine-gun') overheats"
+            )
+        turns = gun.get("consecutive_fire")
+        if turns is None:
+            raise _fail(
+                f"unit {gun.id!r} has no 'consecutive_fire'; give the number of consecutive "
+                f"turns it has fired (0 or more, {OVERHEAT_START})"
+            )
+        again = _flag(gun, "overheated")
+        check = turns >= OVERHEAT_FROM_TURNS
+        p = overheat_chance(turns) if check else Fraction(0)
+        data: dict[str, Any] = {
+            "action": "overheat",
+            "ruleset": self.id,
+            "gun": a,
+            "consecutive_fire": turns,
+            "check": check,
+            "overheated_before": again,
+            "p_overheat": _fraction_json(p),
+            "rolls": [],
+        }
+        lines = [f"{gun.id} has fired {turns} consecutive turns"]
+        if not check:
+            lines.append(
+                f"no check before {OVERHEAT_FROM_TURNS} consecutive turns ({OVERHEAT_START})"
+            )
+            data["effect"] = "none"
+        else:
+            roll = Roll.success_roll(
+                "overheating (the gun stays cool)",
+                1,
+                6,
+                turns + 1,
+                cite=OVERHEAT_ROLL,
+                note=f"it overheats on {turns} or less",
+            )
+            data["rolls"] = [roll.as_json()]
+            effect = (
+                f"permanently broken ({OVERHEAT_AGAIN})"
+                if again
+                else "either it rests 1 turn and cools down, or it keeps firing and checking "
+                f"and a second failure breaks it for good ({OVERHEAT_REST})"
+            )
+            data["effect"] = "permanently broken" if again else "rest 1 turn or keep firing"
+            data["effect_source"] = str(OVERHEAT_AGAIN if again else OVERHEAT_REST)
+            lines += [
+                f"1d6: overheats on {f'a roll of {turns} or less' if turns < 6 else 'any roll'} "
+                f"({OVERHEAT_ROLL}): {p} = {float(p):.3f}",
+                f"if it overheats: {effect}",
+            ]
+        return Resolution("overheat", MappingProxyType(data), tuple(lines))
+
+    # ------------------------------------------------------------------------------------
+    # Movement
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"move takes 1 or 2 arguments (move UNIT [FACING]), got {len(args)}: "
+                f"{' '.join(args) or 'none'}"
+            )
+        return self._move(Board(scene), args[0], args[1] if len(args) == 2 else None)
+
+    def _move(self, board: Board, a: str, want: str | None) -> Resolution:
+        scene = board.scene
+        unit = board.unit(a)
+        kind = unit_type(unit)
+        legal, rule = LEGAL_FACINGS[kind]
+        if want is not None:
+            asked = parse_facing(want)
+            if asked not in legal:
+                raise _fail(
+                    f"unit {unit.id!r} is {kind} and may not face {asked!r} (a corner); "
+                    f"accepted facings are {accepted(legal)} ({rule})"
+                )
+        pa = board.place(unit)
+        now, off = facing_name(unit.bases[0].facing)
+        facing = {
+            "degrees": unit.bases[0].facing,
+            "nearest": now,
+            "off_by_degrees": round(off, 1),
+            "legal": now in legal,
+            "legal_facings": list(legal),
+            "source": str(rule),
+            "requested": None if want is None else parse_facing(want),
+        }
+        lines = [
+            f"{unit.id} ({kind}) stands in box {pa.box} facing {now} "
+            f"({unit.bases[0].facing:.0f} degrees)"
+            + ("" if now in legal else f": illegal, {kind} must face a box side ({rule})")
+        ]
+        data: dict[str, Any] = {
+            "action": "move",
+            "ruleset": self.id,
+            "unit": a,
+            "type": kind,
+            "box": list(pa.box),
+            "facing": facing,
+            "nearest_box_side": length_json(scene, pa.edge_margin),
+            "box_too_close_to_call": len(pa.candidates) > 1,
+        }
+        if kind == "infantry":
+            data["may_change_facing"] = {"value": True, "source": str(INFANTRY_TURN)}
+            lines.append(f"it may change facing with no additional effect ({INFANTRY_TURN})")
+        else:
+            data["may_change_facing"] = {"value": None, "source": None}
+        if kind not in MOVES:
+            data["boxes"] = None
+            lines.append(f"page 3 gives no move for {kind}: see the QRC")
+            return Resolution("move", MappingProxyType(data), tuple(lines))
+        occupants = board.occupants
+        options: list[dict[str, Any]] = []
+        for box, pattern, first in reachable(scene, kind, pa.box):
+            options.append(
+                {
+                    "box": list(box),
+                    "centre": box_centre_json(scene, box),
+                    "boxes_moved": geo.grid_steps(pa.box, box),
+                    "first_step": list(first),
+                    "how": pattern.how,
+                    "source": str(pattern.cite),
+                    "occupied_by": [u.id for u in occupants.get(box, []) if u.id != unit.id],
+                }
+            )
+        data["boxes"] = options
+        rules = ", ".join(f"{p.how} ({p.cite})" for p in MOVES[kind])
+        lines.append(f"{len(options)} boxes in reach: {rules}")
+        if kind == "cavalry":
+            lines.append(f"never 2 boxes diagonally ({CAVALRY_STRAIGHT_FIRST})")
+        for o in options:
+            there: list[str] = o["occupied_by"]
+            held = f" (occupied by {', '.join(there)})" if there else ""
+            lines.append(f"  {o['box']}: {o['how']}{held}")
+        if pa.candidates != {pa.box}:
+            lines.append("its box is too close to call: its centre is near a box side")
+        return Resolution("move", MappingProxyType(data), tuple(lines))
+
+    # ------------------------------------------------------------------------------------
+    # Melee
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee A B`: contact, each side's dice, hits and leader checks."""
+        a, b = expect_args("melee", args, ("A", "B"))
+        return self._melee(Board(scene), a, b)
+
+    def _contact(self, board: Board, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
+        """Whether two units are in base-to-base contact: adjacent boxes or touching bases."""
+        scene, table = board.scene, board.table
+        pa, pb = board.place(ua), board.place(ub)
+        adjacent = side_adjacent(pa.box, pb.box)
+        steady = box_verdict(pa, pb, side_adjacent)
+        near = board.closest(ua, ub)
+        touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+        if touch.within:
+            verdict = "touching"
+        elif adjacent and steady:
+            verdict = "adjacent boxes"
+        elif adjacent or not steady or touch.too_close_to_call:
+            verdict = "too close to call"
+        else:
+            verdict = "not in contact"
+        return verdict, {
+            "verdict": verdict,
+            "boxes": [list(pa.box), list(pb.box)],
+            "adjacent_boxes": adjacent,
+            "touching": threshold_json(scene, touch),
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+        }
+
+    def _melee(self, board: Board, a: str, b: str) -> Resolution:
+        ua, ub = board.unit(a), board.unit(b)
+        _enemies(ua, ub, "melee")
+        verdict, contact = self._contact(board, ua, ub)
+        in_contact = verdict != "not in contact"
+        lines = [f"{a} and {b}: {verdict}"]
+        sides: dict[str, Any] = {}
+        rolls: list[Roll] = []
+        for me, them in ((ua, ub), (ub, ua)):
+            die = die_of(me, melee=True)
+            count = count_dice(me, them, melee=True)
+            side: dict[str, Any] = {"unit": me.id, "dice": dice_json(count, die)}
+            if in_contact and count.dice > 0:
+                roll = hits_roll(f"hits on {them.id} (dice total)", count, die, MELEE_HITS)
+                rolls.append(roll)
+                side["hits"] = hits_json(count.dice, roll.sides)
+                side["leader_check"] = leader_check_json(them, count, die, 0, LEADER_FACE)
+                leader = side["leader_check"]
+                lines.append(
+                    f"{me.id}: {count.dice}{die} ({count.bases} bases"
+                    + (f" including leader base {count.leader}" if count.leader else "")
+                    + "".join(f", {m.value:+g} {m.reason}" for m in count.modifiers)
+                    + f"), the total is the hits {them.id} takes ({MELEE_HITS}), "
+                    f"{side['hits']['mean']:.2f} on average"
+                )
+                if leader["target_has_leader"]:
+                    lines.append(
+                        f"  leader check on {them.id} (a {roll.sides} rolled, {LEADER_FACE}): "
+                        f"{leader['p_exact']} = {leader['p']:.3f}; then 2d6 on the Leader Hits "
+                        "Table (QRC)"
+                    )
+            elif in_contact:
+                lines.append(f"{me.id}: no dice after modifiers")
+            sides[me.id] = side
+        if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
+            rolls.append(leader_roll())
+        data = {
+            "action": "melee",
+            "ruleset": self.id,
+            "a": a,
+            "b": b,
+            "in_contact": in_contact,
+            "contact": contact,
+            "sides": sides,
+            "rolls": [roll_json(r) for r in rolls],
+            "reasons": [
+                _reason("in base to base contact: dice per base incl. leader", MELEE_DICE),
+                _reason("the dice total is the hits the enemy takes", MELEE_HITS),
+                *(
+                    _reason(f"{u.id} fights with its melee_die", GUNNERS_D3)
+                    for u in (ua, ub)
+                    if u.get("melee_die") is not None
+                ),
+            ],
+        }
+        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+    # ------------------------------------------------------------------------------------
+    # Morale
+
+    def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`morale UNIT`: the page names the grades only; the procedure is on the QRC."""
+        (a,) = expect_args("morale", args, ("UNIT",))
+        unit = _who(scene, a)
+        grade = check_attr(unit, "quality", GRADES, ruleset=self.id)
+        raise _fail(
+            f"unit {unit.id!r} is {grade!r} (one of {accepted(GRADES)}, {MORALE_GRADES}); the "
+            "morale procedure, modifiers and results are on the QRC, which is not on page 3"
+        )
+
+    # ------------------------------------------------------------------------------------
+    # Suggest
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`suggest [PHASE]`: every resolution that applies now, phase by phase."""
+        if len(args) > 1:
+            expect_args("suggest", args, ("PHASE",))
+        phase = args[0] if args else None
+        if phase is not None and phase not in self.phases:
+            raise _fail(f"unknown phase {phase!r}; the phases are {accepted(self.phases)}")
+        board = Board(scene)
+        items: list[dict[str, Any]] = []
+        for name in self.phases if phase is None else (phase,):
+            for kind, item_args, res in self._suggest_phase(board, name):
+                items.append(
+                    {
+                        "kind": kind,
+                        "phase": name,
+                        "args": list(item_args),
+                        "summary": res.lines[0] if res.lines else kind,
+                        "result": res.as_json(),
+                    }
+                )
+        data = {
+            "action": "suggest",
+            "ruleset": self.id,
+            "phase": phase,
+            "phases": list(self.phases),
+            "items": items,
+        }
+        lines = [f"{i['phase']}: {i['kind']} {' '.join(i['args'])}: {i['summary']}" for i in items]
+        return Resolution("suggest", MappingProxyType(data), tuple(lines or ["nothing to resolve"]))
+
+    def _suggest_phase(
+        self, board: Board, phase: str
+    ) -> Iterable[tuple[str, tuple[str, ...], Resolution]]:
+        scene = board.scene
+        if phase == "firing":
+            for shooter, target in self._in_range_pairs(board):
+                if shooter.weapon == ROCKET_WEAPON:
+                    res = self._rocket(board, shooter.id, target.id)
+                    yield "rocket", (shooter.id, target.id), res
+                else:
+                    res = self._shoot(board, shooter.id, target.id)
+                    yield "shoot", (shooter.id, target.id), res
+        elif phase == "movement":
+            for unit in scene.units:
+                yield "move", (unit.id,), self._move(board, unit.id, None)
+        elif phase == "melee":
+            units = scene.units
+            for i, ua in enumerate(units):
+                for ub in units[i + 1 :]:
+                    if ua.side == ub.side or not self._maybe_touching(board, ua, ub):
+                        continue
+                    res = self._melee(board, ua.id, ub.id)
+                    if res.data["in_contact"]:
+                        yield "melee", (ua.id, ub.id), res
+        else:
+            for unit in scene.units:
+                if unit_type(unit) == "machine-gun":
+                    yield "overheat", (unit.id,), self.overheat(scene, (unit.id,))
+
+    def _in_range_pairs(self, board: Board) -> Iterable[tuple[Unit, Unit]]:
+        """Shooter-target pairs of enemies within (or maybe within) the longest band."""
+        units = board.scene.units
+        for shooter in units:
+            if shooter.weapon is None:
+                continue
+            reach = range_bands(board.scene, shooter)[-1].limit
+            ps = board.place(shooter)
+            for target in units:
+                if target.side == shooter.side:
+                    continue
+                pt = board.place(target)
+                nearest = min(geo.grid_steps(x, y) for x in ps.candidates for y in pt.candidates)
+                if nearest <= reach:
+                    yield shooter, target
+
+    def _maybe_touching(self, board: Board, ua: Unit, ub: Unit) -> bool:
+        """A cheap test before `_contact`: boxes that may be adjacent, or bases that may touch
+        (the gap within the units' largest uncertainties)."""
+        pa, pb = board.place(ua), board.place(ub)
+        if any(side_adjacent(x, y) for x in pa.candidates for y in pb.candidates):
+            return True
+        return board.gap(ua, ub) <= math.hypot(pa.uncertainty, pb.uncertainty)
