@@ -1,22 +1,2015 @@
 """sepoys-and-soldiers: "Sepoys & Soldiers - QRS" (shared/seeds/001_14e3e4b7ab0503f1.txt), in
 inches (1" = 25 yards, line 3).
 
-Readings of the sheet:
-- The sheet says nothing of line of sight: woods, towns, buildings and hills between two bases
-  block it, a base sees out of the piece it stands in, and other bases do not block (one base is
-  75-100 men, line 3, and fire is by base against a unit).
+The sheet's tables are the data below, each entry citing its line. Pure: never imports cv2,
+flask, vision or webui.
+
+Unit attributes read (checked, a bad or missing value names the unit and the accepted values):
+- `type`: `aggressive`, `active`, `passive` (lines 5-7: King's regiments; trained sepoys,
+  matchlock skirmishers, rocket troops, artillery; all others). Needed by fire, nerve, move.
+- `arm`: `foot`, `cavalry`, `artillery`, `rockets` (new key: the movement table, line 49, parts
+  foot from cavalry; line 6 names rocket troops and artillery). Needed by shoot, move, charge.
+- `weapon` (artillery only): `european-light` (6 pound or less), `european-heavy`, `indian`
+  (the rows of the artillery table, lines 60-62).
+- `rating` (commanders only): `energetic`, `competent`, `dull`, `dithering` (lines 12-15).
+  A commander is a unit with a base whose `role` is `commander`; it has no `type` or `arm`.
+- State: `disordered` (bool, absent = steady), `hits` (hits on the unit not yet making up a
+  lost base, 0-2: "Each base takes 3 hits before it is removed", line 3; absent = 0), `moved`
+  (bool: European guns that were manhandled may not fire, line 56), `status`: `routed`,
+  `falling-back`, `pursuing` (line 21 and lines 32-37; absent = in good order).
+
+Readings of the sheet (an OCR scan; cells are displaced and some words are garbled):
+- Line 21 is three columns run together: the actions list (rally, reform, pursue, move as the
+  result of a failed nerve test, charge, move, fire), the commander's actions, and the nerve
+  rule "Aggressive units roll 3d6, Active units roll ... 2d6, Passive units roll 1d6 Roll 4+ to
+  pass". "Roll 4+ to pass" is read per die: the test passes when ANY die shows 4 or more
+  (aggressive 1-(1/2)^3 = 7/8, active 3/4, passive 1/2). Read as a total it would make 3d6
+  pass 215 times in 216 and the three types nearly alike, which the table plainly does not mean.
+- Line 21 "a unit may do ONE of: Routed units must attempt to rally / Disordered units must
+  attempt to reform / ...": a routed or disordered unit spends its action so and may not charge.
+  It may still fire: line 42 gives the fire of a disordered unit.
+- Line 43: a disordered unit counts "as one unit quality less for nerve": aggressive rolls 2d6,
+  active 1d6; a passive unit cannot drop lower, so it "must roll twice for each nerve test" and
+  passes only if both rolls pass (1/4). Line 44 repeats that phrase garbled ("foil", "herve").
+- Line 28 "Attacked in flank / rear (test twice)": the unit tests twice and must pass both;
+  a disordered passive unit so attacked rolls four times. The aspect is measured from the
+  charger's nearest base to the target's nearest base.
+- Lines 12-15: the "If hit roll 1d6" column is one table spread over the four rows (1 dead;
+  2,3 wounded, captured in a charge; 4,5 horse killed; 6 a mere scratch), not a column per
+  rating. "Lose a base/nerve roll 1d6": when a unit the commander is with (in base contact)
+  loses a base or tests its nerve, the commander rolls 1d6 and is hit on the faces listed.
+- Lines 19-20: "Unit acts on the order the[...]nis turn" is "Unit acts on the order this turn"
+  (the result equals or beats the quality); lower, "Unit acts on the order next turn".
+  "Orders" (line 11) is how many units' orders the commander may try to change each turn.
+- "Adjacent" (line 17) is base contact: edge-to-edge distance 0, judged with the scene's
+  measurement uncertainty; a unit too close to call is listed as in command and flagged.
+- Fire: range is the shortest distance between the two units; every base of the firing unit
+  rolls 1d6 (line 65) at that band's need. "Counts only half its bases for firing" (line 42)
+  is half rounded up: the sheet never says disorder stops a unit firing (it says "no fire" where
+  it means it, line 56). The sheet has no cover, arc or line-of-sight rule: woods, towns,
+  buildings and hills between the units block sight, and the target must be in sight of some
+  firing base. Cavalry have no fire table (the sheet gives infantry, artillery and rockets
+  only), so cavalry fire is not allowed.
+- Artillery rows (lines 60-62): "Indian - all 5+ 6 N/A" is short 5+, long 6, extreme N/A (the
+  three cells ran together); "N/A" means the gun may not fire at that range.
+- Rockets (lines 72-75): each rocket base fires one rocket aimed at the target (the first leg
+  points from the rocket base's centre at the nearest target base's centre) from the middle of
+  its front edge. Each leg the white die turns it (1-2 left 45 degrees, 3-4 straight, 5-6 right
+  45 degrees; turns add up) and it flies 8"; then the red die explodes it on 5-6. After the
+  fourth leg without a 5-6 it has "moved 4 times" and burns out harmlessly. A base under the
+  explosion point is lost (line 72 "Causes loss of a base"), whoever's it is.
+- Charges (lines 79-84): steps 4-6 are the follow-through after the charged unit routs. A
+  charged unit that holds its nerve receives the charge: the units meet in a Charge Combat;
+  only when both are cavalry does the charged unit counter-charge (line 81). Artillery cannot
+  charge (European guns only manhandle, Indian guns are static, line 56). A charge reaches as
+  far as the charger's move in the going it stands in.
+- Charge combat (lines 88-91): rounds of simultaneous nerve tests; each round both pass or both
+  fail, each side takes 1 hit (no nerve test for a base so lost); the first round only one
+  side passes, it takes 1 hit and the loser 2. A unit whose last base goes in a drawn round is
+  destroyed and the combat ends. "British cavalry" is a cavalry unit whose side is `british`.
+- Movement (lines 49-52): rivers include streams; towns and buildings, not on the sheet, are
+  read as rough ground; fences and fortifications are among "hedges, walls, etc"; roads give
+  no bonus. "I turn & disordered" is "1 turn": crossing the obstacle takes the whole move.
+  Passive units take 8" through both columns, foot and cavalry alike. The sheet gives no move
+  for a commander, so `move` refuses one.
+- Falling back past friends (lines 32-37): a friendly unit is "to its rear" when it lies behind
+  the falling unit's rear edge, overlaps its frontage and is within its full move. The 8" is
+  the edge-to-edge distance between the two units; a gap on a side is the free width beside
+  the friend (over the friend's depth) up to the nearest other base. Table edges are not
+  considered.
+- Sequence of play: the sheet prints none. `phases` follow its own order: changing orders
+  (lines 17-20), rally and reform (line 21), charge, move, fire, charge combat.
 """
 
 from __future__ import annotations
 
-from ..engine import Ruleset, register
+import math
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from calibration.units import format_length
+
+from .. import dice as dice_math
+from .. import geometry as geo
+from ..engine import (
+    Cite,
+    Modifier,
+    Resolution,
+    Roll,
+    Ruleset,
+    Threshold,
+    check_attr,
+    expect_args,
+    length_json,
+    register,
+    threshold_json,
+)
+from ..errors import QuestionError, accepted
+from ..scene import Base, Scene, TerrainKind, Unit
+from ..table import Table
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
+ID = "sepoys-and-soldiers"
+INCH = 25.4
+"""mm in an inch: the sheet measures in inches."""
+
+
+def _cite(line: int, text: str) -> Cite:
+    return Cite(SHEET, line, text)
+
+
+TYPES: tuple[str, ...] = ("aggressive", "active", "passive")
+"""Unit types, best first (lines 5-7): one quality less is one step along."""
+ARMS: tuple[str, ...] = ("foot", "cavalry", "artillery", "rockets")
+GUNS: tuple[str, ...] = ("european-light", "european-heavy", "indian")
+RATINGS: tuple[str, ...] = ("energetic", "competent", "dull", "dithering")
+STATUSES: tuple[str, ...] = ("routed", "falling-back", "pursuing")
+
+HITS_PER_BASE = 3
+HITS_PER_BASE_CITE = _cite(3, "Each base takes 3 hits before it is removed")
+
+# --------------------------------------------------------------------------------------------
+# Fire
+
+
+@dataclass(frozen=True, slots=True)
+class FireBand:
+    """One range band of a fire table."""
+
+    label: str
+    limit: float
+    """mm: the band reaches this far."""
+    hits: int
+    """Hits each success causes."""
+    range_cite: Cite
+    hits_cite: Cite
+
+
+INFANTRY_BANDS: tuple[FireBand, ...] = (
+    FireBand("short", 4 * INCH, 2, _cite(66, 'Short range - 4"'), _cite(65, "2 hits at short")),
+    FireBand("long", 8 * INCH, 1, _cite(66, 'Long range - 8"'), _cite(65, "and 1 at long")),
+)
+ARTILLERY_BANDS: tuple[FireBand, ...] = (
+    FireBand("short", 8 * INCH, 4, _cite(59, 'Short range – 8"'), _cite(58, "4 hits at short")),
+    FireBand("long", 20 * INCH, 2, _cite(59, 'Long range – 20"'), _cite(58, "2 at long")),
+    FireBand("extreme", 30 * INCH, 1, _cite(59, 'Extreme – 30"'), _cite(58, "1 at extreme")),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FireRow:
+    """One row of a fire table: the need per band (None = N/A) and, for infantry, per target."""
+
+    needs: Mapping[str, Any]
+    cite: Cite
+
+
+INFANTRY_FIRE: Mapping[str, FireRow] = MappingProxyType(
+    {
+        # Columns (line 67): short vs aggressive, active, passive; long vs the same.
+        "aggressive": FireRow(
+            {"short": (4, 3, 3), "long": (5, 4, 4)}, _cite(68, "Aggressive 4+ 3+ 3+ 5+ 4+ 4+")
+        ),
+        "active": FireRow(
+            {"short": (5, 4, 4), "long": (6, 5, 5)}, _cite(69, "Active 5+ 4+ 4+ 6 5+ 5+")
+        ),
+        "passive": FireRow(
+            {"short": (6, 5, 4), "long": (6, 6, 5)}, _cite(70, "Passive 6+ 5+ 4+ 6 6 5+")
+        ),
+    }
+)
+ARTILLERY_FIRE: Mapping[str, FireRow] = MappingProxyType(
+    {
+        "european-light": FireRow(
+            {"short": 4, "long": 5, "extreme": None}, _cite(60, "ound or less) 4+ 5+ N/A")
+        ),
+        "european-heavy": FireRow(
+            {"short": 3, "long": 5, "extreme": 6}, _cite(61, "European – Heavy 3+ 5+ 6")
+        ),
+        "indian": FireRow(
+            {"short": 5, "long": 6, "extreme": None}, _cite(62, "Indian – all 5+ 6 N/A")
+        ),
+    }
+)
+EACH_BASE_ROLLS = _cite(65, "Each base rolls 1d6")
+ARTILLERY_EACH_BASE_ROLLS = _cite(58, "Each base rolls 1d6")
+DISORDER_HALF_BASES = _cite(42, "A disordered unit counts only half its bases for")
+GUNS_MOVED_NO_FIRE = _cite(56, 'manhandle across open ground (only) at 2" per move, no fire')
+
+# Rockets (lines 72-75)
+ROCKET_LEG = 8 * INCH
+ROCKET_LEGS = 4
+ROCKET_TURNS: tuple[tuple[str, float], ...] = (
+    ("left 45", 45.0),
+    ("forward", 0.0),
+    ("right 45", -45.0),
+)
+"""White die: faces 1-2, 3-4, 5-6 (each 1/3); degrees counter-clockwise."""
+ROCKET_PATH = _cite(74, '1 or 2 = Left 45°, Forward 8" 3 or 4 = Forward 8"')
+ROCKET_EXPLODES = _cite(75, "Red dice score is 5 or 6 = explodes")
+ROCKET_FOUR_MOVES = _cite(75, "until it explodes or has moved 4 times")
+ROCKET_LOSS = _cite(72, "Causes loss of a base")
+
+# --------------------------------------------------------------------------------------------
+# Nerve
+
+
+NERVE_DICE: Mapping[str, tuple[int, Cite]] = MappingProxyType(
+    {
+        "aggressive": (3, _cite(21, "Aggressive units roll 3d6")),
+        "active": (2, _cite(21, "Active units roll")),
+        "passive": (1, _cite(21, "Passive units roll 1d6")),
+    }
+)
+NERVE_NEED = 4
+NERVE_NEED_CITE = _cite(21, "Roll 4+ to pass")
+DISORDER_NERVE = _cite(43, "as one unit quality less for nerve")
+PASSIVE_TWICE = _cite(43, "Passive units must roll twice for each nerve test")
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """A row of the nerve table (lines 22-30): when a unit tests and what failing does."""
+
+    key: str
+    name: str
+    on_fail: str
+    cite: Cite
+    tests: int = 1
+
+
+SITUATIONS: Mapping[str, Situation] = MappingProxyType(
+    {
+        s.key: s
+        for s in (
+            Situation(
+                "loss-of-a-base",
+                "Loss of a base",
+                "fall back a full move (end facing enemy)",
+                _cite(23, "Loss of a base Fall back a full move (end facing enemy)"),
+            ),
+            Situation(
+                "attempting-to-charge",
+                "Attempting to charge",
+                "stand - no charge",
+                _cite(24, "Attempting to charge Stand – no charge"),
+            ),
+            Situation(
+                "being-charged",
+                "Being charged",
+                "rout back a full move (end with backs to enemy)",
+                _cite(25, "Being charged Rout back a full move"),
+            ),
+            Situation(
+                "lost-a-charge-combat",
+                "Having lost a charge combat",
+                "rout back a full move (end with backs to enemy)",
+                _cite(26, "Having lost a charge combat Rout back a full move"),
+            ),
+            Situation(
+                "adjacent-unit-routs",
+                "Adjacent unit routs",
+                "fall back a full move (end facing enemy)",
+                _cite(27, "Adjacent unit routs Fall back a full move"),
+            ),
+            Situation(
+                "attacked-in-flank-or-rear",
+                "Attacked in flank / rear (test twice)",
+                "rout back a full move (end with backs to enemy)",
+                _cite(28, "Attacked in flank / rear (test twice)"),
+                tests=2,
+            ),
+            Situation(
+                "attempt-to-reform",
+                "Attempt to reform",
+                "stand - remain disordered",
+                _cite(29, "Attempt to reform Stand - remain disordered"),
+            ),
+            Situation(
+                "commander-killed-wounded-or-unhorsed",
+                "Commander killed, wounded or unhorsed",
+                "rout back a full move (end with backs to enemy)",
+                _cite(30, "Commander killed, wounded or unhorsed Rout back a full move"),
+            ),
+        )
+    }
+)
+
+# --------------------------------------------------------------------------------------------
+# Commanders
+
+
+@dataclass(frozen=True, slots=True)
+class CommanderRow:
+    """A row of the commanders table (lines 11-15)."""
+
+    quality: int
+    """The lowest face of 1d6 that changes a unit's orders this turn."""
+    orders: int
+    """Units whose orders he may try to change each turn."""
+    hit_up_to: int
+    """The highest face of the lose-a-base/nerve roll that hits him."""
+    cite: Cite
+
+
+COMMANDERS: Mapping[str, CommanderRow] = MappingProxyType(
+    {
+        "energetic": CommanderRow(2, 2, 3, _cite(12, "Energetic 2+ 2 1 - 3 = hit, roll again")),
+        "competent": CommanderRow(3, 1, 2, _cite(13, "Competent 3+ 1 1 - 2 = hit, roll again")),
+        "dull": CommanderRow(4, 1, 1, _cite(14, "Dull 4+ 1 1 = hit, roll again")),
+        "dithering": CommanderRow(5, 1, 1, _cite(15, "Dithering 5+ 1 1 = hit, roll again")),
+    }
+)
+IF_HIT: tuple[tuple[range, str, Cite], ...] = (
+    (range(1, 2), "dead", _cite(12, "1 = dead.")),
+    (
+        range(2, 4),
+        "wounded; captured in a charge",
+        _cite(13, "2,3 = wounded. Captured in a charge"),
+    ),
+    (
+        range(4, 6),
+        "horse killed: no action this turn / next",
+        _cite(14, "4,5 = horse killed, no action this turn / next"),
+    ),
+    (range(6, 7), "a mere scratch! Carry on!", _cite(15, "6 = a mere scratch! Carry on!")),
+)
+ADJACENT_CITE = _cite(17, "Commander must be adjacent to the unit")
+ORDER_ROLL_CITE = _cite(17, "Roll 1d6 v the commander's quality")
+ORDER_THIS_TURN = _cite(19, "Result is equal to or more than quality")
+ORDER_NEXT_TURN = _cite(20, "Unit acts on the order next turn")
+
+# --------------------------------------------------------------------------------------------
+# Movement
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """A row of the movement table (lines 49-52); None in `rough`/`obstacle` = the open move."""
+
+    foot: float
+    cavalry: float
+    rough: float
+    rough_disorders: bool
+    obstacle_whole_turn: bool
+    cite: Cite
+
+
+MOVES: Mapping[str, MoveRow] = MappingProxyType(
+    {
+        "aggressive": MoveRow(
+            8 * INCH,
+            12 * INCH,
+            4 * INCH,
+            True,
+            True,
+            _cite(50, 'Aggressive 8" 12" 4" and disordered I turn & disordered'),
+        ),
+        "active": MoveRow(
+            8 * INCH,
+            12 * INCH,
+            4 * INCH,
+            True,
+            True,
+            _cite(51, 'Active 8" 12" 4" and disordered I turn & disordered'),
+        ),
+        "passive": MoveRow(
+            8 * INCH, 12 * INCH, 8 * INCH, False, False, _cite(52, 'Passive 8" 12" 8" 8"')
+        ),
+    }
+)
+PASSIVE_OBSTACLE = 8 * INCH
+ROUGH_KINDS = frozenset(
+    {
+        TerrainKind.ROUGH,
+        TerrainKind.HILL,
+        TerrainKind.WOODS,
+        TerrainKind.RIVER,
+        TerrainKind.STREAM,
+        TerrainKind.BRIDGE,
+        TerrainKind.TOWN,
+        TerrainKind.BUILDING,
+    }
+)
+OBSTACLE_KINDS = frozenset(
+    {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
+)
+RALLY_CITE = _cite(21, "Routed units must attempt to rally")
+REFORM_CITE = _cite(21, "Disordered units must attempt to reform")
+ROUGH_CITE = _cite(49, "Rough ground/hills/woods/rivers/bridges")
+OBSTACLE_CITE = _cite(49, "hedges, walls, etc")
+EUROPEAN_GUNS_MOVE = 2 * INCH
+EUROPEAN_GUNS_CITE = _cite(56, 'European guns - manhandle across open ground (only) at 2" per move')
+INDIAN_STATIC_CITE = _cite(56, "Indian artillery is static")
+PIVOT_CITE = _cite(54, "pivots on its centre at the start or end of the turn (only) at no cost")
+INTERPENETRATE_CITE = _cite(56, "freely interpenetrate with a Commander/Rocket troops")
+GAP_DISTANCE = 8 * INCH
+GAP_DISTANCE_CITE = _cite(34, 'minimum distance of 8" between the starting positions')
+GAP_WIDTH_CITE = _cite(35, "a gap of the same frontage as the routing unit")
+GAP_OTHERWISE_CITE = _cite(37, "move straight back disordering units pass through")
+
+# --------------------------------------------------------------------------------------------
+# Charges and charge combat
+
+CHARGE_STEPS: tuple[Cite, ...] = (
+    _cite(79, "A unit attempting to charge must test its nerve"),
+    _cite(80, "the unit facing the charge must test its nerve"),
+    _cite(81, "both units are cavalry, it counter-charges"),
+    _cite(81, "If the charged unit is infantry it will stand"),
+    _cite(82, "charging unit continues to the extent of charge move"),
+    _cite(83, 'test the nerve of the chargers. Fails stops short 4"'),
+    _cite(84, "repeat the cycle above"),
+)
+STOP_SHORT = 4 * INCH
+COMBAT_TESTS = _cite(88, "Each unit tests its nerve simultaneously")
+COMBAT_DRAW = _cite(89, "each side takes 1 hit (do not test nerve if a base is lost)")
+COMBAT_REROLL = _cite(90, "Re-roll until only one side passes")
+COMBAT_ROUT = _cite(90, "The losing unit then routs for one full move")
+COMBAT_WIN = _cite(91, "advance and occupy the enemy position. Take 1 hit. The loser takes 2 hits")
+COMBAT_PURSUE = _cite(91, "British cavalry must pursue for two moves")
+COMBAT_DISORDERS = _cite(43, "After resolving a charge combat (all units involved)")
+WIN_HITS, LOSE_HITS, DRAW_HITS = 1, 2, 1
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+@lru_cache(maxsize=4096)
+def _success_roll(
+    purpose: str,
+    dice: int,
+    sides: int,
+    need: int,
+    modifiers: tuple[Modifier, ...] = (),
+    cite: Cite | None = None,
+    note: str = "",
+) -> Roll:
+    """`Roll.success_roll`, remembered: a table of 120 bases asks the same rolls many times."""
+    return Roll.success_roll(purpose, dice, sides, need, modifiers, cite, note)
+
+
+def _prob(p: Fraction) -> dict[str, Any]:
+    """A probability for JSON: the float and the exact fraction."""
+    return {"value": float(p), "exact": str(p)}
+
+
+def _dist_json(dist: Sequence[Fraction]) -> list[dict[str, Any]]:
+    return [{"k": k, **_prob(p)} for k, p in enumerate(dist) if p]
+
+
+def _src(cite: Cite) -> str:
+    return f"[{cite}]"
+
+
+def _unit_type(unit: Unit) -> str:
+    return check_attr(unit, "type", TYPES, ruleset=ID)
+
+
+def _arm(unit: Unit) -> str:
+    return check_attr(unit, "arm", ARMS, ruleset=ID)
+
+
+def _guns(unit: Unit) -> str:
+    return check_attr(unit, "weapon", GUNS, ruleset=ID)
+
+
+def _rating(unit: Unit) -> str:
+    return check_attr(unit, "rating", RATINGS, ruleset=ID)
+
+
+def _status(unit: Unit) -> str | None:
+    if unit.get("status") is None:
+        return None
+    return check_attr(unit, "status", STATUSES, ruleset=ID)
+
+
+def _disordered(unit: Unit) -> bool:
+    return bool(unit.get("disordered", False))
+
+
+def _hits(unit: Unit) -> int:
+    """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
+    hits = int(unit.get("hits", 0))
+    if hits >= HITS_PER_BASE:
+        raise QuestionError(
+            f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
+            f"removed ({HITS_PER_BASE_CITE}): remove the base and give hits 0, 1 or 2"
+        )
+    return hits
+
+
+def is_commander(unit: Unit) -> bool:
+    """A commander is a unit with a base whose role is `commander`."""
+    return any(b.role == "commander" for b in unit.bases)
+
+
+def _fighting_unit(unit: Unit, action: str) -> Unit:
+    if is_commander(unit):
+        raise QuestionError(
+            f"{ID}: {unit.id!r} is a commander; {action} is for units "
+            "(a commander changes orders: use command)"
+        )
+    return unit
+
+
+def _enemies(a: Unit, b: Unit, action: str) -> None:
+    if a.side == b.side:
+        raise QuestionError(
+            f"{ID}: {action} pairs enemies, but {a.id!r} and {b.id!r} are both of side {a.side!r}"
+        )
+
+
+def _contact(table: Table, a: Unit, b: Unit) -> Threshold:
+    """Base contact between two units: edge-to-edge distance 0, with its uncertainty."""
+    near = _near(table, a, b)
+    return Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+
+
+def _touching(t: Threshold) -> bool:
+    return t.within or t.too_close_to_call
+
+
+def bases_lost(hits: Sequence[Fraction], carried: int, bases: int) -> tuple[Fraction, ...]:
+    """Distribution of bases removed when `hits` (a distribution) land on a unit already
+    carrying `carried` hits: every third hit removes a base (line 3), at most all of them."""
+    out = [Fraction(0)] * (bases + 1)
+    for h, p in enumerate(hits):
+        out[min((carried + h) // HITS_PER_BASE, bases)] += p
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Nerve
+
+
+@dataclass(frozen=True, slots=True)
+class NerveTest:
+    """How a unit tests its nerve: the dice, how many times it must pass, and the odds."""
+
+    unit: Unit
+    dice: int
+    tests: int
+    reasons: tuple[Modifier, ...]
+    p_pass: Fraction
+
+    @property
+    def roll(self) -> Roll:
+        note = "passes if any die shows 4+"
+        if self.tests > 1:
+            note += f"; must pass {self.tests} times"
+        return _success_roll("nerve", self.dice, 6, NERVE_NEED, self.reasons, NERVE_NEED_CITE, note)
+
+    def describe(self) -> str:
+        twice = "" if self.tests == 1 else f", {self.tests} times"
+        return (
+            f"{self.unit.id} rolls {self.dice}d6, 4+ on any die passes{twice}: pass {self.p_pass}"
+        )
+
+
+def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
+    """The nerve test of a unit (line 21), one quality less when disordered (line 43)."""
+    kind = _unit_type(unit)
+    level = TYPES.index(kind)
+    reasons: list[Modifier] = [Modifier(NERVE_DICE[kind][0], f"{kind}", NERVE_DICE[kind][1])]
+    if _disordered(unit):
+        if level + 1 < len(TYPES):
+            level += 1
+            less = TYPES[level]
+            reasons.append(
+                Modifier(
+                    NERVE_DICE[less][0] - NERVE_DICE[kind][0],
+                    f"disordered: tests as {less}",
+                    DISORDER_NERVE,
+                )
+            )
+        else:
+            tests *= 2
+            reasons.append(Modifier(0, "disordered passive unit: rolls twice", PASSIVE_TWICE))
+    dice = NERVE_DICE[TYPES[level]][0]
+    one = 1 - Fraction(1, 2) ** dice  # 4+ on a d6 is 1/2; fails only if every die fails
+    return NerveTest(unit, dice, tests, tuple(reasons), one**tests)
+
+
+def commander_risk(commander: Unit) -> dict[str, Any]:
+    """The commander's lose-a-base/nerve roll (lines 11-15) and the if-hit table."""
+    rating = _rating(commander)
+    row = COMMANDERS[rating]
+    p_hit = Fraction(row.hit_up_to, 6)
+    return {
+        "commander": commander.id,
+        "rating": rating,
+        "hit_on": f"1-{row.hit_up_to}" if row.hit_up_to > 1 else "1",
+        "p_hit": _prob(p_hit),
+        "source": str(row.cite),
+        "if_hit": [
+            {
+                "faces": f"{r.start}-{r.stop - 1}" if len(r) > 1 else str(r.start),
+                "result": text,
+                "p": _prob(Fraction(len(r), 6)),
+                "p_overall": _prob(p_hit * Fraction(len(r), 6)),
+                "source": str(c),
+            }
+            for r, text, c in IF_HIT
+        ],
+    }
+
+
+def _commander_risk_line(risk: dict[str, Any]) -> str:
+    return (
+        f"commander {risk['commander']} ({risk['rating']}) rolls 1d6: hit on {risk['hit_on']} "
+        f"({risk['p_hit']['exact']}), then 1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch "
+        f"[{risk['source']}]"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Charge combat
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """The exact outcome of a charge combat between two units (lines 88-91)."""
+
+    p_a_wins: Fraction
+    p_b_wins: Fraction
+    p_both_destroyed: Fraction
+    a_bases_lost: tuple[Fraction, ...]
+    b_bases_lost: tuple[Fraction, ...]
+    p_drawn_round: Fraction
+
+
+def charge_combat(a: NerveTest, b: NerveTest) -> Combat:
+    """Rounds of simultaneous nerve tests until one side alone passes.
+
+    A drawn round costs each side 1 hit; the decisive round costs the winner 1 and the loser 2.
+    A unit whose every base is gone in a drawn round is destroyed and loses.
+    """
+    return _combat(
+        a.p_pass, b.p_pass, len(a.unit.bases), len(b.unit.bases), _hits(a.unit), _hits(b.unit)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int) -> Combat:
+    """`charge_combat` from the odds, bases and carried hits alone (many pairs repeat)."""
+    a_only, b_only = pa * (1 - pb), pb * (1 - pa)
+    draw = 1 - a_only - b_only
+    lost_a = [Fraction(0)] * (na + 1)
+    lost_b = [Fraction(0)] * (nb + 1)
+    wins_a = wins_b = both = Fraction(0)
+
+    def settle(p: Fraction, hits_a: int, hits_b: int) -> None:
+        lost_a[min(hits_a // HITS_PER_BASE, na)] += p
+        lost_b[min(hits_b // HITS_PER_BASE, nb)] += p
+
+    reach, k = Fraction(1), 0
+    while reach:
+        dead_a = ha + k >= HITS_PER_BASE * na
+        dead_b = hb + k >= HITS_PER_BASE * nb
+        if dead_a or dead_b:
+            if dead_a and dead_b:
+                both += reach
+            elif dead_a:
+                wins_b += reach
+            else:
+                wins_a += reach
+            settle(reach, ha + k, hb + k)
+            break
+        wins_a += reach * a_only
+        settle(reach * a_only, ha + k + WIN_HITS, hb + k + LOSE_HITS)
+        wins_b += reach * b_only
+        settle(reach * b_only, ha + k + LOSE_HITS, hb + k + WIN_HITS)
+        reach *= draw
+        k += DRAW_HITS
+    return Combat(wins_a, wins_b, both, tuple(lost_a), tuple(lost_b), draw)
+
+
+# --------------------------------------------------------------------------------------------
+# Movement
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """How far a unit may move this turn in the going it stands in or must cross."""
+
+    distance: float
+    """mm"""
+    going: str
+    """`open`, `rough` or `obstacle`."""
+    disordered: bool
+    whole_turn: bool
+    pieces: tuple[str, ...]
+    reasons: tuple[tuple[str, Cite], ...]
+
+
+def _going(kinds: Sequence[TerrainKind]) -> str:
+    if any(k in OBSTACLE_KINDS for k in kinds):
+        return "obstacle"
+    if any(k in ROUGH_KINDS for k in kinds):
+        return "rough"
+    return "open"
+
+
+def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
+    """The move of a unit (lines 49-56) in the terrain it stands in plus any it must cross."""
+    if crossing:
+        return _move_allowance(table, unit, crossing)
+    known = _measured(table).allowances
+    if unit.id not in known:
+        known[unit.id] = _move_allowance(table, unit, ())
+    return known[unit.id]
+
+
+def _move_allowance(table: Table, unit: Unit, crossing: Sequence[str]) -> Allowance:
+    if is_commander(unit):
+        raise QuestionError(
+            f"{ID}: {unit.id!r} is a commander; the sheet gives no move allowance for a "
+            "commander (he moves independently or with a unit, line 21)"
+        )
+    arm = _arm(unit)
+    pieces = [s.terrain for b in unit.bases if _near_terrain(table, b) for s in table.standing(b)]
+    pieces += [table.scene.terrain_piece(t) for t in crossing]
+    names = tuple(dict.fromkeys(p.id for p in pieces))
+    going = _going([p.kind for p in pieces])
+    if arm == "artillery":
+        guns = _guns(unit)
+        if guns == "indian":
+            return Allowance(
+                0.0,
+                going,
+                False,
+                False,
+                names,
+                (("Indian artillery is static", INDIAN_STATIC_CITE),),
+            )
+        if going != "open":
+            return Allowance(
+                0.0,
+                going,
+                False,
+                False,
+                names,
+                (("European guns manhandle across open ground only", EUROPEAN_GUNS_CITE),),
+            )
+        return Allowance(
+            EUROPEAN_GUNS_MOVE,
+            going,
+            False,
+            False,
+            names,
+            (
+                (
+                    'European guns manhandle 2" across open ground, and may not fire',
+                    EUROPEAN_GUNS_CITE,
+                ),
+            ),
+        )
+    kind = _unit_type(unit)
+    row = MOVES[kind]
+    mounted = arm == "cavalry"
+    open_move = row.cavalry if mounted else row.foot
+    what = "cavalry" if mounted else "foot"
+    if going == "open":
+        return Allowance(
+            open_move, going, False, False, names, ((f"{kind} {what} in the open", row.cite),)
+        )
+    if going == "rough":
+        return Allowance(
+            row.rough,
+            going,
+            row.rough_disorders,
+            False,
+            names,
+            ((f"{kind} in rough ground/hills/woods/rivers/bridges", row.cite), ("", ROUGH_CITE)),
+        )
+    if row.obstacle_whole_turn:
+        return Allowance(
+            0.0,
+            going,
+            True,
+            True,
+            names,
+            (
+                (f"{kind}: crossing hedges, walls, etc takes the whole turn", row.cite),
+                ("", OBSTACLE_CITE),
+            ),
+        )
+    return Allowance(
+        PASSIVE_OBSTACLE,
+        going,
+        False,
+        False,
+        names,
+        ((f"{kind} across hedges, walls, etc", row.cite), ("", OBSTACLE_CITE)),
+    )
+
+
+def _near_terrain(table: Table, base: Base) -> bool:
+    """Whether any terrain piece's bounding box touches the base's: only then can it stand in
+    one (saves clipping every base against every piece)."""
+    pts = geo.outline_polygon(base, 8)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    for piece in table.scene.terrain:
+        poly = np.asarray(piece.polygon)
+        if (poly.min(axis=0) <= hi).all() and (poly.max(axis=0) >= lo).all():
+            return True
+    return False
+
+
+def _frame(unit: Unit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit's frame: origin, right and forward unit vectors (from its first base)."""
+    ref = unit.bases[0]
+    f = geo.forward(ref.facing)
+    return np.array([ref.x, ref.y]), np.array([f[1], -f[0]]), f
+
+
+def _extent(bases: Sequence[Base], frame: tuple[np.ndarray, ...]) -> tuple[float, ...]:
+    """(right-min, right-max, ahead-min, ahead-max) of the bases' outlines in a frame, mm."""
+    origin, right, fwd = frame
+    pts = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
+    u, v = pts @ right, pts @ fwd
+    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
+
+
+def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
+    """Friendly units to the rear of a unit falling back or routing, and whether it may
+    manoeuvre past each (lines 32-37)."""
+    scene = table.scene
+    frame = _frame(unit)
+    u0, u1, v0, _ = _extent(unit.bases, frame)
+    frontage = u1 - u0
+    out = []
+    for friend in scene.units:
+        if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
+            continue
+        fu0, fu1, fv0, fv1 = _extent(friend.bases, frame)
+        behind = fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move
+        if not behind:
+            continue
+        near = _near(table, unit, friend)
+        unc = table.uncertainty(near.a, near.b)
+        apart = Threshold(near.distance, GAP_DISTANCE, unc)
+        others = [
+            _extent((b,), frame)
+            for other in scene.units
+            if other.id not in (unit.id, friend.id)
+            for b in other.bases
+        ]
+        gaps = {}
+        for side, edge, sign in (("left", fu0, -1), ("right", fu1, 1)):
+            free = math.inf
+            for ou0, ou1, ov0, ov1 in others:
+                if ov1 <= fv0 or ov0 >= fv1:
+                    continue  # not level with the friend
+                gap = (edge - ou1) if sign < 0 else (ou0 - edge)
+                if gap >= -geo.EPS:
+                    free = min(free, max(gap, 0.0))
+            gaps[side] = free
+        gap_checks = {
+            side: None if math.isinf(free) else Threshold(frontage, free, unc)
+            for side, free in gaps.items()
+        }
+        # Condition 1 is met when the distance is at least 8": beyond (or on) the limit.
+        far_enough = apart.measured >= apart.limit
+        gap_ok = any(t is None or t.within for t in gap_checks.values())
+        close = apart.too_close_to_call or any(
+            t is not None and t.too_close_to_call for t in gap_checks.values()
+        )
+        out.append(
+            {
+                "friend": friend.id,
+                "distance": threshold_json(scene, apart),
+                "at_least_8in": far_enough,
+                "frontage": length_json(scene, frontage),
+                "gaps": {
+                    side: (
+                        {"free": "clear"}
+                        if t is None
+                        else {"free": length_json(scene, t.limit), **threshold_json(scene, t)}
+                    )
+                    for side, t in gap_checks.items()
+                },
+                "gap_of_frontage": gap_ok,
+                "may_manoeuvre": far_enough and gap_ok,
+                "too_close_to_call": close,
+                "sources": [str(GAP_DISTANCE_CITE), str(GAP_WIDTH_CITE), str(GAP_OTHERWISE_CITE)],
+            }
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Rockets
+
+
+def _burst_pattern() -> tuple[np.ndarray, np.ndarray]:
+    """Every point a rocket may explode at, launched from (0, 0) along +x, and its chance
+    as a whole number of 1/3^8 (lines 74-75).
+
+    Leg k of 1..4: the white die turns it (1/3 each way, turns add up), it flies 8", the red
+    die explodes it on 5-6 (1/3); it gets to leg k only if the red die failed k-1 times (2/3
+    each). So each of the 3^k points of leg k bursts with (1/3)^k (2/3)^(k-1) (1/3)
+    = 2^(k-1) / 3^(2k) = 2^(k-1) 3^(8-2k) / 3^8.
+    """
+    points: list[tuple[float, float]] = []
+    weights: list[int] = []
+    paths = [((0.0, 0.0), 0.0)]
+    for k in range(1, ROCKET_LEGS + 1):
+        nxt = []
+        for (x, y), h in paths:
+            for _, turn in ROCKET_TURNS:
+                t = math.radians(h + turn)
+                point = (x + ROCKET_LEG * math.cos(t), y + ROCKET_LEG * math.sin(t))
+                points.append(point)
+                weights.append(2 ** (k - 1) * 3 ** (2 * ROCKET_LEGS - 2 * k))
+                nxt.append((point, h + turn))
+        paths = nxt
+    return np.array(points), np.array(weights, dtype=np.int64)
+
+
+BURST_POINTS, BURST_WEIGHTS = _burst_pattern()
+BURST_DENOMINATOR = 3 ** (2 * ROCKET_LEGS)
+"""A burst's chance is its weight / 3^8."""
+
+
+def rocket_bursts(start: tuple[float, float], heading: float) -> np.ndarray:
+    """The burst points of a rocket launched from `start` (mm) along `heading` (degrees), in
+    the order of `BURST_WEIGHTS`."""
+    t = math.radians(heading)
+    c, s = math.cos(t), math.sin(t)
+    rotate = np.array([[c, s], [-s, c]])
+    return np.asarray(BURST_POINTS @ rotate + np.asarray(start))
+
+
+@dataclass(frozen=True, slots=True)
+class _Footprints:
+    """Every base's footprint as arrays, for judging many burst points at once."""
+
+    xy: np.ndarray
+    fwd: np.ndarray
+    half_width: np.ndarray
+    half_depth: np.ndarray
+    circle: np.ndarray
+
+    @classmethod
+    def of(cls, bases: Sequence[Base]) -> _Footprints:
+        t = np.radians([b.facing for b in bases])
+        return cls(
+            np.array([(b.x, b.y) for b in bases]),
+            np.stack([np.cos(t), np.sin(t)], axis=1),
+            np.array([b.footprint.width / 2 for b in bases])[:, None],
+            np.array([b.footprint.depth / 2 for b in bases])[:, None],
+            np.array([b.footprint.circle for b in bases])[:, None],
+        )
+
+    def bursts(
+        self, points: np.ndarray, unc: float, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(inside, near) masks (rows, points): a point on the footprint of the base of each
+        row, or within `unc` of its edge (inside or out), judged in the base's own frame.
+
+        Only the (base, point) pairs within a base's circumradius (plus `unc`) of its centre
+        are judged exactly; the rest cannot be on or near it."""
+        xy = self.xy[rows]
+        reach = np.hypot(self.half_width[rows], self.half_depth[rows])[:, 0] + unc
+        d2 = ((points[None, :, :] - xy[:, None, :]) ** 2).sum(axis=-1)
+        r, p = np.nonzero(d2 <= (reach**2)[:, None])
+        inside = np.zeros(d2.shape, dtype=bool)
+        near = np.zeros(d2.shape, dtype=bool)
+        if len(r):
+            sel = rows[r]
+            rel = points[p] - xy[r]
+            fwd = self.fwd[sel]
+            v = np.abs((rel * fwd).sum(axis=1))
+            u = np.abs(rel[:, 0] * fwd[:, 1] - rel[:, 1] * fwd[:, 0])
+            hw, hd = self.half_width[sel, 0], self.half_depth[sel, 0]
+            out_dist = np.hypot(np.maximum(u - hw, 0), np.maximum(v - hd, 0))
+            in_dist = np.minimum(hw - u, hd - v)
+            signed = np.where(
+                self.circle[sel, 0],
+                hw - np.hypot(u, v),
+                np.where(out_dist > 0, -out_dist, in_dist),
+            )
+            inside[r, p] = signed >= 0
+            near[r, p] = np.abs(signed) <= unc
+        return inside, near
+
+
+class _Measured:
+    """What `suggest` asks of one Table again and again, computed once: the footprints as
+    arrays, the shortest distance between every two units (one vectorised reduction) and the
+    nearest pair of bases of any two units."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.footprints = _Footprints.of(table.bases)
+        self.units = {u.id: i for i, u in enumerate(table.scene.units)}
+        sizes = [len(u.bases) for u in table.scene.units]
+        self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        self.ends = self.starts + np.array(sizes)
+        d = table.distances
+        self.gaps = np.minimum.reduceat(
+            np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
+        )
+        self._closest: dict[tuple[str, str], geo.Closest] = {}
+        self.allowances: dict[str, Allowance] = {}
+        """Each unit's move in the going it stands in, once asked."""
+        scene = table.scene
+        self.slack = 2 * max((scene.uncertainty_of(b) for b in table.bases), default=0.0)
+        """More than the uncertainty of any distance between two bases, mm."""
+
+    def gap(self, a: Unit, b: Unit) -> float:
+        """Shortest edge-to-edge distance between two units, mm."""
+        return float(self.gaps[self.units[a.id], self.units[b.id]])
+
+    def closest(self, a: Unit, b: Unit) -> geo.Closest:
+        """The nearest pair of bases of two units (bases of a unit are contiguous in a Table)."""
+        key = (a.id, b.id)
+        if key not in self._closest:
+            ia, ib = self.units[a.id], self.units[b.id]
+            sa, sb = int(self.starts[ia]), int(self.starts[ib])
+            block = self.table.distances[sa : self.ends[ia], sb : self.ends[ib]]
+            i, j = np.unravel_index(int(np.argmin(block)), block.shape)
+            self._closest[key] = geo.Closest(
+                float(block[i, j]), self.table.bases[sa + int(i)], self.table.bases[sb + int(j)]
+            )
+        return self._closest[key]
+
+
+_MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
+
+
+def _measured(table: Table) -> _Measured:
+    if table not in _MEASURED:
+        _MEASURED[table] = _Measured(table)
+    return _MEASURED[table]
+
+
+def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
+    """The nearest pair of bases of two units and their distance."""
+    return _measured(table).closest(a, b)
+
+
+# --------------------------------------------------------------------------------------------
+# The ruleset
 
 
 @register
 class SepoysAndSoldiers(Ruleset):
-    id = "sepoys-and-soldiers"
+    id = ID
     title = "Sepoys & Soldiers - QRS"
     sheet = SHEET
     unit = "in"
+    phases: ClassVar[tuple[str, ...]] = ("orders", "rally", "charge", "move", "fire", "combat")
+
+    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
+        """The sheet's obstacles, less the pieces wholly off the box around the two bases (a
+        sight line cannot touch them), so a sight trace in `suggest` stays cheap."""
+        pts = np.vstack([geo.corners(viewer), geo.corners(target)])
+        lo, hi = pts.min(axis=0) - geo.radius(target), pts.max(axis=0) + geo.radius(target)
+        return [
+            o
+            for o in super().obstacles(scene, viewer, target)
+            if not (
+                (o.polygon.max(axis=0) + o.radius < lo).any()
+                or (o.polygon.min(axis=0) - o.radius > hi).any()
+            )
+        ]
+
+    def actions(self) -> dict[str, Any]:
+        return {
+            **super().actions(),
+            "shoot": self.shoot,
+            "command": self.command,
+            "nerve": self.nerve,
+            "charge": self.charge,
+            "melee": self.melee,
+            "move": self.move,
+            "suggest": self.suggest,
+        }
+
+    # ----------------------------------------------------------------------------------------
+    # shoot
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: the fire of one unit at another (lines 58-75)."""
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        table = Table(scene)
+        return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
+
+    def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        scene = table.scene
+        _fighting_unit(shooter, "shoot")
+        _fighting_unit(target, "shoot")
+        _enemies(shooter, target, "shoot")
+        arm = _arm(shooter)
+        if arm == "rockets":
+            return self._rockets(table, shooter, target)
+        near = _near(table, shooter, target)
+        unc = table.uncertainty(near.a, near.b)
+        reasons: list[tuple[str, Cite | None]] = []
+        need: int | None = None
+        if arm == "artillery":
+            guns = _guns(shooter)
+            bands, row = ARTILLERY_BANDS, ARTILLERY_FIRE[guns]
+            dice_cite = ARTILLERY_EACH_BASE_ROLLS
+        else:
+            kind = _unit_type(shooter)
+            bands, row = INFANTRY_BANDS, INFANTRY_FIRE[kind]
+            dice_cite = EACH_BASE_ROLLS
+            target_kind = _unit_type(target)
+        thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
+        band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
+        close = any(t.too_close_to_call for t in thresholds)
+        allowed = band is not None
+        if band is None:
+            reasons.append(
+                (
+                    f"beyond the longest range ({format_length(bands[-1].limit, 'in')})",
+                    bands[-1].range_cite,
+                )
+            )
+        else:
+            reasons.append(
+                (f"{band.label} range (up to {format_length(band.limit, 'in')})", band.range_cite)
+            )
+            if arm == "artillery":
+                need = row.needs[band.label]
+                if need is None:
+                    allowed = False
+                    reasons.append((f"{guns} guns: N/A at {band.label} range", row.cite))
+                else:
+                    reasons.append((f"{guns} guns at {band.label} range: {need}+", row.cite))
+            else:
+                need = row.needs[band.label][TYPES.index(target_kind)]
+                reasons.append(
+                    (f"{kind} firing at {target_kind} at {band.label} range: {need}+", row.cite)
+                )
+        if arm == "cavalry":
+            allowed = False
+            reasons.append(
+                (
+                    "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
+                    EACH_BASE_ROLLS,
+                )
+            )
+        if arm == "artillery" and guns != "indian" and shooter.get("moved", False):
+            allowed = False
+            reasons.append(("European guns manhandled this turn may not fire", GUNS_MOVED_NO_FIRE))
+        sight: dict[str, Any] | None = None
+        if band is not None:
+            sight = self._sight(table, shooter, target, bands[-1].limit + unc)
+            if not sight["in_sight"]:
+                allowed = False
+                reasons.append(
+                    (
+                        "no firing base can see the target (blocked by "
+                        f"{', '.join(sight['blocked_by']) or 'nothing'})",
+                        None,
+                    )
+                )
+        data: dict[str, Any] = {
+            "action": "shoot",
+            "ruleset": self.id,
+            "shooter": shooter.id,
+            "target": target.id,
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+            "band": "out-of-range" if band is None else band.label,
+            "thresholds": [
+                {"band": b.label, **threshold_json(scene, t)}
+                for b, t in zip(bands, thresholds, strict=True)
+            ],
+            "too_close_to_call": close,
+            "allowed": allowed,
+            "in_sight": None if sight is None else sight["in_sight"],
+            "sight": sight,
+            "cover": "none: the sheet has no cover rule",
+            "rolls": [],
+            "reasons": [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
+        }
+        lines = [
+            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+            f"(+/- {format_length(unc, scene.unit)}), "
+            + ("out of range" if band is None else f"{band.label} range")
+            + (" - too close to call, check the band by hand" if close else "")
+        ]
+        lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
+        if allowed and band is not None and need is not None:
+            bases = len(shooter.bases)
+            dice = bases
+            mods: list[Modifier] = []
+            if _disordered(shooter):
+                dice = math.ceil(bases / 2)
+                mods.append(
+                    Modifier(
+                        dice - bases,
+                        "disordered: counts only half its bases (rounded up)",
+                        DISORDER_HALF_BASES,
+                    )
+                )
+            roll = _success_roll(
+                "to hit",
+                dice,
+                6,
+                need,
+                tuple(mods),
+                row.cite,
+                f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1),
+            )
+            hits = dice_math.scale(roll.distribution, band.hits)
+            carried = _hits(target)
+            lost = bases_lost(hits, carried, len(target.bases))
+            p_lost = 1 - lost[0]
+            data["rolls"] = [roll.as_json()]
+            data["hits_per_success"] = band.hits
+            data["hits_source"] = str(band.hits_cite)
+            data["hits"] = _dist_json(hits)
+            data["target_hits_carried"] = carried
+            data["bases_lost"] = _dist_json(lost)
+            data["p_base_lost"] = _prob(p_lost)
+            data["then"] = {
+                "situation": "loss-of-a-base",
+                "p": _prob(p_lost),
+                "on_fail": SITUATIONS["loss-of-a-base"].on_fail,
+                "source": str(SITUATIONS["loss-of-a-base"].cite),
+            }
+            lines.append(roll.describe() + f" {_src(dice_cite)}")
+            lines += [f"  {m.reason} {_src(m.cite)}" for m in mods if m.cite]
+            lines.append(
+                f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
+                f"{_src(band.hits_cite)}; "
+                f"{target.id} carries {carried} hits, a base goes at every 3rd "
+                f"{_src(HITS_PER_BASE_CITE)}"
+            )
+            lines.append(
+                f"chance {target.id} loses a base: {p_lost} ({float(p_lost):.3f}); "
+                f"then it tests nerve or falls back a full move "
+                f"{_src(SITUATIONS['loss-of-a-base'].cite)}"
+            )
+        lines.append("the sheet has no cover rule")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
+        """Whether some base of `a` sees some base of `b`, nearest pairs first."""
+        pairs = sorted(
+            ((table.distance(x, y), x, y) for x in a.bases for y in b.bases),
+            key=lambda p: p[0],
+        )
+        blocked: list[str] = []
+        for d, x, y in pairs:
+            if d > limit:
+                break
+            s = table.sight(self, x, y)
+            if s.any:
+                return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
+            blocked += [o for o in s.blocked_by if o not in blocked]
+        return {"in_sight": False, "between": None, "blocked_by": blocked}
+
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        scene = table.scene
+        near = _near(table, shooter, target)
+        reach = ROCKET_LEG * ROCKET_LEGS
+        unc = table.uncertainty(near.a, near.b)
+        in_reach = Threshold(near.distance, reach, unc)
+        others = np.array([b.unit_id != shooter.id for b in table.bases])
+        in_target = np.array([b.unit_id == target.id for b in table.bases])
+        feet = _measured(table).footprints
+        per_base: dict[str, Fraction] = {}
+        hit_target = Fraction(0)
+        close: set[str] = set()
+        rockets = []
+        for launcher in shooter.bases:
+            aim = min(target.bases, key=lambda b: table.distance(launcher, b))
+            heading = math.degrees(math.atan2(aim.y - launcher.y, aim.x - launcher.x))
+            f = geo.forward(heading)
+            start_mm = (
+                launcher.x + f[0] * launcher.footprint.depth / 2,
+                launcher.y + f[1] * launcher.footprint.depth / 2,
+            )
+            burst_unc = scene.uncertainty_of(launcher)
+            # no burst is farther than 4 legs from the launcher's edge: judge only bases that near
+            reach_row = table.distances[table.index[launcher.id]] <= reach + burst_unc + 1.0
+            rows = np.flatnonzero(others & reach_row)
+            inside, near_edge = feet.bursts(rocket_bursts(start_mm, heading), burst_unc, rows)
+            weight = inside.astype(np.int64) @ BURST_WEIGHTS
+            for i in np.flatnonzero(weight):
+                bid = table.bases[rows[i]].id
+                p = Fraction(int(weight[i]), BURST_DENOMINATOR)
+                # this rocket spares the base with 1 - p; rockets are independent
+                per_base[bid] = 1 - (1 - per_base.get(bid, Fraction(0))) * (1 - p)
+            close.update(table.bases[rows[i]].id for i in np.flatnonzero(near_edge.any(axis=1)))
+            p_this_target = Fraction(int(weight[in_target[rows]].sum()), BURST_DENOMINATOR)
+            hit_target = 1 - (1 - hit_target) * (1 - p_this_target)
+            rockets.append(
+                {"base": launcher.id, "aimed_at": aim.id, "p_hits_target": _prob(p_this_target)}
+            )
+        for bid in close:
+            per_base.setdefault(bid, Fraction(0))
+        unit_of = {b.id: b.unit_id for b in table.bases}
+        side_of = {u.id: u.side for u in scene.units}
+        hit_list: list[dict[str, Any]] = [
+            {
+                "base": bid,
+                "unit": unit_of[bid],
+                "side": side_of[unit_of[bid]],
+                "p_lost": _prob(p),
+                "too_close_to_call": bid in close,
+            }
+            for bid, p in sorted(per_base.items(), key=lambda kv: -kv[1])
+            if p or bid in close
+        ]
+        burn_out = (Fraction(2, 3)) ** ROCKET_LEGS
+        red = _success_roll(
+            "explodes (red die)",
+            1,
+            6,
+            5,
+            (),
+            ROCKET_EXPLODES,
+            'rolled after each 8" leg; 1-4 flies on',
+        )
+        white = Roll(
+            "flight path (white die)",
+            1,
+            6,
+            None,
+            (),
+            (),
+            ROCKET_PATH,
+            '1-2 left 45 degrees, 3-4 straight on, 5-6 right 45 degrees; then 8"',
+        )
+        friendly = [h for h in hit_list if h["side"] == shooter.side]
+        data: dict[str, Any] = {
+            "action": "shoot",
+            "ruleset": self.id,
+            "shooter": shooter.id,
+            "target": target.id,
+            "distance": length_json(scene, near.distance),
+            "band": "rocket" if in_reach.within or in_reach.too_close_to_call else "out-of-range",
+            "reach": threshold_json(scene, in_reach),
+            "allowed": True,
+            "rolls": [red.as_json(), white.as_json()],
+            "rockets": rockets,
+            "p_burns_out": _prob(burn_out),
+            "p_target_loses_base": _prob(hit_target),
+            "bases_hit": hit_list,
+            "friendly_at_risk": [h["base"] for h in friendly],
+            "too_close_to_call": sorted(close),
+            "sources": [
+                str(ROCKET_PATH),
+                str(ROCKET_EXPLODES),
+                str(ROCKET_FOUR_MOVES),
+                str(ROCKET_LOSS),
+            ],
+        }
+        lines = [
+            f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
+            f"({format_length(near.distance, scene.unit)} away) {_src(ROCKET_PATH)}",
+            f'each leg: white die turns it, flies 8", red die 5-6 explodes '
+            f"{_src(ROCKET_EXPLODES)}; after 4 legs it burns out ({burn_out}) "
+            f"{_src(ROCKET_FOUR_MOVES)}",
+            f"chance {target.id} loses a base: {hit_target} ({float(hit_target):.3f}) "
+            f"{_src(ROCKET_LOSS)}",
+        ]
+        lines += [
+            f"  {h['base']} ({h['unit']}, {h['side']}): lost with {h['p_lost']['exact']}"
+            + (" - a burst point is too close to call" if h["too_close_to_call"] else "")
+            for h in hit_list
+        ]
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # command
+
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
+                f"{' '.join(args) or 'none'}"
+            )
+        table = Table(scene)
+        unit = scene.unit_of(args[1]) if len(args) == 2 else None
+        return self._command(table, scene.unit_of(args[0]), unit)
+
+    def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
+        scene = table.scene
+        if not is_commander(commander):
+            raise QuestionError(
+                f"{ID}: {commander.id!r} is not a commander: a commander is a unit with a base "
+                "whose role is 'commander'"
+            )
+        rating = _rating(commander)
+        row = COMMANDERS[rating]
+        units: list[dict[str, Any]] = []
+        in_command: list[str] = []
+        candidates = [
+            u
+            for u in scene.units
+            if u.side == commander.side and u.id != commander.id and not is_commander(u)
+        ]
+        if asked is not None:
+            if asked.side != commander.side or is_commander(asked):
+                raise QuestionError(
+                    f"{ID}: {commander.id!r} commands only units of side {commander.side!r}; "
+                    f"{asked.id!r} is of side {asked.side!r}"
+                    + (" and is a commander" if is_commander(asked) else "")
+                )
+            candidates = [asked]
+        for u in candidates:
+            t = _contact(table, commander, u)
+            adjacent = _touching(t)
+            units.append(
+                {
+                    "unit": u.id,
+                    "adjacent": adjacent,
+                    "contact": threshold_json(scene, t),
+                    "too_close_to_call": t.too_close_to_call,
+                }
+            )
+            if adjacent:
+                in_command += [b.id for b in u.bases]
+        roll = _success_roll(
+            "change orders",
+            1,
+            6,
+            row.quality,
+            (),
+            row.cite,
+            "equal or more: acts on the order this turn; lower: next turn",
+        )
+        risk = commander_risk(commander)
+        data: dict[str, Any] = {
+            "action": "command",
+            "ruleset": self.id,
+            "leader": commander.id,
+            "rating": rating,
+            "radius": length_json(scene, 0.0),
+            "contact_rule": str(ADJACENT_CITE),
+            "in_command": in_command,
+            "units": units,
+            "orders_per_turn": row.orders,
+            "rolls": [roll.as_json()],
+            "this_turn": {**_prob(roll.p_success or Fraction(0)), "source": str(ORDER_THIS_TURN)},
+            "next_turn": {
+                **_prob(1 - (roll.p_success or Fraction(0))),
+                "source": str(ORDER_NEXT_TURN),
+            },
+            "risk": risk,
+        }
+        if asked is not None:
+            data["unit"] = asked.id
+            data["allowed"] = units[0]["adjacent"]
+        adjacent_units = [u["unit"] for u in units if u["adjacent"]]
+        lines = [
+            f"{commander.id} ({rating}) must be adjacent (in base contact) to a unit to change "
+            f"its orders {_src(ADJACENT_CITE)}",
+            "adjacent: "
+            + (
+                ", ".join(
+                    u["unit"]
+                    + (
+                        " (too close to call: check contact by eye)"
+                        if u["too_close_to_call"]
+                        else ""
+                    )
+                    for u in units
+                    if u["adjacent"]
+                )
+                or "no unit"
+            ),
+            f"{roll.describe()} {_src(ORDER_ROLL_CITE)}: {roll.need}+ acts on the order this "
+            f"turn, lower next turn {_src(row.cite)}",
+            f"orders per turn: {row.orders} {_src(row.cite)}",
+            _commander_risk_line(risk),
+        ]
+        if asked is not None and asked.id not in adjacent_units:
+            lines.insert(1, f"{asked.id} is not adjacent: {commander.id} cannot change its orders")
+        return Resolution("command", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # nerve
+
+    def nerve(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"nerve takes 1 or 2 arguments (nerve UNIT [SITUATION]), got {len(args)}: "
+                f"{' '.join(args) or 'none'}"
+            )
+        situation = None
+        if len(args) == 2:
+            if args[1] not in SITUATIONS:
+                raise QuestionError(
+                    f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
+                    f"{accepted(SITUATIONS)}"
+                )
+            situation = SITUATIONS[args[1]]
+        return self._nerve(Table(scene), scene.unit_of(args[0]), situation)
+
+    def _nerve(self, table: Table, unit: Unit, situation: Situation | None) -> Resolution:
+        scene = table.scene
+        _fighting_unit(unit, "nerve")
+        test = nerve_test(unit, situation.tests if situation else 1)
+        commanders = [
+            u
+            for u in scene.units
+            if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
+        ]
+        risks = [commander_risk(c) for c in commanders]
+        data: dict[str, Any] = {
+            "action": "nerve",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "type": _unit_type(unit),
+            "disordered": _disordered(unit),
+            "dice": test.dice,
+            "tests": test.tests,
+            "need": NERVE_NEED,
+            "p_pass": _prob(test.p_pass),
+            "rolls": [test.roll.as_json()],
+            "commander_risk": risks,
+        }
+        lines = [f"{test.describe()} {_src(NERVE_NEED_CITE)}"]
+        lines += [f"  {m.reason} {_src(m.cite)}" for m in test.reasons if m.cite]
+        if situation is not None:
+            data["situation"] = situation.key
+            data["on_fail"] = situation.on_fail
+            data["source"] = str(situation.cite)
+            lines.append(f"{situation.name}: failing, {situation.on_fail} {_src(situation.cite)}")
+        else:
+            data["situations"] = [
+                {
+                    "situation": s.key,
+                    "tests": s.tests,
+                    "on_fail": s.on_fail,
+                    "p_pass": _prob(nerve_test(unit, s.tests).p_pass),
+                    "source": str(s.cite),
+                }
+                for s in SITUATIONS.values()
+            ]
+            lines += [
+                f"  {s.name}: failing, {s.on_fail} {_src(s.cite)}" for s in SITUATIONS.values()
+            ]
+        lines += [_commander_risk_line(r) for r in risks]
+        return Resolution("nerve", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # charge
+
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`charge CHARGER TARGET`: the charge sequence (lines 79-84) and its odds."""
+        a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
+        return self._charge(Table(scene), scene.unit_of(a), scene.unit_of(b))
+
+    def _charge(self, table: Table, charger: Unit, target: Unit) -> Resolution:
+        scene = table.scene
+        _fighting_unit(charger, "charge")
+        _fighting_unit(target, "charge")
+        _enemies(charger, target, "charge")
+        arm, target_arm = _arm(charger), _arm(target)
+        near = _near(table, charger, target)
+        unc = table.uncertainty(near.a, near.b)
+        reasons: list[tuple[str, Cite | None]] = []
+        allowed = True
+        if arm == "artillery":
+            allowed = False
+            reasons.append(
+                (
+                    "artillery cannot charge: European guns are only manhandled, "
+                    "Indian guns are static",
+                    EUROPEAN_GUNS_CITE,
+                )
+            )
+            reach = Threshold(near.distance, 0.0, unc)
+        else:
+            move = move_allowance(table, charger)
+            reach = Threshold(near.distance, move.distance, unc)
+            reasons.append(
+                (
+                    f"charge reach: the {move.going} move of {format_length(move.distance, 'in')}",
+                    move.reasons[0][1],
+                )
+            )
+            if not (reach.within or reach.too_close_to_call):
+                allowed = False
+                reasons.append(("the target is beyond the charge move", None))
+        if _status(charger) == "routed":
+            allowed = False
+            reasons.append(("a routed unit must attempt to rally, not charge", RALLY_CITE))
+        elif _disordered(charger):
+            allowed = False
+            reasons.append(("a disordered unit must attempt to reform, not charge", REFORM_CITE))
+        facing = geo.aspect(near.a, near.b)
+        flank = facing.aspect is not geo.Aspect.FRONT
+        aspect_close = facing.margin <= unc
+        charger_test = nerve_test(charger)
+        situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
+        target_test = nerve_test(target, situation.tests)
+        pc, pt = charger_test.p_pass, target_test.p_pass
+        counter = arm == "cavalry" and target_arm == "cavalry"
+        combat = charge_combat(charger_test, target_test)
+        p_no_charge = 1 - pc
+        p_routs = pc * (1 - pt)
+        p_combat = pc * pt
+        steps = [
+            {
+                "step": 1,
+                "unit": charger.id,
+                "situation": "attempting-to-charge",
+                "tests": charger_test.tests,
+                "p_pass": _prob(pc),
+                "on_fail": SITUATIONS["attempting-to-charge"].on_fail,
+                "source": str(CHARGE_STEPS[0]),
+            },
+            {
+                "step": 2,
+                "unit": target.id,
+                "situation": situation.key,
+                "tests": target_test.tests,
+                "p_pass": _prob(pt),
+                "on_fail": situation.on_fail,
+                "source": str(CHARGE_STEPS[1] if not flank else situation.cite),
+            },
+            {
+                "step": 3,
+                "unit": target.id,
+                "holds": "counter-charges: the units meet in a charge combat"
+                if counter
+                else "stands and receives the charge: charge combat",
+                "source": str(CHARGE_STEPS[2] if counter else CHARGE_STEPS[3]),
+            },
+            {
+                "step": 4,
+                "unit": charger.id,
+                "if_target_routs": "the charger continues to the extent of its charge move; "
+                'meeting another unit it tests nerve again and, failing, stops 4" short; '
+                "passing, the cycle repeats with that unit",
+                "p_pass_again": _prob(pc),
+                "stop_short": length_json(scene, STOP_SHORT),
+                "source": f"{CHARGE_STEPS[4]}, {CHARGE_STEPS[5]}, {CHARGE_STEPS[6]}",
+            },
+        ]
+        data: dict[str, Any] = {
+            "action": "charge",
+            "ruleset": self.id,
+            "charger": charger.id,
+            "target": target.id,
+            "distance": length_json(scene, near.distance),
+            "reach": threshold_json(scene, reach),
+            "aspect": facing.aspect.value,
+            "aspect_margin": length_json(scene, facing.margin),
+            "aspect_too_close_to_call": aspect_close,
+            "allowed": allowed,
+            "counter_charge": counter,
+            "steps": steps,
+            "rolls": [charger_test.roll.as_json(), target_test.roll.as_json()],
+            "outcomes": {
+                "no_charge": _prob(p_no_charge),
+                "target_routs": _prob(p_routs),
+                "charge_combat": _prob(p_combat),
+                "charger_wins_combat": _prob(p_combat * combat.p_a_wins),
+                "target_wins_combat": _prob(p_combat * combat.p_b_wins),
+                "both_destroyed": _prob(p_combat * combat.p_both_destroyed),
+            },
+            "reasons": [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
+        }
+        lines = [
+            f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
+            f"from its {facing.aspect.value}"
+            + (" (too close to call: check the aspect by eye)" if aspect_close else ""),
+        ]
+        lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
+        lines += [
+            f"1. {charger_test.describe()}; failing, stand - no charge {_src(CHARGE_STEPS[0])}",
+            f"2. {target_test.describe()}; failing, {situation.on_fail} {_src(situation.cite)}",
+            ("3. holding, it counter-charges (both cavalry) " + _src(CHARGE_STEPS[2]))
+            if counter
+            else (
+                "3. holding, it stands and the units fight a charge combat " + _src(CHARGE_STEPS[3])
+            ),
+            f"no charge {p_no_charge}, target routs {p_routs}, charge combat {p_combat}; "
+            f"the charger wins the combat {p_combat * combat.p_a_wins}",
+            f"4-6. if the target routs the charger follows through; meeting another unit it "
+            f'tests again, failing it stops 4" short {_src(CHARGE_STEPS[5])}',
+        ]
+        return Resolution("charge", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # melee
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee A B`: a charge combat between two units (lines 86-91)."""
+        a, b = expect_args("melee", args, ("A", "B"))
+        return self._melee(Table(scene), scene.unit_of(a), scene.unit_of(b))
+
+    def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
+        scene = table.scene
+        _fighting_unit(a, "melee")
+        _fighting_unit(b, "melee")
+        _enemies(a, b, "melee")
+        contact = _contact(table, a, b)
+        ta, tb = nerve_test(a), nerve_test(b)
+        result = charge_combat(ta, tb)
+
+        def pursuit(u: Unit) -> str:
+            if _arm(u) == "cavalry" and u.side.lower() == "british":
+                return "pursues for two moves (British cavalry)"
+            return "advances and occupies the enemy position"
+
+        data: dict[str, Any] = {
+            "action": "melee",
+            "ruleset": self.id,
+            "a": a.id,
+            "b": b.id,
+            "in_contact": _touching(contact),
+            "contact": threshold_json(scene, contact),
+            "rolls": [ta.roll.as_json(), tb.roll.as_json()],
+            "p_drawn_round": _prob(result.p_drawn_round),
+            "p_a_wins": _prob(result.p_a_wins),
+            "p_b_wins": _prob(result.p_b_wins),
+            "p_both_destroyed": _prob(result.p_both_destroyed),
+            "a_bases_lost": _dist_json(result.a_bases_lost),
+            "b_bases_lost": _dist_json(result.b_bases_lost),
+            "winner": {"hits": WIN_HITS, "a": pursuit(a), "b": pursuit(b)},
+            "loser": {"hits": LOSE_HITS, "then": "routs one full move"},
+            "after": "all units involved are disordered",
+            "sources": [
+                str(c)
+                for c in (
+                    COMBAT_TESTS,
+                    COMBAT_DRAW,
+                    COMBAT_REROLL,
+                    COMBAT_ROUT,
+                    COMBAT_WIN,
+                    COMBAT_PURSUE,
+                    COMBAT_DISORDERS,
+                )
+            ],
+        }
+        lines = [
+            f"charge combat {a.id} v {b.id}"
+            + ("" if _touching(contact) else " (not yet in contact: the combat a charge brings)"),
+            f"both test nerve at once {_src(COMBAT_TESTS)}: {ta.describe()}; {tb.describe()}",
+            f"both pass or both fail ({result.p_drawn_round}): each takes 1 hit, no nerve test "
+            f"for a base so lost, roll again {_src(COMBAT_DRAW)}",
+            f"{a.id} wins {result.p_a_wins} ({float(result.p_a_wins):.3f}), {b.id} wins "
+            f"{result.p_b_wins} ({float(result.p_b_wins):.3f})"
+            + (f", both destroyed {result.p_both_destroyed}" if result.p_both_destroyed else ""),
+            f"the winner {pursuit(a)} and takes 1 hit; the loser takes 2 hits and "
+            f"routs a full move {_src(COMBAT_WIN)} {_src(COMBAT_ROUT)}",
+            f"afterwards all units involved are disordered {_src(COMBAT_DISORDERS)}",
+        ]
+        if pursuit(a) != pursuit(b):
+            lines[4] = (
+                f"the winner takes 1 hit ({a.id} {pursuit(a)}; {b.id} {pursuit(b)}); "
+                f"the loser takes 2 hits and routs a full move {_src(COMBAT_WIN)}"
+            )
+        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # move
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
+        if not args:
+            raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
+        return self._move(Table(scene), scene.unit_of(args[0]), tuple(args[1:]))
+
+    def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
+        scene = table.scene
+        allowance = move_allowance(table, unit, crossing)
+        status = _status(unit)
+        data: dict[str, Any] = {
+            "action": "move",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "crossing": list(crossing),
+            "terrain": list(allowance.pieces),
+            "going": allowance.going,
+            "allowance": length_json(scene, allowance.distance),
+            "disordered_after": allowance.disordered,
+            "whole_turn": allowance.whole_turn,
+            "reasons": [{"reason": r, "source": str(c)} for r, c in allowance.reasons if r],
+            "sources": [str(c) for _, c in allowance.reasons]
+            + [str(PIVOT_CITE), str(INTERPENETRATE_CITE)],
+        }
+        where = ", ".join(allowance.pieces) or "the open"
+        lines = [
+            f"{unit.id} in {where} ({allowance.going}): "
+            + (
+                "crossing takes the whole turn"
+                if allowance.whole_turn
+                else f"moves {format_length(allowance.distance, scene.unit)}"
+                + ("" if allowance.distance else f" ({allowance.reasons[0][0]})")
+            )
+            + (", and is disordered" if allowance.disordered else "")
+        ]
+        lines += [f"  {r} {_src(c)}" for r, c in allowance.reasons if r]
+        lines.append(
+            f"it may pivot on its centre at the start or end of the turn at no cost "
+            f"{_src(PIVOT_CITE)}"
+        )
+        lines.append(
+            f"it passes freely through commanders and rocket troops, any other "
+            f"interpenetration disorders all units {_src(INTERPENETRATE_CITE)}"
+        )
+        if status in ("routed", "falling-back"):
+            full = move_allowance(table, unit).distance
+            past = fall_back_past(table, unit, max(full, 8 * INCH))
+            data["status"] = status
+            data["fall_back_past"] = past
+            for p in past:
+                lines.append(
+                    f"friendly {p['friend']} to the rear: "
+                    + (
+                        "may manoeuvre past it"
+                        if p["may_manoeuvre"]
+                        else "must move straight back through it, disordering it"
+                    )
+                    + f' (8" apart: {p["at_least_8in"]}; gap of frontage: '
+                    f"{p['gap_of_frontage']})"
+                    + (" - too close to call" if p["too_close_to_call"] else "")
+                    + f" {_src(GAP_DISTANCE_CITE)}"
+                )
+        return Resolution("move", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # suggest
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`suggest [PHASE]`: every resolution that applies now, by phase."""
+        if len(args) > 1:
+            raise QuestionError(
+                f"suggest takes at most 1 argument (suggest [PHASE]), got "
+                f"{len(args)}: {' '.join(args)}"
+            )
+        if args and args[0] not in self.phases:
+            raise QuestionError(
+                f"{ID}: unknown phase {args[0]!r}; accepted values are {accepted(self.phases)}"
+            )
+        phases = tuple(args) if args else self.phases
+        table = Table(scene)
+        items: list[dict[str, Any]] = []
+        for phase in phases:
+            items += getattr(self, f"_suggest_{phase}")(table)
+        data = {
+            "action": "suggest",
+            "ruleset": self.id,
+            "phase": args[0] if args else None,
+            "phases": list(self.phases),
+            "items": items,
+        }
+        lines = [f"{len(items)} things to resolve" + (f" in the {args[0]} phase" if args else "")]
+        lines += [f"[{i['kind']}] {i['summary']}" for i in items]
+        return Resolution("suggest", MappingProxyType(data), tuple(lines))
+
+    @staticmethod
+    def _item(kind: str, args: Sequence[str], summary: str, res: Resolution) -> dict[str, Any]:
+        return {"kind": kind, "args": list(args), "summary": summary, "result": res.as_json()}
+
+    def _troops(self, table: Table) -> list[Unit]:
+        return [u for u in table.scene.units if not is_commander(u)]
+
+    def _suggest_orders(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        for c in table.scene.units:
+            if is_commander(c):
+                r = self._command(table, c, None)
+                adj = [u["unit"] for u in r.data["units"] if u["adjacent"]]
+                out.append(
+                    self._item(
+                        "command",
+                        [c.id],
+                        f"{c.id} may change the orders of "
+                        f"{', '.join(adj) or 'no unit (none adjacent)'}",
+                        r,
+                    )
+                )
+        return out
+
+    def _suggest_rally(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        for u in self._troops(table):
+            if _status(u) == "routed":
+                r = self._nerve(table, u, None)
+                out.append(
+                    self._item(
+                        "nerve",
+                        [u.id],
+                        f"{u.id} is routed and must attempt to "
+                        f"rally: pass {r.data['p_pass']['exact']}",
+                        r,
+                    )
+                )
+            elif _disordered(u):
+                s = SITUATIONS["attempt-to-reform"]
+                r = self._nerve(table, u, s)
+                out.append(
+                    self._item(
+                        "nerve",
+                        [u.id, s.key],
+                        f"{u.id} is disordered and must "
+                        f"attempt to reform: pass {r.data['p_pass']['exact']}",
+                        r,
+                    )
+                )
+        return out
+
+    def _enemy_pairs(self, table: Table, limit: float) -> list[tuple[Unit, Unit]]:
+        """Pairs of enemy units (not commanders) at most `limit` mm apart, give or take the
+        measurement uncertainty."""
+        m = _measured(table)
+        troops = self._troops(table)
+        slack = m.slack
+        pairs = []
+        for a in troops:
+            for b in troops:
+                if a.side != b.side and m.gap(a, b) <= limit + slack:
+                    near = m.closest(a, b)
+                    if near.distance <= limit + table.uncertainty(near.a, near.b):
+                        pairs.append((a, b))
+        return pairs
+
+    def _suggest_charge(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        for a, b in self._enemy_pairs(table, 12 * INCH):
+            if _arm(a) == "artillery" or _status(a) is not None:
+                continue
+            r = self._charge(table, a, b)
+            if r.data["allowed"]:
+                o = r.data["outcomes"]
+                out.append(
+                    self._item(
+                        "charge",
+                        [a.id, b.id],
+                        f"{a.id} may charge {b.id}: "
+                        f"combat {o['charge_combat']['exact']}, target routs "
+                        f"{o['target_routs']['exact']}",
+                        r,
+                    )
+                )
+        return out
+
+    def _suggest_move(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        for u in self._troops(table):
+            r = self._move(table, u, ())
+            out.append(self._item("move", [u.id], r.lines[0], r))
+        return out
+
+    def _suggest_fire(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
+            arm = _arm(a)
+            longest = {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}.get(
+                arm, 8 * INCH
+            )
+            near = _near(table, a, b)
+            if near.distance > longest + table.uncertainty(near.a, near.b):
+                continue
+            r = self._shoot(table, a, b)
+            if not r.data["allowed"]:
+                continue
+            if arm == "rockets":
+                if not r.data["p_target_loses_base"]["value"]:
+                    continue  # no burst point falls on the target
+                summary = (
+                    f"{a.id} may fire rockets at {b.id}: loses a base "
+                    f"{r.data['p_target_loses_base']['exact']}"
+                )
+            else:
+                summary = (
+                    f"{a.id} may fire at {b.id} ({r.data['band']}): loses a base "
+                    f"{r.data['p_base_lost']['exact']}"
+                )
+            out.append(self._item("shoot", [a.id, b.id], summary, r))
+        return out
+
+    def _suggest_combat(self, table: Table) -> list[dict[str, Any]]:
+        out = []
+        seen: set[frozenset[str]] = set()
+        for a, b in self._enemy_pairs(table, 0.0):
+            key = frozenset((a.id, b.id))
+            if key in seen:
+                continue
+            seen.add(key)
+            r = self._melee(table, a, b)
+            out.append(
+                self._item(
+                    "melee",
+                    [a.id, b.id],
+                    f"{a.id} and {b.id} are in contact: {a.id} wins {r.data['p_a_wins']['exact']}",
+                    r,
+                )
+            )
+        return out
