@@ -56,8 +56,10 @@ def tiled(doc: dict[str, Any], bases: int) -> Scene:
             if count >= bases:
                 break
             nu = copy.deepcopy(u)
-            dx = (copy_no % 4) * width / 80
-            dy = (copy_no // 4) * depth / 60
+            # Copies land on a 5 x 7 lattice across the whole table (wrapping at its edges), so
+            # the table is busy but not piled up.
+            dx = (copy_no % 5) * width / 5 + copy_no * width / 97
+            dy = (copy_no // 5) * depth / 7
             nu["id"] = f"{u['id']}~{copy_no}"
             kept = []
             for b in nu["bases"]:

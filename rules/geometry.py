@@ -518,8 +518,10 @@ def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float,
     safe = np.where(ok, denom, 1.0)
     t = _cross(e1 - pa, edge) / safe
     s = _cross(e1 - pa, ab) / safe
-    hits = t[ok & (t > 0) & (t < 1) & (s >= 0) & (s <= 1)]
-    ts = np.unique(np.concatenate([[0.0, 1.0], hits, _vertex_params(pa, ab, poly)]))
+    t_lo, t_hi = EPS / length, 1 - EPS / length  # split points this near an end are the end
+    hits = t[ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)]
+    tv = _vertex_params(pa, ab, poly)
+    ts = np.unique(np.concatenate([[0.0, 1.0], hits, tv[(tv > t_lo) & (tv < t_hi)]]))
     mids = pa + ((ts[:-1] + ts[1:]) / 2)[:, None] * ab
     inside = point_in_polygon(mids, poly) & (np.diff(ts) > 0)
     # A midpoint exactly on an edge (a ray along a side) is not inside.
@@ -559,6 +561,58 @@ def ray_blocked(
     if b_inside_ok and from_b > 0:
         forgiven += min(from_b, obstacle.see_into)
     return total - forgiven > EPS
+
+
+def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
+    """`ray_blocked` for many sight lines from one eye to `aims` (R, 2) past one polygon
+    obstacle, vectorised over the lines (each end forgiven up to `see_into` inside it)."""
+    pa = np.asarray(eye, dtype=float)
+    pb = np.asarray(aims, dtype=float).reshape(-1, 2)
+    poly = obstacle.polygon
+    ab = pb - pa  # (R, 2)
+    length = np.hypot(ab[:, 0], ab[:, 1])
+    safe_len = np.where(length > EPS, length, 1.0)
+    e1, e2 = _edges(poly)
+    edge = e2 - e1  # (E, 2)
+    rel = e1 - pa  # (E, 2)
+    denom = ab[:, None, 0] * edge[None, :, 1] - ab[:, None, 1] * edge[None, :, 0]  # (R, E)
+    ok = np.abs(denom) > 1e-12
+    safe = np.where(ok, denom, 1.0)
+    t = (rel[None, :, 0] * edge[None, :, 1] - rel[None, :, 1] * edge[None, :, 0]) / safe
+    s = (rel[None, :, 0] * ab[:, None, 1] - rel[None, :, 1] * ab[:, None, 0]) / safe
+    t_lo, t_hi = (EPS / safe_len)[:, None], 1 - (EPS / safe_len)[:, None]  # ends, not splits
+    hit = ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)
+    vrel = poly - pa  # (V, 2)
+    ab_sq = np.sum(ab * ab, axis=1)
+    ab_sq = np.where(ab_sq > 0, ab_sq, 1.0)
+    tv = (vrel[None, :, 0] * ab[:, None, 0] + vrel[None, :, 1] * ab[:, None, 1]) / ab_sq[:, None]
+    off = np.abs(ab[:, None, 0] * vrel[None, :, 1] - ab[:, None, 1] * vrel[None, :, 0])
+    on = (off / safe_len[:, None] <= EPS) & (tv > t_lo) & (tv < t_hi)
+    n = len(pb)
+    ts = np.concatenate(
+        [np.zeros((n, 1)), np.ones((n, 1)), np.where(hit, t, np.nan), np.where(on, tv, np.nan)],
+        axis=1,
+    )
+    ts.sort(axis=1)  # NaN last
+    lo, hi = ts[:, :-1], ts[:, 1:]
+    valid = np.isfinite(hi) & (hi - lo > 0)
+    mid_t = np.where(valid, (lo + hi) / 2, 0.0)
+    mids = pa + mid_t[..., None] * ab[:, None, :]  # (R, K, 2)
+    inside = point_in_polygon(mids, poly) & valid
+    if inside.any():
+        on_edge = (
+            point_segment_distance(mids[:, :, None, :], e1[None, None], e2[None, None]).min(axis=2)
+            <= EPS
+        )
+        inside &= ~on_edge
+    spans = np.where(valid, hi - lo, 0.0) * length[:, None]
+    total = np.sum(np.where(inside, spans, 0.0), axis=1)
+    last = np.sum(np.isfinite(ts), axis=1) - 2  # index of the span ending at t = 1
+    rows = np.arange(n)
+    from_a = np.where(inside[:, 0], spans[:, 0], 0.0)
+    from_b = np.where(inside[rows, last], spans[rows, last], 0.0)
+    forgiven = np.minimum(from_a, obstacle.see_into) + np.minimum(from_b, obstacle.see_into)
+    return np.asarray((total > EPS) & (total - forgiven > EPS) & (length > EPS))
 
 
 def sight_points(base: Base) -> Array:
@@ -673,8 +727,11 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
             o.polygon.max(axis=0) + o.radius < lo
         ):
             continue
-        for r, p in enumerate(points):
-            hits[r, k] = ray_blocked((eye[0], eye[1]), (float(p[0]), float(p[1])), o)
+        if o.radius > 0:
+            for r, p in enumerate(points):
+                hits[r, k] = ray_blocked((eye[0], eye[1]), (float(p[0]), float(p[1])), o)
+        else:
+            hits[:, k] = rays_blocked(eye, points, o)
     blocked_by = tuple(obstacles[int(k)].id for k in np.flatnonzero(hits.any(axis=0)))
     clear = int(np.sum(~hits.any(axis=1)))
     return Sight(len(points), clear, blocked_by)

@@ -1,5 +1,29 @@
 """europe-19c: "19th Century Europe QRS" (shared/seeds/004_8318ee244ed3ffb0.txt), in cm.
 
+A unit-level game: a unit is a group of bases, fire and hand-to-hand are rolled in D6 per base.
+Every number below is a row of the sheet, cited with its line. Never imports cv2, flask or vision.
+
+Unit attributes read (the sheet's words, lower-case):
+- `type`: `infantry`, `cavalry`, `dragoons`, `skirmishers` or `artillery` (every action).
+- `formation`: infantry `line` or `column`; artillery `limbered` or `unlimbered` (lines 15, 19).
+  Not read for cavalry, dragoons and skirmishers: the sheet gives them no formations.
+- `order`: `close` or `loose`, infantry only (the movement rows `Inf (LO)` / `Inf (CO)` and the
+  firing-table target categories).
+- `weapon`: `steel-rifled-artillery`, `bronze-rifled-artillery`, `smoothbore-artillery`,
+  `later-breech-loader`, `early-breech-loader`, `rifled-musket`, `musket` (shoot; artillery
+  carries an artillery weapon, every other type a small arm).
+- `quality`: the morale level `fanatic`, `elite`, `average`, `levy` or `rabble` (morale).
+- `rating`: the command rating `poor`, `average` or `good` (command, on the leader's unit).
+- State the camera cannot see (each optional, false or 0 when absent): `pivoted` (bool, the
+  artillery pivoted this turn: it cannot fire, line 78); `charged` (bool, the unit charged this
+  turn: it is the attacker of the hand-to-hand `suggest` lists); `bases_removed` (int, bases lost
+  since its last morale test, one test each, line 130); `fired_on` (bool, charging cavalry fired
+  on by its target, one test, line 131); `lost_melee` (bool, lost hand-to-hand, two tests,
+  line 132).
+- Scene top level: `game_size`, `standard` or `mini`, picks the command-roll columns (line 145);
+  `command LEADER mini` overrides it; with neither, the standard game is used and the answer
+  says so.
+
 Readings of the sheet:
 - Sight (lines 75-76): "Woods, Towns, Hills, other Units are obstructions" and "Level fire any
   obstruction blocks LOS": woods, towns, buildings, hills and the bases of other units block a
@@ -7,15 +31,542 @@ Readings of the sheet:
   unit, and the sheet does not ask for the whole base). A unit sees out of the piece it stands in.
 - Fire between higher and lower ground (line 77) is left to the players: the scene has no
   heights yet.
+- The sight lines are those of `Ruleset.sight` (the viewer's centre to the target's centre and
+  corners), traced by a vectorised tracer in this module so `suggest` stays fast; a test checks
+  it agrees with the base class ray for ray.
+- Fire dice (lines 62-70) are per base: each base of the firing unit that has a base of the
+  target within range, inside its arc and in sight rolls its weapon's dice (artillery is usually
+  one base, infantry several; hand-to-hand is also "die per base", line 98).
+- The two Smoothbore Artillery rows (32 cm 2 dice, 12 cm 5 dice) are round shot and canister:
+  within 12 cm a base rolls 5 dice (band `short`, canister), from 12 to 32 cm 2 dice (band
+  `long`, round shot). Every other weapon has one range, its band is called `short`.
+- "*Skirmishers +8cm" (line 72): a unit of `type` skirmishers adds 8 cm to a starred weapon.
+- "may only fire frontally 45°" (line 74): 45 degrees either side of straight ahead (a
+  half-angle, from the front corners of the base, `geometry.base_in_arc`), the same sector a
+  square base's diagonals cut; a base whose centre stands in a town or building fires all round.
+- Firing table rows (lines 83-85): infantry in line and (unlimbered) artillery use `Inf line,
+  Art`; skirmishers and dragoons `Sk, Dgns`; infantry in column `Infantry Col`. Cavalry have no
+  row and no weapon on the sheet: they do not fire. Target columns: cavalry `Cav`; close order
+  infantry in column `CO If Col`; `Normal` and `Dispersed` as lines 87 and 89 define them.
+- Saving roll (lines 93-96): against breech-loaders the `Sk or Ln` column serves skirmishers,
+  infantry in line and unlimbered artillery (deployed, spread out), the `Dgns or Col` column
+  dragoons, infantry in column, cavalry and limbered artillery (formed bodies); against every
+  other weapon `All else`. The target is in `Woods, towns` when the centre of the target base
+  fired at stands in woods, a town or a building; anywhere else is `Open`. A 6 is "6+".
+- Hits: one die per hit for the save; an unsaved hit removes a base, and each base removed is a
+  morale test (lines 130, 141). The sheet does not say more; this is the reading.
+- Hand-to-hand (lines 98-112): rows are the unit rolling, columns its opponent. Cavalry use the
+  `Cav` row whether charging or defending, skirmishers and artillery the `Ski/Art` row; dragoons
+  and infantry use their `Charging` row when they charged and their `Defending` row otherwise.
+  Every `-` is a pairing that cannot happen: the charge table forbids that charge (infantry may
+  not charge cavalry or dragoons, dragoons may not charge cavalry), infantry in line may not move
+  (line 17) so cannot charge, and skirmishers and artillery never charge. Asking for one is an
+  error. Every base of each unit rolls (die per base); the modifiers are per base and a base never
+  rolls fewer than 0 dice. "-1 Cavalry vs Close order Infantry" applies to `type` cavalry only.
+  Riverbank: the defender is charged frontally across a stream or river. Higher ground: a unit
+  whose base centre stands on a hill fighting one whose base does not.
+- Outcomes (lines 120-123): the unit taking more hits retreats 12 cm, a tie makes the defender
+  retreat; artillery that would retreat is eliminated; the loser takes two morale tests.
+- Charge (lines 27-38): "Maybe: If Attacker begins larger than target" compares the number of
+  bases. The face charged is the sector of the target base nearest the attacker that the
+  attacker's nearest base's centre stands in (`geometry.aspect`, flanks split left and right);
+  a target in a town has no flank or rear (line 54). One attacker per face: another unit of the
+  attacker's side already in base contact on that face blocks the charge. The charge must reach
+  contact with the move of the movement table, in the slower of the terrain the attacker stands
+  in and the target stands in (never the road rate: a unit on the road must remain 24 cm from
+  the enemy, line 52). Base contact is an edge distance within the measuring uncertainty.
+- Movement (lines 42-52): a unit moves at the rate of the slowest terrain any of its bases
+  stands in (woods, towns and buildings, then streams and rivers, a bridge negating the stream);
+  the road rate needs every base centre on a road or bridge and every enemy 24 cm or more away.
+  Hills, rough ground and linear obstacles are not on the sheet: they move as open ground.
+  Infantry in line and unlimbered artillery may not move, only pivot (lines 17, 23). "Cost per
+  Pivot ¼" is a quarter of the unit's move.
+- Morale: a base removed by a failed morale test does not cause a further test (else one loss
+  would cascade).
+- Command roll (lines 143-149): one D6 read against the leader's `rating`; the sheet does not
+  say what the number buys, so it is given as the command score of the turn. The sheet has no
+  command radius: `radius` is null and every base of the leader's side is in command. It is
+  listed by `suggest` in the change-formation phase, the start of the turn.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import math
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, ClassVar, Final
 
-from ..engine import Cite, Ruleset, register
+import numpy as np
+
+from .. import dice as dice_math
+from .. import geometry as geo
+from ..engine import (
+    Action,
+    Cite,
+    Modifier,
+    Resolution,
+    Roll,
+    Ruleset,
+    Threshold,
+    check_attr,
+    expect_args,
+    length_json,
+    register,
+    threshold_json,
+)
+from ..errors import QuestionError, accepted
+from ..scene import Base, Scene, TerrainKind, Unit
+from ..table import Table
 
 SHEET = "004_8318ee244ed3ffb0.txt"
+RULESET_ID: Final = "europe-19c"
+MM_PER_CM: Final = 10.0
+
+
+def _cite(line: int, text: str) -> Cite:
+    return Cite(SHEET, line, text)
+
+
+# --------------------------------------------------------------------------------------------
+# The sheet's words
+
+TYPES: Final = ("infantry", "cavalry", "dragoons", "skirmishers", "artillery")
+INFANTRY_FORMATIONS: Final = ("line", "column")
+ARTILLERY_FORMATIONS: Final = ("limbered", "unlimbered")
+ORDERS: Final = ("close", "loose")
+RATINGS: Final = ("poor", "average", "good")
+GAME_SIZES: Final = ("standard", "mini")
+PHASES: Final = ("change-formation", "charge", "movement", "firing", "hand-to-hand")
+PHASE_CITES: Final = MappingProxyType(
+    {
+        "change-formation": _cite(7, "1. Change Formation"),
+        "charge": _cite(8, "2. Charge Sequence"),
+        "movement": _cite(9, "3. Movement"),
+        "firing": _cite(10, "4. Firing"),
+        "hand-to-hand": _cite(11, "5. Hand-to-Hand Combat"),
+    }
+)
+
+WOODS_TOWNS: Final = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
+TOWNS: Final = frozenset({TerrainKind.TOWN, TerrainKind.BUILDING})
+STREAMS: Final = frozenset({TerrainKind.STREAM, TerrainKind.RIVER})
+ROADS: Final = frozenset({TerrainKind.ROAD, TerrainKind.BRIDGE})
+
+
+# --------------------------------------------------------------------------------------------
+# Firing (lines 60-96)
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """One range band of a weapon: out to `reach_cm` a base rolls `dice`."""
+
+    label: str
+    reach_cm: int
+    dice: int
+    cite: Cite
+    name: str
+    """What players call it: `canister`, `round shot`, `within range`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A row (or two) of the weapon table."""
+
+    name: str
+    bands: tuple[Band, ...]
+    """Nearest band first."""
+    starred: bool
+    """Marked `*`: skirmishers add 8 cm (line 72)."""
+    breech_loader: bool
+    """Saves against it use the `Breech-loaders` columns (line 93)."""
+    artillery: bool
+
+
+def _one_band(reach: int, dice: int, cite: Cite) -> tuple[Band, ...]:
+    return (Band("short", reach, dice, cite, "within range"),)
+
+
+WEAPONS: Final[Mapping[str, Weapon]] = MappingProxyType(
+    {
+        "steel-rifled-artillery": Weapon(
+            "Steel Rifled Artillery",
+            _one_band(60, 4, _cite(63, "Steel Rifled Artillery 60cm 4")),
+            starred=False,
+            breech_loader=False,
+            artillery=True,
+        ),
+        "bronze-rifled-artillery": Weapon(
+            "Bronze Rifled Artillery",
+            _one_band(48, 3, _cite(64, "Bronze Rifled Artillery 48cm 3")),
+            starred=False,
+            breech_loader=False,
+            artillery=True,
+        ),
+        "smoothbore-artillery": Weapon(
+            "Smoothbore Artillery",
+            (
+                Band("short", 12, 5, _cite(66, "Smoothbore Artillery 12cm 5"), "canister"),
+                Band("long", 32, 2, _cite(65, "Smoothbore Artillery 32cm 2"), "round shot"),
+            ),
+            starred=False,
+            breech_loader=False,
+            artillery=True,
+        ),
+        "later-breech-loader": Weapon(
+            "Later breech-loader",
+            _one_band(24, 2, _cite(67, "Later breech-loader* 24cm 2")),
+            starred=True,
+            breech_loader=True,
+            artillery=False,
+        ),
+        "early-breech-loader": Weapon(
+            "Early breech-loader",
+            _one_band(16, 2, _cite(68, "Early breech-loader* 16cm 2")),
+            starred=True,
+            breech_loader=True,
+            artillery=False,
+        ),
+        "rifled-musket": Weapon(
+            "Rifled Musket",
+            _one_band(16, 1, _cite(69, "Rifled Musket* 16cm 1")),
+            starred=True,
+            breech_loader=False,
+            artillery=False,
+        ),
+        "musket": Weapon(
+            "Musket",
+            _one_band(8, 1, _cite(70, "Musket* 8cm 1")),
+            starred=True,
+            breech_loader=False,
+            artillery=False,
+        ),
+    }
+)
+SKIRMISHER_BONUS_CM: Final = 8
+SKIRMISHER_BONUS_CITE: Final = _cite(72, "*Skirmishers +8cm")
+ARC_HALF_ANGLE: Final = 45.0
+ARC_CITE: Final = _cite(74, "Unit may only fire frontally 45° (360° in towns)")
+LIMBERED_CITE: Final = _cite(21, "Limbered Artillery: Can not fire")
+PIVOTED_CITE: Final = _cite(78, "Pivoting Artillery cannot fire")
+
+FIRER_CLASSES: Final = MappingProxyType(
+    {
+        "inf-line-art": ("Inf line, Art", _cite(83, "Inf line, Art 2+ 3+ 4+ 5+")),
+        "sk-dgns": ("Sk, Dgns", _cite(84, "Sk, Dgns 3+ 4+ 5+ 6")),
+        "infantry-col": ("Infantry Col", _cite(85, "Infantry Col 4+ 5+ 6 6")),
+    }
+)
+TARGET_CATEGORIES: Final = ("cav", "co-col", "normal", "dispersed")
+TARGET_LABELS: Final = MappingProxyType(
+    {"cav": "Cav", "co-col": "CO If Col", "normal": "Normal", "dispersed": "Dispersed"}
+)
+TARGET_CITES: Final = MappingProxyType(
+    {
+        "cav": _cite(82, "Cav CO If Col Normal Dispersed"),
+        "co-col": _cite(82, "CO If Col"),
+        "normal": _cite(87, "Normal: Dragoons, Limbered Artillery"),
+        "dispersed": _cite(89, "Dispersed: Skirmishers, Unlimbered Artillery"),
+    }
+)
+FIRING_TABLE: Final[Mapping[str, Mapping[str, int]]] = MappingProxyType(
+    {
+        "inf-line-art": MappingProxyType({"cav": 2, "co-col": 3, "normal": 4, "dispersed": 5}),
+        "sk-dgns": MappingProxyType({"cav": 3, "co-col": 4, "normal": 5, "dispersed": 6}),
+        "infantry-col": MappingProxyType({"cav": 4, "co-col": 5, "normal": 6, "dispersed": 6}),
+    }
+)
+
+SAVE_COLUMNS: Final = MappingProxyType(
+    {
+        "sk-ln": ("Breech-loaders, Sk or Ln", _cite(94, "Sk or Ln")),
+        "dgns-col": ("Breech-loaders, Dgns or Col", _cite(94, "Dgns or Col")),
+        "all-else": ("All else", _cite(93, "All else")),
+    }
+)
+SAVES: Final[Mapping[str, tuple[Mapping[str, int | None], Cite]]] = MappingProxyType(
+    {
+        "woods-towns": (
+            MappingProxyType({"sk-ln": 3, "dgns-col": 4, "all-else": 5}),
+            _cite(95, "Woods, towns 3+ 4+ 5+"),
+        ),
+        "open": (
+            MappingProxyType({"sk-ln": 5, "dgns-col": 6, "all-else": None}),
+            _cite(96, "Open 5+ 6 None"),
+        ),
+    }
+)
+HIT_EFFECT_CITE: Final = _cite(130, "Each base removed")
+
+
+# --------------------------------------------------------------------------------------------
+# Charge sequence (lines 25-38)
+
+CHARGE_COLUMNS: Final = ("cavalry", "dragoons", "infantry", "skirmishers", "artillery")
+CHARGE_TABLE: Final[Mapping[str, tuple[tuple[str, ...], Cite]]] = MappingProxyType(
+    {
+        "cavalry": (("yes", "yes", "yes", "yes", "yes"), _cite(28, "Cavalry Yes Yes Yes Yes Yes")),
+        "dragoons": (("no", "maybe", "maybe", "yes", "yes"), _cite(29, "Dgns No Maybe Maybe")),
+        "infantry": (("no", "no", "maybe", "yes", "yes"), _cite(30, "Inf No No Maybe Yes Yes")),
+        "skirmishers": (("no", "no", "no", "no", "no"), _cite(31, "Ski No No No No No")),
+        "artillery": (("no", "no", "no", "no", "no"), _cite(32, "Art No No No No No")),
+    }
+)
+MAYBE_CITE: Final = _cite(34, "*Maybe: If Attacker begins larger than target")
+ONE_PER_FACE_CITE: Final = _cite(36, "One attacker per face")
+PIVOT_45_CITE: Final = _cite(37, "May pivot 45°")
+CONTACT_CITE: Final = _cite(38, "Move to contact per movement table.")
+NO_FLANK_IN_TOWN_CITE: Final = _cite(54, "Units have no flank or rear.")
+LINE_NO_MOVE_CITE: Final = _cite(17, "Infantry in Line: May not move but may pivot.")
+UNLIMBERED_NO_MOVE_CITE: Final = _cite(23, "Unlimbered Artillery: Can not move but may pivot")
+
+
+# --------------------------------------------------------------------------------------------
+# Movement (lines 40-58)
+
+MOVE_COLUMNS: Final = ("open", "woods-towns", "stream", "road")
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """A row of the movement table: cm per terrain column (None = N/A) and pivot cost."""
+
+    label: str
+    cm: tuple[int | None, int | None, int | None, int | None]
+    pivot_cost: Fraction | None
+    """Fraction of the move one pivot costs; None when pivots are free."""
+    cite: Cite
+
+
+MOVE_TABLE: Final[Mapping[str, MoveRow]] = MappingProxyType(
+    {
+        "infantry-loose": MoveRow(
+            "Inf (LO)", (12, 8, 8, 16), Fraction(1, 4), _cite(43, "Inf (LO) 12 8 8 16 ¼")
+        ),
+        "infantry-close": MoveRow(
+            "Inf (CO)", (8, 4, 4, 16), Fraction(1, 4), _cite(44, "Inf (CO) 8 4 4 16 ¼")
+        ),
+        "skirmishers": MoveRow("Ski", (12, 12, 12, 16), None, _cite(45, "Ski 12 12 12 16 None")),
+        "cavalry": MoveRow("Cav", (16, None, 12, 24), None, _cite(46, "Cav 16 N/A 12 24 None")),
+        "dragoons": MoveRow("Dgns", (16, None, 12, 24), None, _cite(47, "Dgns 16 N/A 12 24 None")),
+        "artillery": MoveRow("Art", (12, None, None, 16), None, _cite(48, "Art 12 N/A N/A 16")),
+    }
+)
+MOVE_HEADER_CITE: Final = _cite(42, "Open Woods Towns Stream Road Cost per Pivot")
+BRIDGE_CITE: Final = _cite(50, "Bridges: Negate Streams")
+ROAD_CITE: Final = _cite(52, "Road: Remain 24cm from enemy and spend entire movement on road")
+ROAD_ENEMY_CM: Final = 24
+INTERPENETRATION_CITE: Final = _cite(58, "Only skirmishers may pass through friendly units.")
+
+
+# --------------------------------------------------------------------------------------------
+# Hand-to-hand (lines 98-124)
+
+MELEE_COLUMNS: Final = (
+    "cavalry",
+    "dragoons",
+    "infantry-column",
+    "infantry-line",
+    "skirmishers-artillery",
+)
+MELEE_COLUMN_LABELS: Final = MappingProxyType(
+    dict(zip(MELEE_COLUMNS, ("Cav", "Dgns", "Inf Col.", "Inf Ln", "Sk/Art"), strict=True))
+)
+MELEE_TABLE: Final[Mapping[str, tuple[str, tuple[int | None, ...], Cite]]] = MappingProxyType(
+    {
+        "cavalry": ("Cav", (1, 2, 2, 3, 4), _cite(101, "Cav 1 2 2 3 4")),
+        "skirmishers-artillery": ("Ski/Art", (1, 1, 1, 1, None), _cite(102, "Ski/Art 1 1 1 1 -")),
+        "charging-dragoons": (
+            "Charging Dgns",
+            (None, 2, 2, 2, 3),
+            _cite(106, "Dgns - 2 2 2 3"),
+        ),
+        "charging-infantry": (
+            "Charging Inf",
+            (None, None, 2, 2, 3),
+            _cite(107, "Inf - - 2 2 3"),
+        ),
+        "defending-dragoons": (
+            "Defending Dgns",
+            (1, 1, None, None, None),
+            _cite(111, "Dgns 1 1 - - -"),
+        ),
+        "defending-infantry": (
+            "Defending Infantry",
+            (1, 1, 1, None, None),
+            _cite(112, "Infantry 1 1 1 - -"),
+        ),
+    }
+)
+MELEE_HIT_NEED: Final = 4
+MELEE_HIT_CITE: Final = _cite(98, "Hand-to-Hand Combat (Hit on 4+) Die per base")
+FLANK_CITE: Final = _cite(114, "Attacking Flank or Rear")
+RIVERBANK_CITE: Final = _cite(114, "Defending riverbank frontally")
+HIGHER_CITE: Final = _cite(114, "On higher ground")
+CAV_VS_CO_CITE: Final = _cite(115, "Cavalry vs Close order Infantry")
+RETREAT_CM: Final = 12
+RETREAT_CITE: Final = _cite(120, "Unit taking greatest number of hits retreats 12cm facing enemy.")
+BLOCKED_CITE: Final = _cite(121, "Unit eliminated if retreat blocked.")
+TIE_CITE: Final = _cite(122, "If a tie defender retreats.")
+ARTILLERY_CITE: Final = _cite(123, "Artillery are eliminated")
+TOWN_VACATED_CITE: Final = _cite(124, "If a unit vacates a town attacker may occupy it.")
+MULTIPLE_CITE: Final = _cite(116, "defender may only inflict casualties on unit to front")
+
+
+# --------------------------------------------------------------------------------------------
+# Morale (lines 126-141) and command (lines 143-149)
+
+MORALE_LEVELS: Final[Mapping[str, tuple[int, Cite]]] = MappingProxyType(
+    {
+        "fanatic": (2, _cite(135, "Fanatic 2+")),
+        "elite": (3, _cite(136, "Elite 3+")),
+        "average": (4, _cite(137, "Average 4+")),
+        "levy": (5, _cite(138, "Levy 5+")),
+        "rabble": (6, _cite(139, "Rabble 6")),
+    }
+)
+BASE_REMOVED_CITE: Final = _cite(130, "Each base removed")
+FIRED_ON_CITE: Final = _cite(131, "Charging cavalry fired on by target")
+LOST_MELEE_CITE: Final = _cite(132, "Lost hand-to-hand combat (two tests)")
+FAILURE_CITE: Final = _cite(141, "Failure: Remove a base.")
+
+COMMAND_ROWS: Final[tuple[tuple[str, tuple[int, ...], Cite], ...]] = (
+    ("1-2", (2, 4, 6, 1, 2, 4), _cite(147, "1-2 2 4 6 1 2 4")),
+    ("3-4", (3, 5, 7, 2, 3, 5), _cite(148, "3-4 3 5 7 2 3 5")),
+    ("5-6", (4, 6, 8, 3, 4, 6), _cite(149, "5-6 4 6 8 3 4 6")),
+)
+COMMAND_HEADER_CITE: Final = _cite(145, "Die Roll Standard game Mini game")
+
+
+# --------------------------------------------------------------------------------------------
+# Small readers of unit attributes
+
+
+def _type(unit: Unit) -> str:
+    return check_attr(unit, "type", TYPES, ruleset=RULESET_ID)
+
+
+def _formation(unit: Unit) -> str | None:
+    """Infantry line/column, artillery limbered/unlimbered; None for the other types."""
+    kind = _type(unit)
+    if kind == "infantry":
+        return check_attr(unit, "formation", INFANTRY_FORMATIONS, ruleset=RULESET_ID)
+    if kind == "artillery":
+        return check_attr(unit, "formation", ARTILLERY_FORMATIONS, ruleset=RULESET_ID)
+    return None
+
+
+def _order(unit: Unit) -> str:
+    return check_attr(unit, "order", ORDERS, ruleset=RULESET_ID)
+
+
+def _flag(unit: Unit, key: str) -> bool:
+    value = unit.get(key, False)
+    if not isinstance(value, bool):
+        raise QuestionError(
+            f"{RULESET_ID}: unit {unit.id!r} has {key} {value!r}; accepted values are true or false"
+        )
+    return value
+
+
+def _count(unit: Unit, key: str) -> int:
+    value = unit.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise QuestionError(
+            f"{RULESET_ID}: unit {unit.id!r} has {key} {value!r}; accepted values are "
+            "whole numbers 0 or more"
+        )
+    return value
+
+
+def _describe_unit(unit: Unit) -> str:
+    kind = _type(unit)
+    formation = _formation(unit)
+    if kind == "infantry":
+        return f"{_order(unit)} order infantry in {formation}"
+    if kind == "artillery":
+        return f"{formation} artillery"
+    return kind
+
+
+def _cites(*cites: Cite) -> list[str]:
+    return [str(c) for c in cites]
+
+
+def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def _exact(dist: Sequence[Fraction]) -> list[str]:
+    return [str(p) for p in dist]
+
+
+def _check_enemies(a: Unit, b: Unit) -> None:
+    if a.side == b.side:
+        raise QuestionError(
+            f"{RULESET_ID}: {a.id!r} and {b.id!r} are both on side {a.side!r}; "
+            "the question needs two opposing units"
+        )
+
+
+def _in_contact(t: Threshold) -> bool:
+    """Base contact: edge distance 0, within the measuring uncertainty."""
+    return t.within or t.too_close_to_call
+
+
+def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[str]:
+    """Ids of the pieces of these kinds holding the base's centre."""
+    return [t.id for t in table.centre_in(base) if t.kind in kinds]
+
+
+_UNIT_DISTANCES: weakref.WeakKeyDictionary[Table, tuple[dict[str, int], np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _unit_distances(table: Table) -> tuple[dict[str, int], np.ndarray]:
+    """Each unit's row, and edge distances between every pair of units (U, U) in mm: one
+    vectorised reduction of the table's base distances, kept with the table."""
+    if table not in _UNIT_DISTANCES:
+        units = table.scene.units
+        rows = {u.id: i for i, u in enumerate(units)}
+        if not units:
+            _UNIT_DISTANCES[table] = rows, np.zeros((0, 0))
+        else:
+            starts = np.cumsum([0, *(len(u.bases) for u in units[:-1])])
+            by_row = np.minimum.reduceat(table.distances, starts, axis=0)
+            _UNIT_DISTANCES[table] = rows, np.minimum.reduceat(by_row, starts, axis=1)
+    return _UNIT_DISTANCES[table]
+
+
+@dataclass(frozen=True, slots=True)
+class _Face:
+    """The face of a target a charger strikes."""
+
+    name: str
+    """`front`, `left-flank`, `right-flank` or `rear`."""
+    aspect: geo.Aspect
+    margin: float
+    """mm from the sector line."""
+
+
+def _face(table: Table, attacker: Base, target: Base) -> _Face:
+    """Which face of `target` the attacker stands against; no flank or rear in a town."""
+    if _in_kinds(table, target, TOWNS):
+        return _Face("front", geo.Aspect.FRONT, math.inf)
+    reading = geo.aspect(attacker, target)
+    if reading.aspect is geo.Aspect.FLANK:
+        across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
+        side = "right-flank" if across > 0 else "left-flank"
+        return _Face(side, reading.aspect, reading.margin)
+    return _Face(reading.aspect.value, reading.aspect, reading.margin)
+
+
+# --------------------------------------------------------------------------------------------
+# The ruleset
 
 
 @register
@@ -24,7 +575,1426 @@ class Europe19c(Ruleset):
     title = "19th Century Europe QRS"
     sheet = SHEET
     unit = "cm"
+    phases = PHASES
     bases_block_sight = True
     sight_rule: ClassVar[Cite | None] = Cite(
         SHEET, 75, "Woods, Towns, Hills, other Units are obstructions"
     )
+
+    def actions(self) -> dict[str, Action]:
+        return {
+            **super().actions(),
+            "shoot": self.shoot,
+            "command": self.command,
+            "charge": self.charge,
+            "melee": self.melee,
+            "move": self.move,
+            "morale": self.morale,
+            "formation": self.formation,
+            "suggest": self.suggest,
+        }
+
+    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
+        """The base class's sight lines and obstacles, traced in one vectorised pass."""
+        return _sight_many(self, scene, viewer, [target])[0]
+
+    def sights(self, table: Table, viewer: Base, targets: Sequence[Base]) -> list[geo.Sight]:
+        """Sight from one base to many, memoised per table: one trace for all of them."""
+        memo = _SIGHT_MEMO.setdefault(table, {})
+        missing = [t for t in targets if (viewer.id, t.id) not in memo]
+        if missing:
+            for t, seen in zip(
+                missing, _sight_many(self, table.scene, viewer, missing), strict=True
+            ):
+                memo[(viewer.id, t.id)] = seen
+        return [memo[(viewer.id, t.id)] for t in targets]
+
+    # ----------------------------------------------------------------------------------------
+    # shoot
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        table = Table(scene)
+        return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
+
+    def _shoot(self, table: Table, firer: Unit, target: Unit) -> Resolution:
+        scene = table.scene
+        _check_enemies(firer, target)
+        category, category_why = _target_category(target)
+        firer_type = _type(firer)
+        formation = _formation(firer)
+        nearest = table.unit_distance(firer, target)
+        data: dict[str, Any] = {
+            "action": "shoot",
+            "ruleset": self.id,
+            "shooter": firer.id,
+            "target": target.id,
+            "distance": length_json(scene, nearest.distance),
+            "target_category": {
+                "column": TARGET_LABELS[category],
+                "why": category_why,
+                "source": str(TARGET_CITES[category]),
+            },
+        }
+        lines = [
+            f"{firer.id} fires at {target.id}: "
+            f"{_fmt(scene, nearest.distance)} edge to edge at the nearest"
+        ]
+        refusals: list[dict[str, Any]] = []
+        if firer_type == "cavalry":
+            refusals.append(
+                _reason(
+                    "cavalry do not fire: the firing table has no cavalry row",
+                    FIRER_CLASSES["inf-line-art"][1],
+                )
+            )
+        if formation == "limbered":
+            refusals.append(_reason("limbered artillery can not fire", LIMBERED_CITE))
+        if firer_type == "artillery" and _flag(firer, "pivoted"):
+            refusals.append(_reason("the artillery pivoted this turn", PIVOTED_CITE))
+        if refusals:
+            data.update(band="out-of-range", allowed=False, reasons=refusals, rolls=[])
+            lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
+            return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+        weapon_name, weapon = _weapon(firer, firer_type)
+        bands = _bands(weapon, firer_type)
+        longest = bands[-1][1]
+        firer_class = _firer_class(firer_type, formation)
+        class_label, class_cite = FIRER_CLASSES[firer_class]
+        data["weapon"] = {
+            "name": weapon_name,
+            "bands": [
+                {
+                    "band": b.label,
+                    "name": b.name,
+                    "reach": length_json(scene, mm),
+                    "dice_per_base": b.dice,
+                    "source": str(b.cite),
+                }
+                for b, mm in bands
+            ],
+            "skirmisher_bonus": length_json(scene, SKIRMISHER_BONUS_CM * MM_PER_CM)
+            if weapon.starred and firer_type == "skirmishers"
+            else None,
+        }
+        data["firer_class"] = {"row": class_label, "source": str(class_cite)}
+
+        shots = [self._base_shot(table, b, target, bands) for b in firer.bases]
+        firing = [s for s in shots if s.target is not None]
+        lead = min(firing, key=lambda s: s.distance) if firing else None
+        whole = Threshold(nearest.distance, longest, table.uncertainty(nearest.a, nearest.b))
+        data["range"] = threshold_json(scene, whole if lead is None else lead.threshold)
+        data["arc"] = {
+            "half_angle": ARC_HALF_ANGLE,
+            "all_round_in_town": [s.base.id for s in shots if s.in_town],
+            "source": str(ARC_CITE),
+        }
+        data["firing_bases"] = [s.as_json(scene) for s in shots]
+        if lead is None:
+            reason = _why_no_shot(shots)
+            data.update(
+                band=next((b.label for b, mm in bands if nearest.distance <= mm), "out-of-range"),
+                allowed=False,
+                in_sight=any(s.seen for s in shots),
+                reasons=[reason],
+                rolls=[],
+            )
+            lines.append(f"not allowed: {reason['reason']} ({reason['source']})")
+            return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+        assert lead.band is not None and lead.target is not None
+        dice = sum(s.dice for s in firing)
+        need = FIRING_TABLE[firer_class][category]
+        hit = Roll.success_roll(
+            "to hit",
+            dice,
+            6,
+            need,
+            cite=class_cite,
+            note=f"{class_label} against {TARGET_LABELS[category]}",
+        )
+        save_need, save_why, save_cite = _save(table, weapon, target, lead.target)
+        p_hit = dice_math.p_at_least(6, need)
+        p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
+        unsaved = dice_math.binomial(dice, p_hit * (1 - p_save))
+        rolls = [hit]
+        if save_need is not None:
+            rolls.append(
+                Roll.success_roll(
+                    "save (one die per hit)", 1, 6, save_need, cite=save_cite, note=save_why
+                )
+            )
+        data.update(
+            band=lead.band.label,
+            band_name=lead.band.name,
+            allowed=True,
+            in_sight=True,
+            reasons=[],
+            rolls=[r.as_json() for r in rolls],
+            hits={
+                "distribution": dice_math.as_floats(hit.distribution),
+                "exact": _exact(hit.distribution),
+            },
+            save={"need": save_need, "why": save_why, "source": str(save_cite)},
+            unsaved_hits={
+                "distribution": dice_math.as_floats(unsaved),
+                "exact": _exact(unsaved),
+                "mean": float(dice_math.mean(unsaved)),
+                "p_at_least_one": str(1 - unsaved[0]),
+            },
+            effect=_reason(
+                "each unsaved hit removes a base; each base removed is a morale test",
+                HIT_EFFECT_CITE,
+            ),
+        )
+        lines[0] = (
+            f"{firer.id} fires at {target.id}: {hit.dice}D6 hitting on {need}+, "
+            + ("no save" if save_need is None else f"saved on {save_need}+")
+            + f", {float(dice_math.mean(unsaved)):.2f} unsaved hits expected"
+        )
+        lines.append(
+            f"{len(firing)} of {len(firer.bases)} bases fire ({weapon.name}, "
+            f"{lead.band.name}, {lead.band.cite}); nearest firing base "
+            f"{_fmt(scene, lead.distance)} from {lead.target.id}"
+            + (" - too close to call" if lead.threshold.too_close_to_call else "")
+        )
+        lines.append(f"{hit.describe()} [{class_cite}]; {category_why}")
+        if save_need is None:
+            lines.append(f"no saving roll: {save_why} [{save_cite}]")
+        else:
+            lines.append(f"save {save_need}+ a hit: {save_why} [{save_cite}]")
+        lines.append(
+            "unsaved hits: "
+            + ", ".join(f"{k}: {p}" for k, p in enumerate(unsaved) if p)
+            + f"; each removes a base and is a morale test [{HIT_EFFECT_CITE}]"
+        )
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    def _base_shot(
+        self, table: Table, base: Base, target: Unit, bands: Sequence[tuple[Band, float]]
+    ) -> _Shot:
+        """Whether one firing base has a target base in range, in its arc and in sight."""
+        longest = bands[-1][1]
+        in_town = bool(_in_kinds(table, base, TOWNS))
+        half = 180.0 if in_town else ARC_HALF_ANGLE
+        row = table.distances[table.index[base.id]]
+        order = sorted(target.bases, key=lambda b: row[table.index[b.id]])
+        nearest = order[0]
+        d0 = float(row[table.index[nearest.id]])
+        shot = _Shot(base, in_town, d0, Threshold(d0, longest, table.uncertainty(base, nearest)))
+        in_range = [aim for aim in order if row[table.index[aim.id]] <= longest]
+        in_arc = [
+            aim for aim, ok in zip(in_range, _arcs(table, base, in_range, half), strict=True) if ok
+        ]
+        shot.in_range, shot.in_arc = bool(in_range), bool(in_arc)
+        for aim, seen in zip(in_arc, self.sights(table, base, in_arc), strict=True):
+            if not seen.any:
+                continue
+            d = float(row[table.index[aim.id]])
+            shot.seen = True
+            band, limit = next((b, mm) for b, mm in bands if d <= mm)
+            shot.target, shot.band, shot.distance = aim, band, d
+            shot.threshold = Threshold(d, limit, table.uncertainty(base, aim))
+            shot.dice = band.dice
+            break
+        return shot
+
+    # ----------------------------------------------------------------------------------------
+    # command
+
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command LEADER [standard|mini]`: the command roll table for the leader's rating."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"command takes 1 or 2 arguments (command LEADER [standard|mini]), got "
+                f"{len(args)}: {' '.join(args) or 'none'}"
+            )
+        leader = scene.unit_of(args[0])
+        size, size_why = _game_size(scene, args[1] if len(args) == 2 else None)
+        return self._command(scene, leader, args[0], size, size_why)
+
+    def _command(
+        self, scene: Scene, leader: Unit, leader_id: str, size: str, size_why: str
+    ) -> Resolution:
+        rating = check_attr(leader, "rating", RATINGS, ruleset=self.id)
+        column = RATINGS.index(rating) + (3 if size == "mini" else 0)
+        outcomes = [
+            {"roll": faces, "score": values[column], "p": "1/3", "source": str(cite)}
+            for faces, values, cite in COMMAND_ROWS
+        ]
+        scores: dict[int, Fraction] = {}
+        for _, values, _ in COMMAND_ROWS:
+            scores[values[column]] = scores.get(values[column], Fraction(0)) + Fraction(1, 3)
+        in_command = [
+            b.id for u in scene.units if u.side == leader.side and u is not leader for b in u.bases
+        ]
+        roll = Roll(
+            "command roll",
+            1,
+            6,
+            None,
+            cite=COMMAND_HEADER_CITE,
+            note=f"{rating} leader, {size} game: the faces index the command table",
+        )
+        data = {
+            "action": "command",
+            "ruleset": self.id,
+            "leader": leader_id,
+            "rating": rating,
+            "game_size": size,
+            "game_size_from": size_why,
+            "radius": None,
+            "radius_note": "the sheet gives no command radius: every unit of the side",
+            "in_command": in_command,
+            "rolls": [roll.as_json()],
+            "outcomes": outcomes,
+            "mean_score": str(sum((s * p for s, p in scores.items()), Fraction(0))),
+        }
+        lines = [
+            f"command roll for {leader.id} ({rating}, {size} game: {size_why}) "
+            f"[{COMMAND_HEADER_CITE}]",
+            *(f"  D6 {o['roll']}: {o['score']} [{o['source']}]" for o in outcomes),
+            "the sheet gives no command radius: every other unit of side "
+            f"{leader.side!r} is in command ({len(in_command)} bases)",
+        ]
+        return Resolution("command", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # charge
+
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
+        attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
+        table = Table(scene)
+        return self._charge(table, scene.unit_of(attacker_id), scene.unit_of(target_id))
+
+    def _charge(self, table: Table, attacker: Unit, target: Unit) -> Resolution:
+        scene = table.scene
+        _check_enemies(attacker, target)
+        a_type, t_type = _type(attacker), _type(target)
+        a_form = _formation(attacker)
+        _formation(target)
+        cells, row_cite = CHARGE_TABLE[a_type]
+        entry = cells[CHARGE_COLUMNS.index(t_type)]
+        refusals: list[dict[str, Any]] = []
+        table_says: dict[str, Any] = {"entry": entry, "source": str(row_cite)}
+        if entry == "no":
+            refusals.append(_reason(f"{a_type} may not charge {t_type}", row_cite))
+        elif entry == "maybe":
+            larger = len(attacker.bases) > len(target.bases)
+            table_says.update(
+                attacker_bases=len(attacker.bases),
+                target_bases=len(target.bases),
+                larger=larger,
+                maybe_source=str(MAYBE_CITE),
+            )
+            if not larger:
+                refusals.append(
+                    _reason(
+                        f"maybe, but {attacker.id} ({len(attacker.bases)} bases) does not begin "
+                        f"larger than {target.id} ({len(target.bases)} bases)",
+                        MAYBE_CITE,
+                    )
+                )
+        if a_type == "infantry" and a_form == "line":
+            refusals.append(_reason("infantry in line may not move", LINE_NO_MOVE_CITE))
+
+        near = table.unit_distance(attacker, target)
+        face = _face(table, near.a, near.b)
+        rivals = self._face_rivals(table, attacker, target, face.name)
+        if rivals:
+            refusals.append(
+                _reason(
+                    f"the {face.name} of {target.id} is already attacked by {', '.join(rivals)}",
+                    ONE_PER_FACE_CITE,
+                )
+            )
+        allowance, column, why = _charge_allowance(table, attacker, target)
+        reach: Threshold | None = None
+        if allowance is None:
+            refusals.append(_reason(why, MOVE_TABLE[_move_row(attacker)].cite))
+        else:
+            reach = Threshold(near.distance, allowance, table.uncertainty(near.a, near.b))
+            if not reach.within:
+                refusals.append(
+                    _reason(
+                        f"{_fmt(scene, near.distance)} to contact, beyond the "
+                        f"{_fmt(scene, allowance)} move ({column})",
+                        CONTACT_CITE,
+                    )
+                )
+        flank_bonus = face.aspect is not geo.Aspect.FRONT
+        data: dict[str, Any] = {
+            "action": "charge",
+            "ruleset": self.id,
+            "attacker": attacker.id,
+            "target": target.id,
+            "allowed": not refusals,
+            "charge_table": table_says,
+            "distance": length_json(scene, near.distance),
+            "between": {"attacker": near.a.id, "target": near.b.id},
+            "face": face.name,
+            "aspect": face.aspect.value,
+            "aspect_margin": None if math.isinf(face.margin) else length_json(scene, face.margin),
+            "face_taken_by": rivals,
+            "move": None if reach is None else threshold_json(scene, reach),
+            "move_column": column,
+            "melee_bonus": _reason("+1 die per base attacking flank or rear", FLANK_CITE)
+            if flank_bonus
+            else None,
+            "reasons": refusals,
+            "notes": [
+                _reason("the charger may pivot 45 degrees", PIVOT_45_CITE),
+                *(
+                    [
+                        _reason(
+                            "if the target fires on the charging cavalry, the cavalry test morale",
+                            FIRED_ON_CITE,
+                        )
+                    ]
+                    if a_type == "cavalry"
+                    else []
+                ),
+            ],
+        }
+        verdict = "may charge" if not refusals else "may not charge"
+        lines = [
+            f"{attacker.id} ({_describe_unit(attacker)}) {verdict} {target.id} "
+            f"({_describe_unit(target)}): charge table says {entry} [{row_cite}]",
+            f"{near.a.id} strikes the {face.name} of {near.b.id}"
+            + (f" [{NO_FLANK_IN_TOWN_CITE}]" if math.isinf(face.margin) else "")
+            + (f"; +1 die per base in hand-to-hand [{FLANK_CITE}]" if flank_bonus else ""),
+        ]
+        if reach is not None:
+            lines.append(
+                f"{_fmt(scene, near.distance)} to contact, move {_fmt(scene, allowance or 0)} "
+                f"({column}) [{CONTACT_CITE}]"
+                + (" - too close to call" if reach.too_close_to_call else "")
+            )
+        lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
+        return Resolution("charge", MappingProxyType(data), tuple(lines))
+
+    def _face_rivals(self, table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
+        """Other units of the attacker's side in contact with the same face of the target."""
+        out = []
+        rows, unit_d = _unit_distances(table)
+        slack = _slack(table.scene)
+        for other in table.scene.units:
+            if other.side != attacker.side or other is attacker:
+                continue
+            if unit_d[rows[other.id], rows[target.id]] > slack:
+                continue  # clearly not in contact
+            near = table.unit_distance(other, target)
+            contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+            if _in_contact(contact) and _face(table, near.a, near.b).name == face:
+                out.append(other.id)
+        return out
+
+    # ----------------------------------------------------------------------------------------
+    # melee
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
+        attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        table = Table(scene)
+        return self._melee(table, scene.unit_of(attacker_id), scene.unit_of(defender_id))
+
+    def _melee(self, table: Table, attacker: Unit, defender: Unit) -> Resolution:
+        scene = table.scene
+        _check_enemies(attacker, defender)
+        near = table.unit_distance(attacker, defender)
+        contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+        face = _face(table, near.a, near.b)
+        a_side = self._melee_side(table, attacker, defender, near.a, near.b, True, face)
+        d_side = self._melee_side(table, defender, attacker, near.b, near.a, False, face)
+        a_hits, d_hits = a_side.roll.distribution, d_side.roll.distribution
+        p_defender_retreats = sum(
+            (pa * pd for i, pa in enumerate(a_hits) for j, pd in enumerate(d_hits) if i >= j),
+            Fraction(0),
+        )
+        p_tie = sum(
+            (a_hits[k] * d_hits[k] for k in range(min(len(a_hits), len(d_hits)))), Fraction(0)
+        )
+        p_attacker_retreats = 1 - p_defender_retreats
+        outcome = {
+            "defender_loses": str(p_defender_retreats),
+            "attacker_loses": str(p_attacker_retreats),
+            "tie": str(p_tie),
+            "defender_loses_float": float(p_defender_retreats),
+            "attacker_loses_float": float(p_attacker_retreats),
+            "loser": _loser_fate(defender),
+            "attacker_loser": _loser_fate(attacker),
+            "loser_morale_tests": 2,
+            "sources": _cites(
+                RETREAT_CITE, TIE_CITE, ARTILLERY_CITE, BLOCKED_CITE, LOST_MELEE_CITE
+            ),
+        }
+        data = {
+            "action": "melee",
+            "ruleset": self.id,
+            "attacker": attacker.id,
+            "defender": defender.id,
+            "in_contact": _in_contact(contact),
+            "contact": threshold_json(scene, contact),
+            "face": face.name,
+            "sides": {"attacker": a_side.as_json(), "defender": d_side.as_json()},
+            "rolls": [a_side.roll.as_json(), d_side.roll.as_json()],
+            "outcome": outcome,
+            "notes": [
+                _reason(
+                    "in multiple combats the defender may only inflict casualties on the "
+                    "unit to its front",
+                    MULTIPLE_CITE,
+                ),
+                _reason("if a unit vacates a town the attacker may occupy it", TOWN_VACATED_CITE),
+            ],
+        }
+        lines = []
+        if not _in_contact(contact):
+            lines.append(
+                f"{attacker.id} and {defender.id} are not in base contact "
+                f"({_fmt(scene, near.distance)} apart); the dice below are what contact would give"
+            )
+        elif contact.too_close_to_call:
+            lines.append("base contact is too close to call; taken as in contact")
+        for side in (a_side, d_side):
+            lines.append(side.describe())
+        lines.append(
+            f"{defender.id} loses (takes more hits, or a tie) with chance {p_defender_retreats} "
+            f"(tie {p_tie}) and {_loser_fate(defender)} [{RETREAT_CITE}; {TIE_CITE}]"
+        )
+        lines.append(
+            f"{attacker.id} loses with chance {p_attacker_retreats} and {_loser_fate(attacker)}; "
+            f"the loser takes two morale tests [{LOST_MELEE_CITE}]"
+        )
+        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+    def _melee_side(
+        self,
+        table: Table,
+        unit: Unit,
+        enemy: Unit,
+        base: Base,
+        enemy_base: Base,
+        charging: bool,
+        face: _Face,
+    ) -> _MeleeSide:
+        """One side's dice: the table row and column, then the per-base modifiers."""
+        row = _melee_row(unit, charging)
+        column = _melee_column(enemy)
+        row_label, cells, cite = MELEE_TABLE[row]
+        per_base = cells[MELEE_COLUMNS.index(column)]
+        if per_base is None:
+            raise QuestionError(
+                f"{RULESET_ID}: {unit.id!r} ({row_label}) against {enemy.id!r} "
+                f"({MELEE_COLUMN_LABELS[column]}) is '-' on the hand-to-hand table "
+                f"({cite}): that combat cannot happen (see the charge table, lines 27-32)"
+            )
+        mods: list[Modifier] = []
+        if charging and face.aspect is not geo.Aspect.FRONT:
+            mods.append(Modifier(1, f"attacking the {face.name}", FLANK_CITE))
+        if not charging and face.aspect is geo.Aspect.FRONT:
+            river = _river_between(table, enemy_base, base)
+            if river:
+                mods.append(Modifier(1, f"defending the bank of {river} frontally", RIVERBANK_CITE))
+        hill = _in_kinds(table, base, frozenset({TerrainKind.HILL}))
+        if hill and not _in_kinds(table, enemy_base, frozenset({TerrainKind.HILL})):
+            mods.append(Modifier(1, f"on higher ground ({hill[0]})", HIGHER_CITE))
+        if _type(unit) == "cavalry" and _type(enemy) == "infantry" and _order(enemy) == "close":
+            mods.append(Modifier(-1, "cavalry against close order infantry", CAV_VS_CO_CITE))
+        dice_per_base = max(0, per_base + int(sum(m.value for m in mods)))
+        dice = dice_per_base * len(unit.bases)
+        roll = Roll.success_roll(
+            f"hits by {unit.id}",
+            dice,
+            6,
+            MELEE_HIT_NEED,
+            mods,
+            MELEE_HIT_CITE,
+            note=f"{len(unit.bases)} bases x {dice_per_base}",
+        )
+        return _MeleeSide(
+            unit, row_label, MELEE_COLUMN_LABELS[column], per_base, cite, dice_per_base, roll
+        )
+
+    # ----------------------------------------------------------------------------------------
+    # move
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
+        (unit_id,) = expect_args("move", args, ("UNIT",))
+        return self._move(Table(scene), scene.unit_of(unit_id))
+
+    def _move(self, table: Table, unit: Unit) -> Resolution:
+        scene = table.scene
+        row_key = _move_row(unit)
+        row = MOVE_TABLE[row_key]
+        formation = _formation(unit)
+        column, why = _standing_column(table, unit)
+        road = _road_check(table, unit)
+        if column == "open" and road is not None and road[0]:
+            column, why = "road", road[1]
+        cm = row.cm[MOVE_COLUMNS.index(column)]
+        static_cite = {"line": LINE_NO_MOVE_CITE, "unlimbered": UNLIMBERED_NO_MOVE_CITE}.get(
+            formation or ""
+        )
+        if static_cite is not None:
+            allowance: float | None = 0.0
+            verdict = f"{_describe_unit(unit)} may not move but may pivot [{static_cite}]"
+        elif cm is None:
+            allowance = None
+            verdict = f"{row.label} may not move in {column} (N/A) [{row.cite}]"
+        else:
+            allowance = cm * MM_PER_CM
+            verdict = f"{row.label} moves {cm} cm in {column} ({why}) [{row.cite}]"
+        data = {
+            "action": "move",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "row": row.label,
+            "column": column,
+            "why": why,
+            "allowance": None if allowance is None else length_json(scene, allowance),
+            "table_row": {
+                c: None if v is None else length_json(scene, v * MM_PER_CM)
+                for c, v in zip(MOVE_COLUMNS, row.cm, strict=True)
+            },
+            "pivot_cost": None if row.pivot_cost is None else str(row.pivot_cost),
+            "pivot_cost_length": None
+            if row.pivot_cost is None or not allowance
+            else length_json(scene, float(allowance * row.pivot_cost)),
+            "may_move": bool(allowance),
+            "may_pivot": True,
+            "road": None
+            if road is None
+            else {"eligible": road[0], "why": road[1], "enemy": road[2], "source": str(ROAD_CITE)},
+            "source": str(static_cite or row.cite),
+            "notes": [
+                _reason("bridges negate streams", BRIDGE_CITE),
+                _reason("only skirmishers may pass through friendly units", INTERPENETRATION_CITE),
+            ],
+        }
+        lines = [f"{unit.id}: {verdict}"]
+        if row.pivot_cost is None:
+            lines.append(f"pivots cost nothing [{row.cite}]")
+        else:
+            lines.append(f"each pivot costs {row.pivot_cost} of the move [{row.cite}]")
+        if road is not None:
+            lines.append(f"road: {road[1]} [{ROAD_CITE}]")
+        return Resolution("move", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # morale
+
+    def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`morale UNIT`: the score needed, how many tests the unit's state calls for, the odds."""
+        (unit_id,) = expect_args("morale", args, ("UNIT",))
+        return self._morale(scene, scene.unit_of(unit_id))
+
+    def _morale(self, scene: Scene, unit: Unit) -> Resolution:
+        level = check_attr(unit, "quality", tuple(MORALE_LEVELS), ruleset=self.id)
+        need, level_cite = MORALE_LEVELS[level]
+        reasons: list[dict[str, Any]] = []
+        removed = _count(unit, "bases_removed")
+        if removed:
+            reasons.append(
+                {**_reason(f"{removed} base(s) removed", BASE_REMOVED_CITE), "tests": removed}
+            )
+        if _flag(unit, "fired_on"):
+            if _type(unit) != "cavalry":
+                raise QuestionError(
+                    f"{RULESET_ID}: unit {unit.id!r} has fired_on true but is "
+                    f"{_type(unit)}; only charging cavalry test for being fired on "
+                    f"({FIRED_ON_CITE})"
+                )
+            reasons.append(
+                {**_reason("charging cavalry fired on by the target", FIRED_ON_CITE), "tests": 1}
+            )
+        if _flag(unit, "lost_melee"):
+            reasons.append({**_reason("lost hand-to-hand combat", LOST_MELEE_CITE), "tests": 2})
+        tests = sum(int(r["tests"]) for r in reasons)
+        roll = Roll.success_roll(
+            "morale test",
+            tests,
+            6,
+            need,
+            cite=level_cite,
+            note=f"{level}: {need}+ to pass each test",
+        )
+        lost = tuple(reversed(roll.distribution))  # failures = tests - passes
+        data = {
+            "action": "morale",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "level": level,
+            "need": need,
+            "p_pass": str(dice_math.p_at_least(6, need)),
+            "tests": tests,
+            "reasons": reasons,
+            "rolls": [roll.as_json()],
+            "bases_lost": {
+                "distribution": dice_math.as_floats(lost),
+                "exact": _exact(lost),
+                "source": str(FAILURE_CITE),
+            },
+        }
+        lines = [
+            f"{unit.id} is {level}: {need}+ on a D6 passes "
+            f"({dice_math.p_at_least(6, need)} a test) [{level_cite}]"
+        ]
+        if tests:
+            lines += [f"  {r['tests']} test(s): {r['reason']} [{r['source']}]" for r in reasons]
+            lines.append(
+                "bases lost (a failure removes a base): "
+                + ", ".join(f"{k}: {p}" for k, p in enumerate(lost) if p)
+                + f" [{FAILURE_CITE}]"
+            )
+        else:
+            lines.append(
+                "its state gives no reason to test now (bases_removed, fired_on, lost_melee)"
+            )
+        return Resolution("morale", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # formation
+
+    def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
+        (unit_id,) = expect_args("formation", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        kind = _type(unit)
+        current = _formation(unit)
+        options: dict[str, tuple[str, Cite]] = {}
+        if kind == "infantry":
+            options = {
+                "line": ("may not move but may pivot", LINE_NO_MOVE_CITE),
+                "column": (
+                    "moves and charges; fires on the Infantry Col row",
+                    FIRER_CLASSES["infantry-col"][1],
+                ),
+            }
+        elif kind == "artillery":
+            options = {
+                "limbered": ("can not fire; moves", LIMBERED_CITE),
+                "unlimbered": ("can not move but may pivot; fires", UNLIMBERED_NO_MOVE_CITE),
+            }
+        data = {
+            "action": "formation",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "formation": current,
+            "may_change_to": [f for f in options if f != current],
+            "formations": {f: _reason(text, c) for f, (text, c) in options.items()},
+        }
+        if not options:
+            lines = [
+                f"{unit.id} ({kind}): the sheet gives formations only to infantry and "
+                f"artillery [{_cite(15, 'Infantry: Line or Column')}]"
+            ]
+        else:
+            lines = [f"{unit.id} is in {current}"] + [
+                f"  {f}: {text} [{c}]" for f, (text, c) in options.items()
+            ]
+        return Resolution("formation", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # suggest
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`suggest [PHASE]`: every resolution that applies in a phase (or all phases)."""
+        if len(args) > 1:
+            raise QuestionError(f"suggest takes at most 1 argument (PHASE), got {len(args)}")
+        phase = args[0] if args else None
+        if phase is not None and phase not in PHASES:
+            raise QuestionError(
+                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(PHASES)}"
+            )
+        table = Table(scene)
+        units = scene.units
+        unit_d = _unit_distances(table)[1]
+        items: list[dict[str, Any]] = []
+        for ph in PHASES if phase is None else (phase,):
+            items += self._suggest_phase(table, units, unit_d, ph)
+        items += self._suggest_morale(scene)
+        data = {
+            "action": "suggest",
+            "ruleset": self.id,
+            "phase": phase,
+            "phases": list(PHASES),
+            "items": items,
+        }
+        lines = [f"{len(items)} resolutions for {phase or 'every phase'}"] + [
+            f"  [{i['kind']}] {i['summary']}" for i in items
+        ]
+        return Resolution("suggest", MappingProxyType(data), tuple(lines))
+
+    def _suggest_phase(
+        self, table: Table, units: Sequence[Unit], unit_d: np.ndarray, phase: str
+    ) -> list[dict[str, Any]]:
+        scene = table.scene
+        slack = _slack(scene)
+        out: list[dict[str, Any]] = []
+        if phase == "change-formation":
+            for u in units:
+                if u.get("rating") is not None:
+                    size, why = _game_size(scene, None)
+                    res = self._command(scene, u, u.id, size, why)
+                    out.append(_item("command", [u.id], res, phase))
+            for u in units:
+                if _type(u) in ("infantry", "artillery"):
+                    out.append(_item("formation", [u.id], self.formation(scene, [u.id]), phase))
+        elif phase == "movement":
+            for u in units:
+                out.append(_item("move", [u.id], self._move(table, u), phase))
+        elif phase == "charge":
+            for i, a in enumerate(units):
+                if _type(a) in ("skirmishers", "artillery"):
+                    continue  # the charge table's Ski and Art rows are all No (lines 31-32)
+                fastest = max(v for v in MOVE_TABLE[_move_row(a)].cm[:3] if v is not None)
+                for j, t in enumerate(units):
+                    if t.side == a.side or unit_d[i, j] > fastest * MM_PER_CM + slack:
+                        continue
+                    out.append(_item("charge", [a.id, t.id], self._charge(table, a, t), phase))
+        elif phase == "firing":
+            for i, f in enumerate(units):
+                reach = _firer_reach(f)
+                if reach is None:
+                    continue
+                self._prime_sight(table, f, reach)
+                for j, t in enumerate(units):
+                    if t.side == f.side or unit_d[i, j] > reach:
+                        continue
+                    res = self._shoot(table, f, t)
+                    if res.data["allowed"]:
+                        out.append(_item("shoot", [f.id, t.id], res, phase))
+        elif phase == "hand-to-hand":
+            for i, a in enumerate(units):
+                for j, d in enumerate(units):
+                    if j <= i or d.side == a.side or unit_d[i, j] > slack:
+                        continue
+                    attacker, defender, note = _who_attacks(a, d)
+                    try:
+                        res = self._melee(table, attacker, defender)
+                    except QuestionError:
+                        if not note:
+                            raise  # the unit marked charged cannot fight this enemy
+                        attacker, defender = defender, attacker
+                        note = f"neither or both marked charged: {attacker.id} taken as attacker"
+                        res = self._melee(table, attacker, defender)
+                    if res.data["in_contact"]:
+                        out.append(_item("melee", [attacker.id, defender.id], res, phase, note))
+        return out
+
+    def _prime_sight(self, table: Table, firer: Unit, reach: float) -> None:
+        """Trace, in one pass a base, every sight line the firer's bases may need: to each enemy
+        base within its range and arc (`_base_shot` then finds them memoised)."""
+        sides = {u.id: u.side for u in table.scene.units}
+        enemies = [b for b in table.bases if sides[b.unit_id] != firer.side]
+        columns = np.array([table.index[b.id] for b in enemies], dtype=int)
+        for base in firer.bases:
+            row = table.distances[table.index[base.id], columns] if len(columns) else []
+            half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
+            in_range = [b for b, d in zip(enemies, row, strict=True) if d <= reach]
+            arcs = _arcs(table, base, in_range, half)
+            self.sights(table, base, [b for b, ok in zip(in_range, arcs, strict=True) if ok])
+
+    def _suggest_morale(self, scene: Scene) -> list[dict[str, Any]]:
+        out = []
+        for u in scene.units:
+            if _count(u, "bases_removed") or _flag(u, "fired_on") or _flag(u, "lost_melee"):
+                out.append(_item("morale", [u.id], self._morale(scene, u), None))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers of the actions
+
+
+# --------------------------------------------------------------------------------------------
+# Sight lines, traced many at once
+#
+# The same sight lines and obstacles as `Ruleset.sight` and `geometry.sight` (the viewer's centre
+# to the target's centre and corners; woods, towns, buildings, hills and other units' bases), but
+# every ray against every base in one numpy pass: `suggest` traces thousands of them.
+
+_SIGHT_MEMO: weakref.WeakKeyDictionary[Table, dict[tuple[str, str], geo.Sight]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _SceneShapes:
+    """Every base of a scene as arrays, and the terrain that blocks sight, for tracing."""
+
+    bases: tuple[Base, ...]
+    xy: Any
+    """Centres (N, 2)."""
+    reach: Any
+    """(N,) half-diagonals (radius of a round base): how far a footprint reaches."""
+    unit_ids: Any
+    """(N,) the unit of each base."""
+    rects: Any
+    """Indices of rectangular bases."""
+    rect_corners: Any
+    """(R, 4, 2) their outlines."""
+    discs: Any
+    """Indices of round bases."""
+    disc_radius: Any
+    terrain: tuple[tuple[geo.Obstacle, _Shape], ...]
+
+
+_SHAPES: list[tuple[Scene, _SceneShapes]] = []
+
+
+def _shapes(ruleset: Ruleset, scene: Scene) -> _SceneShapes:
+    """The scene as arrays, kept for the last scene asked about (questions come in bursts)."""
+    if _SHAPES and _SHAPES[0][0] is scene:
+        return _SHAPES[0][1]
+    bases = tuple(scene.bases())
+    circle = np.array([b.footprint.circle for b in bases], dtype=bool)
+    rects = np.flatnonzero(~circle)
+    terrain = tuple(
+        (o, _Shape.of(o))
+        for o in (
+            geo.Obstacle(
+                t.id, np.asarray(t.polygon, dtype=float), see_into=ruleset.see_into.get(t.kind, 0.0)
+            )
+            for t in scene.terrain
+            if t.kind in ruleset.sight_blocking
+        )
+    )
+    shapes = _SceneShapes(
+        bases=bases,
+        xy=np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 2),
+        reach=np.array([_reach(b) for b in bases], dtype=float),
+        unit_ids=np.array([b.unit_id for b in bases], dtype=object),
+        rects=rects,
+        rect_corners=np.array([geo.corners(bases[i]) for i in rects]).reshape(-1, 4, 2),
+        discs=np.flatnonzero(circle),
+        disc_radius=np.array([geo.radius(bases[i]) for i in np.flatnonzero(circle)]),
+        terrain=terrain,
+    )
+    _SHAPES[:] = [(scene, shapes)]
+    return shapes
+
+
+def _sight_many(
+    ruleset: Ruleset, scene: Scene, viewer: Base, targets: Sequence[Base]
+) -> list[geo.Sight]:
+    """Sight from `viewer` to each target: rays from the viewer's centre to each target's sight
+    points, blocked by sight-blocking terrain (seen out of / into where an end stands in it) and,
+    when the ruleset says so, by the bases of units other than the two concerned."""
+    if not targets:
+        return []
+    g = _shapes(ruleset, scene)
+    eye = np.array([viewer.x, viewer.y], dtype=float)
+    points = [geo.sight_points(t) for t in targets]
+    ends = np.vstack(points)
+    owner = np.repeat(np.arange(len(targets)), [len(p) for p in points])
+    blocked = np.zeros((len(ends), len(g.bases)), dtype=bool)
+    if ruleset.bases_block_sight and len(g.bases):
+        # Only a base near the corridor from the viewer to a target can touch its rays.
+        centres = np.array([(t.x, t.y) for t in targets], dtype=float)
+        ab = centres - eye  # (T, 2)
+        length2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)
+        rel = g.xy[None, :, :] - eye  # (1, N, 2)
+        t = np.clip(
+            np.einsum("tnk,tk->tn", np.broadcast_to(rel, (len(targets), *rel.shape[1:])), ab)
+            / length2[:, None],
+            0.0,
+            1.0,
+        )
+        gap = np.hypot(*np.moveaxis(rel - t[..., None] * ab[:, None, :], -1, 0))
+        t_reach = np.array([_reach(t) for t in targets])
+        near = gap <= g.reach[None, :] + t_reach[:, None] + geo.EPS
+        near &= g.unit_ids[None, :] != viewer.unit_id
+        near &= g.unit_ids[None, :] != np.array([t.unit_id for t in targets], dtype=object)[:, None]
+        near_rays = near[owner]  # (rays, N)
+        if len(g.rects):
+            cols = g.rects[near[:, g.rects].any(axis=0)]
+            if len(cols):
+                corners = g.rect_corners[np.searchsorted(g.rects, cols)]
+                blocked[:, cols] = _rays_through_rects(eye, ends, corners) & near_rays[:, cols]
+        if len(g.discs):
+            cols = g.discs[near[:, g.discs].any(axis=0)]
+            if len(cols):
+                radius = g.disc_radius[np.searchsorted(g.discs, cols)]
+                blocked[:, cols] = (
+                    _rays_through_discs(eye, ends, g.xy[cols], radius) & near_rays[:, cols]
+                )
+    walls = np.zeros((len(ends), len(g.terrain)), dtype=bool)
+    for j, (obstacle, shape) in enumerate(g.terrain):
+        walls[:, j] = _rays_through_piece(eye, ends, obstacle, shape)
+    hit = blocked.any(axis=1) | walls.any(axis=1)
+    clear = np.bincount(owner[~hit], minlength=len(targets))
+    rays = np.bincount(owner, minlength=len(targets))
+    starts = np.concatenate([[0], np.cumsum(rays)[:-1]])
+    names = [o.id for o, _ in g.terrain] + [b.id for b in g.bases]
+    per_target = np.logical_or.reduceat(np.hstack([walls, blocked]), starts, axis=0)
+    ids: list[list[str]] = [[] for _ in targets]
+    for k, j in zip(*np.nonzero(per_target), strict=True):
+        ids[k].append(names[j])
+    return [geo.Sight(int(rays[k]), int(clear[k]), tuple(ids[k])) for k in range(len(targets))]
+
+
+def _rays_in_box(eye: Any, ends: Any, lo: tuple[float, float], hi: tuple[float, float]) -> Any:
+    """Indices of the rays whose bounding box meets the box lo-hi (the others surely miss)."""
+    e = geo.EPS
+    miss = (
+        (np.maximum(ends[:, 0], eye[0]) < lo[0] - e)
+        | (np.minimum(ends[:, 0], eye[0]) > hi[0] + e)
+        | (np.maximum(ends[:, 1], eye[1]) < lo[1] - e)
+        | (np.minimum(ends[:, 1], eye[1]) > hi[1] + e)
+    )
+    return np.flatnonzero(~miss)
+
+
+def _clip_rays(eye: Any, ends: Any, polys: Any) -> tuple[Any, Any]:
+    """(rays, K) lengths of each ray eye->end strictly inside each convex outline (K, k, 2),
+    and whether the stretch inside reaches each end (t0 at the eye, t1 at the end).
+
+    Cyrus-Beck clipping of every ray by every edge at once. A ray along an edge or grazing a
+    corner is not inside (as in `geometry.length_inside`)."""
+    d = ends - eye  # (R, 2)
+    length = np.hypot(d[:, 0], d[:, 1])
+    p = polys
+    q = np.roll(polys, -1, axis=1)
+    e = q - p  # (K, k, 2)
+    area2 = np.sum(p[..., 0] * q[..., 1] - q[..., 0] * p[..., 1], axis=1)
+    sign = np.where(area2 >= 0, 1.0, -1.0)[:, None]  # (K, 1)
+    start = sign * (e[..., 0] * (eye[1] - p[..., 1]) - e[..., 1] * (eye[0] - p[..., 0]))
+    rate = sign[None] * (
+        e[None, ..., 0] * d[:, None, None, 1] - e[None, ..., 1] * d[:, None, None, 0]
+    )
+    elen = np.hypot(e[..., 0], e[..., 1])[None]  # (1, K, k)
+    parallel = np.abs(rate) <= 1e-12 * np.maximum(1.0, length[:, None, None] * elen)
+    shut = (parallel & (start[None] <= geo.EPS * elen)).any(axis=2)
+    t = -start[None] / np.where(parallel, 1.0, rate)
+    t0 = np.max(np.where(~parallel & (rate > 0), t, 0.0), axis=2)
+    t1 = np.min(np.where(~parallel & (rate < 0), t, 1.0), axis=2)
+    inside = np.clip(t1 - t0, 0.0, None) * length[:, None]
+    inside = np.where(shut | (np.abs(area2) <= geo.EPS)[None, :], 0.0, inside)
+    ends_inside = (t0 <= 0.0).astype(int) + (t1 >= 1.0).astype(int)
+    return inside, ends_inside
+
+
+def _rays_through_rects(eye: Any, ends: Any, corners: Any) -> Any:
+    """(rays, K): whether each ray runs more than EPS inside each solid base outline."""
+    inside, _ = _clip_rays(eye, ends, corners)
+    return inside > geo.EPS
+
+
+def _rays_through_piece(eye: Any, ends: Any, obstacle: geo.Obstacle, shape: _Shape) -> Any:
+    """(rays,): whether each ray is blocked by a terrain piece, an end standing in it seeing up
+    to `see_into` of it (`geometry.ray_blocked`); vectorised when the piece is convex."""
+    out = np.zeros(len(ends), dtype=bool)
+    rays = _rays_in_box(eye, ends, shape.lo, shape.hi)
+    if not len(rays):
+        return out
+    if shape.convex and shape.radius == 0:
+        inside, ends_inside = _clip_rays(eye, ends[rays], obstacle.polygon[None])
+        forgiven = np.minimum(inside, obstacle.see_into) * ends_inside
+        out[rays] = (inside > geo.EPS)[:, 0] & ((inside - forgiven) > geo.EPS)[:, 0]
+        return out
+    a = (float(eye[0]), float(eye[1]))
+    for r in rays:
+        out[r] = geo.ray_blocked(a, (float(ends[r, 0]), float(ends[r, 1])), obstacle)
+    return out
+
+
+def _rays_through_discs(eye: Any, ends: Any, centres: Any, radius: Any) -> Any:
+    """(rays, K): whether each ray runs more than EPS inside each round base."""
+    d = ends - eye
+    length2 = np.einsum("ij,ij->i", d, d)
+    length = np.sqrt(length2)
+    safe = np.where(length2 > 0, length2, 1.0)
+    t0 = ((centres - eye) @ d.T).T / safe[:, None]  # (R, K)
+    closest = eye + t0[..., None] * d[:, None, :]
+    perp = np.hypot(*np.moveaxis(closest - centres[None], -1, 0))
+    half = (
+        np.sqrt(np.clip(radius[None] ** 2 - perp**2, 0.0, None))
+        / np.where(length > 0, length, 1.0)[:, None]
+    )
+    lo, hi = np.maximum(0.0, t0 - half), np.minimum(1.0, t0 + half)
+    total = np.clip(hi - lo, 0.0, None) * length[:, None]
+    return (perp < radius[None]) & (total > geo.EPS) & (length[:, None] > geo.EPS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What the tracer needs to know of a terrain piece: its box and whether it is convex."""
+
+    points: tuple[tuple[float, float], ...]
+    radius: float
+    convex: bool
+    lo: tuple[float, float]
+    hi: tuple[float, float]
+
+    @classmethod
+    def of(cls, obstacle: geo.Obstacle) -> _Shape:
+        pts = tuple((float(x), float(y)) for x, y in obstacle.polygon)
+        n = len(pts)
+        turns = [
+            (pts[(i + 1) % n][0] - pts[i][0]) * (pts[(i + 2) % n][1] - pts[i][1])
+            - (pts[(i + 1) % n][1] - pts[i][1]) * (pts[(i + 2) % n][0] - pts[i][0])
+            for i in range(n)
+        ]
+        convex = all(t >= 0 for t in turns) or all(t <= 0 for t in turns)
+        r = obstacle.radius
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        return cls(pts, r, convex, (min(xs) - r, min(ys) - r), (max(xs) + r, max(ys) + r))
+
+
+_ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[tuple[str, str], bool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
+    """Whether each target base lies (partly) in the shooter's fire arc, memoised per table:
+    `geometry.base_in_arc`, with rectangles tested all at once by separating axes."""
+    memo = _ARC_MEMO.setdefault(table, {})
+    missing = [t for t in targets if (shooter.id, t.id) not in memo]
+    regions = geo.arc_regions(shooter, half_angle) if missing else None
+    rects = [t for t in missing if not t.footprint.circle]
+    if missing and regions is None:
+        memo.update({(shooter.id, t.id): True for t in missing})
+    elif missing:
+        assert regions is not None
+        if rects:
+            foot = np.array([geo.corners(t) for t in rects])
+            inside = np.zeros(len(rects), dtype=bool)
+            for region in regions:
+                inside |= _overlaps(region, foot)
+            memo.update({(shooter.id, t.id): bool(v) for t, v in zip(rects, inside, strict=True)})
+        for t in missing:
+            if t.footprint.circle:
+                memo[(shooter.id, t.id)] = geo.base_in_arc(shooter, t, half_angle)
+    return [memo[(shooter.id, t.id)] for t in targets]
+
+
+def _overlaps(region: Any, feet: Any) -> Any:
+    """(K,): whether a convex region (k, 2) overlaps or touches each convex outline (K, 4, 2):
+    no separating axis among the edge normals of either is wider than EPS."""
+
+    def normals(poly: Any) -> Any:
+        e = np.roll(poly, -1, axis=-2) - poly
+        n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
+        return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
+
+    axes = np.concatenate(
+        [np.broadcast_to(normals(region), (len(feet), len(region), 2)), normals(feet)], axis=1
+    )  # (K, A, 2)
+    on_region = np.einsum("kad,pd->kap", axes, region)
+    on_feet = np.einsum("kad,kpd->kap", axes, feet)
+    apart = (on_region.min(axis=2) > on_feet.max(axis=2) + geo.EPS) | (
+        on_feet.min(axis=2) > on_region.max(axis=2) + geo.EPS
+    )
+    return ~apart.any(axis=1)
+
+
+@dataclass(slots=True)
+class _Shot:
+    """What one firing base can do against the target unit."""
+
+    base: Base
+    in_town: bool
+    distance: float
+    threshold: Threshold
+    in_range: bool = False
+    in_arc: bool = False
+    seen: bool = False
+    target: Base | None = None
+    band: Band | None = None
+    dice: int = 0
+
+    def as_json(self, scene: Scene) -> dict[str, Any]:
+        return {
+            "base": self.base.id,
+            "target_base": None if self.target is None else self.target.id,
+            "distance": length_json(scene, self.distance),
+            "band": None if self.band is None else self.band.label,
+            "dice": self.dice,
+            "in_range": self.in_range,
+            "in_arc": self.in_arc,
+            "in_sight": self.seen,
+            "range": threshold_json(scene, self.threshold),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _MeleeSide:
+    unit: Unit
+    row: str
+    column: str
+    table_dice: int
+    cite: Cite
+    dice_per_base: int
+    roll: Roll
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "unit": self.unit.id,
+            "row": self.row,
+            "column": self.column,
+            "table_dice_per_base": self.table_dice,
+            "dice_per_base": self.dice_per_base,
+            "bases": len(self.unit.bases),
+            "source": str(self.cite),
+            "modifiers": [m.as_json() for m in self.roll.modifiers],
+            "hits": {
+                "distribution": dice_math.as_floats(self.roll.distribution),
+                "exact": _exact(self.roll.distribution),
+            },
+        }
+
+    def describe(self) -> str:
+        mods = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in self.roll.modifiers)
+        return (
+            f"{self.unit.id}: {self.row} vs {self.column} {self.table_dice} a base "
+            f"[{self.cite}]{mods}; {self.roll.describe()} [{MELEE_HIT_CITE}]"
+        )
+
+
+def _reach(base: Base) -> float:
+    """Half the diagonal of a base (its radius if round): how far its footprint reaches."""
+    if base.footprint.circle:
+        return base.footprint.width / 2
+    return math.hypot(base.footprint.width, base.footprint.depth) / 2
+
+
+def _fmt(scene: Scene, mm: float) -> str:
+    return f"{scene.show(mm):.1f} {scene.unit}"
+
+
+def _slack(scene: Scene) -> float:
+    """A generous measuring slack for pre-filtering pairs in `suggest` (mm)."""
+    worst = max((scene.uncertainty_of(b) for b in scene.bases()), default=0.0)
+    return 2 * worst + geo.EPS
+
+
+def _target_category(unit: Unit) -> tuple[str, str]:
+    """The firing-table column a target falls in (lines 82-89), and why."""
+    kind = _type(unit)
+    formation = _formation(unit)
+    if kind == "cavalry":
+        return "cav", "cavalry are the Cav column"
+    if kind == "dragoons":
+        return "normal", "dragoons are Normal"
+    if kind == "skirmishers":
+        return "dispersed", "skirmishers are Dispersed"
+    if kind == "artillery":
+        if formation == "limbered":
+            return "normal", "limbered artillery is Normal"
+        return "dispersed", "unlimbered artillery is Dispersed"
+    order = _order(unit)
+    if formation == "column":
+        if order == "close":
+            return "co-col", "close order infantry in column are the CO If Col column"
+        return "normal", "loose order infantry in column are Normal"
+    if order == "close":
+        return "normal", "close order infantry in line are Normal"
+    return "dispersed", "loose order infantry in line are Dispersed"
+
+
+def _firer_class(kind: str, formation: str | None) -> str:
+    """The firing-table row of a firer (lines 83-85)."""
+    if kind in ("skirmishers", "dragoons"):
+        return "sk-dgns"
+    if kind == "infantry" and formation == "column":
+        return "infantry-col"
+    return "inf-line-art"
+
+
+def _weapon(unit: Unit, kind: str) -> tuple[str, Weapon]:
+    name = check_attr(unit, "weapon", tuple(WEAPONS), ruleset=RULESET_ID)
+    weapon = WEAPONS[name]
+    if weapon.artillery != (kind == "artillery"):
+        wanted = [k for k, w in WEAPONS.items() if w.artillery == (kind == "artillery")]
+        raise QuestionError(
+            f"{RULESET_ID}: unit {unit.id!r} is {kind} with weapon {name!r}; a unit of type "
+            f"{kind} carries {accepted(wanted)}"
+        )
+    return name, weapon
+
+
+def _bands(weapon: Weapon, kind: str) -> list[tuple[Band, float]]:
+    """The weapon's bands with their reach in mm, skirmishers' starred weapons +8 cm."""
+    bonus = SKIRMISHER_BONUS_CM if weapon.starred and kind == "skirmishers" else 0
+    return [(b, (b.reach_cm + bonus) * MM_PER_CM) for b in weapon.bands]
+
+
+def _firer_reach(unit: Unit) -> float | None:
+    """The longest range (mm) of a unit that may fire at all, for `suggest`'s pre-filter."""
+    kind = _type(unit)
+    if kind == "cavalry" or _formation(unit) == "limbered":
+        return None
+    if kind == "artillery" and _flag(unit, "pivoted"):
+        return None
+    return _bands(_weapon(unit, kind)[1], kind)[-1][1]
+
+
+def _why_no_shot(shots: Sequence[_Shot]) -> dict[str, Any]:
+    if not any(s.in_range for s in shots):
+        return _reason("out of range", WEAPONS_RANGE_CITE)
+    if not any(s.in_arc for s in shots):
+        return _reason("no base of the target within 45 degrees of a firing base's front", ARC_CITE)
+    return _reason(
+        "no line of sight from any base in range and arc",
+        _cite(76, "Level fire any obstruction blocks LOS"),
+    )
+
+
+WEAPONS_RANGE_CITE: Final = _cite(62, "Weapon Range Dice")
+
+
+def _save(table: Table, weapon: Weapon, target: Unit, aimed: Base) -> tuple[int | None, str, Cite]:
+    """The saving roll (lines 91-96): the target's terrain, the weapon, the target formation."""
+    woods = _in_kinds(table, aimed, WOODS_TOWNS)
+    terrain = "woods-towns" if woods else "open"
+    if weapon.breech_loader:
+        kind, formation = _type(target), _formation(target)
+        spread = kind == "skirmishers" or formation in ("line", "unlimbered")
+        column = "sk-ln" if spread else "dgns-col"
+    else:
+        column = "all-else"
+    values, cite = SAVES[terrain]
+    where = f"{aimed.id} stands in {woods[0]}" if woods else f"{aimed.id} stands in the open"
+    return values[column], f"{where}, {SAVE_COLUMNS[column][0]}", cite
+
+
+def _move_row(unit: Unit) -> str:
+    kind = _type(unit)
+    if kind == "infantry":
+        return "infantry-close" if _order(unit) == "close" else "infantry-loose"
+    return kind
+
+
+def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
+    """The slowest movement column of the terrain the unit's bases stand in (open if none)."""
+    woods: list[str] = []
+    streams: list[str] = []
+    for base in unit.bases:
+        kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
+        woods += [i for k, i in kinds.items() if k in WOODS_TOWNS]
+        if TerrainKind.BRIDGE not in kinds:
+            streams += [i for k, i in kinds.items() if k in STREAMS]
+    if woods:
+        return "woods-towns", f"stands in {', '.join(sorted(set(woods)))}"
+    if streams:
+        return "stream", f"stands in {', '.join(sorted(set(streams)))}"
+    return "open", "stands in the open"
+
+
+def _road_check(table: Table, unit: Unit) -> tuple[bool, str, Any] | None:
+    """Whether the road rate applies (line 52); None when the unit is not on a road."""
+    if not all(_in_kinds(table, b, ROADS) for b in unit.bases):
+        return None
+    enemies = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
+    if not enemies:
+        return True, "every base is on the road and no enemy is on the table", None
+    near = table.closest(unit.bases, enemies)
+    t = Threshold(near.distance, ROAD_ENEMY_CM * MM_PER_CM, table.uncertainty(near.a, near.b))
+    far = near.distance >= t.limit
+    text = (
+        f"nearest enemy {near.b.id} is {_fmt(table.scene, near.distance)} away, "
+        + ("at least" if far else "under")
+        + f" {ROAD_ENEMY_CM} cm"
+        + (" (too close to call)" if t.too_close_to_call else "")
+    )
+    return far, text, threshold_json(table.scene, t)
+
+
+def _charge_allowance(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str, str]:
+    """The move (mm) a charge may use: the slower terrain of attacker and target (never road)."""
+    row = MOVE_TABLE[_move_row(attacker)]
+    own, _ = _standing_column(table, attacker)
+    theirs, _ = _standing_column(table, target)
+    order = ("open", "stream", "woods-towns")
+    column = max(own, theirs, key=order.index)
+    cm = row.cm[MOVE_COLUMNS.index(column)]
+    if cm is None:
+        return None, column, f"{row.label} may not move in {column} (N/A)"
+    return cm * MM_PER_CM, column, ""
+
+
+def _melee_row(unit: Unit, charging: bool) -> str:
+    kind = _type(unit)
+    if kind == "cavalry":
+        return "cavalry"
+    if kind in ("skirmishers", "artillery"):
+        return "skirmishers-artillery"
+    return f"{'charging' if charging else 'defending'}-{kind}"
+
+
+def _melee_column(unit: Unit) -> str:
+    kind = _type(unit)
+    if kind == "infantry":
+        return f"infantry-{_formation(unit)}"
+    if kind in ("skirmishers", "artillery"):
+        return "skirmishers-artillery"
+    return kind
+
+
+def _loser_fate(unit: Unit) -> str:
+    if _type(unit) == "artillery":
+        return f"is eliminated ({ARTILLERY_CITE})"
+    return (
+        f"retreats {RETREAT_CM} cm facing the enemy, eliminated if the retreat is blocked "
+        f"({BLOCKED_CITE})"
+    )
+
+
+def _river_between(table: Table, attacker: Base, defender: Base) -> str | None:
+    """A stream or river the line between the two centres crosses, if any."""
+    a, b = (attacker.x, attacker.y), (defender.x, defender.y)
+    for piece in table.scene.terrain:
+        if piece.kind in STREAMS:
+            obstacle = geo.Obstacle(piece.id, np.asarray(piece.polygon, dtype=float))
+            if geo.length_inside(a, b, obstacle)[0] > geo.EPS:
+                return piece.id
+    return None
+
+
+def _game_size(scene: Scene, given: str | None) -> tuple[str, str]:
+    """Standard or mini game: the argument, else the scene's `game_size`, else standard."""
+    if given is not None:
+        if given not in GAME_SIZES:
+            raise QuestionError(
+                f"{RULESET_ID}: game size {given!r}; accepted values are {accepted(GAME_SIZES)}"
+            )
+        return given, "as asked"
+    value = scene.extra.get("game_size")
+    if value is None:
+        return "standard", "the scene gives no game_size, so the standard game"
+    if value not in GAME_SIZES:
+        raise QuestionError(
+            f"{RULESET_ID}: the scene's game_size is {value!r}; accepted values are "
+            f"{accepted(GAME_SIZES)}"
+        )
+    return str(value), "the scene's game_size"
+
+
+def _who_attacks(a: Unit, b: Unit) -> tuple[Unit, Unit, str]:
+    """The attacker of a melee in contact: the unit marked `charged`."""
+    a_charged, b_charged = _flag(a, "charged"), _flag(b, "charged")
+    if b_charged and not a_charged:
+        return b, a, ""
+    if a_charged and not b_charged:
+        return a, b, ""
+    return a, b, f"neither or both marked charged: {a.id} taken as the attacker"
+
+
+def _item(
+    kind: str, args: Iterable[str], res: Resolution, phase: str | None, note: str = ""
+) -> dict[str, Any]:
+    summary = res.lines[0] + (f" ({note})" if note else "")
+    return {
+        "kind": kind,
+        "args": list(args),
+        "phase": phase,
+        "summary": summary,
+        "result": res.as_json(),
+    }
