@@ -75,6 +75,14 @@ class Table:
         self._base_obstacles: dict[str, geo.Obstacle] = {}
 
     @cached_property
+    def _terrain_boxes(self) -> list[tuple[geo.Array, geo.Array]]:
+        """Bounding boxes of the terrain polygons, to skip the pieces a base cannot touch."""
+        return [
+            (np.min(p, axis=0), np.max(p, axis=0))
+            for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain)
+        ]
+
+    @cached_property
     def distances(self) -> geo.Array:
         """Edge-to-edge distances between every pair of bases (N, N), mm."""
         return geo.distance_matrix(self.bases)
@@ -108,7 +116,15 @@ class Table:
         """The terrain pieces a base stands in, entirely or partly."""
         if base.id not in self._standing:
             out = []
-            for piece in self.scene.terrain:
+            reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
+            for piece, (lo, hi) in zip(self.scene.terrain, self._terrain_boxes, strict=True):
+                if (
+                    base.x + reach < lo[0]
+                    or base.x - reach > hi[0]
+                    or base.y + reach < lo[1]
+                    or base.y - reach > hi[1]
+                ):
+                    continue
                 how = geo.containment(base, piece.polygon)
                 if how is not geo.Containment.OUTSIDE:
                     out.append(Standing(piece, how))

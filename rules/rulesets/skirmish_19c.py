@@ -1,5 +1,35 @@
 """skirmish-19c: "19th Century rules: QRS" (shared/seeds/000_157c880a83b52d41.txt), in cm.
 
+A figure-level skirmish game: each base is a figure (or a few), groups shoot with a D8 each by
+range band and cover, player characters (PCs) dice for command points, and every group dices on
+the risk-factor actions table. Never imports cv2, flask or `vision`.
+
+Attributes read (unit unless said; the sheet's words, lower-case, hyphens):
+- `type`: `infantry`, `cavalry` or `civilians` (civilians go on foot; the sheet has only an
+  infantry and a cavalry actions table, so civilians use the infantry one).
+- `quality`: `hero`, `veteran` or `raw` (lines 93-95). "Good troops" (line 162) are veterans and
+  heroes; a "Poor unit" (line 166) is raw.
+- `weapon`: `rifle`, `rifled-musket` (a Minie rifle: the Rifles row), `baker-rifle` (the Rifles
+  row, fires 1 per 3 / 1 per 4, line 36), `musket`, `pistol`, `partisan`, `sword`, `hatchet`,
+  `knife`, `rocks` (lines 10-16).
+- base `role`: `officer`, `leader`, `commander` and `hero` are command figures, and command
+  figures are the player characters (line 84: PCs dice for command points; line 99: command
+  figures command). `nco`, `drummer`, `bugler`, `standard-bearer` are other roles. A unit is a
+  PC when every base of it is a command figure (a lone officer or hero).
+- State a rule needs and that must be given (no default): `commanded`, `moved`, `loaded`
+  (shooting: commanded troops need `loaded`, uncommanded ones `moved`), `regular` (infantry
+  risk), `casualties` (risk), `bayonet` (melee with rifles and muskets), `formation` (infantry
+  risk with shock cavalry within 50 cm: `line`, `column`, `skirmish`, `square`, `circle`).
+- Traits that mark an exception and may be left out (left out means: not so, and the answer
+  says so): `status` (`steady`, `running`, `retreating`, `falling-back`, `routing`), `loyal`
+  (false = disloyal, line 103), `wounded` (figures on the table that are wounded), `heavy_armour`
+  (line 107), `fired` / `loading` (the command figure loads or fires this turn, line 95),
+  `platoon` (a name shared by the groups of one platoon, line 143), `strength` (figures the
+  group started with; else figures on the table plus `casualties`).
+- Terrain: cover and enclosure as the scene says, else the engine's defaults; a terrain piece
+  may say `"difficult": true/false`, else woods, rough ground, streams and rivers are difficult
+  going; hedges, walls and fences are low barriers (line 111).
+
 Readings of the sheet:
 - Sight (line 55): "figures can see the entire base of a figure without obstruction, unless
   shooting over an object or person within 2 cms": a target is in sight only when every sight
@@ -7,22 +37,849 @@ Readings of the sheet:
   except bases within 2 cm (edge to edge) of the viewer.
 - Woods (line 57): "shot at in, or from, woods up to 10cms inside": a sight line may run up to
   10 cm into the woods at each end that stands in them; woods between two figures block.
+- Sight is traced as `geometry.sight` traces it (the same obstacles, the same answer), but for a
+  viewer against every figure of a target group in one vectorised call (`Board.sees`).
 - Towns, buildings and hills block sight across them; a figure sees out of the piece it stands
   in (the sheet is silent; this is the usual club reading).
+- Range bands (lines 10-16): a band reaches up to and including its figure (30 cm is short for a
+  rifle); the group's range is measured between the nearest figures that see each other.
+- Shooters (lines 29-36): commanded groups and PCs fire every figure that sees a target if
+  loaded; others fire one per whole 2 (stationary) or 3 (moving) figures that see a target,
+  rounded down, Baker rifles one per 3 or 4. Non-gunpowder weapons (partisans, hatchets, knives,
+  rocks) need no loading.
+- Cover is the best cover of the nearest target figure in sight (`Table.cover`): the terrain
+  holding its centre, or a hedge, wall or fence it is close behind.
+- Damage (lines 45-49): a modified D6 below 1 reads as 1 and above 6 as 6.
+- Allocation (line 53): officers, NCOs and leaders of the target's side within 5 cm of the
+  target group join it; hits go among its nearest 10 figures to the shooting group.
+- Command (line 99): the distance is 25 cm when the command figure OR the commanded figure
+  stands (centre) in enclosed terrain, else 50 cm: a voice carries no further into a wood than
+  out of it. The contract's `radius` is the command figure's own (by the terrain it stands in).
+  Activation dice are summed for command points (line 84); loyal figures cost 1 point, disloyal
+  figures and routers 2. "-1 Dice if Officer loading/Firing or in Melee" counts once.
+- Risk (lines 117-130 infantry, 160-171 cavalry): "No enemy, or friends retreating, in sight"
+  scores -4 when neither an enemy nor a retreating, running or routing friendly group is in
+  sight. "Raw unit in range of any enemy unit in sight" (and the cavalry's "Poor unit") scores
+  when some enemy group in sight has the unit within its weapon's long range, as the line above
+  it. "Good troops or Officer" scores -1 once. Shock cavalry are cavalry armed with swords or
+  partisans (lances). A group is entirely in cover when every figure stands entirely inside
+  terrain that gives cover, or is behind a hedge, wall or fence against the nearest enemy.
+  "Per 10%" is whole tenths of the starting strength wounded or killed, rounded down. The sheet
+  lists no modifier of the D6, so the roll is plain and the RF picks the row; "Up to RF0" is
+  every RF of 0 or below.
+- The infantry actions table (lines 150-154) prints seven cells under six faces in every row;
+  each row has one cell printed twice side by side (the extraction doubled it), and read with
+  one copy dropped every row matches the cavalry table's pattern cell for cell. Where the two
+  copies differ in italics ("Move to take cover..." in RF6-8 and RF9+) the italic one is kept,
+  as the cavalry table has "Walk to take cover..." in italics in the same places and RF2-5 puts
+  it in italics after the forced moves.
+- The sequence of play (lines 84-89): side A is every side with a player character, side B the
+  others. Phases: `command` (command points, and side A's units on the actions table),
+  `move-a`, `shoot-a`, `actions-b` (side B on the actions table), `shoot-b`, `melee`.
+- Melee (lines 67-80): figures are in base contact when their bases touch (a gap no wider than
+  the measurement's uncertainty counts, flagged `too close to call`); each figure fights one
+  matched opponent (a maximum matching), and the figures left over join, one each, the opponent
+  they touch with the fewest assailants so far. A figure facing two assailants throws one die
+  against each. Enemies in contact count from every enemy group.
+- Movement (lines 107-111): wounded figures slow the whole group to 20 cm; heavy armour means
+  15 cm. Cavalry move up to 60 cm (gallop); a move between 45 and 50 cm falls in no band of the
+  sheet. A barrier costs a quarter of the group's full move. A move to a target runs straight
+  from the mover's nearest figure; the length of that centre line inside difficult going (at
+  most the whole move) counts twice.
+- Platoons (lines 143, 186): a group stays with its platoon when all groups of the platoon are
+  linked by gaps of at most 5 cm and an officer or NCO of the side is within 5 cm of one of them.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import numpy as np
+
+from calibration.units import format_length
+
+from .. import dice as dice_math
 from .. import geometry as geo
-from ..engine import Cite, Ruleset, register
-from ..scene import Base, Scene, TerrainKind
+from ..engine import (
+    Action,
+    Cite,
+    Modifier,
+    Resolution,
+    Roll,
+    Ruleset,
+    Threshold,
+    check_attr,
+    expect_args,
+    length_json,
+    register,
+    threshold_json,
+)
+from ..errors import QuestionError, accepted
+from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from ..table import Table, table_for
 
 SHEET = "000_157c880a83b52d41.txt"
+RULESET = "skirmish-19c"
 OVER_FIGURES_WITHIN_MM = 20.0
 """Line 55: a shooter may shoot over an object or person within 2 cm."""
+
+
+def cite(line: int, text: str) -> Cite:
+    return Cite(SHEET, line, text)
+
+
+# --------------------------------------------------------------------------------------------
+# The sheet's tables
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """One row of the weapons table (lines 9-16). Ranges in mm, None where the sheet has '-'."""
+
+    row: str
+    short: float | None
+    medium: float | None
+    long: float | None
+    melee: int
+    bayonet_melee: int | None
+    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
+    gunpowder: bool
+    """Line 48: gunpowder weapons use the first damage row."""
+    cite: Cite
+
+    @property
+    def bands(self) -> tuple[tuple[str, float], ...]:
+        """(band, upper limit in mm) from short to long; empty for a weapon that cannot shoot."""
+        if self.short is None or self.medium is None or self.long is None:
+            return ()
+        return (("short", self.short), ("medium", self.medium), ("long", self.long))
+
+
+_RIFLES = cite(10, "Rifles 30 cms 90 cms 180 cms 2 (3 with Bayonet)")
+_HATCHET = cite(15, "Hatchet / Knife. 5 cms 10 cms 20 cms 2")
+WEAPONS: MappingProxyType[str, Weapon] = MappingProxyType(
+    {
+        "rifle": Weapon("Rifles", 300, 900, 1800, 2, 3, True, _RIFLES),
+        "rifled-musket": Weapon("Rifles", 300, 900, 1800, 2, 3, True, _RIFLES),
+        "baker-rifle": Weapon("Rifles", 300, 900, 1800, 2, 3, True, _RIFLES),
+        "musket": Weapon(
+            "Muskets", 200, 400, 1200, 2, 3, True, cite(11, "Muskets 20 cms 40 cms 120 cms")
+        ),
+        "pistol": Weapon("Pistols", 40, 80, 200, 1, None, True, cite(12, "Pistols 4 cms 8 cms")),
+        "partisan": Weapon(
+            "Partisans etc", 80, 120, 240, 3, None, False, cite(13, "Partisans etc 8 cms 12 cms")
+        ),
+        "sword": Weapon("Swords", None, None, None, 3, None, False, cite(14, "Swords - - - 3")),
+        "hatchet": Weapon("Hatchet / Knife", 50, 100, 200, 2, None, False, _HATCHET),
+        "knife": Weapon("Hatchet / Knife", 50, 100, 200, 2, None, False, _HATCHET),
+        "rocks": Weapon("Rocks etc", 40, 80, 200, 1, None, False, cite(16, "Rocks etc 4 cms")),
+    }
+)
+SHOCK_WEAPONS = frozenset({"sword", "partisan"})
+"""Cavalry with these are the "Shock Cavalry" of line 128 (reading in the docstring)."""
+
+TO_HIT: MappingProxyType[str, tuple[Cite, MappingProxyType[Cover, int]]] = MappingProxyType(
+    {
+        "short": (
+            cite(41, "Short Range 2 4 6"),
+            MappingProxyType({Cover.NONE: 2, Cover.SOFT: 4, Cover.HARD: 6}),
+        ),
+        "medium": (
+            cite(42, "Medium Range 4 6 7"),
+            MappingProxyType({Cover.NONE: 4, Cover.SOFT: 6, Cover.HARD: 7}),
+        ),
+        "long": (
+            cite(43, "Long Range 6 7 8"),
+            MappingProxyType({Cover.NONE: 6, Cover.SOFT: 7, Cover.HARD: 8}),
+        ),
+    }
+)
+"""Line 40: "To Hit: Throw a D8" by band and Open / Soft cover / Hard Cover."""
+TO_HIT_HEADER = cite(40, "To Hit: Throw a D8")
+
+DAMAGE_ROWS: MappingProxyType[bool, tuple[Cite, tuple[str, ...]]] = MappingProxyType(
+    {
+        True: (
+            cite(48, "Gunpowder weapons Graze Graze Wound Wound Kill Kill"),
+            ("graze", "graze", "wound", "wound", "kill", "kill"),
+        ),
+        False: (
+            cite(49, "Other Graze Graze Graze Wound Wound Kill"),
+            ("graze", "graze", "graze", "wound", "wound", "kill"),
+        ),
+    }
+)
+DAMAGE_HERO = cite(45, "+1 to die roll if Hero")
+DAMAGE_RAW = cite(45, "-1 to die roll if Raw shooters")
+
+RATIO_CITES = MappingProxyType(
+    {
+        ("stationary", False): (2, cite(33, "Stationary troops: 1 per 2 figures may shoot")),
+        ("moving", False): (3, cite(34, "Moving troops: 1 per 3 figures may shoot")),
+        ("stationary", True): (3, cite(36, "Baker rifles and similar fire 1 per 3 if stationary")),
+        ("moving", True): (4, cite(36, "1 per 4 if moving")),
+    }
+)
+"""(how, Baker rifle) -> (one shooter per so many figures, where)."""
+ALL_FIRE = cite(29, "All commanded troops may fire if loaded")
+LOADING = cite(24, "Commanded troops must spend a turn halted to load muzzle loaded weapons")
+NON_MINIE = cite(25, "Non – Minie rifles must remain halted for 1 ½ turns to load")
+NEAREST_ONLY = cite(38, "Uncommanded troops only shoot at the nearest enemy they can hit")
+PC_TARGETS = cite(51, "player characters, who may shoot at any figure they wish in clear sight")
+NEAREST_TEN = cite(53, "allocate hits among the nearest 10 figures to the shooting group")
+LEADERS_JOIN = cite(53, "considered part of the nearest group within 5 cms of them")
+SIGHT_ENTIRE = cite(55, "can see the entire base of a figure without obstruction")
+ALLOCATE_AMONG = 10
+LEADER_JOIN_MM = 50.0
+
+ACTIVATION: MappingProxyType[str, tuple[int, Cite]] = MappingProxyType(
+    {
+        "hero": (4, cite(93, "Heroes throw 4D6 a turn.")),
+        "veteran": (3, cite(94, "Veterans throw 3D6 a turn.")),
+        "raw": (2, cite(95, "Raw figures throw 2D6.")),
+    }
+)
+ACTIVATION_BUSY = cite(95, "- 1 Dice if Officer loading/Firing or in Melee")
+ACTIVATION_DRUMMER = cite(97, "Throw an extra D6 if at least 1 Drummer and/or Bugler is commanded")
+COMMAND_OPEN_MM, COMMAND_ENCLOSED_MM = 500.0, 250.0
+COMMAND_DISTANCE = cite(99, "Command distance is 50cms in the open, 25cms in enclosed terrain")
+LOYAL_COST = (1, cite(101, "Loyal figures require 1 pt to activate them."))
+DISLOYAL_COST = (2, cite(103, "Disloyal figures and Routers require 2 pts to activate them."))
+COMMAND_POINTS = cite(84, "Player Characters dice for Command points")
+
+FOOT_MOVE = (250.0, cite(107, "Foot Figures may move a maximum of 25 cms a turn"))
+WOUNDED_MOVE = (200.0, cite(107, "wounded men and civilians may only move 20cms"))
+ARMOUR_MOVE = (150.0, cite(107, "15 cms if in heavy armour/clothing"))
+CAVALRY_PACES: tuple[tuple[str, float, float, Cite], ...] = (
+    ("walk", 50.0, 300.0, cite(109, "Cavalry walk at 5-30cms")),
+    ("trot", 310.0, 450.0, cite(109, "Trot at 31-45cms")),
+    ("gallop", 500.0, 600.0, cite(109, "Gallop at 50-60cms")),
+)
+DIFFICULT_GOING = cite(111, "Difficult going counts double the distance")
+BARRIER = cite(111, "it takes ¼ move to clear a low barrier (Fallen tree etc) or fence")
+DIFFICULT_KINDS = frozenset(
+    {TerrainKind.WOODS, TerrainKind.ROUGH, TerrainKind.STREAM, TerrainKind.RIVER}
+)
+BARRIER_KINDS = frozenset({TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE})
+PLATOON_MM = 50.0
+PLATOON_RULE = MappingProxyType(
+    {
+        "infantry": cite(143, "will always stay in company with the first group in their platoon"),
+        "cavalry": cite(186, "Uncommanded Formed units Dice once for all the groups"),
+    }
+)
+CHARGE_WHO = cite(69, "Player Characters and Commanded troops may charge if in reach")
+CHARGE_NEAREST = cite(67, "It moves to contact the nearest enemy figures in reach")
+
+MATCHING = cite(67, "Figures are matched as evenly as possible")
+MELEE_DIE = cite(71, "each figure throws a D6")
+MELEE_RAW = cite(72, "-1 if Raw, or per enemy over 1 in base to base contact with him")
+MELEE_HERO = cite(73, "+1 If a Hero.")
+MELEE_FACTOR = cite(74, "+1 If have a better Melee Factor weapon than all your opponents")
+MELEE_HITS = cite(78, "wounds an opponent if his die naturally rolled a 5")
+MELEE_BACK = cite(80, "is moved back 5cms")
+MELEE_BACK_MM = 50.0
+
+# Risk factors: (key, value, reason, cite), one list per actions table.
+RISK_FACTORS: MappingProxyType[str, MappingProxyType[str, tuple[int, Cite]]] = MappingProxyType(
+    {
+        "infantry": MappingProxyType(
+            {
+                "no-enemy": (-4, cite(117, "No enemy, or friends retreating, in sight.")),
+                "hero": (-1, cite(119, "Hero within 5 cms of unit.")),
+                "regulars": (-1, cite(120, "Unit formed of regulars")),
+                "cover": (-1, cite(121, "Unit entirely in cover.")),
+                "in-range": (1, cite(123, "Enemy in sight and within their weapons range")),
+                "raw": (1, cite(124, "Raw unit in range of any enemy unit in sight.")),
+                "losses": (1, cite(125, "Per 10% of group wounded or killed")),
+                "flank": (2, cite(127, "Enemy to flank or rear and in sight.")),
+                "shock-cavalry": (
+                    2,
+                    cite(128, "Infantry not in square/circle facing Shock Cavalry within 50cms"),
+                ),
+                "running": (3, cite(130, "If running from enemy last turn, or retreating")),
+            }
+        ),
+        "cavalry": MappingProxyType(
+            {
+                "no-enemy": (-4, cite(160, "No enemy, or friends retreating, in sight.")),
+                "good": (-1, cite(162, "Good troops or Officer.")),
+                "cover": (-1, cite(163, "Unit entirely in cover.")),
+                "in-range": (1, cite(165, "Any enemy in sight and within their weapons range")),
+                "raw": (1, cite(166, "Poor unit in range of any enemy unit in sight.")),
+                "losses": (1, cite(167, "Per 10% of group wounded or killed")),
+                "flank": (2, cite(169, "Enemy to flank or rear and in sight.")),
+                "running": (3, cite(171, "If running from enemy last turn, or retreating")),
+            }
+        ),
+    }
+)
+HERO_NEAR_MM = 50.0
+SHOCK_CAVALRY_MM = 500.0
+ITALICS = MappingProxyType(
+    {
+        "infantry": cite(141, "ignore shooting and movement instructions written in *Italics*"),
+        "cavalry": cite(182, "ignore shooting and movement instructions written in *Italics*"),
+    }
+)
+ROW_LABELS = ("RF0", "RF1", "RF2-5", "RF6-8", "RF9+")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One face of one row of an actions table."""
+
+    face: int
+    text: str
+    italic: bool
+    """Printed in italics: commanded troops and PCs ignore it when it is about shooting or
+    movement (lines 141, 182)."""
+    cite: Cite
+    note: str = ""
+
+    @property
+    def charge(self) -> bool:
+        """The cell ends in '(Charge?)': the group may charge the nearest enemy in reach."""
+        return "(Charge?)" in self.text
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "face": self.face,
+            "text": self.text,
+            "italic": self.italic,
+            "charge": self.charge,
+            "probability": "1/6",
+            "source": str(self.cite),
+            "note": self.note,
+        }
+
+
+def _row(
+    line: int, quote: str, cells: Sequence[tuple[str, bool]], notes: Sequence[str] = ()
+) -> tuple[Outcome, ...]:
+    c = cite(line, quote)
+    padded = list(notes) + [""] * (6 - len(notes))
+    return tuple(
+        Outcome(face, text, italic, c, padded[face - 1])
+        for face, (text, italic) in enumerate(cells, start=1)
+    )
+
+
+_CONT = "Continue current actions"
+_CONT_N = "Continue current actions facing the nearest enemy"
+_CONT_C = "Continue current actions facing the nearest enemy (Charge?)"
+_HALT = "Halt in position facing the nearest enemy"
+_COVER_I = "Move to take cover in the nearest terrain within 1 move, or away from all enemies"
+_COVER_C = (
+    "Walk to take cover in the nearest accessible terrain within 1 move, or away from all enemies"
+)
+_WITHDRAW = "Withdraw towards cover further from enemy"
+_RUN = "Run from nearest enemy"
+_CANTER = "Canter further from the nearest enemy"
+_FLEE = "Flee at Gallop from nearest enemy"
+_FALLING_BACK_I = (
+    "; units falling back away from the enemy will halt in the nearest cover facing the last "
+    "known enemy position"
+)
+_FALLING_BACK_C = (
+    "; units falling back away from the enemy will halt facing the last known enemy position"
+)
+_DOUBLED = "the sheet prints this cell twice in this row (see the module docstring)"
+_DOUBLED_ITALIC = "printed twice, once plain and once in italics; read in italics (docstring)"
+
+ACTIONS_TABLE: MappingProxyType[str, MappingProxyType[str, tuple[Outcome, ...]]] = MappingProxyType(
+    {
+        "infantry": MappingProxyType(
+            {
+                "RF0": _row(
+                    150,
+                    "unless a 6 (D6) is thrown, in which case they will move towards the "
+                    "nearest visible enemy",
+                    [(_CONT, False)] * 4
+                    + [
+                        (_CONT + _FALLING_BACK_I, False),
+                        (
+                            "Move towards the nearest visible enemy (not from fortified "
+                            "positions they are defending)" + _FALLING_BACK_I,
+                            False,
+                        ),
+                    ],
+                ),
+                "RF1": _row(
+                    151,
+                    "RF1 Move to take cover in the nearest terrain within 1 move",
+                    [(_COVER_I, False), (_HALT, True)]
+                    + [(_CONT_C, True)] * 3
+                    + [("Advance towards nearest enemy (Charge?)", True)],
+                    ["", "", _DOUBLED, _DOUBLED, _DOUBLED],
+                ),
+                "RF2-5": _row(
+                    152,
+                    "RF2-5 Withdraw towards cover further from enemy",
+                    [(_WITHDRAW, False), (_COVER_I, True), (_HALT, True)]
+                    + [(_CONT_C, True)] * 2
+                    + [("Advance towards nearest enemy (Charge?)", True)],
+                    ["", "", "", _DOUBLED, _DOUBLED],
+                ),
+                "RF6-8": _row(
+                    153,
+                    "RF6-8 Run from nearest enemy Withdraw towards cover further from enemy",
+                    [(_RUN, False), (_WITHDRAW, False), (_COVER_I, True), (_HALT, True)]
+                    + [(_CONT_C, True)] * 2,
+                    ["", "", _DOUBLED_ITALIC],
+                ),
+                "RF9+": _row(
+                    154,
+                    "RF9+ Run from nearest enemy Run from nearest enemy",
+                    [(_RUN, False), (_RUN, False), (_WITHDRAW, False), (_COVER_I, True)]
+                    + [(_HALT, True)] * 2,
+                    ["", "", "", _DOUBLED_ITALIC],
+                ),
+            }
+        ),
+        "cavalry": MappingProxyType(
+            {
+                "RF0": _row(
+                    193,
+                    "Up to RF0 Continue current actions Units falling back away from the enemy",
+                    [(_CONT, False)] * 4 + [(_CONT + _FALLING_BACK_C, False)] * 2,
+                ),
+                "RF1": _row(
+                    194,
+                    "Advance towards nearest enemy at gallop (Charge?)",
+                    [(_COVER_C, True), (_HALT, True), (_CONT_N, True)]
+                    + [(_CONT_C, True)] * 2
+                    + [("Advance towards nearest enemy at gallop (Charge?)", True)],
+                ),
+                "RF2-5": _row(
+                    195,
+                    "RF2-5 Canter further from the nearest enemy",
+                    [
+                        (_CANTER, False),
+                        (_COVER_C, True),
+                        (_HALT, True),
+                        (_CONT_N, True),
+                        (_CONT_C, True),
+                        ("Advance towards nearest enemy at gallop (Charge?)", True),
+                    ],
+                ),
+                "RF6-8": _row(
+                    196,
+                    "RF6-8 Flee at Gallop from nearest enemy Canter further from the nearest",
+                    [
+                        (_FLEE, False),
+                        (_CANTER, False),
+                        (_COVER_C, True),
+                        (_HALT, True),
+                        (_CONT_N, True),
+                        (_CONT_C, True),
+                    ],
+                ),
+                "RF9+": _row(
+                    197,
+                    "RF9+ Flee at Gallop from nearest enemy Flee at Gallop from nearest enemy",
+                    [(_FLEE, False), (_FLEE, False), (_CANTER, False), (_COVER_C, True)]
+                    + [(_HALT, True)] * 2,
+                ),
+            }
+        ),
+    }
+)
+
+PHASES = ("command", "move-a", "shoot-a", "actions-b", "shoot-b", "melee")
+PHASE_CITES = MappingProxyType(
+    {
+        "command": cite(84, "Player Characters dice for Command points"),
+        "move-a": cite(85, "Move all the P.C.s side's actions."),
+        "shoot-a": cite(86, "Calculate any shooting by Side 'A's units."),
+        "actions-b": cite(87, "Dice and move Side 'B's units according to the Actions table"),
+        "shoot-b": cite(88, "Calculate shooting by side 'B's units"),
+        "melee": cite(89, "Calculate all melees, and record casualties from melee"),
+    }
+)
+
+QUALITIES = ("hero", "veteran", "raw")
+TYPES = ("infantry", "cavalry", "civilians")
+COMMAND_ROLES = frozenset({"officer", "leader", "commander", "hero"})
+OFFICER_ROLES = frozenset({"officer", "nco", "leader"})
+STATUSES = ("steady", "running", "retreating", "falling-back", "routing")
+FORMATIONS = ("line", "column", "skirmish", "square", "circle")
+
+
+# --------------------------------------------------------------------------------------------
+# Small readings of the scene
+
+
+def row_label(risk_factor: int) -> str:
+    """The actions-table row for a risk factor: 'Up to RF0', RF1, RF2-5, RF6-8, RF9+."""
+    if risk_factor <= 0:
+        return "RF0"
+    if risk_factor == 1:
+        return "RF1"
+    if risk_factor <= 5:
+        return "RF2-5"
+    if risk_factor <= 8:
+        return "RF6-8"
+    return "RF9+"
+
+
+def band_of(weapon: Weapon, distance: float) -> str:
+    """The range band a distance (mm) falls in, `out-of-range` beyond long."""
+    for band, limit in weapon.bands:
+        if distance <= limit:
+            return band
+    return "out-of-range"
+
+
+def band_threshold(weapon: Weapon, distance: float, uncertainty: float) -> Threshold | None:
+    """The distance against the band boundary nearest to it (None for a weapon with no range)."""
+    limits = [limit for _, limit in weapon.bands]
+    if not limits:
+        return None
+    nearest = min(limits, key=lambda limit: abs(limit - distance))
+    return Threshold(distance, nearest, uncertainty)
+
+
+def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
+    """Chance of each damage result for one hit: a D6 plus `modifier`, read within 1-6."""
+    _, faces = DAMAGE_ROWS[gunpowder]
+    odds = {"graze": Fraction(0), "wound": Fraction(0), "kill": Fraction(0)}
+    for face in range(1, 7):
+        read = min(6, max(1, face + modifier))
+        odds[faces[read - 1]] += Fraction(1, 6)
+    return odds
+
+
+def shooters_allowed(figures: int, per: int) -> int:
+    """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
+    return figures // per
+
+
+def melee_odds(mod_a: int, mod_b: int) -> dict[str, Fraction]:
+    """One fight: each throws a D6 plus modifiers; the better score wins; the winner wounds on
+    a natural 5 and kills on a natural 6 (line 78)."""
+    out = {
+        k: Fraction(0)
+        for k in ("a_wins", "a_wounds", "a_kills", "b_wins", "b_wounds", "b_kills", "draw")
+    }
+    p = Fraction(1, 36)
+    for x in range(1, 7):
+        for y in range(1, 7):
+            sa, sb = x + mod_a, y + mod_b
+            if sa > sb:
+                out["a_wins"] += p
+                out["a_wounds"] += p if x == 5 else 0
+                out["a_kills"] += p if x == 6 else 0
+            elif sb > sa:
+                out["b_wins"] += p
+                out["b_wounds"] += p if y == 5 else 0
+                out["b_kills"] += p if y == 6 else 0
+            else:
+                out["draw"] += p
+    return out
+
+
+def match_evenly(
+    attackers: Sequence[str], defenders: Sequence[str], touching: set[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Pair figures in contact as evenly as possible (line 67).
+
+    First as many one-to-one pairs as the contacts allow (augmenting paths), then each figure
+    left over joins the opponent it touches that has the fewest assailants so far; a figure
+    that touches no one fights no one.
+    """
+    partner: dict[str, str] = {}  # defender -> attacker
+
+    def augment(a: str, seen: set[str]) -> bool:
+        options = [d for d in defenders if (a, d) in touching and d not in seen]
+        for d in sorted(options, key=lambda d: d in partner):  # a free opponent first
+            if d not in seen:
+                seen.add(d)
+                if d not in partner or augment(partner[d], seen):
+                    partner[d] = a
+                    return True
+        return False
+
+    for a in attackers:
+        augment(a, set())
+    pairs = [(a, d) for d, a in partner.items()]
+    load: dict[str, int] = {}
+    for a, d in pairs:
+        load[a] = load.get(a, 0) + 1
+        load[d] = load.get(d, 0) + 1
+    for a in attackers:
+        if a not in load:
+            near = [d for d in defenders if (a, d) in touching]
+            if near:
+                d = min(near, key=lambda k: (load.get(k, 0), defenders.index(k)))
+                pairs.append((a, d))
+                load[a], load[d] = 1, load.get(d, 0) + 1
+    for d in defenders:
+        if d not in load:
+            near = [a for a in attackers if (a, d) in touching]
+            if near:
+                a = min(near, key=lambda k: (load.get(k, 0), attackers.index(k)))
+                pairs.append((a, d))
+                load[d], load[a] = 1, load.get(a, 0) + 1
+    return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
+
+
+def _flag(unit: Unit, key: str, why: str) -> bool:
+    """A true/false state a rule needs: missing or not a bool is a QuestionError."""
+    value = unit.get(key)
+    if isinstance(value, bool):
+        return value
+    got = "has no" if value is None else f"has {key} {value!r}, not"
+    raise QuestionError(
+        f"{RULESET}: unit {unit.id!r} {got} {key!r}; give {key}: true or false ({why})"
+    )
+
+
+def _trait(unit: Unit, key: str) -> bool:
+    """A true/false trait that marks an exception: absent means false."""
+    value = unit.get(key)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise QuestionError(
+            f"{RULESET}: unit {unit.id!r} has {key} {value!r}; accepted values are true or false"
+        )
+    return value
+
+
+def _count(unit: Unit, key: str, *, required: bool, why: str = "") -> int:
+    value = unit.get(key)
+    if value is None and not required:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        got = "has no" if value is None else f"has {key} {value!r}, not"
+        raise QuestionError(
+            f"{RULESET}: unit {unit.id!r} {got} {key!r}; give {key}: a whole number of figures, "
+            f"0 or more" + (f" ({why})" if why else "")
+        )
+    return value
+
+
+def _quality(unit: Unit) -> str:
+    return check_attr(unit, "quality", QUALITIES, ruleset=RULESET)
+
+
+def _type(unit: Unit) -> str:
+    return check_attr(unit, "type", TYPES, ruleset=RULESET)
+
+
+def _weapon(unit: Unit) -> Weapon:
+    return WEAPONS[check_attr(unit, "weapon", tuple(WEAPONS), ruleset=RULESET)]
+
+
+def _status(unit: Unit) -> str:
+    return check_attr(unit, "status", STATUSES, ruleset=RULESET, default="steady")
+
+
+def is_command_figure(base: Base) -> bool:
+    """A base whose role makes it a command figure (and a player character)."""
+    return base.role in COMMAND_ROLES
+
+
+def is_player_character(unit: Unit) -> bool:
+    """A group made only of command figures: a PC acting alone."""
+    return all(is_command_figure(b) for b in unit.bases)
+
+
+def is_hero(unit: Unit, base: Base) -> bool:
+    return base.role == "hero" or unit.get("quality") == "hero"
+
+
+def _fmt(scene: Scene, mm: float) -> str:
+    return format_length(mm, scene.unit)
+
+
+def _frac(p: Fraction) -> dict[str, Any]:
+    return {"exact": str(p), "value": float(p)}
+
+
+def _verdict(t: Threshold) -> str:
+    if t.too_close_to_call:
+        return "too close to call"
+    return "within" if t.within else "beyond"
+
+
+# --------------------------------------------------------------------------------------------
+# One scene's measurements, shared by every question asked of it
+
+
+@dataclass(frozen=True, slots=True)
+class Footprints:
+    """Centres and reach of every base of one scene as arrays, to find the few bases near a
+    sight line without measuring each."""
+
+    scene: Scene
+    centres: np.ndarray
+    """(N, 2) mm, in `table_for(scene).bases` order."""
+    reach: np.ndarray
+    """(N,) mm: half the diagonal, the furthest any part of a base lies from its centre."""
+
+    @classmethod
+    def of(cls, scene: Scene) -> Footprints:
+        bases = table_for(scene).bases
+        centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(len(bases), 2)
+        reach = np.array([math.hypot(b.footprint.width, b.footprint.depth) / 2 for b in bases])
+        return cls(scene, centres, reach)
+
+
+class Board:
+    """A `Table` plus the unit-level answers this sheet asks again and again (who sees whom)."""
+
+    def __init__(self, ruleset: Skirmish19c, scene: Scene, table: Table | None = None) -> None:
+        self.rs = ruleset
+        self.scene = scene
+        self.table = table if table is not None else table_for(scene)
+        self._seen: dict[tuple[str, str, float], tuple[Base, Base, float] | None] = {}
+        self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
+        self._sees: dict[tuple[str, str], bool] = {}
+
+    def unit(self, ident: str) -> Unit:
+        return self.scene.unit_of(ident)
+
+    def enemies(self, unit: Unit) -> list[Unit]:
+        return [u for u in self.scene.units if u.side != unit.side]
+
+    def friends(self, unit: Unit) -> list[Unit]:
+        return [u for u in self.scene.units if u.side == unit.side and u.id != unit.id]
+
+    def pairs_by_distance(
+        self, group_a: Sequence[Base], group_b: Sequence[Base], within: float = math.inf
+    ) -> list[tuple[Base, Base, float]]:
+        """Every pair of bases between two groups no further apart than `within`, nearest first."""
+        t = self.table
+        ia = [t.index[b.id] for b in group_a]
+        ib = [t.index[b.id] for b in group_b]
+        sub = t.distances[np.ix_(ia, ib)]
+        order = np.argsort(sub, axis=None, kind="stable")
+        out = []
+        for k in order:
+            i, j = divmod(int(k), len(ib))
+            d = float(sub[i, j])
+            if d > within + geo.EPS:
+                break
+            out.append((group_a[i], group_b[j], d))
+        return out
+
+    def sees(self, a: Base, b: Base) -> bool:
+        """Line 55: `a` sees the entire base of `b`.
+
+        Traced for every base of `b`'s group at once (`geometry.solid_inside_lengths` and
+        `geometry.rays_blocked` over all their sight lines): the same obstacles stand between
+        `a` and each of them, so one call answers the group."""
+        key = (a.id, b.id)
+        if key not in self._sees:
+            group = [t for t in self.scene.unit_of(b.id).bases if (a.id, t.id) not in self._sees]
+            for t, entire in zip(group, self._entire_sight(a, group), strict=True):
+                self._sees[(a.id, t.id)] = entire
+        return self._sees[key]
+
+    def _entire_sight(self, viewer: Base, targets: Sequence[Base]) -> list[bool]:
+        """Whether `viewer` sees the entire base of each target (all of one group)."""
+        points = np.concatenate([geo.sight_points(t) for t in targets])
+        eye = np.array([viewer.x, viewer.y])
+        blocked = np.zeros(len(points), dtype=bool)
+        blockers = {
+            b.id: b for t in targets for b in self.rs.sight_blocking_bases(self.scene, viewer, t)
+        }
+        if blockers:
+            shapes = [self.table.base_obstacle(b) for b in blockers.values()]
+            inside = geo.solid_inside_lengths(
+                np.repeat(eye[None], len(points), axis=0),
+                points,
+                np.stack([o.polygon for o in shapes]),
+                np.array([o.radius for o in shapes]),
+            )
+            blocked |= (inside > geo.EPS).any(axis=1)
+        lo = np.minimum(points.min(axis=0), eye)
+        hi = np.maximum(points.max(axis=0), eye)
+        for piece in self.table.terrain_obstacles(self.rs):
+            if np.any(piece.polygon.min(axis=0) > hi) or np.any(piece.polygon.max(axis=0) < lo):
+                continue
+            blocked |= geo.rays_blocked(eye, points, piece)
+        per_target = blocked.reshape(len(targets), -1)
+        return [not bool(row.any()) for row in per_target]
+
+    def sighting(
+        self, viewer: Sequence[Base], target: Sequence[Base], within: float = math.inf
+    ) -> tuple[Base, Base, float] | None:
+        """The nearest pair (viewer base, target base, mm) where the viewer sees the entire
+        target base, no further than `within`; None when no figure sees any."""
+        key = (",".join(b.id for b in viewer), ",".join(b.id for b in target), within)
+        if key not in self._seen:
+            self._seen[key] = next(
+                (
+                    p
+                    for p in self.pairs_by_distance(viewer, target, within)
+                    if self.sees(p[0], p[1])
+                ),
+                None,
+            )
+        return self._seen[key]
+
+    def centre_in(self, base: Base) -> list[Terrain]:
+        return self.table.centre_in(base)
+
+    def in_enclosed(self, base: Base) -> Terrain | None:
+        """The enclosed terrain piece holding the base's centre, if any."""
+        return next((t for t in self.centre_in(base) if self.rs.is_enclosed(t)), None)
+
+    def entirely_in_cover(self, unit: Unit) -> tuple[bool, list[str]]:
+        """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
+        wall or fence against the nearest enemy figure; with the reasons."""
+        key = (unit.id, "")
+        if key in self._cover:
+            return self._cover[key]
+        enemy_bases = [b for u in self.enemies(unit) for b in u.bases]
+        reasons: list[str] = []
+        covered = True
+        for base in unit.bases:
+            found = ""
+            for standing in self.table.standing(base):
+                piece = standing.terrain
+                if (
+                    standing.containment is geo.Containment.INSIDE
+                    and self.rs.cover_of(piece) is not Cover.NONE
+                ):
+                    found = f"{base.id} stands entirely in {piece.id} ({piece.kind})"
+                    break
+            if not found and enemy_bases:
+                nearest = self.table.closest([base], enemy_bases).b
+                reading = self.table.cover(self.rs, nearest, base)
+                behind = [r for r in reading.reasons if " is behind " in r]
+                if behind:
+                    found = f"{behind[0]} against {nearest.id}"
+            if not found:
+                covered = False
+                reasons = [f"{base.id} is not in cover"]
+                break
+            reasons.append(found)
+        self._cover[key] = (covered, reasons)
+        return covered, reasons
+
+    def contacts(self, base: Base, of: Iterable[Base]) -> list[tuple[Base, Threshold]]:
+        """Bases of `of` in base contact with `base`: touching, or a gap inside the
+        measurement's uncertainty (then too close to call)."""
+        out = []
+        for other in of:
+            d = self.table.distance(base, other)
+            unc = self.table.uncertainty(base, other)
+            if d <= unc:
+                out.append((other, Threshold(d, 0.0, unc)))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# The ruleset
 
 
 @register
@@ -31,11 +888,10 @@ class Skirmish19c(Ruleset):
     title = "19th Century rules: QRS"
     sheet = SHEET
     unit = "cm"
+    phases: ClassVar[tuple[str, ...]] = PHASES
     bases_block_sight = True
     sight_needs_entire_base = True
-    sight_rule: ClassVar[Cite | None] = Cite(
-        SHEET, 55, "can see the entire base of a figure without obstruction"
-    )
+    sight_rule: ClassVar[Cite | None] = SIGHT_ENTIRE
     see_into = MappingProxyType(
         {
             TerrainKind.WOODS: 100.0,  # line 57: "up to 10cms inside"
@@ -45,6 +901,1296 @@ class Skirmish19c(Ruleset):
         }
     )
 
+    def __init__(self) -> None:
+        self._footprints: Footprints | None = None
+
+    # ----------------------------------------------------------------------------------------
+    # Sight: only the bases near the sight lines are traced
+
     def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
-        near = [b for b in super().sight_blocking_bases(scene, viewer, target)]
-        return [b for b in near if geo.edge_distance(viewer, b) > OVER_FIGURES_WITHIN_MM]
+        """Bases of other units that may block sight (line 55): those near the line between the
+        two centres (any further away cannot touch a sight line), except bases within 2 cm of
+        the viewer, which it shoots over."""
+        if self._footprints is None or self._footprints.scene is not scene:
+            self._footprints = Footprints.of(scene)
+        shapes, table = self._footprints, table_for(scene)
+        a = np.array([viewer.x, viewer.y])
+        ab = np.array([target.x, target.y]) - a
+        length2 = float(ab @ ab)
+        t = np.clip((shapes.centres - a) @ ab / length2, 0.0, 1.0) if length2 > 0 else 0.0
+        gap = np.hypot(*(shapes.centres - (a + np.multiply.outer(t, ab))).T)
+        reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
+        apart = table.distances[table.index[viewer.id]]
+        near = np.flatnonzero(
+            (gap <= shapes.reach + reach + geo.EPS) & (apart > OVER_FIGURES_WITHIN_MM)
+        )
+        own = {viewer.unit_id, target.unit_id}
+        return [table.bases[k] for k in near if table.bases[k].unit_id not in own]
+
+    # ----------------------------------------------------------------------------------------
+    # Actions
+
+    def actions(self) -> dict[str, Action]:
+        return {
+            **super().actions(),
+            "shoot": self.shoot,
+            "command": self.command,
+            "risk": self.risk,
+            "suggest": self.suggest,
+            "melee": self.melee,
+            "move": self.move,
+            "charge": self.charge,
+        }
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        return self._shoot(Board(self, scene), shooter_id, target_id)
+
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command LEADER`: who the command figure may command and its activation dice."""
+        (leader_id,) = expect_args("command", args, ("LEADER",))
+        return self._command(Board(self, scene), leader_id)
+
+    def risk(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
+        (unit_id,) = expect_args("risk", args, ("UNIT",))
+        return self._risk(Board(self, scene), unit_id)
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
+        a_id, b_id = expect_args("melee", args, ("A", "B"))
+        return self._melee(Board(self, scene), a_id, b_id)
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
+        if len(args) == 1:
+            return self._move(Board(self, scene), args[0], None)
+        unit_id, target_id = expect_args("move", args, ("UNIT", "TARGET"))
+        return self._move(Board(self, scene), unit_id, target_id)
+
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`charge A B`: whether A may charge B: who may charge, and B in reach."""
+        a_id, b_id = expect_args("charge", args, ("A", "B"))
+        return self._charge(Board(self, scene), a_id, b_id)
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`suggest [PHASE]`: every resolution that applies in the phase (all phases without)."""
+        if len(args) > 1:
+            expect_args("suggest", args, ("PHASE",))
+        phase = args[0] if args else None
+        if phase is not None and phase not in PHASES:
+            raise QuestionError(
+                f"{RULESET}: unknown phase {phase!r}; the phases are {accepted(PHASES)}"
+            )
+        return self._suggest(Board(self, scene), phase)
+
+    # ----------------------------------------------------------------------------------------
+    # Shooting
+
+    def _shoot(self, board: Board, shooter_id: str, target_id: str) -> Resolution:
+        scene = board.scene
+        shooter, target_unit = board.unit(shooter_id), board.unit(target_id)
+        if shooter.side == target_unit.side:
+            raise QuestionError(
+                f"{RULESET}: {shooter_id!r} and {target_id!r} are both of side "
+                f"{shooter.side!r}; shoot names a shooter and an enemy target"
+            )
+        weapon = _weapon(shooter)
+        quality = _quality(shooter)
+        pc = is_player_character(shooter)
+        picked = scene.select(target_id)
+        individual = pc and target_id != target_unit.id
+        target_bases = picked if individual else target_unit.bases
+        reasons: list[tuple[str, Cite | None]] = []
+        data: dict[str, Any] = {
+            "action": "shoot",
+            "ruleset": self.id,
+            "shooter": shooter_id,
+            "target": target_id,
+            "weapon": weapon.row,
+            "weapon_source": str(weapon.cite),
+        }
+        near = board.table.closest(shooter.bases, target_bases)
+        if not weapon.bands:
+            return self._no_shot(
+                board, data, near.distance, f"{weapon.row} have no shooting range", weapon.cite
+            )
+
+        # Who sees a target figure, and at what range (line 55).
+        longest = weapon.bands[-1][1]
+        eligible: list[tuple[Base, Base, float]] = []
+        for base in shooter.bases:
+            seen = board.sighting([base], target_bases, longest)
+            if seen is not None:
+                eligible.append(seen)
+        if not eligible:
+            in_range = near.distance <= longest
+            why = (
+                "no figure sees the entire base of a target figure within range"
+                if in_range
+                else f"beyond long range ({_fmt(scene, longest)})"
+            )
+            return self._no_shot(
+                board, data, near.distance, why, SIGHT_ENTIRE if in_range else weapon.cite
+            )
+        eligible.sort(key=lambda e: e[2])
+        first_shooter, first_target, distance = eligible[0]
+        band = band_of(weapon, distance)
+        unc = board.table.uncertainty(first_shooter, first_target)
+        edge = band_threshold(weapon, distance, unc)
+        assert edge is not None
+        data.update(
+            distance=length_json(scene, distance),
+            band=band,
+            between={"shooter": first_shooter.id, "target": first_target.id},
+            band_threshold=threshold_json(scene, edge),
+        )
+        reasons.append(
+            (
+                f"{first_target.id} is {_fmt(scene, distance)} from {first_shooter.id}: "
+                f"{band} range for {weapon.row}"
+                + (" (too close to call against the band edge)" if edge.too_close_to_call else ""),
+                weapon.cite,
+            )
+        )
+
+        # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
+        commanded = pc or _flag(shooter, "commanded", "uncommanded troops shoot differently")
+        if not commanded:
+            verdict = self._nearest_check(board, shooter, target_unit, weapon, distance)
+            if verdict is not None:
+                data["nearest"] = verdict["json"]
+                if not verdict["ok"]:
+                    return self._no_shot(board, data, distance, verdict["why"], NEAREST_ONLY)
+                reasons.append((verdict["why"], NEAREST_ONLY))
+
+        # How many figures shoot (lines 24-36).
+        figures = sum(b.figures for b, _, _ in eligible)
+        baker = shooter.get("weapon") == "baker-rifle"
+        if commanded:
+            who = "player character" if pc else "commanded troops"
+            if weapon.gunpowder and not _flag(shooter, "loaded", f"{who} fire only if loaded"):
+                note = (
+                    f" (a Baker rifle is no Minie: 1½ turns halted [{NON_MINIE}])" if baker else ""
+                )
+                return self._no_shot(
+                    board,
+                    data,
+                    distance,
+                    f"{who} must spend a turn halted to load" + note,
+                    LOADING,
+                )
+            shooters = figures
+            reasons.append((f"{who}: all {figures} figures that see a target fire", ALL_FIRE))
+            data["shooters"] = {"figures": figures, "fire": shooters, "rule": "all fire"}
+        else:
+            moving = _flag(shooter, "moved", "uncommanded troops fire 1 per 2 or 1 per 3")
+            how = "moving" if moving else "stationary"
+            per, ratio_cite = RATIO_CITES[(how, baker)]
+            shooters = shooters_allowed(figures, per)
+            reasons.append(
+                (
+                    f"{how} {'Baker riflemen' if baker else 'troops'}: 1 per {per} of {figures} "
+                    f"figures that see a target: {shooters} fire",
+                    ratio_cite,
+                )
+            )
+            data["shooters"] = {"figures": figures, "fire": shooters, "rule": f"1 per {per}"}
+            if shooters == 0:
+                return self._no_shot(board, data, distance, "no figure may fire", ratio_cite)
+
+        # To hit: one D8 a shooter (lines 40-43), cover from the terrain (Table.cover).
+        reading = board.table.cover(self, first_shooter, first_target)
+        row_cite, needs = TO_HIT[band]
+        need = needs[reading.cover]
+        column = {"none": "open", "soft": "soft cover", "hard": "hard cover"}[reading.cover.value]
+        to_hit = Roll.success_roll(
+            "to hit", shooters, 8, need, cite=row_cite, note=f"{band} range, {column}"
+        )
+        reasons.append(
+            (
+                f"{band} range, {column}"
+                + (f" ({'; '.join(reading.reasons)})" if reading.reasons else "")
+                + f": {need}+ on a D8 [{TO_HIT_HEADER}]",
+                row_cite,
+            )
+        )
+
+        # Damage: one D6 a hit (lines 45-49).
+        mods: list[Modifier] = []
+        if quality == "hero":
+            mods.append(Modifier(1, "hero shooter", DAMAGE_HERO))
+        if quality == "raw":
+            mods.append(Modifier(-1, "raw shooters", DAMAGE_RAW))
+        shift = int(sum(m.value for m in mods))
+        damage_cite, faces = DAMAGE_ROWS[weapon.gunpowder]
+        odds = damage_odds(weapon.gunpowder, shift)
+        damage = Roll(
+            "damage",
+            1,
+            6,
+            None,
+            (),
+            tuple(mods),
+            damage_cite,
+            note="one D6 a hit: " + ", ".join(f"{f} {r}" for f, r in enumerate(faces, 1)),
+        )
+        p_hit = to_hit.p_success
+        assert p_hit is not None
+        hits = to_hit.distribution
+        kills = dice_math.binomial(shooters, p_hit * odds["kill"])
+        wounds = dice_math.binomial(shooters, p_hit * odds["wound"])
+        allocation = self._allocation(board, shooter, target_unit, target_bases, individual)
+        data.update(
+            allowed=True,
+            cover=reading.cover.value,
+            cover_reasons=list(reading.reasons),
+            rolls=[to_hit.as_json(), damage.as_json()],
+            hits={"distribution": [_frac(p) for p in hits], "mean": _frac(dice_math.mean(hits))},
+            damage={
+                "row": "gunpowder weapons" if weapon.gunpowder else "other",
+                "modifier": shift,
+                "per_hit": {k: _frac(v) for k, v in odds.items()},
+            },
+            kills={"distribution": [_frac(p) for p in kills], "mean": _frac(dice_math.mean(kills))},
+            wounds={
+                "distribution": [_frac(p) for p in wounds],
+                "mean": _frac(dice_math.mean(wounds)),
+            },
+            allocation=allocation,
+            reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
+        )
+        lines = [f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"]
+        lines += [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
+        lines.append(f"- {to_hit.describe()}; P(at least 1 hit) = {1 - hits[0]}")
+        lines.append(
+            f"- damage, one D6 a hit{f' ({shift:+d})' if shift else ''} [{damage_cite}]: "
+            + ", ".join(f"{k} {v}" for k, v in odds.items())
+        )
+        lines.append(
+            f"- expected hits {float(dice_math.mean(hits)):.2f}, kills "
+            f"{float(dice_math.mean(kills)):.2f}, wounds {float(dice_math.mean(wounds)):.2f}"
+        )
+        lines.append(f"- {allocation['summary']}")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    def _no_shot(
+        self, board: Board, data: dict[str, Any], distance: float, why: str, source: Cite | None
+    ) -> Resolution:
+        """A shot that may not be taken, with the reason."""
+        data.setdefault("distance", length_json(board.scene, distance))
+        if "band" not in data:
+            weapon = WEAPONS.get(str(board.unit(data["shooter"]).get("weapon")))
+            data["band"] = band_of(weapon, distance) if weapon and weapon.bands else "out-of-range"
+        data.update(
+            allowed=False,
+            rolls=[],
+            reasons=[{"reason": why, "source": None if source is None else str(source)}],
+        )
+        lines = (
+            f"{data['shooter']} may not shoot at {data['target']}: {why}"
+            + (f" [{source}]" if source else ""),
+            f"- {_fmt(board.scene, distance)} between the nearest figures",
+        )
+        return Resolution("shoot", MappingProxyType(data), lines)
+
+    def _nearest_check(
+        self, board: Board, shooter: Unit, target: Unit, weapon: Weapon, distance: float
+    ) -> dict[str, Any] | None:
+        """Whether `target` is the nearest enemy the uncommanded shooter can hit (line 38)."""
+        longest = weapon.bands[-1][1]
+        others = []
+        for enemy in board.enemies(shooter):
+            if enemy.id == target.id:
+                continue
+            seen = board.sighting(shooter.bases, enemy.bases, longest)
+            if seen is not None:
+                others.append((seen[2], enemy, seen))
+        if not others:
+            return None
+        d_other, other, (a, b, _) = min(others, key=lambda o: o[0])
+        t = Threshold(distance, d_other, board.table.uncertainty(a, b))
+        scene = board.scene
+        ok = t.within
+        why = (
+            f"{target.id} ({_fmt(scene, distance)}) is "
+            + ("nearer than" if ok else "further than")
+            + f" {other.id} ({_fmt(scene, d_other)}), the nearest other enemy it can hit"
+            + (" (too close to call)" if t.too_close_to_call else "")
+        )
+        if not ok:
+            why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
+        return {
+            "ok": ok,
+            "why": why,
+            "json": {
+                "other": other.id,
+                "threshold": threshold_json(scene, t),
+                "verdict": _verdict(t),
+            },
+        }
+
+    def _allocation(
+        self, board: Board, shooter: Unit, target: Unit, bases: Sequence[Base], individual: bool
+    ) -> dict[str, Any]:
+        """Where hits land (lines 51-53)."""
+        if individual:
+            return {
+                "figures": [b.id for b in bases],
+                "summary": f"a player character picks his target: hits fall on {bases[0].id}",
+                "source": str(PC_TARGETS),
+            }
+        pool = list(bases)
+        joined: list[dict[str, Any]] = []
+        for friend in board.friends(target):
+            for b in friend.bases:
+                if b.role not in OFFICER_ROLES:
+                    continue
+                near = board.table.closest([b], target.bases)
+                t = Threshold(near.distance, LEADER_JOIN_MM, board.table.uncertainty(b, near.b))
+                if t.within:
+                    pool.append(b)
+                    joined.append(
+                        {
+                            "base": b.id,
+                            "threshold": threshold_json(board.scene, t),
+                            "source": str(LEADERS_JOIN),
+                        }
+                    )
+        ranked = sorted(pool, key=lambda b: board.table.closest(shooter.bases, [b]).distance)
+        chosen: list[Base] = []
+        figures = 0
+        for b in ranked:
+            if figures >= ALLOCATE_AMONG:
+                break
+            chosen.append(b)
+            figures += b.figures
+        total = sum(b.figures for b in pool)
+        summary = (
+            f"hits are randomised among the nearest {ALLOCATE_AMONG} of {total} figures"
+            if total > ALLOCATE_AMONG
+            else f"hits are randomised among the {total} figures of the group"
+        )
+        if joined:
+            summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
+        return {
+            "figures": [b.id for b in chosen],
+            "joined": joined,
+            "summary": summary,
+            "source": str(NEAREST_TEN),
+        }
+
+    # ----------------------------------------------------------------------------------------
+    # Command
+
+    def _leader(self, board: Board, leader_id: str) -> tuple[Unit, Base]:
+        unit = board.unit(leader_id)
+        if leader_id != unit.id:
+            base = board.scene.base(leader_id)
+            if not is_command_figure(base):
+                raise QuestionError(
+                    f"{RULESET}: base {leader_id!r} has role {base.role!r}; a command figure has "
+                    f"role {accepted(sorted(COMMAND_ROLES))}"
+                )
+            return unit, base
+        figures = [b for b in unit.bases if is_command_figure(b)]
+        if not figures:
+            raise QuestionError(
+                f"{RULESET}: unit {unit.id!r} has no command figure; give one of its bases "
+                f"role {accepted(sorted(COMMAND_ROLES))}"
+            )
+        return unit, figures[0]
+
+    def _command(self, board: Board, leader_id: str) -> Resolution:
+        scene = board.scene
+        unit, leader = self._leader(board, leader_id)
+        quality = _quality(unit)
+        dice, dice_cite = ACTIVATION[quality]
+        enclosed_here = board.in_enclosed(leader)
+        radius = COMMAND_ENCLOSED_MM if enclosed_here else COMMAND_OPEN_MM
+        in_command: list[str] = []
+        close_calls: list[dict[str, Any]] = []
+        commanded_units: dict[str, list[Base]] = {}
+        for friend in board.scene.units:
+            if friend.side != unit.side:
+                continue
+            for base in friend.bases:
+                if friend.id == unit.id and is_command_figure(base):
+                    continue  # the leader's own bases: it commands the others
+                there = board.in_enclosed(base)
+                limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
+                t = Threshold(
+                    board.table.distance(leader, base), limit, board.table.uncertainty(leader, base)
+                )
+                if t.too_close_to_call:
+                    close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+                if t.within:
+                    in_command.append(base.id)
+                    commanded_units.setdefault(friend.id, []).append(base)
+
+        modifiers: list[Modifier] = []
+        busy = [k for k in ("fired", "loading") if _trait(unit, k)]
+        enemy_bases = [b for u in board.enemies(unit) for b in u.bases]
+        in_melee = board.contacts(leader, enemy_bases)
+        if busy or in_melee:
+            why = f"{leader.id} is " + " and ".join(
+                (["loading or firing"] if busy else [])
+                + ([f"in melee with {in_melee[0][0].id}"] if in_melee else [])
+            )
+            modifiers.append(Modifier(-1, why, ACTIVATION_BUSY))
+        drummers = [
+            b.id for u in commanded_units.values() for b in u if b.role in ("drummer", "bugler")
+        ]
+        if drummers:
+            modifiers.append(
+                Modifier(
+                    1, f"{drummers[0]} ({'drummer or bugler'}) is commanded", ACTIVATION_DRUMMER
+                )
+            )
+        total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
+        points = dice_math.total(total_dice, 6) if total_dice else (Fraction(1),)
+
+        costs = []
+        cost_all = 0
+        for uid, bases in commanded_units.items():
+            friend = board.unit(uid)
+            status = _status(friend)
+            disloyal = friend.get("loyal") is False or status == "routing"
+            if friend.get("loyal") is not None:
+                _trait(friend, "loyal")
+            each, cost_cite = DISLOYAL_COST if disloyal else LOYAL_COST
+            figures = sum(b.figures for b in bases)
+            cost_all += each * figures
+            why = (
+                "routing"
+                if status == "routing"
+                else "disloyal"
+                if friend.get("loyal") is False
+                else "loyal"
+                if friend.get("loyal") is True
+                else "loyal (the scene does not mark it disloyal)"
+            )
+            costs.append(
+                {
+                    "unit": uid,
+                    "figures": figures,
+                    "points_each": each,
+                    "why": why,
+                    "source": str(cost_cite),
+                }
+            )
+        roll = Roll(
+            "command points",
+            total_dice,
+            6,
+            None,
+            (),
+            tuple(modifiers),
+            dice_cite,
+            note=f"summed for command points [{COMMAND_POINTS}]",
+        )
+        data: dict[str, Any] = {
+            "action": "command",
+            "ruleset": self.id,
+            "leader": leader_id,
+            "leader_base": leader.id,
+            "radius": length_json(scene, radius),
+            "radius_reason": (
+                f"{leader.id} stands in enclosed terrain ({enclosed_here.id})"
+                if enclosed_here
+                else f"{leader.id} stands in the open"
+            ),
+            "radius_source": str(COMMAND_DISTANCE),
+            "in_command": in_command,
+            "too_close_to_call": close_calls,
+            "rolls": [roll.as_json()],
+            "points": {
+                "distribution": [_frac(p) for p in points],
+                "mean": _frac(dice_math.mean(points)),
+            },
+            "costs": costs,
+            "cost_all": cost_all,
+            "p_enough_for_all": _frac(dice_math.at_least(points, cost_all)),
+        }
+        lines = [
+            f"{leader.id} ({quality}) commands within {_fmt(scene, radius)} "
+            f"({data['radius_reason']}; 25 cm to or from enclosed terrain) [{COMMAND_DISTANCE}]",
+            f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
+        ]
+        for c in close_calls:
+            lines.append(f"- {c['base']}: too close to call at the command distance")
+        lines.append(
+            f"- throws {total_dice}D6 for command points [{dice_cite}]"
+            + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
+            + f"; mean {float(dice_math.mean(points)):.1f} points"
+        )
+        for c in costs:
+            lines.append(
+                f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
+                f"({c['why']}) [{c['source']}]"
+            )
+        lines.append(
+            f"- P(enough points to activate all {cost_all} pts) = "
+            f"{dice_math.at_least(points, cost_all)}"
+        )
+        return Resolution("command", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # Risk
+
+    def _risk(self, board: Board, unit_id: str) -> Resolution:
+        scene = board.scene
+        unit = board.unit(unit_id)
+        kind = "cavalry" if _type(unit) == "cavalry" else "infantry"
+        table = RISK_FACTORS[kind]
+        quality = _quality(unit)
+        factors: list[dict[str, Any]] = []
+        close_calls: list[str] = []
+
+        def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
+            value, source = table[key]
+            entry: dict[str, Any] = {
+                "value": value * times,
+                "reason": reason,
+                "source": str(source),
+            }
+            if threshold is not None:
+                entry["threshold"] = threshold_json(scene, threshold)
+                if threshold.too_close_to_call:
+                    entry["too_close_to_call"] = True
+                    close_calls.append(reason)
+            factors.append(entry)
+
+        # Enemies in sight, and one that has the unit within its weapon's range.
+        seen, ranged = self._enemy_in_sight(board, unit)
+        if seen is None:
+            retreating = [
+                f
+                for f in board.friends(unit)
+                if _status(f) in ("running", "retreating", "routing")
+                and board.sighting(unit.bases, f.bases) is not None
+            ]
+            if not retreating:
+                add("no-enemy", "no enemy, and no friends retreating, in sight")
+
+        if kind == "infantry":
+            hero = self._hero_near(board, unit)
+            if hero is not None:
+                base, t = hero
+                add("hero", f"hero {base.id} within 5 cm ({_fmt(scene, t.measured)})", threshold=t)
+            elif any(t.too_close_to_call for t in self._hero_gaps(board, unit)):
+                close_calls.append("a hero just beyond 5 cm (too close to call)")
+            if _flag(unit, "regular", "infantry regulars count -1 risk"):
+                add("regulars", "unit formed of regulars")
+        elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
+            good = f"{quality} troops" if quality != "raw" else "an officer leads it"
+            add("good", f"good troops or officer: {good}")
+
+        covered, cover_reasons = board.entirely_in_cover(unit)
+        if covered:
+            add("cover", "unit entirely in cover: " + "; ".join(cover_reasons))
+
+        if ranged is not None:
+            enemy, weapon, t = ranged
+            why = (
+                f"{enemy.id} in sight, {_fmt(scene, t.measured)} away, within "
+                f"{weapon.row.lower()} range ({_fmt(scene, t.limit)})"
+            )
+            add("in-range", why, threshold=t)
+            if quality == "raw":
+                add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
+
+        losses = _count(unit, "casualties", required=True, why="risk counts each 10% lost")
+        wounded = _count(unit, "wounded", required=False)
+        strength_given = unit.get("strength")
+        strength = (
+            _count(unit, "strength", required=True)
+            if strength_given is not None
+            else unit.figures + losses
+        )
+        tenths = (10 * (losses + wounded)) // strength if strength else 0
+        if tenths:
+            add(
+                "losses",
+                f"{losses + wounded} of {strength} figures wounded or killed: {tenths} x 10%",
+                times=tenths,
+            )
+
+        flank = self._flank_enemy(board, unit) if seen is not None else None
+        if flank is not None:
+            add("flank", flank)
+
+        if kind == "infantry" and _type(unit) == "infantry" and not covered:
+            shock = self._shock_cavalry(board, unit)
+            if shock is not None:
+                cav, t = shock
+                formation = check_attr(unit, "formation", FORMATIONS, ruleset=RULESET)
+                if formation not in ("square", "circle"):
+                    add(
+                        "shock-cavalry",
+                        f"shock cavalry {cav.id} within 50 cm "
+                        f"({_fmt(scene, t.measured)}), not in square or circle",
+                        threshold=t,
+                    )
+
+        status = _status(unit)
+        if status in ("running", "retreating"):
+            add("running", f"status {status}")
+
+        rf = int(sum(f["value"] for f in factors))
+        label = row_label(rf)
+        outcomes = ACTIONS_TABLE[kind][label]
+        commanded = unit.get("commanded") is True or is_player_character(unit)
+        data: dict[str, Any] = {
+            "action": "risk",
+            "ruleset": self.id,
+            "unit": unit_id,
+            "table": kind,
+            "risk_factor": rf,
+            "factors": factors,
+            "row": label,
+            "row_source": str(outcomes[0].cite),
+            "roll": Roll(
+                "actions",
+                1,
+                6,
+                None,
+                cite=outcomes[0].cite,
+                note="cross-reference the row with the D6",
+            ).as_json(),
+            "outcomes": [o.as_json() for o in outcomes],
+            "italics": {
+                "commanded": commanded,
+                "rule": "commanded troops and player characters ignore shooting and movement "
+                "instructions written in italics",
+                "source": str(ITALICS[kind]),
+            },
+            "too_close_to_call": close_calls,
+        }
+        lines = [f"{unit_id} ({kind} table): risk factor {rf}, row {label}"]
+        lines += [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors] or [
+            "- no risk factor applies"
+        ]
+        lines += [f"- too close to call: {c}" for c in close_calls]
+        for o in outcomes:
+            mark = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
+            lines.append(f"  D6 {o.face}: {o.text}{mark if o.italic else ''}")
+        return Resolution("risk", MappingProxyType(data), tuple(lines))
+
+    def _hero_gaps(self, board: Board, unit: Unit) -> list[Threshold]:
+        out = []
+        for friend in board.friends(unit):
+            for b in friend.bases:
+                if is_hero(friend, b):
+                    near = board.table.closest([b], unit.bases)
+                    out.append(
+                        Threshold(near.distance, HERO_NEAR_MM, board.table.uncertainty(b, near.b))
+                    )
+        return out
+
+    def _hero_near(self, board: Board, unit: Unit) -> tuple[Base, Threshold] | None:
+        """The nearest hero of another group of the side within 5 cm of the unit (line 119)."""
+        found = []
+        for friend in board.friends(unit):
+            for b in friend.bases:
+                if is_hero(friend, b):
+                    near = board.table.closest([b], unit.bases)
+                    t = Threshold(near.distance, HERO_NEAR_MM, board.table.uncertainty(b, near.b))
+                    if t.within:
+                        found.append((b, t))
+        return min(found, key=lambda f: f[1].measured) if found else None
+
+    def _enemy_in_sight(
+        self, board: Board, unit: Unit
+    ) -> tuple[Base | None, tuple[Unit, Weapon, Threshold] | None]:
+        """The nearest enemy figure in sight, and the nearest enemy group in sight that has the
+        unit within its weapon's long range (lines 117, 123), in one pass nearest first."""
+        enemies = board.enemies(unit)
+        weapons = {e.id: _weapon(e) for e in enemies}
+        owner = {b.id: e for e in enemies for b in e.bases}
+        seen: Base | None = None
+        for a, b, d in board.pairs_by_distance(unit.bases, [b for e in enemies for b in e.bases]):
+            enemy = owner[b.id]
+            bands = weapons[enemy.id].bands
+            in_range = bool(bands) and d <= bands[-1][1]
+            if seen is not None and not in_range:
+                continue  # only a group in range can still add a factor
+            if not board.sees(a, b):
+                continue
+            seen = seen or b
+            if in_range:
+                t = Threshold(d, bands[-1][1], board.table.uncertainty(a, b))
+                return seen, (enemy, weapons[enemy.id], t)
+        return seen, None
+
+    def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
+        """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
+        enemy_bases = [b for e in board.enemies(unit) for b in e.bases]
+        for base, e, _ in board.pairs_by_distance(unit.bases, enemy_bases):
+            where = geo.aspect(e, base)
+            if where.aspect is geo.Aspect.FRONT:
+                continue
+            if board.sees(base, e):
+                unc = board.table.uncertainty(e, base)
+                close = " (too close to call)" if where.margin <= unc else ""
+                return f"{e.id} is to the {where.aspect.value} of {base.id}{close}"
+        return None
+
+    def _shock_cavalry(self, board: Board, unit: Unit) -> tuple[Unit, Threshold] | None:
+        """The nearest enemy shock cavalry within 50 cm (line 128)."""
+        found = []
+        for enemy in board.enemies(unit):
+            if enemy.get("type") != "cavalry" or enemy.get("weapon") not in SHOCK_WEAPONS:
+                continue
+            near = board.table.unit_distance(unit, enemy)
+            t = Threshold(near.distance, SHOCK_CAVALRY_MM, board.table.uncertainty(near.a, near.b))
+            if t.within:
+                found.append((enemy, t))
+        return min(found, key=lambda f: f[1].measured) if found else None
+
+    # ----------------------------------------------------------------------------------------
+    # Melee
+
+    def _melee(self, board: Board, a_id: str, b_id: str) -> Resolution:
+        scene = board.scene
+        side_a, side_b = board.unit(a_id), board.unit(b_id)
+        if side_a.side == side_b.side:
+            raise QuestionError(
+                f"{RULESET}: {a_id!r} and {b_id!r} are both of side {side_a.side!r}; "
+                "melee names two enemy groups"
+            )
+        bases_a, bases_b = list(scene.select(a_id)), list(scene.select(b_id))
+        for b in bases_a + bases_b:
+            if b.figures != 1:
+                raise QuestionError(
+                    f"{RULESET}: base {b.id!r} holds {b.figures} figures; melee is figure to "
+                    "figure, so give each figure its own base (figures: 1)"
+                )
+        touching: set[tuple[str, str]] = set()
+        close: list[dict[str, Any]] = []
+        for a in bases_a:
+            for b, t in board.contacts(a, bases_b):
+                touching.add((a.id, b.id))
+                if t.measured > geo.EPS:
+                    close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
+        data: dict[str, Any] = {"action": "melee", "ruleset": self.id, "a": a_id, "b": b_id}
+        if not touching:
+            near = board.table.closest(bases_a, bases_b)
+            data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
+            return Resolution(
+                "melee",
+                MappingProxyType(data),
+                (
+                    f"{a_id} and {b_id} are not in base contact: {_fmt(scene, near.distance)} "
+                    f"apart ({near.a.id} to {near.b.id})",
+                ),
+            )
+        pairs = match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
+        by_id = {b.id: b for b in bases_a + bases_b}
+        unit_of = {b.id: side_a for b in bases_a} | {b.id: side_b for b in bases_b}
+        opponents: dict[str, list[str]] = {}
+        for x, y in pairs:
+            opponents.setdefault(x, []).append(y)
+            opponents.setdefault(y, []).append(x)
+        mods = {
+            fid: self._melee_modifiers(
+                board, by_id[fid], unit_of[fid], [(by_id[o], unit_of[o]) for o in opponents[fid]]
+            )
+            for fid in opponents
+        }
+        fights = []
+        lines = [f"melee {a_id} against {b_id} [{MATCHING}]"]
+        totals = {"a_wins": Fraction(0), "b_wins": Fraction(0)}
+        for x, y in pairs:
+            mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
+            odds = melee_odds(mx, my)
+            totals["a_wins"] += odds["a_wins"]
+            totals["b_wins"] += odds["b_wins"]
+            fights.append(
+                {
+                    "a": x,
+                    "b": y,
+                    "a_modifiers": [m.as_json() for m in mods[x]],
+                    "b_modifiers": [m.as_json() for m in mods[y]],
+                    "a_modifier": mx,
+                    "b_modifier": my,
+                    "odds": {k: _frac(v) for k, v in odds.items()},
+                }
+            )
+            lines.append(
+                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} wins {odds['a_wins']} (wounds "
+                f"{odds['a_wounds']}, kills {odds['a_kills']}), {y} wins {odds['b_wins']} "
+                f"(wounds {odds['b_wounds']}, kills {odds['b_kills']}), draw {odds['draw']}"
+            )
+            for fid, ms in ((x, mods[x]), (y, mods[y])):
+                for m in ms:
+                    lines.append(f"    {fid} {m.value:+g}: {m.reason} [{m.cite}]")
+        engaged = {f for p in pairs for f in p}
+        idle = [b.id for b in bases_a + bases_b if b.id not in engaged]
+        for c in close:
+            lines.append(f"- {c['a']} and {c['b']}: contact too close to call")
+        lines.append(
+            f"- each D6 [{MELEE_DIE}]; the winner wounds on a natural 5, kills on a natural 6 "
+            f"[{MELEE_HITS}]; the side with the worse results (both if drawn) is moved back "
+            f"{_fmt(scene, MELEE_BACK_MM)} [{MELEE_BACK}]"
+        )
+        data.update(
+            in_contact=True,
+            contacts=sorted([list(p) for p in touching]),
+            too_close_to_call=close,
+            fights=fights,
+            not_engaged=idle,
+            rolls=[
+                Roll(
+                    "melee",
+                    1,
+                    6,
+                    None,
+                    cite=MELEE_DIE,
+                    note="one D6 a figure, modified; compare with the opponent",
+                ).as_json()
+            ],
+            expected_fights_won={"a": _frac(totals["a_wins"]), "b": _frac(totals["b_wins"])},
+            pull_back={
+                "loser": length_json(scene, MELEE_BACK_MM),
+                "source": str(MELEE_BACK),
+                "rule": "the group(s) with the worst results, or both if drawn, move back",
+            },
+        )
+        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+    def _melee_modifiers(
+        self, board: Board, me: Base, unit: Unit, opponents: list[tuple[Base, Unit]]
+    ) -> list[Modifier]:
+        """Lines 72-74, for one figure against the opponents it fights."""
+        mods = []
+        if _quality(unit) == "raw":
+            mods.append(Modifier(-1, "raw", MELEE_RAW))
+        enemy_bases = [b for u in board.enemies(unit) for b in u.bases]
+        touching = board.contacts(me, enemy_bases)
+        if len(touching) > 1:
+            mods.append(
+                Modifier(
+                    -(len(touching) - 1), f"{len(touching)} enemies in base contact", MELEE_RAW
+                )
+            )
+        if is_hero(unit, me):
+            mods.append(Modifier(1, "a hero", MELEE_HERO))
+        mine = self._melee_factor(unit)
+        theirs = max(self._melee_factor(u) for _, u in opponents)
+        if mine > theirs:
+            mods.append(Modifier(1, f"melee factor {mine} beats {theirs}", MELEE_FACTOR))
+        return mods
+
+    def _melee_factor(self, unit: Unit) -> int:
+        weapon = _weapon(unit)
+        if weapon.bayonet_melee is None:
+            return weapon.melee
+        bayonet = _flag(unit, "bayonet", f"{weapon.row.lower()} fight at 2, or 3 with bayonet")
+        return weapon.bayonet_melee if bayonet else weapon.melee
+
+    # ----------------------------------------------------------------------------------------
+    # Movement and charges
+
+    def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
+        """The most a group may move this turn (lines 107-109), with why."""
+        kind = _type(unit)
+        if kind == "cavalry":
+            pace, _, top, pace_cite = CAVALRY_PACES[-1]
+            return top, f"cavalry at the {pace}", pace_cite
+        if _trait(unit, "heavy_armour"):
+            return ARMOUR_MOVE[0], "foot in heavy armour/clothing", ARMOUR_MOVE[1]
+        wounded = _count(unit, "wounded", required=False)
+        if kind == "civilians" or wounded:
+            why = "civilians" if kind == "civilians" else f"{wounded} wounded figures"
+            return WOUNDED_MOVE[0], why, WOUNDED_MOVE[1]
+        return FOOT_MOVE[0], "foot figures", FOOT_MOVE[1]
+
+    def _difficult(self, piece: Terrain) -> bool:
+        flag = piece.attrs.get("difficult")
+        if isinstance(flag, bool):
+            return flag
+        return piece.kind in DIFFICULT_KINDS
+
+    def _path(self, board: Board, unit: Unit, target: Sequence[Base]) -> dict[str, Any]:
+        """Cost of moving the group's nearest figure straight into contact with `target`."""
+        near = board.table.closest(unit.bases, target)
+        eye, aim = (near.a.x, near.a.y), (near.b.x, near.b.y)
+        difficult_mm = 0.0
+        crossed: list[str] = []
+        hard_going: list[str] = []
+        for piece in board.scene.terrain:
+            poly = np.asarray(piece.polygon, dtype=float)
+            total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
+            inside_end = bool(geo.point_in_polygon(aim, poly)) or bool(
+                geo.point_in_polygon(eye, poly)
+            )
+            if total <= geo.EPS and not inside_end:
+                continue
+            if self._difficult(piece):
+                difficult_mm += total
+                hard_going.append(piece.id)
+            elif piece.kind in BARRIER_KINDS:
+                crossed.append(piece.id)
+        difficult_mm = min(difficult_mm, near.distance)
+        return {
+            "from": near.a,
+            "to": near.b,
+            "distance": near.distance,
+            "difficult": difficult_mm,
+            "difficult_pieces": hard_going,
+            "barriers": crossed,
+        }
+
+    def _move(self, board: Board, unit_id: str, target_id: str | None) -> Resolution:
+        scene = board.scene
+        unit = board.unit(unit_id)
+        allowance, why, allowance_cite = self._allowance(unit)
+        kind = _type(unit)
+        data: dict[str, Any] = {
+            "action": "move",
+            "ruleset": self.id,
+            "unit": unit_id,
+            "allowance": length_json(scene, allowance),
+            "allowance_reason": why,
+            "allowance_source": str(allowance_cite),
+        }
+        lines = [f"{unit_id} may move up to {_fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
+        if kind == "cavalry":
+            data["paces"] = [
+                {
+                    "pace": p,
+                    "from": length_json(scene, lo),
+                    "to": length_json(scene, hi),
+                    "source": str(c),
+                }
+                for p, lo, hi, c in CAVALRY_PACES
+            ]
+            lines.append(
+                "- "
+                + ", ".join(
+                    f"{p} {_fmt(scene, lo)}-{_fmt(scene, hi)}" for p, lo, hi, _ in CAVALRY_PACES
+                )
+                + f" [{CAVALRY_PACES[0][3]}]"
+            )
+        standing = sorted(
+            {t.id for b in unit.bases for t in board.centre_in(b) if self._difficult(t)}
+        )
+        data["in_difficult_going"] = standing
+        if standing:
+            lines.append(
+                f"- stands in difficult going ({', '.join(standing)}): every cm there counts "
+                f"double, {_fmt(scene, allowance / 2)} of it at most [{DIFFICULT_GOING}]"
+            )
+        if target_id is not None:
+            target = scene.select(target_id)
+            if any(b.unit_id == unit.id for b in target):
+                raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
+            path = self._path(board, unit, target)
+            barrier_cost = allowance / 4 * len(path["barriers"])
+            cost = path["distance"] + path["difficult"] + barrier_cost
+            t = Threshold(cost, allowance, board.table.uncertainty(path["from"], path["to"]))
+            data["path"] = {
+                "from": path["from"].id,
+                "to": path["to"].id,
+                "distance": length_json(scene, path["distance"]),
+                "difficult": length_json(scene, path["difficult"]),
+                "difficult_pieces": path["difficult_pieces"],
+                "barriers": path["barriers"],
+                "barrier_cost": length_json(scene, barrier_cost),
+                "cost": length_json(scene, cost),
+            }
+            data["reachable"] = t.within
+            data["threshold"] = threshold_json(scene, t)
+            lines.append(
+                f"- to {target_id}: {_fmt(scene, path['distance'])} from {path['from'].id} to "
+                f"{path['to'].id}"
+                + (
+                    f", +{_fmt(scene, path['difficult'])} for difficult going "
+                    f"({', '.join(path['difficult_pieces'])}) [{DIFFICULT_GOING}]"
+                    if path["difficult"] > 0
+                    else ""
+                )
+                + (
+                    f", +{_fmt(scene, barrier_cost)} to clear "
+                    f"{', '.join(path['barriers'])} [{BARRIER}]"
+                    if path["barriers"]
+                    else ""
+                )
+                + f": costs {_fmt(scene, cost)}, {_verdict(t)} the allowance"
+            )
+            if kind == "cavalry":
+                pace = next((p for p, lo, hi, _ in CAVALRY_PACES if cost <= hi), None)
+                data["pace"] = pace
+                if pace is not None:
+                    lines.append(f"- at the {pace}")
+        platoon = self._platoon(board, unit)
+        data["platoon"] = platoon
+        lines.append(f"- {platoon['summary']}")
+        return Resolution("move", MappingProxyType(data), tuple(lines))
+
+    def _platoon(self, board: Board, unit: Unit) -> dict[str, Any]:
+        """Lines 143 and 186: a platoon within 5 cm of each other with an officer or NCO near."""
+        kind = "cavalry" if unit.get("type") == "cavalry" else "infantry"
+        rule = PLATOON_RULE[kind]
+        name = unit.get("platoon")
+        if name is None:
+            return {
+                "platoon": None,
+                "in_company": False,
+                "source": str(rule),
+                "summary": f"not part of a platoon (give platoon: NAME) [{rule}]",
+            }
+        members = [u for u in board.scene.units if u.side == unit.side and u.get("platoon") == name]
+        scene = board.scene
+        # Linked by gaps of at most 5 cm: grow the group from this unit.
+        linked = {unit.id}
+        grow = True
+        close: list[str] = []
+        while grow:
+            grow = False
+            for m in members:
+                if m.id in linked:
+                    continue
+                for other in members:
+                    if other.id not in linked:
+                        continue
+                    near = board.table.unit_distance(m, other)
+                    t = Threshold(
+                        near.distance, PLATOON_MM, board.table.uncertainty(near.a, near.b)
+                    )
+                    if t.too_close_to_call:
+                        close.append(f"{m.id}-{other.id}")
+                    if t.within:
+                        linked.add(m.id)
+                        grow = True
+                        break
+        together = len(linked) == len(members)
+        officer = None
+        bases = [b for m in members for b in m.bases]
+        for friend in [u for u in scene.units if u.side == unit.side]:
+            for b in friend.bases:
+                if b.role in ("officer", "nco"):
+                    near = board.table.closest([b], bases)
+                    t = Threshold(near.distance, PLATOON_MM, board.table.uncertainty(b, near.b))
+                    if t.within:
+                        officer = b.id
+                        if t.too_close_to_call:
+                            close.append(f"{b.id}")
+                        break
+            if officer:
+                break
+        in_company = together and officer is not None
+        summary = (
+            f"platoon {name!r} ({', '.join(m.id for m in members)}): "
+            + ("all within 5 cm of each other" if together else "not all within 5 cm")
+            + (f", {officer} within 5 cm" if officer else ", no officer or NCO within 5 cm")
+            + (
+                ": uncommanded, it stays in company with the first group of its platoon to move "
+                "when its orders are in italics"
+                if in_company
+                else ": each group acts alone"
+            )
+            + f" [{rule}]"
+        )
+        return {
+            "platoon": name,
+            "members": [m.id for m in members],
+            "together": together,
+            "officer": officer,
+            "in_company": in_company,
+            "too_close_to_call": close,
+            "source": str(rule),
+            "summary": summary,
+        }
+
+    def _charge(self, board: Board, a_id: str, b_id: str) -> Resolution:
+        scene = board.scene
+        unit, target = board.unit(a_id), board.unit(b_id)
+        if unit.side == target.side:
+            raise QuestionError(
+                f"{RULESET}: {a_id!r} and {b_id!r} are both of side {unit.side!r}; "
+                "charge names a group and an enemy"
+            )
+        pc = is_player_character(unit)
+        commanded = pc or _flag(unit, "commanded", "only PCs and commanded troops may charge")
+        allowance, why, allowance_cite = self._allowance(unit)
+        path = self._path(board, unit, scene.select(b_id))
+        barrier_cost = allowance / 4 * len(path["barriers"])
+        cost = path["distance"] + path["difficult"] + barrier_cost
+        t = Threshold(cost, allowance, board.table.uncertainty(path["from"], path["to"]))
+        reasons = []
+        allowed = t.within
+        reasons.append(
+            f"{b_id} costs {_fmt(scene, cost)} to reach ({_fmt(scene, path['distance'])}"
+            + (f" + {_fmt(scene, path['difficult'])} difficult going" if path["difficult"] else "")
+            + (f" + {_fmt(scene, barrier_cost)} for barriers" if path["barriers"] else "")
+            + f"), reach {_fmt(scene, allowance)} ({why}): {_verdict(t)} [{allowance_cite}]"
+        )
+        nearest_id = None
+        if commanded:
+            reasons.append(
+                f"{'a player character' if pc else 'commanded troops'} may charge if in reach "
+                f"and not forced to move otherwise by the actions table [{CHARGE_WHO}]"
+            )
+        else:
+            nearest = min(
+                board.enemies(unit), key=lambda e: board.table.unit_distance(unit, e).distance
+            )
+            nearest_id = nearest.id
+            if nearest.id != target.id:
+                allowed = False
+            reasons.append(
+                f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
+                f"nearest enemy in reach ({nearest.id}) [{CHARGE_NEAREST}]"
+            )
+        data = {
+            "action": "charge",
+            "ruleset": self.id,
+            "a": a_id,
+            "b": b_id,
+            "allowed": allowed,
+            "commanded": commanded,
+            "reach": length_json(scene, allowance),
+            "cost": length_json(scene, cost),
+            "distance": length_json(scene, path["distance"]),
+            "threshold": threshold_json(scene, t),
+            "nearest_enemy": nearest_id,
+            "reasons": reasons,
+            "source": str(CHARGE_WHO),
+        }
+        head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
+        return Resolution("charge", MappingProxyType(data), (head, *[f"- {r}" for r in reasons]))
+
+    # ----------------------------------------------------------------------------------------
+    # Suggest
+
+    def _suggest(self, board: Board, phase: str | None) -> Resolution:
+        scene = board.scene
+        side_a = {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
+        items: list[dict[str, Any]] = []
+
+        def item(kind: str, args: list[str], run: Any) -> None:
+            try:
+                res = run()
+            except QuestionError as exc:
+                items.append(
+                    {
+                        "kind": kind,
+                        "args": args,
+                        "summary": f"cannot answer: {exc}",
+                        "result": {"error": str(exc)},
+                    }
+                )
+                return
+            items.append(
+                {"kind": kind, "args": args, "summary": res.lines[0], "result": res.as_json()}
+            )
+
+        phases = PHASES if phase is None else (phase,)
+        for ph in phases:
+            group_a = [u for u in scene.units if u.side in side_a]
+            group_b = [u for u in scene.units if u.side not in side_a]
+            if ph == "command":
+                leaders = [b for u in group_a for b in u.bases if is_command_figure(b)]
+                for b in leaders:
+                    item("command", [b.id], lambda b=b: self._command(board, b.id))
+                self._out_of_command(board, group_a, leaders, items)
+                for u in group_a:
+                    item("risk", [u.id], lambda u=u: self._risk(board, u.id))
+            elif ph == "move-a":
+                for u in group_a:
+                    item("move", [u.id], lambda u=u: self._move(board, u.id, None))
+            elif ph in ("shoot-a", "shoot-b"):
+                for u in group_a if ph == "shoot-a" else group_b:
+                    self._suggest_shots(board, u, item)
+            elif ph == "actions-b":
+                for u in group_b:
+                    item("risk", [u.id], lambda u=u: self._risk(board, u.id))
+            elif ph == "melee":
+                for x, y in self._melees(board):
+                    item("melee", [x.id, y.id], lambda x=x, y=y: self._melee(board, x.id, y.id))
+        data = {
+            "action": "suggest",
+            "ruleset": self.id,
+            "phase": phase,
+            "phases": list(PHASES),
+            "side_a": sorted(side_a),
+            "phase_sources": {ph: str(PHASE_CITES[ph]) for ph in phases},
+            "items": items,
+        }
+        lines = [
+            f"{len(items)} suggestions"
+            + (f" for phase {phase}" if phase else "")
+            + f"; side A (with player characters): {', '.join(sorted(side_a)) or 'none'}"
+        ]
+        lines += [f"- {i['kind']} {' '.join(i['args'])}: {i['summary']}" for i in items]
+        return Resolution("suggest", MappingProxyType(data), tuple(lines))
+
+    def _suggest_shots(self, board: Board, unit: Unit, item: Any) -> None:
+        """Every legal target of a commanded group or PC; the nearest one of any other."""
+        weapon = WEAPONS.get(str(unit.get("weapon")))
+        if weapon is None or not weapon.bands:
+            return
+        longest = weapon.bands[-1][1]
+        reachable = [
+            e
+            for e in board.enemies(unit)
+            if board.table.unit_distance(unit, e).distance <= longest + geo.EPS
+        ]
+        commanded = is_player_character(unit) or unit.get("commanded") is True
+        if not commanded:
+            seen = [
+                (s[2], e) for e in reachable if (s := board.sighting(unit.bases, e.bases, longest))
+            ]
+            reachable = [min(seen, key=lambda s: s[0])[1]] if seen else []
+        for e in reachable:
+            item("shoot", [unit.id, e.id], lambda e=e: self._shoot(board, unit.id, e.id))
+
+    def _out_of_command(
+        self, board: Board, units: list[Unit], leaders: list[Base], items: list[dict[str, Any]]
+    ) -> None:
+        """Groups of side A with no figure within command distance of a command figure."""
+        for u in units:
+            if is_player_character(u):
+                continue
+            ok = False
+            for leader in leaders:
+                if board.scene.unit_of(leader.id).side != u.side:
+                    continue
+                here = board.in_enclosed(leader)
+                for b in u.bases:
+                    enclosed = here or board.in_enclosed(b)
+                    limit = COMMAND_ENCLOSED_MM if enclosed else COMMAND_OPEN_MM
+                    if board.table.distance(leader, b) <= limit:
+                        ok = True
+                        break
+                if ok:
+                    break
+            if not ok:
+                items.append(
+                    {
+                        "kind": "out-of-command",
+                        "args": [u.id],
+                        "summary": f"{u.id} is beyond command distance of every command figure",
+                        "result": {
+                            "unit": u.id,
+                            "in_command": False,
+                            "source": str(COMMAND_DISTANCE),
+                        },
+                    }
+                )
+
+    def _melees(self, board: Board) -> list[tuple[Unit, Unit]]:
+        """Pairs of enemy groups with figures in base contact."""
+        out = []
+        units = board.scene.units
+        for i, a in enumerate(units):
+            for b in units[i + 1 :]:
+                if a.side == b.side:
+                    continue
+                near = board.table.unit_distance(a, b)
+                if near.distance <= board.table.uncertainty(near.a, near.b):
+                    out.append((a, b))
+        return out
