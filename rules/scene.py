@@ -344,8 +344,18 @@ def _describe(value: Any) -> str:
 
 
 # Unit state the loader type-checks; the ruleset checks the values it reads.
-_COUNT_STATE: Final = ("casualties", "shock", "hits", "consecutive_fire")
-_BOOL_STATE: Final = (
+STATE_COUNTS: Final = (
+    "casualties",
+    "shock",
+    "hits",
+    "consecutive_fire",
+    "wounded",
+    "strength",
+    "bases_removed",
+    "attack_actions",
+    "supporting_units",
+)
+STATE_FLAGS: Final = (
     "disordered",
     "loaded",
     "moved",
@@ -354,6 +364,16 @@ _BOOL_STATE: Final = (
     "commanded",
     "bayonet",
     "broken",
+    "loyal",
+    "heavy_armour",
+    "loading",
+    "pivoted",
+    "charged",
+    "fired_on",
+    "lost_melee",
+    "overheated",
+    "mounted",
+    "fighters",
 )
 _TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
 _UNIT_FIELDS: Final = ("id", "side", "type", "quality", "weapon", "bases")
@@ -550,9 +570,9 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
         if key in _UNIT_FIELDS:
             continue
         kpath = _join(path, key)
-        if key in _COUNT_STATE:
+        if key in STATE_COUNTS:
             attrs[key] = r.integer(value, kpath)
-        elif key in _BOOL_STATE:
+        elif key in STATE_FLAGS:
             attrs[key] = r.boolean(value, kpath)
         elif key in _TEXT_ATTRS:
             attrs[key] = r.text(value, kpath)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from rules import scene as scene_module
 from rules.errors import SceneError, UnknownIdError
 from rules.scene import Cover, Footprint, Scene, TerrainKind, load_scene, parse_scene
 from tests.builders import base, rect, scene_doc, terrain, unit
@@ -647,3 +648,40 @@ def test_a_length_that_overflows_in_millimetres_is_a_scene_error() -> None:
     doc["units"][0]["bases"][1]["x"] = 1e308
     with pytest.raises(SceneError, match=r"units\[0\]\.bases\[1\]\.x"):
         parse_scene(doc, "scene.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Unit state the camera cannot see: typed at load time, whatever ruleset reads it.
+
+
+@pytest.mark.parametrize("key", scene_module.STATE_FLAGS)
+def test_a_state_flag_must_be_true_or_false(key: str) -> None:
+    doc = small_doc()
+    doc["units"][0][key] = "yes"
+    with pytest.raises(SceneError) as err:
+        parse_scene(doc, "scene.json")
+    assert str(err.value) == (
+        f"scene.json: units[0].{key}: expected true or false, got the string 'yes'"
+    )
+
+
+@pytest.mark.parametrize("key", scene_module.STATE_COUNTS)
+@pytest.mark.parametrize(("value", "says"), [("two", "the string 'two'"), (-1, "at least 0")])
+def test_a_state_count_must_be_a_whole_number_of_at_least_0(
+    key: str, value: object, says: str
+) -> None:
+    doc = small_doc()
+    doc["units"][0][key] = value
+    with pytest.raises(SceneError) as err:
+        parse_scene(doc, "scene.json")
+    assert str(err.value).startswith(f"scene.json: units[0].{key}: ")
+    assert says in str(err.value)
+
+
+def test_state_is_kept_on_the_unit() -> None:
+    doc = small_doc()
+    doc["units"][0].update(overheated=True, bases_removed=2, formation="line")
+    unit0 = parse_scene(doc, "scene.json").units[0]
+    assert unit0.get("overheated") is True
+    assert unit0.get("bases_removed") == 2
+    assert unit0.get("formation") == "line"

@@ -640,14 +640,6 @@ def test_a_scene_without_a_grid_is_refused() -> None:
         ),
         (
             lambda: scene(
-                at("a", "r", 1, 1, type="machine-gun", consecutive_fire=3, overheated="yes")
-            ),
-            "overheat",
-            ("a",),
-            ["'a'", "overheated"],
-        ),
-        (
-            lambda: scene(
                 unit("a", "r", [base("a-1", 5, 5, role="officer")], die="d6", weapon="rifle"),
                 inf("b", "b", 2, 1),
             ),

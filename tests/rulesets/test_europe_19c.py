@@ -794,12 +794,6 @@ def test_suggest_reuses_one_table() -> None:
             ["red", "huge"],
             ["'huge'", "'standard' or 'mini'"],
         ),
-        (
-            [firer(type="cavalry", quality="elite", bases_removed="two")],
-            "morale",
-            ["red"],
-            ["'red'", "bases_removed"],
-        ),
         ([firer(type="cavalry")], "suggest", ["lunch"], ["'lunch'", "'firing'"]),
         (
             [firer(weapon="musket", **LINE), firer("pal", x=80, weapon="musket", **LINE)],
