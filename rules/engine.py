@@ -15,13 +15,16 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
+import numpy.typing as npt
+
 from calibration.units import format_length, from_mm
 
 from . import dice as dice_math
 from . import geometry as geo
 from .errors import QuestionError, UnknownRulesetError, accepted
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from .table import table_for
+from .table import Table, table_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,9 +304,27 @@ class Ruleset:
         return out
 
     def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
-        """Bases that may block sight between two bases: all but the two and their units'."""
-        own = {viewer.unit_id, target.unit_id}
-        return [b for b in table_for(scene).bases if b.unit_id not in own]
+        """Bases that may block sight between two bases: the row of `sight_mask` for them."""
+        table = table_for(scene)
+        row = self.sight_mask(
+            table, np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+        )
+        if row is None:
+            return []
+        return [table.bases[k] for k in np.flatnonzero(row[0])]
+
+    def sight_mask(
+        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_] | None:
+        """(P, N): which bases of the table may block sight from base viewers[p] to base
+        targets[p] (indices into `table.bases`); None when no base blocks sight. By default
+        every base but those of the two units."""
+        if not self.bases_block_sight:
+            return None
+        units = table.unit_numbers
+        return (units[None, :] != units[viewers][:, None]) & (
+            units[None, :] != units[targets][:, None]
+        )
 
     def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
         """Trace the sight lines from viewer to target past this sheet's obstacles (memoised

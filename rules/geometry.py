@@ -564,29 +564,31 @@ def ray_blocked(
 
 
 def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
-    """`ray_blocked` for many sight lines from one eye to `aims` (R, 2) past one polygon
-    obstacle, vectorised over the lines (each end forgiven up to `see_into` inside it)."""
-    pa = np.asarray(eye, dtype=float)
+    """`ray_blocked` for many sight lines from `eye` to `aims` (R, 2) past one polygon
+    obstacle, vectorised over the lines (each end forgiven up to `see_into` inside it).
+
+    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
     pb = np.asarray(aims, dtype=float).reshape(-1, 2)
+    pa = np.broadcast_to(np.asarray(eye, dtype=float), pb.shape)  # (R, 2)
     poly = obstacle.polygon
     ab = pb - pa  # (R, 2)
     length = np.hypot(ab[:, 0], ab[:, 1])
     safe_len = np.where(length > EPS, length, 1.0)
     e1, e2 = _edges(poly)
     edge = e2 - e1  # (E, 2)
-    rel = e1 - pa  # (E, 2)
+    rel = e1[None] - pa[:, None]  # (R, E, 2)
     denom = ab[:, None, 0] * edge[None, :, 1] - ab[:, None, 1] * edge[None, :, 0]  # (R, E)
     ok = np.abs(denom) > 1e-12
     safe = np.where(ok, denom, 1.0)
-    t = (rel[None, :, 0] * edge[None, :, 1] - rel[None, :, 1] * edge[None, :, 0]) / safe
-    s = (rel[None, :, 0] * ab[:, None, 1] - rel[None, :, 1] * ab[:, None, 0]) / safe
+    t = (rel[..., 0] * edge[None, :, 1] - rel[..., 1] * edge[None, :, 0]) / safe
+    s = (rel[..., 0] * ab[:, None, 1] - rel[..., 1] * ab[:, None, 0]) / safe
     t_lo, t_hi = (EPS / safe_len)[:, None], 1 - (EPS / safe_len)[:, None]  # ends, not splits
     hit = ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)
-    vrel = poly - pa  # (V, 2)
+    vrel = poly[None] - pa[:, None]  # (R, V, 2)
     ab_sq = np.sum(ab * ab, axis=1)
     ab_sq = np.where(ab_sq > 0, ab_sq, 1.0)
-    tv = (vrel[None, :, 0] * ab[:, None, 0] + vrel[None, :, 1] * ab[:, None, 1]) / ab_sq[:, None]
-    off = np.abs(ab[:, None, 0] * vrel[None, :, 1] - ab[:, None, 1] * vrel[None, :, 0])
+    tv = (vrel[..., 0] * ab[:, None, 0] + vrel[..., 1] * ab[:, None, 1]) / ab_sq[:, None]
+    off = np.abs(ab[:, None, 0] * vrel[..., 1] - ab[:, None, 1] * vrel[..., 0])
     on = (off / safe_len[:, None] <= EPS) & (tv > t_lo) & (tv < t_hi)
     n = len(pb)
     ts = np.concatenate(
@@ -597,14 +599,16 @@ def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.
     lo, hi = ts[:, :-1], ts[:, 1:]
     valid = np.isfinite(hi) & (hi - lo > 0)
     mid_t = np.where(valid, (lo + hi) / 2, 0.0)
-    mids = pa + mid_t[..., None] * ab[:, None, :]  # (R, K, 2)
+    mids = pa[:, None, :] + mid_t[..., None] * ab[:, None, :]  # (R, K, 2)
     inside = point_in_polygon(mids, poly) & valid
     if inside.any():
+        # Only a midpoint inside can be one on an edge (a ray along a side), which is not.
+        rows, cols = np.nonzero(inside)
         on_edge = (
-            point_segment_distance(mids[:, :, None, :], e1[None, None], e2[None, None]).min(axis=2)
+            point_segment_distance(mids[rows, cols][:, None, :], e1[None], e2[None]).min(axis=1)
             <= EPS
         )
-        inside &= ~on_edge
+        inside[rows[on_edge], cols[on_edge]] = False
     spans = np.where(valid, hi - lo, 0.0) * length[:, None]
     total = np.sum(np.where(inside, spans, 0.0), axis=1)
     last = np.sum(np.isfinite(ts), axis=1) - 2  # index of the span ending at t = 1
@@ -735,6 +739,163 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     blocked_by = tuple(obstacles[int(k)].id for k in np.flatnonzero(hits.any(axis=0)))
     clear = int(np.sum(~hits.any(axis=1)))
     return Sight(len(points), clear, blocked_by)
+
+
+def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
+    """Length (M,) of each segment a[m]-b[m] inside its own solid convex obstacle polys[m].
+
+    `solid_inside_lengths` for chosen (segment, obstacle) pairs instead of every segment against
+    every obstacle, with the same arithmetic step for step, so the two agree to the last bit.
+    """
+    a = np.asarray(a, dtype=float).reshape(-1, 2)
+    b = np.asarray(b, dtype=float).reshape(-1, 2)
+    if len(a) == 0:
+        return np.zeros(0)
+    d = b - a  # (M, 2)
+    length = np.hypot(d[:, 0], d[:, 1])
+    e1, e2 = _edges(polys)  # (M, k, 2)
+    edge = e2 - e1
+    rel = a[:, None, :] - e1
+    num = edge[..., 1] * rel[..., 0] + -edge[..., 0] * rel[..., 1]  # n.(a - p), n outward
+    den = edge[..., 1] * d[:, None, 0] + -edge[..., 0] * d[:, None, 1]  # n.d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = -num / den
+    entering = den < -1e-12
+    exiting = den > 1e-12
+    parallel_out = (~entering & ~exiting) & (num >= -EPS * np.maximum(1.0, np.abs(den)))
+    degenerate = np.all(np.abs(edge) < 1e-12, axis=(-1, -2))  # round bases
+    parallel_out &= ~degenerate[:, None]
+    t_in = np.clip(np.max(np.where(entering, t, 0.0), axis=-1), 0.0, 1.0)
+    t_out = np.clip(np.min(np.where(exiting, t, 1.0), axis=-1), 0.0, 1.0)
+    inside = np.where(np.any(parallel_out, axis=-1), 0.0, np.maximum(0.0, t_out - t_in))
+    out = inside * length
+    if np.any(degenerate):
+        c, r = polys[degenerate][:, 0, :], radii[degenerate]
+        ad, dd, ld = a[degenerate], d[degenerate], length[degenerate]
+        rel_c = c - ad
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0 = (rel_c[:, 0] * dd[:, 0] + rel_c[:, 1] * dd[:, 1]) / (ld**2)
+        foot = ad + t0[:, None] * dd
+        perp = np.hypot(*np.moveaxis(foot - c, -1, 0))
+        half = np.sqrt(np.maximum(0.0, r**2 - perp**2)) / ld
+        lo = np.clip(t0 - half, 0.0, 1.0)
+        hi = np.clip(t0 + half, 0.0, 1.0)
+        out[degenerate] = np.where(perp < r, np.maximum(0.0, hi - lo), 0.0) * ld
+    return np.asarray(np.where(length > EPS, out, 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class Solids:
+    """Solid convex obstacles (bases) as arrays, for tracing many sight lines past them."""
+
+    ids: tuple[str, ...]
+    polygons: Array
+    """(N, 4, 2) counter-clockwise outlines; a round base's is its centre four times."""
+    radii: Array
+    """(N,) radius of a round base, else 0."""
+    centres: Array
+    """(N, 2) the middle of each outline."""
+    reach: Array
+    """(N,) how far any part of each obstacle lies from its centre."""
+
+    @classmethod
+    def of(cls, obstacles: Sequence[Obstacle]) -> Solids:
+        if not obstacles:
+            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
+        polys = np.stack([o.polygon for o in obstacles])
+        radii = np.array([o.radius for o in obstacles])
+        centres = polys.mean(axis=1)
+        spread = np.hypot(*np.moveaxis(polys - centres[:, None], -1, 0)).max(axis=1)
+        return cls(tuple(o.id for o in obstacles), polys, radii, centres, spread + radii)
+
+
+def sight_many(
+    eyes: Array,
+    points: Array,
+    terrain: Sequence[Obstacle],
+    solids: Solids,
+    may_block: npt.NDArray[np.bool_] | None,
+) -> list[Sight]:
+    """`sight` for P viewer-target pairs at once: lines from eyes[p] (P, 2) to points[p]
+    (P, K, 2) past every terrain piece and the solids each pair's row of `may_block` (P, N)
+    allows (None: no solid blocks). Ray for ray the same answer as `sight` with the obstacle
+    list `terrain + [allowed solids in their order]`.
+
+    Only a solid whose centre lies within its reach (plus the spread of the target's points)
+    of the line from the eye to the target's first point can touch a sight line, so only those
+    (pair, solid) candidates are clipped; terrain pieces are box-tested per pair as in `sight`.
+    """
+    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
+    points = np.asarray(points, dtype=float)
+    n_pairs, k = points.shape[:2]
+    blocked = np.zeros((n_pairs, k), dtype=bool)
+    names: list[list[str]] = [[] for _ in range(n_pairs)]
+    if n_pairs == 0:
+        return []
+    flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
+    lo, hi = np.minimum(flat_eyes, flat_points), np.maximum(flat_eyes, flat_points)
+    for piece in terrain:
+        if piece.see_into == 0 and len(piece.polygon) == 4:
+            # `sight` clips such a piece as a solid, past every line (no box test).
+            inside = solid_inside_lengths(
+                flat_eyes, flat_points, piece.polygon[None], np.array([piece.radius])
+            )
+            hits = (inside[:, 0] > EPS).reshape(n_pairs, k)
+        else:
+            # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
+            # box-tests the pair's lines together: a coarser test, the same answer).
+            grown = piece.radius + EPS
+            near = np.flatnonzero(
+                ~np.any(piece.polygon.min(axis=0) - grown > hi, axis=1)
+                & ~np.any(piece.polygon.max(axis=0) + grown < lo, axis=1)
+            )
+            flat = np.zeros(n_pairs * k, dtype=bool)
+            if len(near) and piece.radius > 0:
+                for r in near.tolist():
+                    flat[r] = ray_blocked(
+                        (float(flat_eyes[r, 0]), float(flat_eyes[r, 1])),
+                        (float(flat_points[r, 0]), float(flat_points[r, 1])),
+                        piece,
+                    )
+            elif len(near):
+                flat[near] = rays_blocked(flat_eyes[near], flat_points[near], piece)
+            hits = flat.reshape(n_pairs, k)
+        blocked |= hits
+        for p in np.flatnonzero(hits.any(axis=1)).tolist():
+            names[p].append(piece.id)
+    if may_block is not None and len(solids.ids):
+        aim = points[:, 0]
+        spread = np.hypot(*np.moveaxis(points - aim[:, None], -1, 0)).max(axis=1)
+        ab = aim - eyes
+        length2 = np.sum(ab * ab, axis=1)
+        rel_x = solids.centres[None, :, 0] - eyes[:, None, 0]
+        rel_y = solids.centres[None, :, 1] - eyes[:, None, 1]
+        t = (rel_x * ab[:, None, 0] + rel_y * ab[:, None, 1]) / np.where(length2 > 0, length2, 1.0)[
+            :, None
+        ]
+        t = np.clip(t, 0.0, 1.0)
+        gap2 = (rel_x - t * ab[:, None, 0]) ** 2 + (rel_y - t * ab[:, None, 1]) ** 2
+        # Conservative by a millimetre: a solid left out must miss every line by far more than
+        # rounding, so clipping it would have found nothing.
+        limit = solids.reach[None, :] + spread[:, None] + 1.0
+        pair, solid = np.nonzero(may_block & (gap2 <= limit * limit))
+        if len(pair):
+            rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
+            inside = paired_inside_lengths(
+                flat_eyes[rays],
+                flat_points[rays],
+                np.repeat(solids.polygons[solid], k, axis=0),
+                np.repeat(solids.radii[solid], k),
+            ).reshape(-1, k)
+            hit = inside > EPS
+            blocked |= (
+                np.bincount(rays[hit.reshape(-1)], minlength=n_pairs * k).reshape(n_pairs, k) > 0
+            )
+            stops = np.flatnonzero(hit.any(axis=1))
+            for p, s in zip(pair[stops].tolist(), solid[stops].tolist(), strict=True):
+                names[p].append(solids.ids[s])
+    clear = (k - blocked.sum(axis=1)).tolist()
+    return [Sight(k, c, tuple(n)) for c, n in zip(clear, names, strict=True)]
 
 
 # --------------------------------------------------------------------------------------------

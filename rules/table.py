@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from . import geometry as geo
 from .scene import Base, Cover, Scene, Terrain, Unit
@@ -133,11 +134,63 @@ class Table:
 
     def sight(self, ruleset: Ruleset, viewer: Base, target: Base) -> geo.Sight:
         """Sight lines from viewer to target under a ruleset, memoised."""
-        key = (ruleset.id, viewer.id, target.id)
-        if key not in self._sight:
-            obstacles = ruleset.obstacles(self.scene, viewer, target)
-            self._sight[key] = geo.sight(viewer, target, obstacles)
-        return self._sight[key]
+        return self.sights(ruleset, [(viewer, target)])[0]
+
+    def sights(self, ruleset: Ruleset, pairs: Sequence[tuple[Base, Base]]) -> list[geo.Sight]:
+        """Sight lines of many (viewer, target) pairs under a ruleset, memoised: the pairs not
+        traced yet are traced together (`geometry.sight_many`), past the sheet's terrain and
+        the bases `ruleset.sight_mask` says may block each pair. The same answer, ray for ray,
+        as `geometry.sight(viewer, target, ruleset.obstacles(scene, viewer, target))`."""
+        keys = [(ruleset.id, v.id, t.id) for v, t in pairs]
+        todo = {k: p for k, p in zip(keys, pairs, strict=True) if k not in self._sight}
+        if todo:
+            viewers = np.array([self.index[v.id] for v, _ in todo.values()], dtype=int)
+            targets = np.array([self.index[t.id] for _, t in todo.values()], dtype=int)
+            mask = ruleset.sight_mask(self, viewers, targets)
+            traced = geo.sight_many(
+                self.centres[viewers],
+                self.sight_points[targets],
+                self.terrain_obstacles(ruleset),
+                self.solids,
+                mask,
+            )
+            self._sight.update(zip(todo, traced, strict=True))
+        return [self._sight[k] for k in keys]
+
+    def visible(
+        self, ruleset: Ruleset, viewers: Sequence[Base], targets: Sequence[Base]
+    ) -> npt.NDArray[np.bool_]:
+        """(V, T): whether each viewer sees each target under the sheet's sight rule (every
+        sight line clear when `sight_needs_entire_base`, else any), traced in one batch."""
+        pairs = [(v, t) for v in viewers for t in targets]
+        seen = [
+            s.entire if ruleset.sight_needs_entire_base else s.any
+            for s in self.sights(ruleset, pairs)
+        ]
+        return np.array(seen, dtype=bool).reshape(len(viewers), len(targets))
+
+    @cached_property
+    def centres(self) -> geo.Array:
+        """(N, 2) the centre of every base, mm."""
+        return np.array([(b.x, b.y) for b in self.bases], dtype=float).reshape(-1, 2)
+
+    @cached_property
+    def sight_points(self) -> geo.Array:
+        """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
+        if not self.bases:
+            return np.zeros((0, 5, 2))
+        return np.stack([geo.sight_points(b) for b in self.bases])
+
+    @cached_property
+    def solids(self) -> geo.Solids:
+        """Every base as a solid obstacle to sight, in table order."""
+        return geo.Solids.of([self.base_obstacle(b) for b in self.bases])
+
+    @cached_property
+    def unit_numbers(self) -> npt.NDArray[np.int_]:
+        """(N,) a number per unit for every base, to compare units as arrays."""
+        numbers = {u.id: k for k, u in enumerate(self.scene.units)}
+        return np.array([numbers[b.unit_id] for b in self.bases], dtype=int)
 
     def terrain_obstacles(self, ruleset: Ruleset) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a ruleset, as obstacles (cached)."""

@@ -594,20 +594,9 @@ class Europe19c(Ruleset):
             "suggest": self.suggest,
         }
 
-    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """The base class's sight lines and obstacles, traced in one vectorised pass."""
-        return _sight_many(self, scene, viewer, [target])[0]
-
     def sights(self, table: Table, viewer: Base, targets: Sequence[Base]) -> list[geo.Sight]:
         """Sight from one base to many, memoised per table: one trace for all of them."""
-        memo = _SIGHT_MEMO.setdefault(table, {})
-        missing = [t for t in targets if (viewer.id, t.id) not in memo]
-        if missing:
-            for t, seen in zip(
-                missing, _sight_many(self, table.scene, viewer, missing), strict=True
-            ):
-                memo[(viewer.id, t.id)] = seen
-        return [memo[(viewer.id, t.id)] for t in targets]
+        return table.sights(self, [(viewer, t) for t in targets])
 
     # ----------------------------------------------------------------------------------------
     # shoot
@@ -1358,11 +1347,11 @@ class Europe19c(Ruleset):
                         continue
                     out.append(_item("charge", [a.id, t.id], self._charge(table, a, t), phase))
         elif phase == "firing":
+            self._prime_sight(table, units)
             for i, f in enumerate(units):
                 reach = _firer_reach(f)
                 if reach is None:
                     continue
-                self._prime_sight(table, f, reach)
                 for j, t in enumerate(units):
                     if t.side == f.side or unit_d[i, j] > reach:
                         continue
@@ -1387,18 +1376,24 @@ class Europe19c(Ruleset):
                         out.append(_item("melee", [attacker.id, defender.id], res, phase, note))
         return out
 
-    def _prime_sight(self, table: Table, firer: Unit, reach: float) -> None:
-        """Trace, in one pass a base, every sight line the firer's bases may need: to each enemy
-        base within its range and arc (`_base_shot` then finds them memoised)."""
+    def _prime_sight(self, table: Table, firers: Sequence[Unit]) -> None:
+        """Trace, in one batch, every sight line the firers' bases may need: to each enemy base
+        within the firer's range and the base's arc (`_base_shot` then finds them memoised)."""
         sides = {u.id: u.side for u in table.scene.units}
-        enemies = [b for b in table.bases if sides[b.unit_id] != firer.side]
-        columns = np.array([table.index[b.id] for b in enemies], dtype=int)
-        for base in firer.bases:
-            row = table.distances[table.index[base.id], columns] if len(columns) else []
-            half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
-            in_range = [b for b, d in zip(enemies, row, strict=True) if d <= reach]
-            arcs = _arcs(table, base, in_range, half)
-            self.sights(table, base, [b for b, ok in zip(in_range, arcs, strict=True) if ok])
+        pairs = []
+        for firer in firers:
+            reach = _firer_reach(firer)
+            if reach is None:
+                continue
+            enemies = [b for b in table.bases if sides[b.unit_id] != firer.side]
+            columns = np.array([table.index[b.id] for b in enemies], dtype=int)
+            for base in firer.bases:
+                row = table.distances[table.index[base.id], columns] if len(columns) else []
+                half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
+                in_range = [b for b, d in zip(enemies, row, strict=True) if d <= reach]
+                arcs = _arcs(table, base, in_range, half)
+                pairs += [(base, b) for b, ok in zip(in_range, arcs, strict=True) if ok]
+        table.sights(self, pairs)
 
     def _suggest_morale(self, scene: Scene) -> list[dict[str, Any]]:
         out = []
@@ -1410,241 +1405,6 @@ class Europe19c(Ruleset):
 
 # --------------------------------------------------------------------------------------------
 # Helpers of the actions
-
-
-# --------------------------------------------------------------------------------------------
-# Sight lines, traced many at once
-#
-# The same sight lines and obstacles as `Ruleset.sight` and `geometry.sight` (the viewer's centre
-# to the target's centre and corners; woods, towns, buildings, hills and other units' bases), but
-# every ray against every base in one numpy pass: `suggest` traces thousands of them.
-
-_SIGHT_MEMO: weakref.WeakKeyDictionary[Table, dict[tuple[str, str], geo.Sight]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _SceneShapes:
-    """Every base of a scene as arrays, and the terrain that blocks sight, for tracing."""
-
-    bases: tuple[Base, ...]
-    xy: Any
-    """Centres (N, 2)."""
-    reach: Any
-    """(N,) half-diagonals (radius of a round base): how far a footprint reaches."""
-    unit_ids: Any
-    """(N,) the unit of each base."""
-    rects: Any
-    """Indices of rectangular bases."""
-    rect_corners: Any
-    """(R, 4, 2) their outlines."""
-    discs: Any
-    """Indices of round bases."""
-    disc_radius: Any
-    terrain: tuple[tuple[geo.Obstacle, _Shape], ...]
-
-
-_SHAPES: list[tuple[Scene, _SceneShapes]] = []
-
-
-def _shapes(ruleset: Ruleset, scene: Scene) -> _SceneShapes:
-    """The scene as arrays, kept for the last scene asked about (questions come in bursts)."""
-    if _SHAPES and _SHAPES[0][0] is scene:
-        return _SHAPES[0][1]
-    bases = tuple(scene.bases())
-    circle = np.array([b.footprint.circle for b in bases], dtype=bool)
-    rects = np.flatnonzero(~circle)
-    terrain = tuple(
-        (o, _Shape.of(o))
-        for o in (
-            geo.Obstacle(
-                t.id, np.asarray(t.polygon, dtype=float), see_into=ruleset.see_into.get(t.kind, 0.0)
-            )
-            for t in scene.terrain
-            if t.kind in ruleset.sight_blocking
-        )
-    )
-    shapes = _SceneShapes(
-        bases=bases,
-        xy=np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 2),
-        reach=np.array([_reach(b) for b in bases], dtype=float),
-        unit_ids=np.array([b.unit_id for b in bases], dtype=object),
-        rects=rects,
-        rect_corners=np.array([geo.corners(bases[i]) for i in rects]).reshape(-1, 4, 2),
-        discs=np.flatnonzero(circle),
-        disc_radius=np.array([geo.radius(bases[i]) for i in np.flatnonzero(circle)]),
-        terrain=terrain,
-    )
-    _SHAPES[:] = [(scene, shapes)]
-    return shapes
-
-
-def _sight_many(
-    ruleset: Ruleset, scene: Scene, viewer: Base, targets: Sequence[Base]
-) -> list[geo.Sight]:
-    """Sight from `viewer` to each target: rays from the viewer's centre to each target's sight
-    points, blocked by sight-blocking terrain (seen out of / into where an end stands in it) and,
-    when the ruleset says so, by the bases of units other than the two concerned."""
-    if not targets:
-        return []
-    g = _shapes(ruleset, scene)
-    eye = np.array([viewer.x, viewer.y], dtype=float)
-    points = [geo.sight_points(t) for t in targets]
-    ends = np.vstack(points)
-    owner = np.repeat(np.arange(len(targets)), [len(p) for p in points])
-    blocked = np.zeros((len(ends), len(g.bases)), dtype=bool)
-    if ruleset.bases_block_sight and len(g.bases):
-        # Only a base near the corridor from the viewer to a target can touch its rays.
-        centres = np.array([(t.x, t.y) for t in targets], dtype=float)
-        ab = centres - eye  # (T, 2)
-        length2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)
-        rel = g.xy[None, :, :] - eye  # (1, N, 2)
-        t = np.clip(
-            np.einsum("tnk,tk->tn", np.broadcast_to(rel, (len(targets), *rel.shape[1:])), ab)
-            / length2[:, None],
-            0.0,
-            1.0,
-        )
-        gap = np.hypot(*np.moveaxis(rel - t[..., None] * ab[:, None, :], -1, 0))
-        t_reach = np.array([_reach(t) for t in targets])
-        near = gap <= g.reach[None, :] + t_reach[:, None] + geo.EPS
-        near &= g.unit_ids[None, :] != viewer.unit_id
-        near &= g.unit_ids[None, :] != np.array([t.unit_id for t in targets], dtype=object)[:, None]
-        near_rays = near[owner]  # (rays, N)
-        if len(g.rects):
-            cols = g.rects[near[:, g.rects].any(axis=0)]
-            if len(cols):
-                corners = g.rect_corners[np.searchsorted(g.rects, cols)]
-                blocked[:, cols] = _rays_through_rects(eye, ends, corners) & near_rays[:, cols]
-        if len(g.discs):
-            cols = g.discs[near[:, g.discs].any(axis=0)]
-            if len(cols):
-                radius = g.disc_radius[np.searchsorted(g.discs, cols)]
-                blocked[:, cols] = (
-                    _rays_through_discs(eye, ends, g.xy[cols], radius) & near_rays[:, cols]
-                )
-    walls = np.zeros((len(ends), len(g.terrain)), dtype=bool)
-    for j, (obstacle, shape) in enumerate(g.terrain):
-        walls[:, j] = _rays_through_piece(eye, ends, obstacle, shape)
-    hit = blocked.any(axis=1) | walls.any(axis=1)
-    clear = np.bincount(owner[~hit], minlength=len(targets))
-    rays = np.bincount(owner, minlength=len(targets))
-    starts = np.concatenate([[0], np.cumsum(rays)[:-1]])
-    names = [o.id for o, _ in g.terrain] + [b.id for b in g.bases]
-    per_target = np.logical_or.reduceat(np.hstack([walls, blocked]), starts, axis=0)
-    ids: list[list[str]] = [[] for _ in targets]
-    for k, j in zip(*np.nonzero(per_target), strict=True):
-        ids[k].append(names[j])
-    return [geo.Sight(int(rays[k]), int(clear[k]), tuple(ids[k])) for k in range(len(targets))]
-
-
-def _rays_in_box(eye: Any, ends: Any, lo: tuple[float, float], hi: tuple[float, float]) -> Any:
-    """Indices of the rays whose bounding box meets the box lo-hi (the others surely miss)."""
-    e = geo.EPS
-    miss = (
-        (np.maximum(ends[:, 0], eye[0]) < lo[0] - e)
-        | (np.minimum(ends[:, 0], eye[0]) > hi[0] + e)
-        | (np.maximum(ends[:, 1], eye[1]) < lo[1] - e)
-        | (np.minimum(ends[:, 1], eye[1]) > hi[1] + e)
-    )
-    return np.flatnonzero(~miss)
-
-
-def _clip_rays(eye: Any, ends: Any, polys: Any) -> tuple[Any, Any]:
-    """(rays, K) lengths of each ray eye->end strictly inside each convex outline (K, k, 2),
-    and whether the stretch inside reaches each end (t0 at the eye, t1 at the end).
-
-    Cyrus-Beck clipping of every ray by every edge at once. A ray along an edge or grazing a
-    corner is not inside (as in `geometry.length_inside`)."""
-    d = ends - eye  # (R, 2)
-    length = np.hypot(d[:, 0], d[:, 1])
-    p = polys
-    q = np.roll(polys, -1, axis=1)
-    e = q - p  # (K, k, 2)
-    area2 = np.sum(p[..., 0] * q[..., 1] - q[..., 0] * p[..., 1], axis=1)
-    sign = np.where(area2 >= 0, 1.0, -1.0)[:, None]  # (K, 1)
-    start = sign * (e[..., 0] * (eye[1] - p[..., 1]) - e[..., 1] * (eye[0] - p[..., 0]))
-    rate = sign[None] * (
-        e[None, ..., 0] * d[:, None, None, 1] - e[None, ..., 1] * d[:, None, None, 0]
-    )
-    elen = np.hypot(e[..., 0], e[..., 1])[None]  # (1, K, k)
-    parallel = np.abs(rate) <= 1e-12 * np.maximum(1.0, length[:, None, None] * elen)
-    shut = (parallel & (start[None] <= geo.EPS * elen)).any(axis=2)
-    t = -start[None] / np.where(parallel, 1.0, rate)
-    t0 = np.max(np.where(~parallel & (rate > 0), t, 0.0), axis=2)
-    t1 = np.min(np.where(~parallel & (rate < 0), t, 1.0), axis=2)
-    inside = np.clip(t1 - t0, 0.0, None) * length[:, None]
-    inside = np.where(shut | (np.abs(area2) <= geo.EPS)[None, :], 0.0, inside)
-    ends_inside = (t0 <= 0.0).astype(int) + (t1 >= 1.0).astype(int)
-    return inside, ends_inside
-
-
-def _rays_through_rects(eye: Any, ends: Any, corners: Any) -> Any:
-    """(rays, K): whether each ray runs more than EPS inside each solid base outline."""
-    inside, _ = _clip_rays(eye, ends, corners)
-    return inside > geo.EPS
-
-
-def _rays_through_piece(eye: Any, ends: Any, obstacle: geo.Obstacle, shape: _Shape) -> Any:
-    """(rays,): whether each ray is blocked by a terrain piece, an end standing in it seeing up
-    to `see_into` of it (`geometry.ray_blocked`); vectorised when the piece is convex."""
-    out = np.zeros(len(ends), dtype=bool)
-    rays = _rays_in_box(eye, ends, shape.lo, shape.hi)
-    if not len(rays):
-        return out
-    if shape.convex and shape.radius == 0:
-        inside, ends_inside = _clip_rays(eye, ends[rays], obstacle.polygon[None])
-        forgiven = np.minimum(inside, obstacle.see_into) * ends_inside
-        out[rays] = (inside > geo.EPS)[:, 0] & ((inside - forgiven) > geo.EPS)[:, 0]
-        return out
-    a = (float(eye[0]), float(eye[1]))
-    for r in rays:
-        out[r] = geo.ray_blocked(a, (float(ends[r, 0]), float(ends[r, 1])), obstacle)
-    return out
-
-
-def _rays_through_discs(eye: Any, ends: Any, centres: Any, radius: Any) -> Any:
-    """(rays, K): whether each ray runs more than EPS inside each round base."""
-    d = ends - eye
-    length2 = np.einsum("ij,ij->i", d, d)
-    length = np.sqrt(length2)
-    safe = np.where(length2 > 0, length2, 1.0)
-    t0 = ((centres - eye) @ d.T).T / safe[:, None]  # (R, K)
-    closest = eye + t0[..., None] * d[:, None, :]
-    perp = np.hypot(*np.moveaxis(closest - centres[None], -1, 0))
-    half = (
-        np.sqrt(np.clip(radius[None] ** 2 - perp**2, 0.0, None))
-        / np.where(length > 0, length, 1.0)[:, None]
-    )
-    lo, hi = np.maximum(0.0, t0 - half), np.minimum(1.0, t0 + half)
-    total = np.clip(hi - lo, 0.0, None) * length[:, None]
-    return (perp < radius[None]) & (total > geo.EPS) & (length[:, None] > geo.EPS)
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What the tracer needs to know of a terrain piece: its box and whether it is convex."""
-
-    points: tuple[tuple[float, float], ...]
-    radius: float
-    convex: bool
-    lo: tuple[float, float]
-    hi: tuple[float, float]
-
-    @classmethod
-    def of(cls, obstacle: geo.Obstacle) -> _Shape:
-        pts = tuple((float(x), float(y)) for x, y in obstacle.polygon)
-        n = len(pts)
-        turns = [
-            (pts[(i + 1) % n][0] - pts[i][0]) * (pts[(i + 2) % n][1] - pts[i][1])
-            - (pts[(i + 1) % n][1] - pts[i][1]) * (pts[(i + 2) % n][0] - pts[i][0])
-            for i in range(n)
-        ]
-        convex = all(t >= 0 for t in turns) or all(t <= 0 for t in turns)
-        r = obstacle.radius
-        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        return cls(pts, r, convex, (min(xs) - r, min(ys) - r), (max(xs) + r, max(ys) + r))
 
 
 _ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[tuple[str, str], bool]] = (

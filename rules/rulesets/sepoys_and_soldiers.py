@@ -1264,11 +1264,10 @@ class SepoysAndSoldiers(Ruleset):
             ((table.distance(x, y), x, y) for x in a.bases for y in b.bases),
             key=lambda p: p[0],
         )
+        pairs = [p for p in pairs if p[0] <= limit]
+        sights = table.sights(self, [(x, y) for _, x, y in pairs])  # traced in one batch
         blocked: list[str] = []
-        for d, x, y in pairs:
-            if d > limit:
-                break
-            s = table.sight(self, x, y)
+        for (_, x, y), s in zip(pairs, sights, strict=True):
             if s.any:
                 return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
             blocked += [o for o in s.blocked_by if o not in blocked]
@@ -1312,7 +1311,7 @@ class SepoysAndSoldiers(Ruleset):
             rockets.append(
                 {"base": launcher.id, "aimed_at": aim.id, "p_hits_target": _prob(p_this_target)}
             )
-        for bid in close:
+        for bid in sorted(close):
             per_base.setdefault(bid, Fraction(0))
         unit_of = {b.id: b.unit_id for b in table.bases}
         side_of = {u.id: u.side for u in scene.units}
@@ -1969,14 +1968,30 @@ class SepoysAndSoldiers(Ruleset):
 
     def _suggest_fire(self, table: Table) -> list[dict[str, Any]]:
         out = []
+        shots = []
         for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
             arm = _arm(a)
             longest = {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}.get(
                 arm, 8 * INCH
             )
             near = _near(table, a, b)
-            if near.distance > longest + table.uncertainty(near.a, near.b):
-                continue
+            limit = longest + table.uncertainty(near.a, near.b)
+            if near.distance <= limit:
+                shots.append((a, b, arm, limit))
+        # Every sight line the shots below may trace, in one batch (`_sight` finds them
+        # memoised): the pairs of bases within the firer's longest reach.
+        table.sights(
+            self,
+            [
+                (x, y)
+                for a, b, arm, limit in shots
+                if arm != "rockets"
+                for x in a.bases
+                for y in b.bases
+                if table.distance(x, y) <= limit
+            ],
+        )
+        for a, b, arm, _ in shots:
             r = self._shoot(table, a, b)
             if not r.data["allowed"]:
                 continue

@@ -100,6 +100,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from calibration.units import format_length
 
@@ -713,25 +714,6 @@ def _verdict(t: Threshold) -> str:
 # One scene's measurements, shared by every question asked of it
 
 
-@dataclass(frozen=True, slots=True)
-class Footprints:
-    """Centres and reach of every base of one scene as arrays, to find the few bases near a
-    sight line without measuring each."""
-
-    scene: Scene
-    centres: np.ndarray
-    """(N, 2) mm, in `table_for(scene).bases` order."""
-    reach: np.ndarray
-    """(N,) mm: half the diagonal, the furthest any part of a base lies from its centre."""
-
-    @classmethod
-    def of(cls, scene: Scene) -> Footprints:
-        bases = table_for(scene).bases
-        centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(len(bases), 2)
-        reach = np.array([math.hypot(b.footprint.width, b.footprint.depth) / 2 for b in bases])
-        return cls(scene, centres, reach)
-
-
 class Board:
     """A `Table` plus the unit-level answers this sheet asks again and again (who sees whom)."""
 
@@ -773,41 +755,18 @@ class Board:
     def sees(self, a: Base, b: Base) -> bool:
         """Line 55: `a` sees the entire base of `b`.
 
-        Traced for every base of `b`'s group at once (`geometry.solid_inside_lengths` and
-        `geometry.rays_blocked` over all their sight lines): the same obstacles stand between
-        `a` and each of them, so one call answers the group."""
+        Traced for every base of `b`'s group at once (`Table.visible`): one batch answers the
+        group."""
         key = (a.id, b.id)
         if key not in self._sees:
-            group = [t for t in self.scene.unit_of(b.id).bases if (a.id, t.id) not in self._sees]
-            for t, entire in zip(group, self._entire_sight(a, group), strict=True):
-                self._sees[(a.id, t.id)] = entire
+            sides = {u.id: u.side for u in self.scene.units}
+            viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
+            targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
+            seen = self.table.visible(self.rs, viewers, targets)
+            for v, row in zip(viewers, seen.tolist(), strict=True):
+                for t, entire in zip(targets, row, strict=True):
+                    self._sees[(v.id, t.id)] = entire
         return self._sees[key]
-
-    def _entire_sight(self, viewer: Base, targets: Sequence[Base]) -> list[bool]:
-        """Whether `viewer` sees the entire base of each target (all of one group)."""
-        points = np.concatenate([geo.sight_points(t) for t in targets])
-        eye = np.array([viewer.x, viewer.y])
-        blocked = np.zeros(len(points), dtype=bool)
-        blockers = {
-            b.id: b for t in targets for b in self.rs.sight_blocking_bases(self.scene, viewer, t)
-        }
-        if blockers:
-            shapes = [self.table.base_obstacle(b) for b in blockers.values()]
-            inside = geo.solid_inside_lengths(
-                np.repeat(eye[None], len(points), axis=0),
-                points,
-                np.stack([o.polygon for o in shapes]),
-                np.array([o.radius for o in shapes]),
-            )
-            blocked |= (inside > geo.EPS).any(axis=1)
-        lo = np.minimum(points.min(axis=0), eye)
-        hi = np.maximum(points.max(axis=0), eye)
-        for piece in self.table.terrain_obstacles(self.rs):
-            if np.any(piece.polygon.min(axis=0) > hi) or np.any(piece.polygon.max(axis=0) < lo):
-                continue
-            blocked |= geo.rays_blocked(eye, points, piece)
-        per_target = blocked.reshape(len(targets), -1)
-        return [not bool(row.any()) for row in per_target]
 
     def sighting(
         self, viewer: Sequence[Base], target: Sequence[Base], within: float = math.inf
@@ -901,31 +860,17 @@ class Skirmish19c(Ruleset):
         }
     )
 
-    def __init__(self) -> None:
-        self._footprints: Footprints | None = None
-
     # ----------------------------------------------------------------------------------------
-    # Sight: only the bases near the sight lines are traced
+    # Sight
 
-    def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
-        """Bases of other units that may block sight (line 55): those near the line between the
-        two centres (any further away cannot touch a sight line), except bases within 2 cm of
-        the viewer, which it shoots over."""
-        if self._footprints is None or self._footprints.scene is not scene:
-            self._footprints = Footprints.of(scene)
-        shapes, table = self._footprints, table_for(scene)
-        a = np.array([viewer.x, viewer.y])
-        ab = np.array([target.x, target.y]) - a
-        length2 = float(ab @ ab)
-        t = np.clip((shapes.centres - a) @ ab / length2, 0.0, 1.0) if length2 > 0 else 0.0
-        gap = np.hypot(*(shapes.centres - (a + np.multiply.outer(t, ab))).T)
-        reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
-        apart = table.distances[table.index[viewer.id]]
-        near = np.flatnonzero(
-            (gap <= shapes.reach + reach + geo.EPS) & (apart > OVER_FIGURES_WITHIN_MM)
-        )
-        own = {viewer.unit_id, target.unit_id}
-        return [table.bases[k] for k in near if table.bases[k].unit_id not in own]
+    def sight_mask(
+        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_] | None:
+        """Bases of other units may block sight (line 55), except bases within 2 cm of the
+        viewer, which it shoots over."""
+        mask = super().sight_mask(table, viewers, targets)
+        assert mask is not None  # bases_block_sight
+        return mask & (table.distances[viewers] > OVER_FIGURES_WITHIN_MM)
 
     # ----------------------------------------------------------------------------------------
     # Actions

@@ -1,0 +1,197 @@
+"""The batched sight tracer (`Table.sights`, `geometry.sight_many`) against the reference
+`geometry.sight`, ray for ray, on seeded random tables: rectangular and round bases of several
+sizes, concave terrain seen into (and a solid piece that is not), and skirmish-19c's rule that a
+figure shoots over bases within 2 cm of it."""
+
+from __future__ import annotations
+
+import math
+import random
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rules import geometry as geo
+from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.scene import Base, Scene, TerrainKind
+from rules.table import Table
+from tests.builders import make_scene, terrain, unit
+
+
+class _SolidWoods(Ruleset):
+    """Bases block sight and woods cannot be seen into at all (`see_into` 0): woods drawn with
+    four corners are clipped as solids by `geometry.sight`, which the batch must copy."""
+
+    id = "test-solid-woods"
+    title = "test"
+    sheet = "none"
+    unit = "mm"
+    bases_block_sight = True
+    see_into = MappingProxyType(
+        {
+            TerrainKind.WOODS: 0.0,
+            TerrainKind.TOWN: 40.0,
+            TerrainKind.BUILDING: geo.REACH,
+            TerrainKind.HILL: geo.REACH,
+        }
+    )
+
+
+def _concave(rng: random.Random, cx: float, cy: float, size: float) -> list[list[float]]:
+    """An L-shaped (concave) piece, counter-clockwise or clockwise at random."""
+    s = size
+    pts = [(0.0, 0.0), (s, 0.0), (s, s / 2), (s / 2, s / 2), (s / 2, s), (0.0, s)]
+    out = [[cx + x - s / 2, cy + y - s / 2] for x, y in pts]
+    return out if rng.random() < 0.5 else out[::-1]
+
+
+def _random_scene(seed: int, ruleset: str) -> Scene:
+    """A 600 x 400 mm table crowded with 40 bases in 14 units and four terrain pieces."""
+    rng = random.Random(seed)
+    units = []
+    for u in range(14):
+        bases = []
+        x0, y0 = rng.uniform(30, 570), rng.uniform(30, 370)
+        for k in range(rng.randint(1, 5)):
+            shape: dict[str, Any]
+            roll = rng.random()
+            if roll < 0.25:
+                shape = {"diameter": rng.choice([20.0, 25.0, 40.0])}
+            else:
+                shape = {"width": rng.choice([20.0, 25.0, 40.0]), "depth": rng.choice([20.0, 30.0])}
+            bases.append(
+                {
+                    "id": f"u{u}-{k}",
+                    "x": x0 + rng.uniform(-45, 45),
+                    "y": y0 + rng.uniform(-45, 45),
+                    # whole right angles now and then: sight lines along base edges
+                    "facing": rng.choice([0.0, 90.0, rng.uniform(0, 360)]),
+                    **shape,
+                }
+            )
+        units.append(unit(f"u{u}", "red" if u % 2 else "blue", bases, type="infantry"))
+    pieces = [
+        terrain("woods-1", "woods", _concave(rng, 200, 150, 120)),
+        terrain("town-1", "town", _concave(rng, 430, 260, 100)),
+        terrain(
+            "woods-2",
+            "woods",
+            [[300, 40], [380, 40], [380, 90], [300, 90]],
+        ),
+        terrain("hill-1", "hill", _concave(rng, 120, 320, 90)),
+    ]
+    grid = 50.0 if get_ruleset(ruleset).grid else None
+    return make_scene(
+        ruleset, units, unit="mm", terrain=pieces, width=600, depth=400, grid_box=grid
+    )
+
+
+def _reference_rays(viewer: Base, target: Base, obstacles: list[geo.Obstacle]) -> list[bool]:
+    """Whether each sight line is blocked, decided as `geometry.sight` decides it: solid
+    obstacles (`see_into` 0, four corners) by their clipped length, the rest by `ray_blocked`."""
+    eye = (viewer.x, viewer.y)
+    out = []
+    for p in geo.sight_points(target):
+        blocked = False
+        for o in obstacles:
+            if o.see_into == 0 and len(o.polygon) == 4:
+                inside = geo.solid_inside_lengths(
+                    np.array([eye]), p[None], o.polygon[None], np.array([o.radius])
+                )
+                blocked |= bool(inside[0, 0] > geo.EPS)
+            else:
+                blocked |= geo.ray_blocked(eye, (float(p[0]), float(p[1])), o)
+        out.append(blocked)
+    return out
+
+
+RULESETS = [*ruleset_ids(), _SolidWoods.id]
+
+
+def _ruleset(ident: str) -> Ruleset:
+    return _SolidWoods() if ident == _SolidWoods.id else get_ruleset(ident)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("ident", RULESETS)
+def test_batched_sight_matches_reference(ident: str, seed: int) -> None:
+    rs = _ruleset(ident)
+    scene = _random_scene(seed, ident if ident != _SolidWoods.id else "skirmish-19c")
+    table = Table(scene)
+    bases = list(table.bases)
+    pairs = [(a, b) for a in bases for b in bases if a.unit_id != b.unit_id]
+    pairs = random.Random(seed).sample(pairs, 400)  # the reference is slow: a sample
+    batched = table.sights(rs, pairs)
+    blocked_somewhere = 0
+    for (a, b), got in zip(pairs, batched, strict=True):
+        want = geo.sight(a, b, rs.obstacles(scene, a, b))
+        assert got == want, (a.id, b.id)
+        blocked_somewhere += want.clear_rays < want.rays
+    # the scenes are busy enough to test something: many pairs have a blocked line
+    assert blocked_somewhere > len(pairs) // 10
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
+def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
+    """One line per pair (K = 1): each ray's verdict is the reference's for that ray."""
+    rs = _ruleset(ident)
+    scene = _random_scene(100 + seed, "skirmish-19c")
+    table = Table(scene)
+    rows = []
+    pairs = [(a, b) for a in table.bases for b in table.bases if a.unit_id != b.unit_id]
+    for a, b in random.Random(seed).sample(pairs, 150):
+        ref = _reference_rays(a, b, rs.obstacles(scene, a, b))
+        for r, blocked in enumerate(ref):
+            rows.append((table.index[a.id], table.index[b.id], r, blocked))
+    v = np.array([row[0] for row in rows])
+    t = np.array([row[1] for row in rows])
+    k = np.array([row[2] for row in rows])
+    got = geo.sight_many(
+        table.centres[v],
+        table.sight_points[t, k][:, None, :],
+        table.terrain_obstacles(rs),
+        table.solids,
+        rs.sight_mask(table, v, t),
+    )
+    assert [s.clear_rays == 0 for s in got] == [row[3] for row in rows]
+    assert any(row[3] for row in rows) and not all(row[3] for row in rows)
+
+
+def test_skirmish_shoots_over_bases_within_2cm() -> None:
+    """A base 1 cm in front of the viewer does not block it (line 55's 2 cm rule); the same
+    base 3 cm in front of it does. Geometry: viewer at (0, 0) looking at a target 30 cm up the
+    y axis; a 4 cm wide blocker centred on the line."""
+    rs = get_ruleset("skirmish-19c")
+    for gap_cm, blocks in ((1.0, False), (3.0, True)):
+        # blocker 2 cm deep: its near edge `gap_cm` above the viewer's far edge (y = 1.25)
+        y = 1.25 + gap_cm + 1.0
+        scene = make_scene(
+            "skirmish-19c",
+            [
+                unit(
+                    "v",
+                    "red",
+                    [{"id": "v-1", "x": 50, "y": 10, "facing": 90, "width": 2.5, "depth": 2.5}],
+                ),
+                unit(
+                    "t",
+                    "blue",
+                    [{"id": "t-1", "x": 50, "y": 40, "facing": 90, "width": 2.5, "depth": 2.5}],
+                ),
+                unit(
+                    "x",
+                    "blue",
+                    [{"id": "x-1", "x": 50, "y": 10 + y, "facing": 90, "width": 4, "depth": 2}],
+                ),
+            ],
+        )
+        table = Table(scene)
+        viewer, target = table.bases[0], table.bases[1]
+        assert math.isclose(table.distance(viewer, table.bases[2]), gap_cm * 10)
+        (seen,) = table.sights(rs, [(viewer, target)])
+        assert seen == geo.sight(viewer, target, rs.obstacles(scene, viewer, target))
+        assert seen.entire is not blocks
+        assert seen.blocked_by == (("x-1",) if blocks else ())
