@@ -5,11 +5,14 @@ into `sys.modules` is checked."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+IMPORTS_PUPIL = re.compile(r"^\s*(import|from)\s+pupil_apriltags", re.MULTILINE)
 FORBIDDEN = ("cv2", "flask", "werkzeug", "pupil_apriltags", "vision", "webui")
 
 
@@ -40,3 +43,35 @@ def test_units_module_is_standard_library_only() -> None:
     loaded = modules_after_import("calibration.units")
     assert "numpy" not in loaded
     assert not any(m.split(".")[0] in FORBIDDEN for m in loaded)
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["calibration.homography", "calibration.camera", "calibration.fit", "calibration.store"],
+)
+def test_calibration_knows_no_detector_and_no_rules(module: str) -> None:
+    loaded = modules_after_import(module)
+    bad = sorted(
+        m
+        for m in loaded
+        if m.split(".")[0] in ("rules", "vision", "webui", "flask", "pupil_apriltags")
+    )
+    assert bad == [], f"{module} imported {bad}"
+
+
+@pytest.mark.parametrize("module", ["vision.game", "vision.scene", "vision.printing"])
+def test_only_the_detector_adapter_imports_pupil_apriltags(module: str) -> None:
+    loaded = modules_after_import(module)
+    assert "pupil_apriltags" not in loaded
+    assert not any(m.split(".")[0] in ("flask", "webui") for m in loaded)
+
+
+def test_no_module_but_the_adapter_names_pupil_apriltags() -> None:
+    root = Path(__file__).resolve().parent.parent
+    offenders = [
+        str(path.relative_to(root))
+        for package in ("rules", "calibration", "vision", "webui")
+        for path in (root / package).rglob("*.py")
+        if "pupil_apriltags" in path.read_text(encoding="utf-8") and path.name != "detect.py"
+    ]
+    assert offenders == []

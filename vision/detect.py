@@ -1,0 +1,644 @@
+"""The tag detector adapter: one small interface over pupil-apriltags and OpenCV's ArUco detector.
+
+Everything downstream (tracker, calibration fit, scene builder) sees only `TagDetection` values
+in one convention, whichever back end found them:
+
+- pixel coordinates in OpenCV's convention: the centre of the top-left pixel is (0, 0);
+- corners in OpenCV's ArUco order, which is the order of the marker as
+  `cv2.aruco.generateImageMarker` draws it: top-left, top-right, bottom-right, bottom-left of the
+  marker's own picture (so corner 0 -> corner 1 is the marker's top edge, the way a base faces).
+
+Back ends, one family per detector (`make_detector`):
+
+- AprilTag families (`tag36h11`, `tag25h9`, `tag16h5`, `tagStandard41h12`) with the usual
+  1-cell black border: pupil-apriltags. This is the only module that imports `pupil_apriltags`,
+  and it works around the traps of 1.0.4.post11 measured on this machine (FIELD-NOTES):
+  `decode_sharpening` is cast to int by the constructor (0.25 becomes 0), so it is written again
+  into the C struct; only one family is registered however many are named, so a detector takes
+  exactly one; a native detector shared by two threads crashes the process, so each thread gets
+  its own (a `threading.local` cache); its corners sit +0.5 px from OpenCV's convention and in
+  another order, so both are converted here. Found while building this: pupil's `__del__` frees
+  the family before the detector (a use after free that corrupts the heap with tag16h5), so the
+  adapter frees them itself, in the right order.
+- OpenCV ArUco dictionaries by name (`DICT_4X4_50`, ...), and AprilTag families printed with a
+  2-cell border (`border_bits=2`, Kalibr "aprilgrid" style, which pupil cannot read): OpenCV's
+  `ArucoDetector`, with `minMarkerPerimeterRate` lowered (its default, 0.03 of the image's larger
+  side, ignores tags under ~14 px across in a 1920 px frame) and the corners refined on the
+  marker's edges (OpenCV's own corners sit ~0.4 px inside the black square).
+
+Never imports `rules` beyond its errors, nor `webui` or `calibration`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+import pupil_apriltags
+
+from rules.errors import UmpireError, accepted
+
+__all__ = [
+    "APRILTAG_FAMILIES",
+    "ARUCO_DICTIONARIES",
+    "CORNER_REFINEMENTS",
+    "AprilTagDetector",
+    "ArucoDetector",
+    "Detector",
+    "DetectorError",
+    "TagDetection",
+    "image_facing",
+    "make_detector",
+]
+
+
+class DetectorError(UmpireError):
+    """A detector asked for with a bad family, border or option, or handed a bad image."""
+
+
+# AprilTag family -> the OpenCV dictionary that draws (and reads) the same ids, where one exists.
+# tagStandard41h12 has its data bits outside the black square: OpenCV has no dictionary for it.
+APRILTAG_FAMILIES: Mapping[str, str | None] = MappingProxyType(
+    {
+        "tag36h11": "DICT_APRILTAG_36h11",
+        "tag25h9": "DICT_APRILTAG_25h9",
+        "tag16h5": "DICT_APRILTAG_16h5",
+        "tagStandard41h12": None,
+    }
+)
+
+ARUCO_DICTIONARIES: tuple[str, ...] = tuple(
+    name
+    for name in (
+        *(f"DICT_{n}X{n}_{count}" for n in (4, 5, 6, 7) for count in (50, 100, 250, 1000)),
+        "DICT_ARUCO_ORIGINAL",
+        "DICT_ARUCO_MIP_36h12",
+        "DICT_APRILTAG_16h5",
+        "DICT_APRILTAG_25h9",
+        "DICT_APRILTAG_36h10",
+        "DICT_APRILTAG_36h11",
+    )
+    if hasattr(cv2.aruco, name)
+)
+
+# How the OpenCV path places corners. "edges" (ours, the default) fits a line to each side of the
+# black square with sub-pixel edge positions and intersects them; the others are OpenCV's own
+# `cornerRefinementMethod`s, kept for speed comparisons ("none" and "contour" sit ~0.5 px inside
+# the square, "subpix" ~0.3 px, "apriltag" is 5-20x slower).
+CORNER_REFINEMENTS: Mapping[str, int | None] = MappingProxyType(
+    {
+        "edges": None,
+        "none": cv2.aruco.CORNER_REFINE_NONE,
+        "subpix": cv2.aruco.CORNER_REFINE_SUBPIX,
+        "contour": cv2.aruco.CORNER_REFINE_CONTOUR,
+        "apriltag": cv2.aruco.CORNER_REFINE_APRILTAG,
+    }
+)
+
+# pupil's +0.5 px: its pixel (0, 0) spans [0, 1), OpenCV's is centred on 0.
+_PUPIL_TO_OPENCV_SHIFT = -0.5
+# pupil's corner i that is OpenCV's corner k: pupil lists the marker's top-right, top-left,
+# bottom-left, bottom-right (measured on generateImageMarker pictures, pinned by the tests).
+_PUPIL_TO_OPENCV_ORDER = (1, 0, 3, 2)
+# Cells across the black square (data bits plus a 1-cell border each side), for the edge fit.
+# tagStandard41h12 has its data outside a white-bordered square: no edge fit for it.
+_PUPIL_MARKER_CELLS = {"tag36h11": 8, "tag25h9": 7, "tag16h5": 6}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TagDetection:
+    """One tag found in one image. Compared by identity (it holds an array)."""
+
+    family: str
+    """The family or dictionary name the detector was made for (`tag36h11`, `DICT_4X4_50`)."""
+    tag_id: int
+    """The decoded id within that family."""
+    corners: np.ndarray
+    """(4, 2) float64, read-only: pixel x, y in OpenCV's convention (top-left pixel centred on
+    (0, 0)), in the order top-left, top-right, bottom-right, bottom-left of the marker's own
+    picture, as `cv2.aruco.generateImageMarker` draws it."""
+    decision_margin: float | None = None
+    """pupil's decoding quality (mean bit contrast over the threshold); None from OpenCV."""
+    hamming: int | None = None
+    """Bits corrected by pupil to decode the id; None from OpenCV."""
+
+    def __post_init__(self) -> None:
+        corners = np.array(self.corners, dtype=np.float64)
+        if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
+            raise DetectorError(
+                f"tag {self.family} {self.tag_id}: corners must be 4 finite (x, y) pairs, "
+                f"got shape {corners.shape}"
+            )
+        corners.setflags(write=False)
+        object.__setattr__(self, "corners", corners)
+
+    @property
+    def center(self) -> np.ndarray:
+        """The tag's centre in pixels: where its diagonals cross.
+
+        Under perspective that is the image of the tag's true centre (the mean of the corners is
+        not); it is also exactly the centre pupil-apriltags reports, in OpenCV's convention.
+        """
+        p0, p1, p2, p3 = self.corners
+        d02, d13 = p2 - p0, p3 - p1
+        denominator = d02[0] * d13[1] - d02[1] * d13[0]
+        if abs(denominator) < 1e-12:
+            centre = self.corners.mean(axis=0)
+        else:
+            offset = p1 - p0
+            s = (offset[0] * d13[1] - offset[1] * d13[0]) / denominator
+            centre = p0 + s * d02
+        centre.setflags(write=False)
+        return centre
+
+
+def image_facing(detection: TagDetection) -> float:
+    """Which way the tag's top edge points in the image, in degrees within [0, 360).
+
+    The angle of the vector from the tag's centre to the midpoint of corners 0-1 (the top edge of
+    the marker's picture), measured counter-clockwise as the image is seen on a screen, from the
+    image's +x axis (to the right). Because image rows grow downwards this is
+    `atan2(-(dy), dx)` on pixel offsets: an upright marker gives 90, one turned a quarter turn
+    counter-clockwise on screen (top edge pointing left) gives 180. This is a direction in the
+    IMAGE; the table facing of a base comes from mapping the same two points onto the table.
+    """
+    top_middle = (detection.corners[0] + detection.corners[1]) / 2.0
+    dx, dy = top_middle - detection.center
+    return math.degrees(math.atan2(-dy, dx)) % 360.0
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """Finds the tags of one family in a grayscale frame."""
+
+    family: str
+    border_bits: int
+
+    def detect(self, gray: np.ndarray) -> list[TagDetection]:
+        """All tags of this detector's family in an 8-bit grayscale image."""
+        ...
+
+    def detect_in_window(
+        self, gray: np.ndarray, x0: int, y0: int, x1: int, y1: int, upscale: int = 1
+    ) -> list[TagDetection]:
+        """The tags inside `gray[y0:y1, x0:x1]`, in full-frame pixel coordinates."""
+        ...
+
+
+def _checked_gray(gray: object) -> np.ndarray:
+    """The image as a contiguous 2-D uint8 array, or a clear error about what it is."""
+    if not isinstance(gray, np.ndarray) or gray.ndim != 2 or gray.dtype != np.uint8:
+        what = (
+            f"array of shape {gray.shape} and dtype {gray.dtype}"
+            if isinstance(gray, np.ndarray)
+            else type(gray).__name__
+        )
+        raise DetectorError(
+            f"gray: expected a 2-D uint8 grayscale image (cv2.cvtColor(frame, "
+            f"cv2.COLOR_BGR2GRAY)), got {what}"
+        )
+    return np.ascontiguousarray(gray)
+
+
+class _WindowedDetector(ABC):
+    """`detect_in_window` for any back end, in terms of its `detect`."""
+
+    family: str
+    border_bits: int
+
+    @abstractmethod
+    def detect(self, gray: np.ndarray) -> list[TagDetection]:
+        """All tags of this detector's family in an 8-bit grayscale image."""
+
+    def detect_in_window(
+        self, gray: np.ndarray, x0: int, y0: int, x1: int, y1: int, upscale: int = 1
+    ) -> list[TagDetection]:
+        """Detect inside `gray[y0:y1, x0:x1]` (clipped to the image), optionally upscaled by an
+        integer factor first, and return the tags in full-frame coordinates.
+
+        Upscaling helps the smallest tags (FIELD-NOTES: 2x on 56 px windows lifted recall of
+        20 mm tags from 97.5% to 99.4%). `cv2.resize` keeps pixel centres consistent: a window
+        pixel x sits at `upscale * (x + 0.5) - 0.5` in the upscaled crop, so a point u there maps
+        back to `(u + 0.5) / upscale - 0.5 + x0`.
+        """
+        gray = _checked_gray(gray)
+        if isinstance(upscale, bool) or not isinstance(upscale, int | np.integer) or upscale < 1:
+            raise DetectorError(f"upscale: expected an integer 1 or more, got {upscale!r}")
+        height, width = gray.shape
+        left, top = max(0, int(x0)), max(0, int(y0))
+        right, bottom = min(width, int(x1)), min(height, int(y1))
+        if right - left < 1 or bottom - top < 1:
+            return []
+        crop = gray[top:bottom, left:right]
+        scale = int(upscale)
+        if scale > 1:
+            crop = cv2.resize(
+                crop,
+                ((right - left) * scale, (bottom - top) * scale),
+                interpolation=cv2.INTER_LINEAR,
+            )
+        found = []
+        for tag in self.detect(crop):
+            corners = (tag.corners + 0.5) / scale - 0.5 + np.array([left, top], dtype=np.float64)
+            found.append(
+                TagDetection(tag.family, tag.tag_id, corners, tag.decision_margin, tag.hamming)
+            )
+        return found
+
+
+def _per_thread(factory: Callable[[], Any]) -> Callable[[], Any]:
+    """A getter returning one object per calling thread, made on first use by `factory`.
+
+    pupil's native detector crashes the process when two threads use it at once; giving each
+    thread its own makes a shared adapter safe (and FIELD-NOTES measured it scaling: 220 -> 114
+    ms per frame with two threads).
+    """
+    local = threading.local()
+
+    def get() -> Any:
+        native = getattr(local, "native", None)
+        if native is None:
+            native = factory()
+            local.native = native
+        return native
+
+    return get
+
+
+class _PupilHandle:
+    """Owns one pupil `Detector` and frees it in the right order.
+
+    pupil's `__del__` destroys the tag family before the C detector, whose destroy then reads
+    the freed family (a use after free): with tag16h5 it corrupts the heap and a later malloc
+    aborts the process (measured: MALLOC_CHECK_=3, a few create/drop cycles). Here the detector
+    goes first, then its families, and pupil's own `__del__` is disarmed.
+    """
+
+    __slots__ = ("__weakref__", "native")
+
+    def __init__(self, native: Any) -> None:
+        self.native = native
+        weakref.finalize(self, _destroy_pupil_detector, native)
+
+
+def _destroy_pupil_detector(native: Any) -> None:
+    pointer = native.tag_detector_ptr
+    if pointer is None:
+        return
+    native.tag_detector_ptr = None  # disarms pupil's __del__
+    libc = native.libc
+    libc.apriltag_detector_destroy.restype = None
+    libc.apriltag_detector_destroy(pointer)
+    for name, family in native.tag_families.items():
+        destroy = getattr(libc, f"{name}_destroy")
+        destroy.restype = None
+        destroy(family)
+
+
+class AprilTagDetector(_WindowedDetector):
+    """AprilTag families with a 1-cell border, read by pupil-apriltags."""
+
+    OPTIONS: Mapping[str, Any] = MappingProxyType(
+        {
+            "quad_decimate": 1.0,  # 2.0 (pupil's default) reads 10% of 20 mm tags at 1080p
+            "quad_sigma": 0.0,
+            "refine_edges": True,
+            "decode_sharpening": 0.25,
+            "nthreads": 1,
+            # pupil's corners are within ~0.3 px; fitting the edges again brings a sharp 20 px
+            # tag to ~0.04 px median (see refine_corners_on_edges). "none" keeps pupil's.
+            "corner_refinement": "edges",
+        }
+    )
+
+    def __init__(self, family: str, **options: Any) -> None:
+        self.family = family
+        self.border_bits = 1
+        settings = dict(self.OPTIONS)
+        cells = _PUPIL_MARKER_CELLS.get(family)
+        if cells is None:
+            settings["corner_refinement"] = "none"
+        settings.update(options)
+        checked = _checked_pupil_options(settings)
+        if cells is None and checked["corner_refinement"] == "edges":
+            raise DetectorError(
+                f"option corner_refinement: 'edges' needs a black square on a white ground, "
+                f"which {family} does not have; use 'none'"
+            )
+        self.options: Mapping[str, Any] = MappingProxyType(checked)
+        self._marker_cells = cells
+        self._native = _per_thread(self._create_native)
+
+    def _create_native(self) -> _PupilHandle:
+        opts = self.options
+        native = pupil_apriltags.Detector(
+            families=self.family,
+            nthreads=opts["nthreads"],
+            quad_decimate=opts["quad_decimate"],
+            quad_sigma=opts["quad_sigma"],
+            refine_edges=int(opts["refine_edges"]),
+            decode_sharpening=opts["decode_sharpening"],
+        )
+        # The constructor stored int(decode_sharpening): put the real value back.
+        native.tag_detector_ptr.contents.decode_sharpening = float(opts["decode_sharpening"])
+        return _PupilHandle(native)
+
+    def native_settings(self) -> dict[str, float]:
+        """The settings as the C detector of the calling thread holds them (for diagnostics and
+        for the test that pins the `decode_sharpening` repair)."""
+        struct = self._native().native.tag_detector_ptr.contents
+        return {
+            "nthreads": int(struct.nthreads),
+            "quad_decimate": float(struct.quad_decimate),
+            "quad_sigma": float(struct.quad_sigma),
+            "refine_edges": int(struct.refine_edges),
+            "decode_sharpening": float(struct.decode_sharpening),
+        }
+
+    def detect(self, gray: np.ndarray) -> list[TagDetection]:
+        """All tags of this family in `gray`, converted to OpenCV's convention and order."""
+        image = _checked_gray(gray)
+        found = []
+        for raw in self._native().native.detect(image):
+            corners = np.asarray(raw.corners, dtype=np.float64)[list(_PUPIL_TO_OPENCV_ORDER)]
+            corners = corners + _PUPIL_TO_OPENCV_SHIFT
+            if self._marker_cells is not None and self.options["corner_refinement"] == "edges":
+                corners = refine_corners_on_edges(image, corners, self._marker_cells)
+            found.append(
+                TagDetection(
+                    family=self.family,
+                    tag_id=int(raw.tag_id),
+                    corners=corners,
+                    decision_margin=float(raw.decision_margin),
+                    hamming=int(raw.hamming),
+                )
+            )
+        return found
+
+    def __repr__(self) -> str:
+        return f"AprilTagDetector({self.family!r}, {dict(self.options)})"
+
+
+class ArucoDetector(_WindowedDetector):
+    """OpenCV's ArUco detector: ArUco dictionaries, and AprilTag families with a 2-cell border."""
+
+    OPTIONS: Mapping[str, Any] = MappingProxyType(
+        {
+            # 0.03 (OpenCV's default) drops tags whose perimeter is under 3% of the image's larger
+            # side: 57.6 px, i.e. ~14 px across, in a 1920 px frame. 0.005 keeps tags down to
+            # 9.6 px of perimeter there, smaller than any tag that still decodes.
+            "min_perimeter_rate": 0.005,
+            "corner_refinement": "edges",
+        }
+    )
+
+    def __init__(self, family: str, dictionary: str, border_bits: int, **options: Any) -> None:
+        self.family = family
+        self.dictionary = dictionary
+        self.border_bits = border_bits
+        settings = dict(self.OPTIONS)
+        settings.update(options)
+        self.options: Mapping[str, Any] = MappingProxyType(_checked_aruco_options(settings))
+        self._marker_cells = (
+            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)).markerSize
+            + 2 * border_bits
+        )
+        self._native = _per_thread(self._create_native)
+
+    def _create_native(self) -> Any:
+        params = cv2.aruco.DetectorParameters()
+        params.markerBorderBits = self.border_bits
+        params.minMarkerPerimeterRate = float(self.options["min_perimeter_rate"])
+        method = CORNER_REFINEMENTS[self.options["corner_refinement"]]
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE if method is None else method
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
+        return cv2.aruco.ArucoDetector(dictionary, params)
+
+    def detect(self, gray: np.ndarray) -> list[TagDetection]:
+        """All markers of this dictionary in `gray`, corners refined on the marker's edges."""
+        image = _checked_gray(gray)
+        corners_list, ids, _rejected = self._native().detectMarkers(image)
+        if ids is None:
+            return []
+        refine = self.options["corner_refinement"] == "edges"
+        found = []
+        for corners, tag_id in zip(corners_list, ids.ravel(), strict=True):
+            quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+            if refine:
+                quad = refine_corners_on_edges(image, quad, self._marker_cells)
+            found.append(TagDetection(family=self.family, tag_id=int(tag_id), corners=quad))
+        return found
+
+    def __repr__(self) -> str:
+        return (
+            f"ArucoDetector({self.family!r}, {self.dictionary}, border_bits={self.border_bits}, "
+            f"{dict(self.options)})"
+        )
+
+
+def refine_corners_on_edges(
+    gray: np.ndarray, corners: np.ndarray, marker_cells: int, iterations: int = 3
+) -> np.ndarray:
+    """Corners of a dark square on a light ground, moved to where its four edges cross.
+
+    Each side is sampled across its normal (bilinear, quarter-pixel steps) at points spaced about
+    a pixel apart; the edge sits at the centroid of the dark-to-light intensity rise along each
+    profile. A line fitted to those edge points per side, and adjacent lines intersected, give
+    the corners. The profiles reach at most half a cell either way, so the next edge inside the
+    border (a white data cell) is not mixed in. Returns the input unchanged when a side cannot
+    be fitted (a tag cut by the image border, a smeared edge) or a corner would jump further than
+    a profile reaches.
+    """
+    quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    side_px = float(np.mean(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)))
+    reach = min(2.0, max(0.75, 0.5 * side_px / marker_cells))
+    # Work on a float patch around the tag: converting a whole frame per tag would cost more
+    # than the fit itself.
+    margin = math.ceil(3.0 * reach) + 2
+    height, width = gray.shape
+    left = max(0, math.floor(quad[:, 0].min()) - margin)
+    top = max(0, math.floor(quad[:, 1].min()) - margin)
+    right = min(width, math.ceil(quad[:, 0].max()) + margin + 1)
+    bottom = min(height, math.ceil(quad[:, 1].max()) + margin + 1)
+    if right - left < 4 or bottom - top < 4:
+        return quad
+    patch = gray[top:bottom, left:right].astype(np.float32)
+    origin = np.array([left, top], dtype=np.float64)
+    local = quad - origin
+    for _ in range(iterations):
+        lines = _edge_lines(patch, local, reach)
+        if lines is None:
+            return quad
+        refined = np.empty_like(local)
+        for k in range(4):
+            crossing = _intersect(lines[k - 1], lines[k])  # side k-1 ends at corner k
+            if crossing is None or np.linalg.norm(crossing - local[k]) > 2.0 * reach:
+                return quad
+            refined[k] = crossing
+        local = refined
+    return local + origin
+
+
+_Line = tuple[np.ndarray, np.ndarray]  # a point on the line and its unit direction
+
+
+def _edge_lines(image: np.ndarray, quad: np.ndarray, reach: float) -> list[_Line] | None:
+    """The fitted line of each side k (corner k -> corner k+1), or None if one cannot be fitted.
+
+    All profiles of the four sides are sampled in one `cv2.remap` call.
+    """
+    ends = np.roll(quad, -1, axis=0)
+    lengths = np.linalg.norm(ends - quad, axis=1)
+    if lengths.min() < 4.0:
+        return None
+    along = (ends - quad) / lengths[:, None]
+    normals = np.stack([along[:, 1], -along[:, 0]], axis=1)
+    outwards = np.sign(np.einsum("ij,ij->i", normals, quad - quad.mean(axis=0)))
+    normals *= np.where(outwards == 0, 1.0, outwards)[:, None]  # black border -> quiet zone
+    count = max(4, int(lengths.max()))
+    fractions = np.linspace(0.15, 0.85, count)
+    offsets = np.arange(-reach, reach + 1e-9, 0.25)
+    bases = quad[:, None, :] + fractions[None, :, None] * (ends - quad)[:, None, :]
+    samples = bases[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
+    flat = samples.reshape(4 * count, offsets.size, 2).astype(np.float32)
+    profile = cv2.remap(
+        image,
+        np.ascontiguousarray(flat[..., 0]),
+        np.ascontiguousarray(flat[..., 1]),
+        interpolation=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).reshape(4, count, offsets.size)
+    rise = np.clip(np.diff(profile, axis=2), 0.0, None)
+    weight = rise.sum(axis=2)
+    contrast = float(profile.max() - profile.min())
+    if contrast <= 0.0:
+        return None
+    middles = (offsets[:-1] + offsets[1:]) / 2.0
+    lines = []
+    for side in range(4):
+        usable = weight[side] > 0.2 * contrast
+        if usable.sum() < 3:
+            return None
+        shift = (rise[side][usable] @ middles) / weight[side][usable]
+        points = bases[side][usable] + shift[:, None] * normals[side]
+        centre = points.mean(axis=0)
+        _, _, vt = np.linalg.svd(points - centre)
+        lines.append((centre, vt[0]))
+    return lines
+
+
+def _intersect(first: _Line, second: _Line) -> np.ndarray | None:
+    """Where two lines cross, or None when they are (nearly) parallel."""
+    (p, u), (q, v) = first, second
+    denominator = u[0] * v[1] - u[1] * v[0]
+    if abs(denominator) < 1e-9:
+        return None
+    t = ((q - p)[0] * v[1] - (q - p)[1] * v[0]) / denominator
+    return np.asarray(p + t * u, dtype=np.float64)
+
+
+def _checked_options(
+    options: Mapping[str, Any], accepted_names: Mapping[str, Any], who: str
+) -> None:
+    unknown = sorted(set(options) - set(accepted_names))
+    if unknown:
+        raise DetectorError(
+            f"{who}: unknown option {unknown[0]!r}; accepted options are "
+            f"{accepted(sorted(accepted_names))}"
+        )
+
+
+def _number(options: Mapping[str, Any], name: str, low: float, kind: type = float) -> Any:
+    value = options[name]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise DetectorError(f"option {name}: expected a number, got {value!r}")
+    if kind is int and value != int(value):
+        raise DetectorError(f"option {name}: expected a whole number, got {value!r}")
+    if value < low:
+        raise DetectorError(f"option {name}: expected {low} or more, got {value!r}")
+    return kind(value)
+
+
+def _checked_pupil_options(options: dict[str, Any]) -> dict[str, Any]:
+    _checked_options(options, AprilTagDetector.OPTIONS, "pupil-apriltags detector")
+    refine = options["refine_edges"]
+    if not isinstance(refine, bool | int) or refine not in (0, 1):
+        raise DetectorError(f"option refine_edges: expected True or False, got {refine!r}")
+    refinement = options["corner_refinement"]
+    if refinement not in ("edges", "none"):
+        raise DetectorError(
+            f"option corner_refinement: unknown {refinement!r}; accepted are 'edges' or 'none'"
+        )
+    return {
+        "corner_refinement": refinement,
+        "quad_decimate": _number(options, "quad_decimate", 1.0),
+        "quad_sigma": _number(options, "quad_sigma", 0.0),
+        "refine_edges": bool(refine),
+        "decode_sharpening": _number(options, "decode_sharpening", 0.0),
+        "nthreads": _number(options, "nthreads", 1, int),
+    }
+
+
+def _checked_aruco_options(options: dict[str, Any]) -> dict[str, Any]:
+    _checked_options(options, ArucoDetector.OPTIONS, "OpenCV ArUco detector")
+    rate = _number(options, "min_perimeter_rate", 0.0)
+    if not 0.0 < rate < 4.0:
+        raise DetectorError(
+            f"option min_perimeter_rate: expected a fraction of the image's larger side "
+            f"above 0 and below 4, got {rate!r}"
+        )
+    refinement = options["corner_refinement"]
+    if refinement not in CORNER_REFINEMENTS:
+        raise DetectorError(
+            f"option corner_refinement: unknown {refinement!r}; accepted are "
+            f"{accepted(CORNER_REFINEMENTS)}"
+        )
+    return {"min_perimeter_rate": rate, "corner_refinement": refinement}
+
+
+def make_detector(family: str = "tag36h11", border_bits: int = 1, **options: Any) -> Detector:
+    """A detector for ONE family or dictionary, printed with a `border_bits`-cell black border.
+
+    AprilTag families with `border_bits=1` go to pupil-apriltags (options: quad_decimate,
+    quad_sigma, refine_edges, decode_sharpening, nthreads); ArUco dictionaries, and AprilTag
+    families with `border_bits=2`, go to OpenCV (options: min_perimeter_rate,
+    corner_refinement). Several families in one image need one detector each: pupil silently
+    registers only one of several names, so a name with a space is refused rather than
+    half-honoured.
+    """
+    if isinstance(border_bits, bool) or border_bits not in (1, 2):
+        raise DetectorError(
+            f"border_bits: expected 1 (the usual border) or 2 (Kalibr aprilgrid style), "
+            f"got {border_bits!r}"
+        )
+    known = isinstance(family, str) and (
+        family in APRILTAG_FAMILIES or family in ARUCO_DICTIONARIES
+    )
+    if not known:
+        several = isinstance(family, str) and len(family.split()) > 1
+        hint = " (one family per detector: make one detector for each)" if several else ""
+        raise DetectorError(
+            f"family: unknown {family!r}{hint}; accepted are the AprilTag families "
+            f"{accepted(APRILTAG_FAMILIES)} and the OpenCV dictionaries "
+            f"{accepted(ARUCO_DICTIONARIES)}"
+        )
+    if family in ARUCO_DICTIONARIES:
+        return ArucoDetector(family, family, int(border_bits), **options)
+    if border_bits == 1:
+        return AprilTagDetector(family, **options)
+    dictionary = APRILTAG_FAMILIES[family]
+    if dictionary is None:
+        readable = [name for name, dic in APRILTAG_FAMILIES.items() if dic is not None]
+        raise DetectorError(
+            f"family: {family!r} cannot be read with border_bits=2 (OpenCV has no dictionary "
+            f"for it); with border_bits=2 use {accepted(readable)} or an OpenCV dictionary"
+        )
+    return ArucoDetector(family, dictionary, 2, **options)
