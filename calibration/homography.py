@@ -252,6 +252,14 @@ def _robust_inliers(
             return everyone
         raise _unexplained(residuals, limit)
 
+    # Every group agreeing closely with one fit of them all is the common case: no vote needed.
+    # (A vote by a few tags alone extrapolates their perspective by several mm to a far tag.)
+    # Closely: a knocked tag among few pulls the common fit towards itself, so its residual
+    # shrinks to near the limit; only a fit well inside the limit skips the vote.
+    residuals = _residuals(_least_squares(pixels, table), pixels, table)
+    if group_rms(residuals, labels)[1].max() <= limit / 2:
+        return everyone
+
     subsets: list[tuple[int, ...]] = list(
         itertools.islice(itertools.combinations(names.tolist(), sample), _MAX_HYPOTHESES + 1)
     )

@@ -386,6 +386,17 @@ def test_corner_tags_turned_any_quarter_turn_give_the_right_corner_positions() -
     assert fit.worst_mm < 1e-3
 
 
+def test_four_corner_tags_with_detection_noise_are_accepted() -> None:
+    # Three tags alone fix the perspective poorly: a fit of any three, extrapolated to the
+    # fourth 1.7 m away, is off by several mm with 0.2 px of corner noise. One fit of all four
+    # agrees to a fraction of a millimetre, so no tag is taken for a moved one.
+    layout = {0: (40.0, 40.0), 1: (1760.0, 40.0), 2: (1760.0, 1160.0), 3: (40.0, 1160.0)}
+    seen = seen_tags(layout, {}, noise_px=0.2)
+    fit = fit_corner_tags(seen, layout, 60.0)
+    assert fit.outlier_groups == ()
+    assert fit.rms_mm < 0.5
+
+
 def test_fewer_than_four_corner_tags_say_which_to_uncover() -> None:
     seen = seen_tags(LAYOUT, {})
     del seen[2]
@@ -488,23 +499,27 @@ def test_render_charuco_board_draws_the_board_at_scale() -> None:
     assert board[45, 45] == 0 and board[20, 20] == 255 and board[45, 165] == 255
 
 
-def board_views(size: tuple[int, int] = (640, 480)) -> list[NDArray[np.uint8]]:
+def board_views(
+    size: tuple[int, int] = (640, 480), spec: CharucoSpec = SPEC
+) -> list[NDArray[np.uint8]]:
     """Photos of the board through the TRUE_K / TRUE_DIST camera from six places.
 
     Each output pixel's ray (lens-corrected by OpenCV) is followed to the board plane z = 0;
-    board point (X, Y) mm is at board picture pixel 40 - 0.5 + 4 (X, Y).
+    board point (X, Y) mm is at board picture pixel 40 - 0.5 + 4 (X, Y). The places are those
+    that frame a 7 x 5 board of 30 mm squares, scaled to `spec`'s squares.
     """
-    texture = cv2.GaussianBlur(render_charuco_board(SPEC, 4.0, 10.0), (0, 0), 1.0)
+    texture = cv2.GaussianBlur(render_charuco_board(spec, 4.0, 10.0), (0, 0), 1.0)
     width, height = size
     grid = np.stack(np.meshgrid(np.arange(width), np.arange(height)), -1).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-10)
     normal = cv2.undistortPoints(grid.astype(float), TRUE_K, TRUE_DIST, criteria=criteria)
     rays = np.column_stack([normal.reshape(-1, 2), np.ones(width * height)])
     views = []
+    k = spec.square_mm / 30.0
     # The board's frame has z pointing away from the camera side, so cameras sit at z < 0.
     for place in [(105, 75, -250), (260, 75, -230), (-50, 75, -230), (105, 210, -220),
                   (105, -60, -220), (230, 190, -200)]:  # fmt: skip
-        pose = look_at(place, (105, 75, 0))
+        pose = look_at((place[0] * k, place[1] * k, place[2] * k), (105 * k, 75 * k, 0))
         centre, directions = pose.camera_centre_mm, rays @ pose.rotation
         board_mm = centre[:2] + (-centre[2] / directions[:, 2])[:, None] * directions[:, :2]
         maps = (39.5 + 4.0 * board_mm).astype(np.float32).reshape(height, width, 2)

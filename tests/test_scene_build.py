@@ -447,8 +447,9 @@ def test_the_skirmish_game_rebuilds_the_skirmish_example(tmp_path: Path) -> None
             tx = b["x"] * 10 - dy * math.cos(f)
             ty = b["y"] * 10 - dy * math.sin(f)
             observations.append(tag_obs(tag_id, corners_of(tx, ty, b["facing"], size)))
-    # wood-1 (60..90 x 40..70 cm) and farm (120..135 x 20..32 cm) cards, tags upright
-    observations.append(tag_obs(100, corners_of(750, 550, 90, 40)))
+    # wood-1 (60..90 x 40..70 cm; its tag 3 cm in from the near-left corner) and farm
+    # (120..135 x 20..32 cm; tag in the middle) cards, tags upright
+    observations.append(tag_obs(100, corners_of(630, 430, 90, 40)))
     observations.append(tag_obs(101, corners_of(1275, 260, 90, 40)))
     for corner in game.calibration.corners:
         observations.append(tag_obs(corner.tag, corners_of(corner.x, corner.y, 90, 60)))

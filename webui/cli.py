@@ -13,13 +13,32 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
+from calibration.errors import CalibrationError
+from calibration.units import UnknownUnitError
 from rules.engine import describe, get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.scene import load_scene
 
+if TYPE_CHECKING:
+    from calibration.fit import CharucoSpec
+
 EXIT_BAD_INPUT = 2
+
+
+def _board() -> CharucoSpec:
+    """The ChArUco board `umpire tags --charuco` prints and `umpire calibrate camera` looks for
+    (it fits an A4 or letter page)."""
+    from calibration.fit import CharucoSpec
+
+    return CharucoSpec(
+        squares_x=7, squares_y=5, square_mm=25.0, marker_mm=18.0, dictionary="DICT_4X4_50"
+    )
+
+
+class UsageError(UmpireError):
+    """Options that do not go together, or a value of the wrong form."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,6 +73,57 @@ def build_parser() -> argparse.ArgumentParser:
     resolve.add_argument("--json", action="store_true", help="print JSON instead of sentences")
     resolve.set_defaults(run=_resolve)
 
+    scan = commands.add_parser(
+        "scan",
+        help="build the scene from one photo of the table",
+        description="Detect the tags in one photo, fit the table to the corner tags and print "
+        "the scene (umpire-scene/1 with --json, with detection diagnostics under 'detection').",
+    )
+    scan.add_argument("image", metavar="IMAGE", help="a photo of the table (PNG, JPEG, ...)")
+    scan.add_argument("--game", required=True, metavar="GAME.toml", help="the game file")
+    scan.add_argument(
+        "--camera",
+        metavar="CAMERA.json",
+        help="intrinsics from 'umpire calibrate camera' (else the game's [camera], if any)",
+    )
+    scan.add_argument("--json", action="store_true", help="print the scene JSON")
+    scan.set_defaults(run=_scan)
+
+    tags = commands.add_parser(
+        "tags",
+        help="print-ready tag sheets, or a rig plan",
+        description="Write every tag of a game at its exact size (print at 100%%), with a "
+        "ChArUco board for camera calibration; or, with --rig, say how high the camera must "
+        "be and the smallest tag that reads.",
+    )
+    tags.add_argument("--game", metavar="GAME.toml", help="the game file")
+    tags.add_argument("--out", metavar="FILE.pdf|FILE.svg", help="where to write the sheets")
+    tags.add_argument("--page", choices=("A4", "letter"), default="A4", help="paper size")
+    tags.add_argument(
+        "--charuco",
+        action="store_true",
+        help="add a ChArUco board page for 'umpire calibrate camera' (7 x 5 squares of 25 mm, "
+        "DICT_4X4_50 markers of 18 mm)",
+    )
+    tags.add_argument("--rig", action="store_true", help="print a rig plan instead of sheets")
+    tags.add_argument("--table", metavar="WxD", help="table size in cm for --rig (else the game's)")
+    tags.add_argument("--resolution", metavar="WxH", default="1920x1080", help="camera pixels")
+    tags.add_argument("--fov", type=float, default=70.0, metavar="DEG", help="horizontal view")
+    tags.add_argument("--tilt", type=float, default=0.0, metavar="DEG", help="camera tilt")
+    tags.set_defaults(run=_tags)
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="calibrate the camera from photos of the printed ChArUco board",
+        description="Fit the camera's intrinsics and lens distortion to several photos of the "
+        "ChArUco board printed by 'umpire tags --charuco', and save them for 'umpire scan "
+        "--camera'.",
+    )
+    calibrate.add_argument("what", choices=("camera",), help="what to calibrate")
+    calibrate.add_argument("images", metavar="IMAGE", nargs="+", help="photos of the board")
+    calibrate.add_argument("--out", required=True, metavar="CAMERA.json", help="where to save")
+    calibrate.set_defaults(run=_calibrate)
+
     rulesets = commands.add_parser("rulesets", help="list the rulesets and their actions")
     rulesets.add_argument("--json", action="store_true", help="print JSON")
     rulesets.set_defaults(run=_rulesets)
@@ -67,6 +137,126 @@ def _resolve(opts: argparse.Namespace) -> int:
         print(json.dumps(answer.as_json(), indent=2))
     else:
         print("\n".join(answer.lines))
+    return 0
+
+
+def _scan(opts: argparse.Namespace) -> int:
+    from calibration.store import load_camera
+    from vision.game import load_game
+    from vision.pipeline import Scanner, read_image
+
+    game = load_game(opts.game)
+    camera = load_camera(opts.camera) if opts.camera else None
+    image = read_image(opts.image)
+    result = Scanner(game, camera).scan(image)
+    doc = result.scene
+    if opts.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    det = doc["detection"]
+    cal = det["calibration"]
+    bases = sum(len(u["bases"]) for u in doc["units"])
+    expected = sum(len(u.bases) for u in game.units)
+    print(
+        f"{opts.image}: {bases} of {expected} bases seen in {len(doc['units'])} units "
+        f"({doc['ruleset']}), {len(doc['terrain'])} terrain pieces"
+    )
+    print(
+        f"table fitted to corner tags {', '.join(map(str, cal['reference_tags']))}: residual "
+        f"{cal['rms']:.2f} {cal['unit']} rms, worst {cal['worst']:.2f} {cal['unit']}; lens: "
+        f"{cal['lens']}" + ("; raised tags corrected" if cal["height_corrected"] else "")
+    )
+    for key, what in (
+        ("missing_bases", "not seen"),
+        ("missing_terrain", "not seen"),
+        ("unknown_tags", "unknown tags"),
+        ("duplicate_tags", "duplicate tags"),
+        ("off_table", "off the table"),
+    ):
+        if det.get(key):
+            print(f"{what}: {json.dumps(det[key])}")
+    for warning in det.get("warnings", []):
+        print(f"warning: {warning}")
+    return 0
+
+
+def _size(text: str, what: str) -> tuple[float, float]:
+    parts = text.lower().split("x")
+    try:
+        a, b = (float(p) for p in parts)
+    except ValueError:
+        raise UsageError(f"{what} must be two numbers like 1920x1080, got {text!r}") from None
+    if not (a > 0 and b > 0):
+        raise UsageError(f"{what} must be two positive numbers, got {text!r}")
+    return a, b
+
+
+def _tags(opts: argparse.Namespace) -> int:
+    from vision.game import load_game
+    from vision.printing import PrintTag, charuco_sheet, rig_plan, write_sheets
+
+    game = load_game(opts.game) if opts.game else None
+    if opts.rig:
+        if opts.table:
+            width_cm, depth_cm = _size(opts.table, "--table")
+            table = (width_cm * 10, depth_cm * 10)
+        elif game is not None:
+            table = (game.table_width, game.table_depth)
+        else:
+            raise UsageError("--rig needs --table WxD (cm) or --game GAME.toml")
+        width_px, height_px = _size(opts.resolution, "--resolution")
+        plan = rig_plan(
+            table[0], table[1], int(width_px), int(height_px), opts.fov, tilt_deg=opts.tilt
+        )
+        print("\n".join(plan.lines()))
+        return 0
+    if game is None or not opts.out:
+        raise UsageError("tag sheets need --game GAME.toml and --out FILE.pdf or FILE.svg")
+    from pathlib import Path
+
+    from vision.game import game_tags
+
+    out = Path(opts.out)
+    if out.suffix.lower() not in (".pdf", ".svg"):
+        raise UsageError(f"--out must end in .pdf or .svg, got {opts.out!r}")
+    prints = []
+    for tag in game_tags(game):
+        who = tag.owner if tag.unit is None else f"{tag.unit} / {tag.owner}"
+        prints.append(PrintTag(tag.family, tag.id, tag.border_bits, tag.size, who))
+    board = _board()
+    boards = (
+        [
+            charuco_sheet(
+                board.squares_x, board.squares_y, board.square_mm, board.marker_mm, board.dictionary
+            )
+        ]
+        if opts.charuco
+        else []
+    )
+    written = write_sheets(out, prints, boards=boards, page=opts.page)
+    print(
+        f"{len(prints)} tags{' and a ChArUco board' if boards else ''} written to "
+        f"{', '.join(str(p) for p in written)}: print at 100% (no fit-to-page) and check the "
+        "100 mm ruler"
+    )
+    return 0
+
+
+def _calibrate(opts: argparse.Namespace) -> int:
+    from calibration.camera import CameraModel
+    from calibration.fit import calibrate_camera
+    from calibration.store import save_camera
+    from vision.pipeline import read_image
+
+    views = [read_image(path) for path in opts.images]
+    result = calibrate_camera(views, _board())
+    model: CameraModel = result.camera
+    save_camera(opts.out, model)
+    print(
+        f"camera calibrated from {len(result.views_used)} of {len(views)} photos: "
+        f"fx {model.fx:.1f}, fy {model.fy:.1f}, centre ({model.cx:.1f}, {model.cy:.1f}) px, "
+        f"reprojection error {result.rms_px:.3f} px; saved to {opts.out}"
+    )
     return 0
 
 
@@ -86,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     try:
         return int(opts.run(opts))
-    except UmpireError as exc:
+    except (UmpireError, CalibrationError, UnknownUnitError) as exc:
         print(f"umpire {opts.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
