@@ -1,0 +1,901 @@
+"""Frame sources behind one small interface: a webcam by index, a video file, a folder of images
+(or one still image), a network stream URL (a phone running an IP-camera app), and the built-in
+demo table.
+
+Every source is a `FrameSource`: `read()` gives the next `CapturedFrame` or None, `close()` lets
+go of the device, and `with` does the closing. `open_source(spec)` turns the `--source` forms of
+the contract into a source:
+
+    demo                         the synthetic table of `vision.render`, bases moving, a hand
+    camera:N                     the webcam with OpenCV index N
+    FILE.mp4 (.avi, .mkv, ...)   a video file, played once (or with `loop=True`)
+    FILE.png (.jpg, ...)         one still photo, one frame (or the same one again with `loop`)
+    DIR                          every image in the folder, in name order
+    http:// https:// rtsp://     a network stream through OpenCV (FFmpeg); an MJPEG stream over
+                                 HTTP is read by our own small parser when OpenCV cannot
+
+Live sources (camera, URL, demo) keep going: a None from `read()` means "no frame now", counted
+in `failures`, and `reopen()` connects again (the tracker decides when to retry, with back-off).
+A file or a folder is not live: a None means it has ended.
+
+Bad input raises `SourceError` naming what was given and what is accepted. Never imports flask,
+werkzeug, webui or pupil_apriltags.
+"""
+
+from __future__ import annotations
+
+import http.client
+import inspect
+import logging
+import math
+import re
+import sys
+import time
+import urllib.request
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType, TracebackType
+from typing import Any, Final, Protocol, Self, runtime_checkable
+from urllib.parse import urlsplit
+
+import cv2
+import numpy as np
+
+from rules.errors import UmpireError, accepted
+from vision.render import (
+    CameraSpec,
+    Effects,
+    FrameTruth,
+    RenderError,
+    Scenario,
+    TableSpec,
+    camera_for_table,
+    demo_table,
+)
+
+__all__ = [
+    "IMAGE_SUFFIXES",
+    "SOURCE_KINDS",
+    "STREAM_READERS",
+    "URL_SCHEMES",
+    "VIDEO_SUFFIXES",
+    "CameraSource",
+    "CapturedFrame",
+    "DemoSource",
+    "FrameSource",
+    "ImageFolderSource",
+    "SkippedFile",
+    "SourceError",
+    "SourceSpec",
+    "StreamSource",
+    "VideoFileSource",
+    "open_source",
+    "opencv_reads_streams",
+    "parse_source",
+]
+
+_log = logging.getLogger(__name__)
+
+VIDEO_SUFFIXES: Final = (".avi", ".mp4", ".mkv", ".webm", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv")
+IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+URL_SCHEMES: Final = ("http", "https", "rtsp")
+ACCEPTED_FORMS: Final = (
+    "accepted: 'demo', 'camera:N' (N = 0, 1, ...), a video file ("
+    + ", ".join(VIDEO_SUFFIXES)
+    + "), an image file or a folder of images ("
+    + ", ".join(IMAGE_SUFFIXES)
+    + "), or a URL ("
+    + ", ".join(f"{scheme}://" for scheme in URL_SCHEMES)
+    + ")"
+)
+
+DEMO_EFFECTS: Final = Effects(blur_px=0.7, noise_sigma=2.0)
+"""What a decent webcam adds to the demo table: a little lens blur and sensor noise."""
+MAX_PART_BYTES: Final = 32 * 1024 * 1024
+"""Largest MJPEG part the stream parser accepts: a guard against a stream with no boundaries."""
+
+
+class SourceError(UmpireError):
+    """A frame source that cannot be opened: an unknown `--source` form, a missing file, an empty
+    folder, a camera that does not open, a video that cannot be decoded, a stream that does not
+    answer. The message quotes what was given and says what is accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedFrame:
+    """One picture from a source, as the detector and the tracker receive it."""
+
+    image: np.ndarray
+    """HxWx3 uint8, BGR, read-only."""
+    index: int
+    """How many frames this source delivered before this one (0 for the first). It keeps
+    counting across loops and reopens, so a tracker can tell frames apart."""
+    timestamp: float
+    """Seconds. Live sources: `time.monotonic()` when the frame was captured. A video file: the
+    frame's position in the file (plus the file's length per completed loop). A folder: the
+    monotonic time it was read. The demo without real-time pacing: its own clock, index / fps."""
+    source: str
+    """Where it came from: the source's description, or for a folder the image file's path."""
+
+    def __post_init__(self) -> None:
+        image = self.image
+        if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            raise SourceError(
+                f"{self.source}: a frame must be HxWx3 uint8 BGR, not {image.dtype} {image.shape}"
+            )
+        image.setflags(write=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file in an image folder that gave no frame, and why."""
+
+    path: Path
+    reason: str
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """What the tracker needs from any source of frames."""
+
+    @property
+    def description(self) -> str:
+        """The source in the words of `--source` (`camera:0`, a path, a URL, `demo`)."""
+        ...
+
+    @property
+    def live(self) -> bool:
+        """True for a camera, a stream or the demo: a None from `read()` is a hiccup, not the
+        end. False for a file or a folder."""
+        ...
+
+    @property
+    def failures(self) -> int:
+        """Failed reads and failed reopens since the last frame delivered (0 when all is well)."""
+        ...
+
+    def read(self) -> CapturedFrame | None:
+        """The next frame, or None: no frame now (live) or no more frames (file, folder)."""
+        ...
+
+    def reopen(self) -> None:
+        """Let go and open again: a camera or stream reconnects, a file or a folder starts from
+        its first frame, the demo starts its game again. Raises `SourceError` if it cannot."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None: ...
+
+
+class BaseSource(ABC):
+    """The plumbing every source shares: frame numbering, failure counting, `with`, iteration.
+    A subclass says how to open, how to grab one picture and how to let go."""
+
+    live: bool = False
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+        self.failures = 0
+        self._delivered = 0
+        self._closed = False
+
+    @abstractmethod
+    def _open(self) -> None:
+        """Acquire the device, file or connection; raise `SourceError` if it cannot."""
+
+    @abstractmethod
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        """The next picture with its timestamp and origin, or None."""
+
+    @abstractmethod
+    def _release(self) -> None:
+        """Let go of whatever `_open` acquired (safe to call twice)."""
+
+    def read(self) -> CapturedFrame | None:
+        if self._closed:
+            return None
+        shot = self._grab()
+        if shot is None:
+            if self.live:
+                self.failures += 1
+            return None
+        image, timestamp, origin = shot
+        frame = CapturedFrame(image, self._delivered, timestamp, origin)
+        self._delivered += 1
+        self.failures = 0
+        return frame
+
+    def reopen(self) -> None:
+        self._release()
+        self._closed = False
+        try:
+            self._open()
+        except SourceError:
+            self.failures += 1
+            raise
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[CapturedFrame]:
+        """Frames until the first None: the whole of a file or folder, or a live source until
+        its first hiccup."""
+        while (frame := self.read()) is not None:
+            yield frame
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.description!r})"
+
+
+# --------------------------------------------------------------------------- camera
+
+
+@contextmanager
+def _quiet_opencv() -> Iterator[None]:
+    """Silence OpenCV's warnings while probing a device: a missing camera is reported by our
+    own error, its WARN lines on stderr would only confuse."""
+    previous = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        cv2.utils.logging.setLogLevel(previous)
+
+
+class CameraSource(BaseSource):
+    """A webcam by OpenCV index. `width` and `height` ask the driver for a resolution (it may
+    pick the nearest it has)."""
+
+    live = True
+
+    def __init__(self, index: int, *, width: int | None = None, height: int | None = None) -> None:
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise SourceError(f"camera index {index!r} is not a whole number 0, 1, 2, ...")
+        for name, value in (("width", width), ("height", height)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise SourceError(f"camera:{index}: {name} must be a positive number of pixels")
+        super().__init__(f"camera:{index}")
+        self.index = index
+        self._size = (width, height)
+        self._capture: Any = None
+        self._open()
+
+    def _open(self) -> None:
+        with _quiet_opencv():
+            capture = cv2.VideoCapture(self.index)
+        if not capture.isOpened():
+            capture.release()
+            raise SourceError(
+                f"camera:{self.index} did not open: no camera with index {self.index} is "
+                "attached, or another program is using it; accepted: camera:N for an attached "
+                "camera, or 'demo', a video file, a folder of images or a stream URL"
+            )
+        width, height = self._size
+        if width is not None:
+            capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height is not None:
+            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self._capture = capture
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        if self._capture is None:
+            return None
+        ok, image = self._capture.read()
+        if not ok or image is None:
+            return None
+        return image, time.monotonic(), self.description
+
+    def _release(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+# --------------------------------------------------------------------------- video file
+
+
+class VideoFileSource(BaseSource):
+    """A recorded video, decoded by OpenCV, played once or over and over (`loop=True`). Each
+    frame's timestamp is its position in the file: motion between frames is timed as it was
+    recorded, however fast the file is read."""
+
+    live = False
+
+    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+        self.path = Path(path)
+        super().__init__(str(path))
+        self.loop = bool(loop)
+        self._capture: Any = None
+        self._pending: np.ndarray | None = None
+        self._offset = 0.0  # seconds of the loops already played
+        self._last_position = 0.0
+        self._position_of_pending = 0.0
+        self._in_pass = 0  # frames delivered in this pass through the file
+        self.fps = 0.0
+        self.frame_count: int | None = None
+        """Frames in the file as its header says (None when it does not say)."""
+        self._open()
+
+    def _open(self) -> None:
+        if not self.path.is_file():
+            raise SourceError(f"no such video file: {str(self.path)!r}")
+        capture = cv2.VideoCapture(str(self.path))
+        ok, first = capture.read() if capture.isOpened() else (False, None)
+        if not ok or first is None:
+            capture.release()
+            raise SourceError(
+                f"cannot decode the video {str(self.path)!r}: OpenCV (FFmpeg) reads no frame "
+                f"from it; accepted: a video file OpenCV can decode ({', '.join(VIDEO_SUFFIXES)}"
+                "), for example MJPG in .avi or mp4v in .mp4"
+            )
+        fps = float(capture.get(cv2.CAP_PROP_FPS))
+        self.fps = fps if math.isfinite(fps) and fps > 0 else 0.0
+        count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.frame_count = count if count > 0 else None
+        self._capture = capture
+        self._pending = first
+        self._position_of_pending = self._position(0)
+        self._offset = 0.0
+        self._in_pass = 0
+
+    def _position(self, frame_in_pass: int) -> float:
+        """Seconds into the file of the frame just decoded: OpenCV's position, or the frame
+        number over the frame rate when the container does not say."""
+        msec = float(self._capture.get(cv2.CAP_PROP_POS_MSEC))
+        if math.isfinite(msec) and msec >= 0 and (msec > 0 or frame_in_pass == 0):
+            return msec / 1000.0
+        return frame_in_pass / self.fps if self.fps else 0.0
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        if self._capture is None:
+            return None
+        if self._pending is not None:
+            image, position = self._pending, self._position_of_pending
+            self._pending = None
+        else:
+            ok, image = self._capture.read()
+            if not ok or image is None:
+                if not self.loop or self._in_pass == 0:
+                    return None
+                return self._restart()
+            position = self._position(self._in_pass)
+        self._in_pass += 1
+        self._last_position = position
+        return image, self._offset + position, self.description
+
+    def _restart(self) -> tuple[np.ndarray, float, str] | None:
+        """Back to the first frame: open the file again (seeking is unreliable in some
+        containers) and carry the clock on by one pass of the file."""
+        period = 1.0 / self.fps if self.fps else 0.0
+        offset = self._offset + self._last_position + period
+        self._release()
+        try:
+            self._open()
+        except SourceError:
+            return None
+        self._offset = offset
+        return self._grab()
+
+    def _release(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+        self._pending = None
+
+
+# --------------------------------------------------------------------------- images
+
+
+def _name_order(path: Path) -> list[object]:
+    """Sort key: by name, numbers compared as numbers (frame2 before frame10), case ignored."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name.lower())]
+
+
+class ImageFolderSource(BaseSource):
+    """Every image of a folder in name order (or a single image file), one frame each, once or
+    over and over (`loop=True`). A file that is not an image, or an image that does not decode,
+    is skipped and listed in `skipped` (and logged), never silently dropped."""
+
+    live = False
+
+    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+        self.path = Path(path)
+        super().__init__(str(path))
+        self.loop = bool(loop)
+        self._images: list[Path] = []
+        self._skipped: dict[Path, str] = {}
+        self._next = 0
+        self._open()
+
+    @property
+    def images(self) -> tuple[Path, ...]:
+        """The images still to be shown in each pass, in order."""
+        return tuple(self._images)
+
+    @property
+    def skipped(self) -> tuple[SkippedFile, ...]:
+        """Files that gave no frame, with the reason, in the order they were met."""
+        return tuple(SkippedFile(path, reason) for path, reason in self._skipped.items())
+
+    def _skip(self, path: Path, reason: str) -> None:
+        if path not in self._skipped:
+            _log.warning("skipping %s: %s", path, reason)
+            self._skipped[path] = reason
+
+    def _open(self) -> None:
+        self._next = 0
+        if self.path.is_file():
+            if self.path.suffix.lower() not in IMAGE_SUFFIXES:
+                raise SourceError(
+                    f"{str(self.path)!r} is not an image file; accepted: {accepted(IMAGE_SUFFIXES)}"
+                )
+            self._images = [self.path]
+            return
+        if not self.path.is_dir():
+            raise SourceError(f"no such folder of images: {str(self.path)!r}")
+        self._images = []
+        for entry in sorted(self.path.iterdir(), key=_name_order):
+            if entry.is_dir():
+                self._skip(entry, "a folder (sub-folders are not read)")
+            elif entry.suffix.lower() not in IMAGE_SUFFIXES:
+                self._skip(entry, f"not an image file (accepted: {', '.join(IMAGE_SUFFIXES)})")
+            else:
+                self._images.append(entry)
+        if not self._images:
+            listed = ", ".join(path.name for path in self._skipped) or "nothing"
+            raise SourceError(
+                f"the folder {str(self.path)!r} holds no images (it holds: {listed}); "
+                f"accepted: {', '.join(IMAGE_SUFFIXES)}"
+            )
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        while self._images:
+            if self._next >= len(self._images):
+                if not self.loop:
+                    return None
+                self._next = 0
+            path = self._images[self._next]
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                self._skip(path, "cannot be decoded as an image")
+                del self._images[self._next]  # never tried again, even when looping
+                continue
+            self._next += 1
+            return image, time.monotonic(), str(path)
+        return None
+
+    def _release(self) -> None:
+        self._images = []  # `reopen` lists the folder again
+
+
+# --------------------------------------------------------------------------- network streams
+
+
+def opencv_reads_streams() -> bool:
+    """Whether this OpenCV build can open network streams: it needs its FFmpeg back end."""
+    try:
+        return bool(cv2.videoio_registry.hasBackend(cv2.CAP_FFMPEG))
+    except AttributeError:  # an OpenCV without the videoio registry
+        return False
+
+
+class _StreamReader(ABC):
+    """One connection to a stream URL. Opening raises `SourceError`; `grab` gives a picture, or
+    None when none came (a part that does not decode, or the connection ended: then every later
+    `grab` is None too, until the source reopens)."""
+
+    @abstractmethod
+    def __init__(self, url: str, timeout: float) -> None: ...
+
+    @abstractmethod
+    def grab(self) -> np.ndarray | None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class _OpenCvStream(_StreamReader):
+    """OpenCV's FFmpeg back end: HTTP MJPEG, RTSP, HLS, ... with open and read time limits so a
+    silent server cannot hang the tracker."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        if not opencv_reads_streams():
+            raise SourceError("this OpenCV build has no FFmpeg back end to read streams")
+        limit = int(timeout * 1000)
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, limit, cv2.CAP_PROP_READ_TIMEOUT_MSEC, limit]
+        with _quiet_opencv():
+            capture = cv2.VideoCapture(url, cv2.CAP_FFMPEG, params)
+        if not capture.isOpened():
+            capture.release()
+            raise SourceError("OpenCV (FFmpeg) could not open it")
+        self._capture: Any = capture
+
+    def grab(self) -> np.ndarray | None:
+        if self._capture is None:
+            return None
+        ok, image = self._capture.read()
+        if not ok or image is None:
+            self.close()
+            return None
+        return image
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+class _MjpegStream(_StreamReader):
+    """An MJPEG stream (`multipart/x-mixed-replace`, what IP-camera phone apps serve) read with
+    urllib: each part is one JPEG, found by its `Content-Length` or, when a server leaves that
+    out, by the next boundary line; decoded with `cv2.imdecode`."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        try:
+            response = urllib.request.urlopen(url, timeout=timeout)
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            raise SourceError(f"the server did not answer ({error})") from None
+        content_type = response.headers.get_content_type()
+        boundary = response.headers.get_param("boundary")
+        if not content_type.startswith("multipart/") or not isinstance(boundary, str):
+            response.close()
+            raise SourceError(
+                f"it is not an MJPEG stream: its content type is {content_type!r}; accepted: "
+                "multipart/x-mixed-replace with a boundary"
+            )
+        self._token = boundary.strip().lstrip("-").encode("latin-1")
+        self._response: http.client.HTTPResponse | None = response
+        self._after_delimiter = False
+
+    def grab(self) -> np.ndarray | None:
+        try:
+            body = self._next_part()
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            _log.info("MJPEG stream broke off: %s", error)
+            body = None
+        if body is None:
+            self.close()
+            return None
+        return cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_COLOR)
+
+    def _boundary(self, line: bytes) -> str | None:
+        """`"next"` for a delimiter line, `"close"` for the closing one, else None. Dashes before
+        the boundary are not counted: some servers declare `boundary=--x` and send `--x`."""
+        text = line.strip()
+        if text.endswith(b"--") and text[:-2].lstrip(b"-") == self._token:
+            return "close"
+        if text.lstrip(b"-") == self._token:
+            return "next"
+        return None
+
+    def _line(self) -> bytes:
+        assert self._response is not None
+        return self._response.readline(MAX_PART_BYTES)
+
+    def _next_part(self) -> bytes | None:
+        """The body of the next part, or None at the end of the stream."""
+        if self._response is None:
+            return None
+        if not self._after_delimiter:
+            while True:  # skip the preamble, or the CRLF after the previous body
+                line = self._line()
+                boundary = self._boundary(line)
+                if not line or boundary == "close":
+                    return None
+                if boundary == "next":
+                    break
+        self._after_delimiter = False
+        length: int | None = None
+        while (line := self._line()).strip():
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length" and value.strip().isdigit():
+                length = int(value.strip())
+        if not line:
+            return None
+        if length is not None:
+            if length > MAX_PART_BYTES:
+                raise ValueError(f"a part of {length} bytes is larger than {MAX_PART_BYTES}")
+            body = self._response.read(length)
+            return body if len(body) == length else None
+        return self._body_up_to_boundary()
+
+    def _body_up_to_boundary(self) -> bytes | None:
+        chunks: list[bytes] = []
+        size = 0
+        while line := self._line():
+            boundary = self._boundary(line)
+            if boundary is not None:
+                self._after_delimiter = boundary == "next"
+                body = b"".join(chunks)
+                return body.removesuffix(b"\r\n").removesuffix(b"\n")
+            chunks.append(line)
+            size += len(line)
+            if size > MAX_PART_BYTES:
+                raise ValueError(f"no boundary within {MAX_PART_BYTES} bytes")
+        return None
+
+    def close(self) -> None:
+        if self._response is not None:
+            self._response.close()
+            self._response = None
+
+
+STREAM_READERS: Final[Mapping[str, type[_StreamReader]]] = MappingProxyType(
+    {"opencv": _OpenCvStream, "mjpeg": _MjpegStream}
+)
+"""How a stream URL can be read, by name: OpenCV's FFmpeg back end, or our own MJPEG parser."""
+
+
+class StreamSource(BaseSource):
+    """A network stream: `http://`, `https://` or `rtsp://`, such as a phone's IP-camera app
+    (`http://192.168.1.20:8080/video`).
+
+    `reader` picks how: `"opencv"` (FFmpeg), `"mjpeg"` (our urllib parser, HTTP only) or
+    `"auto"`: OpenCV when this build can read streams, falling back to the MJPEG parser for
+    HTTP. Whichever opened first is used again by `reopen()`. `timeout` (seconds) bounds the
+    connection and each read, so a silent server gives a None instead of a hang."""
+
+    live = True
+
+    def __init__(self, url: str, *, reader: str = "auto", timeout: float = 5.0) -> None:
+        scheme = urlsplit(url).scheme.lower()
+        if scheme not in URL_SCHEMES:
+            raise SourceError(f"{url!r} is not a stream URL; accepted schemes: {URL_SCHEMES}")
+        if reader != "auto" and reader not in STREAM_READERS:
+            raise SourceError(
+                f"unknown stream reader {reader!r}; accepted: {accepted(['auto', *STREAM_READERS])}"
+            )
+        if reader == "mjpeg" and scheme == "rtsp":
+            raise SourceError(f"{url!r}: the MJPEG reader reads http:// and https:// only")
+        if not (isinstance(timeout, int | float) and 0 < timeout <= 600):
+            raise SourceError(f"{url!r}: timeout must be 0 to 600 seconds, not {timeout!r}")
+        super().__init__(url)
+        self.url = url
+        self.timeout = float(timeout)
+        if reader != "auto":
+            self._candidates: tuple[str, ...] = (reader,)
+        elif scheme == "rtsp":
+            self._candidates = ("opencv",)
+        elif opencv_reads_streams():
+            self._candidates = ("opencv", "mjpeg")
+        else:
+            self._candidates = ("mjpeg",)
+        self.reader: str | None = None
+        """The reader in use (`opencv` or `mjpeg`), once a connection opened."""
+        self._connection: _StreamReader | None = None
+        self._open()
+
+    def _open(self) -> None:
+        reasons = []
+        for name in self._candidates:
+            try:
+                self._connection = STREAM_READERS[name](self.url, self.timeout)
+            except SourceError as error:
+                reasons.append(f"{name}: {error}")
+                continue
+            self.reader = name
+            self._candidates = (name,)
+            return
+        raise SourceError(
+            f"cannot open the stream {self.url!r} ({'; '.join(reasons)}); accepted: an "
+            "http://, https:// or rtsp:// URL that serves video now, such as an IP-camera "
+            "app's MJPEG address"
+        )
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        if self._connection is None:
+            return None
+        image = self._connection.grab()
+        if image is None:
+            return None
+        return image, time.monotonic(), self.description
+
+    def _release(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def _resolution(value: str | tuple[int, int]) -> tuple[int, int]:
+    """`"1920x1080"` or `(1920, 1080)` -> (width, height)."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", value)
+        size = (int(match[1]), int(match[2])) if match else None
+    elif isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        size = value
+    else:
+        size = None
+    if size is None or min(size) < 64 or max(size) > 8192:
+        raise SourceError(
+            f"demo: resolution {value!r} is not WIDTHxHEIGHT with each side 64 to 8192 pixels "
+            "(for example '1920x1080' or '640x360')"
+        )
+    return size
+
+
+class DemoSource(BaseSource):
+    """The built-in demo: the synthetic table of `vision.render.demo_table` filmed by a camera
+    150 cm above it, bases shuffling every frame and a player's hand passing over now and then.
+
+    With `realtime=True` frames come at `fps`, like a webcam (a slow computer gets them as fast
+    as it can render, without sprinting to catch up); with `realtime=False` as fast as they
+    render, the timestamps then following the game's own clock (index / fps). The same `seed`
+    gives the same table, moves and noise. `last_truth` is where every tag really was in the
+    frame last read."""
+
+    live = True
+
+    def __init__(
+        self,
+        *,
+        resolution: str | tuple[int, int] = "1920x1080",
+        fps: float = 10.0,
+        realtime: bool = True,
+        seed: int = 0,
+        bases: int = 60,
+        effects: Effects | None = None,
+        hand_period: int = 40,
+    ) -> None:
+        self.width, self.height = _resolution(resolution)
+        if not (isinstance(fps, int | float) and 0 < fps <= 240):
+            raise SourceError(f"demo: fps must be above 0 and at most 240, not {fps!r}")
+        if not isinstance(bases, int) or not 0 <= bases <= 500:
+            raise SourceError(f"demo: bases must be a whole number 0 to 500, not {bases!r}")
+        super().__init__("demo")
+        self.fps = float(fps)
+        self.realtime = bool(realtime)
+        self.seed = seed
+        try:
+            self.table: TableSpec = demo_table(bases=bases, seed=seed)
+            self.camera: CameraSpec = camera_for_table(self.table, self.width, self.height)
+            self._scenario = Scenario(
+                self.table,
+                self.camera,
+                DEMO_EFFECTS if effects is None else effects,
+                seed=seed,
+                hand_period=hand_period,
+            )
+        except RenderError as error:
+            raise SourceError(f"demo: {error}") from None
+        self.last_truth: FrameTruth | None = None
+        """Ground truth of the frame last read (None before the first)."""
+        self._open()
+
+    def _open(self) -> None:
+        self._frames = self._scenario.frames(sys.maxsize)
+        self._played = 0
+        self._clock_start: float | None = None
+        self.last_truth = None
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        frame = next(self._frames, None)
+        if frame is None:
+            return None
+        timestamp = self._pace() if self.realtime else self._played / self.fps
+        self._played += 1
+        self.last_truth = frame.truth
+        return frame.image, timestamp, self.description
+
+    def _pace(self) -> float:
+        """Wait until this frame is due; a frame that is late moves the schedule instead."""
+        now = time.monotonic()
+        if self._clock_start is None:
+            self._clock_start = now
+        due = self._clock_start + self._played / self.fps
+        if due > now:
+            time.sleep(due - now)
+        elif now - due > 1.0 / self.fps:
+            self._clock_start = now - self._played / self.fps
+        return time.monotonic()
+
+    def _release(self) -> None:
+        self._frames = iter(())  # the game so far is dropped; `reopen` starts a new one
+
+
+# --------------------------------------------------------------------------- opening by spec
+
+
+SOURCE_KINDS: Final[Mapping[str, Callable[..., BaseSource]]] = MappingProxyType(
+    {
+        "demo": DemoSource,
+        "camera": CameraSource,
+        "video": VideoFileSource,
+        "images": ImageFolderSource,
+        "url": StreamSource,
+    }
+)
+"""The back ends by kind: what `open_source` builds for each `--source` form."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """A `--source` string understood: which kind of source, and its target (none for the demo,
+    the camera index, the path, the URL)."""
+
+    kind: str
+    target: int | Path | str | None
+
+
+def parse_source(spec: str) -> SourceSpec:
+    """Read a `--source` string. Checks the form and that a file or folder exists; opening the
+    device or the stream is `open_source`'s job."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise SourceError(f"no source given ({spec!r}); {ACCEPTED_FORMS}")
+    text = spec.strip()
+    if text.lower() == "demo":
+        return SourceSpec("demo", None)
+    if text.lower().startswith("camera:"):
+        number = text.partition(":")[2].strip()
+        if not number.isdigit():
+            raise SourceError(
+                f"camera index {number!r} in {spec!r} is not a whole number; "
+                "accepted: camera:N with N = 0, 1, 2, ..."
+            )
+        return SourceSpec("camera", int(number))
+    if "://" in text:
+        scheme = urlsplit(text).scheme.lower()
+        if scheme not in URL_SCHEMES or not urlsplit(text).netloc:
+            raise SourceError(f"unsupported URL {spec!r}; {ACCEPTED_FORMS}")
+        return SourceSpec("url", text)
+    path = Path(text).expanduser()
+    suffix = path.suffix.lower()
+    if path.is_dir():
+        return SourceSpec("images", path)
+    if path.is_file():
+        if suffix in VIDEO_SUFFIXES:
+            return SourceSpec("video", path)
+        if suffix in IMAGE_SUFFIXES:
+            return SourceSpec("images", path)
+        raise SourceError(f"{spec!r} is neither a video nor an image file; {ACCEPTED_FORMS}")
+    if suffix in VIDEO_SUFFIXES or suffix in IMAGE_SUFFIXES or "/" in text or "\\" in text:
+        raise SourceError(f"no such file or folder: {spec!r}")
+    raise SourceError(f"unknown source {spec!r}; {ACCEPTED_FORMS}")
+
+
+def _options_of(kind: str) -> tuple[str, ...]:
+    """The keyword options a kind of source accepts, from its constructor."""
+    parameters = inspect.signature(SOURCE_KINDS[kind]).parameters.values()
+    return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def open_source(spec: str, **options: Any) -> BaseSource:
+    """Open the source a `--source` string names, with options for its kind (`loop` for a file
+    or folder; `width`, `height` for a camera; `reader`, `timeout` for a URL; `resolution`,
+    `fps`, `realtime`, `seed`, `bases`, `effects`, `hand_period` for the demo)."""
+    parsed = parse_source(spec)
+    known = _options_of(parsed.kind)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise SourceError(
+            f"option {unknown[0]!r} does not apply to {spec!r} (a {parsed.kind} source); "
+            f"accepted: {accepted(known) if known else 'none'}"
+        )
+    args = () if parsed.target is None else (parsed.target,)
+    return SOURCE_KINDS[parsed.kind](*args, **options)
