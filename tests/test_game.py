@@ -15,8 +15,6 @@ import pytest
 from rules.errors import UmpireError
 from rules.scene import Cover, Footprint, TerrainKind
 from vision.game import (
-    APRILTAG_FAMILIES,
-    ARUCO_DICTIONARIES,
     GameError,
     TagRole,
     TagSpec,
@@ -24,6 +22,7 @@ from vision.game import (
     load_game,
     parse_game,
 )
+from vision.tags import OPENCV_DICTIONARIES, family_size, pattern_family
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -280,7 +279,7 @@ def test_the_skirmish_example_game_loads() -> None:
     assert {t.id for t in game.terrain} == {"wood-1", "farm", "wall-1"}
 
 
-@pytest.mark.parametrize(("family", "size"), sorted(ARUCO_DICTIONARIES.items()))
+@pytest.mark.parametrize(("family", "size"), sorted(OPENCV_DICTIONARIES.items()))
 def test_aruco_dictionary_names_and_sizes_are_opencvs(family: str, size: int) -> None:
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, family))
     assert dictionary.bytesList.shape[0] == size
@@ -295,7 +294,8 @@ def test_aruco_dictionary_names_and_sizes_are_opencvs(family: str, size: int) ->
     ],
 )
 def test_apriltag_family_sizes_match_opencvs_copy(family: str, same_as: str) -> None:
-    assert APRILTAG_FAMILIES[family] == ARUCO_DICTIONARIES[same_as]
+    assert pattern_family(same_as) == family
+    assert family_size(family) == OPENCV_DICTIONARIES[same_as]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The synthetic table renderer: tags are drawn where the truth says, at their true size, and real
 detectors agree: OpenCV's ArUco detector decodes the ids, pupil-apriltags (its corners are the
-most exact of the two, and tests may import it) locates the corners.
+most exact of the two; read through vision.detect, which frees it safely) locates the corners.
 
 Scenes are small (640x480, a 40 x 30 cm table) so the file runs in a few seconds."""
 
@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator
+import subprocess
+import sys
+from collections.abc import Callable
 
 import cv2
 import numpy as np
-import pupil_apriltags
 import pytest
 
+from vision.detect import AprilTagDetector
 from vision.render import (
     BaseSpec,
     CameraSpec,
@@ -31,7 +33,15 @@ from vision.render import (
     moving,
     render,
 )
-from vision.tags import TagError, family_size, tag_bitmap
+from vision.tags import (
+    FAMILIES,
+    TagError,
+    cells_across,
+    dictionary_name,
+    family_size,
+    pattern_family,
+    tag_bitmap,
+)
 
 # A camera straight down over the centre (200, 150) of a 400 x 300 mm table, 500 mm up,
 # focal length 500 px, principal point at the image centre (319.5, 239.5): one table mm at
@@ -83,21 +93,20 @@ Locate = Callable[[np.ndarray], dict[int, np.ndarray]]
 
 
 @pytest.fixture(scope="module")
-def locate() -> Iterator[Locate]:
+def locate() -> Locate:
     """Tag id -> 4x2 corners found by pupil-apriltags, in OpenCV's convention and order.
 
-    pupil's corners sit +0.5 px from OpenCV's pixel-centre convention, and it lists them as
-    OpenCV's corners 1, 0, 3, 2 (measured on these frames). The detector is deleted at the end
-    of the module: left alive until the interpreter exits it sometimes crashes the process."""
-    held = {"detector": pupil_apriltags.Detector(families="tag36h11", quad_decimate=1.0)}
+    Read through the detector adapter with pupil's own corners (no edge refinement): it shifts
+    them by -0.5 px and reorders them 1, 0, 3, 2 (pinned by test_detect.py), and it frees pupil's
+    native detector in the right order. A bare `pupil_apriltags.Detector` freed by its own
+    `__del__` reads freed memory, which now and then crashed this file's teardown."""
+    detector = AprilTagDetector("tag36h11", corner_refinement="none")
 
     def corners(image: np.ndarray) -> dict[int, np.ndarray]:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        found = held["detector"].detect(grey)
-        return {d.tag_id: (d.corners - 0.5)[[1, 0, 3, 2]] for d in found}
+        return {d.tag_id: d.corners for d in detector.detect(grey)}
 
-    yield corners
-    held.clear()
+    return corners
 
 
 def truth_of(frame: Frame) -> dict[int, np.ndarray]:
@@ -162,6 +171,43 @@ def test_bad_families_and_borders_are_refused_clearly(
 ) -> None:
     with pytest.raises(TagError, match=words):
         tag_bitmap(family, 0, border_bits)
+
+
+def test_family_names_and_sizes_need_no_opencv() -> None:
+    # The game file loader checks names and ids: it must not pull in cv2 to do so.
+    code = (
+        "import sys, vision.game, vision.tags as t; "
+        "print(t.family_size('tagStandard41h12'), t.family_size('DICT_4X4_50'), "
+        "'cv2' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["2115", "50", "False"]
+
+
+@pytest.mark.parametrize(
+    ("family", "same"),
+    [
+        ("DICT_APRILTAG_36h11", "tag36h11"),
+        ("DICT_APRILTAG_25h9", "tag25h9"),
+        ("DICT_APRILTAG_16h5", "tag16h5"),
+        ("DICT_APRILTAG_36h10", "DICT_APRILTAG_36h10"),  # no tag* family prints 36h10
+        ("DICT_4X4_50", "DICT_4X4_50"),
+        ("tag36h11", "tag36h11"),
+    ],
+)
+def test_dictionaries_that_print_an_apriltag_family_are_that_family(family: str, same: str) -> None:
+    assert pattern_family(family) == same
+
+
+def test_every_family_but_tagstandard41h12_has_an_opencv_dictionary() -> None:
+    drawable = [f for f in FAMILIES if f != "tagStandard41h12"]
+    for family in drawable:
+        assert hasattr(cv2.aruco, dictionary_name(family))
+        # markerSize data cells + a 1-cell border each side, as OpenCV's own dictionary says.
+        marker = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary_name(family)))
+        assert cells_across(family, 1) == marker.markerSize + 2
+    with pytest.raises(TagError, match="OpenCV has no dictionary"):
+        dictionary_name("tagStandard41h12")
 
 
 @pytest.mark.parametrize(

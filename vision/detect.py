@@ -45,10 +45,18 @@ import numpy as np
 import pupil_apriltags
 
 from rules.errors import UmpireError, accepted
+from vision.tags import (
+    APRILTAG_FAMILIES,
+    APRILTAGS_IN_OPENCV,
+    BORDER_BITS,
+    FAMILIES,
+    OPENCV_DICTIONARIES,
+    cells_across,
+    opencv_dictionary,
+)
 
 __all__ = [
     "APRILTAG_FAMILIES",
-    "ARUCO_DICTIONARIES",
     "CORNER_REFINEMENTS",
     "AprilTagDetector",
     "ArucoDetector",
@@ -63,31 +71,6 @@ __all__ = [
 class DetectorError(UmpireError):
     """A detector asked for with a bad family, border or option, or handed a bad image."""
 
-
-# AprilTag family -> the OpenCV dictionary that draws (and reads) the same ids, where one exists.
-# tagStandard41h12 has its data bits outside the black square: OpenCV has no dictionary for it.
-APRILTAG_FAMILIES: Mapping[str, str | None] = MappingProxyType(
-    {
-        "tag36h11": "DICT_APRILTAG_36h11",
-        "tag25h9": "DICT_APRILTAG_25h9",
-        "tag16h5": "DICT_APRILTAG_16h5",
-        "tagStandard41h12": None,
-    }
-)
-
-ARUCO_DICTIONARIES: tuple[str, ...] = tuple(
-    name
-    for name in (
-        *(f"DICT_{n}X{n}_{count}" for n in (4, 5, 6, 7) for count in (50, 100, 250, 1000)),
-        "DICT_ARUCO_ORIGINAL",
-        "DICT_ARUCO_MIP_36h12",
-        "DICT_APRILTAG_16h5",
-        "DICT_APRILTAG_25h9",
-        "DICT_APRILTAG_36h10",
-        "DICT_APRILTAG_36h11",
-    )
-    if hasattr(cv2.aruco, name)
-)
 
 # How the OpenCV path places corners. "edges" (ours, the default) fits a line to each side of the
 # black square with sub-pixel edge positions and intersects them; the others are OpenCV's own
@@ -108,9 +91,6 @@ _PUPIL_TO_OPENCV_SHIFT = -0.5
 # pupil's corner i that is OpenCV's corner k: pupil lists the marker's top-right, top-left,
 # bottom-left, bottom-right (measured on generateImageMarker pictures, pinned by the tests).
 _PUPIL_TO_OPENCV_ORDER = (1, 0, 3, 2)
-# Cells across the black square (data bits plus a 1-cell border each side), for the edge fit.
-# tagStandard41h12 has its data outside a white-bordered square: no edge fit for it.
-_PUPIL_MARKER_CELLS = {"tag36h11": 8, "tag25h9": 7, "tag16h5": 6}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -323,7 +303,9 @@ class AprilTagDetector(_WindowedDetector):
         self.family = family
         self.border_bits = 1
         settings = dict(self.OPTIONS)
-        cells = _PUPIL_MARKER_CELLS.get(family)
+        # Cells across the black square (data bits plus a 1-cell border each side), for the edge
+        # fit. tagStandard41h12 has its data outside a white-bordered square: no edge fit for it.
+        cells = cells_across(family, 1) if family in APRILTAGS_IN_OPENCV else None
         if cells is None:
             settings["corner_refinement"] = "none"
         settings.update(options)
@@ -407,10 +389,7 @@ class ArucoDetector(_WindowedDetector):
         settings = dict(self.OPTIONS)
         settings.update(options)
         self.options: Mapping[str, Any] = MappingProxyType(_checked_aruco_options(settings))
-        self._marker_cells = (
-            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)).markerSize
-            + 2 * border_bits
-        )
+        self._marker_cells = cells_across(dictionary, border_bits)
         self._native = _per_thread(self._create_native)
 
     def _create_native(self) -> Any:
@@ -419,8 +398,7 @@ class ArucoDetector(_WindowedDetector):
         params.minMarkerPerimeterRate = float(self.options["min_perimeter_rate"])
         method = CORNER_REFINEMENTS[self.options["corner_refinement"]]
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE if method is None else method
-        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
-        return cv2.aruco.ArucoDetector(dictionary, params)
+        return cv2.aruco.ArucoDetector(opencv_dictionary(self.dictionary), params)
 
     def detect(self, gray: np.ndarray) -> list[TagDetection]:
         """All markers of this dictionary in `gray`, corners refined on the marker's edges."""
@@ -614,31 +592,28 @@ def make_detector(family: str = "tag36h11", border_bits: int = 1, **options: Any
     registers only one of several names, so a name with a space is refused rather than
     half-honoured.
     """
-    if isinstance(border_bits, bool) or border_bits not in (1, 2):
+    if isinstance(border_bits, bool) or border_bits not in BORDER_BITS:
         raise DetectorError(
             f"border_bits: expected 1 (the usual border) or 2 (Kalibr aprilgrid style), "
             f"got {border_bits!r}"
         )
-    known = isinstance(family, str) and (
-        family in APRILTAG_FAMILIES or family in ARUCO_DICTIONARIES
-    )
-    if not known:
+    if not isinstance(family, str) or family not in FAMILIES:
         several = isinstance(family, str) and len(family.split()) > 1
         hint = " (one family per detector: make one detector for each)" if several else ""
         raise DetectorError(
             f"family: unknown {family!r}{hint}; accepted are the AprilTag families "
             f"{accepted(APRILTAG_FAMILIES)} and the OpenCV dictionaries "
-            f"{accepted(ARUCO_DICTIONARIES)}"
+            f"{accepted(OPENCV_DICTIONARIES)}"
         )
-    if family in ARUCO_DICTIONARIES:
+    if family in OPENCV_DICTIONARIES:
         return ArucoDetector(family, family, int(border_bits), **options)
     if border_bits == 1:
         return AprilTagDetector(family, **options)
     dictionary = APRILTAG_FAMILIES[family]
     if dictionary is None:
-        readable = [name for name, dic in APRILTAG_FAMILIES.items() if dic is not None]
         raise DetectorError(
             f"family: {family!r} cannot be read with border_bits=2 (OpenCV has no dictionary "
-            f"for it); with border_bits=2 use {accepted(readable)} or an OpenCV dictionary"
+            f"for it); with border_bits=2 use {accepted(APRILTAGS_IN_OPENCV)} or an OpenCV "
+            f"dictionary"
         )
     return ArucoDetector(family, dictionary, 2, **options)

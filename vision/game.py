@@ -7,8 +7,9 @@ expects, for the tag printer and the detector.
 
 Every bad input raises `GameError` naming the file, the path inside it
 (`units[1].bases[0].tag`) and what is accepted. Builds on `rules` (ruleset ids, terrain kinds,
-the polygon check); never imports cv2, pupil_apriltags, flask or webui, and keeps the camera
-matrix as plain tuples (the calibration code makes arrays of it).
+the polygon check) and on `vision.tags` (the family names and their id counts); never imports
+cv2, pupil_apriltags, flask or webui, and keeps the camera matrix as plain tuples (the
+calibration code makes arrays of it).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from rules.scene import (
     parse_scene,
     polygon_problem,
 )
+from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
 class GameError(UmpireError):
@@ -49,56 +51,8 @@ class GameError(UmpireError):
         self.detail = message
 
 
-# --------------------------------------------------------------------------------------------
-# Tag families
-
-APRILTAG_FAMILIES: Final[Mapping[str, int]] = MappingProxyType(
-    {"tag36h11": 587, "tag25h9": 35, "tag16h5": 30, "tagStandard41h12": 2115}
-)
-"""The AprilTag families pupil-apriltags reads, with how many ids each has."""
-
-ARUCO_DICTIONARIES: Final[Mapping[str, int]] = MappingProxyType(
-    {
-        **{f"DICT_{n}X{n}_{k}": k for n in (4, 5, 6, 7) for k in (50, 100, 250, 1000)},
-        "DICT_ARUCO_ORIGINAL": 1024,
-        "DICT_APRILTAG_16h5": 30,
-        "DICT_APRILTAG_25h9": 35,
-        "DICT_APRILTAG_36h10": 2320,
-        "DICT_APRILTAG_36h11": 587,
-        "DICT_ARUCO_MIP_36h12": 250,
-    }
-)
-"""OpenCV's predefined ArUco dictionaries (the names of `cv2.aruco.DICT_*`), with their sizes."""
-
-FAMILIES: Final[tuple[str, ...]] = (*APRILTAG_FAMILIES, *ARUCO_DICTIONARIES)
 DEFAULT_FAMILY: Final = "tag36h11"
-BORDER_BITS: Final[tuple[int, ...]] = (1, 2)
-"""Black border width in cells: 1 for ordinary tags, 2 for Kalibr "aprilgrid" boards."""
-
-_SAME_PATTERNS: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "DICT_APRILTAG_16h5": "tag16h5",
-        "DICT_APRILTAG_25h9": "tag25h9",
-        "DICT_APRILTAG_36h11": "tag36h11",
-    }
-)
-"""OpenCV dictionaries that draw exactly the markers of an AprilTag family (FIELD-NOTES)."""
-
-
-def pattern_family(family: str) -> str:
-    """The family whose printed markers `family` draws: the same id is the same marker.
-
-    `DICT_APRILTAG_36h11` and `tag36h11` print identical tags, so a game cannot use id 5 in both
-    and an observation of one may be matched to a tag declared in the other.
-    """
-    return _SAME_PATTERNS.get(family, family)
-
-
-def family_size(family: str) -> int:
-    """How many ids `family` has (ids run from 0 to this minus one)."""
-    if family in APRILTAG_FAMILIES:
-        return APRILTAG_FAMILIES[family]
-    return ARUCO_DICTIONARIES[family]
+"""The family of a tag whose file names none."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -30,22 +29,22 @@ import cv2
 import numpy as np
 
 from rules.errors import UmpireError, accepted
+from vision.tags import (
+    APRILTAGS_IN_OPENCV,
+    BORDER_BITS,
+    FAMILIES,
+    NOT_IN_OPENCV,
+    cells_across,
+    family_size,
+    opencv_dictionary,
+    tag_bitmap,
+)
 
 MM_PER_PT = 25.4 / 72
 """One PostScript point in millimetres."""
 
 PAGE_SIZES_MM: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "letter": (215.9, 279.4)}
 """Paper sizes (width, height) in millimetres; letter is 8.5 x 11 in exactly."""
-
-APRILTAG_DICTIONARIES: dict[str, str] = {
-    "tag36h11": "DICT_APRILTAG_36h11",
-    "tag25h9": "DICT_APRILTAG_25h9",
-    "tag16h5": "DICT_APRILTAG_16h5",
-}
-"""AprilTag families OpenCV can draw, with the dictionary that draws the ids pupil decodes."""
-
-CANNOT_DRAW = ("tagStandard41h12",)
-"""Families the detector reads but OpenCV has no dictionary to draw."""
 
 MIN_PX_ACROSS = 17.0
 """Pixels across a tag's black border below which reading stops being reliable.
@@ -88,39 +87,24 @@ class PrintingError(UmpireError):
 # Families and markers
 
 
-def _dictionary_name(family: str, what: str) -> str:
-    """The OpenCV dictionary that draws `family`, or a clear error naming `what` asked for it."""
-    if family in APRILTAG_DICTIONARIES:
-        return APRILTAG_DICTIONARIES[family]
-    if family in CANNOT_DRAW:
+def _check_drawable(family: str, what: str) -> None:
+    """Refuse a family OpenCV cannot draw, with a clear error naming `what` asked for it."""
+    if family in NOT_IN_OPENCV:
         raise PrintingError(
             f"{what}: family {family!r} cannot be printed here: OpenCV has no dictionary that "
             f"draws it; print it with the AprilTag project's own images, or use "
-            f"{accepted(APRILTAG_DICTIONARIES)}"
+            f"{accepted(APRILTAGS_IN_OPENCV)}"
         )
-    if family.startswith("DICT_") and isinstance(getattr(cv2.aruco, family, None), int):
-        return family
-    raise PrintingError(
-        f"{what}: unknown family {family!r}: accepted are {accepted(APRILTAG_DICTIONARIES)} "
-        f"or an OpenCV ArUco dictionary such as 'DICT_4X4_50' or 'DICT_6X6_250'"
-    )
+    if family not in FAMILIES:
+        raise PrintingError(
+            f"{what}: unknown family {family!r}: accepted are {accepted(APRILTAGS_IN_OPENCV)} "
+            f"or an OpenCV ArUco dictionary such as 'DICT_4X4_50' or 'DICT_6X6_250'"
+        )
 
 
-@cache
-def _dictionary(name: str) -> Any:
-    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
-
-
-def _dictionary_size(name: str) -> int:
-    return int(_dictionary(name).bytesList.shape[0])
-
-
-def _marker_cells(dictionary: str, tag_id: int, border_bits: int) -> np.ndarray:
-    """The marker as a boolean grid, True where a cell is black, one entry per cell."""
-    dic = _dictionary(dictionary)
-    across = int(dic.markerSize) + 2 * border_bits
-    image = cv2.aruco.generateImageMarker(dic, tag_id, across, borderBits=border_bits)
-    cells = np.asarray(image) < 128
+def _black_cells(family: str, tag_id: int, border_bits: int) -> np.ndarray:
+    """The marker as a read-only boolean grid, True where a cell is black, one entry per cell."""
+    cells = tag_bitmap(family, tag_id, border_bits) < 128
     cells.setflags(write=False)
     return cells
 
@@ -159,10 +143,12 @@ class PrintTag:
 
     def __post_init__(self) -> None:
         what = f"tag {self.label!r}" if self.label else "tag"
-        dictionary = _dictionary_name(self.family, what)
-        if not _is_whole(self.border_bits) or self.border_bits not in (1, 2):
-            raise PrintingError(f"{what}: border_bits {self.border_bits!r}: accepted are 1 or 2")
-        count = _dictionary_size(dictionary)
+        _check_drawable(self.family, what)
+        if not _is_whole(self.border_bits) or self.border_bits not in BORDER_BITS:
+            raise PrintingError(
+                f"{what}: border_bits {self.border_bits!r}: accepted are {accepted(BORDER_BITS)}"
+            )
+        count = family_size(self.family)
         if not _is_whole(self.tag_id) or not 0 <= self.tag_id < count:
             raise PrintingError(
                 f"{what}: tag id {self.tag_id!r} is not in {self.family}: accepted are whole "
@@ -178,9 +164,7 @@ class PrintTag:
     @property
     def cells_across(self) -> int:
         """Cells along one edge of the black border square, border included."""
-        return int(_dictionary(_dictionary_name(self.family, "tag")).markerSize) + 2 * int(
-            self.border_bits
-        )
+        return cells_across(self.family, int(self.border_bits))
 
     @property
     def cell_mm(self) -> float:
@@ -189,8 +173,7 @@ class PrintTag:
 
     def cells(self) -> np.ndarray:
         """The marker as OpenCV draws it, row 0 at the top: True where a cell is black."""
-        dictionary = _dictionary_name(self.family, "tag")
-        return _marker_cells(dictionary, int(self.tag_id), int(self.border_bits))
+        return _black_cells(self.family, int(self.tag_id), int(self.border_bits))
 
     @property
     def details(self) -> str:
@@ -222,7 +205,7 @@ class CharucoSheet:
 
     def __post_init__(self) -> None:
         what = "ChArUco board"
-        name = _dictionary_name(self.dictionary, what)
+        _check_drawable(self.dictionary, what)
         for field_name in ("squares_x", "squares_y"):
             value = getattr(self, field_name)
             if not _is_whole(value) or value < 2:
@@ -241,10 +224,11 @@ class CharucoSheet:
                 f"{self.square_mm!r} so each marker sits inside its white square"
             )
         markers = (self.squares_x * self.squares_y) // 2
-        if markers > _dictionary_size(name):
+        available = family_size(self.dictionary)
+        if markers > available:
             raise PrintingError(
                 f"{what}: {self.squares_x} x {self.squares_y} squares need {markers} markers but "
-                f"{self.dictionary} has only {_dictionary_size(name)}: use fewer squares or a "
+                f"{self.dictionary} has only {available}: use fewer squares or a "
                 f"larger dictionary such as 'DICT_5X5_100'"
             )
 
@@ -262,7 +246,7 @@ class CharucoSheet:
             (int(self.squares_x), int(self.squares_y)),
             float(self.square_mm),
             float(self.marker_mm),
-            _dictionary(_dictionary_name(self.dictionary, "ChArUco board")),
+            opencv_dictionary(self.dictionary),
         )
 
     @property
@@ -459,10 +443,9 @@ def _draw_board(board: CharucoSheet, block: _Block, x: float, y: float) -> tuple
         for col in range(board.squares_x)
         if (col, row) not in with_marker
     )
-    name = _dictionary_name(board.dictionary, "ChArUco board")
     markers: list[_Item] = []
     for marker_id, c in zip(ids, corners, strict=True):
-        cells = _marker_cells(name, marker_id, 1)
+        cells = _black_cells(board.dictionary, marker_id, 1)
         cell = float(board.marker_mm) / cells.shape[0]
         rects = _cell_rects(cells, left + c[0, 0], y + c[0, 1], cell)
         markers.append(_Group("marker", (("id", str(marker_id)),), rects))
