@@ -3,12 +3,18 @@
 Everything is computed with `fractions.Fraction` so a probability shown to players is exact;
 floats are made only at the edge (`as_floats`). Never imports anything outside the standard
 library.
+
+The functions are pure, and a table asks the same few of them again and again (the same dice
+needing the same score), so those taking whole numbers and probabilities keep their answers
+(`lru_cache`, `typed` so a float probability never answers for an equal Fraction); a
+distribution is returned as an immutable tuple.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 
 Distribution = tuple[Fraction, ...]
@@ -22,6 +28,7 @@ def _check(dice: int, sides: int) -> None:
         raise ValueError(f"a die needs at least 2 sides, got {sides!r}")
 
 
+@lru_cache(maxsize=4096, typed=True)
 def p_at_least(sides: int, need: int) -> Fraction:
     """Chance that one die of `sides` shows `need` or more (0 if `need` > sides, 1 if <= 1)."""
     _check(1, sides)
@@ -32,6 +39,7 @@ def p_at_least(sides: int, need: int) -> Fraction:
     return Fraction(sides - need + 1, sides)
 
 
+@lru_cache(maxsize=4096, typed=True)
 def binomial(dice: int, p: Fraction) -> Distribution:
     """Distribution of the number of successes among `dice` independent tries of chance `p`."""
     if dice < 0:
@@ -42,6 +50,7 @@ def binomial(dice: int, p: Fraction) -> Distribution:
     return tuple(comb(dice, k) * p**k * q ** (dice - k) for k in range(dice + 1))
 
 
+@lru_cache(maxsize=4096, typed=True)
 def successes(dice: int, sides: int, need: int) -> Distribution:
     """Distribution of how many of `dice` dice of `sides` show `need` or more."""
     _check(dice, sides)
@@ -50,6 +59,11 @@ def successes(dice: int, sides: int, need: int) -> Distribution:
 
 def face_counts(dice: int, sides: int) -> dict[int, int]:
     """How many of the sides**dice outcomes give each total of `dice` dice."""
+    return dict(_face_counts(dice, sides))
+
+
+@lru_cache(maxsize=256, typed=True)
+def _face_counts(dice: int, sides: int) -> tuple[tuple[int, int], ...]:
     _check(dice, sides)
     counts = {0: 1}
     for _ in range(dice):
@@ -58,9 +72,10 @@ def face_counts(dice: int, sides: int) -> dict[int, int]:
             for face in range(1, sides + 1):
                 nxt[total + face] = nxt.get(total + face, 0) + n
         counts = nxt
-    return counts
+    return tuple(counts.items())
 
 
+@lru_cache(maxsize=4096, typed=True)
 def total(dice: int, sides: int) -> Distribution:
     """Distribution of the sum of `dice` dice of `sides` (index = the sum)."""
     counts = face_counts(dice, sides)

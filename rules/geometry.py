@@ -138,7 +138,8 @@ def segment_distance(a1: Array, a2: Array, b1: Array, b2: Array) -> Array:
 
 
 def _edges(poly: Array) -> tuple[Array, Array]:
-    return poly, np.roll(poly, -1, axis=-2)
+    """Each vertex and the next one round the outline (`np.roll(poly, -1, axis=-2)`, faster)."""
+    return poly, np.concatenate([poly[..., 1:, :], poly[..., :1, :]], axis=-2)
 
 
 def _inside_convex(points: Array, poly: Array) -> npt.NDArray[np.bool_]:
@@ -833,52 +834,13 @@ def sight_many(
     if n_pairs == 0:
         return []
     flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
-    lo, hi = np.minimum(flat_eyes, flat_points), np.maximum(flat_eyes, flat_points)
     for piece in terrain:
-        if piece.see_into == 0 and len(piece.polygon) == 4:
-            # `sight` clips such a piece as a solid, past every line (no box test).
-            inside = solid_inside_lengths(
-                flat_eyes, flat_points, piece.polygon[None], np.array([piece.radius])
-            )
-            hits = (inside[:, 0] > EPS).reshape(n_pairs, k)
-        else:
-            # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
-            # box-tests the pair's lines together: a coarser test, the same answer).
-            grown = piece.radius + EPS
-            near = np.flatnonzero(
-                ~np.any(piece.polygon.min(axis=0) - grown > hi, axis=1)
-                & ~np.any(piece.polygon.max(axis=0) + grown < lo, axis=1)
-            )
-            flat = np.zeros(n_pairs * k, dtype=bool)
-            if len(near) and piece.radius > 0:
-                for r in near.tolist():
-                    flat[r] = ray_blocked(
-                        (float(flat_eyes[r, 0]), float(flat_eyes[r, 1])),
-                        (float(flat_points[r, 0]), float(flat_points[r, 1])),
-                        piece,
-                    )
-            elif len(near):
-                flat[near] = rays_blocked(flat_eyes[near], flat_points[near], piece)
-            hits = flat.reshape(n_pairs, k)
+        hits = terrain_hits(flat_eyes, flat_points, piece).reshape(n_pairs, k)
         blocked |= hits
         for p in np.flatnonzero(hits.any(axis=1)).tolist():
             names[p].append(piece.id)
     if may_block is not None and len(solids.ids):
-        aim = points[:, 0]
-        spread = np.hypot(*np.moveaxis(points - aim[:, None], -1, 0)).max(axis=1)
-        ab = aim - eyes
-        length2 = np.sum(ab * ab, axis=1)
-        rel_x = solids.centres[None, :, 0] - eyes[:, None, 0]
-        rel_y = solids.centres[None, :, 1] - eyes[:, None, 1]
-        t = (rel_x * ab[:, None, 0] + rel_y * ab[:, None, 1]) / np.where(length2 > 0, length2, 1.0)[
-            :, None
-        ]
-        t = np.clip(t, 0.0, 1.0)
-        gap2 = (rel_x - t * ab[:, None, 0]) ** 2 + (rel_y - t * ab[:, None, 1]) ** 2
-        # Conservative by a millimetre: a solid left out must miss every line by far more than
-        # rounding, so clipping it would have found nothing.
-        limit = solids.reach[None, :] + spread[:, None] + 1.0
-        pair, solid = np.nonzero(may_block & (gap2 <= limit * limit))
+        pair, solid = _solid_candidates(eyes, points, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
             inside = paired_inside_lengths(
@@ -896,6 +858,77 @@ def sight_many(
                 names[p].append(solids.ids[s])
     clear = (k - blocked.sum(axis=1)).tolist()
     return [Sight(k, c, tuple(n)) for c, n in zip(clear, names, strict=True)]
+
+
+def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:
+    """(R,): whether each sight line eyes[r]-aims[r] is blocked by one terrain piece, line by
+    line as `sight` judges it (a line's answer never depends on the other lines)."""
+    if piece.see_into == 0 and len(piece.polygon) == 4:
+        # `sight` clips such a piece as a solid, past every line (no box test).
+        inside = solid_inside_lengths(eyes, aims, piece.polygon[None], np.array([piece.radius]))
+        return np.asarray(inside[:, 0] > EPS)
+    # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
+    # box-tests the pair's lines together: a coarser test, the same answer).
+    lo, hi = np.minimum(eyes, aims), np.maximum(eyes, aims)
+    grown = piece.radius + EPS
+    near = np.flatnonzero(
+        ~np.any(piece.polygon.min(axis=0) - grown > hi, axis=1)
+        & ~np.any(piece.polygon.max(axis=0) + grown < lo, axis=1)
+    )
+    flat = np.zeros(len(eyes), dtype=bool)
+    if len(near) and piece.radius > 0:
+        for r in near.tolist():
+            flat[r] = ray_blocked(
+                (float(eyes[r, 0]), float(eyes[r, 1])),
+                (float(aims[r, 0]), float(aims[r, 1])),
+                piece,
+            )
+    elif len(near):
+        flat[near] = rays_blocked(eyes[near], aims[near], piece)
+    return flat
+
+
+def _solid_candidates(
+    eyes: Array, points: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+    """The (pair, solid) pairs worth clipping: solids `may_block` allows whose centre lies
+    within their reach (plus the spread of the target's points) of the line from the eye to
+    the target's first point."""
+    aim = points[:, 0]
+    spread = np.hypot(*np.moveaxis(points - aim[:, None], -1, 0)).max(axis=1)
+    ab = aim - eyes
+    length2 = np.sum(ab * ab, axis=1)
+    rel_x = solids.centres[None, :, 0] - eyes[:, None, 0]
+    rel_y = solids.centres[None, :, 1] - eyes[:, None, 1]
+    t = (rel_x * ab[:, None, 0] + rel_y * ab[:, None, 1]) / np.where(length2 > 0, length2, 1.0)[
+        :, None
+    ]
+    t = np.clip(t, 0.0, 1.0)
+    gap2 = (rel_x - t * ab[:, None, 0]) ** 2 + (rel_y - t * ab[:, None, 1]) ** 2
+    # Conservative by a millimetre: a solid left out must miss every line by far more than
+    # rounding, so clipping it would have found nothing.
+    limit = solids.reach[None, :] + spread[:, None] + 1.0
+    pair, solid = np.nonzero(may_block & (gap2 <= limit * limit))
+    return pair, solid
+
+
+def solids_block(
+    eyes: Array, aims: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """(P,): whether some solid `may_block` (P, N) allows blocks the one sight line
+    eyes[p]-aims[p], as `sight_many` judges that line (the same candidates and arithmetic)."""
+    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
+    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
+    out = np.zeros(len(eyes), dtype=bool)
+    if len(eyes) == 0 or len(solids.ids) == 0:
+        return out
+    pair, solid = _solid_candidates(eyes, aims[:, None], solids, may_block)
+    if len(pair):
+        inside = paired_inside_lengths(
+            eyes[pair], aims[pair], solids.polygons[solid], solids.radii[solid]
+        )
+        out[pair[inside > EPS]] = True
+    return out
 
 
 # --------------------------------------------------------------------------------------------

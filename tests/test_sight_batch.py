@@ -160,6 +160,47 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
     assert any(row[3] for row in rows) and not all(row[3] for row in rows)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
+def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None:
+    """`Table.centre_lines_clear` is the reference's verdict on the line to the target's centre
+    (the first sight point), and `Table.visible`, which answers most pairs from that line alone,
+    is the reference's whole-base or any-line verdict for every pair."""
+    rs = _ruleset(ident)
+    scene = _random_scene(200 + seed, "skirmish-19c")
+    table = Table(scene)
+    red = [b for b in table.bases if int(b.unit_id[1:]) % 2][:12]
+    blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:12]
+    refs = {
+        (a.id, b.id): _reference_rays(a, b, rs.obstacles(scene, a, b)) for a in red for b in blue
+    }
+    centre = table.centre_lines_clear(rs, [(a, b) for a in red for b in blue])
+    assert centre.tolist() == [not refs[(a.id, b.id)][0] for a in red for b in blue]
+    seen = table.visible(rs, red, blue)
+    for i, a in enumerate(red):
+        for j, b in enumerate(blue):
+            rays = refs[(a.id, b.id)]
+            want = not any(rays) if rs.sight_needs_entire_base else not all(rays)
+            assert bool(seen[i, j]) == want, (a.id, b.id)
+    # busy enough to test something: some pairs in sight, some not
+    assert seen.any() and not seen.all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unit_distance_is_the_first_nearest_pair(seed: int) -> None:
+    """`Table.unit_distance` (read off one pass over all units) names the same pair as
+    `geometry.closest` on the two units' bases: the nearest, the first in reading order of
+    equally near pairs (a unit against itself ties at 0 on every base's own pair: the first,
+    base 0 with base 0, is the one named)."""
+    scene = _random_scene(300 + seed, "skirmish-19c")
+    table = Table(scene)
+    for a in scene.units:
+        for b in scene.units:
+            got, want = table.unit_distance(a, b), geo.closest(a.bases, b.bases)
+            assert got.distance == pytest.approx(want.distance, abs=1e-9)
+            assert (got.a.id, got.b.id) == (want.a.id, want.b.id)
+
+
 def test_skirmish_shoots_over_bases_within_2cm() -> None:
     """A base 1 cm in front of the viewer does not block it (line 55's 2 cm rule); the same
     base 3 cm in front of it does. Geometry: viewer at (0, 0) looking at a target 30 cm up the

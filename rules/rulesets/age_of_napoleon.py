@@ -486,11 +486,8 @@ class Board:
         return self._places[unit.id]
 
     def closest(self, ua: Unit, ub: Unit) -> geo.Closest:
-        """The nearest pair of bases of two units (a unit's bases are contiguous in the Table)."""
-        a0, b0 = self._first[ua.id], self._first[ub.id]
-        block = self.table.distances[a0 : a0 + len(ua.bases), b0 : b0 + len(ub.bases)]
-        i, j = divmod(int(np.argmin(block)), block.shape[1])
-        return geo.Closest(float(block[i, j]), ua.bases[i], ub.bases[j])
+        """The nearest pair of bases of two units."""
+        return self.table.unit_distance(ua, ub)
 
     @cached_property
     def unit_gaps(self) -> geo.Array:
@@ -1296,7 +1293,11 @@ class AgeOfNapoleon(Ruleset):
     ) -> Iterable[tuple[str, tuple[str, ...], Resolution]]:
         scene = board.scene
         if phase == "firing":
-            for shooter, target in self._in_range_pairs(board):
+            shots = list(self._in_range_pairs(board))
+            # Every sight line the shots below trace, in one batch (`_shot` finds them memoised).
+            near = [board.closest(shooter, target) for shooter, target in shots]
+            board.table.sights(self, [(n.a, n.b) for n in near])
+            for shooter, target in shots:
                 if shooter.weapon == ROCKET_WEAPON:
                     res = self._rocket(board, shooter.id, target.id)
                     yield "rocket", (shooter.id, target.id), res

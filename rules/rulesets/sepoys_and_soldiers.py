@@ -980,7 +980,9 @@ class _Footprints:
         are judged exactly; the rest cannot be on or near it."""
         xy = self.xy[rows]
         reach = np.hypot(self.half_width[rows], self.half_depth[rows])[:, 0] + unc
-        d2 = ((points[None, :, :] - xy[:, None, :]) ** 2).sum(axis=-1)
+        dx = points[None, :, 0] - xy[:, None, 0]
+        dy = points[None, :, 1] - xy[:, None, 1]
+        d2 = dx * dx + dy * dy  # (x**2).sum over a last axis of 2 is many times slower
         r, p = np.nonzero(d2 <= (reach**2)[:, None])
         inside = np.zeros(d2.shape, dtype=bool)
         near = np.zeros(d2.shape, dtype=bool)

@@ -96,6 +96,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -723,10 +724,24 @@ class Board:
         self.table = table if table is not None else table_for(scene)
         self._seen: dict[tuple[str, str, float], tuple[Base, Base, float] | None] = {}
         self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
-        self._sees: dict[tuple[str, str], bool] = {}
+        n = len(self.table.bases)
+        self._sees = np.full((n, n), -1, dtype=np.int8)
+        """Whether base i sees the entire base j (1, 0), -1 while not traced."""
 
     def unit(self, ident: str) -> Unit:
-        return self.scene.unit_of(ident)
+        """`Scene.unit_of` through a lookup table: the first unit named so or holding a base
+        named so; an unknown id is the scene's `UnknownIdError`."""
+        found = self._unit_of.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)
+
+    @cached_property
+    def _unit_of(self) -> dict[str, Unit]:
+        out: dict[str, Unit] = {}
+        for u in self.scene.units:
+            out.setdefault(u.id, u)
+            for b in u.bases:
+                out.setdefault(b.id, u)
+        return out
 
     def enemies(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side != unit.side]
@@ -739,34 +754,31 @@ class Board:
     ) -> list[tuple[Base, Base, float]]:
         """Every pair of bases between two groups no further apart than `within`, nearest first."""
         t = self.table
-        ia = [t.index[b.id] for b in group_a]
-        ib = [t.index[b.id] for b in group_b]
-        sub = t.distances[np.ix_(ia, ib)]
-        order = np.argsort(sub, axis=None, kind="stable")
-        out = []
-        for k in order:
-            i, j = divmod(int(k), len(ib))
-            d = float(sub[i, j])
-            if d > within + geo.EPS:
-                break
-            out.append((group_a[i], group_b[j], d))
-        return out
+        flat = t.distances[t.rows(group_a)][:, t.rows(group_b)].ravel()
+        order = np.argsort(flat, kind="stable")
+        order = order[flat[order] <= within + geo.EPS]
+        n = len(group_b)
+        return [
+            (group_a[k // n], group_b[k % n], d)
+            for k, d in zip(order.tolist(), flat[order].tolist(), strict=True)
+        ]
 
     def sees(self, a: Base, b: Base) -> bool:
         """Line 55: `a` sees the entire base of `b`.
 
         Traced for every base of `b`'s group at once (`Table.visible`): one batch answers the
         group."""
-        key = (a.id, b.id)
-        if key not in self._sees:
+        index = self.table.index
+        i, j = index[a.id], index[b.id]
+        if self._sees[i, j] < 0:
             sides = {u.id: u.side for u in self.scene.units}
             viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
             targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
             seen = self.table.visible(self.rs, viewers, targets)
-            for v, row in zip(viewers, seen.tolist(), strict=True):
-                for t, entire in zip(targets, row, strict=True):
-                    self._sees[(v.id, t.id)] = entire
-        return self._sees[key]
+            rows = [index[v.id] for v in viewers]
+            cols = [index[t.id] for t in targets]
+            self._sees[np.ix_(rows, cols)] = seen
+        return bool(self._sees[i, j])
 
     def sighting(
         self, viewer: Sequence[Base], target: Sequence[Base], within: float = math.inf
@@ -2102,7 +2114,7 @@ class Skirmish19c(Ruleset):
                 continue
             ok = False
             for leader in leaders:
-                if board.scene.unit_of(leader.id).side != u.side:
+                if board.unit(leader.id).side != u.side:
                     continue
                 here = board.in_enclosed(leader)
                 for b in u.bases:
