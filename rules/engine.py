@@ -12,13 +12,14 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from calibration.units import format_length, from_mm
+from calibration.units import MM_PER_UNIT, check_unit, format_length
 
 from . import dice as dice_math
 from . import geometry as geo
@@ -424,7 +425,14 @@ def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple
 
 def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
     """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
-    return {"value": round(from_mm(value_mm, scene.unit), 3), "unit": scene.unit}
+    return {"value": round(float(value_mm) / _mm_per(scene.unit), 3), "unit": scene.unit}
+
+
+@cache
+def _mm_per(unit: str) -> float:
+    """Millimetres in one `unit`: `from_mm`'s divisor, checked once per unit rather than for
+    each of the thousands of lengths a `suggest` answer holds."""
+    return MM_PER_UNIT[check_unit(unit)]
 
 
 # --------------------------------------------------------------------------------------------

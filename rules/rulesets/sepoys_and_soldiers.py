@@ -1028,10 +1028,6 @@ class _Measured:
         self.slack = 2 * max((scene.uncertainty_of(b) for b in table.bases), default=0.0)
         """More than the uncertainty of any distance between two bases, mm."""
 
-    def gap(self, a: Unit, b: Unit) -> float:
-        """Shortest edge-to-edge distance between two units, mm."""
-        return float(self.gaps[self.units[a.id], self.units[b.id]])
-
     def closest(self, a: Unit, b: Unit) -> geo.Closest:
         """The nearest pair of bases of two units (bases of a unit are contiguous in a Table)."""
         key = (a.id, b.id)
@@ -1108,6 +1104,15 @@ class SepoysAndSoldiers(Ruleset):
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
     def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        shot = self._fire(table, shooter, target, refusals=True)
+        assert shot is not None  # a refusal is answered too
+        return shot
+
+    def _fire(
+        self, table: Table, shooter: Unit, target: Unit, *, refusals: bool
+    ) -> Resolution | None:
+        """`shoot`; None for a shot that may not be taken unless `refusals` asks for its
+        reasons (`suggest` lists only the shots that may be taken)."""
         scene = table.scene
         _fighting_unit(shooter, "shoot")
         _fighting_unit(target, "shoot")
@@ -1178,6 +1183,8 @@ class SepoysAndSoldiers(Ruleset):
                         None,
                     )
                 )
+        if not allowed and not refusals:
+            return None
         data: dict[str, Any] = {
             "action": "shoot",
             "ruleset": self.id,
@@ -1281,11 +1288,16 @@ class SepoysAndSoldiers(Ruleset):
         reach = ROCKET_LEG * ROCKET_LEGS
         unc = table.uncertainty(near.a, near.b)
         in_reach = Threshold(near.distance, reach, unc)
-        others = np.array([b.unit_id != shooter.id for b in table.bases])
-        in_target = np.array([b.unit_id == target.id for b in table.bases])
+        unit_numbers = _measured(table).units
+        others = table.unit_numbers != unit_numbers[shooter.id]
+        in_target = table.unit_numbers == unit_numbers[target.id]
         feet = _measured(table).footprints
-        per_base: dict[str, Fraction] = {}
-        hit_target = Fraction(0)
+        # Rockets are independent: a base is spared only if every rocket spares it, each with
+        # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
+        whole = BURST_DENOMINATOR ** len(shooter.bases)
+        spared: dict[str, int] = {}
+        """Of `whole`, the chance that no rocket so far bursts on the base (those it may hit)."""
+        target_spared = whole
         close: set[str] = set()
         rockets = []
         for launcher in shooter.bases:
@@ -1302,31 +1314,35 @@ class SepoysAndSoldiers(Ruleset):
             rows = np.flatnonzero(others & reach_row)
             inside, near_edge = feet.bursts(rocket_bursts(start_mm, heading), burst_unc, rows)
             weight = inside.astype(np.int64) @ BURST_WEIGHTS
-            for i in np.flatnonzero(weight):
+            for i, w in zip(
+                np.flatnonzero(weight).tolist(), weight[weight != 0].tolist(), strict=True
+            ):
                 bid = table.bases[rows[i]].id
-                p = Fraction(int(weight[i]), BURST_DENOMINATOR)
-                # this rocket spares the base with 1 - p; rockets are independent
-                per_base[bid] = 1 - (1 - per_base.get(bid, Fraction(0))) * (1 - p)
+                spared[bid] = spared.get(bid, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
             close.update(table.bases[rows[i]].id for i in np.flatnonzero(near_edge.any(axis=1)))
-            p_this_target = Fraction(int(weight[in_target[rows]].sum()), BURST_DENOMINATOR)
-            hit_target = 1 - (1 - hit_target) * (1 - p_this_target)
+            on_target = int(weight[in_target[rows]].sum())
+            target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
             rockets.append(
-                {"base": launcher.id, "aimed_at": aim.id, "p_hits_target": _prob(p_this_target)}
+                {
+                    "base": launcher.id,
+                    "aimed_at": aim.id,
+                    "p_hits_target": _prob(Fraction(on_target, BURST_DENOMINATOR)),
+                }
             )
+        hit_target = Fraction(whole - target_spared, whole)
         for bid in sorted(close):
-            per_base.setdefault(bid, Fraction(0))
-        unit_of = {b.id: b.unit_id for b in table.bases}
-        side_of = {u.id: u.side for u in scene.units}
+            spared.setdefault(bid, whole)
+        unit_of = {bid: table.bases[table.index[bid]].unit_id for bid in spared}
         hit_list: list[dict[str, Any]] = [
             {
                 "base": bid,
                 "unit": unit_of[bid],
-                "side": side_of[unit_of[bid]],
-                "p_lost": _prob(p),
+                "side": scene.units[unit_numbers[unit_of[bid]]].side,
+                "p_lost": _prob(Fraction(whole - left, whole)),
                 "too_close_to_call": bid in close,
             }
-            for bid, p in sorted(per_base.items(), key=lambda kv: -kv[1])
-            if p or bid in close
+            for bid, left in sorted(spared.items(), key=lambda kv: kv[1])  # likeliest lost first
+            if left < whole or bid in close
         ]
         burn_out = (Fraction(2, 3)) ** ROCKET_LEGS
         red = _success_roll(
@@ -1573,6 +1589,15 @@ class SepoysAndSoldiers(Ruleset):
         return self._charge(Table(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _charge(self, table: Table, charger: Unit, target: Unit) -> Resolution:
+        charge = self._charge_if(table, charger, target, refusals=True)
+        assert charge is not None  # a refusal is answered too
+        return charge
+
+    def _charge_if(
+        self, table: Table, charger: Unit, target: Unit, *, refusals: bool
+    ) -> Resolution | None:
+        """`charge`; None for a charge that may not be made unless `refusals` asks for its
+        reasons (`suggest` lists only the charges that may be made)."""
         scene = table.scene
         _fighting_unit(charger, "charge")
         _fighting_unit(target, "charge")
@@ -1610,6 +1635,14 @@ class SepoysAndSoldiers(Ruleset):
         elif _disordered(charger):
             allowed = False
             reasons.append(("a disordered unit must attempt to reform, not charge", REFORM_CITE))
+        if not allowed and not refusals:
+            # The attributes the odds below read, checked in the order they read them, so a
+            # bad one is the same error as when the refusal is answered in full.
+            _unit_type(charger)
+            _unit_type(target)
+            _hits(charger)
+            _hits(target)
+            return None
         facing = geo.aspect(near.a, near.b)
         flank = facing.aspect is not geo.Aspect.FRONT
         aspect_close = facing.margin <= unc
@@ -1931,14 +1964,17 @@ class SepoysAndSoldiers(Ruleset):
         measurement uncertainty."""
         m = _measured(table)
         troops = self._troops(table)
-        slack = m.slack
+        number = np.array([m.units[u.id] for u in troops], dtype=int)
+        sides = np.array([u.side for u in troops], dtype=object)
+        # Only the pairs of units whose gap is within the limit and any uncertainty can be;
+        # np.nonzero keeps the order of the loops over `troops`.
+        maybe = (sides[:, None] != sides[None, :]) & (m.gaps[number][:, number] <= limit + m.slack)
         pairs = []
-        for a in troops:
-            for b in troops:
-                if a.side != b.side and m.gap(a, b) <= limit + slack:
-                    near = m.closest(a, b)
-                    if near.distance <= limit + table.uncertainty(near.a, near.b):
-                        pairs.append((a, b))
+        for i, j in zip(*np.nonzero(maybe), strict=True):
+            a, b = troops[i], troops[j]
+            near = m.closest(a, b)
+            if near.distance <= limit + table.uncertainty(near.a, near.b):
+                pairs.append((a, b))
         return pairs
 
     def _suggest_charge(self, table: Table) -> list[dict[str, Any]]:
@@ -1946,8 +1982,8 @@ class SepoysAndSoldiers(Ruleset):
         for a, b in self._enemy_pairs(table, 12 * INCH):
             if _arm(a) == "artillery" or _status(a) is not None:
                 continue
-            r = self._charge(table, a, b)
-            if r.data["allowed"]:
+            r = self._charge_if(table, a, b, refusals=False)
+            if r is not None:
                 o = r.data["outcomes"]
                 out.append(
                     self._item(
@@ -1994,8 +2030,8 @@ class SepoysAndSoldiers(Ruleset):
             ],
         )
         for a, b, arm, _ in shots:
-            r = self._shoot(table, a, b)
-            if not r.data["allowed"]:
+            r = self._fire(table, a, b, refusals=False)
+            if r is None or not r.data["allowed"]:
                 continue
             if arm == "rockets":
                 if not r.data["p_target_loses_base"]["value"]:

@@ -722,7 +722,13 @@ class Board:
         self.rs = ruleset
         self.scene = scene
         self.table = table if table is not None else table_for(scene)
-        self._seen: dict[tuple[str, str, float], tuple[Base, Base, float] | None] = {}
+        self._seen: dict[
+            tuple[tuple[str, ...], tuple[str, ...], float], tuple[Base, Base, float] | None
+        ] = {}
+        self._by_distance: dict[
+            tuple[tuple[str, ...], tuple[str, ...]],
+            tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array],
+        ] = {}
         self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
@@ -749,53 +755,135 @@ class Board:
     def friends(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side == unit.side and u.id != unit.id]
 
-    def pairs_by_distance(
+    def _nearest_first(
+        self, group_a: Sequence[Base], group_b: Sequence[Base]
+    ) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array]:
+        """Every pair of bases between two groups, nearest first (ties in reading order): their
+        table indices and distances (memoised: the same groups are asked again and again)."""
+        key = (tuple(b.id for b in group_a), tuple(b.id for b in group_b))
+        if key not in self._by_distance:
+            t = self.table
+            rows, cols = np.array(t.rows(group_a), dtype=int), np.array(t.rows(group_b), dtype=int)
+            flat = t.distances[rows][:, cols].ravel()
+            order = np.argsort(flat, kind="stable")
+            n = len(group_b)
+            self._by_distance[key] = (rows[order // n], cols[order % n], flat[order])
+        return self._by_distance[key]
+
+    def sees_many(
+        self, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_]:
+        """Line 55, for many pairs of bases (table indices): viewers[p] sees the entire base of
+        targets[p].
+
+        Traced a side against a side at once (`Table.visible`): one batch answers every pair of
+        bases of those two sides."""
+        while True:
+            todo = np.flatnonzero(self._sees[viewers, targets] < 0)
+            if not len(todo):
+                return self._sees[viewers, targets] > 0
+            self._trace_sides(
+                self.table.bases[viewers[todo[0]]], self.table.bases[targets[todo[0]]]
+            )
+
+    def _trace_sides(self, a: Base, b: Base) -> None:
+        """Whether each base of `a`'s side sees each base of `b`'s side, in one batch."""
+        index = self.table.index
+        sides = {u.id: u.side for u in self.scene.units}
+        viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
+        targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
+        seen = self.table.visible(self.rs, viewers, targets)
+        rows = [index[v.id] for v in viewers]
+        cols = [index[t.id] for t in targets]
+        self._sees[np.ix_(rows, cols)] = seen
+
+    def seen_nearest_first(
         self, group_a: Sequence[Base], group_b: Sequence[Base], within: float = math.inf
     ) -> list[tuple[Base, Base, float]]:
-        """Every pair of bases between two groups no further apart than `within`, nearest first."""
-        t = self.table
-        flat = t.distances[t.rows(group_a)][:, t.rows(group_b)].ravel()
-        order = np.argsort(flat, kind="stable")
-        order = order[flat[order] <= within + geo.EPS]
-        n = len(group_b)
+        """The pairs of `pairs_by_distance` where the base of `group_a` sees the entire base of
+        `group_b` (line 55), nearest first."""
+        rows, cols, distance = self._nearest_first(group_a, group_b)
+        stop = int(np.searchsorted(distance, within + geo.EPS, side="right"))
+        rows, cols, distance = rows[:stop], cols[:stop], distance[:stop]
+        keep = np.flatnonzero(self.sees_many(rows, cols))
+        bases = self.table.bases
         return [
-            (group_a[k // n], group_b[k % n], d)
-            for k, d in zip(order.tolist(), flat[order].tolist(), strict=True)
+            (bases[i], bases[j], d)
+            for i, j, d in zip(
+                rows[keep].tolist(), cols[keep].tolist(), distance[keep].tolist(), strict=True
+            )
         ]
-
-    def sees(self, a: Base, b: Base) -> bool:
-        """Line 55: `a` sees the entire base of `b`.
-
-        Traced for every base of `b`'s group at once (`Table.visible`): one batch answers the
-        group."""
-        index = self.table.index
-        i, j = index[a.id], index[b.id]
-        if self._sees[i, j] < 0:
-            sides = {u.id: u.side for u in self.scene.units}
-            viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
-            targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
-            seen = self.table.visible(self.rs, viewers, targets)
-            rows = [index[v.id] for v in viewers]
-            cols = [index[t.id] for t in targets]
-            self._sees[np.ix_(rows, cols)] = seen
-        return bool(self._sees[i, j])
 
     def sighting(
         self, viewer: Sequence[Base], target: Sequence[Base], within: float = math.inf
     ) -> tuple[Base, Base, float] | None:
         """The nearest pair (viewer base, target base, mm) where the viewer sees the entire
-        target base, no further than `within`; None when no figure sees any."""
-        key = (",".join(b.id for b in viewer), ",".join(b.id for b in target), within)
-        if key not in self._seen:
-            self._seen[key] = next(
-                (
-                    p
-                    for p in self.pairs_by_distance(viewer, target, within)
-                    if self.sees(p[0], p[1])
-                ),
-                None,
-            )
-        return self._seen[key]
+        target base, no further than `within`; None when no figure sees any. Of equally near
+        pairs, the first in the groups' order."""
+        return self.sightings(viewer, [target], within)[0]
+
+    def sightings(
+        self, viewer: Sequence[Base], targets: Sequence[Sequence[Base]], within: float
+    ) -> list[tuple[Base, Base, float] | None]:
+        """`sighting(viewer, target, within)` for each group of `targets` (memoised), the
+        groups not asked yet in one pass."""
+        ids = tuple(b.id for b in viewer)
+        keys = [(ids, tuple(b.id for b in target), within) for target in targets]
+        todo = [k for k, key in enumerate(keys) if key not in self._seen]
+        if todo:
+            t = self.table
+            groups = [t.rows(targets[k]) for k in todo]
+            rows = np.array(t.rows(viewer), dtype=int)
+            cols = np.array([i for g in groups for i in g], dtype=int)
+            seen = self._seen_within(rows, cols, within)
+            start = 0
+            for k, g in zip(todo, groups, strict=True):
+                self._seen[keys[k]] = self._nearest_seen(seen[:, start : start + len(g)], rows, g)
+                start += len(g)
+        return [self._seen[key] for key in keys]
+
+    def sighting_each(
+        self, viewers: Sequence[Sequence[Base]], target: Sequence[Base], within: float
+    ) -> list[tuple[Base, Base, float] | None]:
+        """`sighting(viewer, target, within)` for each group of `viewers`, in one pass."""
+        t = self.table
+        groups = [t.rows(group) for group in viewers]
+        rows = np.array([i for g in groups for i in g], dtype=int)
+        cols = np.array(t.rows(target), dtype=int)
+        seen = self._seen_within(rows, cols, within)
+        out: list[tuple[Base, Base, float] | None] = []
+        start = 0
+        for g in groups:
+            out.append(self._nearest_seen(seen[start : start + len(g)], g, cols))
+            start += len(g)
+        return out
+
+    def _seen_within(
+        self, rows: npt.NDArray[np.int_], cols: npt.NDArray[np.int_], within: float
+    ) -> geo.Array:
+        """(R, C) the distance from base rows[r] to base cols[c] where the first sees the entire
+        second within `within` (line 55), else infinity."""
+        block = self.table.distances[rows][:, cols]
+        near = block <= within + geo.EPS
+        if near.any():
+            r, c = np.nonzero(near)
+            near[r, c] = self.sees_many(rows[r], cols[c])
+        return np.where(near, block, np.inf)
+
+    def _nearest_seen(
+        self,
+        seen: geo.Array,
+        rows: Sequence[int] | npt.NDArray[np.int_],
+        cols: Sequence[int] | npt.NDArray[np.int_],
+    ) -> tuple[Base, Base, float] | None:
+        """The nearest pair of a block of `_seen_within` (the first in reading order of equally
+        near pairs), as (viewer base, target base, mm); None when no pair is seen."""
+        k = int(np.argmin(seen))
+        i, j = divmod(k, seen.shape[1])
+        if not seen[i, j] < np.inf:
+            return None
+        bases = self.table.bases
+        return bases[int(rows[i])], bases[int(cols[j])], float(seen[i, j])
 
     def centre_in(self, base: Base) -> list[Terrain]:
         return self.table.centre_in(base)
@@ -976,11 +1064,11 @@ class Skirmish19c(Ruleset):
 
         # Who sees a target figure, and at what range (line 55).
         longest = weapon.bands[-1][1]
-        eligible: list[tuple[Base, Base, float]] = []
-        for base in shooter.bases:
-            seen = board.sighting([base], target_bases, longest)
-            if seen is not None:
-                eligible.append(seen)
+        eligible = [
+            seen
+            for seen in board.sighting_each([[b] for b in shooter.bases], target_bases, longest)
+            if seen is not None
+        ]
         if not eligible:
             in_range = near.distance <= longest
             why = (
@@ -1099,21 +1187,22 @@ class Skirmish19c(Ruleset):
         kills = dice_math.binomial(shooters, p_hit * odds["kill"])
         wounds = dice_math.binomial(shooters, p_hit * odds["wound"])
         allocation = self._allocation(board, shooter, target_unit, target_bases, individual)
+        mean_hits, mean_kills, mean_wounds = map(dice_math.mean, (hits, kills, wounds))
         data.update(
             allowed=True,
             cover=reading.cover.value,
             cover_reasons=list(reading.reasons),
             rolls=[to_hit.as_json(), damage.as_json()],
-            hits={"distribution": [_frac(p) for p in hits], "mean": _frac(dice_math.mean(hits))},
+            hits={"distribution": [_frac(p) for p in hits], "mean": _frac(mean_hits)},
             damage={
                 "row": "gunpowder weapons" if weapon.gunpowder else "other",
                 "modifier": shift,
                 "per_hit": {k: _frac(v) for k, v in odds.items()},
             },
-            kills={"distribution": [_frac(p) for p in kills], "mean": _frac(dice_math.mean(kills))},
+            kills={"distribution": [_frac(p) for p in kills], "mean": _frac(mean_kills)},
             wounds={
                 "distribution": [_frac(p) for p in wounds],
-                "mean": _frac(dice_math.mean(wounds)),
+                "mean": _frac(mean_wounds),
             },
             allocation=allocation,
             reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
@@ -1126,8 +1215,8 @@ class Skirmish19c(Ruleset):
             + ", ".join(f"{k} {v}" for k, v in odds.items())
         )
         lines.append(
-            f"- expected hits {float(dice_math.mean(hits)):.2f}, kills "
-            f"{float(dice_math.mean(kills)):.2f}, wounds {float(dice_math.mean(wounds)):.2f}"
+            f"- expected hits {float(mean_hits):.2f}, kills "
+            f"{float(mean_kills):.2f}, wounds {float(mean_wounds):.2f}"
         )
         lines.append(f"- {allocation['summary']}")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
@@ -1157,13 +1246,13 @@ class Skirmish19c(Ruleset):
     ) -> dict[str, Any] | None:
         """Whether `target` is the nearest enemy the uncommanded shooter can hit (line 38)."""
         longest = weapon.bands[-1][1]
-        others = []
-        for enemy in board.enemies(shooter):
-            if enemy.id == target.id:
-                continue
-            seen = board.sighting(shooter.bases, enemy.bases, longest)
-            if seen is not None:
-                others.append((seen[2], enemy, seen))
+        enemies = [e for e in board.enemies(shooter) if e.id != target.id]
+        sightings = board.sightings(shooter.bases, [e.bases for e in enemies], longest)
+        others = [
+            (seen[2], enemy, seen)
+            for enemy, seen in zip(enemies, sightings, strict=True)
+            if seen is not None
+        ]
         if not others:
             return None
         d_other, other, (a, b, _) = min(others, key=lambda o: o[0])
@@ -1567,16 +1656,11 @@ class Skirmish19c(Ruleset):
         weapons = {e.id: _weapon(e) for e in enemies}
         owner = {b.id: e for e in enemies for b in e.bases}
         seen: Base | None = None
-        for a, b, d in board.pairs_by_distance(unit.bases, [b for e in enemies for b in e.bases]):
+        for a, b, d in board.seen_nearest_first(unit.bases, [b for e in enemies for b in e.bases]):
             enemy = owner[b.id]
             bands = weapons[enemy.id].bands
-            in_range = bool(bands) and d <= bands[-1][1]
-            if seen is not None and not in_range:
-                continue  # only a group in range can still add a factor
-            if not board.sees(a, b):
-                continue
             seen = seen or b
-            if in_range:
+            if bands and d <= bands[-1][1]:
                 t = Threshold(d, bands[-1][1], board.table.uncertainty(a, b))
                 return seen, (enemy, weapons[enemy.id], t)
         return seen, None
@@ -1584,11 +1668,9 @@ class Skirmish19c(Ruleset):
     def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
         """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
         enemy_bases = [b for e in board.enemies(unit) for b in e.bases]
-        for base, e, _ in board.pairs_by_distance(unit.bases, enemy_bases):
+        for base, e, _ in board.seen_nearest_first(unit.bases, enemy_bases):
             where = geo.aspect(e, base)
-            if where.aspect is geo.Aspect.FRONT:
-                continue
-            if board.sees(base, e):
+            if where.aspect is not geo.Aspect.FRONT:
                 unc = board.table.uncertainty(e, base)
                 close = " (too close to call)" if where.margin <= unc else ""
                 return f"{e.id} is to the {where.aspect.value} of {base.id}{close}"
@@ -2098,9 +2180,8 @@ class Skirmish19c(Ruleset):
         ]
         commanded = is_player_character(unit) or unit.get("commanded") is True
         if not commanded:
-            seen = [
-                (s[2], e) for e in reachable if (s := board.sighting(unit.bases, e.bases, longest))
-            ]
+            sightings = board.sightings(unit.bases, [e.bases for e in reachable], longest)
+            seen = [(s[2], e) for e, s in zip(reachable, sightings, strict=True) if s is not None]
             reachable = [min(seen, key=lambda s: s[0])[1]] if seen else []
         for e in reachable:
             item("shoot", [unit.id, e.id], lambda e=e: self._shoot(board, unit.id, e.id))
