@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -123,6 +124,36 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("images", metavar="IMAGE", nargs="+", help="photos of the board")
     calibrate.add_argument("--out", required=True, metavar="CAMERA.json", help="where to save")
     calibrate.set_defaults(run=_calibrate)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the tracker and its web page (the built-in demo without --source)",
+        description="Scan the table continuously and serve the table page and its JSON API. "
+        "With no --source it plays the built-in demo: a synthetic camera over a skirmish-19c "
+        "game.",
+    )
+    serve.add_argument(
+        "--source",
+        default="demo",
+        metavar="demo|camera:N|FILE|DIR|URL",
+        help="where frames come from (default: demo)",
+    )
+    serve.add_argument("--game", metavar="GAME.toml", help="the game file (not for the demo)")
+    serve.add_argument(
+        "--camera",
+        metavar="CAMERA.json",
+        help="intrinsics from 'umpire calibrate camera' (else the game's [camera], if any)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    serve.add_argument(
+        "--fps",
+        type=float,
+        metavar="N",
+        help="frames per second: the demo plays at N (default 10); a camera, file or stream is "
+        "scanned at most N times a second",
+    )
+    serve.set_defaults(run=_serve)
 
     rulesets = commands.add_parser("rulesets", help="list the rulesets and their actions")
     rulesets.add_argument("--json", action="store_true", help="print JSON")
@@ -268,6 +299,46 @@ def _rulesets(opts: argparse.Namespace) -> int:
         for info in infos:
             measure = "grid boxes" if info.grid else info.unit
             print(f"{info.id:<22} {info.title} ({measure}): {', '.join(info.actions)}")
+    return 0
+
+
+def _serve(opts: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from webui.app import create_app
+    from webui.live import open_live
+
+    if not 0 <= opts.port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535, got {opts.port}")
+    if opts.fps is not None and not 0 < opts.fps <= 240:
+        raise UsageError(f"--fps must be above 0 and at most 240, got {opts.fps:g}")
+    live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps)
+    try:
+        server = make_server(opts.host, opts.port, create_app(live=live), threaded=True)
+    except OSError as error:
+        live.stop()
+        raise UsageError(f"cannot listen on {opts.host}:{opts.port} ({error.strerror})") from None
+    host = f"[{opts.host}]" if ":" in opts.host else opts.host
+
+    def stop_on_terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` stops the server as cleanly as Ctrl-C does
+
+    signal.signal(signal.SIGTERM, stop_on_terminate)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started in the background
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    live.start()
+    print(
+        f"umpire: serving {live.source.description} on http://{host}:{server.port}/ (Ctrl-C stops)",
+        flush=True,
+    )
+    try:
+        server.serve_forever()  # returns on Ctrl-C (werkzeug catches the KeyboardInterrupt)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print("umpire: stopping", flush=True)
+        live.stop()  # wakes every open stream, which then ends
+        server.server_close()
     return 0
 
 

@@ -1,0 +1,132 @@
+"""Fixtures of the browser tests: the real app over the real demo table, served on a free port,
+and Debian's Chromium driven by Python Playwright.
+
+`playwright install` downloads a browser build, which cannot work here, so the tests drive the
+system's /usr/bin/chromium (installed by tests/setup-browser). Without it the tests fail, never
+skip: a page nobody looked at must not pass. Each test gets its own tracker and server (one
+test stops its tracker to hold a scene still) and its own browser context (Chromium allows six
+connections per host, and each page holds two streams), and leaves a screenshot of the page in
+its pytest temp folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from werkzeug.serving import make_server
+
+from webui.app import create_app
+from webui.live import Live, open_live
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+FIRST_SCENE_S = 60.0
+"""The longest a test waits for the demo's first scanned scene (a loaded 2-core machine)."""
+
+
+@pytest.fixture(scope="session")
+def pw() -> Iterator[Playwright]:
+    if not CHROMIUM.is_file():
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `bash tests/setup-browser` (installs Debian's chromium) "
+            "before the browser tests",
+            pytrace=False,
+        )
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(pw: Playwright) -> Iterator[Browser]:
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class Served:
+    """A running `umpire serve`: its address and its tracker."""
+
+    url: str
+    live: Live
+    data_dir: Path
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """The real app with the built-in demo, as `umpire serve` starts it, on a free port."""
+    quiet = logging.getLogger("werkzeug")
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)  # one log line per request would bury a failure's story
+    live = open_live("demo").start()
+    data_dir = tmp_path / "data"
+    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir)}, live=live)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="browser-test-server", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + FIRST_SCENE_S
+        while live.state.scene is None:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the demo gave no scene in {FIRST_SCENE_S:.0f} s: {live.status()}")
+            time.sleep(0.05)
+        yield Served(f"http://127.0.0.1:{server.port}", live, data_dir)
+    finally:
+        live.stop()  # ends the event and video streams, so the server's threads finish
+        server.shutdown()
+        thread.join(10)
+        quiet.setLevel(level)
+
+
+@dataclass
+class PageErrors:
+    """Uncaught script errors of a page: a test fails on any."""
+
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def page(browser: Browser, served: Served, tmp_path: Path) -> Iterator[Page]:
+    """The table page in a fresh browser context, screenshot saved to tmp_path at the end."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    seen = PageErrors()
+    page.on("pageerror", lambda error: seen.errors.append(str(error)))
+    page.goto(served.url + "/")
+    yield page
+    shot = tmp_path / "page.png"
+    page.screenshot(path=str(shot), full_page=True)
+    context.close()
+    assert shot.stat().st_size > 0
+    assert seen.errors == [], f"script errors on the page: {seen.errors}"
+
+
+@pytest.fixture
+def wait_for() -> Callable[[Callable[[], bool], float, str], None]:
+    """Poll `done()` until true, failing with `what` after `timeout` seconds."""
+
+    def wait(done: Callable[[], bool], timeout: float, what: str) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() > deadline:
+                pytest.fail(f"waited {timeout:.0f} s for {what}")
+            time.sleep(0.1)
+
+    return wait

@@ -1,0 +1,352 @@
+"""The tracker behind `umpire serve` (webui/live.py), the demo source (vision/demo.py), the live
+view's overlays (webui/overlay.py) and the two streams (/events, /stream.mjpg).
+
+Every test is bounded in time and stops the tracker's threads in its fixture."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rules.scene import TerrainKind, parse_scene
+from vision.demo import DemoGame, open_demo_game
+from vision.game import load_game
+from vision.pipeline import Scanner
+from vision.render import Effects, camera_for_table, render
+from vision.sources import BaseSource, SourceError
+from vision.synthetic import table_spec
+from webui.app import create_app
+from webui.live import Live, LiveState
+from webui.overlay import draw_overlay
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = ROOT / "examples" / "games" / "skirmish.toml"
+LAYOUT = ROOT / "examples" / "skirmish.json"
+WAIT_S = 90.0  # the longest any test waits for the tracker (a loaded 2-core machine)
+
+
+def wait_until(live: Live, done: Any, timeout: float = WAIT_S) -> LiveState:
+    """Wait on the tracker's condition until `done(state)`; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    state = live.state
+    while not done(state):
+        left = deadline - time.monotonic()
+        assert left > 0, f"timed out; last status {dict(state.status)}"
+        state = live.wait_for_version(state.version, min(left, 1.0))
+    return state
+
+
+def no_tracker_threads() -> bool:
+    return not [t for t in threading.enumerate() if t.name.startswith("umpire-")]
+
+
+# --------------------------------------------------------------------------------- the demo
+
+
+def test_demo_source_is_the_skirmish_game_at_1280x720() -> None:
+    with open_demo_game(realtime=False) as demo:
+        frame = demo.read()
+        assert frame is not None
+        assert frame.image.shape == (720, 1280, 3)
+        assert demo.game.ruleset == "skirmish-19c"
+        assert demo.live and demo.description == "demo"
+        # Unpaced, the timestamp is the game's clock: index / fps = 0 / 10.
+        assert frame.timestamp == 0.0
+
+
+def test_demo_moves_stay_on_the_table_and_out_of_buildings_and_walls() -> None:
+    # Every 0.2 s at 10 fps = a move every 2 frames: 40 frames try 19 moves (frames 2..38).
+    with DemoGame(resolution=(320, 180), realtime=False, move_every=0.2, hand_every=0) as demo:
+        start = demo.layout()
+        for _ in range(40):
+            assert demo.read() is not None
+        assert demo.moves > 0
+        now = demo.layout()
+    assert now != start
+    scene = parse_scene(now)
+    blocked = [t for t in scene.terrain if t.kind in (TerrainKind.BUILDING, TerrainKind.WALL)]
+    assert blocked  # the farm and the wall of skirmish.json
+    from rules import geometry as geo
+
+    for base in scene.bases():
+        outline = geo.outline_polygon(base)
+        # 180 x 120 cm table, 3 cm margin: 30 mm <= x <= 1770 mm, 30 <= y <= 1170.
+        assert outline[:, 0].min() >= 30 and outline[:, 0].max() <= 1770
+        assert outline[:, 1].min() >= 30 and outline[:, 1].max() <= 1170
+        for piece in blocked:
+            assert geo.containment(base, piece.polygon) == "outside"
+
+
+def test_demo_hand_passes_after_one_period() -> None:
+    # hand_every 1 s, hand_seconds 0.5 s at 10 fps: the hand is over the table in frames 10-14.
+    with DemoGame(resolution=(320, 180), realtime=False, hand_every=1.0, hand_seconds=0.5) as demo:
+        hands = []
+        for _ in range(16):
+            demo.read()
+            hands.append(demo.hand is not None)
+    assert hands == [False] * 10 + [True] * 5 + [False]
+
+
+def test_demo_paces_frames_in_real_time() -> None:
+    # 20 fps: the 5th frame is due 4 / 20 = 0.2 s after the first.
+    with DemoGame(resolution=(320, 180), fps=20, hand_every=0, move_every=0) as demo:
+        first = demo.read()
+        for _ in range(4):
+            last = demo.read()
+    assert first is not None and last is not None
+    assert last.timestamp - first.timestamp >= 0.2 - 0.01
+
+
+def test_demo_rejects_a_bad_resolution() -> None:
+    with pytest.raises(SourceError, match="WIDTHxHEIGHT"):
+        DemoGame(resolution="big")
+
+
+# --------------------------------------------------------------------------------- overlays
+
+
+@pytest.fixture(scope="module")
+def scanned() -> tuple[np.ndarray, Any, Any]:
+    """A clean 1280x720 photo of skirmish.json, its scan and its parsed scene."""
+    game = load_game(GAME)
+    spec = table_spec(game, json.loads(LAYOUT.read_text()))
+    image = render(spec, camera_for_table(spec, 1280, 720), Effects()).image
+    scan = Scanner(game).scan(image)
+    return image, scan, parse_scene(json.loads(json.dumps(scan.scene)))
+
+
+def changed_near(before: np.ndarray, after: np.ndarray, xy: np.ndarray, r: int = 3) -> bool:
+    x, y = (round(float(v)) for v in xy)
+    window = (slice(y - r, y + r + 1), slice(x - r, x + r + 1))
+    return bool(np.any(before[window] != after[window]))
+
+
+def test_overlay_draws_bases_and_leaves_the_rest_and_the_input_alone(scanned: Any) -> None:
+    image, scan, scene = scanned
+    keep = image.copy()
+    drawn = draw_overlay(image, scan, scene)
+    assert np.array_equal(image, keep)  # pure: the input is not written
+    ids = {b.id for b in scene.bases()}
+    assert "rifles-1" in ids
+    # rifles-1 stands at (20, 30) cm facing 90: its facing arrow runs over (20, 32) cm.
+    on_arrow = scan.fit.table_to_image([[200.0, 320.0]])[0]
+    assert changed_near(image, drawn, on_arrow)
+    # (160, 100) cm: open table, more than 40 cm from every piece of skirmish.json.
+    empty = scan.fit.table_to_image([[1600.0, 1000.0]])[0]
+    assert not changed_near(image, drawn, empty, r=10)
+
+
+def test_overlay_of_a_selected_unit_draws_its_command_radius_and_sectors(scanned: Any) -> None:
+    image, scan, scene = scanned
+    plain = draw_overlay(image, scan, scene)
+    chosen = draw_overlay(image, scan, scene, "rifles")
+    # Sheet line 99: an officer commands within 50 cm in the open. rifles-1 is a 2.5 cm square
+    # at (20, 30) cm: straight to its right the ring is at x = 20 + 1.25 + 50 = 71.25 cm.
+    ring = scan.fit.table_to_image([[712.5, 300.0]])[0]
+    assert changed_near(plain, chosen, ring)
+    assert not changed_near(plain, draw_overlay(image, scan, scene, "zouaves"), ring)
+    # 4 cm straight behind rifles-1 (facing 90): (20, 26) cm is in its rear sector.
+    rear = scan.fit.table_to_image([[200.0, 260.0]])[0]
+    assert changed_near(plain, chosen, rear, r=1)
+
+
+# --------------------------------------------------------------------------------- the tracker
+
+
+@pytest.fixture
+def demo_live() -> Iterator[Live]:
+    demo = open_demo_game(resolution=(960, 540), realtime=False, move_every=1.0)
+    live = Live(demo, demo.game).start()
+    yield live
+    live.stop()
+    assert no_tracker_threads()
+
+
+def test_live_demo_produces_scenes_and_counts_frames_per_second(demo_live: Live) -> None:
+    state = wait_until(demo_live, lambda s: s.scene is not None)
+    first = state.frame
+    state = wait_until(demo_live, lambda s: s.scene is not None and s.frame > first + 1)
+    status = demo_live.status()
+    assert status["fps"] > 0
+    assert status["source"] == "demo" and status["live"] is True
+    assert status["camera_lost"] is False
+    assert status["ruleset"] == "skirmish-19c" and status["unit"] == "cm"
+    assert status["calibration"] is not None and status["calibration"]["unit"] == "cm"
+    # skirmish.toml has 4 + 3 + 2 + 1 = 10 bases.
+    assert sum(status["bases"].values()) == 10
+    assert state.scene_doc is not None and state.scene_doc["format"] == "umpire-scene/1"
+    assert state.image is not None and state.image.shape == (540, 960, 3)
+
+
+def test_events_stream_yields_a_frame_event(demo_live: Live, tmp_path: Path) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "SSE_MAX_S": WAIT_S}, live=demo_live
+    )
+    wait_until(demo_live, lambda s: s.scene is not None)
+    response = app.test_client().get("/events", buffered=False)
+    assert response.status_code == 200
+    assert response.mimetype == "text/event-stream"
+    seen = ""
+    deadline = time.monotonic() + WAIT_S
+    frames = []
+    for chunk in response.response:
+        seen += chunk.decode() if isinstance(chunk, bytes) else chunk
+        frames = [e for e in seen.split("\n\n") if e.startswith("event: frame")]
+        if len(frames) >= 2 or time.monotonic() > deadline:
+            break
+    response.close()
+    assert len(frames) >= 2  # the one sent on connecting, then one for a new frame
+    data = json.loads(frames[1].split("data: ", 1)[1])
+    assert data["frame"] >= 0 and data["status"]["ruleset"] == "skirmish-19c"
+
+
+def test_mjpeg_stream_yields_jpegs_that_decode(demo_live: Live, tmp_path: Path) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "MJPEG_MAX_S": WAIT_S}, live=demo_live
+    )
+    wait_until(demo_live, lambda s: s.scene is not None)
+    response = app.test_client().get("/stream.mjpg?select=rifles", buffered=False)
+    assert response.status_code == 200
+    assert response.mimetype == "multipart/x-mixed-replace"
+    boundary = response.mimetype_params["boundary"].encode()
+    buffer = b""
+    deadline = time.monotonic() + WAIT_S
+    for chunk in response.response:
+        buffer += chunk if isinstance(chunk, bytes) else chunk.encode()
+        if buffer.count(b"--" + boundary) >= 3 or time.monotonic() > deadline:
+            break
+    response.close()
+    parts = [p for p in buffer.split(b"--" + boundary) if p.strip()]
+    pictures = []
+    for part in parts[:2]:
+        head, _, body = part.partition(b"\r\n\r\n")
+        assert b"Content-Type: image/jpeg" in head
+        pictures.append(cv2.imdecode(np.frombuffer(body.rstrip(b"\r\n"), np.uint8), 1))
+    assert len(pictures) == 2
+    assert all(p is not None and p.shape == (540, 960, 3) for p in pictures)
+
+
+# --------------------------------------------------------------------------------- failures
+
+
+class ScriptedSource(BaseSource):
+    """Frames the test hands in one at a time (`feed`); `feed(None)` ends it. Reading blocks
+    until the next frame, like a camera, so none is dropped."""
+
+    live = False
+
+    def __init__(self) -> None:
+        super().__init__("scripted")
+        self._script: queue.Queue[np.ndarray | None] = queue.Queue()
+
+    def feed(self, image: np.ndarray | None) -> None:
+        self._script.put(image)
+
+    def _open(self) -> None:
+        pass
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        try:
+            image = self._script.get(timeout=WAIT_S)
+        except queue.Empty:
+            return None
+        return None if image is None else (image, time.monotonic(), self.description)
+
+    def _release(self) -> None:
+        pass
+
+
+def test_a_failed_fit_keeps_the_last_scene_and_a_hidden_base_stays_stale() -> None:
+    game = load_game(GAME)
+    layout = json.loads(LAYOUT.read_text())
+    spec = table_spec(game, layout)
+    camera = camera_for_table(spec, 1280, 720)
+    full = render(spec, camera, Effects()).image
+    for unit in layout["units"]:  # rifles-1 picked up from the table
+        unit["bases"] = [b for b in unit["bases"] if b["id"] != "rifles-1"]
+    without = render(table_spec(game, layout), camera, Effects()).image
+    blank = np.full_like(full, 90)
+
+    source = ScriptedSource()
+    live = Live(source, game).start()
+    try:
+        source.feed(full)
+        wait_until(live, lambda s: s.frame == 0)
+        source.feed(without)
+        state = wait_until(live, lambda s: s.frame == 1)
+        assert state.error is None and state.scene_doc is not None
+        stale = state.scene_doc["detection"]["stale_bases"]
+        assert [s["base"] for s in stale] == ["rifles-1"]
+        assert state.scene is not None and state.scene.base("rifles-1").attrs["stale"] is True
+        assert state.status["bases"]["stale"] == 1
+        source.feed(blank)
+        state = wait_until(live, lambda s: s.frame == 2)
+        assert state.error is not None and "frame 2" in state.error
+        assert state.status["error"] == state.error
+        assert state.scene is not None and state.scene.base("rifles-1")  # the last good scene
+        source.feed(None)
+    finally:
+        live.stop()
+    assert no_tracker_threads()
+
+
+class DyingCamera(BaseSource):
+    """A live source that gives `frames` pictures and then nothing; `reopen` fails until
+    `revive` is set."""
+
+    live = True
+
+    def __init__(self, image: np.ndarray, frames: int) -> None:
+        super().__init__("camera:9")
+        self.image = image
+        self.left = frames
+        self.reopens = 0
+        self.revive = threading.Event()
+
+    def _open(self) -> None:
+        self.reopens += 1
+        if self.reopens > 1 and not self.revive.is_set():
+            raise SourceError("camera:9 did not open")
+        if self.revive.is_set():
+            self.left = 10**6
+
+    def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        if self.left <= 0:
+            time.sleep(0.01)
+            return None
+        self.left -= 1
+        time.sleep(0.02)
+        return self.image, time.monotonic(), self.description
+
+    def _release(self) -> None:
+        pass
+
+
+def test_a_camera_that_dies_is_reported_lost_and_reopened() -> None:
+    game = load_game(GAME)
+    camera = DyingCamera(np.full((180, 320, 3), 90, np.uint8), frames=2)
+    camera._open()
+    live = Live(camera, game, backoff=(0.01, 0.05)).start()
+    try:
+        state = wait_until(live, lambda s: s.status["camera_lost"])
+        assert live.running  # the tracker keeps going
+        # Back-off retries: 0.01, 0.02, 0.04, 0.05 s ... so several reopen tries within 2 s.
+        deadline = time.monotonic() + 2.0
+        while camera.reopens < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert camera.reopens >= 3
+        camera.revive.set()
+        state = wait_until(live, lambda s: not s.status["camera_lost"])
+        assert state.status["source"] == "camera:9"
+    finally:
+        live.stop()
+    assert no_tracker_threads()

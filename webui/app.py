@@ -1,0 +1,121 @@
+"""The Flask application of `umpire serve`: `create_app(test_config=None, *, live=None)`.
+
+The app wires what the other packages built: the tracker (`webui.live.Live`, running in its own
+threads) is handed in and kept, with the data folder, in `app.extensions["umpire"]`; the JSON
+API (`webui.api`) and the streams (`webui.stream`) are blueprints with thin views. Every error,
+404 and 405 included, answers JSON `{"error": ...}`: the page and scripts never get HTML back.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from flask import Flask, current_app, render_template
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from .live import Live
+
+MAX_BODY_BYTES: Final = 64 * 1024
+"""Largest request body: an API call carries a few ids, never a file."""
+
+NO_PAGE: Final = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Umpire</title></head>
+<body><h1>Umpire</h1><p>The table page is not built in this copy (webui/templates/index.html is
+missing). The JSON API answers: <a href="/api/status">/api/status</a>,
+<a href="/api/scene">/api/scene</a>; the live view is <a href="/stream.mjpg">/stream.mjpg</a>.</p>
+</body></html>
+"""
+
+
+def default_data_dir() -> Path:
+    """Where snapshots go: `$UMPIRE_DATA`, else `~/.local/share/umpire`."""
+    env = os.environ.get("UMPIRE_DATA")
+    return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "umpire"
+
+
+@dataclass(frozen=True, slots=True)
+class Umpire:
+    """What the views share: the tracker and the data folder."""
+
+    live: Live | None
+    """None only in an app made without a tracker (every live route then answers 503)."""
+    data_dir: Path
+
+    @property
+    def snapshot_dir(self) -> Path:
+        return self.data_dir / "snapshots"
+
+
+def umpire() -> Umpire:
+    """The shared objects of the app serving the current request."""
+    shared = current_app.extensions["umpire"]
+    assert isinstance(shared, Umpire)
+    return shared
+
+
+def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None = None) -> Flask:
+    """The app. `test_config` overrides settings (`DATA_DIR`, `MAX_CONTENT_LENGTH`, ...);
+    `live` is the tracker to serve (started or not: the app does not start or stop it)."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        DATA_DIR=str(default_data_dir()),
+        JSON_SORT_KEYS=False,
+        SSE_HEARTBEAT_S=15.0,
+        SSE_MAX_S=None,
+        MJPEG_MAX_S=None,
+        MJPEG_QUALITY=80,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["umpire"] = Umpire(live, Path(app.config["DATA_DIR"]).expanduser())
+
+    from .api import api
+    from .stream import stream
+
+    app.register_blueprint(api)
+    app.register_blueprint(stream)
+    app.add_url_rule("/", "page", _page)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected_error)
+    return app
+
+
+def _page() -> ResponseReturnValue:
+    """The table page, or a short note when the page's files are not there."""
+    template = Path(current_app.root_path) / "templates" / "index.html"
+    if template.is_file():
+        return render_template("index.html")
+    return NO_PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
+
+
+def _http_error(error: HTTPException) -> ResponseReturnValue:
+    """Any HTTP error as JSON, with what was wrong and what is accepted."""
+    code = error.code or 500
+    if code == 404:
+        message = "no such page or API route; routes: /, /api/status, /api/scene, /api/resolve, "
+        message += "/api/suggest, /api/rulesets, /api/phase, /api/map.svg, /api/snapshot, "
+        message += "/api/snapshots, /snapshots/<id>.png|.json, /events, /stream.mjpg"
+    elif code == 405:
+        allowed = sorted(getattr(error, "valid_methods", None) or [])
+        message = f"method not allowed here; accepted: {', '.join(allowed) or 'none'}"
+    elif code == 413:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        message = f"request body too large; accepted: at most {limit} bytes of JSON"
+    else:
+        message = error.description or error.name
+    response = error.get_response()
+    response.data = current_app.json.dumps({"error": message}).encode()
+    response.content_type = "application/json"
+    return response
+
+
+def _unexpected_error(error: Exception) -> ResponseReturnValue:
+    """A bug of ours: logged with its traceback, answered as JSON 500 without one."""
+    current_app.logger.exception("unexpected error", exc_info=error)
+    return {"error": f"internal error: {InternalServerError.description}"}, 500

@@ -1,0 +1,417 @@
+"""The tracker running behind `umpire serve`: frames in, scenes out, in two threads.
+
+- The source thread reads frames into a `queue.Queue(maxsize=1)`; a frame nobody scanned yet is
+  dropped for the newer one (Northstar's rule: scan the present, never a backlog).
+- The scan thread runs `Scanner.scan` on the newest frame and publishes an immutable `LiveState`
+  under a lock, then wakes every waiter of a `threading.Condition` (the page's event streams).
+
+A live source that gives no frame (a camera unplugged, a stream dropped) sets `camera_lost` and
+is reopened with back-off, while the server keeps serving the last scene. A frame whose table
+cannot be fitted keeps the last good scene and says why in the status's `error`. A base hidden
+for a moment (a hand over it) stays on the table as `stale` for `stale_seconds`, at its last
+seen place, so the map does not flicker.
+
+Never imports flask or werkzeug: the web layer reads `LiveState` and waits on `Live.changed`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.errors import CalibrationError
+from rules.engine import get_ruleset
+from rules.errors import QuestionError, UmpireError, accepted
+from rules.scene import Scene, parse_scene
+from vision.game import Game, load_game
+from vision.pipeline import Scan, Scanner
+from vision.sources import FrameSource, SourceError, open_source, parse_source
+
+_log = logging.getLogger(__name__)
+
+FPS_WINDOW_S: Final = 10.0
+"""Frames per second are counted over the last few seconds (enough for a slow scanner)."""
+BACKOFF_FIRST_S: Final = 0.25
+BACKOFF_MAX_S: Final = 5.0
+"""Reopening a lost camera waits this long, doubling up to the maximum, between tries."""
+STALE_SECONDS: Final = 20.0
+"""How long a base not seen any more stays on the table at its last seen place."""
+
+
+class ServeError(UmpireError):
+    """`umpire serve` options that do not go together (a camera without a game file, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveState:
+    """What the tracker knows at one moment. Never changed once published: readers need no
+    lock to use one."""
+
+    version: int
+    """Counts publications: a new frame, or a change of status (camera lost, phase)."""
+    frame: int
+    """Index (from the source) of the frame last scanned; -1 before the first."""
+    image: np.ndarray | None
+    """That frame (BGR, read-only), None before the first."""
+    scan: Scan | None
+    """The last scan whose table fitted (its `fit` places overlays on `image`)."""
+    scene_doc: Mapping[str, Any] | None
+    """The last good `umpire-scene/1` document, stale bases included, with `detection`."""
+    scene: Scene | None
+    """`scene_doc` parsed by the rules (mm)."""
+    status: Mapping[str, Any]
+    """The `/api/status` document."""
+    error: str | None = None
+    """Why the last frame gave no scene, if it did not."""
+    timings: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    """`scan_s`: seconds the last scan took."""
+
+
+class Live:
+    """The tracker of one game: start it, read `state`, wait on `changed`, `stop()` it."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        game: Game,
+        camera: CameraModel | None = None,
+        *,
+        stale_seconds: float = STALE_SECONDS,
+        backoff: tuple[float, float] = (BACKOFF_FIRST_S, BACKOFF_MAX_S),
+        max_fps: float | None = None,
+    ) -> None:
+        self.source = source
+        self.game = game
+        self.scanner = Scanner(game, camera)
+        self.ruleset = get_ruleset(game.ruleset)
+        self.stale_seconds = float(stale_seconds)
+        self.backoff = backoff
+        if max_fps is not None and not (isinstance(max_fps, int | float) and max_fps > 0):
+            raise ServeError(f"fps must be a number above 0, not {max_fps!r}")
+        self.min_interval = 0.0 if max_fps is None else 1.0 / float(max_fps)
+        """Shortest time between two scans (`--fps` for a camera, file or stream)."""
+        self._fps_lock = threading.Lock()
+        self.changed = threading.Condition()
+        """Notified after each publication; `wait_for_version` waits on it."""
+        self._lock = threading.Lock()
+        self._frames: queue.Queue[Any] = queue.Queue(maxsize=1)
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._scanned_at: deque[float] = deque()
+        self._seen: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        self._unit_docs: dict[str, dict[str, Any]] = {}
+        self.dropped = 0
+        """Frames the scan thread never saw because a newer one came first."""
+        self._camera_lost = False
+        self._ended = False
+        self._phase: str | None = self.ruleset.phases[0] if self.ruleset.phases else None
+        self._state = LiveState(0, -1, None, None, None, None, MappingProxyType({}))
+        self._state = self._with_status(self._state, error=None, bump=False)
+
+    # ----------------------------------------------------------------------------- control
+
+    def start(self) -> Live:
+        if self._threads:
+            return self
+        self._threads = [
+            threading.Thread(target=self._read_loop, name="umpire-source", daemon=True),
+            threading.Thread(target=self._scan_loop, name="umpire-scan", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop both threads and close the source. Waiters on `changed` are woken."""
+        self._stopping.set()
+        with self.changed:
+            self.changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads = []
+        self.source.close()
+
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    @property
+    def state(self) -> LiveState:
+        with self._lock:
+            return self._state
+
+    def wait_for_version(self, after: int, timeout: float) -> LiveState:
+        """The state once its version passes `after`, or the current one after `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while self.state.version <= after and not self.stopping:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.changed.wait(left)
+        return self.state
+
+    @property
+    def phase(self) -> str | None:
+        return self._phase
+
+    def set_phase(self, phase: object) -> str:
+        """Make `phase` the current phase of play; `QuestionError` for one the sheet lacks."""
+        phases = self.ruleset.phases
+        if not isinstance(phase, str) or phase not in phases:
+            raise QuestionError(
+                f"{self.ruleset.id}: unknown phase {phase!r}; the phases are {accepted(phases)}"
+                if phases
+                else f"{self.ruleset.id} has no sequence of play to set a phase in"
+            )
+        self._phase = phase
+        self._publish(lambda s: s)
+        return phase
+
+    def status(self) -> dict[str, Any]:
+        """The `/api/status` document now (frames per second counted up to this moment)."""
+        status = dict(self.state.status)
+        status["fps"] = self._fps()
+        return status
+
+    # ----------------------------------------------------------------------------- threads
+
+    def _read_loop(self) -> None:
+        delay = self.backoff[0]
+        while not self._stopping.is_set():
+            frame = self.source.read()
+            if frame is not None:
+                delay = self.backoff[0]
+                if self._camera_lost:
+                    self._camera_lost = False
+                    self._publish(lambda s: s)
+                self._offer(frame)
+                continue
+            if not self.source.live:
+                self._ended = True
+                self._publish(lambda s: s)
+                return
+            if not self._camera_lost:
+                self._camera_lost = True
+                self._publish(lambda s: s)
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, self.backoff[1])
+            try:
+                self.source.reopen()
+            except SourceError as error:
+                _log.info("reopening %s failed: %s", self.source.description, error)
+
+    def _offer(self, frame: Any) -> None:
+        """Put the newest frame in the queue, dropping the one waiting there."""
+        try:
+            self._frames.put_nowait(frame)
+        except queue.Full:
+            try:
+                self._frames.get_nowait()
+                self.dropped += 1
+            except queue.Empty:
+                pass
+            self._frames.put_nowait(frame)  # one producer: the slot is free now
+
+    def _scan_loop(self) -> None:
+        last = -float("inf")
+        while not self._stopping.is_set():
+            wait = last + self.min_interval - time.monotonic()
+            if wait > 0 and self._stopping.wait(wait):
+                return
+            try:
+                frame = self._frames.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            last = time.monotonic()
+            self._scan_one(frame)
+
+    def _scan_one(self, frame: Any) -> None:
+        started = time.perf_counter()
+        error: str | None = None
+        scan: Scan | None = None
+        doc: dict[str, Any] | None = None
+        scene: Scene | None = None
+        try:
+            scan = self.scanner.scan(frame.image, state=None)
+            doc = self._with_stale(scan.scene, frame.timestamp)
+            scene = parse_scene(json.loads(json.dumps(doc)), "live scene")
+        except (CalibrationError, UmpireError) as exc:
+            error = f"frame {frame.index}: {exc}"
+            scan = None
+        except Exception as exc:  # the tracker must outlive any one bad frame
+            _log.exception("scanning frame %s failed", frame.index)
+            error = f"frame {frame.index}: internal error while scanning: {exc}"
+            scan = None
+        elapsed = time.perf_counter() - started
+        with self._fps_lock:
+            self._scanned_at.append(time.monotonic())
+
+        def update(s: LiveState) -> LiveState:
+            keep = scan is None
+            return LiveState(
+                s.version,
+                frame.index,
+                frame.image,
+                s.scan if keep else scan,
+                s.scene_doc if keep else MappingProxyType(doc or {}),
+                s.scene if keep else scene,
+                s.status,
+                error,
+                MappingProxyType({"scan_s": elapsed}),
+            )
+
+        self._publish(update, error=error)
+
+    # ----------------------------------------------------------------------------- state
+
+    def _with_stale(self, seen_doc: Mapping[str, Any], now: float) -> dict[str, Any]:
+        """The scan's scene plus every base seen within `stale_seconds` but not in this frame,
+        at its last seen place and marked `"stale": true`; listed under `detection`."""
+        doc = json.loads(json.dumps(seen_doc))
+        seen_units = {u["id"]: u for u in doc["units"]}
+        for unit in doc["units"]:
+            self._unit_docs[unit["id"]] = {k: v for k, v in unit.items() if k != "bases"}
+            for base in unit["bases"]:
+                self._seen[base["id"]] = (now, unit["id"], base)
+        stale: list[dict[str, Any]] = []
+        units: list[dict[str, Any]] = []
+        for spec in self.game.units:
+            current = seen_units.get(spec.id)
+            bases = list(current["bases"]) if current else []
+            present = {b["id"] for b in bases}
+            for base_spec in spec.bases:
+                memory = self._seen.get(base_spec.id)
+                if base_spec.id in present or memory is None:
+                    continue
+                age = now - memory[0]
+                if age > self.stale_seconds:
+                    continue
+                bases.append({**memory[2], "stale": True})
+                stale.append({"unit": spec.id, "base": base_spec.id, "age": round(age, 2)})
+            if bases:
+                head = current or self._unit_docs.get(spec.id)
+                if head is not None:
+                    units.append(
+                        {**{k: v for k, v in head.items() if k != "bases"}, "bases": bases}
+                    )
+        doc["units"] = units
+        doc["detection"]["stale_bases"] = stale
+        return doc
+
+    def _fps(self) -> float:
+        """Frames scanned per second over the last `FPS_WINDOW_S`, counted up to now: it falls
+        towards 0 while no frame comes."""
+        now = time.monotonic()
+        with self._fps_lock:
+            times = self._scanned_at
+            while times and now - times[0] > FPS_WINDOW_S:
+                times.popleft()
+            if len(times) < 2:
+                return 0.0
+            return round((len(times) - 1) / max(now - times[0], 1e-6), 2)
+
+    def _publish(self, update: Any, *, error: str | None = None) -> None:
+        with self._lock:
+            state = update(self._state)
+            self._state = self._with_status(state, error=error or state.error, bump=True)
+        with self.changed:
+            self.changed.notify_all()
+
+    def _with_status(self, state: LiveState, *, error: str | None, bump: bool) -> LiveState:
+        doc = state.scene_doc
+        det: Mapping[str, Any] = doc.get("detection", {}) if doc else {}
+        cal = det.get("calibration")
+        expected = sum(len(u.bases) for u in self.game.units)
+        stale = len(det.get("stale_bases", []))
+        seen = sum(len(u["bases"]) for u in doc["units"]) - stale if doc else 0
+        if self._ended and error is None:
+            error = f"{self.source.description} has no more frames"
+        status = {
+            "fps": self._fps(),
+            "frame": state.frame,
+            "source": self.source.description,
+            "live": bool(self.source.live) and not self._ended,
+            "camera_lost": self._camera_lost,
+            "ruleset": self.game.ruleset,
+            "phase": self._phase,
+            "phases": list(self.ruleset.phases),
+            "unit": self.game.unit,
+            "calibration": (
+                None
+                if cal is None
+                else {"rms": cal["rms"], "worst": cal["worst"], "unit": cal["unit"]}
+            ),
+            "bases": {"seen": seen, "stale": stale, "missing": expected - seen - stale},
+            "unknown_tags": list(det.get("unknown_tags", [])),
+            "duplicate_tags": list(det.get("duplicate_tags", [])),
+            "error": error,
+            "updated": time.time(),
+            "dropped_frames": self.dropped,
+            "scan_ms": round(state.timings.get("scan_s", 0.0) * 1000, 1),
+        }
+        return LiveState(
+            state.version + (1 if bump else 0),
+            state.frame,
+            state.image,
+            state.scan,
+            state.scene_doc,
+            state.scene,
+            MappingProxyType(status),
+            error,
+            state.timings,
+        )
+
+
+def open_live(
+    source: str = "demo",
+    game_path: str | Path | None = None,
+    camera_path: str | Path | None = None,
+    *,
+    fps: float | None = None,
+    realtime: bool = True,
+    resolution: str | tuple[int, int] = (1280, 720),
+) -> Live:
+    """The tracker for a `--source` (not started): the built-in demo, or a camera, file, folder
+    or stream scanned with the game file `game_path` (required for anything but the demo)."""
+    from calibration.store import load_camera
+
+    camera = load_camera(camera_path) if camera_path else None
+    if source.strip().lower() == "demo":
+        from vision.demo import open_demo_game
+
+        demo = open_demo_game(resolution=resolution, fps=fps or 10.0, realtime=realtime)
+        game = load_game(game_path) if game_path else demo.game
+        if game.ruleset != demo.game.ruleset:
+            demo.close()
+            raise ServeError(
+                f"the demo plays {demo.game.ruleset}, but {game_path} is a {game.ruleset} game; "
+                "leave --game out for the demo"
+            )
+        return Live(demo, game, camera)
+    if game_path is None:
+        raise ServeError(
+            f"--source {source!r} needs --game GAME.toml (which tags are which bases); only the "
+            "built-in demo brings its own game"
+        )
+    game = load_game(game_path)
+    # A recorded game replays, so the page stays alive; a folder of photos is scanned once.
+    options = {"loop": True} if parse_source(source).kind == "video" else {}
+    return Live(open_source(source, **options), game, camera, max_fps=fps)

@@ -1,0 +1,304 @@
+"""The live view's overlays, drawn with OpenCV onto a copy of a camera frame where the bases
+really stand: every table point goes through the scan's fit (`fit.table_to_image`).
+
+Drawn for every base: its outline and id (side colours; grey when the base is stale, that is,
+not seen in this frame) and a facing arrow. For the selected unit or base: its command radius
+(the ruleset's `command` answer), its weapon's range bands (when the ruleset's `shoot` answer
+lists them), a 5 cm proximity halo (enemy bases inside it ringed) and its flank and rear sectors
+(`rules.geometry.front_half_angle`).
+
+`draw_overlay(image, scan, scene, select)` is a pure function: the same inputs give the same
+picture, the input image is never written. What the rules say (radius, bands) comes from
+`selected_overlays`, also pure. Never imports flask.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.homography import TableFit
+from calibration.units import to_mm
+from rules import geometry as geo
+from rules.engine import get_ruleset
+from rules.errors import UmpireError
+from rules.scene import Base, Scene
+from vision.pipeline import Scan
+
+Array = npt.NDArray[np.float64]
+BGR = tuple[int, int, int]
+
+PROXIMITY_MM: Final = 50.0
+"""The proximity halo: 5 cm around the selected unit's bases."""
+SIDE_COLOURS: Final[tuple[BGR, ...]] = (
+    (60, 60, 235),  # red
+    (235, 140, 40),  # blue
+    (40, 200, 240),  # yellow
+    (200, 80, 200),  # purple
+    (90, 200, 90),  # green
+)
+STALE_COLOUR: Final[BGR] = (150, 150, 150)
+COMMAND_COLOUR: Final[BGR] = (80, 220, 255)
+BAND_COLOURS: Final[tuple[BGR, ...]] = (
+    (80, 255, 80),
+    (60, 200, 255),
+    (60, 120, 255),
+    (90, 90, 200),
+)
+HALO_COLOUR: Final[BGR] = (255, 255, 120)
+FLANK_COLOUR: Final[BGR] = (0, 200, 255)
+REAR_COLOUR: Final[BGR] = (40, 40, 230)
+CLOSE_ENEMY_COLOUR: Final[BGR] = (0, 255, 255)
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """One range band of a weapon: its label and how far it reaches (edge to edge, mm)."""
+
+    label: str
+    reach_mm: float
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedOverlays:
+    """What the rules say about a selected unit or base, for drawing."""
+
+    bases: tuple[Base, ...]
+    """The selected bases."""
+    command_radius_mm: float | None = None
+    """The command radius, from the ruleset's `command` answer (None: no such answer)."""
+    leader: Base | None = None
+    """The base the command radius is measured from."""
+    bands: tuple[Band, ...] = ()
+    """Range bands from the ruleset's `shoot` answer against the nearest enemy (empty when the
+    answer does not list them)."""
+    close_enemies: tuple[Base, ...] = ()
+    """Enemy bases within `PROXIMITY_MM` of a selected base."""
+
+
+def side_colour(side: str, sides: Sequence[str]) -> BGR:
+    """A side's colour: by its place among the scene's sides (sorted), so both ends agree."""
+    ordered = sorted(set(sides))
+    index = ordered.index(side) if side in ordered else zlib.crc32(side.encode())
+    return SIDE_COLOURS[index % len(SIDE_COLOURS)]
+
+
+def bands_of(answer: dict[str, Any], scene: Scene) -> tuple[Band, ...]:
+    """The range bands a `shoot` answer lists, in mm: `weapon.bands[].reach` (lengths) or
+    `bands[].limit` (grid boxes, on a grid ruleset). Empty when it lists none."""
+    weapon = answer.get("weapon")
+    if isinstance(weapon, dict) and isinstance(weapon.get("bands"), list):
+        out = []
+        for band in weapon["bands"]:
+            reach = band.get("reach")
+            if isinstance(reach, dict) and isinstance(reach.get("value"), int | float):
+                label = str(band.get("name") or band.get("band") or "")
+                out.append(Band(label, to_mm(float(reach["value"]), reach.get("unit", scene.unit))))
+        return tuple(out)
+    listed = answer.get("bands")
+    if isinstance(listed, list) and scene.grid_box is not None:
+        return tuple(
+            Band(str(b.get("label", "")), float(b["limit"]) * scene.grid_box)
+            for b in listed
+            if isinstance(b.get("limit"), int | float)
+        )
+    return ()
+
+
+def selected_overlays(scene: Scene, select: str) -> SelectedOverlays:
+    """The selected unit or base's overlays. An unknown id raises the scene's `UnknownIdError`;
+    a question the ruleset cannot answer for it (no leader, no weapon) leaves that part out."""
+    bases = scene.select(select)
+    unit = scene.unit_of(select)
+    ruleset = get_ruleset(scene.ruleset)
+    actions = ruleset.actions()
+    radius: float | None = None
+    leader: Base | None = None
+    if "command" in actions:
+        try:
+            answer = ruleset.resolve(scene, "command", [select]).as_json()
+            radius = to_mm(float(answer["radius"]["value"]), answer["radius"]["unit"])
+            leader = scene.base(str(answer.get("leader_base", bases[0].id)))
+        except (UmpireError, KeyError, TypeError):
+            radius, leader = None, None
+    enemies = [u for u in scene.units if u.side != unit.side and u.bases]
+    bands: tuple[Band, ...] = ()
+    if "shoot" in actions and enemies:
+        nearest = min(enemies, key=lambda u: geo.closest(bases, u.bases).distance)
+        try:
+            bands = bands_of(ruleset.resolve(scene, "shoot", [select, nearest.id]).as_json(), scene)
+        except UmpireError:
+            bands = ()
+    enemy_bases = [b for u in enemies for b in u.bases]
+    close: tuple[Base, ...] = ()
+    if enemy_bases:
+        gaps = geo.distance_matrix(bases, enemy_bases).min(axis=0)
+        close = tuple(b for b, gap in zip(enemy_bases, gaps, strict=True) if gap <= PROXIMITY_MM)
+    return SelectedOverlays(bases, radius, leader, bands, close)
+
+
+# --------------------------------------------------------------------------------- geometry
+
+
+def _grown(bases: Sequence[Base], reach_mm: float, steps: int = 48) -> Array:
+    """The outline of everything within `reach_mm` of the bases: the convex hull of discs on
+    every outline vertex. Exact for one base (a convex footprint grown by a disc); for a unit,
+    the hull slightly overstates the reach in the gaps of a spread-out line."""
+    t = np.linspace(0, 2 * math.pi, steps, endpoint=False)
+    disc = np.stack([np.cos(t), np.sin(t)], axis=1) * reach_mm
+    points = np.concatenate(
+        [(geo.outline_polygon(b)[:, None, :] + disc).reshape(-1, 2) for b in bases]
+    )
+    hull = cv2.convexHull(points.astype(np.float32)).reshape(-1, 2)
+    return np.asarray(hull, dtype=np.float64)
+
+
+def _on_table(polygon: Array, scene: Scene) -> Array:
+    """The part of a polygon over the table (a little beyond its edge): a plane homography
+    sends points far off the table to nonsense, so rings are cut at the table's edge."""
+    m = 20.0
+    table = np.array(
+        [
+            [-m, -m],
+            [scene.table_width + m, -m],
+            [scene.table_width + m, scene.table_depth + m],
+            [-m, scene.table_depth + m],
+        ]
+    )
+    return np.asarray(geo.clip_to_convex(polygon, table), dtype=np.float64)
+
+
+def _pixels(fit: TableFit, points: Array) -> npt.NDArray[np.int32]:
+    return np.round(fit.table_to_image(points)).astype(np.int32).reshape(-1, 1, 2)
+
+
+def _sector(base: Base, start_deg: float, end_deg: float, reach: float) -> Array:
+    """A fan from the base's centre between two directions (degrees, CCW from +x)."""
+    angles = np.radians(np.linspace(start_deg, end_deg, 16))
+    arc = np.stack([base.x + reach * np.cos(angles), base.y + reach * np.sin(angles)], axis=1)
+    return np.vstack([[base.x, base.y], arc])
+
+
+# --------------------------------------------------------------------------------- drawing
+
+
+def draw_overlay(
+    image: npt.NDArray[np.uint8], scan: Scan, scene: Scene, select: str | None = None
+) -> npt.NDArray[np.uint8]:
+    """A copy of `image` with the overlays drawn where the bases stand. `select` names a unit
+    or base of `scene` (an unknown id raises `UnknownIdError`)."""
+    out = np.array(image, dtype=np.uint8, copy=True)
+    fit = scan.fit
+    scale = max(out.shape[1] / 1600.0, 0.4)
+    thick = max(1, round(2 * scale))
+    chosen = selected_overlays(scene, select) if select else None
+    if chosen is not None:
+        _draw_selection(out, fit, scene, chosen, thick)
+    sides = [u.side for u in scene.units]
+    for unit in scene.units:
+        colour = side_colour(unit.side, sides)
+        for base in unit.bases:
+            shade = STALE_COLOUR if base.attrs.get("stale") else colour
+            _draw_base(out, fit, base, shade, thick)
+        _draw_labels(out, fit, unit.id, unit.bases, colour, scale, thick)
+    return out
+
+
+def _draw_base(
+    out: npt.NDArray[np.uint8], fit: TableFit, base: Base, colour: BGR, thick: int
+) -> None:
+    """The base's outline and its facing arrow (at least 3 cm long, so it shows)."""
+    cv2.polylines(out, [_pixels(fit, geo.outline_polygon(base))], True, colour, thick, cv2.LINE_AA)
+    ahead = geo.forward(base.facing)
+    length = max(base.footprint.depth, 30.0)
+    tip = np.array([[base.x, base.y], [base.x + length * ahead[0], base.y + length * ahead[1]]])
+    a, b = _pixels(fit, tip).reshape(2, 2)
+    cv2.arrowedLine(
+        out, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), colour, thick, cv2.LINE_AA, 0, 0.35
+    )
+
+
+def _draw_labels(
+    out: npt.NDArray[np.uint8],
+    fit: TableFit,
+    unit_id: str,
+    bases: Sequence[Base],
+    colour: BGR,
+    scale: float,
+    thick: int,
+) -> None:
+    """Each base's id under it; when the unit's bases stand too close for their ids to be
+    read apart, the unit's id once under the group."""
+    font, size = cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale
+    if not bases:
+        return
+    centres = _pixels(fit, np.array([[b.x, b.y] for b in bases])).reshape(-1, 2)
+    widest = max(cv2.getTextSize(b.id, font, size, 1)[0][0] for b in bases)
+    gaps = [
+        float(np.hypot(*(centres[i] - centres[j])))
+        for i in range(len(bases))
+        for j in range(i + 1, len(bases))
+    ]
+    labels: list[tuple[str, float, float]] = []
+    if gaps and min(gaps) < widest + 4:
+        x = sum(b.x for b in bases) / len(bases)
+        below = min(b.y - b.footprint.depth / 2 for b in bases)
+        labels.append((unit_id, x, below))
+    else:
+        labels.extend((b.id, b.x, b.y - b.footprint.depth / 2) for b in bases)
+    for text, x, y in labels:
+        at = _pixels(fit, np.array([[x, y - 12.0]])).reshape(2)
+        (w, h), _ = cv2.getTextSize(text, font, size, 1)
+        org = (int(at[0]) - w // 2, int(at[1]) + h)
+        cv2.putText(out, text, org, font, size, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, text, org, font, size, colour, max(1, thick - 1), cv2.LINE_AA)
+
+
+def _blend(out: npt.NDArray[np.uint8], layer: npt.NDArray[np.uint8], alpha: float) -> None:
+    """Lay a translucent layer (black = nothing) over `out`, in place."""
+    painted = layer.any(axis=2)
+    mixed = cv2.addWeighted(out, 1 - alpha, layer, alpha, 0)
+    out[painted] = mixed[painted]
+
+
+def _draw_selection(
+    out: npt.NDArray[np.uint8],
+    fit: TableFit,
+    scene: Scene,
+    chosen: SelectedOverlays,
+    thick: int,
+) -> None:
+    layer = np.zeros_like(out)
+    for base in chosen.bases:
+        half = geo.front_half_angle(base)
+        reach = max(base.footprint.width, base.footprint.depth) / 2 + 60.0
+        rear = _sector(base, base.facing + 180 - half, base.facing + 180 + half, reach)
+        left = _sector(base, base.facing + half, base.facing + 180 - half, reach)
+        right = _sector(base, base.facing - 180 + half, base.facing - half, reach)
+        cv2.fillPoly(layer, [_pixels(fit, rear)], REAR_COLOUR, cv2.LINE_AA)
+        for flank in (left, right):
+            cv2.fillPoly(layer, [_pixels(fit, flank)], FLANK_COLOUR, cv2.LINE_AA)
+    _blend(out, layer, 0.35)
+    for base in chosen.bases:
+        halo = _on_table(_grown([base], PROXIMITY_MM), scene)
+        if len(halo) >= 3:
+            cv2.polylines(out, [_pixels(fit, halo)], True, HALO_COLOUR, 1, cv2.LINE_AA)
+    for enemy in chosen.close_enemies:
+        ring = _on_table(_grown([enemy], 10.0), scene)
+        cv2.polylines(out, [_pixels(fit, ring)], True, CLOSE_ENEMY_COLOUR, thick + 1, cv2.LINE_AA)
+    for i, band in enumerate(chosen.bands):
+        ring = _on_table(_grown(chosen.bases, band.reach_mm), scene)
+        if len(ring) >= 3:
+            colour = BAND_COLOURS[min(i, len(BAND_COLOURS) - 1)]
+            cv2.polylines(out, [_pixels(fit, ring)], True, colour, thick, cv2.LINE_AA)
+    if chosen.command_radius_mm is not None and chosen.leader is not None:
+        ring = _on_table(_grown([chosen.leader], chosen.command_radius_mm), scene)
+        if len(ring) >= 3:
+            cv2.polylines(out, [_pixels(fit, ring)], True, COMMAND_COLOUR, thick + 1, cv2.LINE_AA)

@@ -1,0 +1,657 @@
+/* The table page: live view, map, answers, sequence of play, status and snapshots.
+ *
+ * Plain browser JavaScript, no build step. Everything the page shows comes from the JSON API of
+ * `umpire serve` (see the README); the server pushes one `frame` event per scanned frame on
+ * /events and the page redraws the parts that depend on the table from there, never reloading.
+ */
+"use strict";
+
+(function () {
+  const state = {
+    select: null, // the first base clicked
+    target: null, // the second base clicked
+    unit: null, // the map's unit, cm or in; null until the ruleset's default is known
+    ruleset: null,
+    actions: [], // the ruleset's actions, from /api/rulesets
+    phase: undefined,
+    phases: [],
+    frame: null,
+    question: null, // {action, args} of the card on show, sent with a snapshot
+    fromSuggest: false, // the card shows a suggested item rather than the clicked pair
+  };
+
+  const $ = (id) => document.getElementById(id);
+
+  /** A DOM element: h("li", {class: "x"}, "text", child, ...). Text is never parsed as HTML. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else el.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  /** An API call: the parsed JSON, or an Error carrying the server's {"error": ...} message. */
+  async function api(path, options) {
+    const response = await fetch(path, options);
+    const type = response.headers.get("Content-Type") || "";
+    const body = type.includes("json") ? await response.json() : await response.text();
+    if (!response.ok) {
+      const message = body && body.error ? body.error : `${response.status} ${response.statusText}`;
+      const error = new Error(message);
+      error.status = response.status;
+      throw error;
+    }
+    return body;
+  }
+
+  const post = (path, data) =>
+    api(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(data),
+    });
+
+  /** Calls `work` at most once at a time; a call while busy runs once more when it finishes. */
+  function singleFlight(work, minGapMs) {
+    let busy = false;
+    let again = false;
+    let last = 0;
+    async function run() {
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      const wait = last + (minGapMs || 0) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        await work();
+      } catch (error) {
+        console.warn(error);
+      } finally {
+        last = Date.now();
+        busy = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      }
+    }
+    return run;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Formatting: numbers are shown as the JSON gives them, so the page says what the CLI says.
+
+  const length = (v) => (v && typeof v === "object" ? `${v.value} ${v.unit}` : String(v));
+  const percent = (p) => `${(100 * p).toFixed(1)}%`;
+  const source = (s) => (s ? h("span", { class: "source" }, Array.isArray(s) ? s.join(", ") : s) : null);
+  const signed = (n) => (n > 0 ? `+${n}` : String(n));
+  const words = (key) => key.replace(/_/g, " ");
+
+  /** The same length in the map's unit, when the switch differs from the JSON's. */
+  function converted(v) {
+    if (!v || typeof v !== "object" || !state.unit || v.unit === state.unit) return null;
+    const cm = v.unit === "in" ? v.value * 2.54 : v.unit === "mm" ? v.value / 10 : v.value;
+    const value = state.unit === "in" ? cm / 2.54 : cm;
+    return h("span", { class: "converted" }, ` (${value.toFixed(2)} ${state.unit})`);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Status strip
+
+  function showStatus(status) {
+    if (!status) return;
+    if (status.frame !== undefined) $("st-frame").textContent = status.frame;
+    if (typeof status.fps === "number") $("st-fps").textContent = status.fps.toFixed(1);
+    const cal = status.calibration;
+    $("st-cal").textContent = cal
+      ? `${cal.rms.toFixed(2)} ${cal.unit} rms, worst ${cal.worst.toFixed(2)} ${cal.unit}`
+      : "not yet";
+    const bases = status.bases || {};
+    $("st-seen").textContent = bases.seen ?? "-";
+    $("st-stale").textContent = bases.stale ?? "-";
+    $("st-missing").textContent = bases.missing ?? "-";
+    listStat("st-unknown", status.unknown_tags);
+    listStat("st-duplicate", status.duplicate_tags);
+    $("st-lost").hidden = !status.camera_lost;
+    $("st-error").hidden = !status.error;
+    $("st-error").textContent = status.error || "";
+    if (status.ruleset && status.ruleset !== state.ruleset) setRuleset(status);
+    if (status.phases && status.phase !== state.phase) showPhases(status.phases, status.phase);
+  }
+
+  function listStat(id, values) {
+    const item = $(id);
+    const list = Array.isArray(values) ? values : [];
+    item.hidden = list.length === 0;
+    item.querySelector("b").textContent = list
+      .map((t) => (typeof t === "object" ? JSON.stringify(t) : t))
+      .join(", ");
+  }
+
+  function connection(stateName, text) {
+    const item = $("st-conn");
+    item.dataset.state = stateName;
+    item.textContent = text;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Server-sent events: one `frame` event per scanned frame.
+
+  let events = null;
+
+  function listen() {
+    if (events) events.close();
+    events = new EventSource("/events");
+    events.addEventListener("open", () => connection("live", "live"));
+    events.addEventListener("frame", (event) => {
+      const data = JSON.parse(event.data);
+      state.frame = data.frame;
+      showStatus(data.status);
+      $("st-frame").textContent = data.frame;
+      connection("live", "live");
+      refreshMap();
+      if (state.select && state.target && !state.fromSuggest) refreshAnswer();
+      if (Date.now() - lastSuggest > 5000) loadSuggest();
+    });
+    events.addEventListener("error", () => {
+      // The browser retries by itself while the stream is CONNECTING; a CLOSED stream (the server
+      // answered with an error) is opened again here.
+      connection("lost", "reconnecting");
+      if (events.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Ruleset, unit switch, live view
+
+  async function setRuleset(status) {
+    state.ruleset = status.ruleset;
+    let info = null;
+    try {
+      const rulesets = await api("/api/rulesets");
+      info = (Array.isArray(rulesets) ? rulesets : []).find((r) => r.id === status.ruleset) || null;
+    } catch (error) {
+      console.warn(error);
+    }
+    state.actions = info ? info.actions : [];
+    $("ruleset").textContent = info ? info.title : status.ruleset;
+    if (!state.unit) setUnit((info && info.unit) || status.unit || "cm");
+    if (state.select && state.target && !state.fromSuggest) refreshAnswer(); // now with `shoot`
+  }
+
+  function setUnit(unit) {
+    state.unit = unit === "in" ? "in" : "cm";
+    for (const input of document.querySelectorAll('#unit-switch input[name="unit"]')) {
+      input.checked = input.value === state.unit;
+    }
+    refreshMap();
+  }
+
+  function showLiveView() {
+    const src = state.select ? `/stream.mjpg?select=${encodeURIComponent(state.select)}` : "/stream.mjpg";
+    const img = $("live");
+    if (img.getAttribute("src") !== src) img.setAttribute("src", src);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Map
+
+  function mapQuery() {
+    const query = new URLSearchParams();
+    if (state.select) query.set("select", state.select);
+    if (state.target) query.set("target", state.target);
+    if (state.unit) query.set("unit", state.unit);
+    return query.toString();
+  }
+
+  let shownMap = "";
+
+  const refreshMap = singleFlight(async () => {
+    const response = await fetch(`/api/map.svg?${mapQuery()}`);
+    const text = await response.text();
+    const box = $("map");
+    if (!response.ok) {
+      let message = text;
+      try {
+        message = JSON.parse(text).error || text;
+      } catch (_) {
+        /* not JSON: show the text */
+      }
+      box.replaceChildren(h("p", { class: "error" }, message));
+      shownMap = "";
+      return;
+    }
+    if (text === shownMap) return; // the table has not changed: keep the drawing (and hover)
+    shownMap = text;
+    box.innerHTML = text;
+    markPicked();
+  }, 150);
+
+  function markPicked() {
+    for (const group of $("map").querySelectorAll("g.base[data-base]")) {
+      const id = group.dataset.base;
+      group.classList.toggle("picked-select", id === state.select);
+      group.classList.toggle("picked-target", id === state.target);
+    }
+  }
+
+  // A click is read from where the pointer went down and up, not from the element it hit: the
+  // map is redrawn with every frame, so the element under a slow click may be gone by its end.
+  let pressed = null;
+
+  function onMapDown(event) {
+    pressed = { id: event.pointerId, x: event.clientX, y: event.clientY };
+  }
+
+  function onMapUp(event) {
+    const down = pressed;
+    pressed = null;
+    if (!down || down.id !== event.pointerId) return;
+    if (Math.hypot(event.clientX - down.x, event.clientY - down.y) > 12) return; // a drag or scroll
+    const group = baseAt(event.clientX, event.clientY);
+    if (group) pick(group.dataset.base);
+  }
+
+  /** The base under a point: its footprint first (a label may overlap another base), else the
+   * nearest footprint within a finger's reach, since bases are small and fingers are not. */
+  function baseAt(x, y) {
+    const hits = document.elementsFromPoint(x, y).filter((el) => $("map").contains(el));
+    const footprint = hits.find((el) => el.classList.contains("footprint") && el.closest("g.base[data-base]"));
+    if (footprint) return footprint.closest("g.base[data-base]");
+    const group = hits.map((el) => el.closest("g.base[data-base]")).find(Boolean);
+    return group || nearestBase(x, y, 24);
+  }
+
+  function nearestBase(x, y, reachPx) {
+    let best = null;
+    let bestDistance = reachPx;
+    for (const shape of $("map").querySelectorAll("g.base[data-base] .footprint")) {
+      const box = shape.getBoundingClientRect();
+      const dx = Math.max(box.left - x, 0, x - box.right);
+      const dy = Math.max(box.top - y, 0, y - box.bottom);
+      const distance = Math.hypot(dx, dy);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = shape.closest("g.base[data-base]");
+      }
+    }
+    return best;
+  }
+
+  /** First click selects, second picks the target; a click after both starts again. */
+  function pick(id) {
+    if (!state.select || state.target) {
+      state.select = id;
+      state.target = null;
+    } else if (id === state.select) {
+      state.select = null;
+    } else {
+      state.target = id;
+    }
+    state.fromSuggest = false;
+    afterPick();
+  }
+
+  function afterPick() {
+    markPicked();
+    showLiveView();
+    refreshMap();
+    $("clear").hidden = !state.select;
+    if (!state.select) {
+      $("pick").textContent = "Click a base, then another.";
+      clearAnswer();
+    } else if (!state.target) {
+      $("pick").textContent = `${state.select} selected: click another base.`;
+      clearAnswer();
+      $("question").replaceChildren(h("p", null, `${state.select}: click another base.`));
+    } else {
+      $("pick").textContent = `${state.select} and ${state.target}: click a base to start again.`;
+      refreshAnswer();
+    }
+  }
+
+  function clearAnswer() {
+    state.question = null;
+    $("question").replaceChildren();
+    $("measure").replaceChildren();
+    $("card").replaceChildren();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Answer: the measurement and the resolution card
+
+  const resolve = (action, args) =>
+    api(`/api/resolve?action=${encodeURIComponent(action)}&args=${args.map(encodeURIComponent).join(",")}`);
+
+  const refreshAnswer = singleFlight(async () => {
+    const a = state.select;
+    const b = state.target;
+    if (!a || !b) return;
+    const hasShoot = state.actions.includes("shoot");
+    const [measured, shot] = await Promise.all([
+      resolve("measure", [a, b]).catch((error) => error),
+      hasShoot ? resolve("shoot", [a, b]).catch((error) => error) : Promise.resolve(null),
+    ]);
+    if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
+    state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
+    $("question").replaceChildren(
+      h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
+    );
+    $("measure").replaceChildren(measured instanceof Error ? errorBox(measured) : measureView(measured));
+    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot)) : "");
+    $("card").dataset.frame = state.frame ?? "";
+  }, 500);
+
+  function errorBox(error) {
+    return h("p", { class: "error", role: "alert" }, error.message);
+  }
+
+  function measureView(m) {
+    const rows = [
+      ["distance", h("span", null,
+        h("span", { class: "distance" }, length(m.distance)),
+        m.uncertainty ? h("span", { class: "uncertainty" }, ` ± ${length(m.uncertainty)}`) : null,
+        converted(m.distance))],
+    ];
+    if (m.boxes !== undefined) rows.push(["boxes", h("span", { class: "boxes" }, m.boxes)]);
+    if (m.aspect) rows.push(["aspect", h("span", null, h("span", { class: "aspect" }, m.aspect),
+      ` (${m.a || "A"} relative to ${m.b || "B"}'s facing)`)]);
+    if (m.in_sight !== undefined) {
+      const blocked = m.sight && m.sight.blocked_by && m.sight.blocked_by.length
+        ? ` (blocked by ${m.sight.blocked_by.join(", ")})` : "";
+      const rays = m.sight && m.sight.rays ? `, ${m.sight.clear} of ${m.sight.rays} sight lines clear` : "";
+      rows.push(["sight", h("span", null,
+        h("span", { class: "sight" }, m.in_sight ? "in sight" : "out of sight"), rays, blocked)]);
+    }
+    return h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", null, k), h("dd", null, v)]));
+  }
+
+  /** Every "too close to call" the rules flagged anywhere in an answer. */
+  function tooClose(data) {
+    let found = false;
+    (function walk(node) {
+      if (found || node === null || typeof node !== "object") return;
+      if (node.verdict === "too close to call") found = true;
+      const flag = node.too_close_to_call;
+      if (flag === true || (Array.isArray(flag) && flag.length)) found = true;
+      for (const value of Object.values(node)) walk(value);
+    })(data);
+    return found;
+  }
+
+  /** The resolution card: band, dice, need, exact odds, modifiers, effects, reasons. */
+  function card(r) {
+    const parts = [];
+    const who = [r.shooter || r.a || r.leader || r.unit, r.target || r.b].filter(Boolean).join(" → ");
+    const verdict = r.allowed === undefined ? "" : r.allowed ? "allowed" : "not allowed";
+    parts.push(h("h3", { class: "card-head" }, `${r.action}${who ? `: ${who}` : ""}`,
+      verdict ? h("span", { class: `allowed ${r.allowed ? "yes" : "no"}` }, verdict) : null));
+    if (tooClose(r)) {
+      parts.push(h("p", { class: "too-close", role: "alert" },
+        "too close to call: the margin is inside the measurement's uncertainty; measure by hand"));
+    }
+    const facts = [];
+    if (r.distance) facts.push(["distance", h("span", null, h("span", { class: "distance" }, length(r.distance)), converted(r.distance))]);
+    if (r.between && typeof r.between === "object") facts.push(["between", Object.values(r.between).join(" and ")]);
+    if (r.boxes !== undefined) facts.push(["boxes", h("span", { class: "boxes" }, r.boxes)]);
+    if (r.band !== undefined) facts.push(["band", h("span", null, h("span", { class: "band" }, r.band), r.band_name ? ` (${r.band_name})` : "", source(r.band_source))]);
+    if (r.weapon) facts.push(["weapon", typeof r.weapon === "object" ? r.weapon.name || JSON.stringify(r.weapon) : r.weapon]);
+    if (r.cover !== undefined) facts.push(["cover", typeof r.cover === "object" ? r.cover.cover : r.cover]);
+    if (r.shooters && r.shooters.fire !== undefined) facts.push(["firing", `${r.shooters.fire} of ${r.shooters.figures} (${r.shooters.rule})`]);
+    if (facts.length) parts.push(h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])));
+    const thresholds = thresholdList(r);
+    if (thresholds.length) parts.push(thresholdTable(thresholds));
+    if (Array.isArray(r.rolls) && r.rolls.length) parts.push(rollTable(r.rolls));
+    const mods = Array.isArray(r.modifiers) ? r.modifiers : [];
+    if (mods.length) parts.push(h("h4", null, "dice"), modifierList(mods));
+    const effects = effectRows(r);
+    if (effects.length) {
+      parts.push(h("h4", null, "effects"), h("table", { class: "effects" },
+        h("tbody", null, effects.map(([k, v, s]) => h("tr", null, h("th", null, k), h("td", null, v, source(s)))))));
+    }
+    const outcomes = outcomeRows(r);
+    if (outcomes.length) parts.push(h("h4", null, "chances"), h("div", { class: "outcomes" }, outcomes));
+    const reasons = Array.isArray(r.reasons) ? r.reasons : [];
+    if (reasons.length) {
+      parts.push(h("h4", null, "why"), h("ul", { class: "reasons" }, reasons.map((x) =>
+        typeof x === "object" ? h("li", null, x.reason, source(x.source)) : h("li", null, x))));
+    }
+    parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
+      h("pre", null, JSON.stringify(r, null, 2))));
+    return h("article", { class: "resolution" }, parts);
+  }
+
+  /** Thresholds (a length against a rule's limit) at the top of an answer or in a list. */
+  function thresholdList(r) {
+    const found = [];
+    for (const [key, value] of Object.entries(r)) {
+      if (value && typeof value === "object" && !Array.isArray(value) && value.verdict) found.push([words(key), value]);
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          if (item && typeof item === "object" && item.verdict && item.limit !== undefined) {
+            found.push([item.band || item.label || words(key), item]);
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  function thresholdTable(list) {
+    const cell = (v) => (v === undefined ? "" : length(v));
+    return h("table", { class: "thresholds" },
+      h("thead", null, h("tr", null, ["", "measured", "limit", "margin", "±", "verdict"].map((t) => h("th", null, t)))),
+      h("tbody", null, list.map(([label, t]) => h("tr", { class: t.verdict === "too close to call" ? "close" : null },
+        h("th", null, label),
+        h("td", null, cell(t.measured !== undefined ? t.measured : t.boxes)),
+        h("td", null, cell(t.limit)),
+        h("td", null, cell(t.margin !== undefined ? t.margin : t.margin_boxes)),
+        h("td", null, cell(t.uncertainty)),
+        h("td", { class: "verdict" }, t.verdict)))));
+  }
+
+  /** One block a roll: `to hit: 4D8, need 4+, 5/8 a die (62.5%)`, then its note and modifiers. */
+  function rollTable(rolls) {
+    return h("ol", { class: "rolls" }, rolls.map((roll) => {
+      const exact = roll.p_success_exact;
+      return h("li", { class: "roll" },
+        h("div", { class: "roll-line" },
+          h("span", { class: "purpose" }, roll.purpose), ": ",
+          h("span", { class: "dice" }, `${roll.dice}D${roll.sides}`), ", ",
+          roll.need === null
+            ? h("span", { class: "need" }, "read on the table")
+            : ["need ", h("span", { class: "need" }, `${roll.need}+`)],
+          exact === null || exact === undefined
+            ? null
+            : [", ", h("span", { class: "odds" }, h("span", { class: "exact" }, exact), " a die"),
+               ` (${percent(roll.p_success)})`]),
+        roll.note ? h("div", { class: "note" }, roll.note, source(roll.source)) : source(roll.source),
+        roll.modifiers && roll.modifiers.length ? modifierList(roll.modifiers) : null);
+    }));
+  }
+
+  function modifierList(mods) {
+    return h("ul", { class: "modifiers" }, mods.map((m) =>
+      h("li", { class: "modifier" }, h("b", null, signed(m.value)), " ", m.reason, source(m.source))));
+  }
+
+  /** The sheet's effect table as the answer gives it (per face, per hit, or in words). */
+  function effectRows(r) {
+    const rows = [];
+    if (Array.isArray(r.effects)) {
+      for (const e of r.effects) {
+        const faces = Array.isArray(e.faces) ? e.faces.join(", ") : e.faces;
+        rows.push([faces, e.effect, e.source]);
+      }
+    }
+    const perHit = r.damage && r.damage.per_hit;
+    if (perHit && typeof perHit === "object") {
+      for (const [name, p] of Object.entries(perHit)) rows.push([name, `${p.exact} a hit (${percent(p.value)})`, null]);
+    }
+    if (r.effect && typeof r.effect === "object") rows.push(["effect", r.effect.reason || JSON.stringify(r.effect), r.effect.source]);
+    else if (typeof r.effect === "string") rows.push(["effect", r.effect, r.effect_source]);
+    if (r.save && typeof r.save === "object" && r.save.need !== undefined) {
+      rows.push(["save", `${r.save.need}+${r.save.why ? `: ${r.save.why}` : ""}`, r.save.source]);
+    }
+    if (r.then && typeof r.then === "object") {
+      const p = r.then.p ? ` (${r.then.p.exact})` : "";
+      rows.push([words(r.then.situation || "then") + p, r.then.on_fail || JSON.stringify(r.then), r.then.source]);
+    }
+    return rows;
+  }
+
+  /** Distributions of hits, kills, ... in any of the shapes the rulesets give them. */
+  function outcomeRows(r) {
+    const out = [];
+    for (const [key, value] of Object.entries(r)) {
+      const dist = distribution(value);
+      if (!dist) continue;
+      const mean = value && value.mean !== undefined
+        ? (typeof value.mean === "object" ? `${value.mean.exact} (${value.mean.value.toFixed(2)})` : Number(value.mean).toFixed(2))
+        : null;
+      out.push(h("details", { class: "outcome" },
+        h("summary", null, words(key), mean !== null ? `: expected ${mean}` : ""),
+        h("table", { class: "distribution" },
+          h("tbody", null, dist.filter(([, , p]) => p > 0).map(([k, exact, p]) =>
+            h("tr", null, h("th", null, k), h("td", null, exact), h("td", null, percent(p))))))));
+    }
+    return out;
+  }
+
+  function distribution(value) {
+    if (Array.isArray(value) && value.length && value.every((x) => x && typeof x === "object" && "k" in x && "exact" in x)) {
+      return value.map((x) => [x.k, x.exact, x.value]);
+    }
+    if (!value || typeof value !== "object" || !Array.isArray(value.distribution)) return null;
+    const d = value.distribution;
+    if (d.length && typeof d[0] === "object") return d.map((x, k) => [k, x.exact, x.value]);
+    const exact = value.exact || value.distribution_exact;
+    if (!Array.isArray(exact) || exact.length !== d.length) return null;
+    return d.map((p, k) => [k, exact[k], p]);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Sequence of play and suggestions
+
+  function showPhases(phases, current) {
+    state.phases = phases;
+    state.phase = current;
+    $("phases").replaceChildren(...phases.map((phase) => h("li", null,
+      h("button", {
+        type: "button",
+        class: phase === current ? "phase current" : "phase",
+        "aria-current": phase === current ? "step" : null,
+        "data-phase": phase,
+        onclick: () => choosePhase(phase),
+      }, phase))));
+    loadSuggest();
+  }
+
+  async function choosePhase(phase) {
+    try {
+      await post("/api/phase", { phase });
+      showPhases(state.phases, phase);
+    } catch (error) {
+      $("suggest").replaceChildren(h("li", { class: "error" }, error.message));
+    }
+  }
+
+  let lastSuggest = 0;
+
+  const loadSuggest = singleFlight(async () => {
+    lastSuggest = Date.now();
+    const phase = state.phase;
+    $("suggest-head").textContent = phase ? `Suggested for ${phase}` : "Suggested (all phases)";
+    let answer;
+    try {
+      answer = await api(phase ? `/api/suggest?phase=${encodeURIComponent(phase)}` : "/api/suggest");
+    } catch (error) {
+      $("suggest").replaceChildren(h("li", { class: "error" }, error.message));
+      return;
+    }
+    const items = Array.isArray(answer.items) ? answer.items : [];
+    $("suggest").replaceChildren(...(items.length ? items.map((item) => h("li", null,
+      h("button", { type: "button", class: "suggestion", onclick: () => showSuggestion(item) },
+        h("span", { class: "kind" }, item.kind), " ", item.summary))) : [h("li", { class: "hint" }, "nothing to resolve in this phase")]));
+  });
+
+  function showSuggestion(item) {
+    state.fromSuggest = true;
+    state.question = { action: item.kind, args: item.args };
+    $("question").replaceChildren(h("p", null, "suggested: ", h("b", null, `${item.kind} ${item.args.join(" ")}`)));
+    $("measure").replaceChildren();
+    $("card").replaceChildren(item.result ? card(item.result) : h("p", null, item.summary));
+    $("clear").hidden = false;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Dispute snapshots
+
+  async function takeSnapshot() {
+    const button = $("snap");
+    button.disabled = true;
+    $("snap-msg").textContent = "saving...";
+    try {
+      const saved = await post("/api/snapshot", state.question || {});
+      $("snap-msg").textContent = `saved ${saved.id}`;
+      await loadSnapshots();
+    } catch (error) {
+      $("snap-msg").textContent = error.message;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function loadSnapshots() {
+    const answer = await api("/api/snapshots");
+    const list = Array.isArray(answer) ? answer : answer.snapshots || [];
+    const newest = [...list].sort((a, b) => (b.created || 0) - (a.created || 0));
+    $("snapshots").replaceChildren(...(newest.length ? newest.map((s) => {
+      const id = encodeURIComponent(s.id);
+      const when = typeof s.created === "number" ? new Date(s.created * 1000).toLocaleTimeString() : s.created || "";
+      const asked = s.question ? `${s.question.action} ${(s.question.args || []).join(" ")}` : "the table";
+      return h("li", { class: "snapshot", "data-id": s.id },
+        h("span", { class: "snap-id" }, s.id), " ", h("span", { class: "hint" }, when), " ",
+        h("span", { class: "snap-question" }, asked), " ",
+        h("a", { href: `/snapshots/${id}.png`, target: "_blank" }, "picture"), " ",
+        h("a", { href: `/snapshots/${id}.json`, target: "_blank" }, "answer"));
+    }) : [h("li", { class: "hint" }, "none yet")]));
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  async function start() {
+    $("map").addEventListener("pointerdown", onMapDown);
+    $("map").addEventListener("pointerup", onMapUp);
+    $("clear").addEventListener("click", () => {
+      state.select = null;
+      state.target = null;
+      state.fromSuggest = false;
+      afterPick();
+    });
+    $("snap").addEventListener("click", takeSnapshot);
+    for (const input of document.querySelectorAll('#unit-switch input[name="unit"]')) {
+      input.addEventListener("change", () => setUnit(input.value));
+    }
+    listen();
+    try {
+      showStatus(await api("/api/status"));
+    } catch (error) {
+      $("st-error").hidden = false;
+      $("st-error").textContent = error.message;
+    }
+    refreshMap();
+    loadSnapshots().catch((error) => console.warn(error));
+  }
+
+  start();
+})();

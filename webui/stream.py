@@ -1,0 +1,135 @@
+"""The pushed routes: `/events` (server-sent events: `event: frame` within a few milliseconds of
+each scanned frame, a comment heartbeat every 15 s) and `/stream.mjpg` (the live view with its
+overlays as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
+
+Each open stream holds one server thread (werkzeug's threaded server gives each request its
+own) and sleeps on the tracker's `Condition` between frames, so it costs nothing while the
+table is still. A stream ends when the client goes, when the tracker stops, or after the
+configured `SSE_MAX_S` / `MJPEG_MAX_S` seconds (unset: never).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any, Final
+
+import cv2
+from flask import Blueprint, Response, current_app, request
+from flask.typing import ResponseReturnValue
+
+from rules.errors import UmpireError
+
+from .api import BadRequest, tracker
+from .live import Live, LiveState
+from .overlay import draw_overlay
+
+stream = Blueprint("stream", __name__)
+
+BOUNDARY: Final = "umpireframe"
+WAIT_STEP_S: Final = 1.0
+"""Longest sleep between two looks at the stop flag and the clock."""
+
+
+@stream.errorhandler(BadRequest)
+def _bad_request(error: BadRequest) -> ResponseReturnValue:
+    return {"error": error.message}, error.status
+
+
+def _deadline(setting: str) -> float:
+    limit = current_app.config.get(setting)
+    return float("inf") if limit is None else time.monotonic() + float(limit)
+
+
+def _event(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+@stream.get("/events")
+def events() -> ResponseReturnValue:
+    """`event: frame` {"frame", "status"} for each new frame; `event: status` when only the
+    status changed (camera lost, phase); `: heartbeat` comments every `SSE_HEARTBEAT_S`."""
+    live = tracker()
+    heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
+    deadline = _deadline("SSE_MAX_S")
+
+    def generate() -> Iterator[str]:
+        yield "retry: 2000\n\n"
+        state = live.state
+        yield _event("frame", {"frame": state.frame, "status": live.status()})
+        beat = time.monotonic() + heartbeat
+        while not live.stopping and time.monotonic() < deadline:
+            wait = min(WAIT_STEP_S, beat - time.monotonic(), deadline - time.monotonic())
+            newer = live.wait_for_version(state.version, max(wait, 0.0))
+            if newer.version != state.version:
+                kind = "frame" if newer.frame != state.frame else "status"
+                state = newer
+                yield _event(kind, {"frame": state.frame, "status": live.status()})
+            if time.monotonic() >= beat:
+                beat = time.monotonic() + heartbeat
+                yield ": heartbeat\n\n"
+
+    return Response(
+        generate(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _picture(state: LiveState, select: str | None, quality: int) -> bytes | None:
+    """The frame with its overlays as a JPEG (the bare frame before the table is fitted)."""
+    if state.image is None:
+        return None
+    image = state.image
+    if state.scan is not None and state.scene is not None:
+        try:
+            image = draw_overlay(state.image, state.scan, state.scene, select)
+        except UmpireError:  # the selected unit left the scene: draw the rest
+            image = draw_overlay(state.image, state.scan, state.scene, None)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return jpeg.tobytes() if ok else None
+
+
+def _part(jpeg: bytes) -> bytes:
+    head = (
+        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
+    ).encode("ascii")
+    return head + jpeg + b"\r\n"
+
+
+@stream.get("/stream.mjpg")
+def mjpeg() -> ResponseReturnValue:
+    """The live view, `?select=ID` adding that unit's command radius, range bands, halos and
+    sectors. An id not in the current scene is a 400."""
+    unknown = sorted(set(request.args) - {"select"})
+    if unknown:
+        raise BadRequest(f"unknown parameter {unknown[0]!r}; accepted: select")
+    live: Live = tracker()
+    select = request.args.get("select") or None
+    current = live.state.scene
+    if select is not None and current is not None:
+        try:
+            current.select(select)
+        except UmpireError as error:
+            raise BadRequest(str(error)) from None
+    quality = int(current_app.config["MJPEG_QUALITY"])
+    deadline = _deadline("MJPEG_MAX_S")
+
+    def generate() -> Iterator[bytes]:
+        state = live.state
+        sent = -2
+        while not live.stopping and time.monotonic() < deadline:
+            if state.frame != sent:
+                jpeg = _picture(state, select, quality)
+                if jpeg is not None:
+                    sent = state.frame
+                    yield _part(jpeg)
+            wait = min(WAIT_STEP_S, deadline - time.monotonic())
+            state = live.wait_for_version(state.version, max(wait, 0.0))
+
+    return Response(
+        generate(),
+        mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+        headers={"Cache-Control": "no-store"},
+    )
