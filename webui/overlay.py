@@ -15,7 +15,6 @@ picture, the input image is never written. What the rules say (radius, bands) co
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -32,18 +31,13 @@ from rules.errors import UmpireError
 from rules.scene import Base, Scene
 from vision.pipeline import Scan
 
+from .mapsvg import side_colours
+
 Array = npt.NDArray[np.float64]
 BGR = tuple[int, int, int]
 
 PROXIMITY_MM: Final = 50.0
 """The proximity halo: 5 cm around the selected unit's bases."""
-SIDE_COLOURS: Final[tuple[BGR, ...]] = (
-    (60, 60, 235),  # red
-    (235, 140, 40),  # blue
-    (40, 200, 240),  # yellow
-    (200, 80, 200),  # purple
-    (90, 200, 90),  # green
-)
 STALE_COLOUR: Final[BGR] = (150, 150, 150)
 COMMAND_COLOUR: Final[BGR] = (80, 220, 255)
 BAND_COLOURS: Final[tuple[BGR, ...]] = (
@@ -84,10 +78,10 @@ class SelectedOverlays:
 
 
 def side_colour(side: str, sides: Sequence[str]) -> BGR:
-    """A side's colour: by its place among the scene's sides (sorted), so both ends agree."""
-    ordered = sorted(set(sides))
-    index = ordered.index(side) if side in ordered else zlib.crc32(side.encode())
-    return SIDE_COLOURS[index % len(SIDE_COLOURS)]
+    """A side's colour, the same as on the map (`mapsvg.side_colours`), as BGR."""
+    fill, _ = side_colours([*sides, side])[side]
+    red, green, blue = (int(fill[k : k + 2], 16) for k in (1, 3, 5))
+    return (blue, green, red)
 
 
 def bands_of(answer: dict[str, Any], scene: Scene) -> tuple[Band, ...]:
