@@ -8,7 +8,6 @@ file, the path inside it and what is accepted. Never imports numpy, cv2 or flask
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -18,7 +17,8 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
-from .errors import SceneError, UnknownIdError, accepted
+from .errors import SceneError, UnknownIdError
+from .reader import DocumentReader, Point, join_path
 
 SCENE_FORMAT: Final = "umpire-scene/1"
 DEFAULT_UNCERTAINTY_MM: Final = 2.0
@@ -50,9 +50,6 @@ class Cover(StrEnum):
     NONE = "none"
     SOFT = "soft"
     HARD = "hard"
-
-
-Point = tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,93 +251,18 @@ def decode_json(text: str, source: str) -> Any:
         raise SceneError(source, "", f"not a usable JSON document: {exc}") from None
 
 
-class _Reader:
-    """Typed access to a decoded JSON document that reports the path of every bad value."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
+class _Reader(DocumentReader):
+    """The scene's JSON: objects and lists, `SceneError`s."""
 
     def fail(self, path: str, message: str) -> SceneError:
         return SceneError(self.source, path, message)
 
-    def obj(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, f"expected an object {{...}}, got {_describe(value)}")
-        return value
 
-    def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
-        if key not in obj:
-            hint = f"; accepted values are {accepted(choices)}" if choices else ""
-            raise self.fail(_join(path, key), f"missing (required){hint}")
-        return obj[key]
-
-    def text(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"expected a non-empty string, got {_describe(value)}")
-        return value
-
-    def number(
-        self, value: Any, path: str, *, positive: bool = False, minimum: float | None = None
-    ) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(path, f"expected a number, got {_describe(value)}")
-        try:
-            finite = math.isfinite(value) and math.isfinite(float(value) * 25.4)
-        except OverflowError:
-            finite = False
-        if not finite:
-            shown = repr(value) if isinstance(value, float) else "a number too large"
-            raise self.fail(path, f"expected a finite number of sensible size, got {shown}")
-        if positive and value <= 0:
-            raise self.fail(path, f"must be greater than 0, got {value!r}")
-        if minimum is not None and value < minimum:
-            raise self.fail(path, f"must be at least {minimum:g}, got {value!r}")
-        return float(value)
-
-    def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise self.fail(path, f"expected a whole number, got {_describe(value)}")
-        if value < minimum:
-            raise self.fail(path, f"must be at least {minimum}, got {value!r}")
-        return int(value)
-
-    def boolean(self, value: Any, path: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(path, f"expected true or false, got {_describe(value)}")
-        return value
-
-    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
-        if not isinstance(value, str) or value not in choices:
-            raise self.fail(
-                path, f"got {_describe(value)}; accepted values are {accepted(choices)}"
-            )
-        return value
-
-    def array(self, value: Any, path: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(path, f"expected a list [...], got {_describe(value)}")
-        return value
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+_join = join_path
 
 
 def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return f"the string {value!r}" if len(value) <= 40 else "a long string"
-    return repr(value)
+    return _Reader("").describe(value)
 
 
 # Unit state the loader type-checks; the ruleset checks the values it reads.
@@ -407,7 +329,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     from .engine import check_ruleset_id, get_ruleset, ruleset_ids  # imports the rulesets
 
     r = _Reader(source)
-    top = r.obj(doc, "")
+    top = r.mapping(doc, "")
     fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
         raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
@@ -419,13 +341,13 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
-    table = r.obj(r.key(top, "table", ""), "table")
+    table = r.mapping(r.key(top, "table", ""), "table")
     width = r.number(r.key(table, "width", "table"), "table.width", positive=True) * scale
     depth = r.number(r.key(table, "depth", "table"), "table.depth", positive=True) * scale
 
     grid_box = None
     if "grid" in top and top["grid"] is not None:
-        grid = r.obj(top["grid"], "grid")
+        grid = r.mapping(top["grid"], "grid")
         grid_box = r.number(r.key(grid, "box", "grid"), "grid.box", positive=True) * scale
 
     if grid_box is None and get_ruleset(ruleset).grid:
@@ -475,7 +397,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
 
 
 def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
-    obj = r.obj(item, path)
+    obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
     kind = TerrainKind(
         r.choice(
@@ -490,75 +412,13 @@ def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -
     enclosed = None
     if obj.get("enclosed") is not None:
         enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
-    polygon = _parse_polygon(r, r.key(obj, "polygon", path), _join(path, "polygon"), scale)
+    polygon = r.polygon(r.key(obj, "polygon", path), _join(path, "polygon"), scale)
     extra = {k: v for k, v in obj.items() if k not in _TERRAIN_FIELDS}
     return Terrain(ident, kind, polygon, cover, enclosed, MappingProxyType(extra))
 
 
-def _parse_polygon(r: _Reader, value: Any, path: str, scale: float) -> tuple[Point, ...]:
-    points_doc = r.array(value, path)
-    if len(points_doc) < 3:
-        raise r.fail(path, f"a polygon needs at least 3 points [x, y], got {len(points_doc)}")
-    points: list[Point] = []
-    for i, p in enumerate(points_doc):
-        ppath = f"{path}[{i}]"
-        if not isinstance(p, list) or len(p) != 2:
-            raise r.fail(ppath, f"expected a point [x, y], got {_describe(p)}")
-        points.append(
-            (r.number(p[0], f"{ppath}[0]") * scale, r.number(p[1], f"{ppath}[1]") * scale)
-        )
-    if len(points) > 3 and points[0] == points[-1]:
-        points.pop()  # a closed ring written GeoJSON-style
-    problem = polygon_problem(points)
-    if problem:
-        raise r.fail(path, f"not a simple polygon: {problem}")
-    return tuple(points)
-
-
-def polygon_problem(points: list[Point]) -> str | None:
-    """Why `points` is not a simple polygon with area, or None if it is one."""
-    n = len(points)
-    if len(set(points)) != n:
-        return "a point is repeated"
-    for i in range(n):
-        a, b = points[i], points[(i + 1) % n]
-        for j in range(i + 2, n):
-            if i == 0 and j == n - 1:
-                continue  # adjacent through the closing edge
-            c, d = points[j], points[(j + 1) % n]
-            if _segments_cross(a, b, c, d):
-                return f"edge {i}-{(i + 1) % n} crosses edge {j}-{(j + 1) % n}"
-    area2 = sum(
-        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
-        for i in range(n)
-    )
-    if abs(area2) < 1e-9:
-        return "its area is zero (all points on one line)"
-    return None
-
-
-def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
-    def orient(p: Point, q: Point, s: Point) -> float:
-        return (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0])
-
-    def on(p: Point, q: Point, s: Point) -> bool:
-        return min(p[0], q[0]) <= s[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= s[1] <= max(
-            p[1], q[1]
-        )
-
-    d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
-    if ((d1 > 0 > d2) or (d1 < 0 < d2)) and ((d3 > 0 > d4) or (d3 < 0 < d4)):
-        return True
-    return (
-        (d1 == 0 and on(c, d, a))
-        or (d2 == 0 and on(c, d, b))
-        or (d3 == 0 and on(a, b, c))
-        or (d4 == 0 and on(a, b, d))
-    )
-
-
 def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Unit:
-    obj = r.obj(item, path)
+    obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
     side = r.text(r.key(obj, "side", path), _join(path, "side"))
     optional: dict[str, str | None] = {}
@@ -597,7 +457,7 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
 
 
 def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit_id: str) -> Base:
-    obj = r.obj(item, path)
+    obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
     x = r.number(r.key(obj, "x", path), _join(path, "x")) * scale
     y = r.number(r.key(obj, "y", path), _join(path, "y")) * scale

@@ -14,7 +14,6 @@ calibration code makes arrays of it).
 
 from __future__ import annotations
 
-import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,15 +24,8 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS
 from rules.errors import UmpireError, accepted
-from rules.scene import (
-    SCENE_FORMAT,
-    Cover,
-    Footprint,
-    Point,
-    TerrainKind,
-    parse_scene,
-    polygon_problem,
-)
+from rules.reader import DocumentReader, join_path
+from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind, parse_scene
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
@@ -628,41 +620,17 @@ def _check_attributes(game: Game, source: str) -> None:
 # Typed access to the decoded TOML
 
 
-class _Reader:
-    """Typed access to a decoded TOML document that reports the path of every bad value."""
+class _Reader(DocumentReader):
+    """The game's TOML: tables and arrays, `GameError`s."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    mapping_word = "a table"
+    sequence_word = "an array"
 
     def fail(self, path: str, message: str) -> GameError:
         return GameError(self.source, path, message)
 
     def table(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, f"expected a table {{...}}, got {_describe(value)}")
-        return value
-
-    def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
-        if key not in obj:
-            hint = f"; accepted values are {accepted(choices)}" if choices else ""
-            raise self.fail(_join(path, key), f"missing (required){hint}")
-        return obj[key]
-
-    def text(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"expected a non-empty string, got {_describe(value)}")
-        return value
-
-    def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(path, f"expected a number, got {_describe(value)}")
-        try:
-            finite = math.isfinite(value) and math.isfinite(float(value) * 25.4)
-        except OverflowError:
-            finite = False
-        if not finite:
-            raise self.fail(path, f"expected a finite number of sensible size, got {value!r}")
-        return float(value)
+        return self.mapping(value, path)
 
     def length(self, value: Any, path: str, scale: float, *, zero_ok: bool = False) -> float:
         """A length in the file's unit, returned in mm; greater than 0 (or at least 0)."""
@@ -671,30 +639,6 @@ class _Reader:
             bound = "at least 0" if zero_ok else "greater than 0"
             raise self.fail(path, f"must be {bound}, got {value!r}")
         return number * scale
-
-    def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"expected a whole number, got {_describe(value)}")
-        if value < minimum:
-            raise self.fail(path, f"must be at least {minimum}, got {value!r}")
-        return value
-
-    def boolean(self, value: Any, path: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(path, f"expected true or false, got {_describe(value)}")
-        return value
-
-    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
-        if not isinstance(value, str) or value not in choices:
-            raise self.fail(
-                path, f"got {_describe(value)}; accepted values are {accepted(choices)}"
-            )
-        return value
-
-    def array(self, value: Any, path: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(path, f"expected an array [...], got {_describe(value)}")
-        return value
 
     def plain(self, value: Any, path: str) -> Any:
         """A value a scene (JSON) can carry: TOML dates and times cannot go into a scene."""
@@ -712,41 +656,9 @@ class _Reader:
             "array or table (write a date as a string)",
         )
 
-    def point(self, value: Any, path: str, scale: float) -> Point:
-        if not isinstance(value, list) or len(value) != 2:
-            got = f"{len(value)} numbers" if isinstance(value, list) else _describe(value)
-            raise self.fail(path, f"expected a point [x, y], got {got}")
-        return (
-            self.number(value[0], f"{path}[0]") * scale,
-            self.number(value[1], f"{path}[1]") * scale,
-        )
 
-    def polygon(self, value: Any, path: str, scale: float) -> tuple[Point, ...]:
-        points_doc = self.array(value, path)
-        if len(points_doc) < 3:
-            raise self.fail(
-                path, f"a polygon needs at least 3 points [x, y], got {len(points_doc)}"
-            )
-        points = [self.point(p, f"{path}[{i}]", scale) for i, p in enumerate(points_doc)]
-        if len(points) > 3 and points[0] == points[-1]:
-            points.pop()  # a closed ring written GeoJSON-style
-        problem = polygon_problem(points)
-        if problem:
-            raise self.fail(path, f"not a simple polygon: {problem}")
-        return tuple(points)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+_join = join_path
 
 
 def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return f"the string {value!r}" if len(value) <= 40 else "a long string"
-    return repr(value)
+    return _Reader("").describe(value)

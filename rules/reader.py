@@ -1,0 +1,187 @@
+"""Typed access to a decoded document (a scene's JSON, a game's TOML) that reports the path of
+every bad value: `units[2].bases[0].x: expected a number, got the string 'ten'`.
+
+One reader serves every file format; a format names its own containers (`object` / `list` in
+JSON, `table` / `array` in TOML) and its own error class. Pure Python; never imports numpy or
+anything outside `rules`.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from .errors import UmpireError, accepted
+
+Point = tuple[float, float]
+
+
+def join_path(path: str, key: str) -> str:
+    """The path of `key` inside the value at `path` (`units[0]` + `side` -> `units[0].side`)."""
+    return f"{path}.{key}" if path else key
+
+
+class DocumentReader(ABC):
+    """Checks values of a decoded document; every failure names the path and what is accepted.
+
+    Subclasses set the words of their format and `fail`, which builds the format's error."""
+
+    mapping_word: ClassVar[str] = "an object"
+    """How the format calls a key-value container, with its article."""
+    sequence_word: ClassVar[str] = "a list"
+    """How the format calls a list, with its article."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    @abstractmethod
+    def fail(self, path: str, message: str) -> UmpireError:
+        """The error to raise for a bad value at `path`."""
+
+    def describe(self, value: Any) -> str:
+        """A value as the message quotes it: `the string 'ten'`, `a list`, `null`."""
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, dict):
+            return self.mapping_word
+        if isinstance(value, list):
+            return self.sequence_word
+        if isinstance(value, str):
+            return f"the string {value!r}" if len(value) <= 40 else "a long string"
+        return repr(value)
+
+    def mapping(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(
+                path, f"expected {self.mapping_word} {{...}}, got {self.describe(value)}"
+            )
+        return value
+
+    def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
+        if key not in obj:
+            hint = f"; accepted values are {accepted(choices)}" if choices else ""
+            raise self.fail(join_path(path, key), f"missing (required){hint}")
+        return obj[key]
+
+    def text(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(path, f"expected a non-empty string, got {self.describe(value)}")
+        return value
+
+    def number(
+        self, value: Any, path: str, *, positive: bool = False, minimum: float | None = None
+    ) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(path, f"expected a number, got {self.describe(value)}")
+        try:
+            # finite in mm too: 1e308 in is a number in the file and infinity inside
+            finite = math.isfinite(value) and math.isfinite(float(value) * 25.4)
+        except OverflowError:
+            finite = False
+        if not finite:
+            shown = repr(value) if isinstance(value, float) else "a number too large"
+            raise self.fail(path, f"expected a finite number of sensible size, got {shown}")
+        if positive and value <= 0:
+            raise self.fail(path, f"must be greater than 0, got {value!r}")
+        if minimum is not None and value < minimum:
+            raise self.fail(path, f"must be at least {minimum:g}, got {value!r}")
+        return float(value)
+
+    def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise self.fail(path, f"expected a whole number, got {self.describe(value)}")
+        if value < minimum:
+            raise self.fail(path, f"must be at least {minimum}, got {value!r}")
+        return int(value)
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {self.describe(value)}")
+        return value
+
+    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise self.fail(
+                path, f"got {self.describe(value)}; accepted values are {accepted(choices)}"
+            )
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(
+                path, f"expected {self.sequence_word} [...], got {self.describe(value)}"
+            )
+        return value
+
+    def point(self, value: Any, path: str, scale: float) -> Point:
+        """A point [x, y] in the file's unit, returned in mm."""
+        if not isinstance(value, list) or len(value) != 2:
+            got = f"{len(value)} numbers" if isinstance(value, list) else self.describe(value)
+            raise self.fail(path, f"expected a point [x, y], got {got}")
+        return (
+            self.number(value[0], f"{path}[0]") * scale,
+            self.number(value[1], f"{path}[1]") * scale,
+        )
+
+    def polygon(self, value: Any, path: str, scale: float) -> tuple[Point, ...]:
+        """A simple polygon of 3 or more points, in mm (a closed ring's repeated end dropped)."""
+        points_doc = self.array(value, path)
+        if len(points_doc) < 3:
+            raise self.fail(
+                path, f"a polygon needs at least 3 points [x, y], got {len(points_doc)}"
+            )
+        points = [self.point(p, f"{path}[{i}]", scale) for i, p in enumerate(points_doc)]
+        if len(points) > 3 and points[0] == points[-1]:
+            points.pop()  # a closed ring written GeoJSON-style
+        problem = polygon_problem(points)
+        if problem:
+            raise self.fail(path, f"not a simple polygon: {problem}")
+        return tuple(points)
+
+
+def polygon_problem(points: list[Point]) -> str | None:
+    """Why `points` is not a simple polygon with area, or None if it is one."""
+    n = len(points)
+    if len(set(points)) != n:
+        return "a point is repeated"
+    for i in range(n):
+        a, b = points[i], points[(i + 1) % n]
+        for j in range(i + 2, n):
+            if i == 0 and j == n - 1:
+                continue  # adjacent through the closing edge
+            c, d = points[j], points[(j + 1) % n]
+            if _segments_cross(a, b, c, d):
+                return f"edge {i}-{(i + 1) % n} crosses edge {j}-{(j + 1) % n}"
+    area2 = sum(
+        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
+        for i in range(n)
+    )
+    if abs(area2) < 1e-9:
+        return "its area is zero (all points on one line)"
+    return None
+
+
+def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
+    def orient(p: Point, q: Point, s: Point) -> float:
+        return (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0])
+
+    def on(p: Point, q: Point, s: Point) -> bool:
+        return min(p[0], q[0]) <= s[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= s[1] <= max(
+            p[1], q[1]
+        )
+
+    d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
+    if ((d1 > 0 > d2) or (d1 < 0 < d2)) and ((d3 > 0 > d4) or (d3 < 0 < d4)):
+        return True
+    return (
+        (d1 == 0 and on(c, d, a))
+        or (d2 == 0 and on(c, d, b))
+        or (d3 == 0 and on(a, b, c))
+        or (d4 == 0 and on(a, b, d))
+    )
