@@ -215,6 +215,17 @@ def check_attr(
     return str(value)
 
 
+@dataclass(frozen=True, slots=True)
+class RangeBand:
+    """How far one range band of a unit's weapon reaches, edge to edge."""
+
+    label: str
+    """The sheet's name for the band (`short`, `0-9`, `canister`...)."""
+    reach: float
+    """mm"""
+    cite: Cite | None = None
+
+
 Action = Callable[[Scene, Sequence[str]], Resolution]
 
 
@@ -339,6 +350,13 @@ class Ruleset:
 
     # ----------------------------------------------------------------------------------------
     # Actions
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The range bands of the unit's weapon, nearest first, for drawing on the table.
+
+        Empty for a unit the sheet gives no ranged fire; a ruleset whose sheet has weapon ranges
+        overrides this. Raises `QuestionError` for a weapon the sheet does not know."""
+        return ()
 
     def actions(self) -> dict[str, Action]:
         """The actions this ruleset answers, by name (as in `umpire resolve SCENE ACTION`)."""

@@ -91,6 +91,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    RangeBand,
     Resolution,
     Roll,
     Ruleset,
@@ -753,6 +754,11 @@ class AgeOfNapoleon(Ruleset):
             if px1 + r >= x0 and px0 - r <= x1 and py1 + r >= y0 and py0 - r <= y1:
                 near.append(piece)
         return near
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """None to draw: on this grid a range is counted in boxes (a diagonal step 1.5), which a
+        ring around the unit would misstate; `shoot` gives the band in boxes."""
+        return ()
 
     def actions(self) -> dict[str, Action]:
         return {

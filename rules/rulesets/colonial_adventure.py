@@ -119,6 +119,7 @@ from .. import geometry as geo
 from ..engine import (
     Cite,
     Modifier,
+    RangeBand,
     Resolution,
     Roll,
     Ruleset,
@@ -647,6 +648,18 @@ class ColonialAdventure(Ruleset):
         }
     )
     """Soft is the sheet's "cover", hard its "fortification" (see the module docstring)."""
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The "Necessary result / range" bands (lines 86-89 with the header at line 165; guns
+        lines 93-97) in which the unit's weapon can hit; the guns' open-ended 36"+ band has no
+        edge to draw."""
+        weapon = self._weapon(unit)
+        bands = GUN_BANDS if weapon in GUNS else SMALL_ARM_BANDS
+        return tuple(
+            RangeBand(band.label, band.high * INCH, band.cite)
+            for band, need in zip(bands, NEEDS[weapon].needs, strict=True)
+            if need is not None and band.high is not None
+        )
 
     def actions(self) -> dict[str, Any]:
         return {

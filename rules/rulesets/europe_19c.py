@@ -107,6 +107,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    RangeBand,
     Resolution,
     Roll,
     Ruleset,
@@ -580,6 +581,15 @@ class Europe19c(Ruleset):
     sight_rule: ClassVar[Cite | None] = Cite(
         SHEET, 75, "Woods, Towns, Hills, other Units are obstructions"
     )
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The weapon table's bands (lines 62-72), skirmishers' starred weapons +8 cm; cavalry
+        have no row of the firing table and no bands."""
+        kind = _type(unit)
+        if kind == "cavalry":
+            return ()
+        _, weapon = _weapon(unit, kind)
+        return tuple(RangeBand(band.name, reach, band.cite) for band, reach in _bands(weapon, kind))
 
     def actions(self) -> dict[str, Action]:
         return {
