@@ -498,3 +498,12 @@ def test_an_unknown_unit_is_refused() -> None:
 def test_an_unknown_id_is_refused(select: str, target: str | None) -> None:
     with pytest.raises(UnknownIdError, match="'nobody'"):
         map_svg(load_scene(SKIRMISH), select=select, target=target)
+
+
+def test_select_draws_the_units_range_bands_europe() -> None:
+    # 004 line 68: Early breech-loader* 16cm; line 72: skirmishers +8cm (jaeger: 24 cm)
+    scene = load_scene(REPO / "examples" / "europe-19c.json")
+    rings = groups(parse(map_svg(scene, select="jaeger")), "range")
+    assert [float(g.get("data-reach-mm", "0")) for g in rings] == [240.0]
+    # one grown footprint a base of the unit
+    assert len(rings[0]) == len(scene.select("jaeger"))

@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from calibration.units import MM_PER_UNIT, check_unit, format_length, unit_symbol
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import RangeBand, get_ruleset
 from rules.errors import UmpireError
 from rules.scene import Base, Point, Scene, TerrainKind, Unit
 
@@ -354,8 +354,16 @@ def _facing_arrow(base: Base, view: _View) -> str:
 
 
 def _selection_overlays(scene: Scene, unit: Unit, view: _View, proximity_mm: float) -> str:
-    """Command areas, proximity halos and flank/rear sectors of the selected unit."""
+    """Range bands, command areas, proximity halos and flank/rear sectors of the selected
+    unit."""
     out = [f'<g class="selection" data-unit={_attr(unit.id)}>']
+    for band in range_bands(scene, unit):
+        out.append(
+            f'<g class="range" data-band={_attr(band.label)} data-reach-mm="{_num(band.reach)}" '
+            f'stroke-dasharray="{_num(view.font * 0.8)} {_num(view.font * 0.5)}">'
+            + "".join(_grown(base, band.reach, view) for base in unit.bases)
+            + "</g>"
+        )
     for leader, radius in command_radii(scene, unit):
         out.append(
             f'<g class="command" data-for={_attr(leader.id)} data-radius-mm="{_num(radius)}">'
@@ -370,6 +378,15 @@ def _selection_overlays(scene: Scene, unit: Unit, view: _View, proximity_mm: flo
         out.append(_sectors(base, view, proximity_mm))
     out.append("</g>")
     return "\n".join(out)
+
+
+def range_bands(scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+    """The unit's weapon range bands as its ruleset gives them; none when the sheet does not
+    know its weapon (the answer card says why): the map never fails for want of a band."""
+    try:
+        return get_ruleset(scene.ruleset).range_bands(scene, unit)
+    except UmpireError:
+        return ()
 
 
 def command_radii(scene: Scene, unit: Unit) -> list[tuple[Base, float]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import cv2
 import numpy as np
@@ -71,8 +71,7 @@ class SelectedOverlays:
     leader: Base | None = None
     """The base the command radius is measured from."""
     bands: tuple[Band, ...] = ()
-    """Range bands from the ruleset's `shoot` answer against the nearest enemy (empty when the
-    answer does not list them)."""
+    """The unit's weapon range bands (`Ruleset.range_bands`; empty when the sheet gives none)."""
     close_enemies: tuple[Base, ...] = ()
     """Enemy bases within `PROXIMITY_MM` of a selected base."""
 
@@ -82,28 +81,6 @@ def side_colour(side: str, sides: Sequence[str]) -> BGR:
     fill, _ = side_colours([*sides, side])[side]
     red, green, blue = (int(fill[k : k + 2], 16) for k in (1, 3, 5))
     return (blue, green, red)
-
-
-def bands_of(answer: dict[str, Any], scene: Scene) -> tuple[Band, ...]:
-    """The range bands a `shoot` answer lists, in mm: `weapon.bands[].reach` (lengths) or
-    `bands[].limit` (grid boxes, on a grid ruleset). Empty when it lists none."""
-    weapon = answer.get("weapon")
-    if isinstance(weapon, dict) and isinstance(weapon.get("bands"), list):
-        out = []
-        for band in weapon["bands"]:
-            reach = band.get("reach")
-            if isinstance(reach, dict) and isinstance(reach.get("value"), int | float):
-                label = str(band.get("name") or band.get("band") or "")
-                out.append(Band(label, to_mm(float(reach["value"]), reach.get("unit", scene.unit))))
-        return tuple(out)
-    listed = answer.get("bands")
-    if isinstance(listed, list) and scene.grid_box is not None:
-        return tuple(
-            Band(str(b.get("label", "")), float(b["limit"]) * scene.grid_box)
-            for b in listed
-            if isinstance(b.get("limit"), int | float)
-        )
-    return ()
 
 
 def selected_overlays(scene: Scene, select: str) -> SelectedOverlays:
@@ -123,13 +100,10 @@ def selected_overlays(scene: Scene, select: str) -> SelectedOverlays:
         except (UmpireError, KeyError, TypeError):
             radius, leader = None, None
     enemies = [u for u in scene.units if u.side != unit.side and u.bases]
-    bands: tuple[Band, ...] = ()
-    if "shoot" in actions and enemies:
-        nearest = min(enemies, key=lambda u: geo.closest(bases, u.bases).distance)
-        try:
-            bands = bands_of(ruleset.resolve(scene, "shoot", [select, nearest.id]).as_json(), scene)
-        except UmpireError:
-            bands = ()
+    try:
+        bands = tuple(Band(b.label, b.reach) for b in ruleset.range_bands(scene, unit))
+    except UmpireError:
+        bands = ()  # a weapon the sheet does not know: the answer card says so
     enemy_bases = [b for u in enemies for b in u.bases]
     close: tuple[Base, ...] = ()
     if enemy_bases:
