@@ -91,6 +91,15 @@ def at_least(dist: Sequence[Fraction], k: int) -> Fraction:
 
 def mean(dist: Sequence[Fraction]) -> Fraction:
     """Expected outcome of a distribution."""
+    if isinstance(dist, tuple):
+        return _mean_of(dist)
+    return sum((k * p for k, p in enumerate(dist)), Fraction(0))
+
+
+@lru_cache(maxsize=4096)
+def _mean_of(dist: Distribution) -> Fraction:
+    """`mean` of a distribution as a tuple, remembered: the few distributions of a sheet are
+    averaged again and again (hashing one costs less than summing it in Fractions)."""
     return sum((k * p for k, p in enumerate(dist)), Fraction(0))
 
 

@@ -78,6 +78,8 @@ class Table:
         self._centre_in: dict[str, tuple[Terrain, ...]] = {}
         self._cover: dict[tuple[str, str, str], CoverReading] = {}
         self._hulls: dict[str, tuple[geo.Array, float]] = {}
+        self._gaps: dict[tuple[str, str], float] = {}
+        self._apart: dict[float, npt.NDArray[np.bool_]] = {}
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[geo.Array, geo.Array]]:
@@ -92,6 +94,13 @@ class Table:
         """Edge-to-edge distances between every pair of bases (N, N), mm."""
         return geo.distance_matrix(self.bases)
 
+    def apart(self, limit: float) -> npt.NDArray[np.bool_]:
+        """(N, N) whether each two bases are more than `limit` mm apart, edge to edge
+        (memoised per limit: sight masks gather rows of it for thousands of lines)."""
+        if limit not in self._apart:
+            self._apart[limit] = self.distances > limit
+        return self._apart[limit]
+
     def distance(self, a: Base, b: Base) -> float:
         """Edge-to-edge distance between two bases, mm."""
         return float(self.distances[self.index[a.id], self.index[b.id]])
@@ -103,10 +112,11 @@ class Table:
     def closest(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Closest:
         """The nearest pair of bases between two groups (units) and their distance; of equally
         near pairs, the first in the groups' order."""
-        sub = self.distances[self.rows(group_a)][:, self.rows(group_b)]
-        k = int(np.argmin(sub))
-        i, j = divmod(k, sub.shape[1])
-        return geo.Closest(float(sub[i, j]), group_a[i], group_b[j])
+        index = self.index  # (asked a thousand times by a `suggest`: kept lean)
+        sub = self.distances[[index[b.id] for b in group_a]][:, [index[b.id] for b in group_b]]
+        k = int(sub.argmin())
+        i, j = divmod(k, len(group_b))
+        return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
 
     def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
         """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
@@ -216,34 +226,84 @@ class Table:
         self, ruleset: Ruleset, viewers: Sequence[Base], targets: Sequence[Base]
     ) -> npt.NDArray[np.bool_]:
         """(V, T): whether each viewer sees each target under the sheet's sight rule (every
-        sight line clear when `sight_needs_entire_base`, else any), traced in one batch."""
-        pairs = [(v, t) for v in viewers for t in targets]
-        entire = ruleset.sight_needs_entire_base
-        seen: list[bool | None] = [None] * len(pairs)
-        # The line to the target's centre is traced first for the pairs not traced yet: when it
-        # is blocked no base is entirely in sight, and when it is clear some of the base is, so
-        # it alone answers most pairs. Only the rest are traced in full (and memoised).
-        fresh = [p for p, (v, t) in enumerate(pairs) if (ruleset.id, v.id, t.id) not in self._sight]
-        if fresh:
-            centre_clear = self.centre_lines_clear(ruleset, [pairs[p] for p in fresh])
-            for p, clear in zip(fresh, centre_clear.tolist(), strict=True):
-                if clear != entire:
-                    seen[p] = clear
-        rest = [p for p, s in enumerate(seen) if s is None]
-        for p, sight in zip(rest, self.sights(ruleset, [pairs[p] for p in rest]), strict=True):
-            seen[p] = sight.entire if entire else sight.any
-        return np.array(seen, dtype=bool).reshape(len(viewers), len(targets))
+        sight line clear when `sight_needs_entire_base`, else any): `seen` of every pair."""
+        rows = np.repeat(np.array(self.rows(viewers), dtype=int), len(targets))
+        cols = np.tile(np.array(self.rows(targets), dtype=int), len(viewers))
+        seen = self.seen(ruleset, rows, cols, entire=ruleset.sight_needs_entire_base)
+        return seen.reshape(len(viewers), len(targets))
+
+    def seen(
+        self,
+        ruleset: Ruleset,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        *,
+        entire: bool,
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether base viewers[p] sees base targets[p] (table indices) under a ruleset:
+        every sight line clear when `entire`, else any. Not memoised.
+
+        Pairs traced before are read off the memo. For the rest the line to the target's centre
+        is judged first: when it is blocked no base is entirely in sight, and when it is clear
+        some of the base is, so it alone answers most pairs. The other lines of the pairs it
+        leaves open are judged in one more batch (`lines_clear`): the same verdict, line for
+        line, as the full trace, without its list of obstacles or the lines it need not trace.
+        """
+        seen = np.zeros(len(viewers), dtype=bool)
+        fresh = np.ones(len(viewers), dtype=bool)
+        if self._sight:
+            bases = self.bases
+            for p, (i, j) in enumerate(zip(viewers.tolist(), targets.tolist(), strict=True)):
+                sight = self._sight.get((ruleset.id, bases[i].id, bases[j].id))
+                if sight is not None:
+                    fresh[p] = False
+                    seen[p] = sight.entire if entire else sight.any
+        open_ = np.flatnonzero(fresh)
+        points = self.sight_points.shape[1] if len(self.bases) else 0
+        if not len(open_) or not points:
+            return seen
+        centre = self._lines_clear(ruleset, viewers[open_], targets[open_], 0)
+        # Entire base: still open when the centre line is clear. Any line: when it is blocked.
+        seen[open_] = centre
+        open_ = open_[centre == entire]
+        if len(open_) and points > 1:
+            # The other lines of the open pairs, in one batch: pair by pair, line by line.
+            others = np.arange(1, points)
+            pair = np.repeat(open_, len(others))
+            clear = self._lines_clear(
+                ruleset, viewers[pair], targets[pair], np.tile(others, len(open_))
+            ).reshape(len(open_), len(others))
+            seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
+        return seen
 
     def centre_lines_clear(
         self, ruleset: Ruleset, pairs: Sequence[tuple[Base, Base]]
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from each viewer's centre to its target's centre (the
-        first of `sight_points`) is clear under a ruleset: the same answer, to the bit, as that
-        line of the full trace, at a fifth of the work. Not memoised."""
+        first of `sight_points`) is clear under a ruleset (`lines_clear` of point 0)."""
+        return self.lines_clear(ruleset, pairs, 0)
+
+    def lines_clear(
+        self, ruleset: Ruleset, pairs: Sequence[tuple[Base, Base]], point: int
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether the sight line from each viewer's centre to sight point `point` of its
+        target (`sight_points`) is clear under a ruleset: the same answer, to the bit, as that
+        line of the full trace, at a fraction of the work. Not memoised."""
         viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
         targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
-        eyes, aims = self.centres[viewers], self.sight_points[targets][:, 0]
-        clear = np.ones(len(pairs), dtype=bool)
+        return self._lines_clear(ruleset, viewers, targets, point)
+
+    def _lines_clear(
+        self,
+        ruleset: Ruleset,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        point: int | npt.NDArray[np.int_],
+    ) -> npt.NDArray[np.bool_]:
+        """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
+        point `point` of every target or point[p] of each."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
+        clear = np.ones(len(viewers), dtype=bool)
         for piece in self.terrain_obstacles(ruleset):
             open_ = np.flatnonzero(clear)
             clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
@@ -327,22 +387,17 @@ class Table:
                 (ruleset.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
             )
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
-        line_lo, line_hi = np.minimum(eye, aim), np.maximum(eye, aim)
+        x_lo, x_hi = min(eye[0], aim[0]) - 1.0, max(eye[0], aim[0]) + 1.0
+        y_lo, y_hi = min(eye[1], aim[1]) - 1.0, max(eye[1], aim[1]) + 1.0
         for piece, (lo, hi) in zip(self.scene.terrain, self._terrain_boxes, strict=True):
             if piece.kind not in ruleset.cover_obstacles or piece in self.centre_in(target):
                 continue
-            if np.any(lo > line_hi + 1.0) or np.any(hi < line_lo - 1.0):
+            if lo[0] > x_hi or lo[1] > y_hi or hi[0] < x_lo or hi[1] < y_lo:
                 continue  # the line passes a millimetre and more clear of the piece's box
             poly = np.asarray(piece.polygon, dtype=float)
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
             crosses = total > geo.EPS or bool(geo.point_in_polygon(aim, poly))
-            if not crosses:
-                continue
-            if piece.id not in self._hulls:
-                self._hulls[piece.id] = _hull_of(poly)
-            hull = self._hulls[piece.id]
-            gap = geo.convex_distance(geo.corners(target), geo.radius(target), *hull)
-            if gap <= ruleset.cover_behind_within:
+            if crosses and self._gap_to(piece.id, poly, target) <= ruleset.cover_behind_within:
                 found.append(
                     (ruleset.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
                 )
@@ -350,6 +405,17 @@ class Table:
         best = max((c for c, _ in found), key=rank.__getitem__, default=Cover.NONE)
         reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
         return CoverReading(best, reasons)
+
+    def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
+        """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
+        target is shot at from many sides)."""
+        key = (piece_id, target.id)
+        if key not in self._gaps:
+            if piece_id not in self._hulls:
+                self._hulls[piece_id] = _hull_of(poly)
+            hull = self._hulls[piece_id]
+            self._gaps[key] = geo.convex_distance(geo.corners(target), geo.radius(target), *hull)
+        return self._gaps[key]
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""

@@ -15,6 +15,7 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.rulesets.skirmish_19c import _surely_in_front
 from rules.scene import Base, Scene, TerrainKind
 from rules.table import Table
 from tests.builders import make_scene, terrain, unit
@@ -184,6 +185,94 @@ def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None
             assert bool(seen[i, j]) == want, (a.id, b.id)
     # busy enough to test something: some pairs in sight, some not
     assert seen.any() and not seen.all()
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
+def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> None:
+    """`Table.lines_clear` at each sight point is the reference's verdict on that one line
+    (which `Table.visible` relies on when it judges the open pairs a line at a time)."""
+    rs = _ruleset(ident)
+    scene = _random_scene(400 + seed, "skirmish-19c")
+    table = Table(scene)
+    red = [b for b in table.bases if int(b.unit_id[1:]) % 2][:10]
+    blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:10]
+    pairs = [(a, b) for a in red for b in blue]
+    refs = [_reference_rays(a, b, rs.obstacles(scene, a, b)) for a, b in pairs]
+    points = table.sight_points.shape[1]
+    for point in range(points):
+        got = table.lines_clear(rs, pairs, point)
+        assert got.tolist() == [not rays[point] for rays in refs], point
+    # busy enough to test something: some lines to the corners blocked, some clear
+    corners = [rays[k] for rays in refs for k in range(1, points)]
+    assert any(corners) and not all(corners)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_terrain_hits_is_ray_blocked_line_by_line(seed: int) -> None:
+    """`geometry.terrain_hits` (which settles lines plainly through a convex piece without
+    clipping them) is `ray_blocked` for every line: random lines, many ending inside or on
+    the piece, past a convex quadrilateral seen into, a convex hexagon and an L-shaped
+    (concave) piece, both windings."""
+    rng = random.Random(seed)
+    quad = [[100.0, 100.0], [300.0, 120.0], [280.0, 260.0], [90.0, 240.0]]
+    hexagon = [
+        [200 + 80 * math.cos(k * math.pi / 3), 180 + 80 * math.sin(k * math.pi / 3)]
+        for k in range(6)
+    ]
+    ell = _concave(rng, 200.0, 180.0, 160.0)
+    eyes = np.array([[rng.uniform(0, 400), rng.uniform(0, 360)] for _ in range(600)])
+    aims = np.array([[rng.uniform(0, 400), rng.uniform(0, 360)] for _ in range(600)])
+    aims[:50] = eyes[:50] + rng.uniform(-1, 1)  # some lines shorter than a millimetre
+    aims[50:100, 0] = 100.0  # some lines ending on a side of the quadrilateral
+    # the shortcut is taken: many lines plainly cross the quadrilateral
+    through, clear = geo._convex_verdicts(eyes, aims, np.array(quad))
+    assert through.sum() > 50 and clear.sum() > 50
+    for poly in (quad, quad[::-1], hexagon, ell):
+        for see_into in (0.0, 30.0):
+            piece = geo.Obstacle("piece", np.array(poly), see_into=see_into)
+            if see_into == 0 and len(poly) == 4:
+                continue  # clipped as a solid: not this path
+            got = geo.terrain_hits(eyes, aims, piece)
+            want = [
+                geo.ray_blocked(tuple(a), tuple(b), piece)
+                for a, b in zip(eyes.tolist(), aims.tolist(), strict=True)
+            ]
+            assert got.tolist() == want
+            # busy enough to test something: lines blocked and lines clear
+            assert any(want) and not all(want)
+
+
+def test_lines_plainly_through_or_clear_of_a_convex_piece_are_settled_without_clipping() -> None:
+    """A line from 1 m left of a 200 mm square to 1 m right of it, through its middle, is
+    surely blocked (over 2 mm inside, both ends outside); one ending 0.5 mm short of the square,
+    grazing along a side or ending inside is left to the exact clip; one ending 2 mm short, or
+    passing 5 mm below the square, is surely clear."""
+    square = np.array([[0.0, 0.0], [200.0, 0.0], [200.0, 200.0], [0.0, 200.0]])
+    eyes = np.array([[-1000.0, 100.0]] * 3 + [[-1000.0, 0.0], [-1000.0, -5.0]])
+    aims = np.array([[1200.0, 100.0], [-0.5, 100.0], [-2.0, 100.0], [1200.0, 0.0], [1200.0, -5.0]])
+    aims = np.vstack([aims, [[100.0, 100.0]]])
+    eyes = np.vstack([eyes, [[-1000.0, 100.0]]])
+    through, clear = geo._convex_verdicts(eyes, aims, square)
+    # through; 0.5 mm short; 2 mm short; along the side y = 0; 5 mm below; ends inside
+    assert through.tolist() == [True, False, False, False, False, False]
+    assert clear.tolist() == [False, False, True, False, True, False]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_surely_in_front_only_where_aspect_says_front(seed: int) -> None:
+    """skirmish-19c's flank check asks `geometry.aspect` only of the pairs its vectorised
+    prefilter does not settle: every pair it settles is one `aspect` puts in front, and it
+    settles some (a base's front sector is 90 degrees or more of 360, so about a quarter of
+    random pairs or more are in front)."""
+    scene = _random_scene(500 + seed, "skirmish-19c")
+    bases = list(scene.bases())
+    pairs = [(a, b, 0.0) for a in bases for b in bases if a.unit_id != b.unit_id]
+    sure = _surely_in_front(pairs).tolist()
+    for (a, b, _), front in zip(pairs, sure, strict=True):
+        if front:
+            assert geo.aspect(b, a).aspect is geo.Aspect.FRONT, (a.id, b.id)
+    assert sum(sure) > len(pairs) // 5
 
 
 @pytest.mark.parametrize("seed", range(3))

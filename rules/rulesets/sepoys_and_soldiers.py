@@ -217,6 +217,41 @@ ROCKET_EXPLODES = _cite(75, "Red dice score is 5 or 6 = explodes")
 ROCKET_FOUR_MOVES = _cite(75, "until it explodes or has moved 4 times")
 ROCKET_LOSS = _cite(72, "Causes loss of a base")
 
+
+@dataclass(frozen=True, slots=True)
+class _Volley:
+    """The odds of one volley of fire: hits, then bases lost, with the JSON rows shown."""
+
+    hits: tuple[Fraction, ...]
+    lost: tuple[Fraction, ...]
+    shown_hits: tuple[tuple[int, float, str], ...]
+    shown_lost: tuple[tuple[int, float, str], ...]
+
+    @property
+    def p_lost(self) -> Fraction:
+        return 1 - self.lost[0]
+
+    def hits_json(self) -> list[dict[str, Any]]:
+        return [{"k": k, "value": v, "exact": e} for k, v, e in self.shown_hits]
+
+    def lost_json(self) -> list[dict[str, Any]]:
+        return [{"k": k, "value": v, "exact": e} for k, v, e in self.shown_lost]
+
+
+@lru_cache(maxsize=1024)
+def _volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> _Volley:
+    """`dice` d6 needing `need`+, each success `hits_per` hits, on a unit of `bases` bases
+    carrying `carried` hits (lines 3, 5-9): the same for every volley with these numbers, so
+    worked out once (`suggest` fires hundreds of volleys of a few kinds)."""
+
+    def shown(dist: tuple[Fraction, ...]) -> tuple[tuple[int, float, str], ...]:
+        return tuple((k, float(p), str(p)) for k, p in enumerate(dist) if p)
+
+    hits = dice_math.scale(dice_math.successes(dice, 6, need), hits_per)
+    lost = bases_lost(hits, carried, bases)
+    return _Volley(hits, lost, shown(hits), shown(lost))
+
+
 # --------------------------------------------------------------------------------------------
 # Nerve
 
@@ -1022,6 +1057,8 @@ class _Measured:
             np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
         )
         self._closest: dict[tuple[str, str], geo.Closest] = {}
+        self.sees: dict[tuple[str, str], bool] = {}
+        """Whether a base sees another (some sight line clear), for the pairs `suggest` asked."""
         self.allowances: dict[str, Allowance] = {}
         """Each unit's move in the going it stands in, once asked."""
         scene = table.scene
@@ -1045,10 +1082,18 @@ class _Measured:
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
 
 
+_LAST_MEASURED: list[_Measured] = []
+"""The last table's measurements: `suggest` asks for them thousands of times in a row, and a
+weak dictionary's lookup is slow by comparison."""
+
+
 def _measured(table: Table) -> _Measured:
+    if _LAST_MEASURED and _LAST_MEASURED[0].table is table:
+        return _LAST_MEASURED[0]
     if table not in _MEASURED:
         _MEASURED[table] = _Measured(table)
-    return _MEASURED[table]
+    _LAST_MEASURED[:] = [_MEASURED[table]]
+    return _LAST_MEASURED[0]
 
 
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
@@ -1172,8 +1217,13 @@ class SepoysAndSoldiers(Ruleset):
             allowed = False
             reasons.append(("European guns manhandled this turn may not fire", GUNS_MOVED_NO_FIRE))
         sight: dict[str, Any] | None = None
-        if band is not None:
-            sight = self._sight(table, shooter, target, bands[-1].limit + unc)
+        if band is not None and (allowed or refusals):
+            if refusals:
+                sight = self._sight(table, shooter, target, bands[-1].limit + unc)
+            else:
+                sight = self._sight_seen(table, shooter, target, bands[-1].limit + unc)
+                if sight is None:
+                    return None  # no firing base sees the target: a refusal, not asked
             if not sight["in_sight"]:
                 allowed = False
                 reasons.append(
@@ -1234,16 +1284,15 @@ class SepoysAndSoldiers(Ruleset):
                 row.cite,
                 f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1),
             )
-            hits = dice_math.scale(roll.distribution, band.hits)
             carried = _hits(target)
-            lost = bases_lost(hits, carried, len(target.bases))
-            p_lost = 1 - lost[0]
+            volley = _volley(dice, need, band.hits, carried, len(target.bases))
+            p_lost = volley.p_lost
             data["rolls"] = [roll.as_json()]
             data["hits_per_success"] = band.hits
             data["hits_source"] = str(band.hits_cite)
-            data["hits"] = _dist_json(hits)
+            data["hits"] = volley.hits_json()
             data["target_hits_carried"] = carried
-            data["bases_lost"] = _dist_json(lost)
+            data["bases_lost"] = volley.lost_json()
             data["p_base_lost"] = _prob(p_lost)
             data["then"] = {
                 "situation": "loss-of-a-base",
@@ -1267,13 +1316,31 @@ class SepoysAndSoldiers(Ruleset):
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
-    def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
-        """Whether some base of `a` sees some base of `b`, nearest pairs first."""
+    def _nearest_pairs(
+        self, table: Table, a: Unit, b: Unit, limit: float
+    ) -> list[tuple[float, Base, Base]]:
+        """The pairs of bases of `a` and `b` at most `limit` apart, nearest first."""
         pairs = sorted(
             ((table.distance(x, y), x, y) for x in a.bases for y in b.bases),
             key=lambda p: p[0],
         )
-        pairs = [p for p in pairs if p[0] <= limit]
+        return [p for p in pairs if p[0] <= limit]
+
+    def _sight_seen(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any] | None:
+        """`_sight` when some base of `a` sees some base of `b`, else None (without the
+        obstacles that block: `suggest` lists only the shots that may be taken), read off the
+        verdicts `_judge_sight` finds."""
+        pairs = [(x, y) for _, x, y in self._nearest_pairs(table, a, b, limit)]
+        self._judge_sight(table, pairs)
+        sees = _measured(table).sees
+        for x, y in pairs:
+            if sees[(x.id, y.id)]:
+                return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
+        return None
+
+    def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
+        """Whether some base of `a` sees some base of `b`, nearest pairs first."""
+        pairs = self._nearest_pairs(table, a, b, limit)
         sights = table.sights(self, [(x, y) for _, x, y in pairs])  # traced in one batch
         blocked: list[str] = []
         for (_, x, y), s in zip(pairs, sights, strict=True):
@@ -1281,6 +1348,17 @@ class SepoysAndSoldiers(Ruleset):
                 return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
             blocked += [o for o in s.blocked_by if o not in blocked]
         return {"in_sight": False, "between": None, "blocked_by": blocked}
+
+    def _judge_sight(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> None:
+        """Whether each base sees the other (some sight line clear), for the pairs not
+        judged yet, in one batch (`Table.seen`, which traces only the lines that decide)."""
+        sees = _measured(table).sees
+        todo = list({(x.id, y.id): (x, y) for x, y in pairs if (x.id, y.id) not in sees}.items())
+        if todo:
+            rows = np.array(table.rows([x for _, (x, _) in todo]), dtype=int)
+            cols = np.array(table.rows([y for _, (_, y) in todo]), dtype=int)
+            verdicts = table.seen(self, rows, cols, entire=False)
+            sees.update(zip([key for key, _ in todo], verdicts.tolist(), strict=True))
 
     def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
         scene = table.scene
@@ -2016,10 +2094,10 @@ class SepoysAndSoldiers(Ruleset):
             limit = longest + table.uncertainty(near.a, near.b)
             if near.distance <= limit:
                 shots.append((a, b, arm, limit))
-        # Every sight line the shots below may trace, in one batch (`_sight` finds them
-        # memoised): the pairs of bases within the firer's longest reach.
-        table.sights(
-            self,
+        # Whether each pair of bases within the firer's longest reach is in sight, in one
+        # batch (`_sight` finds them judged).
+        self._judge_sight(
+            table,
             [
                 (x, y)
                 for a, b, arm, limit in shots

@@ -96,7 +96,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -557,6 +557,60 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
     return odds
 
 
+@dataclass(frozen=True, slots=True)
+class Count:
+    """The exact distribution of a count (hits, kills, wounds) and its mean, with the strings
+    and floats the answer shows, worked out once."""
+
+    distribution: tuple[Fraction, ...]
+    mean: Fraction
+    shown: tuple[tuple[str, float], ...]
+
+    @classmethod
+    def of(cls, distribution: tuple[Fraction, ...]) -> Count:
+        shown = tuple((str(p), float(p)) for p in distribution)
+        return cls(distribution, dice_math.mean(distribution), shown)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "distribution": [{"exact": e, "value": v} for e, v in self.shown],
+            "mean": _frac(self.mean),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ShotOdds:
+    """The odds of one volley: hits (one D8 a shooter, lines 40-43), then the damage of each
+    hit (one D6, lines 45-49) as kills and wounds."""
+
+    per_hit: MappingProxyType[str, Fraction]
+    hits: Count
+    kills: Count
+    wounds: Count
+
+
+@lru_cache(maxsize=1024)
+def shot_odds(shooters: int, need: int, gunpowder: bool, shift: int) -> ShotOdds:
+    """The odds of `shooters` D8s needing `need`+ to hit, each hit then a D6 (+ `shift`) on the
+    damage row of `gunpowder` weapons or not. The same for every volley with these numbers, so
+    computed once: `suggest` asks hundreds of shots of a few kinds."""
+    p_hit = dice_math.p_at_least(8, need)
+    odds = damage_odds(gunpowder, shift)
+    return ShotOdds(
+        MappingProxyType(odds),
+        Count.of(dice_math.successes(shooters, 8, need)),
+        Count.of(dice_math.binomial(shooters, p_hit * odds["kill"])),
+        Count.of(dice_math.binomial(shooters, p_hit * odds["wound"])),
+    )
+
+
+@lru_cache(maxsize=64)
+def command_points(dice: int) -> Count:
+    """The command points of `dice` D6 summed (none: 0 points for sure), worked out once per
+    number of dice."""
+    return Count.of(dice_math.total(dice, 6) if dice else (Fraction(1),))
+
+
 def shooters_allowed(figures: int, per: int) -> int:
     """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
     return figures // per
@@ -701,6 +755,22 @@ def _fmt(scene: Scene, mm: float) -> str:
     return format_length(mm, scene.unit)
 
 
+def _surely_in_front(pairs: Sequence[tuple[Base, Base, float]]) -> npt.NDArray[np.bool_]:
+    """(P,): for each (base, enemy, mm), whether the enemy's centre lies inside the base's
+    front sector by far more than rounding (angles a billionth of a radian inside the
+    diagonal), so `geometry.aspect` is sure to say front: only the rest need asking."""
+    if not pairs:
+        return np.zeros(0, dtype=bool)
+    own = [b for b, _, _ in pairs]
+    px = np.array([e.x - b.x for b, e, _ in pairs])
+    py = np.array([e.y - b.y for b, e, _ in pairs])
+    t = np.radians([b.facing for b in own])
+    fx, fy = np.cos(t), np.sin(t)
+    u, v = px * fy - py * fx, px * fx + py * fy  # to the base's right, ahead of it
+    alpha = np.radians([geo.front_half_angle(b) for b in own])
+    return np.asarray(np.arctan2(np.abs(u), v) < alpha - 1e-9)
+
+
 def _frac(p: Fraction) -> dict[str, Any]:
     return {"exact": str(p), "value": float(p)}
 
@@ -730,6 +800,7 @@ class Board:
             tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array],
         ] = {}
         self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
+        self._enclosed: dict[str, Terrain | None] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
         """Whether base i sees the entire base j (1, 0), -1 while not traced."""
@@ -851,6 +922,14 @@ class Board:
         rows = np.array([i for g in groups for i in g], dtype=int)
         cols = np.array(t.rows(target), dtype=int)
         seen = self._seen_within(rows, cols, within)
+        if all(len(g) == 1 for g in groups):
+            # A figure apiece: `_nearest_seen` of each row, all rows at once.
+            first = seen.argmin(axis=1).tolist()
+            bases = self.table.bases
+            return [
+                (bases[r], bases[int(cols[j])], float(seen[i, j])) if seen[i, j] < np.inf else None
+                for i, (r, j) in enumerate(zip(rows.tolist(), first, strict=True))
+            ]
         out: list[tuple[Base, Base, float] | None] = []
         start = 0
         for g in groups:
@@ -889,8 +968,13 @@ class Board:
         return self.table.centre_in(base)
 
     def in_enclosed(self, base: Base) -> Terrain | None:
-        """The enclosed terrain piece holding the base's centre, if any."""
-        return next((t for t in self.centre_in(base) if self.rs.is_enclosed(t)), None)
+        """The enclosed terrain piece holding the base's centre, if any (memoised: every
+        command asks it of every figure of the side)."""
+        if base.id not in self._enclosed:
+            self._enclosed[base.id] = next(
+                (t for t in self.centre_in(base) if self.rs.is_enclosed(t)), None
+            )
+        return self._enclosed[base.id]
 
     def entirely_in_cover(self, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
@@ -970,7 +1054,7 @@ class Skirmish19c(Ruleset):
         viewer, which it shoots over."""
         mask = super().sight_mask(table, viewers, targets)
         assert mask is not None  # bases_block_sight
-        return mask & (table.distances[viewers] > OVER_FIGURES_WITHIN_MM)
+        return mask & table.apart(OVER_FIGURES_WITHIN_MM)[viewers]
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -1170,7 +1254,8 @@ class Skirmish19c(Ruleset):
             mods.append(Modifier(-1, "raw shooters", DAMAGE_RAW))
         shift = int(sum(m.value for m in mods))
         damage_cite, faces = DAMAGE_ROWS[weapon.gunpowder]
-        odds = damage_odds(weapon.gunpowder, shift)
+        shot = shot_odds(shooters, need, weapon.gunpowder, shift)
+        odds = shot.per_hit
         damage = Roll(
             "damage",
             1,
@@ -1181,29 +1266,22 @@ class Skirmish19c(Ruleset):
             damage_cite,
             note="one D6 a hit: " + ", ".join(f"{f} {r}" for f, r in enumerate(faces, 1)),
         )
-        p_hit = to_hit.p_success
-        assert p_hit is not None
         hits = to_hit.distribution
-        kills = dice_math.binomial(shooters, p_hit * odds["kill"])
-        wounds = dice_math.binomial(shooters, p_hit * odds["wound"])
         allocation = self._allocation(board, shooter, target_unit, target_bases, individual)
-        mean_hits, mean_kills, mean_wounds = map(dice_math.mean, (hits, kills, wounds))
+        mean_hits, mean_kills, mean_wounds = shot.hits.mean, shot.kills.mean, shot.wounds.mean
         data.update(
             allowed=True,
             cover=reading.cover.value,
             cover_reasons=list(reading.reasons),
             rolls=[to_hit.as_json(), damage.as_json()],
-            hits={"distribution": [_frac(p) for p in hits], "mean": _frac(mean_hits)},
+            hits=shot.hits.as_json(),
             damage={
                 "row": "gunpowder weapons" if weapon.gunpowder else "other",
                 "modifier": shift,
                 "per_hit": {k: _frac(v) for k, v in odds.items()},
             },
-            kills={"distribution": [_frac(p) for p in kills], "mean": _frac(mean_kills)},
-            wounds={
-                "distribution": [_frac(p) for p in wounds],
-                "mean": _frac(mean_wounds),
-            },
+            kills=shot.kills.as_json(),
+            wounds=shot.wounds.as_json(),
             allocation=allocation,
             reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         )
@@ -1304,7 +1382,11 @@ class Skirmish19c(Ruleset):
                             "source": str(LEADERS_JOIN),
                         }
                     )
-        ranked = sorted(pool, key=lambda b: board.table.closest(shooter.bases, [b]).distance)
+        # Nearest first (to any shooting figure), ties in the pool's order.
+        table = board.table
+        block = table.distances[table.rows(shooter.bases)][:, table.rows(pool)]
+        nearest = block.min(axis=0).tolist()
+        ranked = [pool[k] for k in sorted(range(len(pool)), key=nearest.__getitem__)]
         chosen: list[Base] = []
         figures = 0
         for b in ranked:
@@ -1395,7 +1477,7 @@ class Skirmish19c(Ruleset):
                 )
             )
         total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
-        points = dice_math.total(total_dice, 6) if total_dice else (Fraction(1),)
+        points = command_points(total_dice)
 
         costs = []
         cost_all = 0
@@ -1426,6 +1508,7 @@ class Skirmish19c(Ruleset):
                     "source": str(cost_cite),
                 }
             )
+        p_enough = dice_math.at_least(points.distribution, cost_all)
         roll = Roll(
             "command points",
             total_dice,
@@ -1451,13 +1534,10 @@ class Skirmish19c(Ruleset):
             "in_command": in_command,
             "too_close_to_call": close_calls,
             "rolls": [roll.as_json()],
-            "points": {
-                "distribution": [_frac(p) for p in points],
-                "mean": _frac(dice_math.mean(points)),
-            },
+            "points": points.as_json(),
             "costs": costs,
             "cost_all": cost_all,
-            "p_enough_for_all": _frac(dice_math.at_least(points, cost_all)),
+            "p_enough_for_all": _frac(p_enough),
         }
         lines = [
             f"{leader.id} ({quality}) commands within {_fmt(scene, radius)} "
@@ -1469,17 +1549,14 @@ class Skirmish19c(Ruleset):
         lines.append(
             f"- throws {total_dice}D6 for command points [{dice_cite}]"
             + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
-            + f"; mean {float(dice_math.mean(points)):.1f} points"
+            + f"; mean {float(points.mean):.1f} points"
         )
         for c in costs:
             lines.append(
                 f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
                 f"({c['why']}) [{c['source']}]"
             )
-        lines.append(
-            f"- P(enough points to activate all {cost_all} pts) = "
-            f"{dice_math.at_least(points, cost_all)}"
-        )
+        lines.append(f"- P(enough points to activate all {cost_all} pts) = {p_enough}")
         return Resolution("command", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -1525,7 +1602,7 @@ class Skirmish19c(Ruleset):
             if hero is not None:
                 base, t = hero
                 add("hero", f"hero {base.id} within 5 cm ({_fmt(scene, t.measured)})", threshold=t)
-            elif any(t.too_close_to_call for t in self._hero_gaps(board, unit)):
+            elif any(t.too_close_to_call for _, t in self._hero_gaps(board, unit)):
                 close_calls.append("a hero just beyond 5 cm (too close to call)")
             if _flag(unit, "regular", "infantry regulars count -1 risk"):
                 add("regulars", "unit formed of regulars")
@@ -1624,27 +1701,27 @@ class Skirmish19c(Ruleset):
             lines.append(f"  D6 {o.face}: {o.text}{mark if o.italic else ''}")
         return Resolution("risk", MappingProxyType(data), tuple(lines))
 
-    def _hero_gaps(self, board: Board, unit: Unit) -> list[Threshold]:
-        out = []
-        for friend in board.friends(unit):
-            for b in friend.bases:
-                if is_hero(friend, b):
-                    near = board.table.closest([b], unit.bases)
-                    out.append(
-                        Threshold(near.distance, HERO_NEAR_MM, board.table.uncertainty(b, near.b))
-                    )
-        return out
+    def _hero_gaps(self, board: Board, unit: Unit) -> list[tuple[Base, Threshold]]:
+        """Each hero of another group of the side (in the groups' order) and its distance to
+        the nearest figure of the unit against 5 cm (line 119), read off one block of the
+        table's distances (the first nearest figure, as `Table.closest` names it)."""
+        heroes = [b for f in board.friends(unit) for b in f.bases if is_hero(f, b)]
+        if not heroes:
+            return []
+        table = board.table
+        block = table.distances[table.rows(heroes)][:, table.rows(unit.bases)]
+        nearest = block.argmin(axis=1).tolist()
+        return [
+            (
+                b,
+                Threshold(float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j])),
+            )
+            for i, (b, j) in enumerate(zip(heroes, nearest, strict=True))
+        ]
 
     def _hero_near(self, board: Board, unit: Unit) -> tuple[Base, Threshold] | None:
         """The nearest hero of another group of the side within 5 cm of the unit (line 119)."""
-        found = []
-        for friend in board.friends(unit):
-            for b in friend.bases:
-                if is_hero(friend, b):
-                    near = board.table.closest([b], unit.bases)
-                    t = Threshold(near.distance, HERO_NEAR_MM, board.table.uncertainty(b, near.b))
-                    if t.within:
-                        found.append((b, t))
+        found = [(b, t) for b, t in self._hero_gaps(board, unit) if t.within]
         return min(found, key=lambda f: f[1].measured) if found else None
 
     def _enemy_in_sight(
@@ -1668,7 +1745,9 @@ class Skirmish19c(Ruleset):
     def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
         """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
         enemy_bases = [b for e in board.enemies(unit) for b in e.bases]
-        for base, e, _ in board.seen_nearest_first(unit.bases, enemy_bases):
+        pairs = board.seen_nearest_first(unit.bases, enemy_bases)
+        for k in np.flatnonzero(~_surely_in_front(pairs)).tolist():
+            base, e, _ = pairs[k]
             where = geo.aspect(e, base)
             if where.aspect is not geo.Aspect.FRONT:
                 unc = board.table.uncertainty(e, base)
