@@ -507,3 +507,13 @@ def test_select_draws_the_units_range_bands_europe() -> None:
     assert [float(g.get("data-reach-mm", "0")) for g in rings] == [240.0]
     # one grown footprint a base of the unit
     assert len(rings[0]) == len(scene.select("jaeger"))
+
+
+def test_select_draws_skirmish_rifle_ranges() -> None:
+    # 000 line 10: Rifles 30 / 90 / 180 cms
+    rings = groups(parse(map_svg(load_scene(SKIRMISH), select="rifles")), "range")
+    assert [(g.get("data-band"), float(g.get("data-reach-mm", "0"))) for g in rings] == [
+        ("short", 300.0),
+        ("medium", 900.0),
+        ("long", 1800.0),
+    ]

@@ -101,6 +101,7 @@ from .. import geometry as geo
 from ..engine import (
     Cite,
     Modifier,
+    RangeBand,
     Resolution,
     Roll,
     Ruleset,
@@ -1126,6 +1127,21 @@ class SepoysAndSoldiers(Ruleset):
                 or (o.polygon.min(axis=0) - o.radius > hi).any()
             )
         ]
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
+        N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
+        arm = _arm(unit)
+        if arm == "foot":
+            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in INFANTRY_BANDS)
+        if arm == "artillery":
+            needs = ARTILLERY_FIRE[_guns(unit)].needs
+            return tuple(
+                RangeBand(b.label, b.limit, b.range_cite)
+                for b in ARTILLERY_BANDS
+                if needs[b.label] is not None
+            )
+        return ()
 
     def actions(self) -> dict[str, Any]:
         return {

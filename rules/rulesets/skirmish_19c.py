@@ -111,6 +111,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    RangeBand,
     Resolution,
     Roll,
     Ruleset,
@@ -1058,6 +1059,12 @@ class Skirmish19c(Ruleset):
 
     # ----------------------------------------------------------------------------------------
     # Actions
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The weapons table's short, medium and long ranges (lines 10-16); swords have none."""
+        weapon = _weapon(unit)
+        reaches = (("short", weapon.short), ("medium", weapon.medium), ("long", weapon.long))
+        return tuple(RangeBand(label, reach, weapon.cite) for label, reach in reaches if reach)
 
     def actions(self) -> dict[str, Action]:
         return {
