@@ -114,20 +114,20 @@ def test_the_demo_map_shows_every_base_of_the_demo_game(page: Page) -> None:
     game = load_game(DEMO_GAME)
     expected = sorted(b.id for u in game.units for b in u.bases)
     assert len(expected) == 10  # skirmish.toml: 4 rifles, 3 zouaves, 2 hussars, captain hart
+    # Every base drawn with a size: waited for, not read once, since the map is swapped in anew
+    # with each frame and a read between the swap and the next layout sees no size yet.
     page.wait_for_function(
-        "n => document.querySelectorAll('#map g.base[data-base]').length >= n", arg=len(expected)
+        """n => {
+            const gs = document.querySelectorAll('#map g.base[data-base]');
+            return gs.length >= n && [...gs].every(g => {
+                const box = g.querySelector('.footprint').getBoundingClientRect();
+                return box.width > 0 && box.height > 0;
+            });
+        }""",
+        arg=len(expected),
     )
-    # Read in one go: the map is redrawn with every frame.
-    drawn = page.eval_on_selector_all(
-        BASE,
-        """gs => gs.map(g => {
-            const box = g.querySelector('.footprint').getBoundingClientRect();
-            return [g.dataset.base, box.width, box.height];
-        })""",
-    )
-    assert sorted(ident for ident, _, _ in drawn) == expected
-    for ident, width, height in drawn:
-        assert width > 0 and height > 0, f"{ident} is drawn with no size"
+    drawn = page.eval_on_selector_all(BASE, "gs => gs.map(g => g.dataset.base)")
+    assert sorted(drawn) == expected
     # The switch starts on the ruleset's unit: skirmish-19c measures in cm.
     assert page.locator('#unit-switch input[value="cm"]').is_checked()
     assert page.locator("#map svg").get_attribute("data-unit") == "cm"
