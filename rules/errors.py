@@ -12,11 +12,9 @@ class UmpireError(ValueError):
     """Base class of every error caused by bad input (a file, an id, a question)."""
 
 
-class SceneError(UmpireError):
-    """A scene file that does not follow `umpire-scene/1`.
-
-    The message names the file, the path inside it (`units[2].bases[0].x`) and what is accepted.
-    """
+class DocumentError(UmpireError):
+    """A bad value in a file: the message names the file, the path inside it
+    (`units[2].bases[0].x`) and what is accepted."""
 
     def __init__(self, source: str, path: str, message: str) -> None:
         where = f"{source}: {path}" if path else source
@@ -24,6 +22,10 @@ class SceneError(UmpireError):
         self.source = source
         self.path = path
         self.detail = message
+
+
+class SceneError(DocumentError):
+    """A scene file that does not follow `umpire-scene/1`."""
 
 
 class UnknownIdError(UmpireError):

@@ -19,7 +19,6 @@ import copy
 import json
 import math
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +33,7 @@ from rules.scene import TerrainKind, parse_scene
 
 from .game import Game, load_game
 from .render import CameraSpec, Effects, Point, TableSpec, camera_for_table, hand_polygon, render
-from .sources import BaseSource, SourceError
+from .sources import BaseSource, FramePacer, SourceError
 from .synthetic import table_spec
 
 DEMO_DIR: Final = Path(__file__).resolve().parent / "demo_game"
@@ -149,7 +148,7 @@ class DemoGame(BaseSource):
         self.camera: CameraSpec = camera_for_table(self._table, self.width, self.height)
         self._keep_out = self._tag_cards(self._table)
         self._played = 0
-        self._clock_start: float | None = None
+        self._pacer = FramePacer(self.fps)
         self._hand_x = 0.0
         self.moves = 0
         self.hand: tuple[Point, ...] | None = None
@@ -258,21 +257,9 @@ class DemoGame(BaseSource):
         self.hand = self._hand(index)
         effects = replace(self.effects, hand=self.hand)
         frame = render(self._table, self.camera, effects, self._rng)
-        timestamp = self._pace() if self.realtime else index / self.fps
+        timestamp = self._pacer.wait(self._played) if self.realtime else index / self.fps
         self._played += 1
         return frame.image, timestamp, self.description
-
-    def _pace(self) -> float:
-        """Wait until this frame is due; a late frame moves the schedule instead of sprinting."""
-        now = time.monotonic()
-        if self._clock_start is None:
-            self._clock_start = now
-        due = self._clock_start + self._played / self.fps
-        if due > now:
-            time.sleep(due - now)
-        elif now - due > 1.0 / self.fps:
-            self._clock_start = now - self._played / self.fps
-        return time.monotonic()
 
     def _release(self) -> None:
         """Nothing to let go: the game restarts from its first layout on `reopen`."""

@@ -23,24 +23,15 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS
-from rules.errors import UmpireError, accepted
+from rules.errors import DocumentError, accepted
 from rules.reader import DocumentReader, join_path
 from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind, parse_scene
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
-class GameError(UmpireError):
-    """A game file that does not follow CONTRACT.md.
-
-    The message names the file, the path inside it (`units[1].bases[0].tag`) and what is accepted.
-    """
-
-    def __init__(self, source: str, path: str, message: str) -> None:
-        where = f"{source}: {path}" if path else source
-        super().__init__(f"{where}: {message}")
-        self.source = source
-        self.path = path
-        self.detail = message
+class GameError(DocumentError):
+    """A game file that does not follow CONTRACT.md (the message names the file, the path inside
+    it, `units[1].bases[0].tag`, and what is accepted)."""
 
 
 DEFAULT_FAMILY: Final = "tag36h11"

@@ -740,6 +740,27 @@ def _resolution(value: str | tuple[int, int]) -> tuple[int, int]:
     return size
 
 
+class FramePacer:
+    """Frame times at `fps` in real time: `wait` sleeps until a frame is due; a frame that is
+    late moves the schedule instead of sprinting to catch up."""
+
+    def __init__(self, fps: float) -> None:
+        self.fps = fps
+        self._start: float | None = None
+
+    def wait(self, played: int) -> float:
+        """Sleep until frame number `played` (from 0) is due; returns the time it is shown."""
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now
+        due = self._start + played / self.fps
+        if due > now:
+            time.sleep(due - now)
+        elif now - due > 1.0 / self.fps:
+            self._start = now - played / self.fps
+        return time.monotonic()
+
+
 class DemoSource(BaseSource):
     """The built-in demo: the synthetic table of `vision.render.demo_table` filmed by a camera
     150 cm above it, bases shuffling every frame and a player's hand passing over now and then.
@@ -791,29 +812,17 @@ class DemoSource(BaseSource):
     def _open(self) -> None:
         self._frames = self._scenario.frames(sys.maxsize)
         self._played = 0
-        self._clock_start: float | None = None
+        self._pacer = FramePacer(self.fps)
         self.last_truth = None
 
     def _grab(self) -> tuple[np.ndarray, float, str] | None:
         frame = next(self._frames, None)
         if frame is None:
             return None
-        timestamp = self._pace() if self.realtime else self._played / self.fps
+        timestamp = self._pacer.wait(self._played) if self.realtime else self._played / self.fps
         self._played += 1
         self.last_truth = frame.truth
         return frame.image, timestamp, self.description
-
-    def _pace(self) -> float:
-        """Wait until this frame is due; a frame that is late moves the schedule instead."""
-        now = time.monotonic()
-        if self._clock_start is None:
-            self._clock_start = now
-        due = self._clock_start + self._played / self.fps
-        if due > now:
-            time.sleep(due - now)
-        elif now - due > 1.0 / self.fps:
-            self._clock_start = now - self._played / self.fps
-        return time.monotonic()
 
     def _release(self) -> None:
         self._frames = iter(())  # the game so far is dropped; `reopen` starts a new one
