@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -102,6 +102,13 @@ def read_image(path: str | Path) -> npt.NDArray[np.uint8]:
     return np.asarray(image, dtype=np.uint8)
 
 
+def to_gray(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """A camera frame (BGR, or already grey) as the 8-bit grey picture the detectors read."""
+    if image.ndim == 2:
+        return np.asarray(image, dtype=np.uint8)
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
     """What one photo showed."""
@@ -136,6 +143,7 @@ class Scanner:
         self.second_pass = second_pass
         self.tags = game_tags(game)
         self._expected = {(pattern_family(t.family), t.id) for t in self.tags}
+        self._heights = {(pattern_family(t.family), t.id): t.height for t in self.tags}
         families = sorted({(t.family, t.border_bits) for t in self.tags})
         self.detectors: dict[tuple[str, int], Detector] = {
             key: make_detector(key[0], key[1], **detector_options) for key in families
@@ -204,52 +212,64 @@ class Scanner:
         state: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Scan:
         """The scene in one photo. Raises `CalibrationError` when the table cannot be fitted."""
-        gray: npt.NDArray[np.uint8] = np.asarray(
-            image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.uint8
-        )
+        gray = to_gray(image)
         height, width = gray.shape[:2]
-        camera = self.camera or self._game_camera((width, height))
+        camera = self.camera or self.game_camera((width, height))
         first, second, dropped = self._detect_both(gray)
         detections = first + second
-        by_tag: dict[tuple[str, int], list[TagDetection]] = defaultdict(list)
-        for det in detections:
-            by_tag[(pattern_family(det.family), det.tag_id)].append(det)
+        fit, pose = self.fit_table(detections, (width, height), camera)
+        observations = [self.observe(det, fit, camera, pose) for det in detections]
+        doc = self.scene_document(observations, fit, camera, pose, (width, height), state)
+        doc["detection"]["second_pass"] = {
+            "on": self.second_pass,
+            "recovered_tags": sorted([pattern_family(d.family), d.tag_id] for d in second),
+            "unconfirmed_weak_reads": sorted([pattern_family(d.family), d.tag_id] for d in dropped),
+        }
+        return Scan(doc, fit, pose, tuple(detections))
 
+    def fit_table(
+        self,
+        detections: Sequence[TagDetection],
+        image_size: tuple[int, int],
+        camera: CameraModel | None,
+    ) -> tuple[TableFit, CameraPose | None]:
+        """The table fitted to the corner tags among `detections` (a corner tag seen twice is
+        not used), and the camera's pose when its intrinsics are known."""
         cal = self.game.calibration
         layout = {c.tag: (c.x, c.y) for c in cal.corners}
         corner_family = pattern_family(cal.spec.family)
-        seen_corners = {
-            tag: by_tag[(corner_family, tag)][0].corners
-            for tag in layout
-            if len(by_tag.get((corner_family, tag), [])) == 1
-        }
+        by_tag: dict[int, list[TagDetection]] = defaultdict(list)
+        for det in detections:
+            if pattern_family(det.family) == corner_family and det.tag_id in layout:
+                by_tag[det.tag_id].append(det)
+        seen_corners = {tag: dets[0].corners for tag, dets in by_tag.items() if len(dets) == 1}
         fit = fit_corner_tags(
             seen_corners,
             layout,
             cal.spec.size,
-            image_size=(width, height),
+            image_size=image_size,
             table_size_mm=(self.game.table_width, self.game.table_depth),
             lens=camera,
         )
         pose = None
         if camera is not None:
             pose = camera_pose(camera, fit.image_points[fit.inliers], fit.table_points[fit.inliers])
+        return fit, pose
 
-        heights = {(pattern_family(t.family), t.id): t.height for t in self.tags}
-        observations = [
-            self._observe(
-                det, fit, camera, pose, heights.get((pattern_family(det.family), det.tag_id), 0.0)
-            )
-            for det in detections
-        ]
+    def scene_document(
+        self,
+        observations: Sequence[TagObservation],
+        fit: TableFit,
+        camera: CameraModel | None,
+        pose: CameraPose | None,
+        image_size: tuple[int, int],
+        state: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """The `umpire-scene/1` document of these tags, with the calibration under
+        `detection`."""
         doc = build_scene(self.game, observations, state=state)
         doc["detection"]["calibration"] = self._calibration_report(fit, camera, pose)
-        doc["detection"]["image"] = {"width": width, "height": height}
-        doc["detection"]["second_pass"] = {
-            "on": self.second_pass,
-            "recovered_tags": sorted([pattern_family(d.family), d.tag_id] for d in second),
-            "unconfirmed_weak_reads": sorted([pattern_family(d.family), d.tag_id] for d in dropped),
-        }
+        doc["detection"]["image"] = {"width": image_size[0], "height": image_size[1]}
         raised = [t.owner for t in self.tags if t.height > 0 and t.role is TagRole.BASE]
         if raised and pose is None:
             doc["detection"]["warnings"] = [
@@ -257,23 +277,26 @@ class Scanner:
                 "are unknown, so their parallax is not corrected: give [camera] in the game "
                 "file or --camera from `umpire calibrate camera`"
             ]
-        return Scan(doc, fit, pose, tuple(detections))
+        return doc
 
-    def _game_camera(self, image_size: tuple[int, int]) -> CameraModel | None:
+    def game_camera(self, image_size: tuple[int, int]) -> CameraModel | None:
+        """The game file's `[camera]` for pictures of this size, if it gives one."""
         if self.game.camera is None:
             return None
         return CameraModel.from_values(
             self.game.camera.matrix, self.game.camera.distortion, image_size
         )
 
-    def _observe(
+    def observe(
         self,
         det: TagDetection,
         fit: TableFit,
         camera: CameraModel | None,
         pose: CameraPose | None,
-        height_mm: float,
     ) -> TagObservation:
+        """One tag on the table: its corners mapped through the fit (from its height above the
+        table, when the camera's pose is known), squared up, with its uncertainty."""
+        height_mm = self._heights.get((pattern_family(det.family), det.tag_id), 0.0)
         if pose is not None and camera is not None and height_mm > 0:
             corners_mm = table_point_at_height(camera, pose, det.corners, height_mm)
         else:

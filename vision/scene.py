@@ -74,15 +74,20 @@ class TagObservation:
     @property
     def centre(self) -> Point:
         """The tag's centre: the mean of its corners, mm."""
-        cx, cy = self.corners_mm.mean(axis=0)
-        return (float(cx), float(cy))
+        c = self.corners_mm
+        return (
+            float((c[0, 0] + c[1, 0] + c[2, 0] + c[3, 0]) / 4.0),
+            float((c[0, 1] + c[1, 1] + c[2, 1] + c[3, 1]) / 4.0),
+        )
 
     @property
     def top_direction(self) -> float:
         """Degrees CCW from +x of the way the tag's top edge points: from the centre towards the
         midpoint of corners 0-1 (CONTRACT.md), in [0, 360)."""
-        top = (self.corners_mm[0] + self.corners_mm[1]) / 2.0
-        dx, dy = top - self.corners_mm.mean(axis=0)
+        c = self.corners_mm
+        cx, cy = self.centre
+        dx = float((c[0, 0] + c[1, 0]) / 2.0) - cx
+        dy = float((c[0, 1] + c[1, 1]) / 2.0) - cy
         return math.degrees(math.atan2(dy, dx)) % 360.0
 
 
