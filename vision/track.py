@@ -17,7 +17,9 @@ table is mostly still between frames. So `Tracker.scan(frame)` (the same call an
    differs from the last time it was searched, and has stopped changing (no hand moving over
    it), is searched whole at full resolution. A few cells a frame are searched anyway, in turn,
    so the whole table is looked at again every few seconds whatever happens.
-4. The table fit is reused until a corner tag is read at another place.
+4. The table fit is reused until the corner tags are read at other places: then the camera
+   has moved, the table is fitted again and the next frame is scanned whole. One corner tag
+   moving alone was knocked: the fit is kept and the tag reported.
 
 The first frame (and any frame of another size) is scanned whole by `Scanner`, with its second
 pass for small tags. Never imports flask or webui.
@@ -52,7 +54,10 @@ CHANGE_LEVEL: Final = 14
 sigma 3 grey levels averages to 0.75 over 16 pixels; the largest difference of two frames of
 a still table over a whole 1080p picture measured ~6 (see tests/test_track.py)."""
 REFIT_PX: Final = 0.3
-"""A corner tag read this far (pixels) from where the table fit used it makes a new fit."""
+"""A corner tag read this far (pixels) from where the table fit used it has moved."""
+STILL_PX: Final = 0.3
+"""... and one read within this has not: two corner tags still while another moved mean that
+tag was knocked, not the camera."""
 SWEEP_CELLS: Final = 2
 """Cells searched each frame whatever changed, in turn over the whole picture."""
 SEARCH_BUDGET_PX: Final = 250_000
@@ -143,6 +148,9 @@ class Tracker:
         self._sweep_at = 0
         self._frames = 0
         self._largest_side = 32.0
+        self._knocked: set[tuple[str, int]] = set()
+        self._fit_problem: str | None = None
+        self._rescan = False
 
     # ------------------------------------------------------------------------------ frames
 
@@ -169,6 +177,9 @@ class Tracker:
             self.reset()
             self._frames = 1
             self._size = (width, height)
+            self._scan_whole(frame)
+        elif self._rescan:
+            self._rescan = False  # the camera moved last frame: every tag is somewhere else
             self._scan_whole(frame)
         else:
             self._follow(frame)
@@ -386,35 +397,48 @@ class Tracker:
     # ------------------------------------------------------------------------------ the table
 
     def _refit(self, *, force: bool = False) -> None:
-        """Fit the table again when a corner tag was read somewhere else (or first)."""
+        """Fit the table again when the camera has moved: when the corner tags in view were all
+        read somewhere else. One corner tag moving while the others stay put was knocked, not
+        the camera: the fit is kept (a fit through it would bend the whole table, and with four
+        corner tags its residual hardly shows it) and the tag is reported in `moved_tags`."""
         corners = {
             t.key: t.detection.corners
             for t in self._tracks
             if t.seen and t.key in self._corner_keys
         }
         if not force:
-            if corners.keys() == self._fit_corners.keys() and all(
-                float(np.abs(corners[k] - self._fit_corners[k]).max()) <= REFIT_PX for k in corners
-            ):
+            shift = {
+                k: float(np.abs(corners[k] - self._fit_corners[k]).max())
+                for k in corners.keys() & self._fit_corners.keys()
+            }
+            moved = {k for k, d in shift.items() if d > REFIT_PX}
+            still = {k for k, d in shift.items() if d <= STILL_PX}
+            self._knocked = (self._knocked - set(shift)) | {k for k in moved if len(still) >= 2}
+            if not moved or len(still) >= 2:
                 return
-            if not corners:
-                return  # every corner tag hidden: keep the fit we have
         assert self._size is not None
         camera = self.scanner.camera or self.scanner.game_camera(self._size)
         seen = [t.detection for t in self._tracks if t.seen and t.key in self._corner_keys]
         try:
             fit, pose = self.scanner.fit_table(seen, self._size, camera)
-        except CalibrationError:
+        except CalibrationError as error:
             if self._fit is None:
                 raise
-            return  # a corner tag half covered: keep the last good fit
+            self._fit_problem = str(error)  # the camera moved with a corner tag out of view
+            return
+        self._rescan = not force
         self._fit, self._pose, self._fit_corners = fit, pose, corners
+        self._fit_problem, self._knocked = None, set()
         for track in self._tracks:
             track.observation = None
 
     def _scene(self, state: Mapping[str, Mapping[str, Any]] | None) -> Scan:
         assert self._fit is not None and self._size is not None
         camera = self.scanner.camera or self.scanner.game_camera(self._size)
+        if not any(t.seen and t.key in self._corner_keys for t in self._tracks):
+            # Not one corner tag in view: the camera is covered or looks elsewhere, and a scene
+            # from the old fit would be a guess. The fit says which tags to uncover.
+            self.scanner.fit_table([], self._size, camera)
         seen = [t for t in self._tracks if t.seen]
         for track in seen:
             if track.observation is None:
@@ -426,4 +450,7 @@ class Tracker:
             observations, self._fit, camera, self._pose, self._size, state
         )
         doc["detection"]["tracker"] = dict(self.stats, tracks=len(self._tracks), seen=len(seen))
+        doc["detection"]["calibration"]["moved_tags"] = sorted(tag for _, tag in self._knocked)
+        if self._fit_problem is not None:
+            doc["detection"]["calibration"]["kept_because"] = self._fit_problem
         return Scan(doc, self._fit, self._pose, tuple(t.detection for t in seen))

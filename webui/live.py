@@ -2,7 +2,8 @@
 
 - The source thread reads frames into a `queue.Queue(maxsize=1)`; a frame nobody scanned yet is
   dropped for the newer one (Northstar's rule: scan the present, never a backlog).
-- The scan thread runs `Scanner.scan` on the newest frame and publishes an immutable `LiveState`
+- The scan thread runs `Tracker.scan` (vision/track.py: only what changed is read again) on
+  the newest frame and publishes an immutable `LiveState`
   under a lock, then wakes every waiter of a `threading.Condition` (the page's event streams).
 
 A live source that gives no frame (a camera unplugged, a stream dropped) sets `camera_lost` and
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -32,12 +34,14 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
+from calibration.units import to_mm
 from rules.engine import get_ruleset
 from rules.errors import QuestionError, UmpireError, accepted
 from rules.scene import Scene, parse_scene
 from vision.game import Game, load_game
-from vision.pipeline import Scan, Scanner
+from vision.pipeline import Scan
 from vision.sources import FrameSource, SourceError, open_source, parse_source
+from vision.track import Tracker
 
 _log = logging.getLogger(__name__)
 
@@ -48,6 +52,16 @@ BACKOFF_MAX_S: Final = 5.0
 """Reopening a lost camera waits this long, doubling up to the maximum, between tries."""
 STALE_SECONDS: Final = 20.0
 """How long a base not seen any more stays on the table at its last seen place."""
+SETTLE_SECONDS: Final = 0.5
+"""How long a base that reappears elsewhere must be seen still before it is shown moved."""
+MOVED_MM: Final = 3.0
+"""A base seen again this far from where it was hidden has been moved (measurement noise is
+a tenth of a millimetre; a nudge under 3 mm is not a move the page needs to hold back)."""
+SETTLED_MM: Final = 1.0
+"""A base seen again within this of its previous sighting is standing still."""
+CALIBRATION_WARN_MM: Final = 2.0
+"""A table fit whose worst corner residual passes this is shown as a warning: a corner tag
+or the camera has moved and the fit no longer agrees with the game file."""
 
 
 class ServeError(UmpireError):
@@ -89,14 +103,20 @@ class Live:
         camera: CameraModel | None = None,
         *,
         stale_seconds: float = STALE_SECONDS,
+        settle_seconds: float = SETTLE_SECONDS,
         backoff: tuple[float, float] = (BACKOFF_FIRST_S, BACKOFF_MAX_S),
         max_fps: float | None = None,
     ) -> None:
         self.source = source
         self.game = game
-        self.scanner = Scanner(game, camera)
+        self.tracker = Tracker(game, camera)
+        """Follows the tags from frame to frame (a whole scan only for the first frame)."""
         self.ruleset = get_ruleset(game.ruleset)
+        for name, value in (("stale seconds", stale_seconds), ("settle seconds", settle_seconds)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                raise ServeError(f"{name} must be a number of seconds 0 or more, not {value!r}")
         self.stale_seconds = float(stale_seconds)
+        self.settle_seconds = float(settle_seconds)
         self.backoff = backoff
         if max_fps is not None and not (isinstance(max_fps, int | float) and max_fps > 0):
             raise ServeError(f"fps must be a number above 0, not {max_fps!r}")
@@ -108,10 +128,15 @@ class Live:
         self._lock = threading.Lock()
         self._frames: queue.Queue[Any] = queue.Queue(maxsize=1)
         self._stopping = threading.Event()
+        self._reset_tracker = threading.Event()
         self._threads: list[threading.Thread] = []
         self._scanned_at: deque[float] = deque()
         self._seen: dict[str, tuple[float, str, dict[str, Any]]] = {}
         self._unit_docs: dict[str, dict[str, Any]] = {}
+        self._hidden: set[str] = set()
+        """Bases not seen in the last frame but remembered (shown stale)."""
+        self._pending: dict[str, tuple[float, dict[str, Any]]] = {}
+        """Bases seen again elsewhere: since when, and where, they have been standing still."""
         self.dropped = 0
         """Frames the scan thread never saw because a newer one came first."""
         self._camera_lost = False
@@ -200,6 +225,7 @@ class Live:
                 delay = self.backoff[0]
                 if self._camera_lost:
                     self._camera_lost = False
+                    self._reset_tracker.set()  # it may be another camera, or moved
                     self._publish(lambda s: s)
                 self._offer(frame)
                 continue
@@ -245,12 +271,15 @@ class Live:
 
     def _scan_one(self, frame: Any) -> None:
         started = time.perf_counter()
+        if self._reset_tracker.is_set():
+            self._reset_tracker.clear()
+            self.tracker.reset()
         error: str | None = None
         scan: Scan | None = None
         doc: dict[str, Any] | None = None
         scene: Scene | None = None
         try:
-            scan = self.scanner.scan(frame.image, state=None)
+            scan = self.tracker.scan(frame.image, state=None)
             doc = self._with_stale(scan.scene, frame.timestamp)
             scene = parse_scene(json.loads(json.dumps(doc)), "live scene")
         except (CalibrationError, UmpireError) as exc:
@@ -284,13 +313,36 @@ class Live:
 
     def _with_stale(self, seen_doc: Mapping[str, Any], now: float) -> dict[str, Any]:
         """The scan's scene plus every base seen within `stale_seconds` but not in this frame,
-        at its last seen place and marked `"stale": true`; listed under `detection`."""
+        at its last seen place and marked `"stale": true`; listed under `detection`.
+
+        A base that comes back into view somewhere else (it was moved while hidden, or a hand
+        is still over it) keeps its old place, marked stale and `"settling": true`, until it
+        has been seen at its new place for `settle_seconds`: the page never shows a base moved
+        while the move is still going on."""
         doc = json.loads(json.dumps(seen_doc))
         seen_units = {u["id"]: u for u in doc["units"]}
+        held: dict[str, dict[str, Any]] = {}
+        settling: list[dict[str, Any]] = []
         for unit in doc["units"]:
             self._unit_docs[unit["id"]] = {k: v for k, v in unit.items() if k != "bases"}
             for base in unit["bases"]:
-                self._seen[base["id"]] = (now, unit["id"], base)
+                ident = base["id"]
+                memory = self._seen.get(ident)
+                if ident in self._hidden and memory is not None and self._apart(memory[2], base):
+                    since, where = self._pending.get(ident, (now, base))
+                    if self._apart(where, base, SETTLED_MM):
+                        since = now  # still moving: the settling starts again
+                    self._pending[ident] = (since, base)
+                    if now - since < self.settle_seconds:
+                        held[ident] = {**memory[2], "stale": True, "settling": True}
+                        settling.append(
+                            {"unit": unit["id"], "base": ident, "seen_for": round(now - since, 2)}
+                        )
+                        continue
+                self._pending.pop(ident, None)
+                self._hidden.discard(ident)
+                self._seen[ident] = (now, unit["id"], base)
+            unit["bases"] = [held.get(b["id"], b) for b in unit["bases"]]
         stale: list[dict[str, Any]] = []
         units: list[dict[str, Any]] = []
         for spec in self.game.units:
@@ -301,6 +353,8 @@ class Live:
                 memory = self._seen.get(base_spec.id)
                 if base_spec.id in present or memory is None:
                     continue
+                self._hidden.add(base_spec.id)
+                self._pending.pop(base_spec.id, None)
                 age = now - memory[0]
                 if age > self.stale_seconds:
                     continue
@@ -314,7 +368,18 @@ class Live:
                     )
         doc["units"] = units
         doc["detection"]["stale_bases"] = stale
+        doc["detection"]["settling_bases"] = settling
         return doc
+
+    def _apart(
+        self, before: Mapping[str, Any], after: Mapping[str, Any], limit_mm: float = MOVED_MM
+    ) -> bool:
+        """Whether two sightings of a base (scene docs, game unit) are more than `limit_mm`
+        apart."""
+        scale = to_mm(1.0, self.game.unit)
+        dx = (float(after["x"]) - float(before["x"])) * scale
+        dy = (float(after["y"]) - float(before["y"])) * scale
+        return math.hypot(dx, dy) > limit_mm
 
     def _fps(self) -> float:
         """Frames scanned per second over the last `FPS_WINDOW_S`, counted up to now: it falls
@@ -362,6 +427,8 @@ class Live:
             "bases": {"seen": seen, "stale": stale, "missing": expected - seen - stale},
             "unknown_tags": list(det.get("unknown_tags", [])),
             "duplicate_tags": list(det.get("duplicate_tags", [])),
+            "off_table": list(det.get("off_table", [])),
+            "warnings": self._warnings(det),
             "error": error,
             "updated": time.time(),
             "dropped_frames": self.dropped,
@@ -378,6 +445,55 @@ class Live:
             error,
             state.timings,
         )
+
+    def _warnings(self, det: Mapping[str, Any]) -> list[str]:
+        """What the players should look at: the fit drifting, corner tags left out, tags that
+        are not used. Each names the tags or bases and what to do."""
+        out: list[str] = []
+        cal = det.get("calibration")
+        if cal is not None:
+            worst_mm = to_mm(float(cal["worst"]), cal["unit"])
+            if worst_mm > CALIBRATION_WARN_MM:
+                out.append(
+                    f"the table fit is off by up to {cal['worst']:g} {cal['unit']} at the corner "
+                    "tags: a corner tag or the camera has moved; put the corner tags back where "
+                    "the game file says"
+                )
+            for tag in cal.get("moved_tags", []):
+                out.append(
+                    f"corner tag {tag} has moved since the table was fitted (the camera has "
+                    "not): the fit is kept; put the tag back where the game file says"
+                )
+            if cal.get("kept_because"):
+                out.append(
+                    f"the camera has moved but the table cannot be fitted again: "
+                    f"{cal['kept_because']}"
+                )
+            if cal.get("rejected_tags"):
+                tags = ", ".join(str(t) for t in cal["rejected_tags"])
+                out.append(
+                    f"corner tag {tags} is not where the game file puts it and is left out of "
+                    "the fit; put it back"
+                )
+        for tag in det.get("duplicate_tags", []):
+            out.append(f"tag {_tag_words(tag)} is seen more than once; neither copy is used")
+        for tag in det.get("unknown_tags", []):
+            out.append(f"tag {_tag_words(tag)} is not in the game file; it is ignored")
+        for base in det.get("off_table", []):
+            name = base.get("base") or base.get("terrain") or base.get("tag")
+            out.append(f"{name} is seen off the table; it is left out of the scene")
+        return out
+
+
+def _tag_words(tag: Any) -> str:
+    """A tag of the detection report in words: `tag36h11 7`."""
+    if isinstance(tag, Mapping):
+        words = " ".join(str(tag[k]) for k in ("family", "tag", "id") if k in tag)
+        owner = tag.get("tag_of")
+        return f"{words} ({owner})" if owner and owner != "unknown" else words
+    if isinstance(tag, list | tuple):
+        return " ".join(str(t) for t in tag)
+    return str(tag)
 
 
 def open_live(
