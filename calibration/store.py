@@ -56,7 +56,7 @@ def camera_from_dict(data: object, source: str = "camera") -> CameraModel:
     if distortion.ndim != 1 or distortion.size not in (4, 5):
         raise CalibrationError(
             f"{source}: 'distortion' must be 4 or 5 numbers (k1, k2, p1, p2[, k3]), got "
-            f"{mapping['distortion']!r}"
+            f"{_shown(mapping['distortion'])}"
         )
     size = None
     if mapping.get("image_size") is not None:
@@ -64,13 +64,13 @@ def camera_from_dict(data: object, source: str = "camera") -> CameraModel:
         if not np.all(size_array == np.round(size_array)) or np.any(size_array <= 0):
             raise CalibrationError(
                 f"{source}: 'image_size' must be two positive whole numbers, got "
-                f"{mapping['image_size']!r}"
+                f"{_shown(mapping['image_size'])}"
             )
         size = (int(size_array[0]), int(size_array[1]))
     error = mapping.get("reprojection_error_px")
     if error is not None and not _is_number(error):
         raise CalibrationError(
-            f"{source}: 'reprojection_error_px' must be a number of pixels, got {error!r}"
+            f"{source}: 'reprojection_error_px' must be a number of pixels, got {_shown(error)}"
         )
     try:
         return CameraModel.from_values(matrix, distortion, size, error)
@@ -123,7 +123,7 @@ def table_fit_from_dict(data: object, source: str = "table fit") -> TableFit:
     given = mapping.get("max_residual_mm")
     if not isinstance(given, int | float) or not _is_number(given) or not given > 0:
         raise CalibrationError(
-            f"{source}: 'max_residual_mm' must be a positive number, got {given!r}"
+            f"{source}: 'max_residual_mm' must be a positive number, got {_shown(given)}"
         )
     limit = float(given)
     lens_data = mapping.get("lens")
@@ -164,7 +164,7 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
 
 def _read(path: Path, source: str) -> object:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write, is fine
     except OSError as error:
         raise CalibrationError(f"{source} cannot be read: {error.strerror}") from None
     except UnicodeDecodeError:
@@ -175,6 +175,10 @@ def _read(path: Path, source: str) -> object:
         raise CalibrationError(
             f"{source} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         ) from None
+    except RecursionError:
+        raise CalibrationError(f"{source} is not a usable JSON file: nested too deeply") from None
+    except ValueError as error:  # an integer of thousands of digits
+        raise CalibrationError(f"{source} is not a usable JSON file: {error}") from None
 
 
 def _mapping(data: object, source: str) -> Mapping[str, Any]:
@@ -186,15 +190,26 @@ def _mapping(data: object, source: str) -> Mapping[str, Any]:
 def _check_format(mapping: Mapping[str, Any], expected: str, source: str) -> None:
     found = mapping.get("format", expected)
     if found != expected:
-        raise CalibrationError(f"{source}: 'format' is {found!r}; expected {expected!r}")
+        raise CalibrationError(f"{source}: 'format' is {_shown(found)}; expected {expected!r}")
+
+
+def _shown(value: object, limit: int = 80) -> str:
+    """A value as a message quotes it: its repr, cut short (a message is one readable line)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return "a value nested too deeply to show"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_number(value: object) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
+    """A finite int or float (an int too large for a float is not one)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _numbers(
@@ -209,7 +224,7 @@ def _numbers(
     value = mapping[key]
     flat = np.array(value, dtype=object).ravel() if _rectangular(value) else None
     if flat is None or not all(_is_number(v) for v in flat):
-        raise CalibrationError(f"{source}: {key!r} must be {what} (finite), got {value!r}")
+        raise CalibrationError(f"{source}: {key!r} must be {what} (finite), got {_shown(value)}")
     array = np.array(value, dtype=float)
     if shape is not None and array.shape != shape:
         raise CalibrationError(f"{source}: {key!r} must be {what}, got shape {array.shape}")
@@ -220,7 +235,7 @@ def _rectangular(value: object) -> bool:
     """Whether nested lists have a regular shape numpy can hold without ragged objects."""
     try:
         np.array(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError, RecursionError):
         return False
     return True
 
@@ -235,6 +250,6 @@ def _list(
         or not all(isinstance(v, kind) and (kind is bool or not isinstance(v, bool)) for v in value)
     ):
         raise CalibrationError(
-            f"{source}: {key!r} must be a list of {count} {what} (one per point), got {value!r}"
+            f"{source}: {key!r} must be a list of {count} {what} (one per point), got {_shown(value)}"
         )
     return value

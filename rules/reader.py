@@ -9,16 +9,34 @@ anything outside `rules`.
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .errors import UmpireError, accepted
 
 Point = tuple[float, float]
 
+MIN_SIZE_MM: Final = 0.1
+"""The smallest size (a length that must be greater than 0) a file may give: nothing on a
+wargames table is thinner than a tenth of a millimetre, and a vanishing size (5e-324) turns the
+geometry of a footprint into NaN."""
+MAX_LENGTH_MM: Final = 1e6
+"""The longest length a file may give, 1 km: a table is a few metres, so anything longer is a
+typo or the wrong `unit`; refusing it keeps every distance, square and area the rules compute
+finite (1e300 is a finite number, but its square is not)."""
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
 
 def join_path(path: str, key: str) -> str:
-    """The path of `key` inside the value at `path` (`units[0]` + `side` -> `units[0].side`)."""
+    """The path of `key` inside the value at `path` (`units[0]` + `side` -> `units[0].side`).
+
+    A key that is not a plain word is quoted (`units[0]['a\\nb']`), so that a newline or any
+    other odd character in a key cannot break the one-line message that quotes the path."""
+    if not _PLAIN_KEY.fullmatch(key):
+        return f"{path}[{key!r}]"
     return f"{path}.{key}" if path else key
 
 
@@ -90,6 +108,39 @@ class DocumentReader(ABC):
             raise self.fail(path, f"must be at least {minimum:g}, got {value!r}")
         return float(value)
 
+    def length(
+        self,
+        value: Any,
+        path: str,
+        scale: float,
+        *,
+        positive: bool = False,
+        minimum: float | None = None,
+    ) -> float:
+        """A length in the file's unit (`scale` mm each), returned in mm, at most 1 km long;
+        with `positive`, a size of at least 0.1 mm."""
+        number = self.number(value, path, positive=positive, minimum=minimum)
+        mm = number * scale
+        if positive and mm < MIN_SIZE_MM:
+            raise self.fail(
+                path,
+                f"got {number:g} ({mm:g} mm); a size must be at least {MIN_SIZE_MM:g} mm: "
+                "a typo, or the wrong unit?",
+            )
+        if abs(mm) > MAX_LENGTH_MM:
+            raise self.fail(
+                path,
+                f"got {number:g} ({mm:g} mm); a length must be within 1 km "
+                f"({MAX_LENGTH_MM:g} mm): a typo, or the wrong unit?",
+            )
+        return mm
+
+    def angle(self, value: Any, path: str) -> float:
+        """Degrees, returned in [0, 360): any number of turns is accepted."""
+        degrees = self.number(value, path) % 360.0
+        # -1e-20 % 360.0 rounds to 360.0 itself, which is a full turn: 0.
+        return 0.0 if degrees >= 360.0 else degrees
+
     def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer():
@@ -125,8 +176,8 @@ class DocumentReader(ABC):
             got = f"{len(value)} numbers" if isinstance(value, list) else self.describe(value)
             raise self.fail(path, f"expected a point [x, y], got {got}")
         return (
-            self.number(value[0], f"{path}[0]") * scale,
-            self.number(value[1], f"{path}[1]") * scale,
+            self.length(value[0], f"{path}[0]", scale),
+            self.length(value[1], f"{path}[1]", scale),
         )
 
     def polygon(self, value: Any, path: str, scale: float) -> tuple[Point, ...]:

@@ -211,7 +211,7 @@ def load_scene(path: str | Path) -> Scene:
     """Read and validate a scene file. Raises `SceneError` for any bad input."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write
     except FileNotFoundError:
         raise SceneError(source, "", "no such file") from None
     except IsADirectoryError:
@@ -342,13 +342,13 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     scale = MM_PER_UNIT[unit]
 
     table = r.mapping(r.key(top, "table", ""), "table")
-    width = r.number(r.key(table, "width", "table"), "table.width", positive=True) * scale
-    depth = r.number(r.key(table, "depth", "table"), "table.depth", positive=True) * scale
+    width = r.length(r.key(table, "width", "table"), "table.width", scale, positive=True)
+    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale, positive=True)
 
     grid_box = None
     if "grid" in top and top["grid"] is not None:
         grid = r.mapping(top["grid"], "grid")
-        grid_box = r.number(r.key(grid, "box", "grid"), "grid.box", positive=True) * scale
+        grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
 
     if grid_box is None and get_ruleset(ruleset).grid:
         raise r.fail(
@@ -359,7 +359,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
 
     uncertainty = None
     if "uncertainty" in top:
-        uncertainty = r.number(top["uncertainty"], "uncertainty", minimum=0) * scale
+        uncertainty = r.length(top["uncertainty"], "uncertainty", scale, minimum=0)
 
     seen: dict[str, str] = {}
 
@@ -459,17 +459,17 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
 def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit_id: str) -> Base:
     obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    x = r.number(r.key(obj, "x", path), _join(path, "x")) * scale
-    y = r.number(r.key(obj, "y", path), _join(path, "y")) * scale
-    facing = r.number(obj.get("facing", 0.0), _join(path, "facing")) % 360.0
+    x = r.length(r.key(obj, "x", path), _join(path, "x"), scale)
+    y = r.length(r.key(obj, "y", path), _join(path, "y"), scale)
+    facing = r.angle(obj.get("facing", 0.0), _join(path, "facing"))
     if "diameter" in obj:
         if "width" in obj or "depth" in obj:
             raise r.fail(path, "give either diameter (round base) or width and depth, not both")
-        d = r.number(obj["diameter"], _join(path, "diameter"), positive=True) * scale
+        d = r.length(obj["diameter"], _join(path, "diameter"), scale, positive=True)
         footprint = Footprint(d, d, circle=True)
     elif "width" in obj or "depth" in obj:
-        w = r.number(r.key(obj, "width", path), _join(path, "width"), positive=True) * scale
-        dep = r.number(r.key(obj, "depth", path), _join(path, "depth"), positive=True) * scale
+        w = r.length(r.key(obj, "width", path), _join(path, "width"), scale, positive=True)
+        dep = r.length(r.key(obj, "depth", path), _join(path, "depth"), scale, positive=True)
         footprint = Footprint(w, dep)
     else:
         raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
@@ -477,7 +477,7 @@ def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit
     role = None if obj.get("role") is None else r.text(obj["role"], _join(path, "role"))
     uncertainty = None
     if obj.get("uncertainty") is not None:
-        uncertainty = r.number(obj["uncertainty"], _join(path, "uncertainty"), minimum=0) * scale
+        uncertainty = r.length(obj["uncertainty"], _join(path, "uncertainty"), scale, minimum=0)
     extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
     return Base(
         ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)

@@ -109,11 +109,35 @@ class Table:
         """The table indices of a group of bases (rows of `distances`)."""
         return [self.index[b.id] for b in group]
 
+    def block(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Array:
+        """(A, B) the distances from each base of `group_a` to each of `group_b`, in the
+        groups' order: `distances[rows(group_a)][:, rows(group_b)]`, the same numbers, read
+        as a slice when a group is a unit's bases (asked a thousand times by a `suggest`)."""
+        return self._take(self._take(self.distances, group_a, 0), group_b, 1)
+
+    def _take(self, rows: geo.Array, group: Sequence[Base], axis: int) -> geo.Array:
+        """`rows` cut down to a group of bases along an axis: a slice for a unit's bases (they
+        are consecutive in `bases`), else the group's indices."""
+        span = self._spans.get(id(group))
+        if span is not None and span[2] is group:
+            cut = slice(span[0], span[1])
+            return rows[cut] if axis == 0 else rows[:, cut]
+        index = self.index
+        return rows.take([index[b.id] for b in group], axis=axis)
+
+    @cached_property
+    def _spans(self) -> dict[int, tuple[int, int, tuple[Base, ...]]]:
+        """Each unit's tuple of bases by its identity: where it starts and stops in `bases`
+        (and the tuple, to be sure of the identity)."""
+        return {
+            id(u.bases): (start, start + len(u.bases), u.bases)
+            for u, start in zip(self.scene.units, self._unit_first, strict=True)
+        }
+
     def closest(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Closest:
         """The nearest pair of bases between two groups (units) and their distance; of equally
         near pairs, the first in the groups' order."""
-        index = self.index  # (asked a thousand times by a `suggest`: kept lean)
-        sub = self.distances[[index[b.id] for b in group_a]][:, [index[b.id] for b in group_b]]
+        sub = self.block(group_a, group_b)
         k = int(sub.argmin())
         i, j = divmod(k, len(group_b))
         return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
@@ -262,19 +286,91 @@ class Table:
         points = self.sight_points.shape[1] if len(self.bases) else 0
         if not len(open_) or not points:
             return seen
-        centre = self._lines_clear(ruleset, viewers[open_], targets[open_], 0)
+        if entire:
+            centre, near = self._centre_lines_near(ruleset, viewers[open_], targets[open_])
+        else:
+            centre, near = self._lines_clear(ruleset, viewers[open_], targets[open_], 0), None
         # Entire base: still open when the centre line is clear. Any line: when it is blocked.
         seen[open_] = centre
-        open_ = open_[centre == entire]
+        still = np.flatnonzero(centre == entire)
+        open_ = open_[still]
         if len(open_) and points > 1:
             # The other lines of the open pairs, in one batch: pair by pair, line by line.
             others = np.arange(1, points)
             pair = np.repeat(open_, len(others))
-            clear = self._lines_clear(
-                ruleset, viewers[pair], targets[pair], np.tile(others, len(open_))
-            ).reshape(len(open_), len(others))
+            aims = np.tile(others, len(open_))
+            if near is None:
+                clear = self._lines_clear(ruleset, viewers[pair], targets[pair], aims)
+            else:
+                # The bases near each centre line are the only ones that may block the lines
+                # to the same target's other points: line k of open pair i is i * (K - 1) + k.
+                place = np.full(len(centre), -1)
+                place[still] = np.arange(len(still))
+                at = place[near[0]]
+                kept = at >= 0
+                lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
+                bases = np.repeat(near[1][kept], len(others))
+                clear = self._lines_clear_among(
+                    ruleset, viewers[pair], targets[pair], aims, lines, bases
+                )
+            clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
         return seen
+
+    def _centre_lines_near(
+        self, ruleset: Ruleset, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> tuple[
+        npt.NDArray[np.bool_], tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]] | None
+    ]:
+        """`_lines_clear` of the lines to the targets' centres, and, when bases may block
+        sight, the (pair, base) pairs that may block any line of a pair no terrain blocks the
+        centre line of (`geometry.solids_block_spread`); None when no base blocks sight."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, 0]
+        clear = self._terrain_clear(ruleset, eyes, aims)
+        open_ = np.flatnonzero(clear)
+        mask = ruleset.sight_mask(self, viewers[open_], targets[open_])
+        if mask is None:
+            return clear, None
+        blocked, pair, base = geo.solids_block_spread(
+            eyes[open_], aims[open_], self._sight_spread[targets[open_]], self.solids, mask
+        )
+        clear[open_] = ~blocked
+        return clear, (open_[pair], base)
+
+    def _lines_clear_among(
+        self,
+        ruleset: Ruleset,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        point: npt.NDArray[np.int_],
+        lines: npt.NDArray[np.int_],
+        bases: npt.NDArray[np.int_],
+    ) -> npt.NDArray[np.bool_]:
+        """`_lines_clear`, the bases that may block line lines[m] being among bases[m]
+        (`geometry.solids_block_among`): the same verdicts without searching every base."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
+        clear = self._terrain_clear(ruleset, eyes, aims)
+        keep = clear[lines]
+        clear &= ~geo.solids_block_among(eyes, aims, self.solids, lines[keep], bases[keep])
+        return clear
+
+    def _terrain_clear(
+        self, ruleset: Ruleset, eyes: geo.Array, aims: geo.Array
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p] under a ruleset."""
+        clear = np.ones(len(eyes), dtype=bool)
+        for piece in self.terrain_obstacles(ruleset):
+            open_ = np.flatnonzero(clear)
+            clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
+        return clear
+
+    @cached_property
+    def _sight_spread(self) -> geo.Array:
+        """(N,) how far each base's sight points lie from its first (its centre), mm."""
+        points = self.sight_points
+        if not len(points):
+            return np.zeros(0)
+        return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
 
     def centre_lines_clear(
         self, ruleset: Ruleset, pairs: Sequence[tuple[Base, Base]]
@@ -303,10 +399,7 @@ class Table:
         """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
         point `point` of every target or point[p] of each."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = np.ones(len(viewers), dtype=bool)
-        for piece in self.terrain_obstacles(ruleset):
-            open_ = np.flatnonzero(clear)
-            clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
+        clear = self._terrain_clear(ruleset, eyes, aims)
         # Only the lines no terrain blocks are clipped against the bases.
         open_ = np.flatnonzero(clear)
         mask = ruleset.sight_mask(self, viewers[open_], targets[open_])

@@ -31,6 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "examples" / "games" / "skirmish.toml"
 LAYOUT = ROOT / "examples" / "skirmish.json"
 PHASES = ["command", "move-a", "shoot-a", "actions-b", "shoot-b", "melee"]  # sheet lines 84-89
+TOKEN = "test-csrf-token"
+CSRF = {"X-CSRF-Token": TOKEN}
+"""Every POST carries the page's CSRF token (webui/security.py); tests/test_security.py checks
+that one without it is refused."""
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +57,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
 
 @pytest.fixture
 def app(live: Live, tmp_path: Path) -> Flask:
-    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data")}, live=live)
+    config = {"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CSRF_TOKEN": TOKEN}
+    return create_app(config, live=live)
 
 
 @pytest.fixture
@@ -69,6 +74,15 @@ def error_of(response: Any, status: int, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in message, message
     return str(message)
+
+
+def logged(answer: dict[str, Any]) -> dict[str, Any]:
+    """An API answer without the `log_id` the game log adds (an int when it is there), so it
+    can be compared with what the command line prints."""
+    rest = dict(answer)
+    log_id = rest.pop("log_id", 0)
+    assert isinstance(log_id, int), log_id
+    return rest
 
 
 def cli_json(*args: str | Path) -> Any:
@@ -156,10 +170,10 @@ def test_resolve_equals_the_cli_on_the_same_scene(
     expected = cli_json("resolve", scene_file, action, *args)
     by_get = client.get(f"/api/resolve?action={action}&args={','.join(args)}")
     assert by_get.status_code == 200
-    assert by_get.get_json() == expected
-    by_post = client.post("/api/resolve", json={"action": action, "args": args})
+    assert logged(by_get.get_json()) == expected
+    by_post = client.post("/api/resolve", headers=CSRF, json={"action": action, "args": args})
     assert by_post.status_code == 200
-    assert by_post.get_json() == expected
+    assert logged(by_post.get_json()) == expected
 
 
 @pytest.mark.parametrize(
@@ -195,13 +209,13 @@ def test_resolve_rejects_bad_questions(
 def test_resolve_by_post_rejects_bad_bodies(
     client: FlaskClient, body: bytes, fragments: list[str]
 ) -> None:
-    response = client.post("/api/resolve", data=body, content_type="application/json")
+    response = client.post("/api/resolve", headers=CSRF, data=body, content_type="application/json")
     error_of(response, 400, *fragments)
 
 
 def test_a_body_too_large_is_refused(client: FlaskClient) -> None:
     big = json.dumps({"action": "measure", "args": ["x" * MAX_BODY_BYTES]})
-    response = client.post("/api/resolve", data=big, content_type="application/json")
+    response = client.post("/api/resolve", headers=CSRF, data=big, content_type="application/json")
     error_of(response, 413, "too large", str(MAX_BODY_BYTES))
 
 
@@ -211,7 +225,7 @@ def test_a_body_too_large_is_refused(client: FlaskClient) -> None:
 def test_suggest_lists_every_phase_or_one(client: FlaskClient, scene_file: Path) -> None:
     every = client.get("/api/suggest").get_json()
     assert every["action"] == "suggest" and every["phases"] == PHASES
-    assert every == cli_json("resolve", scene_file, "suggest")
+    assert logged(every) == cli_json("resolve", scene_file, "suggest")
     one = client.get("/api/suggest?phase=shoot-a")
     assert one.status_code == 200 and one.get_json()["phase"] == "shoot-a"
 
@@ -232,7 +246,7 @@ def test_rulesets_is_what_the_cli_prints(
 
 def test_phase_is_set_and_shown_in_the_status(client: FlaskClient, live: Live) -> None:
     try:
-        response = client.post("/api/phase", json={"phase": "shoot-a"})
+        response = client.post("/api/phase", headers=CSRF, json={"phase": "shoot-a"})
         assert response.status_code == 200
         assert response.get_json() == {"phase": "shoot-a", "phases": PHASES}
         assert client.get("/api/status").get_json()["phase"] == "shoot-a"
@@ -250,7 +264,7 @@ def test_phase_is_set_and_shown_in_the_status(client: FlaskClient, live: Live) -
     ],
 )
 def test_phase_rejects_bad_bodies(client: FlaskClient, body: Any, fragments: list[str]) -> None:
-    error_of(client.post("/api/phase", json=body), 400, *fragments)
+    error_of(client.post("/api/phase", headers=CSRF, json=body), 400, *fragments)
     assert client.get("/api/status").get_json()["phase"] == "command"
 
 
@@ -289,7 +303,7 @@ def test_snapshot_freezes_frame_overlay_and_answer(
     client: FlaskClient, app: Flask, tmp_path: Path
 ) -> None:
     question = {"action": "measure", "args": ["rifles", "hussars"]}
-    response = client.post("/api/snapshot", json=question)
+    response = client.post("/api/snapshot", headers=CSRF, json=question)
     assert response.status_code == 201
     saved = response.get_json()
     ident = saved["id"]
@@ -306,14 +320,14 @@ def test_snapshot_freezes_frame_overlay_and_answer(
     image = cv2.imdecode(np.frombuffer(picture.data, np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and image.shape == (720, 1280, 3)
     record = client.get(saved["json"]).get_json()
-    answer = client.post("/api/resolve", json=question).get_json()
+    answer = client.post("/api/resolve", headers=CSRF, json=question).get_json()
     assert record["resolution"] == answer
     assert record["scene"]["format"] == "umpire-scene/1"
 
 
 def test_snapshot_without_a_question_and_two_in_a_row(client: FlaskClient) -> None:
-    first = client.post("/api/snapshot").get_json()
-    second = client.post("/api/snapshot", json={}).get_json()
+    first = client.post("/api/snapshot", headers=CSRF).get_json()
+    second = client.post("/api/snapshot", headers=CSRF, json={}).get_json()
     assert first["id"] != second["id"]
     assert {s["id"] for s in client.get("/api/snapshots").get_json()} == {
         first["id"],
@@ -322,8 +336,14 @@ def test_snapshot_without_a_question_and_two_in_a_row(client: FlaskClient) -> No
 
 
 def test_snapshot_with_a_bad_question_writes_nothing(client: FlaskClient, tmp_path: Path) -> None:
-    error_of(client.post("/api/snapshot", json={"action": "fly", "args": []}), 400, "'fly'")
-    error_of(client.post("/api/snapshot", data=b"{", content_type="application/json"), 400, "JSON")
+    error_of(
+        client.post("/api/snapshot", headers=CSRF, json={"action": "fly", "args": []}), 400, "'fly'"
+    )
+    error_of(
+        client.post("/api/snapshot", headers=CSRF, data=b"{", content_type="application/json"),
+        400,
+        "JSON",
+    )
     assert client.get("/api/snapshots").get_json() == []
     assert not (tmp_path / "data" / "snapshots").exists()
 
@@ -342,7 +362,7 @@ def test_snapshot_with_a_bad_question_writes_nothing(client: FlaskClient, tmp_pa
 def test_snapshot_files_are_served_only_by_listed_id(
     client: FlaskClient, path: str, status: int, fragments: list[str]
 ) -> None:
-    client.post("/api/snapshot")  # one real snapshot, so the folder exists
+    client.post("/api/snapshot", headers=CSRF)  # one real snapshot, so the folder exists
     error_of(client.get(path), status, *fragments)
 
 

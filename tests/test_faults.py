@@ -129,6 +129,11 @@ def run(live: Live, source: TimedSource, frames: list[tuple[np.ndarray, float]])
     return states
 
 
+def detection(state: LiveState) -> Any:
+    assert state.scene_doc is not None, state.error
+    return state.scene_doc["detection"]
+
+
 def bases(state: LiveState) -> dict[str, dict[str, Any]]:
     assert state.scene_doc is not None, state.error
     return {b["id"]: b for u in state.scene_doc["units"] for b in u["bases"]}
@@ -182,7 +187,7 @@ def test_a_hand_over_20_bases_for_2_s_leaves_them_stale_where_they_were(
             assert place(shown[ident]) == place(before[ident])
         assert state.status["bases"]["stale"] == len(under)
     # Covered from 0.5 s to 2.5 s: at 2.5 s they were last seen 2.5 s before, at 0 s.
-    ages = {s["base"]: s["age"] for s in states[5].scene_doc["detection"]["stale_bases"]}
+    ages = {s["base"]: s["age"] for s in detection(states[5])["stale_bases"]}
     assert ages[HUDDLE[0]] == pytest.approx(2.5)
     back = bases(states[6])
     assert not any(b.get("stale") for b in back.values())
@@ -215,7 +220,7 @@ def test_a_base_moved_while_hidden_is_shown_moved_only_once_it_has_settled(
         base = bases(state)[LONE]
         if base.get("stale"):
             assert place(base) == old  # never anywhere in between
-            settling = [s for s in state.scene_doc["detection"]["settling_bases"]]
+            settling = [s for s in detection(state)["settling_bases"]]
             if settling and first_settling is None:
                 first_settling = at - settling[0]["seen_for"]
         elif shown_moved_at is None and math.dist(place(base), old) > 1.0:
@@ -253,7 +258,7 @@ def test_a_corner_tag_knocked_3_cm_is_left_out_and_the_page_warns(
     last = states[-1]
     assert last.scan is not None and states[0].scan is not None
     assert last.scan.fit is states[0].scan.fit
-    assert last.scene_doc["detection"]["calibration"]["moved_tags"] == [2]
+    assert detection(last)["calibration"]["moved_tags"] == [2]
     warning = " | ".join(last.status["warnings"])
     assert "corner tag 2 has moved" in warning
     truth = {b["id"]: place(b) for u in start["units"] for b in u["bases"]}
@@ -275,7 +280,8 @@ def test_a_knocked_camera_is_fitted_again_and_bases_stay_put(
     finally:
         source.end()
         live.stop()
-    assert states[-1].scan is not None and states[-1].scan.fit is not states[0].scan.fit
+    first, last = states[0].scan, states[-1].scan
+    assert first is not None and last is not None and last.fit is not first.fit
     truth = {b["id"]: place(b) for u in start["units"] for b in u["bases"]}
     shown = bases(states[-1])
     assert not any(b.get("stale") for b in shown.values())

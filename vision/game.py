@@ -234,13 +234,20 @@ def load_game(path: str | Path) -> Game:
     except UnicodeDecodeError:
         raise GameError(source, "", "is not UTF-8 text; a game file is TOML") from None
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM, as Windows editors write
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already ends with "(at line L, column C)".
         raise GameError(source, "", f"not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise GameError(source, "", "not a usable TOML document: nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise GameError(source, "", f"not a usable TOML document: {exc}") from None
     return parse_game(doc, source)
 
 
+MAX_ATTRIBUTE_DEPTH: Final = 32
+"""How deep a unit's, base's or card's own attributes may nest arrays and tables: far more than
+any ruleset reads, and far less than would exhaust Python's recursion when copied."""
 _TAG_KEYS: Final = ("family", "border_bits", "tag_size", "height")
 """Keys that set how tags look; inherited top level -> [calibration] / unit -> base / card."""
 _UNIT_FIELDS: Final = ("id", "side", "bases", *_TAG_KEYS)
@@ -278,13 +285,13 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
     scale = MM_PER_UNIT[unit]
 
     table = r.table(r.key(top, "table", ""), "table")
-    width = r.length(r.key(table, "width", "table"), "table.width", scale)
-    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale)
+    width = r.length(r.key(table, "width", "table"), "table.width", scale, positive=True)
+    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale, positive=True)
 
     grid_box = None
     if "grid" in top:
         grid = r.table(top["grid"], "grid")
-        grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale)
+        grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
     elif get_ruleset(ruleset).grid:
         raise r.fail(
             "grid",
@@ -352,10 +359,10 @@ class _TagDefaults:
                 )
         size = outer.size
         if "tag_size" in obj:
-            size = r.length(obj["tag_size"], _join(path, "tag_size"), scale)
+            size = r.length(obj["tag_size"], _join(path, "tag_size"), scale, positive=True)
         height = outer.height
         if "height" in obj:
-            height = r.length(obj["height"], _join(path, "height"), scale, zero_ok=True)
+            height = r.length(obj["height"], _join(path, "height"), scale, minimum=0)
         return _TagDefaults(family, border_bits, size, height)
 
     def spec(self, r: _Reader, path: str) -> TagSpec:
@@ -417,7 +424,7 @@ def _parse_calibration(
     corners_doc = r.table(r.key(cal, "corners", "calibration"), "calibration.corners")
     corners: list[Corner] = []
     for key, point in corners_doc.items():
-        path = f"calibration.corners.{key}"
+        path = _join("calibration.corners", key)
         if not (key.isascii() and key.isdigit()):
             raise r.fail(path, f"a corner is keyed by its tag id, a whole number; got {key!r}")
         tag = registry.claim_tag(int(key), path, spec.family, f"corner {key}")
@@ -485,11 +492,11 @@ def _parse_base(
     if "diameter" in obj:
         if "width" in obj or "depth" in obj:
             raise r.fail(path, "give either diameter (round base) or width and depth, not both")
-        d = r.length(obj["diameter"], _join(path, "diameter"), scale)
+        d = r.length(obj["diameter"], _join(path, "diameter"), scale, positive=True)
         footprint = Footprint(d, d, circle=True)
     elif "width" in obj or "depth" in obj:
-        w = r.length(r.key(obj, "width", path), _join(path, "width"), scale)
-        dep = r.length(r.key(obj, "depth", path), _join(path, "depth"), scale)
+        w = r.length(r.key(obj, "width", path), _join(path, "width"), scale, positive=True)
+        dep = r.length(r.key(obj, "depth", path), _join(path, "depth"), scale, positive=True)
         footprint = Footprint(w, dep)
     else:
         raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
@@ -500,7 +507,7 @@ def _parse_base(
         offset = r.point(obj["offset"], _join(path, "offset"), scale)
     facing_offset = 0.0
     if "facing_offset" in obj:
-        facing_offset = r.number(obj["facing_offset"], _join(path, "facing_offset")) % 360.0
+        facing_offset = r.angle(obj["facing_offset"], _join(path, "facing_offset"))
     attrs = {k: r.plain(v, _join(path, k)) for k, v in obj.items() if k not in _BASE_FIELDS}
     return BaseSpec(
         ident, tag, spec, footprint, figures, role, offset, facing_offset, MappingProxyType(attrs)
@@ -623,20 +630,17 @@ class _Reader(DocumentReader):
     def table(self, value: Any, path: str) -> dict[str, Any]:
         return self.mapping(value, path)
 
-    def length(self, value: Any, path: str, scale: float, *, zero_ok: bool = False) -> float:
-        """A length in the file's unit, returned in mm; greater than 0 (or at least 0)."""
-        number = self.number(value, path)
-        if number < 0 or (number == 0 and not zero_ok):
-            bound = "at least 0" if zero_ok else "greater than 0"
-            raise self.fail(path, f"must be {bound}, got {value!r}")
-        return number * scale
-
-    def plain(self, value: Any, path: str) -> Any:
-        """A value a scene (JSON) can carry: TOML dates and times cannot go into a scene."""
+    def plain(self, value: Any, path: str, depth: int = 0) -> Any:
+        """A value a scene (JSON) can carry: TOML dates and times cannot go into a scene, nor
+        arrays and tables nested deeper than a scene's reader can follow."""
+        if isinstance(value, dict | list) and depth >= MAX_ATTRIBUTE_DEPTH:
+            raise self.fail(
+                path, f"nested more than {MAX_ATTRIBUTE_DEPTH} arrays or tables deep"
+            )
         if isinstance(value, dict):
-            return {k: self.plain(v, _join(path, k)) for k, v in value.items()}
+            return {k: self.plain(v, _join(path, k), depth + 1) for k, v in value.items()}
         if isinstance(value, list):
-            return [self.plain(v, f"{path}[{i}]") for i, v in enumerate(value)]
+            return [self.plain(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
         if isinstance(value, float):
             return self.number(value, path)
         if isinstance(value, bool | int | str):

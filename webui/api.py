@@ -6,20 +6,36 @@ Thin views over `rules` and the tracker's latest `LiveState`: `/api/resolve` ans
 `{"error": ...}` with the rules' own message (unknown action, wrong arguments, unknown id, unknown
 phase) or ours (a body that is not a JSON object, a snapshot id that is not in the list); no path
 from a request is ever opened: a snapshot is served only when its id is one of those listed.
+
+Everything the table sees and agrees goes into the game log (`webui.gamelog`): each answer of
+`/api/resolve` and `/api/suggest` (with its `log_id`), the results the players confirm or
+override (`POST /api/results`, answered only once the row is on disk), each snapshot, and the
+scene at the start of each turn (the game's first scene is turn 1; moving to the ruleset's first
+phase from another phase starts the next turn). `GET /api/log` shows the game so far.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import cv2
-from flask import Blueprint, Response, jsonify, make_response, request, send_file
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    make_response,
+    request,
+    send_file,
+)
 from flask.typing import ResponseReturnValue
 
 from rules.engine import describe, get_ruleset, ruleset_ids
@@ -27,6 +43,7 @@ from rules.errors import UmpireError
 from rules.scene import Scene
 
 from .app import umpire
+from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
 from .live import Live, LiveState
 from .overlay import draw_overlay
 
@@ -35,6 +52,13 @@ api = Blueprint("api", __name__)
 SNAPSHOT_ID: Final = re.compile(r"\d{8}-\d{6}-\d{3}(?:-\d{1,3})?")
 """A snapshot's name: its local time, to the millisecond (a counter when two share one)."""
 _snapshot_lock = threading.Lock()
+_recording_lock = threading.Lock()
+NOTE_MAX_CHARS: Final = 500
+"""Longest note the players may attach to a result."""
+RESULT_MAX_DEPTH: Final = 16
+"""Deepest nesting of lists and objects in a result (`{"hits": 2}` has depth 1)."""
+GAME_FILE_MAX_BYTES: Final = 1024 * 1024
+"""A game file larger than this is not copied into the log (a real one is a few KB)."""
 
 
 class BadRequest(Exception):
@@ -49,6 +73,17 @@ class BadRequest(Exception):
 @api.errorhandler(BadRequest)
 def _bad_request(error: BadRequest) -> ResponseReturnValue:
     return {"error": error.message}, error.status
+
+
+@api.errorhandler(NotInLog)
+def _not_in_log(error: NotInLog) -> ResponseReturnValue:
+    return {"error": str(error)}, 404
+
+
+@api.errorhandler(LogError)
+def _log_broken(error: LogError) -> ResponseReturnValue:
+    """The log file cannot be used: the server's fault, not the request's."""
+    return {"error": f"the game log cannot record this: {error}"}, 503
 
 
 @api.errorhandler(UmpireError)
@@ -81,14 +116,28 @@ def _state_with_scene() -> tuple[LiveState, Scene]:
     return state, state.scene
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is too large")
+    return value
+
+
 def _body() -> dict[str, Any]:
-    """The request's JSON object (an empty body counts as `{}`)."""
+    """The request's JSON object (an empty body counts as `{}`). Strict JSON: no NaN or
+    Infinity, no number too large for a float, no text that is not UTF-8."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        body = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        _fail("the request body nests too deep; accepted: a JSON object of a few levels")
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, a 5000-digit integer
         _fail(f"the request body is not JSON ({error}); accepted: a JSON object")
     if not isinstance(body, dict):
         _fail(f"the request body is a JSON {type(body).__name__}; accepted: a JSON object")
@@ -111,6 +160,97 @@ def _question(body: dict[str, Any], *, required: bool) -> tuple[str, list[str]] 
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         _fail(f"'args' must be a list of ids (strings), got {args!r}")
     return action, args
+
+
+# --------------------------------------------------------------------------------- the log
+
+
+@dataclass(slots=True)
+class Recording:
+    """This server's game in the log: its row, the turn, and the scene row last written (so a
+    question asked ten times about one frame does not hash the scene ten times)."""
+
+    game: int | None = None
+    turn: int = 1
+    scene_doc: Any = None
+    scene_turn: int = 0
+    scene_id: int = 0
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+
+def _recording() -> Recording:
+    """The app's `Recording` (made on first use; a newly installed log starts a new one)."""
+    log = current_log()
+    found = current_app.extensions.get("umpire_log_game")
+    if not isinstance(found, tuple) or found[0] is not log:
+        with _recording_lock:
+            found = current_app.extensions.get("umpire_log_game")
+            if not isinstance(found, tuple) or found[0] is not log:
+                found = (log, Recording())
+                current_app.extensions["umpire_log_game"] = found
+    recording = found[1]
+    assert isinstance(recording, Recording)
+    return recording
+
+
+def end_logged_game(app: Flask) -> None:
+    """Mark this server's game ended in the log and close the log (call it when serving
+    stops; a log never opened is left alone)."""
+    log = app.extensions.get("umpire_log")
+    if not isinstance(log, GameLog):
+        return
+    found = app.extensions.get("umpire_log_game")
+    if isinstance(found, tuple) and found[0] is log and found[1].game is not None:
+        log.end_game(found[1].game)
+    log.close()
+
+
+def _game_file_text(path: str) -> str | None:
+    """The game file's text, kept in the log so the game can be replayed (None when the game
+    did not come from a readable file)."""
+    try:
+        file = Path(path)
+        if not file.is_file() or file.stat().st_size > GAME_FILE_MAX_BYTES:
+            return None
+        return file.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+
+
+def _logged_game() -> tuple[GameLog, Recording, int]:
+    """The log, this server's recording and its game id: the game row is written on first use,
+    with the scene of turn 1 if the tracker has one."""
+    log, recording = current_log(), _recording()
+    with recording.lock:
+        if recording.game is None:
+            live = tracker()
+            recording.game = log.start_game(
+                live.game.ruleset, live.source.description, _game_file_text(live.game.source)
+            )
+            recording.turn = 1
+            state = live.state
+            if state.scene_doc is not None:
+                _scene_row(log, recording, state, live.phase)
+        return log, recording, recording.game
+
+
+def _scene_row(log: GameLog, recording: Recording, state: LiveState, phase: str | None) -> int:
+    """The log's row of the scene in `state` for the current turn (written if new)."""
+    with recording.lock:
+        doc = state.scene_doc
+        if recording.scene_doc is doc and recording.scene_turn == recording.turn:
+            return recording.scene_id
+        assert recording.game is not None and doc is not None
+        ident = log.record_scene(recording.game, recording.turn, phase, state.frame, dict(doc))
+        recording.scene_doc, recording.scene_turn, recording.scene_id = doc, recording.turn, ident
+        return ident
+
+
+def _logged(state: LiveState, action: str, args: list[str], answer: dict[str, Any]) -> int:
+    """Record an answer shown on the scene of `state`; its resolution's row id."""
+    log, recording, game = _logged_game()
+    scene_id = _scene_row(log, recording, state, tracker().phase)
+    return log.record_resolution(game, scene_id, action, args, answer)
 
 
 # --------------------------------------------------------------------------------- reading
@@ -145,21 +285,22 @@ def resolve() -> ResponseReturnValue:
         args = [a.strip() for a in text.split(",")] if text.strip() else []
         if any(not a for a in args):
             _fail(f"'args' has an empty id in {text!r}; accepted: ids separated by commas")
-    _, current = _state_with_scene()
-    answer = get_ruleset(current.ruleset).resolve(current, action, args)
-    return jsonify(answer.as_json())
+    state, current = _state_with_scene()
+    answer = get_ruleset(current.ruleset).resolve(current, action, args).as_json()
+    return jsonify({**answer, "log_id": _logged(state, action, args, answer)})
 
 
 @api.get("/api/suggest")
 def suggest() -> ResponseReturnValue:
     """The `suggest` list of one phase (`?phase=P`), or of every phase."""
     phase = request.args.get("phase")
-    _, current = _state_with_scene()
+    state, current = _state_with_scene()
     ruleset = get_ruleset(current.ruleset)
     if "suggest" not in ruleset.actions():
         _fail(f"{ruleset.id} has no suggest action; its actions are {', '.join(ruleset.actions())}")
-    answer = ruleset.resolve(current, "suggest", [phase] if phase else [])
-    return jsonify(answer.as_json())
+    args = [phase] if phase else []
+    answer = ruleset.resolve(current, "suggest", args).as_json()
+    return jsonify({**answer, "log_id": _logged(state, "suggest", args, answer)})
 
 
 @api.get("/api/rulesets")
@@ -176,8 +317,74 @@ def phase() -> ResponseReturnValue:
         what = f"unknown key {unknown[0]!r}" if unknown else "missing 'phase'"
         _fail(f"{what}; accepted: {{'phase': PHASE}}")
     live = tracker()
-    chosen = live.set_phase(body["phase"])
+    log, recording, _ = _logged_game()
+    with recording.lock:
+        before = live.phase
+        chosen = live.set_phase(body["phase"])
+        first = live.ruleset.phases[0]
+        if chosen == first and before != first:
+            recording.turn += 1
+            state = live.state
+            if state.scene_doc is not None:
+                _scene_row(log, recording, state, chosen)
     return {"phase": chosen, "phases": list(live.ruleset.phases)}
+
+
+@api.post("/api/results")
+def results() -> ResponseReturnValue:
+    """What the table did with a resolution: `{"resolution": LOG_ID, "decision": "confirm" |
+    "override", "result": {...}, "note": "..."}`. Answers 201 once the row is on disk."""
+    body = _body()
+    unknown = sorted(set(body) - {"resolution", "decision", "result", "note"})
+    if unknown:
+        _fail(
+            f"unknown key {unknown[0]!r}; accepted keys: 'resolution', 'decision', 'result', 'note'"
+        )
+    resolution = body.get("resolution")
+    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
+        _fail(f"'resolution' must be a log id (a whole number from 1), got {_short(resolution)}")
+    decision = body.get("decision")
+    if decision not in DECISIONS:
+        _fail(f"'decision' must be 'confirm' or 'override', got {_short(decision)}")
+    result = body.get("result")
+    if result is not None and not (
+        isinstance(result, dict) and json_depth(result, RESULT_MAX_DEPTH)
+    ):
+        _fail(
+            "'result' must be a JSON object (what the table agreed, e.g. {\"hits\": 2}) nesting "
+            f"at most {RESULT_MAX_DEPTH} levels, got {_short(result)}"
+        )
+    note = body.get("note")
+    if note is not None and not (isinstance(note, str) and len(note) <= NOTE_MAX_CHARS):
+        _fail(f"'note' must be text of at most {NOTE_MAX_CHARS} characters, got {_short(note)}")
+    if note is not None and not _is_unicode(note):
+        _fail("'note' holds a lone surrogate (\\ud800 ...); accepted: Unicode text")
+    log = current_log()
+    ident = log.record_result(resolution, str(decision), result, note)
+    return {"id": ident, "resolution": resolution, "decision": decision}, 201
+
+
+def _short(value: Any) -> str:
+    """A value quoted in an error message, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@api.get("/api/log")
+def game_log() -> ResponseReturnValue:
+    """This server's game in the log: the game, its turn, counts and the last 50 results."""
+    log, recording, game = _logged_game()
+    summary = log.summary(game)
+    summary["turn"] = recording.turn
+    return jsonify(summary)
 
 
 @api.get("/api/map.svg")
@@ -238,10 +445,15 @@ def snapshot() -> ResponseReturnValue:
         _fail("no frame to freeze yet; try again in a moment", 503)
     answer: dict[str, Any] | None = None
     select: str | None = None
+    log_id: int | None = None
     if asked is not None:
         action, args = asked
         answer = get_ruleset(current.ruleset).resolve(current, action, args).as_json()
+        log_id = _logged(state, action, args, answer)
+        answer = {**answer, "log_id": log_id}
         select = args[0] if args else None
+    log, recording, game = _logged_game()
+    scene_id = _scene_row(log, recording, state, tracker().phase)
     try:
         picture = draw_overlay(state.image, state.scan, current, select)
     except UmpireError:
@@ -265,7 +477,15 @@ def snapshot() -> ResponseReturnValue:
         }
         (folder / f"{ident}.png").write_bytes(png.tobytes())
         (folder / f"{ident}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
-    return {**_listing(ident), "created": created}, 201
+        log.record_snapshot(
+            ident,
+            game,
+            question=record["question"],
+            resolution=log_id,
+            scene=scene_id,
+            created=created,
+        )
+    return {**_listing(ident), "created": created, "log_id": log_id}, 201
 
 
 def _snapshots() -> dict[str, dict[str, Any]]:

@@ -4,6 +4,9 @@ The app wires what the other packages built: the tracker (`webui.live.Live`, run
 threads) is handed in and kept, with the data folder, in `app.extensions["umpire"]`; the JSON
 API (`webui.api`) and the streams (`webui.stream`) are blueprints with thin views. Every error,
 404 and 405 included, answers JSON `{"error": ...}`: the page and scripts never get HTML back.
+
+Who may change the game is `webui.security`'s business: `CSRF_TOKEN` (random per app), and
+`ACCESS_CODE` (None on a loopback-only server) are settings here, checked before every view.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from flask import Flask, current_app, render_template
+from flask import Flask, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from . import security
 from .live import Live
 
 MAX_BODY_BYTES: Final = 64 * 1024
@@ -58,10 +62,15 @@ def umpire() -> Umpire:
 
 
 def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None = None) -> Flask:
-    """The app. `test_config` overrides settings (`DATA_DIR`, `MAX_CONTENT_LENGTH`, ...);
-    `live` is the tracker to serve (started or not: the app does not start or stop it)."""
+    """The app. `test_config` overrides settings (`DATA_DIR`, `MAX_CONTENT_LENGTH`,
+    `CSRF_TOKEN`, `ACCESS_CODE`, `PUBLIC_URL`, `ALLOWED_HOSTS`, ...); `live` is the tracker to
+    serve (started or not: the app does not start or stop it)."""
     app = Flask(__name__)
     app.config.from_mapping(
+        CSRF_TOKEN=security.new_csrf_token(),
+        ACCESS_CODE=None,  # `umpire serve` sets one when it listens beyond this machine
+        PUBLIC_URL=None,  # the page's address for players (default: the request's own)
+        ALLOWED_HOSTS=(),  # host names accepted beyond IP addresses and localhost
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         DATA_DIR=str(default_data_dir()),
         JSON_SORT_KEYS=False,
@@ -78,6 +87,7 @@ def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None =
     from .api import api
     from .stream import stream
 
+    security.install(app)
     app.register_blueprint(api)
     app.register_blueprint(stream)
     app.add_url_rule("/", "page", _page)
@@ -87,11 +97,22 @@ def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None =
 
 
 def _page() -> ResponseReturnValue:
-    """The table page, or a short note when the page's files are not there."""
+    """The table page, or a short note when the page's files are not there. The page carries
+    the CSRF token; on the server's own machine it also carries the access code and its QR
+    code, so the operator never types it (never cached: both change with each start)."""
     template = Path(current_app.root_path) / "templates" / "index.html"
-    if template.is_file():
-        return render_template("index.html")
-    return NO_PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
+    if not template.is_file():
+        return NO_PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
+    code = current_app.config.get("ACCESS_CODE")
+    local = security.is_loopback(request.remote_addr)
+    page = render_template(
+        "index.html",
+        csrf_token=current_app.config["CSRF_TOKEN"],
+        code_needed=code is not None,
+        access_code=code if local else None,
+        join_url=security.join_url() if local else None,
+    )
+    return page, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 
 def _http_error(error: HTTPException) -> ResponseReturnValue:
@@ -99,8 +120,10 @@ def _http_error(error: HTTPException) -> ResponseReturnValue:
     code = error.code or 500
     if code == 404:
         message = "no such page or API route; routes: /, /api/status, /api/scene, /api/resolve, "
-        message += "/api/suggest, /api/rulesets, /api/phase, /api/map.svg, /api/snapshot, "
-        message += "/api/snapshots, /snapshots/<id>.png|.json, /events, /stream.mjpg"
+        message += "/api/suggest, /api/rulesets, /api/phase, /api/results, /api/log, "
+        message += "/api/map.svg, /api/snapshot, "
+        message += "/api/snapshots, /snapshots/<id>.png|.json, /api/access-check, "
+        message += "/api/access-qr.svg, /events, /stream.mjpg"
     elif code == 405:
         allowed = sorted(getattr(error, "valid_methods", None) or [])
         message = f"method not allowed here; accepted: {', '.join(allowed) or 'none'}"

@@ -8,6 +8,7 @@ subclasses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -144,7 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CAMERA.json",
         help="intrinsics from 'umpire calibrate camera' (else the game's [camera], if any)",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1: this machine only); any other address, such "
+        "as 0.0.0.0, lets others on the network watch, and changes then need the access code "
+        "printed at start-up",
+    )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
     serve.add_argument(
         "--fps",
@@ -305,6 +312,7 @@ def _rulesets(opts: argparse.Namespace) -> int:
 def _serve(opts: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
+    from webui import security
     from webui.app import create_app
     from webui.live import open_live
 
@@ -312,13 +320,22 @@ def _serve(opts: argparse.Namespace) -> int:
         raise UsageError(f"--port must be 0 to 65535, got {opts.port}")
     if opts.fps is not None and not 0 < opts.fps <= 240:
         raise UsageError(f"--fps must be above 0 and at most 240, got {opts.fps:g}")
-    live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps)
     try:
-        server = make_server(opts.host, opts.port, create_app(live=live), threaded=True)
+        local_only = security.check_bind_host(opts.host)
+    except security.HostError as error:
+        raise UsageError(str(error)) from None
+    # Beyond this machine, spectators may watch but a change needs the code printed below.
+    code = None if local_only else security.new_access_code()
+    live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps)
+    config = {"ACCESS_CODE": code, "ALLOWED_HOSTS": security.host_names(opts.host)}
+    app = create_app(config, live=live)
+    try:
+        server = make_server(opts.host, opts.port, app, threaded=True)
     except OSError as error:
         live.stop()
         raise UsageError(f"cannot listen on {opts.host}:{opts.port} ({error.strerror})") from None
-    host = f"[{opts.host}]" if ":" in opts.host else opts.host
+    url = security.page_url(opts.host, server.port)
+    app.config["PUBLIC_URL"] = url
 
     def stop_on_terminate(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # `kill` stops the server as cleanly as Ctrl-C does
@@ -327,10 +344,10 @@ def _serve(opts: argparse.Namespace) -> int:
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started in the background
         signal.signal(signal.SIGINT, signal.default_int_handler)
     live.start()
-    print(
-        f"umpire: serving {live.source.description} on http://{host}:{server.port}/ (Ctrl-C stops)",
-        flush=True,
-    )
+    bound = "" if url.startswith(f"http://{opts.host}:") else f", listening on {opts.host}"
+    print(f"umpire: serving {live.source.description} on {url} (Ctrl-C stops{bound})", flush=True)
+    if code is not None:
+        _print_access_code(code, security.join_url_for(url, code))
     try:
         server.serve_forever()  # returns on Ctrl-C (werkzeug catches the KeyboardInterrupt)
     except KeyboardInterrupt:
@@ -340,6 +357,23 @@ def _serve(opts: argparse.Namespace) -> int:
         live.stop()  # wakes every open stream, which then ends
         server.server_close()
     return 0
+
+
+def _print_access_code(code: str, join_url: str) -> None:
+    """The code players need to change the game, and (on a terminal) a QR code of the page's
+    address with the code, for their phones."""
+    print(
+        f"umpire: access code for changes: {code} (spectators without it can only watch; "
+        f"players can open {join_url})",
+        flush=True,
+    )
+    if sys.stdout.isatty():
+        import segno
+
+        # A terminal that cannot draw blocks skips it: the address above does the same job.
+        with contextlib.suppress(UnicodeEncodeError):
+            segno.make(join_url, error="m").terminal(out=sys.stdout, compact=True)
+        sys.stdout.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1434,10 +1434,12 @@ def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: floa
     elif missing:
         assert regions is not None
         if rects:
-            foot = np.array([geo.corners(t) for t in rects])
+            outlines, normals = _feet(table)
+            rows = table.rows(rects)
+            foot, foot_normals = outlines[rows], normals[rows]
             inside = np.zeros(len(rects), dtype=bool)
             for region in regions:
-                inside |= _overlaps(region, foot)
+                inside |= _overlaps(region, foot, foot_normals)
             memo.update({(shooter.id, t.id): bool(v) for t, v in zip(rects, inside, strict=True)})
         for t in missing:
             if t.footprint.circle:
@@ -1445,17 +1447,33 @@ def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: floa
     return [memo[(shooter.id, t.id)] for t in targets]
 
 
-def _overlaps(region: Any, feet: Any) -> Any:
+_FEET: weakref.WeakKeyDictionary[Table, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _feet(table: Table) -> tuple[Any, Any]:
+    """Every base's outline (N, 4, 2) and its edges' unit normals (`_normals`), in table order,
+    worked out once per table (element for element what they are base by base)."""
+    if table not in _FEET:
+        outlines = np.stack([geo.corners(b) for b in table.bases]).reshape(-1, 4, 2)
+        _FEET[table] = (outlines, _normals(outlines))
+    return _FEET[table]
+
+
+def _normals(poly: Any) -> Any:
+    """The unit normals of the edges of convex outlines (..., k, 2)."""
+    e = np.roll(poly, -1, axis=-2) - poly
+    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
+    return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
+
+
+def _overlaps(region: Any, feet: Any, feet_normals: Any = None) -> Any:
     """(K,): whether a convex region (k, 2) overlaps or touches each convex outline (K, 4, 2):
-    no separating axis among the edge normals of either is wider than EPS."""
-
-    def normals(poly: Any) -> Any:
-        e = np.roll(poly, -1, axis=-2) - poly
-        n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
-        return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
-
+    no separating axis among the edge normals of either is wider than EPS. `feet_normals`:
+    `_normals(feet)`, when known already."""
+    if feet_normals is None:
+        feet_normals = _normals(feet)
     axes = np.concatenate(
-        [np.broadcast_to(normals(region), (len(feet), len(region), 2)), normals(feet)], axis=1
+        [np.broadcast_to(_normals(region), (len(feet), len(region), 2)), feet_normals], axis=1
     )  # (K, A, 2)
     on_region = np.einsum("kad,pd->kap", axes, region)
     on_feet = np.einsum("kad,kpd->kap", axes, feet)

@@ -802,6 +802,7 @@ class Board:
         ] = {}
         self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
         self._enclosed: dict[str, Terrain | None] = {}
+        self._group_ids: dict[int, tuple[Sequence[Base], tuple[str, ...]]] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
         """Whether base i sees the entire base j (1, 0), -1 while not traced."""
@@ -821,6 +822,16 @@ class Board:
                 out.setdefault(b.id, u)
         return out
 
+    def _ids(self, group: Sequence[Base]) -> tuple[str, ...]:
+        """The ids of a group of bases, the key of the memos (memoised by the group's identity:
+        the same units' bases are asked of again and again; the group is held, so its identity
+        is not reused)."""
+        held = self._group_ids.get(id(group))
+        if held is None or held[0] is not group:
+            held = (group, tuple(b.id for b in group))
+            self._group_ids[id(group)] = held
+        return held[1]
+
     def enemies(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side != unit.side]
 
@@ -832,11 +843,11 @@ class Board:
     ) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array]:
         """Every pair of bases between two groups, nearest first (ties in reading order): their
         table indices and distances (memoised: the same groups are asked again and again)."""
-        key = (tuple(b.id for b in group_a), tuple(b.id for b in group_b))
+        key = (self._ids(group_a), self._ids(group_b))
         if key not in self._by_distance:
             t = self.table
             rows, cols = np.array(t.rows(group_a), dtype=int), np.array(t.rows(group_b), dtype=int)
-            flat = t.distances[rows][:, cols].ravel()
+            flat = t.distances.take(rows, axis=0).take(cols, axis=1).ravel()
             order = np.argsort(flat, kind="stable")
             n = len(group_b)
             self._by_distance[key] = (rows[order // n], cols[order % n], flat[order])
@@ -851,9 +862,10 @@ class Board:
         Traced a side against a side at once (`Table.visible`): one batch answers every pair of
         bases of those two sides."""
         while True:
-            todo = np.flatnonzero(self._sees[viewers, targets] < 0)
+            known = self._sees[viewers, targets]
+            todo = np.flatnonzero(known < 0)
             if not len(todo):
-                return self._sees[viewers, targets] > 0
+                return known > 0
             self._trace_sides(
                 self.table.bases[viewers[todo[0]]], self.table.bases[targets[todo[0]]]
             )
@@ -899,8 +911,8 @@ class Board:
     ) -> list[tuple[Base, Base, float] | None]:
         """`sighting(viewer, target, within)` for each group of `targets` (memoised), the
         groups not asked yet in one pass."""
-        ids = tuple(b.id for b in viewer)
-        keys = [(ids, tuple(b.id for b in target), within) for target in targets]
+        ids, of = self._ids(viewer), self._ids
+        keys = [(ids, of(target), within) for target in targets]
         todo = [k for k, key in enumerate(keys) if key not in self._seen]
         if todo:
             t = self.table
@@ -943,7 +955,7 @@ class Board:
     ) -> geo.Array:
         """(R, C) the distance from base rows[r] to base cols[c] where the first sees the entire
         second within `within` (line 55), else infinity."""
-        block = self.table.distances[rows][:, cols]
+        block = self.table.distances.take(rows, axis=0).take(cols, axis=1)
         near = block <= within + geo.EPS
         if near.any():
             r, c = np.nonzero(near)
@@ -1391,7 +1403,7 @@ class Skirmish19c(Ruleset):
                     )
         # Nearest first (to any shooting figure), ties in the pool's order.
         table = board.table
-        block = table.distances[table.rows(shooter.bases)][:, table.rows(pool)]
+        block = table.block(shooter.bases, pool)
         nearest = block.min(axis=0).tolist()
         ranked = [pool[k] for k in sorted(range(len(pool)), key=nearest.__getitem__)]
         chosen: list[Base] = []
@@ -1716,7 +1728,7 @@ class Skirmish19c(Ruleset):
         if not heroes:
             return []
         table = board.table
-        block = table.distances[table.rows(heroes)][:, table.rows(unit.bases)]
+        block = table.block(heroes, unit.bases)
         nearest = block.argmin(axis=1).tolist()
         return [
             (

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from flask import Flask
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, sync_playwright
 from werkzeug.serving import make_server
 
 from webui.app import create_app
@@ -61,22 +62,30 @@ def browser(pw: Playwright) -> Iterator[Browser]:
 
 @dataclass
 class Served:
-    """A running `umpire serve`: its address and its tracker."""
+    """A running `umpire serve`: its address, its tracker and its app (for its settings)."""
 
     url: str
     live: Live
     data_dir: Path
+    app: Flask
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
+def server_config() -> dict[str, object]:
+    """Settings of the served app beyond the test defaults; a test module overrides this
+    fixture to serve, say, with an access code."""
+    return {}
+
+
+@pytest.fixture
+def served(tmp_path: Path, server_config: dict[str, object]) -> Iterator[Served]:
     """The real app with the built-in demo, as `umpire serve` starts it, on a free port."""
     quiet = logging.getLogger("werkzeug")
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # one log line per request would bury a failure's story
     live = open_live("demo").start()
     data_dir = tmp_path / "data"
-    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir)}, live=live)
+    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), **server_config}, live=live)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="browser-test-server", daemon=True)
     thread.start()
@@ -86,7 +95,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
             if time.monotonic() > deadline:
                 pytest.fail(f"the demo gave no scene in {FIRST_SCENE_S:.0f} s: {live.status()}")
             time.sleep(0.05)
-        yield Served(f"http://127.0.0.1:{server.port}", live, data_dir)
+        yield Served(f"http://127.0.0.1:{server.port}", live, data_dir, app)
     finally:
         live.stop()  # ends the event and video streams, so the server's threads finish
         server.shutdown()
@@ -96,9 +105,14 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 @dataclass
 class PageErrors:
-    """Uncaught script errors of a page: a test fails on any."""
+    """Uncaught script errors of a page, and anything its Content-Security-Policy refused: a
+    test fails on any (a refused script or style means the page does not work as served)."""
 
     errors: list[str] = field(default_factory=list)
+
+    def console(self, message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            self.errors.append(message.text)
 
 
 @pytest.fixture
@@ -109,6 +123,7 @@ def page(browser: Browser, served: Served, tmp_path: Path) -> Iterator[Page]:
     page = context.new_page()
     seen = PageErrors()
     page.on("pageerror", lambda error: seen.errors.append(str(error)))
+    page.on("console", seen.console)
     page.goto(served.url + "/")
     yield page
     shot = tmp_path / "page.png"

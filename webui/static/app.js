@@ -18,6 +18,8 @@
     frame: null,
     question: null, // {action, args} of the card on show, sent with a snapshot
     fromSuggest: false, // the card shows a suggested item rather than the clicked pair
+    decisions: new Map(), // question key -> {decision, id}: what the table said about a card
+    overriding: null, // question key whose override note is being written (the card holds still)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -46,17 +48,128 @@
       const message = body && body.error ? body.error : `${response.status} ${response.statusText}`;
       const error = new Error(message);
       error.status = response.status;
+      error.needs = body && body.needs ? body.needs : null;
       throw error;
     }
     return body;
   }
 
-  const post = (path, data) =>
-    api(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(data),
+  // ------------------------------------------------------------------------------------------
+  // Access: who may change the game. Every change carries the page's CSRF token; when the server
+  // listens beyond its own machine it also needs the access code printed at start-up, which the
+  // page learns from its own machine (embedded), from ?code= in a shared link, or from a player.
+
+  const meta = (name) => {
+    const tag = document.querySelector(`meta[name="${name}"]`);
+    return tag ? tag.getAttribute("content") : null;
+  };
+  const CODE_KEY = "umpire-access-code";
+  const access = {
+    csrf: meta("csrf-token") || "",
+    needed: meta("code-needed") === "yes",
+    code: meta("access-code") || null,
+  };
+
+  function storedCode() {
+    try {
+      return sessionStorage.getItem(CODE_KEY);
+    } catch (_) {
+      return null; // storage refused (a private window): the code lives as long as the page
+    }
+  }
+
+  function keepCode(code) {
+    access.code = code;
+    try {
+      if (code) sessionStorage.setItem(CODE_KEY, code);
+      else sessionStorage.removeItem(CODE_KEY);
+    } catch (_) {
+      /* see storedCode */
+    }
+  }
+
+  const canChange = () => !access.needed || Boolean(access.code);
+
+  /** Shows "view only" and disables every change control while the page has no code. */
+  function showAccess() {
+    const viewOnly = !canChange();
+    document.body.classList.toggle("view-only", viewOnly);
+    $("view-only").hidden = !viewOnly;
+    $("code-open").hidden = !viewOnly || !$("code-form").hidden;
+    const why = viewOnly ? "view only: changes need the access code" : null;
+    for (const control of document.querySelectorAll(".change")) {
+      control.disabled = viewOnly;
+      if (why) control.title = why;
+      else control.removeAttribute("title");
+    }
+  }
+
+  function askForCode(message) {
+    $("code-form").hidden = false;
+    $("code-open").hidden = true;
+    $("code-msg").textContent = message || "";
+    $("code-input").focus();
+  }
+
+  /** A code typed or linked: kept only once the server says it is right. */
+  async function tryCode(code) {
+    const typed = (code || "").trim();
+    if (!typed) return false;
+    try {
+      await api("/api/access-check", {
+        method: "POST",
+        headers: { "X-CSRF-Token": access.csrf, "X-Access-Code": typed },
+      });
+    } catch (error) {
+      keepCode(null);
+      showAccess();
+      askForCode(error.status === 403 ? "that is not the access code" : error.message);
+      return false;
+    }
+    keepCode(typed);
+    $("code-form").hidden = true;
+    $("code-msg").textContent = "";
+    showAccess();
+    return true;
+  }
+
+  async function startAccess() {
+    $("code-open").addEventListener("click", () => askForCode(""));
+    $("code-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      tryCode($("code-input").value);
     });
+    const url = new URL(window.location.href);
+    const linked = url.searchParams.get("code");
+    if (linked !== null) {
+      // Out of the address bar (and of screenshots of it) once read.
+      url.searchParams.delete("code");
+      history.replaceState(null, "", url.pathname + url.search + url.hash);
+    }
+    showAccess();
+    if (access.needed && !meta("access-code")) {
+      if (linked) await tryCode(linked);
+      else access.code = storedCode();
+    }
+    showAccess();
+  }
+
+  /** Any change: JSON in, JSON out, with the token and the code; a refusal for the code takes
+   * the page back to view only and asks for it. */
+  async function post(path, data) {
+    const headers = { "Content-Type": "application/json", "X-CSRF-Token": access.csrf };
+    if (access.code) headers["X-Access-Code"] = access.code;
+    try {
+      return await api(path, { method: "POST", headers, body: JSON.stringify(data) });
+    } catch (error) {
+      if (error.status === 403 && error.needs === "access-code") {
+        if (access.code !== meta("access-code")) keepCode(null);
+        showAccess();
+        askForCode(error.message);
+      }
+      throw error;
+    }
+  }
 
   /** Calls `work` at most once at a time; a call while busy runs once more when it finishes. */
   function singleFlight(work, minGapMs) {
@@ -302,6 +415,7 @@
   }
 
   function afterPick() {
+    state.overriding = null;
     markPicked();
     showLiveView();
     refreshMap();
@@ -343,11 +457,12 @@
     ]);
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
     state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
+    if (state.overriding === questionKey(state.question)) return; // a note is being written
     $("question").replaceChildren(
       h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
     );
     $("measure").replaceChildren(measured instanceof Error ? errorBox(measured) : measureView(measured));
-    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot)) : "");
+    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question)) : "");
     $("card").dataset.frame = state.frame ?? "";
   }, 500);
 
@@ -388,8 +503,85 @@
     return found;
   }
 
-  /** The resolution card: band, dice, need, exact odds, modifiers, effects, reasons. */
-  function card(r) {
+  // ------------------------------------------------------------------------------------------
+  // Confirm or override: what the table agreed, recorded in the game log against the answer
+  // shown (its `log_id`). Without a log_id (no game log in this server) there is nothing to do.
+
+  const questionKey = (q) => (q ? `${q.action} ${(q.args || []).join(" ")}` : "");
+
+  function decisionRow(r, question) {
+    const id = r.log_id;
+    if (!Number.isInteger(id) || !question) return null;
+    const row = h("div", { class: "decide", "data-log-id": id });
+    fillDecision(row, id, questionKey(question));
+    return row;
+  }
+
+  function fillDecision(row, id, key) {
+    const done = state.decisions.get(key);
+    if (done) {
+      const said = done.decision === "confirm" ? "confirmed ✓" : "overridden";
+      row.replaceChildren(h("span", { class: `decided ${done.decision}` }, said,
+        done.note ? h("span", { class: "decided-note" }, `: ${done.note}`) : null));
+      return;
+    }
+    const message = h("span", { class: "decide-msg", "aria-live": "polite" });
+    const viewOnly = !canChange();
+    row.replaceChildren(
+      h("button", {
+        type: "button", class: "change confirm", disabled: viewOnly,
+        onclick: () => decide(row, id, key, { decision: "confirm" }, message),
+      }, "Confirm"),
+      h("button", {
+        type: "button", class: "change override", disabled: viewOnly,
+        onclick: () => overrideForm(row, id, key),
+      }, "Override…"),
+      message);
+    showAccess();
+  }
+
+  function overrideForm(row, id, key) {
+    state.overriding = key;
+    const note = h("input", {
+      type: "text", class: "override-note", maxlength: 500, required: true,
+      placeholder: "what the table agreed instead", "aria-label": "override note",
+    });
+    const message = h("span", { class: "decide-msg", "aria-live": "polite" });
+    const cancel = () => {
+      state.overriding = null;
+      fillDecision(row, id, key);
+    };
+    row.replaceChildren(h("form", {
+      class: "override-form",
+      onsubmit: (event) => {
+        event.preventDefault();
+        decide(row, id, key, { decision: "override", note: note.value.trim() }, message);
+      },
+    }, note, h("button", { type: "submit", class: "change save-override" }, "Save override"),
+    h("button", { type: "button", class: "quiet", onclick: cancel }, "cancel"), message));
+    note.focus();
+  }
+
+  async function decide(row, id, key, choice, message) {
+    for (const button of row.querySelectorAll("button")) button.disabled = true;
+    message.textContent = "saving...";
+    try {
+      const body = { resolution: id, decision: choice.decision };
+      if (choice.note) body.note = choice.note;
+      await post("/api/results", body);
+      state.decisions.set(key, { decision: choice.decision, note: choice.note || "" });
+      state.overriding = null;
+      fillDecision(row, id, key);
+    } catch (error) {
+      message.textContent = error.message;
+      for (const button of row.querySelectorAll("button")) button.disabled = false;
+      showAccess();
+    }
+  }
+
+  /** The resolution card: band, dice, need, exact odds, modifiers, effects, reasons, and the
+   * table's decision about it. */
+  function card(r, question) {
     const parts = [];
     const who = [r.shooter || r.a || r.leader || r.unit, r.target || r.b].filter(Boolean).join(" → ");
     const verdict = r.allowed === undefined ? "" : r.allowed ? "allowed" : "not allowed";
@@ -425,6 +617,7 @@
       parts.push(h("h4", null, "why"), h("ul", { class: "reasons" }, reasons.map((x) =>
         typeof x === "object" ? h("li", null, x.reason, source(x.source)) : h("li", null, x))));
     }
+    parts.push(decisionRow(r, question));
     parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
       h("pre", null, JSON.stringify(r, null, 2))));
     return h("article", { class: "resolution" }, parts);
@@ -543,12 +736,14 @@
   // Sequence of play and suggestions
 
   function showPhases(phases, current) {
+    if (current !== state.phase) state.decisions.clear(); // a new phase, new decisions
     state.phases = phases;
     state.phase = current;
     $("phases").replaceChildren(...phases.map((phase) => h("li", null,
       h("button", {
         type: "button",
-        class: phase === current ? "phase current" : "phase",
+        class: phase === current ? "change phase current" : "change phase",
+        disabled: !canChange(),
         "aria-current": phase === current ? "step" : null,
         "data-phase": phase,
         onclick: () => choosePhase(phase),
@@ -585,12 +780,23 @@
   });
 
   function showSuggestion(item) {
+    state.overriding = null;
     state.fromSuggest = true;
     state.question = { action: item.kind, args: item.args };
     $("question").replaceChildren(h("p", null, "suggested: ", h("b", null, `${item.kind} ${item.args.join(" ")}`)));
     $("measure").replaceChildren();
-    $("card").replaceChildren(item.result ? card(item.result) : h("p", null, item.summary));
+    const question = state.question;
+    $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary));
     $("clear").hidden = false;
+    if (item.result && !Number.isInteger(item.result.log_id)) {
+      // The suggest list is logged as a whole: ask for this item alone to get its own log_id.
+      resolve(item.kind, item.args).then((answer) => {
+        const current = state.question;
+        if (!state.fromSuggest || questionKey(current) !== questionKey(question)) return;
+        if (!Number.isInteger(answer.log_id) || state.overriding === questionKey(question)) return;
+        $("card").replaceChildren(card(answer, question));
+      }).catch((error) => console.warn(error));
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -607,7 +813,7 @@
     } catch (error) {
       $("snap-msg").textContent = error.message;
     } finally {
-      button.disabled = false;
+      button.disabled = !canChange();
     }
   }
 
@@ -630,6 +836,7 @@
   // ------------------------------------------------------------------------------------------
 
   async function start() {
+    startAccess().catch((error) => console.warn(error));
     $("map").addEventListener("pointerdown", onMapDown);
     $("map").addEventListener("pointerup", onMapUp);
     $("clear").addEventListener("click", () => {
