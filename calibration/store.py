@@ -250,6 +250,7 @@ def _list(
         or not all(isinstance(v, kind) and (kind is bool or not isinstance(v, bool)) for v in value)
     ):
         raise CalibrationError(
-            f"{source}: {key!r} must be a list of {count} {what} (one per point), got {_shown(value)}"
+            f"{source}: {key!r} must be a list of {count} {what} (one per point), "
+            f"got {_shown(value)}"
         )
     return value

@@ -634,9 +634,7 @@ class _Reader(DocumentReader):
         """A value a scene (JSON) can carry: TOML dates and times cannot go into a scene, nor
         arrays and tables nested deeper than a scene's reader can follow."""
         if isinstance(value, dict | list) and depth >= MAX_ATTRIBUTE_DEPTH:
-            raise self.fail(
-                path, f"nested more than {MAX_ATTRIBUTE_DEPTH} arrays or tables deep"
-            )
+            raise self.fail(path, f"nested more than {MAX_ATTRIBUTE_DEPTH} arrays or tables deep")
         if isinstance(value, dict):
             return {k: self.plain(v, _join(path, k), depth + 1) for k, v in value.items()}
         if isinstance(value, list):
