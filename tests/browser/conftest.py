@@ -7,6 +7,10 @@ skip: a page nobody looked at must not pass. Each test gets its own tracker and 
 test stops its tracker to hold a scene still) and its own browser context (Chromium allows six
 connections per host, and each page holds two streams), and leaves a screenshot of the page in
 its pytest temp folder.
+
+The page is served under a strict Content-Security-Policy (no eval), so every
+`page.wait_for_function` predicate is written as a function (`"() => ..."`, `"n => ..."`):
+Playwright re-evaluates a bare expression string on each poll, which the policy refuses.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def too_close_to_call(answer: object) -> bool:
 
 def map_ready(page: Page) -> None:
     page.wait_for_selector(BASE)
-    page.wait_for_function("document.getElementById('ruleset').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('ruleset').textContent.length > 0")
 
 
 def click_base(page: Page, ident: str) -> bool:
@@ -132,7 +132,7 @@ def test_the_demo_map_shows_every_base_of_the_demo_game(page: Page) -> None:
     assert page.locator('#unit-switch input[value="cm"]').is_checked()
     assert page.locator("#map svg").get_attribute("data-unit") == "cm"
     page.locator('#unit-switch input[value="in"]').check()
-    page.wait_for_function("document.querySelector('#map svg').dataset.unit === 'in'")
+    page.wait_for_function("() => document.querySelector('#map svg').dataset.unit === 'in'")
 
 
 def test_two_clicked_bases_show_what_umpire_resolve_says(
@@ -245,7 +245,7 @@ def test_clicking_a_phase_makes_it_current_and_lists_its_suggestions(
     page.wait_for_selector('#phases button.current[data-phase="shoot-a"]')
     assert page.request.get(served.url + "/api/status").json()["phase"] == "shoot-a"
     page.wait_for_function(
-        "document.getElementById('suggest-head').textContent === 'Suggested for shoot-a'"
+        "() => document.getElementById('suggest-head').textContent === 'Suggested for shoot-a'"
     )
     suggested = page.request.get(served.url + "/api/suggest?phase=shoot-a").json()["items"]
     page.wait_for_function(
