@@ -1,0 +1,617 @@
+"""The game log: every turn's scene, every resolution shown, every result the table confirmed or
+overrode and every dispute snapshot of a game, in one SQLite file (`DATA_DIR/umpire.sqlite`).
+
+`GameLog(path)` opens (or creates) the file with the standard library's `sqlite3`:
+
+- WAL mode (`PRAGMA journal_mode=WAL`): the page's readers never wait for a writer, and a commit
+  appends to the `-wal` file instead of rewriting pages in place, so a crash mid-write leaves
+  the last committed state intact (SQLite rolls back a half-written transaction on reopening).
+- `PRAGMA synchronous=FULL`: every commit is fsynced to the WAL before `commit()` returns. With
+  the WAL default (NORMAL) a `kill -9` loses nothing either, but a power cut may lose the last
+  commits; a result the players confirmed must survive both, so we pay one fsync per commit.
+  The log writes a few rows a minute of play (repeated answers are deduplicated), so one mode
+  for every table is simpler than switching per write, and an fsync costs milliseconds.
+- One connection shared by all threads behind a lock (Flask serves each request on its own
+  thread): SQLite takes one writer at a time anyway, and our transactions are a few rows.
+- The schema carries `PRAGMA application_id` (ours: "UMPR") and `user_version` (its version;
+  `MIGRATIONS` bring an older file up to date). A file that is not an SQLite database, an SQLite
+  database of another program, a log written by a newer Umpire or a damaged log raises
+  `LogError` naming the file; such a file is never written to, let alone deleted.
+
+`install_log(app, log)` hands a log to the web app (`app.extensions["umpire_log"]`);
+`current_log()` finds it, or opens `DATA_DIR/umpire.sqlite` on first use. Never imports cv2 or
+vision: the log stores JSON documents and does not know what they mean.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from flask import Flask, current_app
+
+from rules.errors import UmpireError
+
+LOG_FILE: Final = "umpire.sqlite"
+"""The log's file name inside the data folder."""
+APPLICATION_ID: Final = 0x554D5052
+"""`PRAGMA application_id` of our files: "UMPR" in ASCII."""
+DECISIONS: Final = ("confirm", "override")
+"""What the table may do with a resolution."""
+EXPORT_FORMAT: Final = "umpire-log/1"
+BUSY_TIMEOUT_MS: Final = 5000
+"""How long a write waits for another process holding the file (`umpire log` reading it)."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # Version 1: the first schema.
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        started REAL NOT NULL,
+        ruleset TEXT NOT NULL,
+        source TEXT NOT NULL,
+        game_toml TEXT,
+        ended REAL
+    );
+    CREATE TABLE scenes (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games(id),
+        turn INTEGER NOT NULL,
+        phase TEXT,
+        frame INTEGER,
+        created REAL NOT NULL,
+        doc TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        UNIQUE (game, turn, sha256)
+    );
+    CREATE TABLE resolutions (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games(id),
+        scene INTEGER NOT NULL REFERENCES scenes(id),
+        action TEXT NOT NULL,
+        args TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE INDEX resolutions_by_question ON resolutions (scene, action, args);
+    CREATE TABLE results (
+        id INTEGER PRIMARY KEY,
+        resolution INTEGER NOT NULL REFERENCES resolutions(id),
+        decision TEXT NOT NULL CHECK (decision IN ('confirm', 'override')),
+        result TEXT,
+        note TEXT,
+        created REAL NOT NULL
+    );
+    CREATE INDEX results_by_resolution ON results (resolution);
+    CREATE TABLE snapshots (
+        id TEXT PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games(id),
+        created REAL NOT NULL,
+        question TEXT,
+        resolution INTEGER REFERENCES resolutions(id),
+        scene INTEGER REFERENCES scenes(id)
+    );
+    """,
+)
+"""Schema steps: `MIGRATIONS[v]` takes a file from `user_version` v to v + 1."""
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+
+class LogError(UmpireError):
+    """The game log cannot be used: the file is not ours, damaged, or cannot be written."""
+
+
+class NotInLog(LogError):
+    """An id (game, resolution) that the log does not hold."""
+
+
+def _canonical(value: Any) -> str:
+    """JSON text that is the same for equal documents (keys sorted, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _now(value: float | None) -> float:
+    return time.time() if value is None else float(value)
+
+
+class GameLog:
+    """The game log in one SQLite file. Safe to share between threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self._lock = threading.RLock()
+        if self.path.exists() and not self.path.is_file():
+            raise LogError(f"game log {str(self.path)!r} is not a file; give a file path")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LogError(
+                f"game log {str(self.path)!r}: cannot create its folder ({error.strerror})"
+            ) from None
+        self._db = self._open()
+
+    def _fail(self, what: str) -> LogError:
+        return LogError(f"game log {str(self.path)!r}: {what}")
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=5.0
+            )
+        except sqlite3.Error as error:
+            raise self._fail(f"cannot be opened ({error})") from None
+        try:
+            self._check_ours(db)
+            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise self._fail(f"cannot use WAL mode here (the file system gave {mode!r})")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._migrate(db)
+        except sqlite3.DatabaseError as error:
+            db.close()
+            if "malformed" in str(error):
+                raise self._fail(
+                    f"is damaged ({error}); it is left untouched: keep it for recovery (sqlite3 "
+                    "FILE .recover) and give another data folder (--data DIR or UMPIRE_DATA)"
+                ) from None
+            raise self._fail(
+                f"is not a readable Umpire game log ({error}); move it away or give "
+                "another data folder (--data DIR or UMPIRE_DATA)"
+            ) from None
+        except LogError:
+            db.close()
+            raise
+        return db
+
+    def _check_ours(self, db: sqlite3.Connection) -> None:
+        """Refuse before writing a byte: another program's database, a newer log, a damaged
+        one. Only reads happen here (WAL mode and the schema come after)."""
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id == 0 and version == 0 and tables == 0:
+            return  # a new (or empty) file: ours to set up
+        if app_id != APPLICATION_ID:
+            raise self._fail(
+                "is an SQLite database of another program, not an Umpire game log; it is left "
+                "untouched: give another data folder (--data DIR or UMPIRE_DATA)"
+            )
+        if version > SCHEMA_VERSION:
+            raise self._fail(
+                f"was written by a newer Umpire (log version {version}, this one reads up to "
+                f"{SCHEMA_VERSION}); upgrade Umpire to read it"
+            )
+        check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        if check != ["ok"]:
+            raise self._fail(
+                f"is damaged ({'; '.join(map(str, check[:3]))}); it is left untouched: keep it "
+                "for recovery (sqlite3 FILE .recover) and give another data folder"
+            )
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        for step in range(version, SCHEMA_VERSION):
+            # executescript commits first; the script's own BEGIN...COMMIT makes each step
+            # all-or-nothing, user_version included.
+            db.executescript(
+                f"BEGIN; {MIGRATIONS[step]}; PRAGMA application_id={APPLICATION_ID}; "
+                f"PRAGMA user_version={step + 1}; COMMIT;"
+            )
+
+    # ----------------------------------------------------------------------------- plumbing
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed (and fsynced) when the block ends."""
+        with self._lock:
+            db = self._connection()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise self._fail(f"cannot be written ({error})") from None
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._connection()
+            try:
+                yield db
+            except sqlite3.Error as error:
+                raise self._fail(f"cannot be read ({error})") from None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise self._fail("is closed")
+        return self._db
+
+    def close(self) -> None:
+        """Let go of the file (the WAL is checkpointed into it). Safe to call twice."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None  # type: ignore[assignment]
+
+    def __enter__(self) -> GameLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------------------- writing
+
+    def start_game(
+        self,
+        ruleset: str,
+        source: str,
+        game_toml: str | None = None,
+        *,
+        started: float | None = None,
+    ) -> int:
+        """A new game row; its id."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO games (started, ruleset, source, game_toml) VALUES (?, ?, ?, ?)",
+                (_now(started), ruleset, source, game_toml),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def end_game(self, game: int, *, ended: float | None = None) -> None:
+        """Mark a game ended (the server stopped)."""
+        with self._transaction() as db:
+            self._need_game(db, game)
+            db.execute("UPDATE games SET ended = ? WHERE id = ?", (_now(ended), game))
+
+    def record_scene(
+        self,
+        game: int,
+        turn: int,
+        phase: str | None,
+        frame: int | None,
+        doc: Mapping[str, Any],
+        *,
+        created: float | None = None,
+    ) -> int:
+        """The scene `doc` seen in `turn`; the row of an identical scene of the same turn is
+        reused (a still table asked about ten times is stored once)."""
+        text = _canonical(doc)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        with self._transaction() as db:
+            self._need_game(db, game)
+            row = db.execute(
+                "SELECT id FROM scenes WHERE game = ? AND turn = ? AND sha256 = ?",
+                (game, turn, digest),
+            ).fetchone()
+            if row is not None:
+                return int(row[0])
+            cursor = db.execute(
+                "INSERT INTO scenes (game, turn, phase, frame, created, doc, sha256)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game, turn, phase, frame, _now(created), text, digest),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def record_resolution(
+        self,
+        game: int,
+        scene: int,
+        action: str,
+        args: Sequence[str],
+        answer: Mapping[str, Any],
+        *,
+        created: float | None = None,
+    ) -> int:
+        """An answer shown for `action args` on a logged scene; an identical answer to the same
+        question on the same scene shares the earlier row."""
+        args_text, answer_text = _canonical(list(args)), _canonical(answer)
+        with self._transaction() as db:
+            self._need_game(db, game)
+            owner = db.execute("SELECT game FROM scenes WHERE id = ?", (scene,)).fetchone()
+            if owner is None or owner[0] != game:
+                raise NotInLog(f"game log: no scene {scene} in game {game}")
+            row = db.execute(
+                "SELECT id FROM resolutions WHERE scene = ? AND action = ? AND args = ?"
+                " AND answer = ?",
+                (scene, action, args_text, answer_text),
+            ).fetchone()
+            if row is not None:
+                return int(row[0])
+            cursor = db.execute(
+                "INSERT INTO resolutions (game, scene, action, args, answer, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (game, scene, action, args_text, answer_text, _now(created)),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def record_result(
+        self,
+        resolution: int,
+        decision: str,
+        result: Mapping[str, Any] | None = None,
+        note: str | None = None,
+        *,
+        created: float | None = None,
+    ) -> int:
+        """What the table did with a resolution. Returns once the row is on disk."""
+        if decision not in DECISIONS:
+            raise LogError(f"decision {decision!r} is not one of {', '.join(DECISIONS)}")
+        result_text = None if result is None else _canonical(result)
+        with self._transaction() as db:
+            if not self._has_resolution(db, resolution):
+                raise NotInLog(f"no resolution {resolution} in the game log")
+            cursor = db.execute(
+                "INSERT INTO results (resolution, decision, result, note, created)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (resolution, decision, result_text, note, _now(created)),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def record_snapshot(
+        self,
+        ident: str,
+        game: int,
+        *,
+        question: Mapping[str, Any] | None,
+        resolution: int | None,
+        scene: int | None,
+        created: float | None = None,
+    ) -> None:
+        """A dispute snapshot (its PNG and JSON live in the snapshots folder under `ident`)."""
+        with self._transaction() as db:
+            self._need_game(db, game)
+            db.execute(
+                "INSERT INTO snapshots (id, game, created, question, resolution, scene)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    ident,
+                    game,
+                    _now(created),
+                    None if question is None else _canonical(question),
+                    resolution,
+                    scene,
+                ),
+            )
+
+    def _need_game(self, db: sqlite3.Connection, game: int) -> None:
+        if db.execute("SELECT 1 FROM games WHERE id = ?", (game,)).fetchone() is None:
+            raise self._unknown_game(db, game)
+
+    @staticmethod
+    def _has_resolution(db: sqlite3.Connection, resolution: int) -> bool:
+        if isinstance(resolution, bool) or not isinstance(resolution, int):
+            return False
+        if not 0 < resolution < 2**63:
+            return False  # beyond SQLite's integers: no such row
+        found = db.execute("SELECT 1 FROM resolutions WHERE id = ?", (resolution,)).fetchone()
+        return found is not None
+
+    def _unknown_game(self, db: sqlite3.Connection, game: object) -> NotInLog:
+        known = [str(row[0]) for row in db.execute("SELECT id FROM games ORDER BY id")]
+        listed = ", ".join(known[-20:]) if known else "none yet"
+        return NotInLog(f"game log {str(self.path)!r}: no game {game!r}; its games are {listed}")
+
+    # ----------------------------------------------------------------------------- reading
+
+    def has_resolution(self, resolution: int) -> bool:
+        with self._reading() as db:
+            return self._has_resolution(db, resolution)
+
+    def games(self) -> list[dict[str, Any]]:
+        """Every game, oldest first, with how much of it was logged."""
+        with self._reading() as db:
+            rows = db.execute(
+                """
+                SELECT g.id, g.started, g.ended, g.ruleset, g.source,
+                  (SELECT max(turn) FROM scenes WHERE game = g.id),
+                  (SELECT count(*) FROM scenes WHERE game = g.id),
+                  (SELECT count(*) FROM resolutions WHERE game = g.id),
+                  (SELECT count(*) FROM results r JOIN resolutions s ON r.resolution = s.id
+                     WHERE s.game = g.id),
+                  (SELECT count(*) FROM snapshots WHERE game = g.id)
+                FROM games g ORDER BY g.id
+                """
+            ).fetchall()
+        keys = (
+            "id",
+            "started",
+            "ended",
+            "ruleset",
+            "source",
+            "turns",
+            "scenes",
+            "resolutions",
+            "results",
+            "snapshots",
+        )
+        listed = [dict(zip(keys, row, strict=True)) for row in rows]
+        for game in listed:
+            game["turns"] = game["turns"] or 0
+        return listed
+
+    def latest_game(self) -> int | None:
+        """The id of the game started last, None when the log holds none."""
+        with self._reading() as db:
+            row = db.execute("SELECT max(id) FROM games").fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def game(self, game: int) -> dict[str, Any]:
+        """One game's row (its game file text under `game_toml`)."""
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT id, started, ended, ruleset, source, game_toml FROM games WHERE id = ?",
+                (game,),
+            ).fetchone()
+            if row is None:
+                raise self._unknown_game(db, game)
+        keys = ("id", "started", "ended", "ruleset", "source", "game_toml")
+        return dict(zip(keys, row, strict=True))
+
+    def scenes(self, game: int) -> list[dict[str, Any]]:
+        """Every scene of a game in the order recorded, documents parsed."""
+        with self._reading() as db:
+            if db.execute("SELECT 1 FROM games WHERE id = ?", (game,)).fetchone() is None:
+                raise self._unknown_game(db, game)
+            rows = db.execute(
+                "SELECT id, turn, phase, frame, created, sha256, doc FROM scenes"
+                " WHERE game = ? ORDER BY id",
+                (game,),
+            ).fetchall()
+        keys = ("id", "turn", "phase", "frame", "created", "sha256")
+        return [{**dict(zip(keys, row[:6], strict=True)), "doc": _loads(row[6])} for row in rows]
+
+    def summary(self, game: int, *, last: int = 50) -> dict[str, Any]:
+        """What `/api/log` shows: the game, its turn, counts and the last results."""
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT id, started, ruleset, source FROM games WHERE id = ?", (game,)
+            ).fetchone()
+            if row is None:
+                raise self._unknown_game(db, game)
+            turn, scenes = db.execute(
+                "SELECT max(turn), count(*) FROM scenes WHERE game = ?", (game,)
+            ).fetchone()
+            resolutions = db.execute(
+                "SELECT count(*) FROM resolutions WHERE game = ?", (game,)
+            ).fetchone()[0]
+            results = db.execute(
+                "SELECT r.id, r.resolution, r.decision, r.result, r.note, r.created, s.action,"
+                " s.args FROM results r JOIN resolutions s ON r.resolution = s.id"
+                " WHERE s.game = ? ORDER BY r.id DESC LIMIT ?",
+                (game, last),
+            ).fetchall()
+        return {
+            "game": dict(zip(("id", "started", "ruleset", "source"), row, strict=True)),
+            "turn": turn or 1,
+            "scenes": scenes,
+            "resolutions": resolutions,
+            "results": [_result_json(r) for r in results],
+        }
+
+    def export(self, game: int) -> dict[str, Any]:
+        """Everything logged of one game, ready for `json.dumps`."""
+        with self._lock:  # one consistent picture: no write lands between the queries
+            return self._export(game)
+
+    def _export(self, game: int) -> dict[str, Any]:
+        header = self.game(game)
+        with self._reading() as db:
+            resolutions = db.execute(
+                "SELECT id, scene, action, args, answer, created FROM resolutions"
+                " WHERE game = ? ORDER BY id",
+                (game,),
+            ).fetchall()
+            results = db.execute(
+                "SELECT r.id, r.resolution, r.decision, r.result, r.note, r.created, s.action,"
+                " s.args FROM results r JOIN resolutions s ON r.resolution = s.id"
+                " WHERE s.game = ? ORDER BY r.id",
+                (game,),
+            ).fetchall()
+            snapshots = db.execute(
+                "SELECT id, created, question, resolution, scene FROM snapshots"
+                " WHERE game = ? ORDER BY created, id",
+                (game,),
+            ).fetchall()
+        return {
+            "format": EXPORT_FORMAT,
+            "game": header,
+            "scenes": self.scenes(game),
+            "resolutions": [
+                {
+                    "id": r[0],
+                    "scene": r[1],
+                    "action": r[2],
+                    "args": _loads(r[3]),
+                    "answer": _loads(r[4]),
+                    "created": r[5],
+                }
+                for r in resolutions
+            ],
+            "results": [_result_json(r) for r in results],
+            "snapshots": [
+                {
+                    "id": s[0],
+                    "created": s[1],
+                    "question": _loads(s[2]),
+                    "resolution": s[3],
+                    "scene": s[4],
+                }
+                for s in snapshots
+            ],
+        }
+
+
+def _result_json(row: Sequence[Any]) -> dict[str, Any]:
+    ident, resolution, decision, result, note, created, action, args = row
+    return {
+        "id": ident,
+        "resolution": resolution,
+        "decision": decision,
+        "result": _loads(result),
+        "note": note,
+        "created": created,
+        "question": {"action": action, "args": _loads(args)},
+    }
+
+
+def json_depth(value: Any, limit: int) -> bool:
+    """True when `value` nests no deeper than `limit` lists and objects (and holds no
+    non-finite number): what the log accepts as a table's result."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return True
+
+
+# --------------------------------------------------------------------------------- the web app
+
+
+_open_lock = threading.Lock()
+
+
+def install_log(app: Flask, log: GameLog) -> None:
+    """Give `app` the log it records into (the CLI opens it at start-up, so a bad file is
+    reported before the server starts)."""
+    app.extensions["umpire_log"] = log
+
+
+def current_log() -> GameLog:
+    """The log of the app serving this request: the installed one, or
+    `DATA_DIR/umpire.sqlite` opened on first use."""
+    app = current_app
+    log = app.extensions.get("umpire_log")
+    if isinstance(log, GameLog):
+        return log
+    with _open_lock:
+        log = app.extensions.get("umpire_log")
+        if not isinstance(log, GameLog):
+            log = GameLog(Path(app.config["DATA_DIR"]).expanduser() / LOG_FILE)
+            app.extensions["umpire_log"] = log
+    return log
