@@ -49,15 +49,21 @@ SHRINK: Final = 4
 """The change test compares pictures shrunk this many times each way (an area average)."""
 CELL: Final = 16
 """Side of a search cell in shrunk pixels (64 frame pixels)."""
-CHANGE_LEVEL: Final = 14
-"""A shrunk pixel that moved more than this many grey levels is a change. Sensor noise of
-sigma 3 grey levels averages to 0.75 over 16 pixels; the largest difference of two frames of
-a still table over a whole 1080p picture measured ~6 (see tests/test_track.py)."""
+CHANGE_LEVEL: Final = 10
+"""A shrunk pixel that moved more than this many grey levels is a change. Two frames of a
+still table, rendered with fresh sensor noise, differ by at most 3-4 levels over a whole
+shrunk 1080p or 4K picture (noise sigma 3), 5 with JPEG at quality 70 and 6 with noise sigma 5
+(measured with the renderer); a tag edge of 150 levels moving 0.3 px shifts a shrunk pixel by
+~11."""
+
 REFIT_PX: Final = 0.3
 """A corner tag read this far (pixels) from where the table fit used it has moved."""
 STILL_PX: Final = 0.3
 """... and one read within this has not: two corner tags still while another moved mean that
 tag was knocked, not the camera."""
+RESTING_PX: Final = 0.1
+"""A tag read again within this many pixels of its last reading has stopped moving (reading
+noise of a still tag's centre is ~0.05 px)."""
 SWEEP_CELLS: Final = 2
 """Cells searched each frame whatever changed, in turn over the whole picture."""
 SEARCH_BUDGET_PX: Final = 250_000
@@ -83,6 +89,8 @@ class _Track:
     seen: bool = True
     tried: npt.NDArray[np.uint8] | None = None
     """The shrunk window when the tag was last looked for and not found."""
+    moving: bool = False
+    """It was read somewhere else last time: it is read again until it stands still."""
     motion: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(2))
     """Pixels a frame, from its last two reads."""
     observation: TagObservation | None = None
@@ -184,6 +192,10 @@ class Tracker:
         else:
             self._follow(frame)
         self._previous = frame.small
+        if self._rescan and self._fit_problem is not None:
+            # The old fit no longer matches the picture and a new one needs every corner tag:
+            # better no scene for this frame than bases placed through the wrong fit.
+            raise CalibrationError(f"the camera has moved; {self._fit_problem}")
         return self._scene(state)
 
     @staticmethod
@@ -234,7 +246,7 @@ class Tracker:
         lost: list[_Track] = []
         for track in self._tracks:
             window = self._patch_view(frame.small, track.box)
-            if not self._differs(window, track.reference):
+            if not self._differs(window, track.reference) and not (track.seen and track.moving):
                 track.seen, track.tried = True, None
                 unchanged += 1
                 continue
@@ -298,6 +310,9 @@ class Tracker:
     def _move(self, track: _Track, found: TagDetection, frame: _Frame) -> None:
         step = found.center - track.detection.center
         track.motion = step if track.seen else np.zeros(2)
+        # Read it again next frame until it is read where it was: the last small step of a
+        # hand's push (a few tenths of a millimetre) changes too few grey levels to be seen.
+        track.moving = float(np.hypot(*step)) > RESTING_PX
         track.detection = found
         track.box = self._box(found, track.motion, frame.small.shape)
         track.reference = self._patch(frame.small, track.box)
@@ -416,6 +431,9 @@ class Tracker:
             self._knocked = (self._knocked - set(shift)) | {k for k in moved if len(still) >= 2}
             if not moved or len(still) >= 2:
                 return
+            # The camera moved: every tag is somewhere else, the next frame is scanned whole
+            # (tags carried out of their windows, corner tags included, are found again).
+            self._rescan = True
         assert self._size is not None
         camera = self.scanner.camera or self.scanner.game_camera(self._size)
         seen = [t.detection for t in self._tracks if t.seen and t.key in self._corner_keys]
@@ -426,7 +444,6 @@ class Tracker:
                 raise
             self._fit_problem = str(error)  # the camera moved with a corner tag out of view
             return
-        self._rescan = not force
         self._fit, self._pose, self._fit_corners = fit, pose, corners
         self._fit_problem, self._knocked = None, set()
         for track in self._tracks:
