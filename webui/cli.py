@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
@@ -160,7 +161,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="frames per second: the demo plays at N (default 10); a camera, file or stream is "
         "scanned at most N times a second",
     )
+    serve.add_argument(
+        "--replay",
+        metavar="GAME",
+        type=int,
+        help="replay game GAME of the game log (see 'umpire log') instead of a camera",
+    )
+    serve.add_argument(
+        "--stale-seconds",
+        type=float,
+        metavar="S",
+        help="how long a base hidden from the camera stays on the map at its last place, marked "
+        "stale (default 20)",
+    )
     serve.set_defaults(run=_serve)
+
+    from webui.benchcli import add_bench_parser
+    from webui.logcli import add_log_parser
+
+    add_log_parser(commands)
+    add_bench_parser(commands)
 
     rulesets = commands.add_parser("rulesets", help="list the rulesets and their actions")
     rulesets.add_argument("--json", action="store_true", help="print JSON")
@@ -313,8 +333,10 @@ def _serve(opts: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
     from webui import security
-    from webui.app import create_app
-    from webui.live import open_live
+    from webui.api import end_logged_game
+    from webui.app import create_app, default_data_dir
+    from webui.gamelog import LOG_FILE, GameLog, install_log
+    from webui.live import STALE_SECONDS, Live, open_live
 
     if not 0 <= opts.port <= 65535:
         raise UsageError(f"--port must be 0 to 65535, got {opts.port}")
@@ -326,14 +348,30 @@ def _serve(opts: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     # Beyond this machine, spectators may watch but a change needs the code printed below.
     code = None if local_only else security.new_access_code()
-    live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps)
+    stale = STALE_SECONDS if opts.stale_seconds is None else opts.stale_seconds
+    if not 0 <= stale <= 3600:
+        raise UsageError(f"--stale-seconds must be 0 to 3600, got {stale:g}")
+    if opts.replay is not None:
+        if opts.source != "demo" or opts.game or opts.camera:
+            raise UsageError("--replay plays a logged game: leave out --source, --game, --camera")
+        from webui.replay import open_replay
+
+        source, game = open_replay(default_data_dir() / LOG_FILE, opts.replay, fps=opts.fps or 10.0)
+        live = Live(source, game, stale_seconds=stale)
+    else:
+        live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps, stale_seconds=stale)
     config = {"ACCESS_CODE": code, "ALLOWED_HOSTS": security.host_names(opts.host)}
     app = create_app(config, live=live)
     try:
+        # Opened before serving: a foreign or damaged log file stops here with exit 2.
+        install_log(app, GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE))
         server = make_server(opts.host, opts.port, app, threaded=True)
     except OSError as error:
         live.stop()
         raise UsageError(f"cannot listen on {opts.host}:{opts.port} ({error.strerror})") from None
+    except UmpireError:
+        live.stop()
+        raise
     url = security.page_url(opts.host, server.port)
     app.config["PUBLIC_URL"] = url
 
@@ -353,9 +391,13 @@ def _serve(opts: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # A second Ctrl-C or `kill` while stopping must not cut the game log's last write.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("umpire: stopping", flush=True)
         live.stop()  # wakes every open stream, which then ends
         server.server_close()
+        end_logged_game(app)
     return 0
 
 

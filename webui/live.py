@@ -504,6 +504,7 @@ def open_live(
     fps: float | None = None,
     realtime: bool = True,
     resolution: str | tuple[int, int] = (1280, 720),
+    stale_seconds: float = STALE_SECONDS,
 ) -> Live:
     """The tracker for a `--source` (not started): the built-in demo, or a camera, file, folder
     or stream scanned with the game file `game_path` (required for anything but the demo)."""
@@ -521,7 +522,7 @@ def open_live(
                 f"the demo plays {demo.game.ruleset}, but {game_path} is a {game.ruleset} game; "
                 "leave --game out for the demo"
             )
-        return Live(demo, game, camera)
+        return Live(demo, game, camera, stale_seconds=stale_seconds)
     if game_path is None:
         raise ServeError(
             f"--source {source!r} needs --game GAME.toml (which tags are which bases); only the "
@@ -530,4 +531,6 @@ def open_live(
     game = load_game(game_path)
     # A recorded game replays, so the page stays alive; a folder of photos is scanned once.
     options = {"loop": True} if parse_source(source).kind == "video" else {}
-    return Live(open_source(source, **options), game, camera, max_fps=fps)
+    return Live(
+        open_source(source, **options), game, camera, max_fps=fps, stale_seconds=stale_seconds
+    )
