@@ -139,6 +139,8 @@ class Live:
         """Bases seen again elsewhere: since when, and where, they have been standing still."""
         self.dropped = 0
         """Frames the scan thread never saw because a newer one came first."""
+        self.scanned = 0
+        """Frames scanned so far (a table fitted or not)."""
         self._camera_lost = False
         self._ended = False
         self._phase: str | None = self.ruleset.phases[0] if self.ruleset.phases else None
@@ -292,6 +294,7 @@ class Live:
         elapsed = time.perf_counter() - started
         with self._fps_lock:
             self._scanned_at.append(time.monotonic())
+            self.scanned += 1
 
         def update(s: LiveState) -> LiveState:
             keep = scan is None

@@ -11,6 +11,7 @@ configured `SSE_MAX_S` / `MJPEG_MAX_S` seconds (unset: never).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any, Final
@@ -77,6 +78,36 @@ def events() -> ResponseReturnValue:
     )
 
 
+class _Pictures:
+    """The JPEGs of the latest frames, drawn and encoded once however many streams show them.
+
+    Fifty spectators on one frame would otherwise draw and encode it fifty times (a 720p frame
+    costs ~5 ms): the tracker's two cores would go to them. An entry is found by the frame's
+    image object itself (kept alive by the entry, so never confused with a newer one), the
+    selected unit and the quality; the lock also makes the streams that ask for a new frame at
+    once wait for the one that encodes it."""
+
+    KEEP: Final = 8
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[tuple[Any, str | None, int, bytes | None]] = []
+
+    def get(self, state: LiveState, select: str | None, quality: int) -> bytes | None:
+        if state.image is None:
+            return None
+        with self._lock:
+            for image, chosen, q, jpeg in self._entries:
+                if image is state.image and chosen == select and q == quality:
+                    return jpeg
+            jpeg = _picture(state, select, quality)
+            self._entries = [(state.image, select, quality, jpeg), *self._entries][: self.KEEP]
+            return jpeg
+
+
+_pictures = _Pictures()
+
+
 def _picture(state: LiveState, select: str | None, quality: int) -> bytes | None:
     """The frame with its overlays as a JPEG (the bare frame before the table is fitted)."""
     if state.image is None:
@@ -121,7 +152,7 @@ def mjpeg() -> ResponseReturnValue:
         sent = -2
         while not live.stopping and time.monotonic() < deadline:
             if state.frame != sent:
-                jpeg = _picture(state, select, quality)
+                jpeg = _pictures.get(state, select, quality)
                 if jpeg is not None:
                     sent = state.frame
                     yield _part(jpeg)
