@@ -4,7 +4,7 @@ rate it had alone, every spectator keeps getting pictures and events, and every 
 confirmed with a 201 is in the game log afterwards.
 
 The frames are the built-in demo's (1280x720, the skirmish-19c table), rendered beforehand and
-played in a loop at 15 frames a second like a webcam, so the frame rate measured is the
+played in a loop at 30 frames a second like a webcam, so the frame rate measured is the
 tracker's and not the renderer's. Every loop has a deadline: the test stops by itself.
 """
 
@@ -32,7 +32,7 @@ from webui.live import Live
 SPECTATORS = 50
 BASELINE_S = 10.0
 LOAD_S = 60.0
-SOURCE_FPS = 15.0
+SOURCE_FPS = 30.0
 CONFIRM_EVERY_S = 2.0
 
 

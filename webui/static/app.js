@@ -232,22 +232,16 @@
     $("st-seen").textContent = bases.seen ?? "-";
     $("st-stale").textContent = bases.stale ?? "-";
     $("st-missing").textContent = bases.missing ?? "-";
-    listStat("st-unknown", status.unknown_tags);
-    listStat("st-duplicate", status.duplicate_tags);
+    // What the table should look at (a knocked corner tag, a tag printed twice, a base off
+    // the table...), in the server's own sentences.
+    const warnings = Array.isArray(status.warnings) ? status.warnings : [];
+    $("st-warnings").hidden = warnings.length === 0;
+    $("st-warnings").textContent = warnings.join(" · ");
     $("st-lost").hidden = !status.camera_lost;
     $("st-error").hidden = !status.error;
     $("st-error").textContent = status.error || "";
     if (status.ruleset && status.ruleset !== state.ruleset) setRuleset(status);
     if (status.phases && status.phase !== state.phase) showPhases(status.phases, status.phase);
-  }
-
-  function listStat(id, values) {
-    const item = $(id);
-    const list = Array.isArray(values) ? values : [];
-    item.hidden = list.length === 0;
-    item.querySelector("b").textContent = list
-      .map((t) => (typeof t === "object" ? JSON.stringify(t) : t))
-      .join(", ");
   }
 
   function connection(stateName, text) {
