@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -443,7 +443,19 @@ def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple
 
 def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
     """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
-    return {"value": round(float(value_mm) / _mm_per(scene.unit), 3), "unit": scene.unit}
+    value, unit = float(value_mm), scene.unit
+    # Zero is worked out each time: the memo would not tell 0.0 from -0.0.
+    return {"value": _in_unit(value, unit) if value else _rounded(value, unit), "unit": unit}
+
+
+def _rounded(value_mm: float, unit: str) -> float:
+    """A length in `unit`, to 3 decimals."""
+    return round(value_mm / _mm_per(unit), 3)
+
+
+_in_unit = lru_cache(maxsize=8192)(_rounded)
+"""`_rounded`, remembered: a `suggest` answer holds thousands of lengths, many the same
+(rounding to decimals costs more than looking the answer up)."""
 
 
 @cache

@@ -427,7 +427,7 @@ def point_in_polygon(
     """Whether points (..., 2) lie inside a simple polygon (any shape; even-odd rule)."""
     p = np.asarray(points, dtype=float)
     poly = np.asarray(polygon, dtype=float)
-    a, b = poly, np.roll(poly, -1, axis=0)
+    a, b = _edges(poly)
     px, py = p[..., 0, None], p[..., 1, None]
     straddles = (a[:, 1] > py) != (b[:, 1] > py)
     dy = b[:, 1] - a[:, 1]
@@ -457,13 +457,13 @@ def clip_to_convex(subject: Array, clip: Array) -> Array:
     counter-clockwise `clip`. For a non-convex subject the result may have zero-width bridges,
     but its area is exact."""
     out = subject
-    for a, b in zip(clip, np.roll(clip, -1, axis=0), strict=True):
+    for a, b in zip(*_edges(clip), strict=True):
         if len(out) == 0:
             break
         edge = b - a
         side = _cross(edge, out - a)
-        nxt = np.roll(out, -1, axis=0)
-        side_next = np.roll(side, -1)
+        nxt = _edges(out)[1]
+        side_next = np.concatenate([side[1:], side[:1]])
         points: list[Array] = []
         for k in range(len(out)):
             if side[k] >= 0:
@@ -486,6 +486,9 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
             return Containment.INSIDE if inside else Containment.OUTSIDE
         return Containment.PARTLY
     foot = corners(base)
+    plain = _plain_containment(foot, poly)
+    if plain is not None:
+        return plain
     overlap = polygon_area(clip_to_convex(poly, foot))
     whole = base.footprint.width * base.footprint.depth
     if overlap >= whole * (1 - 1e-9) - EPS:
@@ -493,6 +496,32 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
     if overlap <= EPS:
         return Containment.OUTSIDE
     return Containment.PARTLY
+
+
+def _plain_containment(foot: Array, poly: Array) -> Containment | None:
+    """How a rectangle `foot` (4, 2) stands in a strictly convex polygon when that is plain
+    without clipping: OUTSIDE when every corner lies more than a millimetre outside one side
+    (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
+    side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
+    strictly convex (`containment` then clips)."""
+    if len(poly) < 3:
+        return None
+    e1, e2 = _edges(poly)
+    edge = e2 - e1
+    area2 = float(np.sum(_cross(e1, e2)))
+    turns = _cross(edge, np.concatenate([edge[1:], edge[:1]]))
+    if area2 == 0 or not (np.all(turns > 0) if area2 > 0 else np.all(turns < 0)):
+        return None
+    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) * (1.0 if area2 > 0 else -1.0)
+    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]  # outward, unit length
+    offset = np.sum(normal * e1, axis=1)
+    # (4, E) how far each corner lies outside each side's line, mm
+    out = foot[:, 0, None] * normal[None, :, 0] + foot[:, 1, None] * normal[None, :, 1] - offset
+    if np.any(np.all(out > 1.0, axis=0)):
+        return Containment.OUTSIDE
+    if np.all(out < -1.0):
+        return Containment.INSIDE
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -927,8 +956,54 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         flat[near[through]] = True
         rest = near[~through & ~clear]
         if len(rest):
+            # Lines from a figure standing inside the piece: settled by how deep they run.
+            blocked, seen = end_inside_verdicts(
+                eyes[rest], aims[rest], piece.polygon, piece.see_into
+            )
+            flat[rest[blocked]] = True
+            rest = rest[~blocked & ~seen]
+        if len(rest):
             flat[rest] = rays_blocked(eyes[rest], aims[rest], piece)
     return flat
+
+
+def end_inside_verdicts(
+    eyes: Array, aims: Array, poly: Array, see_into: float
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """(blocked, clear) (R,): the lines with one end inside a strictly convex polygon that
+    `rays_blocked` is sure to find blocked, and those it is sure to find clear, by how far
+    they run inside it against `see_into`.
+
+    One end more than 1 mm inside every side, the other more than 1 mm outside some side: the
+    line runs inside in one stretch, from that end to where it leaves (a convex piece is never
+    re-entered), and only that end's stretch is forgiven, up to `see_into`; so it is blocked
+    when the stretch is over `see_into` by more than a millimetre, and clear when it is under
+    by more than one (rounding, at a millionth of a millimetre, cannot change either). Every
+    other line, and every line past a polygon not strictly convex, is neither."""
+    none = np.zeros(len(eyes), dtype=bool)
+    e1, e2 = _edges(poly)
+    edge = e2 - e1
+    area2 = float(np.sum(_cross(e1, e2)))
+    turns = _cross(edge, np.concatenate([edge[1:], edge[:1]]))
+    if len(eyes) == 0 or area2 == 0 or not (np.all(turns > 0) if area2 > 0 else np.all(turns < 0)):
+        return none, none.copy()
+    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) * (1.0 if area2 > 0 else -1.0)
+    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]  # outward, unit length
+    offset = np.sum(normal * e1, axis=1)
+    # (R, E) mm outside each side (negative: inside it); products, not a matrix product (BLAS
+    # threads stall on a busy machine)
+    ha = eyes[:, 0, None] * normal[None, :, 0] + eyes[:, 1, None] * normal[None, :, 1] - offset
+    hb = aims[:, 0, None] * normal[None, :, 0] + aims[:, 1, None] * normal[None, :, 1] - offset
+    eye_in = np.all(ha < -1.0, axis=1) & np.any(hb > 1.0, axis=1)
+    aim_in = np.all(hb < -1.0, axis=1) & np.any(ha > 1.0, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = ha / (ha - hb)  # where the line crosses each side's line
+    leaves = np.min(np.where(hb > ha, t, np.inf), axis=1)  # from an eye inside
+    enters = np.max(np.where(ha > hb, t, -np.inf), axis=1)  # to an aim inside
+    length = np.hypot(aims[:, 0] - eyes[:, 0], aims[:, 1] - eyes[:, 1])
+    stretch = np.where(eye_in, leaves, np.where(aim_in, 1.0 - enters, 0.0)) * length
+    one_end = eye_in | aim_in
+    return one_end & (stretch > see_into + 1.0), one_end & (stretch < see_into - 1.0)
 
 
 def _convex_verdicts(

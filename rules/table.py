@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +61,16 @@ def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
 
     lower, upper = half(pts), half(pts[::-1])
     return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
+
+
+class _Near(NamedTuple):
+    """The bases that may block the lines to a target's other sight points, found with the
+    line to its centre (`Table._centre_lines_near`)."""
+
+    pair: npt.NDArray[np.int_]
+    """(M,) the pair (of the batch) each candidate base belongs to"""
+    base: npt.NDArray[np.int_]
+    """(M,) a base that may block a line of that pair (`geometry.solids_block_spread`)"""
 
 
 class Table:
@@ -306,12 +316,12 @@ class Table:
                 # to the same target's other points: line k of open pair i is i * (K - 1) + k.
                 place = np.full(len(centre), -1)
                 place[still] = np.arange(len(still))
-                at = place[near[0]]
+                at = place[near.pair]
                 kept = at >= 0
                 lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                bases = np.repeat(near[1][kept], len(others))
+                blockers = np.repeat(near.base[kept], len(others))
                 clear = self._lines_clear_among(
-                    ruleset, viewers[pair], targets[pair], aims, lines, bases
+                    ruleset, viewers[pair], targets[pair], aims, lines, blockers
                 )
             clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
@@ -319,12 +329,10 @@ class Table:
 
     def _centre_lines_near(
         self, ruleset: Ruleset, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> tuple[
-        npt.NDArray[np.bool_], tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]] | None
-    ]:
+    ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
         """`_lines_clear` of the lines to the targets' centres, and, when bases may block
-        sight, the (pair, base) pairs that may block any line of a pair no terrain blocks the
-        centre line of (`geometry.solids_block_spread`); None when no base blocks sight."""
+        sight, what may block the other lines of the pairs no terrain blocks the centre line of
+        (`_Near`); None when no base blocks sight."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, 0]
         clear = self._terrain_clear(ruleset, eyes, aims)
         open_ = np.flatnonzero(clear)
@@ -335,7 +343,7 @@ class Table:
             eyes[open_], aims[open_], self._sight_spread[targets[open_]], self.solids, mask
         )
         clear[open_] = ~blocked
-        return clear, (open_[pair], base)
+        return clear, _Near(open_[pair], base)
 
     def _lines_clear_among(
         self,
@@ -417,7 +425,23 @@ class Table:
         """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
         if not self.bases:
             return np.zeros((0, 5, 2))
-        return np.stack([geo.sight_points(b) for b in self.bases])
+        # Rectangles all at once, element for element `geometry.sight_points`' arithmetic
+        # (c + (point - c) * (1 - 1e-9) of the centre and the corners); round bases one by one.
+        out = np.empty((len(self.bases), 5, 2))
+        rects = [k for k, b in enumerate(self.bases) if not b.footprint.circle]
+        if rects:
+            c = self.centres[rects][:, None]
+            points = np.concatenate([c, self.outlines[rects]], axis=1)
+            out[rects] = c + (points - c) * (1 - 1e-9)
+        for k, b in enumerate(self.bases):
+            if b.footprint.circle:
+                out[k] = geo.sight_points(b)
+        return out
+
+    @cached_property
+    def outlines(self) -> geo.Array:
+        """(N, 4, 2) every base's outline (`geometry.corners`), in table order."""
+        return np.stack([geo.corners(b) for b in self.bases]).reshape(-1, 4, 2)
 
     @cached_property
     def solids(self) -> geo.Solids:
@@ -488,6 +512,8 @@ class Table:
             if lo[0] > x_hi or lo[1] > y_hi or hi[0] < x_lo or hi[1] < y_lo:
                 continue  # the line passes a millimetre and more clear of the piece's box
             poly = np.asarray(piece.polygon, dtype=float)
+            if self._plainly_beside(piece.id, poly, eye, aim):
+                continue  # the line does not cross the piece, nor ends in it
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
             crosses = total > geo.EPS or bool(geo.point_in_polygon(aim, poly))
             if crosses and self._gap_to(piece.id, poly, target) <= ruleset.cover_behind_within:
@@ -498,6 +524,29 @@ class Table:
         best = max((c for c, _ in found), key=rank.__getitem__, default=Cover.NONE)
         reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
         return CoverReading(best, reasons)
+
+    def _plainly_beside(
+        self, piece_id: str, poly: geo.Array, eye: geo.Point, aim: geo.Point
+    ) -> bool:
+        """Whether both ends of a line lie more than a millimetre outside one side of the
+        piece's convex outline: then the whole line does, so it runs nowhere inside the piece
+        and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
+        rounding does, and need not be clipped."""
+        if piece_id not in self._hulls:
+            self._hulls[piece_id] = _hull_of(poly)
+        hull = self._hulls[piece_id][0]
+        if len(hull) < 3:
+            return False
+        edge = np.concatenate([hull[1:], hull[:1]]) - hull
+        normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)  # outward: the hull turns left
+        size = np.hypot(normal[:, 0], normal[:, 1])
+        if np.any(size == 0):
+            return False
+        normal /= size[:, None]
+        offset = normal[:, 0] * hull[:, 0] + normal[:, 1] * hull[:, 1]
+        out_eye = normal[:, 0] * eye[0] + normal[:, 1] * eye[1] - offset
+        out_aim = normal[:, 0] * aim[0] + normal[:, 1] * aim[1] - offset
+        return bool(np.any((out_eye > 1.0) & (out_aim > 1.0)))
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
@@ -512,7 +561,15 @@ class Table:
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
+        of = self._uncertainty_of
+        if a.id in of and b.id in of:
+            return math.hypot(of[a.id], of[b.id])
         return math.hypot(self.scene.uncertainty_of(a), self.scene.uncertainty_of(b))
+
+    @cached_property
+    def _uncertainty_of(self) -> dict[str, float]:
+        """`Scene.uncertainty_of` of every base, by id (asked thousands of times a `suggest`)."""
+        return {b.id: self.scene.uncertainty_of(b) for b in self.bases}
 
 
 _RECENT: list[tuple[Scene, Table]] = []

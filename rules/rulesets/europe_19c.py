@@ -100,6 +100,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import dice as dice_math
 from .. import geometry as geo
@@ -1391,16 +1392,19 @@ class Europe19c(Ruleset):
         within the firer's range and the base's arc (`_base_shot` then finds them memoised)."""
         sides = {u.id: u.side for u in table.scene.units}
         pairs = []
+        foes: dict[str, tuple[list[Base], npt.NDArray[np.int_]]] = {}
         for firer in firers:
             reach = _firer_reach(firer)
             if reach is None:
                 continue
-            enemies = [b for b in table.bases if sides[b.unit_id] != firer.side]
-            columns = np.array([table.index[b.id] for b in enemies], dtype=int)
+            if firer.side not in foes:
+                found = [b for b in table.bases if sides[b.unit_id] != firer.side]
+                foes[firer.side] = (found, np.array(table.rows(found), dtype=int))
+            enemies, columns = foes[firer.side]
             for base in firer.bases:
-                row = table.distances[table.index[base.id], columns] if len(columns) else []
+                row = table.distances[table.index[base.id]].take(columns)
                 half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
-                in_range = [b for b, d in zip(enemies, row, strict=True) if d <= reach]
+                in_range = [enemies[k] for k in np.flatnonzero(row <= reach).tolist()]
                 arcs = _arcs(table, base, in_range, half)
                 pairs += [(base, b) for b, ok in zip(in_range, arcs, strict=True) if ok]
         table.sights(self, pairs)
@@ -1417,20 +1421,21 @@ class Europe19c(Ruleset):
 # Helpers of the actions
 
 
-_ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[tuple[str, str], bool]] = (
+_ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[str, dict[str, bool]]] = (
     weakref.WeakKeyDictionary()
 )
+"""Per table, per shooter base id: whether each target base id lies in its arc."""
 
 
 def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
     """Whether each target base lies (partly) in the shooter's fire arc, memoised per table:
     `geometry.base_in_arc`, with rectangles tested all at once by separating axes."""
-    memo = _ARC_MEMO.setdefault(table, {})
-    missing = [t for t in targets if (shooter.id, t.id) not in memo]
+    known = _ARC_MEMO.setdefault(table, {}).setdefault(shooter.id, {})
+    missing = [t for t in targets if t.id not in known]
     regions = geo.arc_regions(shooter, half_angle) if missing else None
     rects = [t for t in missing if not t.footprint.circle]
     if missing and regions is None:
-        memo.update({(shooter.id, t.id): True for t in missing})
+        known.update({t.id: True for t in missing})
     elif missing:
         assert regions is not None
         if rects:
@@ -1440,11 +1445,11 @@ def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: floa
             inside = np.zeros(len(rects), dtype=bool)
             for region in regions:
                 inside |= _overlaps(region, foot, foot_normals)
-            memo.update({(shooter.id, t.id): bool(v) for t, v in zip(rects, inside, strict=True)})
+            known.update(zip([t.id for t in rects], inside.tolist(), strict=True))
         for t in missing:
             if t.footprint.circle:
-                memo[(shooter.id, t.id)] = geo.base_in_arc(shooter, t, half_angle)
-    return [memo[(shooter.id, t.id)] for t in targets]
+                known[t.id] = geo.base_in_arc(shooter, t, half_angle)
+    return [known[t.id] for t in targets]
 
 
 _FEET: weakref.WeakKeyDictionary[Table, tuple[Any, Any]] = weakref.WeakKeyDictionary()

@@ -1008,37 +1008,98 @@ class _Footprints:
 
     def bursts(
         self, points: np.ndarray, unc: float, rows: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(inside, near) masks (rows, points): a point on the footprint of the base of each
-        row, or within `unc` of its edge (inside or out), judged in the base's own frame.
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(row, point, near_row, near_point): the (row, point) pairs where a point lies on
+        the footprint of the base of rows[row], and those where it lies within `unc` of the
+        base's edge (inside or out), judged in the base's own frame.
 
         Only the (base, point) pairs within a base's circumradius (plus `unc`) of its centre
-        are judged exactly; the rest cannot be on or near it."""
+        are judged exactly; the rest cannot be on or near it. Those pairs are found through
+        the points sorted by x: the points within that reach (and a millimetre) of a centre's
+        x are a run of them, and the distance test then runs on those runs only."""
         xy = self.xy[rows]
         reach = np.hypot(self.half_width[rows], self.half_depth[rows])[:, 0] + unc
-        dx = points[None, :, 0] - xy[:, None, 0]
-        dy = points[None, :, 1] - xy[:, None, 1]
+        order = np.argsort(points[:, 0], kind="stable")
+        xs = points[order, 0]
+        lo = np.searchsorted(xs, xy[:, 0] - reach - 1.0, side="left")
+        sizes = np.searchsorted(xs, xy[:, 0] + reach + 1.0, side="right") - lo
+        r = np.repeat(np.arange(len(rows)), sizes)
+        p = order[np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)]
+        dx = points[p, 0] - xy[r, 0]
+        dy = points[p, 1] - xy[r, 1]
         d2 = dx * dx + dy * dy  # (x**2).sum over a last axis of 2 is many times slower
-        r, p = np.nonzero(d2 <= (reach**2)[:, None])
-        inside = np.zeros(d2.shape, dtype=bool)
-        near = np.zeros(d2.shape, dtype=bool)
-        if len(r):
-            sel = rows[r]
-            rel = points[p] - xy[r]
-            fwd = self.fwd[sel]
-            v = np.abs((rel * fwd).sum(axis=1))
-            u = np.abs(rel[:, 0] * fwd[:, 1] - rel[:, 1] * fwd[:, 0])
-            hw, hd = self.half_width[sel, 0], self.half_depth[sel, 0]
-            out_dist = np.hypot(np.maximum(u - hw, 0), np.maximum(v - hd, 0))
-            in_dist = np.minimum(hw - u, hd - v)
-            signed = np.where(
-                self.circle[sel, 0],
-                hw - np.hypot(u, v),
-                np.where(out_dist > 0, -out_dist, in_dist),
+        keep = d2 <= (reach**2)[r]
+        r, p = r[keep], p[keep]
+        sel = rows[r]
+        rel = points[p] - xy[r]
+        fwd = self.fwd[sel]
+        v = np.abs((rel * fwd).sum(axis=1))
+        u = np.abs(rel[:, 0] * fwd[:, 1] - rel[:, 1] * fwd[:, 0])
+        hw, hd = self.half_width[sel, 0], self.half_depth[sel, 0]
+        out_dist = np.hypot(np.maximum(u - hw, 0), np.maximum(v - hd, 0))
+        in_dist = np.minimum(hw - u, hd - v)
+        signed = np.where(
+            self.circle[sel, 0],
+            hw - np.hypot(u, v),
+            np.where(out_dist > 0, -out_dist, in_dist),
+        )
+        inside, near = signed >= 0, np.abs(signed) <= unc
+        return r[inside], p[inside], r[near], p[near]
+
+
+def _aim(table: Table, launcher: Base, target: Unit) -> Base:
+    """The base of `target` a launcher aims its rocket at: the nearest (the first of equals)."""
+    return min(target.bases, key=lambda b: table.distance(launcher, b))
+
+
+def _rocket_path(launcher: Base, aim: Base) -> tuple[tuple[float, float], float]:
+    """Where a rocket leaves the launcher's front edge (mm) and its heading (degrees)."""
+    heading = math.degrees(math.atan2(aim.y - launcher.y, aim.x - launcher.x))
+    f = geo.forward(heading)
+    start_mm = (
+        launcher.x + f[0] * launcher.footprint.depth / 2,
+        launcher.y + f[1] * launcher.footprint.depth / 2,
+    )
+    return start_mm, heading
+
+
+def _bursts_at(
+    table: Table, shooter: Unit, launcher: Base, aim: Base, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hit rows, hit points, rows with a burst near the edge) of the rocket `launcher` fires
+    at `aim`, judged against the bases of `rows` (`_Footprints.bursts`; memoised).
+
+    A launcher's rockets at the nearest base of every enemy in reach are judged in one batch
+    (`suggest` asks of each in turn): each (base, burst point) pair gets the same arithmetic
+    either way."""
+    m = _measured(table)
+    key = (launcher.id, aim.id)
+    if key not in m.bursts:
+        found = {aim.id: aim}
+        gaps = m.gaps[m.units[shooter.id]]
+        for u in table.scene.units:
+            # the enemies in a rocket's reach: those `suggest` asks of
+            near = gaps[m.units[u.id]] <= ROCKET_LEG * ROCKET_LEGS + m.slack
+            if u.side != shooter.side and u.bases and near:
+                other = _aim(table, launcher, u)
+                found.setdefault(other.id, other)
+        aims = list(found.values())
+        patterns = [rocket_bursts(*_rocket_path(launcher, a)) for a in aims]
+        size = len(patterns[0])
+        hit_row, hit_point, near_row, near_point = m.footprints.bursts(
+            np.concatenate(patterns), table.scene.uncertainty_of(launcher), rows
+        )
+        hit_aim, near_aim = hit_point // size, near_point // size
+        for k, a in enumerate(aims):
+            m.bursts.setdefault(
+                (launcher.id, a.id),
+                (
+                    hit_row[hit_aim == k],
+                    hit_point[hit_aim == k] % size,
+                    np.unique(near_row[near_aim == k]),
+                ),
             )
-            inside[r, p] = signed >= 0
-            near[r, p] = np.abs(signed) <= unc
-        return inside, near
+    return m.bursts[key]
 
 
 class _Measured:
@@ -1053,6 +1114,8 @@ class _Measured:
         sizes = [len(u.bases) for u in table.scene.units]
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
         self.ends = self.starts + np.array(sizes)
+        self._spans = list(zip(self.starts.tolist(), self.ends.tolist(), strict=True))
+        """(start, end) of each unit's bases in the table, as plain numbers."""
         d = table.distances
         self.gaps = np.minimum.reduceat(
             np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
@@ -1062,6 +1125,9 @@ class _Measured:
         """Whether a base sees another (some sight line clear), for the pairs `suggest` asked."""
         self.allowances: dict[str, Allowance] = {}
         """Each unit's move in the going it stands in, once asked."""
+        self.bursts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        """Per (launcher, aimed-at base): `_Footprints.bursts` of its rocket (hit rows, hit
+        points, rows with a burst near the edge), worked out for all a launcher's aims at once."""
         scene = table.scene
         self.slack = 2 * max((scene.uncertainty_of(b) for b in table.bases), default=0.0)
         """More than the uncertainty of any distance between two bases, mm."""
@@ -1071,11 +1137,12 @@ class _Measured:
         key = (a.id, b.id)
         if key not in self._closest:
             ia, ib = self.units[a.id], self.units[b.id]
-            sa, sb = int(self.starts[ia]), int(self.starts[ib])
-            block = self.table.distances[sa : self.ends[ia], sb : self.ends[ib]]
-            i, j = np.unravel_index(int(np.argmin(block)), block.shape)
+            spans = self._spans
+            (sa, ea), (sb, eb) = spans[ia], spans[ib]
+            block = self.table.distances[sa:ea, sb:eb]
+            i, j = divmod(int(block.argmin()), block.shape[1])  # the first nearest, row by row
             self._closest[key] = geo.Closest(
-                float(block[i, j]), self.table.bases[sa + int(i)], self.table.bases[sb + int(j)]
+                float(block[i, j]), self.table.bases[sa + i], self.table.bases[sb + j]
             )
         return self._closest[key]
 
@@ -1385,7 +1452,6 @@ class SepoysAndSoldiers(Ruleset):
         unit_numbers = _measured(table).units
         others = table.unit_numbers != unit_numbers[shooter.id]
         in_target = table.unit_numbers == unit_numbers[target.id]
-        feet = _measured(table).footprints
         # Rockets are independent: a base is spared only if every rocket spares it, each with
         # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
         whole = BURST_DENOMINATOR ** len(shooter.bases)
@@ -1395,25 +1461,20 @@ class SepoysAndSoldiers(Ruleset):
         close: set[str] = set()
         rockets = []
         for launcher in shooter.bases:
-            aim = min(target.bases, key=lambda b: table.distance(launcher, b))
-            heading = math.degrees(math.atan2(aim.y - launcher.y, aim.x - launcher.x))
-            f = geo.forward(heading)
-            start_mm = (
-                launcher.x + f[0] * launcher.footprint.depth / 2,
-                launcher.y + f[1] * launcher.footprint.depth / 2,
-            )
+            aim = _aim(table, launcher, target)
             burst_unc = scene.uncertainty_of(launcher)
             # no burst is farther than 4 legs from the launcher's edge: judge only bases that near
             reach_row = table.distances[table.index[launcher.id]] <= reach + burst_unc + 1.0
             rows = np.flatnonzero(others & reach_row)
-            inside, near_edge = feet.bursts(rocket_bursts(start_mm, heading), burst_unc, rows)
-            weight = inside.astype(np.int64) @ BURST_WEIGHTS
+            hit_row, hit_point, near_edge = _bursts_at(table, shooter, launcher, aim, rows)
+            weight = np.zeros(len(rows), dtype=np.int64)  # each row's bursts on its base
+            np.add.at(weight, hit_row, BURST_WEIGHTS[hit_point])
             for i, w in zip(
                 np.flatnonzero(weight).tolist(), weight[weight != 0].tolist(), strict=True
             ):
                 bid = table.bases[rows[i]].id
                 spared[bid] = spared.get(bid, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
-            close.update(table.bases[rows[i]].id for i in np.flatnonzero(near_edge.any(axis=1)))
+            close.update(table.bases[rows[i]].id for i in near_edge.tolist())
             on_target = int(weight[in_target[rows]].sum())
             target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
             rockets.append(

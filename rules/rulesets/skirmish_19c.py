@@ -1025,13 +1025,24 @@ class Board:
     def contacts(self, base: Base, of: Iterable[Base]) -> list[tuple[Base, Threshold]]:
         """Bases of `of` in base contact with `base`: touching, or a gap inside the
         measurement's uncertainty (then too close to call)."""
+        table = self.table
+        others = list(of)
+        gaps = table.distances[table.index[base.id]].take(table.rows(others)).tolist()
+        # No two bases' combined uncertainty exceeds twice the largest: only the bases that
+        # near can be in contact, and only they are asked exactly.
+        reach = 2 * self._most_uncertain
         out = []
-        for other in of:
-            d = self.table.distance(base, other)
-            unc = self.table.uncertainty(base, other)
-            if d <= unc:
-                out.append((other, Threshold(d, 0.0, unc)))
+        for other, d in zip(others, gaps, strict=True):
+            if d <= reach:
+                unc = table.uncertainty(base, other)
+                if d <= unc:
+                    out.append((other, Threshold(d, 0.0, unc)))
         return out
+
+    @cached_property
+    def _most_uncertain(self) -> float:
+        """The largest position uncertainty of any base on the table, mm."""
+        return max((self.scene.uncertainty_of(b) for b in self.table.bases), default=0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1459,6 +1470,8 @@ class Skirmish19c(Ruleset):
         in_command: list[str] = []
         close_calls: list[dict[str, Any]] = []
         commanded_units: dict[str, list[Base]] = {}
+        table = board.table
+        row = table.distances[table.index[leader.id]].tolist()
         for friend in board.scene.units:
             if friend.side != unit.side:
                 continue
@@ -1467,12 +1480,14 @@ class Skirmish19c(Ruleset):
                     continue  # the leader's own bases: it commands the others
                 there = board.in_enclosed(base)
                 limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
-                t = Threshold(
-                    board.table.distance(leader, base), limit, board.table.uncertainty(leader, base)
-                )
-                if t.too_close_to_call:
+                # `Threshold(distance, limit, uncertainty)`'s verdicts, the object built only
+                # for the close calls the answer shows (a command asks of every figure).
+                measured = row[table.index[base.id]]
+                unc = table.uncertainty(leader, base)
+                if abs(limit - measured) <= unc:
+                    t = Threshold(measured, limit, unc)
                     close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-                if t.within:
+                if measured <= limit:
                     in_command.append(base.id)
                     commanded_units.setdefault(friend.id, []).append(base)
 
