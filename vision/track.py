@@ -17,7 +17,9 @@ table is mostly still between frames. So `Tracker.scan(frame)` (the same call an
    differs from the last time it was searched, and has stopped changing (no hand moving over
    it), is searched whole at full resolution. A few cells a frame are searched anyway, in turn,
    so the whole table is looked at again every few seconds whatever happens.
-4. The table fit is reused until the corner tags are read at other places: then the camera
+4. A few still tags a frame are read again in turn and each reading averaged in, so a base
+   that stands still is measured more closely the longer it stands (16 readings at most).
+5. The table fit is reused until the corner tags are read at other places: then the camera
    has moved, the table is fitted again and the next frame is scanned whole. One corner tag
    moving alone was knocked: the fit is kept and the tag reported.
 
@@ -64,6 +66,10 @@ tag was knocked, not the camera."""
 RESTING_PX: Final = 0.1
 """A tag read again within this many pixels of its last reading has stopped moving (reading
 noise of a still tag's centre is ~0.05 px)."""
+MAX_READINGS: Final = 16
+"""Readings averaged at most: later ones weigh 1/16, so a slow drift is still followed."""
+REFRESH_PER_FRAME: Final = 4
+"""Still tags read again each frame to average (about 3 ms a frame at 1080p)."""
 SWEEP_CELLS: Final = 2
 """Cells searched each frame whatever changed, in turn over the whole picture."""
 SEARCH_BUDGET_PX: Final = 250_000
@@ -89,6 +95,8 @@ class _Track:
     seen: bool = True
     tried: npt.NDArray[np.uint8] | None = None
     """The shrunk window when the tag was last looked for and not found."""
+    readings: int = 1
+    """How many readings of the tag where it stands are averaged in `detection`."""
     moving: bool = False
     """It was read somewhere else last time: it is read again until it stands still."""
     motion: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(2))
@@ -124,12 +132,14 @@ class Tracker:
         camera: CameraModel | None = None,
         *,
         sweep_cells: int = SWEEP_CELLS,
+        refresh_per_frame: int = REFRESH_PER_FRAME,
         search_budget_px: int = SEARCH_BUDGET_PX,
         **detector_options: Any,
     ) -> None:
         self.scanner = Scanner(game, camera, **detector_options)
         self.game = game
         self.sweep_cells = int(sweep_cells)
+        self.refresh_per_frame = int(refresh_per_frame)
         self.search_budget_px = int(search_budget_px)
         corners = game.calibration
         self._corner_keys = {(pattern_family(corners.spec.family), c.tag) for c in corners.corners}
@@ -154,11 +164,13 @@ class Tracker:
         self._searched: npt.NDArray[np.uint8] | None = None
         self._previous: npt.NDArray[np.uint8] | None = None
         self._sweep_at = 0
+        self._refresh_at = 0
         self._frames = 0
         self._largest_side = 32.0
         self._knocked: set[tuple[str, int]] = set()
         self._fit_problem: str | None = None
         self._rescan = False
+        self._fit_readings = 0
 
     # ------------------------------------------------------------------------------ frames
 
@@ -210,7 +222,13 @@ class Tracker:
         self._largest_side = 0.0
         self._tracks = [self._new_track(det, frame) for det in first + second]
         self._searched = frame.small.copy()
-        self.stats = {"mode": "whole frame", "read_again": 0, "unchanged": 0, "searched_px": 0}
+        self.stats = {
+            "mode": "whole frame",
+            "read_again": 0,
+            "unchanged": 0,
+            "refreshed": 0,
+            "searched_px": 0,
+        }
         self._refit(force=True)
 
     def _new_track(self, det: TagDetection, frame: _Frame) -> _Track:
@@ -244,6 +262,7 @@ class Tracker:
         read_again = unchanged = 0
         steps: list[npt.NDArray[np.float64]] = []
         lost: list[_Track] = []
+        done: set[int] = set()
         for track in self._tracks:
             window = self._patch_view(frame.small, track.box)
             if not self._differs(window, track.reference) and not (track.seen and track.moving):
@@ -253,6 +272,7 @@ class Tracker:
             if not track.seen and not self._differs(window, track.tried):
                 continue  # looked for here already, and nothing changed since
             read_again += 1
+            done.add(id(track))
             before = track.detection.center
             found = self._read_at(track, frame, track.motion if track.seen else None)
             if found is None:
@@ -271,11 +291,13 @@ class Tracker:
                     self._move(track, found, frame)
         for track in lost:
             track.seen, track.tried = False, self._patch(frame.small, track.box)
+        refreshed = self._refresh(frame, done)
         searched = self._search(frame)
         self.stats = {
             "mode": "tracking",
             "read_again": read_again,
             "unchanged": unchanged,
+            "refreshed": refreshed,
             "searched_px": searched,
         }
         self._refit()
@@ -308,15 +330,53 @@ class Tracker:
         return min(found, key=lambda d: float(np.hypot(*(d.center - expected))))
 
     def _move(self, track: _Track, found: TagDetection, frame: _Frame) -> None:
+        """A new reading of a track's tag: averaged with the readings before it when the tag has
+        not moved (so a still base is measured ever more closely), else its new place."""
         step = found.center - track.detection.center
-        track.motion = step if track.seen else np.zeros(2)
+        still = track.seen and float(np.hypot(*step)) <= RESTING_PX
+        track.motion = step if track.seen and not still else np.zeros(2)
         # Read it again next frame until it is read where it was: the last small step of a
         # hand's push (a few tenths of a millimetre) changes too few grey levels to be seen.
-        track.moving = float(np.hypot(*step)) > RESTING_PX
+        track.moving = not still and track.seen
+        if still:
+            n = min(track.readings, MAX_READINGS - 1)
+            corners = (track.detection.corners * n + found.corners) / (n + 1)
+            found = TagDetection(
+                found.family, found.tag_id, corners, found.decision_margin, found.hamming
+            )
+            track.readings += 1
+        else:
+            track.readings = 1
         track.detection = found
         track.box = self._box(found, track.motion, frame.small.shape)
         track.reference = self._patch(frame.small, track.box)
         track.seen, track.tried, track.observation = True, None, None
+
+    def _refresh(self, frame: _Frame, done: set[int]) -> int:
+        """Read again, in turn, a few still tags that nothing else read this frame: each new
+        reading is averaged in, so a base that stands still is measured closer every few
+        seconds (the error of an average of n readings falls as 1/sqrt(n))."""
+        candidates = [
+            t
+            for t in self._tracks
+            if t.seen and not t.moving and t.readings < MAX_READINGS and id(t) not in done
+        ]
+        # The corner tags first: the table fit, and so every base, stands on them.
+        corners = [t for t in candidates if t.key in self._corner_keys]
+        if corners:
+            candidates = corners + [t for t in candidates if t.key not in self._corner_keys]
+            self._refresh_at = 0 if len(corners) < self.refresh_per_frame else self._refresh_at
+        read = 0
+        if not candidates:
+            return read
+        start = self._refresh_at % len(candidates)
+        for track in (candidates[start:] + candidates[:start])[: self.refresh_per_frame]:
+            found = self._read_at(track, frame, None)
+            read += 1
+            if found is not None:
+                self._move(track, found, frame)
+        self._refresh_at = start + read
+        return read
 
     # ------------------------------------------------------------------------------ search
 
@@ -400,9 +460,8 @@ class Tracker:
         same = [t for t in self._tracks if t.key == key]
         for track in same:
             if float(np.hypot(*(track.detection.center - det.center))) < 0.5 * _side(det):
-                if not track.seen:
-                    self._move(track, det, frame)
-                return  # the tag it follows, where it was
+                self._move(track, det, frame)  # seen again, or read once more where it was
+                return
         lost = [t for t in same if not t.seen]
         if lost:
             self._move(lost[0], det, frame)  # carried further than its window
@@ -429,11 +488,17 @@ class Tracker:
             moved = {k for k, d in shift.items() if d > REFIT_PX}
             still = {k for k, d in shift.items() if d <= STILL_PX}
             self._knocked = (self._knocked - set(shift)) | {k for k in moved if len(still) >= 2}
-            if not moved or len(still) >= 2:
-                return
-            # The camera moved: every tag is somewhere else, the next frame is scanned whole
-            # (tags carried out of their windows, corner tags included, are found again).
-            self._rescan = True
+            if moved and len(still) < 2:
+                # The camera moved: every tag is somewhere else, the next frame is scanned
+                # whole (tags carried out of their windows, corner tags included, are found).
+                self._rescan = True
+            else:
+                # The corner tags, still, read twice as often as for the fit in use: a fit
+                # through their averaged corners is closer than any one frame's.
+                closer = self._readings(corners) >= 2 * self._fit_readings
+                unchanged = corners.keys() == self._fit_corners.keys()
+                if moved or self._knocked or not unchanged or not closer:
+                    return
         assert self._size is not None
         camera = self.scanner.camera or self.scanner.game_camera(self._size)
         seen = [t.detection for t in self._tracks if t.seen and t.key in self._corner_keys]
@@ -445,9 +510,13 @@ class Tracker:
             self._fit_problem = str(error)  # the camera moved with a corner tag out of view
             return
         self._fit, self._pose, self._fit_corners = fit, pose, corners
+        self._fit_readings = self._readings(corners)
         self._fit_problem, self._knocked = None, set()
         for track in self._tracks:
             track.observation = None
+
+    def _readings(self, corners: Mapping[tuple[str, int], Any]) -> int:
+        return sum(t.readings for t in self._tracks if t.seen and t.key in corners)
 
     def _scene(self, state: Mapping[str, Mapping[str, Any]] | None) -> Scan:
         assert self._fit is not None and self._size is not None
@@ -466,7 +535,10 @@ class Tracker:
         doc = self.scanner.scene_document(
             observations, self._fit, camera, self._pose, self._size, state
         )
-        doc["detection"]["tracker"] = dict(self.stats, tracks=len(self._tracks), seen=len(seen))
+        averaged = sum(1 for t in seen if t.readings > 1)
+        doc["detection"]["tracker"] = dict(
+            self.stats, tracks=len(self._tracks), seen=len(seen), averaged=averaged
+        )
         doc["detection"]["calibration"]["moved_tags"] = sorted(tag for _, tag in self._knocked)
         if self._fit_problem is not None:
             doc["detection"]["calibration"]["kept_because"] = self._fit_problem
