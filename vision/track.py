@@ -162,6 +162,9 @@ class Tracker:
         self._pose: CameraPose | None = None
         self._fit_corners: dict[tuple[str, int], npt.NDArray[np.float64]] = {}
         self._searched: npt.NDArray[np.uint8] | None = None
+        self._waiting: npt.NDArray[np.int64] | None = None
+        self._read_now: set[int] = set()
+        """The tracks read in the frame being followed (by `id`)."""
         self._previous: npt.NDArray[np.uint8] | None = None
         self._sweep_at = 0
         self._refresh_at = 0
@@ -169,6 +172,8 @@ class Tracker:
         self._largest_side = 32.0
         self._knocked: set[tuple[str, int]] = set()
         self._fit_problem: str | None = None
+        """Why the camera, having moved, could not be fitted again (no scene meanwhile)."""
+        self._tried: set[tuple[str, int]] = set()
         self._rescan = False
         self._fit_readings = 0
 
@@ -204,9 +209,10 @@ class Tracker:
         else:
             self._follow(frame)
         self._previous = frame.small
-        if self._rescan and self._fit_problem is not None:
-            # The old fit no longer matches the picture and a new one needs every corner tag:
-            # better no scene for this frame than bases placed through the wrong fit.
+        if self._fit_problem is not None:
+            # The camera moved, so the old fit no longer matches the picture, and a new one
+            # needs every corner tag: no scene until they are all in view again, rather than
+            # bases placed through the wrong fit.
             raise CalibrationError(f"the camera has moved; {self._fit_problem}")
         return self._scene(state)
 
@@ -262,7 +268,7 @@ class Tracker:
         read_again = unchanged = 0
         steps: list[npt.NDArray[np.float64]] = []
         lost: list[_Track] = []
-        done: set[int] = set()
+        done = self._read_now = set()
         for track in self._tracks:
             window = self._patch_view(frame.small, track.box)
             if not self._differs(window, track.reference) and not (track.seen and track.moving):
@@ -362,54 +368,94 @@ class Tracker:
             if t.seen and not t.moving and t.readings < MAX_READINGS and id(t) not in done
         ]
         # The corner tags first: the table fit, and so every base, stands on them.
-        corners = [t for t in candidates if t.key in self._corner_keys]
-        if corners:
-            candidates = corners + [t for t in candidates if t.key not in self._corner_keys]
-            self._refresh_at = 0 if len(corners) < self.refresh_per_frame else self._refresh_at
-        read = 0
-        if not candidates:
-            return read
-        start = self._refresh_at % len(candidates)
-        for track in (candidates[start:] + candidates[:start])[: self.refresh_per_frame]:
+        picks = [t for t in candidates if t.key in self._corner_keys][: self.refresh_per_frame]
+        others = [t for t in candidates if t.key not in self._corner_keys]
+        room = self.refresh_per_frame - len(picks)
+        if others and room > 0:
+            start = self._refresh_at % len(others)
+            picks += (others[start:] + others[:start])[:room]
+            self._refresh_at = start + room
+        for track in picks:
             found = self._read_at(track, frame, None)
-            read += 1
             if found is not None:
                 self._move(track, found, frame)
-        self._refresh_at = start + read
-        return read
+                done.add(id(track))
+        return len(picks)
 
     # ------------------------------------------------------------------------------ search
 
     def _search(self, frame: _Frame) -> int:
         """Search whole the cells that changed since they were last searched and have stopped
-        changing, plus this frame's turn of the sweep; returns the frame pixels searched."""
+        changing (those waiting longest first, in pieces that fit the budget), then this
+        frame's turn of the sweep if the budget allows; returns the frame pixels searched."""
         assert self._searched is not None and self._previous is not None
         small = frame.small
         changed = self._cell_max(cv2.absdiff(small, self._searched)) > CHANGE_LEVEL
         moving = self._cell_max(cv2.absdiff(small, self._previous)) > CHANGE_LEVEL
         wanted = changed & ~moving
+        if self._waiting is None or self._waiting.shape != wanted.shape:
+            self._waiting = np.zeros(wanted.shape, np.int64)
+        # Since which frame each wanted cell has waited (0: not waiting).
+        self._waiting[~wanted] = 0
+        self._waiting[wanted & (self._waiting == 0)] = self._frames
         rows, cols = wanted.shape
+        sweep = np.zeros_like(wanted)
         for _ in range(self.sweep_cells):
             r, c = divmod(self._sweep_at % (rows * cols), cols)
-            wanted[r, c] = True
+            sweep[r, c] = not wanted[r, c]
             self._sweep_at += 1
-        if not wanted.any():
-            return 0
+        margin = self._margin_px()
+        waiting = self._waiting
+        pieces = sorted(  # the longest waiting first
+            self._pieces(self._regions(wanted), margin),
+            key=lambda p: int(waiting[p[0] : p[2], p[1] : p[3]].min()),
+        )
+        pieces += self._pieces(self._regions(sweep), margin)
         searched_px = 0
-        for r0, c0, r1, c1 in self._regions(wanted):
-            x0, y0, x1, y1 = c0 * CELL, r0 * CELL, c1 * CELL, r1 * CELL
-            margin = self._margin_px()
-            fx0, fy0 = x0 * SHRINK - margin, y0 * SHRINK - margin
-            fx1, fy1 = x1 * SHRINK + margin, y1 * SHRINK + margin
-            area = (fx1 - fx0) * (fy1 - fy0)
+        for r0, c0, r1, c1 in pieces:
+            area = self._piece_area(r0, c0, r1, c1, margin)
             if searched_px and searched_px + area > self.search_budget_px:
                 continue  # next frame: these cells still differ from what was searched
             searched_px += area
+            x0, y0, x1, y1 = c0 * CELL, r0 * CELL, c1 * CELL, r1 * CELL
+            fx0, fy0 = x0 * SHRINK - margin, y0 * SHRINK - margin
+            fx1, fy1 = x1 * SHRINK + margin, y1 * SHRINK + margin
             for detector in self.scanner.detectors.values():
                 for det in detector.detect_in_window(frame.gray, fx0, fy0, fx1, fy1):
                     self._adopt(det, frame)
             self._searched[y0:y1, x0:x1] = small[y0:y1, x0:x1]
+            self._waiting[r0:r1, c0:c1] = 0
         return searched_px
+
+    @staticmethod
+    def _piece_area(r0: int, c0: int, r1: int, c1: int, margin: int) -> int:
+        side = CELL * SHRINK
+        return ((c1 - c0) * side + 2 * margin) * ((r1 - r0) * side + 2 * margin)
+
+    def _pieces(
+        self, regions: list[tuple[int, int, int, int]], margin: int
+    ) -> list[tuple[int, int, int, int]]:
+        """The regions cut into pieces that each fit the search budget (bands of rows, cut
+        across too when one row is too wide), so that one large changed area is searched over a
+        few frames rather than waiting for a frame with nothing else to do."""
+        out = []
+        for r0, c0, r1, c1 in regions:
+            step = r1 - r0
+            while step > 1 and self._piece_area(r0, c0, r0 + step, c1, margin) > (
+                self.search_budget_px
+            ):
+                step = (step + 1) // 2
+            width = c1 - c0
+            while width > 1 and self._piece_area(r0, c0, r0 + step, c0 + width, margin) > (
+                self.search_budget_px
+            ):
+                width = (width + 1) // 2
+            out += [
+                (r, c, min(r + step, r1), min(c + width, c1))
+                for r in range(r0, r1, step)
+                for c in range(c0, c1, width)
+            ]
+        return out
 
     @staticmethod
     def _cell_max(diff: Any) -> npt.NDArray[np.uint8]:
@@ -460,11 +506,16 @@ class Tracker:
         same = [t for t in self._tracks if t.key == key]
         for track in same:
             if float(np.hypot(*(track.detection.center - det.center))) < 0.5 * _side(det):
-                self._move(track, det, frame)  # seen again, or read once more where it was
+                if id(track) not in self._read_now:  # one reading a frame, not two
+                    self._move(track, det, frame)  # seen again, or read once more
+                    self._read_now.add(id(track))
                 return
         lost = [t for t in same if not t.seen]
         if lost:
-            self._move(lost[0], det, frame)  # carried further than its window
+            # Carried further than its window (of two lost copies, the nearer one).
+            nearest = min(lost, key=lambda t: float(np.hypot(*(t.detection.center - det.center))))
+            self._move(nearest, det, frame)
+            self._read_now.add(id(nearest))
             return
         self._tracks.append(self._new_track(det, frame))  # a new tag, or a second copy of one
 
@@ -480,7 +531,10 @@ class Tracker:
             for t in self._tracks
             if t.seen and t.key in self._corner_keys
         }
-        if not force:
+        if not force and self._fit_problem is not None:
+            if corners.keys() == self._tried:
+                return  # the same corner tags in view as at the last failed try
+        elif not force:
             shift = {
                 k: float(np.abs(corners[k] - self._fit_corners[k]).max())
                 for k in corners.keys() & self._fit_corners.keys()
@@ -508,6 +562,7 @@ class Tracker:
             if self._fit is None:
                 raise
             self._fit_problem = str(error)  # the camera moved with a corner tag out of view
+            self._tried = set(corners)
             return
         self._fit, self._pose, self._fit_corners = fit, pose, corners
         self._fit_readings = self._readings(corners)

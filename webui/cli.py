@@ -381,12 +381,15 @@ def _serve(opts: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop_on_terminate)
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started in the background
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    live.start()
-    bound = "" if url.startswith(f"http://{opts.host}:") else f", listening on {opts.host}"
-    print(f"umpire: serving {live.source.description} on {url} (Ctrl-C stops{bound})", flush=True)
-    if code is not None:
-        _print_access_code(code, security.join_url_for(url, code))
-    try:
+    try:  # from here on, a stop always stops the tracker and closes the game log
+        live.start()
+        bound = "" if url.startswith(f"http://{opts.host}:") else f", listening on {opts.host}"
+        print(
+            f"umpire: serving {live.source.description} on {url} (Ctrl-C stops{bound})",
+            flush=True,
+        )
+        if code is not None:
+            _print_access_code(code, security.join_url_for(url, code))
         server.serve_forever()  # returns on Ctrl-C (werkzeug catches the KeyboardInterrupt)
     except KeyboardInterrupt:
         pass

@@ -137,6 +137,8 @@ class Live:
         """Bases not seen in the last frame but remembered (shown stale)."""
         self._pending: dict[str, tuple[float, dict[str, Any]]] = {}
         """Bases seen again elsewhere: since when, and where, they have been standing still."""
+        self._glimpsed: dict[str, float] = {}
+        """When each settling base was last seen at its new place."""
         self.dropped = 0
         """Frames the scan thread never saw because a newer one came first."""
         self.scanned = 0
@@ -332,10 +334,13 @@ class Live:
                 ident = base["id"]
                 memory = self._seen.get(ident)
                 if ident in self._hidden and memory is not None and self._apart(memory[2], base):
+                    self._glimpsed[ident] = now
                     since, where = self._pending.get(ident, (now, base))
                     if self._apart(where, base, SETTLED_MM):
-                        since = now  # still moving: the settling starts again
-                    self._pending[ident] = (since, base)
+                        # Moved from where its settling began: it starts again from here (a
+                        # slow creep is never taken for standing still).
+                        since, where = now, base
+                    self._pending[ident] = (since, where)
                     if now - since < self.settle_seconds:
                         held[ident] = {**memory[2], "stale": True, "settling": True}
                         settling.append(
@@ -343,6 +348,7 @@ class Live:
                         )
                         continue
                 self._pending.pop(ident, None)
+                self._glimpsed.pop(ident, None)
                 self._hidden.discard(ident)
                 self._seen[ident] = (now, unit["id"], base)
             unit["bases"] = [held.get(b["id"], b) for b in unit["bases"]]
@@ -358,7 +364,8 @@ class Live:
                     continue
                 self._hidden.add(base_spec.id)
                 self._pending.pop(base_spec.id, None)
-                age = now - memory[0]
+                # Stale since it was last seen, at its old place or settling at a new one.
+                age = now - max(memory[0], self._glimpsed.get(base_spec.id, memory[0]))
                 if age > self.stale_seconds:
                     continue
                 bases.append({**memory[2], "stale": True})
