@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import queue
 import time
@@ -323,3 +324,73 @@ def test_a_tag_printed_twice_a_stranger_and_a_base_off_the_table_are_reported(
     assert "b31 is seen off the table" in warnings
     shown = bases(states[0])
     assert "b30" not in shown and "b31" not in shown  # neither copy used, nor the stray
+
+
+# ------------------------------------------------------------------ the stale memory alone
+
+
+@pytest.fixture(scope="module")
+def skirmish_doc() -> tuple[Game, dict[str, Any]]:
+    """The skirmish example's scene as the tracker reports it (cm), straight from a photo."""
+    from tests.test_live import GAME, LAYOUT
+    from vision.game import load_game
+    from vision.pipeline import Scanner
+
+    game = load_game(GAME)
+    layout = json.loads(LAYOUT.read_text())
+    spec = table_spec(game, layout)
+    image = render(spec, camera_for_table(spec, 1280, 720), Effects()).image
+    return game, json.loads(json.dumps(Scanner(game).scan(image).scene))
+
+
+def variant(doc: dict[str, Any], ident: str, dx_cm: float | None) -> dict[str, Any]:
+    """The scene with one base hidden (None) or moved `dx_cm` to the right."""
+    out = copy.deepcopy(doc)
+    for unit in out["units"]:
+        if dx_cm is None:
+            unit["bases"] = [b for b in unit["bases"] if b["id"] != ident]
+        for base in unit["bases"]:
+            if base["id"] == ident:
+                base["x"] += dx_cm
+    return out
+
+
+def shown(doc: dict[str, Any], ident: str) -> dict[str, Any] | None:
+    return next((b for u in doc["units"] for b in u["bases"] if b["id"] == ident), None)
+
+
+def test_a_base_creeping_after_it_was_hidden_is_not_taken_for_settled(
+    skirmish_doc: tuple[Game, dict[str, Any]],
+) -> None:
+    # Seen again 1 cm away, then creeping 0.8 mm a frame at 30 fps: each frame is within the
+    # 1 mm "standing still" of the one before, but it never stands still; it stays at its old
+    # place, settling, the whole second and a half.
+    game, doc = skirmish_doc
+    live = Live(TimedSource(), game, settle_seconds=0.5)
+    old = shown(doc, "rifles-1")
+    assert old is not None
+    live._with_stale(doc, 0.0)
+    live._with_stale(variant(doc, "rifles-1", None), 0.1)
+    for k in range(45):
+        out = live._with_stale(variant(doc, "rifles-1", 1.0 + 0.08 * k), 0.2 + k / 30)
+        base = shown(out, "rifles-1")
+        assert base is not None and base.get("settling") is True
+        assert base["x"] == old["x"]
+
+
+def test_a_base_hidden_again_while_settling_is_stale_from_its_last_glimpse(
+    skirmish_doc: tuple[Game, dict[str, Any]],
+) -> None:
+    # Hidden for 19.8 s, glimpsed settling 5 cm away for 0.4 s, hidden again at 20.3 s: it was
+    # last seen at 20.2 s, so with 20 s of memory it is still on the map, 0.1 s stale.
+    game, doc = skirmish_doc
+    live = Live(TimedSource(), game, stale_seconds=20.0)
+    live._with_stale(doc, 0.0)
+    live._with_stale(variant(doc, "rifles-1", None), 0.1)
+    for k in range(13):
+        live._with_stale(variant(doc, "rifles-1", 5.0), 19.8 + k / 30)
+    out = live._with_stale(variant(doc, "rifles-1", None), 20.3)
+    base = shown(out, "rifles-1")
+    assert base is not None and base["stale"] is True
+    ages = {s["base"]: s["age"] for s in out["detection"]["stale_bases"]}
+    assert ages["rifles-1"] == pytest.approx(20.3 - (19.8 + 12 / 30), abs=0.01)
