@@ -319,8 +319,8 @@ def test_a_tag_printed_twice_a_stranger_and_a_base_off_the_table_are_reported(
     assert [u["id"] for u in status["unknown_tags"]] == [400]
     assert [o["base"] for o in status["off_table"]] == ["b31"]
     warnings = " | ".join(status["warnings"])
-    assert "tag36h11 50 (base b30) is seen more than once" in warnings
-    assert "tag36h11 400 is not in the game file" in warnings
+    assert "tag 50 (tag36h11, base b30) is seen more than once" in warnings
+    assert "tag 400 (tag36h11) is not in the game file" in warnings
     assert "b31 is seen off the table" in warnings
     shown = bases(states[0])
     assert "b30" not in shown and "b31" not in shown  # neither copy used, nor the stray

@@ -496,14 +496,15 @@ class Live:
 
 
 def _tag_words(tag: Any) -> str:
-    """A tag of the detection report in words: `tag36h11 7`."""
-    if isinstance(tag, Mapping):
-        words = " ".join(str(tag[k]) for k in ("family", "tag", "id") if k in tag)
-        owner = tag.get("tag_of")
-        return f"{words} ({owner})" if owner and owner != "unknown" else words
-    if isinstance(tag, list | tuple):
-        return " ".join(str(t) for t in tag)
-    return str(tag)
+    """A tag of the detection report in words: `7 (tag36h11, base b3)`."""
+    if not isinstance(tag, Mapping):
+        return str(tag)
+    ident = tag.get("id", tag.get("tag"))
+    about = [str(tag["family"])] if "family" in tag else []
+    owner = tag.get("tag_of")
+    if owner and owner != "unknown":
+        about.append(str(owner))
+    return f"{ident} ({', '.join(about)})" if about else str(ident)
 
 
 def open_live(
