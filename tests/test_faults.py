@@ -394,3 +394,15 @@ def test_a_base_hidden_again_while_settling_is_stale_from_its_last_glimpse(
     assert base is not None and base["stale"] is True
     ages = {s["base"]: s["age"] for s in out["detection"]["stale_bases"]}
     assert ages["rifles-1"] == pytest.approx(20.3 - (19.8 + 12 / 30), abs=0.01)
+
+
+def test_the_page_warns_while_the_table_fit_is_off(
+    skirmish_doc: tuple[Game, dict[str, Any]],
+) -> None:
+    # CALIBRATION_WARN_MM is 2 mm: a worst corner residual of 0.31 cm warns, 0.19 cm does not.
+    game, _ = skirmish_doc
+    live = Live(TimedSource(), game)
+    fit = {"rms": 0.2, "unit": "cm", "rejected_tags": [], "moved_tags": []}
+    assert live._warnings({"calibration": {**fit, "worst": 0.19}}) == []
+    (warning,) = live._warnings({"calibration": {**fit, "worst": 0.31}})
+    assert warning.startswith("the table fit is off by up to 0.31 cm at the corner tags")
