@@ -23,7 +23,7 @@ from vision.game import Game
 from vision.pipeline import Scan, Scanner
 from vision.render import CameraSpec, Effects, Frame, camera_for_table, hand_polygon, render
 from vision.synthetic import table_spec
-from vision.track import CHANGE_LEVEL, Tracker, TrackerError
+from vision.track import CHANGE_LEVEL, REFRESH_PER_FRAME, Tracker, TrackerError
 
 SIZE = (1920, 1080)
 MOVED = ("b0", "b1", "b2")
@@ -173,10 +173,10 @@ def test_a_still_table_is_not_read_again(
         assert tracker.stats["read_again"] == 0
         assert tracker.stats["unchanged"] == 40 + 4
         # Only the refresh's few readings move a base, averaged in: by far under 0.1 mm.
-        assert tracker.stats["refreshed"] == 4
+        assert tracker.stats["refreshed"] == REFRESH_PER_FRAME == 2
         moved = [math.dist(p, positions(first)[i]) for i, p in positions(scan).items()]
         assert max(moved) < 0.1
-    # Two frames of four refresh readings, corner tags first (until each has 16 readings):
+    # Two frames of two refresh readings, corner tags first (until each has 16 readings):
     # the four corner tags are the ones averaged so far.
     assert scan.scene["detection"]["tracker"]["averaged"] == 4
     assert CHANGE_LEVEL >= 10
