@@ -208,9 +208,6 @@ def _checked_gray(gray: object) -> np.ndarray:
     return np.ascontiguousarray(gray)
 
 
-MISSED_SIZE: Final = 1.5
-"""The second pass looks at dark squares up to this many times the side of the largest tag the
-first pass found."""
 SECOND_PASS_UPSCALE: Final = 3
 SECOND_PASS_SHARPEN: Final = (1.5, 3.0, 5.0)
 """How `detect_missed` looks again at a candidate (see `detect_in_window`): 3x, sharpened 1.5,
@@ -349,10 +346,6 @@ class _WindowedDetector(ABC):
         image = _checked_gray(gray)
         centres = [tag.center for tag in found]
         reaches = [0.6 * _side_px(tag.corners) for tag in found]
-        # A missed tag is no bigger than the biggest found one (with room for perspective): a
-        # larger dark square (a terrain card, a shadow) would cost a big upscaled window for
-        # nothing (measured: four such quads took 2 s of a 2.4 s scan of a 1080p frame).
-        largest = max((_side_px(tag.corners) for tag in found), default=math.inf)
         extra: list[TagDetection] = []
 
         def on_a_found_tag(point: np.ndarray) -> bool:
@@ -362,8 +355,11 @@ class _WindowedDetector(ABC):
             return bool(np.any(gaps < np.asarray(reaches)))
 
         for quad in tag_candidates(image):
-            if on_a_found_tag(quad.mean(axis=0)) or _side_px(quad) > MISSED_SIZE * largest:
-                continue  # a found tag, or a quad inside it, or too big to be a tag
+            if on_a_found_tag(quad.mean(axis=0)):
+                # A found tag, or a quad inside it. A big dark quad is looked at too: on a dark
+                # terrain card the tags merge into one dark patch, and a look at the whole card
+                # reads them (measured on grey prints: 3 tags in 360 found only that way).
+                continue
             for tag in self.detect_at(image, quad, upscale, sharpen):
                 if on_a_found_tag(tag.center):
                     continue
