@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +72,7 @@ def corners(base: Base) -> Array:
     radius, so every distance function treats it as a point grown by that radius.
     """
     if base.footprint.circle:
-        return np.repeat(np.array([base.x, base.y])[None, :], 4, axis=0)
+        return np.repeat(np.array([base.x, base.y], dtype=float)[None, :], 4, axis=0)
     # Scalar arithmetic, operation for operation what the array form `c + f + r, c + f - r,
     # c - f - r, c - f + r` does (f = forward * depth / 2, r = f turned right * width / depth):
     # the same corners to the bit at a fraction of the cost (asked thousands of times a
@@ -184,59 +185,166 @@ def edge_distance(a: Base, b: Base) -> float:
     return convex_distance(corners(a), radius(a), corners(b), radius(b))
 
 
-def _vertex_edge_sq(pa: Array, pb: Array) -> Array:
-    """Squared distance (M, N) from the nearest vertex of each outline in `pa` to the nearest
-    edge of each outline in `pb`. (x and y are kept apart: numpy reduces a trailing axis of
-    two slowly; a few rows of `pa` at a time keep the working arrays in the cache.)"""
-    b1, b2 = _edges(pb)
-    abx = (b2[..., 0] - b1[..., 0])[None, :, None, :]  # (1, N, 1, k)
-    aby = (b2[..., 1] - b1[..., 1])[None, :, None, :]
-    denom = abx * abx + aby * aby
-    denom = np.where(denom > 0, denom, 1.0)
-    out = np.empty((len(pa), len(pb)))
-    # About 16k elements (128 kB) per working array: fits the cache, few enough passes.
-    rows = max(1, 16384 // max(1, pb.shape[0] * pb.shape[1] * pa.shape[1]))
-    for lo in range(0, len(pa), rows):
-        part = pa[lo : lo + rows]
-        rx = part[:, None, :, None, 0] - b1[None, :, None, :, 0]  # (rows, N, j, k)
-        ry = part[:, None, :, None, 1] - b1[None, :, None, :, 1]
-        # In place, step for step: t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
-        t = rx * abx
-        scratch = ry * aby
-        t += scratch
-        t /= denom
-        np.clip(t, 0.0, 1.0, out=t)
-        np.multiply(t, abx, out=scratch)
-        rx -= scratch
-        np.multiply(t, aby, out=scratch)
-        ry -= scratch
-        rx *= rx
-        ry *= ry
-        rx += ry
-        out[lo : lo + rows] = rx.reshape(rx.shape[0], rx.shape[1], -1).min(axis=2)
-    return out
+class _EdgeTable(NamedTuple):
+    """Every outline's edges as contiguous (k, N) arrays, edge by edge: start x, y, run x, y
+    and squared length (1 for a point, which `point_segment_distance` never divides by).
+    Edge-major, because numpy reduces and gathers along a short trailing axis slowly."""
+
+    x: Array
+    y: Array
+    run_x: Array
+    run_y: Array
+    denom: Array
+
+    @classmethod
+    def of(cls, poly: Array) -> _EdgeTable:
+        b1, b2 = _edges(poly)
+        x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
+        run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
+        denom = run_x * run_x + run_y * run_y
+        return cls(x, y, run_x, run_y, np.where(denom > 0, denom, 1.0))
+
+
+def _vertex_edge_sq(px: Array, py: Array, edges: _EdgeTable, of: npt.NDArray[np.intp]) -> Array:
+    """Squared distance (C,) from each point (px[c], py[c]) to the nearest edge of outline
+    of[c]. The arithmetic of `point_segment_distance`, step for step and in place: every
+    (vertex, edge) pair gets the same number to the bit however many are measured at once."""
+    abx, aby = edges.run_x.take(of, axis=1), edges.run_y.take(of, axis=1)
+    rx = px - edges.x.take(of, axis=1)
+    ry = py - edges.y.take(of, axis=1)
+    # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
+    t = rx * abx
+    scratch = ry * aby
+    t += scratch
+    t /= edges.denom.take(of, axis=1)
+    np.clip(t, 0.0, 1.0, out=t)
+    np.multiply(t, abx, out=scratch)
+    rx -= scratch
+    np.multiply(t, aby, out=scratch)
+    ry -= scratch
+    rx *= rx
+    ry *= ry
+    rx += ry
+    return np.asarray(rx.min(axis=0))
+
+
+def _frames(bases: Sequence[Base]) -> tuple[Array, Array, Array, Array, Array, Array]:
+    """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each: the
+    frame `_vertex_solid_sq` measures in. A round base is its centre: no width, no depth (its
+    radius is taken off later, as for every distance)."""
+    n = len(bases)
+    cx, cy, ct, st, hw, hd = (np.empty(n) for _ in range(6))
+    for k, b in enumerate(bases):
+        t = math.radians(b.facing)
+        cx[k], cy[k], ct[k], st[k] = b.x, b.y, math.cos(t), math.sin(t)
+        if b.footprint.circle:
+            hw[k] = hd[k] = 0.0
+        else:
+            hw[k], hd[k] = b.footprint.width / 2, b.footprint.depth / 2
+    return cx, cy, ct, st, hw, hd
+
+
+APART = 1e-3
+"""mm: outlines beyond one side of each other by more than this neither cross nor contain one
+another, rounding and the slack of `_inside_convex` notwithstanding."""
+
+
+def _vertex_solid_sq(pa: Array, bases_b: Sequence[Base]) -> tuple[Array, npt.NDArray[np.bool_]]:
+    """Squared distance (k, M, N) from vertex k of each outline in `pa` to the SOLID footprint
+    of each base of `bases_b` (0 for a vertex inside it); and (M, N) whether every vertex lies
+    beyond one and the same side of that footprint (more than `APART` out), which
+    separates the two outright.
+
+    In a base's own frame a point (u to its right, v ahead) is hypot(max(|u| - w/2, 0),
+    max(|v| - d/2, 0)) from the filled rectangle: four cheap terms per vertex and base instead
+    of four point-to-edge distances."""
+    cx, cy, ct, st, hw, hd = _frames(bases_b)
+    out = np.empty((pa.shape[1], len(pa), len(bases_b)))
+    beyond = np.ones((4, len(pa), len(bases_b)), dtype=bool)  # right, left, ahead, behind
+    for k in range(pa.shape[1]):
+        dx = pa[:, k, 0, None] - cx  # (M, N)
+        dy = pa[:, k, 1, None] - cy
+        u = dx * st
+        u -= dy * ct  # to the base's right (sin f, -cos f)
+        v = dx * ct
+        v += dy * st  # ahead of it (cos f, sin f)
+        beyond[0] &= u > hw + APART
+        beyond[1] &= u < -hw - APART
+        beyond[2] &= v > hd + APART
+        beyond[3] &= v < -hd - APART
+        np.abs(u, out=u)
+        u -= hw
+        np.maximum(u, 0.0, out=u)
+        np.abs(v, out=v)
+        v -= hd
+        np.maximum(v, 0.0, out=v)
+        u *= u
+        v *= v
+        np.add(u, v, out=out[k])
+    return out, np.asarray(beyond.any(axis=0))
+
+
+NEAR_TIE = 1e-6
+"""mm: every vertex within this of the nearest distance of a pair is measured exactly
+(rounding moves a distance by about a millionth of this)."""
+
+
+def _nearest_vertex_edge_sq(pa: Array, pb: Array, solid: Array, limit: Array) -> Array:
+    """(M, N) the squared distance from the vertices of each outline in `pa` to the edges of
+    each outline in `pb`, measured only for the vertices whose distance to the solid other
+    (`solid`, (k, M, N) squared) is within `limit` (M, N, squared): the others are farther
+    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is."""
+    out = np.full(limit.size, np.inf)
+    edges = _EdgeTable.of(pb)
+    for k in range(pa.shape[1]):
+        i, j = np.nonzero(solid[k] <= limit)
+        if len(i):
+            sq = _vertex_edge_sq(pa[i, k, 0], pa[i, k, 1], edges, j)
+            flat = i * limit.shape[1] + j
+            out[flat] = np.minimum(out[flat], sq)
+    return out.reshape(limit.shape)
 
 
 def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = None) -> Array:
     """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`.
 
     With one argument, all pairs of `bases_a` (the diagonal is 0). For outlines that do not
-    overlap the distance is the nearest vertex-to-edge distance either way; only pairs whose
-    bounding circles meet are tested for crossing edges or containment. Vectorised.
+    overlap the distance is the nearest vertex-to-edge distance either way. The distance of
+    every vertex to the solid other footprint (a few cheap terms) picks the vertices that may
+    be nearest, and only those are measured to the other's edges: the same arithmetic, and
+    the same numbers to the bit, as measuring every vertex. Only pairs whose bounding circles
+    meet, and neither lies wholly beyond a side of the other, are tested for crossing edges
+    or containment. Vectorised.
     """
     same = bases_b is None
     pa, ra = stack_shapes(bases_a)
     pb, rb = (pa, ra) if bases_b is None else stack_shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
-    ab = _vertex_edge_sq(pa, pb)
-    ba = ab.T if same else _vertex_edge_sq(pb, pa).T
+    solid_ab, apart_ab = _vertex_solid_sq(pa, bases_a if bases_b is None else bases_b)
+    solid_ba, apart_ba = (solid_ab, apart_ab) if same else _vertex_solid_sq(pb, bases_a)
+    nearest = np.minimum(solid_ab.min(axis=0), solid_ba.min(axis=0).T)
+    limit = np.sqrt(nearest)
+    limit += NEAR_TIE
+    limit *= limit
+    # A vertex on or in the other footprint may be farther from its edges than another
+    # vertex is: measure every vertex of such a pair.
+    limit[nearest <= NEAR_TIE * NEAR_TIE] = np.inf
+    ab = _nearest_vertex_edge_sq(pa, pb, solid_ab, limit)
+    ba = ab.T if same else _nearest_vertex_edge_sq(pb, pa, solid_ba, limit.T).T
     d = np.sqrt(np.minimum(ab, ba))
     ca, cb = pa.mean(axis=1), pb.mean(axis=1)
     reach_a = np.max(np.hypot(*np.moveaxis(pa - ca[:, None], -1, 0)), axis=1)
     reach_b = np.max(np.hypot(*np.moveaxis(pb - cb[:, None], -1, 0)), axis=1)
     gap = np.hypot(*np.moveaxis(ca[:, None] - cb[None], -1, 0))
-    i, j = np.nonzero(gap <= reach_a[:, None] + reach_b[None] + EPS)
+    touching = gap <= reach_a[:, None] + reach_b[None] + EPS
+    touching &= ~apart_ab
+    touching &= ~apart_ba.T
+    if same:
+        # A base lies on itself: 0 apart with no test.
+        np.fill_diagonal(touching, False)
+        np.fill_diagonal(d, 0.0)
+    i, j = np.nonzero(touching)
     if len(i):
         a1, a2 = _edges(pa[i])
         b1, b2 = _edges(pb[j])
@@ -864,9 +972,16 @@ class Solids:
             return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         polys = np.stack([o.polygon for o in obstacles])
         radii = np.array([o.radius for o in obstacles])
+        return cls.of_outlines(tuple(o.id for o in obstacles), polys, radii)
+
+    @classmethod
+    def of_outlines(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
+        """From outlines (N, 4, 2) and radii (N,) already stacked (`Table.outlines`)."""
+        if not ids:
+            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
         spread = np.hypot(*np.moveaxis(polys - centres[:, None], -1, 0)).max(axis=1)
-        return cls(tuple(o.id for o in obstacles), polys, radii, centres, spread + radii)
+        return cls(ids, polys, radii, centres, spread + radii)
 
 
 def sight_many(
@@ -928,19 +1043,27 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         return np.asarray(inside[:, 0] > EPS)
     # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
     # box-tests the pair's lines together: a coarser test, the same answer).
-    lo, hi = np.minimum(eyes, aims), np.maximum(eyes, aims)
+    # (Column by column: numpy reduces a trailing axis of two or four slowly.)
     grown = piece.radius + EPS
-    near = np.flatnonzero(
-        ~np.any(piece.polygon.min(axis=0) - grown > hi, axis=1)
-        & ~np.any(piece.polygon.max(axis=0) + grown < lo, axis=1)
-    )
+    box_lo, box_hi = piece.polygon.min(axis=0) - grown, piece.polygon.max(axis=0) + grown
+    ex, ey, ax, ay = eyes[:, 0], eyes[:, 1], aims[:, 0], aims[:, 1]
+    off = box_lo[0] > np.maximum(ex, ax)
+    off |= box_lo[1] > np.maximum(ey, ay)
+    off |= box_hi[0] < np.minimum(ex, ax)
+    off |= box_hi[1] < np.minimum(ey, ay)
+    near = np.flatnonzero(~off)
     # Nor can a line with every corner of the piece more than a millimetre to one side of it:
     # `side` is each corner's distance from the line times the line's length.
-    ab = aims[near] - eyes[near]
-    rel = piece.polygon[None] - eyes[near][:, None]
-    side = ab[:, None, 0] * rel[..., 1] - ab[:, None, 1] * rel[..., 0]
-    margin = ((piece.radius + 1.0) * np.hypot(ab[:, 0], ab[:, 1]))[:, None]
-    near = near[~(np.all(side > margin, axis=1) | np.all(side < -margin, axis=1))]
+    ex, ey = ex[near], ey[near]
+    abx, aby = ax[near] - ex, ay[near] - ey
+    margin = (piece.radius + 1.0) * np.hypot(abx, aby)
+    left = np.ones(len(near), dtype=bool)
+    right = np.ones(len(near), dtype=bool)
+    for cx, cy in piece.polygon.tolist():
+        side = abx * (cy - ey) - aby * (cx - ex)
+        left &= side > margin
+        right &= side < -margin
+    near = near[~(left | right)]
     flat = np.zeros(len(eyes), dtype=bool)
     if len(near) and piece.radius > 0:
         for r in near.tolist():

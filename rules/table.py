@@ -156,22 +156,38 @@ class Table:
         """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
         same two units again and again)."""
         key = (a.id, b.id)
-        if key not in self._unit_distance:
-            self._unit_distance[key] = self._unit_nearest(a, b)
-        return self._unit_distance[key]
+        found = self._unit_distance.get(key)
+        if found is None:
+            found = self._unit_distance[key] = self._unit_nearest(a, b)
+        return found
 
     def _unit_nearest(self, a: Unit, b: Unit) -> geo.Closest:
         """`closest(a.bases, b.bases)` read off `_unit_pairs`, the first nearest pair."""
         ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
         if ua is None or ub is None or self._unit_pairs[0].size == 0:
             return self.closest(a.bases, b.bases)
-        first, (distance, cell) = self._unit_first, self._unit_pairs
-        i, j = divmod(int(cell[ua, ub]), len(b.bases))
-        return geo.Closest(
-            float(distance[ua, ub]),
-            self.bases[first[ua] + i],
-            self.bases[first[ub] + j],
-        )
+        first, (distance, cell) = self._unit_first, self._unit_pair_lists
+        i, j = divmod(cell[ua][ub], len(b.bases))
+        return geo.Closest(distance[ua][ub], self.bases[first[ua] + i], self.bases[first[ub] + j])
+
+    @cached_property
+    def _unit_pair_lists(self) -> tuple[list[list[float]], list[list[int]]]:
+        """`_unit_pairs` as plain numbers (read a thousand times a `suggest`, one by one)."""
+        distance, cell = self._unit_pairs
+        return distance.tolist(), cell.tolist()
+
+    def unit_gap(self, a: Unit, b: Unit) -> float:
+        """`unit_distance(a, b).distance`, read straight off `_unit_pairs` (no pair named)."""
+        ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
+        if ua is None or ub is None or self._unit_pairs[0].size == 0:
+            return self.unit_distance(a, b).distance
+        return self._unit_pair_lists[0][ua][ub]
+
+    def unit_gaps(self) -> geo.Array:
+        """(U, U) the shortest edge distance between every two units, in the scene's order
+        of units (`unit_distance(a, b).distance` of each pair, all at once); empty when a
+        unit has no base."""
+        return self._unit_pairs[0]
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -445,8 +461,10 @@ class Table:
 
     @cached_property
     def solids(self) -> geo.Solids:
-        """Every base as a solid obstacle to sight, in table order."""
-        return geo.Solids.of([self.base_obstacle(b) for b in self.bases])
+        """Every base as a solid obstacle to sight, in table order (`base_obstacle` of each,
+        from the outlines already stacked)."""
+        radii = np.array([geo.radius(b) for b in self.bases], dtype=float)
+        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, radii)
 
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
@@ -514,9 +532,10 @@ class Table:
             poly = np.asarray(piece.polygon, dtype=float)
             if self._plainly_beside(piece.id, poly, eye, aim):
                 continue  # the line does not cross the piece, nor ends in it
+            if self._gap_to(piece.id, poly, target) > ruleset.cover_behind_within:
+                continue  # too far behind it (memoised per target: asked by every shooter)
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
-            crosses = total > geo.EPS or bool(geo.point_in_polygon(aim, poly))
-            if crosses and self._gap_to(piece.id, poly, target) <= ruleset.cover_behind_within:
+            if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
                 found.append(
                     (ruleset.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
                 )

@@ -1393,6 +1393,7 @@ class Europe19c(Ruleset):
         sides = {u.id: u.side for u in table.scene.units}
         pairs = []
         foes: dict[str, tuple[list[Base], npt.NDArray[np.int_]]] = {}
+        asks: list[tuple[Base, list[Base], float]] = []
         for firer in firers:
             reach = _firer_reach(firer)
             if reach is None:
@@ -1405,8 +1406,10 @@ class Europe19c(Ruleset):
                 row = table.distances[table.index[base.id]].take(columns)
                 half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
                 in_range = [enemies[k] for k in np.flatnonzero(row <= reach).tolist()]
-                arcs = _arcs(table, base, in_range, half)
-                pairs += [(base, b) for b, ok in zip(in_range, arcs, strict=True) if ok]
+                asks.append((base, in_range, half))
+        # Every firing base's arc against its targets in one pass (then memoised).
+        for (base, in_range, _), arcs in zip(asks, _arcs_many(table, asks), strict=True):
+            pairs += [(base, b) for b, ok in zip(in_range, arcs, strict=True) if ok]
         table.sights(self, pairs)
 
     def _suggest_morale(self, scene: Scene) -> list[dict[str, Any]]:
@@ -1430,26 +1433,50 @@ _ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[str, dict[str, bool]]] = (
 def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
     """Whether each target base lies (partly) in the shooter's fire arc, memoised per table:
     `geometry.base_in_arc`, with rectangles tested all at once by separating axes."""
-    known = _ARC_MEMO.setdefault(table, {}).setdefault(shooter.id, {})
-    missing = [t for t in targets if t.id not in known]
-    regions = geo.arc_regions(shooter, half_angle) if missing else None
-    rects = [t for t in missing if not t.footprint.circle]
-    if missing and regions is None:
-        known.update({t.id: True for t in missing})
-    elif missing:
-        assert regions is not None
-        if rects:
-            outlines, normals = _feet(table)
-            rows = table.rows(rects)
-            foot, foot_normals = outlines[rows], normals[rows]
-            inside = np.zeros(len(rects), dtype=bool)
-            for region in regions:
-                inside |= _overlaps(region, foot, foot_normals)
-            known.update(zip([t.id for t in rects], inside.tolist(), strict=True))
+    return _arcs_many(table, [(shooter, targets, half_angle)])[0]
+
+
+def _arcs_many(
+    table: Table, asks: Sequence[tuple[Base, Sequence[Base], float]]
+) -> list[list[bool]]:
+    """`_arcs` of many (shooter, targets, half angle) at once: the rectangles not known yet
+    against every shooter's arc regions in one pass of separating axes (`_overlap_pairs`),
+    pair by pair the same test as one shooter at a time."""
+    memo = _ARC_MEMO.setdefault(table, {})
+    todo: list[tuple[dict[str, bool], str]] = []  # (the shooter's memo, target id)
+    regions: list[geo.Array] = []  # a region of the shooter of todo[owner[r]]
+    owner: list[int] = []
+    rows: list[int] = []
+    for shooter, targets, half_angle in asks:
+        known = memo.setdefault(shooter.id, {})
+        missing = [t for t in targets if t.id not in known]
+        if not missing:
+            continue
+        arc = geo.arc_regions(shooter, half_angle)
+        if arc is None:
+            known.update({t.id: True for t in missing})
+            continue
         for t in missing:
             if t.footprint.circle:
                 known[t.id] = geo.base_in_arc(shooter, t, half_angle)
-    return [known[t.id] for t in targets]
+            else:
+                rows.append(table.index[t.id])
+                todo.append((known, t.id))
+                owner += [len(todo) - 1] * len(arc)
+                regions += arc
+    if todo:
+        outlines, normals = _feet(table)
+        inside = np.zeros(len(todo), dtype=bool)
+        of = np.array(owner, dtype=int)
+        feet = np.array(rows, dtype=int)[of]
+        for k in sorted({len(r) for r in regions}):  # regions of k corners together
+            picked = np.flatnonzero([len(r) == k for r in regions])
+            region = np.stack([regions[i] for i in picked])
+            hit = _overlap_pairs(region, outlines[feet[picked]], normals[feet[picked]])
+            inside[of[picked[hit]]] = True
+        for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+            known[target_id] = ok
+    return [[memo[shooter.id][t.id] for t in targets] for shooter, targets, _ in asks]
 
 
 _FEET: weakref.WeakKeyDictionary[Table, tuple[Any, Any]] = weakref.WeakKeyDictionary()
@@ -1471,16 +1498,12 @@ def _normals(poly: Any) -> Any:
     return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
 
 
-def _overlaps(region: Any, feet: Any, feet_normals: Any = None) -> Any:
-    """(K,): whether a convex region (k, 2) overlaps or touches each convex outline (K, 4, 2):
-    no separating axis among the edge normals of either is wider than EPS. `feet_normals`:
-    `_normals(feet)`, when known already."""
-    if feet_normals is None:
-        feet_normals = _normals(feet)
-    axes = np.concatenate(
-        [np.broadcast_to(_normals(region), (len(feet), len(region), 2)), feet_normals], axis=1
-    )  # (K, A, 2)
-    on_region = np.einsum("kad,pd->kap", axes, region)
+def _overlap_pairs(regions: Any, feet: Any, feet_normals: Any) -> Any:
+    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
+    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
+    `feet_normals`: `_normals(feet)`."""
+    axes = np.concatenate([_normals(regions), feet_normals], axis=1)  # (P, A, 2)
+    on_region = np.einsum("kad,kpd->kap", axes, regions)
     on_feet = np.einsum("kad,kpd->kap", axes, feet)
     apart = (on_region.min(axis=2) > on_feet.max(axis=2) + geo.EPS) | (
         on_feet.min(axis=2) > on_region.max(axis=2) + geo.EPS

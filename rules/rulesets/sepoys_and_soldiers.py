@@ -1104,8 +1104,8 @@ def _bursts_at(
 
 class _Measured:
     """What `suggest` asks of one Table again and again, computed once: the footprints as
-    arrays, the shortest distance between every two units (one vectorised reduction) and the
-    nearest pair of bases of any two units."""
+    arrays and the shortest distance between every two units (one vectorised reduction); the
+    nearest pair of bases of two units is the Table's (`Table.unit_distance`)."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -1113,14 +1113,10 @@ class _Measured:
         self.units = {u.id: i for i, u in enumerate(table.scene.units)}
         sizes = [len(u.bases) for u in table.scene.units]
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-        self.ends = self.starts + np.array(sizes)
-        self._spans = list(zip(self.starts.tolist(), self.ends.tolist(), strict=True))
-        """(start, end) of each unit's bases in the table, as plain numbers."""
         d = table.distances
         self.gaps = np.minimum.reduceat(
             np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
         )
-        self._closest: dict[tuple[str, str], geo.Closest] = {}
         self.sees: dict[tuple[str, str], bool] = {}
         """Whether a base sees another (some sight line clear), for the pairs `suggest` asked."""
         self.allowances: dict[str, Allowance] = {}
@@ -1133,18 +1129,9 @@ class _Measured:
         """More than the uncertainty of any distance between two bases, mm."""
 
     def closest(self, a: Unit, b: Unit) -> geo.Closest:
-        """The nearest pair of bases of two units (bases of a unit are contiguous in a Table)."""
-        key = (a.id, b.id)
-        if key not in self._closest:
-            ia, ib = self.units[a.id], self.units[b.id]
-            spans = self._spans
-            (sa, ea), (sb, eb) = spans[ia], spans[ib]
-            block = self.table.distances[sa:ea, sb:eb]
-            i, j = divmod(int(block.argmin()), block.shape[1])  # the first nearest, row by row
-            self._closest[key] = geo.Closest(
-                float(block[i, j]), self.table.bases[sa + i], self.table.bases[sb + j]
-            )
-        return self._closest[key]
+        """The nearest pair of bases of two units: `Table.unit_distance`, the first nearest
+        in reading order of their block of distances, read off one pass over every pair."""
+        return self.table.unit_distance(a, b)
 
 
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
@@ -1166,7 +1153,7 @@ def _measured(table: Table) -> _Measured:
 
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
     """The nearest pair of bases of two units and their distance."""
-    return _measured(table).closest(a, b)
+    return table.unit_distance(a, b)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1247,7 +1234,13 @@ class SepoysAndSoldiers(Ruleset):
         _enemies(shooter, target, "shoot")
         arm = _arm(shooter)
         if arm == "rockets":
-            return self._rockets(table, shooter, target)
+            return self._rockets(table, shooter, target, only_hits=not refusals)
+        if arm == "cavalry" and not refusals:
+            # Cavalry never fire (below): asked only for the shots allowed, checked as the
+            # full answer checks them and refused before measuring anything.
+            _unit_type(shooter)
+            _unit_type(target)
+            return None
         near = _near(table, shooter, target)
         unc = table.uncertainty(near.a, near.b)
         reasons: list[tuple[str, Cite | None]] = []
@@ -1263,6 +1256,15 @@ class SepoysAndSoldiers(Ruleset):
             target_kind = _unit_type(target)
         thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
         band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
+        if not refusals:
+            # Refused below, and only the shots allowed are asked for: out of range, beyond
+            # the gun's reach, or European guns manhandled this turn.
+            if band is None:
+                return None
+            if arm == "artillery" and (
+                row.needs[band.label] is None or (guns != "indian" and shooter.get("moved", False))
+            ):
+                return None
         close = any(t.too_close_to_call for t in thresholds)
         allowed = band is not None
         if band is None:
@@ -1443,7 +1445,11 @@ class SepoysAndSoldiers(Ruleset):
             verdicts = table.seen(self, rows, cols, entire=False)
             sees.update(zip([key for key, _ in todo], verdicts.tolist(), strict=True))
 
-    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+    def _rockets(
+        self, table: Table, shooter: Unit, target: Unit, *, only_hits: bool = False
+    ) -> Resolution | None:
+        """`shoot` of a rocket battery; None when `only_hits` and no burst point of any rocket
+        falls on the target (`suggest` lists only the shots that may take a base of it)."""
         scene = table.scene
         near = _near(table, shooter, target)
         reach = ROCKET_LEG * ROCKET_LEGS
@@ -1460,6 +1466,7 @@ class SepoysAndSoldiers(Ruleset):
         target_spared = whole
         close: set[str] = set()
         rockets = []
+        flights = []
         for launcher in shooter.bases:
             aim = _aim(table, launcher, target)
             burst_unc = scene.uncertainty_of(launcher)
@@ -1469,13 +1476,17 @@ class SepoysAndSoldiers(Ruleset):
             hit_row, hit_point, near_edge = _bursts_at(table, shooter, launcher, aim, rows)
             weight = np.zeros(len(rows), dtype=np.int64)  # each row's bursts on its base
             np.add.at(weight, hit_row, BURST_WEIGHTS[hit_point])
+            on_target = int(weight[in_target[rows]].sum())
+            flights.append((launcher, aim, rows, near_edge, weight, on_target))
+        if only_hits and not any(on_target for *_, on_target in flights):
+            return None  # no rocket may burst on the target
+        for launcher, aim, rows, near_edge, weight, on_target in flights:
             for i, w in zip(
                 np.flatnonzero(weight).tolist(), weight[weight != 0].tolist(), strict=True
             ):
                 bid = table.bases[rows[i]].id
                 spared[bid] = spared.get(bid, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
             close.update(table.bases[rows[i]].id for i in near_edge.tolist())
-            on_target = int(weight[in_target[rows]].sum())
             target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
             rockets.append(
                 {

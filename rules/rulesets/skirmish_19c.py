@@ -620,6 +620,24 @@ def shooters_allowed(figures: int, per: int) -> int:
 def melee_odds(mod_a: int, mod_b: int) -> dict[str, Fraction]:
     """One fight: each throws a D6 plus modifiers; the better score wins; the winner wounds on
     a natural 5 and kills on a natural 6 (line 78)."""
+    return {k: p for k, p, _ in _melee_odds(mod_a, mod_b)}
+
+
+def melee_odds_json(mod_a: int, mod_b: int) -> dict[str, dict[str, Any]]:
+    """`melee_odds` for the answer: each chance exact and as a float (`_frac`)."""
+    return {
+        k: {"exact": exact, "value": value} for k, _, (exact, value) in _melee_odds(mod_a, mod_b)
+    }
+
+
+@lru_cache(maxsize=256)
+def _melee_odds(mod_a: int, mod_b: int) -> tuple[tuple[str, Fraction, tuple[str, float]], ...]:
+    """`melee_odds`, with each chance's string and float, worked out once per pair of
+    modifiers: a melee of many figures asks the same few again and again."""
+    return tuple((k, p, (str(p), float(p))) for k, p in _melee_fight(mod_a, mod_b).items())
+
+
+def _melee_fight(mod_a: int, mod_b: int) -> dict[str, Fraction]:
     out = {
         k: Fraction(0)
         for k in ("a_wins", "a_wounds", "a_kills", "b_wins", "b_wounds", "b_kills", "draw")
@@ -801,6 +819,14 @@ class Board:
             tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array],
         ] = {}
         self._cover: dict[tuple[str, str], tuple[bool, list[str]]] = {}
+        self._seen_pairs: dict[
+            tuple[tuple[str, ...], tuple[str, ...], float], list[tuple[Base, Base, float]]
+        ] = {}
+        self._enemy_bases: dict[str, list[Base]] = {}
+        self._joining: dict[str, list[tuple[Base, Threshold]]] = {}
+        self._enemy_weapons: dict[str, tuple[dict[str, Weapon], dict[str, Unit]]] = {}
+        self.hero_gaps: dict[str, list[tuple[Base, Threshold]]] = {}
+        """`Skirmish19c._hero_gaps` of each unit asked (its memo)."""
         self._enclosed: dict[str, Terrain | None] = {}
         self._group_ids: dict[int, tuple[Sequence[Base], tuple[str, ...]]] = {}
         n = len(self.table.bases)
@@ -834,6 +860,44 @@ class Board:
 
     def enemies(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side != unit.side]
+
+    def leaders_joining(self, target: Unit) -> list[tuple[Base, Threshold]]:
+        """Officers of other groups of the side within 2 cm of the target group, who join it
+        when hits are allocated (lines 51-53), in the groups' order, with their distance
+        against 2 cm (memoised: every shot at the group asks it)."""
+        found = self._joining.get(target.id)
+        if found is None:
+            found = self._joining[target.id] = []
+            for friend in self.friends(target):
+                for b in friend.bases:
+                    if b.role not in OFFICER_ROLES:
+                        continue
+                    near = self.table.closest([b], target.bases)
+                    unc = self.table.uncertainty(b, near.b)
+                    t = Threshold(near.distance, LEADER_JOIN_MM, unc)
+                    if t.within:
+                        found.append((b, t))
+        return found
+
+    def enemy_weapons(self, unit: Unit) -> tuple[dict[str, Weapon], dict[str, Unit]]:
+        """Each enemy group's weapon by its id, and the enemy group of each enemy base by
+        the base's id (memoised per side: every risk asks them; a bad weapon is the
+        `QuestionError` every time, as it is not remembered)."""
+        found = self._enemy_weapons.get(unit.side)
+        if found is None:
+            enemies = self.enemies(unit)
+            weapons = {e.id: _weapon(e) for e in enemies}
+            owner = {b.id: e for e in enemies for b in e.bases}
+            found = self._enemy_weapons[unit.side] = (weapons, owner)
+        return found
+
+    def enemy_bases(self, unit: Unit) -> list[Base]:
+        """Every base of every enemy of the unit, in the scene's order (the same list for a
+        side: risk, command and melee ask it of every unit, and the memos key on it)."""
+        found = self._enemy_bases.get(unit.side)
+        if found is None:
+            found = self._enemy_bases[unit.side] = [b for u in self.enemies(unit) for b in u.bases]
+        return found
 
     def friends(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side == unit.side and u.id != unit.id]
@@ -885,7 +949,17 @@ class Board:
         self, group_a: Sequence[Base], group_b: Sequence[Base], within: float = math.inf
     ) -> list[tuple[Base, Base, float]]:
         """The pairs of `pairs_by_distance` where the base of `group_a` sees the entire base of
-        `group_b` (line 55), nearest first."""
+        `group_b` (line 55), nearest first (memoised: a unit's risk asks it twice). The list
+        is shared: read it, never change it."""
+        key = (self._ids(group_a), self._ids(group_b), within)
+        found = self._seen_pairs.get(key)
+        if found is None:
+            found = self._seen_pairs[key] = self._seen_nearest_first(group_a, group_b, within)
+        return found
+
+    def _seen_nearest_first(
+        self, group_a: Sequence[Base], group_b: Sequence[Base], within: float
+    ) -> list[tuple[Base, Base, float]]:
         rows, cols, distance = self._nearest_first(group_a, group_b)
         stop = int(np.searchsorted(distance, within + geo.EPS, side="right"))
         rows, cols, distance = rows[:stop], cols[:stop], distance[:stop]
@@ -995,7 +1069,7 @@ class Board:
         key = (unit.id, "")
         if key in self._cover:
             return self._cover[key]
-        enemy_bases = [b for u in self.enemies(unit) for b in u.bases]
+        enemy_bases = self.enemy_bases(unit)
         reasons: list[str] = []
         covered = True
         for base in unit.bases:
@@ -1397,21 +1471,15 @@ class Skirmish19c(Ruleset):
             }
         pool = list(bases)
         joined: list[dict[str, Any]] = []
-        for friend in board.friends(target):
-            for b in friend.bases:
-                if b.role not in OFFICER_ROLES:
-                    continue
-                near = board.table.closest([b], target.bases)
-                t = Threshold(near.distance, LEADER_JOIN_MM, board.table.uncertainty(b, near.b))
-                if t.within:
-                    pool.append(b)
-                    joined.append(
-                        {
-                            "base": b.id,
-                            "threshold": threshold_json(board.scene, t),
-                            "source": str(LEADERS_JOIN),
-                        }
-                    )
+        for b, t in board.leaders_joining(target):
+            pool.append(b)
+            joined.append(
+                {
+                    "base": b.id,
+                    "threshold": threshold_json(board.scene, t),
+                    "source": str(LEADERS_JOIN),
+                }
+            )
         # Nearest first (to any shooting figure), ties in the pool's order.
         table = board.table
         block = table.block(shooter.bases, pool)
@@ -1493,7 +1561,7 @@ class Skirmish19c(Ruleset):
 
         modifiers: list[Modifier] = []
         busy = [k for k in ("fired", "loading") if _trait(unit, k)]
-        enemy_bases = [b for u in board.enemies(unit) for b in u.bases]
+        enemy_bases = board.enemy_bases(unit)
         in_melee = board.contacts(leader, enemy_bases)
         if busy or in_melee:
             why = f"{leader.id} is " + " and ".join(
@@ -1738,20 +1806,27 @@ class Skirmish19c(Ruleset):
     def _hero_gaps(self, board: Board, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the groups' order) and its distance to
         the nearest figure of the unit against 5 cm (line 119), read off one block of the
-        table's distances (the first nearest figure, as `Table.closest` names it)."""
+        table's distances (the first nearest figure, as `Table.closest` names it); memoised
+        per unit (a risk asks it twice)."""
+        found = board.hero_gaps.get(unit.id)
+        if found is not None:
+            return found
         heroes = [b for f in board.friends(unit) for b in f.bases if is_hero(f, b)]
-        if not heroes:
-            return []
-        table = board.table
-        block = table.block(heroes, unit.bases)
-        nearest = block.argmin(axis=1).tolist()
-        return [
-            (
-                b,
-                Threshold(float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j])),
-            )
-            for i, (b, j) in enumerate(zip(heroes, nearest, strict=True))
-        ]
+        found = board.hero_gaps[unit.id] = []
+        if heroes:
+            table = board.table
+            block = table.block(heroes, unit.bases)
+            nearest = block.argmin(axis=1).tolist()
+            found += [
+                (
+                    b,
+                    Threshold(
+                        float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j])
+                    ),
+                )
+                for i, (b, j) in enumerate(zip(heroes, nearest, strict=True))
+            ]
+        return found
 
     def _hero_near(self, board: Board, unit: Unit) -> tuple[Base, Threshold] | None:
         """The nearest hero of another group of the side within 5 cm of the unit (line 119)."""
@@ -1763,11 +1838,9 @@ class Skirmish19c(Ruleset):
     ) -> tuple[Base | None, tuple[Unit, Weapon, Threshold] | None]:
         """The nearest enemy figure in sight, and the nearest enemy group in sight that has the
         unit within its weapon's long range (lines 117, 123), in one pass nearest first."""
-        enemies = board.enemies(unit)
-        weapons = {e.id: _weapon(e) for e in enemies}
-        owner = {b.id: e for e in enemies for b in e.bases}
+        weapons, owner = board.enemy_weapons(unit)
         seen: Base | None = None
-        for a, b, d in board.seen_nearest_first(unit.bases, [b for e in enemies for b in e.bases]):
+        for a, b, d in board.seen_nearest_first(unit.bases, board.enemy_bases(unit)):
             enemy = owner[b.id]
             bands = weapons[enemy.id].bands
             seen = seen or b
@@ -1778,8 +1851,7 @@ class Skirmish19c(Ruleset):
 
     def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
         """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
-        enemy_bases = [b for e in board.enemies(unit) for b in e.bases]
-        pairs = board.seen_nearest_first(unit.bases, enemy_bases)
+        pairs = board.seen_nearest_first(unit.bases, board.enemy_bases(unit))
         for k in np.flatnonzero(~_surely_in_front(pairs)).tolist():
             base, e, _ = pairs[k]
             where = geo.aspect(e, base)
@@ -1867,7 +1939,7 @@ class Skirmish19c(Ruleset):
                     "b_modifiers": [m.as_json() for m in mods[y]],
                     "a_modifier": mx,
                     "b_modifier": my,
-                    "odds": {k: _frac(v) for k, v in odds.items()},
+                    "odds": melee_odds_json(mx, my),
                 }
             )
             lines.append(
@@ -1919,7 +1991,7 @@ class Skirmish19c(Ruleset):
         mods = []
         if _quality(unit) == "raw":
             mods.append(Modifier(-1, "raw", MELEE_RAW))
-        enemy_bases = [b for u in board.enemies(unit) for b in u.bases]
+        enemy_bases = board.enemy_bases(unit)
         touching = board.contacts(me, enemy_bases)
         if len(touching) > 1:
             mods.append(
@@ -2287,9 +2359,7 @@ class Skirmish19c(Ruleset):
             return
         longest = weapon.bands[-1][1]
         reachable = [
-            e
-            for e in board.enemies(unit)
-            if board.table.unit_distance(unit, e).distance <= longest + geo.EPS
+            e for e in board.enemies(unit) if board.table.unit_gap(unit, e) <= longest + geo.EPS
         ]
         commanded = is_player_character(unit) or unit.get("commanded") is True
         if not commanded:
@@ -2337,9 +2407,14 @@ class Skirmish19c(Ruleset):
         """Pairs of enemy groups with figures in base contact."""
         out = []
         units = board.scene.units
+        gaps = board.table.unit_gaps()
+        # No two bases' combined uncertainty exceeds twice the largest: units further apart
+        # than that are in contact with none of the other's figures.
+        reach = 2 * board._most_uncertain
+        near_units = (gaps <= reach).tolist() if gaps.size else None
         for i, a in enumerate(units):
-            for b in units[i + 1 :]:
-                if a.side == b.side:
+            for k, b in enumerate(units[i + 1 :], i + 1):
+                if a.side == b.side or (near_units is not None and not near_units[i][k]):
                     continue
                 near = board.table.unit_distance(a, b)
                 if near.distance <= board.table.uncertainty(near.a, near.b):
