@@ -26,7 +26,6 @@ are those of the per-pair functions, pair for pair (tests/test_allpairs.py).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
@@ -263,7 +262,7 @@ def sight_lines(feet: Footprints, terrain: tuple[geo.Obstacle, ...]) -> Bools:
     first, second = np.triu_indices(n, 1)
     open_ = np.ones(len(first), dtype=bool)
     unsure: list[tuple[geo.Obstacle, Ints]] = []
-    for piece in map(_counter_clockwise, terrain):
+    for piece in terrain:
         lines = np.flatnonzero(open_)
         hits, maybe = _terrain_verdicts(feet.centres, first[lines], second[lines], piece)
         open_[lines[hits]] = False
@@ -281,17 +280,6 @@ def sight_lines(feet: Footprints, terrain: tuple[geo.Obstacle, ...]) -> Bools:
 
 
 # Terrain
-
-
-def _counter_clockwise(piece: geo.Obstacle) -> geo.Obstacle:
-    """The piece with its outline counter-clockwise: `geometry.terrain_hits` clips a piece of
-    four corners that cannot be seen into as a solid, and that clipping takes the order for
-    granted (a clockwise outline would let every line through). The region blocks, not the
-    order its corners are listed in."""
-    a, b = piece.polygon, np.roll(piece.polygon, -1, axis=0)
-    if float(np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])) >= 0:
-        return piece
-    return dataclasses.replace(piece, polygon=piece.polygon[::-1].copy())
 
 
 def _terrain_verdicts(

@@ -649,6 +649,14 @@ class Obstacle:
     can be seen into for 10 cm); 0 for solid obstacles."""
 
 
+def counter_clockwise(polys: Array) -> Array:
+    """(N, k, 2) outlines, each turned counter-clockwise (as `solid_inside_lengths` needs; a
+    terrain polygon may be listed either way round, and clockwise it would block nothing)."""
+    x, y = polys[..., 0], polys[..., 1]
+    twice_area = np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+    return np.where((twice_area < 0)[:, None, None], polys[:, ::-1], polys)
+
+
 def obstacle_of_base(base: Base) -> Obstacle:
     """A base as an obstacle to sight."""
     return Obstacle(base.id, corners(base), radius(base))
@@ -883,7 +891,7 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     hits = np.zeros((len(points), len(obstacles)), dtype=bool)
     solid = [k for k, o in enumerate(obstacles) if o.see_into == 0 and len(o.polygon) == 4]
     if solid:
-        polys = np.stack([obstacles[k].polygon for k in solid])
+        polys = counter_clockwise(np.stack([obstacles[k].polygon for k in solid]))
         radii = np.array([obstacles[k].radius for k in solid])
         lengths = solid_inside_lengths(
             np.repeat(eye[None], len(points), axis=0), points, polys, radii
@@ -1039,7 +1047,8 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
     line as `sight` judges it (a line's answer never depends on the other lines)."""
     if piece.see_into == 0 and len(piece.polygon) == 4:
         # `sight` clips such a piece as a solid, past every line (no box test).
-        inside = solid_inside_lengths(eyes, aims, piece.polygon[None], np.array([piece.radius]))
+        polys = counter_clockwise(piece.polygon[None])
+        inside = solid_inside_lengths(eyes, aims, polys, np.array([piece.radius]))
         return np.asarray(inside[:, 0] > EPS)
     # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
     # box-tests the pair's lines together: a coarser test, the same answer).

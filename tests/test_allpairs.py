@@ -10,7 +10,6 @@ its footprint runs 10 mm either side of its centre in x and y.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from types import MappingProxyType
 from typing import Any
@@ -359,17 +358,6 @@ def scenes(draw: st.DrawFn) -> tuple[Scene, Ruleset]:
     return scene_of(bases, pieces, scene_ruleset), sheet
 
 
-def counter_clockwise(piece: geo.Obstacle) -> geo.Obstacle:
-    """The same piece, its outline turned counter-clockwise. `terrain_hits` clips a piece of
-    four corners that cannot be seen into as a solid, which takes a counter-clockwise outline
-    for granted: a clockwise one it would let every line through (reported to the owner of
-    rules/geometry.py); the region, not the order of its corners, is what blocks."""
-    a, b = piece.polygon, np.roll(piece.polygon, -1, axis=0)
-    if np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]) >= 0:
-        return piece
-    return dataclasses.replace(piece, polygon=piece.polygon[::-1].copy())
-
-
 def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     """The slow reference: the centre line of `measure`'s sight trace from base i to base j
     (terrain as `geometry.sight` judges the line, past the ruleset's terrain), and every other
@@ -378,7 +366,7 @@ def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     eye = np.array([[bases[i].x, bases[i].y]])
     aim = np.array([[bases[j].x, bases[j].y]])
     for piece in Table(scene).terrain_obstacles(ruleset):
-        if geo.terrain_hits(eye, aim, counter_clockwise(piece))[0]:
+        if geo.terrain_hits(eye, aim, piece)[0]:
             return False
     others = [geo.obstacle_of_base(b) for k, b in enumerate(bases) if k not in (i, j)]
     if not others:

@@ -1053,3 +1053,16 @@ def test_grid_steps_is_the_shortest_path_and_a_distance(
     assert g.grid_steps(a, b) == shortest_path_boxes(a, b)
     assert g.grid_steps(a, b) == g.grid_steps(b, a)
     assert g.grid_steps(a, c) <= g.grid_steps(a, b) + g.grid_steps(b, c)
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+def test_a_solid_square_blocks_a_line_through_it_whichever_way_round_it_is_listed(
+    clockwise: bool,
+) -> None:
+    # A 10 mm square (0..10, 0..10) that cannot be seen into; the line y = 5 from x = -20 to
+    # x = 30 runs 10 mm inside it, the line y = 15 misses it by 5 mm.
+    outline = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    piece = Obstacle("house", np.array(outline[::-1] if clockwise else outline))
+    eyes = np.array([[-20.0, 5.0], [-20.0, 15.0]])
+    aims = np.array([[30.0, 5.0], [30.0, 15.0]])
+    assert g.terrain_hits(eyes, aims, piece).tolist() == [True, False]
