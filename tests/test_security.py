@@ -67,7 +67,9 @@ def client(app: Flask) -> FlaskClient:
 @pytest.fixture
 def log_id(client: FlaskClient) -> int:
     """The game-log id of one answer shown, for POST /api/results."""
-    answer = client.get("/api/resolve?action=measure&args=rifles,zouaves").get_json()
+    answer = client.get(
+        "/api/resolve?action=measure&args=rifles,zouaves", headers={"X-Access-Code": CODE}
+    ).get_json()
     assert isinstance(answer["log_id"], int)
     return int(answer["log_id"])
 
@@ -584,3 +586,32 @@ def test_serve_refuses_a_bad_host(host: str, capsys: pytest.CaptureFixture[str])
     assert main(["serve", "--host", host]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--host" in err
+
+
+def test_a_spectators_questions_are_answered_but_never_written_to_the_log(
+    client: FlaskClient,
+) -> None:
+    # Spectators could otherwise grow the log without end by asking again and again.
+    lan = {"REMOTE_ADDR": "192.168.1.20"}
+    path = "/api/resolve?action=measure&args=rifles,zouaves"
+    spectator = client.get(path, environ_base=lan).get_json()
+    assert spectator["distance"] and spectator["log_id"] is None
+    assert client.get("/api/suggest", environ_base=lan).get_json()["log_id"] is None
+    assert client.head(path, environ_base=lan, headers={"X-Access-Code": CODE}).status_code == 200
+    player = client.get(path, environ_base=lan, headers={"X-Access-Code": CODE}).get_json()
+    assert isinstance(player["log_id"], int)
+    # The same question on the same table again: the same row, not a new one.
+    again = client.get(path, environ_base=lan, headers={"X-Access-Code": CODE}).get_json()
+    assert again["log_id"] == player["log_id"]
+    log = client.get("/api/log").get_json()
+    assert log["resolutions"] == 1 and log["scenes"] == 1
+
+
+def test_this_machine_is_never_slowed_down_by_wrong_codes(client: FlaskClient) -> None:
+    # Ten wrong codes from this machine: each refused 403, none locked out with 429, and the
+    # right code still goes through.
+    headers = {"X-CSRF-Token": TOKEN, "X-Access-Code": "0000-0000"}
+    for _ in range(10):
+        assert client.post("/api/access-check", json={}, headers=headers).status_code == 403
+    headers["X-Access-Code"] = CODE
+    assert client.post("/api/access-check", json={}, headers=headers).status_code == 200

@@ -46,6 +46,7 @@ from .app import umpire
 from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
 from .live import Live, LiveState
 from .overlay import draw_overlay
+from .security import CODE_HEADER, code_matches
 
 api = Blueprint("api", __name__)
 
@@ -175,6 +176,8 @@ class Recording:
     scene_doc: Any = None
     scene_turn: int = 0
     scene_id: int = 0
+    scene_table: str = ""
+    """`_table_key` of the scene row last written."""
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 
@@ -235,19 +238,59 @@ def _logged_game() -> tuple[GameLog, Recording, int]:
 
 
 def _scene_row(log: GameLog, recording: Recording, state: LiveState, phase: str | None) -> int:
-    """The log's row of the scene in `state` for the current turn (written if new)."""
+    """The log's row of the scene in `state` for the current turn, written only when the table
+    itself changed: every frame's document differs (its diagnostics, a hundredth of a
+    millimetre of noise), so the scene is compared by its pieces, to 0.001 of its unit."""
     with recording.lock:
         doc = state.scene_doc
         if recording.scene_doc is doc and recording.scene_turn == recording.turn:
             return recording.scene_id
         assert recording.game is not None and doc is not None
+        table = _table_key(doc)
+        if table == recording.scene_table and recording.scene_turn == recording.turn:
+            recording.scene_doc = doc
+            return recording.scene_id
         ident = log.record_scene(recording.game, recording.turn, phase, state.frame, dict(doc))
         recording.scene_doc, recording.scene_turn, recording.scene_id = doc, recording.turn, ident
+        recording.scene_table = table
         return ident
 
 
-def _logged(state: LiveState, action: str, args: list[str], answer: dict[str, Any]) -> int:
-    """Record an answer shown on the scene of `state`; its resolution's row id."""
+def _table_key(doc: Any) -> str:
+    """What a scene says about the table (its units, bases and terrain), lengths rounded."""
+
+    def rounded(value: Any) -> Any:
+        if isinstance(value, float):
+            return round(value, 3)
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [rounded(v) for v in value]
+        return value
+
+    pieces = {k: doc.get(k) for k in ("units", "terrain", "table", "unit")}
+    return json.dumps(rounded(pieces), sort_keys=True)
+
+
+def _may_log() -> bool:
+    """Whether this request's answer is one the table is shown: not a spectator's when the
+    server is shared (an access code is set and the request does not carry it), and not a
+    HEAD. Spectators' questions are answered, never written: they could grow the log
+    without end."""
+    if request.method == "HEAD":
+        return False
+    code = current_app.config.get("ACCESS_CODE")
+    if code is None:
+        return True
+    sent = request.headers.get(CODE_HEADER)
+    return sent is not None and code_matches(sent, str(code))
+
+
+def _logged(state: LiveState, action: str, args: list[str], answer: dict[str, Any]) -> int | None:
+    """Record an answer shown on the scene of `state`; its resolution's row id (None for a
+    spectator's question, which is not written)."""
+    if not _may_log():
+        return None
     log, recording, game = _logged_game()
     scene_id = _scene_row(log, recording, state, tracker().phase)
     return log.record_resolution(game, scene_id, action, args, answer)

@@ -66,6 +66,8 @@ def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None =
     `CSRF_TOKEN`, `ACCESS_CODE`, `PUBLIC_URL`, `ALLOWED_HOSTS`, ...); `live` is the tracker to
     serve (started or not: the app does not start or stop it)."""
     app = Flask(__name__)
+    # `/api//phase` is not `/api/phase`: no redirect (with an HTML body) between the two.
+    app.url_map.merge_slashes = False
     app.config.from_mapping(
         CSRF_TOKEN=security.new_csrf_token(),
         ACCESS_CODE=None,  # `umpire serve` sets one when it listens beyond this machine

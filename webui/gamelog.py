@@ -458,6 +458,8 @@ class GameLog:
     def game(self, game: int) -> dict[str, Any]:
         """One game's row (its game file text under `game_toml`)."""
         with self._reading() as db:
+            if not _sqlite_id(game):
+                raise self._unknown_game(db, game)
             row = db.execute(
                 "SELECT id, started, ended, ruleset, source, game_toml FROM games WHERE id = ?",
                 (game,),
@@ -470,7 +472,9 @@ class GameLog:
     def scenes(self, game: int) -> list[dict[str, Any]]:
         """Every scene of a game in the order recorded, documents parsed."""
         with self._reading() as db:
-            if db.execute("SELECT 1 FROM games WHERE id = ?", (game,)).fetchone() is None:
+            if not _sqlite_id(game) or (
+                db.execute("SELECT 1 FROM games WHERE id = ?", (game,)).fetchone() is None
+            ):
                 raise self._unknown_game(db, game)
             rows = db.execute(
                 "SELECT id, turn, phase, frame, created, sha256, doc FROM scenes"
@@ -594,6 +598,11 @@ def json_depth(value: Any, limit: int) -> bool:
 
 
 _open_lock = threading.Lock()
+
+
+def _sqlite_id(value: object) -> bool:
+    """Whether a row id could be in SQLite at all (a whole number from 1 to 2**63 - 1)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
 
 
 def install_log(app: Flask, log: GameLog) -> None:

@@ -41,7 +41,11 @@
 
   /** An API call: the parsed JSON, or an Error carrying the server's {"error": ...} message. */
   async function api(path, options) {
-    const response = await fetch(path, options);
+    // A player's questions carry the code too: the server logs the answers the table is shown,
+    // not a spectator's.
+    const init = { ...(options || {}) };
+    if (access.code) init.headers = { ...(init.headers || {}), "X-Access-Code": access.code };
+    const response = await fetch(path, init);
     const type = response.headers.get("Content-Type") || "";
     const body = type.includes("json") ? await response.json() : await response.text();
     if (!response.ok) {
