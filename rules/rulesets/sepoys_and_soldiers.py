@@ -227,10 +227,8 @@ class _Volley:
     lost: tuple[Fraction, ...]
     shown_hits: tuple[tuple[int, float, str], ...]
     shown_lost: tuple[tuple[int, float, str], ...]
-
-    @property
-    def p_lost(self) -> Fraction:
-        return 1 - self.lost[0]
+    p_lost: Fraction
+    """The chance the target loses at least one base."""
 
     def hits_json(self) -> list[dict[str, Any]]:
         return [{"k": k, "value": v, "exact": e} for k, v, e in self.shown_hits]
@@ -250,7 +248,7 @@ def _volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> _V
 
     hits = dice_math.scale(dice_math.successes(dice, 6, need), hits_per)
     lost = bases_lost(hits, carried, bases)
-    return _Volley(hits, lost, shown(hits), shown(lost))
+    return _Volley(hits, lost, shown(hits), shown(lost), 1 - lost[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -492,9 +490,26 @@ def _success_roll(
     return Roll.success_roll(purpose, dice, sides, need, modifiers, cite, note)
 
 
+_ROLL_JSON: dict[int, tuple[Roll, dict[str, Any]]] = {}
+"""`Roll.as_json` by the roll's identity (the roll is kept, so its id is not reused): the
+remembered rolls of `_success_roll` are shown hundreds of times a `suggest`, and hashing a
+roll's exact distribution costs about as much as writing it out."""
+
+
+def _roll_json(roll: Roll) -> dict[str, Any]:
+    """`roll.as_json()`, a fresh top-level dict each time (its lists are shared, read-only)."""
+    known = _ROLL_JSON.get(id(roll))
+    if known is None or known[0] is not roll:
+        if len(_ROLL_JSON) >= 4096:
+            _ROLL_JSON.clear()
+        known = _ROLL_JSON[id(roll)] = (roll, roll.as_json())
+    return dict(known[1])
+
+
 def _prob(p: Fraction) -> dict[str, Any]:
     """A probability for JSON: the float and the exact fraction."""
-    return {"value": float(p), "exact": str(p)}
+    # `float(p)` is this division (numbers.Rational.__float__), without two calls on the way.
+    return {"value": p.numerator / p.denominator, "exact": str(p)}
 
 
 def _dist_json(dist: Sequence[Fraction]) -> list[dict[str, Any]]:
@@ -544,7 +559,9 @@ def _hits(unit: Unit) -> int:
 
 def is_commander(unit: Unit) -> bool:
     """A commander is a unit with a base whose role is `commander`."""
-    return any(b.role == "commander" for b in unit.bases)
+    # `in` over the roles rather than any() over a generator: asked tens of thousands of
+    # times a `suggest`.
+    return "commander" in [b.role for b in unit.bases]
 
 
 def _fighting_unit(unit: Unit, action: str) -> Unit:
@@ -612,10 +629,18 @@ class NerveTest:
 
 def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
     """The nerve test of a unit (line 21), one quality less when disordered (line 43)."""
-    kind = _unit_type(unit)
+    return NerveTest(unit, *_nerve_odds(_unit_type(unit), _disordered(unit), tests))
+
+
+@lru_cache(maxsize=64)
+def _nerve_odds(
+    kind: str, disordered: bool, tests: int
+) -> tuple[int, int, tuple[Modifier, ...], Fraction]:
+    """`nerve_test`'s dice, tests, reasons and odds: the same for every unit of a kind, so
+    worked out once (`suggest` tests hundreds of units)."""
     level = TYPES.index(kind)
     reasons: list[Modifier] = [Modifier(NERVE_DICE[kind][0], f"{kind}", NERVE_DICE[kind][1])]
-    if _disordered(unit):
+    if disordered:
         if level + 1 < len(TYPES):
             level += 1
             less = TYPES[level]
@@ -630,8 +655,13 @@ def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
             tests *= 2
             reasons.append(Modifier(0, "disordered passive unit: rolls twice", PASSIVE_TWICE))
     dice = NERVE_DICE[TYPES[level]][0]
+    return dice, tests, tuple(reasons), _p_pass(dice, tests)
+
+
+def _p_pass(dice: int, tests: int) -> Fraction:
+    """The chance to pass `tests` nerve tests of `dice` d6, each passed by a 4+ on any die."""
     one = 1 - Fraction(1, 2) ** dice  # 4+ on a d6 is 1/2; fails only if every die fails
-    return NerveTest(unit, dice, tests, tuple(reasons), one**tests)
+    return one**tests
 
 
 def commander_risk(commander: Unit) -> dict[str, Any]:
@@ -726,6 +756,35 @@ def _combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int) -> C
         reach *= draw
         k += DRAW_HITS
     return Combat(wins_a, wins_b, both, tuple(lost_a), tuple(lost_b), draw)
+
+
+@lru_cache(maxsize=1024)
+def _charge_odds(
+    charger: tuple[int, int], target: tuple[int, int], bases: tuple[int, int], hits: tuple[int, int]
+) -> dict[str, tuple[float, str]]:
+    """A charge's odds for JSON, (value, exact) by name: from the charger's and the target's
+    nerve tests (dice, tests) and the charge combat of units with these bases and hits
+    carried. The same for every charge with these numbers, so worked out once (`suggest`
+    weighs hundreds of charges of a few kinds)."""
+    pc, pt = _p_pass(*charger), _p_pass(*target)
+    combat = _combat(pc, pt, *bases, *hits)
+    p_combat = pc * pt
+    odds = {
+        "charger_passes": pc,
+        "target_passes": pt,
+        "no_charge": 1 - pc,
+        "target_routs": pc * (1 - pt),
+        "charge_combat": p_combat,
+        "charger_wins_combat": p_combat * combat.p_a_wins,
+        "target_wins_combat": p_combat * combat.p_b_wins,
+        "both_destroyed": p_combat * combat.p_both_destroyed,
+    }
+    return {k: (p.numerator / p.denominator, str(p)) for k, p in odds.items()}
+
+
+def _shown(odds: tuple[float, str]) -> dict[str, Any]:
+    """A remembered (value, exact) as `_prob` shows it."""
+    return {"value": odds[0], "exact": odds[1]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -853,11 +912,8 @@ def _near_terrain(table: Table, base: Base) -> bool:
     one (saves clipping every base against every piece)."""
     pts = geo.outline_polygon(base, 8)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    for piece in table.scene.terrain:
-        poly = np.asarray(piece.polygon)
-        if (poly.min(axis=0) <= hi).all() and (poly.max(axis=0) >= lo).all():
-            return True
-    return False
+    boxes_lo, boxes_hi = _measured(table).terrain_boxes
+    return bool(((boxes_lo <= hi).all(axis=1) & (boxes_hi >= lo).all(axis=1)).any())
 
 
 def _frame(unit: Unit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -971,6 +1027,21 @@ def _burst_pattern() -> tuple[np.ndarray, np.ndarray]:
     return np.array(points), np.array(weights, dtype=np.int64)
 
 
+ROCKET_BURN_OUT = Fraction(2, 3) ** ROCKET_LEGS
+"""A rocket flies all 4 legs unexploded: 1-4 on the red die (2/3) after each."""
+ROCKET_RED_DIE = Roll.success_roll(
+    "explodes (red die)", 1, 6, 5, (), ROCKET_EXPLODES, 'rolled after each 8" leg; 1-4 flies on'
+)
+ROCKET_WHITE_DIE = Roll(
+    "flight path (white die)",
+    1,
+    6,
+    None,
+    (),
+    (),
+    ROCKET_PATH,
+    '1-2 left 45 degrees, 3-4 straight on, 5-6 right 45 degrees; then 8"',
+)
 BURST_POINTS, BURST_WEIGHTS = _burst_pattern()
 BURST_DENOMINATOR = 3 ** (2 * ROCKET_LEGS)
 """A burst's chance is its weight / 3^8."""
@@ -1102,6 +1173,29 @@ def _bursts_at(
     return m.bursts[key]
 
 
+def _flight(
+    table: Table, shooter: Unit, launcher: Base, aim: Base
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, rows with a burst near the edge, each row's weight of bursts on its base) of the
+    rocket `launcher` fires at `aim`; the rows are the bases of other units near enough for a
+    burst to fall on (memoised: `suggest` fires a launcher at every enemy in reach, and the
+    flight at one aimed-at base is the same whichever unit is the target)."""
+    m = _measured(table)
+    key = (launcher.id, aim.id)
+    if key not in m.flights:
+        burst_unc = table.scene.uncertainty_of(launcher)
+        others = table.unit_numbers != m.units[shooter.id]
+        # no burst is farther than 4 legs from the launcher's edge: judge only bases that near
+        reach = ROCKET_LEG * ROCKET_LEGS
+        reach_row = table.distances[table.index[launcher.id]] <= reach + burst_unc + 1.0
+        rows = np.flatnonzero(others & reach_row)
+        hit_row, hit_point, near_edge = _bursts_at(table, shooter, launcher, aim, rows)
+        weight = np.zeros(len(rows), dtype=np.int64)  # each row's bursts on its base
+        np.add.at(weight, hit_row, BURST_WEIGHTS[hit_point])
+        m.flights[key] = (rows, near_edge, weight)
+    return m.flights[key]
+
+
 class _Measured:
     """What `suggest` asks of one Table again and again, computed once: the footprints as
     arrays and the shortest distance between every two units (one vectorised reduction); the
@@ -1124,7 +1218,16 @@ class _Measured:
         self.bursts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         """Per (launcher, aimed-at base): `_Footprints.bursts` of its rocket (hit rows, hit
         points, rows with a burst near the edge), worked out for all a launcher's aims at once."""
+        self.flights: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        """Per (launcher, aimed-at base): the rows of the bases its rocket may reach, those
+        with a burst near their edge, and each row's weight of bursts on its base."""
         scene = table.scene
+        polys = [np.asarray(piece.polygon) for piece in scene.terrain]
+        self.terrain_boxes = (
+            np.array([p.min(axis=0) for p in polys]).reshape(-1, 2),
+            np.array([p.max(axis=0) for p in polys]).reshape(-1, 2),
+        )
+        """Each terrain piece's bounding box: (P, 2) lower and upper corners, mm."""
         self.slack = 2 * max((scene.uncertainty_of(b) for b in table.bases), default=0.0)
         """More than the uncertainty of any distance between two bases, mm."""
 
@@ -1340,13 +1443,16 @@ class SepoysAndSoldiers(Ruleset):
             "rolls": [],
             "reasons": [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         }
-        lines = [
-            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
-            f"(+/- {format_length(unc, scene.unit)}), "
-            + ("out of range" if band is None else f"{band.label} range")
-            + (" - too close to call, check the band by hand" if close else "")
-        ]
-        lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
+        # `suggest` (no refusals) reads only the data: the readable lines are for `shoot`.
+        lines: list[str] = []
+        if refusals:
+            lines.append(
+                f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+                f"(+/- {format_length(unc, scene.unit)}), "
+                + ("out of range" if band is None else f"{band.label} range")
+                + (" - too close to call, check the band by hand" if close else "")
+            )
+            lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
         if allowed and band is not None and need is not None:
             bases = len(shooter.bases)
             dice = bases
@@ -1372,7 +1478,7 @@ class SepoysAndSoldiers(Ruleset):
             carried = _hits(target)
             volley = _volley(dice, need, band.hits, carried, len(target.bases))
             p_lost = volley.p_lost
-            data["rolls"] = [roll.as_json()]
+            data["rolls"] = [_roll_json(roll)]
             data["hits_per_success"] = band.hits
             data["hits_source"] = str(band.hits_cite)
             data["hits"] = volley.hits_json()
@@ -1385,20 +1491,22 @@ class SepoysAndSoldiers(Ruleset):
                 "on_fail": SITUATIONS["loss-of-a-base"].on_fail,
                 "source": str(SITUATIONS["loss-of-a-base"].cite),
             }
-            lines.append(roll.describe() + f" {_src(dice_cite)}")
-            lines += [f"  {m.reason} {_src(m.cite)}" for m in mods if m.cite]
-            lines.append(
-                f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
-                f"{_src(band.hits_cite)}; "
-                f"{target.id} carries {carried} hits, a base goes at every 3rd "
-                f"{_src(HITS_PER_BASE_CITE)}"
-            )
-            lines.append(
-                f"chance {target.id} loses a base: {p_lost} ({float(p_lost):.3f}); "
-                f"then it tests nerve or falls back a full move "
-                f"{_src(SITUATIONS['loss-of-a-base'].cite)}"
-            )
-        lines.append("the sheet has no cover rule")
+            if refusals:
+                lines.append(roll.describe() + f" {_src(dice_cite)}")
+                lines += [f"  {m.reason} {_src(m.cite)}" for m in mods if m.cite]
+                lines.append(
+                    f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
+                    f"{_src(band.hits_cite)}; "
+                    f"{target.id} carries {carried} hits, a base goes at every 3rd "
+                    f"{_src(HITS_PER_BASE_CITE)}"
+                )
+                lines.append(
+                    f"chance {target.id} loses a base: {p_lost} ({float(p_lost):.3f}); "
+                    f"then it tests nerve or falls back a full move "
+                    f"{_src(SITUATIONS['loss-of-a-base'].cite)}"
+                )
+        if refusals:
+            lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
     def _nearest_pairs(
@@ -1456,7 +1564,6 @@ class SepoysAndSoldiers(Ruleset):
         unc = table.uncertainty(near.a, near.b)
         in_reach = Threshold(near.distance, reach, unc)
         unit_numbers = _measured(table).units
-        others = table.unit_numbers != unit_numbers[shooter.id]
         in_target = table.unit_numbers == unit_numbers[target.id]
         # Rockets are independent: a base is spared only if every rocket spares it, each with
         # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
@@ -1469,13 +1576,7 @@ class SepoysAndSoldiers(Ruleset):
         flights = []
         for launcher in shooter.bases:
             aim = _aim(table, launcher, target)
-            burst_unc = scene.uncertainty_of(launcher)
-            # no burst is farther than 4 legs from the launcher's edge: judge only bases that near
-            reach_row = table.distances[table.index[launcher.id]] <= reach + burst_unc + 1.0
-            rows = np.flatnonzero(others & reach_row)
-            hit_row, hit_point, near_edge = _bursts_at(table, shooter, launcher, aim, rows)
-            weight = np.zeros(len(rows), dtype=np.int64)  # each row's bursts on its base
-            np.add.at(weight, hit_row, BURST_WEIGHTS[hit_point])
+            rows, near_edge, weight = _flight(table, shooter, launcher, aim)
             on_target = int(weight[in_target[rows]].sum())
             flights.append((launcher, aim, rows, near_edge, weight, on_target))
         if only_hits and not any(on_target for *_, on_target in flights):
@@ -1510,26 +1611,7 @@ class SepoysAndSoldiers(Ruleset):
             for bid, left in sorted(spared.items(), key=lambda kv: kv[1])  # likeliest lost first
             if left < whole or bid in close
         ]
-        burn_out = (Fraction(2, 3)) ** ROCKET_LEGS
-        red = _success_roll(
-            "explodes (red die)",
-            1,
-            6,
-            5,
-            (),
-            ROCKET_EXPLODES,
-            'rolled after each 8" leg; 1-4 flies on',
-        )
-        white = Roll(
-            "flight path (white die)",
-            1,
-            6,
-            None,
-            (),
-            (),
-            ROCKET_PATH,
-            '1-2 left 45 degrees, 3-4 straight on, 5-6 right 45 degrees; then 8"',
-        )
+        burn_out, red, white = ROCKET_BURN_OUT, ROCKET_RED_DIE, ROCKET_WHITE_DIE
         friendly = [h for h in hit_list if h["side"] == shooter.side]
         data: dict[str, Any] = {
             "action": "shoot",
@@ -1540,7 +1622,7 @@ class SepoysAndSoldiers(Ruleset):
             "band": "rocket" if in_reach.within or in_reach.too_close_to_call else "out-of-range",
             "reach": threshold_json(scene, in_reach),
             "allowed": True,
-            "rolls": [red.as_json(), white.as_json()],
+            "rolls": [_roll_json(red), _roll_json(white)],
             "rockets": rockets,
             "p_burns_out": _prob(burn_out),
             "p_target_loses_base": _prob(hit_target),
@@ -1554,6 +1636,8 @@ class SepoysAndSoldiers(Ruleset):
                 str(ROCKET_LOSS),
             ],
         }
+        if only_hits:
+            return Resolution("shoot", MappingProxyType(data), ())  # `suggest` reads the data
         lines = [
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
             f"({format_length(near.distance, scene.unit)} away) {_src(ROCKET_PATH)}",
@@ -1641,7 +1725,7 @@ class SepoysAndSoldiers(Ruleset):
             "in_command": in_command,
             "units": units,
             "orders_per_turn": row.orders,
-            "rolls": [roll.as_json()],
+            "rolls": [_roll_json(roll)],
             "this_turn": {**_prob(roll.p_success or Fraction(0)), "source": str(ORDER_THIS_TURN)},
             "next_turn": {
                 **_prob(1 - (roll.p_success or Fraction(0))),
@@ -1719,7 +1803,7 @@ class SepoysAndSoldiers(Ruleset):
             "tests": test.tests,
             "need": NERVE_NEED,
             "p_pass": _prob(test.p_pass),
-            "rolls": [test.roll.as_json()],
+            "rolls": [_roll_json(test.roll)],
             "commander_risk": risks,
         }
         lines = [f"{test.describe()} {_src(NERVE_NEED_CITE)}"]
@@ -1815,19 +1899,20 @@ class SepoysAndSoldiers(Ruleset):
         charger_test = nerve_test(charger)
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
         target_test = nerve_test(target, situation.tests)
-        pc, pt = charger_test.p_pass, target_test.p_pass
         counter = arm == "cavalry" and target_arm == "cavalry"
-        combat = charge_combat(charger_test, target_test)
-        p_no_charge = 1 - pc
-        p_routs = pc * (1 - pt)
-        p_combat = pc * pt
+        odds = _charge_odds(
+            (charger_test.dice, charger_test.tests),
+            (target_test.dice, target_test.tests),
+            (len(charger.bases), len(target.bases)),
+            (_hits(charger), _hits(target)),
+        )
         steps = [
             {
                 "step": 1,
                 "unit": charger.id,
                 "situation": "attempting-to-charge",
                 "tests": charger_test.tests,
-                "p_pass": _prob(pc),
+                "p_pass": _shown(odds["charger_passes"]),
                 "on_fail": SITUATIONS["attempting-to-charge"].on_fail,
                 "source": str(CHARGE_STEPS[0]),
             },
@@ -1836,7 +1921,7 @@ class SepoysAndSoldiers(Ruleset):
                 "unit": target.id,
                 "situation": situation.key,
                 "tests": target_test.tests,
-                "p_pass": _prob(pt),
+                "p_pass": _shown(odds["target_passes"]),
                 "on_fail": situation.on_fail,
                 "source": str(CHARGE_STEPS[1] if not flank else situation.cite),
             },
@@ -1854,7 +1939,7 @@ class SepoysAndSoldiers(Ruleset):
                 "if_target_routs": "the charger continues to the extent of its charge move; "
                 'meeting another unit it tests nerve again and, failing, stops 4" short; '
                 "passing, the cycle repeats with that unit",
-                "p_pass_again": _prob(pc),
+                "p_pass_again": _shown(odds["charger_passes"]),
                 "stop_short": length_json(scene, STOP_SHORT),
                 "source": f"{CHARGE_STEPS[4]}, {CHARGE_STEPS[5]}, {CHARGE_STEPS[6]}",
             },
@@ -1872,17 +1957,22 @@ class SepoysAndSoldiers(Ruleset):
             "allowed": allowed,
             "counter_charge": counter,
             "steps": steps,
-            "rolls": [charger_test.roll.as_json(), target_test.roll.as_json()],
+            "rolls": [_roll_json(charger_test.roll), _roll_json(target_test.roll)],
             "outcomes": {
-                "no_charge": _prob(p_no_charge),
-                "target_routs": _prob(p_routs),
-                "charge_combat": _prob(p_combat),
-                "charger_wins_combat": _prob(p_combat * combat.p_a_wins),
-                "target_wins_combat": _prob(p_combat * combat.p_b_wins),
-                "both_destroyed": _prob(p_combat * combat.p_both_destroyed),
+                k: _shown(odds[k])
+                for k in (
+                    "no_charge",
+                    "target_routs",
+                    "charge_combat",
+                    "charger_wins_combat",
+                    "target_wins_combat",
+                    "both_destroyed",
+                )
             },
             "reasons": [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         }
+        if not refusals:
+            return Resolution("charge", MappingProxyType(data), ())  # `suggest` reads the data
         lines = [
             f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
             f"from its {facing.aspect.value}"
@@ -1897,8 +1987,9 @@ class SepoysAndSoldiers(Ruleset):
             else (
                 "3. holding, it stands and the units fight a charge combat " + _src(CHARGE_STEPS[3])
             ),
-            f"no charge {p_no_charge}, target routs {p_routs}, charge combat {p_combat}; "
-            f"the charger wins the combat {p_combat * combat.p_a_wins}",
+            f"no charge {odds['no_charge'][1]}, target routs {odds['target_routs'][1]}, "
+            f"charge combat {odds['charge_combat'][1]}; "
+            f"the charger wins the combat {odds['charger_wins_combat'][1]}",
             f"4-6. if the target routs the charger follows through; meeting another unit it "
             f'tests again, failing it stops 4" short {_src(CHARGE_STEPS[5])}',
         ]
@@ -1933,7 +2024,7 @@ class SepoysAndSoldiers(Ruleset):
             "b": b.id,
             "in_contact": _touching(contact),
             "contact": threshold_json(scene, contact),
-            "rolls": [ta.roll.as_json(), tb.roll.as_json()],
+            "rolls": [_roll_json(ta.roll), _roll_json(tb.roll)],
             "p_drawn_round": _prob(result.p_drawn_round),
             "p_a_wins": _prob(result.p_a_wins),
             "p_b_wins": _prob(result.p_b_wins),

@@ -828,6 +828,7 @@ class Board:
         self.hero_gaps: dict[str, list[tuple[Base, Threshold]]] = {}
         """`Skirmish19c._hero_gaps` of each unit asked (its memo)."""
         self._enclosed: dict[str, Terrain | None] = {}
+        self._side_figures: dict[str, list[tuple[Unit, Base, int, bool]]] = {}
         self._group_ids: dict[int, tuple[Sequence[Base], tuple[str, ...]]] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
@@ -838,6 +839,15 @@ class Board:
         named so; an unknown id is the scene's `UnknownIdError`."""
         found = self._unit_of.get(ident)
         return found if found is not None else self.scene.unit_of(ident)
+
+    def select(self, ident: str) -> tuple[Base, ...]:
+        """`Scene.select` through `unit`'s lookup table: the first unit or base named so, in
+        the scene's order (a unit's id before its bases'), all of a unit's bases or the one
+        base; an unknown id is the scene's `UnknownIdError`."""
+        unit = self.unit(ident)
+        if unit.id == ident:
+            return unit.bases
+        return (next(b for b in unit.bases if b.id == ident),)
 
     @cached_property
     def _unit_of(self) -> dict[str, Unit]:
@@ -1063,6 +1073,21 @@ class Board:
             )
         return self._enclosed[base.id]
 
+    def side_figures(self, side: str) -> list[tuple[Unit, Base, int, bool]]:
+        """Each base of a side in the scene's order, as (its unit, the base, its table index,
+        whether its centre is in enclosed terrain) (memoised: every command of the side
+        weighs every figure of it). The list is shared: read it, never change it."""
+        found = self._side_figures.get(side)
+        if found is None:
+            index = self.table.index
+            found = self._side_figures[side] = [
+                (u, b, index[b.id], self.in_enclosed(b) is not None)
+                for u in self.scene.units
+                if u.side == side
+                for b in u.bases
+            ]
+        return found
+
     def entirely_in_cover(self, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure; with the reasons."""
@@ -1232,7 +1257,7 @@ class Skirmish19c(Ruleset):
         weapon = _weapon(shooter)
         quality = _quality(shooter)
         pc = is_player_character(shooter)
-        picked = scene.select(target_id)
+        picked = board.select(target_id)
         individual = pc and target_id != target_unit.id
         target_bases = picked if individual else target_unit.bases
         reasons: list[tuple[str, Cite | None]] = []
@@ -1540,24 +1565,20 @@ class Skirmish19c(Ruleset):
         commanded_units: dict[str, list[Base]] = {}
         table = board.table
         row = table.distances[table.index[leader.id]].tolist()
-        for friend in board.scene.units:
-            if friend.side != unit.side:
-                continue
-            for base in friend.bases:
-                if friend.id == unit.id and is_command_figure(base):
-                    continue  # the leader's own bases: it commands the others
-                there = board.in_enclosed(base)
-                limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
-                # `Threshold(distance, limit, uncertainty)`'s verdicts, the object built only
-                # for the close calls the answer shows (a command asks of every figure).
-                measured = row[table.index[base.id]]
-                unc = table.uncertainty(leader, base)
-                if abs(limit - measured) <= unc:
-                    t = Threshold(measured, limit, unc)
-                    close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-                if measured <= limit:
-                    in_command.append(base.id)
-                    commanded_units.setdefault(friend.id, []).append(base)
+        for friend, base, k, there in board.side_figures(unit.side):
+            if friend.id == unit.id and is_command_figure(base):
+                continue  # the leader's own bases: it commands the others
+            limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
+            # `Threshold(distance, limit, uncertainty)`'s verdicts, the object built only
+            # for the close calls the answer shows (a command asks of every figure).
+            measured = row[k]
+            unc = table.uncertainty(leader, base)
+            if abs(limit - measured) <= unc:
+                t = Threshold(measured, limit, unc)
+                close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+            if measured <= limit:
+                in_command.append(base.id)
+                commanded_units.setdefault(friend.id, []).append(base)
 
         modifiers: list[Modifier] = []
         busy = [k for k in ("fired", "loading") if _trait(unit, k)]
