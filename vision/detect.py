@@ -214,6 +214,17 @@ SECOND_PASS_SHARPEN: Final = (1.5, 3.0, 5.0)
 then harder while nothing is read. Measured on rendered 1080p frames with motion blur across a
 cell or more (3 px on 14-17 px tags): recall 84% with (1.5, 2.5), 93% with these, no false
 reads (the pipeline keeps only game ids found where the candidate was)."""
+PATCH_SIZE: Final = 3.0
+"""A dark quad more than this many times the side of the largest tag found is not one tag but
+a patch where several merged (bases packed on a dark card). The second pass still reads it,
+with a tag's margin and one sharpening (1.5) instead of up to three: on the 24 frames of
+`bench_scan`'s plain, grey-print and motion-blur rows it found the same tags (the patches gave
+56 of them) in a third of the time."""
+MAT_SIZE: Final = 24.0
+"""A dark quad more than this many times the largest tag's side (half a metre across with
+20 mm tags) is the mat or a shadow over much of it, and is not read again: measured on the
+first frame of `umpire bench`'s 1080p video, reading the whole mat 3x upscaled cost 1.5 s of
+a 2.0 s scan and found nothing; on those 24 `bench_scan` frames no tag came from one."""
 
 
 class _WindowedDetector(ABC):
@@ -290,16 +301,18 @@ class _WindowedDetector(ABC):
         quad: np.ndarray,
         upscale: int = SECOND_PASS_UPSCALE,
         sharpen: Sequence[float] = SECOND_PASS_SHARPEN,
+        margin: float | None = None,
     ) -> list[TagDetection]:
         """The tags read in a small window around `quad` ((4, 2) pixels: a dark square that may
         be a tag), upscaled and sharpened with each strength of `sharpen` in turn until one
         reads a tag centred within the quad. Their corners are refined again on the original
         pixels, so they agree with a full-frame pass's (the upscaled, sharpened crop only
-        decodes the tag)."""
+        decodes the tag). The window reaches `margin` pixels past the quad (default: three
+        quarters of its side, at least 4)."""
         image = _checked_gray(gray)
         square = np.asarray(quad, dtype=np.float64).reshape(4, 2)
         centre, side = square.mean(axis=0), _side_px(square)
-        margin = max(4.0, 0.75 * side)
+        margin = max(4.0, 0.75 * side) if margin is None else max(4.0, float(margin))
         x0, y0 = np.floor(square.min(axis=0) - margin).astype(int)
         x1, y1 = np.ceil(square.max(axis=0) + margin).astype(int) + 1
         refine = self._marker_cells is not None and self.options["corner_refinement"] == "edges"
@@ -347,6 +360,7 @@ class _WindowedDetector(ABC):
         centres = [tag.center for tag in found]
         reaches = [0.6 * _side_px(tag.corners) for tag in found]
         extra: list[TagDetection] = []
+        largest = max(reaches, default=math.inf) / 0.6
 
         def on_a_found_tag(point: np.ndarray) -> bool:
             if not centres:
@@ -360,7 +374,16 @@ class _WindowedDetector(ABC):
                 # terrain card the tags merge into one dark patch, and a look at the whole card
                 # reads them (measured on grey prints: 3 tags in 360 found only that way).
                 continue
-            for tag in self.detect_at(image, quad, upscale, sharpen):
+            side = _side_px(quad)
+            if side <= PATCH_SIZE * largest:
+                looks = self.detect_at(image, quad, upscale, sharpen)
+            elif side <= MAT_SIZE * largest:
+                # A patch of merged tags: they lie inside it, so the margin is a tag's, and
+                # one sharpening reads what three do (see PATCH_SIZE).
+                looks = self.detect_at(image, quad, upscale, sharpen[:1], margin=0.75 * largest)
+            else:
+                continue  # the mat, or a shadow over much of it (see MAT_SIZE)
+            for tag in looks:
                 if on_a_found_tag(tag.center):
                     continue
                 extra.append(tag)
