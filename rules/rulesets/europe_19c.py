@@ -524,24 +524,49 @@ def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[s
     return [t.id for t in table.centre_in(base) if t.kind in kinds]
 
 
-_UNIT_DISTANCES: weakref.WeakKeyDictionary[Table, tuple[dict[str, int], np.ndarray]] = (
-    weakref.WeakKeyDictionary()
-)
+class _Remembered:
+    """What a `suggest` works out once per table and reads again and again. Every field is a
+    function of the table's scene alone (kept with the table in `_REMEMBERED`, which forgets it
+    with the table), so no answer of one scene can reach another."""
+
+    __slots__ = ("seen", "slack", "standing_columns", "unit_distances")
+
+    def __init__(self) -> None:
+        self.unit_distances: tuple[dict[str, int], np.ndarray] | None = None
+        """`_unit_distances`."""
+        self.slack: float | None = None
+        """`_slack`."""
+        self.standing_columns: dict[str, tuple[str, str]] = {}
+        """`_standing_column` by unit id."""
+        self.seen: dict[tuple[str, str], bool] = {}
+        """`_sees_first` by (viewer base id, target base id)."""
+
+
+_REMEMBERED: weakref.WeakKeyDictionary[Table, _Remembered] = weakref.WeakKeyDictionary()
+
+
+def _remembered(table: Table) -> _Remembered:
+    """The table's `_Remembered` (made empty the first time)."""
+    memo = _REMEMBERED.get(table)
+    if memo is None:
+        memo = _REMEMBERED[table] = _Remembered()
+    return memo
 
 
 def _unit_distances(table: Table) -> tuple[dict[str, int], np.ndarray]:
     """Each unit's row, and edge distances between every pair of units (U, U) in mm: one
     vectorised reduction of the table's base distances, kept with the table."""
-    if table not in _UNIT_DISTANCES:
+    memo = _remembered(table)
+    if memo.unit_distances is None:
         units = table.scene.units
         rows = {u.id: i for i, u in enumerate(units)}
         if not units:
-            _UNIT_DISTANCES[table] = rows, np.zeros((0, 0))
+            memo.unit_distances = rows, np.zeros((0, 0))
         else:
             starts = np.cumsum([0, *(len(u.bases) for u in units[:-1])])
             by_row = np.minimum.reduceat(table.distances, starts, axis=0)
-            _UNIT_DISTANCES[table] = rows, np.minimum.reduceat(by_row, starts, axis=1)
-    return _UNIT_DISTANCES[table]
+            memo.unit_distances = rows, np.minimum.reduceat(by_row, starts, axis=1)
+    return memo.unit_distances
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,6 +633,29 @@ class Europe19c(Ruleset):
     def sights(self, table: Table, viewer: Base, targets: Sequence[Base]) -> list[geo.Sight]:
         """Sight from one base to many, memoised per table: one trace for all of them."""
         return table.sights(self, [(viewer, t) for t in targets])
+
+    def _sees_first(self, table: Table, viewer: Base, aims: Sequence[Base]) -> bool:
+        """Whether the viewer sees aims[0]: at least one sight line clear (lines 75-76), as
+        `sights(...)[0].any`. Kept with the table; when not known yet, it and the aims after
+        it (asked next when it is hidden) are judged in one batch (`_learn_seen`)."""
+        known = _remembered(table).seen
+        first = known.get((viewer.id, aims[0].id))
+        if first is None:
+            self._learn_seen(table, [(viewer, aim) for aim in aims])
+            first = known[viewer.id, aims[0].id]
+        return first
+
+    def _learn_seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> None:
+        """Judge whether each viewer sees its target (`_sees_first`) in one batch, `Table.seen`:
+        the same verdict as the full trace, without tracing every line. Kept with the table."""
+        known = _remembered(table).seen
+        pairs = [(v, t) for v, t in pairs if (v.id, t.id) not in known]
+        if not pairs:
+            return
+        viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
+        targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
+        seen = table.seen(self, viewers, targets, entire=False)
+        known.update(zip(((v.id, t.id) for v, t in pairs), seen.tolist(), strict=True))
 
     # ----------------------------------------------------------------------------------------
     # shoot
@@ -789,8 +837,10 @@ class Europe19c(Ruleset):
             aim for aim, ok in zip(in_range, _arcs(table, base, in_range, half), strict=True) if ok
         ]
         shot.in_range, shot.in_arc = bool(in_range), bool(in_arc)
-        for aim, seen in zip(in_arc, self.sights(table, base, in_arc), strict=True):
-            if not seen.any:
+        for k, aim in enumerate(in_arc):
+            # The nearest aim in sight is the one fired at: the lines to those after it are
+            # not needed (and `suggest` traces only the lines it needs, `_prime_fire`).
+            if not self._sees_first(table, base, in_arc[k:]):
                 continue
             d = float(row[table.index[aim.id]])
             shot.seen = True
@@ -980,7 +1030,7 @@ class Europe19c(Ruleset):
         """Other units of the attacker's side in contact with the same face of the target."""
         out = []
         rows, unit_d = _unit_distances(table)
-        slack = _slack(table.scene)
+        slack = _slack(table)
         for other in table.scene.units:
             if other.side != attacker.side or other is attacker:
                 continue
@@ -1263,7 +1313,9 @@ class Europe19c(Ruleset):
     def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
         (unit_id,) = expect_args("formation", args, ("UNIT",))
-        unit = scene.unit_of(unit_id)
+        return self._formation(scene.unit_of(unit_id))
+
+    def _formation(self, unit: Unit) -> Resolution:
         kind = _type(unit)
         current = _formation(unit)
         options: dict[str, tuple[str, Cite]] = {}
@@ -1334,7 +1386,7 @@ class Europe19c(Ruleset):
         self, table: Table, units: Sequence[Unit], unit_d: np.ndarray, phase: str
     ) -> list[dict[str, Any]]:
         scene = table.scene
-        slack = _slack(scene)
+        slack = _slack(table)
         out: list[dict[str, Any]] = []
         if phase == "change-formation":
             for u in units:
@@ -1344,7 +1396,7 @@ class Europe19c(Ruleset):
                     out.append(_item("command", [u.id], res, phase))
             for u in units:
                 if _type(u) in ("infantry", "artillery"):
-                    out.append(_item("formation", [u.id], self.formation(scene, [u.id]), phase))
+                    out.append(_item("formation", [u.id], self._formation(u), phase))
         elif phase == "movement":
             for u in units:
                 out.append(_item("move", [u.id], self._move(table, u), phase))
@@ -1358,13 +1410,18 @@ class Europe19c(Ruleset):
                         continue
                     out.append(_item("charge", [a.id, t.id], self._charge(table, a, t), phase))
         elif phase == "firing":
-            self._prime_sight(table, units)
+            may_fire = self._prime_fire(table, units)
             for i, f in enumerate(units):
                 reach = _firer_reach(f)
                 if reach is None:
                     continue
                 for j, t in enumerate(units):
                     if t.side == f.side or unit_d[i, j] > reach:
+                        continue
+                    if (f.id, t.id) not in may_fire:
+                        # Not allowed, so not listed; only the target's attributes are left
+                        # for `_shoot` to check (the firer's are read by `_firer_reach`).
+                        _target_category(t)
                         continue
                     res = self._shoot(table, f, t)
                     if res.data["allowed"]:
@@ -1387,11 +1444,13 @@ class Europe19c(Ruleset):
                         out.append(_item("melee", [attacker.id, defender.id], res, phase, note))
         return out
 
-    def _prime_sight(self, table: Table, firers: Sequence[Unit]) -> None:
-        """Trace, in one batch, every sight line the firers' bases may need: to each enemy base
-        within the firer's range and the base's arc (`_base_shot` then finds them memoised)."""
+    def _prime_fire(self, table: Table, firers: Sequence[Unit]) -> set[tuple[str, str]]:
+        """The (firer, target) unit ids of every shot some base of the firer may take: a base
+        of the target in its range, its arc and its sight (`_base_shot`). Every arc is tested in
+        one pass and every sight line in one batch, kept with the table for `_base_shot`.
+        (Sight to only the nearest base of each target first, then to the others of the units
+        it is hidden from, judges fewer lines but costs more: a batch has a large fixed cost.)"""
         sides = {u.id: u.side for u in table.scene.units}
-        pairs = []
         foes: dict[str, tuple[list[Base], npt.NDArray[np.int_]]] = {}
         asks: list[tuple[Base, list[Base], float]] = []
         for firer in firers:
@@ -1407,10 +1466,15 @@ class Europe19c(Ruleset):
                 half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
                 in_range = [enemies[k] for k in np.flatnonzero(row <= reach).tolist()]
                 asks.append((base, in_range, half))
-        # Every firing base's arc against its targets in one pass (then memoised).
-        for (base, in_range, _), arcs in zip(asks, _arcs_many(table, asks), strict=True):
-            pairs += [(base, b) for b, ok in zip(in_range, arcs, strict=True) if ok]
-        table.sights(self, pairs)
+        pairs = [
+            (base, aim)
+            for (base, in_range, _), arcs in zip(asks, _arcs_many(table, asks), strict=True)
+            for aim, ok in zip(in_range, arcs, strict=True)
+            if ok
+        ]
+        self._learn_seen(table, pairs)
+        known = _remembered(table).seen
+        return {(base.unit_id, aim.unit_id) for base, aim in pairs if known[base.id, aim.id]}
 
     def _suggest_morale(self, scene: Scene) -> list[dict[str, Any]]:
         out = []
@@ -1585,10 +1649,15 @@ def _fmt(scene: Scene, mm: float) -> str:
     return f"{scene.show(mm):.1f} {scene.unit}"
 
 
-def _slack(scene: Scene) -> float:
-    """A generous measuring slack for pre-filtering pairs in `suggest` (mm)."""
-    worst = max((scene.uncertainty_of(b) for b in scene.bases()), default=0.0)
-    return 2 * worst + geo.EPS
+def _slack(table: Table) -> float:
+    """A generous measuring slack for pre-filtering pairs in `suggest` (mm), kept with the
+    table (asked for every charge)."""
+    memo = _remembered(table)
+    if memo.slack is None:
+        scene = table.scene
+        worst = max((scene.uncertainty_of(b) for b in scene.bases()), default=0.0)
+        memo.slack = 2 * worst + geo.EPS
+    return memo.slack
 
 
 def _target_category(unit: Unit) -> tuple[str, str]:
@@ -1689,7 +1758,17 @@ def _move_row(unit: Unit) -> str:
 
 
 def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
-    """The slowest movement column of the terrain the unit's bases stand in (open if none)."""
+    """The slowest movement column of the terrain the unit's bases stand in (open if none),
+    and why; kept with the table (asked for the unit's move and every charge by or at it)."""
+    known = _remembered(table).standing_columns
+    found = known.get(unit.id)
+    if found is None:
+        found = known[unit.id] = _slowest_column(table, unit)
+    return found
+
+
+def _slowest_column(table: Table, unit: Unit) -> tuple[str, str]:
+    """`_standing_column`, worked out."""
     woods: list[str] = []
     streams: list[str] = []
     for base in unit.bases:
