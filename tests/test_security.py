@@ -11,9 +11,11 @@ test client; the loopback cases also run through a real werkzeug server on 127.0
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -431,6 +433,39 @@ def test_a_body_too_large_is_413_json(client: FlaskClient, headers: dict[str, st
     refusal(response, 413, "too large", str(MAX_BODY_BYTES))
 
 
+def chunked(client: FlaskClient, path: str, body: bytes, headers: dict[str, str]) -> Any:
+    """POST `body` as werkzeug's server hands a `Transfer-Encoding: chunked` request to the app:
+    no Content-Length, and a stream the server ends (`wsgi.input_terminated`)."""
+    return client.post(
+        path,
+        input_stream=io.BytesIO(body),
+        headers={**headers, "Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
+
+
+@pytest.mark.parametrize("extra", [1, 5000, 10 * MAX_BODY_BYTES])
+@pytest.mark.parametrize("headers", [WITH_CODE, {}])
+def test_a_chunked_body_too_large_is_413_json(
+    client: FlaskClient, headers: dict[str, str], extra: int
+) -> None:
+    # Without a Content-Length the limit is only found while reading: the body must not be
+    # cut at the limit and handed on as (broken) JSON, a 400.
+    big = json.dumps({"phase": "x" * (MAX_BODY_BYTES + extra)}).encode()
+    refusal(chunked(client, "/api/phase", big, headers), 413, "too large", str(MAX_BODY_BYTES))
+
+
+def test_a_chunked_body_within_the_limit_reaches_the_view(client: FlaskClient) -> None:
+    response = chunked(client, "/api/phase", json.dumps({"phase": "command"}).encode(), WITH_CODE)
+    assert response.status_code == 200, response.data[:300]
+    assert response.get_json()["phase"] == "command"
+    # Exactly at the limit is still allowed: read whole, then refused for its content only.
+    padding = MAX_BODY_BYTES - len(json.dumps({"phase": ""}))
+    exact = json.dumps({"phase": "x" * padding}).encode()
+    assert len(exact) == MAX_BODY_BYTES
+    refusal(chunked(client, "/api/phase", exact, WITH_CODE), 400, "phase")
+
+
 @pytest.mark.parametrize(
     "host, allowed",
     [
@@ -509,6 +544,42 @@ def test_a_real_loopback_client_gets_the_code_and_still_sends_it(real_server: st
         **{"X-CSRF-Token": TOKEN, "X-Access-Code": CODE},
     )
     assert status == 200
+
+
+def in_chunks(body: bytes) -> bytes:
+    """`body` in the chunked transfer coding, 4 KiB a chunk."""
+    pieces = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces) + b"0\r\n\r\n"
+
+
+def raw_chunked_post(url: str, path: str, chunks: bytes, **headers: str) -> tuple[int, bytes]:
+    """POST `chunks` with `Transfer-Encoding: chunked` over a plain socket, as urllib cannot:
+    the status and the response body."""
+    host, port = url.removeprefix("http://").split(":")
+    head = f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    head += "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head.encode() + chunks)
+        answer = b""
+        while data := sock.recv(65536):
+            answer += data
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def test_a_real_server_answers_a_chunked_body_too_large_413(real_server: str) -> None:
+    big = json.dumps({"phase": "x" * (MAX_BODY_BYTES + 5000)}).encode()
+    status, body = raw_chunked_post(real_server, "/api/phase", in_chunks(big), **WITH_CODE)
+    assert status == 413, body[:300]
+    error = json.loads(body)["error"]
+    assert "too large" in error and str(MAX_BODY_BYTES) in error
+    small = json.dumps({"phase": "command"}).encode()
+    status, body = raw_chunked_post(real_server, "/api/phase", in_chunks(small), **WITH_CODE)
+    assert status == 200 and json.loads(body)["phase"] == "command"
+    broken = b"zz\r\n{}\r\n0\r\n\r\n"  # not a chunk size
+    status, body = raw_chunked_post(real_server, "/api/phase", broken, **WITH_CODE)
+    assert status == 400 and "could not be read" in json.loads(body)["error"]
 
 
 def wait_for_line(process: subprocess.Popen[str], prefix: str, seconds: float) -> str:

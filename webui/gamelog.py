@@ -18,6 +18,10 @@ overrode and every dispute snapshot of a game, in one SQLite file (`DATA_DIR/ump
   database of another program, a log written by a newer Umpire or a damaged log raises
   `LogError` naming the file; such a file is never written to, let alone deleted.
 
+`GameLog(path, read_only=True)` is the reader of `umpire log`: SQLite's `mode=ro`, so it never
+creates, sets up, migrates or writes the file (an empty or older file is refused, not set up),
+and it reads a running server's log beside the server (WAL: readers do not wait for a writer).
+
 `install_log(app, log)` hands a log to the web app (`app.extensions["umpire_log"]`);
 `current_log()` finds it, or opens `DATA_DIR/umpire.sqlite` on first use. Never imports cv2 or
 vision: the log stores JSON documents and does not know what they mean.
@@ -49,6 +53,9 @@ DECISIONS: Final = ("confirm", "override")
 EXPORT_FORMAT: Final = "umpire-log/1"
 BUSY_TIMEOUT_MS: Final = 5000
 """How long a write waits for another process holding the file (`umpire log` reading it)."""
+READ_BUSY_TIMEOUT_S: Final = 2.0
+"""How long a read-only opener waits for another process holding the file locked before it
+says the log is busy."""
 
 MIGRATIONS: Final[tuple[str, ...]] = (
     # Version 1: the first schema.
@@ -118,6 +125,15 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def _busy(error: sqlite3.Error) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock (SQLITE_BUSY, _LOCKED and
+    their extended codes): the file is fine, only in use."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:
+        return "locked" in str(error)
+    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -129,11 +145,17 @@ def _now(value: float | None) -> float:
 class GameLog:
     """The game log in one SQLite file. Safe to share between threads."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
+        self.read_only = read_only  # a reader's (`umpire log`): never writes, refuses writes
         self._lock = threading.RLock()
         if self.path.exists() and not self.path.is_file():
             raise LogError(f"game log {str(self.path)!r} is not a file; give a file path")
+        if read_only:
+            if not self.path.exists():
+                raise LogError(f"no game log at {str(self.path)!r}; a reader never creates one")
+            self._db = self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -163,19 +185,54 @@ class GameLog:
             self._migrate(db)
         except sqlite3.DatabaseError as error:
             db.close()
-            if "malformed" in str(error):
-                raise self._fail(
-                    f"is damaged ({error}); it is left untouched: keep it for recovery (sqlite3 "
-                    "FILE .recover) and give another data folder (--data DIR or UMPIRE_DATA)"
-                ) from None
-            raise self._fail(
-                f"is not a readable Umpire game log ({error}); move it away or give "
-                "another data folder (--data DIR or UMPIRE_DATA)"
-            ) from None
+            raise self._unusable(error) from None
         except LogError:
             db.close()
             raise
         return db
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The file as SQLite's `mode=ro` gives it: SQLite refuses every write itself, and no
+        pragma that writes (WAL, migrations) is run."""
+        uri = f"{self.path.absolute().as_uri()}?mode=ro"  # as_uri quotes '?', '#' and '%'
+        try:
+            db = sqlite3.connect(
+                uri,
+                uri=True,
+                check_same_thread=False,
+                isolation_level=None,
+                timeout=READ_BUSY_TIMEOUT_S,
+            )
+        except sqlite3.Error as error:
+            raise self._unusable(error) from None
+        try:
+            self._check_ours(db)
+        except sqlite3.DatabaseError as error:
+            db.close()
+            raise self._unusable(error) from None
+        except LogError:
+            db.close()
+            raise
+        return db
+
+    def _unusable(self, error: sqlite3.Error) -> LogError:
+        """What an SQLite error on opening says about the file, in words."""
+        if _busy(error):
+            return self._busy(error)
+        if "malformed" in str(error):
+            return self._fail(
+                f"is damaged ({error}); it is left untouched: keep it for recovery (sqlite3 "
+                "FILE .recover) and give another data folder (--data DIR or UMPIRE_DATA)"
+            )
+        return self._fail(
+            f"is not a readable Umpire game log ({error}); move it away or give "
+            "another data folder (--data DIR or UMPIRE_DATA)"
+        )
+
+    def _busy(self, error: sqlite3.Error) -> LogError:
+        return self._fail(
+            f"is busy: another process holds it locked ({error}); try again in a moment"
+        )
 
     def _check_ours(self, db: sqlite3.Connection) -> None:
         """Refuse before writing a byte: another program's database, a newer log, a damaged
@@ -184,6 +241,11 @@ class GameLog:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id == 0 and version == 0 and tables == 0:
+            if self.read_only:
+                raise self._fail(
+                    "is empty, not an Umpire game log (a reader never sets one up); give the "
+                    "data folder of a served game (--data DIR or UMPIRE_DATA)"
+                )
             return  # a new (or empty) file: ours to set up
         if app_id != APPLICATION_ID:
             raise self._fail(
@@ -194,6 +256,12 @@ class GameLog:
             raise self._fail(
                 f"was written by a newer Umpire (log version {version}, this one reads up to "
                 f"{SCHEMA_VERSION}); upgrade Umpire to read it"
+            )
+        if self.read_only and version < SCHEMA_VERSION:
+            raise self._fail(
+                f"was written by an older Umpire (log version {version}, this one reads "
+                f"{SCHEMA_VERSION}); a reader never brings it up to date: `umpire serve` with "
+                "this data folder does"
             )
         check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
         if check != ["ok"]:
@@ -217,6 +285,8 @@ class GameLog:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, committed (and fsynced) when the block ends."""
+        if self.read_only:
+            raise self._fail("is open read-only (to be read, as `umpire log` does): no writes")
         with self._lock:
             db = self._connection()
             try:
@@ -239,6 +309,8 @@ class GameLog:
             try:
                 yield db
             except sqlite3.Error as error:
+                if _busy(error):
+                    raise self._busy(error) from None
                 raise self._fail(f"cannot be read ({error})") from None
 
     def _connection(self) -> sqlite3.Connection:

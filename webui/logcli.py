@@ -6,7 +6,10 @@
     umpire log --data DIR           the log of another data folder (default: $UMPIRE_DATA, else
                                     ~/.local/share/umpire)
 
-The log is only read: a data folder without a log is reported, never given an empty one.
+The log is only read, never written: it is opened read-only (SQLite's `mode=ro`), so a data
+folder without a log is reported, never given an empty one; an empty, older or foreign file is
+refused as it is, never set up or migrated; and a log held locked by another process is
+reported busy. A running server's log (WAL mode) is read while the server writes it.
 Errors are `LogError`s (an `UmpireError`): `umpire` prints one line and exits with status 2.
 """
 
@@ -70,11 +73,12 @@ def _when(stamp: float | None) -> str:
 def run_log(opts: argparse.Namespace) -> int:
     """`umpire log [GAME] [--json] [--out FILE] [--data DIR]`."""
     path = log_path(opts.data)
-    if not path.is_file():
+    if not path.exists():
         raise LogError(
-            f"no game log at {str(path)!r}: no game has been served with this data folder"
+            f"no game log at {str(path)!r}: no game has been served with this data folder; "
+            "give the data folder of a served game with --data DIR (or set UMPIRE_DATA)"
         )
-    with GameLog(path) as log:
+    with GameLog(path, read_only=True) as log:
         if opts.game is None:
             if opts.out:
                 raise LogError("--out writes one game's export: give the game id (umpire log GAME)")

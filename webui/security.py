@@ -22,6 +22,7 @@ This module imports flask and segno; never cv2, vision or rules.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import io
 import ipaddress
@@ -33,7 +34,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from urllib.parse import quote
 
 import segno
@@ -58,6 +59,9 @@ LOCK_FIRST_S: Final = 1.0
 LOCK_MAX_S: Final = 300.0
 GUARD_ADDRESSES: Final = 4096
 """The most addresses the guard remembers (the oldest are forgotten first)."""
+STREAMED_BODY_DRAIN_BYTES: Final = 1024 * 1024
+"""How much of a too-large chunked body is read and dropped before the 413 goes out, so the
+client sees the answer rather than a reset connection; a longer one is cut off there."""
 
 _HOSTNAME: Final = re.compile(
     r"(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?", re.IGNORECASE
@@ -296,6 +300,8 @@ def check_request() -> ResponseReturnValue | None:
     limit = config.get("MAX_CONTENT_LENGTH")
     if limit is not None and (request.content_length or 0) > limit:
         abort(413)  # before any body is read; the app's handler words it as JSON
+    if limit is not None and _streamed_body(request.environ):
+        _read_streamed_body(request.environ, limit)
     if request.method not in STATE_CHANGING or request.routing_exception is not None:
         return None  # reads are open; a 404 or 405 changes nothing either
     if not _same_secret(request.headers.get(CSRF_HEADER, ""), str(config["CSRF_TOKEN"])):
@@ -313,6 +319,53 @@ def check_request() -> ResponseReturnValue | None:
     if code is None or request.endpoint in READS_BY_POST:
         return None
     return _check_code(str(code))
+
+
+def _streamed_body(environ: dict[str, Any]) -> bool:
+    """A body sent without a Content-Length (`Transfer-Encoding: chunked`) that the server ends
+    for us (`wsgi.input_terminated`, set by werkzeug's server for chunked requests). Without
+    that flag werkzeug hands the views an empty body and there is nothing to read."""
+    return (
+        request.content_length is None
+        and "HTTP_TRANSFER_ENCODING" in environ
+        and "wsgi.input_terminated" in environ
+    )
+
+
+def _read_streamed_body(environ: dict[str, Any], limit: int) -> None:
+    """Read a streamed body here, at most `limit` + 1 bytes: more than `limit` is a 413 like a
+    Content-Length over it. (Left to werkzeug, reading stops at the limit without saying the
+    body went on, and the views get JSON cut short: a 400 naming the wrong fault.) A body within
+    the limit is handed on to the views from memory."""
+    stream = environ["wsgi.input"]
+    try:
+        body = _read_at_most(stream, limit + 1)
+    except (OSError, ValueError) as error:  # a broken chunk header, a client gone
+        abort(
+            400,
+            description=f"the request body could not be read ({error}); accepted: "
+            "a JSON body with a Content-Length or in well-formed chunks",
+        )
+    if len(body) > limit:
+        # What follows is read and dropped (up to a bound), so that the client, still sending,
+        # reads the 413 instead of a connection reset by a socket closed with data unread.
+        with contextlib.suppress(OSError, ValueError):
+            _read_at_most(stream, STREAMED_BODY_DRAIN_BYTES)
+        abort(413)
+    environ["wsgi.input"] = io.BytesIO(body)
+
+
+def _read_at_most(stream: Any, size: int) -> bytes:
+    """Up to `size` bytes of `stream`, fewer only at its end (a read may give less than asked)."""
+    parts: list[bytes] = []
+    left = size
+    while left > 0:
+        part = stream.read(min(left, 64 * 1024))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
 
 
 def _check_code(code: str) -> ResponseReturnValue | None:
