@@ -96,6 +96,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
@@ -666,7 +667,9 @@ class Europe19c(Ruleset):
         table = Table(scene)
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
-    def _shoot(self, table: Table, firer: Unit, target: Unit) -> Resolution:
+    def _shoot(self, table: Table, firer: Unit, target: Unit, explain: bool = True) -> Resolution:
+        """The shot; `explain` False leaves out the readable lines after the first, the only
+        one `suggest` reads."""
         scene = table.scene
         _check_enemies(firer, target)
         category, category_why = _target_category(target)
@@ -685,10 +688,10 @@ class Europe19c(Ruleset):
                 "source": str(TARGET_CITES[category]),
             },
         }
-        lines = [
+        opening = (
             f"{firer.id} fires at {target.id}: "
             f"{_fmt(scene, nearest.distance)} edge to edge at the nearest"
-        ]
+        )
         refusals: list[dict[str, Any]] = []
         if firer_type == "cavalry":
             refusals.append(
@@ -703,7 +706,7 @@ class Europe19c(Ruleset):
             refusals.append(_reason("the artillery pivoted this turn", PIVOTED_CITE))
         if refusals:
             data.update(band="out-of-range", allowed=False, reasons=refusals, rolls=[])
-            lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
+            lines = [opening] + [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
             return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
         weapon_name, weapon = _weapon(firer, firer_type)
@@ -749,59 +752,49 @@ class Europe19c(Ruleset):
                 reasons=[reason],
                 rolls=[],
             )
-            lines.append(f"not allowed: {reason['reason']} ({reason['source']})")
+            lines = [opening, f"not allowed: {reason['reason']} ({reason['source']})"]
             return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
         assert lead.band is not None and lead.target is not None
         dice = sum(s.dice for s in firing)
         need = FIRING_TABLE[firer_class][category]
-        hit = Roll.success_roll(
-            "to hit",
-            dice,
-            6,
-            need,
-            cite=class_cite,
-            note=f"{class_label} against {TARGET_LABELS[category]}",
-        )
+        note = f"{class_label} against {TARGET_LABELS[category]}"
         save_need, save_why, save_cite = _save(table, weapon, target, lead.target)
-        p_hit = dice_math.p_at_least(6, need)
-        p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
-        unsaved = dice_math.binomial(dice, p_hit * (1 - p_save))
-        rolls = [hit]
+        odds = _fire_odds(dice, need, save_need)
+        rolls = [_success_json("to hit", dice, need, class_cite, note)]
         if save_need is not None:
-            rolls.append(
-                Roll.success_roll(
-                    "save (one die per hit)", 1, 6, save_need, cite=save_cite, note=save_why
-                )
-            )
+            rolls.append(_success_json("save (one die per hit)", 1, save_need, save_cite, save_why))
         data.update(
             band=lead.band.label,
             band_name=lead.band.name,
             allowed=True,
             in_sight=True,
             reasons=[],
-            rolls=[r.as_json() for r in rolls],
-            hits={
-                "distribution": dice_math.as_floats(hit.distribution),
-                "exact": _exact(hit.distribution),
-            },
+            rolls=rolls,
+            hits={"distribution": list(odds.hits), "exact": list(odds.hits_exact)},
             save={"need": save_need, "why": save_why, "source": str(save_cite)},
             unsaved_hits={
-                "distribution": dice_math.as_floats(unsaved),
-                "exact": _exact(unsaved),
-                "mean": float(dice_math.mean(unsaved)),
-                "p_at_least_one": str(1 - unsaved[0]),
+                "distribution": list(odds.unsaved),
+                "exact": list(odds.unsaved_exact),
+                "mean": odds.mean,
+                "p_at_least_one": odds.p_at_least_one,
             },
             effect=_reason(
                 "each unsaved hit removes a base; each base removed is a morale test",
                 HIT_EFFECT_CITE,
             ),
         )
-        lines[0] = (
-            f"{firer.id} fires at {target.id}: {hit.dice}D6 hitting on {need}+, "
+        lines = [
+            f"{firer.id} fires at {target.id}: {dice}D6 hitting on {need}+, "
             + ("no save" if save_need is None else f"saved on {save_need}+")
-            + f", {float(dice_math.mean(unsaved)):.2f} unsaved hits expected"
-        )
+            + f", {odds.mean:.2f} unsaved hits expected"
+        ]
+        if not explain:
+            return Resolution("shoot", MappingProxyType(data), tuple(lines))
+        hit = Roll.success_roll("to hit", dice, 6, need, cite=class_cite, note=note)
+        p_hit = dice_math.p_at_least(6, need)
+        p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
+        unsaved = dice_math.binomial(dice, p_hit * (1 - p_save))
         lines.append(
             f"{len(firing)} of {len(firer.bases)} bases fire ({weapon.name}, "
             f"{lead.band.name}, {lead.band.cite}); nearest firing base "
@@ -1423,7 +1416,7 @@ class Europe19c(Ruleset):
                         # for `_shoot` to check (the firer's are read by `_firer_reach`).
                         _target_category(t)
                         continue
-                    res = self._shoot(table, f, t)
+                    res = self._shoot(table, f, t, explain=False)
                     if res.data["allowed"]:
                         out.append(_item("shoot", [f.id, t.id], res, phase))
         elif phase == "hand-to-hand":
@@ -1522,7 +1515,8 @@ def _arcs_many(
             continue
         for t in missing:
             if t.footprint.circle:
-                known[t.id] = geo.base_in_arc(shooter, t, half_angle)
+                plain = None if shooter.footprint.circle else _circle_in_arc(arc, t)
+                known[t.id] = geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
             else:
                 rows.append(table.index[t.id])
                 todo.append((known, t.id))
@@ -1560,6 +1554,41 @@ def _normals(poly: Any) -> Any:
     e = np.roll(poly, -1, axis=-2) - poly
     n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
     return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
+
+
+PLAIN_MARGIN: Final = 1e-3
+"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
+it, far beyond the rounding of coordinates out to `geometry.REACH`."""
+
+
+def _circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
+    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
+    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
+    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
+    margin outside an edge of every region is out of it (a convex region lies behind each of
+    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
+    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
+    centre = np.array([target.x, target.y])
+    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
+    out_of_all = True
+    for region in regions:
+        run = np.roll(region, -1, axis=0) - region
+        length = np.hypot(run[:, 0], run[:, 1])
+        area2 = float(
+            np.sum(
+                region[:, 0] * np.roll(region[:, 1], -1) - region[:, 1] * np.roll(region[:, 0], -1)
+            )
+        )
+        if length.min() < 1.0 or area2 <= 0:
+            return None
+        to = centre - region
+        # How far outside each edge (its left is inside): the cross product over the length.
+        outside = float(np.max((run[:, 1] * to[:, 0] - run[:, 0] * to[:, 1]) / length))
+        if outside < -PLAIN_MARGIN:
+            return True
+        if outside <= clear_of:
+            out_of_all = False
+    return False if out_of_all else None
 
 
 def _overlap_pairs(regions: Any, feet: Any, feet_normals: Any) -> Any:
@@ -1719,6 +1748,67 @@ def _firer_reach(unit: Unit) -> float | None:
     if kind == "artillery" and _flag(unit, "pivoted"):
         return None
     return _bands(_weapon(unit, kind)[1], kind)[-1][1]
+
+
+@dataclass(frozen=True, slots=True)
+class _FireOdds:
+    """What a shot's dice give, as its answer shows them (`_fire_odds`)."""
+
+    hits: tuple[float, ...]
+    """The chance of each number of hits."""
+    hits_exact: tuple[str, ...]
+    unsaved: tuple[float, ...]
+    """The chance of each number of unsaved hits."""
+    unsaved_exact: tuple[str, ...]
+    mean: float
+    """Unsaved hits expected."""
+    p_at_least_one: str
+    """The exact chance of at least one unsaved hit."""
+
+
+@lru_cache(maxsize=1024)
+def _fire_odds(dice: int, need: int, save_need: int | None) -> _FireOdds:
+    """The hits of `dice` D6 hitting on `need`+, and the hits left when each is saved on
+    `save_need`+ (None: no save): a pure function of three small numbers, so worked out
+    once (a `suggest` shows the odds of a hundred shots of a few kinds)."""
+    hits = dice_math.successes(dice, 6, need)
+    p_hit = dice_math.p_at_least(6, need)
+    p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
+    unsaved = dice_math.binomial(dice, p_hit * (1 - p_save))
+    return _FireOdds(
+        tuple(dice_math.as_floats(hits)),
+        tuple(_exact(hits)),
+        tuple(dice_math.as_floats(unsaved)),
+        tuple(_exact(unsaved)),
+        float(dice_math.mean(unsaved)),
+        str(1 - unsaved[0]),
+    )
+
+
+@lru_cache(maxsize=256)
+def _success_odds(dice: int, need: int) -> tuple[float, str, tuple[float, ...]]:
+    """The chance of one D6 showing `need`+ (float and exact) and the distribution of
+    successes of `dice` of them: pure, so worked out once."""
+    p = dice_math.p_at_least(6, need)
+    return float(p), str(p), tuple(dice_math.as_floats(dice_math.successes(dice, 6, need)))
+
+
+def _success_json(purpose: str, dice: int, need: int, cite: Cite, note: str) -> dict[str, Any]:
+    """`Roll.success_roll(purpose, dice, 6, need, cite=cite, note=note).as_json()`, from the
+    remembered odds (`_success_odds`), in fresh containers."""
+    p, exact, distribution = _success_odds(dice, need)
+    return {
+        "purpose": purpose,
+        "dice": dice,
+        "sides": 6,
+        "need": need,
+        "p_success": p,
+        "p_success_exact": exact,
+        "distribution": list(distribution),
+        "modifiers": [],
+        "source": str(cite),
+        "note": note,
+    }
 
 
 def _why_no_shot(shots: Sequence[_Shot]) -> dict[str, Any]:

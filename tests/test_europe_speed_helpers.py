@@ -1,0 +1,133 @@
+"""The remembered and shortcut helpers behind europe-19c's fast `suggest`, worked by hand.
+
+Geometry: a firing base 40 x 20 mm centred on the origin facing +y (90 degrees), so its front edge
+runs from (-20, 10) to (20, 10). Its 45-degree arc (sheet line 74) is bounded by the front edge and
+two rays from the front corners, (20, 10) + t (1, 1) and (-20, 10) + t (-1, 1): the right ray lies
+on the line x - y = 10, the left one on x + y = -10.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules import geometry as geo
+from rules.engine import Cite, Roll
+from rules.rulesets.europe_19c import (
+    _circle_in_arc,
+    _fire_odds,
+    _success_json,
+)
+from rules.scene import Base, Footprint
+
+SHOOTER = Base("gun", "battery", 0.0, 0.0, 90.0, Footprint(40.0, 20.0))
+ARC = geo.arc_regions(SHOOTER, 45.0)
+
+
+def round_base(x: float, y: float, diameter: float) -> Base:
+    return Base("hq", "staff", x, y, 0.0, Footprint(diameter, diameter, circle=True))
+
+
+def test_the_arc_is_one_region() -> None:
+    assert ARC is not None and len(ARC) == 1
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "diameter", "expected"),
+    [
+        # Straight ahead, 90 mm beyond the front edge: inside by far.
+        (0.0, 100.0, 20.0, True),
+        # Behind the base: 110 mm outside the front edge's line, radius 10.
+        (0.0, -100.0, 20.0, False),
+        # Right of the right ray: x - y = 150, (150 - 10) / sqrt 2 = 99 mm outside, radius 10.
+        (200.0, 50.0, 20.0, False),
+        # Left of the left ray: x + y = -150, (150 - 10) / sqrt 2 = 99 mm outside it.
+        (-200.0, 50.0, 20.0, False),
+        # x - y = 40: 30 / sqrt 2 = 21.2 mm outside the right ray, radius 10 clear of it.
+        (110.0, 70.0, 20.0, False),
+    ],
+)
+def test_plain_round_targets(x: float, y: float, diameter: float, expected: bool) -> None:
+    target = round_base(x, y, diameter)
+    assert ARC is not None
+    assert _circle_in_arc(ARC, target) is expected
+    assert geo.base_in_arc(SHOOTER, target, 45.0) is expected
+
+
+def test_a_round_target_across_the_arc_edge_is_left_to_base_in_arc() -> None:
+    # Centre (20 - 10) / sqrt 2 = 7.1 mm outside the right ray (x - y = 20) but radius 10:
+    # the disc reaches across the ray, so it is in the arc, yet its centre is not inside.
+    target = round_base(100.0, 80.0, 20.0)
+    assert ARC is not None
+    assert _circle_in_arc(ARC, target) is None
+    assert geo.base_in_arc(SHOOTER, target, 45.0) is True
+
+
+def test_a_round_target_centred_on_the_arc_edge_is_left_to_base_in_arc() -> None:
+    target = round_base(60.0, 50.0, 20.0)  # x - y = 10: on the right ray
+    assert ARC is not None
+    assert _circle_in_arc(ARC, target) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    x=st.floats(-400, 400),
+    y=st.floats(-400, 400),
+    diameter=st.floats(1, 80),
+    facing=st.floats(0, 359.9),
+    half_angle=st.sampled_from([0.0, 30.0, 45.0, 89.0, 90.0, 120.0]),
+)
+def test_plain_verdicts_agree_with_base_in_arc(
+    x: float, y: float, diameter: float, facing: float, half_angle: float
+) -> None:
+    shooter = Base("gun", "battery", 5.0, -3.0, facing, Footprint(40.0, 20.0))
+    regions = geo.arc_regions(shooter, half_angle)
+    assert regions is not None
+    target = round_base(x, y, diameter)
+    plain = _circle_in_arc(regions, target)
+    if plain is not None:
+        assert plain is geo.base_in_arc(shooter, target, half_angle)
+
+
+def test_fire_odds_two_dice_hitting_on_4_saved_on_5() -> None:
+    # A hit is 1/2 (4+); a save 1/3 (5+), so a die leaves an unsaved hit 1/2 * 2/3 = 1/3.
+    odds = _fire_odds(2, 4, 5)
+    assert odds.hits_exact == ("1/4", "1/2", "1/4")
+    assert odds.hits == (0.25, 0.5, 0.25)
+    assert odds.unsaved_exact == ("4/9", "4/9", "1/9")
+    assert odds.unsaved == pytest.approx((4 / 9, 4 / 9, 1 / 9))
+    assert odds.mean == pytest.approx(2 / 3)  # 2 dice x 1/3
+    assert odds.p_at_least_one == "5/9"  # 1 - (2/3)^2
+
+
+def test_fire_odds_without_a_save() -> None:
+    # One die hitting on 6, no saving roll (the Open / All else cell, sheet line 96).
+    odds = _fire_odds(1, 6, None)
+    assert odds.unsaved_exact == ("5/6", "1/6")
+    assert odds.mean == pytest.approx(1 / 6)
+    assert odds.p_at_least_one == "1/6"
+
+
+def test_success_json_three_dice_on_4() -> None:
+    cite = Cite("004_8318ee244ed3ffb0.txt", 83, "Inf line, Art 2+ 3+ 4+ 5+")
+    shown = _success_json("to hit", 3, 4, cite, "Inf line, Art against Normal")
+    assert shown["p_success"] == 0.5 and shown["p_success_exact"] == "1/2"
+    assert shown["distribution"] == [1 / 8, 3 / 8, 3 / 8, 1 / 8]
+    assert shown["source"] == "004_8318ee244ed3ffb0.txt:83"
+    assert shown["modifiers"] == []
+    # Key for key, in order, what the roll itself shows.
+    roll = Roll.success_roll("to hit", 3, 6, 4, cite=cite, note="Inf line, Art against Normal")
+    assert list(shown.items()) == list(roll.as_json().items())
+
+
+def test_success_json_gives_fresh_lists() -> None:
+    cite = Cite("004_8318ee244ed3ffb0.txt", 95, "Woods, towns 3+ 4+ 5+")
+    first = _success_json("save (one die per hit)", 1, 3, cite, "a")
+    first["distribution"].append(99.0)
+    again = _success_json("save (one die per hit)", 1, 3, cite, "b")
+    assert again["distribution"] == [1 / 3, 2 / 3]  # 3+ on a D6 is 4/6
+    assert math.isclose(again["p_success"], float(Fraction(2, 3)))
