@@ -670,3 +670,40 @@ def test_a_writer_killed_mid_game_loses_nothing_confirmed(tmp_path: Path) -> Non
         with GameLog(path) as reopened:  # and Umpire itself opens it again
             assert reopened.latest_game() == len(reopened.games())
     assert len({result for result, _ in everything}) == len(everything) >= 600
+
+
+def test_an_export_is_one_snapshot_while_a_server_writes(
+    log: GameLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `umpire log` reads while `umpire serve` writes: a result confirmed between the export's
+    # queries must not show up half (a result whose resolution is missing, or the reverse).
+    game = log.start_game("skirmish-19c", "demo")
+    scene = log.record_scene(game, 1, None, None, LAYOUT)
+    first = log.record_resolution(game, scene, "measure", ["a", "b"], ANSWER)
+    log.record_result(first, "confirm")
+    with GameLog(log.path, read_only=True) as reader:
+        read_game = reader.game
+
+        def game_then_a_write(ident: int) -> dict[str, Any]:
+            header = read_game(ident)  # the export's first query: its snapshot starts here
+            later = log.record_resolution(game, scene, "measure", ["a", "c"], ANSWER)
+            log.record_result(later, "override", result={"distance": 13})
+            return header
+
+        monkeypatch.setattr(reader, "game", game_then_a_write)
+        during = reader.export(game)
+        monkeypatch.undo()
+        after = reader.export(game)
+    assert [r["id"] for r in during["resolutions"]] == [first]
+    assert [r["resolution"] for r in during["results"]] == [first]
+    assert len(after["resolutions"]) == 2
+    assert len(after["results"]) == 2
+
+
+def test_a_replay_never_writes_the_log(tmp_path: Path) -> None:
+    # A replay only reads: an empty file is refused as not a game log and left empty.
+    empty = tmp_path / "umpire.sqlite"
+    empty.write_bytes(b"")
+    with pytest.raises(LogError, match="empty"):
+        open_replay(empty, 1)
+    assert empty.read_bytes() == b""

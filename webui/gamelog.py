@@ -585,9 +585,22 @@ class GameLog:
         }
 
     def export(self, game: int) -> dict[str, Any]:
-        """Everything logged of one game, ready for `json.dumps`."""
-        with self._lock:  # one consistent picture: no write lands between the queries
-            return self._export(game)
+        """Everything logged of one game, ready for `json.dumps`: one consistent picture. The
+        lock keeps this process's writes out, and one read transaction keeps another
+        process's out too (`umpire log` reading while `umpire serve` writes): every query
+        reads the same snapshot of the WAL."""
+        with self._lock:
+            db = self._connection()
+            try:
+                db.execute("BEGIN")
+            except sqlite3.Error as error:
+                if _busy(error):
+                    raise self._busy(error) from None
+                raise self._fail(f"cannot be read ({error})") from None
+            try:
+                return self._export(game)
+            finally:
+                db.execute("COMMIT")
 
     def _export(self, game: int) -> dict[str, Any]:
         header = self.game(game)

@@ -135,7 +135,7 @@ def open_replay(log_path: str | Path, game_id: int, **options: Any) -> tuple[Rep
         raise LogError(
             f"no game log at {str(path)!r}: no game has been served with this data folder"
         )
-    with GameLog(path) as log:
+    with GameLog(path, read_only=True) as log:  # a replay never writes the log
         record = log.game(game_id)
         scenes = [entry["doc"] for entry in log.scenes(game_id)]
     game = load_logged_game(record, path)
