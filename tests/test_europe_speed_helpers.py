@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,10 @@ from rules import geometry as geo
 from rules.engine import Cite, Roll
 from rules.rulesets.europe_19c import (
     _circle_in_arc,
+    _extent,
     _fire_odds,
+    _normals,
+    _overlap_pairs,
     _success_json,
 )
 from rules.scene import Base, Footprint
@@ -131,3 +135,31 @@ def test_success_json_gives_fresh_lists() -> None:
     again = _success_json("save (one die per hit)", 1, 3, cite, "b")
     assert again["distribution"] == [1 / 3, 2 / 3]  # 3+ on a D6 is 4/6
     assert math.isclose(again["p_success"], float(Fraction(2, 3)))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    scale=st.sampled_from([1.0, 100.0, 1e6]),
+    k=st.sampled_from([3, 4]),
+)
+def test_extent_is_the_einsum_projection_bit_for_bit(seed: int, scale: float, k: int) -> None:
+    rng = np.random.default_rng(seed)
+    poly = rng.normal(size=(7, k, 2)) * scale
+    axes = rng.normal(size=(7, 5, 2))
+    on = np.einsum("kad,kpd->kap", axes, poly)
+    lo, hi = _extent(axes[..., 0], axes[..., 1], poly)
+    assert np.array_equal(lo, on.min(axis=2))
+    assert np.array_equal(hi, on.max(axis=2))
+
+
+def test_overlap_pairs_by_hand() -> None:
+    # A unit square region [0, 1]^2 against three squares of side 1: one overlapping it
+    # (from x = 0.5), one touching its right side (from x = 1) and one 0.5 clear of it.
+    def square(x0: float) -> list[list[float]]:
+        return [[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]]
+
+    region = np.array([square(0.0)] * 3)
+    feet = np.array([square(0.5), square(1.0), square(1.5)])
+    hit = _overlap_pairs(region, _normals(region), feet, _normals(feet))
+    assert hit.tolist() == [True, True, False]

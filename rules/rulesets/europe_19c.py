@@ -1398,8 +1398,9 @@ class Europe19c(Ruleset):
                 if _type(a) in ("skirmishers", "artillery"):
                     continue  # the charge table's Ski and Art rows are all No (lines 31-32)
                 fastest = max(v for v in MOVE_TABLE[_move_row(a)].cm[:3] if v is not None)
-                for j, t in enumerate(units):
-                    if t.side == a.side or unit_d[i, j] > fastest * MM_PER_CM + slack:
+                for j in _not_beyond(unit_d[i], fastest * MM_PER_CM + slack):
+                    t = units[j]
+                    if t.side == a.side:
                         continue
                     out.append(_item("charge", [a.id, t.id], self._charge(table, a, t), phase))
         elif phase == "firing":
@@ -1408,8 +1409,9 @@ class Europe19c(Ruleset):
                 reach = _firer_reach(f)
                 if reach is None:
                     continue
-                for j, t in enumerate(units):
-                    if t.side == f.side or unit_d[i, j] > reach:
+                for j in _not_beyond(unit_d[i], reach):
+                    t = units[j]
+                    if t.side == f.side:
                         continue
                     if (f.id, t.id) not in may_fire:
                         # Not allowed, so not listed; only the target's attributes are left
@@ -1421,8 +1423,9 @@ class Europe19c(Ruleset):
                         out.append(_item("shoot", [f.id, t.id], res, phase))
         elif phase == "hand-to-hand":
             for i, a in enumerate(units):
-                for j, d in enumerate(units):
-                    if j <= i or d.side == a.side or unit_d[i, j] > slack:
+                for j in _not_beyond(unit_d[i], slack):
+                    d = units[j]
+                    if j <= i or d.side == a.side:
                         continue
                     attacker, defender, note = _who_attacks(a, d)
                     try:
@@ -1501,9 +1504,10 @@ def _arcs_many(
     pair by pair the same test as one shooter at a time."""
     memo = _ARC_MEMO.setdefault(table, {})
     todo: list[tuple[dict[str, bool], str]] = []  # (the shooter's memo, target id)
-    regions: list[geo.Array] = []  # a region of the shooter of todo[owner[r]]
-    owner: list[int] = []
-    rows: list[int] = []
+    regions: list[geo.Array] = []  # every shooter's arc regions, each once
+    owner: list[int] = []  # the pair (of todo) each region test belongs to
+    region_of: list[int] = []  # and its region (of regions)
+    rows: list[int] = []  # the target base of each pair (table index)
     for shooter, targets, half_angle in asks:
         known = memo.setdefault(shooter.id, {})
         missing = [t for t in targets if t.id not in known]
@@ -1513,6 +1517,8 @@ def _arcs_many(
         if arc is None:
             known.update({t.id: True for t in missing})
             continue
+        first = len(regions)
+        regions += arc
         for t in missing:
             if t.footprint.circle:
                 plain = None if shooter.footprint.circle else _circle_in_arc(arc, t)
@@ -1521,16 +1527,28 @@ def _arcs_many(
                 rows.append(table.index[t.id])
                 todo.append((known, t.id))
                 owner += [len(todo) - 1] * len(arc)
-                regions += arc
+                region_of += range(first, first + len(arc))
     if todo:
         outlines, normals = _feet(table)
         inside = np.zeros(len(todo), dtype=bool)
         of = np.array(owner, dtype=int)
+        which = np.array(region_of, dtype=int)
         feet = np.array(rows, dtype=int)[of]
-        for k in sorted({len(r) for r in regions}):  # regions of k corners together
-            picked = np.flatnonzero([len(r) == k for r in regions])
-            region = np.stack([regions[i] for i in picked])
-            hit = _overlap_pairs(region, outlines[feet[picked]], normals[feet[picked]])
+        corners = np.array([len(r) for r in regions], dtype=int)
+        for k in sorted(set(corners.tolist())):  # regions of k corners together
+            # Each region of k corners once (and its normals), then one row per test.
+            ours = np.flatnonzero(corners == k)
+            place = np.zeros(len(regions), dtype=int)
+            place[ours] = np.arange(len(ours))
+            stacked = np.stack([regions[i] for i in ours.tolist()])
+            picked = np.flatnonzero(corners[which] == k)
+            at = place[which[picked]]
+            hit = _overlap_pairs(
+                stacked[at],
+                _normals(stacked)[at],
+                outlines[feet[picked]],
+                normals[feet[picked]],
+            )
             inside[of[picked[hit]]] = True
         for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
             known[target_id] = ok
@@ -1591,17 +1609,29 @@ def _circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
     return False if out_of_all else None
 
 
-def _overlap_pairs(regions: Any, feet: Any, feet_normals: Any) -> Any:
+def _overlap_pairs(
+    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
+) -> npt.NDArray[np.bool_]:
     """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
     (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
-    `feet_normals`: `_normals(feet)`."""
-    axes = np.concatenate([_normals(regions), feet_normals], axis=1)  # (P, A, 2)
-    on_region = np.einsum("kad,kpd->kap", axes, regions)
-    on_feet = np.einsum("kad,kpd->kap", axes, feet)
-    apart = (on_region.min(axis=2) > on_feet.max(axis=2) + geo.EPS) | (
-        on_feet.min(axis=2) > on_region.max(axis=2) + geo.EPS
-    )
-    return ~apart.any(axis=1)
+    `region_normals`, `feet_normals`: `_normals` of each."""
+    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
+    ax, ay = axes[..., 0], axes[..., 1]
+    region_lo, region_hi = _extent(ax, ay, regions)
+    feet_lo, feet_hi = _extent(ax, ay, feet)
+    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
+    return np.asarray(~apart.any(axis=1))
+
+
+def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
+    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
+    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
+    `einsum("kad,kpd->kap")` without its slow general loop."""
+    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
+    for j in range(1, poly.shape[1]):
+        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
+        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
+    return lo, hi
 
 
 @dataclass(slots=True)
@@ -1672,6 +1702,12 @@ def _reach(base: Base) -> float:
     if base.footprint.circle:
         return base.footprint.width / 2
     return math.hypot(base.footprint.width, base.footprint.depth) / 2
+
+
+def _not_beyond(row: np.ndarray, limit: float) -> list[int]:
+    """The places j, in order, where row[j] is not more than `limit`: the pairs of units a
+    `suggest` loop looks at (one array pass instead of a comparison per pair)."""
+    return list(np.flatnonzero(~(row > limit)).tolist())
 
 
 def _fmt(scene: Scene, mm: float) -> str:
