@@ -512,6 +512,20 @@ def _prob(p: Fraction) -> dict[str, Any]:
     return {"value": p.numerator / p.denominator, "exact": str(p)}
 
 
+@lru_cache(maxsize=4096)
+def _ratio_shown(numerator: int, denominator: int) -> tuple[float, str]:
+    """`_prob(Fraction(numerator, denominator))` as (value, exact), remembered: a rocket's
+    chances are whole numbers of 1/3^8, and `suggest` shows hundreds of them."""
+    p = Fraction(numerator, denominator)
+    return p.numerator / p.denominator, str(p)
+
+
+def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
+    """`_prob` of the fraction numerator / denominator (a fresh dict each time)."""
+    value, exact = _ratio_shown(numerator, denominator)
+    return {"value": value, "exact": exact}
+
+
 def _dist_json(dist: Sequence[Fraction]) -> list[dict[str, Any]]:
     return [{"k": k, **_prob(p)} for k, p in enumerate(dist) if p]
 
@@ -1050,10 +1064,19 @@ BURST_DENOMINATOR = 3 ** (2 * ROCKET_LEGS)
 def rocket_bursts(start: tuple[float, float], heading: float) -> np.ndarray:
     """The burst points of a rocket launched from `start` (mm) along `heading` (degrees), in
     the order of `BURST_WEIGHTS`."""
-    t = math.radians(heading)
-    c, s = math.cos(t), math.sin(t)
-    rotate = np.array([[c, s], [-s, c]])
-    return np.asarray(BURST_POINTS @ rotate + np.asarray(start))
+    return _rockets_bursts([start], [heading])[0]
+
+
+def _rockets_bursts(starts: Sequence[tuple[float, float]], headings: Sequence[float]) -> np.ndarray:
+    """(R, P, 2) the burst points of R rockets, each launched from `starts[k]` (mm) along
+    `headings[k]` (degrees): one stacked matrix product, the same numbers as one by one."""
+    rotations: list[float] = []
+    for heading in headings:
+        t = math.radians(heading)
+        c, s = math.cos(t), math.sin(t)
+        rotations += (c, s, -s, c)
+    turned = BURST_POINTS @ np.array(rotations).reshape(-1, 2, 2)
+    return np.asarray(turned + np.array(starts).reshape(-1, 1, 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1078,29 +1101,58 @@ class _Footprints:
         )
 
     def bursts(
-        self, points: np.ndarray, unc: float, rows: np.ndarray
+        self,
+        points: np.ndarray,
+        unc: np.ndarray,
+        groups: np.ndarray,
+        rows: np.ndarray,
+        row_groups: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(row, point, near_row, near_point): the (row, point) pairs where a point lies on
-        the footprint of the base of rows[row], and those where it lies within `unc` of the
-        base's edge (inside or out), judged in the base's own frame.
+        """(row, point, near_row, near_point): the (row, point) pairs of the same group where
+        the point lies on the footprint of the base of rows[row], and those where it lies
+        within `unc[point]` of the base's edge (inside or out), judged in the base's own frame.
+        (A group is one launcher's rockets and the bases they are judged against.)
 
-        Only the (base, point) pairs within a base's circumradius (plus `unc`) of its centre
-        are judged exactly; the rest cannot be on or near it. Those pairs are found through
-        the points sorted by x: the points within that reach (and a millimetre) of a centre's
-        x are a run of them, and the distance test then runs on those runs only."""
+        Only the (base, point) pairs within a base's circumradius (plus the point's `unc`) of
+        its centre are judged exactly; the rest cannot be on or near it. Those pairs are found
+        through the points sorted by cell (group, then strip of y as tall as two reaches),
+        then x: the points within that reach (and a millimetre) of a centre lie in two cells
+        at most, and in each they are a run of the sorted points. The distance test then runs
+        on those runs only."""
         xy = self.xy[rows]
-        reach = np.hypot(self.half_width[rows], self.half_depth[rows])[:, 0] + unc
-        order = np.argsort(points[:, 0], kind="stable")
-        xs = points[order, 0]
-        lo = np.searchsorted(xs, xy[:, 0] - reach - 1.0, side="left")
-        sizes = np.searchsorted(xs, xy[:, 0] + reach + 1.0, side="right") - lo
-        r = np.repeat(np.arange(len(rows)), sizes)
+        radius = np.hypot(self.half_width[rows], self.half_depth[rows])[:, 0]
+        window = radius + (float(unc.max()) if len(unc) else 0.0) + 1.0
+        widest = float(window.max(initial=0.0))
+        tall = 2 * widest + 1.0
+        # Cells laid end to end along x: each cell spans more than the table and a window
+        # each side, so a window never reaches into the next cell (and the group is checked
+        # exactly below too).
+        low = min(float(points[:, 0].min(initial=0.0)), float(xy[:, 0].min(initial=0.0)))
+        high = max(float(points[:, 0].max(initial=0.0)), float(xy[:, 0].max(initial=0.0)))
+        bottom = min(float(points[:, 1].min(initial=0.0)), float(xy[:, 1].min(initial=0.0)))
+        bottom -= tall
+        span = 2 * (high - low + widest) + 1.0
+        strip = np.floor((points[:, 1] - bottom) / tall).astype(int)
+        first = np.floor((xy[:, 1] - window - bottom) / tall).astype(int)
+        strips = int(max(strip.max(initial=0), first.max(initial=0))) + 2
+        key = points[:, 0] - low + (groups * strips + strip) * span
+        order = np.argsort(key)
+        keys = key[order]
+        # each row's window in its first strip and the next one
+        cells = np.concatenate([row_groups * strips + first, row_groups * strips + first + 1])
+        centre = np.tile(xy[:, 0] - low, 2) + cells * span
+        lo = np.searchsorted(keys, centre - np.tile(window, 2), side="left")
+        sizes = np.searchsorted(keys, centre + np.tile(window, 2), side="right") - lo
+        r = np.repeat(np.tile(np.arange(len(rows)), 2), sizes)
         p = order[np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)]
+        same = groups[p] == row_groups[r]
+        r, p = r[same], p[same]
         dx = points[p, 0] - xy[r, 0]
         dy = points[p, 1] - xy[r, 1]
         d2 = dx * dx + dy * dy  # (x**2).sum over a last axis of 2 is many times slower
-        keep = d2 <= (reach**2)[r]
+        keep = d2 <= (radius[r] + unc[p]) ** 2
         r, p = r[keep], p[keep]
+        unc = unc[p]
         sel = rows[r]
         rel = points[p] - xy[r]
         fwd = self.fwd[sel]
@@ -1134,66 +1186,111 @@ def _rocket_path(launcher: Base, aim: Base) -> tuple[tuple[float, float], float]
     return start_mm, heading
 
 
-def _bursts_at(
-    table: Table, shooter: Unit, launcher: Base, aim: Base, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(hit rows, hit points, rows with a burst near the edge) of the rocket `launcher` fires
-    at `aim`, judged against the bases of `rows` (`_Footprints.bursts`; memoised).
+@dataclass(frozen=True, slots=True)
+class _Flight:
+    """Where the rocket a launcher fires at one aimed-at base may burst, base by base."""
 
-    A launcher's rockets at the nearest base of every enemy in reach are judged in one batch
-    (`suggest` asks of each in turn): each (base, burst point) pair gets the same arithmetic
-    either way."""
-    m = _measured(table)
-    key = (launcher.id, aim.id)
-    if key not in m.bursts:
-        found = {aim.id: aim}
-        gaps = m.gaps[m.units[shooter.id]]
-        for u in table.scene.units:
-            # the enemies in a rocket's reach: those `suggest` asks of
-            near = gaps[m.units[u.id]] <= ROCKET_LEG * ROCKET_LEGS + m.slack
-            if u.side != shooter.side and u.bases and near:
-                other = _aim(table, launcher, u)
-                found.setdefault(other.id, other)
-        aims = list(found.values())
-        patterns = [rocket_bursts(*_rocket_path(launcher, a)) for a in aims]
-        size = len(patterns[0])
-        hit_row, hit_point, near_row, near_point = m.footprints.bursts(
-            np.concatenate(patterns), table.scene.uncertainty_of(launcher), rows
-        )
-        hit_aim, near_aim = hit_point // size, near_point // size
-        for k, a in enumerate(aims):
-            m.bursts.setdefault(
-                (launcher.id, a.id),
-                (
-                    hit_row[hit_aim == k],
-                    hit_point[hit_aim == k] % size,
-                    np.unique(near_row[near_aim == k]),
-                ),
-            )
-    return m.bursts[key]
+    hits: tuple[tuple[str, int], ...]
+    """(base id, chance the rocket bursts on it in whole 1/3^8) of every base of another unit
+    it may burst on, in table order."""
+    near_edge: tuple[str, ...]
+    """The ids of the bases of other units with a burst point within the uncertainty of their
+    edge, in table order."""
+    on_unit: Mapping[str, int]
+    """The chance it bursts on each unit (the sum over its bases), in whole 1/3^8."""
 
 
-def _flight(
-    table: Table, shooter: Unit, launcher: Base, aim: Base
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, rows with a burst near the edge, each row's weight of bursts on its base) of the
-    rocket `launcher` fires at `aim`; the rows are the bases of other units near enough for a
-    burst to fall on (memoised: `suggest` fires a launcher at every enemy in reach, and the
-    flight at one aimed-at base is the same whichever unit is the target)."""
+def _flight(table: Table, shooter: Unit, launcher: Base, aim: Base) -> _Flight:
+    """The flight of the rocket `launcher` fires at `aim` (memoised per Table; judged with
+    the flights at the nearest base of every other enemy in reach, see `_fly`)."""
     m = _measured(table)
     key = (launcher.id, aim.id)
     if key not in m.flights:
-        burst_unc = table.scene.uncertainty_of(launcher)
-        others = table.unit_numbers != m.units[shooter.id]
-        # no burst is farther than 4 legs from the launcher's edge: judge only bases that near
-        reach = ROCKET_LEG * ROCKET_LEGS
-        reach_row = table.distances[table.index[launcher.id]] <= reach + burst_unc + 1.0
-        rows = np.flatnonzero(others & reach_row)
-        hit_row, hit_point, near_edge = _bursts_at(table, shooter, launcher, aim, rows)
-        weight = np.zeros(len(rows), dtype=np.int64)  # each row's bursts on its base
-        np.add.at(weight, hit_row, BURST_WEIGHTS[hit_point])
-        m.flights[key] = (rows, near_edge, weight)
+        found = {aim.id: aim}
+        for other in _aims(table, shooter, launcher):
+            found.setdefault(other.id, other)
+        _fly(table, [(shooter, launcher, list(found.values()))])
     return m.flights[key]
+
+
+def _aims(table: Table, shooter: Unit, launcher: Base) -> list[Base]:
+    """The bases a launcher aims at in the enemies in a rocket's reach (those `suggest` asks
+    of), one per enemy unit."""
+    m = _measured(table)
+    gaps = m.gaps[m.units[shooter.id]]
+    reach = ROCKET_LEG * ROCKET_LEGS + m.slack
+    return [
+        _aim(table, launcher, u)
+        for u in table.scene.units
+        if u.side != shooter.side and u.bases and gaps[m.units[u.id]] <= reach
+    ]
+
+
+def _fly(table: Table, launches: Sequence[tuple[Unit, Base, Sequence[Base]]]) -> None:
+    """Judge the flights of the rockets of each (shooter, launcher, aimed-at bases) into the
+    Table's memo of flights (a flight already judged is kept), all in one batch.
+
+    `suggest` fires every launcher at every enemy in reach, and the flight at one aimed-at
+    base is the same whichever unit is the target: so all of them are judged at once
+    (`_Footprints.bursts`), each (base, burst point) pair with the same arithmetic as alone.
+    A rocket is judged against the bases of other units no farther than 4 legs (and its
+    uncertainty) from the launcher's edge: no burst is farther."""
+    m = _measured(table)
+    reach = ROCKET_LEG * ROCKET_LEGS
+    starts, headings, launch_of, uncs, aimed = [], [], [], [], []
+    allowed = np.zeros((len(launches), len(table.bases)), dtype=bool)
+    for n, (shooter, launcher, aims) in enumerate(launches):
+        unc = table.scene.uncertainty_of(launcher)
+        allowed[n] = (table.unit_numbers != m.units[shooter.id]) & (
+            table.distances[table.index[launcher.id]] <= reach + unc + 1.0
+        )
+        for a in aims:
+            start, heading = _rocket_path(launcher, a)
+            starts.append(start)
+            headings.append(heading)
+            launch_of.append(n)
+            uncs.append(unc)
+            aimed.append((launcher.id, a.id))
+    if not aimed:
+        return
+    size = len(BURST_POINTS)
+    points = _rockets_bursts(starts, headings).reshape(-1, 2)
+    judged = [np.flatnonzero(a) for a in allowed]
+    rows = np.concatenate(judged)
+    hit_row, hit_point, near_row, near_point = m.footprints.bursts(
+        points,
+        np.repeat(uncs, size),
+        np.repeat(launch_of, size),
+        rows,
+        np.repeat(np.arange(len(launches)), [len(j) for j in judged]),
+    )
+    # rocket k's bursts on each base: weight[k, base] summed, near[k, base]
+    weight = np.zeros((len(aimed), len(table.bases)), dtype=np.int64)
+    np.add.at(weight, (hit_point // size, rows[hit_row]), BURST_WEIGHTS[hit_point % size])
+    near = np.zeros((len(aimed), len(table.bases)), dtype=bool)
+    near[near_point // size, rows[near_row]] = True
+    on_unit = np.zeros((len(aimed), len(m.unit_ids)), dtype=np.int64)
+    np.add.at(
+        on_unit,
+        (hit_point // size, table.unit_numbers[rows[hit_row]]),
+        BURST_WEIGHTS[hit_point % size],
+    )
+    hits: list[list[tuple[str, int]]] = [[] for _ in aimed]
+    near_edge: list[list[str]] = [[] for _ in aimed]
+    units: list[dict[str, int]] = [{} for _ in aimed]
+    ids, unit_ids = m.base_ids, m.unit_ids
+    # np.nonzero reads row by row: each rocket's bases in table order
+    rocket, base = (a.tolist() for a in np.nonzero(weight))
+    for k, i, w in zip(rocket, base, weight[weight != 0].tolist(), strict=True):
+        hits[k].append((ids[i], w))
+    rocket, base = (a.tolist() for a in np.nonzero(near))
+    for k, i in zip(rocket, base, strict=True):
+        near_edge[k].append(ids[i])
+    rocket, unit = (a.tolist() for a in np.nonzero(on_unit))
+    for k, u, w in zip(rocket, unit, on_unit[on_unit != 0].tolist(), strict=True):
+        units[k][unit_ids[u]] = w
+    for k, key in enumerate(aimed):
+        m.flights.setdefault(key, _Flight(tuple(hits[k]), tuple(near_edge[k]), units[k]))
 
 
 class _Measured:
@@ -1205,6 +1302,10 @@ class _Measured:
         self.table = table
         self.footprints = _Footprints.of(table.bases)
         self.units = {u.id: i for i, u in enumerate(table.scene.units)}
+        self.unit_of_base = {b.id: table.scene.units[self.units[b.unit_id]] for b in table.bases}
+        """The unit of each base, by the base's id."""
+        self.base_ids = [b.id for b in table.bases]
+        self.unit_ids = [u.id for u in table.scene.units]
         sizes = [len(u.bases) for u in table.scene.units]
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
         d = table.distances
@@ -1215,12 +1316,8 @@ class _Measured:
         """Whether a base sees another (some sight line clear), for the pairs `suggest` asked."""
         self.allowances: dict[str, Allowance] = {}
         """Each unit's move in the going it stands in, once asked."""
-        self.bursts: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        """Per (launcher, aimed-at base): `_Footprints.bursts` of its rocket (hit rows, hit
-        points, rows with a burst near the edge), worked out for all a launcher's aims at once."""
-        self.flights: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        """Per (launcher, aimed-at base): the rows of the bases its rocket may reach, those
-        with a burst near their edge, and each row's weight of bursts on its base."""
+        self.flights: dict[tuple[str, str], _Flight] = {}
+        """Per (launcher, aimed-at base): where its rocket may burst (`_flight`)."""
         scene = table.scene
         polys = [np.asarray(piece.polygon) for piece in scene.terrain]
         self.terrain_boxes = (
@@ -1559,12 +1656,18 @@ class SepoysAndSoldiers(Ruleset):
         """`shoot` of a rocket battery; None when `only_hits` and no burst point of any rocket
         falls on the target (`suggest` lists only the shots that may take a base of it)."""
         scene = table.scene
+        m = _measured(table)
+        flights = []
+        for launcher in shooter.bases:
+            aim = _aim(table, launcher, target)
+            flight = _flight(table, shooter, launcher, aim)
+            flights.append((launcher, aim, flight, flight.on_unit.get(target.id, 0)))
+        if only_hits and not any(on_target for *_, on_target in flights):
+            return None  # no rocket may burst on the target
         near = _near(table, shooter, target)
         reach = ROCKET_LEG * ROCKET_LEGS
         unc = table.uncertainty(near.a, near.b)
         in_reach = Threshold(near.distance, reach, unc)
-        unit_numbers = _measured(table).units
-        in_target = table.unit_numbers == unit_numbers[target.id]
         # Rockets are independent: a base is spared only if every rocket spares it, each with
         # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
         whole = BURST_DENOMINATOR ** len(shooter.bases)
@@ -1573,39 +1676,28 @@ class SepoysAndSoldiers(Ruleset):
         target_spared = whole
         close: set[str] = set()
         rockets = []
-        flights = []
-        for launcher in shooter.bases:
-            aim = _aim(table, launcher, target)
-            rows, near_edge, weight = _flight(table, shooter, launcher, aim)
-            on_target = int(weight[in_target[rows]].sum())
-            flights.append((launcher, aim, rows, near_edge, weight, on_target))
-        if only_hits and not any(on_target for *_, on_target in flights):
-            return None  # no rocket may burst on the target
-        for launcher, aim, rows, near_edge, weight, on_target in flights:
-            for i, w in zip(
-                np.flatnonzero(weight).tolist(), weight[weight != 0].tolist(), strict=True
-            ):
-                bid = table.bases[rows[i]].id
+        for launcher, aim, flight, on_target in flights:
+            for bid, w in flight.hits:
                 spared[bid] = spared.get(bid, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
-            close.update(table.bases[rows[i]].id for i in near_edge.tolist())
+            close.update(flight.near_edge)
             target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
             rockets.append(
                 {
                     "base": launcher.id,
                     "aimed_at": aim.id,
-                    "p_hits_target": _prob(Fraction(on_target, BURST_DENOMINATOR)),
+                    "p_hits_target": _ratio(on_target, BURST_DENOMINATOR),
                 }
             )
         hit_target = Fraction(whole - target_spared, whole)
         for bid in sorted(close):
             spared.setdefault(bid, whole)
-        unit_of = {bid: table.bases[table.index[bid]].unit_id for bid in spared}
+        unit_of = m.unit_of_base
         hit_list: list[dict[str, Any]] = [
             {
                 "base": bid,
-                "unit": unit_of[bid],
-                "side": scene.units[unit_numbers[unit_of[bid]]].side,
-                "p_lost": _prob(Fraction(whole - left, whole)),
+                "unit": unit_of[bid].id,
+                "side": unit_of[bid].side,
+                "p_lost": _ratio(whole - left, whole),
                 "too_close_to_call": bid in close,
             }
             for bid, left in sorted(spared.items(), key=lambda kv: kv[1])  # likeliest lost first
@@ -2273,6 +2365,17 @@ class SepoysAndSoldiers(Ruleset):
             limit = longest + table.uncertainty(near.a, near.b)
             if near.distance <= limit:
                 shots.append((a, b, arm, limit))
+        # The flights of every rocket at every enemy in reach, in one batch (`_flight`
+        # finds them judged).
+        batteries = {a.id: a for a, _, arm, _ in shots if arm == "rockets"}
+        _fly(
+            table,
+            [
+                (a, launcher, _aims(table, a, launcher))
+                for a in batteries.values()
+                for launcher in a.bases
+            ],
+        )
         # Whether each pair of bases within the firer's longest reach is in sight, in one
         # batch (`_sight` finds them judged).
         self._judge_sight(
