@@ -605,6 +605,75 @@ def shot_odds(shooters: int, need: int, gunpowder: bool, shift: int) -> ShotOdds
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Volley:
+    """One kind of volley as a shot answer shows it: its two rolls (to hit, lines 40-43;
+    damage, lines 45-49), its odds, their JSON and the readable lines about them."""
+
+    odds: ShotOdds
+    rolls_json: tuple[dict[str, Any], dict[str, Any]]
+    hits_json: dict[str, Any]
+    damage_json: dict[str, Any]
+    kills_json: dict[str, Any]
+    wounds_json: dict[str, Any]
+    lines: tuple[str, ...]
+    """The lines about the dice, the damage and the expected losses."""
+
+
+@lru_cache(maxsize=1024)
+def volley(
+    shooters: int, need: int, band: str, column: str, gunpowder: bool, quality: str
+) -> Volley:
+    """The dice of `shooters` D8s needing `need`+ at `band` range against `column` cover,
+    each hit a D6 on the damage row of `gunpowder` weapons or not, modified by the shooters'
+    `quality`: pure values, the same for every volley with them, so worked out once (a
+    `suggest` shows hundreds of volleys of a few kinds). The JSON is shared between answers:
+    each answer copies the top-level dicts, and no one changes what they hold."""
+    row_cite, _ = TO_HIT[band]
+    to_hit = Roll.success_roll(
+        "to hit", shooters, 8, need, cite=row_cite, note=f"{band} range, {column}"
+    )
+    mods: list[Modifier] = []
+    if quality == "hero":
+        mods.append(Modifier(1, "hero shooter", DAMAGE_HERO))
+    if quality == "raw":
+        mods.append(Modifier(-1, "raw shooters", DAMAGE_RAW))
+    shift = int(sum(m.value for m in mods))
+    damage_cite, faces = DAMAGE_ROWS[gunpowder]
+    shot = shot_odds(shooters, need, gunpowder, shift)
+    odds = shot.per_hit
+    damage = Roll(
+        "damage",
+        1,
+        6,
+        None,
+        (),
+        tuple(mods),
+        damage_cite,
+        note="one D6 a hit: " + ", ".join(f"{f} {r}" for f, r in enumerate(faces, 1)),
+    )
+    lines = (
+        f"- {to_hit.describe()}; P(at least 1 hit) = {1 - to_hit.distribution[0]}",
+        f"- damage, one D6 a hit{f' ({shift:+d})' if shift else ''} [{damage_cite}]: "
+        + ", ".join(f"{k} {v}" for k, v in odds.items()),
+        f"- expected hits {float(shot.hits.mean):.2f}, kills "
+        f"{float(shot.kills.mean):.2f}, wounds {float(shot.wounds.mean):.2f}",
+    )
+    return Volley(
+        shot,
+        (to_hit.as_json(), damage.as_json()),
+        shot.hits.as_json(),
+        {
+            "row": "gunpowder weapons" if gunpowder else "other",
+            "modifier": shift,
+            "per_hit": {k: _frac(v) for k, v in odds.items()},
+        },
+        shot.kills.as_json(),
+        shot.wounds.as_json(),
+        lines,
+    )
+
+
 @lru_cache(maxsize=64)
 def command_points(dice: int) -> Count:
     """The command points of `dice` D6 summed (none: 0 points for sure), worked out once per
@@ -781,13 +850,22 @@ def _surely_in_front(pairs: Sequence[tuple[Base, Base, float]]) -> npt.NDArray[n
     if not pairs:
         return np.zeros(0, dtype=bool)
     own = [b for b, _, _ in pairs]
-    px = np.array([e.x - b.x for b, e, _ in pairs])
-    py = np.array([e.y - b.y for b, e, _ in pairs])
-    t = np.radians([b.facing for b in own])
-    fx, fy = np.cos(t), np.sin(t)
+    return _surely_ahead(
+        np.array([e.x - b.x for b, e, _ in pairs]),
+        np.array([e.y - b.y for b, e, _ in pairs]),
+        np.radians([b.facing for b in own]),
+        np.radians([geo.front_half_angle(b) for b in own]),
+    )
+
+
+def _surely_ahead(
+    px: geo.Array, py: geo.Array, facing: geo.Array, half_angle: geo.Array
+) -> npt.NDArray[np.bool_]:
+    """`_surely_in_front` of points (px, py) from the centres of bases facing `facing` with
+    front sectors of `half_angle` either side (radians)."""
+    fx, fy = np.cos(facing), np.sin(facing)
     u, v = px * fy - py * fx, px * fx + py * fy  # to the base's right, ahead of it
-    alpha = np.radians([geo.front_half_angle(b) for b in own])
-    return np.asarray(np.arctan2(np.abs(u), v) < alpha - 1e-9)
+    return np.asarray(np.arctan2(np.abs(u), v) < half_angle - 1e-9)
 
 
 def _frac(p: Fraction) -> dict[str, Any]:
@@ -804,12 +882,75 @@ def _verdict(t: Threshold) -> str:
 # One scene's measurements, shared by every question asked of it
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where each unit's bases lie in the table's order (a unit's bases are consecutive), to
+    answer unit-against-unit questions with whole rows of the table's arrays."""
+
+    number: dict[str, int]
+    """Each unit's place in the scene's order, by id."""
+    starts: npt.NDArray[np.int_]
+    """(U,) where each unit's bases start in `Table.bases`."""
+    owner: npt.NDArray[np.int_]
+    """(N,) the unit number of each base."""
+    local: npt.NDArray[np.int_]
+    """(N,) each base's place in its unit."""
+    side: npt.NDArray[np.int_]
+    """(N,) a number per side for each base, to tell friend from enemy as arrays."""
+    sides: dict[str, int]
+    """Each side's number."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSightings:
+    """What each figure of one group sees of every group of the table within a reach (line 55):
+    `Board.sighting_each` and `Board.sightings` of the group against any enemy group, read off
+    one pass over the group's rows of the table (`Board.unit_sightings`)."""
+
+    nearest: list[list[float]]
+    """[unit number][figure]: the distance from the figure to the nearest figure of that unit
+    it sees entirely within the reach; infinity when it sees none (and for friends)."""
+    target: list[list[int]]
+    """[unit number][figure]: the table index of that nearest figure (the first in the unit's
+    order of equally near ones); meaningless where `nearest` is infinite."""
+    first: int
+    """The table index of the group's first figure."""
+
+    def each(self, bases: Sequence[Base], unit: int) -> list[tuple[Base, Base, float] | None]:
+        """`Board.sighting_each` of the group's figures, one by one, against unit `unit`."""
+        at, to = self.nearest[unit], self.target[unit]
+        start = self.first
+        return [
+            (bases[start + r], bases[to[r]], d) if d < math.inf else None for r, d in enumerate(at)
+        ]
+
+    def nearest_pair(self, bases: Sequence[Base], unit: int) -> tuple[Base, Base, float] | None:
+        """`Board.sighting` of the whole group against unit `unit`: the nearest pair, of equally
+        near pairs the first in reading order (the first figure, then its first target)."""
+        at = self.nearest[unit]
+        d = min(at)
+        if not d < math.inf:
+            return None
+        r = at.index(d)
+        return bases[self.first + r], bases[self.target[unit][r]], d
+
+
 class Board:
     """A `Table` plus the unit-level answers this sheet asks again and again (who sees whom)."""
 
-    def __init__(self, ruleset: Skirmish19c, scene: Scene, table: Table | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: Skirmish19c,
+        scene: Scene,
+        table: Table | None = None,
+        *,
+        explain: bool = True,
+    ) -> None:
         self.rs = ruleset
         self.scene = scene
+        self.explain = explain
+        """Whether answers write all their readable lines; `suggest` reads only the first
+        (the headline) of each, so it asks for no more."""
         self.table = table if table is not None else table_for(scene)
         self._seen: dict[
             tuple[tuple[str, ...], tuple[str, ...], float], tuple[Base, Base, float] | None
@@ -830,6 +971,9 @@ class Board:
         self._enclosed: dict[str, Terrain | None] = {}
         self._side_figures: dict[str, list[tuple[Unit, Base, int, bool]]] = {}
         self._group_ids: dict[int, tuple[Sequence[Base], tuple[str, ...]]] = {}
+        self._enemy_rows: dict[tuple[str, float], geo.Array] = {}
+        self._enemy_reach: dict[str, geo.Array] = {}
+        self._unit_sightings: dict[tuple[str, float], UnitSightings] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
         """Whether base i sees the entire base j (1, 0), -1 while not traced."""
@@ -870,6 +1014,65 @@ class Board:
 
     def enemies(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side != unit.side]
+
+    @cached_property
+    def layout(self) -> _Layout | None:
+        """The units' places in the table's order; None when a unit has no base (then the
+        questions go group by group)."""
+        units = self.scene.units
+        sizes = np.array([len(u.bases) for u in units], dtype=int)
+        if not len(sizes) or np.any(sizes == 0):
+            return None
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        owner = np.repeat(np.arange(len(sizes)), sizes)
+        sides: dict[str, int] = {}
+        for u in units:
+            sides.setdefault(u.side, len(sides))
+        side = np.array([sides[u.side] for u in units], dtype=int)[owner]
+        local = np.arange(len(owner)) - starts[owner]
+        return _Layout({u.id: k for k, u in enumerate(units)}, starts, owner, local, side, sides)
+
+    def enemy_rows(self, unit: Unit, within: float) -> geo.Array:
+        """(F, N) for each figure of the unit and each base of the table: their distance when
+        the base is an enemy's that the figure sees entirely (line 55) no further than
+        `within`, else infinity (memoised per unit and reach: a unit's shots and risk read
+        them). Needs `layout`; the array is shared: read it, never change it."""
+        key = (unit.id, within)
+        found = self._enemy_rows.get(key)
+        if found is None:
+            lay = self.layout
+            assert lay is not None
+            start = int(lay.starts[lay.number[unit.id]])
+            block = self.table.distances[start : start + len(unit.bases)]
+            near = (block <= within + geo.EPS) & (lay.side != lay.sides[unit.side])
+            r, c = np.nonzero(near)
+            found = np.full(block.shape, np.inf)
+            if len(r):
+                ok = self.sees_many(r + start, c)
+                found[r[ok], c[ok]] = block[r[ok], c[ok]]
+            self._enemy_rows[key] = found
+        return found
+
+    def unit_sightings(self, unit: Unit, within: float) -> UnitSightings | None:
+        """What each figure of the unit sees of every enemy unit within `within`, worked out
+        once per unit and reach (every shot of the unit and the nearest-target checks read
+        it); None without `layout`."""
+        lay = self.layout
+        if lay is None:
+            return None
+        key = (unit.id, within)
+        found = self._unit_sightings.get(key)
+        if found is None:
+            seen = self.enemy_rows(unit, within)
+            starts = lay.starts
+            nearest = np.minimum.reduceat(seen, starts, axis=1)
+            # The first figure of each unit at its minimum, as `argmin` picks it.
+            at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
+            place = np.minimum.reduceat(at_min, starts, axis=1) + starts
+            first = int(starts[lay.number[unit.id]])
+            found = UnitSightings(nearest.T.tolist(), place.T.tolist(), first)
+            self._unit_sightings[key] = found
+        return found
 
     def leaders_joining(self, target: Unit) -> list[tuple[Base, Threshold]]:
         """Officers of other groups of the side within 2 cm of the target group, who join it
@@ -1009,6 +1212,76 @@ class Board:
                 self._seen[keys[k]] = self._nearest_seen(seen[:, start : start + len(g)], rows, g)
                 start += len(g)
         return [self._seen[key] for key in keys]
+
+    def number_first(self, unit: Unit) -> int:
+        """The table index of the unit's first base (needs `layout`)."""
+        lay = self.layout
+        assert lay is not None
+        return int(lay.starts[lay.number[unit.id]])
+
+    def enemy_reach(self, unit: Unit) -> geo.Array:
+        """(N,) for each base of the table, the long range of its group's weapon when the
+        group is an enemy of the unit with a shooting weapon, else minus infinity (memoised
+        per side; needs `layout`)."""
+        found = self._enemy_reach.get(unit.side)
+        if found is None:
+            weapons, _ = self.enemy_weapons(unit)
+            reach = [
+                weapons[u.id].bands[-1][1]
+                if u.side != unit.side and weapons[u.id].bands
+                else -math.inf
+                for u in self.scene.units
+            ]
+            lay = self.layout
+            assert lay is not None
+            found = self._enemy_reach[unit.side] = np.array(reach, dtype=float)[lay.owner]
+        return found
+
+    def flank_candidates(self, unit: Unit) -> list[tuple[Base, Base]]:
+        """The pairs (figure of the unit, enemy figure it sees entirely) nearest first, ties in
+        reading order, as `seen_nearest_first(unit.bases, enemy_bases(unit))` lists them,
+        without those `_surely_in_front` settles: the ones a flank check must ask (needs
+        `layout`)."""
+        seen = self.enemy_rows(unit, math.inf)
+        r, c = np.nonzero(seen < math.inf)
+        order = np.argsort(seen[r, c], kind="stable")
+        first = self.number_first(unit)
+        r, c = r[order] + first, c[order]
+        centres, (facing, half) = self.table.centres, self._facings
+        ahead = _surely_ahead(
+            centres[c, 0] - centres[r, 0], centres[c, 1] - centres[r, 1], facing[r], half[r]
+        )
+        keep = np.flatnonzero(~ahead)
+        bases = self.table.bases
+        return [
+            (bases[i], bases[j]) for i, j in zip(r[keep].tolist(), c[keep].tolist(), strict=True)
+        ]
+
+    @cached_property
+    def _facings(self) -> tuple[geo.Array, geo.Array]:
+        """(N,) each base's facing and the half angle of its front sector, radians."""
+        bases = self.table.bases
+        return (
+            np.radians([b.facing for b in bases]).reshape(-1),
+            np.radians([geo.front_half_angle(b) for b in bases]).reshape(-1),
+        )
+
+    def number(self, unit: Unit) -> int:
+        """The unit's place in the scene's order (needs `layout`)."""
+        lay = self.layout
+        assert lay is not None
+        return lay.number[unit.id]
+
+    def unit_sightings_of(
+        self, unit: Unit, targets: Sequence[Unit], within: float
+    ) -> list[tuple[Base, Base, float] | None]:
+        """`sightings(unit.bases, [t.bases for t in targets], within)`, read off
+        `unit_sightings` when the table's layout allows."""
+        view = self.unit_sightings(unit, within)
+        if view is None:
+            return self.sightings(unit.bases, [t.bases for t in targets], within)
+        bases, number = self.table.bases, self.number
+        return [view.nearest_pair(bases, number(t)) for t in targets]
 
     def sighting_each(
         self, viewers: Sequence[Sequence[Base]], target: Sequence[Base], within: float
@@ -1241,7 +1514,7 @@ class Skirmish19c(Ruleset):
             raise QuestionError(
                 f"{RULESET}: unknown phase {phase!r}; the phases are {accepted(PHASES)}"
             )
-        return self._suggest(Board(self, scene), phase)
+        return self._suggest(Board(self, scene, explain=False), phase)
 
     # ----------------------------------------------------------------------------------------
     # Shooting
@@ -1269,28 +1542,32 @@ class Skirmish19c(Ruleset):
             "weapon": weapon.row,
             "weapon_source": str(weapon.cite),
         }
-        near = board.table.closest(shooter.bases, target_bases)
+        if individual:
+            near_distance = board.table.closest(shooter.bases, target_bases).distance
+        else:
+            near_distance = board.table.unit_gap(shooter, target_unit)
         if not weapon.bands:
             return self._no_shot(
-                board, data, near.distance, f"{weapon.row} have no shooting range", weapon.cite
+                board, data, near_distance, f"{weapon.row} have no shooting range", weapon.cite
             )
 
         # Who sees a target figure, and at what range (line 55).
         longest = weapon.bands[-1][1]
-        eligible = [
-            seen
-            for seen in board.sighting_each([[b] for b in shooter.bases], target_bases, longest)
-            if seen is not None
-        ]
+        view = None if individual else board.unit_sightings(shooter, longest)
+        if view is None:
+            each = board.sighting_each([[b] for b in shooter.bases], target_bases, longest)
+        else:
+            each = view.each(board.table.bases, board.number(target_unit))
+        eligible = [seen for seen in each if seen is not None]
         if not eligible:
-            in_range = near.distance <= longest
+            in_range = near_distance <= longest
             why = (
                 "no figure sees the entire base of a target figure within range"
                 if in_range
                 else f"beyond long range ({_fmt(scene, longest)})"
             )
             return self._no_shot(
-                board, data, near.distance, why, SIGHT_ENTIRE if in_range else weapon.cite
+                board, data, near_distance, why, SIGHT_ENTIRE if in_range else weapon.cite
             )
         eligible.sort(key=lambda e: e[2])
         first_shooter, first_target, distance = eligible[0]
@@ -1363,9 +1640,6 @@ class Skirmish19c(Ruleset):
         row_cite, needs = TO_HIT[band]
         need = needs[reading.cover]
         column = {"none": "open", "soft": "soft cover", "hard": "hard cover"}[reading.cover.value]
-        to_hit = Roll.success_roll(
-            "to hit", shooters, 8, need, cite=row_cite, note=f"{band} range, {column}"
-        )
         reasons.append(
             (
                 f"{band} range, {column}"
@@ -1376,56 +1650,25 @@ class Skirmish19c(Ruleset):
         )
 
         # Damage: one D6 a hit (lines 45-49).
-        mods: list[Modifier] = []
-        if quality == "hero":
-            mods.append(Modifier(1, "hero shooter", DAMAGE_HERO))
-        if quality == "raw":
-            mods.append(Modifier(-1, "raw shooters", DAMAGE_RAW))
-        shift = int(sum(m.value for m in mods))
-        damage_cite, faces = DAMAGE_ROWS[weapon.gunpowder]
-        shot = shot_odds(shooters, need, weapon.gunpowder, shift)
-        odds = shot.per_hit
-        damage = Roll(
-            "damage",
-            1,
-            6,
-            None,
-            (),
-            tuple(mods),
-            damage_cite,
-            note="one D6 a hit: " + ", ".join(f"{f} {r}" for f, r in enumerate(faces, 1)),
-        )
-        hits = to_hit.distribution
+        shot = volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(board, shooter, target_unit, target_bases, individual)
-        mean_hits, mean_kills, mean_wounds = shot.hits.mean, shot.kills.mean, shot.wounds.mean
         data.update(
             allowed=True,
             cover=reading.cover.value,
             cover_reasons=list(reading.reasons),
-            rolls=[to_hit.as_json(), damage.as_json()],
-            hits=shot.hits.as_json(),
-            damage={
-                "row": "gunpowder weapons" if weapon.gunpowder else "other",
-                "modifier": shift,
-                "per_hit": {k: _frac(v) for k, v in odds.items()},
-            },
-            kills=shot.kills.as_json(),
-            wounds=shot.wounds.as_json(),
+            rolls=[dict(j) for j in shot.rolls_json],
+            hits=dict(shot.hits_json),
+            damage=dict(shot.damage_json),
+            kills=dict(shot.kills_json),
+            wounds=dict(shot.wounds_json),
             allocation=allocation,
             reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         )
         lines = [f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"]
-        lines += [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
-        lines.append(f"- {to_hit.describe()}; P(at least 1 hit) = {1 - hits[0]}")
-        lines.append(
-            f"- damage, one D6 a hit{f' ({shift:+d})' if shift else ''} [{damage_cite}]: "
-            + ", ".join(f"{k} {v}" for k, v in odds.items())
-        )
-        lines.append(
-            f"- expected hits {float(mean_hits):.2f}, kills "
-            f"{float(mean_kills):.2f}, wounds {float(mean_wounds):.2f}"
-        )
-        lines.append(f"- {allocation['summary']}")
+        if board.explain:
+            lines += [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
+            lines += shot.lines
+            lines.append(f"- {allocation['summary']}")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
     def _no_shot(
@@ -1441,12 +1684,13 @@ class Skirmish19c(Ruleset):
             rolls=[],
             reasons=[{"reason": why, "source": None if source is None else str(source)}],
         )
-        lines = (
+        lines = [
             f"{data['shooter']} may not shoot at {data['target']}: {why}"
-            + (f" [{source}]" if source else ""),
-            f"- {_fmt(board.scene, distance)} between the nearest figures",
-        )
-        return Resolution("shoot", MappingProxyType(data), lines)
+            + (f" [{source}]" if source else "")
+        ]
+        if board.explain:
+            lines.append(f"- {_fmt(board.scene, distance)} between the nearest figures")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
     def _nearest_check(
         self, board: Board, shooter: Unit, target: Unit, weapon: Weapon, distance: float
@@ -1454,7 +1698,7 @@ class Skirmish19c(Ruleset):
         """Whether `target` is the nearest enemy the uncommanded shooter can hit (line 38)."""
         longest = weapon.bands[-1][1]
         enemies = [e for e in board.enemies(shooter) if e.id != target.id]
-        sightings = board.sightings(shooter.bases, [e.bases for e in enemies], longest)
+        sightings = board.unit_sightings_of(shooter, enemies, longest)
         others = [
             (seen[2], enemy, seen)
             for enemy, seen in zip(enemies, sightings, strict=True)
@@ -1860,6 +2104,8 @@ class Skirmish19c(Ruleset):
         """The nearest enemy figure in sight, and the nearest enemy group in sight that has the
         unit within its weapon's long range (lines 117, 123), in one pass nearest first."""
         weapons, owner = board.enemy_weapons(unit)
+        if board.layout is not None:
+            return self._enemy_in_sight_rows(board, unit)
         seen: Base | None = None
         for a, b, d in board.seen_nearest_first(unit.bases, board.enemy_bases(unit)):
             enemy = owner[b.id]
@@ -1870,11 +2116,37 @@ class Skirmish19c(Ruleset):
                 return seen, (enemy, weapons[enemy.id], t)
         return seen, None
 
+    def _enemy_in_sight_rows(
+        self, board: Board, unit: Unit
+    ) -> tuple[Base | None, tuple[Unit, Weapon, Threshold] | None]:
+        """`_enemy_in_sight` off the unit's `Board.enemy_rows`: the pairs in sight nearest
+        first, ties in reading order, is the order `argmin` reads the rows in."""
+        weapons, owner = board.enemy_weapons(unit)
+        seen = board.enemy_rows(unit, math.inf)
+        bases, n = board.table.bases, seen.shape[1]
+        k = int(seen.argmin())
+        if not seen.flat[k] < math.inf:
+            return None, None
+        nearest = bases[k % n]
+        in_reach = np.where(seen <= board.enemy_reach(unit)[None, :], seen, math.inf)
+        k = int(in_reach.argmin())
+        d = float(in_reach.flat[k])
+        if not d < math.inf:
+            return nearest, None
+        a, b = bases[board.number_first(unit) + k // n], bases[k % n]
+        enemy = owner[b.id]
+        weapon = weapons[enemy.id]
+        t = Threshold(d, weapon.bands[-1][1], board.table.uncertainty(a, b))
+        return nearest, (enemy, weapon, t)
+
     def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
         """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
-        pairs = board.seen_nearest_first(unit.bases, board.enemy_bases(unit))
-        for k in np.flatnonzero(~_surely_in_front(pairs)).tolist():
-            base, e, _ = pairs[k]
+        if board.layout is None:
+            pairs = board.seen_nearest_first(unit.bases, board.enemy_bases(unit))
+            asked = [pairs[k][:2] for k in np.flatnonzero(~_surely_in_front(pairs)).tolist()]
+        else:
+            asked = board.flank_candidates(unit)
+        for base, e in asked:
             where = geo.aspect(e, base)
             if where.aspect is not geo.Aspect.FRONT:
                 unc = board.table.uncertainty(e, base)
@@ -2384,7 +2656,7 @@ class Skirmish19c(Ruleset):
         ]
         commanded = is_player_character(unit) or unit.get("commanded") is True
         if not commanded:
-            sightings = board.sightings(unit.bases, [e.bases for e in reachable], longest)
+            sightings = board.unit_sightings_of(unit, reachable, longest)
             seen = [(s[2], e) for e, s in zip(reachable, sightings, strict=True) if s is not None]
             reachable = [min(seen, key=lambda s: s[0])[1]] if seen else []
         for e in reachable:
