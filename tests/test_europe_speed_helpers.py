@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,15 +19,25 @@ from hypothesis import strategies as st
 
 from rules import geometry as geo
 from rules.engine import Cite, Roll
+from rules.errors import QuestionError
 from rules.rulesets.europe_19c import (
+    WEAPON_NAMES,
     _circle_in_arc,
     _extent,
     _fire_odds,
+    _formation,
     _normals,
+    _not_beyond,
+    _order,
     _overlap_pairs,
     _success_json,
+    _type,
+    _word,
 )
-from rules.scene import Base, Footprint
+from rules.scene import Base, Footprint, Unit
+from tests.builders import base as base_doc
+from tests.builders import make_scene
+from tests.builders import unit as unit_doc
 
 SHOOTER = Base("gun", "battery", 0.0, 0.0, 90.0, Footprint(40.0, 20.0))
 ARC = geo.arc_regions(SHOOTER, 45.0)
@@ -163,3 +174,43 @@ def test_overlap_pairs_by_hand() -> None:
     feet = np.array([square(0.5), square(1.0), square(1.5)])
     hit = _overlap_pairs(region, _normals(region), feet, _normals(feet))
     assert hit.tolist() == [True, True, False]
+
+
+def _unit(**attrs: object) -> Unit:
+    scene = make_scene(
+        "europe-19c", [unit_doc("u", "red", [base_doc("u-1", 10, 10, width=4, depth=2)], **attrs)]
+    )
+    return scene.units[0]
+
+
+def test_word_reads_the_sheets_words() -> None:
+    u = _unit(type="infantry", formation="column", order="loose", weapon="musket")
+    assert _type(u) == "infantry"
+    assert _formation(u) == "column"
+    assert _order(u) == "loose"
+    assert _word(u, "weapon", u.weapon, WEAPON_NAMES) == "musket"
+
+
+@pytest.mark.parametrize(
+    ("attrs", "reader", "message"),
+    [
+        ({"type": "hussars"}, _type, "has type 'hussars'; accepted values are"),
+        ({}, _type, "has no 'type'"),
+        ({"type": "infantry", "formation": "square"}, _formation, "has formation 'square'"),
+        ({"type": "artillery", "formation": "line"}, _formation, "has formation 'line'"),
+        ({"type": "infantry"}, _order, "has no 'order'"),
+    ],
+)
+def test_word_errors_are_check_attrs(attrs: dict[str, object], reader: Any, message: str) -> None:
+    with pytest.raises(QuestionError, match=message):
+        reader(_unit(**attrs))
+
+
+def test_cavalry_have_no_formation() -> None:
+    assert _formation(_unit(type="cavalry", formation="column")) is None
+
+
+def test_not_beyond_keeps_what_is_not_more_than_the_limit() -> None:
+    row = np.array([5.0, 10.0, 10.000001, 0.0, 25.0])
+    assert _not_beyond(row, 10.0) == [0, 1, 3]
+    assert _not_beyond(row, -1.0) == []

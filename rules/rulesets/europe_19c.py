@@ -249,6 +249,7 @@ WEAPONS: Final[Mapping[str, Weapon]] = MappingProxyType(
         ),
     }
 )
+WEAPON_NAMES: Final = tuple(WEAPONS)
 SKIRMISHER_BONUS_CM: Final = 8
 SKIRMISHER_BONUS_CITE: Final = _cite(72, "*Skirmishers +8cm")
 ARC_HALF_ANGLE: Final = 45.0
@@ -448,22 +449,31 @@ COMMAND_HEADER_CITE: Final = _cite(145, "Die Roll Standard game Mini game")
 # Small readers of unit attributes
 
 
+def _word(unit: Unit, key: str, value: Any, words: tuple[str, ...]) -> str:
+    """`check_attr(unit, key, words)` of a unit whose `key` is `value`: the value itself when
+    it is one of the words (what `check_attr` returns, without its calls: `suggest` reads
+    the same attributes thousands of times), else `check_attr`'s answer or error."""
+    if type(value) is str and value in words:
+        return value
+    return check_attr(unit, key, words, ruleset=RULESET_ID)
+
+
 def _type(unit: Unit) -> str:
-    return check_attr(unit, "type", TYPES, ruleset=RULESET_ID)
+    return _word(unit, "type", unit.type, TYPES)
 
 
 def _formation(unit: Unit) -> str | None:
     """Infantry line/column, artillery limbered/unlimbered; None for the other types."""
     kind = _type(unit)
     if kind == "infantry":
-        return check_attr(unit, "formation", INFANTRY_FORMATIONS, ruleset=RULESET_ID)
+        return _word(unit, "formation", unit.attrs.get("formation"), INFANTRY_FORMATIONS)
     if kind == "artillery":
-        return check_attr(unit, "formation", ARTILLERY_FORMATIONS, ruleset=RULESET_ID)
+        return _word(unit, "formation", unit.attrs.get("formation"), ARTILLERY_FORMATIONS)
     return None
 
 
 def _order(unit: Unit) -> str:
-    return check_attr(unit, "order", ORDERS, ruleset=RULESET_ID)
+    return _word(unit, "order", unit.attrs.get("order"), ORDERS)
 
 
 def _flag(unit: Unit, key: str) -> bool:
@@ -688,10 +698,6 @@ class Europe19c(Ruleset):
                 "source": str(TARGET_CITES[category]),
             },
         }
-        opening = (
-            f"{firer.id} fires at {target.id}: "
-            f"{_fmt(scene, nearest.distance)} edge to edge at the nearest"
-        )
         refusals: list[dict[str, Any]] = []
         if firer_type == "cavalry":
             refusals.append(
@@ -706,7 +712,9 @@ class Europe19c(Ruleset):
             refusals.append(_reason("the artillery pivoted this turn", PIVOTED_CITE))
         if refusals:
             data.update(band="out-of-range", allowed=False, reasons=refusals, rolls=[])
-            lines = [opening] + [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
+            lines = [_no_shot_opening(scene, firer, target, nearest.distance)] + [
+                f"not allowed: {r['reason']} ({r['source']})" for r in refusals
+            ]
             return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
         weapon_name, weapon = _weapon(firer, firer_type)
@@ -752,7 +760,10 @@ class Europe19c(Ruleset):
                 reasons=[reason],
                 rolls=[],
             )
-            lines = [opening, f"not allowed: {reason['reason']} ({reason['source']})"]
+            lines = [
+                _no_shot_opening(scene, firer, target, nearest.distance),
+                f"not allowed: {reason['reason']} ({reason['source']})",
+            ]
             return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
         assert lead.band is not None and lead.target is not None
@@ -820,22 +831,23 @@ class Europe19c(Ruleset):
         longest = bands[-1][1]
         in_town = bool(_in_kinds(table, base, TOWNS))
         half = 180.0 if in_town else ARC_HALF_ANGLE
-        row = table.distances[table.index[base.id]]
-        order = sorted(target.bases, key=lambda b: row[table.index[b.id]])
+        row, index = table.distances[table.index[base.id]], table.index
+        away = {b.id: float(row[index[b.id]]) for b in target.bases}
+        order = sorted(target.bases, key=lambda b: away[b.id])
         nearest = order[0]
-        d0 = float(row[table.index[nearest.id]])
+        d0 = away[nearest.id]
         shot = _Shot(base, in_town, d0, Threshold(d0, longest, table.uncertainty(base, nearest)))
-        in_range = [aim for aim in order if row[table.index[aim.id]] <= longest]
+        in_range = [aim for aim in order if away[aim.id] <= longest]
         in_arc = [
             aim for aim, ok in zip(in_range, _arcs(table, base, in_range, half), strict=True) if ok
         ]
         shot.in_range, shot.in_arc = bool(in_range), bool(in_arc)
         for k, aim in enumerate(in_arc):
             # The nearest aim in sight is the one fired at: the lines to those after it are
-            # not needed (and `suggest` traces only the lines it needs, `_prime_fire`).
+            # not needed (a lone `shoot` judges them with the first, in one batch).
             if not self._sees_first(table, base, in_arc[k:]):
                 continue
-            d = float(row[table.index[aim.id]])
+            d = away[aim.id]
             shot.seen = True
             band, limit = next((b, mm) for b, mm in bands if d <= mm)
             shot.target, shot.band, shot.distance = aim, band, d
@@ -913,7 +925,11 @@ class Europe19c(Ruleset):
         table = Table(scene)
         return self._charge(table, scene.unit_of(attacker_id), scene.unit_of(target_id))
 
-    def _charge(self, table: Table, attacker: Unit, target: Unit) -> Resolution:
+    def _charge(
+        self, table: Table, attacker: Unit, target: Unit, explain: bool = True
+    ) -> Resolution:
+        """The charge; `explain` False leaves out the readable lines after the first, the
+        only one `suggest` reads."""
         scene = table.scene
         _check_enemies(attacker, target)
         a_type, t_type = _type(attacker), _type(target)
@@ -1005,7 +1021,11 @@ class Europe19c(Ruleset):
         verdict = "may charge" if not refusals else "may not charge"
         lines = [
             f"{attacker.id} ({_describe_unit(attacker)}) {verdict} {target.id} "
-            f"({_describe_unit(target)}): charge table says {entry} [{row_cite}]",
+            f"({_describe_unit(target)}): charge table says {entry} [{row_cite}]"
+        ]
+        if not explain:
+            return Resolution("charge", MappingProxyType(data), tuple(lines))
+        lines += [
             f"{near.a.id} strikes the {face.name} of {near.b.id}"
             + (f" [{NO_FLANK_IN_TOWN_CITE}]" if math.isinf(face.margin) else "")
             + (f"; +1 die per base in hand-to-hand [{FLANK_CITE}]" if flank_bonus else ""),
@@ -1023,12 +1043,12 @@ class Europe19c(Ruleset):
         """Other units of the attacker's side in contact with the same face of the target."""
         out = []
         rows, unit_d = _unit_distances(table)
-        slack = _slack(table)
-        for other in table.scene.units:
+        units = table.scene.units
+        # The units not clearly out of contact with the target, in the scene's order.
+        for k in _not_beyond(unit_d[:, rows[target.id]], _slack(table)):
+            other = units[k]
             if other.side != attacker.side or other is attacker:
                 continue
-            if unit_d[rows[other.id], rows[target.id]] > slack:
-                continue  # clearly not in contact
             near = table.unit_distance(other, target)
             contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
             if _in_contact(contact) and _face(table, near.a, near.b).name == face:
@@ -1402,7 +1422,8 @@ class Europe19c(Ruleset):
                     t = units[j]
                     if t.side == a.side:
                         continue
-                    out.append(_item("charge", [a.id, t.id], self._charge(table, a, t), phase))
+                    res = self._charge(table, a, t, explain=False)
+                    out.append(_item("charge", [a.id, t.id], res, phase))
         elif phase == "firing":
             may_fire = self._prime_fire(table, units)
             for i, f in enumerate(units):
@@ -1493,7 +1514,11 @@ _ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[str, dict[str, bool]]] = (
 def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
     """Whether each target base lies (partly) in the shooter's fire arc, memoised per table:
     `geometry.base_in_arc`, with rectangles tested all at once by separating axes."""
-    return _arcs_many(table, [(shooter, targets, half_angle)])[0]
+    known = _ARC_MEMO.get(table, {}).get(shooter.id, {})
+    try:
+        return [known[t.id] for t in targets]  # all known (`suggest` tested them first)
+    except KeyError:
+        return _arcs_many(table, [(shooter, targets, half_angle)])[0]
 
 
 def _arcs_many(
@@ -1759,7 +1784,7 @@ def _firer_class(kind: str, formation: str | None) -> str:
 
 
 def _weapon(unit: Unit, kind: str) -> tuple[str, Weapon]:
-    name = check_attr(unit, "weapon", tuple(WEAPONS), ruleset=RULESET_ID)
+    name = _word(unit, "weapon", unit.weapon, WEAPON_NAMES)
     weapon = WEAPONS[name]
     if weapon.artillery != (kind == "artillery"):
         wanted = [k for k, w in WEAPONS.items() if w.artillery == (kind == "artillery")]
@@ -1845,6 +1870,11 @@ def _success_json(purpose: str, dice: int, need: int, cite: Cite, note: str) -> 
         "source": str(cite),
         "note": note,
     }
+
+
+def _no_shot_opening(scene: Scene, firer: Unit, target: Unit, nearest: float) -> str:
+    """The first line of a shot that is not allowed."""
+    return f"{firer.id} fires at {target.id}: {_fmt(scene, nearest)} edge to edge at the nearest"
 
 
 def _why_no_shot(shots: Sequence[_Shot]) -> dict[str, Any]:
