@@ -26,6 +26,7 @@ from rules.rulesets.europe_19c import (
     _extent,
     _fire_odds,
     _formation,
+    _mean_command_score,
     _normals,
     _not_beyond,
     _order,
@@ -214,3 +215,18 @@ def test_not_beyond_keeps_what_is_not_more_than_the_limit() -> None:
     row = np.array([5.0, 10.0, 10.000001, 0.0, 25.0])
     assert _not_beyond(row, 10.0) == [0, 1, 3]
     assert _not_beyond(row, -1.0) == []
+
+
+@pytest.mark.parametrize(
+    ("column", "mean"),
+    [
+        (0, "3"),  # poor, standard game: 2, 3, 4 a third each (lines 147-149)
+        (2, "7"),  # good, standard: 6, 7, 8
+        (3, "2"),  # poor, mini game: 1, 2, 3
+        (5, "5"),  # good, mini: 4, 5, 6
+        (1, "5"),  # average, standard: 4, 5, 6
+        (4, "3"),  # average, mini: 2, 3, 4
+    ],
+)
+def test_mean_command_score(column: int, mean: str) -> None:
+    assert _mean_command_score(column) == mean

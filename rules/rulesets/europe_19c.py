@@ -879,9 +879,6 @@ class Europe19c(Ruleset):
             {"roll": faces, "score": values[column], "p": "1/3", "source": str(cite)}
             for faces, values, cite in COMMAND_ROWS
         ]
-        scores: dict[int, Fraction] = {}
-        for _, values, _ in COMMAND_ROWS:
-            scores[values[column]] = scores.get(values[column], Fraction(0)) + Fraction(1, 3)
         in_command = [
             b.id for u in scene.units if u.side == leader.side and u is not leader for b in u.bases
         ]
@@ -905,7 +902,7 @@ class Europe19c(Ruleset):
             "in_command": in_command,
             "rolls": [roll.as_json()],
             "outcomes": outcomes,
-            "mean_score": str(sum((s * p for s, p in scores.items()), Fraction(0))),
+            "mean_score": _mean_command_score(column),
         }
         lines = [
             f"command roll for {leader.id} ({rating}, {size} game: {size_why}) "
@@ -2007,6 +2004,16 @@ def _river_between(table: Table, attacker: Base, defender: Base) -> str | None:
             if geo.length_inside(a, b, obstacle)[0] > geo.EPS:
                 return piece.id
     return None
+
+
+@lru_cache(maxsize=8)
+def _mean_command_score(column: int) -> str:
+    """The mean score of the command roll in a column of the table (lines 147-149), exact:
+    each row is two faces of the D6, a third. Pure, so worked out once per column."""
+    scores: dict[int, Fraction] = {}
+    for _, values, _ in COMMAND_ROWS:
+        scores[values[column]] = scores.get(values[column], Fraction(0)) + Fraction(1, 3)
+    return str(sum((s * p for s, p in scores.items()), Fraction(0)))
 
 
 def _game_size(scene: Scene, given: str | None) -> tuple[str, str]:
