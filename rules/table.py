@@ -88,6 +88,7 @@ class Table:
         self._centre_in: dict[str, tuple[Terrain, ...]] = {}
         self._cover: dict[tuple[str, str, str], CoverReading] = {}
         self._hulls: dict[str, tuple[geo.Array, float]] = {}
+        self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
 
@@ -98,6 +99,12 @@ class Table:
             (np.min(p, axis=0), np.max(p, axis=0))
             for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain)
         ]
+
+    @cached_property
+    def _terrain_box_floats(self) -> list[tuple[float, float, float, float]]:
+        """`_terrain_boxes` as plain numbers (x_lo, y_lo, x_hi, y_hi): the same values, read a
+        few times for every base and every cover question."""
+        return [(*lo.tolist(), *hi.tolist()) for lo, hi in self._terrain_boxes]
 
     @cached_property
     def distances(self) -> geo.Array:
@@ -233,12 +240,13 @@ class Table:
         if base.id not in self._standing:
             out = []
             reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
-            for piece, (lo, hi) in zip(self.scene.terrain, self._terrain_boxes, strict=True):
+            boxes = self._terrain_box_floats
+            for piece, (x_lo, y_lo, x_hi, y_hi) in zip(self.scene.terrain, boxes, strict=True):
                 if (
-                    base.x + reach < lo[0]
-                    or base.x - reach > hi[0]
-                    or base.y + reach < lo[1]
-                    or base.y - reach > hi[1]
+                    base.x + reach < x_lo
+                    or base.x - reach > x_hi
+                    or base.y + reach < y_lo
+                    or base.y - reach > y_hi
                 ):
                     continue
                 how = geo.containment(base, piece.polygon)
@@ -517,23 +525,36 @@ class Table:
 
     def _find_cover(self, ruleset: Ruleset, shooter: Base, target: Base) -> CoverReading:
         found: list[tuple[Cover, str]] = []
-        for piece in self.centre_in(target):
+        self.centre_in(target)
+        holding = self._centre_in[target.id]
+        for piece in holding:
             found.append(
                 (ruleset.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
             )
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
         x_lo, x_hi = min(eye[0], aim[0]) - 1.0, max(eye[0], aim[0]) + 1.0
         y_lo, y_hi = min(eye[1], aim[1]) - 1.0, max(eye[1], aim[1]) + 1.0
-        for piece, (lo, hi) in zip(self.scene.terrain, self._terrain_boxes, strict=True):
-            if piece.kind not in ruleset.cover_obstacles or piece in self.centre_in(target):
+        boxes = self._terrain_box_floats
+        for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
+            if piece.kind not in ruleset.cover_obstacles or piece in holding:
                 continue
-            if lo[0] > x_hi or lo[1] > y_hi or hi[0] < x_lo or hi[1] < y_lo:
+            if lo_x > x_hi or lo_y > y_hi or hi_x < x_lo or hi_y < y_lo:
                 continue  # the line passes a millimetre and more clear of the piece's box
             poly = np.asarray(piece.polygon, dtype=float)
             if self._plainly_beside(piece.id, poly, eye, aim):
                 continue  # the line does not cross the piece, nor ends in it
+            # Too far behind it: the box round the piece and the circle round the target's
+            # footprint more than a millimetre further apart than the limit need no exact
+            # gap; else the exact gap (memoised per target: asked by every shooter).
+            reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
+            box_gap = math.hypot(
+                max(lo_x - target.x, target.x - hi_x, 0.0),
+                max(lo_y - target.y, target.y - hi_y, 0.0),
+            )
+            if box_gap - reach > ruleset.cover_behind_within + 1.0:
+                continue
             if self._gap_to(piece.id, poly, target) > ruleset.cover_behind_within:
-                continue  # too far behind it (memoised per target: asked by every shooter)
+                continue
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
             if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
                 found.append(
@@ -551,21 +572,42 @@ class Table:
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
         and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
+        if piece_id not in self._hull_sides:
+            self._hull_sides[piece_id] = self._outward_sides(piece_id, poly)
+        sides = self._hull_sides[piece_id]
+        if sides is None:
+            return False
+        # Each side's outward distance of both ends, in the arithmetic of the arrays it was
+        # written in (a product, a product, their sum, less the offset: no fused steps).
+        ex, ey, ax, ay = float(eye[0]), float(eye[1]), float(aim[0]), float(aim[1])
+        return any(
+            nx * ex + ny * ey - offset > 1.0 and nx * ax + ny * ay - offset > 1.0
+            for nx, ny, offset in sides
+        )
+
+    def _outward_sides(
+        self, piece_id: str, poly: geo.Array
+    ) -> list[tuple[float, float, float]] | None:
+        """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
+        `_plainly_beside` (remembered per piece); None for an outline with no area."""
         if piece_id not in self._hulls:
             self._hulls[piece_id] = _hull_of(poly)
         hull = self._hulls[piece_id][0]
         if len(hull) < 3:
-            return False
+            return None
         edge = np.concatenate([hull[1:], hull[:1]]) - hull
         normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)  # outward: the hull turns left
         size = np.hypot(normal[:, 0], normal[:, 1])
         if np.any(size == 0):
-            return False
+            return None
         normal /= size[:, None]
         offset = normal[:, 0] * hull[:, 0] + normal[:, 1] * hull[:, 1]
-        out_eye = normal[:, 0] * eye[0] + normal[:, 1] * eye[1] - offset
-        out_aim = normal[:, 0] * aim[0] + normal[:, 1] * aim[1] - offset
-        return bool(np.any((out_eye > 1.0) & (out_aim > 1.0)))
+        return [
+            (nx, ny, off)
+            for nx, ny, off in zip(
+                normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True
+            )
+        ]
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
