@@ -973,6 +973,10 @@ class Board:
         self._group_ids: dict[int, tuple[Sequence[Base], tuple[str, ...]]] = {}
         self._enemy_rows: dict[tuple[str, float], geo.Array] = {}
         self._enemy_reach: dict[str, geo.Array] = {}
+        self._officers: dict[str, list[tuple[Unit, Base]]] = {}
+        self._heroes: dict[str, list[tuple[Unit, Base]]] = {}
+        self._shock: dict[str, list[Unit]] = {}
+        self._unit_nearest: list[list[float]] | None = None
         self._unit_sightings: dict[tuple[str, float], UnitSightings] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
@@ -1075,22 +1079,71 @@ class Board:
         return found
 
     def leaders_joining(self, target: Unit) -> list[tuple[Base, Threshold]]:
-        """Officers of other groups of the side within 2 cm of the target group, who join it
-        when hits are allocated (lines 51-53), in the groups' order, with their distance
-        against 2 cm (memoised: every shot at the group asks it)."""
+        """Officers of other groups of the side within 5 cm of the target group, who join it
+        when hits are allocated (lines 51-53), in the groups' order, with their distance (to
+        the first nearest figure, as `Table.closest` names it) against 5 cm (memoised: every
+        shot at the group asks it)."""
         found = self._joining.get(target.id)
         if found is None:
             found = self._joining[target.id] = []
-            for friend in self.friends(target):
-                for b in friend.bases:
-                    if b.role not in OFFICER_ROLES:
-                        continue
-                    near = self.table.closest([b], target.bases)
-                    unc = self.table.uncertainty(b, near.b)
-                    t = Threshold(near.distance, LEADER_JOIN_MM, unc)
-                    if t.within:
-                        found.append((b, t))
+            officers = [b for u, b in self.side_officers(target.side) if u.id != target.id]
+            if officers:
+                block = self.table.block(officers, target.bases)
+                nearest = block.argmin(axis=1).tolist()
+                for i, (b, j) in enumerate(zip(officers, nearest, strict=True)):
+                    d = float(block[i, j])
+                    if d <= LEADER_JOIN_MM:  # `Threshold.within`
+                        unc = self.table.uncertainty(b, target.bases[j])
+                        found.append((b, Threshold(d, LEADER_JOIN_MM, unc)))
         return found
+
+    def shock_cavalry(self, unit: Unit) -> list[Unit]:
+        """The enemy groups of shock cavalry (line 128), in the scene's order (memoised per
+        side). The list is shared: read it, never change it."""
+        found = self._shock.get(unit.side)
+        if found is None:
+            found = self._shock[unit.side] = [
+                e
+                for e in self.enemies(unit)
+                if e.get("type") == "cavalry" and e.get("weapon") in SHOCK_WEAPONS
+            ]
+        return found
+
+    def side_officers(self, side: str) -> list[tuple[Unit, Base]]:
+        """Each base of the side with an officer's, NCO's or leader's role, with its unit, in
+        the scene's order (memoised per side). The list is shared: read it, never change it."""
+        found = self._officers.get(side)
+        if found is None:
+            found = self._officers[side] = [
+                (u, b)
+                for u in self.scene.units
+                if u.side == side
+                for b in u.bases
+                if b.role in OFFICER_ROLES
+            ]
+        return found
+
+    def side_heroes(self, side: str) -> list[tuple[Unit, Base]]:
+        """Each hero of the side (`is_hero`), with its unit, in the scene's order (memoised per
+        side). The list is shared: read it, never change it."""
+        found = self._heroes.get(side)
+        if found is None:
+            found = self._heroes[side] = [
+                (u, b) for u in self.scene.units if u.side == side for b in u.bases if is_hero(u, b)
+            ]
+        return found
+
+    def nearest_to_unit(self, unit: Unit) -> list[float] | None:
+        """(N,) the distance from each base of the table to the nearest figure of the unit
+        (the minimum of its rows of `Table.distances`, the same numbers), for every unit at
+        once on first asking; None without `layout`."""
+        lay = self.layout
+        if lay is None:
+            return None
+        if self._unit_nearest is None:
+            d = self.table.distances
+            self._unit_nearest = np.minimum.reduceat(d, lay.starts, axis=0).tolist()
+        return self._unit_nearest[lay.number[unit.id]]
 
     def enemy_weapons(self, unit: Unit) -> tuple[dict[str, Weapon], dict[str, Unit]]:
         """Each enemy group's weapon by its id, and the enemy group of each enemy base by
@@ -1751,8 +1804,12 @@ class Skirmish19c(Ruleset):
             )
         # Nearest first (to any shooting figure), ties in the pool's order.
         table = board.table
-        block = table.block(shooter.bases, pool)
-        nearest = block.min(axis=0).tolist()
+        row = board.nearest_to_unit(shooter)
+        if row is None:
+            nearest = table.block(shooter.bases, pool).min(axis=0).tolist()
+        else:
+            index = table.index
+            nearest = [row[index[b.id]] for b in pool]
         ranked = [pool[k] for k in sorted(range(len(pool)), key=nearest.__getitem__)]
         chosen: list[Base] = []
         figures = 0
@@ -2076,7 +2133,7 @@ class Skirmish19c(Ruleset):
         found = board.hero_gaps.get(unit.id)
         if found is not None:
             return found
-        heroes = [b for f in board.friends(unit) for b in f.bases if is_hero(f, b)]
+        heroes = [b for f, b in board.side_heroes(unit.side) if f.id != unit.id]
         found = board.hero_gaps[unit.id] = []
         if heroes:
             table = board.table
@@ -2157,9 +2214,9 @@ class Skirmish19c(Ruleset):
     def _shock_cavalry(self, board: Board, unit: Unit) -> tuple[Unit, Threshold] | None:
         """The nearest enemy shock cavalry within 50 cm (line 128)."""
         found = []
-        for enemy in board.enemies(unit):
-            if enemy.get("type") != "cavalry" or enemy.get("weapon") not in SHOCK_WEAPONS:
-                continue
+        for enemy in board.shock_cavalry(unit):
+            if board.table.unit_gap(unit, enemy) > SHOCK_CAVALRY_MM:
+                continue  # not `Threshold.within`: the pair need not be named
             near = board.table.unit_distance(unit, enemy)
             t = Threshold(near.distance, SHOCK_CAVALRY_MM, board.table.uncertainty(near.a, near.b))
             if t.within:
@@ -2460,8 +2517,10 @@ class Skirmish19c(Ruleset):
                 "summary": f"not part of a platoon (give platoon: NAME) [{rule}]",
             }
         members = [u for u in board.scene.units if u.side == unit.side and u.get("platoon") == name]
-        scene = board.scene
         # Linked by gaps of at most 5 cm: grow the group from this unit.
+        # No two bases' combined uncertainty exceeds twice the largest: groups further apart
+        # than 5 cm and that are neither within 5 cm nor too close to call.
+        reach = 2 * board._most_uncertain
         linked = {unit.id}
         grow = True
         close: list[str] = []
@@ -2473,6 +2532,8 @@ class Skirmish19c(Ruleset):
                 for other in members:
                     if other.id not in linked:
                         continue
+                    if board.table.unit_gap(m, other) - PLATOON_MM > reach:
+                        continue  # neither within 5 cm nor too close to call
                     near = board.table.unit_distance(m, other)
                     t = Threshold(
                         near.distance, PLATOON_MM, board.table.uncertainty(near.a, near.b)
@@ -2486,18 +2547,20 @@ class Skirmish19c(Ruleset):
         together = len(linked) == len(members)
         officer = None
         bases = [b for m in members for b in m.bases]
-        for friend in [u for u in scene.units if u.side == unit.side]:
-            for b in friend.bases:
-                if b.role in ("officer", "nco"):
-                    near = board.table.closest([b], bases)
-                    t = Threshold(near.distance, PLATOON_MM, board.table.uncertainty(b, near.b))
-                    if t.within:
-                        officer = b.id
-                        if t.too_close_to_call:
-                            close.append(f"{b.id}")
-                        break
-            if officer:
-                break
+        # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
+        # by its first nearest figure (as `Table.closest` names it).
+        officers = [b for _, b in board.side_officers(unit.side) if b.role in ("officer", "nco")]
+        if officers and bases:
+            block = board.table.block(officers, bases)
+            gaps = block.min(axis=1).tolist()
+            first = next((i for i, d in enumerate(gaps) if d <= PLATOON_MM), None)
+            if first is not None:
+                b = officers[first]
+                near_b = bases[int(block[first].argmin())]
+                t = Threshold(gaps[first], PLATOON_MM, board.table.uncertainty(b, near_b))
+                officer = b.id
+                if t.too_close_to_call:
+                    close.append(f"{b.id}")
         in_company = together and officer is not None
         summary = (
             f"platoon {name!r} ({', '.join(m.id for m in members)}): "
