@@ -22,6 +22,7 @@ from rules.engine import Cite, Roll
 from rules.errors import QuestionError
 from rules.rulesets.europe_19c import (
     WEAPON_NAMES,
+    _arc_regions,
     _circle_in_arc,
     _extent,
     _fire_odds,
@@ -230,3 +231,41 @@ def test_not_beyond_keeps_what_is_not_more_than_the_limit() -> None:
 )
 def test_mean_command_score(column: int, mean: str) -> None:
     assert _mean_command_score(column) == mean
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    x=st.floats(-2000, 2000),
+    y=st.floats(-2000, 2000),
+    facing=st.floats(0, 359.999),
+    width=st.floats(1, 200),
+    depth=st.floats(1, 200),
+    half_angle=st.one_of(st.sampled_from([0.0, 45.0, 89.999]), st.floats(0, 89.999)),
+)
+def test_arc_regions_are_geometrys_bit_for_bit(
+    x: float, y: float, facing: float, width: float, depth: float, half_angle: float
+) -> None:
+    shooter = Base("gun", "battery", x, y, facing, Footprint(width, depth))
+    ours, theirs = _arc_regions(shooter, half_angle), geo.arc_regions(shooter, half_angle)
+    assert ours is not None and theirs is not None and len(ours) == len(theirs) == 1
+    assert ours[0].shape == theirs[0].shape and ours[0].tobytes() == theirs[0].tobytes()
+
+
+def test_arc_regions_by_hand() -> None:
+    # The 40 x 20 mm base at the origin facing +y: front corners (20, 10) and (-20, 10); at 45
+    # degrees the far corners lie REACH along (1, 1) / sqrt 2 and (-1, 1) / sqrt 2.
+    (region,) = _arc_regions(SHOOTER, 45.0) or []
+    far = geo.REACH / math.sqrt(2)
+    assert region.ravel().tolist() == pytest.approx(
+        [20, 10, 20 + far, 10 + far, -20 - far, 10 + far, -20, 10]
+    )
+
+
+def test_wide_arcs_and_round_shooters_come_from_geometry() -> None:
+    assert _arc_regions(SHOOTER, 180.0) is None  # all round (a town, line 74)
+    wide = _arc_regions(SHOOTER, 120.0)
+    assert wide is not None and len(wide) == 3
+    disc = round_base(0.0, 0.0, 30.0)
+    (ours,) = _arc_regions(disc, 45.0) or []
+    (theirs,) = geo.arc_regions(disc, 45.0) or []
+    assert ours.tobytes() == theirs.tobytes()
