@@ -85,12 +85,12 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -117,6 +117,7 @@ from ..scene import Base, Scene, TerrainKind, Unit
 from ..table import Table
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
+_T = TypeVar("_T")
 ID = "sepoys-and-soldiers"
 INCH = 25.4
 """mm in an inch: the sheet measures in inches."""
@@ -530,6 +531,10 @@ def _dist_json(dist: Sequence[Fraction]) -> list[dict[str, Any]]:
     return [{"k": k, **_prob(p)} for k, p in enumerate(dist) if p]
 
 
+_format_length = lru_cache(maxsize=1024)(format_length)
+"""`format_length`, remembered: the same few lengths are written in hundreds of reasons."""
+
+
 def _src(cite: Cite) -> str:
     return f"[{cite}]"
 
@@ -558,6 +563,11 @@ def _status(unit: Unit) -> str | None:
 
 def _disordered(unit: Unit) -> bool:
     return bool(unit.get("disordered", False))
+
+
+def _moved(unit: Unit) -> bool:
+    """Whether the unit moved this turn (European guns manhandled may not fire, line 56)."""
+    return bool(unit.get("moved", False))
 
 
 def _hits(unit: Unit) -> int:
@@ -596,8 +606,8 @@ def _enemies(a: Unit, b: Unit, action: str) -> None:
 
 def _contact(table: Table, a: Unit, b: Unit) -> Threshold:
     """Base contact between two units: edge-to-edge distance 0, with its uncertainty."""
-    near = _near(table, a, b)
-    return Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+    near, unc = _near_and_uncertainty(table, a, b)
+    return Threshold(near.distance, 0.0, unc)
 
 
 def _touching(t: Threshold) -> bool:
@@ -644,6 +654,12 @@ class NerveTest:
 def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
     """The nerve test of a unit (line 21), one quality less when disordered (line 43)."""
     return NerveTest(unit, *_nerve_odds(_unit_type(unit), _disordered(unit), tests))
+
+
+def _nerve_test_of(table: Table, unit: Unit, tests: int = 1) -> NerveTest:
+    """`nerve_test`, reading the unit's type and disorder remembered (`_Measured.trait`)."""
+    trait = _measured(table).trait
+    return NerveTest(unit, *_nerve_odds(trait(_unit_type, unit), trait(_disordered, unit), tests))
 
 
 @lru_cache(maxsize=64)
@@ -796,6 +812,55 @@ def _charge_odds(
     return {k: (p.numerator / p.denominator, str(p)) for k, p in odds.items()}
 
 
+@lru_cache(maxsize=256)
+def _fire_reasons(
+    arm: str,
+    guns: str | None,
+    kind: str | None,
+    target_kind: str | None,
+    band: str | None,
+    moved: bool,
+) -> tuple[tuple[str, Cite | None], ...]:
+    """The reasons a shot of `arm` (a gun of `guns`, else a unit of `kind` at a unit of
+    `target_kind`) at `band` range (None: out of range) may or may not be taken, before
+    sight (lines 56-70; `moved`: European guns manhandled this turn): the same words for
+    every such shot, so written once."""
+    reasons: list[tuple[str, Cite | None]] = []
+    bands = ARTILLERY_BANDS if guns is not None else INFANTRY_BANDS
+    at = next((b for b in bands if b.label == band), None)
+    if at is None:
+        last = bands[-1]
+        reasons.append(
+            (f"beyond the longest range ({format_length(last.limit, 'in')})", last.range_cite)
+        )
+    else:
+        reasons.append((f"{at.label} range (up to {format_length(at.limit, 'in')})", at.range_cite))
+        if guns is not None:
+            row = ARTILLERY_FIRE[guns]
+            need = row.needs[at.label]
+            if need is None:
+                reasons.append((f"{guns} guns: N/A at {at.label} range", row.cite))
+            else:
+                reasons.append((f"{guns} guns at {at.label} range: {need}+", row.cite))
+        else:
+            assert kind is not None and target_kind is not None
+            row = INFANTRY_FIRE[kind]
+            need = row.needs[at.label][TYPES.index(target_kind)]
+            reasons.append(
+                (f"{kind} firing at {target_kind} at {at.label} range: {need}+", row.cite)
+            )
+    if arm == "cavalry":
+        reasons.append(
+            (
+                "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
+                EACH_BASE_ROLLS,
+            )
+        )
+    if moved:
+        reasons.append(("European guns manhandled this turn may not fire", GUNS_MOVED_NO_FIRE))
+    return tuple(reasons)
+
+
 def _shown(odds: tuple[float, str]) -> dict[str, Any]:
     """A remembered (value, exact) as `_prob` shows it."""
     return {"value": odds[0], "exact": odds[1]}
@@ -924,9 +989,12 @@ def _move_allowance(table: Table, unit: Unit, crossing: Sequence[str]) -> Allowa
 def _near_terrain(table: Table, base: Base) -> bool:
     """Whether any terrain piece's bounding box touches the base's: only then can it stand in
     one (saves clipping every base against every piece)."""
+    m = _measured(table)
+    if not m.maybe_in_terrain[table.index[base.id]]:
+        return False
     pts = geo.outline_polygon(base, 8)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    boxes_lo, boxes_hi = _measured(table).terrain_boxes
+    boxes_lo, boxes_hi = m.terrain_boxes
     return bool(((boxes_lo <= hi).all(axis=1) & (boxes_hi >= lo).all(axis=1)).any())
 
 
@@ -1312,8 +1380,22 @@ class _Measured:
         self.gaps = np.minimum.reduceat(
             np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
         )
-        self.sees: dict[tuple[str, str], bool] = {}
-        """Whether a base sees another (some sight line clear), for the pairs `suggest` asked."""
+        self.sees = np.full((len(table.bases), len(table.bases)), -1, dtype=np.int8)
+        """[i, j]: whether base i sees base j (some sight line clear): 1 or 0 once judged for
+        `suggest`, else -1."""
+        self.rows_of: dict[str, slice | np.ndarray] = {}
+        """Each unit's rows in `table.bases`: a slice when they are consecutive, as a unit's
+        bases are (`table.distances[rows_of[a]][:, rows_of[b]]` is the block of two units)."""
+        self.row_numbers: dict[str, np.ndarray] = {}
+        """Each unit's rows in `table.bases`, as an array."""
+        for u, start in zip(table.scene.units, self.starts.tolist(), strict=True):
+            run = table.bases[start : start + len(u.bases)]
+            rows = np.array(table.rows(u.bases), dtype=int)
+            self.row_numbers[u.id] = rows
+            same = len(run) == len(u.bases) and all(
+                x is y for x, y in zip(run, u.bases, strict=True)
+            )
+            self.rows_of[u.id] = slice(start, start + len(u.bases)) if same else rows
         self.allowances: dict[str, Allowance] = {}
         """Each unit's move in the going it stands in, once asked."""
         self.flights: dict[tuple[str, str], _Flight] = {}
@@ -1325,8 +1407,40 @@ class _Measured:
             np.array([p.max(axis=0) for p in polys]).reshape(-1, 2),
         )
         """Each terrain piece's bounding box: (P, 2) lower and upper corners, mm."""
+        feet = self.footprints
+        reach = np.hypot(feet.half_width, feet.half_depth) + 1.0  # (N, 1)
+        lo, hi = feet.xy - reach, feet.xy + reach
+        boxes_lo, boxes_hi = self.terrain_boxes
+        self.maybe_in_terrain = (
+            (boxes_lo[None, :, :] <= hi[:, None, :]).all(axis=2)
+            & (boxes_hi[None, :, :] >= lo[:, None, :]).all(axis=2)
+        ).any(axis=1)
+        """(N,) whether the box a millimetre around each base's circumcircle touches a terrain
+        piece's box: when not, no point of its outline can (`_near_terrain` is False)."""
         self.slack = 2 * max((scene.uncertainty_of(b) for b in table.bases), default=0.0)
         """More than the uncertainty of any distance between two bases, mm."""
+        self.troops = [u for u in scene.units if not is_commander(u)]
+        """The units that are not commanders, in the scene's order."""
+        alike = {scene.uncertainty_of(b) for b in table.bases}
+        self.uncertainty = (
+            table.uncertainty(table.bases[0], table.bases[0]) if len(alike) == 1 else None
+        )
+        """The uncertainty of any distance between two bases when every base has the same
+        position uncertainty (`Table.uncertainty` of any two), else None: per pair."""
+        self.nearest: dict[tuple[str, str], tuple[geo.Closest, float]] = {}
+        """Per (unit, unit) asked: `_near_and_uncertainty`."""
+        self.traits: dict[tuple[Callable[[Unit], Any], str], Any] = {}
+        """Per (reader, unit) read: `trait`."""
+
+    def trait(self, read: Callable[[Unit], _T], unit: Unit) -> _T:
+        """`read(unit)` (an attribute the rules read, checked: `_arm`, `_unit_type`, ...),
+        remembered per unit: a scene's units do not change, and `suggest` reads each one
+        hundreds of times. A bad value is not remembered: it raises each time, as `read`."""
+        key = (read, unit.id)
+        if key in self.traits:
+            return self.traits[key]
+        value = self.traits[key] = read(unit)
+        return value
 
     def closest(self, a: Unit, b: Unit) -> geo.Closest:
         """The nearest pair of bases of two units: `Table.unit_distance`, the first nearest
@@ -1354,6 +1468,23 @@ def _measured(table: Table) -> _Measured:
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
     """The nearest pair of bases of two units and their distance."""
     return table.unit_distance(a, b)
+
+
+def _near_and_uncertainty(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
+    """The nearest pair of bases of two units, and the uncertainty of their distance
+    (`Table.uncertainty`): remembered per Table, since `suggest` asks it of the same two
+    units in several phases (and the uncertainty is one number when all bases share one)."""
+    m = _measured(table)
+    key = (a.id, b.id)
+    found = m.nearest.get(key)
+    if found is None:
+        near = table.unit_distance(a, b)
+        unc = m.uncertainty
+        found = m.nearest[key] = (
+            near,
+            table.uncertainty(near.a, near.b) if unc is None else unc,
+        )
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -1429,78 +1560,51 @@ class SepoysAndSoldiers(Ruleset):
         """`shoot`; None for a shot that may not be taken unless `refusals` asks for its
         reasons (`suggest` lists only the shots that may be taken)."""
         scene = table.scene
-        _fighting_unit(shooter, "shoot")
-        _fighting_unit(target, "shoot")
+        trait = _measured(table).trait
+        if trait(is_commander, shooter):
+            _fighting_unit(shooter, "shoot")
+        if trait(is_commander, target):
+            _fighting_unit(target, "shoot")
         _enemies(shooter, target, "shoot")
-        arm = _arm(shooter)
+        arm = trait(_arm, shooter)
         if arm == "rockets":
             return self._rockets(table, shooter, target, only_hits=not refusals)
         if arm == "cavalry" and not refusals:
             # Cavalry never fire (below): asked only for the shots allowed, checked as the
             # full answer checks them and refused before measuring anything.
-            _unit_type(shooter)
-            _unit_type(target)
+            trait(_unit_type, shooter)
+            trait(_unit_type, target)
             return None
-        near = _near(table, shooter, target)
-        unc = table.uncertainty(near.a, near.b)
-        reasons: list[tuple[str, Cite | None]] = []
-        need: int | None = None
+        near, unc = _near_and_uncertainty(table, shooter, target)
+        guns = kind = target_kind = None
         if arm == "artillery":
-            guns = _guns(shooter)
+            guns = trait(_guns, shooter)
             bands, row = ARTILLERY_BANDS, ARTILLERY_FIRE[guns]
             dice_cite = ARTILLERY_EACH_BASE_ROLLS
         else:
-            kind = _unit_type(shooter)
+            kind = trait(_unit_type, shooter)
             bands, row = INFANTRY_BANDS, INFANTRY_FIRE[kind]
             dice_cite = EACH_BASE_ROLLS
-            target_kind = _unit_type(target)
+            target_kind = trait(_unit_type, target)
         thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
         band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
-        if not refusals:
-            # Refused below, and only the shots allowed are asked for: out of range, beyond
-            # the gun's reach, or European guns manhandled this turn.
-            if band is None:
-                return None
-            if arm == "artillery" and (
-                row.needs[band.label] is None or (guns != "indian" and shooter.get("moved", False))
-            ):
-                return None
+        need: int | None = None
+        if band is not None:
+            need = (
+                row.needs[band.label]
+                if target_kind is None
+                else row.needs[band.label][TYPES.index(target_kind)]
+            )
+        moved = guns is not None and guns != "indian" and trait(_moved, shooter)
+        allowed = band is not None and need is not None and arm != "cavalry" and not moved
+        if not allowed and not refusals:
+            # Refused, and only the shots allowed are asked for: out of range, beyond the
+            # gun's reach, or European guns manhandled this turn.
+            return None
         close = any(t.too_close_to_call for t in thresholds)
-        allowed = band is not None
-        if band is None:
-            reasons.append(
-                (
-                    f"beyond the longest range ({format_length(bands[-1].limit, 'in')})",
-                    bands[-1].range_cite,
-                )
-            )
-        else:
-            reasons.append(
-                (f"{band.label} range (up to {format_length(band.limit, 'in')})", band.range_cite)
-            )
-            if arm == "artillery":
-                need = row.needs[band.label]
-                if need is None:
-                    allowed = False
-                    reasons.append((f"{guns} guns: N/A at {band.label} range", row.cite))
-                else:
-                    reasons.append((f"{guns} guns at {band.label} range: {need}+", row.cite))
-            else:
-                need = row.needs[band.label][TYPES.index(target_kind)]
-                reasons.append(
-                    (f"{kind} firing at {target_kind} at {band.label} range: {need}+", row.cite)
-                )
-        if arm == "cavalry":
-            allowed = False
-            reasons.append(
-                (
-                    "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
-                    EACH_BASE_ROLLS,
-                )
-            )
-        if arm == "artillery" and guns != "indian" and shooter.get("moved", False):
-            allowed = False
-            reasons.append(("European guns manhandled this turn may not fire", GUNS_MOVED_NO_FIRE))
+        reasons = list(
+            _fire_reasons(arm, guns, kind, target_kind, None if band is None else band.label, moved)
+        )
         sight: dict[str, Any] | None = None
         if band is not None and (allowed or refusals):
             if refusals:
@@ -1518,8 +1622,6 @@ class SepoysAndSoldiers(Ruleset):
                         None,
                     )
                 )
-        if not allowed and not refusals:
-            return None
         data: dict[str, Any] = {
             "action": "shoot",
             "ruleset": self.id,
@@ -1554,7 +1656,7 @@ class SepoysAndSoldiers(Ruleset):
             bases = len(shooter.bases)
             dice = bases
             mods: list[Modifier] = []
-            if _disordered(shooter):
+            if trait(_disordered, shooter):
                 dice = math.ceil(bases / 2)
                 mods.append(
                     Modifier(
@@ -1572,7 +1674,7 @@ class SepoysAndSoldiers(Ruleset):
                 row.cite,
                 f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1),
             )
-            carried = _hits(target)
+            carried = trait(_hits, target)
             volley = _volley(dice, need, band.hits, carried, len(target.bases))
             p_lost = volley.p_lost
             data["rolls"] = [_roll_json(roll)]
@@ -1619,14 +1721,27 @@ class SepoysAndSoldiers(Ruleset):
     def _sight_seen(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any] | None:
         """`_sight` when some base of `a` sees some base of `b`, else None (without the
         obstacles that block: `suggest` lists only the shots that may be taken), read off the
-        verdicts `_judge_sight` finds."""
-        pairs = [(x, y) for _, x, y in self._nearest_pairs(table, a, b, limit)]
-        self._judge_sight(table, pairs)
-        sees = _measured(table).sees
-        for x, y in pairs:
-            if sees[(x.id, y.id)]:
-                return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
-        return None
+        verdicts `_judge_sight` finds.
+
+        `_sight` tries the pairs of bases at most `limit` apart nearest first (of equals, in
+        reading order) and answers with the first that sees: the nearest pair that sees, the
+        first in reading order of equals, as `argmin` finds it."""
+        m = _measured(table)
+        ra, rb = m.rows_of[a.id], m.rows_of[b.id]
+        block = table.distances[ra][:, rb]
+        within = block <= limit
+        new_a, new_b = np.nonzero(within & (m.sees[ra][:, rb] < 0))
+        if len(new_a):
+            self._judge_sight(table, m.row_numbers[a.id][new_a], m.row_numbers[b.id][new_b])
+        seen = within & (m.sees[ra][:, rb] == 1)
+        if not seen.any():
+            return None
+        i, j = divmod(int(np.where(seen, block, np.inf).argmin()), len(b.bases))
+        return {
+            "in_sight": True,
+            "between": {"a": a.bases[i].id, "b": b.bases[j].id},
+            "blocked_by": [],
+        }
 
     def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
         """Whether some base of `a` sees some base of `b`, nearest pairs first."""
@@ -1639,16 +1754,15 @@ class SepoysAndSoldiers(Ruleset):
             blocked += [o for o in s.blocked_by if o not in blocked]
         return {"in_sight": False, "between": None, "blocked_by": blocked}
 
-    def _judge_sight(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> None:
-        """Whether each base sees the other (some sight line clear), for the pairs not
-        judged yet, in one batch (`Table.seen`, which traces only the lines that decide)."""
+    def _judge_sight(self, table: Table, rows: np.ndarray, cols: np.ndarray) -> None:
+        """Whether base rows[k] sees base cols[k] (table indices; some sight line clear), for
+        the pairs not judged yet, in one batch (`Table.seen`, which traces only the lines that
+        decide), into the Table's verdicts (`_Measured.sees`)."""
         sees = _measured(table).sees
-        todo = list({(x.id, y.id): (x, y) for x, y in pairs if (x.id, y.id) not in sees}.items())
-        if todo:
-            rows = np.array(table.rows([x for _, (x, _) in todo]), dtype=int)
-            cols = np.array(table.rows([y for _, (_, y) in todo]), dtype=int)
-            verdicts = table.seen(self, rows, cols, entire=False)
-            sees.update(zip([key for key, _ in todo], verdicts.tolist(), strict=True))
+        todo = sees[rows, cols] < 0
+        rows, cols = rows[todo], cols[todo]
+        if len(rows):
+            sees[rows, cols] = table.seen(self, rows, cols, entire=False)
 
     def _rockets(
         self, table: Table, shooter: Unit, target: Unit, *, only_hits: bool = False
@@ -1664,9 +1778,8 @@ class SepoysAndSoldiers(Ruleset):
             flights.append((launcher, aim, flight, flight.on_unit.get(target.id, 0)))
         if only_hits and not any(on_target for *_, on_target in flights):
             return None  # no rocket may burst on the target
-        near = _near(table, shooter, target)
+        near, unc = _near_and_uncertainty(table, shooter, target)
         reach = ROCKET_LEG * ROCKET_LEGS
-        unc = table.uncertainty(near.a, near.b)
         in_reach = Threshold(near.distance, reach, unc)
         # Rockets are independent: a base is spared only if every rocket spares it, each with
         # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
@@ -1941,12 +2054,14 @@ class SepoysAndSoldiers(Ruleset):
         """`charge`; None for a charge that may not be made unless `refusals` asks for its
         reasons (`suggest` lists only the charges that may be made)."""
         scene = table.scene
-        _fighting_unit(charger, "charge")
-        _fighting_unit(target, "charge")
+        trait = _measured(table).trait
+        if trait(is_commander, charger):
+            _fighting_unit(charger, "charge")
+        if trait(is_commander, target):
+            _fighting_unit(target, "charge")
         _enemies(charger, target, "charge")
-        arm, target_arm = _arm(charger), _arm(target)
-        near = _near(table, charger, target)
-        unc = table.uncertainty(near.a, near.b)
+        arm, target_arm = trait(_arm, charger), trait(_arm, target)
+        near, unc = _near_and_uncertainty(table, charger, target)
         reasons: list[tuple[str, Cite | None]] = []
         allowed = True
         if arm == "artillery":
@@ -1964,39 +2079,39 @@ class SepoysAndSoldiers(Ruleset):
             reach = Threshold(near.distance, move.distance, unc)
             reasons.append(
                 (
-                    f"charge reach: the {move.going} move of {format_length(move.distance, 'in')}",
+                    f"charge reach: the {move.going} move of {_format_length(move.distance, 'in')}",
                     move.reasons[0][1],
                 )
             )
             if not (reach.within or reach.too_close_to_call):
                 allowed = False
                 reasons.append(("the target is beyond the charge move", None))
-        if _status(charger) == "routed":
+        if trait(_status, charger) == "routed":
             allowed = False
             reasons.append(("a routed unit must attempt to rally, not charge", RALLY_CITE))
-        elif _disordered(charger):
+        elif trait(_disordered, charger):
             allowed = False
             reasons.append(("a disordered unit must attempt to reform, not charge", REFORM_CITE))
         if not allowed and not refusals:
             # The attributes the odds below read, checked in the order they read them, so a
             # bad one is the same error as when the refusal is answered in full.
-            _unit_type(charger)
-            _unit_type(target)
-            _hits(charger)
-            _hits(target)
+            trait(_unit_type, charger)
+            trait(_unit_type, target)
+            trait(_hits, charger)
+            trait(_hits, target)
             return None
         facing = geo.aspect(near.a, near.b)
         flank = facing.aspect is not geo.Aspect.FRONT
         aspect_close = facing.margin <= unc
-        charger_test = nerve_test(charger)
+        charger_test = _nerve_test_of(table, charger)
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
-        target_test = nerve_test(target, situation.tests)
+        target_test = _nerve_test_of(table, target, situation.tests)
         counter = arm == "cavalry" and target_arm == "cavalry"
         odds = _charge_odds(
             (charger_test.dice, charger_test.tests),
             (target_test.dice, target_test.tests),
             (len(charger.bases), len(target.bases)),
-            (_hits(charger), _hits(target)),
+            (trait(_hits, charger), trait(_hits, target)),
         )
         steps = [
             {
@@ -2261,7 +2376,7 @@ class SepoysAndSoldiers(Ruleset):
         return {"kind": kind, "args": list(args), "summary": summary, "result": res.as_json()}
 
     def _troops(self, table: Table) -> list[Unit]:
-        return [u for u in table.scene.units if not is_commander(u)]
+        return _measured(table).troops
 
     def _suggest_orders(self, table: Table) -> list[dict[str, Any]]:
         out = []
@@ -2312,24 +2427,34 @@ class SepoysAndSoldiers(Ruleset):
         """Pairs of enemy units (not commanders) at most `limit` mm apart, give or take the
         measurement uncertainty."""
         m = _measured(table)
-        troops = self._troops(table)
+        troops = m.troops
         number = np.array([m.units[u.id] for u in troops], dtype=int)
         sides = np.array([u.side for u in troops], dtype=object)
-        # Only the pairs of units whose gap is within the limit and any uncertainty can be;
-        # np.nonzero keeps the order of the loops over `troops`.
-        maybe = (sides[:, None] != sides[None, :]) & (m.gaps[number][:, number] <= limit + m.slack)
-        pairs = []
-        for i, j in zip(*np.nonzero(maybe), strict=True):
-            a, b = troops[i], troops[j]
-            near = m.closest(a, b)
-            if near.distance <= limit + table.uncertainty(near.a, near.b):
-                pairs.append((a, b))
-        return pairs
+        # A pair no farther apart than the limit is in, whatever the uncertainty; beyond the
+        # limit and any uncertainty it is out; only the pairs between are measured one by one
+        # (all alike when every base has the same uncertainty). np.nonzero keeps the order
+        # of the loops over `troops`.
+        gaps = m.gaps[number][:, number]
+        enemies = sides[:, None] != sides[None, :]
+        if m.uncertainty is not None:
+            return self._pairs_of(troops, enemies & (gaps <= limit + m.uncertainty))
+        maybe = enemies & (gaps <= limit + m.slack)
+        for i, j in zip(*np.nonzero(maybe & (gaps > limit)), strict=True):
+            near, unc = _near_and_uncertainty(table, troops[i], troops[j])
+            maybe[i, j] = near.distance <= limit + unc
+        return self._pairs_of(troops, maybe)
+
+    @staticmethod
+    def _pairs_of(troops: Sequence[Unit], mask: np.ndarray) -> list[tuple[Unit, Unit]]:
+        """The (troops[i], troops[j]) where mask[i, j], row by row."""
+        rows, cols = np.nonzero(mask)
+        return [(troops[i], troops[j]) for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
 
     def _suggest_charge(self, table: Table) -> list[dict[str, Any]]:
         out = []
+        trait = _measured(table).trait
         for a, b in self._enemy_pairs(table, 12 * INCH):
-            if _arm(a) == "artillery" or _status(a) is not None:
+            if trait(_arm, a) == "artillery" or trait(_status, a) is not None:
                 continue
             r = self._charge_if(table, a, b, refusals=False)
             if r is not None:
@@ -2356,13 +2481,14 @@ class SepoysAndSoldiers(Ruleset):
     def _suggest_fire(self, table: Table) -> list[dict[str, Any]]:
         out = []
         shots = []
+        trait = _measured(table).trait
         for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
-            arm = _arm(a)
+            arm = trait(_arm, a)
             longest = {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}.get(
                 arm, 8 * INCH
             )
-            near = _near(table, a, b)
-            limit = longest + table.uncertainty(near.a, near.b)
+            near, unc = _near_and_uncertainty(table, a, b)
+            limit = longest + unc
             if near.distance <= limit:
                 shots.append((a, b, arm, limit))
         # The flights of every rocket at every enemy in reach, in one batch (`_flight`
@@ -2377,18 +2503,16 @@ class SepoysAndSoldiers(Ruleset):
             ],
         )
         # Whether each pair of bases within the firer's longest reach is in sight, in one
-        # batch (`_sight` finds them judged).
-        self._judge_sight(
-            table,
-            [
-                (x, y)
-                for a, b, arm, limit in shots
-                if arm != "rockets"
-                for x in a.bases
-                for y in b.bases
-                if table.distance(x, y) <= limit
-            ],
-        )
+        # batch (`_sight_seen` finds them judged). Cavalry never fire, and rockets fly their
+        # own path: their pairs are never asked.
+        m = _measured(table)
+        reach = np.full((len(m.unit_ids), len(m.unit_ids)), -np.inf)
+        for a, b, arm, limit in shots:
+            if arm not in ("rockets", "cavalry"):
+                reach[m.units[a.id], m.units[b.id]] = limit
+        owner = table.unit_numbers
+        rows, cols = np.nonzero(table.distances <= reach[owner][:, owner])
+        self._judge_sight(table, rows, cols)
         for a, b, arm, _ in shots:
             r = self._fire(table, a, b, refusals=False)
             if r is None or not r.data["allowed"]:
