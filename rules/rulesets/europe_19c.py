@@ -1525,11 +1525,9 @@ def _arcs_many(
     against every shooter's arc regions in one pass of separating axes (`_overlap_pairs`),
     pair by pair the same test as one shooter at a time."""
     memo = _ARC_MEMO.setdefault(table, {})
-    todo: list[tuple[dict[str, bool], str]] = []  # (the shooter's memo, target id)
     regions: list[geo.Array] = []  # every shooter's arc regions, each once
-    owner: list[int] = []  # the pair (of todo) each region test belongs to
-    region_of: list[int] = []  # and its region (of regions)
-    rows: list[int] = []  # the target base of each pair (table index)
+    # Per shooter: its memo, the rectangles to test, its first region and how many it has.
+    blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
     for shooter, targets, half_angle in asks:
         known = memo.setdefault(shooter.id, {})
         missing = [t for t in targets if t.id not in known]
@@ -1539,23 +1537,31 @@ def _arcs_many(
         if arc is None:
             known.update({t.id: True for t in missing})
             continue
-        first = len(regions)
-        regions += arc
+        rects = []
         for t in missing:
             if t.footprint.circle:
                 plain = None if shooter.footprint.circle else _circle_in_arc(arc, t)
                 known[t.id] = geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
             else:
-                rows.append(table.index[t.id])
-                todo.append((known, t.id))
-                owner += [len(todo) - 1] * len(arc)
-                region_of += range(first, first + len(arc))
-    if todo:
+                rects.append(t)
+        if rects:
+            blocks.append((known, rects, len(regions), len(arc)))
+        regions += arc
+    if blocks:
+        index = table.index
+        todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
+        rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
+        # One test per pair and region of its shooter: `of` the pair, `which` the region.
+        pairs = [len(rects) for _, rects, _, _ in blocks]
+        count = np.repeat([n for _, _, _, n in blocks], pairs)
+        first = np.repeat([f for _, _, f, _ in blocks], pairs)
+        of = np.repeat(np.arange(len(todo)), count)
+        which = (
+            np.repeat(first, count) + np.arange(len(of)) - np.repeat(count.cumsum() - count, count)
+        )
         outlines, normals = _feet(table)
         inside = np.zeros(len(todo), dtype=bool)
-        of = np.array(owner, dtype=int)
-        which = np.array(region_of, dtype=int)
-        feet = np.array(rows, dtype=int)[of]
+        feet = rows[of]
         corners = np.array([len(r) for r in regions], dtype=int)
         for k in sorted(set(corners.tolist())):  # regions of k corners together
             # Each region of k corners once (and its normals), then one row per test.
@@ -1641,22 +1647,22 @@ def _circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
     margin outside an edge of every region is out of it (a convex region lies behind each of
     its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
     millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
-    centre = np.array([target.x, target.y])
+    cx, cy = target.x, target.y
     clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
     out_of_all = True
     for region in regions:
-        run = np.roll(region, -1, axis=0) - region
-        length = np.hypot(run[:, 0], run[:, 1])
-        area2 = float(
-            np.sum(
-                region[:, 0] * np.roll(region[:, 1], -1) - region[:, 1] * np.roll(region[:, 0], -1)
-            )
-        )
-        if length.min() < 1.0 or area2 <= 0:
+        corners = region.tolist()
+        area2, outside = 0.0, -math.inf
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            run_x, run_y = bx - ax, by - ay
+            length = math.hypot(run_x, run_y)
+            if length < 1.0:
+                return None
+            area2 += ax * by - ay * bx
+            # How far outside this edge (its left is inside): the cross product over the length.
+            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
+        if area2 <= 0:
             return None
-        to = centre - region
-        # How far outside each edge (its left is inside): the cross product over the length.
-        outside = float(np.max((run[:, 1] * to[:, 0] - run[:, 0] * to[:, 1]) / length))
         if outside < -PLAIN_MARGIN:
             return True
         if outside <= clear_of:
