@@ -494,6 +494,27 @@ ACTIONS_TABLE: MappingProxyType[str, MappingProxyType[str, tuple[Outcome, ...]]]
     }
 )
 
+
+@lru_cache(maxsize=16)
+def outcomes_json(kind: str, label: str) -> tuple[dict[str, Any], ...]:
+    """`Outcome.as_json` of a row of an actions table, worked out once per row (every risk
+    answer shows its row). Shared: an answer copies each dict, and no one changes them."""
+    return tuple(o.as_json() for o in ACTIONS_TABLE[kind][label])
+
+
+@lru_cache(maxsize=16)
+def actions_roll_json(kind: str, label: str) -> dict[str, Any]:
+    """The JSON of the D6 thrown on a row of an actions table, worked out once per row."""
+    return Roll(
+        "actions",
+        1,
+        6,
+        None,
+        cite=ACTIONS_TABLE[kind][label][0].cite,
+        note="cross-reference the row with the D6",
+    ).as_json()
+
+
 PHASES = ("command", "move-a", "shoot-a", "actions-b", "shoot-b", "melee")
 PHASE_CITES = MappingProxyType(
     {
@@ -977,10 +998,24 @@ class Board:
         self._heroes: dict[str, list[tuple[Unit, Base]]] = {}
         self._shock: dict[str, list[Unit]] = {}
         self._unit_nearest: list[list[float]] | None = None
+        self._seen_sides: set[str] = set()
+        self._in_sight: dict[
+            tuple[str, float], list[tuple[float, Unit, tuple[Base, Base, float]]]
+        ] = {}
+        self._pc: dict[str, bool] = {}
+        self._side_arrays: dict[str, tuple[npt.NDArray[np.int_], npt.NDArray[np.bool_]]] = {}
+        self._ahead_sides: set[str] = set()
+        self._sightings_by_side: dict[
+            tuple[str, float], tuple[geo.Array, npt.NDArray[np.int_]]
+        ] = {}
         self._unit_sightings: dict[tuple[str, float], UnitSightings] = {}
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
         """Whether base i sees the entire base j (1, 0), -1 while not traced."""
+        self._seen_d = np.full((n, n), np.inf)
+        """`_side_seen`'s rows, filled side by side."""
+        self._ahead = np.zeros((n, n), dtype=bool)
+        """`_side_ahead`'s rows, filled side by side."""
 
     def unit(self, ident: str) -> Unit:
         """`Scene.unit_of` through a lookup table: the first unit named so or holding a base
@@ -1047,34 +1082,71 @@ class Board:
             lay = self.layout
             assert lay is not None
             start = int(lay.starts[lay.number[unit.id]])
-            block = self.table.distances[start : start + len(unit.bases)]
-            near = (block <= within + geo.EPS) & (lay.side != lay.sides[unit.side])
-            r, c = np.nonzero(near)
-            found = np.full(block.shape, np.inf)
-            if len(r):
-                ok = self.sees_many(r + start, c)
-                found[r[ok], c[ok]] = block[r[ok], c[ok]]
+            stop = start + len(unit.bases)
+            found = self._side_seen(unit.side)[start:stop]
+            if within < math.inf:
+                block = self.table.distances[start:stop]
+                found = np.where(block <= within + geo.EPS, found, np.inf)
             self._enemy_rows[key] = found
         return found
 
+    def _side_seen(self, side: str) -> geo.Array:
+        """(N, N) whose rows of the side's bases hold the distance to each base of the table
+        that is an enemy's and that the row's base sees entirely (line 55), else infinity:
+        the side's `enemy_rows`, worked out for the whole side on first asking (its sight
+        traced side against side, `sees_many`). Rows of other sides are not filled."""
+        lay = self.layout
+        assert lay is not None
+        if side not in self._seen_sides:
+            mine = lay.side == lay.sides[side]
+            rows, cols = np.flatnonzero(mine), np.flatnonzero(~mine)
+            r = np.repeat(rows, len(cols))
+            c = np.tile(cols, len(rows))
+            seen = self.sees_many(r, c).reshape(len(rows), len(cols))
+            block = self.table.distances[np.ix_(rows, cols)]
+            self._seen_d[np.ix_(rows, cols)] = np.where(seen, block, np.inf)
+            self._seen_sides.add(side)
+        return self._seen_d
+
+    def _side_sightings(self, side: str, within: float) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        """(B, U) for each base of the side (in table order) and each unit: the distance to
+        the nearest figure of the unit the base sees entirely within `within` (infinity when
+        none, and for friends), and the table index of that figure (the first in the unit's
+        order of equally near ones, as `argmin` picks it): for the whole side at once, once
+        per reach (the side's weapons have a few)."""
+        key = (side, within)
+        found = self._sightings_by_side.get(key)
+        if found is None:
+            lay = self.layout
+            assert lay is not None
+            rows = np.flatnonzero(lay.side == lay.sides[side])
+            seen = self._side_seen(side)[rows]
+            if within < math.inf:
+                block = self.table.distances[rows]
+                seen = np.where(block <= within + geo.EPS, seen, np.inf)
+            starts = lay.starts
+            nearest = np.minimum.reduceat(seen, starts, axis=1)
+            at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
+            place = np.minimum.reduceat(at_min, starts, axis=1) + starts
+            found = self._sightings_by_side[key] = (nearest, place)
+        return found
+
     def unit_sightings(self, unit: Unit, within: float) -> UnitSightings | None:
-        """What each figure of the unit sees of every enemy unit within `within`, worked out
-        once per unit and reach (every shot of the unit and the nearest-target checks read
-        it); None without `layout`."""
+        """What each figure of the unit sees of every enemy unit within `within`
+        (`_side_sightings`), memoised per unit and reach (every shot of the unit and the
+        nearest-target checks read it); None without `layout`."""
         lay = self.layout
         if lay is None:
             return None
         key = (unit.id, within)
         found = self._unit_sightings.get(key)
         if found is None:
-            seen = self.enemy_rows(unit, within)
-            starts = lay.starts
-            nearest = np.minimum.reduceat(seen, starts, axis=1)
-            # The first figure of each unit at its minimum, as `argmin` picks it.
-            at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
-            place = np.minimum.reduceat(at_min, starts, axis=1) + starts
-            first = int(starts[lay.number[unit.id]])
-            found = UnitSightings(nearest.T.tolist(), place.T.tolist(), first)
+            nearest, place = self._side_sightings(unit.side, within)
+            first = int(lay.starts[lay.number[unit.id]])
+            # The unit's bases are consecutive in the table, so in its side's rows too.
+            at = int(np.count_nonzero(lay.side[:first] == lay.sides[unit.side]))
+            cut = slice(at, at + len(unit.bases))
+            found = UnitSightings(nearest[cut].T.tolist(), place[cut].T.tolist(), first)
             self._unit_sightings[key] = found
         return found
 
@@ -1296,28 +1368,66 @@ class Board:
         without those `_surely_in_front` settles: the ones a flank check must ask (needs
         `layout`)."""
         seen = self.enemy_rows(unit, math.inf)
-        r, c = np.nonzero(seen < math.inf)
-        order = np.argsort(seen[r, c], kind="stable")
         first = self.number_first(unit)
-        r, c = r[order] + first, c[order]
-        centres, (facing, half) = self.table.centres, self._facings
-        ahead = _surely_ahead(
-            centres[c, 0] - centres[r, 0], centres[c, 1] - centres[r, 1], facing[r], half[r]
-        )
-        keep = np.flatnonzero(~ahead)
+        ahead = self._side_ahead(unit.side)[first : first + len(unit.bases)]
+        # Sorting the pairs left is sorting all the pairs in sight and leaving some out: a
+        # stable sort keeps the reading order of equally near pairs either way.
+        r, c = np.nonzero((seen < math.inf) & ~ahead)
+        order = np.argsort(seen[r, c], kind="stable")
         bases = self.table.bases
         return [
-            (bases[i], bases[j]) for i, j in zip(r[keep].tolist(), c[keep].tolist(), strict=True)
+            (bases[i], bases[j])
+            for i, j in zip((r[order] + first).tolist(), c[order].tolist(), strict=True)
         ]
 
-    @cached_property
-    def _facings(self) -> tuple[geo.Array, geo.Array]:
-        """(N,) each base's facing and the half angle of its front sector, radians."""
-        bases = self.table.bases
-        return (
-            np.radians([b.facing for b in bases]).reshape(-1),
-            np.radians([geo.front_half_angle(b) for b in bases]).reshape(-1),
-        )
+    def _side_ahead(self, side: str) -> npt.NDArray[np.bool_]:
+        """(N, N) whose rows of the side's bases say which bases of the table stand surely in
+        front of the row's base (`_surely_ahead`), for the whole side at once on first asking.
+        Rows of other sides are not filled."""
+        if side not in self._ahead_sides:
+            lay = self.layout
+            assert lay is not None
+            rows = np.flatnonzero(lay.side == lay.sides[side])
+            bases = self.table.bases
+            x, y = self.table.centres[:, 0], self.table.centres[:, 1]
+            facing = np.radians([bases[i].facing for i in rows.tolist()]).reshape(-1, 1)
+            half = [geo.front_half_angle(bases[i]) for i in rows.tolist()]
+            self._ahead[rows] = _surely_ahead(
+                x[None, :] - x[rows, None],
+                y[None, :] - y[rows, None],
+                facing,
+                np.radians(half).reshape(-1, 1),
+            )
+            self._ahead_sides.add(side)
+        return self._ahead
+
+    def enemies_in_sight(
+        self, unit: Unit, within: float
+    ) -> list[tuple[float, Unit, tuple[Base, Base, float]]]:
+        """Each enemy group some figure of the unit sees entirely within `within`, nearest
+        first (equally near ones in the scene's order), with that distance and its
+        `sighting` (memoised per unit and reach: each shot of an uncommanded group asks
+        whether its target is the nearest). The list is shared: read it, never change it."""
+        key = (unit.id, within)
+        found = self._in_sight.get(key)
+        if found is None:
+            enemies = self.enemies(unit)
+            sightings = self.unit_sightings_of(unit, enemies, within)
+            found = [
+                (seen[2], enemy, seen)
+                for enemy, seen in zip(enemies, sightings, strict=True)
+                if seen is not None
+            ]
+            found.sort(key=lambda o: o[0])
+            self._in_sight[key] = found
+        return found
+
+    def is_pc(self, unit: Unit) -> bool:
+        """`is_player_character` of a unit of the scene (memoised: every shot asks it)."""
+        found = self._pc.get(unit.id)
+        if found is None:
+            found = self._pc[unit.id] = is_player_character(unit)
+        return found
 
     def number(self, unit: Unit) -> int:
         """The unit's place in the scene's order (needs `layout`)."""
@@ -1412,6 +1522,18 @@ class Board:
                 if u.side == side
                 for b in u.bases
             ]
+        return found
+
+    def side_figure_arrays(self, side: str) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.bool_]]:
+        """`side_figures` as arrays: each figure's table index, and whether its centre is in
+        enclosed terrain (memoised per side)."""
+        found = self._side_arrays.get(side)
+        if found is None:
+            figures = self.side_figures(side)
+            found = self._side_arrays[side] = (
+                np.array([k for _, _, k, _ in figures], dtype=int),
+                np.array([there for _, _, _, there in figures], dtype=bool),
+            )
         return found
 
     def entirely_in_cover(self, unit: Unit) -> tuple[bool, list[str]]:
@@ -1582,7 +1704,7 @@ class Skirmish19c(Ruleset):
             )
         weapon = _weapon(shooter)
         quality = _quality(shooter)
-        pc = is_player_character(shooter)
+        pc = board.is_pc(shooter)
         picked = board.select(target_id)
         individual = pc and target_id != target_unit.id
         target_bases = picked if individual else target_unit.bases
@@ -1750,16 +1872,14 @@ class Skirmish19c(Ruleset):
     ) -> dict[str, Any] | None:
         """Whether `target` is the nearest enemy the uncommanded shooter can hit (line 38)."""
         longest = weapon.bands[-1][1]
-        enemies = [e for e in board.enemies(shooter) if e.id != target.id]
-        sightings = board.unit_sightings_of(shooter, enemies, longest)
-        others = [
-            (seen[2], enemy, seen)
-            for enemy, seen in zip(enemies, sightings, strict=True)
-            if seen is not None
-        ]
-        if not others:
+        # The nearest enemy in sight but the target: of equally near ones the first in the
+        # scene's order (the list is sorted stably, nearest first).
+        found = next(
+            (o for o in board.enemies_in_sight(shooter, longest) if o[1].id != target.id), None
+        )
+        if found is None:
             return None
-        d_other, other, (a, b, _) = min(others, key=lambda o: o[0])
+        d_other, other, (a, b, _) = found
         t = Threshold(distance, d_other, board.table.uncertainty(a, b))
         scene = board.scene
         ok = t.within
@@ -1865,14 +1985,25 @@ class Skirmish19c(Ruleset):
         close_calls: list[dict[str, Any]] = []
         commanded_units: dict[str, list[Base]] = {}
         table = board.table
-        row = table.distances[table.index[leader.id]].tolist()
-        for friend, base, k, there in board.side_figures(unit.side):
+        on_side = board.side_figures(unit.side)
+        at, enclosed = board.side_figure_arrays(unit.side)
+        row = table.distances[table.index[leader.id], at]
+        limits = np.where(
+            enclosed | (enclosed_here is not None), COMMAND_ENCLOSED_MM, COMMAND_OPEN_MM
+        )
+        # Only figures within the limit or near it (no two bases' combined uncertainty exceeds
+        # twice the largest) are in command or too close to call: the rest are not looked at.
+        asked = np.flatnonzero(
+            (row <= limits) | (np.abs(limits - row) <= 2 * board._most_uncertain)
+        )
+        measured_at = row[asked].tolist()
+        for k, measured in zip(asked.tolist(), measured_at, strict=True):
+            friend, base, _, there = on_side[k]
             if friend.id == unit.id and is_command_figure(base):
                 continue  # the leader's own bases: it commands the others
             limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
             # `Threshold(distance, limit, uncertainty)`'s verdicts, the object built only
             # for the close calls the answer shows (a command asks of every figure).
-            measured = row[k]
             unc = table.uncertainty(leader, base)
             if abs(limit - measured) <= unc:
                 t = Threshold(measured, limit, unc)
@@ -1968,6 +2099,8 @@ class Skirmish19c(Ruleset):
             f"({data['radius_reason']}; 25 cm to or from enclosed terrain) [{COMMAND_DISTANCE}]",
             f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
         ]
+        if not board.explain:
+            return Resolution("command", MappingProxyType(data), tuple(lines[:1]))
         for c in close_calls:
             lines.append(f"- {c['base']}: too close to call at the command distance")
         lines.append(
@@ -2098,15 +2231,8 @@ class Skirmish19c(Ruleset):
             "factors": factors,
             "row": label,
             "row_source": str(outcomes[0].cite),
-            "roll": Roll(
-                "actions",
-                1,
-                6,
-                None,
-                cite=outcomes[0].cite,
-                note="cross-reference the row with the D6",
-            ).as_json(),
-            "outcomes": [o.as_json() for o in outcomes],
+            "roll": dict(actions_roll_json(kind, label)),
+            "outcomes": [dict(o) for o in outcomes_json(kind, label)],
             "italics": {
                 "commanded": commanded,
                 "rule": "commanded troops and player characters ignore shooting and movement "
@@ -2116,6 +2242,8 @@ class Skirmish19c(Ruleset):
             "too_close_to_call": close_calls,
         }
         lines = [f"{unit_id} ({kind} table): risk factor {rf}, row {label}"]
+        if not board.explain:
+            return Resolution("risk", MappingProxyType(data), tuple(lines))
         lines += [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors] or [
             "- no risk factor applies"
         ]
@@ -2717,7 +2845,7 @@ class Skirmish19c(Ruleset):
         reachable = [
             e for e in board.enemies(unit) if board.table.unit_gap(unit, e) <= longest + geo.EPS
         ]
-        commanded = is_player_character(unit) or unit.get("commanded") is True
+        commanded = board.is_pc(unit) or unit.get("commanded") is True
         if not commanded:
             sightings = board.unit_sightings_of(unit, reachable, longest)
             seen = [(s[2], e) for e, s in zip(reachable, sightings, strict=True) if s is not None]
