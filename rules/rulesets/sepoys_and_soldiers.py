@@ -1367,7 +1367,9 @@ class _Measured:
     nearest pair of bases of two units is the Table's (`Table.unit_distance`)."""
 
     def __init__(self, table: Table) -> None:
-        self.table = table
+        self.table = weakref.ref(table)
+        """The Table measured, weakly: `_MEASURED` is keyed weakly by it, and a strong
+        reference from its value would keep every Table (and scene) alive for ever."""
         self.footprints = _Footprints.of(table.bases)
         self.units = {u.id: i for i, u in enumerate(table.scene.units)}
         self.unit_of_base = {b.id: table.scene.units[self.units[b.unit_id]] for b in table.bases}
@@ -1442,11 +1444,6 @@ class _Measured:
         value = self.traits[key] = read(unit)
         return value
 
-    def closest(self, a: Unit, b: Unit) -> geo.Closest:
-        """The nearest pair of bases of two units: `Table.unit_distance`, the first nearest
-        in reading order of their block of distances, read off one pass over every pair."""
-        return self.table.unit_distance(a, b)
-
 
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
 
@@ -1457,7 +1454,7 @@ weak dictionary's lookup is slow by comparison."""
 
 
 def _measured(table: Table) -> _Measured:
-    if _LAST_MEASURED and _LAST_MEASURED[0].table is table:
+    if _LAST_MEASURED and _LAST_MEASURED[0].table() is table:
         return _LAST_MEASURED[0]
     if table not in _MEASURED:
         _MEASURED[table] = _Measured(table)

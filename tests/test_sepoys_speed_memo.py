@@ -1,0 +1,96 @@
+"""The per-Table memos of Sepoys & Soldiers: what they remember, for how long, and that a bad
+attribute is never remembered as good."""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+
+import pytest
+
+from rules.errors import QuestionError
+from rules.rulesets import sepoys_and_soldiers as ss
+from rules.scene import Base, Footprint, Scene, Unit, parse_scene
+from rules.table import Table
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _example() -> Scene:
+    path = EXAMPLES / "sepoys-and-soldiers.json"
+    return parse_scene(json.loads(path.read_text(encoding="utf-8")), path.name)
+
+
+def test_a_tables_measurements_go_with_the_table() -> None:
+    # The memo is keyed weakly by the Table: once nothing else holds the Table, its
+    # measurements (and the scene) are freed, however many scenes were asked about.
+    rules = ss.SepoysAndSoldiers()
+    gc.collect()
+    before = len(ss._MEASURED)
+    for _ in range(3):
+        rules.resolve(_example(), "suggest", [])
+    gc.collect()
+    assert len(ss._MEASURED) <= before
+
+
+def _unit(ident: str, side: str, x: float, **attrs: object) -> Unit:
+    base = Base(f"{ident}-1", ident, x, 0.0, 0.0, Footprint(40.0, 20.0))
+    return Unit(ident, side, (base,), attrs=attrs)
+
+
+def _table(*units: Unit) -> Table:
+    return Table(Scene(ss.ID, "in", 1800.0, 1200.0, units))
+
+
+def test_a_trait_is_read_once_and_a_bad_one_raises_each_time() -> None:
+    good = _unit("foot-1", "british", 0.0, arm="foot")
+    bad = _unit("foot-2", "sikh", 200.0, arm="camel")
+    m = ss._measured(_table(good, bad))
+    calls: list[str] = []
+
+    def arm(unit: Unit) -> str:
+        calls.append(unit.id)
+        return ss._arm(unit)
+
+    assert m.trait(arm, good) == "foot"
+    assert m.trait(arm, good) == "foot"
+    assert calls == ["foot-1"]
+    for _ in range(2):
+        with pytest.raises(QuestionError, match="camel"):
+            m.trait(arm, bad)
+    assert calls == ["foot-1", "foot-2", "foot-2"]
+
+
+def test_nearest_and_uncertainty_of_two_units() -> None:
+    # Bases 40 mm wide facing +x (20 mm deep), centres 200 mm apart along x: the near edges
+    # are 200 - 10 - 10 = 180 mm apart. Each base is 2 mm uncertain (the scene's default),
+    # so the distance is sqrt(2^2 + 2^2) mm uncertain.
+    a = _unit("a", "british", 0.0, arm="foot")
+    b = _unit("b", "sikh", 200.0, arm="foot")
+    table = _table(a, b)
+    near, unc = ss._near_and_uncertainty(table, a, b)
+    assert near.distance == pytest.approx(180.0)
+    assert (near.a.id, near.b.id) == ("a-1", "b-1")
+    assert unc == pytest.approx(8**0.5)
+    assert ss._near_and_uncertainty(table, a, b)[0] is near  # remembered
+
+
+def test_fire_reasons_quote_the_sheet() -> None:
+    # Aggressive foot at passive foot at short range need 3+ (line 68); a light European gun
+    # has no extreme range (line 60); moved guns may not fire (line 56).
+    assert ss._fire_reasons("foot", None, "aggressive", "passive", "short", False) == (
+        ('short range (up to 4.0")', ss.INFANTRY_BANDS[0].range_cite),
+        ("aggressive firing at passive at short range: 3+", ss.INFANTRY_FIRE["aggressive"].cite),
+    )
+    light = ss._fire_reasons("artillery", "european-light", None, None, "extreme", True)
+    assert [r for r, _ in light] == [
+        'extreme range (up to 30.0")',
+        "european-light guns: N/A at extreme range",
+        "European guns manhandled this turn may not fire",
+    ]
+    beyond = ss._fire_reasons("cavalry", None, "active", "active", None, False)
+    assert [r for r, _ in beyond] == [
+        'beyond the longest range (8.0")',
+        "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
+    ]
