@@ -606,8 +606,8 @@ def _enemies(a: Unit, b: Unit, action: str) -> None:
 
 def _contact(table: Table, a: Unit, b: Unit) -> Threshold:
     """Base contact between two units: edge-to-edge distance 0, with its uncertainty."""
-    near, unc = _near_and_uncertainty(table, a, b)
-    return Threshold(near.distance, 0.0, unc)
+    distance, unc = _gap(table, a, b)
+    return Threshold(distance, 0.0, unc)
 
 
 def _touching(t: Threshold) -> bool:
@@ -697,25 +697,59 @@ def _p_pass(dice: int, tests: int) -> Fraction:
 def commander_risk(commander: Unit) -> dict[str, Any]:
     """The commander's lose-a-base/nerve roll (lines 11-15) and the if-hit table."""
     rating = _rating(commander)
-    row = COMMANDERS[rating]
-    p_hit = Fraction(row.hit_up_to, 6)
+    hit_on, p_hit, source, if_hit = _risk_of(rating)
     return {
         "commander": commander.id,
         "rating": rating,
-        "hit_on": f"1-{row.hit_up_to}" if row.hit_up_to > 1 else "1",
-        "p_hit": _prob(p_hit),
-        "source": str(row.cite),
+        "hit_on": hit_on,
+        "p_hit": _shown(p_hit),
+        "source": source,
         "if_hit": [
             {
-                "faces": f"{r.start}-{r.stop - 1}" if len(r) > 1 else str(r.start),
+                "faces": faces,
                 "result": text,
-                "p": _prob(Fraction(len(r), 6)),
-                "p_overall": _prob(p_hit * Fraction(len(r), 6)),
-                "source": str(c),
+                "p": _shown(p),
+                "p_overall": _shown(p_all),
+                "source": c,
             }
-            for r, text, c in IF_HIT
+            for faces, text, p, p_all, c in if_hit
         ],
     }
+
+
+@lru_cache(maxsize=len(RATINGS))
+def _risk_of(
+    rating: str,
+) -> tuple[
+    str,
+    tuple[float, str],
+    str,
+    tuple[tuple[str, str, tuple[float, str], tuple[float, str], str], ...],
+]:
+    """`commander_risk`'s numbers and words for a rating (lines 11-15), worked out once:
+    the faces that hit him and their chance, the source, and per row of the if-hit table its
+    faces, result, chance and overall chance (as (value, exact)) and source."""
+    row = COMMANDERS[rating]
+    p_hit = Fraction(row.hit_up_to, 6)
+
+    def shown(p: Fraction) -> tuple[float, str]:
+        return p.numerator / p.denominator, str(p)
+
+    return (
+        f"1-{row.hit_up_to}" if row.hit_up_to > 1 else "1",
+        shown(p_hit),
+        str(row.cite),
+        tuple(
+            (
+                f"{r.start}-{r.stop - 1}" if len(r) > 1 else str(r.start),
+                text,
+                shown(Fraction(len(r), 6)),
+                shown(p_hit * Fraction(len(r), 6)),
+                str(c),
+            )
+            for r, text, c in IF_HIT
+        ),
+    )
 
 
 def _commander_risk_line(risk: dict[str, Any]) -> str:
@@ -1382,6 +1416,8 @@ class _Measured:
         self.gaps = np.minimum.reduceat(
             np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
         )
+        self.gap_rows: list[list[float]] = self.gaps.tolist()
+        """`gaps` as plain numbers, read one by one."""
         self.sees = np.full((len(table.bases), len(table.bases)), -1, dtype=np.int8)
         """[i, j]: whether base i sees base j (some sight line clear): 1 or 0 once judged for
         `suggest`, else -1."""
@@ -1465,6 +1501,17 @@ def _measured(table: Table) -> _Measured:
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
     """The nearest pair of bases of two units and their distance."""
     return table.unit_distance(a, b)
+
+
+def _gap(table: Table, a: Unit, b: Unit) -> tuple[float, float]:
+    """The shortest distance between two units and its uncertainty: `_near_and_uncertainty`
+    without naming the nearest pair of bases when no uncertainty depends on it (the
+    distance is the least of the two units' block of distances, `_Measured.gaps`)."""
+    m = _measured(table)
+    if m.uncertainty is None:
+        near, unc = _near_and_uncertainty(table, a, b)
+        return near.distance, unc
+    return m.gap_rows[m.units[a.id]][m.units[b.id]], m.uncertainty
 
 
 def _near_and_uncertainty(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
@@ -1572,7 +1619,7 @@ class SepoysAndSoldiers(Ruleset):
             trait(_unit_type, shooter)
             trait(_unit_type, target)
             return None
-        near, unc = _near_and_uncertainty(table, shooter, target)
+        distance, unc = _gap(table, shooter, target)
         guns = kind = target_kind = None
         if arm == "artillery":
             guns = trait(_guns, shooter)
@@ -1583,7 +1630,7 @@ class SepoysAndSoldiers(Ruleset):
             bands, row = INFANTRY_BANDS, INFANTRY_FIRE[kind]
             dice_cite = EACH_BASE_ROLLS
             target_kind = trait(_unit_type, target)
-        thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
+        thresholds = [Threshold(distance, b.limit, unc) for b in bands]
         band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
         need: int | None = None
         if band is not None:
@@ -1619,13 +1666,14 @@ class SepoysAndSoldiers(Ruleset):
                         None,
                     )
                 )
+        near = _near(table, shooter, target)
         data: dict[str, Any] = {
             "action": "shoot",
             "ruleset": self.id,
             "shooter": shooter.id,
             "target": target.id,
             "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length_json(scene, near.distance),
+            "distance": length_json(scene, distance),
             "band": "out-of-range" if band is None else band.label,
             "thresholds": [
                 {"band": b.label, **threshold_json(scene, t)}
@@ -1643,7 +1691,7 @@ class SepoysAndSoldiers(Ruleset):
         lines: list[str] = []
         if refusals:
             lines.append(
-                f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+                f"{shooter.id} shoots at {target.id}: {format_length(distance, scene.unit)} "
                 f"(+/- {format_length(unc, scene.unit)}), "
                 + ("out of range" if band is None else f"{band.label} range")
                 + (" - too close to call, check the band by hand" if close else "")
@@ -1775,9 +1823,9 @@ class SepoysAndSoldiers(Ruleset):
             flights.append((launcher, aim, flight, flight.on_unit.get(target.id, 0)))
         if only_hits and not any(on_target for *_, on_target in flights):
             return None  # no rocket may burst on the target
-        near, unc = _near_and_uncertainty(table, shooter, target)
+        distance, unc = _gap(table, shooter, target)
         reach = ROCKET_LEG * ROCKET_LEGS
-        in_reach = Threshold(near.distance, reach, unc)
+        in_reach = Threshold(distance, reach, unc)
         # Rockets are independent: a base is spared only if every rocket spares it, each with
         # 1 - weight / 3^8. Counted in whole numbers of 1 / (3^8)^launchers, exactly.
         whole = BURST_DENOMINATOR ** len(shooter.bases)
@@ -1820,7 +1868,7 @@ class SepoysAndSoldiers(Ruleset):
             "ruleset": self.id,
             "shooter": shooter.id,
             "target": target.id,
-            "distance": length_json(scene, near.distance),
+            "distance": length_json(scene, distance),
             "band": "rocket" if in_reach.within or in_reach.too_close_to_call else "out-of-range",
             "reach": threshold_json(scene, in_reach),
             "allowed": True,
@@ -1842,7 +1890,7 @@ class SepoysAndSoldiers(Ruleset):
             return Resolution("shoot", MappingProxyType(data), ())  # `suggest` reads the data
         lines = [
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
-            f"({format_length(near.distance, scene.unit)} away) {_src(ROCKET_PATH)}",
+            f"({format_length(distance, scene.unit)} away) {_src(ROCKET_PATH)}",
             f'each leg: white die turns it, flies 8", red die 5-6 explodes '
             f"{_src(ROCKET_EXPLODES)}; after 4 legs it burns out ({burn_out}) "
             f"{_src(ROCKET_FOUR_MOVES)}",
@@ -1870,7 +1918,10 @@ class SepoysAndSoldiers(Ruleset):
         unit = scene.unit_of(args[1]) if len(args) == 2 else None
         return self._command(table, scene.unit_of(args[0]), unit)
 
-    def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
+    def _command(
+        self, table: Table, commander: Unit, asked: Unit | None, *, explain: bool = True
+    ) -> Resolution:
+        """`command`; without the readable lines unless `explain` (`suggest` reads the data)."""
         scene = table.scene
         if not is_commander(commander):
             raise QuestionError(
@@ -1938,6 +1989,8 @@ class SepoysAndSoldiers(Ruleset):
         if asked is not None:
             data["unit"] = asked.id
             data["allowed"] = units[0]["adjacent"]
+        if not explain:
+            return Resolution("command", MappingProxyType(data), ())
         adjacent_units = [u["unit"] for u in units if u["adjacent"]]
         lines = [
             f"{commander.id} ({rating}) must be adjacent (in base contact) to a unit to change "
@@ -2058,7 +2111,7 @@ class SepoysAndSoldiers(Ruleset):
             _fighting_unit(target, "charge")
         _enemies(charger, target, "charge")
         arm, target_arm = trait(_arm, charger), trait(_arm, target)
-        near, unc = _near_and_uncertainty(table, charger, target)
+        distance, unc = _gap(table, charger, target)
         reasons: list[tuple[str, Cite | None]] = []
         allowed = True
         if arm == "artillery":
@@ -2070,10 +2123,10 @@ class SepoysAndSoldiers(Ruleset):
                     EUROPEAN_GUNS_CITE,
                 )
             )
-            reach = Threshold(near.distance, 0.0, unc)
+            reach = Threshold(distance, 0.0, unc)
         else:
             move = move_allowance(table, charger)
-            reach = Threshold(near.distance, move.distance, unc)
+            reach = Threshold(distance, move.distance, unc)
             reasons.append(
                 (
                     f"charge reach: the {move.going} move of {_format_length(move.distance, 'in')}",
@@ -2097,6 +2150,7 @@ class SepoysAndSoldiers(Ruleset):
             trait(_hits, charger)
             trait(_hits, target)
             return None
+        near = _near(table, charger, target)
         facing = geo.aspect(near.a, near.b)
         flank = facing.aspect is not geo.Aspect.FRONT
         aspect_close = facing.margin <= unc
@@ -2153,7 +2207,7 @@ class SepoysAndSoldiers(Ruleset):
             "ruleset": self.id,
             "charger": charger.id,
             "target": target.id,
-            "distance": length_json(scene, near.distance),
+            "distance": length_json(scene, distance),
             "reach": threshold_json(scene, reach),
             "aspect": facing.aspect.value,
             "aspect_margin": length_json(scene, facing.margin),
@@ -2178,7 +2232,7 @@ class SepoysAndSoldiers(Ruleset):
         if not refusals:
             return Resolution("charge", MappingProxyType(data), ())  # `suggest` reads the data
         lines = [
-            f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
+            f"{charger.id} charges {target.id}: {format_length(distance, scene.unit)}, "
             f"from its {facing.aspect.value}"
             + (" (too close to call: check the aspect by eye)" if aspect_close else ""),
         ]
@@ -2379,7 +2433,7 @@ class SepoysAndSoldiers(Ruleset):
         out = []
         for c in table.scene.units:
             if is_commander(c):
-                r = self._command(table, c, None)
+                r = self._command(table, c, None, explain=False)
                 adj = [u["unit"] for u in r.data["units"] if u["adjacent"]]
                 out.append(
                     self._item(
@@ -2484,9 +2538,9 @@ class SepoysAndSoldiers(Ruleset):
             longest = {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}.get(
                 arm, 8 * INCH
             )
-            near, unc = _near_and_uncertainty(table, a, b)
+            distance, unc = _gap(table, a, b)
             limit = longest + unc
-            if near.distance <= limit:
+            if distance <= limit:
                 shots.append((a, b, arm, limit))
         # The flights of every rocket at every enemy in reach, in one batch (`_flight`
         # finds them judged).
