@@ -1003,6 +1003,11 @@ class Board:
             tuple[str, float], list[tuple[float, Unit, tuple[Base, Base, float]]]
         ] = {}
         self._pc: dict[str, bool] = {}
+        self.allocation_pools: dict[
+            str,
+            tuple[Sequence[Base], tuple[list[Base], list[int], list[dict[str, Any]], str]],
+        ] = {}
+        """`Skirmish19c._allocation_pool` of each target group asked, with its bases (its memo)."""
         self._side_arrays: dict[str, tuple[npt.NDArray[np.int_], npt.NDArray[np.bool_]]] = {}
         self._ahead_sides: set[str] = set()
         self._sightings_by_side: dict[
@@ -1911,25 +1916,14 @@ class Skirmish19c(Ruleset):
                 "summary": f"a player character picks his target: hits fall on {bases[0].id}",
                 "source": str(PC_TARGETS),
             }
-        pool = list(bases)
-        joined: list[dict[str, Any]] = []
-        for b, t in board.leaders_joining(target):
-            pool.append(b)
-            joined.append(
-                {
-                    "base": b.id,
-                    "threshold": threshold_json(board.scene, t),
-                    "source": str(LEADERS_JOIN),
-                }
-            )
+        pool, rows, joined, summary = self._allocation_pool(board, target, bases)
         # Nearest first (to any shooting figure), ties in the pool's order.
         table = board.table
         row = board.nearest_to_unit(shooter)
         if row is None:
             nearest = table.block(shooter.bases, pool).min(axis=0).tolist()
         else:
-            index = table.index
-            nearest = [row[index[b.id]] for b in pool]
+            nearest = [row[k] for k in rows]
         ranked = [pool[k] for k in sorted(range(len(pool)), key=nearest.__getitem__)]
         chosen: list[Base] = []
         figures = 0
@@ -1938,20 +1932,44 @@ class Skirmish19c(Ruleset):
                 break
             chosen.append(b)
             figures += b.figures
-        total = sum(b.figures for b in pool)
-        summary = (
-            f"hits are randomised among the nearest {ALLOCATE_AMONG} of {total} figures"
-            if total > ALLOCATE_AMONG
-            else f"hits are randomised among the {total} figures of the group"
-        )
-        if joined:
-            summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         return {
             "figures": [b.id for b in chosen],
-            "joined": joined,
+            "joined": list(joined),
             "summary": summary,
             "source": str(NEAREST_TEN),
         }
+
+    def _allocation_pool(
+        self, board: Board, target: Unit, bases: Sequence[Base]
+    ) -> tuple[list[Base], list[int], list[dict[str, Any]], str]:
+        """The figures hits may fall on (the target group's and the officers joining it,
+        line 53), their table indices, the joined officers' JSON and the summary: the same
+        for every shooter, so worked out once per target group (memoised on the board; the
+        JSON is shared between answers, which copy the list and change nothing)."""
+        found = board.allocation_pools.get(target.id)
+        if found is None or found[0] is not bases:
+            pool = list(bases)
+            joined: list[dict[str, Any]] = []
+            for b, t in board.leaders_joining(target):
+                pool.append(b)
+                joined.append(
+                    {
+                        "base": b.id,
+                        "threshold": threshold_json(board.scene, t),
+                        "source": str(LEADERS_JOIN),
+                    }
+                )
+            total = sum(b.figures for b in pool)
+            summary = (
+                f"hits are randomised among the nearest {ALLOCATE_AMONG} of {total} figures"
+                if total > ALLOCATE_AMONG
+                else f"hits are randomised among the {total} figures of the group"
+            )
+            if joined:
+                summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
+            rows = board.table.rows(pool)
+            found = board.allocation_pools[target.id] = (bases, (pool, rows, joined, summary))
+        return found[1]
 
     # ----------------------------------------------------------------------------------------
     # Command
