@@ -702,6 +702,21 @@ def command_points(dice: int) -> Count:
     return Count.of(dice_math.total(dice, 6) if dice else (Fraction(1),))
 
 
+@lru_cache(maxsize=64)
+def command_points_json(dice: int) -> dict[str, Any]:
+    """`command_points(dice).as_json()`, worked out once per number of dice (shared: an
+    answer copies the top-level dict and changes nothing)."""
+    return command_points(dice).as_json()
+
+
+@lru_cache(maxsize=1024)
+def enough_points(dice: int, cost: int) -> tuple[Fraction, dict[str, Any]]:
+    """The chance that `dice` D6 summed make at least `cost` command points, and its JSON:
+    pure numbers, worked out once for each (a `suggest` asks a few again and again)."""
+    p = dice_math.at_least(command_points(dice).distribution, cost)
+    return p, _frac(p)
+
+
 def shooters_allowed(figures: int, per: int) -> int:
     """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
     return figures // per
@@ -1427,6 +1442,29 @@ class Board:
             self._in_sight[key] = found
         return found
 
+    def unit_gap(self, a: Unit, b: Unit) -> float:
+        """`Table.unit_gap`, read off the table's unit gaps as plain numbers once per board
+        (asked a couple of thousand times a `suggest`)."""
+        rows = self._gap_rows
+        if rows is None:
+            return self.table.unit_gap(a, b)
+        number = self._unit_number
+        return rows[number[a.id]][number[b.id]]
+
+    @cached_property
+    def _gap_rows(self) -> list[list[float]] | None:
+        """`Table.unit_gaps` as lists; None without `layout` (then `Table.unit_gap`)."""
+        if self.layout is None:
+            return None
+        gaps = self.table.unit_gaps()
+        return gaps.tolist() if gaps.size else None
+
+    @cached_property
+    def _unit_number(self) -> dict[str, int]:
+        lay = self.layout
+        assert lay is not None
+        return lay.number
+
     def is_pc(self, unit: Unit) -> bool:
         """`is_player_character` of a unit of the scene (memoised: every shot asks it)."""
         found = self._pc.get(unit.id)
@@ -2081,7 +2119,7 @@ class Skirmish19c(Ruleset):
                     "source": str(cost_cite),
                 }
             )
-        p_enough = dice_math.at_least(points.distribution, cost_all)
+        p_enough, p_enough_json = enough_points(total_dice, cost_all)
         roll = Roll(
             "command points",
             total_dice,
@@ -2107,10 +2145,10 @@ class Skirmish19c(Ruleset):
             "in_command": in_command,
             "too_close_to_call": close_calls,
             "rolls": [roll.as_json()],
-            "points": points.as_json(),
+            "points": dict(command_points_json(total_dice)),
             "costs": costs,
             "cost_all": cost_all,
-            "p_enough_for_all": _frac(p_enough),
+            "p_enough_for_all": dict(p_enough_json),
         }
         lines = [
             f"{leader.id} ({quality}) commands within {_fmt(scene, radius)} "
@@ -2678,7 +2716,7 @@ class Skirmish19c(Ruleset):
                 for other in members:
                     if other.id not in linked:
                         continue
-                    if board.table.unit_gap(m, other) - PLATOON_MM > reach:
+                    if board.unit_gap(m, other) - PLATOON_MM > reach:
                         continue  # neither within 5 cm nor too close to call
                     near = board.table.unit_distance(m, other)
                     t = Threshold(
@@ -2860,9 +2898,8 @@ class Skirmish19c(Ruleset):
         if weapon is None or not weapon.bands:
             return
         longest = weapon.bands[-1][1]
-        reachable = [
-            e for e in board.enemies(unit) if board.table.unit_gap(unit, e) <= longest + geo.EPS
-        ]
+        gap = board.unit_gap
+        reachable = [e for e in board.enemies(unit) if gap(unit, e) <= longest + geo.EPS]
         commanded = board.is_pc(unit) or unit.get("commanded") is True
         if not commanded:
             sightings = board.unit_sightings_of(unit, reachable, longest)
