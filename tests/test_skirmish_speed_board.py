@@ -235,3 +235,18 @@ def test_cover_of_a_line_beside_a_wall() -> None:
     table = Table(scene)
     a, b = scene.select("a-0")[0], scene.select("b-0")[0]
     assert table.cover(rs, a, b).cover.value == "none"
+
+
+@pytest.mark.parametrize("bases", [10, 40])
+def test_suggest_is_the_same_read_group_by_group(
+    bases: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every answer of `suggest` on the example scene is the same whether the board reads
+    whole rows of the table or must go group by group (a scene with a unit of no base)."""
+    from benchmarks.bench_rules import example_for, tiled
+
+    rs = get_ruleset("skirmish-19c")
+    fast = rs.resolve(tiled(example_for("skirmish-19c"), bases), "suggest", []).data
+    monkeypatch.setattr(Board, "layout", property(lambda self: None))
+    slow = rs.resolve(tiled(example_for("skirmish-19c"), bases), "suggest", []).data
+    assert fast == slow
