@@ -230,6 +230,8 @@ class _Volley:
     shown_lost: tuple[tuple[int, float, str], ...]
     p_lost: Fraction
     """The chance the target loses at least one base."""
+    p_lost_shown: tuple[float, str]
+    """`p_lost` as (value, exact)."""
 
     def hits_json(self) -> list[dict[str, Any]]:
         return [{"k": k, "value": v, "exact": e} for k, v, e in self.shown_hits]
@@ -249,7 +251,41 @@ def _volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> _V
 
     hits = dice_math.scale(dice_math.successes(dice, 6, need), hits_per)
     lost = bases_lost(hits, carried, bases)
-    return _Volley(hits, lost, shown(hits), shown(lost), 1 - lost[0])
+    p_lost = 1 - lost[0]
+    return _Volley(
+        hits,
+        lost,
+        shown(hits),
+        shown(lost),
+        p_lost,
+        (p_lost.numerator / p_lost.denominator, str(p_lost)),
+    )
+
+
+@lru_cache(maxsize=256)
+def _to_hit(bases: int, disordered: bool, need: int, band: FireBand, cite: Cite) -> Roll:
+    """The to-hit roll of a unit of `bases` bases (half of them, rounded up, when disordered:
+    line 42) needing `need`+ at `band` range, from the row `cite`: the same for every such
+    volley, so built once."""
+    dice = math.ceil(bases / 2) if disordered else bases
+    mods: tuple[Modifier, ...] = ()
+    if disordered:
+        mods = (
+            Modifier(
+                dice - bases,
+                "disordered: counts only half its bases (rounded up)",
+                DISORDER_HALF_BASES,
+            ),
+        )
+    return _success_roll(
+        "to hit",
+        dice,
+        6,
+        need,
+        mods,
+        cite,
+        f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,6 +372,9 @@ SITUATIONS: Mapping[str, Situation] = MappingProxyType(
         )
     }
 )
+
+LOSS_OF_A_BASE = SITUATIONS["loss-of-a-base"]
+LOSS_OF_A_BASE_SOURCE = str(LOSS_OF_A_BASE.cite)
 
 # --------------------------------------------------------------------------------------------
 # Commanders
@@ -471,6 +510,8 @@ COMBAT_WIN = _cite(91, "advance and occupy the enemy position. Take 1 hit. The l
 COMBAT_PURSUE = _cite(91, "British cavalry must pursue for two moves")
 COMBAT_DISORDERS = _cite(43, "After resolving a charge combat (all units involved)")
 WIN_HITS, LOSE_HITS, DRAW_HITS = 1, 2, 1
+CHARGE_STEP_SOURCES = tuple(str(c) for c in CHARGE_STEPS)
+"""`CHARGE_STEPS` as written in an answer's `source`."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -639,10 +680,7 @@ class NerveTest:
 
     @property
     def roll(self) -> Roll:
-        note = "passes if any die shows 4+"
-        if self.tests > 1:
-            note += f"; must pass {self.tests} times"
-        return _success_roll("nerve", self.dice, 6, NERVE_NEED, self.reasons, NERVE_NEED_CITE, note)
+        return _nerve_roll(self.dice, self.tests, self.reasons)
 
     def describe(self) -> str:
         twice = "" if self.tests == 1 else f", {self.tests} times"
@@ -686,6 +724,15 @@ def _nerve_odds(
             reasons.append(Modifier(0, "disordered passive unit: rolls twice", PASSIVE_TWICE))
     dice = NERVE_DICE[TYPES[level]][0]
     return dice, tests, tuple(reasons), _p_pass(dice, tests)
+
+
+@lru_cache(maxsize=64)
+def _nerve_roll(dice: int, tests: int, reasons: tuple[Modifier, ...]) -> Roll:
+    """The roll of a nerve test of `dice` d6 passed `tests` times, for these reasons."""
+    note = "passes if any die shows 4+"
+    if tests > 1:
+        note += f"; must pass {tests} times"
+    return _success_roll("nerve", dice, 6, NERVE_NEED, reasons, NERVE_NEED_CITE, note)
 
 
 def _p_pass(dice: int, tests: int) -> Fraction:
@@ -1467,17 +1514,27 @@ class _Measured:
         position uncertainty (`Table.uncertainty` of any two), else None: per pair."""
         self.nearest: dict[tuple[str, str], tuple[geo.Closest, float]] = {}
         """Per (unit, unit) asked: `_near_and_uncertainty`."""
-        self.traits: dict[tuple[Callable[[Unit], Any], str], Any] = {}
-        """Per (reader, unit) read: `trait`."""
+        self.traits: dict[Callable[[Unit], Any], dict[str, Any]] = {}
+        """Per reader, per unit id read: `trait`."""
+
+    @staticmethod
+    def block(rows: np.ndarray, a: slice | np.ndarray, b: slice | np.ndarray) -> np.ndarray:
+        """rows[a][:, b] (two units' block of an (N, N) array, `rows_of`), as a view when
+        both are slices."""
+        if isinstance(a, slice) and isinstance(b, slice):
+            return rows[a, b]
+        return rows[a][:, b]
 
     def trait(self, read: Callable[[Unit], _T], unit: Unit) -> _T:
         """`read(unit)` (an attribute the rules read, checked: `_arm`, `_unit_type`, ...),
         remembered per unit: a scene's units do not change, and `suggest` reads each one
         hundreds of times. A bad value is not remembered: it raises each time, as `read`."""
-        key = (read, unit.id)
-        if key in self.traits:
-            return self.traits[key]
-        value = self.traits[key] = read(unit)
+        known = self.traits.get(read)
+        if known is None:
+            known = self.traits[read] = {}
+        if unit.id in known:
+            return known[unit.id]
+        value = known[unit.id] = read(unit)
         return value
 
 
@@ -1645,10 +1702,6 @@ class SepoysAndSoldiers(Ruleset):
             # Refused, and only the shots allowed are asked for: out of range, beyond the
             # gun's reach, or European guns manhandled this turn.
             return None
-        close = any(t.too_close_to_call for t in thresholds)
-        reasons = list(
-            _fire_reasons(arm, guns, kind, target_kind, None if band is None else band.label, moved)
-        )
         sight: dict[str, Any] | None = None
         if band is not None and (allowed or refusals):
             if refusals:
@@ -1657,15 +1710,19 @@ class SepoysAndSoldiers(Ruleset):
                 sight = self._sight_seen(table, shooter, target, bands[-1].limit + unc)
                 if sight is None:
                     return None  # no firing base sees the target: a refusal, not asked
-            if not sight["in_sight"]:
-                allowed = False
-                reasons.append(
-                    (
-                        "no firing base can see the target (blocked by "
-                        f"{', '.join(sight['blocked_by']) or 'nothing'})",
-                        None,
-                    )
+        close = any(t.too_close_to_call for t in thresholds)
+        reasons = list(
+            _fire_reasons(arm, guns, kind, target_kind, None if band is None else band.label, moved)
+        )
+        if sight is not None and not sight["in_sight"]:
+            allowed = False
+            reasons.append(
+                (
+                    "no firing base can see the target (blocked by "
+                    f"{', '.join(sight['blocked_by']) or 'nothing'})",
+                    None,
                 )
+            )
         near = _near(table, shooter, target)
         data: dict[str, Any] = {
             "action": "shoot",
@@ -1699,26 +1756,10 @@ class SepoysAndSoldiers(Ruleset):
             lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
         if allowed and band is not None and need is not None:
             bases = len(shooter.bases)
-            dice = bases
-            mods: list[Modifier] = []
-            if trait(_disordered, shooter):
-                dice = math.ceil(bases / 2)
-                mods.append(
-                    Modifier(
-                        dice - bases,
-                        "disordered: counts only half its bases (rounded up)",
-                        DISORDER_HALF_BASES,
-                    )
-                )
-            roll = _success_roll(
-                "to hit",
-                dice,
-                6,
-                need,
-                tuple(mods),
-                row.cite,
-                f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1),
-            )
+            disordered = trait(_disordered, shooter)
+            dice = math.ceil(bases / 2) if disordered else bases
+            roll = _to_hit(bases, disordered, need, band, row.cite)
+            mods = roll.modifiers
             carried = trait(_hits, target)
             volley = _volley(dice, need, band.hits, carried, len(target.bases))
             p_lost = volley.p_lost
@@ -1728,12 +1769,12 @@ class SepoysAndSoldiers(Ruleset):
             data["hits"] = volley.hits_json()
             data["target_hits_carried"] = carried
             data["bases_lost"] = volley.lost_json()
-            data["p_base_lost"] = _prob(p_lost)
+            data["p_base_lost"] = _shown(volley.p_lost_shown)
             data["then"] = {
                 "situation": "loss-of-a-base",
-                "p": _prob(p_lost),
-                "on_fail": SITUATIONS["loss-of-a-base"].on_fail,
-                "source": str(SITUATIONS["loss-of-a-base"].cite),
+                "p": _shown(volley.p_lost_shown),
+                "on_fail": LOSS_OF_A_BASE.on_fail,
+                "source": LOSS_OF_A_BASE_SOURCE,
             }
             if refusals:
                 lines.append(roll.describe() + f" {_src(dice_cite)}")
@@ -1773,18 +1814,21 @@ class SepoysAndSoldiers(Ruleset):
         first in reading order of equals, as `argmin` finds it."""
         m = _measured(table)
         ra, rb = m.rows_of[a.id], m.rows_of[b.id]
-        block = table.distances[ra][:, rb]
-        within = block <= limit
-        new_a, new_b = np.nonzero(within & (m.sees[ra][:, rb] < 0))
-        if len(new_a):
+        distances, sees = m.block(table.distances, ra, rb), m.block(m.sees, ra, rb)
+        if (sees[distances <= limit] < 0).any():
+            new_a, new_b = np.nonzero((distances <= limit) & (sees < 0))
             self._judge_sight(table, m.row_numbers[a.id][new_a], m.row_numbers[b.id][new_b])
-        seen = within & (m.sees[ra][:, rb] == 1)
-        if not seen.any():
+            sees = m.block(m.sees, ra, rb)
+        best: tuple[float, int, int] | None = None
+        for i, (row, verdicts) in enumerate(zip(distances.tolist(), sees.tolist(), strict=True)):
+            for j, (d, seen) in enumerate(zip(row, verdicts, strict=True)):
+                if seen == 1 and d <= limit and (best is None or d < best[0]):
+                    best = (d, i, j)
+        if best is None:
             return None
-        i, j = divmod(int(np.where(seen, block, np.inf).argmin()), len(b.bases))
         return {
             "in_sight": True,
-            "between": {"a": a.bases[i].id, "b": b.bases[j].id},
+            "between": {"a": a.bases[best[1]].id, "b": b.bases[best[2]].id},
             "blocked_by": [],
         }
 
@@ -2172,7 +2216,7 @@ class SepoysAndSoldiers(Ruleset):
                 "tests": charger_test.tests,
                 "p_pass": _shown(odds["charger_passes"]),
                 "on_fail": SITUATIONS["attempting-to-charge"].on_fail,
-                "source": str(CHARGE_STEPS[0]),
+                "source": CHARGE_STEP_SOURCES[0],
             },
             {
                 "step": 2,
@@ -2181,7 +2225,7 @@ class SepoysAndSoldiers(Ruleset):
                 "tests": target_test.tests,
                 "p_pass": _shown(odds["target_passes"]),
                 "on_fail": situation.on_fail,
-                "source": str(CHARGE_STEPS[1] if not flank else situation.cite),
+                "source": CHARGE_STEP_SOURCES[1] if not flank else str(situation.cite),
             },
             {
                 "step": 3,
@@ -2189,7 +2233,7 @@ class SepoysAndSoldiers(Ruleset):
                 "holds": "counter-charges: the units meet in a charge combat"
                 if counter
                 else "stands and receives the charge: charge combat",
-                "source": str(CHARGE_STEPS[2] if counter else CHARGE_STEPS[3]),
+                "source": CHARGE_STEP_SOURCES[2] if counter else CHARGE_STEP_SOURCES[3],
             },
             {
                 "step": 4,
@@ -2199,7 +2243,7 @@ class SepoysAndSoldiers(Ruleset):
                 "passing, the cycle repeats with that unit",
                 "p_pass_again": _shown(odds["charger_passes"]),
                 "stop_short": length_json(scene, STOP_SHORT),
-                "source": f"{CHARGE_STEPS[4]}, {CHARGE_STEPS[5]}, {CHARGE_STEPS[6]}",
+                "source": ", ".join(CHARGE_STEP_SOURCES[4:7]),
             },
         ]
         data: dict[str, Any] = {
