@@ -1205,6 +1205,10 @@ ROCKET_WHITE_DIE = Roll(
     ROCKET_PATH,
     '1-2 left 45 degrees, 3-4 straight on, 5-6 right 45 degrees; then 8"',
 )
+ROCKET_SOURCES = tuple(
+    str(c) for c in (ROCKET_PATH, ROCKET_EXPLODES, ROCKET_FOUR_MOVES, ROCKET_LOSS)
+)
+"""The sources of a rocket battery's answer, as written."""
 BURST_POINTS, BURST_WEIGHTS = _burst_pattern()
 BURST_DENOMINATOR = 3 ** (2 * ROCKET_LEGS)
 """A burst's chance is its weight / 3^8."""
@@ -1339,14 +1343,25 @@ def _rocket_path(launcher: Base, aim: Base) -> tuple[tuple[float, float], float]
 class _Flight:
     """Where the rocket a launcher fires at one aimed-at base may burst, base by base."""
 
-    hits: tuple[tuple[str, int], ...]
-    """(base id, chance the rocket bursts on it in whole 1/3^8) of every base of another unit
-    it may burst on, in table order."""
-    near_edge: tuple[str, ...]
-    """The ids of the bases of other units with a burst point within the uncertainty of their
-    edge, in table order."""
-    on_unit: Mapping[str, int]
-    """The chance it bursts on each unit (the sum over its bases), in whole 1/3^8."""
+    weight: np.ndarray
+    """(N,) the chance the rocket bursts on each base of the Table (0 on its own unit's and
+    those out of reach), in whole 1/3^8; read-only."""
+    near: np.ndarray
+    """(N,) whether a burst point lies within the uncertainty of each base's edge (never its
+    own unit's); read-only."""
+    on_unit: np.ndarray
+    """(U,) the chance it bursts on each unit of the scene (the sum over its bases), in whole
+    1/3^8; read-only."""
+
+    def hits(self, ids: Sequence[str]) -> list[tuple[str, int]]:
+        """(base id, chance) of every base it may burst on, in table order (`ids`: the
+        Table's base ids)."""
+        at = np.flatnonzero(self.weight)
+        return list(zip([ids[i] for i in at.tolist()], self.weight[at].tolist(), strict=True))
+
+    def near_edge(self, ids: Sequence[str]) -> list[str]:
+        """The ids of the bases with a burst point near their edge, in table order."""
+        return [ids[i] for i in np.flatnonzero(self.near).tolist()]
 
 
 def _flight(table: Table, shooter: Unit, launcher: Base, aim: Base) -> _Flight:
@@ -1424,22 +1439,10 @@ def _fly(table: Table, launches: Sequence[tuple[Unit, Base, Sequence[Base]]]) ->
         (hit_point // size, table.unit_numbers[rows[hit_row]]),
         BURST_WEIGHTS[hit_point % size],
     )
-    hits: list[list[tuple[str, int]]] = [[] for _ in aimed]
-    near_edge: list[list[str]] = [[] for _ in aimed]
-    units: list[dict[str, int]] = [{} for _ in aimed]
-    ids, unit_ids = m.base_ids, m.unit_ids
-    # np.nonzero reads row by row: each rocket's bases in table order
-    rocket, base = (a.tolist() for a in np.nonzero(weight))
-    for k, i, w in zip(rocket, base, weight[weight != 0].tolist(), strict=True):
-        hits[k].append((ids[i], w))
-    rocket, base = (a.tolist() for a in np.nonzero(near))
-    for k, i in zip(rocket, base, strict=True):
-        near_edge[k].append(ids[i])
-    rocket, unit = (a.tolist() for a in np.nonzero(on_unit))
-    for k, u, w in zip(rocket, unit, on_unit[on_unit != 0].tolist(), strict=True):
-        units[k][unit_ids[u]] = w
+    for judged_array in (weight, near, on_unit):
+        judged_array.flags.writeable = False
     for k, key in enumerate(aimed):
-        m.flights.setdefault(key, _Flight(tuple(hits[k]), tuple(near_edge[k]), units[k]))
+        m.flights.setdefault(key, _Flight(weight[k], near[k], on_unit[k]))
 
 
 class _Measured:
@@ -1864,7 +1867,7 @@ class SepoysAndSoldiers(Ruleset):
         for launcher in shooter.bases:
             aim = _aim(table, launcher, target)
             flight = _flight(table, shooter, launcher, aim)
-            flights.append((launcher, aim, flight, flight.on_unit.get(target.id, 0)))
+            flights.append((launcher, aim, flight, int(flight.on_unit[m.units[target.id]])))
         if only_hits and not any(on_target for *_, on_target in flights):
             return None  # no rocket may burst on the target
         distance, unc = _gap(table, shooter, target)
@@ -1879,9 +1882,9 @@ class SepoysAndSoldiers(Ruleset):
         close: set[str] = set()
         rockets = []
         for launcher, aim, flight, on_target in flights:
-            for bid, w in flight.hits:
+            for bid, w in flight.hits(m.base_ids):
                 spared[bid] = spared.get(bid, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
-            close.update(flight.near_edge)
+            close.update(flight.near_edge(m.base_ids))
             target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
             rockets.append(
                 {
@@ -1890,7 +1893,7 @@ class SepoysAndSoldiers(Ruleset):
                     "p_hits_target": _ratio(on_target, BURST_DENOMINATOR),
                 }
             )
-        hit_target = Fraction(whole - target_spared, whole)
+        hit_target = whole - target_spared
         for bid in sorted(close):
             spared.setdefault(bid, whole)
         unit_of = m.unit_of_base
@@ -1919,27 +1922,22 @@ class SepoysAndSoldiers(Ruleset):
             "rolls": [_roll_json(red), _roll_json(white)],
             "rockets": rockets,
             "p_burns_out": _prob(burn_out),
-            "p_target_loses_base": _prob(hit_target),
+            "p_target_loses_base": _ratio(hit_target, whole),
             "bases_hit": hit_list,
             "friendly_at_risk": [h["base"] for h in friendly],
             "too_close_to_call": sorted(close),
-            "sources": [
-                str(ROCKET_PATH),
-                str(ROCKET_EXPLODES),
-                str(ROCKET_FOUR_MOVES),
-                str(ROCKET_LOSS),
-            ],
+            "sources": list(ROCKET_SOURCES),
         }
         if only_hits:
             return Resolution("shoot", MappingProxyType(data), ())  # `suggest` reads the data
+        p_hit = Fraction(hit_target, whole)
         lines = [
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
             f"({format_length(distance, scene.unit)} away) {_src(ROCKET_PATH)}",
             f'each leg: white die turns it, flies 8", red die 5-6 explodes '
             f"{_src(ROCKET_EXPLODES)}; after 4 legs it burns out ({burn_out}) "
             f"{_src(ROCKET_FOUR_MOVES)}",
-            f"chance {target.id} loses a base: {hit_target} ({float(hit_target):.3f}) "
-            f"{_src(ROCKET_LOSS)}",
+            f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) {_src(ROCKET_LOSS)}",
         ]
         lines += [
             f"  {h['base']} ({h['unit']}, {h['side']}): lost with {h['p_lost']['exact']}"
