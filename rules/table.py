@@ -91,6 +91,7 @@ class Table:
         self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
+        self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[geo.Array, geo.Array]]:
@@ -117,6 +118,15 @@ class Table:
         if limit not in self._apart:
             self._apart[limit] = self.distances > limit
         return self._apart[limit]
+
+    def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
+        """(N, N) whether base j is of another unit than base i and more than `limit` mm from
+        it, edge to edge (memoised per limit: a viewer's row of it is where a sight mask that
+        lets near bases be seen over starts, for thousands of lines)."""
+        if limit not in self._others_apart:
+            units = self.unit_numbers
+            self._others_apart[limit] = (units[None, :] != units[:, None]) & self.apart(limit)
+        return self._others_apart[limit]
 
     def distance(self, a: Base, b: Base) -> float:
         """Edge-to-edge distance between two bases, mm."""

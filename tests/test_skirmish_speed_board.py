@@ -250,3 +250,29 @@ def test_suggest_is_the_same_read_group_by_group(
     monkeypatch.setattr(Board, "layout", property(lambda self: None))
     slow = rs.resolve(tiled(example_for("skirmish-19c"), bases), "suggest", []).data
     assert fast == slow
+
+
+def test_others_apart_leaves_out_the_own_unit_and_near_bases() -> None:
+    """25 mm square bases: a-1 is 10 mm from a-0 (edge to edge) in its own unit, b-0 15 mm
+    from it, c-0 175 mm; only c-0 is of another unit and more than 2 cm from a-0."""
+    sq = {"width": 25.0, "depth": 25.0}
+    units = [
+        unit(
+            "a",
+            "red",
+            [
+                {"id": "a-0", "x": 100.0, "y": 100.0, **sq},
+                {"id": "a-1", "x": 135.0, "y": 100.0, **sq},
+            ],
+        ),
+        unit("b", "blue", [{"id": "b-0", "x": 100.0, "y": 140.0, **sq}]),
+        unit("c", "blue", [{"id": "c-0", "x": 300.0, "y": 100.0, **sq}]),
+    ]
+    table = Table(make_scene("skirmish-19c", units, unit="mm", width=900, depth=600))
+    row = table.others_apart(20.0)[table.index["a-0"]]
+    assert dict(zip([b.id for b in table.bases], row.tolist(), strict=True)) == {
+        "a-0": False,
+        "a-1": False,
+        "b-0": False,
+        "c-0": True,
+    }

@@ -1666,9 +1666,12 @@ class Skirmish19c(Ruleset):
     ) -> npt.NDArray[np.bool_] | None:
         """Bases of other units may block sight (line 55), except bases within 2 cm of the
         viewer, which it shoots over."""
-        mask = super().sight_mask(table, viewers, targets)
-        assert mask is not None  # bases_block_sight
-        return mask & table.apart(OVER_FIGURES_WITHIN_MM)[viewers]
+        # `Ruleset.sight_mask` (bases of other units than the two) and the bases further
+        # than 2 cm from the viewer, with the viewer's part read off one remembered matrix.
+        units = table.unit_numbers
+        mask = table.others_apart(OVER_FIGURES_WITHIN_MM)[viewers]
+        mask &= units[None, :] != units[targets][:, None]
+        return mask
 
     # ----------------------------------------------------------------------------------------
     # Actions
