@@ -93,7 +93,7 @@ Readings of the sheet:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -1382,23 +1382,23 @@ class Board:
             found = self._enemy_reach[unit.side] = np.array(reach, dtype=float)[lay.owner]
         return found
 
-    def flank_candidates(self, unit: Unit) -> list[tuple[Base, Base]]:
+    def flank_candidates(self, unit: Unit) -> Iterator[tuple[Base, Base]]:
         """The pairs (figure of the unit, enemy figure it sees entirely) nearest first, ties in
         reading order, as `seen_nearest_first(unit.bases, enemy_bases(unit))` lists them,
         without those `_surely_in_front` settles: the ones a flank check must ask (needs
-        `layout`)."""
-        seen = self.enemy_rows(unit, math.inf)
+        `layout`). One at a time, as asked: the first is nearly always the answer."""
         first = self.number_first(unit)
         ahead = self._side_ahead(unit.side)[first : first + len(unit.bases)]
-        # Sorting the pairs left is sorting all the pairs in sight and leaving some out: a
-        # stable sort keeps the reading order of equally near pairs either way.
-        r, c = np.nonzero((seen < math.inf) & ~ahead)
-        order = np.argsort(seen[r, c], kind="stable")
-        bases = self.table.bases
-        return [
-            (bases[i], bases[j])
-            for i, j in zip((r[order] + first).tolist(), c[order].tolist(), strict=True)
-        ]
+        left = np.where(ahead, np.inf, self.enemy_rows(unit, math.inf))
+        bases, n = self.table.bases, left.shape[1]
+        while True:
+            # The first least pair in reading order, then struck out: nearest first, ties in
+            # reading order, as a stable sort orders them.
+            k = int(left.argmin())
+            if not left.flat[k] < math.inf:
+                return
+            yield bases[first + k // n], bases[k % n]
+            left.flat[k] = np.inf
 
     def _side_ahead(self, side: str) -> npt.NDArray[np.bool_]:
         """(N, N) whose rows of the side's bases say which bases of the table stand surely in
@@ -2313,10 +2313,12 @@ class Skirmish19c(Ruleset):
         return Resolution("risk", MappingProxyType(data), tuple(lines))
 
     def _hero_gaps(self, board: Board, unit: Unit) -> list[tuple[Base, Threshold]]:
-        """Each hero of another group of the side (in the groups' order) and its distance to
-        the nearest figure of the unit against 5 cm (line 119), read off one block of the
-        table's distances (the first nearest figure, as `Table.closest` names it); memoised
-        per unit (a risk asks it twice)."""
+        """Each hero of another group of the side (in the groups' order) within 5 cm of the
+        unit or too close to call, with its distance to the nearest figure of the unit
+        against 5 cm (line 119), read off one block of the table's distances (the first
+        nearest figure, as `Table.closest` names it); memoised per unit (a risk asks it
+        twice). Heroes further off are left out: no two bases' combined uncertainty exceeds
+        twice the largest, so they are neither within nor too close to call."""
         found = board.hero_gaps.get(unit.id)
         if found is not None:
             return found
@@ -2325,16 +2327,13 @@ class Skirmish19c(Ruleset):
         if heroes:
             table = board.table
             block = table.block(heroes, unit.bases)
-            nearest = block.argmin(axis=1).tolist()
-            found += [
-                (
-                    b,
-                    Threshold(
-                        float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j])
-                    ),
-                )
-                for i, (b, j) in enumerate(zip(heroes, nearest, strict=True))
-            ]
+            gaps = block.min(axis=1)
+            reach = HERO_NEAR_MM + 2 * board._most_uncertain
+            for i in np.flatnonzero(gaps <= reach).tolist():
+                j = int(block[i].argmin())
+                b = heroes[i]
+                t = Threshold(float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j]))
+                found.append((b, t))
         return found
 
     def _hero_near(self, board: Board, unit: Unit) -> tuple[Base, Threshold] | None:
@@ -2385,6 +2384,7 @@ class Skirmish19c(Ruleset):
 
     def _flank_enemy(self, board: Board, unit: Unit) -> str | None:
         """An enemy figure in sight standing to the flank or rear of a figure of the unit."""
+        asked: Iterable[tuple[Base, Base]]
         if board.layout is None:
             pairs = board.seen_nearest_first(unit.bases, board.enemy_bases(unit))
             asked = [pairs[k][:2] for k in np.flatnonzero(~_surely_in_front(pairs)).tolist()]
