@@ -2584,17 +2584,15 @@ class SepoysAndSoldiers(Ruleset):
             limit = longest + unc
             if distance <= limit:
                 shots.append((a, b, arm, limit))
-        # The flights of every rocket at every enemy in reach, in one batch (`_flight`
+        # The flights of every rocket at the enemies it may fire at, in one batch (`_flight`
         # finds them judged).
-        batteries = {a.id: a for a, _, arm, _ in shots if arm == "rockets"}
-        _fly(
-            table,
-            [
-                (a, launcher, _aims(table, a, launcher))
-                for a in batteries.values()
-                for launcher in a.bases
-            ],
-        )
+        aims: dict[tuple[str, str], tuple[Unit, Base, dict[str, Base]]] = {}
+        for a, b, arm, _ in shots:
+            if arm == "rockets":
+                for launcher in a.bases:
+                    aim = _aim(table, launcher, b)
+                    aims.setdefault((a.id, launcher.id), (a, launcher, {}))[2][aim.id] = aim
+        _fly(table, [(a, launcher, list(at.values())) for a, launcher, at in aims.values()])
         # Whether each pair of bases within the firer's longest reach is in sight, in one
         # batch (`_sight_seen` finds them judged). Cavalry never fire, and rockets fly their
         # own path: their pairs are never asked.
