@@ -694,10 +694,22 @@ def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
     return NerveTest(unit, *_nerve_odds(_unit_type(unit), _disordered(unit), tests))
 
 
-def _nerve_test_of(table: Table, unit: Unit, tests: int = 1) -> NerveTest:
-    """`nerve_test`, reading the unit's type and disorder remembered (`_Measured.trait`)."""
+def _nerve_test_of(table: Table, unit: Unit, tests: int = 1) -> tuple[NerveTest, Roll]:
+    """`nerve_test` and its roll, reading the unit's type and disorder remembered
+    (`_Measured.trait`) and the roll built once per kind (`_nerve_roll_of`)."""
     trait = _measured(table).trait
-    return NerveTest(unit, *_nerve_odds(trait(_unit_type, unit), trait(_disordered, unit), tests))
+    kind, disordered = trait(_unit_type, unit), trait(_disordered, unit)
+    return (
+        NerveTest(unit, *_nerve_odds(kind, disordered, tests)),
+        _nerve_roll_of(kind, disordered, tests),
+    )
+
+
+@lru_cache(maxsize=64)
+def _nerve_roll_of(kind: str, disordered: bool, tests: int) -> Roll:
+    """`NerveTest.roll` of a unit of this kind and disorder tested `tests` times."""
+    dice, tests, reasons, _ = _nerve_odds(kind, disordered, tests)
+    return _nerve_roll(dice, tests, reasons)
 
 
 @lru_cache(maxsize=64)
@@ -1974,10 +1986,8 @@ class SepoysAndSoldiers(Ruleset):
         row = COMMANDERS[rating]
         units: list[dict[str, Any]] = []
         in_command: list[str] = []
-        candidates = [
-            u
-            for u in scene.units
-            if u.side == commander.side and u.id != commander.id and not is_commander(u)
+        candidates = [  # the troops (`_Measured.troops`: not commanders) of his side
+            u for u in _measured(table).troops if u.side == commander.side and u.id != commander.id
         ]
         if asked is not None:
             if asked.side != commander.side or is_commander(asked):
@@ -2196,9 +2206,9 @@ class SepoysAndSoldiers(Ruleset):
         facing = geo.aspect(near.a, near.b)
         flank = facing.aspect is not geo.Aspect.FRONT
         aspect_close = facing.margin <= unc
-        charger_test = _nerve_test_of(table, charger)
+        charger_test, charger_roll = _nerve_test_of(table, charger)
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
-        target_test = _nerve_test_of(table, target, situation.tests)
+        target_test, target_roll = _nerve_test_of(table, target, situation.tests)
         counter = arm == "cavalry" and target_arm == "cavalry"
         odds = _charge_odds(
             (charger_test.dice, charger_test.tests),
@@ -2257,7 +2267,7 @@ class SepoysAndSoldiers(Ruleset):
             "allowed": allowed,
             "counter_charge": counter,
             "steps": steps,
-            "rolls": [_roll_json(charger_test.roll), _roll_json(target_test.roll)],
+            "rolls": [_roll_json(charger_roll), _roll_json(target_roll)],
             "outcomes": {
                 k: _shown(odds[k])
                 for k in (
