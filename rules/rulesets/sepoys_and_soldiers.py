@@ -1488,10 +1488,17 @@ class _Measured:
         bases are (`table.distances[rows_of[a]][:, rows_of[b]]` is the block of two units)."""
         self.row_numbers: dict[str, np.ndarray] = {}
         """Each unit's rows in `table.bases`, as an array."""
+        self.place = np.zeros(len(table.bases), dtype=int)
+        """(N,) where each base stands in its unit's bases (reading order of a unit's pairs)."""
+        self.first_seen: dict[tuple[str, str], tuple[float, tuple[str, str] | None]] = {}
+        """Per (unit, unit) whose sight `suggest` judged in one batch: the limit, and the
+        nearest pair of bases within it that sees (the first in reading order of equals), or
+        None (`_sight_seen`)."""
         for u, start in zip(table.scene.units, self.starts.tolist(), strict=True):
             run = table.bases[start : start + len(u.bases)]
             rows = np.array(table.rows(u.bases), dtype=int)
             self.row_numbers[u.id] = rows
+            self.place[rows] = np.arange(len(rows))
             same = len(run) == len(u.bases) and all(
                 x is y for x, y in zip(run, u.bases, strict=True)
             )
@@ -1828,6 +1835,15 @@ class SepoysAndSoldiers(Ruleset):
         reading order) and answers with the first that sees: the nearest pair that sees, the
         first in reading order of equals, as `argmin` finds it."""
         m = _measured(table)
+        known = m.first_seen.get((a.id, b.id))
+        if known is not None and known[0] == limit:
+            if known[1] is None:
+                return None
+            return {
+                "in_sight": True,
+                "between": {"a": known[1][0], "b": known[1][1]},
+                "blocked_by": [],
+            }
         ra, rb = m.rows_of[a.id], m.rows_of[b.id]
         distances, sees = m.block(table.distances, ra, rb), m.block(m.sees, ra, rb)
         if (sees[distances <= limit] < 0).any():
@@ -1857,6 +1873,38 @@ class SepoysAndSoldiers(Ruleset):
                 return {"in_sight": True, "between": {"a": x.id, "b": y.id}, "blocked_by": []}
             blocked += [o for o in s.blocked_by if o not in blocked]
         return {"in_sight": False, "between": None, "blocked_by": blocked}
+
+    @staticmethod
+    def _first_seen(
+        table: Table,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        volleys: Mapping[tuple[int, int], tuple[Unit, Unit, float]],
+    ) -> None:
+        """For each volley (by its units' numbers: shooter, target, limit) whose pairs of
+        bases within the limit are among the judged (rows[k], cols[k]), remember the pair
+        `_sight_seen` answers with: the nearest that sees, the first in reading order of
+        equals (sorted by units, distance, then place in each unit: the order `_sight` tries
+        them in), or None when none sees."""
+        m = _measured(table)
+        owner = table.unit_numbers
+        seen = m.sees[rows, cols] == 1
+        r, c = rows[seen], cols[seen]
+        order = np.lexsort((m.place[c], m.place[r], table.distances[r, c], owner[c], owner[r]))
+        r, c = r[order], c[order]
+        first = np.ones(len(r), dtype=bool)
+        first[1:] = (owner[r][1:] != owner[r][:-1]) | (owner[c][1:] != owner[c][:-1])
+        found = {
+            (int(owner[i]), int(owner[j])): (i, j)
+            for i, j in zip(r[first].tolist(), c[first].tolist(), strict=True)
+        }
+        ids = m.base_ids
+        for units, (a, b, limit) in volleys.items():
+            pair = found.get(units)
+            m.first_seen[(a.id, b.id)] = (
+                limit,
+                None if pair is None else (ids[pair[0]], ids[pair[1]]),
+            )
 
     def _judge_sight(self, table: Table, rows: np.ndarray, cols: np.ndarray) -> None:
         """Whether base rows[k] sees base cols[k] (table indices; some sight line clear), for
@@ -2608,12 +2656,15 @@ class SepoysAndSoldiers(Ruleset):
         # own path: their pairs are never asked.
         m = _measured(table)
         reach = np.full((len(m.unit_ids), len(m.unit_ids)), -np.inf)
+        volleys = {}
         for a, b, arm, limit in shots:
             if arm not in ("rockets", "cavalry"):
                 reach[m.units[a.id], m.units[b.id]] = limit
+                volleys[(m.units[a.id], m.units[b.id])] = (a, b, limit)
         owner = table.unit_numbers
         rows, cols = np.nonzero(table.distances <= reach[owner][:, owner])
         self._judge_sight(table, rows, cols)
+        self._first_seen(table, rows, cols, volleys)
         for a, b, arm, _ in shots:
             r = self._fire(table, a, b, refusals=False)
             if r is None or not r.data["allowed"]:
