@@ -7,6 +7,7 @@ import gc
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rules.errors import QuestionError
@@ -94,3 +95,46 @@ def test_fire_reasons_quote_the_sheet() -> None:
         'beyond the longest range (8.0")',
         "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
     ]
+
+
+def _base_at(ident: str, unit: str, x: float, y: float) -> Base:
+    # 40 mm across the facing (+x), 20 mm along it: y from -20 to +20, x from -10 to +10.
+    return Base(ident, unit, x, y, 0.0, Footprint(40.0, 20.0))
+
+
+def _volley_table() -> tuple[Table, Unit, Unit]:
+    # Two bases each, 100 mm apart along x, the units 300 mm apart along y: a1-b1 and a2-b2
+    # are 300 - 20 - 20 = 260 mm apart edge to edge; a1-b2 and a2-b1 farther (x gap 80 mm).
+    a = Unit("a", "british", (_base_at("a1", "a", 0, 0), _base_at("a2", "a", 100, 0)))
+    b = Unit("b", "sikh", (_base_at("b1", "b", 0, 300), _base_at("b2", "b", 100, 300)))
+    return _table(a, b), a, b
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        # rows a1, a2; columns b1, b2; 1 sees, 0 blocked
+        (((1, 1), (1, 1)), ("a1", "b1")),  # nearest, the first in reading order of equals
+        (((0, 1), (1, 1)), ("a2", "b2")),  # the other nearest pair
+        (((0, 1), (1, 0)), ("a1", "b2")),  # farther pairs, the first in reading order
+        (((0, 0), (0, 0)), None),  # none sees
+    ],
+)
+def test_first_seen_is_the_nearest_pair_that_sees(
+    verdicts: tuple[tuple[int, int], tuple[int, int]], expected: tuple[str, str] | None
+) -> None:
+    table, a, b = _volley_table()
+    assert table.distances[0, 2] == pytest.approx(260.0)
+    assert table.distances[0, 2] == table.distances[1, 3]
+    assert table.distances[0, 3] > table.distances[0, 2]
+    m = ss._measured(table)
+    rows, cols = np.array([0, 0, 1, 1]), np.array([2, 3, 2, 3])
+    m.sees[rows, cols] = np.array(verdicts).reshape(-1)
+    limit = 400.0
+    ss.SepoysAndSoldiers._first_seen(table, rows, cols, {(0, 1): (a, b, limit)})
+    assert m.first_seen[("a", "b")] == (limit, expected)
+    # read back as remembered, and (another limit, all pairs still within it) read off the
+    # verdicts one pair at a time
+    for asked in (limit, limit - 1.0):
+        seen = ss.SepoysAndSoldiers()._sight_seen(table, a, b, asked)
+        assert (None if seen is None else (seen["between"]["a"], seen["between"]["b"])) == expected

@@ -502,6 +502,10 @@ CHARGE_STEPS: tuple[Cite, ...] = (
     _cite(84, "repeat the cycle above"),
 )
 STOP_SHORT = 4 * INCH
+LONGEST_REACH: Mapping[str, float] = MappingProxyType(
+    {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}
+)
+"""The farthest an arm's fire reaches (a gun's extreme range, a rocket's 4 legs; foot 8")."""
 COMBAT_TESTS = _cite(88, "Each unit tests its nerve simultaneously")
 COMBAT_DRAW = _cite(89, "each side takes 1 hit (do not test nerve if a base is lost)")
 COMBAT_REROLL = _cite(90, "Re-roll until only one side passes")
@@ -2635,9 +2639,7 @@ class SepoysAndSoldiers(Ruleset):
         trait = _measured(table).trait
         for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
             arm = trait(_arm, a)
-            longest = {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}.get(
-                arm, 8 * INCH
-            )
+            longest = LONGEST_REACH.get(arm, 8 * INCH)
             distance, unc = _gap(table, a, b)
             limit = longest + unc
             if distance <= limit:
