@@ -1026,7 +1026,7 @@ class Board:
         self._side_arrays: dict[str, tuple[npt.NDArray[np.int_], npt.NDArray[np.bool_]]] = {}
         self._ahead_sides: set[str] = set()
         self._sightings_by_side: dict[
-            tuple[str, float], tuple[geo.Array, npt.NDArray[np.int_]]
+            tuple[str, float], tuple[list[list[float]], list[list[int]]]
         ] = {}
         self._unit_sightings: dict[tuple[str, float], UnitSightings] = {}
         n = len(self.table.bases)
@@ -1128,8 +1128,10 @@ class Board:
             self._seen_sides.add(side)
         return self._seen_d
 
-    def _side_sightings(self, side: str, within: float) -> tuple[geo.Array, npt.NDArray[np.int_]]:
-        """(B, U) for each base of the side (in table order) and each unit: the distance to
+    def _side_sightings(
+        self, side: str, within: float
+    ) -> tuple[list[list[float]], list[list[int]]]:
+        """[U][B] for each unit and each base of the side (in table order): the distance to
         the nearest figure of the unit the base sees entirely within `within` (infinity when
         none, and for friends), and the table index of that figure (the first in the unit's
         order of equally near ones, as `argmin` picks it): for the whole side at once, once
@@ -1148,7 +1150,8 @@ class Board:
             nearest = np.minimum.reduceat(seen, starts, axis=1)
             at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
             place = np.minimum.reduceat(at_min, starts, axis=1) + starts
-            found = self._sightings_by_side[key] = (nearest, place)
+            # As plain numbers by unit, once: each unit of the side reads its columns.
+            found = self._sightings_by_side[key] = (nearest.T.tolist(), place.T.tolist())
         return found
 
     def unit_sightings(self, unit: Unit, within: float) -> UnitSightings | None:
@@ -1165,8 +1168,10 @@ class Board:
             first = int(lay.starts[lay.number[unit.id]])
             # The unit's bases are consecutive in the table, so in its side's rows too.
             at = int(np.count_nonzero(lay.side[:first] == lay.sides[unit.side]))
-            cut = slice(at, at + len(unit.bases))
-            found = UnitSightings(nearest[cut].T.tolist(), place[cut].T.tolist(), first)
+            stop = at + len(unit.bases)
+            found = UnitSightings(
+                [row[at:stop] for row in nearest], [row[at:stop] for row in place], first
+            )
             self._unit_sightings[key] = found
         return found
 
@@ -2018,7 +2023,7 @@ class Skirmish19c(Ruleset):
     def _leader(self, board: Board, leader_id: str) -> tuple[Unit, Base]:
         unit = board.unit(leader_id)
         if leader_id != unit.id:
-            base = board.scene.base(leader_id)
+            base = board.select(leader_id)[0]
             if not is_command_figure(base):
                 raise QuestionError(
                     f"{RULESET}: base {leader_id!r} has role {base.role!r}; a command figure has "
@@ -2052,9 +2057,8 @@ class Skirmish19c(Ruleset):
         )
         # Only figures within the limit or near it (no two bases' combined uncertainty exceeds
         # twice the largest) are in command or too close to call: the rest are not looked at.
-        asked = np.flatnonzero(
-            (row <= limits) | (np.abs(limits - row) <= 2 * board._most_uncertain)
-        )
+        near_limit = 2 * board._most_uncertain
+        asked = np.flatnonzero((row <= limits) | (np.abs(limits - row) <= near_limit))
         measured_at = row[asked].tolist()
         for k, measured in zip(asked.tolist(), measured_at, strict=True):
             friend, base, _, there = on_side[k]
@@ -2062,11 +2066,13 @@ class Skirmish19c(Ruleset):
                 continue  # the leader's own bases: it commands the others
             limit = COMMAND_ENCLOSED_MM if (enclosed_here or there) else COMMAND_OPEN_MM
             # `Threshold(distance, limit, uncertainty)`'s verdicts, the object built only
-            # for the close calls the answer shows (a command asks of every figure).
-            unc = table.uncertainty(leader, base)
-            if abs(limit - measured) <= unc:
-                t = Threshold(measured, limit, unc)
-                close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+            # for the close calls the answer shows (a command asks of every figure); the
+            # uncertainty only for figures near the limit.
+            if abs(limit - measured) <= near_limit:
+                unc = table.uncertainty(leader, base)
+                if abs(limit - measured) <= unc:
+                    t = Threshold(measured, limit, unc)
+                    close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
             if measured <= limit:
                 in_command.append(base.id)
                 commanded_units.setdefault(friend.id, []).append(base)
