@@ -189,52 +189,42 @@ def test_a_row_of_the_actions_table_as_json() -> None:
     assert roll["source"].endswith(":151")
 
 
+def wall_cover(a: tuple[float, float], b: tuple[float, float]) -> str:
+    """The cover a-0 at `a` shoots b-0 at `b` through, past a wall from (150, 400) to (300, 405)
+    on a 900 x 600 mm table (25 mm square bases)."""
+    units = [
+        unit("a", "red", [{"id": "a-0", "x": a[0], "y": a[1], "width": 25.0, "depth": 25.0}]),
+        unit("b", "blue", [{"id": "b-0", "x": b[0], "y": b[1], "width": 25.0, "depth": 25.0}]),
+    ]
+    scene = make_scene(
+        "skirmish-19c",
+        units,
+        unit="mm",
+        terrain=[terrain("wall", "wall", rect(150, 400, 300, 405))],
+        width=900,
+        depth=600,
+    )
+    table = Table(scene)
+    shooter, target = scene.select("a-0")[0], scene.select("b-0")[0]
+    return str(table.cover(get_ruleset("skirmish-19c"), shooter, target).cover.value)
+
+
 @pytest.mark.parametrize(
     ("y", "cover"),
     [
-        (420.0, "hard"),  # 12.5 mm edge behind the wall (y 405): within 3 cm
-        (460.0, "none"),  # 42.5 mm behind: too far
+        (420.0, "hard"),  # near edge (y 407.5) 2.5 mm behind the wall (y 405): within 3 cm
+        (460.0, "none"),  # near edge (y 447.5) 42.5 mm behind: too far
     ],
 )
 def test_cover_behind_a_wall_by_the_gap(y: float, cover: str) -> None:
     """A wall gives hard cover to a figure within 3 cm behind it (engine default), the line
     from the shooter's centre crossing it; further back it gives none."""
-    units = [
-        unit("a", "red", [{"id": "a-0", "x": 200.0, "y": 100.0, "width": 25.0, "depth": 25.0}]),
-        unit("b", "blue", [{"id": "b-0", "x": 200.0, "y": y, "width": 25.0, "depth": 25.0}]),
-    ]
-    scene = make_scene(
-        "skirmish-19c",
-        units,
-        unit="mm",
-        terrain=[terrain("wall", "wall", rect(150, 400, 300, 405))],
-        width=900,
-        depth=600,
-    )
-    rs = get_ruleset("skirmish-19c")
-    table = Table(scene)
-    a, b = scene.select("a-0")[0], scene.select("b-0")[0]
-    assert table.cover(rs, a, b).cover.value == cover
+    assert wall_cover((200.0, 100.0), (200.0, y)) == cover
 
 
 def test_cover_of_a_line_beside_a_wall() -> None:
     """A line passing well beside the wall gets no cover from it, however close behind."""
-    units = [
-        unit("a", "red", [{"id": "a-0", "x": 500.0, "y": 100.0, "width": 25.0, "depth": 25.0}]),
-        unit("b", "blue", [{"id": "b-0", "x": 320.0, "y": 420.0, "width": 25.0, "depth": 25.0}]),
-    ]
-    scene = make_scene(
-        "skirmish-19c",
-        units,
-        unit="mm",
-        terrain=[terrain("wall", "wall", rect(150, 400, 300, 405))],
-        width=900,
-        depth=600,
-    )
-    rs = get_ruleset("skirmish-19c")
-    table = Table(scene)
-    a, b = scene.select("a-0")[0], scene.select("b-0")[0]
-    assert table.cover(rs, a, b).cover.value == "none"
+    assert wall_cover((500.0, 100.0), (320.0, 420.0)) == "none"
 
 
 @pytest.mark.parametrize("bases", [10, 40])
