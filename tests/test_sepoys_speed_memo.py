@@ -44,22 +44,27 @@ def _table(*units: Unit) -> Table:
     return Table(Scene(ss.ID, "in", 1800.0, 1200.0, units))
 
 
-def test_a_trait_is_read_once_and_a_bad_one_raises_each_time() -> None:
+def test_a_troops_attribute_is_read_once_and_a_bad_one_raises_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     good = _unit("foot-1", "british", 0.0, arm="foot")
     bad = _unit("foot-2", "sikh", 200.0, arm="camel")
     m = ss._measured(_table(good, bad))
     calls: list[str] = []
+    read = ss._arm
 
     def arm(unit: Unit) -> str:
         calls.append(unit.id)
-        return ss._arm(unit)
+        return read(unit)
 
-    assert m.trait(arm, good) == "foot"
-    assert m.trait(arm, good) == "foot"
+    monkeypatch.setattr(ss, "_arm", arm)
+    assert m.troop(good).arm == "foot"
+    assert m.troop(good).arm == "foot"
+    assert m.troop(good) is m.troop(good)
     assert calls == ["foot-1"]
     for _ in range(2):
         with pytest.raises(QuestionError, match="camel"):
-            m.trait(arm, bad)
+            _ = m.troop(bad).arm
     assert calls == ["foot-1", "foot-2", "foot-2"]
 
 

@@ -85,12 +85,12 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -117,7 +117,6 @@ from ..scene import Base, Scene, TerrainKind, Unit
 from ..table import Table
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
-_T = TypeVar("_T")
 ID = "sepoys-and-soldiers"
 INCH = 25.4
 """mm in an inch: the sheet measures in inches."""
@@ -700,9 +699,9 @@ def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
 
 def _nerve_test_of(table: Table, unit: Unit, tests: int = 1) -> tuple[NerveTest, Roll]:
     """`nerve_test` and its roll, reading the unit's type and disorder remembered
-    (`_Measured.trait`) and the roll built once per kind (`_nerve_roll_of`)."""
-    trait = _measured(table).trait
-    kind, disordered = trait(_unit_type, unit), trait(_disordered, unit)
+    (`_Measured.troop`) and the roll built once per kind (`_nerve_roll_of`)."""
+    troop = _measured(table).troop(unit)
+    kind, disordered = troop.kind, troop.disordered
     return (
         NerveTest(unit, *_nerve_odds(kind, disordered, tests)),
         _nerve_roll_of(kind, disordered, tests),
@@ -1461,6 +1460,47 @@ def _fly(table: Table, launches: Sequence[tuple[Unit, Base, Sequence[Base]]]) ->
         m.flights.setdefault(key, _Flight(weight[k], near[k], on_unit[k]))
 
 
+class _Troop:
+    """A unit's attributes the rules read, each checked when first read and then remembered
+    (a scene's units do not change, and `suggest` reads each hundreds of times). A bad value
+    is never remembered: it raises each time it is read, as the reader does."""
+
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
+
+    @cached_property
+    def commander(self) -> bool:
+        return is_commander(self.unit)
+
+    @cached_property
+    def arm(self) -> str:
+        return _arm(self.unit)
+
+    @cached_property
+    def kind(self) -> str:
+        return _unit_type(self.unit)
+
+    @cached_property
+    def guns(self) -> str:
+        return _guns(self.unit)
+
+    @cached_property
+    def status(self) -> str | None:
+        return _status(self.unit)
+
+    @cached_property
+    def disordered(self) -> bool:
+        return _disordered(self.unit)
+
+    @cached_property
+    def hits(self) -> int:
+        return _hits(self.unit)
+
+    @cached_property
+    def moved(self) -> bool:
+        return _moved(self.unit)
+
+
 class _Measured:
     """What `suggest` asks of one Table again and again, computed once: the footprints as
     arrays and the shortest distance between every two units (one vectorised reduction); the
@@ -1540,8 +1580,8 @@ class _Measured:
         position uncertainty (`Table.uncertainty` of any two), else None: per pair."""
         self.nearest: dict[tuple[str, str], tuple[geo.Closest, float]] = {}
         """Per (unit, unit) asked: `_near_and_uncertainty`."""
-        self.traits: dict[Callable[[Unit], Any], dict[str, Any]] = {}
-        """Per reader, per unit id read: `trait`."""
+        self.troop_of: dict[str, _Troop] = {}
+        """Each unit's attributes read so far (`troop`)."""
 
     @staticmethod
     def block(rows: np.ndarray, a: slice | np.ndarray, b: slice | np.ndarray) -> np.ndarray:
@@ -1551,17 +1591,12 @@ class _Measured:
             return rows[a, b]
         return rows[a][:, b]
 
-    def trait(self, read: Callable[[Unit], _T], unit: Unit) -> _T:
-        """`read(unit)` (an attribute the rules read, checked: `_arm`, `_unit_type`, ...),
-        remembered per unit: a scene's units do not change, and `suggest` reads each one
-        hundreds of times. A bad value is not remembered: it raises each time, as `read`."""
-        known = self.traits.get(read)
-        if known is None:
-            known = self.traits[read] = {}
-        if unit.id in known:
-            return known[unit.id]
-        value = known[unit.id] = read(unit)
-        return value
+    def troop(self, unit: Unit) -> _Troop:
+        """The unit's attributes, read once (`_Troop`)."""
+        found = self.troop_of.get(unit.id)
+        if found is None:
+            found = self.troop_of[unit.id] = _Troop(unit)
+        return found
 
 
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
@@ -1687,32 +1722,32 @@ class SepoysAndSoldiers(Ruleset):
         """`shoot`; None for a shot that may not be taken unless `refusals` asks for its
         reasons (`suggest` lists only the shots that may be taken)."""
         scene = table.scene
-        trait = _measured(table).trait
-        if trait(is_commander, shooter):
+        m = _measured(table)
+        by, at = m.troop(shooter), m.troop(target)
+        if by.commander:
             _fighting_unit(shooter, "shoot")
-        if trait(is_commander, target):
+        if at.commander:
             _fighting_unit(target, "shoot")
         _enemies(shooter, target, "shoot")
-        arm = trait(_arm, shooter)
+        arm = by.arm
         if arm == "rockets":
             return self._rockets(table, shooter, target, only_hits=not refusals)
         if arm == "cavalry" and not refusals:
             # Cavalry never fire (below): asked only for the shots allowed, checked as the
             # full answer checks them and refused before measuring anything.
-            trait(_unit_type, shooter)
-            trait(_unit_type, target)
+            _ = (by.kind, at.kind)  # read, so a bad type is the same error
             return None
         distance, unc = _gap(table, shooter, target)
         guns = kind = target_kind = None
         if arm == "artillery":
-            guns = trait(_guns, shooter)
+            guns = by.guns
             bands, row = ARTILLERY_BANDS, ARTILLERY_FIRE[guns]
             dice_cite = ARTILLERY_EACH_BASE_ROLLS
         else:
-            kind = trait(_unit_type, shooter)
+            kind = by.kind
             bands, row = INFANTRY_BANDS, INFANTRY_FIRE[kind]
             dice_cite = EACH_BASE_ROLLS
-            target_kind = trait(_unit_type, target)
+            target_kind = at.kind
         thresholds = [Threshold(distance, b.limit, unc) for b in bands]
         band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
         need: int | None = None
@@ -1722,7 +1757,7 @@ class SepoysAndSoldiers(Ruleset):
                 if target_kind is None
                 else row.needs[band.label][TYPES.index(target_kind)]
             )
-        moved = guns is not None and guns != "indian" and trait(_moved, shooter)
+        moved = guns is not None and guns != "indian" and by.moved
         allowed = band is not None and need is not None and arm != "cavalry" and not moved
         if not allowed and not refusals:
             # Refused, and only the shots allowed are asked for: out of range, beyond the
@@ -1782,11 +1817,11 @@ class SepoysAndSoldiers(Ruleset):
             lines += [f"{r} {_src(c)}" if c else r for r, c in reasons]
         if allowed and band is not None and need is not None:
             bases = len(shooter.bases)
-            disordered = trait(_disordered, shooter)
+            disordered = by.disordered
             dice = math.ceil(bases / 2) if disordered else bases
             roll = _to_hit(bases, disordered, need, band, row.cite)
             mods = roll.modifiers
-            carried = trait(_hits, target)
+            carried = at.hits
             volley = _volley(dice, need, band.hits, carried, len(target.bases))
             p_lost = volley.p_lost
             data["rolls"] = [_roll_json(roll)]
@@ -2208,13 +2243,14 @@ class SepoysAndSoldiers(Ruleset):
         """`charge`; None for a charge that may not be made unless `refusals` asks for its
         reasons (`suggest` lists only the charges that may be made)."""
         scene = table.scene
-        trait = _measured(table).trait
-        if trait(is_commander, charger):
+        m = _measured(table)
+        by, at = m.troop(charger), m.troop(target)
+        if by.commander:
             _fighting_unit(charger, "charge")
-        if trait(is_commander, target):
+        if at.commander:
             _fighting_unit(target, "charge")
         _enemies(charger, target, "charge")
-        arm, target_arm = trait(_arm, charger), trait(_arm, target)
+        arm, target_arm = by.arm, at.arm
         distance, unc = _gap(table, charger, target)
         reasons: list[tuple[str, Cite | None]] = []
         allowed = True
@@ -2240,19 +2276,16 @@ class SepoysAndSoldiers(Ruleset):
             if not (reach.within or reach.too_close_to_call):
                 allowed = False
                 reasons.append(("the target is beyond the charge move", None))
-        if trait(_status, charger) == "routed":
+        if by.status == "routed":
             allowed = False
             reasons.append(("a routed unit must attempt to rally, not charge", RALLY_CITE))
-        elif trait(_disordered, charger):
+        elif by.disordered:
             allowed = False
             reasons.append(("a disordered unit must attempt to reform, not charge", REFORM_CITE))
         if not allowed and not refusals:
             # The attributes the odds below read, checked in the order they read them, so a
             # bad one is the same error as when the refusal is answered in full.
-            trait(_unit_type, charger)
-            trait(_unit_type, target)
-            trait(_hits, charger)
-            trait(_hits, target)
+            _ = (by.kind, at.kind, by.hits, at.hits)
             return None
         near = _near(table, charger, target)
         facing = geo.aspect(near.a, near.b)
@@ -2266,7 +2299,7 @@ class SepoysAndSoldiers(Ruleset):
             (charger_test.dice, charger_test.tests),
             (target_test.dice, target_test.tests),
             (len(charger.bases), len(target.bases)),
-            (trait(_hits, charger), trait(_hits, target)),
+            (by.hits, at.hits),
         )
         steps = [
             {
@@ -2607,9 +2640,9 @@ class SepoysAndSoldiers(Ruleset):
 
     def _suggest_charge(self, table: Table) -> list[dict[str, Any]]:
         out = []
-        trait = _measured(table).trait
+        troop = _measured(table).troop
         for a, b in self._enemy_pairs(table, 12 * INCH):
-            if trait(_arm, a) == "artillery" or trait(_status, a) is not None:
+            if troop(a).arm == "artillery" or troop(a).status is not None:
                 continue
             r = self._charge_if(table, a, b, refusals=False)
             if r is not None:
@@ -2636,9 +2669,9 @@ class SepoysAndSoldiers(Ruleset):
     def _suggest_fire(self, table: Table) -> list[dict[str, Any]]:
         out = []
         shots = []
-        trait = _measured(table).trait
+        troop = _measured(table).troop
         for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
-            arm = trait(_arm, a)
+            arm = troop(a).arm
             longest = LONGEST_REACH.get(arm, 8 * INCH)
             distance, unc = _gap(table, a, b)
             limit = longest + unc
