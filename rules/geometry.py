@@ -110,9 +110,54 @@ def outline_polygon(base: Base, segments: int = 32) -> Array:
 
 def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
     """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions."""
-    if not bases:
-        return np.zeros((0, 4, 2)), np.zeros(0)
-    return np.stack([corners(b) for b in bases]), np.array([radius(b) for b in bases])
+    outlines, radii, _ = _shapes(bases)
+    return outlines, radii
+
+
+class _Frames(NamedTuple):
+    """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each; a
+    round base has no width and no depth (its radius is taken off later, as for every
+    distance)."""
+
+    cx: Array
+    cy: Array
+    ct: Array
+    st: Array
+    hw: Array
+    hd: Array
+
+
+def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
+    """Outlines (N, 4, 2) and radii (N,) of many bases, each outline to the bit `corners(b)`,
+    and their frames (`_Frames`).
+
+    The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
+    in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
+    n = len(bases)
+    if n == 0:
+        return np.zeros((0, 4, 2)), np.zeros(0), _Frames(*(np.zeros(0) for _ in range(6)))
+    cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
+    round_ = np.zeros(n, dtype=bool)
+    for k, b in enumerate(bases):
+        t = math.radians(b.facing)
+        cx[k], cy[k], ct[k], st[k] = b.x, b.y, math.cos(t), math.sin(t)
+        if b.footprint.circle:
+            round_[k] = True
+            radii[k] = b.footprint.width / 2
+        else:
+            hw[k], hd[k] = b.footprint.width / 2, b.footprint.depth / 2
+            ratio[k] = b.footprint.width / b.footprint.depth
+    fx, fy = ct * hd, st * hd
+    rx, ry = fy * ratio, -fx * ratio
+    ax, ay, bx, by = cx + fx, cy + fy, cx - fx, cy - fy
+    outlines = np.empty((n, 4, 2))
+    outlines[:, 0, 0], outlines[:, 0, 1] = ax + rx, ay + ry
+    outlines[:, 1, 0], outlines[:, 1, 1] = ax - rx, ay - ry
+    outlines[:, 2, 0], outlines[:, 2, 1] = bx - rx, by - ry
+    outlines[:, 3, 0], outlines[:, 3, 1] = bx + rx, by + ry
+    # A round base's outline is its centre four times, as `corners` gives it.
+    outlines[round_] = np.stack([cx[round_], cy[round_]], axis=1)[:, None]
+    return outlines, radii, _Frames(cx, cy, ct, st, hw, hd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -228,39 +273,23 @@ def _vertex_edge_sq(px: Array, py: Array, edges: _EdgeTable, of: npt.NDArray[np.
     return np.asarray(rx.min(axis=0))
 
 
-def _frames(bases: Sequence[Base]) -> tuple[Array, Array, Array, Array, Array, Array]:
-    """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each: the
-    frame `_vertex_solid_sq` measures in. A round base is its centre: no width, no depth (its
-    radius is taken off later, as for every distance)."""
-    n = len(bases)
-    cx, cy, ct, st, hw, hd = (np.empty(n) for _ in range(6))
-    for k, b in enumerate(bases):
-        t = math.radians(b.facing)
-        cx[k], cy[k], ct[k], st[k] = b.x, b.y, math.cos(t), math.sin(t)
-        if b.footprint.circle:
-            hw[k] = hd[k] = 0.0
-        else:
-            hw[k], hd[k] = b.footprint.width / 2, b.footprint.depth / 2
-    return cx, cy, ct, st, hw, hd
-
-
 APART = 1e-3
 """mm: outlines beyond one side of each other by more than this neither cross nor contain one
 another, rounding and the slack of `_inside_convex` notwithstanding."""
 
 
-def _vertex_solid_sq(pa: Array, bases_b: Sequence[Base]) -> tuple[Array, npt.NDArray[np.bool_]]:
+def _vertex_solid_sq(pa: Array, frames_b: _Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Squared distance (k, M, N) from vertex k of each outline in `pa` to the SOLID footprint
-    of each base of `bases_b` (0 for a vertex inside it); and (M, N) whether every vertex lies
-    beyond one and the same side of that footprint (more than `APART` out), which
+    of each base framed in `frames_b` (0 for a vertex inside it); and (M, N) whether every
+    vertex lies beyond one and the same side of that footprint (more than `APART` out), which
     separates the two outright.
 
     In a base's own frame a point (u to its right, v ahead) is hypot(max(|u| - w/2, 0),
     max(|v| - d/2, 0)) from the filled rectangle: four cheap terms per vertex and base instead
     of four point-to-edge distances."""
-    cx, cy, ct, st, hw, hd = _frames(bases_b)
-    out = np.empty((pa.shape[1], len(pa), len(bases_b)))
-    beyond = np.ones((4, len(pa), len(bases_b)), dtype=bool)  # right, left, ahead, behind
+    cx, cy, ct, st, hw, hd = frames_b
+    out = np.empty((pa.shape[1], len(pa), len(cx)))
+    beyond = np.ones((4, len(pa), len(cx)), dtype=bool)  # right, left, ahead, behind
     for k in range(pa.shape[1]):
         dx = pa[:, k, 0, None] - cx  # (M, N)
         dy = pa[:, k, 1, None] - cy
@@ -317,12 +346,12 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     or containment. Vectorised.
     """
     same = bases_b is None
-    pa, ra = stack_shapes(bases_a)
-    pb, rb = (pa, ra) if bases_b is None else stack_shapes(bases_b)
+    pa, ra, frames_a = _shapes(bases_a)
+    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else _shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
-    solid_ab, apart_ab = _vertex_solid_sq(pa, bases_a if bases_b is None else bases_b)
-    solid_ba, apart_ba = (solid_ab, apart_ab) if same else _vertex_solid_sq(pb, bases_a)
+    solid_ab, apart_ab = _vertex_solid_sq(pa, frames_b)
+    solid_ba, apart_ba = (solid_ab, apart_ab) if same else _vertex_solid_sq(pb, frames_a)
     nearest = np.minimum(solid_ab.min(axis=0), solid_ba.min(axis=0).T)
     limit = np.sqrt(nearest)
     limit += NEAR_TIE
