@@ -1518,10 +1518,14 @@ class _Measured:
         self.unit_ids = [u.id for u in table.scene.units]
         sizes = [len(u.bases) for u in table.scene.units]
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-        d = table.distances
-        self.gaps = np.minimum.reduceat(
-            np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
-        )
+        self.gaps = table.unit_gaps()
+        """(U, U) the shortest distance between every two units (the least of their block of
+        `table.distances`, as `Table.unit_distance` measures it)."""
+        if self.gaps.shape != (len(sizes), len(sizes)):  # a unit without bases
+            d = table.distances
+            self.gaps = np.minimum.reduceat(
+                np.minimum.reduceat(d, self.starts, axis=0), self.starts, axis=1
+            )
         self.gap_rows: list[list[float]] = self.gaps.tolist()
         """`gaps` as plain numbers, read one by one."""
         self.sees = np.full((len(table.bases), len(table.bases)), -1, dtype=np.int8)
