@@ -1503,8 +1503,10 @@ class _Troop:
 
 class _Measured:
     """What `suggest` asks of one Table again and again, computed once: the footprints as
-    arrays and the shortest distance between every two units (one vectorised reduction); the
-    nearest pair of bases of two units is the Table's (`Table.unit_distance`)."""
+    arrays, the shortest distance between every two units (`Table.unit_gaps`), each unit's
+    rows, and the memos filled as questions are asked (units' attributes, nearest pairs,
+    sight verdicts, rocket flights). Kept per Table (`_measured`, keyed weakly by it): a
+    scene's units and bases do not change, so nothing here can go stale."""
 
     def __init__(self, table: Table) -> None:
         self.table = weakref.ref(table)
