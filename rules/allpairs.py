@@ -417,25 +417,30 @@ def _bases_block(feet: Footprints, first: Ints, second: Ints) -> Bools:
     dx = c[None, :, 0] - c[:, None, 0]  # [i, j]: from centre i to centre j
     dy = c[None, :, 1] - c[:, None, 1]
     rays = _Rays(dx.ravel(), dy.ravel(), n)
+    spacing = np.sqrt(dx * dx + dy * dy).ravel()
+    reach_of = feet.reach + MARGIN
     shut = _neighbours_block(feet, dx, dy)
     blocked = shut.ravel()[first * n + second] | shut.ravel()[second * n + first]
     rest = np.flatnonzero(~blocked)
     line, base = _shadow_candidates(feet, dx, dy, first[rest], second[rest])
     line = rest[line]
     eye, aim = first[line], second[line]
-    keep = base != aim
+    # Not the aim itself, and not beyond the aim's end of the line: a base farther from the
+    # eye than the line is long, by more than its reach and a millimetre, cannot touch it.
+    to_base, to_aim = eye * n + base, eye * n + aim
+    keep = (base != aim) & (spacing[to_base] - reach_of[base] <= spacing[to_aim])
     line, base, eye, aim = line[keep], base[keep], eye[keep], aim[keep]
-    near = rays.near(eye, aim, base)
-    sure = _deep(feet, base, near.gap2, near.length2) | _through(feet, base, near)
-    blocked[line[sure]] = True
-    # Within reach (and a millimetre) of the segment, on a line not yet blocked, and not
-    # plainly past the footprint: clip exactly.
+    # Plainly deep inside a footprint: blocked. Only the candidates of lines still open, and
+    # within reach (and a millimetre) of their segment, are looked at further.
+    gaps = rays.gaps(eye, aim, base)
+    blocked[line[_deep(feet, base, gaps.gap2, gaps.length2)]] = True
     reach = feet.reach[base] + MARGIN
-    clip = np.flatnonzero(
-        (near.gap2 <= reach * reach)
-        & ~blocked[line]
-        & ~(near.across > _support(feet, base, near) + MARGIN)
-    )
+    live = np.flatnonzero((gaps.gap2 <= reach * reach) & ~blocked[line])
+    line, base, eye, aim = line[live], base[live], eye[live], aim[live]
+    near = gaps.take(live).near()
+    blocked[line[_through(feet, base, near)]] = True
+    # On a line not yet blocked, and not plainly past the footprint: clip exactly.
+    clip = np.flatnonzero(~blocked[line] & ~(near.across > _support(feet, base, near) + MARGIN))
     if len(clip):
         with np.errstate(over="ignore"):  # a line far shorter than a side: t is infinite
             inside = geo.paired_inside_lengths(
@@ -501,8 +506,9 @@ class _Rays:
     dy: geo.Array
     n: int
 
-    def near(self, eye: Ints, aim: Ints, base: Ints) -> _Near:
-        """Where centre base[m] lies from the segment from centre eye[m] to centre aim[m]."""
+    def gaps(self, eye: Ints, aim: Ints, base: Ints) -> _Gaps:
+        """How far centre base[m] lies from the segment from centre eye[m] to centre aim[m]
+        (squared), and what the rest of `_Near` is made from."""
         to_base, to_aim = eye * self.n + base, eye * self.n + aim
         kx, ky = self.dx[to_base], self.dy[to_base]
         ax, ay = self.dx[to_aim], self.dy[to_aim]
@@ -512,8 +518,32 @@ class _Rays:
         dot = kx * ax + ky * ay
         t = np.clip(dot / (safe * safe), 0.0, 1.0)
         ox, oy = kx - t * ax, ky - t * ay
+        return _Gaps(ox * ox + oy * oy, length2, length, safe, dot, kx, ky, ax, ay)
+
+
+class _Gaps(NamedTuple):
+    """`_Rays.gaps`: each candidate's squared gap to its segment, and the numbers `near`
+    finishes the `_Near` from, for the few candidates still wanted."""
+
+    gap2: geo.Array
+    length2: geo.Array
+    length: geo.Array
+    safe: geo.Array
+    dot: geo.Array
+    kx: geo.Array
+    ky: geo.Array
+    ax: geo.Array
+    ay: geo.Array
+
+    def take(self, which: Ints) -> _Gaps:
+        return _Gaps(*(part[which] for part in self))
+
+    def near(self) -> _Near:
+        safe, kx, ky, ax, ay = self.safe, self.kx, self.ky, self.ax, self.ay
         across = np.abs(ax * ky - ay * kx) / safe
-        return _Near(ox * ox + oy * oy, length2, length, across, dot / safe, -ay / safe, ax / safe)
+        return _Near(
+            self.gap2, self.length2, self.length, across, self.dot / safe, -ay / safe, ax / safe
+        )
 
 
 def _support(feet: Footprints, base: Ints, near: _Near) -> geo.Array:
