@@ -94,6 +94,39 @@ def test_the_second_pass_reads_what_the_full_frame_pass_misses() -> None:
     assert detector.detect_missed(frame, first + more) == []
 
 
+def test_the_second_pass_reads_small_tags_but_never_the_mat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Nothing found by the full-frame pass to size a tag by: a 14 px blurred tag is still read,
+    # but a dark square half the image's height (the mat, a shadow) is not looked into: reading
+    # it 3x upscaled costs seconds at 1080p and finds nothing.
+    canvas = white(400, 600)
+    canvas[50:300, 300:550] = 40
+    truth = square_corners(93.0, 193.0, 14.0)
+    warp_onto(canvas, marker("tag36h11", 5, 16), truth)
+    frame = np.clip(cv2.GaussianBlur(canvas, (0, 0), 1.0) + 0.5, 0, 255).astype(np.uint8)
+    detector = make_detector("tag36h11")
+    looked_at: list[float] = []
+    read_at = detector.detect_at
+
+    def spy(gray: Any, quad: Any, *args: Any, **kwargs: Any) -> list[TagDetection]:
+        looked_at.append(float(np.ptp(np.asarray(quad)[:, 0])))
+        return read_at(gray, quad, *args, **kwargs)
+
+    monkeypatch.setattr(detector, "detect_at", spy)
+    found = detector.detect_missed(frame, [])
+    assert [t.tag_id for t in found] == [5]
+    assert worst_corner_error(found[0], truth) < 1.0
+    assert looked_at and max(looked_at) < 200  # the 250 px square was never read
+
+
+@pytest.mark.parametrize("margin", [-1.0, math.inf, math.nan, True, "7"])
+def test_detect_at_refuses_a_bad_margin(margin: object) -> None:
+    quad = square_corners(20.0, 20.0, 10.0)
+    with pytest.raises(DetectorError, match="margin"):
+        make_detector("tag36h11").detect_at(white(50, 50), quad, margin=margin)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("sharpen", [-0.5, math.nan, True, "1"])
 def test_detect_in_window_refuses_a_bad_sharpening(sharpen: object) -> None:
     with pytest.raises(DetectorError, match="sharpen"):

@@ -28,7 +28,8 @@ Back ends, one family per detector (`make_detector`):
 
 A second pass (`detect_missed`) looks again at the small tags a full-frame pass misses: every
 dark quad OpenCV's ArUco finder lists that is not already a found tag is re-read in a small
-window, upscaled and sharpened.
+window, upscaled and sharpened; a patch of merged tags with one sharpening, and a quad the size
+of the mat not at all (`PATCH_SIZE`, `MAT_SIZE`).
 
 Never imports `rules` beyond its errors, nor `webui` or `calibration`.
 """
@@ -188,8 +189,11 @@ class Detector(Protocol):
         """Tags of this family that a full-frame `detect` left out of `found` (second pass)."""
         ...
 
-    def detect_at(self, gray: np.ndarray, quad: np.ndarray) -> list[TagDetection]:
-        """The tags read again, upscaled and sharpened, in a window around `quad`."""
+    def detect_at(
+        self, gray: np.ndarray, quad: np.ndarray, *, margin: float | None = None
+    ) -> list[TagDetection]:
+        """The tags read again, upscaled and sharpened, in a window around `quad` reaching
+        `margin` pixels past it (default: three quarters of its side)."""
         ...
 
 
@@ -225,6 +229,9 @@ MAT_SIZE: Final = 24.0
 20 mm tags) is the mat or a shadow over much of it, and is not read again: measured on the
 first frame of `umpire bench`'s 1080p video, reading the whole mat 3x upscaled cost 1.5 s of
 a 2.0 s scan and found nothing; on those 24 `bench_scan` frames no tag came from one."""
+MAT_FRACTION: Final = 0.5
+"""With no tag found to size by, a dark quad wider than this fraction of the image's shorter
+side is taken for the mat (a tag that big is never missed by the full-frame pass)."""
 
 
 class _WindowedDetector(ABC):
@@ -308,11 +315,17 @@ class _WindowedDetector(ABC):
         reads a tag centred within the quad. Their corners are refined again on the original
         pixels, so they agree with a full-frame pass's (the upscaled, sharpened crop only
         decodes the tag). The window reaches `margin` pixels past the quad (default: three
-        quarters of its side, at least 4)."""
+        quarters of its side; at least 4)."""
         image = _checked_gray(gray)
+        if margin is not None and (
+            isinstance(margin, bool)
+            or not isinstance(margin, int | float)
+            or not (math.isfinite(margin) and margin >= 0)
+        ):
+            raise DetectorError(f"margin: expected a number of pixels, 0 or more, got {margin!r}")
         square = np.asarray(quad, dtype=np.float64).reshape(4, 2)
         centre, side = square.mean(axis=0), _side_px(square)
-        margin = max(4.0, 0.75 * side) if margin is None else max(4.0, float(margin))
+        margin = max(4.0, 0.75 * side if margin is None else float(margin))
         x0, y0 = np.floor(square.min(axis=0) - margin).astype(int)
         x1, y1 = np.ceil(square.max(axis=0) + margin).astype(int) + 1
         refine = self._marker_cells is not None and self.options["corner_refinement"] == "edges"
@@ -354,13 +367,21 @@ class _WindowedDetector(ABC):
         them (about 100 ms at 1080p) and each window costs about 1 ms. A tag found in a window
         is only returned if its centre lies within the candidate it was looked for at, and
         not on a tag found already; its corners are refined again on the original pixels, so
-        they agree with the first pass's (the upscaled, sharpened crop only decodes it).
+        they agree with the first pass's (the upscaled, sharpened crop only decodes it). A quad
+        over `PATCH_SIZE` times the largest found tag is a patch of merged tags, read with one
+        sharpening; one over `MAT_SIZE` times it (with no tag found, over `MAT_FRACTION` of the
+        image's shorter side) is the mat, and is not read.
         """
         image = _checked_gray(gray)
         centres = [tag.center for tag in found]
         reaches = [0.6 * _side_px(tag.corners) for tag in found]
         extra: list[TagDetection] = []
-        largest = max(reaches, default=math.inf) / 0.6
+        if found:
+            largest = max(reaches) / 0.6
+            patch, mat = PATCH_SIZE * largest, MAT_SIZE * largest
+        else:  # nothing to size a tag by: every quad is read whole, but the mat is not
+            largest = math.inf
+            patch = mat = MAT_FRACTION * min(image.shape)
 
         def on_a_found_tag(point: np.ndarray) -> bool:
             if not centres:
@@ -375,9 +396,9 @@ class _WindowedDetector(ABC):
                 # reads them (measured on grey prints: 3 tags in 360 found only that way).
                 continue
             side = _side_px(quad)
-            if side <= PATCH_SIZE * largest:
+            if side <= patch:
                 looks = self.detect_at(image, quad, upscale, sharpen)
-            elif side <= MAT_SIZE * largest:
+            elif side <= mat:
                 # A patch of merged tags: they lie inside it, so the margin is a tag's, and
                 # one sharpening reads what three do (see PATCH_SIZE).
                 looks = self.detect_at(image, quad, upscale, sharpen[:1], margin=0.75 * largest)
