@@ -707,3 +707,21 @@ def test_a_replay_never_writes_the_log(tmp_path: Path) -> None:
     with pytest.raises(LogError, match="empty"):
         open_replay(empty, 1)
     assert empty.read_bytes() == b""
+
+
+def test_an_export_cut_short_by_sqlite_keeps_its_own_error(
+    log: GameLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite rolls a transaction back by itself on some errors (I/O, a full disk): the export
+    # must end with that error as a LogError, not with "cannot commit - no transaction".
+    game = log.start_game("skirmish-19c", "demo")
+    with GameLog(log.path, read_only=True) as reader:
+
+        def rolled_back(ident: int) -> dict[str, Any]:
+            reader._db.execute("ROLLBACK")
+            raise LogError("game log: cannot be read (disk I/O error)")
+
+        monkeypatch.setattr(reader, "_export", rolled_back)
+        with pytest.raises(LogError, match="disk I/O error"):
+            reader.export(game)
+        assert not reader._db.in_transaction

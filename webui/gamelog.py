@@ -36,7 +36,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
@@ -600,7 +600,11 @@ class GameLog:
             try:
                 return self._export(game)
             finally:
-                db.execute("COMMIT")
+                # Only a read ends here: if SQLite already rolled it back (an I/O error, a
+                # busy file), there is nothing to end, and the error on its way out stands.
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
 
     def _export(self, game: int) -> dict[str, Any]:
         header = self.game(game)
