@@ -15,7 +15,8 @@ How each part stays cheap and exact:
   most lines at once; for a convex piece, how far each remaining line runs inside it settles
   most of the rest; only lines within a millimetre of a verdict's edge go to
   `geometry.terrain_hits`.
-- sight, bases: the two nearest bases of each end are tried first; for the lines still open,
+- sight, bases: the `NEIGHBOURS` nearest bases of each end are tried first, before terrain
+  (they shut most lines of a crowded table at once); for the lines still open,
   each base's angular shadow around each centre is looked up in a uniform grid of directions
   around that centre (no line is missed: see `_shadow_candidates`), and only those candidates
   are measured against the line and, when it comes within a millimetre of a verdict, clipped
