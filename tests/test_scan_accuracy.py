@@ -120,6 +120,21 @@ def test_the_second_pass_reads_small_tags_but_never_the_mat(
     assert looked_at and max(looked_at) < 200  # the 250 px square was never read
 
 
+def test_a_patch_of_merged_tags_counts_a_tag_anywhere_inside_it() -> None:
+    # A dark strip 240 x 40 px (tags merged into one patch) with a tag near its left end: as a
+    # single tag's quad, only a tag near its middle counts (within half its mean side, 70 px,
+    # of (150, 50)); as a patch, one anywhere inside it does.
+    canvas = white(100, 300)
+    truth = square_corners(40.0, 40.0, 20.0)
+    warp_onto(canvas, marker("tag36h11", 3, 16), truth)
+    strip = np.array([[30.0, 30.0], [270.0, 30.0], [270.0, 70.0], [30.0, 70.0]])
+    detector = make_detector("tag36h11")
+    assert detector.detect_at(canvas, strip, margin=15.0) == []
+    found = detector.detect_at(canvas, strip, margin=15.0, patch=True)
+    assert [t.tag_id for t in found] == [3]
+    assert worst_corner_error(found[0], truth) < 0.5
+
+
 @pytest.mark.parametrize("margin", [-1.0, math.inf, math.nan, True, "7"])
 def test_detect_at_refuses_a_bad_margin(margin: object) -> None:
     quad = square_corners(20.0, 20.0, 10.0)

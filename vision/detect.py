@@ -190,10 +190,16 @@ class Detector(Protocol):
         ...
 
     def detect_at(
-        self, gray: np.ndarray, quad: np.ndarray, *, margin: float | None = None
+        self,
+        gray: np.ndarray,
+        quad: np.ndarray,
+        *,
+        margin: float | None = None,
+        patch: bool = False,
     ) -> list[TagDetection]:
         """The tags read again, upscaled and sharpened, in a window around `quad` reaching
-        `margin` pixels past it (default: three quarters of its side)."""
+        `margin` pixels past it (default: three quarters of its side); with `patch`, every tag
+        inside the quad, not only one near its middle."""
         ...
 
 
@@ -309,13 +315,16 @@ class _WindowedDetector(ABC):
         upscale: int = SECOND_PASS_UPSCALE,
         sharpen: Sequence[float] = SECOND_PASS_SHARPEN,
         margin: float | None = None,
+        patch: bool = False,
     ) -> list[TagDetection]:
         """The tags read in a small window around `quad` ((4, 2) pixels: a dark square that may
         be a tag), upscaled and sharpened with each strength of `sharpen` in turn until one
         reads a tag centred within the quad. Their corners are refined again on the original
         pixels, so they agree with a full-frame pass's (the upscaled, sharpened crop only
         decodes the tag). The window reaches `margin` pixels past the quad (default: three
-        quarters of its side; at least 4)."""
+        quarters of its side; at least 4). With `patch` (a patch of several merged tags) a tag
+        counts when its centre lies inside the quad or within `margin` of it, not only near
+        its middle."""
         image = _checked_gray(gray)
         if margin is not None and (
             isinstance(margin, bool)
@@ -329,11 +338,19 @@ class _WindowedDetector(ABC):
         x0, y0 = np.floor(square.min(axis=0) - margin).astype(int)
         x1, y1 = np.ceil(square.max(axis=0) + margin).astype(int) + 1
         refine = self._marker_cells is not None and self.options["corner_refinement"] == "edges"
+        outline = square.astype(np.float32).reshape(-1, 1, 2)
+
+        def belongs(tag: TagDetection) -> bool:
+            if patch:
+                point = (float(tag.center[0]), float(tag.center[1]))
+                return bool(cv2.pointPolygonTest(outline, point, True) >= -margin)
+            return bool(np.hypot(*(tag.center - centre)) <= 0.5 * max(side, _side_px(tag.corners)))
+
         for strength in sharpen:
             tags = [
                 tag
                 for tag in self.detect_in_window(image, x0, y0, x1, y1, upscale, strength)
-                if np.hypot(*(tag.center - centre)) <= 0.5 * max(side, _side_px(tag.corners))
+                if belongs(tag)
             ]
             if tags:
                 if not refine or self._marker_cells is None:
@@ -399,9 +416,12 @@ class _WindowedDetector(ABC):
             if side <= patch:
                 looks = self.detect_at(image, quad, upscale, sharpen)
             elif side <= mat:
-                # A patch of merged tags: they lie inside it, so the margin is a tag's, and
-                # one sharpening reads what three do (see PATCH_SIZE).
-                looks = self.detect_at(image, quad, upscale, sharpen[:1], margin=0.75 * largest)
+                # A patch of merged tags: they lie inside it (anywhere, not only near its
+                # middle), so the margin is a tag's, and one sharpening reads what three do
+                # (see PATCH_SIZE).
+                looks = self.detect_at(
+                    image, quad, upscale, sharpen[:1], margin=0.75 * largest, patch=True
+                )
             else:
                 continue  # the mat, or a shadow over much of it (see MAT_SIZE)
             for tag in looks:
