@@ -427,10 +427,11 @@ def _bases_block(
         return np.zeros(0, dtype=bool)
     n, c = len(feet.centres), feet.centres
     rays = _Rays(dx.ravel(), dy.ravel(), n)
-    spacing = np.sqrt(dx * dx + dy * dy).ravel()
+    distance = np.sqrt(dx * dx + dy * dy)
+    spacing = distance.ravel()
     reach_of = feet.reach + MARGIN
     blocked = np.zeros(len(first), dtype=bool)
-    line, base = _shadow_candidates(feet, dx, dy, first, second)
+    line, base = _shadow_candidates(feet, dx, dy, distance, first, second)
     eye, aim = first[line], second[line]
     # Not the aim itself, and not beyond the aim's end of the line: a base farther from the
     # eye than the line is long, by more than its reach and a millimetre, cannot touch it.
@@ -441,7 +442,7 @@ def _bases_block(
     # within reach (and a millimetre) of their segment, are looked at further.
     gaps = rays.gaps(eye, aim, base)
     blocked[line[_deep(feet, base, gaps.gap2, gaps.length2)]] = True
-    reach = feet.reach[base] + MARGIN
+    reach = reach_of[base]
     live = np.flatnonzero((gaps.gap2 <= reach * reach) & ~blocked[line])
     line, base, eye, aim = line[live], base[live], eye[live], aim[live]
     near = gaps.take(live).near()
@@ -580,7 +581,7 @@ def _through(feet: Footprints, base: Ints, near: _Near) -> Bools:
 
 
 def _shadow_candidates(
-    feet: Footprints, dx: geo.Array, dy: geo.Array, first: Ints, second: Ints
+    feet: Footprints, dx: geo.Array, dy: geo.Array, distance: geo.Array, first: Ints, second: Ints
 ) -> tuple[Ints, Ints]:
     """(line, base) pairs among which are every base (other than first[p]) whose centre lies
     within its reach plus a millimetre of line p, from centre first[p] to centre second[p].
@@ -589,7 +590,8 @@ def _shadow_candidates(
     lies within asin(rho / r) of the line's direction (or within rho of i itself, when every
     direction counts): its shadow. Lines are indexed by their eye and a uniform grid of
     `ANGLE_BINS` directions around it; each base's shadow covers a run of bins, so its
-    candidates are a run of the index, found by counting, with no search per line."""
+    candidates are a run of the index, found by counting, with no search per line. `dx`, `dy`
+    and `distance` are the (N, N) vectors and distances between centres."""
     n, bins = len(feet.centres), ANGLE_BINS
     per_bin = bins / (2 * math.pi)
     # Direction of each line from its eye, in bins; lines sorted by (eye, bin).
@@ -600,7 +602,6 @@ def _shadow_candidates(
     before = np.zeros(n * bins + 1, dtype=np.intp)  # lines in the cells before each cell
     np.cumsum(np.bincount(key, minlength=n * bins), out=before[1:])
     # Each base's shadow from each eye, as a run of bins (two where it wraps past 0).
-    distance = np.sqrt(dx * dx + dy * dy)
     ratio = (feet.reach + MARGIN)[None, :] / np.where(distance > 0, distance, 1.0)
     half = np.arcsin(np.minimum(ratio, 1.0)) + 1e-9
     lo = np.floor((heading - half) * per_bin).astype(np.intp)

@@ -94,18 +94,14 @@ class Table:
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
 
     @cached_property
-    def _terrain_boxes(self) -> list[tuple[geo.Array, geo.Array]]:
-        """Bounding boxes of the terrain polygons, to skip the pieces a base cannot touch."""
-        return [
-            (np.min(p, axis=0), np.max(p, axis=0))
-            for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain)
-        ]
-
-    @cached_property
-    def _terrain_box_floats(self) -> list[tuple[float, float, float, float]]:
-        """`_terrain_boxes` as plain numbers (x_lo, y_lo, x_hi, y_hi): the same values, read a
-        few times for every base and every cover question."""
-        return [(*lo.tolist(), *hi.tolist()) for lo, hi in self._terrain_boxes]
+    def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Bounding boxes of the terrain polygons (x_lo, y_lo, x_hi, y_hi) as plain numbers, to
+        skip the pieces a base or a line cannot touch (read for every base and every cover
+        question)."""
+        boxes = []
+        for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain):
+            boxes.append((*np.min(p, axis=0).tolist(), *np.max(p, axis=0).tolist()))
+        return boxes
 
     @cached_property
     def distances(self) -> geo.Array:
@@ -206,6 +202,10 @@ class Table:
         unit has no base."""
         return self._unit_pairs[0]
 
+    def unit_row(self, unit: Unit) -> int:
+        """The unit's row (and column) in `unit_gaps`: its place in the scene's units."""
+        return self._unit_number[unit.id]
+
     @cached_property
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}
@@ -250,7 +250,7 @@ class Table:
         if base.id not in self._standing:
             out = []
             reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
-            boxes = self._terrain_box_floats
+            boxes = self._terrain_boxes
             for piece, (x_lo, y_lo, x_hi, y_hi) in zip(self.scene.terrain, boxes, strict=True):
                 if (
                     base.x + reach < x_lo
@@ -535,8 +535,7 @@ class Table:
 
     def _find_cover(self, ruleset: Ruleset, shooter: Base, target: Base) -> CoverReading:
         found: list[tuple[Cover, str]] = []
-        self.centre_in(target)
-        holding = self._centre_in[target.id]
+        holding = self.centre_in(target)
         for piece in holding:
             found.append(
                 (ruleset.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
@@ -544,7 +543,8 @@ class Table:
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
         x_lo, x_hi = min(eye[0], aim[0]) - 1.0, max(eye[0], aim[0]) + 1.0
         y_lo, y_hi = min(eye[1], aim[1]) - 1.0, max(eye[1], aim[1]) + 1.0
-        boxes = self._terrain_box_floats
+        reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
+        boxes = self._terrain_boxes
         for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
             if piece.kind not in ruleset.cover_obstacles or piece in holding:
                 continue
@@ -556,7 +556,6 @@ class Table:
             # Too far behind it: the box round the piece and the circle round the target's
             # footprint more than a millimetre further apart than the limit need no exact
             # gap; else the exact gap (memoised per target: asked by every shooter).
-            reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
             box_gap = math.hypot(
                 max(lo_x - target.x, target.x - hi_x, 0.0),
                 max(lo_y - target.y, target.y - hi_y, 0.0),

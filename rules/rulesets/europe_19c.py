@@ -540,11 +540,9 @@ class _Remembered:
     function of the table's scene alone (kept with the table in `_REMEMBERED`, which forgets it
     with the table), so no answer of one scene can reach another."""
 
-    __slots__ = ("seen", "slack", "standing_columns", "unit_distances")
+    __slots__ = ("seen", "slack", "standing_columns")
 
     def __init__(self) -> None:
-        self.unit_distances: tuple[dict[str, int], np.ndarray] | None = None
-        """`_unit_distances`."""
         self.slack: float | None = None
         """`_slack`."""
         self.standing_columns: dict[str, tuple[str, str]] = {}
@@ -562,22 +560,6 @@ def _remembered(table: Table) -> _Remembered:
     if memo is None:
         memo = _REMEMBERED[table] = _Remembered()
     return memo
-
-
-def _unit_distances(table: Table) -> tuple[dict[str, int], np.ndarray]:
-    """Each unit's row, and edge distances between every pair of units (U, U) in mm: one
-    vectorised reduction of the table's base distances, kept with the table."""
-    memo = _remembered(table)
-    if memo.unit_distances is None:
-        units = table.scene.units
-        rows = {u.id: i for i, u in enumerate(units)}
-        if not units:
-            memo.unit_distances = rows, np.zeros((0, 0))
-        else:
-            starts = np.cumsum([0, *(len(u.bases) for u in units[:-1])])
-            by_row = np.minimum.reduceat(table.distances, starts, axis=0)
-            memo.unit_distances = rows, np.minimum.reduceat(by_row, starts, axis=1)
-    return memo.unit_distances
 
 
 @dataclass(frozen=True, slots=True)
@@ -640,10 +622,6 @@ class Europe19c(Ruleset):
             "formation": self.formation,
             "suggest": self.suggest,
         }
-
-    def sights(self, table: Table, viewer: Base, targets: Sequence[Base]) -> list[geo.Sight]:
-        """Sight from one base to many, memoised per table: one trace for all of them."""
-        return table.sights(self, [(viewer, t) for t in targets])
 
     def _sees_first(self, table: Table, viewer: Base, aims: Sequence[Base]) -> bool:
         """Whether the viewer sees aims[0]: at least one sight line clear (lines 75-76), as
@@ -803,9 +781,6 @@ class Europe19c(Ruleset):
         if not explain:
             return Resolution("shoot", MappingProxyType(data), tuple(lines))
         hit = Roll.success_roll("to hit", dice, 6, need, cite=class_cite, note=note)
-        p_hit = dice_math.p_at_least(6, need)
-        p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
-        unsaved = dice_math.binomial(dice, p_hit * (1 - p_save))
         lines.append(
             f"{len(firing)} of {len(firer.bases)} bases fire ({weapon.name}, "
             f"{lead.band.name}, {lead.band.cite}); nearest firing base "
@@ -819,7 +794,7 @@ class Europe19c(Ruleset):
             lines.append(f"save {save_need}+ a hit: {save_why} [{save_cite}]")
         lines.append(
             "unsaved hits: "
-            + ", ".join(f"{k}: {p}" for k, p in enumerate(unsaved) if p)
+            + ", ".join(f"{k}: {p}" for k, p in enumerate(odds.unsaved_exact) if p != "0")
             + f"; each removes a base and is a morale test [{HIT_EFFECT_CITE}]"
         )
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
@@ -1039,10 +1014,10 @@ class Europe19c(Ruleset):
     def _face_rivals(self, table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
         """Other units of the attacker's side in contact with the same face of the target."""
         out = []
-        rows, unit_d = _unit_distances(table)
         units = table.scene.units
         # The units not clearly out of contact with the target, in the scene's order.
-        for k in _not_beyond(unit_d[:, rows[target.id]], _slack(table)):
+        gaps = table.unit_gaps()[:, table.unit_row(target)]
+        for k in _not_beyond(gaps, _slack(table)):
             other = units[k]
             if other.side != attacker.side or other is attacker:
                 continue
@@ -1375,7 +1350,7 @@ class Europe19c(Ruleset):
             )
         table = Table(scene)
         units = scene.units
-        unit_d = _unit_distances(table)[1]
+        unit_d = table.unit_gaps()
         items: list[dict[str, Any]] = []
         for ph in PHASES if phase is None else (phase,):
             items += self._suggest_phase(table, units, unit_d, ph)
@@ -1768,7 +1743,7 @@ def _reach(base: Base) -> float:
 def _not_beyond(row: np.ndarray, limit: float) -> list[int]:
     """The places j, in order, where row[j] is not more than `limit`: the pairs of units a
     `suggest` loop looks at (one array pass instead of a comparison per pair)."""
-    return list(np.flatnonzero(~(row > limit)).tolist())
+    return np.flatnonzero(~(row > limit)).tolist()
 
 
 def _fmt(scene: Scene, mm: float) -> str:

@@ -257,7 +257,7 @@ def _volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> _V
         shown(hits),
         shown(lost),
         p_lost,
-        (p_lost.numerator / p_lost.denominator, str(p_lost)),
+        _odds(p_lost),
     )
 
 
@@ -502,9 +502,10 @@ CHARGE_STEPS: tuple[Cite, ...] = (
 )
 STOP_SHORT = 4 * INCH
 LONGEST_REACH: Mapping[str, float] = MappingProxyType(
-    {"artillery": 30 * INCH, "rockets": ROCKET_LEG * ROCKET_LEGS}
+    {"artillery": ARTILLERY_BANDS[-1].limit, "rockets": ROCKET_LEG * ROCKET_LEGS}
 )
-"""The farthest an arm's fire reaches (a gun's extreme range, a rocket's 4 legs; foot 8")."""
+"""The farthest an arm's fire reaches (a gun's extreme range, a rocket's 4 legs; other arms
+`INFANTRY_BANDS`' long range)."""
 COMBAT_TESTS = _cite(88, "Each unit tests its nerve simultaneously")
 COMBAT_DRAW = _cite(89, "each side takes 1 hit (do not test nerve if a base is lost)")
 COMBAT_REROLL = _cite(90, "Re-roll until only one side passes")
@@ -551,18 +552,22 @@ def _roll_json(roll: Roll) -> dict[str, Any]:
     return dict(known[1])
 
 
+def _odds(p: Fraction) -> tuple[float, str]:
+    """A probability as (value, exact): the float and the exact fraction."""
+    # `float(p)` is this division (numbers.Rational.__float__), without two calls on the way.
+    return p.numerator / p.denominator, str(p)
+
+
 def _prob(p: Fraction) -> dict[str, Any]:
     """A probability for JSON: the float and the exact fraction."""
-    # `float(p)` is this division (numbers.Rational.__float__), without two calls on the way.
-    return {"value": p.numerator / p.denominator, "exact": str(p)}
+    return _shown(_odds(p))
 
 
 @lru_cache(maxsize=4096)
 def _ratio_shown(numerator: int, denominator: int) -> tuple[float, str]:
     """`_prob(Fraction(numerator, denominator))` as (value, exact), remembered: a rocket's
     chances are whole numbers of 1/3^8, and `suggest` shows hundreds of them."""
-    p = Fraction(numerator, denominator)
-    return p.numerator / p.denominator, str(p)
+    return _odds(Fraction(numerator, denominator))
 
 
 def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
@@ -793,20 +798,16 @@ def _risk_of(
     faces, result, chance and overall chance (as (value, exact)) and source."""
     row = COMMANDERS[rating]
     p_hit = Fraction(row.hit_up_to, 6)
-
-    def shown(p: Fraction) -> tuple[float, str]:
-        return p.numerator / p.denominator, str(p)
-
     return (
         f"1-{row.hit_up_to}" if row.hit_up_to > 1 else "1",
-        shown(p_hit),
+        _odds(p_hit),
         str(row.cite),
         tuple(
             (
                 f"{r.start}-{r.stop - 1}" if len(r) > 1 else str(r.start),
                 text,
-                shown(Fraction(len(r), 6)),
-                shown(p_hit * Fraction(len(r), 6)),
+                _odds(Fraction(len(r), 6)),
+                _odds(p_hit * Fraction(len(r), 6)),
                 str(c),
             )
             for r, text, c in IF_HIT
@@ -905,7 +906,7 @@ def _charge_odds(
         "target_wins_combat": p_combat * combat.p_b_wins,
         "both_destroyed": p_combat * combat.p_both_destroyed,
     }
-    return {k: (p.numerator / p.denominator, str(p)) for k, p in odds.items()}
+    return {k: _odds(p) for k, p in odds.items()}
 
 
 @lru_cache(maxsize=256)
@@ -1448,7 +1449,7 @@ def _fly(table: Table, launches: Sequence[tuple[Unit, Base, Sequence[Base]]]) ->
     np.add.at(weight, (hit_point // size, rows[hit_row]), BURST_WEIGHTS[hit_point % size])
     near = np.zeros((len(aimed), len(table.bases)), dtype=bool)
     near[near_point // size, rows[near_row]] = True
-    on_unit = np.zeros((len(aimed), len(m.unit_ids)), dtype=np.int64)
+    on_unit = np.zeros((len(aimed), len(m.units)), dtype=np.int64)
     np.add.at(
         on_unit,
         (hit_point // size, table.unit_numbers[rows[hit_row]]),
@@ -1517,7 +1518,6 @@ class _Measured:
         self.unit_of_base = {b.id: table.scene.units[self.units[b.unit_id]] for b in table.bases}
         """The unit of each base, by the base's id."""
         self.base_ids = [b.id for b in table.bases]
-        self.unit_ids = [u.id for u in table.scene.units]
         sizes = [len(u.bases) for u in table.scene.units]
         self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
         self.gaps = table.unit_gaps()
@@ -2678,7 +2678,7 @@ class SepoysAndSoldiers(Ruleset):
         troop = _measured(table).troop
         for a, b in self._enemy_pairs(table, ROCKET_LEG * ROCKET_LEGS):
             arm = troop(a).arm
-            longest = LONGEST_REACH.get(arm, 8 * INCH)
+            longest = LONGEST_REACH.get(arm, INFANTRY_BANDS[-1].limit)
             distance, unc = _gap(table, a, b)
             limit = longest + unc
             if distance <= limit:
@@ -2696,7 +2696,7 @@ class SepoysAndSoldiers(Ruleset):
         # batch (`_sight_seen` finds them judged). Cavalry never fire, and rockets fly their
         # own path: their pairs are never asked.
         m = _measured(table)
-        reach = np.full((len(m.unit_ids), len(m.unit_ids)), -np.inf)
+        reach = np.full((len(m.units), len(m.units)), -np.inf)
         volleys = {}
         for a, b, arm, limit in shots:
             if arm not in ("rockets", "cavalry"):

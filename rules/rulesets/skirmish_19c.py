@@ -1032,10 +1032,6 @@ class Board:
         n = len(self.table.bases)
         self._sees = np.full((n, n), -1, dtype=np.int8)
         """Whether base i sees the entire base j (1, 0), -1 while not traced."""
-        self._seen_d = np.full((n, n), np.inf)
-        """`_side_seen`'s rows, filled side by side."""
-        self._ahead = np.zeros((n, n), dtype=bool)
-        """`_side_ahead`'s rows, filled side by side."""
 
     def unit(self, ident: str) -> Unit:
         """`Scene.unit_of` through a lookup table: the first unit named so or holding a base
@@ -1109,6 +1105,19 @@ class Board:
                 found = np.where(block <= within + geo.EPS, found, np.inf)
             self._enemy_rows[key] = found
         return found
+
+    @cached_property
+    def _seen_d(self) -> geo.Array:
+        """`_side_seen`'s rows, filled side by side (made on first use: a single question
+        may never ask)."""
+        n = len(self.table.bases)
+        return np.full((n, n), np.inf)
+
+    @cached_property
+    def _ahead(self) -> npt.NDArray[np.bool_]:
+        """`_side_ahead`'s rows, filled side by side (made on first use)."""
+        n = len(self.table.bases)
+        return np.zeros((n, n), dtype=bool)
 
     def _side_seen(self, side: str) -> geo.Array:
         """(N, N) whose rows of the side's bases hold the distance to each base of the table
@@ -1446,29 +1455,6 @@ class Board:
             found.sort(key=lambda o: o[0])
             self._in_sight[key] = found
         return found
-
-    def unit_gap(self, a: Unit, b: Unit) -> float:
-        """`Table.unit_gap`, read off the table's unit gaps as plain numbers once per board
-        (asked a couple of thousand times a `suggest`)."""
-        rows = self._gap_rows
-        if rows is None:
-            return self.table.unit_gap(a, b)
-        number = self._unit_number
-        return rows[number[a.id]][number[b.id]]
-
-    @cached_property
-    def _gap_rows(self) -> list[list[float]] | None:
-        """`Table.unit_gaps` as lists; None without `layout` (then `Table.unit_gap`)."""
-        if self.layout is None:
-            return None
-        gaps = self.table.unit_gaps()
-        return gaps.tolist() if gaps.size else None
-
-    @cached_property
-    def _unit_number(self) -> dict[str, int]:
-        lay = self.layout
-        assert lay is not None
-        return lay.number
 
     def is_pc(self, unit: Unit) -> bool:
         """`is_player_character` of a unit of the scene (memoised: every shot asks it)."""
@@ -2352,9 +2338,9 @@ class Skirmish19c(Ruleset):
     ) -> tuple[Base | None, tuple[Unit, Weapon, Threshold] | None]:
         """The nearest enemy figure in sight, and the nearest enemy group in sight that has the
         unit within its weapon's long range (lines 117, 123), in one pass nearest first."""
-        weapons, owner = board.enemy_weapons(unit)
         if board.layout is not None:
             return self._enemy_in_sight_rows(board, unit)
+        weapons, owner = board.enemy_weapons(unit)
         seen: Base | None = None
         for a, b, d in board.seen_nearest_first(unit.bases, board.enemy_bases(unit)):
             enemy = owner[b.id]
@@ -2725,7 +2711,7 @@ class Skirmish19c(Ruleset):
                 for other in members:
                     if other.id not in linked:
                         continue
-                    if board.unit_gap(m, other) - PLATOON_MM > reach:
+                    if board.table.unit_gap(m, other) - PLATOON_MM > reach:
                         continue  # neither within 5 cm nor too close to call
                     near = board.table.unit_distance(m, other)
                     t = Threshold(
@@ -2907,7 +2893,7 @@ class Skirmish19c(Ruleset):
         if weapon is None or not weapon.bands:
             return
         longest = weapon.bands[-1][1]
-        gap = board.unit_gap
+        gap = board.table.unit_gap
         reachable = [e for e in board.enemies(unit) if gap(unit, e) <= longest + geo.EPS]
         commanded = board.is_pc(unit) or unit.get("commanded") is True
         if not commanded:

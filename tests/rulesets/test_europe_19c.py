@@ -746,8 +746,8 @@ def test_suggest_reuses_one_table() -> None:
     scene = example()
     table = Table(scene)
     a, b = scene.base("krupp-1"), scene.base("cuirassiers-1")
-    first = RS.sights(table, a, [b])[0]  # type: ignore[attr-defined]
-    assert RS.sights(table, a, [b])[0] is first  # type: ignore[attr-defined]
+    first = table.sights(RS, [(a, b)])[0]
+    assert table.sights(RS, [(a, b)])[0] is first
 
 
 # --------------------------------------------------------------------------------------------
