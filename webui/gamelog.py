@@ -152,8 +152,12 @@ class GameLog:
         if self.path.exists() and not self.path.is_file():
             raise LogError(f"game log {str(self.path)!r} is not a file; give a file path")
         if read_only:
-            if not self.path.exists():
-                raise LogError(f"no game log at {str(self.path)!r}; a reader never creates one")
+            if not self.path.exists():  # a reader never creates one
+                raise LogError(
+                    f"no game log at {str(self.path)!r}: no game has been served with this data "
+                    "folder; give the data folder of a served game with --data DIR (or set "
+                    "UMPIRE_DATA)"
+                )
             self._db = self._open_read_only()
             return
         try:
@@ -589,14 +593,8 @@ class GameLog:
         lock keeps this process's writes out, and one read transaction keeps another
         process's out too (`umpire log` reading while `umpire serve` writes): every query
         reads the same snapshot of the WAL."""
-        with self._lock:
-            db = self._connection()
-            try:
-                db.execute("BEGIN")
-            except sqlite3.Error as error:
-                if _busy(error):
-                    raise self._busy(error) from None
-                raise self._fail(f"cannot be read ({error})") from None
+        with self._reading() as db:
+            db.execute("BEGIN")
             try:
                 return self._export(game)
             finally:

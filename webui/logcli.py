@@ -73,12 +73,7 @@ def _when(stamp: float | None) -> str:
 def run_log(opts: argparse.Namespace) -> int:
     """`umpire log [GAME] [--json] [--out FILE] [--data DIR]`."""
     path = log_path(opts.data)
-    if not path.exists():
-        raise LogError(
-            f"no game log at {str(path)!r}: no game has been served with this data folder; "
-            "give the data folder of a served game with --data DIR (or set UMPIRE_DATA)"
-        )
-    with GameLog(path, read_only=True) as log:
+    with GameLog(path, read_only=True) as log:  # a missing log is refused, never created
         if opts.game is None:
             if opts.out:
                 raise LogError("--out writes one game's export: give the game id (umpire log GAME)")

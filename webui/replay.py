@@ -131,11 +131,7 @@ def open_replay(log_path: str | Path, game_id: int, **options: Any) -> tuple[Rep
     missing log or an unknown game (listing the games the log holds). `options` go to
     `ReplaySource` (resolution, fps, hold_s, realtime, ...)."""
     path = Path(log_path).expanduser()
-    if not path.is_file():
-        raise LogError(
-            f"no game log at {str(path)!r}: no game has been served with this data folder"
-        )
-    with GameLog(path, read_only=True) as log:  # a replay never writes the log
+    with GameLog(path, read_only=True) as log:  # never writes; a missing log is refused
         record = log.game(game_id)
         scenes = [entry["doc"] for entry in log.scenes(game_id)]
     game = load_logged_game(record, path)
