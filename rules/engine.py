@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -23,8 +23,20 @@ from calibration.units import MM_PER_UNIT, check_unit, format_length
 
 from . import dice as dice_math
 from . import geometry as geo
-from .errors import QuestionError, UnknownRulesetError, accepted
+from .errors import MissingAttribute, QuestionError, UnknownRulesetError, accepted
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from .state import (
+    BASE_FIELDS,
+    GAME_FIELDS,
+    Change,
+    Field,
+    Outcome,
+    Phase,
+    Report,
+    Scope,
+    check_reported,
+    close_key,
+)
 from .table import Table, table_for
 
 
@@ -202,15 +214,20 @@ def check_attr(
 ) -> str:
     """A unit attribute the ruleset reads, checked against the sheet's words.
 
-    A missing attribute with no default, or a value outside `accepted_values`, is a
+    A missing attribute with no default is a `MissingAttribute` (the engine gathers every
+    missing attribute of a question into one message); a value outside `accepted_values` is a
     `QuestionError` naming the unit, the attribute and the accepted values.
     """
     value = unit.get(key)
     if value is None:
         if default is not None:
             return default
-        raise QuestionError(
-            f"{ruleset}: unit {unit.id!r} has no {key!r}; give one of {accepted(accepted_values)}"
+        raise MissingAttribute(
+            ruleset,
+            unit.id,
+            key,
+            f"one of {accepted(accepted_values)}",
+            accepted_values[0] if accepted_values else "",
         )
     if value not in accepted_values:
         raise QuestionError(
@@ -232,6 +249,29 @@ class RangeBand:
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
+ReportForm = Callable[[Scene, Sequence[str]], tuple[Report, ...]]
+"""What the players are asked after a resolution: (scene, args) -> the form's reports."""
+ApplyReport = Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
+"""What the reported dice do: (scene, args, reported values) -> the changes of state."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRule:
+    """How one action's dice change the game: the form to fill, and what it leads to."""
+
+    form: ReportForm
+    apply: ApplyReport
+
+
+MAX_MISSING: Final = 40
+"""Most missing attributes gathered for one question before the message is given anyway."""
+SCENE_FORMAT_KEYS: Final = frozenset(
+    {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
+)
+SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name", "notes"})
+"""Top-level keys Umpire itself writes into scenes (the tracker's diagnostics, the phase)."""
+UNIT_FORMAT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
+TERRAIN_FORMAT_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 
 
 class Ruleset:
@@ -249,6 +289,20 @@ class Ruleset:
     """True when the sheet measures in grid squares."""
     phases: ClassVar[tuple[str, ...]] = ()
     """The sheet's sequence of play, as short lower-case names (`suggest PHASE` takes one)."""
+    phase_steps: ClassVar[tuple[Phase, ...]] = ()
+    """The same steps explained for the page: what happens, who acts, the sheet's line."""
+    sides_rule: ClassVar[str] = ""
+    """How the sheet splits the table's sides into the labels `Phase.acting` uses (`side A is
+    every side with a player character`), for the page."""
+
+    unit_fields: ClassVar[tuple[Field, ...]] = ()
+    """Every unit attribute this sheet reads besides `id`, `side` and `bases`: troop
+    descriptions (no default, required where read) and the state of play (with a default when
+    every unit starts a game the same way)."""
+    terrain_keys: ClassVar[frozenset[str]] = frozenset()
+    """Terrain keys this sheet reads besides the format's (`difficult`), for typo checks."""
+    scene_keys: ClassVar[frozenset[str]] = frozenset()
+    """Top-level scene keys this sheet reads besides the format's (`ranges`), for typo checks."""
 
     sight_blocking: ClassVar[frozenset[TerrainKind]] = frozenset(
         {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
@@ -368,13 +422,249 @@ class Ruleset:
         return {"measure": self.measure}
 
     def resolve(self, scene: Scene, action: str, args: Sequence[str]) -> Resolution:
-        """Answer `action` with `args` on `scene`."""
+        """Answer `action` with `args` on `scene`.
+
+        A rule that reads an attribute the scene leaves out raises `MissingAttribute`; the
+        question is then asked again with a stand-in value, until every missing attribute is
+        known, and one `QuestionError` names them all. An answer that relied on start-of-game
+        defaults for the units it names says which."""
         table = self.actions()
         if action not in table:
             raise QuestionError(
                 f"{self.id} has no action {action!r}; its actions are {', '.join(table)}"
             )
-        return table[action](scene, args)
+        gaps: list[MissingAttribute] = []
+        asked = scene
+        while True:
+            try:
+                answer = table[action](asked, args)
+            except MissingAttribute as gap:
+                if len(gaps) >= MAX_MISSING or any(
+                    (g.unit, g.key) == (gap.unit, gap.key) for g in gaps
+                ):
+                    raise
+                gaps.append(gap)
+                asked = _with_value(asked, gap.unit, gap.key, gap.placeholder)
+                continue
+            break
+        if len(gaps) == 1:
+            raise gaps[0]
+        if gaps:
+            listed = "; ".join(
+                f"{g.unit!r} has no {g.key!r} (give {g.accepted_values})" for g in gaps
+            )
+            raise QuestionError(f"{self.id}: {len(gaps)} attributes are missing: {listed}")
+        return self._noting_defaults(scene, action, args, answer)
+
+    def _noting_defaults(
+        self, scene: Scene, action: str, args: Sequence[str], answer: Resolution
+    ) -> Resolution:
+        """The answer, saying which start-of-game values it assumed for the units it is about
+        (every unit for `suggest`, none for `measure`)."""
+        if action == "measure":
+            return answer
+        if action == "suggest":
+            units: list[Unit] = list(scene.units)
+        else:
+            units = []
+            for ident in args:
+                try:
+                    found = scene.unit_of(ident)
+                except ValueError:
+                    continue
+                if found not in units:
+                    units.append(found)
+        fields = {f.name: f for f in self.unit_fields}
+        assumed = [
+            {
+                "unit": unit.id,
+                "field": name,
+                "value": unit.get(name),
+                "source": str(fields[name].cite) if name in fields else None,
+            }
+            for unit in units
+            for name in sorted(unit.defaulted)
+        ]
+        if not assumed:
+            return answer
+        said = ", ".join(f"{a['unit']} {a['field']} {_word(a['value'])}" for a in assumed)
+        return Resolution(
+            answer.action,
+            MappingProxyType({**answer.data, "defaults": assumed}),
+            (*answer.lines, f"assumed at their start-of-game values (not given): {said}"),
+        )
+
+    # ----------------------------------------------------------------------------------------
+    # State: the fields a scene's units carry, checked and completed once when it is read
+
+    def state_fields(self) -> tuple[Field, ...]:
+        """The fields that change in play (the page edits them, the server keeps them)."""
+        return tuple(f for f in self.unit_fields if f.in_play)
+
+    def unit_field(self, name: str) -> Field:
+        """The declared field `name`; `QuestionError` naming the fields otherwise."""
+        for f in self.unit_fields:
+            if f.name == name:
+                return f
+        names = [f.name for f in self.unit_fields]
+        near = close_key(name, names)
+        hint = f" (did you mean {near!r}?)" if near else ""
+        raise QuestionError(
+            f"{self.id} has no unit field {name!r}{hint}; its fields are {', '.join(names)}"
+        )
+
+    def known_unit_keys(self) -> frozenset[str]:
+        """Every key a unit of this sheet may carry that is not a free note."""
+        return UNIT_FORMAT_KEYS | {f.name for f in self.unit_fields}
+
+    def problems(self, scene: Scene, doc: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """What is wrong with a parsed scene under this sheet, as (path, message) pairs: a
+        declared attribute with a value the sheet does not accept, and keys that are plainly
+        typos of known ones (`heavy_armor`, `facng`). Free keys (`name`, `notes`) pass."""
+        out: list[tuple[str, str]] = []
+        top_known = SCENE_FORMAT_KEYS | SCENE_TOOL_KEYS | self.scene_keys
+        out += _typos(doc, "", top_known, "a scene key")
+        unit_known = self.known_unit_keys()
+        fields = {f.name: f for f in self.unit_fields}
+        for i, (unit, unit_doc) in enumerate(zip(scene.units, doc.get("units", ()), strict=False)):
+            path = f"units[{i}]"
+            out += _typos(unit_doc, path, unit_known, f"a {self.id} unit key")
+            for name, f in fields.items():
+                value = unit.get(name)
+                if value is None:
+                    continue
+                problem = f.check(value, f"unit {unit.id!r}:")
+                if problem:
+                    out.append((f"{path}.{name}", problem))
+        terrain_known = TERRAIN_FORMAT_KEYS | self.terrain_keys
+        for i, piece in enumerate(doc.get("terrain", ()) or ()):
+            out += _typos(piece, f"terrain[{i}]", terrain_known, "a terrain key")
+        return out
+
+    def with_defaults(self, scene: Scene) -> Scene:
+        """The scene with every start-of-game field its units leave out set to its default,
+        and noted in `Unit.defaulted`."""
+        defaults = [f for f in self.unit_fields if f.default is not None]
+        if not defaults:
+            return scene
+        units = []
+        for unit in scene.units:
+            missing = {f.name: f.default for f in defaults if unit.get(f.name) is None}
+            if not missing:
+                units.append(unit)
+                continue
+            attrs = {**unit.attrs, **missing}
+            units.append(
+                replace(
+                    unit,
+                    attrs=MappingProxyType(attrs),
+                    defaulted=frozenset(missing) | unit.defaulted,
+                )
+            )
+        return replace(scene, units=tuple(units))
+
+    # ----------------------------------------------------------------------------------------
+    # Sequence of play
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """The scene's sides under each label `Phase.acting` uses. By default every side acts
+        in every phase (`all`)."""
+        return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
+
+    def phase_step(self, name: str) -> Phase | None:
+        """The explained step of the sequence of play called `name`, if the sheet has one."""
+        return next((p for p in self.phase_steps if p.name == name), None)
+
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw do to the state of the game
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        """The actions whose dice change the game, by name. None by default."""
+        return {}
+
+    def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
+        """What the players are asked after `action args` (empty for an action whose result
+        changes nothing the sheet keeps, such as `measure`)."""
+        if action not in self.actions():
+            raise QuestionError(
+                f"{self.id} has no action {action!r}; its actions are {', '.join(self.actions())}"
+            )
+        rule = self.outcomes().get(action)
+        return () if rule is None else rule.form(scene, tuple(args))
+
+    def settle(
+        self, scene: Scene, action: str, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> Outcome:
+        """The changes of state that the reported dice of `action args` lead to on `scene`
+        (nothing is changed here: the caller applies them). A bad report is one
+        `QuestionError` naming every problem."""
+        rule = self.outcomes().get(action)
+        if rule is None:
+            if action not in self.actions():
+                raise QuestionError(
+                    f"{self.id} has no action {action!r}; its actions are "
+                    f"{', '.join(self.actions())}"
+                )
+            raise QuestionError(
+                f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
+                f"whose dice do: {', '.join(self.outcomes()) or 'none'}"
+            )
+        reports = rule.form(scene, tuple(args))
+        check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
+        changes = rule.apply(scene, tuple(args), reported)
+        lines = [self.describe_change(scene, change) for change in changes]
+        for change in changes:
+            self.check_change(scene, change)
+        return Outcome(
+            action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
+        )
+
+    def check_change(self, scene: Scene | None, change: Change) -> None:
+        """A change names a known field with a value it accepts; `QuestionError` otherwise."""
+        if change.scope is Scope.BASE:
+            if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
+                raise QuestionError(
+                    f"{self.id}: base {change.target!r}: {change.field} = {change.value!r}; "
+                    f"accepted: {accepted(BASE_FIELDS)} set to true or false"
+                )
+            if scene is not None:
+                scene.base(change.target)
+            return
+        if change.scope is Scope.GAME:
+            if change.field not in GAME_FIELDS:
+                raise QuestionError(
+                    f"{self.id}: no game field {change.field!r}; accepted: {accepted(GAME_FIELDS)}"
+                )
+            return
+        declared = self.unit_field(change.field)
+        if not declared.in_play:
+            raise QuestionError(
+                f"{self.id}: {change.field} describes the troops and does not change in play"
+            )
+        problem = declared.check(change.value, f"unit {change.target!r}:")
+        if problem:
+            raise QuestionError(f"{self.id}: {problem}")
+        if scene is not None:
+            scene.unit_of(change.target)
+
+    def describe_change(self, scene: Scene, change: Change) -> str:
+        """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`."""
+        before = self.value_before(scene, change)
+        where = f" ({change.cite})" if change.cite is not None else ""
+        return (
+            f"{change.target} {change.field.replace('_', ' ')} {_word(before)} -> "
+            f"{_word(change.value)}: {change.reason}{where}"
+        )
+
+    def value_before(self, scene: Scene, change: Change) -> Any:
+        """The value a change replaces, as the scene has it."""
+        if change.scope is Scope.BASE:
+            return False  # a removed base is not in the scene
+        if change.scope is Scope.GAME:
+            return scene.extra.get(change.field)
+        return scene.unit_of(change.target).get(change.field)
 
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
@@ -433,6 +723,45 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return Resolution("measure", MappingProxyType(data), tuple(lines))
+
+
+def _word(value: Any) -> str:
+    """A state value as a sentence says it."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
+    """The scene with one unit attribute set (a stand-in while gathering missing ones)."""
+    units = []
+    for unit in scene.units:
+        if unit.id == unit_id:
+            if key in ("type", "quality", "weapon"):
+                unit = replace(unit, **{key: value})
+            else:
+                unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
+        units.append(unit)
+    return replace(scene, units=tuple(units))
+
+
+def _typos(
+    doc: Any, path: str, known: frozenset[str] | set[str], what: str
+) -> list[tuple[str, str]]:
+    """Keys of an object that are close to a known key without being one."""
+    if not isinstance(doc, Mapping):
+        return []
+    out = []
+    for key in doc:
+        if key in known:
+            continue
+        near = close_key(key, known)
+        if near is not None:
+            where = f"{path}.{key}" if path else str(key)
+            out.append((where, f"{key!r} is not {what}; did you mean {near!r}?"))
+    return out
 
 
 def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:

@@ -50,6 +50,22 @@ class QuestionError(UmpireError):
     """A question the scene or the sheet cannot answer (a missing attribute, a wrong pairing)."""
 
 
+class MissingAttribute(QuestionError):
+    """A unit attribute a rule reads that the scene does not give. The engine carries on with a
+    placeholder to find every other missing attribute of the question, and reports them all
+    in one message."""
+
+    def __init__(
+        self, ruleset: str, unit: str, key: str, accepted_values: str, placeholder: object
+    ) -> None:
+        super().__init__(f"{ruleset}: unit {unit!r} has no {key!r}; give {accepted_values}")
+        self.ruleset = ruleset
+        self.unit = unit
+        self.key = key
+        self.accepted_values = accepted_values
+        self.placeholder = placeholder
+
+
 def accepted(values: Iterable[object]) -> str:
     """The accepted values of a closed set, for messages: `'a', 'b' or 'c'`."""
     quoted = [repr(v) for v in values]

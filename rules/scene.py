@@ -19,6 +19,7 @@ from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
 from .errors import SceneError, UnknownIdError
 from .reader import DocumentReader, Point, join_path
+from .state import close_key
 
 SCENE_FORMAT: Final = "umpire-scene/1"
 DEFAULT_UNCERTAINTY_MM: Final = 2.0
@@ -99,6 +100,8 @@ class Unit:
     weapon: str | None = None
     attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Every other key of the unit (`formation`, `casualties`, `shock`, `status`, ...)."""
+    defaulted: frozenset[str] = frozenset()
+    """Keys of `attrs` the file left out and the ruleset set to their start-of-game value."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """An attribute by its contract name, whether a field or one of `attrs`."""
@@ -382,7 +385,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
         _parse_unit(r, item, f"units[{i}]", scale, claim) for i, item in enumerate(units_doc)
     )
     extra = {k: v for k, v in top.items() if k not in _TOP_FIELDS}
-    return Scene(
+    scene = Scene(
         ruleset=ruleset,
         unit=unit,
         table_width=width,
@@ -394,6 +397,13 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
         source=source,
         extra=MappingProxyType(extra),
     )
+    rules = get_ruleset(ruleset)
+    problems = rules.problems(scene, top)
+    if problems:
+        path, first = problems[0]
+        more = "; ".join(f"{p}: {m}" for p, m in problems[1:])
+        raise r.fail(path, first + (f"; also {more}" if more else ""))
+    return rules.with_defaults(scene)
 
 
 def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
@@ -479,6 +489,10 @@ def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit
     if obj.get("uncertainty") is not None:
         uncertainty = r.length(obj["uncertainty"], _join(path, "uncertainty"), scale, minimum=0)
     extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
+    for key in extra:
+        near = close_key(key, _BASE_FIELDS)
+        if near is not None:
+            raise r.fail(_join(path, key), f"{key!r} is not a base key; did you mean {near!r}?")
     return Base(
         ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)
     )

@@ -7,8 +7,8 @@ pair of units; a question the rules refuse is kept with its message. One block a
 (`## ACTION ARGS`, then its JSON indented), in a fixed order, so a diff names the questions
 whose answer changed and the values that did.
 
-`python -m tests.golden` writes the files again (after a change of answer that was meant);
-`tests/test_golden.py` compares them with what the rules answer now.
+`python -m tests.golden [RULESET]` writes the files again (after a change of answer that was
+meant); `tests/test_golden.py` compares them with what the rules answer now.
 """
 
 from __future__ import annotations
@@ -131,8 +131,11 @@ def lines(example: Path) -> list[str]:
     ]
 
 
-def write_all() -> None:
+def write_all(ruleset: str | None = None) -> None:
+    """Write the golden files again: every example's, or only those of one ruleset."""
     for example in example_scenes():
+        if ruleset is not None and load_scene(example).ruleset != ruleset:
+            continue
         blocks = lines(example)
         golden_path(example).write_text("\n".join(blocks) + "\n", encoding="utf-8")
         print(f"{golden_path(example).relative_to(ROOT)}: {len(blocks)} answers")

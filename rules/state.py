@@ -1,0 +1,290 @@
+"""What a ruleset reads of a unit beyond its bases, and what the dice do to it: state as data.
+
+A ruleset declares every unit attribute it reads as a `Field` (its name, kind, accepted values,
+default and the sheet line it comes from). Fields that change in play (`casualties`, `loaded`,
+`formation`...) are the game's *state*: the server keeps them for every unit and the page edits
+them. Fields with a default are start-of-game state (counts at 0, flags false) and may be left
+out of a scene or a game file; fields with no default describe the troops (`type`, `quality`,
+`weapon`) and must be given where a rule reads them.
+
+After a resolution the players roll real dice and tell the ruleset what they showed, in the
+sheet's own terms, through the `Report`s of the action's form; the ruleset answers with the
+`Change`s of state those dice lead to (`Outcome`). Nothing here rolls a die or stores a state:
+the server applies the changes and logs them.
+
+Pure: never imports numpy, cv2, flask or `vision`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+from .errors import QuestionError, accepted
+
+if TYPE_CHECKING:
+    from .engine import Cite
+
+
+class Kind(StrEnum):
+    """What sort of value a field or a report holds."""
+
+    COUNT = "count"
+    """A whole number from 0 (casualties, shock points, hits)."""
+    FLAG = "flag"
+    """true or false (loaded, disordered)."""
+    CHOICE = "choice"
+    """One of a closed set of the sheet's words (formation, status)."""
+    TEXT = "text"
+    """A free name (a platoon's name); only fields have it."""
+    BASES = "bases"
+    """Some bases of one unit, by id (the figures killed); only reports have it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One attribute of a unit that a ruleset reads (besides its bases and side)."""
+
+    name: str
+    """The key in a scene or game file (`casualties`, `formation`)."""
+    kind: Kind
+    cite: Cite
+    """The sheet line that makes the rules read it."""
+    label: str
+    """What players call it (`figures lost`), for the page."""
+    default: int | bool | str | None = None
+    """Its value at the start of a game, used when a file leaves it out; None: it describes the
+    troops and must be given wherever a rule reads it."""
+    choices: tuple[str, ...] = ()
+    """The accepted words of a `CHOICE` field."""
+    in_play: bool = True
+    """Changes during the game (the page edits it); False for a description (`type`)."""
+    per_turn: bool = False
+    """Goes back to its default at the start of each turn (`fired` this turn)."""
+
+    def __post_init__(self) -> None:
+        if self.kind is Kind.CHOICE and not self.choices:
+            raise ValueError(f"field {self.name!r}: a choice field needs its choices")
+        if self.kind is Kind.BASES:
+            raise ValueError(f"field {self.name!r}: a unit field cannot hold bases")
+        if self.default is not None:
+            self.check(self.default, "the default")
+        if self.per_turn and self.default is None:
+            raise ValueError(f"field {self.name!r}: a per-turn field needs a default")
+
+    def check(self, value: Any, where: str) -> str | None:
+        """None when `value` is one this field accepts, else what is wrong (for a message)."""
+        if self.kind is Kind.COUNT:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                return f"{where} {self.name} is {value!r}; accepted: a whole number from 0"
+        elif self.kind is Kind.FLAG:
+            if not isinstance(value, bool):
+                return f"{where} {self.name} is {value!r}; accepted: true or false"
+        elif self.kind is Kind.CHOICE:
+            if value not in self.choices:
+                return f"{where} {self.name} is {value!r}; accepted: {accepted(self.choices)}"
+        elif not isinstance(value, str) or not value:
+            return f"{where} {self.name} is {value!r}; accepted: a name (text)"
+        return None
+
+    def as_json(self) -> dict[str, Any]:
+        """What `/api/state` lists of a field."""
+        return {
+            "kind": self.kind.value,
+            "label": self.label,
+            "default": self.default,
+            "choices": list(self.choices),
+            "source": str(self.cite),
+            "quote": self.cite.text,
+            "per_turn": self.per_turn,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One thing the players read off their dice after a resolution, in the sheet's words."""
+
+    name: str
+    """The key of the reported value (`kills`, `winner`, `row`)."""
+    kind: Kind
+    label: str
+    """The question as the page asks it: `figures killed (a 5 or 6 on the damage die)`."""
+    cite: Cite | None = None
+    choices: tuple[str, ...] = ()
+    """The accepted words of a `CHOICE` report."""
+    maximum: int | None = None
+    """The most a `COUNT` report may be (the dice thrown), or of a `BASES` report's bases."""
+    unit: str | None = None
+    """The unit whose bases a `BASES` report names."""
+    bases: tuple[str, ...] = ()
+    """The bases a `BASES` report may name."""
+    default: int | bool | str | tuple[str, ...] | None = None
+    """What the form shows first (the likeliest reading); the players change it."""
+
+    def check(self, value: Any) -> str | None:
+        """None when `value` is one this report accepts, else what is wrong."""
+        if self.kind is Kind.COUNT:
+            top = "" if self.maximum is None else f" to {self.maximum}"
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or value < 0
+                or (self.maximum is not None and value > self.maximum)
+            ):
+                return f"{self.name} is {value!r}; accepted: a whole number from 0{top}"
+        elif self.kind is Kind.FLAG:
+            if not isinstance(value, bool):
+                return f"{self.name} is {value!r}; accepted: true or false"
+        elif self.kind is Kind.CHOICE:
+            if value not in self.choices:
+                return f"{self.name} is {value!r}; accepted: {accepted(self.choices)}"
+        elif self.kind is Kind.BASES and (
+            not isinstance(value, list)
+            or not all(isinstance(v, str) for v in value)
+            or len(set(value)) != len(value)
+            or not set(value) <= set(self.bases)
+            or (self.maximum is not None and len(value) > self.maximum)
+        ):
+            most = "" if self.maximum is None else f" (at most {self.maximum})"
+            return (
+                f"{self.name} is {value!r}; accepted: a list of bases of {self.unit} "
+                f"from {accepted(self.bases)}{most}"
+            )
+        return None
+
+    def as_json(self) -> dict[str, Any]:
+        default = list(self.default) if isinstance(self.default, tuple) else self.default
+        return {
+            "name": self.name,
+            "kind": self.kind.value,
+            "label": self.label,
+            "source": None if self.cite is None else str(self.cite),
+            "choices": list(self.choices),
+            "maximum": self.maximum,
+            "unit": self.unit,
+            "bases": list(self.bases),
+            "default": default,
+        }
+
+
+class Scope(StrEnum):
+    """What a change of state applies to."""
+
+    UNIT = "unit"
+    BASE = "base"
+    GAME = "game"
+
+
+BASE_FIELDS: Final = ("removed",)
+"""State of a single base that every ruleset shares: taken off the table (killed, routed)."""
+GAME_FIELDS: Final = ("initiative",)
+"""Game state a ruleset may change besides the turn and phase: the side that has the
+initiative (acts first), for the sheets that dice for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of state an outcome leads to: `target`'s `field` becomes `value`."""
+
+    target: str
+    """A unit id, a base id (scope BASE) or `game`."""
+    field: str
+    value: Any
+    reason: str
+    """Why, in the sheet's words: `2 killed`."""
+    cite: Cite | None = None
+    scope: Scope = Scope.UNIT
+
+    def as_json(self, before: Any = None) -> dict[str, Any]:
+        return {
+            self.scope.value: self.target,
+            "field": self.field,
+            "before": before,
+            "after": self.value,
+            "reason": self.reason,
+            "source": None if self.cite is None else str(self.cite),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The changes of state that the dice the players reported lead to."""
+
+    action: str
+    args: tuple[str, ...]
+    reported: Mapping[str, Any]
+    changes: tuple[Change, ...]
+    lines: tuple[str, ...]
+    """The readable account, one sentence a line."""
+
+
+def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what: str) -> None:
+    """Every reported value accepted by its report, none missing, none unknown; else one
+    `QuestionError` naming every problem."""
+    known = {r.name: r for r in reports}
+    problems = [
+        f"unknown report {name!r}" + _maybe(name, known) for name in reported if name not in known
+    ]
+    for report in reports:
+        if report.name not in reported:
+            problems.append(f"{report.name} is missing ({report.label})")
+            continue
+        problem = report.check(reported[report.name])
+        if problem:
+            problems.append(problem)
+    if problems:
+        asks = ", ".join(r.name for r in reports) or "nothing"
+        raise QuestionError(f"{what}: {'; '.join(problems)} (the form asks for: {asks})")
+
+
+def close_key(key: str, known: Iterable[str]) -> str | None:
+    """The known key that `key` is plainly a typo of (`heavy_armor` for `heavy_armour`,
+    `facng` for `facing`), or None when it is not close to any (`name`, `notes`)."""
+    if not isinstance(key, str):
+        return None
+    known = [k for k in known if k != key]
+    norm = key.lower().replace("-", "_")
+    for k in known:
+        if k.lower().replace("-", "_") == norm:
+            return k
+    found = difflib.get_close_matches(key, known, n=5, cutoff=0.8)
+    if not found:
+        return None
+    # The fewest edits wins; between equals, a key of the same length (a mistyped letter
+    # rather than a missing one: `unitz` is `units`, not `unit`).
+    return min(found, key=lambda k: (_edits(key, k), len(k) != len(key)))
+
+
+def _edits(a: str, b: str) -> int:
+    """Letters to insert, delete, change or swap to turn `a` into `b`."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb)))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _maybe(key: str, known: Iterable[str]) -> str:
+    near = close_key(key, known)
+    return f" (did you mean {near!r}?)" if near else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One step of a sheet's sequence of play, explained for the page."""
+
+    name: str
+    """The short name `suggest PHASE` takes (`shoot-a`)."""
+    title: str
+    """What happens, in players' words: `Side A shoots`."""
+    acting: str
+    """Who acts, as a label of `Ruleset.side_groups` (`A`, `B`, `all`, `first`...)."""
+    cite: Cite
+    """The sheet's line for this step."""

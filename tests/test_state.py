@@ -1,0 +1,255 @@
+"""State as data (rules/state.py and the engine's use of it): declared fields checked and
+completed when a scene is read, typos caught with "did you mean", every missing attribute of a
+question named in one message, and outcomes settled from the players' reported dice.
+
+A small ruleset written here, on top of skirmish-19c's actions, declares its own fields: the
+engine's machinery is what is under test, not a sheet."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import pytest
+
+from rules.engine import Cite, OutcomeRule, get_ruleset
+from rules.errors import MissingAttribute, QuestionError
+from rules.scene import Scene, parse_scene
+from rules.state import Change, Field, Kind, Report, Scope, close_key
+from tests.builders import base, scene_doc, unit
+
+SKIRMISH = type(get_ruleset("skirmish-19c"))
+LINE = Cite("000_157c880a83b52d41.txt", 125, "Per 10% of group wounded or killed")
+
+
+class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
+    """skirmish-19c's actions with a few fields of its own (not registered)."""
+
+    unit_fields: ClassVar[tuple[Field, ...]] = (
+        Field("casualties", Kind.COUNT, LINE, "figures lost", default=0),
+        Field("fired", Kind.FLAG, LINE, "fired this turn", default=False, per_turn=True),
+        Field(
+            "status",
+            Kind.CHOICE,
+            LINE,
+            "what the unit is doing",
+            default="steady",
+            choices=("steady", "running"),
+        ),
+        Field(
+            "quality",
+            Kind.CHOICE,
+            LINE,
+            "troops",
+            choices=("raw", "veteran", "hero"),
+            in_play=False,
+        ),
+        Field("heavy_armour", Kind.FLAG, LINE, "heavy armour", default=False, in_play=False),
+    )
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        def form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+            target = scene.unit_of(args[1])
+            return (
+                Report("kills", Kind.COUNT, "figures killed", LINE, maximum=len(target.bases)),
+                Report(
+                    "dead",
+                    Kind.BASES,
+                    "which figures",
+                    LINE,
+                    unit=target.id,
+                    bases=tuple(b.id for b in target.bases),
+                ),
+            )
+
+        def apply(
+            scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+        ) -> tuple[Change, ...]:
+            target = scene.unit_of(args[1])
+            lost = int(target.get("casualties")) + int(reported["kills"])
+            return (
+                Change(target.id, "casualties", lost, f"{reported['kills']} killed", LINE),
+                Change(args[0], "fired", True, "fired", LINE),
+                *(Change(b, "removed", True, "killed", LINE, Scope.BASE) for b in reported["dead"]),
+            )
+
+        return {"shoot": OutcomeRule(form, apply)}
+
+
+RULES = Practice()
+
+
+def _doc(**zouave_attrs: Any) -> dict[str, Any]:
+    return scene_doc(
+        "skirmish-19c",
+        [
+            unit(
+                "rifles",
+                "british",
+                [base("rifles-1", 20, 20), base("rifles-2", 24, 20)],
+                type="infantry",
+                quality="veteran",
+                weapon="rifle",
+                commanded=True,
+                loaded=True,
+                moved=False,
+                regular=True,
+                casualties=0,
+                formation="line",
+            ),
+            unit(
+                "zouaves",
+                "french",
+                [base("zouaves-1", 20, 60), base("zouaves-2", 24, 60)],
+                **zouave_attrs,
+            ),
+        ],
+    )
+
+
+def _scene(doc: dict[str, Any]) -> Scene:
+    """The document read as the engine reads a scene, under `Practice`'s fields."""
+    scene = parse_scene(doc, "<test>")
+    problems = RULES.problems(scene, doc)
+    if problems:
+        raise QuestionError("; ".join(f"{p}: {m}" for p, m in problems))
+    return RULES.with_defaults(scene)
+
+
+ZOUAVES = {"type": "infantry", "quality": "veteran", "weapon": "rifled-musket"}
+
+
+def test_left_out_state_takes_its_start_of_game_value_and_is_noted() -> None:
+    scene = _scene(_doc(**ZOUAVES))
+    zouaves = scene.unit_of("zouaves")
+    assert zouaves.get("casualties") == 0
+    assert zouaves.get("fired") is False
+    assert zouaves.get("status") == "steady"
+    assert zouaves.defaulted == {"casualties", "fired", "status", "heavy_armour"}
+    assert scene.unit_of("rifles").defaulted == {"fired", "status", "heavy_armour"}
+
+
+def test_an_answer_names_the_defaults_it_assumed_for_its_units() -> None:
+    scene = _scene(_doc(**ZOUAVES, casualties=2))
+    answer = RULES.resolve(scene, "shoot", ["rifles", "zouaves"])
+    assumed = {(a["unit"], a["field"]) for a in answer.data["defaults"]}
+    assert ("zouaves", "casualties") not in assumed  # given
+    assert ("zouaves", "status") in assumed
+    assert ("rifles", "fired") in assumed
+    assert "assumed at their start-of-game values" in answer.lines[-1]
+    # measure reads no state, so it assumes nothing
+    assert "defaults" not in RULES.resolve(scene, "measure", ["rifles", "zouaves"]).data
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [("heavy_armor", "heavy_armour"), ("casualtes", "casualties"), ("Fired", "fired")],
+)
+def test_a_key_close_to_a_known_one_is_refused_with_did_you_mean(key: str, meant: str) -> None:
+    with pytest.raises(QuestionError, match=f"did you mean '{meant}'"):
+        _scene(_doc(**ZOUAVES, **{key: True}))
+
+
+def test_free_keys_that_are_no_typo_are_kept() -> None:
+    scene = _scene(_doc(**ZOUAVES, name="The 1st Zouaves", notes="painted 2019"))
+    assert scene.unit_of("zouaves").get("name") == "The 1st Zouaves"
+
+
+def test_every_bad_value_of_a_declared_field_is_named_at_once() -> None:
+    with pytest.raises(QuestionError) as caught:
+        _scene(_doc(type="infantry", quality="elite", weapon="rifle", status="dancing"))
+    message = str(caught.value)
+    assert "quality is 'elite'" in message and "'raw', 'veteran' or 'hero'" in message
+    assert "status is 'dancing'" in message
+
+
+def test_format_typos_in_files_are_caught_by_the_loader() -> None:
+    doc = _doc(**ZOUAVES)
+    doc["units"][0]["bases"][0]["widht"] = 3
+    with pytest.raises(ValueError, match="did you mean 'width'"):
+        parse_scene(doc, "<test>")
+    doc = _doc(**ZOUAVES)
+    doc["unitz"] = []
+    with pytest.raises(ValueError, match="did you mean 'units'"):
+        parse_scene(doc, "<test>")
+
+
+def test_every_missing_attribute_of_a_question_is_named_in_one_message() -> None:
+    # The registered skirmish-19c reads the shooter's type, quality and weapon: all three
+    # missing are named together, not one run at a time.
+    doc = _doc(**ZOUAVES)
+    for key in ("type", "quality", "weapon"):
+        del doc["units"][0][key]
+    scene = parse_scene(doc, "<test>")
+    with pytest.raises(QuestionError) as caught:
+        get_ruleset("skirmish-19c").resolve(scene, "shoot", ["rifles", "zouaves"])
+    message = str(caught.value)
+    assert not isinstance(caught.value, MissingAttribute)
+    for key in ("quality", "weapon"):
+        assert f"'rifles' has no '{key}'" in message
+
+
+def test_one_missing_attribute_keeps_its_own_message() -> None:
+    doc = _doc(**ZOUAVES)
+    del doc["units"][0]["weapon"]
+    with pytest.raises(MissingAttribute, match="unit 'rifles' has no 'weapon'; give one of"):
+        get_ruleset("skirmish-19c").resolve(parse_scene(doc, "<t>"), "shoot", ["rifles", "zouaves"])
+
+
+def test_settling_reported_dice_gives_the_changes_with_before_and_after() -> None:
+    scene = _scene(_doc(**ZOUAVES, casualties=1))
+    form = RULES.report_form(scene, "shoot", ["rifles", "zouaves"])
+    assert [r.name for r in form] == ["kills", "dead"]
+    outcome = RULES.settle(
+        scene, "shoot", ["rifles", "zouaves"], {"kills": 2, "dead": ["zouaves-1"]}
+    )
+    assert [(c.target, c.field, c.value) for c in outcome.changes] == [
+        ("zouaves", "casualties", 3),
+        ("rifles", "fired", True),
+        ("zouaves-1", "removed", True),
+    ]
+    assert outcome.lines[0].startswith("zouaves casualties 1 -> 3: 2 killed")
+    assert outcome.lines[1].startswith("rifles fired no -> yes")
+
+
+def test_a_bad_report_names_every_problem() -> None:
+    scene = _scene(_doc(**ZOUAVES))
+    with pytest.raises(QuestionError) as caught:
+        RULES.settle(scene, "shoot", ["rifles", "zouaves"], {"kils": 1, "dead": ["rifles-1"]})
+    message = str(caught.value)
+    assert "unknown report 'kils' (did you mean 'kills'?)" in message
+    assert "kills is missing" in message
+    assert "dead is ['rifles-1']" in message
+    with pytest.raises(QuestionError, match="a whole number from 0 to 2"):
+        RULES.settle(scene, "shoot", ["rifles", "zouaves"], {"kills": 3, "dead": []})
+
+
+def test_an_action_whose_result_changes_nothing_has_no_form() -> None:
+    scene = _scene(_doc(**ZOUAVES))
+    assert RULES.report_form(scene, "measure", ["rifles", "zouaves"]) == ()
+    with pytest.raises(QuestionError, match="changes no state the sheet keeps"):
+        RULES.settle(scene, "measure", ["rifles", "zouaves"], {})
+    with pytest.raises(QuestionError, match="has no action 'fly'"):
+        RULES.report_form(scene, "fly", [])
+
+
+def test_a_change_to_a_description_or_an_unknown_field_is_refused() -> None:
+    scene = _scene(_doc(**ZOUAVES))
+    with pytest.raises(QuestionError, match="describes the troops"):
+        RULES.check_change(scene, Change("zouaves", "quality", "raw", "promoted"))
+    with pytest.raises(QuestionError, match="did you mean 'casualties'"):
+        RULES.check_change(scene, Change("zouaves", "casualtes", 1, "typo"))
+    with pytest.raises(QuestionError, match="accepted: 'steady' or 'running'"):
+        RULES.check_change(scene, Change("zouaves", "status", "dancing", "?"))
+
+
+def test_close_keys() -> None:
+    known = ["width", "depth", "facing", "units"]
+    assert close_key("widht", known) == "width"
+    assert close_key("facng", known) == "facing"
+    assert close_key("unitz", known) == "units"
+    assert close_key("unitz", [*known, "unit"]) == "units"
+    assert close_key("heavy_armor", ["heavy_armour", "armour"]) == "heavy_armour"
+    assert close_key("name", known) is None
+    assert close_key("notes", known) is None
+    assert close_key("width", known) is None  # a known key is no typo of another
