@@ -367,7 +367,13 @@ BAD = [
     ),
     ("non-positive table", edit("width = 180", "width = -180"), "table.width", ["greater than 0"]),
     ("missing table", edit("[table]\nwidth = 180\ndepth = 120\n", ""), "table", ["missing"]),
-    ("missing calibration", edit("[calibration]\n", "[calibrate]\n"), "calibration", ["missing"]),
+    (
+        "calibration misspelt",
+        edit("[calibration]\n", "[calibrate]\n"),
+        "calibrate",
+        ["did you mean 'calibration'"],
+    ),
+    ("missing calibration", edit("[calibration]\n", "[cameras]\n"), "calibration", ["missing"]),
     (
         "too few corners",
         edit(", 3 = [4, 116] }", " }"),

@@ -17,6 +17,7 @@ from rules.errors import MissingAttribute, QuestionError
 from rules.scene import Scene, parse_scene
 from rules.state import Change, Field, Kind, Report, Scope, close_key
 from tests.builders import base, scene_doc, unit
+from tests.golden import ROOT
 
 SKIRMISH = type(get_ruleset("skirmish-19c"))
 LINE = Cite("000_157c880a83b52d41.txt", 125, "Per 10% of group wounded or killed")
@@ -253,3 +254,18 @@ def test_close_keys() -> None:
     assert close_key("name", known) is None
     assert close_key("notes", known) is None
     assert close_key("width", known) is None  # a known key is no typo of another
+
+
+def test_a_game_file_typo_is_refused_with_did_you_mean(tmp_path: Any) -> None:
+    from vision.game import GameError, load_game
+
+    text = (ROOT / "examples" / "games" / "skirmish.toml").read_text(encoding="utf-8")
+    for wrong, meant, near in (
+        ("[[units]]", "[[unitz]]", "units"),
+        ('weapon = "rifle"', 'weapon = "rifle"\nwepon = "rifle"', "weapon"),
+        ("width = 2.5", "width = 2.5, widht = 2.5", "width"),
+    ):
+        path = tmp_path / "game.toml"
+        path.write_text(text.replace(wrong, meant, 1), encoding="utf-8")
+        with pytest.raises(GameError, match=f"did you mean '{near}'"):
+            load_game(path)

@@ -26,6 +26,7 @@ from calibration.units import MM_PER_UNIT, UNITS
 from rules.errors import DocumentError, accepted
 from rules.reader import DocumentReader, join_path
 from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind, parse_scene
+from rules.state import close_key
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
@@ -150,6 +151,9 @@ class Game:
     grid_box: float | None = None
     """Side of one grid square in mm, for grid rulesets."""
     camera: Camera | None = None
+    scene_extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Top-level keys the ruleset reads from every scene (its `scene_keys`, such as the weapon
+    ranges of a sheet that leaves them to the game), copied into each scene as written."""
 
 
 class TagRole(StrEnum):
@@ -251,6 +255,18 @@ any ruleset reads, and far less than would exhaust Python's recursion when copie
 _TAG_KEYS: Final = ("family", "border_bits", "tag_size", "height")
 """Keys that set how tags look; inherited top level -> [calibration] / unit -> base / card."""
 _UNIT_FIELDS: Final = ("id", "side", "bases", *_TAG_KEYS)
+_TOP_FIELDS: Final = (
+    "ruleset",
+    "unit",
+    "table",
+    "grid",
+    "calibration",
+    "units",
+    "terrain",
+    "camera",
+    *_TAG_KEYS,
+)
+"""Top-level keys of a game file (besides the ruleset's own `scene_keys`)."""
 _BASE_FIELDS: Final = (
     "id",
     "tag",
@@ -281,6 +297,12 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
         check_ruleset_id(ruleset)
     except ValueError as exc:
         raise r.fail("ruleset", str(exc)) from None
+    rules = get_ruleset(ruleset)
+    known = {*_TOP_FIELDS, *rules.scene_keys}
+    for key in top:
+        near = close_key(key, known) if key not in known else None
+        if near is not None:
+            raise r.fail(key, f"{key!r} is not a game file key; did you mean {near!r}?")
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
@@ -315,6 +337,7 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
         for i, item in enumerate(r.array(top.get("terrain", []), "terrain"))
     )
     camera = _parse_camera(r, top["camera"]) if "camera" in top else None
+    scene_extra = {k: r.plain(v, k) for k, v in top.items() if k in rules.scene_keys}
     game = Game(
         source=source,
         ruleset=ruleset,
@@ -326,6 +349,7 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
         terrain=terrain,
         grid_box=grid_box,
         camera=camera,
+        scene_extra=MappingProxyType(scene_extra),
     )
     _check_attributes(game, source)
     return game
@@ -608,6 +632,7 @@ def _check_attributes(game: Game, source: str) -> None:
     }
     if game.grid_box is not None:
         probe["grid"] = {"box": game.grid_box}
+    probe.update(game.scene_extra)
     try:
         parse_scene(probe, source)
     except SceneError as exc:

@@ -171,6 +171,7 @@ def build_scene(
     }
     if game.grid_box is not None:
         doc["grid"] = {"box": builder.show(game.grid_box)}
+    doc.update(game.scene_extra)
     doc["terrain"] = terrain
     doc["units"] = units
     doc["detection"] = builder.report()
