@@ -373,7 +373,7 @@ BAD = [
         "calibrate",
         ["did you mean 'calibration'"],
     ),
-    ("missing calibration", edit("[calibration]\n", "[cameras]\n"), "calibration", ["missing"]),
+    ("missing calibration", edit("[calibration]\n", "[notes]\n"), "calibration", ["missing"]),
     (
         "too few corners",
         edit(", 3 = [4, 116] }", " }"),
