@@ -56,6 +56,11 @@ ROUTES: Final[dict[str, tuple[str, ...]]] = {
     "/api/access-check": ("POST",),
     "/api/access-qr.svg": ("GET",),
     "/static/<path:filename>": ("GET",),
+    "/api/state": ("GET", "POST"),
+    "/api/state/undo": ("POST",),
+    "/api/outcome": ("POST",),
+    "/api/game/end": ("POST",),
+    "/api/game/new": ("POST",),
 }
 """Every route and the methods it answers (HEAD and OPTIONS come with GET and POST)."""
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -109,7 +114,9 @@ def app(live: Live, tmp_path_factory: pytest.TempPathFactory) -> Flask:
     made = create_app(config, live=live)
     client = made.test_client()
     # A resolution and a snapshot exist, so ids 1, 2 ... and listed files are in play too.
-    assert client.get("/api/resolve?action=measure&args=rifles,hart").status_code == 200
+    question = {"action": "measure", "args": ["rifles", "hart"]}
+    asked = client.post("/api/resolve", json=question, headers={"X-CSRF-Token": TOKEN})
+    assert asked.status_code == 200
     assert client.post("/api/snapshot", headers={"X-CSRF-Token": TOKEN}).status_code == 201
     return made
 
@@ -185,6 +192,29 @@ RESULT_BODIES = st.fixed_dictionaries(
         "why": JSON_VALUES,
     },
 )
+FIELDS: Final = ("casualties", "loaded", "moved", "formation", "removed", "held", "turn", "phase")
+STATE_BODIES = st.fixed_dictionaries(
+    {},
+    optional={
+        "unit": st.sampled_from(IDS) | JSON_VALUES,
+        "base": st.sampled_from(IDS) | JSON_VALUES,
+        "game": JSON_VALUES,
+        "set": st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), JSON_VALUES)
+        | JSON_VALUES,
+        "other": JSON_VALUES,
+    },
+)
+"""Hand changes of state: a unit's, a base's or the game's fields, good and bad."""
+OUTCOME_BODIES = st.fixed_dictionaries(
+    {},
+    optional={
+        "action": st.sampled_from(ACTIONS) | JSON_VALUES,
+        "args": st.lists(st.sampled_from(IDS), max_size=3) | JSON_VALUES,
+        "result": st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4) | JSON_VALUES,
+        "changes": st.lists(JSON_VALUES, max_size=3) | JSON_VALUES,
+    },
+)
+"""Reported dice (and an override's hand changes), good and bad."""
 GOOD_RESULTS = st.fixed_dictionaries(
     {
         "resolution": st.integers(min_value=1, max_value=4),
@@ -238,6 +268,8 @@ BODIES = (
     | st.builds(encoded, GOOD_QUESTIONS)
     | st.builds(encoded, st.fixed_dictionaries({"phase": st.sampled_from(PHASES)}))
     | st.builds(encoded, GOOD_RESULTS)
+    | st.builds(encoded, STATE_BODIES)
+    | st.builds(encoded, OUTCOME_BODIES)
     | RAW_BODIES
     | st.just(b"")
 )
@@ -299,11 +331,12 @@ def headers(draw: st.DrawFn) -> dict[str, str]:
 
 def test_every_route_is_fuzzed(app: Flask) -> None:
     """A route added later without being fuzzed here fails this test."""
-    served = {
-        rule.rule: tuple(sorted(set(rule.methods or ()) - {"HEAD", "OPTIONS"}))
-        for rule in app.url_map.iter_rules()
+    served: dict[str, set[str]] = {}
+    for rule in app.url_map.iter_rules():
+        served.setdefault(rule.rule, set()).update(set(rule.methods or ()) - {"HEAD", "OPTIONS"})
+    assert {r: tuple(sorted(m)) for r, m in served.items()} == {
+        rule: tuple(sorted(methods)) for rule, methods in ROUTES.items()
     }
-    assert served == {rule: tuple(sorted(methods)) for rule, methods in ROUTES.items()}
 
 
 @settings(FUZZ, max_examples=1200)
@@ -337,7 +370,12 @@ def test_any_request_to_any_route(
 
 @settings(FUZZ, max_examples=1500)
 @given(
-    path=st.sampled_from(["/api/resolve", "/api/phase", "/api/results", "/api/snapshot"]),
+    path=st.sampled_from(
+        [
+            *("/api/resolve", "/api/phase", "/api/results", "/api/snapshot", "/api/state"),
+            *("/api/state/undo", "/api/outcome", "/api/game/end", "/api/game/new"),
+        ]
+    ),
     body=BODIES,
     content_type=st.sampled_from(CONTENT_TYPES),
 )
@@ -356,6 +394,7 @@ def test_state_changing_routes_with_every_kind_of_body(
         [
             *("/api/resolve", "/api/suggest", "/api/map.svg", "/stream.mjpg", "/events"),
             *("/api/log", "/api/status", "/api/scene", "/api/snapshots", "/api/rulesets", "/"),
+            "/api/state",
         ]
     ),
     query=query_strings(),
@@ -365,10 +404,14 @@ def test_reading_routes_with_every_query(client: FlaskClient, path: str, query: 
 
 
 def test_results_and_the_log_still_make_sense_after_the_fuzz(client: FlaskClient) -> None:
-    """The fuzz wrote through the real log: it still answers, and a good result still lands."""
-    asked = client.get("/api/resolve?action=measure&args=rifles,zouaves").get_json()["log_id"]
+    """The fuzz wrote through the real log: it still answers, and a good result still lands (in
+    a game in play: the fuzz may have ended the last one)."""
+    csrf = {"X-CSRF-Token": TOKEN}
+    assert client.post("/api/game/new", json={}, headers=csrf).status_code == 201
+    question = {"action": "measure", "args": ["rifles", "zouaves"]}
+    asked = client.post("/api/resolve", json=question, headers=csrf).get_json()["log_id"]
     body = {"resolution": asked, "decision": "confirm", "result": {"hits": 1}}
-    made = client.post("/api/results", json=body, headers={"X-CSRF-Token": TOKEN})
+    made = client.post("/api/results", json=body, headers=csrf)
     assert made.status_code == 201
     shown = client.get("/api/log").get_json()
     assert shown["results"][0]["id"] == made.get_json()["id"]

@@ -226,6 +226,7 @@ def test_games_are_listed_with_their_counts(log: GameLog) -> None:
         "resolutions": 0,
         "results": 0,
         "snapshots": 0,
+        "steps": 0,
     }
     assert (listed[1]["turns"], listed[1]["resolutions"], listed[1]["results"]) == (1, 1, 2)
     assert log.latest_game() == second
@@ -324,7 +325,6 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
 def app(live: Live, tmp_path: Path) -> Iterator[Flask]:
     made = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data")}, live=live)
     yield made
-    live.set_phase(live.ruleset.phases[0])
     opened = made.extensions.get("umpire_log")
     if isinstance(opened, GameLog):
         opened.close()
@@ -335,23 +335,29 @@ def post(client: FlaskClient, app: Flask, path: str, body: Any) -> Any:
     return client.post(path, json=body, headers={"X-CSRF-Token": token})
 
 
-def test_answers_carry_their_log_id_and_repeats_share_it(app: Flask) -> None:
+def ask(client: FlaskClient, app: Flask, action: str, *args: str) -> Any:
+    """A player's question (by POST: logged, with a log_id)."""
+    return post(client, app, "/api/resolve", {"action": action, "args": list(args)}).get_json()
+
+
+def test_a_players_answers_carry_their_log_id_and_repeats_share_it(app: Flask) -> None:
     client = app.test_client()
-    first = client.get("/api/resolve?action=measure&args=rifles,zouaves").get_json()
-    again = post(client, app, "/api/resolve", {"action": "measure", "args": ["rifles", "zouaves"]})
-    other = client.get("/api/resolve?action=measure&args=hart,hussars").get_json()
-    suggested = client.get("/api/suggest").get_json()
+    first = ask(client, app, "measure", "rifles", "zouaves")
+    again = ask(client, app, "measure", "rifles", "zouaves")
+    other = ask(client, app, "measure", "hart", "hussars")
     assert isinstance(first["log_id"], int)
-    assert again.get_json()["log_id"] == first["log_id"]  # same scene, same answer: one row
-    assert len({first["log_id"], other["log_id"], suggested["log_id"]}) == 3
+    assert again["log_id"] == first["log_id"]  # same scene, same answer: one row
+    assert len({first["log_id"], other["log_id"]}) == 2
+    # Anybody's GET is answered the same, with no log_id, and never written.
+    read = client.get("/api/resolve?action=measure&args=hart,hussars").get_json()
+    assert read["log_id"] is None and client.get("/api/suggest").get_json()["log_id"] is None
     exported = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE).export(1)
     assert [(r["action"], r["args"]) for r in exported["resolutions"]] == [
         ("measure", ["rifles", "zouaves"]),
         ("measure", ["hart", "hussars"]),
-        ("suggest", []),
     ]
     logged = exported["resolutions"][0]["answer"]
-    assert logged == {k: v for k, v in first.items() if k != "log_id"}
+    assert logged == {k: v for k, v in first.items() if k not in ("log_id", "report_form")}
     assert exported["game"]["ruleset"] == "skirmish-19c"
     assert exported["game"]["game_toml"] == DEMO_GAME.read_text()  # kept for the replay
     assert len(exported["scenes"]) == 1 and exported["scenes"][0]["turn"] == 1
@@ -359,10 +365,16 @@ def test_answers_carry_their_log_id_and_repeats_share_it(app: Flask) -> None:
 
 def test_results_are_recorded_and_listed_newest_first(app: Flask) -> None:
     client = app.test_client()
-    asked = client.get("/api/resolve?action=shoot&args=rifles,zouaves").get_json()["log_id"]
+    asked = ask(client, app, "shoot", "rifles", "zouaves")["log_id"]
     confirmed = post(client, app, "/api/results", {"resolution": asked, "decision": "confirm"})
     assert confirmed.status_code == 201
-    assert confirmed.get_json() | {"id": 0} == {"id": 0, "resolution": asked, "decision": "confirm"}
+    assert confirmed.get_json() | {"id": 0} == {
+        "id": 0,
+        "resolution": asked,
+        "decision": "confirm",
+        "step": None,  # no dice reported: nothing changed
+        "lines": [],
+    }
     body = {"resolution": asked, "decision": "override", "result": {"hits": 2}, "note": "wet"}
     overridden = post(client, app, "/api/results", body)
     assert overridden.status_code == 201
@@ -402,7 +414,7 @@ def test_results_are_recorded_and_listed_newest_first(app: Flask) -> None:
 )
 def test_bad_results_are_refused(app: Flask, body: Any, status: int, fragment: str) -> None:
     client = app.test_client()
-    client.get("/api/resolve?action=measure&args=rifles,zouaves")  # resolution 1 exists
+    ask(client, app, "measure", "rifles", "zouaves")  # resolution 1 exists
     response = post(client, app, "/api/results", body)
     assert response.status_code == status, response.data
     assert fragment in response.get_json()["error"]
@@ -433,7 +445,9 @@ def test_a_new_turn_records_its_scene(app: Flask, live: Live) -> None:
     assert shown["turn"] == 2 and shown["scenes"] == 2
     scenes = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE).scenes(1)
     assert [(s["turn"], s["phase"]) for s in scenes] == [(1, first), (2, first)]
-    assert scenes[0]["doc"] == scenes[1]["doc"]  # the same still photo, logged for each turn
+    # the same still photo, logged for each turn (each scene says its turn)
+    assert [s["doc"]["turn"] for s in scenes] == [1, 2]
+    assert {**scenes[0]["doc"], "turn": 0} == {**scenes[1]["doc"], "turn": 0}
 
 
 def test_a_snapshot_is_recorded(app: Flask) -> None:
@@ -451,21 +465,24 @@ def test_an_installed_log_is_the_one_recorded_into(live: Live, tmp_path: Path) -
     elsewhere = GameLog(tmp_path / "elsewhere.sqlite")
     made = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data")}, live=live)
     install_log(made, elsewhere)
-    made.test_client().get("/api/resolve?action=measure&args=rifles,zouaves")
+    ask(made.test_client(), made, "measure", "rifles", "zouaves")
     assert elsewhere.games()[0]["resolutions"] == 1
     assert not (tmp_path / "data" / LOG_FILE).exists()
     elsewhere.close()
 
 
-def test_ending_the_served_game_marks_it_and_closes_the_log(live: Live, tmp_path: Path) -> None:
+def test_stopping_the_server_closes_the_log_and_leaves_the_game_to_resume(
+    live: Live, tmp_path: Path
+) -> None:
     made = create_app({"TESTING": True, "DATA_DIR": str(tmp_path)}, live=live)
-    end_logged_game(made)  # nothing opened yet: nothing to end, no file made
+    end_logged_game(made)  # nothing opened yet: nothing to close, no file made
     assert not (tmp_path / LOG_FILE).exists()
-    made.test_client().get("/api/log")  # the game starts on first use
+    made.test_client().get("/api/log")  # the game is found (or started) on first use
     end_logged_game(made)
     with GameLog(tmp_path / LOG_FILE) as log:
         [game] = log.games()
-    assert game["ended"] is not None and game["ended"] >= game["started"]
+        assert game["ended"] is None  # not over: the next server of this game file resumes it
+        assert log.unfinished_game(live.game_key) == game["id"]
 
 
 def test_a_foreign_file_in_the_data_folder_is_a_clear_503(live: Live, tmp_path: Path) -> None:
@@ -473,7 +490,9 @@ def test_a_foreign_file_in_the_data_folder_is_a_clear_503(live: Live, tmp_path: 
     data.mkdir()
     (data / LOG_FILE).write_text("not ours")
     made = create_app({"TESTING": True, "DATA_DIR": str(data)}, live=live)
-    response = made.test_client().get("/api/resolve?action=measure&args=rifles,zouaves")
+    response = post(
+        made.test_client(), made, "/api/resolve", {"action": "measure", "args": ["rifles", "hart"]}
+    )
     assert response.status_code == 503
     assert "not a readable Umpire game log" in response.get_json()["error"]
     assert (data / LOG_FILE).read_text() == "not ours"

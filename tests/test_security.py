@@ -68,10 +68,9 @@ def client(app: Flask) -> FlaskClient:
 
 @pytest.fixture
 def log_id(client: FlaskClient) -> int:
-    """The game-log id of one answer shown, for POST /api/results."""
-    answer = client.get(
-        "/api/resolve?action=measure&args=rifles,zouaves", headers={"X-Access-Code": CODE}
-    ).get_json()
+    """The game-log id of one answer shown to a player, for POST /api/results."""
+    question = {"action": "measure", "args": ["rifles", "zouaves"]}
+    answer = client.post("/api/resolve", json=question, headers=WITH_CODE).get_json()
     assert isinstance(answer["log_id"], int)
     return int(answer["log_id"])
 
@@ -324,10 +323,16 @@ def test_the_code_is_needed_from_this_machine_too(client: FlaskClient) -> None:
     refusal(response, 403, "access code")
 
 
-def test_asking_by_post_is_a_read_that_needs_only_the_token(client: FlaskClient) -> None:
+def test_asking_by_post_is_a_players_logged_question_and_needs_the_code(
+    client: FlaskClient,
+) -> None:
+    # A POST question is written to the log (its answer gets a log_id to confirm), so it needs
+    # the code like any change; spectators ask by GET, answered the same and never written.
     question = {"action": "measure", "args": ["rifles", "zouaves"]}
     response = client.post("/api/resolve", json=question, headers=CSRF, environ_base=SPECTATOR)
-    assert response.status_code == 200 and response.get_json()["action"] == "measure"
+    refusal(response, 403, "access code")
+    response = client.post("/api/resolve", json=question, headers=WITH_CODE, environ_base=SPECTATOR)
+    assert response.status_code == 200 and isinstance(response.get_json()["log_id"], int)
 
 
 @pytest.mark.parametrize(
@@ -669,13 +674,110 @@ def test_a_spectators_questions_are_answered_but_never_written_to_the_log(
     assert spectator["distance"] and spectator["log_id"] is None
     assert client.get("/api/suggest", environ_base=lan).get_json()["log_id"] is None
     assert client.head(path, environ_base=lan, headers={"X-Access-Code": CODE}).status_code == 200
-    player = client.get(path, environ_base=lan, headers={"X-Access-Code": CODE}).get_json()
-    assert isinstance(player["log_id"], int)
+    # Even with the code, a GET is a read: the same answer, not written.
+    with_code = client.get(path, environ_base=lan, headers={"X-Access-Code": CODE}).get_json()
+    assert with_code == spectator
+    question = {"action": "measure", "args": ["rifles", "zouaves"]}
+    player = client.post("/api/resolve", json=question, headers=WITH_CODE, environ_base=lan)
+    assert isinstance(player.get_json()["log_id"], int)
     # The same question on the same table again: the same row, not a new one.
-    again = client.get(path, environ_base=lan, headers={"X-Access-Code": CODE}).get_json()
-    assert again["log_id"] == player["log_id"]
+    again = client.post("/api/resolve", json=question, headers=WITH_CODE, environ_base=lan)
+    assert again.get_json()["log_id"] == player.get_json()["log_id"]
     log = client.get("/api/log").get_json()
     assert log["resolutions"] == 1 and log["scenes"] == 1
+
+
+def _read_routes(app: Flask) -> list[str]:
+    """A GET of every read route of the app (with arguments where it needs them)."""
+    filled = {
+        "/api/resolve": "/api/resolve?action=measure&args=rifles,zouaves",
+        "/api/map.svg": "/api/map.svg?select=rifles&target=zouaves",
+        "/snapshots/<path:name>": "/snapshots/20260101-000000-000.png",
+        "/static/<path:filename>": "/static/app.js",
+    }
+    paths = []
+    for rule in app.url_map.iter_rules():
+        if "GET" not in (rule.methods or ()) or rule.rule in ("/events", "/stream.mjpg"):
+            continue
+        paths.append(filled.get(rule.rule, rule.rule))
+    return sorted(paths)
+
+
+VOLATILE = ("fps", "updated", "frame", "scan_ms", "dropped_frames", "created", "started")
+
+
+def _steady(body: Any) -> Any:
+    """A JSON answer without what changes from one moment to the next (frames a second, the
+    clock), so two answers a moment apart can be compared."""
+    if isinstance(body, dict):
+        return {k: _steady(v) for k, v in body.items() if k not in VOLATILE}
+    if isinstance(body, list):
+        return [_steady(v) for v in body]
+    return body
+
+
+def test_no_read_route_answers_differently_to_a_right_and_a_wrong_code(
+    app: Flask, client: FlaskClient
+) -> None:
+    # A guesser must learn nothing from a read: every GET route answers a wrong code exactly
+    # as it answers the right one (and as it answers no code at all).
+    routes = _read_routes(app)
+    assert len(routes) >= 10 and "/api/state" in routes and "/api/log" in routes
+    lan = {"REMOTE_ADDR": "192.168.1.40"}
+    for path in routes:
+        answers = []
+        for headers in ({"X-Access-Code": CODE}, {"X-Access-Code": "1111-1111"}, {}):
+            response = client.get(path, headers=headers, environ_base=lan)
+            app.extensions["umpire-guard"] = security.CodeGuard()  # never locked out here
+            body = response.get_json() if response.is_json else response.data
+            answers.append((response.status_code, _steady(body)))
+        assert answers[0] == answers[1] == answers[2], path
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("GET", "/api/status"),
+        ("GET", "/api/state"),
+        ("GET", "/api/resolve?action=measure&args=rifles,zouaves"),
+        ("GET", "/api/log"),
+        ("GET", "/no/such/route"),
+        ("POST", "/api/access-check"),
+        ("POST", "/api/resolve"),
+        ("POST", "/api/state/undo"),
+    ],
+)
+def test_wrong_codes_on_every_route_count_toward_one_slow_down(
+    app: Flask, client: FlaskClient, method: str, path: str
+) -> None:
+    # Wrong codes sent with reads, changes and unknown routes alike add up for one address:
+    # after the free tries the address is locked out everywhere, a change included.
+    clock = Clock()
+    app.extensions["umpire-guard"] = security.CodeGuard(clock)
+    guesser = {"REMOTE_ADDR": "192.168.1.50"}
+    wrong = {**CSRF, "X-Access-Code": "1111-1111"}
+    reads = ["/api/status", "/api/state", "/api/log", "/api/scene"]
+    for i in range(security.FREE_TRIES):  # the free tries, spent on reads
+        client.get(reads[i % len(reads)], headers=wrong, environ_base=guesser)
+    client.open(
+        path,
+        method=method,
+        headers=wrong,
+        json={} if method == "POST" else None,
+        environ_base=guesser,
+    )
+    # That one wrong code more, on this route, locked the address: the next guess anywhere is
+    # refused before its code is looked at.
+    locked = client.post("/api/access-check", json={}, headers=WITH_CODE, environ_base=guesser)
+    refusal(locked, 429, "too many wrong access codes")
+    locked = client.get("/api/status", headers=wrong, environ_base=guesser)
+    refusal(locked, 429, "too many wrong access codes")
+    # Another address is not affected; this address may read without a code meanwhile.
+    assert client.get("/api/status", environ_base=OTHER_SPECTATOR).status_code == 200
+    assert client.get("/api/status", environ_base=guesser).status_code == 200
+    clock.now += 2.0
+    ok = client.post("/api/access-check", json={}, headers=WITH_CODE, environ_base=guesser)
+    assert ok.status_code == 200
 
 
 def test_this_machine_is_never_slowed_down_by_wrong_codes(client: FlaskClient) -> None:

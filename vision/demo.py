@@ -1,7 +1,8 @@
-"""The built-in demo of `umpire serve`: a synthetic camera over the skirmish-19c game of
-`examples/games/skirmish.toml`, laid out as `examples/skirmish.json` says (both shipped in
-`vision/demo_game/`), with a unit advancing
-or wheeling every few seconds and a player's hand reaching over the table now and then.
+"""The built-in demos of `umpire serve --demo RULESET`: a synthetic camera over a game of each
+ruleset (its game file `vision/demo_game/RULESET.toml`, laid out as `RULESET.json` says; both
+shipped with the package and linked from `examples/games/`), with a unit advancing or wheeling
+every few seconds and a player's hand reaching over the table now and then. Bases the players
+take off the table (`take_off`) leave the picture, as they would leave a real table.
 
 It is a `FrameSource` like a webcam: `read()` gives the next `CapturedFrame`, paced to `fps` in
 real time (or as fast as it renders, with `realtime=False`, for tests). `game` is the parsed game
@@ -37,10 +38,33 @@ from .sources import BaseSource, FramePacer, SourceError
 from .synthetic import table_spec
 
 DEMO_DIR: Final = Path(__file__).resolve().parent / "demo_game"
-"""Shipped with the package (examples/games/skirmish.toml and examples/skirmish.json link here),
-so the demo runs from an installed copy too."""
+"""Shipped with the package (examples/games/ links here), so the demo runs from an installed
+copy too."""
 DEMO_GAME: Final = DEMO_DIR / "skirmish.toml"
 DEMO_LAYOUT: Final = DEMO_DIR / "skirmish.json"
+DEFAULT_DEMO: Final = "skirmish-19c"
+"""The ruleset `umpire serve` demonstrates when none is named."""
+
+
+def demo_rulesets() -> list[str]:
+    """The rulesets with a built-in demo game."""
+    return sorted(
+        p.stem
+        for p in DEMO_DIR.glob("*.toml")
+        if (DEMO_DIR / f"{p.stem}.json").is_file() and p.stem != "skirmish"
+    ) or [DEFAULT_DEMO]
+
+
+def demo_files(ruleset: str = DEFAULT_DEMO) -> tuple[Path, Path]:
+    """The game file and layout of a ruleset's demo; `SourceError` naming the demos."""
+    game, layout = DEMO_DIR / f"{ruleset}.toml", DEMO_DIR / f"{ruleset}.json"
+    if ruleset == DEFAULT_DEMO and not game.is_file():
+        return DEMO_GAME, DEMO_LAYOUT
+    if not (game.is_file() and layout.is_file()):
+        known = ", ".join(demo_rulesets())
+        raise SourceError(f"no built-in demo for {ruleset!r}; the demos are: {known}")
+    return game, layout
+
 
 DEMO_GAME_EFFECTS: Final = Effects(blur_px=0.4, noise_sigma=1.5)
 """A little lens blur and sensor noise. At 1280x720 a 20 mm tag spans about 13 pixels: the
@@ -103,8 +127,10 @@ class DemoGame(BaseSource):
         move_every: float = 3.0,
         hand_every: float = 12.0,
         hand_seconds: float = 1.5,
+        tilt_deg: float = 15.0,
     ) -> None:
         self.width, self.height = _size(resolution)
+        self.tilt_deg = float(tilt_deg)
         if not (isinstance(fps, int | float) and 0 < fps <= 240):
             raise SourceError(f"demo: fps must be above 0 and at most 240, not {fps!r}")
         for name, value in (("move_every", move_every), ("hand_every", hand_every)):
@@ -133,6 +159,9 @@ class DemoGame(BaseSource):
         self.hand_seconds = float(hand_seconds)
         self.moves = 0
         """Moves made since the game (re)started."""
+        self._taken_off: frozenset[str] = frozenset()
+        """Bases the players took off the table: no longer in the picture."""
+        self._table: TableSpec
         self._open()
 
     # ----------------------------------------------------------------------------- the game
@@ -141,11 +170,26 @@ class DemoGame(BaseSource):
         """Where every piece stands now: an `umpire-scene/1` document (a copy)."""
         return copy.deepcopy(self._layout)
 
+    def take_off(self, bases: frozenset[str] | set[str]) -> None:
+        """Take these bases off the table (and put back any other taken off before): the
+        camera stops seeing them from the next frame."""
+        self._taken_off = frozenset(bases)
+        self._table = self._spec()
+
+    def _spec(self) -> TableSpec:
+        """The renderer's table as the layout stands, without the bases taken off."""
+        shown = copy.deepcopy(self._layout)
+        for unit in shown["units"]:
+            unit["bases"] = [b for b in unit["bases"] if b["id"] not in self._taken_off]
+        return table_spec(self.game, shown)
+
     def _open(self) -> None:
         self._layout: dict[str, Any] = copy.deepcopy(self._start)
         self._rng = np.random.default_rng(self.seed)
-        self._table: TableSpec = table_spec(self.game, self._layout)
-        self.camera: CameraSpec = camera_for_table(self._table, self.width, self.height)
+        self._table = self._spec()
+        self.camera: CameraSpec = camera_for_table(
+            table_spec(self.game, self._layout), self.width, self.height, tilt_deg=self.tilt_deg
+        )
         self._keep_out = self._tag_cards(self._table)
         self._played = 0
         self._pacer = FramePacer(self.fps)
@@ -171,7 +215,7 @@ class DemoGame(BaseSource):
         every = self._frames_every(self.move_every)
         if every and index > 0 and index % every == 0 and self._try_move():
             self.moves += 1
-            self._table = table_spec(self.game, self._layout)
+            self._table = self._spec()
 
     def _try_move(self) -> bool:
         """Move one unit a little; False when no try of a few found a legal move."""
@@ -276,6 +320,7 @@ class DemoGame(BaseSource):
 
 
 def open_demo_game(
+    ruleset: str = DEFAULT_DEMO,
     *,
     resolution: str | tuple[int, int] = (1280, 720),
     fps: float = 10.0,
@@ -283,5 +328,8 @@ def open_demo_game(
     seed: int = 0,
     **options: Any,
 ) -> DemoGame:
-    """The demo source `umpire serve` uses with `--source demo` (or no `--source`)."""
+    """The demo source `umpire serve` uses with `--demo RULESET` (or no `--source`)."""
+    game, layout = demo_files(ruleset)
+    options.setdefault("game_path", game)
+    options.setdefault("layout_path", layout)
     return DemoGame(resolution=resolution, fps=fps, realtime=realtime, seed=seed, **options)

@@ -40,13 +40,15 @@ from flask.typing import ResponseReturnValue
 
 from rules.engine import describe, get_ruleset, ruleset_ids
 from rules.errors import UmpireError
+from rules.play import Edit, edits_of, set_by_hand
 from rules.scene import Scene
+from rules.state import Scope
 
 from .app import umpire
 from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
 from .live import Live, LiveState
 from .overlay import draw_overlay
-from .security import CODE_HEADER, code_matches
+from .playing import GameOver, NothingToUndo, Playing
 
 api = Blueprint("api", __name__)
 
@@ -85,6 +87,16 @@ def _not_in_log(error: NotInLog) -> ResponseReturnValue:
 def _log_broken(error: LogError) -> ResponseReturnValue:
     """The log file cannot be used: the server's fault, not the request's."""
     return {"error": f"the game log cannot record this: {error}"}, 503
+
+
+@api.errorhandler(GameOver)
+def _game_over(error: GameOver) -> ResponseReturnValue:
+    return {"error": str(error), "needs": "new-game"}, 409
+
+
+@api.errorhandler(NothingToUndo)
+def _nothing_to_undo(error: NothingToUndo) -> ResponseReturnValue:
+    return {"error": str(error)}, 409
 
 
 @api.errorhandler(UmpireError)
@@ -168,11 +180,10 @@ def _question(body: dict[str, Any], *, required: bool) -> tuple[str, list[str]] 
 
 @dataclass(slots=True)
 class Recording:
-    """This server's game in the log: its row, the turn, and the scene row last written (so a
-    question asked ten times about one frame does not hash the scene ten times)."""
+    """The scene row of this server's game last written to the log (so a question asked ten
+    times about one frame does not hash the scene ten times)."""
 
     game: int | None = None
-    turn: int = 1
     scene_doc: Any = None
     scene_turn: int = 0
     scene_id: int = 0
@@ -181,31 +192,63 @@ class Recording:
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 
+def open_playing(log: GameLog, live: Live, *, new: bool = False, key: str | None = "") -> Playing:
+    """The game a server plays on `live`'s table, kept in `log`: the last unfinished game of
+    the same game file, resumed (or a new one with `new`). `key` names the game file (default:
+    the tracker's own; None: never resume, as a replay does). Every change of its state is
+    applied to the tracker's scenes, except for a replay, whose scenes carry their own."""
+    playing = Playing(
+        log,
+        live.game,
+        live.ruleset,
+        key=live.game_key if key == "" else key,
+        source=live.source.description,
+        game_toml=_game_file_text(live.game.source),
+        new=new,
+    )
+    if key is not None:
+        playing.listen(live.set_play)
+    return playing
+
+
+def install_playing(app: Flask, playing: Playing) -> None:
+    """Give `app` the game it plays (the CLI opens it at start-up)."""
+    app.extensions["umpire_play"] = playing
+
+
+def playing() -> Playing:
+    """This server's game in play: the installed one, or the one `open_playing` finds on first
+    use (the last unfinished game of the tracker's game file)."""
+    found = current_app.extensions.get("umpire_play")
+    if isinstance(found, Playing) and found.log is current_log():
+        return found
+    with _recording_lock:
+        found = current_app.extensions.get("umpire_play")
+        if not (isinstance(found, Playing) and found.log is current_log()):
+            found = open_playing(current_log(), tracker())
+            current_app.extensions["umpire_play"] = found
+    assert isinstance(found, Playing)
+    return found
+
+
 def _recording() -> Recording:
-    """The app's `Recording` (made on first use; a newly installed log starts a new one)."""
-    log = current_log()
+    """The app's `Recording` (made on first use)."""
     found = current_app.extensions.get("umpire_log_game")
-    if not isinstance(found, tuple) or found[0] is not log:
+    if not isinstance(found, Recording):
         with _recording_lock:
             found = current_app.extensions.get("umpire_log_game")
-            if not isinstance(found, tuple) or found[0] is not log:
-                found = (log, Recording())
+            if not isinstance(found, Recording):
+                found = Recording()
                 current_app.extensions["umpire_log_game"] = found
-    recording = found[1]
-    assert isinstance(recording, Recording)
-    return recording
+    return found
 
 
 def end_logged_game(app: Flask) -> None:
-    """Mark this server's game ended in the log and close the log (call it when serving
-    stops; a log never opened is left alone)."""
+    """Close the game log when serving stops (a log never opened is left alone). The game
+    itself is not ended: the next `umpire serve` of the same game file resumes it."""
     log = app.extensions.get("umpire_log")
-    if not isinstance(log, GameLog):
-        return
-    found = app.extensions.get("umpire_log_game")
-    if isinstance(found, tuple) and found[0] is log and found[1].game is not None:
-        log.end_game(found[1].game)
-    log.close()
+    if isinstance(log, GameLog):
+        log.close()
 
 
 def _game_file_text(path: str) -> str | None:
@@ -221,37 +264,33 @@ def _game_file_text(path: str) -> str | None:
 
 
 def _logged_game() -> tuple[GameLog, Recording, int]:
-    """The log, this server's recording and its game id: the game row is written on first use,
-    with the scene of turn 1 if the tracker has one."""
-    log, recording = current_log(), _recording()
+    """The log, this server's recording and its game id (the scene rows start afresh with a
+    new game)."""
+    log, recording, game = current_log(), _recording(), playing()
     with recording.lock:
-        if recording.game is None:
-            live = tracker()
-            recording.game = log.start_game(
-                live.game.ruleset, live.source.description, _game_file_text(live.game.source)
-            )
-            recording.turn = 1
-            state = live.state
-            if state.scene_doc is not None:
-                _scene_row(log, recording, state, live.phase)
-        return log, recording, recording.game
+        if recording.game != game.game_id:
+            recording.game = game.game_id
+            recording.scene_doc, recording.scene_turn, recording.scene_id = None, 0, 0
+            recording.scene_table = ""
+        return log, recording, game.game_id
 
 
 def _scene_row(log: GameLog, recording: Recording, state: LiveState, phase: str | None) -> int:
     """The log's row of the scene in `state` for the current turn, written only when the table
     itself changed: every frame's document differs (its diagnostics, a hundredth of a
     millimetre of noise), so the scene is compared by its pieces, to 0.001 of its unit."""
+    turn = playing().play.turn
     with recording.lock:
         doc = state.scene_doc
-        if recording.scene_doc is doc and recording.scene_turn == recording.turn:
+        if recording.scene_doc is doc and recording.scene_turn == turn:
             return recording.scene_id
         assert recording.game is not None and doc is not None
         table = _table_key(doc)
-        if table == recording.scene_table and recording.scene_turn == recording.turn:
+        if table == recording.scene_table and recording.scene_turn == turn:
             recording.scene_doc = doc
             return recording.scene_id
-        ident = log.record_scene(recording.game, recording.turn, phase, state.frame, dict(doc))
-        recording.scene_doc, recording.scene_turn, recording.scene_id = doc, recording.turn, ident
+        ident = log.record_scene(recording.game, turn, phase, state.frame, dict(doc))
+        recording.scene_doc, recording.scene_turn, recording.scene_id = doc, turn, ident
         recording.scene_table = table
         return ident
 
@@ -272,24 +311,11 @@ def _table_key(doc: Any) -> str:
     return json.dumps(rounded(pieces), sort_keys=True)
 
 
-def _may_log() -> bool:
-    """Whether this request's answer is one the table is shown: not a spectator's when the
-    server is shared (an access code is set and the request does not carry it), and not a
-    HEAD. Spectators' questions are answered, never written: they could grow the log
-    without end."""
-    if request.method == "HEAD":
-        return False
-    code = current_app.config.get("ACCESS_CODE")
-    if code is None:
-        return True
-    sent = request.headers.get(CODE_HEADER)
-    return sent is not None and code_matches(sent, str(code))
-
-
 def _logged(state: LiveState, action: str, args: list[str], answer: dict[str, Any]) -> int | None:
-    """Record an answer shown on the scene of `state`; its resolution's row id (None for a
-    spectator's question, which is not written)."""
-    if not _may_log():
+    """Record an answer a player asked for (a POST: it passed the CSRF check and, on a shared
+    server, the access code); its resolution's row id. A GET is anybody's question, answered
+    the same whoever asks and never written: watching cannot grow the log."""
+    if request.method != "POST":
         return None
     log, recording, game = _logged_game()
     scene_id = _scene_row(log, recording, state, tracker().phase)
@@ -329,8 +355,10 @@ def resolve() -> ResponseReturnValue:
         if any(not a for a in args):
             _fail(f"'args' has an empty id in {text!r}; accepted: ids separated by commas")
     state, current = _state_with_scene()
-    answer = get_ruleset(current.ruleset).resolve(current, action, args).as_json()
-    return jsonify({**answer, "log_id": _logged(state, action, args, answer)})
+    ruleset = get_ruleset(current.ruleset)
+    answer = ruleset.resolve(current, action, args).as_json()
+    form = [r.as_json() for r in ruleset.report_form(current, action, args)]
+    return jsonify({**answer, "log_id": _logged(state, action, args, answer), "report_form": form})
 
 
 @api.get("/api/suggest")
@@ -354,35 +382,44 @@ def rulesets() -> ResponseReturnValue:
 
 @api.post("/api/phase")
 def phase() -> ResponseReturnValue:
+    """Move to a phase of the sequence of play (back to the first: the next turn)."""
     body = _body()
     unknown = sorted(set(body) - {"phase"})
     if unknown or "phase" not in body:
         what = f"unknown key {unknown[0]!r}" if unknown else "missing 'phase'"
         _fail(f"{what}; accepted: {{'phase': PHASE}}")
-    live = tracker()
+    game = playing()
+    before = game.play
+    state = tracker().state
     log, recording, _ = _logged_game()
-    with recording.lock:
-        before = live.phase
-        chosen = live.set_phase(body["phase"])
-        first = live.ruleset.phases[0]
-        if chosen == first and before != first:
-            recording.turn += 1
-            state = live.state
-            if state.scene_doc is not None:
-                _scene_row(log, recording, state, chosen)
-    return {"phase": chosen, "phases": list(live.ruleset.phases)}
+    if state.scene_doc is not None:
+        _scene_row(log, recording, state, before.phase)  # the turn being left has its scene
+    step = game.set_phase(body["phase"])
+    play = game.play
+    if play.turn != before.turn and state.scene_doc is not None:
+        _scene_row(log, recording, tracker().state, play.phase)
+    return {
+        "phase": play.phase,
+        "phases": list(game.ruleset.phases),
+        "turn": play.turn,
+        "step": None if step is None else step.as_json(),
+    }
 
 
 @api.post("/api/results")
 def results() -> ResponseReturnValue:
     """What the table did with a resolution: `{"resolution": LOG_ID, "decision": "confirm" |
-    "override", "result": {...}, "note": "..."}`. Answers 201 once the row is on disk."""
+    "override", "result": {...}, "changes": [...], "note": "..."}`.
+
+    `result` holds what the dice showed, as the answer's `report_form` asks: with `confirm`, the
+    changes of state it leads to (the ruleset's outcome) are applied. `changes` (with
+    `override`) sets values by hand instead: `[{"unit"|"base"|"game": ID, "field": F,
+    "value": V}]`. The result and its changes are written in one step; 201 once on disk."""
     body = _body()
-    unknown = sorted(set(body) - {"resolution", "decision", "result", "note"})
+    allowed = ("resolution", "decision", "result", "changes", "note")
+    unknown = sorted(set(body) - set(allowed))
     if unknown:
-        _fail(
-            f"unknown key {unknown[0]!r}; accepted keys: 'resolution', 'decision', 'result', 'note'"
-        )
+        _fail(f"unknown key {unknown[0]!r}; accepted keys: {', '.join(map(repr, allowed))}")
     resolution = body.get("resolution")
     if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
         _fail(f"'resolution' must be a log id (a whole number from 1), got {_short(resolution)}")
@@ -394,7 +431,7 @@ def results() -> ResponseReturnValue:
         isinstance(result, dict) and json_depth(result, RESULT_MAX_DEPTH)
     ):
         _fail(
-            "'result' must be a JSON object (what the table agreed, e.g. {\"hits\": 2}) nesting "
+            "'result' must be a JSON object (what the dice showed, e.g. {\"kills\": 2}) nesting "
             f"at most {RESULT_MAX_DEPTH} levels, got {_short(result)}"
         )
     note = body.get("note")
@@ -402,9 +439,83 @@ def results() -> ResponseReturnValue:
         _fail(f"'note' must be text of at most {NOTE_MAX_CHARS} characters, got {_short(note)}")
     if note is not None and not _is_unicode(note):
         _fail("'note' holds a lone surrogate (\\ud800 ...); accepted: Unicode text")
+    changes = body.get("changes")
+    if changes is not None and decision != "override":
+        _fail("'changes' sets values by hand and goes with 'decision': 'override'")
     log = current_log()
-    ident = log.record_result(resolution, str(decision), result, note)
-    return {"id": ident, "resolution": resolution, "decision": decision}, 201
+    question = log.question(resolution)
+    game = playing()
+    if question["game"] != game.game_id and (result is not None or changes is not None):
+        _fail(
+            f"resolution {resolution} was asked in game {question['game']}, not in the game "
+            f"in play ({game.game_id}); ask the question again",
+            409,
+        )
+    edits: tuple[Edit, ...] = ()
+    lines: list[str] = []
+    if decision == "confirm" and result is not None:
+        _, current = _state_with_scene()
+        ruleset = get_ruleset(current.ruleset)
+        if ruleset.outcomes().get(question["action"]) is not None:
+            outcome = ruleset.settle(current, question["action"], question["args"], result)
+            edits = edits_of(game.play, outcome.changes)
+            lines = list(outcome.lines)
+    elif changes is not None:
+        edits = _hand_changes(game, changes)
+    ident, step = game.confirm(resolution, str(decision), edits, result, note)
+    return {
+        "id": ident,
+        "resolution": resolution,
+        "decision": decision,
+        "step": None if step is None else step.as_json(),
+        "lines": lines,
+    }, 201
+
+
+def _hand_changes(game: Playing, changes: Any) -> tuple[Edit, ...]:
+    """An override's `changes`, checked, as edits from where the game stands."""
+    shape = '[{"unit" | "base" | "game": ID, "field": FIELD, "value": VALUE}, ...]'
+    if not isinstance(changes, list) or not changes or len(changes) > 200:
+        _fail(f"'changes' must be a list of 1 to 200 changes, {shape}, got {_short(changes)}")
+    edits: list[Edit] = []
+    for i, item in enumerate(changes):
+        if not isinstance(item, dict) or set(item) - {"unit", "base", "game", "field", "value"}:
+            _fail(f"changes[{i}] must be an object like {shape}, got {_short(item)}")
+        scopes = [k for k in ("unit", "base", "game") if k in item]
+        if len(scopes) != 1 or not isinstance(item.get("field"), str) or "value" not in item:
+            _fail(f"changes[{i}] names one unit, base or game, a field and a value: {shape}")
+        scope = Scope(scopes[0])
+        target = "game" if scope is Scope.GAME else item[scopes[0]]
+        if not isinstance(target, str):
+            _fail(f"changes[{i}].{scopes[0]} must be an id (text), got {_short(target)}")
+        play = game.play.apply(edits)
+        edits.extend(set_by_hand(game.ruleset, play, scope, target, {item["field"]: item["value"]}))
+    return tuple(edits)
+
+
+@api.post("/api/outcome")
+def outcome_preview() -> ResponseReturnValue:
+    """What a result would change, before it is confirmed: `{"action", "args", "result"}` ->
+    the changes (with the values they replace) and their account. Changes nothing."""
+    body = _body()
+    unknown = sorted(set(body) - {"action", "args", "result"})
+    if unknown:
+        _fail(f"unknown key {unknown[0]!r}; accepted keys: 'action', 'args', 'result'")
+    asked = _question({k: v for k, v in body.items() if k != "result"}, required=True)
+    assert asked is not None
+    result = body.get("result", {})
+    if not isinstance(result, dict) or not json_depth(result, RESULT_MAX_DEPTH):
+        _fail(f"'result' must be a JSON object of reported values, got {_short(result)}")
+    _, current = _state_with_scene()
+    ruleset = get_ruleset(current.ruleset)
+    outcome = ruleset.settle(current, asked[0], asked[1], result)
+    edits = edits_of(playing().play, outcome.changes)
+    return {
+        "action": outcome.action,
+        "args": list(outcome.args),
+        "edits": [e.as_json() for e in edits],
+        "lines": list(outcome.lines),
+    }
 
 
 def _short(value: Any) -> str:
@@ -424,10 +535,122 @@ def _is_unicode(text: str) -> bool:
 @api.get("/api/log")
 def game_log() -> ResponseReturnValue:
     """This server's game in the log: the game, its turn, counts and the last 50 results."""
-    log, recording, game = _logged_game()
-    summary = log.summary(game)
-    summary["turn"] = recording.turn
+    game = playing()
+    summary = current_log().summary(game.game_id)
+    summary["turn"] = game.play.turn
+    summary["phase"] = game.play.phase
+    summary["ended"] = game.ended
+    summary["steps"] = game.history()
     return jsonify(summary)
+
+
+# --------------------------------------------------------------------------------- state
+
+
+@api.get("/api/state")
+def state_now() -> ResponseReturnValue:
+    """The game in play: turn, phase, who acts, every unit's state, the ruleset's fields."""
+    game = playing()
+    play = game.play
+    ruleset = game.ruleset
+    live_state = tracker().state
+    scene = live_state.scene
+    groups = ruleset.side_groups(scene, play.initiative) if scene is not None else {}
+    step = ruleset.phase_step(play.phase) if play.phase is not None else None
+    last = game.undoable()
+    return jsonify(
+        {
+            "game": game.game_id,
+            "resumed": game.resumed,
+            "ended": game.ended,
+            "ruleset": ruleset.id,
+            "turn": play.turn,
+            "phase": play.phase,
+            "phases": [
+                {
+                    "name": p.name,
+                    "title": p.title,
+                    "acting": p.acting,
+                    "source": str(p.cite),
+                    "quote": p.cite.text,
+                }
+                for p in ruleset.phase_steps
+            ]
+            or [{"name": name} for name in ruleset.phases],
+            "acting": None if step is None else step.acting,
+            "acting_sides": list(groups.get(step.acting, ())) if step is not None else [],
+            "sides": {label: list(sides) for label, sides in groups.items()},
+            "sides_rule": ruleset.sides_rule,
+            "initiative": play.initiative,
+            "units": {k: dict(v) for k, v in play.units.items()},
+            "bases": dict(play.bases),
+            "removed": sorted(play.removed),
+            "held": sorted(play.held),
+            "fields": {f.name: f.as_json() for f in ruleset.state_fields()},
+            "undo": None if last is None else last.as_json(),
+        }
+    )
+
+
+@api.post("/api/state")
+def state_set() -> ResponseReturnValue:
+    """Set state by hand: `{"unit": ID, "set": {FIELD: VALUE}}`, `{"base": ID, "set":
+    {"removed" | "held": BOOL}}` or `{"game": true, "set": {"turn" | "phase" |
+    "initiative": VALUE}}`. Logged before it is answered."""
+    body = _body()
+    unknown = sorted(set(body) - {"unit", "base", "game", "set"})
+    shape = '{"unit": ID, "set": {FIELD: VALUE}} (or "base": ID, or "game": true)'
+    if unknown:
+        _fail(f"unknown key {unknown[0]!r}; accepted: {shape}")
+    scopes = [k for k in ("unit", "base", "game") if k in body]
+    values = body.get("set")
+    if len(scopes) != 1 or not isinstance(values, dict):
+        _fail(f"name one unit, base or the game, and the values to set: {shape}")
+    scope = Scope(scopes[0])
+    target = "game" if scope is Scope.GAME else body[scopes[0]]
+    if not isinstance(target, str):
+        _fail(f"'{scopes[0]}' must be an id (text), got {_short(target)}")
+    game = playing()
+    step = game.set_values(scope, target, values)
+    play = game.play
+    if scope is Scope.UNIT:
+        now: Any = play.unit_state(target)
+    elif scope is Scope.BASE:
+        now = {"removed": target in play.removed, "held": target in play.held}
+    else:
+        now = {"turn": play.turn, "phase": play.phase, "initiative": play.initiative}
+    return {
+        scopes[0]: target if scope is not Scope.GAME else True,
+        "state": now,
+        "step": None if step is None else step.as_json(),
+    }
+
+
+@api.post("/api/state/undo")
+def state_undo() -> ResponseReturnValue:
+    """Take back the last change of state that stands (a confirmed result is one step)."""
+    _body()
+    game = playing()
+    step = game.undo()
+    return {"undone": step.undoes, "step": step.as_json(), "turn": game.play.turn}
+
+
+@api.post("/api/game/end")
+def game_end() -> ResponseReturnValue:
+    """Close this game in the log: nothing changes it any more; start a new game to play on."""
+    _body()
+    game = playing()
+    game.end()
+    return {"game": game.game_id, "ended": True}
+
+
+@api.post("/api/game/new")
+def game_new() -> ResponseReturnValue:
+    """End this game (if it is not) and start a fresh one from the game file."""
+    _body()
+    game = playing()
+    ident = game.new_game()
+    return {"game": ident, "turn": game.play.turn, "phase": game.play.phase}, 201
 
 
 @api.get("/api/map.svg")

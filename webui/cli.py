@@ -132,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the tracker and its web page (the built-in demo without --source)",
         description="Scan the table continuously and serve the table page and its JSON API. "
         "With no --source it plays the built-in demo: a synthetic camera over a skirmish-19c "
-        "game.",
+        "game (--demo RULESET for another sheet). A restart with the same data folder and game "
+        "file resumes the last unfinished game; --new-game starts a fresh one.",
     )
     serve.add_argument(
         "--source",
@@ -141,6 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where frames come from (default: demo)",
     )
     serve.add_argument("--game", metavar="GAME.toml", help="the game file (not for the demo)")
+    serve.add_argument(
+        "--demo",
+        metavar="RULESET",
+        help="play the built-in demo of a ruleset (default skirmish-19c; see 'umpire rulesets')",
+    )
+    serve.add_argument(
+        "--new-game",
+        action="store_true",
+        help="start a new game instead of resuming the last unfinished game of this game file "
+        "(the last one is ended)",
+    )
     serve.add_argument(
         "--camera",
         metavar="CAMERA.json",
@@ -333,7 +345,7 @@ def _serve(opts: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
     from webui import security
-    from webui.api import end_logged_game
+    from webui.api import end_logged_game, install_playing, open_playing
     from webui.app import create_app, default_data_dir
     from webui.gamelog import LOG_FILE, GameLog, install_log
     from webui.live import STALE_SECONDS, Live, open_live
@@ -351,20 +363,36 @@ def _serve(opts: argparse.Namespace) -> int:
     stale = STALE_SECONDS if opts.stale_seconds is None else opts.stale_seconds
     if not 0 <= stale <= 3600:
         raise UsageError(f"--stale-seconds must be 0 to 3600, got {stale:g}")
+    if opts.demo is not None and (opts.source != "demo" or opts.game):
+        raise UsageError("--demo plays a built-in demo: leave out --source and --game")
     if opts.replay is not None:
-        if opts.source != "demo" or opts.game or opts.camera:
-            raise UsageError("--replay plays a logged game: leave out --source, --game, --camera")
+        if opts.source != "demo" or opts.game or opts.camera or opts.demo or opts.new_game:
+            raise UsageError(
+                "--replay plays a logged game: leave out --source, --game, --camera, --demo "
+                "and --new-game"
+            )
         from webui.replay import open_replay
 
         source, game = open_replay(default_data_dir() / LOG_FILE, opts.replay, fps=opts.fps or 10.0)
         live = Live(source, game, stale_seconds=stale)
     else:
-        live = open_live(opts.source, opts.game, opts.camera, fps=opts.fps, stale_seconds=stale)
+        live = open_live(
+            opts.source,
+            opts.game,
+            opts.camera,
+            fps=opts.fps,
+            stale_seconds=stale,
+            demo=opts.demo,
+        )
     config = {"ACCESS_CODE": code, "ALLOWED_HOSTS": security.host_names(opts.host)}
     app = create_app(config, live=live)
     try:
         # Opened before serving: a foreign or damaged log file stops here with exit 2.
-        install_log(app, GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE))
+        log = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE)
+        install_log(app, log)
+        key = None if opts.replay is not None else ""  # a replay is always a game of its own
+        game_in_play = open_playing(log, live, new=opts.new_game, key=key)
+        install_playing(app, game_in_play)
         server = make_server(opts.host, opts.port, app, threaded=True)
     except OSError as error:
         live.stop()
@@ -388,6 +416,16 @@ def _serve(opts: argparse.Namespace) -> int:
             f"umpire: serving {live.source.description} on {url} (Ctrl-C stops{bound})",
             flush=True,
         )
+        play = game_in_play.play
+        turn = f"turn {play.turn}" + (f", {play.phase}" if play.phase else "")
+        if game_in_play.resumed:
+            print(
+                f"umpire: resuming game {game_in_play.game_id} at {turn} (--new-game starts "
+                "a fresh one)",
+                flush=True,
+            )
+        else:
+            print(f"umpire: game {game_in_play.game_id} starts at {turn}", flush=True)
         if code is not None:
             _print_access_code(code, security.join_url_for(url, code))
         server.serve_forever()  # returns on Ctrl-C (werkzeug catches the KeyboardInterrupt)

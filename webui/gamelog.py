@@ -50,6 +50,9 @@ APPLICATION_ID: Final = 0x554D5052
 """`PRAGMA application_id` of our files: "UMPR" in ASCII."""
 DECISIONS: Final = ("confirm", "override")
 """What the table may do with a resolution."""
+STEP_KINDS: Final = ("set", "outcome", "override", "phase", "undo")
+"""How a change of state came about: set by hand, a confirmed result, an override, a change of
+phase (and of turn), or an undo of an earlier step."""
 EXPORT_FORMAT: Final = "umpire-log/1"
 BUSY_TIMEOUT_MS: Final = 5000
 """How long a write waits for another process holding the file (`umpire log` reading it)."""
@@ -106,6 +109,25 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         resolution INTEGER REFERENCES resolutions(id),
         scene INTEGER REFERENCES scenes(id)
     );
+    """,
+    # Version 2: the game in play. Every change of state (a confirmed result, a value set by
+    # hand, a change of phase, an undo) is a step of edits; a game is rebuilt by replaying its
+    # steps on the game file's first state. `game_key` names the game file a game plays, so a
+    # restarted server finds the last unfinished game of the same file.
+    """
+    ALTER TABLE games ADD COLUMN game_key TEXT;
+    CREATE INDEX games_by_key ON games (game_key, ended);
+    CREATE TABLE steps (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games(id),
+        created REAL NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('set', 'outcome', 'override', 'phase', 'undo')),
+        result INTEGER REFERENCES results(id),
+        edits TEXT NOT NULL,
+        note TEXT,
+        undoes INTEGER REFERENCES steps(id)
+    );
+    CREATE INDEX steps_by_game ON steps (game, id);
     """,
 )
 """Schema steps: `MIGRATIONS[v]` takes a file from `user_version` v to v + 1."""
@@ -343,21 +365,121 @@ class GameLog:
         source: str,
         game_toml: str | None = None,
         *,
+        key: str | None = None,
         started: float | None = None,
     ) -> int:
-        """A new game row; its id."""
+        """A new game row; its id. `key` names the game file it plays (for resuming)."""
         with self._transaction() as db:
             cursor = db.execute(
-                "INSERT INTO games (started, ruleset, source, game_toml) VALUES (?, ?, ?, ?)",
-                (_now(started), ruleset, source, game_toml),
+                "INSERT INTO games (started, ruleset, source, game_toml, game_key)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (_now(started), ruleset, source, game_toml, key),
             )
         return int(cursor.lastrowid or 0)
 
     def end_game(self, game: int, *, ended: float | None = None) -> None:
-        """Mark a game ended (the server stopped)."""
+        """Mark a game ended: it is over and a restart will not resume it."""
         with self._transaction() as db:
             self._need_game(db, game)
-            db.execute("UPDATE games SET ended = ? WHERE id = ?", (_now(ended), game))
+            db.execute(
+                "UPDATE games SET ended = ? WHERE id = ? AND ended IS NULL", (_now(ended), game)
+            )
+
+    def unfinished_game(self, key: str) -> int | None:
+        """The last game of the game file `key` that was not ended, if any."""
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT max(id) FROM games WHERE game_key = ? AND ended IS NULL", (key,)
+            ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def record_step(
+        self,
+        game: int,
+        kind: str,
+        edits: Sequence[Mapping[str, Any]],
+        *,
+        note: str | None = None,
+        undoes: int | None = None,
+        created: float | None = None,
+    ) -> int:
+        """One change of state of a game; returns once it is on disk."""
+        if kind not in STEP_KINDS:
+            raise LogError(f"step kind {kind!r} is not one of {', '.join(STEP_KINDS)}")
+        with self._transaction() as db:
+            self._need_game(db, game)
+            return self._insert_step(db, game, kind, edits, note, undoes, None, created)
+
+    def record_result_and_step(
+        self,
+        resolution: int,
+        decision: str,
+        result: Mapping[str, Any] | None,
+        note: str | None,
+        edits: Sequence[Mapping[str, Any]],
+        *,
+        created: float | None = None,
+    ) -> tuple[int, int | None]:
+        """What the table did with a resolution and the change of state it leads to, in one
+        transaction (both or neither are on disk when this returns): the result's id and the
+        step's (None when nothing changed)."""
+        if decision not in DECISIONS:
+            raise LogError(f"decision {decision!r} is not one of {', '.join(DECISIONS)}")
+        with self._transaction() as db:
+            if not self._has_resolution(db, resolution):
+                raise NotInLog(f"no resolution {resolution} in the game log")
+            game = int(
+                db.execute("SELECT game FROM resolutions WHERE id = ?", (resolution,)).fetchone()[0]
+            )
+            cursor = db.execute(
+                "INSERT INTO results (resolution, decision, result, note, created)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (
+                    resolution,
+                    decision,
+                    None if result is None else _canonical(result),
+                    note,
+                    _now(created),
+                ),
+            )
+            result_id = int(cursor.lastrowid or 0)
+            step = None
+            if edits:
+                kind = "outcome" if decision == "confirm" else "override"
+                step = self._insert_step(db, game, kind, edits, note, None, result_id, created)
+        return result_id, step
+
+    def _insert_step(
+        self,
+        db: sqlite3.Connection,
+        game: int,
+        kind: str,
+        edits: Sequence[Mapping[str, Any]],
+        note: str | None,
+        undoes: int | None,
+        result: int | None,
+        created: float | None,
+    ) -> int:
+        cursor = db.execute(
+            "INSERT INTO steps (game, created, kind, result, edits, note, undoes)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game, _now(created), kind, result, _canonical(list(edits)), note, undoes),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def steps(self, game: int) -> list[dict[str, Any]]:
+        """Every step of a game in the order taken, edits parsed."""
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT id, created, kind, result, edits, note, undoes FROM steps"
+                " WHERE game = ? ORDER BY id",
+                (game,),
+            ).fetchall()
+        keys = ("id", "created", "kind", "result", "edits", "note", "undoes")
+        out = [dict(zip(keys, row, strict=True)) for row in rows]
+        for step in out:
+            step["edits"] = _loads(step["edits"])
+        return out
 
     def record_scene(
         self,
@@ -489,9 +611,28 @@ class GameLog:
 
     # ----------------------------------------------------------------------------- reading
 
+    def question(self, resolution: int) -> dict[str, Any]:
+        """The question a logged resolution answered: its game, action and args."""
+        with self._reading() as db:
+            row = (
+                db.execute(
+                    "SELECT game, action, args FROM resolutions WHERE id = ?", (resolution,)
+                ).fetchone()
+                if self._has_resolution(db, resolution)
+                else None
+            )
+        if row is None:
+            raise NotInLog(f"no resolution {resolution} in the game log")
+        return {"game": int(row[0]), "action": str(row[1]), "args": _loads(row[2])}
+
     def has_resolution(self, resolution: int) -> bool:
         with self._reading() as db:
             return self._has_resolution(db, resolution)
+
+    def game_key(self, game: int) -> str | None:
+        with self._reading() as db:
+            row = db.execute("SELECT game_key FROM games WHERE id = ?", (game,)).fetchone()
+        return None if row is None else row[0]
 
     def games(self) -> list[dict[str, Any]]:
         """Every game, oldest first, with how much of it was logged."""
@@ -504,7 +645,8 @@ class GameLog:
                   (SELECT count(*) FROM resolutions WHERE game = g.id),
                   (SELECT count(*) FROM results r JOIN resolutions s ON r.resolution = s.id
                      WHERE s.game = g.id),
-                  (SELECT count(*) FROM snapshots WHERE game = g.id)
+                  (SELECT count(*) FROM snapshots WHERE game = g.id),
+                  (SELECT count(*) FROM steps WHERE game = g.id)
                 FROM games g ORDER BY g.id
                 """
             ).fetchall()
@@ -519,6 +661,7 @@ class GameLog:
             "resolutions",
             "results",
             "snapshots",
+            "steps",
         )
         listed = [dict(zip(keys, row, strict=True)) for row in rows]
         for game in listed:
@@ -639,6 +782,7 @@ class GameLog:
                 for r in resolutions
             ],
             "results": [_result_json(r) for r in results],
+            "steps": self.steps(game),
             "snapshots": [
                 {
                     "id": s[0],

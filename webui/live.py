@@ -10,7 +10,13 @@ A live source that gives no frame (a camera unplugged, a stream dropped) sets `c
 is reopened with back-off, while the server keeps serving the last scene. A frame whose table
 cannot be fitted keeps the last good scene and says why in the status's `error`. A base hidden
 for a moment (a hand over it) stays on the table as `stale` for `stale_seconds`, at its last
-seen place, so the map does not flicker.
+seen place, so the map does not flicker; a base the players hold in place (hidden for long,
+inside a building) stays there until it is seen again.
+
+The game in play (`set_play`, a `rules.play.Play`) is applied to every scene: each unit's
+state from it, the bases taken off the table left out (the rules stop counting them, the status
+stops naming them as missing), the turn and phase in the status. A change of state is applied
+to the last frame's scene at once, without waiting for the next frame.
 
 Never imports flask or werkzeug: the web layer reads `LiveState` and waits on `Live.changed`.
 """
@@ -35,8 +41,9 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
 from calibration.units import to_mm
-from rules.engine import get_ruleset
-from rules.errors import QuestionError, UmpireError, accepted
+from rules.engine import check_ruleset_id, get_ruleset
+from rules.errors import UmpireError
+from rules.play import Play
 from rules.scene import Scene, parse_scene
 from vision.game import Game, load_game
 from vision.pipeline import Scan
@@ -126,6 +133,8 @@ class Live:
         self.changed = threading.Condition()
         """Notified after each publication; `wait_for_version` waits on it."""
         self._lock = threading.Lock()
+        self._scan_lock = threading.Lock()
+        """Held while a frame's scene is made, and while a new game state is applied to it."""
         self._frames: queue.Queue[Any] = queue.Queue(maxsize=1)
         self._stopping = threading.Event()
         self._reset_tracker = threading.Event()
@@ -145,7 +154,10 @@ class Live:
         """Frames scanned so far (a table fitted or not)."""
         self._camera_lost = False
         self._ended = False
-        self._phase: str | None = self.ruleset.phases[0] if self.ruleset.phases else None
+        self._play: Play | None = None
+        """The game in play, applied to every scene (None: the game file's state as it is)."""
+        self._seen_doc: dict[str, Any] | None = None
+        """The last good scan's scene with its stale bases, before the game state is applied."""
         self._state = LiveState(0, -1, None, None, None, None, MappingProxyType({}))
         self._state = self._with_status(self._state, error=None, bump=False)
 
@@ -198,20 +210,58 @@ class Live:
 
     @property
     def phase(self) -> str | None:
-        return self._phase
+        """The phase of play (the first phase until a game state is set)."""
+        if self._play is not None:
+            return self._play.phase
+        return self.ruleset.phases[0] if self.ruleset.phases else None
 
-    def set_phase(self, phase: object) -> str:
-        """Make `phase` the current phase of play; `QuestionError` for one the sheet lacks."""
-        phases = self.ruleset.phases
-        if not isinstance(phase, str) or phase not in phases:
-            raise QuestionError(
-                f"{self.ruleset.id}: unknown phase {phase!r}; the phases are {accepted(phases)}"
-                if phases
-                else f"{self.ruleset.id} has no sequence of play to set a phase in"
-            )
-        self._phase = phase
-        self._publish(lambda s: s)
-        return phase
+    @property
+    def play(self) -> Play | None:
+        return self._play
+
+    @property
+    def game_key(self) -> str:
+        """What names the game file this tracker plays, for resuming its unfinished game: the
+        built-in demo by its ruleset, a game file by its full path."""
+        if self.source.description.startswith("demo"):
+            return f"demo:{self.game.ruleset}"
+        return str(Path(self.game.source).resolve())
+
+    def set_play(self, play: Play) -> None:
+        """Apply the game in play to every scene from now on, starting with the last one."""
+        with self._scan_lock:
+            self._play = play
+            take_off = getattr(self.source, "take_off", None)
+            if callable(take_off):
+                take_off(play.removed)  # the demo's camera stops seeing them
+            seen = self._seen_doc
+            scene_doc: dict[str, Any] | None = None
+            scene: Scene | None = None
+            error: str | None = None
+            if seen is not None:
+                try:
+                    scene_doc = self._with_play(seen)
+                    scene = parse_scene(json.loads(json.dumps(scene_doc)), "live scene")
+                except UmpireError as exc:
+                    error = f"the game state does not fit the table: {exc}"
+                    scene_doc, scene = None, None
+
+            def update(s: LiveState) -> LiveState:
+                if scene is None:
+                    return s
+                return LiveState(
+                    s.version,
+                    s.frame,
+                    s.image,
+                    s.scan,
+                    MappingProxyType(scene_doc or {}),
+                    scene,
+                    s.status,
+                    s.error,
+                    s.timings,
+                )
+
+            self._publish(update, error=error)
 
     def status(self) -> dict[str, Any]:
         """The `/api/status` document now (frames per second counted up to this moment)."""
@@ -274,6 +324,10 @@ class Live:
             self._scan_one(frame)
 
     def _scan_one(self, frame: Any) -> None:
+        with self._scan_lock:
+            self._scan_locked(frame)
+
+    def _scan_locked(self, frame: Any) -> None:
         started = time.perf_counter()
         if self._reset_tracker.is_set():
             self._reset_tracker.clear()
@@ -284,8 +338,10 @@ class Live:
         scene: Scene | None = None
         try:
             scan = self.tracker.scan(frame.image, state=None)
-            doc = self._with_stale(scan.scene, frame.timestamp)
+            seen = self._with_stale(scan.scene, frame.timestamp)
+            doc = self._with_play(seen)
             scene = parse_scene(json.loads(json.dumps(doc)), "live scene")
+            self._seen_doc = seen
         except (CalibrationError, UmpireError) as exc:
             error = f"frame {frame.index}: {exc}"
             scan = None
@@ -366,9 +422,10 @@ class Live:
                 self._pending.pop(base_spec.id, None)
                 # Stale since it was last seen, at its old place or settling at a new one.
                 age = now - max(memory[0], self._glimpsed.get(base_spec.id, memory[0]))
-                if age > self.stale_seconds:
+                kept = self._play is not None and base_spec.id in self._play.held
+                if age > self.stale_seconds and not kept:
                     continue
-                bases.append({**memory[2], "stale": True})
+                bases.append({**memory[2], "stale": True, **({"held": True} if kept else {})})
                 stale.append({"unit": spec.id, "base": base_spec.id, "age": round(age, 2)})
             if bases:
                 head = current or self._unit_docs.get(spec.id)
@@ -379,6 +436,27 @@ class Live:
         doc["units"] = units
         doc["detection"]["stale_bases"] = stale
         doc["detection"]["settling_bases"] = settling
+        return doc
+
+    def _with_play(self, seen: Mapping[str, Any]) -> dict[str, Any]:
+        """The scene with the game in play applied: each unit's state, the bases taken off the
+        table left out (a unit with none left is left out), listed under `detection`."""
+        doc = json.loads(json.dumps(seen))
+        play = self._play
+        if play is None:
+            return doc
+        units = []
+        for unit in doc["units"]:
+            unit.update(play.units.get(unit["id"], {}))
+            unit["bases"] = [b for b in unit["bases"] if b["id"] not in play.removed]
+            if unit["bases"]:
+                units.append(unit)
+        doc["units"] = units
+        doc["turn"] = play.turn
+        if play.phase is not None:
+            doc["phase"] = play.phase
+        doc["detection"]["removed_bases"] = sorted(play.removed)
+        doc["detection"]["held_bases"] = sorted(play.held)
         return doc
 
     def _apart(
@@ -414,8 +492,10 @@ class Live:
         doc = state.scene_doc
         det: Mapping[str, Any] = doc.get("detection", {}) if doc else {}
         cal = det.get("calibration")
-        expected = sum(len(u.bases) for u in self.game.units)
-        stale = len(det.get("stale_bases", []))
+        play = self._play
+        removed = play.removed if play is not None else frozenset()
+        expected = sum(len(u.bases) for u in self.game.units) - len(removed)
+        stale = len([b for b in det.get("stale_bases", []) if b["base"] not in removed])
         seen = sum(len(u["bases"]) for u in doc["units"]) - stale if doc else 0
         if self._ended and error is None:
             error = f"{self.source.description} has no more frames"
@@ -426,15 +506,22 @@ class Live:
             "live": bool(self.source.live) and not self._ended,
             "camera_lost": self._camera_lost,
             "ruleset": self.game.ruleset,
-            "phase": self._phase,
+            "phase": self.phase,
             "phases": list(self.ruleset.phases),
+            "turn": play.turn if play is not None else 1,
             "unit": self.game.unit,
             "calibration": (
                 None
                 if cal is None
                 else {"rms": cal["rms"], "worst": cal["worst"], "unit": cal["unit"]}
             ),
-            "bases": {"seen": seen, "stale": stale, "missing": expected - seen - stale},
+            "bases": {
+                "seen": seen,
+                "stale": stale,
+                "missing": expected - seen - stale,
+                "removed": len(removed),
+                "held": len(play.held) if play is not None else 0,
+            },
             "unknown_tags": list(det.get("unknown_tags", [])),
             "duplicate_tags": list(det.get("duplicate_tags", [])),
             "off_table": list(det.get("off_table", [])),
@@ -516,24 +603,30 @@ def open_live(
     realtime: bool = True,
     resolution: str | tuple[int, int] = (1280, 720),
     stale_seconds: float = STALE_SECONDS,
+    demo: str | None = None,
 ) -> Live:
-    """The tracker for a `--source` (not started): the built-in demo, or a camera, file, folder
-    or stream scanned with the game file `game_path` (required for anything but the demo)."""
+    """The tracker for a `--source` (not started): the built-in demo of `demo` (a ruleset id,
+    default skirmish-19c), or a camera, file, folder or stream scanned with the game file
+    `game_path` (required for anything but the demo)."""
     from calibration.store import load_camera
 
     camera = load_camera(camera_path) if camera_path else None
     if source.strip().lower() == "demo":
-        from vision.demo import open_demo_game
+        from vision.demo import DEFAULT_DEMO, open_demo_game
 
-        demo = open_demo_game(resolution=resolution, fps=fps or 10.0, realtime=realtime)
-        game = load_game(game_path) if game_path else demo.game
-        if game.ruleset != demo.game.ruleset:
-            demo.close()
+        if demo is not None:
+            check_ruleset_id(demo)
+        demo_source = open_demo_game(
+            demo or DEFAULT_DEMO, resolution=resolution, fps=fps or 10.0, realtime=realtime
+        )
+        game = load_game(game_path) if game_path else demo_source.game
+        if game.ruleset != demo_source.game.ruleset:
+            demo_source.close()
             raise ServeError(
-                f"the demo plays {demo.game.ruleset}, but {game_path} is a {game.ruleset} game; "
-                "leave --game out for the demo"
+                f"the demo plays {demo_source.game.ruleset}, but {game_path} is a "
+                f"{game.ruleset} game; leave --game out for the demo"
             )
-        return Live(demo, game, camera, stale_seconds=stale_seconds)
+        return Live(demo_source, game, camera, stale_seconds=stale_seconds)
     if game_path is None:
         raise ServeError(
             f"--source {source!r} needs --game GAME.toml (which tags are which bases); only the "

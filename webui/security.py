@@ -8,7 +8,10 @@ the table and the answers); changing the game (a phase, a snapshot, a confirmed 
   request whose `Origin` is not this server's own is refused too;
 - when the server listens beyond this machine (`ACCESS_CODE` is set), the access code printed at
   start-up (`X-Access-Code`). Wrong codes slow the sender down: FREE_TRIES free guesses per
-  address, then a lock that doubles with each further wrong code;
+  address, then a lock that doubles with each further wrong code. Every request that carries a
+  code counts, whatever its route and method (a read too, `/api/access-check` too), and a read
+  answers the same to a right and a wrong code: only a change tells them apart, and changes are
+  what the lock slows down;
 - on every request, a `Host` that is an IP address, `localhost` or a name the server was told
   (`ALLOWED_HOSTS`): a web page cannot then reach this server through a DNS name of its own
   that points here (DNS rebinding), which would make it "same origin" and able to read the
@@ -44,11 +47,6 @@ from flask.typing import ResponseReturnValue
 CSRF_HEADER: Final = "X-CSRF-Token"
 CODE_HEADER: Final = "X-Access-Code"
 STATE_CHANGING: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-READS_BY_POST: Final = frozenset({"api.resolve"})
-"""Endpoints that take a POST but change nothing of the game: `POST /api/resolve` asks the same
-question as `GET /api/resolve`, which spectators may ask, so it needs the CSRF token (every POST
-does) but not the access code."""
 
 CODE_DIGITS: Final = 8
 """An access code is 8 digits read aloud as two groups of four ("4829-1530"): 10^8 codes. With
@@ -302,8 +300,17 @@ def check_request() -> ResponseReturnValue | None:
         abort(413)  # before any body is read; the app's handler words it as JSON
     if limit is not None and _streamed_body(request.environ):
         _read_streamed_body(request.environ, limit)
+    code = config.get("ACCESS_CODE")
+    sent = request.headers.get(CODE_HEADER)
+    right = False
+    if code is not None and sent is not None:
+        # Any request carrying a code is a guess, counted before anything else is looked at.
+        right = code_matches(sent, str(code))
+        refusal = _slowed(right)
+        if refusal is not None:
+            return refusal
     if request.method not in STATE_CHANGING or request.routing_exception is not None:
-        return None  # reads are open; a 404 or 405 changes nothing either
+        return None  # reads are open, whatever code they carry; a 404 or 405 changes nothing
     if not _same_secret(request.headers.get(CSRF_HEADER, ""), str(config["CSRF_TOKEN"])):
         return _refuse(
             403,
@@ -315,10 +322,15 @@ def check_request() -> ResponseReturnValue | None:
         return _refuse(
             403, f"a change must come from this server's own page, not from {origin!r}", "origin"
         )
-    code = config.get("ACCESS_CODE")
-    if code is None or request.endpoint in READS_BY_POST:
+    if code is None or right:
         return None
-    return _check_code(str(code))
+    what = "a wrong access code" if sent is not None else f"no {CODE_HEADER} header"
+    return _refuse(
+        403,
+        f"this change needs the access code printed when the server started ({what}); "
+        "spectators may only watch",
+        "access-code",
+    )
 
 
 def _streamed_body(environ: dict[str, Any]) -> bool:
@@ -368,31 +380,22 @@ def _read_at_most(stream: Any, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _check_code(code: str) -> ResponseReturnValue | None:
-    guard = _guard()
+def _slowed(right: bool) -> ResponseReturnValue | None:
+    """Count one try at the code from this request's address: a 429 while the address is
+    locked out, else None (a right code clears its strikes, a wrong one adds one)."""
     who = request.remote_addr
-    sent = request.headers.get(CODE_HEADER)
-    right = sent is not None and code_matches(sent, code)
     # This machine is never slowed down (a guesser on the club's wifi must not lock the
     # operator out); elsewhere the lock is looked at and a wrong code counted in one step, so
     # parallel guesses cannot all slip past the check.
-    wait = 0.0 if is_loopback(who) else guard.attempt(who, right=right, counted=sent is not None)
-    if wait > 0:
-        seconds = max(1, round(wait + 0.5))
-        return _refuse(
-            429,
-            f"too many wrong access codes from {who}; try again in {seconds} s",
-            "access-code",
-            {"Retry-After": str(seconds)},
-        )
-    if right:
+    wait = 0.0 if is_loopback(who) else _guard().attempt(who, right=right)
+    if wait <= 0:
         return None
-    what = "a wrong access code" if sent is not None else f"no {CODE_HEADER} header"
+    seconds = max(1, round(wait + 0.5))
     return _refuse(
-        403,
-        f"this change needs the access code printed when the server started ({what}); "
-        "spectators may only watch",
+        429,
+        f"too many wrong access codes from {who}; try again in {seconds} s",
         "access-code",
+        {"Retry-After": str(seconds)},
     )
 
 

@@ -20,6 +20,8 @@
     fromSuggest: false, // the card shows a suggested item rather than the clicked pair
     decisions: new Map(), // question key -> {decision, id}: what the table said about a card
     overriding: null, // question key whose override note is being written (the card holds still)
+    game: null, // the game in play, from /api/state
+    reporting: null, // question key whose dice are being entered (the card holds still)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -102,7 +104,7 @@
     $("code-open").hidden = !viewOnly || !$("code-form").hidden;
     const why = viewOnly ? "view only: changes need the access code" : null;
     for (const control of document.querySelectorAll(".change")) {
-      control.disabled = viewOnly;
+      control.disabled = viewOnly || control.dataset.can === "no";
       if (why) control.title = why;
       else control.removeAttribute("title");
     }
@@ -272,6 +274,14 @@
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
       if (Date.now() - lastSuggest > 5000) loadSuggest();
+      if (Date.now() - lastState > 4000) loadState();
+    });
+    events.addEventListener("status", (event) => {
+      // The game's state changed (a result confirmed elsewhere, a new turn) or the camera did.
+      const data = JSON.parse(event.data);
+      showStatus(data.status);
+      refreshMap();
+      loadState();
     });
     events.addEventListener("error", () => {
       // The browser retries by itself while the stream is CONNECTING; a CLOSED stream (the server
@@ -414,6 +424,8 @@
 
   function afterPick() {
     state.overriding = null;
+    state.reporting = null;
+    showUnit();
     markPicked();
     showLiveView();
     refreshMap();
@@ -441,8 +453,12 @@
   // ------------------------------------------------------------------------------------------
   // Answer: the measurement and the resolution card
 
+  /** A question: a player's is asked by POST and logged (its answer gets a log_id to confirm);
+   * a spectator's by GET, answered the same and never written. */
   const resolve = (action, args) =>
-    api(`/api/resolve?action=${encodeURIComponent(action)}&args=${args.map(encodeURIComponent).join(",")}`);
+    canChange()
+      ? post("/api/resolve", { action, args })
+      : api(`/api/resolve?action=${encodeURIComponent(action)}&args=${args.map(encodeURIComponent).join(",")}`);
 
   const refreshAnswer = singleFlight(async () => {
     const a = state.select;
@@ -456,6 +472,7 @@
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
     state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
     if (state.overriding === questionKey(state.question)) return; // a note is being written
+    if (state.reporting === questionKey(state.question)) return; // dice are being entered
     $("question").replaceChildren(
       h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
     );
@@ -519,17 +536,27 @@
     const done = state.decisions.get(key);
     if (done) {
       const said = done.decision === "confirm" ? "confirmed ✓" : "overridden";
-      row.replaceChildren(h("span", { class: `decided ${done.decision}` }, said,
-        done.note ? h("span", { class: "decided-note" }, `: ${done.note}`) : null));
+      const edits = done.step ? done.step.edits : [];
+      row.replaceChildren(h("div", { class: "decided-block" },
+        h("span", { class: `decided ${done.decision}` }, said,
+          done.note ? h("span", { class: "decided-note" }, `: ${done.note}`) : null),
+        edits.length ? h("ul", { class: "applied" }, edits.map((e) => h("li", null, editWords(e)))) : null));
       return;
     }
     const message = h("span", { class: "decide-msg", "aria-live": "polite" });
     const viewOnly = !canChange();
+    const form = row.reportForm || null;
     row.replaceChildren(
       h("button", {
         type: "button", class: "change confirm", disabled: viewOnly,
-        onclick: () => decide(row, id, key, { decision: "confirm" }, message),
-      }, "Confirm"),
+        onclick: () => {
+          if (form && !form.complete()) {
+            message.textContent = form.missing();
+            return;
+          }
+          decide(row, id, key, { decision: "confirm", result: form ? form.values() : null }, message);
+        },
+      }, form ? "Confirm and apply" : "Confirm"),
       h("button", {
         type: "button", class: "change override", disabled: viewOnly,
         onclick: () => overrideForm(row, id, key),
@@ -540,6 +567,8 @@
 
   function overrideForm(row, id, key) {
     state.overriding = key;
+    const form = row.reportForm || null;
+    const rows = form ? form.preview().map((e) => overrideRow(e)) : [];
     const note = h("input", {
       type: "text", class: "override-note", maxlength: 500, required: true,
       placeholder: "what the table agreed instead", "aria-label": "override note",
@@ -553,9 +582,15 @@
       class: "override-form",
       onsubmit: (event) => {
         event.preventDefault();
-        decide(row, id, key, { decision: "override", note: note.value.trim() }, message);
+        const changes = rows.map((r) => r.change()).filter(Boolean);
+        const choice = { decision: "override", note: note.value.trim() };
+        if (changes.length) choice.changes = changes;
+        decide(row, id, key, choice, message);
       },
-    }, note, h("button", { type: "submit", class: "change save-override" }, "Save override"),
+    }, rows.length ? h("div", { class: "override-changes" },
+      h("p", { class: "hint" }, "set by hand instead (untick to leave a value as it is):"),
+      rows.map((r) => r.el)) : null,
+    note, h("button", { type: "submit", class: "change save-override" }, "Save override"),
     h("button", { type: "button", class: "quiet", onclick: cancel }, "cancel"), message));
     note.focus();
   }
@@ -566,10 +601,21 @@
     try {
       const body = { resolution: id, decision: choice.decision };
       if (choice.note) body.note = choice.note;
-      await post("/api/results", body);
-      state.decisions.set(key, { decision: choice.decision, note: choice.note || "" });
+      if (choice.result) body.result = choice.result;
+      if (choice.changes) body.changes = choice.changes;
+      const saved = await post("/api/results", body);
+      state.decisions.set(key, {
+        decision: choice.decision,
+        note: choice.note || "",
+        step: saved.step,
+        lines: saved.lines || [],
+      });
       state.overriding = null;
+      state.reporting = null;
       fillDecision(row, id, key);
+      const form = row.parentElement && row.parentElement.querySelector(".report-form");
+      if (form) form.remove();
+      loadState();
     } catch (error) {
       message.textContent = error.message;
       for (const button of row.querySelectorAll("button")) button.disabled = false;
@@ -615,7 +661,14 @@
       parts.push(h("h4", null, "why"), h("ul", { class: "reasons" }, reasons.map((x) =>
         typeof x === "object" ? h("li", null, x.reason, source(x.source)) : h("li", null, x))));
     }
-    parts.push(decisionRow(r, question));
+    const decision = decisionRow(r, question);
+    if (decision && Array.isArray(r.report_form) && r.report_form.length && !state.decisions.get(questionKey(question))) {
+      const form = reportForm(r.report_form, question);
+      decision.reportForm = form;
+      parts.push(form.el);
+      fillDecision(decision, r.log_id, questionKey(question));
+    }
+    parts.push(decision);
     parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
       h("pre", null, JSON.stringify(r, null, 2))));
     return h("article", { class: "resolution" }, parts);
@@ -753,6 +806,7 @@
     try {
       await post("/api/phase", { phase });
       showPhases(state.phases, phase);
+      loadState();
     } catch (error) {
       $("suggest").replaceChildren(h("li", { class: "error" }, error.message));
     }
@@ -786,14 +840,302 @@
     const question = state.question;
     $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary));
     $("clear").hidden = false;
-    if (item.result && !Number.isInteger(item.result.log_id)) {
-      // The suggest list is logged as a whole: ask for this item alone to get its own log_id.
+    if (canChange()) {
+      // The suggest list is anybody's to read: a player asks the item alone, logged, to get
+      // the log_id that Confirm needs and the form for the dice.
       resolve(item.kind, item.args).then((answer) => {
         const current = state.question;
         if (!state.fromSuggest || questionKey(current) !== questionKey(question)) return;
         if (!Number.isInteger(answer.log_id) || state.overriding === questionKey(question)) return;
+        if (state.reporting === questionKey(question)) return;
         $("card").replaceChildren(card(answer, question));
       }).catch((error) => console.warn(error));
+    }
+  }
+
+
+  // ------------------------------------------------------------------------------------------
+  // What the dice showed: the resolution's report form, in the sheet's own terms. Each change
+  // of a value asks the server what it would change (POST /api/outcome, nothing written), and
+  // Confirm sends the values with the decision: the server applies what they lead to.
+
+  const valueWords = (v) => (v === true ? "yes" : v === false ? "no" : v === null || v === undefined ? "unset" : String(v));
+
+  function editWords(e) {
+    const what = e.scope === "game" ? e.field : `${e.target} ${e.field.replace(/_/g, " ")}`;
+    return `${what}: ${valueWords(e.before)} → ${valueWords(e.after)}`;
+  }
+
+  function reportForm(reports, question) {
+    const key = questionKey(question);
+    const values = {};
+    const controls = [];
+    const preview = h("div", { class: "preview", "aria-live": "polite" });
+    let previewed = [];
+    for (const r of reports) {
+      const label = h("span", { class: "report-label" }, r.label, source(r.source));
+      let control;
+      if (r.kind === "count") {
+        values[r.name] = Number.isInteger(r.default) ? r.default : 0;
+        const shown = h("output", { class: "count-value", "data-report": r.name }, values[r.name]);
+        const step = (d) => () => {
+          const top = Number.isInteger(r.maximum) ? r.maximum : Infinity;
+          values[r.name] = Math.max(0, Math.min(top, values[r.name] + d));
+          shown.textContent = values[r.name];
+          changed();
+        };
+        control = h("span", { class: "stepper" },
+          h("button", { type: "button", class: "step minus", "aria-label": `fewer ${r.name}`, onclick: step(-1) }, "−"),
+          shown,
+          h("button", { type: "button", class: "step plus", "aria-label": `more ${r.name}`, onclick: step(1) }, "+"),
+          Number.isInteger(r.maximum) ? h("span", { class: "hint" }, ` of ${r.maximum}`) : null);
+      } else if (r.kind === "flag") {
+        values[r.name] = r.default === true;
+        const button = h("button", {
+          type: "button", class: "toggle", "data-report": r.name, "aria-pressed": String(values[r.name]),
+          onclick: () => {
+            values[r.name] = !values[r.name];
+            button.setAttribute("aria-pressed", String(values[r.name]));
+            button.textContent = values[r.name] ? "yes" : "no";
+            changed();
+          },
+        }, values[r.name] ? "yes" : "no");
+        control = button;
+      } else if (r.kind === "choice") {
+        values[r.name] = typeof r.default === "string" ? r.default : null;
+        const select = h("select", { "data-report": r.name, "aria-label": r.label,
+          onchange: () => { values[r.name] = select.value || null; changed(); } },
+        h("option", { value: "" }, "choose…"),
+        r.choices.map((c) => h("option", { value: c, selected: c === values[r.name] }, c)));
+        control = select;
+      } else {
+        values[r.name] = Array.isArray(r.default) ? [...r.default] : [];
+        control = h("span", { class: "base-picks" }, r.bases.map((b) => {
+          const box = h("input", { type: "checkbox", value: b, checked: values[r.name].includes(b),
+            onchange: () => {
+              values[r.name] = r.bases.filter((x) => x === b ? box.checked : values[r.name].includes(x));
+              changed();
+            } });
+          return h("label", { class: "base-pick" }, box, ` ${b}`);
+        }));
+      }
+      controls.push(h("div", { class: "report", "data-report": r.name }, label, control));
+    }
+    const missing = () => {
+      const open = reports.filter((r) => values[r.name] === null || values[r.name] === undefined).map((r) => r.name);
+      return open.length ? `say what the dice showed first: ${open.join(", ")}` : "";
+    };
+    let asked = 0;
+    async function changed() {
+      state.reporting = key;
+      if (missing()) {
+        preview.replaceChildren(h("p", { class: "hint" }, missing()));
+        previewed = [];
+        return;
+      }
+      const mine = ++asked;
+      try {
+        const answer = await post("/api/outcome", { action: question.action, args: question.args, result: values });
+        if (mine !== asked) return;
+        previewed = answer.edits || [];
+        preview.replaceChildren(previewed.length
+          ? h("div", null, h("p", { class: "hint" }, "Confirm will apply:"),
+            h("ul", { class: "will-apply" }, previewed.map((e) => h("li", null, editWords(e)))))
+          : h("p", { class: "hint" }, "this changes nothing the sheet keeps"));
+      } catch (error) {
+        if (mine === asked) preview.replaceChildren(h("p", { class: "error" }, error.message));
+      }
+    }
+    const el = h("form", { class: "report-form", onsubmit: (event) => event.preventDefault() },
+      h("h4", null, "what the dice showed"), controls, preview);
+    if (canChange()) setTimeout(changed, 0);
+    return {
+      el,
+      values: () => JSON.parse(JSON.stringify(values)),
+      complete: () => !missing(),
+      missing,
+      preview: () => previewed,
+    };
+  }
+
+  /** One row of the override form: a previewed change whose value the table may set. */
+  function overrideRow(e) {
+    const field = state.game && state.game.fields ? state.game.fields[e.field] : null;
+    const use = h("input", { type: "checkbox", checked: true, "aria-label": `set ${e.target} ${e.field}` });
+    let input;
+    if (typeof e.after === "boolean") {
+      input = h("input", { type: "checkbox", checked: e.after });
+    } else if (Number.isInteger(e.after)) {
+      input = h("input", { type: "number", min: 0, step: 1, value: e.after, class: "num" });
+    } else if (field && field.choices && field.choices.length) {
+      input = h("select", null, field.choices.map((c) => h("option", { value: c, selected: c === e.after }, c)));
+    } else {
+      input = h("input", { type: "text", value: e.after === null ? "" : String(e.after) });
+    }
+    const el = h("label", { class: "override-change" }, use, ` ${e.target} ${e.field.replace(/_/g, " ")} `, input);
+    const change = () => {
+      if (!use.checked) return null;
+      let value;
+      if (input.type === "checkbox") value = input.checked;
+      else if (input.type === "number") value = parseInt(input.value, 10);
+      else value = input.value;
+      return { [e.scope]: e.scope === "game" ? "game" : e.target, field: e.field, value };
+    };
+    return { el, change };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The game in play: turn, phase and who acts, each unit's state, undo, end and new game.
+
+  let lastState = 0;
+
+  const loadState = singleFlight(async () => {
+    lastState = Date.now();
+    let game;
+    try {
+      game = await api("/api/state");
+    } catch (error) {
+      $("game-msg").textContent = error.message;
+      return;
+    }
+    const before = state.game;
+    state.game = game;
+    showGame(game);
+    if (before && (before.turn !== game.turn || before.phase !== game.phase) && game.phase !== state.phase) {
+      showPhases(state.phases.length ? state.phases : game.phases.map((p) => p.name), game.phase);
+    }
+    showUnit();
+  }, 250);
+
+  function phaseInfo(game, name) {
+    return (game.phases || []).find((p) => p.name === name) || { name };
+  }
+
+  function showGame(game) {
+    $("game-id").textContent = `game ${game.game}${game.resumed ? " (resumed)" : ""}${game.ended ? ", ended" : ""}`;
+    $("turn").textContent = `Turn ${game.turn}`;
+    const info = phaseInfo(game, game.phase);
+    $("phase-title").replaceChildren(game.phase ? h("span", { class: "phase-now", title: info.quote ? `“${info.quote}” (${info.source})` : null },
+      `· ${info.title || game.phase}`) : "");
+    const acting = game.acting_sides && game.acting_sides.length ? game.acting_sides.join(", ") : "";
+    $("acting").textContent = game.acting ? `acting: ${game.acting === "all" ? "every side" : `side ${game.acting}`}${acting ? ` (${acting})` : ""}` : "";
+    $("sides-rule").textContent = game.sides_rule || "";
+    const undo = game.undo;
+    $("undo").textContent = undo ? `Undo ${undoWords(undo)}` : "Undo";
+    $("undo").dataset.can = undo ? "yes" : "no";
+    $("next-phase").dataset.can = game.phase && !game.ended ? "yes" : "no";
+    $("end-game").dataset.can = game.ended ? "no" : "yes";
+    for (const id of ["undo", "next-phase", "end-game"]) {
+      $(id).disabled = !canChange() || $(id).dataset.can !== "yes";
+    }
+    $("new-game").disabled = !canChange();
+    const removed = game.removed || [];
+    $("taken-off").replaceChildren(removed.length ? h("p", null, "taken off the table: ",
+      removed.map((b) => h("span", { class: "taken" }, b, " ",
+        h("button", { type: "button", class: "change quiet put-back", "data-base": b, disabled: !canChange(),
+          onclick: () => setBase(b, { removed: false }) }, "put back")))) : "");
+  }
+
+  function undoWords(step) {
+    const kinds = { set: "the value set", outcome: "the confirmed result", override: "the override", phase: "the change of phase" };
+    const first = step.edits && step.edits[0] ? ` (${editWords(step.edits[0])}${step.edits.length > 1 ? ", …" : ""})` : "";
+    return `${kinds[step.kind] || step.kind}${first}`;
+  }
+
+  async function gameAction(path, body, done) {
+    $("game-msg").textContent = "saving...";
+    try {
+      const answer = await post(path, body || {});
+      $("game-msg").textContent = done ? done(answer) : "";
+      state.decisions.clear();
+      await loadState();
+      refreshMap();
+      loadSuggest();
+      if (state.select && state.target && !state.fromSuggest) refreshAnswer();
+    } catch (error) {
+      $("game-msg").textContent = error.message;
+    }
+  }
+
+  function nextPhase() {
+    const game = state.game;
+    if (!game || !game.phase) return;
+    const names = (game.phases || []).map((p) => p.name);
+    const next = names[(names.indexOf(game.phase) + 1) % names.length];
+    choosePhase(next);
+  }
+
+  /** The unit of the selected base, its state as buttons built from the ruleset's fields. */
+  function showUnit() {
+    const game = state.game;
+    const panel = $("unit-panel");
+    const base = state.select;
+    const unitId = game && base ? (game.bases || {})[base] || (game.units[base] ? base : null) : null;
+    if (!game || !unitId || !game.units[unitId]) {
+      panel.hidden = true;
+      return;
+    }
+    panel.hidden = false;
+    $("unit-name").textContent = unitId === base ? unitId : `${unitId} (base ${base})`;
+    const values = game.units[unitId];
+    const rows = [];
+    for (const [name, field] of Object.entries(game.fields || {})) {
+      const value = values[name];
+      const title = field.quote ? `“${field.quote}” (${field.source})` : field.source;
+      const label = h("span", { class: "field-label", title }, field.label || name.replace(/_/g, " "));
+      let control;
+      if (field.kind === "count") {
+        const now = Number.isInteger(value) ? value : 0;
+        control = h("span", { class: "stepper" },
+          h("button", { type: "button", class: "change step minus", "aria-label": `${name} minus one`, disabled: !canChange() || now <= 0,
+            onclick: () => setUnitState(unitId, { [name]: now - 1 }) }, "−"),
+          h("output", { class: "count-value", "data-field": name }, now),
+          h("button", { type: "button", class: "change step plus", "aria-label": `${name} plus one`, disabled: !canChange(),
+            onclick: () => setUnitState(unitId, { [name]: now + 1 }) }, "+"));
+      } else if (field.kind === "flag") {
+        control = h("button", { type: "button", class: "change toggle", "data-field": name, "aria-pressed": String(value === true),
+          disabled: !canChange(), onclick: () => setUnitState(unitId, { [name]: !(value === true) }) }, value === true ? "yes" : "no");
+      } else {
+        const select = h("select", { class: "change", "data-field": name, "aria-label": name, disabled: !canChange(),
+          onchange: () => setUnitState(unitId, { [name]: select.value }) },
+        value === undefined || value === null ? h("option", { value: "" }, "not set") : null,
+        (field.choices || []).map((c) => h("option", { value: c, selected: c === value }, c)));
+        control = select;
+      }
+      rows.push(h("div", { class: "field", "data-field": name }, label, control));
+    }
+    $("unit-fields").replaceChildren(...(rows.length ? rows : [h("p", { class: "hint" }, "this sheet keeps no state for units")]));
+    const actions = [];
+    if (base && (game.bases || {})[base]) {
+      const held = (game.held || []).includes(base);
+      actions.push(
+        h("button", { type: "button", class: "change quiet take-off", disabled: !canChange(),
+          onclick: () => setBase(base, { removed: true }) }, `take ${base} off the table`),
+        h("button", { type: "button", class: "change quiet hold", "aria-pressed": String(held), disabled: !canChange(),
+          title: "keep it on the map where it was last seen while the camera cannot see it (inside a building)",
+          onclick: () => setBase(base, { held: !held }) }, held ? `stop holding ${base}` : `hold ${base} in place`));
+    }
+    $("base-actions").replaceChildren(...actions);
+  }
+
+  async function setUnitState(unit, values) {
+    await changeState({ unit, set: values }, $("unit-msg"));
+  }
+
+  async function setBase(base, values) {
+    await changeState({ base, set: values }, $("game-msg"));
+  }
+
+  async function changeState(body, message) {
+    message.textContent = "saving...";
+    try {
+      await post("/api/state", body);
+      message.textContent = "";
+      await loadState();
+      refreshMap();
+      if (state.select && state.target && !state.fromSuggest) refreshAnswer();
+    } catch (error) {
+      message.textContent = error.message;
     }
   }
 
@@ -844,6 +1186,18 @@
       afterPick();
     });
     $("snap").addEventListener("click", takeSnapshot);
+    $("next-phase").addEventListener("click", nextPhase);
+    $("undo").addEventListener("click", () => gameAction("/api/state/undo", {}, (a) => `undone (step ${a.undone})`));
+    $("end-game").addEventListener("click", () => {
+      if (window.confirm("End this game? It is closed in the log; a new game starts from the game file.")) {
+        gameAction("/api/game/end", {}, (a) => `game ${a.game} ended`);
+      }
+    });
+    $("new-game").addEventListener("click", () => {
+      if (window.confirm("Start a new game from the game file? This game is ended.")) {
+        gameAction("/api/game/new", {}, (a) => `game ${a.game} started`);
+      }
+    });
     for (const input of document.querySelectorAll('#unit-switch input[name="unit"]')) {
       input.addEventListener("change", () => setUnit(input.value));
     }
@@ -855,6 +1209,7 @@
       $("st-error").textContent = error.message;
     }
     refreshMap();
+    loadState();
     loadSnapshots().catch((error) => console.warn(error));
   }
 

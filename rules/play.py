@@ -1,0 +1,269 @@
+"""Where a game in play stands, and how it moves on: a pure state machine over `Edit`s.
+
+`Play` is one frozen picture of a game: the turn, the phase of the sheet's sequence of play, the
+side with the initiative, every unit's state (the ruleset's in-play fields) and the bases taken
+off the table or held in place. Everything that happens to a game is a tuple of `Edit`s (one
+field of one unit, base or of the game, from a value to a value): a result the players
+confirmed, a value set by hand, a change of phase. `Play.apply(edits)` gives the next picture;
+`undo(edits)` gives the edits that take them back. A game is rebuilt by applying its logged
+edits, in order, to its first picture (`start`).
+
+Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `Ruleset`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from .errors import QuestionError, accepted
+from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope, close_key
+
+if TYPE_CHECKING:
+    from .engine import Ruleset
+
+SERVER_BASE_FIELDS: Final = (*BASE_FIELDS, "held")
+"""Base state a game keeps: `removed` (taken off the table; the rules stop counting it) and
+`held` (hidden from the camera for long, inside a building: kept where it was last seen)."""
+PLAY_FIELDS: Final = ("turn", "phase", *GAME_FIELDS)
+"""Game state: the turn, the phase of the sequence of play, the side with the initiative."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One field set from one value to another: the unit of every change to a game."""
+
+    scope: Scope
+    target: str
+    """A unit id, a base id, or `game`."""
+    field: str
+    before: Any
+    after: Any
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope.value,
+            "target": self.target,
+            "field": self.field,
+            "before": self.before,
+            "after": self.after,
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Edit:
+        return cls(
+            Scope(doc["scope"]), str(doc["target"]), str(doc["field"]), doc["before"], doc["after"]
+        )
+
+
+def _frozen(units: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:
+    return MappingProxyType({k: MappingProxyType(dict(v)) for k, v in units.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A game at one moment. Never changed: `apply` gives the next one."""
+
+    turn: int
+    phase: str | None
+    """None for a sheet without a sequence of play."""
+    units: Mapping[str, Mapping[str, Any]]
+    """Unit id -> in-play field -> value: every in-play field of every unit."""
+    initiative: str | None = None
+    """The side that won the initiative, for sheets that dice for it."""
+    removed: frozenset[str] = frozenset()
+    """Bases taken off the table."""
+    held: frozenset[str] = frozenset()
+    """Bases held at their last seen place while the camera cannot see them."""
+    bases: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Base id -> its unit's id, for every base of the game."""
+
+    def value(self, scope: Scope, target: str, name: str) -> Any:
+        """The current value of one field."""
+        if scope is Scope.GAME:
+            return {"turn": self.turn, "phase": self.phase, "initiative": self.initiative}[name]
+        if scope is Scope.BASE:
+            return target in (self.removed if name == "removed" else self.held)
+        return self.units[target].get(name)
+
+    def apply(self, edits: Iterable[Edit]) -> Play:
+        """The game after `edits` (their `after` values)."""
+        turn, phase, initiative = self.turn, self.phase, self.initiative
+        units = {k: dict(v) for k, v in self.units.items()}
+        removed, held = set(self.removed), set(self.held)
+        for edit in edits:
+            if edit.scope is Scope.GAME:
+                if edit.field == "turn":
+                    turn = int(edit.after)
+                elif edit.field == "phase":
+                    phase = edit.after
+                else:
+                    initiative = edit.after
+            elif edit.scope is Scope.BASE:
+                chosen = removed if edit.field == "removed" else held
+                (chosen.add if edit.after else chosen.discard)(edit.target)
+            elif edit.target in units:
+                units[edit.target][edit.field] = edit.after
+        return Play(
+            turn,
+            phase,
+            _frozen(units),
+            initiative,
+            frozenset(removed),
+            frozenset(held),
+            self.bases,
+        )
+
+    def unit_state(self, unit: str) -> dict[str, Any]:
+        """One unit's state as `/api/state` shows it."""
+        return dict(self.units[unit])
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "phase": self.phase,
+            "initiative": self.initiative,
+            "units": {k: dict(v) for k, v in self.units.items()},
+            "removed": sorted(self.removed),
+            "held": sorted(self.held),
+        }
+
+
+def start(
+    ruleset: Ruleset,
+    units: Iterable[tuple[str, Mapping[str, Any], Sequence[str]]],
+) -> Play:
+    """The first picture of a game: turn 1, the sheet's first phase, and every unit's in-play
+    fields as the game file gives them (its start-of-game default where it leaves one out, and
+    nothing for a field with no default the file does not give). `units` yields (unit id, its
+    attributes in the file, its base ids)."""
+    fields = ruleset.state_fields()
+    state: dict[str, dict[str, Any]] = {}
+    bases: dict[str, str] = {}
+    for ident, attrs, base_ids in units:
+        state[ident] = {
+            f.name: attrs[f.name] if attrs.get(f.name) is not None else f.default
+            for f in fields
+            if attrs.get(f.name) is not None or f.default is not None
+        }
+        bases.update(dict.fromkeys(base_ids, ident))
+    phase = ruleset.phases[0] if ruleset.phases else None
+    return Play(1, phase, _frozen(state), bases=MappingProxyType(bases))
+
+
+def undo(edits: Sequence[Edit]) -> tuple[Edit, ...]:
+    """The edits that take `edits` back (in reverse order, before and after swapped)."""
+    return tuple(Edit(e.scope, e.target, e.field, e.after, e.before) for e in reversed(edits))
+
+
+def edits_of(play: Play, changes: Iterable[Change]) -> tuple[Edit, ...]:
+    """A ruleset's `Change`s (absolute new values) as edits from where the game stands; a change
+    to the value a field already has is left out."""
+    out: list[Edit] = []
+    current = play
+    for change in changes:
+        before = current.value(change.scope, change.target, change.field)
+        if before == change.value and type(before) is type(change.value):
+            continue
+        edit = Edit(change.scope, change.target, change.field, before, change.value)
+        out.append(edit)
+        current = current.apply((edit,))
+    return tuple(out)
+
+
+def set_by_hand(
+    ruleset: Ruleset, play: Play, scope: Scope, target: str, values: Mapping[str, Any]
+) -> tuple[Edit, ...]:
+    """The edits that set fields of one unit, base or of the game by hand, checked: one
+    `QuestionError` names every field or value that is not accepted."""
+    problems: list[str] = []
+    changes: list[Change] = []
+    if not values:
+        raise QuestionError(f"nothing to set for {target!r}; give at least one field")
+    if scope is Scope.UNIT:
+        if target not in play.units:
+            raise QuestionError(
+                f"no unit {target!r} in this game; units: {', '.join(sorted(play.units))}"
+            )
+        fields = {f.name: f for f in ruleset.state_fields()}
+        for name, value in values.items():
+            if name not in fields:
+                near = close_key(name, fields)
+                hint = f" (did you mean {near!r}?)" if near else ""
+                problems.append(
+                    f"{name!r} is not a state field of {ruleset.id}{hint}; fields: "
+                    f"{', '.join(fields) or 'none'}"
+                )
+                continue
+            problem = fields[name].check(value, f"{target}:")
+            if problem:
+                problems.append(problem)
+            else:
+                changes.append(Change(target, name, value, "set by hand"))
+    elif scope is Scope.BASE:
+        if target not in play.bases:
+            raise QuestionError(f"no base {target!r} in this game")
+        for name, value in values.items():
+            if name not in SERVER_BASE_FIELDS:
+                problems.append(
+                    f"{name!r} is not a base field; fields: {accepted(SERVER_BASE_FIELDS)}"
+                )
+            elif not isinstance(value, bool):
+                problems.append(f"{target}: {name} is {value!r}; accepted: true or false")
+            else:
+                changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
+    else:
+        for name, value in values.items():
+            if name == "turn":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    problems.append(f"turn is {value!r}; accepted: a whole number from 1")
+                    continue
+            elif name == "phase":
+                if value not in ruleset.phases:
+                    problems.append(f"phase is {value!r}; accepted: {accepted(ruleset.phases)}")
+                    continue
+            elif name == "initiative":
+                if value is not None and not (isinstance(value, str) and value):
+                    problems.append(f"initiative is {value!r}; accepted: a side, or null")
+                    continue
+            else:
+                problems.append(f"{name!r} is not a game field; fields: {accepted(PLAY_FIELDS)}")
+                continue
+            changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
+    if problems:
+        raise QuestionError("; ".join(problems))
+    return edits_of(play, changes)
+
+
+def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]:
+    """The edits of moving to `phase`. Moving back to the sheet's first phase from another
+    starts the next turn, and every per-turn field (fired this turn...) goes back to its
+    default."""
+    phases = ruleset.phases
+    if not isinstance(phase, str) or phase not in phases:
+        raise QuestionError(
+            f"{ruleset.id}: unknown phase {phase!r}; the phases are {accepted(phases)}"
+            if phases
+            else f"{ruleset.id} has no sequence of play to set a phase in"
+        )
+    changes = [Change("game", "phase", phase, "next phase", scope=Scope.GAME)]
+    if phase == phases[0] and play.phase != phases[0]:
+        changes.append(Change("game", "turn", play.turn + 1, "a new turn", scope=Scope.GAME))
+        for f in ruleset.state_fields():
+            if not f.per_turn:
+                continue
+            for unit in sorted(play.units):
+                if f.name in play.units[unit]:
+                    changes.append(Change(unit, f.name, f.default, "a new turn"))
+    return edits_of(play, changes)
+
+
+def next_phase(ruleset: Ruleset, play: Play) -> str:
+    """The phase after the current one (the first again after the last: a new turn)."""
+    phases = ruleset.phases
+    if not phases:
+        raise QuestionError(f"{ruleset.id} has no sequence of play")
+    at = phases.index(play.phase) if play.phase in phases else -1
+    return phases[(at + 1) % len(phases)]
