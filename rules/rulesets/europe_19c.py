@@ -3,26 +3,49 @@
 A unit-level game: a unit is a group of bases, fire and hand-to-hand are rolled in D6 per base.
 Every number below is a row of the sheet, cited with its line. Never imports cv2, flask or vision.
 
-Unit attributes read (the sheet's words, lower-case):
-- `type`: `infantry`, `cavalry`, `dragoons`, `skirmishers` or `artillery` (every action).
+Unit attributes read (the sheet's words, lower-case), declared in `UNIT_FIELDS`:
+- Descriptions (never changed by the dice; required where a rule reads them):
+  `type`: `infantry`, `cavalry`, `dragoons`, `skirmishers` or `artillery` (every action);
+  `order`: `close` or `loose`, infantry only (the movement rows `Inf (LO)` / `Inf (CO)` and the
+  firing-table target categories); `weapon`: `steel-rifled-artillery`,
+  `bronze-rifled-artillery`, `smoothbore-artillery`, `later-breech-loader`,
+  `early-breech-loader`, `rifled-musket`, `musket` (shoot; artillery carries an artillery
+  weapon, every other type a small arm); `quality`: the morale level `fanatic`, `elite`,
+  `average`, `levy` or `rabble` (morale); `rating`: the command rating `poor`, `average` or
+  `good` (command, on the leader's unit only).
 - `formation`: infantry `line` or `column`; artillery `limbered` or `unlimbered` (lines 15, 19).
-  Not read for cavalry, dragoons and skirmishers: the sheet gives them no formations.
-- `order`: `close` or `loose`, infantry only (the movement rows `Inf (LO)` / `Inf (CO)` and the
-  firing-table target categories).
-- `weapon`: `steel-rifled-artillery`, `bronze-rifled-artillery`, `smoothbore-artillery`,
-  `later-breech-loader`, `early-breech-loader`, `rifled-musket`, `musket` (shoot; artillery
-  carries an artillery weapon, every other type a small arm).
-- `quality`: the morale level `fanatic`, `elite`, `average`, `levy` or `rabble` (morale).
-- `rating`: the command rating `poor`, `average` or `good` (command, on the leader's unit).
-- State the camera cannot see (each optional, false or 0 when absent): `pivoted` (bool, the
-  artillery pivoted this turn: it cannot fire, line 78); `charged` (bool, the unit charged this
-  turn: it is the attacker of the hand-to-hand `suggest` lists); `bases_removed` (int, bases lost
-  since its last morale test, one test each, line 130); `fired_on` (bool, charging cavalry fired
-  on by its target, one test, line 131); `lost_melee` (bool, lost hand-to-hand, two tests,
-  line 132).
-- Scene top level: `game_size`, `standard` or `mini`, picks the command-roll columns (line 145);
-  `command LEADER mini` overrides it; with neither, the standard game is used and the answer
-  says so.
+  State with no default: a unit is set up in one, and `formation`'s outcome changes it. Not
+  read for cavalry, dragoons and skirmishers: the sheet gives them no formations.
+- State every unit starts the game without (left out: 0 / false, and the answer says so):
+  `bases_removed` (bases lost since its last morale test, one test each, line 130); per turn,
+  back to false (0) at the start of each turn: `fired_on` (charging cavalry fired on by its
+  target, one test, line 131), `lost_melee` (lost hand-to-hand, two tests, line 132),
+  `charged` (the unit charged: the attacker of the hand-to-hand `suggest` lists), `moved`
+  (moved or charged), `pivoted` (the artillery pivoted: it cannot fire, line 78), `fired`,
+  `command_score` (the leader's command score, 0 until rolled).
+- Scene top level (`scene_keys`): `game_size`, `standard` or `mini`, picks the command-roll
+  columns (line 145); `command LEADER mini` overrides it; with neither, the standard game is
+  used and the answer says so. A game file may carry it as a top-level key.
+
+Sequence of play (lines 5-11): five steps, every side acting in each (`all`): the sheet dices
+for no initiative and puts no side before another.
+
+Outcomes (`outcomes()`), what the players report and what it changes:
+- shoot: hits (the firing table's need), saves (one die a hit, when the target has a save) and
+  the bases taken off, one per unsaved hit; the firer has `fired`, the bases are removed,
+  `bases_removed` grows by as many (a morale test each), and charging cavalry in contact with
+  the firer is `fired_on` (line 131). A shot that is not allowed asks nothing, changes nothing.
+- command: the row of the command table the D6 fell in; the leader's `command_score`.
+- charge: whether the charger reached base contact (asked when the charge is allowed, or only
+  too close to call); `charged` when it did, and `moved` either way. A refused charge: nothing.
+- melee: the hits each side scored and whether the loser's retreat is blocked; the side that
+  took more hits loses, a tie the defender (lines 120-122); the loser is `lost_melee` (it
+  retreats 12 cm and takes two tests), or eliminated (every base removed) when it is artillery
+  (line 123) or its retreat is blocked (line 121).
+- move: `moved`; artillery is also asked whether it pivoted (`pivoted`, line 78).
+- morale: the tests failed and the bases they take off (line 141); `bases_removed`, `fired_on`
+  and `lost_melee` go back to 0 / false (the tests are taken). Nothing when there is no test.
+- formation: the formation the unit is in now (infantry and artillery); `formation`.
 
 Readings of the sheet:
 - Sight (lines 75-76): "Woods, Towns, Hills, other Units are obstructions" and "Level fire any
@@ -83,6 +106,15 @@ Readings of the sheet:
   Pivot ¼" is a quarter of the unit's move.
 - Morale: a base removed by a failed morale test does not cause a further test (else one loss
   would cascade).
+- Melee hits decide only who loses (lines 118-123): the sheet removes no base for them.
+- Which bases an unsaved hit or a failed test takes off is the players' choice; the form shows
+  the unit's last bases first.
+- Once a turn: a unit that fired is not suggested to fire again, one that charged or moved not
+  to charge or move again (a charger's move is its move to contact, line 38), and a leader
+  with a command score not to roll again; the questions themselves still answer.
+- Hand-to-hand in `suggest`: a pair in contact is fought with the unit marked `charged` as the
+  attacker; when the table has `-` that way round the other is taken, and a pair that cannot
+  fight either way (two skirmisher units side by side) is not listed.
 - Command roll (lines 143-149): one D6 read against the leader's `rating`; the sheet does not
   say what the number buys, so it is given as the command score of the turn. The sheet has no
   command radius: `radius` is null and every base of the leader's side is in command. It is
@@ -109,6 +141,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    OutcomeRule,
     RangeBand,
     Resolution,
     Roll,
@@ -120,8 +153,9 @@ from ..engine import (
     register,
     threshold_json,
 )
-from ..errors import QuestionError, accepted
+from ..errors import MissingAttribute, QuestionError, accepted
 from ..scene import Base, Scene, TerrainKind, Unit
+from ..state import Change, Field, Kind, Phase, Report, Scope
 from ..table import Table
 
 SHEET = "004_8318ee244ed3ffb0.txt"
@@ -254,6 +288,7 @@ SKIRMISHER_BONUS_CM: Final = 8
 SKIRMISHER_BONUS_CITE: Final = _cite(72, "*Skirmishers +8cm")
 ARC_HALF_ANGLE: Final = 45.0
 ARC_CITE: Final = _cite(74, "Unit may only fire frontally 45° (360° in towns)")
+WEAPONS_RANGE_CITE: Final = _cite(62, "Weapon Range Dice")
 LIMBERED_CITE: Final = _cite(21, "Limbered Artillery: Can not fire")
 PIVOTED_CITE: Final = _cite(78, "Pivoting Artillery cannot fire")
 
@@ -446,6 +481,160 @@ COMMAND_HEADER_CITE: Final = _cite(145, "Die Roll Standard game Mini game")
 
 
 # --------------------------------------------------------------------------------------------
+# What the sheet reads of a unit (state as data) and its sequence of play explained
+
+FORMATIONS: Final = (*INFANTRY_FORMATIONS, *ARTILLERY_FORMATIONS)
+FORMATION_PHASE_CITE: Final = _cite(7, "1. Change Formation")
+CHARGE_PHASE_CITE: Final = _cite(8, "2. Charge Sequence")
+MOVE_PHASE_CITE: Final = _cite(9, "3. Movement")
+FIRE_PHASE_CITE: Final = _cite(10, "4. Firing")
+INFANTRY_FORMATION_CITE: Final = _cite(15, "Infantry: Line or Column")
+ARTILLERY_FORMATION_CITE: Final = _cite(19, "Artillery: Limbered or Unlimbered")
+
+UNIT_FIELDS: Final[tuple[Field, ...]] = (
+    # What the troops are (set up before the game; never changed by the dice)
+    Field(
+        "type",
+        Kind.CHOICE,
+        _cite(27, "Cav. Dgns Inf Sk Art"),
+        "troop type",
+        choices=TYPES,
+        in_play=False,
+    ),
+    Field(
+        "order",
+        Kind.CHOICE,
+        _cite(87, "Loose order Infantry in column, Close order Infantry in line"),
+        "infantry order (close or loose)",
+        choices=ORDERS,
+        in_play=False,
+    ),
+    Field(
+        "weapon",
+        Kind.CHOICE,
+        WEAPONS_RANGE_CITE,
+        "weapon (a row of the weapon table)",
+        choices=WEAPON_NAMES,
+        in_play=False,
+    ),
+    Field(
+        "quality",
+        Kind.CHOICE,
+        _cite(134, "Level Required Score"),
+        "morale level",
+        choices=tuple(MORALE_LEVELS),
+        in_play=False,
+    ),
+    Field(
+        "rating",
+        Kind.CHOICE,
+        _cite(146, "Poor Average Good"),
+        "leader's command rating",
+        choices=RATINGS,
+        in_play=False,
+    ),
+    # The state of play: the formation a unit is set up in, then what the turn has done to it
+    Field(
+        "formation",
+        Kind.CHOICE,
+        INFANTRY_FORMATION_CITE,
+        "formation (infantry line or column, artillery limbered or unlimbered)",
+        choices=FORMATIONS,
+    ),
+    Field(
+        "bases_removed",
+        Kind.COUNT,
+        BASE_REMOVED_CITE,
+        "bases removed since its last morale test (a test each)",
+        default=0,
+    ),
+    Field(
+        "fired_on",
+        Kind.FLAG,
+        FIRED_ON_CITE,
+        "charging cavalry fired on by its target this turn (a morale test)",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "lost_melee",
+        Kind.FLAG,
+        LOST_MELEE_CITE,
+        "lost hand-to-hand this turn (two morale tests)",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "charged",
+        Kind.FLAG,
+        CHARGE_PHASE_CITE,
+        "charged this turn (the attacker in hand-to-hand)",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "moved",
+        Kind.FLAG,
+        MOVE_PHASE_CITE,
+        "moved (or charged) this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "pivoted",
+        Kind.FLAG,
+        PIVOTED_CITE,
+        "artillery pivoted this turn (it cannot fire)",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "fired",
+        Kind.FLAG,
+        FIRE_PHASE_CITE,
+        "fired this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "command_score",
+        Kind.COUNT,
+        COMMAND_HEADER_CITE,
+        "the leader's command roll score this turn (0: not rolled yet)",
+        default=0,
+        per_turn=True,
+    ),
+)
+
+PHASE_STEPS: Final = (
+    Phase(
+        "change-formation",
+        "Every side changes formations; leaders make their command rolls",
+        "all",
+        FORMATION_PHASE_CITE,
+    ),
+    Phase(
+        "charge",
+        "Every side declares its charges and moves the chargers to contact",
+        "all",
+        CHARGE_PHASE_CITE,
+    ),
+    Phase("movement", "Every side moves the units that did not charge", "all", MOVE_PHASE_CITE),
+    Phase("firing", "Every side fires", "all", FIRE_PHASE_CITE),
+    Phase(
+        "hand-to-hand",
+        "Units in contact fight hand-to-hand; losers retreat and test morale",
+        "all",
+        PHASE_CITES["hand-to-hand"],
+    ),
+)
+SIDES_RULE: Final = (
+    "the sheet dices for no initiative and orders no side before another: every side acts in "
+    "every step of the sequence of play (lines 5-11)"
+)
+
+
+# --------------------------------------------------------------------------------------------
 # Small readers of unit attributes
 
 
@@ -477,22 +666,19 @@ def _order(unit: Unit) -> str:
 
 
 def _flag(unit: Unit, key: str) -> bool:
-    value = unit.get(key, False)
-    if not isinstance(value, bool):
-        raise QuestionError(
-            f"{RULESET_ID}: unit {unit.id!r} has {key} {value!r}; accepted values are true or false"
-        )
-    return value
+    """A state flag (declared in `UNIT_FIELDS` with a default, so a loaded scene has it)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(RULESET_ID, unit.id, key, "true or false", False)
+    return bool(value)
 
 
 def _count(unit: Unit, key: str) -> int:
-    value = unit.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise QuestionError(
-            f"{RULESET_ID}: unit {unit.id!r} has {key} {value!r}; accepted values are "
-            "whole numbers 0 or more"
-        )
-    return value
+    """A state count (declared in `UNIT_FIELDS` with a default, so a loaded scene has it)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(RULESET_ID, unit.id, key, "a whole number from 0", 0)
+    return int(value)
 
 
 def _describe_unit(unit: Unit) -> str:
@@ -600,6 +786,17 @@ class Europe19c(Ruleset):
     sight_rule: ClassVar[Cite | None] = Cite(
         SHEET, 75, "Woods, Towns, Hills, other Units are obstructions"
     )
+    phase_steps = PHASE_STEPS
+    sides_rule = SIDES_RULE
+    unit_fields = UNIT_FIELDS
+    scene_keys: ClassVar[frozenset[str]] = frozenset({"game_size"})
+    """`game_size`, `standard` or `mini`: the command-roll columns (line 145)."""
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Every side acts in every step (`all`): the sheet has no initiative (lines 5-11)."""
+        return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapon table's bands (lines 62-72), skirmishers' starred weapons +8 cm; cavalry
@@ -1337,6 +1534,364 @@ class Europe19c(Ruleset):
         return Resolution("formation", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw change (the form, then the changes)
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "command": OutcomeRule(self._command_form, self._command_apply),
+            "charge": OutcomeRule(self._charge_form, self._charge_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+            "morale": OutcomeRule(self._morale_form, self._morale_apply),
+            "formation": OutcomeRule(self._formation_form, self._formation_apply),
+        }
+
+    def _shot_facts(self, scene: Scene, args: Sequence[str]) -> _ShotFacts | None:
+        """What a shot's dice are, or None when the shot is not allowed."""
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        firer, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
+        table = Table(scene)
+        data = self._shoot(table, firer, target, explain=False).data
+        if not data["allowed"]:
+            return None
+        hit = data["rolls"][0]
+        class_label, class_cite = FIRER_CLASSES[_firer_class(_type(firer), _formation(firer))]
+        save_need = data["save"]["need"]
+        save_cite = next(c for _, c in SAVES.values() if str(c) == data["save"]["source"])
+        near = table.unit_distance(firer, target)
+        contact = _in_contact(Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b)))
+        charging_cavalry = contact and _type(target) == "cavalry" and _flag(target, "charged")
+        return _ShotFacts(
+            firer,
+            target,
+            int(hit["dice"]),
+            int(hit["need"]),
+            f"{class_label} against {data['target_category']['column']}",
+            class_cite,
+            save_need,
+            save_cite,
+            charging_cavalry,
+        )
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Hits (the firing table), saves (one die a hit, when the target has a save) and the
+        bases taken off, one for each unsaved hit (lines 80-96, 130)."""
+        shot = self._shot_facts(scene, args)
+        if shot is None:
+            return ()
+        hits = _likeliest(dice_math.successes(shot.dice, 6, shot.need))
+        reports = [
+            Report(
+                "hits",
+                Kind.COUNT,
+                f"hits: the dice of the {shot.dice}D6 showing {shot.need}+ ({shot.row})",
+                shot.row_cite,
+                maximum=shot.dice,
+                default=hits,
+            )
+        ]
+        saves = 0
+        if shot.save_need is not None:
+            saves = _likeliest(dice_math.successes(hits, 6, shot.save_need))
+            reports.append(
+                Report(
+                    "saved",
+                    Kind.COUNT,
+                    f"saves: the saving dice (one a hit) showing {shot.save_need}+",
+                    shot.save_cite,
+                    maximum=shot.dice,
+                    default=saves,
+                )
+            )
+        reports.append(_bases_report(shot.target, hits - saves, "one for each unsaved hit"))
+        return tuple(reports)
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        shot = self._shot_facts(scene, args)
+        if shot is None:
+            return ()
+        hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
+        if saved > hits:
+            raise QuestionError(
+                f"{self.id} shoot {' '.join(args)}: {saved} saves for {hits} hits; a saving "
+                f"die is rolled for each hit ({SAVES['open'][1]})"
+            )
+        lost = _check_removed(shot.target, reported["removed"], hits - saved, "unsaved hits")
+        changes = [Change(shot.firer.id, "fired", True, "fired this turn", FIRE_PHASE_CITE)]
+        changes += _removals(lost, f"unsaved hit from {shot.firer.id}", HIT_EFFECT_CITE)
+        if lost:
+            before = _count(shot.target, "bases_removed")
+            changes.append(
+                Change(
+                    shot.target.id,
+                    "bases_removed",
+                    before + len(lost),
+                    f"{len(lost)} base(s) removed: a morale test each",
+                    BASE_REMOVED_CITE,
+                )
+            )
+        if shot.charging_cavalry and not _flag(shot.target, "fired_on"):
+            changes.append(
+                Change(
+                    shot.target.id,
+                    "fired_on",
+                    True,
+                    f"charging cavalry fired on by its target {shot.firer.id}: a morale test",
+                    FIRED_ON_CITE,
+                )
+            )
+        return tuple(changes)
+
+    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The row of the command table the leader's D6 fell in (lines 145-149)."""
+        self.command(scene, args)  # the same checks as the question
+        return (
+            Report(
+                "roll",
+                Kind.CHOICE,
+                "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)",
+                COMMAND_HEADER_CITE,
+                choices=tuple(faces for faces, _, _ in COMMAND_ROWS),
+                default=COMMAND_ROWS[1][0],
+            ),
+        )
+
+    def _command_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        data = self.command(scene, args).data
+        row = next(r for r in COMMAND_ROWS if r[0] == reported["roll"])
+        score = next(o["score"] for o in data["outcomes"] if o["roll"] == row[0])
+        return (
+            Change(
+                str(data["leader"]),
+                "command_score",
+                int(score),
+                f"rolled {row[0]}: {data['rating']} leader, {data['game_size']} game",
+                row[2],
+            ),
+        )
+
+    def _charge_facts(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, bool, bool]:
+        """(attacker, target, allowed, possible): `possible` when the charge is allowed or is
+        refused only for a move to contact too close to call (the players judge it)."""
+        attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
+        attacker, target = scene.unit_of(attacker_id), scene.unit_of(target_id)
+        data = self._charge(Table(scene), attacker, target, explain=False).data
+        allowed = bool(data["allowed"])
+        close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
+        only_reach = all(r["source"] == str(CONTACT_CITE) for r in data["reasons"])
+        return attacker, target, allowed, allowed or (close and only_reach)
+
+    def _charge_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Whether the charger reached base contact (line 38); nothing for a refused charge."""
+        _, target, allowed, possible = self._charge_facts(scene, args)
+        if not possible:
+            return ()
+        return (
+            Report(
+                "contact",
+                Kind.FLAG,
+                f"the charger moved into base contact with {target.id}",
+                CONTACT_CITE,
+                default=allowed,
+            ),
+        )
+
+    def _charge_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        attacker, target, _, possible = self._charge_facts(scene, args)
+        if not possible:
+            return ()
+        changes = [
+            Change(attacker.id, "moved", True, "its move this turn was the charge", CONTACT_CITE)
+        ]
+        if reported["contact"]:
+            changes.insert(
+                0, Change(attacker.id, "charged", True, f"charged {target.id}", CHARGE_PHASE_CITE)
+            )
+        return tuple(changes)
+
+    def _melee_facts(
+        self, scene: Scene, args: Sequence[str]
+    ) -> tuple[Unit, Unit, Mapping[str, Any]]:
+        attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        attacker, defender = scene.unit_of(attacker_id), scene.unit_of(defender_id)
+        return attacker, defender, self._melee(Table(scene), attacker, defender).data
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
+        blocked (line 121)."""
+        attacker, defender, data = self._melee_facts(scene, args)
+        reports = []
+        for name, unit, roll in (
+            ("attacker_hits", attacker, data["rolls"][0]),
+            ("defender_hits", defender, data["rolls"][1]),
+        ):
+            dice = int(roll["dice"])
+            reports.append(
+                Report(
+                    name,
+                    Kind.COUNT,
+                    f"hits scored by {unit.id}: the dice of its {dice}D6 showing {MELEE_HIT_NEED}+",
+                    MELEE_HIT_CITE,
+                    maximum=dice,
+                    default=_likeliest(dice_math.successes(dice, 6, MELEE_HIT_NEED)),
+                )
+            )
+        reports.append(
+            Report(
+                "retreat_blocked",
+                Kind.FLAG,
+                f"the loser's {RETREAT_CM} cm retreat facing the enemy is blocked "
+                "(it is eliminated)",
+                BLOCKED_CITE,
+                default=False,
+            )
+        )
+        return tuple(reports)
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        attacker, defender, _ = self._melee_facts(scene, args)
+        by_attacker, by_defender = int(reported["attacker_hits"]), int(reported["defender_hits"])
+        if by_attacker > by_defender:
+            loser, why, cite = defender, f"took {by_attacker} hits to {by_defender}", RETREAT_CITE
+        elif by_attacker == by_defender:
+            loser, why, cite = defender, f"a tie at {by_attacker} hits: the defender", TIE_CITE
+        else:
+            loser, why, cite = attacker, f"took {by_defender} hits to {by_attacker}", RETREAT_CITE
+        if _type(loser) == "artillery":
+            return _removals(
+                loser.bases, f"{why}; artillery that lose are eliminated", ARTILLERY_CITE
+            )
+        if reported["retreat_blocked"]:
+            return _removals(loser.bases, f"{why}; its retreat is blocked", BLOCKED_CITE)
+        return (
+            Change(
+                loser.id,
+                "lost_melee",
+                True,
+                f"lost hand-to-hand ({why}): retreats {RETREAT_CM} cm facing the enemy and "
+                "takes two morale tests",
+                cite,
+            ),
+        )
+
+    def _move_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
+        (unit_id,) = expect_args("move", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        self._move(Table(scene), unit)  # the same checks as the question
+        if _type(unit) != "artillery":
+            return ()
+        return (
+            Report(
+                "pivoted",
+                Kind.FLAG,
+                "the battery pivoted (it cannot fire this turn)",
+                PIVOTED_CITE,
+                default=False,
+            ),
+        )
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        (unit_id,) = expect_args("move", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        changes = [Change(unit.id, "moved", True, "moved this turn", MOVE_PHASE_CITE)]
+        if reported.get("pivoted") and not _flag(unit, "pivoted"):
+            changes.append(
+                Change(unit.id, "pivoted", True, "pivoted: it cannot fire this turn", PIVOTED_CITE)
+            )
+        return tuple(changes)
+
+    def _morale_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The tests failed (a D6 under the level's score each) and the bases they take off
+        (line 141); nothing when the unit's state gives no reason to test."""
+        (unit_id,) = expect_args("morale", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        data = self._morale(scene, unit).data
+        tests = int(data["tests"])
+        if not tests:
+            return ()
+        level_cite = MORALE_LEVELS[str(data["level"])][1]
+        failed = _likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
+        return (
+            Report(
+                "failed",
+                Kind.COUNT,
+                f"tests failed: the {tests} D6 showing under {data['need']}",
+                level_cite,
+                maximum=tests,
+                default=failed,
+            ),
+            _bases_report(unit, failed, "one for each failed test", FAILURE_CITE, tests),
+        )
+
+    def _morale_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        (unit_id,) = expect_args("morale", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        if not self._morale(scene, unit).data["tests"]:
+            return ()
+        lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
+        changes = list(_removals(lost, "failed a morale test", FAILURE_CITE))
+        if _count(unit, "bases_removed"):
+            changes.append(
+                Change(unit.id, "bases_removed", 0, "its tests are taken", BASE_REMOVED_CITE)
+            )
+        for key, cite in (("fired_on", FIRED_ON_CITE), ("lost_melee", LOST_MELEE_CITE)):
+            if _flag(unit, key):
+                changes.append(Change(unit.id, key, False, "its tests are taken", cite))
+        return tuple(changes)
+
+    def _formation_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The formation the unit is in now (lines 15, 19); nothing for a type with none."""
+        (unit_id,) = expect_args("formation", args, ("UNIT",))
+        data = self._formation(scene.unit_of(unit_id)).data
+        options = tuple(data["formations"])
+        if not options:
+            return ()
+        kind = _type(scene.unit_of(unit_id))
+        return (
+            Report(
+                "formation",
+                Kind.CHOICE,
+                f"the formation it is in now: {' or '.join(options)}",
+                INFANTRY_FORMATION_CITE if kind == "infantry" else ARTILLERY_FORMATION_CITE,
+                choices=options,
+                default=data["may_change_to"][0],
+            ),
+        )
+
+    def _formation_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        (unit_id,) = expect_args("formation", args, ("UNIT",))
+        unit = scene.unit_of(unit_id)
+        before = _formation(unit)
+        after = reported.get("formation", before)
+        if after == before:
+            return ()
+        return (
+            Change(
+                unit.id,
+                "formation",
+                after,
+                f"changed formation from {before} to {after}",
+                FORMATION_PHASE_CITE,
+            ),
+        )
+
+    # ----------------------------------------------------------------------------------------
     # suggest
 
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -1375,7 +1930,8 @@ class Europe19c(Ruleset):
         out: list[dict[str, Any]] = []
         if phase == "change-formation":
             for u in units:
-                if u.get("rating") is not None:
+                # A leader that has rolled this turn has its score (line 145).
+                if u.get("rating") is not None and not _count(u, "command_score"):
                     size, why = _game_size(scene, None)
                     res = self._command(scene, u, u.id, size, why)
                     out.append(_item("command", [u.id], res, phase))
@@ -1384,11 +1940,15 @@ class Europe19c(Ruleset):
                     out.append(_item("formation", [u.id], self._formation(u), phase))
         elif phase == "movement":
             for u in units:
+                if _done_moving(u):
+                    continue  # it charged (its move to contact, line 38) or moved already
                 out.append(_item("move", [u.id], self._move(table, u), phase))
         elif phase == "charge":
             for i, a in enumerate(units):
                 if _type(a) in ("skirmishers", "artillery"):
                     continue  # the charge table's Ski and Art rows are all No (lines 31-32)
+                if _done_moving(a):
+                    continue  # it charged or moved this turn already
                 fastest = max(v for v in MOVE_TABLE[_move_row(a)].cm[:3] if v is not None)
                 for j in _not_beyond(unit_d[i], fastest * MM_PER_CM + slack):
                     t = units[j]
@@ -1423,12 +1983,22 @@ class Europe19c(Ruleset):
                     attacker, defender, note = _who_attacks(a, d)
                     try:
                         res = self._melee(table, attacker, defender)
+                    except MissingAttribute:
+                        raise
                     except QuestionError:
-                        if not note:
-                            raise  # the unit marked charged cannot fight this enemy
+                        # A '-' of the hand-to-hand table: the other way round, else this pair
+                        # cannot fight at all (two skirmisher units side by side).
+                        note = (
+                            f"{attacker.id} against {defender.id} is '-' on the hand-to-hand "
+                            f"table: {defender.id} taken as the attacker"
+                        )
                         attacker, defender = defender, attacker
-                        note = f"neither or both marked charged: {attacker.id} taken as attacker"
-                        res = self._melee(table, attacker, defender)
+                        try:
+                            res = self._melee(table, attacker, defender)
+                        except MissingAttribute:
+                            raise
+                        except QuestionError:
+                            continue
                     if res.data["in_contact"]:
                         out.append(_item("melee", [attacker.id, defender.id], res, phase, note))
         return out
@@ -1733,6 +2303,63 @@ class _MeleeSide:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _ShotFacts:
+    """What the form and the changes of a shot need to know of it."""
+
+    firer: Unit
+    target: Unit
+    dice: int
+    need: int
+    row: str
+    """`Inf line, Art against Normal`."""
+    row_cite: Cite
+    save_need: int | None
+    save_cite: Cite
+    charging_cavalry: bool
+    """The target is cavalry that charged this turn, in contact with the firer (line 131)."""
+
+
+def _likeliest(dist: Sequence[Fraction]) -> int:
+    """The most likely number of successes (the lowest of equals): what a form shows first."""
+    return max(range(len(dist)), key=lambda k: (dist[k], -k))
+
+
+def _bases_report(
+    unit: Unit, likely: int, why: str, cite: Cite = HIT_EFFECT_CITE, most: int | None = None
+) -> Report:
+    """Which bases of `unit` the players take off; first shown: its last `likely` bases."""
+    ids = tuple(b.id for b in unit.bases)
+    shown = ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else ()
+    return Report(
+        "removed",
+        Kind.BASES,
+        f"bases of {unit.id} taken off: {why}",
+        cite,
+        maximum=len(ids) if most is None else min(most, len(ids)),
+        unit=unit.id,
+        bases=ids,
+        default=shown,
+    )
+
+
+def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[Base]:
+    """The bases named, when they are as many as `count` calls for (all the unit's bases at
+    most); a `QuestionError` otherwise."""
+    wanted = min(count, len(unit.bases))
+    if len(removed) != wanted:
+        raise QuestionError(
+            f"{RULESET_ID}: {count} {what} take off {wanted} base(s) of {unit.id}; "
+            f"{len(removed)} named ({', '.join(removed) or 'none'})"
+        )
+    return [b for b in unit.bases if b.id in set(removed)]
+
+
+def _removals(bases: Iterable[Base], why: str, cite: Cite) -> tuple[Change, ...]:
+    """Each base taken off the table."""
+    return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
+
+
 def _reach(base: Base) -> float:
     """Half the diagonal of a base (its radius if round): how far its footprint reaches."""
     if base.footprint.circle:
@@ -1795,6 +2422,11 @@ def _firer_class(kind: str, formation: str | None) -> str:
 
 
 def _weapon(unit: Unit, kind: str) -> tuple[str, Weapon]:
+    if unit.weapon is None:
+        # Missing: name the weapons of its type (and stand one of them in while the engine
+        # looks for the question's other missing attributes).
+        arms = [k for k, w in WEAPONS.items() if w.artillery == (kind == "artillery")]
+        raise MissingAttribute(RULESET_ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
     name = _word(unit, "weapon", unit.weapon, WEAPON_NAMES)
     weapon = WEAPONS[name]
     if weapon.artillery != (kind == "artillery"):
@@ -1813,12 +2445,15 @@ def _bands(weapon: Weapon, kind: str) -> list[tuple[Band, float]]:
 
 
 def _firer_reach(unit: Unit) -> float | None:
-    """The longest range (mm) of a unit that may fire at all, for `suggest`'s pre-filter."""
+    """The longest range (mm) of a unit that may fire at all and has not fired this turn, for
+    `suggest`'s pre-filter."""
     kind = _type(unit)
     if kind == "cavalry" or _formation(unit) == "limbered":
         return None
     if kind == "artillery" and _flag(unit, "pivoted"):
         return None
+    if _flag(unit, "fired"):
+        return None  # it has fired this turn (line 10)
     return _bands(_weapon(unit, kind)[1], kind)[-1][1]
 
 
@@ -1897,9 +2532,6 @@ def _why_no_shot(shots: Sequence[_Shot]) -> dict[str, Any]:
         "no line of sight from any base in range and arc",
         _cite(76, "Level fire any obstruction blocks LOS"),
     )
-
-
-WEAPONS_RANGE_CITE: Final = _cite(62, "Weapon Range Dice")
 
 
 def _save(table: Table, weapon: Weapon, target: Unit, aimed: Base) -> tuple[int | None, str, Cite]:
@@ -2047,6 +2679,11 @@ def _game_size(scene: Scene, given: str | None) -> tuple[str, str]:
             f"{accepted(GAME_SIZES)}"
         )
     return str(value), "the scene's game_size"
+
+
+def _done_moving(unit: Unit) -> bool:
+    """The unit charged (its move to contact, line 38) or moved this turn."""
+    return _flag(unit, "moved") or _flag(unit, "charged")
 
 
 def _who_attacks(a: Unit, b: Unit) -> tuple[Unit, Unit, str]:
