@@ -85,7 +85,9 @@ Readings of the sheet
   it has fired 2 turns in a row; it overheats when 1d6 <= the turns of firing. Then it either
   rests a turn and cools (it may not fire the next turn, and is ok at its end), or keeps firing
   and checking, and a second failure breaks it for good. A turn without firing ends a run of
-  turns firing, and cools an overheated gun as a rest does.
+  turns firing, and cools an overheated gun as a rest does. A scene that gives
+  `consecutive_fire` but not `fired` is read as the gun has not fired yet this turn (the
+  default): no check, and the answer names the assumed `fired`.
 - Moves (lines 24-31): infantry 1 box in any of 8 directions; cavalry 1 or 2 boxes in a straight
   line, 1 diagonal, or 1 diagonal and 1 straight in either order, never 2 diagonals; a move may
   stop after its first box. The page does not say how artillery and machine guns move, nor
@@ -965,7 +967,14 @@ def _hits_changes(
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> tuple[Change, ...]:
     return tuple(
-        Change(b, "removed", True, f"taken off for {attacker.id}'s hits", DICE_PER_BASE, Scope.BASE)
+        Change(
+            b,
+            "removed",
+            True,
+            f"taken off for the hits of {attacker.id}",
+            DICE_PER_BASE,
+            Scope.BASE,
+        )
         for b in bases
     )
 
@@ -1601,7 +1610,7 @@ class AgeOfNapoleon(Ruleset):
             mod = ROCKET_MORALE.get(kind)
             if mod is not None:
                 modifier = {"value": mod[0], "source": str(mod[1])}
-            said = "no rocket modifier on page 3" if mod is None else f"{mod[0]:+d}"
+            said = "no rocket modifier on page 3" if mod is None else f"{mod[0]:+d} ({mod[1]})"
             lines.append(
                 f"{forced} morale check{'s' if forced > 1 else ''} forced by a rocket "
                 f"({ROCKET_NO_HITS}): {said} for {kind}, in addition to any other modifiers"
@@ -1695,7 +1704,7 @@ class AgeOfNapoleon(Ruleset):
                     struck.id,
                     "rocket_checks",
                     _count(struck, "rocket_checks") + 1,
-                    f"{firer.id}'s rocket landed on it: no hits, a morale check{said}",
+                    f"a rocket of {firer.id} landed on it: no hits, a morale check{said}",
                     ROCKET_NO_HITS if mod is None else mod[1],
                 ),
             )
