@@ -3,8 +3,8 @@
 
 We have page 3 only. The Quick Reference Chart (QRC) with the weapon ranges, the fire and melee
 modifiers, the Leader Hits Table and the morale procedure is not on it, so this ruleset never
-guesses them: ranges and modifiers come from the scene, and a question that needs the QRC is a
-`QuestionError` saying so. Never imports cv2, flask or `vision`.
+guesses them: ranges and modifiers come from the scene, an answer that needs the QRC says so,
+and the players report what the QRC made of their dice. Never imports cv2, flask or `vision`.
 
 What the scene must carry
 - `grid.box`: the side of one square. Every distance here is in boxes, a diagonal step counting
@@ -14,22 +14,52 @@ What the scene must carry
   (inclusive); the bands are taken in order of their limits and may carry the QRC's own labels.
   A unit firing a weapon with no entry is an error naming the weapon.
 
-Unit attributes read (checked; a bad value is an error naming the unit and the accepted values)
+Unit attributes read (`UNIT_FIELDS`; a bad value is refused when the scene is read)
+Descriptions (no default: required where a rule reads them)
 - `type`: `infantry`, `cavalry`, `artillery` or `machine-gun` (lines 24-26). Needed to move, to
-  check overheating, for a rocket's morale modifier, and by `suggest` for movement/end of turn.
+  check overheating, for a rocket's morale modifier, and by `suggest` for the end of the turn.
 - `weapon`: any name with an entry in `ranges`; `rocket` fires rockets (`rocket`, not `shoot`).
   A unit with no `weapon` does not fire.
 - `die`: `d6` or `d3`, the die of the Unit Stats list (lines 7-9: regulars shoot d6, natives d3).
   `melee_die` (same values) when the list gives another die in melee (line 35: gunners roll d3);
   without it the unit fights with `die`.
-- base `role`: `leader` marks the unit's leader base (line 4); no other role is on this page.
 - `quality`: the morale grade, `raw`, `experienced` or `elite` (line 39), read by `morale` only.
-- `broken` (bool, default false): a broken unit may end with zero dice (line 6).
-- `consecutive_fire` (int): turns in a row a machine gun has fired (line 13), for `overheat`.
-- `overheated` (bool, default false): the gun overheated before and kept firing (line 15).
+- base `role`: `leader` marks the unit's leader base (line 4); no other role is on this page.
 - `fire_modifiers` / `melee_modifiers`: the QRC's modifiers, given by the players, as a list of
   `{"dice": N, "reason": "...", "target": "id"}` (`target` optional: only against that unit).
   `dice` is added to the dice count; fractions are allowed and the count is rounded up (line 5).
+  Not `Field`s (lists of objects), but known keys, so a misspelt one is refused.
+State (every unit starts the game with its default; the page edits it, the outcomes change it)
+- `broken` (false): a broken unit may end with zero dice (line 6); set by a morale result.
+- `hits` (0): the hits the unit has taken (lines 5, 34), added by `shoot` and `melee`.
+- `fired`, `moved` (false, per turn): fired / moved this turn; `suggest` leaves out units that
+  have, and a machine gun's run of turns firing grows with its first shot of a turn.
+- `consecutive_fire` (0): turns in a row a machine gun has fired, this turn included once it has
+  fired (lines 13-14), for `overheat`.
+- `gun_state` (`ok`): a machine gun's overheating, `ok`, `overheated` (overheated and kept
+  firing), `cooling` (overheated and rests: it may not fire this turn) or `broken` (for good)
+  (lines 15-17). A gun `cooling` or `broken` may not fire.
+- `rocket_checks` (0): morale checks rockets forced on the unit, not yet taken (line 22).
+
+Outcomes (the players roll real dice and report them; `outcomes()`)
+- `shoot`: the hits (the dice score, line 5), whether one or more top faces showed (when the
+  target has a leader base and 5 hits are possible, line 10), the target's bases taken off (the
+  QRC's Unit Stats say how many hits take off a base). Leads to the target's `hits`, bases
+  `removed`, the shooter's `fired` and, for a machine gun's first shot of the turn,
+  `consecutive_fire` + 1. A leader check that is due (at least 5 hits and a top face) is named
+  in the change's reason: the 2d6 Leader Hits Table is on the QRC.
+- `rocket`: the unit the rocket landed on (the target on a 5-6, a unit in its drift's reach, or
+  `nothing`): its `rocket_checks` + 1 (line 22); the firer's `fired`.
+- `melee`: the hits each side takes (its enemy's dice total, line 34), the top faces for leader
+  checks (one is enough in melee), each side's bases taken off.
+- `morale`: whether the QRC's result leaves the unit broken: its `broken`; one pending
+  `rocket_checks` taken.
+- `overheat`: the 1d6 score (when a check is due) and, for a first overheating, rest or keep
+  firing: `gun_state` `cooling` (and `consecutive_fire` 0), `overheated`, or `broken` for a
+  second failure (lines 14-16). With no check: a gun `cooling` cools down and is `ok` (line 16);
+  a gun that did not fire this turn ends its run (`consecutive_fire` 0), and cools down if it was
+  `overheated`.
+- `move`: no dice; `moved`.
 
 Readings of the sheet
 - Lost bases are taken off the table, so a unit's dice are the bases the camera sees (line 4).
@@ -51,9 +81,13 @@ Readings of the sheet
   page: each is 1/8 whatever the numbering) and 1d6 boxes. A rocket landing on a unit forces a
   morale check, -1 for infantry and -2 for cavalry; the page gives no rocket modifier for
   artillery or machine guns.
-- Overheating (lines 13-17): checked at the end of a turn once the gun has fired 2 turns in a
-  row; it overheats when 1d6 <= the turns of firing. Then it either rests a turn and cools, or
-  keeps firing and checking, and a second failure breaks it for good.
+- Overheating (lines 13-17): checked at the end of a turn in which the gun fired (`fired`), once
+  it has fired 2 turns in a row; it overheats when 1d6 <= the turns of firing. Then it either
+  rests a turn and cools (it may not fire the next turn, and is ok at its end), or keeps firing
+  and checking, and a second failure breaks it for good. A turn without firing ends a run of
+  turns firing, and cools an overheated gun as a rest does. A scene that gives
+  `consecutive_fire` but not `fired` is read as the gun has not fired yet this turn (the
+  default): no check, and the answer names the assumed `fired`.
 - Moves (lines 24-31): infantry 1 box in any of 8 directions; cavalry 1 or 2 boxes in a straight
   line, 1 diagonal, or 1 diagonal and 1 straight in either order, never 2 diagonals; a move may
   stop after its first box. The page does not say how artillery and machine guns move, nor
@@ -67,16 +101,23 @@ Readings of the sheet
 - Sight: the page says nothing; woods, towns, buildings and hills between two units block it
   (traced between their nearest bases), a unit sees out of the piece it stands in. Cover is
   reported, but its modifier is on the QRC.
-- Morale (line 39): the page names the three grades only; `morale UNIT` checks the grade and
-  then says the procedure is on the QRC (an error, exit status 2 on the command line).
+- Morale (line 39): the page names the three grades only; `morale UNIT` gives the grade, the
+  rocket modifier of each check a rocket forced (line 22) and says the procedure is on the QRC.
+  The only result the page knows is `broken` (line 6), so the players say whether the QRC's
+  result leaves the unit broken. `suggest` asks it of units with a check a rocket forced.
 - The sequence of play is not on page 3: `phases` follow the page's sections (1. Firing,
-  2. Movement, 3. Melee) and the end of the turn, when overheating is checked (line 13).
+  2. Movement, 3. Melee, 5. Morale) and the end of the turn, when overheating is checked
+  (line 13); every side acts in each (no initiative on the page).
+- Hits (lines 5, 34) are kept as a count; how many take off a base is on the QRC's Unit Stats,
+  so the players say which bases come off, and the camera stops counting them (line 4).
+- A unit fires once a turn: `suggest` leaves out units that have fired (`fired`); `shoot`
+  still answers for them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -91,6 +132,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    OutcomeRule,
     RangeBand,
     Resolution,
     Roll,
@@ -102,8 +144,9 @@ from ..engine import (
     register,
     threshold_json,
 )
-from ..errors import QuestionError, accepted
+from ..errors import MissingAttribute, QuestionError, accepted
 from ..scene import Base, Scene, Unit
+from ..state import Change, Field, Kind, Phase, Report, Scope
 from ..table import Table
 
 SHEET = "003_5b7c133d01707a77.txt"
@@ -148,6 +191,21 @@ MELEE_DICE = _cite(32, "When in base to base contact add up the number of bases"
 MELEE_HITS = _cite(34, "the number of hits the enemy takes")
 GUNNERS_D3 = _cite(35, "most units will roll d6s with gunners rolling d3s")
 MORALE_GRADES = _cite(39, "There are only 3 morale grades: Raw, Experienced and Elite")
+MORALE_QRC = _cite(40, "modifiers and results")
+FIRING_SECTION = _cite(3, "1. Firing:")
+MOVEMENT_SECTION = _cite(24, "2. Movement:")
+MELEE_SECTION = _cite(32, "3. Melee:")
+MORALE_SECTION = _cite(39, "5. Morale:")
+UNIT_STATS_DICE = _cite(
+    7, "As per the Unit Stats list different units will roll one of 2 different dice"
+)
+RIFLE_ARMED = _cite(18, "a rifle armed unit fires 2 boxes on the")
+NOT_BROKEN = _cite(6, "If a unit, that is not broken, ends up with zero dice")
+LEADER_BASE = _cite(4, "including the unit’s leader base")
+GUN_FIRED = _cite(13, "in which the machine gun has fired for at")
+CONSECUTIVE_TURNS = _cite(14, "least 2 consecutive turns")
+OVERHEAT_KEEP_FIRING = _cite(15, "Machine gun may continue to fire and check as above")
+COOLS_DOWN = _cite(16, "then it cools down")
 
 TYPES = ("infantry", "cavalry", "artillery", "machine-gun")
 DIE_SIDES = MappingProxyType({"d6": 6, "d3": 3})
@@ -166,6 +224,73 @@ ROCKET_MORALE = MappingProxyType(
 OVERHEAT_FROM_TURNS = 2
 """Line 13: checks begin once the gun has fired for at least 2 consecutive turns."""
 ROCKET_WEAPON = "rocket"
+
+GUN_OK, GUN_HOT, GUN_COOLING, GUN_BROKEN = "ok", "overheated", "cooling", "broken"
+GUN_STATES = (GUN_OK, GUN_HOT, GUN_COOLING, GUN_BROKEN)
+"""A machine gun's overheating (lines 15-17): ok; overheated and kept firing (a second failure
+breaks it); cooling (overheated and rests: it may not fire this turn, then it is ok); broken
+for good."""
+REST, KEEP_FIRING = "rest", "keep firing"
+"""What the players choose for a gun that overheats for the first time (lines 15-17)."""
+NOTHING = "nothing"
+"""A rocket that lands on no unit (drifts onto an empty box or off the table)."""
+MODIFIER_KEYS = ("fire_modifiers", "melee_modifiers")
+"""Lists of the QRC's modifiers the players give on a unit (not a `Field`: a list of objects)."""
+
+UNIT_FIELDS: tuple[Field, ...] = (
+    Field("type", Kind.CHOICE, FACE_SIDE, "troop type", choices=TYPES, in_play=False),
+    Field(
+        "weapon",
+        Kind.TEXT,
+        RIFLE_ARMED,
+        "weapon (a name in the game's ranges; rocket fires rockets; none: does not fire)",
+        in_play=False,
+    ),
+    Field(
+        "die",
+        Kind.CHOICE,
+        UNIT_STATS_DICE,
+        "die it rolls (Unit Stats list)",
+        choices=tuple(DIE_SIDES),
+        in_play=False,
+    ),
+    Field(
+        "melee_die",
+        Kind.CHOICE,
+        GUNNERS_D3,
+        "die it rolls in melee, when the Unit Stats list gives another",
+        choices=tuple(DIE_SIDES),
+        in_play=False,
+    ),
+    Field("quality", Kind.CHOICE, MORALE_GRADES, "morale grade", choices=GRADES, in_play=False),
+    Field("broken", Kind.FLAG, NOT_BROKEN, "broken", default=False),
+    Field("hits", Kind.COUNT, MELEE_HITS, "hits taken", default=0),
+    Field("fired", Kind.FLAG, GUN_FIRED, "fired this turn", default=False, per_turn=True),
+    Field("moved", Kind.FLAG, INFANTRY_MOVE, "moved this turn", default=False, per_turn=True),
+    Field(
+        "consecutive_fire",
+        Kind.COUNT,
+        CONSECUTIVE_TURNS,
+        "turns in a row the machine gun has fired",
+        default=0,
+    ),
+    Field(
+        "gun_state",
+        Kind.CHOICE,
+        OVERHEAT_KEEP_FIRING,
+        "machine gun: ok, overheated (kept firing), cooling (rests this turn) or broken",
+        default=GUN_OK,
+        choices=GUN_STATES,
+    ),
+    Field(
+        "rocket_checks",
+        Kind.COUNT,
+        ROCKET_NO_HITS,
+        "morale checks forced by rockets, not yet taken",
+        default=0,
+    ),
+)
+"""Every unit attribute this page reads besides `id`, `side`, `bases` and the modifier lists."""
 
 Box = tuple[int, int]
 
@@ -299,7 +424,7 @@ class Band:
 
 def range_bands(scene: Scene, unit: Unit) -> tuple[Band, ...]:
     """The range bands of a unit's weapon from the scene's `ranges`, nearest first."""
-    weapon = unit.weapon
+    weapon = unit.get("weapon")
     if weapon is None:
         raise _fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
     ranges = scene.extra.get("ranges")
@@ -349,10 +474,40 @@ def die_of(unit: Unit, melee: bool = False) -> str:
 
 
 def _flag(unit: Unit, key: str) -> bool:
-    value = unit.get(key, False)
+    """A flag of the unit's state (its start-of-game default is filled in when a scene is read;
+    a scene made otherwise without it is missing it)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(RULESET_ID, unit.id, key, "true or false", False)
     if not isinstance(value, bool):
         raise _fail(f"unit {unit.id!r} has {key} {value!r}; accepted values are true or false")
     return value
+
+
+def _count(unit: Unit, key: str) -> int:
+    """A count of the unit's state (0 or more)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(RULESET_ID, unit.id, key, "a whole number from 0", 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(f"unit {unit.id!r} has {key} {value!r}; accepted: a whole number from 0")
+    return value
+
+
+def gun_state(unit: Unit) -> str:
+    """A machine gun's overheating state (lines 15-17)."""
+    return check_attr(unit, "gun_state", GUN_STATES, ruleset=RULESET_ID)
+
+
+def may_fire(unit: Unit) -> tuple[bool, str]:
+    """Whether a unit may fire this turn, and why not: a machine gun cooling down or broken for
+    good does not (line 16). Only a machine gun's `gun_state` leaves `ok`."""
+    state = gun_state(unit)
+    if state == GUN_COOLING:
+        return False, f"it overheated and rests: it may not fire this turn ({OVERHEAT_REST})"
+    if state == GUN_BROKEN:
+        return False, f"it overheated twice and is permanently broken ({OVERHEAT_AGAIN})"
+    return True, ""
 
 
 def leader_base(unit: Unit) -> str | None:
@@ -728,6 +883,116 @@ def _enemies(a: Unit, b: Unit, action: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Outcomes: the reports the players fill in and the changes they lead to
+
+
+def _refuse_unless_allowed(res: Resolution, what: str) -> None:
+    """No dice to report for a shot the rules do not allow (a range band too close to call
+    is the players' to decide, so its shot may be reported)."""
+    data = res.data
+    if data["allowed"]:
+        return
+    if not data["in_sight"]:
+        why = "out of sight"
+    elif not data.get("may_fire", True):
+        why = "it may not fire this turn"
+    elif "dice" in data and not data["dice"]["dice"]:
+        why = "it has no dice"
+    elif data["range"]["verdict"] == "too close to call":
+        return
+    else:
+        why = "out of range"
+    raise _fail(f"{what}: {why}, so there are no dice to report")
+
+
+def _likeliest(dice: int, sides: int) -> int:
+    """The likeliest dice total (the form's first reading)."""
+    dist = hits_distribution(dice, sides)
+    return max(range(len(dist)), key=lambda k: dist[k])
+
+
+def _hits_report(
+    name: str, victim: Unit, attacker: str, dice: int, sides: int, cite: Cite
+) -> Report:
+    return Report(
+        name,
+        Kind.COUNT,
+        f"hits {victim.id} takes: the total of the {dice}d{sides} of {attacker}",
+        cite,
+        maximum=dice * sides,
+        default=_likeliest(dice, sides),
+    )
+
+
+def _top_face_report(name: str, victim: Unit, attacker: str, sides: int) -> Report:
+    return Report(
+        name,
+        Kind.FLAG,
+        f"one or more {sides}s rolled by {attacker} (a leader check on {victim.id})",
+        LEADER_FACE,
+        default=False,
+    )
+
+
+def _removed_report(name: str, unit: Unit) -> Report:
+    return Report(
+        name,
+        Kind.BASES,
+        f"bases of {unit.id} taken off for the hits (the QRC's Unit Stats say how many hits "
+        "take off a base; the leader's if the Leader Hits Table says so)",
+        DICE_PER_BASE,
+        unit=unit.id,
+        bases=tuple(b.id for b in unit.bases),
+        maximum=len(unit.bases),
+        default=(),
+    )
+
+
+def _hits_changes(
+    victim: Unit, attacker: Unit, hits: int, leader_check: bool, sides: int, cite: Cite
+) -> tuple[Change, ...]:
+    """The hits a unit takes, added to those it took before; a leader check when due."""
+    if not hits:
+        return ()
+    reason = f"{hits} hits from {attacker.id} (the dice total)"
+    if leader_check:
+        reason += (
+            f"; a {sides} rolled"
+            + (" with at least 5 hits" if cite == SCORE_IS_HITS else "")
+            + f": {attacker.id} rolls 2d6 on the Leader Hits Table (QRC) "
+            f"({LEADER_CHECK_FIRE if cite == SCORE_IS_HITS else LEADER_FACE})"
+        )
+    return (Change(victim.id, "hits", _count(victim, "hits") + hits, reason, cite),)
+
+
+def _removed_changes(bases: Sequence[str], attacker: Unit) -> tuple[Change, ...]:
+    return tuple(
+        Change(
+            b,
+            "removed",
+            True,
+            f"taken off for the hits of {attacker.id}",
+            DICE_PER_BASE,
+            Scope.BASE,
+        )
+        for b in bases
+    )
+
+
+def _fired_changes(unit: Unit) -> tuple[Change, ...]:
+    """A unit fires once a turn: `fired`, and a machine gun's run of turns firing grows."""
+    if _flag(unit, "fired"):
+        return ()
+    out = [Change(unit.id, "fired", True, "fired this turn", GUN_FIRED)]
+    if unit.get("type") == "machine-gun":
+        turns = _count(unit, "consecutive_fire") + 1
+        out.append(
+            Change(unit.id, "consecutive_fire", turns, f"{turns} turns in a row", CONSECUTIVE_TURNS)
+        )
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
 # The ruleset
 
 
@@ -738,7 +1003,52 @@ class AgeOfNapoleon(Ruleset):
     sheet = SHEET
     unit = "cm"
     grid = True
-    phases: ClassVar[tuple[str, ...]] = ("firing", "movement", "melee", "end-of-turn")
+    phases: ClassVar[tuple[str, ...]] = ("firing", "movement", "melee", "morale", "end-of-turn")
+    phase_steps: ClassVar[tuple[Phase, ...]] = (
+        Phase(
+            "firing",
+            "Every side fires: shots in range and sight, rockets, leader checks",
+            "all",
+            FIRING_SECTION,
+        ),
+        Phase(
+            "movement",
+            "Every side moves: infantry 1 box, cavalry 1 or 2 boxes",
+            "all",
+            MOVEMENT_SECTION,
+        ),
+        Phase("melee", "Units in base to base contact fight", "all", MELEE_SECTION),
+        Phase(
+            "morale",
+            "Units a rocket landed on take their morale check (procedure on the QRC)",
+            "all",
+            MORALE_SECTION,
+        ),
+        Phase(
+            "end-of-turn",
+            "Machine guns that fired 2 turns in a row check for overheating",
+            "all",
+            OVERHEAT_START,
+        ),
+    )
+    sides_rule: ClassVar[str] = (
+        "page 3 gives no sequence of play and no initiative: every side acts in every phase "
+        "('all'); the page's sections give the order (1. Firing, 2. Movement, 3. Melee, "
+        "5. Morale) and overheating is checked at the end of the turn (line 13)"
+    )
+    unit_fields: ClassVar[tuple[Field, ...]] = UNIT_FIELDS
+    scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
+
+    def known_unit_keys(self) -> frozenset[str]:
+        """The declared fields and the QRC modifier lists (not a `Field`: lists of objects), so
+        that `fire_modifier` is refused as a typo of `fire_modifiers`."""
+        return super().known_unit_keys() | frozenset(MODIFIER_KEYS)
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Every side acts in every phase (no initiative on page 3)."""
+        return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
 
     def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
         """The pieces that block sight (the base class's), less those whose bounding box misses
@@ -783,7 +1093,7 @@ class AgeOfNapoleon(Ruleset):
     def _shoot(self, board: Board, a: str, b: str) -> Resolution:
         shooter, target = board.unit(a), board.unit(b)
         _enemies(shooter, target, "shoot")
-        if shooter.weapon == ROCKET_WEAPON:
+        if shooter.get("weapon") == ROCKET_WEAPON:
             raise _fail(
                 f"unit {shooter.id!r} fires rockets, which cause no hits ({ROCKET_NO_HITS}); "
                 f"ask 'rocket {a} {b}'"
@@ -792,7 +1102,8 @@ class AgeOfNapoleon(Ruleset):
         sight_ok, data, lines = self._shot(board, shooter, target, "shoot", a, b)
         count = count_dice(shooter, target, melee=False)
         band = data["band"]
-        allowed = band != "out-of-range" and sight_ok and count.dice > 0
+        fires, why_not = may_fire(shooter)
+        allowed = band != "out-of-range" and sight_ok and count.dice > 0 and fires
         reasons = data["reasons"]
         lines.append(
             f"{count.dice}{die} for {count.bases} bases"
@@ -808,6 +1119,9 @@ class AgeOfNapoleon(Ruleset):
             reasons.append(_reason("an unbroken unit rolls at least 1 die", NEVER_LESS_THAN_ONE))
         if count.dice == 0:
             lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
+        if not fires:
+            lines.append(f"{shooter.id} does not fire: {why_not}")
+            reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
             roll = hits_roll("hits (dice total)", count, die, SCORE_IS_HITS)
@@ -834,7 +1148,8 @@ class AgeOfNapoleon(Ruleset):
                 )
         data.update(
             allowed=allowed,
-            weapon=shooter.weapon,
+            may_fire=fires,
+            weapon=shooter.get("weapon"),
             die=die,
             dice=dice_json(count, die),
             rolls=[roll_json(r) for r in rolls],
@@ -898,12 +1213,12 @@ class AgeOfNapoleon(Ruleset):
             },
             "reasons": [
                 _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", DIAGONAL),
-                _reason(f"range bands of {shooter.weapon} from the scene's ranges", None),
+                _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
             ],
         }
         where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
         lines = [
-            f"{a} ({shooter.weapon}) to {b}: {_boxes(boxes)} ({min(dx, dy)} diagonal and "
+            f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({min(dx, dy)} diagonal and "
             f"{abs(dx - dy)} straight steps, a diagonal counting 1.5, {DIAGONAL}): {where}",
         ]
         if min(dx, dy):
@@ -933,10 +1248,10 @@ class AgeOfNapoleon(Ruleset):
         scene = board.scene
         firer, target = board.unit(a), board.unit(b)
         _enemies(firer, target, "rocket")
-        if firer.weapon != ROCKET_WEAPON:
+        if firer.get("weapon") != ROCKET_WEAPON:
             raise _fail(
-                f"unit {firer.id!r} has weapon {firer.weapon!r}; rockets are fired by a unit "
-                f"with weapon {ROCKET_WEAPON!r} (ask 'shoot' for other weapons)"
+                f"unit {firer.id!r} has weapon {firer.get('weapon')!r}; rockets are fired by a "
+                f"unit with weapon {ROCKET_WEAPON!r} (ask 'shoot' for other weapons)"
             )
         sight_ok, data, lines = self._shot(board, firer, target, "rocket", a, b)
         allowed = data["band"] != "out-of-range" and sight_ok
@@ -969,7 +1284,7 @@ class AgeOfNapoleon(Ruleset):
         off = Fraction(landings.count(None), len(landings)) * p_drift
         data.update(
             allowed=allowed,
-            weapon=firer.weapon,
+            weapon=firer.get("weapon"),
             rolls=[roll_json(r) for r in (on_target, direction, distance)] if allowed else [],
             on_target=_fraction_json(p_on),
             drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)},
@@ -1016,33 +1331,53 @@ class AgeOfNapoleon(Ruleset):
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun."""
         (a,) = expect_args("overheat", args, ("GUN",))
-        gun = _who(scene, a)
+        return self._overheat(_who(scene, a), a)
+
+    def _overheat(self, gun: Unit, a: str) -> Resolution:
         kind = unit_type(gun)
         if kind != "machine-gun":
             raise _fail(
                 f"unit {gun.id!r} is {kind}; only a machine gun (type 'machine-gun') overheats"
             )
-        turns = gun.get("consecutive_fire")
-        if turns is None:
-            raise _fail(
-                f"unit {gun.id!r} has no 'consecutive_fire'; give the number of consecutive "
-                f"turns it has fired (0 or more, {OVERHEAT_START})"
-            )
-        again = _flag(gun, "overheated")
-        check = turns >= OVERHEAT_FROM_TURNS
+        turns = _count(gun, "consecutive_fire")
+        fired = _flag(gun, "fired")
+        state = gun_state(gun)
+        check = state in (GUN_OK, GUN_HOT) and fired and turns >= OVERHEAT_FROM_TURNS
+        again = state == GUN_HOT
         p = overheat_chance(turns) if check else Fraction(0)
         data: dict[str, Any] = {
             "action": "overheat",
             "ruleset": self.id,
             "gun": a,
             "consecutive_fire": turns,
+            "fired_this_turn": fired,
+            "gun_state": state,
             "check": check,
             "overheated_before": again,
             "p_overheat": _fraction_json(p),
             "rolls": [],
         }
-        lines = [f"{gun.id} has fired {turns} consecutive turns"]
-        if not check:
+        lines = [
+            f"{gun.id} has fired {turns} consecutive turns"
+            + ("" if fired else " and has not fired this turn")
+            + ("" if state == GUN_OK else f"; it is {state}")
+        ]
+        if state == GUN_BROKEN:
+            lines.append(f"it is permanently broken ({OVERHEAT_AGAIN}): no check")
+            data["effect"] = "permanently broken"
+            data["effect_source"] = str(OVERHEAT_AGAIN)
+        elif state == GUN_COOLING:
+            lines.append(f"it rested this turn and now cools down and is ok ({COOLS_DOWN})")
+            data["effect"] = "cools down"
+            data["effect_source"] = str(COOLS_DOWN)
+        elif not fired:
+            lines.append(
+                f"no check: it did not fire this turn ({OVERHEAT_START}); its run of turns "
+                "firing ends" + (", and a turn without firing cools it down" if again else "")
+            )
+            data["effect"] = "run ends" + (", cools down" if again else "")
+            data["effect_source"] = str(OVERHEAT_START)
+        elif not check:
             lines.append(
                 f"no check before {OVERHEAT_FROM_TURNS} consecutive turns ({OVERHEAT_START})"
             )
@@ -1112,11 +1447,15 @@ class AgeOfNapoleon(Ruleset):
             f"({unit.bases[0].facing:.0f} degrees)"
             + ("" if now in legal else f": illegal, {kind} must face a box side ({rule})")
         ]
+        moved = _flag(unit, "moved")
+        if moved:
+            lines.append(f"{unit.id} has already moved this turn")
         data: dict[str, Any] = {
             "action": "move",
             "ruleset": self.id,
             "unit": a,
             "type": kind,
+            "moved_this_turn": moved,
             "box": list(pa.box),
             "facing": facing,
             "nearest_box_side": length_json(scene, pa.edge_margin),
@@ -1252,14 +1591,300 @@ class AgeOfNapoleon(Ruleset):
     # Morale
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`morale UNIT`: the page names the grades only; the procedure is on the QRC."""
+        """`morale UNIT`: its grade and the rocket modifiers of the checks rockets forced; the
+        procedure, the other modifiers and the results are on the QRC."""
+        (a,) = expect_args("morale", args, ("UNIT",))
+        return self._morale(_who(scene, a), a)
+
+    def _morale(self, unit: Unit, a: str) -> Resolution:
+        grade = check_attr(unit, "quality", GRADES, ruleset=self.id)
+        forced = _count(unit, "rocket_checks")
+        broken = _flag(unit, "broken")
+        modifier: dict[str, Any] = {"value": None, "source": None}
+        lines = [
+            f"{unit.id} is {grade} (one of {accepted(GRADES)}, {MORALE_GRADES})"
+            + (", and broken" if broken else "")
+        ]
+        if forced:
+            kind = unit_type(unit)
+            mod = ROCKET_MORALE.get(kind)
+            if mod is not None:
+                modifier = {"value": mod[0], "source": str(mod[1])}
+            said = "no rocket modifier on page 3" if mod is None else f"{mod[0]:+d} ({mod[1]})"
+            lines.append(
+                f"{forced} morale check{'s' if forced > 1 else ''} forced by a rocket "
+                f"({ROCKET_NO_HITS}): {said} for {kind}, in addition to any other modifiers"
+            )
+        lines.append(
+            f"the morale procedure, modifiers and results are on the QRC, not on page 3 "
+            f"({MORALE_QRC})"
+        )
+        data = {
+            "action": "morale",
+            "ruleset": self.id,
+            "unit": a,
+            "grade": grade,
+            "grades": list(GRADES),
+            "source": str(MORALE_GRADES),
+            "broken": broken,
+            "rocket_checks": forced,
+            "rocket_modifier": modifier,
+            "procedure": "on the QRC (not on page 3)",
+            "rolls": [],
+        }
+        return Resolution("morale", MappingProxyType(data), tuple(lines))
+
+    # ------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw do to the units
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "rocket": OutcomeRule(self._rocket_form, self._rocket_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "morale": OutcomeRule(self._morale_form, self._morale_apply),
+            "overheat": OutcomeRule(self._overheat_form, self._overheat_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+        }
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        res = self._shoot(Board(scene), a, b)
+        _refuse_unless_allowed(res, f"{a} may not shoot at {b}")
+        target = scene.unit_of(b)
+        dice, sides = res.data["dice"]["dice"], DIE_SIDES[res.data["die"]]
+        reports = [_hits_report("hits", target, a, dice, sides, SCORE_IS_HITS)]
+        if leader_base(target) and dice * sides >= LEADER_CHECK_HITS:
+            reports.append(_top_face_report("top_face", target, a, sides))
+        reports.append(_removed_report("removed", target))
+        return tuple(reports)
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        sides = DIE_SIDES[die_of(shooter)]
+        checked = bool(reported.get("top_face")) and reported["hits"] >= LEADER_CHECK_HITS
+        return (
+            *_hits_changes(target, shooter, reported["hits"], checked, sides, SCORE_IS_HITS),
+            *_removed_changes(reported["removed"], shooter),
+            *_fired_changes(shooter),
+        )
+
+    def _rocket_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
+        res = self._rocket(Board(scene), a, b)
+        _refuse_unless_allowed(res, f"{a} may not fire a rocket at {b}")
+        struck = [m["unit"] for m in res.data["morale_checks"]]
+        return (
+            Report(
+                "landed_on",
+                Kind.CHOICE,
+                f"where the rocket landed: on {struck[0]} on a 5 or 6; on a 1-4 it drifts (1d8 "
+                f"for direction, 1d6 boxes): the unit in that box, or {NOTHING}",
+                ROCKET_ON_TARGET,
+                choices=(*struck, NOTHING),
+                default=struck[0],
+            ),
+        )
+
+    def _rocket_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        firer = scene.unit_of(args[0])
+        changes = list(_fired_changes(firer))
+        if reported["landed_on"] != NOTHING:
+            struck = scene.unit_of(reported["landed_on"])
+            kind = struck.get("type")
+            mod = ROCKET_MORALE.get(kind) if isinstance(kind, str) else None
+            said = "" if mod is None else f" at {mod[0]:+d} for {kind}"
+            changes.insert(
+                0,
+                Change(
+                    struck.id,
+                    "rocket_checks",
+                    _count(struck, "rocket_checks") + 1,
+                    f"a rocket of {firer.id} landed on it: no hits, a morale check{said}",
+                    ROCKET_NO_HITS if mod is None else mod[1],
+                ),
+            )
+        return tuple(changes)
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        a, b = expect_args("melee", args, ("A", "B"))
+        res = self._melee(Board(scene), a, b)
+        if not res.data["in_contact"]:
+            raise _fail(f"{a} and {b} are not in base to base contact ({MELEE_DICE}): no melee")
+        ua, ub = scene.unit_of(a), scene.unit_of(b)
+        reports: list[Report] = []
+        for key, victim, attacker in (("a", ua, ub), ("b", ub, ua)):
+            side = res.data["sides"][attacker.id]
+            dice, sides = side["dice"]["dice"], DIE_SIDES[side["dice"]["die"]]
+            reports.append(
+                _hits_report(f"hits_on_{key}", victim, attacker.id, dice, sides, MELEE_HITS)
+            )
+            if leader_base(victim) and dice > 0:
+                other = "b" if key == "a" else "a"
+                reports.append(_top_face_report(f"top_face_by_{other}", victim, attacker.id, sides))
+        reports += [_removed_report("removed_a", ua), _removed_report("removed_b", ub)]
+        return tuple(reports)
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
+        changes: list[Change] = []
+        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
+            sides = DIE_SIDES[die_of(attacker, melee=True)]
+            checked = bool(reported.get(f"top_face_by_{other}"))
+            hits = reported[f"hits_on_{key}"]
+            changes += _hits_changes(victim, attacker, hits, checked, sides, MELEE_HITS)
+        for key, attacker in (("a", ub), ("b", ua)):
+            changes += _removed_changes(reported[f"removed_{key}"], attacker)
+        return tuple(changes)
+
+    def _morale_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = _who(scene, a)
-        grade = check_attr(unit, "quality", GRADES, ruleset=self.id)
-        raise _fail(
-            f"unit {unit.id!r} is {grade!r} (one of {accepted(GRADES)}, {MORALE_GRADES}); the "
-            "morale procedure, modifiers and results are on the QRC, which is not on page 3"
+        self._morale(unit, a)
+        return (
+            Report(
+                "broken",
+                Kind.FLAG,
+                f"is {unit.id} broken after the check? (the QRC's morale results)",
+                MORALE_QRC,
+                default=_flag(unit, "broken"),
+            ),
         )
+
+    def _morale_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit = _who(scene, args[0])
+        changes = []
+        if reported["broken"] != _flag(unit, "broken"):
+            said = "broken" if reported["broken"] else "no longer broken"
+            changes.append(
+                Change(
+                    unit.id, "broken", reported["broken"], f"{said} (QRC morale result)", MORALE_QRC
+                )
+            )
+        forced = _count(unit, "rocket_checks")
+        if forced:
+            changes.append(
+                Change(
+                    unit.id,
+                    "rocket_checks",
+                    forced - 1,
+                    "took the morale check a rocket forced",
+                    ROCKET_NO_HITS,
+                )
+            )
+        return tuple(changes)
+
+    def _overheat_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        (a,) = expect_args("overheat", args, ("GUN",))
+        res = self._overheat(_who(scene, a), a)
+        if not res.data["check"]:
+            return ()
+        turns = res.data["consecutive_fire"]
+        reports = [
+            Report(
+                "score",
+                Kind.COUNT,
+                f"the 1d6 score (it overheats on {turns} or less)",
+                OVERHEAT_ROLL,
+                maximum=6,
+            )
+        ]
+        if not res.data["overheated_before"]:
+            reports.append(
+                Report(
+                    "if_overheated",
+                    Kind.CHOICE,
+                    "if it overheats: rest (it may not fire for 1 turn, then cools down) or keep "
+                    "firing (and checking: a second failure breaks it for good)",
+                    OVERHEAT_REST,
+                    choices=(REST, KEEP_FIRING),
+                    default=REST,
+                )
+            )
+        return tuple(reports)
+
+    def _overheat_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        gun = _who(scene, args[0])
+        state, fired = gun_state(gun), _flag(gun, "fired")
+        turns = _count(gun, "consecutive_fire")
+        run_ends = (
+            (Change(gun.id, "consecutive_fire", 0, "its run of turns firing ends", GUN_FIRED),)
+            if turns
+            else ()
+        )
+        if state == GUN_BROKEN:
+            return ()
+        if state == GUN_COOLING:
+            cool = Change(gun.id, "gun_state", GUN_OK, "rested 1 turn: cools down, ok", COOLS_DOWN)
+            return (cool, *run_ends)
+        if not fired:
+            cool = Change(
+                gun.id, "gun_state", GUN_OK, "a turn without firing: cools down", COOLS_DOWN
+            )
+            return (*run_ends, *((cool,) if state == GUN_HOT else ()))
+        if turns < OVERHEAT_FROM_TURNS:
+            return ()
+        score = reported["score"]
+        if score < 1:
+            raise _fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
+        if score > turns:
+            return ()
+        why = f"overheated ({score} is {turns} or less)"
+        if state == GUN_HOT:
+            return (
+                Change(
+                    gun.id,
+                    "gun_state",
+                    GUN_BROKEN,
+                    f"{why} again: permanently broken",
+                    OVERHEAT_AGAIN,
+                ),
+            )
+        if reported["if_overheated"] == REST:
+            return (
+                Change(
+                    gun.id,
+                    "gun_state",
+                    GUN_COOLING,
+                    f"{why}: rests, may not fire for 1 turn",
+                    OVERHEAT_REST,
+                ),
+                *run_ends,
+            )
+        return (
+            Change(
+                gun.id,
+                "gun_state",
+                GUN_HOT,
+                f"{why}: keeps firing; a second failure breaks it for good",
+                OVERHEAT_KEEP_FIRING,
+            ),
+        )
+
+    def _move_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """A move rolls no dice: nothing to report (the camera sees where the unit went)."""
+        if len(args) not in (1, 2):
+            self.move(scene, args)  # raises, naming the arguments
+        _who(scene, args[0])
+        return ()
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit = _who(scene, args[0])
+        if _flag(unit, "moved"):
+            return ()
+        return (Change(unit.id, "moved", True, "moved this turn", MOVEMENT_SECTION),)
 
     # ------------------------------------------------------------------------------------
     # Suggest
@@ -1304,7 +1929,7 @@ class AgeOfNapoleon(Ruleset):
             near = [board.closest(shooter, target) for shooter, target in shots]
             board.table.sights(self, [(n.a, n.b) for n in near])
             for shooter, target in shots:
-                if shooter.weapon == ROCKET_WEAPON:
+                if shooter.get("weapon") == ROCKET_WEAPON:
                     res = self._rocket(board, shooter.id, target.id)
                     yield "rocket", (shooter.id, target.id), res
                 else:
@@ -1312,7 +1937,8 @@ class AgeOfNapoleon(Ruleset):
                     yield "shoot", (shooter.id, target.id), res
         elif phase == "movement":
             for unit in scene.units:
-                yield "move", (unit.id,), self._move(board, unit.id, None)
+                if not _flag(unit, "moved"):
+                    yield "move", (unit.id,), self._move(board, unit.id, None)
         elif phase == "melee":
             units = scene.units
             for i, ua in enumerate(units):
@@ -1322,16 +1948,20 @@ class AgeOfNapoleon(Ruleset):
                     res = self._melee(board, ua.id, ub.id)
                     if res.data["in_contact"]:
                         yield "melee", (ua.id, ub.id), res
+        elif phase == "morale":
+            for unit in scene.units:
+                if _count(unit, "rocket_checks"):
+                    yield "morale", (unit.id,), self._morale(unit, unit.id)
         else:
             for unit in scene.units:
-                if unit_type(unit) == "machine-gun":
-                    yield "overheat", (unit.id,), self.overheat(scene, (unit.id,))
+                if unit_type(unit) == "machine-gun" and gun_state(unit) != GUN_BROKEN:
+                    yield "overheat", (unit.id,), self._overheat(unit, unit.id)
 
     def _in_range_pairs(self, board: Board) -> Iterable[tuple[Unit, Unit]]:
         """Shooter-target pairs of enemies within (or maybe within) the longest band."""
         units = board.scene.units
         for shooter in units:
-            if shooter.weapon is None:
+            if shooter.get("weapon") is None or _flag(shooter, "fired") or not may_fire(shooter)[0]:
                 continue
             reach = range_bands(board.scene, shooter)[-1].limit
             ps = board.place(shooter)
