@@ -74,10 +74,10 @@ Readings of the sheet:
   again (line 146), which the players roll anew.
 - "Hits on Gunners" (lines 112-116): the -1 shooting die per two shock points is the general
   rule of line 81; gunners dead (`casualties`) raise the reload cost by 1 per two.
-- Morale (lines 154-161): men are the figures on the table. A unit with more shock points than
-  men retires, at the end of the turn, 1"/2"/3"/4" per shock point over (classes A-D); twice as
-  many shock points as men breaks it. The sheet writes "infantry Group" at line 154 but gives no
-  other morale rule, so the same rule is applied to every type.
+- Morale (lines 154-161): men are the figures on the table less the casualties. A unit with
+  more shock points than men retires, at the end of the turn, 1"/2"/3"/4" per shock point over
+  (classes A-D); twice as many shock points as men breaks it. The sheet writes "infantry
+  Group" at line 154 but gives no other morale rule, so the same rule is applied to every type.
 - Movement (lines 37-51): one Move action (line 20) moves the Unit Movement distance; the
   "Action Movement" dice are reported beside it as the sheet gives them (their distribution in
   inches), since the sheet does not say when they replace the fixed distance. Crossing a low
@@ -116,7 +116,8 @@ Readings of the sheet:
   +1 attack action, mount or dismount, limber or unlimber); a move spends its actions;
   initiative sets the game's initiative side.
 
-Speed (`suggest` on a busy table): the dice math of a pool is cached (the same pools recur);
+Speed (`suggest` on a busy table): the two Action Phases ask the same questions of the same
+table, so they are answered once; the dice math of a pool is cached (the same pools recur);
 the arc is screened for all pairs of bases in one numpy pass (the half-plane ahead of the front
 edge that `geometry.base_in_arc` draws for 180 degrees; pairs on the edge are settled by
 `base_in_arc`); sight and cover skip terrain pieces whose bounding box cannot matter. The tests
@@ -809,7 +810,7 @@ class Troops:
     """The unit's `casualties`: men dead whose figures still stand (rank and file)."""
 
     def firing_text(self) -> str:
-        """`9 figures firing` (and the men lost among them)."""
+        """`9 figures firing`, saying how many dead were left out of the count."""
         lost = f" ({self.lost} dead not counted)" if self.lost else ""
         return f"{self.firing} figures firing{lost}"
 
