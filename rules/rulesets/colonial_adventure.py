@@ -5,23 +5,21 @@ The sheet's tables live in this module as data, each entry citing its line; the 
 `shoot`, `melee`, `move`, `morale`, `actions`, `initiative` and `suggest` read them. Pure: never
 imports cv2, flask, vision or webui.
 
-Attributes read (checked with the sheet's words; a missing or unknown value is a QuestionError
-naming the unit, the attribute and the accepted values):
-- unit `type`: `infantry`, `mounted-infantry`, `cavalry`, `artillery` (lines 39-43).
-- unit `class`: `a`, `b`, `c`, `d` (troop class, lines 72-75 and 156-159). Not read when a gun
-  fires (guns roll a fixed number of dice, not dice per man).
-- unit `weapon`: `musket`, `rifle`, `carbine`, `pistol`, `throwing-weapon` (lines 86-89) for
-  infantry, mounted infantry and cavalry; `light-gun`, `heavy-gun`, `repeating-gun`
-  (lines 94-96) for artillery. Any other pairing is refused.
-- unit state `shock` (shock points, a whole number; needed by shoot, melee and morale).
-- unit state `formation`: `formed`, `line`, `column`, `square` (all "in Formation", line 84) or
-  `unformed` for foot and horse; `limbered` or `unlimbered` for artillery (lines 42-43).
-- unit state `mounted` (true/false), only on `mounted-infantry`: mounted they move 8" and take
-  hits as mounted men; dismounted they move and fight as infantry (line 24 has them dismount).
-- unit state `casualties`, only on artillery: gunners dead, for the reload cost (line 114).
-- unit state `attack_actions` (whole number, default 0: none spent), `supporting_units` (whole
-  number, default 0) and `fighters` (true/false, default false), read by melee (lines 128, 129,
-  136). The defaults mean "none" and every answer says when one was taken.
+Unit fields (`UNIT_FIELDS`, checked against the sheet's words when a scene is read; a
+description left out where a rule reads it is a `MissingAttribute`, and the engine names every
+missing one of a question in one message):
+- descriptions (no default): `type` `infantry`, `mounted-infantry`, `cavalry`, `artillery`
+  (lines 39-43); `class` `a`-`d` (lines 72-75, 156-159; not read when a gun fires); `weapon`
+  `musket`, `rifle`, `carbine`, `pistol`, `throwing-weapon` (lines 86-89) for foot and horse,
+  `light-gun`, `heavy-gun`, `repeating-gun` (lines 94-96) for artillery (any other pairing is
+  refused); `fighters` (default false, line 136).
+- state with no start-of-game value (a unit is set up so): `formation` `formed`, `line`,
+  `column`, `square` (all "in Formation", line 84) or `unformed` for foot and horse, `limbered` or
+  `unlimbered` for a gun (lines 25, 42-43); `mounted` on `mounted-infantry` only (mounted they
+  move 8" and take hits as mounted men, dismounted they move and fight as infantry, line 24).
+- start-of-game state (may be left out; the answer then says so): `shock` 0; `casualties` 0;
+  `loaded` true; `jammed` false; `supporting_units` 0; and per turn (back to 0 each turn)
+  `actions_spent`, `commander_actions` and `attack_actions`.
 - base `role`: `leader` (also `officer`, the sheet's "Officer/Leader", line 126), `commander`,
   `musician`, `flag-bearer`; a base without a role is a rank-and-file figure.
 - base `figures`: each figure is a man (line 65: "1W6 per miniature firing").
@@ -75,11 +73,11 @@ Readings of the sheet:
   distances use the cavalry figures for mounted men. The odds are for one round: a draw fights
   again (line 146), which the players roll anew.
 - "Hits on Gunners" (lines 112-116): the -1 shooting die per two shock points is the general
-  rule of line 81; gunners dead (`casualties`) raise the reload cost.
-- Morale (lines 154-161): men are the figures on the table. A unit with more shock points than
-  men retires, at the end of the turn, 1"/2"/3"/4" per shock point over (classes A-D); twice as
-  many shock points as men breaks it. The sheet writes "infantry Group" at line 154 but gives no
-  other morale rule, so the same rule is applied to every type.
+  rule of line 81; gunners dead (`casualties`) raise the reload cost by 1 per two.
+- Morale (lines 154-161): men are the figures on the table less the casualties. A unit with
+  more shock points than men retires, at the end of the turn, 1"/2"/3"/4" per shock point over
+  (classes A-D); twice as many shock points as men breaks it. The sheet writes "infantry
+  Group" at line 154 but gives no other morale rule, so the same rule is applied to every type.
 - Movement (lines 37-51): one Move action (line 20) moves the Unit Movement distance; the
   "Action Movement" dice are reported beside it as the sheet gives them (their distribution in
   inches), since the sheet does not say when they replace the fixed distance. Crossing a low
@@ -90,9 +88,36 @@ Readings of the sheet:
   two gunners dead, a repeating gun ("Machine Gun") 1; the sheet gives no reload for carbines or
   pistols, so none is listed.
 - Initiative (line 8): each side rolls 1D6, the side with more leader and commander bases +1;
-  the sheet does not say how a tie is broken, so its chance is reported apart.
+  the sheet does not say how a tie is broken, so its chance is reported apart (and a tie
+  reported as the outcome is refused: roll again). The winner acts first in each Action Phase
+  (`side_groups` label `initiative-order`); the sheet says no more of it.
+- Men (`casualties`): a man killed is taken off with his base; a base of several figures (a
+  gun's crew) stays until its last man falls, and the dead on it are the unit's `casualties`
+  (for a gun its gunners dead, line 114). Men remaining (line 154), men firing (line 65) and men
+  in the fight (line 124) are the figures on the table less the casualties, taken from the rank
+  and file.
+- Actions (line 16): each unit has two actions a turn (`actions_spent`), and a commander two of
+  his own (`commander_actions`) for "-1 Shock Point" and "Attack order" (lines 32-33), both on
+  the unit he stands with. Small arms fire costs 1 (line 26); guns fire in the Artillery Phase
+  (line 7) at no action cost and spend their actions reloading. A rifle, musket, gun or repeating
+  gun that fired is not `loaded` until reloaded (lines 27-30); carbines, pistols and throwing
+  weapons have no reload cost and are always ready. A limbered gun does not fire (line 25); a
+  jammed repeating gun fires again once fixed (line 31). An attack order gives +1D6 in this
+  turn's close combat (line 128).
+- Outcomes (what the reported dice change): shoot asks hits, kills (5-6; on mounted men only the
+  hits the man took), shock points (3-4), the bases taken off (a leader hit on his D10 falls in
+  place of a man, line 120) and a repeating gun's jam; the target's shock and men change, the
+  shooter is unloaded, spends its action or jams. A horse killed changes nothing the sheet keeps.
+  Melee asks each side's kills (6s, 5-6 for fighters) and shock points (5s, 4s) and the bases
+  taken off; the loser by 2 or 3 dead takes +2 shock points, by 4 or more the shock points it
+  took count twice ("double the number of Shock points taken", line 150); thrown back, no
+  movement and shock-only next turn are said in the reason, not kept. Morale removes a broken
+  unit (line 161). Actions spend the chosen action and do what it does (reload, fix, -1 shock,
+  +1 attack action, mount or dismount, limber or unlimber); a move spends its actions;
+  initiative sets the game's initiative side.
 
-Speed (`suggest` on a busy table): the dice math of a pool is cached (the same pools recur);
+Speed (`suggest` on a busy table): the two Action Phases ask the same questions of the same
+table, so they are answered once; the dice math of a pool is cached (the same pools recur);
 the arc is screened for all pairs of bases in one numpy pass (the half-plane ahead of the front
 edge that `geometry.base_in_arc` draws for 180 degrees; pairs on the edge are settled by
 `base_in_arc`); sight and cover skip terrain pieces whose bounding box cannot matter. The tests
@@ -103,7 +128,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -119,6 +144,7 @@ from .. import geometry as geo
 from ..engine import (
     Cite,
     Modifier,
+    OutcomeRule,
     RangeBand,
     Resolution,
     Roll,
@@ -130,8 +156,9 @@ from ..engine import (
     register,
     threshold_json,
 )
-from ..errors import QuestionError, accepted
+from ..errors import MissingAttribute, QuestionError, accepted
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from ..state import Change, Field, Kind, Phase, Report, Scope
 from ..table import CoverReading, Table
 
 SHEET = "002_9c2296e6290248df.txt"
@@ -171,6 +198,44 @@ PHASES: tuple[tuple[str, Cite], ...] = (
 )
 INITIATIVE = _cite(8, "Initiative die roll (1d6 / +1 if more leader)")
 ACTIONS_PER_TURN = (2, _cite(16, "Units and Commanders have two Actions each turn"))
+ACTION_COST = _cite(18, "ACTION COST")
+ACTION_PHASES = ("action-1", "action-2")
+ALL = "all"
+"""`side_groups` label: every side on the table."""
+IN_ORDER = "initiative-order"
+"""`side_groups` label: every side, the side that won the initiative die roll first."""
+PHASE_STEPS = (
+    Phase("artillery", "The guns of both sides fire", ALL, PHASES[0][1]),
+    Phase(
+        "initiative",
+        "Each side rolls 1D6 for the initiative, +1 for the side with more leaders",
+        ALL,
+        INITIATIVE,
+    ),
+    Phase(
+        "action-1",
+        "First action: every unit spends an action, the side with the initiative first",
+        IN_ORDER,
+        PHASES[2][1],
+    ),
+    Phase(
+        "action-2",
+        "Second action: every unit spends an action, the side with the initiative first",
+        IN_ORDER,
+        PHASES[3][1],
+    ),
+    Phase("close-combat", "Units in base contact fight", ALL, PHASES[4][1]),
+    Phase(
+        "morale",
+        "Units with more shock points than men retire, or break at twice as many",
+        ALL,
+        PHASES[5][1],
+    ),
+)
+SIDES_RULE = (
+    "all: every side on the table; initiative-order: the same sides, the side that won the "
+    f"initiative die roll ({INITIATIVE}) first (in table order until it is rolled)"
+)
 
 # --------------------------------------------------------------------------------------------
 # Actions and movement
@@ -207,6 +272,19 @@ COSTS = MappingProxyType(
 )
 GUNNERS_DEAD = (2, _cite(114, "For every two Gunner dead, + 1 Action die to reload"))
 """Per this many gunners dead, reloading a gun costs one more action."""
+BY_COMMANDER = frozenset({"rally", "attack-order"})
+"""The actions a commander takes with his own two actions (lines 16, 32-33)."""
+RELOAD = MappingProxyType(
+    {
+        "rifle": "reload-rifle",
+        "musket": "reload-musket",
+        "light-gun": "reload-gun",
+        "heavy-gun": "reload-gun",
+        "repeating-gun": "reload-mg",
+    }
+)
+"""The weapons the ACTION COST list reloads (lines 27-30), and the cost that does: firing one
+unloads it. Carbines, pistols and throwing weapons have no reload cost and are always ready."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,6 +547,107 @@ RETIRE_PER_SHOCK = MappingProxyType(
     }
 )
 BROKEN = (2, _cite(161, "twice the number of Shock points as men, they are broken"))
+BROKEN_REMOVED = _cite(161, "they are broken (remove from table)")
+
+# --------------------------------------------------------------------------------------------
+# State as data: every unit attribute the rules read
+
+UNIT_FIELDS: tuple[Field, ...] = (
+    Field(
+        "type",
+        Kind.CHOICE,
+        _cite(37, "Unit Movement"),
+        "troop type",
+        choices=TYPES,
+        in_play=False,
+    ),
+    Field(
+        "class",
+        Kind.CHOICE,
+        _cite(70, "Troop Adjustment"),
+        "troop class (A best, D worst)",
+        choices=CLASSES,
+        in_play=False,
+    ),
+    Field(
+        "weapon",
+        Kind.CHOICE,
+        _cite(163, "Necessary result / range (Infantry / Cavalry)"),
+        "weapon (a gun for artillery)",
+        choices=(*SMALL_ARMS, *GUNS),
+        in_play=False,
+    ),
+    Field(
+        "fighters",
+        Kind.FLAG,
+        _cite(136, "Unit are Fighters +1 on roll"),
+        "fighters (+1 on the close combat roll)",
+        default=False,
+        in_play=False,
+    ),
+    Field(
+        "formation",
+        Kind.CHOICE,
+        _cite(84, "Firer is unit in Formation: +1 on roll."),
+        "formation (a gun: limbered or unlimbered)",
+        choices=(*FOOT_FORMATIONS, *GUN_FORMATIONS),
+    ),
+    Field(
+        "mounted",
+        Kind.FLAG,
+        _cite(24, "Dismounting / Mounting 1"),
+        "mounted (mounted infantry)",
+    ),
+    Field("shock", Kind.COUNT, _cite(105, "3-4 Shock Point"), "shock points", default=0),
+    Field(
+        "casualties",
+        Kind.COUNT,
+        _cite(154, "than men remaining"),
+        "men lost whose figures still stand (gunners dead)",
+        default=0,
+    ),
+    Field("loaded", Kind.FLAG, _cite(27, "Reload rifle 1"), "loaded", default=True),
+    Field(
+        "jammed",
+        Kind.FLAG,
+        _cite(98, "Repeating Gun jammed!"),
+        "repeating gun jammed",
+        default=False,
+    ),
+    Field(
+        "actions_spent",
+        Kind.COUNT,
+        ACTIONS_PER_TURN[1],
+        "actions spent this turn",
+        default=0,
+        per_turn=True,
+    ),
+    Field(
+        "commander_actions",
+        Kind.COUNT,
+        ACTIONS_PER_TURN[1],
+        "actions its commander spent this turn",
+        default=0,
+        per_turn=True,
+    ),
+    Field(
+        "attack_actions",
+        Kind.COUNT,
+        _cite(128, "+ 1D6 for each Attack Action"),
+        "attack orders this turn",
+        default=0,
+        per_turn=True,
+    ),
+    Field(
+        "supporting_units",
+        Kind.COUNT,
+        _cite(129, "+ 3D6 for supporting unit"),
+        "supporting units",
+        default=0,
+    ),
+)
+TERRAIN_KEYS = frozenset({"obstacle", "barred"})
+"""Terrain keys the sheet's action costs read (lines 21-23)."""
 
 # --------------------------------------------------------------------------------------------
 # Exact odds the sheet's rules need beyond `rules.dice`
@@ -620,13 +799,20 @@ class Troops:
     """The figures of a unit counted as the sheet counts them."""
 
     men: int
-    """Every figure on the table."""
+    """Men remaining: every figure on the table but the unit's `casualties`."""
     firing: int
-    """Figures that roll a die (not musicians or flag bearers)."""
+    """Men that roll a die (not musicians or flag bearers), less the `casualties`."""
     leaders: int
     commanders: int
     leader_bases: tuple[str, ...]
     """Ids of the leader and commander bases, for "hits on leaders"."""
+    lost: int = 0
+    """The unit's `casualties`: men dead whose figures still stand (rank and file)."""
+
+    def firing_text(self) -> str:
+        """`9 figures firing`, saying how many dead were left out of the count."""
+        lost = f" ({self.lost} dead not counted)" if self.lost else ""
+        return f"{self.firing} figures firing{lost}"
 
 
 @register
@@ -636,6 +822,10 @@ class ColonialAdventure(Ruleset):
     sheet = SHEET
     unit = "in"
     phases = tuple(name for name, _ in PHASES)
+    phase_steps = PHASE_STEPS
+    sides_rule = SIDES_RULE
+    unit_fields = UNIT_FIELDS
+    terrain_keys = TERRAIN_KEYS
     default_cover: ClassVar[Any] = MappingProxyType(
         {
             TerrainKind.WOODS: Cover.SOFT,
@@ -673,6 +863,15 @@ class ColonialAdventure(Ruleset):
             "suggest": self.suggest,
         }
 
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Every side (`all`), and the same sides with the initiative winner first
+        (`initiative-order`, line 8)."""
+        sides = tuple(dict.fromkeys(u.side for u in scene.units))
+        first = tuple(s for s in sides if s == initiative)
+        return {ALL: sides, IN_ORDER: first + tuple(s for s in sides if s != initiative)}
+
     # ----------------------------------------------------------------------------------------
     # Attributes
 
@@ -694,33 +893,31 @@ class ColonialAdventure(Ruleset):
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
 
     def _shock(self, unit: Unit) -> int:
-        value = unit.get("shock")
-        if value is None:
-            raise QuestionError(
-                f"{self.id}: unit {unit.id!r} has no 'shock'; give its shock points "
-                "(a whole number, 0 for none)"
-            )
-        return int(value)
+        return self._count(unit, "shock")
 
     def _count(self, unit: Unit, key: str) -> int:
-        value = unit.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise QuestionError(
-                f"{self.id}: unit {unit.id!r} has {key} {value!r}; give a whole number of at "
-                "least 0"
-            )
-        return value
-
-    def _flag(self, unit: Unit, key: str, *, required: bool) -> bool:
+        """A count field (checked when the scene was read; left out, its start-of-game 0)."""
         value = unit.get(key)
-        if value is None and not required:
-            return False
-        if not isinstance(value, bool):
-            raise QuestionError(
-                f"{self.id}: unit {unit.id!r} has {key} {value!r}; accepted values are true or "
-                "false"
-            )
-        return value
+        if value is None:
+            raise MissingAttribute(self.id, unit.id, key, "a whole number from 0", 0)
+        return int(value)
+
+    def _flag(self, unit: Unit, key: str) -> bool:
+        """A flag field (checked when the scene was read); `MissingAttribute` when a flag with
+        no start-of-game value (`mounted`) is left out."""
+        value = unit.get(key)
+        if value is None:
+            raise MissingAttribute(self.id, unit.id, key, "true or false", False)
+        return bool(value)
+
+    def _left(self, unit: Unit, *, commander: bool = False) -> int:
+        """Actions the unit (or the commander with it) has left this turn (line 16)."""
+        spent = self._count(unit, _spent_field(commander))
+        return max(0, ACTIONS_PER_TURN[0] - spent)
+
+    def _loaded(self, unit: Unit, weapon: str) -> bool:
+        """Whether the weapon is ready: always for one the sheet never reloads."""
+        return weapon not in RELOAD or self._flag(unit, "loaded")
 
     def _formed(self, unit: Unit) -> bool:
         """Whether the unit is "in Formation" (line 84); artillery never is."""
@@ -732,7 +929,7 @@ class ColonialAdventure(Ruleset):
         """Cavalry, and mounted infantry while mounted, are mounted men."""
         kind = self._type(unit)
         if kind == "mounted-infantry":
-            return self._flag(unit, "mounted", required=True)
+            return self._flag(unit, "mounted")
         return kind == "cavalry"
 
     def _troops(self, unit: Unit) -> Troops:
@@ -754,7 +951,15 @@ class ColonialAdventure(Ruleset):
             elif role == "commander":
                 commanders += b.figures
                 leader_bases.append(b.id)
-        return Troops(men, firing, leaders, commanders, tuple(leader_bases))
+        lost = self._count(unit, "casualties")
+        return Troops(
+            max(0, men - lost),
+            max(0, firing - lost),
+            leaders,
+            commanders,
+            tuple(leader_bases),
+            lost,
+        )
 
     # ----------------------------------------------------------------------------------------
     # Shooting
@@ -784,6 +989,9 @@ class ColonialAdventure(Ruleset):
         a check fails, the cheap checks first so far targets cost no sight trace."""
         shooter, target = self._pair(scene, a, b)
         weapon = self._weapon(shooter)
+        not_ready = self._not_ready(shooter, weapon)
+        if only_allowed and not_ready:
+            return None
         fire_bases, target_bases = _firing_bases(scene.select(a)), scene.select(b)
         near = table.closest(fire_bases, target_bases)
         bands = GUN_BANDS if weapon in GUNS else SMALL_ARM_BANDS
@@ -824,6 +1032,7 @@ class ColonialAdventure(Ruleset):
             )
         if pool == 0:
             reasons.append("no dice are left to roll")
+        reasons += not_ready
         lines = [
             f"{shooter.id} ({weapon}) shoots at {target.id}: "
             f"{format_length(near.distance, scene.unit)} between {near.a.id} and {near.b.id}, "
@@ -952,6 +1161,44 @@ class ColonialAdventure(Ruleset):
             )
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
+    def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
+        """Why the unit cannot fire now, whatever its target: its weapon is not loaded (lines
+        27-30), its repeating gun jammed (line 31), its gun limbered (line 25), or it has no
+        action left (small arms: fire costs 1 of the 2 a turn, lines 16 and 26; guns fire in
+        the Artillery Phase, line 7, and spend their actions reloading)."""
+        out: list[str] = []
+        if not self._loaded(unit, weapon):
+            cost = self._reload_cost(unit, weapon)
+            out.append(
+                f"{unit.id} is not loaded: reload first ({cost.action}, "
+                f"{_actions_word(cost.actions)}, {cost.cite})"
+            )
+        if weapon == "repeating-gun" and self._flag(unit, "jammed"):
+            fix = COSTS["fix-jam"]
+            out.append(
+                f"{unit.id} is jammed: fix it first ({fix.action}, "
+                f"{_actions_word(fix.actions)}, {fix.cite})"
+            )
+        if weapon in GUNS:
+            if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
+                out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber'].cite})")
+        elif self._left(unit) < COSTS["fire"].actions:
+            out.append(
+                f"{unit.id} has spent its {ACTIONS_PER_TURN[0]} actions this turn "
+                f"({ACTIONS_PER_TURN[1]}); fire costs {COSTS['fire'].actions} "
+                f"({COSTS['fire'].cite})"
+            )
+        return out
+
+    def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
+        """What reloading the weapon costs: lines 27-30, a gun +1 per two gunners dead (114)."""
+        cost = COSTS[RELOAD[weapon]]
+        if weapon in GUNS:
+            extra = self._count(unit, "casualties") // GUNNERS_DEAD[0]
+            if extra:
+                cost = Cost(cost.action, cost.actions + extra, cost.cite)
+        return cost
+
     def _cover(self, table: Table, shooter: Base, target: Base) -> CoverReading:
         """`Table.cover`, skipped when no terrain piece is near enough to give any: the target's
         centre stands in none and every cover obstacle's bounding box is farther than
@@ -1000,9 +1247,7 @@ class ColonialAdventure(Ruleset):
             mods.append(Modifier(base, f"{weapon}: {base} dice", cite))
         else:
             base = troops.firing * DICE_PER_FIGURE[0]
-            mods.append(
-                Modifier(base, f"{troops.firing} figures firing, 1 die each", DICE_PER_FIGURE[1])
-            )
+            mods.append(Modifier(base, f"{troops.firing_text()}, 1 die each", DICE_PER_FIGURE[1]))
             adj = CLASS_FIRE[self._class(shooter)]
             if adj.per is not None:
                 extra = adj.dice * (troops.firing // adj.per)
@@ -1208,7 +1453,7 @@ class ColonialAdventure(Ruleset):
             sign = "+" if share > 0 else ""
             mods.append(Modifier(change, f"{why}: {sign}{share} of {pool} dice, rounded up", cite))
             pool = max(0, pool + change)
-        fighters = self._flag(unit, "fighters", required=False)
+        fighters = self._flag(unit, "fighters")
         bonus = MELEE_FIGHTERS[0] if fighters else 0
         kill_face, shock_face = MELEE_KILL[0] - bonus, MELEE_SHOCK_FACE[0] - bonus
         roll_mods = list(mods)
@@ -1316,20 +1561,28 @@ class ColonialAdventure(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
+        return self._move(scene, Table(scene), args)
+
+    def _move_steps(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, list[Cost]]:
+        """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
         if not args:
             raise QuestionError(
                 "move takes a unit and optionally terrain ids (move UNIT [TERRAIN...]), got none"
             )
         unit = scene.unit_of(args[0])
-        key, mv = self._movement(unit)
-        spread = dice.total(mv.dice, mv.sides)
-        table = Table(scene)
-        standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
         steps = [COSTS["move"]]
         for ident in args[1:]:
             steps.append(self._crossing(scene.terrain_piece(ident)))
+        return unit, steps
+
+    def _move(self, scene: Scene, table: Table, args: Sequence[str]) -> Resolution:
+        unit, steps = self._move_steps(scene, args)
+        key, mv = self._movement(unit)
+        floats, exact, mean = _spread(mv.dice, mv.sides)
+        standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
         spent = sum(c.actions for c in steps)
-        allowed = spent <= ACTIONS_PER_TURN[0]
+        before = self._count(unit, "actions_spent")
+        allowed = before + spent <= ACTIONS_PER_TURN[0]
         data: dict[str, Any] = {
             "action": "move",
             "ruleset": self.id,
@@ -1341,30 +1594,33 @@ class ColonialAdventure(Ruleset):
                 "dice": mv.dice,
                 "sides": mv.sides,
                 "source": str(mv.dice_cite),
-                "distribution_inches": dice.as_floats(spread),
-                "exact": [str(p) for p in spread],
-                "mean_inches": float(dice.mean(spread)),
+                "distribution_inches": list(floats),
+                "exact": list(exact),
+                "mean_inches": mean,
             },
             "stands_in": standing,
             "actions": [
                 {"action": c.action, "cost": c.actions, "source": str(c.cite)} for c in steps
             ],
             "actions_spent": spent,
+            "actions_spent_before": before,
             "actions_per_turn": ACTIONS_PER_TURN[0],
             "allowed": allowed,
             "interpenetration": str(INTERPENETRATION),
         }
+        earlier = f", {before} spent before" if before else ""
         lines = [
             f"{unit.id} moves as {key}: {format_length(mv.inches * INCH, scene.unit)} a Move "
             f"action ({mv.move_cite}); Action Movement {mv.dice}D{mv.sides}, mean "
-            f'{float(dice.mean(spread)):g}" ({mv.dice_cite})',
+            f'{mean:g}" ({mv.dice_cite})',
             "actions: "
             + ", ".join(f"{c.action} {c.actions} ({c.cite})" for c in steps)
-            + f"; {spent} of {ACTIONS_PER_TURN[0]} a turn ({ACTIONS_PER_TURN[1]})",
+            + f"; {spent}{earlier} of {ACTIONS_PER_TURN[0]} a turn ({ACTIONS_PER_TURN[1]})",
         ]
         if not allowed:
             lines.append(
-                f"not allowed in one turn: {spent} actions is more than {ACTIONS_PER_TURN[0]}"
+                f"not allowed this turn: {before + spent} actions is more than "
+                f"{ACTIONS_PER_TURN[0]}"
             )
         if standing:
             lines.append(
@@ -1402,52 +1658,92 @@ class ColonialAdventure(Ruleset):
             "fortification or building"
         )
 
-    def unit_actions(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`actions UNIT`: the two actions a turn and what each action open to the unit costs."""
-        (ident,) = expect_args("actions", args, ("UNIT",))
-        unit = scene.unit_of(ident)
+    def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
+        """Every action of the ACTION COST list (lines 20-33) open to the unit, by its key in
+        `COSTS`, with what it costs this unit; and notes."""
         kind = self._type(unit)
         weapon = self._weapon(unit)
         troops = self._troops(unit)
-        costs = [COSTS["move"], COSTS["low-obstacle"], COSTS["high-obstacle"], COSTS["building"]]
+        keys = ["move", "low-obstacle", "high-obstacle", "building"]
         if kind == "mounted-infantry":
-            costs.append(COSTS["mount"])
+            keys.append("mount")
         if kind == "artillery":
-            costs.append(COSTS["limber"])
-        costs.append(COSTS["fire"])
+            keys.append("limber")
+        keys.append("fire")
+        costs = [(key, COSTS[key]) for key in keys]
         notes: list[str] = []
-        if weapon == "rifle":
-            costs.append(COSTS["reload-rifle"])
-        elif weapon == "musket":
-            costs.append(COSTS["reload-musket"])
-        elif weapon in GUNS:
-            dead = self._count(unit, "casualties")
-            extra = dead // GUNNERS_DEAD[0]
-            gun = COSTS["reload-mg"] if weapon == "repeating-gun" else COSTS["reload-gun"]
-            if extra:
+        if weapon in RELOAD:
+            cost = self._reload_cost(unit, weapon)
+            if cost.actions != COSTS[RELOAD[weapon]].actions:
+                dead = self._count(unit, "casualties")
+                extra = cost.actions - COSTS[RELOAD[weapon]].actions
                 notes.append(f"{dead} gunners dead: +{extra} to reload ({GUNNERS_DEAD[1]})")
-                gun = Cost(gun.action, gun.actions + extra, gun.cite)
-            costs.append(gun)
-            if weapon == "repeating-gun":
-                costs.append(COSTS["fix-jam"])
+            costs.append((RELOAD[weapon], cost))
         else:
             notes.append(f"the sheet lists no reload cost for a {weapon}")
+        if weapon == "repeating-gun":
+            costs.append(("fix-jam", COSTS["fix-jam"]))
         if troops.commanders:
-            costs += [COSTS["rally"], COSTS["attack-order"]]
-        data = {
+            costs += [("rally", COSTS["rally"]), ("attack-order", COSTS["attack-order"])]
+        return costs, notes
+
+    def _open_now(self, unit: Unit) -> list[tuple[str, Cost]]:
+        """The actions the unit may take now: affordable with the actions it has left, and with
+        something to do (a reload when unloaded, a fix when jammed, a shock point to remove).
+        Fire is left out: its outcome is the shoot's."""
+        weapon = self._weapon(unit)
+        out = []
+        for key, cost in self._costs(unit)[0]:
+            if key == "fire" or cost.actions > self._left(unit, commander=key in BY_COMMANDER):
+                continue
+            if key.startswith("reload") and self._loaded(unit, weapon):
+                continue
+            if key == "fix-jam" and not self._flag(unit, "jammed"):
+                continue
+            if key == "rally" and not self._shock(unit):
+                continue
+            out.append((key, cost))
+        return out
+
+    def unit_actions(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`actions UNIT`: the two actions a turn, what each action open to the unit costs, and
+        what it may still do this turn."""
+        (ident,) = expect_args("actions", args, ("UNIT",))
+        unit = scene.unit_of(ident)
+        costs, notes = self._costs(unit)
+        spent = self._count(unit, "actions_spent")
+        left = self._left(unit)
+        open_now = [cost.action for _, cost in self._open_now(unit)]
+        data: dict[str, Any] = {
             "action": "actions",
             "ruleset": self.id,
             "unit": ident,
             "actions_per_turn": ACTIONS_PER_TURN[0],
             "source": str(ACTIONS_PER_TURN[1]),
+            "actions_spent": spent,
+            "actions_left": left,
             "costs": [
-                {"action": c.action, "cost": c.actions, "source": str(c.cite)} for c in costs
+                {"action": c.action, "cost": c.actions, "source": str(c.cite)} for _, c in costs
             ],
+            "open_now": open_now,
             "notes": notes,
         }
-        lines = [f"{unit.id} has {ACTIONS_PER_TURN[0]} actions a turn ({ACTIONS_PER_TURN[1]}):"]
-        lines += [f"  {c.action}: {c.actions} ({c.cite})" for c in costs]
+        lines = [
+            f"{unit.id} has {ACTIONS_PER_TURN[0]} actions a turn ({ACTIONS_PER_TURN[1]}), "
+            f"{left} left:"
+        ]
+        lines += [f"  {c.action}: {c.actions} ({c.cite})" for _, c in costs]
+        if self._troops(unit).commanders:
+            data["commander_actions_left"] = self._left(unit, commander=True)
+            notes.append(
+                f"its commander has {ACTIONS_PER_TURN[0]} actions of his own, "
+                f"{data['commander_actions_left']} left: -1 shock point and attack orders are his"
+            )
         lines += notes
+        lines.append(
+            "open now (fire is settled through shoot): "
+            + (", ".join(open_now) if open_now else "nothing")
+        )
         return Resolution("actions", MappingProxyType(data), tuple(lines))
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -1486,9 +1782,9 @@ class ColonialAdventure(Ruleset):
             line = f"{unit.id} stands: {shock} shock points, not more than its {men} men ({RETIRE})"
         return Resolution("morale", MappingProxyType(data), (line,))
 
-    def initiative(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`initiative`: each side's 1D6, +1 to the side with more leaders (line 8)."""
-        expect_args("initiative", args, ())
+    def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
+        """The two sides (sorted), their leader and commander figures, and the +1 of the side
+        with more (line 8)."""
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             raise QuestionError(
@@ -1503,6 +1799,12 @@ class ColonialAdventure(Ruleset):
             for s in sides
         }
         bonus = {s: int(leaders[s] > leaders[o]) for s, o in (sides, sides[::-1])}
+        return sides, leaders, bonus
+
+    def initiative(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`initiative`: each side's 1D6, +1 to the side with more leaders (line 8)."""
+        expect_args("initiative", args, ())
+        sides, leaders, bonus = self._initiative_bonus(scene)
         wins = {s: Fraction(0) for s in sides}
         tie = Fraction(0)
         for x in range(1, 7):
@@ -1538,6 +1840,450 @@ class ColonialAdventure(Ruleset):
         return Resolution("initiative", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players rolled do to the game
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "morale": OutcomeRule(self._morale_form, self._morale_apply),
+            "actions": OutcomeRule(self._actions_form, self._actions_apply),
+            "initiative": OutcomeRule(self._initiative_form, self._initiative_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+        }
+
+    def _removed_report(self, name: str, unit: Unit) -> Report:
+        """Which bases of `unit` the players take off for its men killed (a leader hit on his
+        D10 falls in place of a man, line 120)."""
+        return Report(
+            name,
+            Kind.BASES,
+            f"bases of {unit.id} taken off for its men killed (a leader or commander whose D10 "
+            "scored at most the men killed falls in place of a man)",
+            LEADER_HIT[1],
+            maximum=len(unit.bases),
+            unit=unit.id,
+            bases=tuple(b.id for b in unit.bases),
+            default=(),
+        )
+
+    def _losses(
+        self, unit: Unit, killed: int, removed: Sequence[str], why: str, cite: Cite
+    ) -> list[Change]:
+        """The men a unit lost: the bases taken off, and the dead whose figures still stand in
+        `casualties`; every base when every man is dead."""
+        figures = {b.id: b.figures for b in unit.bases}
+        before = self._count(unit, "casualties")
+        lost = before + killed
+        if lost >= sum(figures.values()):
+            return [
+                Change(
+                    b, "removed", True, f"{why}: every man of {unit.id} is dead", cite, Scope.BASE
+                )
+                for b in figures
+            ]
+        taken = sum(figures[b] for b in removed)
+        if taken > lost:
+            raise QuestionError(
+                f"{self.id}: the bases of {unit.id} taken off ({', '.join(removed)}) hold "
+                f"{taken} figures, more than the {lost} men it has lost"
+            )
+        changes = []
+        if lost - taken != before:
+            changes.append(
+                Change(
+                    unit.id,
+                    "casualties",
+                    lost - taken,
+                    f"{killed} killed ({why}), {lost - taken} of its dead still on the table",
+                    cite,
+                )
+            )
+        changes += [
+            Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed
+        ]
+        return changes
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
+        for a repeating gun whether it jammed (line 98)."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        data = self.shoot(scene, (a, b)).data
+        if not data["allowed"]:
+            raise QuestionError(
+                f"{self.id}: {a} does not shoot at {b}: {'; '.join(data['reasons'])}"
+            )
+        target = scene.unit_of(b)
+        pool, need, weapon = data["dice"], data["need"], data["weapon"]
+        man = (
+            " the man took (4-6 on the horse-or-man die) and"
+            if data.get("horses_killed") is not None
+            else ""
+        )
+        reports = [
+            Report(
+                "hits",
+                Kind.COUNT,
+                f"dice that hit ({need}+ on {pool} dice)",
+                NEEDS[weapon].cite,
+                maximum=pool,
+                default=_mode(data["hits"]["distribution"]),
+            ),
+            Report(
+                "kills",
+                Kind.COUNT,
+                f"hits that{man} killed (5-6 on the hit's die)",
+                HITS[2].cite,
+                maximum=pool,
+                default=_mode(data["kills"]["distribution"]),
+            ),
+            Report(
+                "shock",
+                Kind.COUNT,
+                "hits that gave a shock point (3-4 on the hit's die)",
+                HITS[1].cite,
+                maximum=pool,
+                default=_mode(data["shock_points"]["distribution"]),
+            ),
+            self._removed_report("removed", target),
+        ]
+        if weapon == "repeating-gun":
+            reports.append(
+                Report(
+                    "jammed", Kind.FLAG, "more 1s than 6s among the gun's dice", JAM, default=False
+                )
+            )
+        return tuple(reports)
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        weapon = self._weapon(shooter)
+        hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
+        if kills + shock > hits:
+            raise QuestionError(
+                f"{self.id}: {kills} kills and {shock} shock points are more than the {hits} "
+                f"hits: each hit rolls one die, 1-2 no effect, 3-4 a shock point, 5-6 a kill "
+                f"({HITS[0].cite}-{HITS[2].cite.line})"
+            )
+        changes = []
+        if shock:
+            changes.append(
+                Change(
+                    target.id,
+                    "shock",
+                    self._shock(target) + shock,
+                    f"{shock} hits of {shooter.id} rolled 3-4",
+                    HITS[1].cite,
+                )
+            )
+        changes += self._losses(
+            target, kills, reported["removed"], f"shot by {shooter.id}", HITS[2].cite
+        )
+        if weapon in RELOAD:
+            reload = self._reload_cost(shooter, weapon)
+            changes.append(
+                Change(
+                    shooter.id,
+                    "loaded",
+                    False,
+                    f"fired: {reload.action} costs {_actions_word(reload.actions)}",
+                    reload.cite,
+                )
+            )
+        if weapon not in GUNS:
+            fire = COSTS["fire"]
+            changes.append(
+                Change(
+                    shooter.id,
+                    "actions_spent",
+                    self._count(shooter, "actions_spent") + fire.actions,
+                    f"fired: {_actions_word(fire.actions)}",
+                    fire.cite,
+                )
+            )
+        if reported.get("jammed"):
+            changes.append(Change(shooter.id, "jammed", True, "more 1s than 6s", JAM))
+        return tuple(changes)
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
+        enemy (lines 136-138), and the bases each side takes off."""
+        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        data = self.melee(scene, (a, b)).data
+        if not data["in_contact"]:
+            raise QuestionError(
+                f"{self.id}: {a} and {b} are not in base contact "
+                f"({data['distance']['value']:g} {scene.unit} apart); close combat needs it"
+            )
+        units = (scene.unit_of(a), scene.unit_of(b))
+        reports: list[Report] = []
+        for role, side, unit, enemy in zip(
+            ("attacker", "defender"), data["sides"], units, units[::-1], strict=True
+        ):
+            kill = side["rolls"][0]["need"]
+            faces = "6s" if kill == 6 else f"{kill}s and 6s"
+            reports += [
+                Report(
+                    f"{role}_kills",
+                    Kind.COUNT,
+                    f"{faces} rolled by {unit.id}: men of {enemy.id} killed",
+                    MELEE_KILL[1],
+                    maximum=side["dice"],
+                    default=_mode(side["kills"]["distribution"]),
+                ),
+                Report(
+                    f"{role}_shock",
+                    Kind.COUNT,
+                    f"{kill - 1}s rolled by {unit.id}: shock points on {enemy.id}",
+                    MELEE_SHOCK_FACE[1],
+                    maximum=side["dice"],
+                    default=_mode(side["shock_points"]["distribution"]),
+                ),
+            ]
+        reports += [
+            self._removed_report(f"{role}_removed", u)
+            for role, u in zip(("attacker", "defender"), units, strict=True)
+        ]
+        return tuple(reports)
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
+        sides = self.melee(scene, args).data["sides"]
+        for role, side in zip(("attacker", "defender"), sides, strict=True):
+            kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
+            if kills + shock > side["dice"]:
+                raise QuestionError(
+                    f"{self.id}: {side['unit']} rolled {side['dice']} dice, fewer than its "
+                    f"{kills} kills and {shock} shock points (one face a die)"
+                )
+        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
+        # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
+        taken = {
+            attacker.id: int(reported["defender_shock"]),
+            defender.id: int(reported["attacker_shock"]),
+        }
+        why = {
+            attacker.id: [f"{taken[attacker.id]} shock from {defender.id}'s dice"],
+            defender.id: [f"{taken[defender.id]} shock from {attacker.id}'s dice"],
+        }
+        cites = {attacker.id: MELEE_SHOCK_FACE[1], defender.id: MELEE_SHOCK_FACE[1]}
+        margin = a_kills - d_kills  # the defender's dead less the attacker's
+        if margin:
+            loser = defender if margin > 0 else attacker
+            by = abs(margin)
+            row = DEFEATS[min(by, len(DEFEATS)) - 1]
+            back = row.horse_back if self._mounted(loser) else row.foot_back
+            extra = 0 if by == 1 else 2 if by < len(DEFEATS) else taken[loser.id]
+            why[loser.id].append(
+                f'{row.label}: thrown back {back:g}" facing the enemy'
+                + (f", +{extra} shock" if extra else "")
+                + (", no movement next turn" if by == 3 else "")
+                + (", may only remove shock points next turn" if by >= 4 else "")
+            )
+            taken[loser.id] += extra
+            cites[loser.id] = row.cite
+        else:
+            for unit in (attacker, defender):
+                why[unit.id].append(DRAW.effect)
+        changes: list[Change] = []
+        for unit in (attacker, defender):
+            if taken[unit.id]:
+                changes.append(
+                    Change(
+                        unit.id,
+                        "shock",
+                        self._shock(unit) + taken[unit.id],
+                        "; ".join(why[unit.id]),
+                        cites[unit.id],
+                    )
+                )
+        changes += self._losses(
+            defender,
+            a_kills,
+            reported["defender_removed"],
+            f"close combat with {attacker.id}",
+            MELEE_KILL[1],
+        )
+        changes += self._losses(
+            attacker,
+            d_kills,
+            reported["attacker_removed"],
+            f"close combat with {defender.id}",
+            MELEE_KILL[1],
+        )
+        return tuple(changes)
+
+    def _morale_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """No dice: the shock points against the men decide (lines 154-161)."""
+        expect_args("morale", args, ("UNIT",))
+        return ()
+
+    def _morale_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        data = self.morale(scene, args).data
+        if data["status"] != "broken":
+            return ()
+        unit = scene.unit_of(args[0])
+        why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
+        return tuple(
+            Change(b.id, "removed", True, why, BROKEN_REMOVED, Scope.BASE) for b in unit.bases
+        )
+
+    def _actions_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Which action of the ACTION COST list (lines 18-33) the unit takes."""
+        (ident,) = expect_args("actions", args, ("UNIT",))
+        unit = scene.unit_of(ident)
+        options = self._open_now(unit)
+        if not options:
+            raise QuestionError(
+                f"{self.id}: {unit.id} has no action open now: {self._left(unit)} of its "
+                f"{ACTIONS_PER_TURN[0]} actions left this turn ({ACTIONS_PER_TURN[1]}), nothing "
+                "to reload, fix or rally (fire is settled through shoot)"
+            )
+        names = tuple(cost.action for _, cost in options)
+        return (
+            Report(
+                "action",
+                Kind.CHOICE,
+                f"the action {unit.id} takes",
+                ACTION_COST,
+                choices=names,
+                default=names[0],
+            ),
+        )
+
+    def _actions_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit = scene.unit_of(args[0])
+        key, cost = next((k, c) for k, c in self._open_now(unit) if c.action == reported["action"])
+        commander = key in BY_COMMANDER
+        field = _spent_field(commander)
+        who = f"{unit.id}'s commander" if commander else unit.id
+        changes = [
+            Change(
+                unit.id,
+                field,
+                self._count(unit, field) + cost.actions,
+                f"{who}: {cost.action}, {_actions_word(cost.actions)}",
+                cost.cite,
+            )
+        ]
+        if key.startswith("reload"):
+            changes.append(Change(unit.id, "loaded", True, cost.action, cost.cite))
+        elif key == "fix-jam":
+            changes.append(Change(unit.id, "jammed", False, cost.action, cost.cite))
+        elif key == "rally":
+            changes.append(Change(unit.id, "shock", self._shock(unit) - 1, cost.action, cost.cite))
+        elif key == "attack-order":
+            changes.append(
+                Change(
+                    unit.id,
+                    "attack_actions",
+                    self._count(unit, "attack_actions") + 1,
+                    f"{cost.action}: +1D6 in close combat",
+                    MELEE_ATTACK_ACTION[1],
+                )
+            )
+        elif key == "mount":
+            mounted = self._flag(unit, "mounted")
+            changes.append(
+                Change(
+                    unit.id, "mounted", not mounted, "dismounts" if mounted else "mounts", cost.cite
+                )
+            )
+        elif key == "limber":
+            now = check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
+            after = "unlimbered" if now == "limbered" else "limbered"
+            changes.append(Change(unit.id, "formation", after, after, cost.cite))
+        return tuple(changes)
+
+    def _initiative_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
+        expect_args("initiative", args, ())
+        sides, _, bonus = self._initiative_bonus(scene)
+        return tuple(
+            Report(
+                f"roll_{side}",
+                Kind.COUNT,
+                f"{side}'s 1D6"
+                + (" (its +1 for more leaders is added for you)" if bonus[side] else ""),
+                INITIATIVE,
+                maximum=6,
+            )
+            for side in sides
+        )
+
+    def _initiative_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        sides, _, bonus = self._initiative_bonus(scene)
+        faces = {s: int(reported[f"roll_{s}"]) for s in sides}
+        bad = [f"roll_{s} is {faces[s]}" for s in sides if not 1 <= faces[s] <= 6]
+        if bad:
+            raise QuestionError(f"{self.id}: {'; '.join(bad)}; a D6 shows 1 to 6")
+        totals = {s: faces[s] + bonus[s] for s in sides}
+        said = " against ".join(
+            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in sides
+        )
+        first, second = sides
+        if totals[first] == totals[second]:
+            raise QuestionError(
+                f"{self.id}: a tie ({said}): the sheet does not say how a tie is broken; roll "
+                "again and report the new dice"
+            )
+        winner = first if totals[first] > totals[second] else second
+        return (
+            Change(
+                "game",
+                "initiative",
+                winner,
+                f"won the initiative die roll: {said}",
+                INITIATIVE,
+                Scope.GAME,
+            ),
+        )
+
+    def _move_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """No dice to report: the move spends its actions (lines 20-23)."""
+        self._move_spent(scene, args)
+        return ()
+
+    def _move_spent(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, list[Cost], int]:
+        """The unit, its move's costs and its actions spent after it; a move the actions left
+        this turn cannot pay for is refused."""
+        unit, steps = self._move_steps(scene, args)
+        before = self._count(unit, "actions_spent")
+        after = before + sum(c.actions for c in steps)
+        if after > ACTIONS_PER_TURN[0]:
+            raise QuestionError(
+                f"{self.id}: {unit.id} cannot make this move this turn: "
+                + ", ".join(f"{c.action} {c.actions}" for c in steps)
+                + f" with {before} spent is {after} actions, more than {ACTIONS_PER_TURN[0]} "
+                f"({ACTIONS_PER_TURN[1]})"
+            )
+        return unit, steps, after
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit, steps, after = self._move_spent(scene, args)
+        return (
+            Change(
+                unit.id,
+                "actions_spent",
+                after,
+                ", ".join(f"{c.action} {_actions_word(c.actions)}" for c in steps),
+                steps[-1].cite if len(steps) > 1 else steps[0].cite,
+            ),
+        )
+
+    # ----------------------------------------------------------------------------------------
     # Suggest
 
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -1553,8 +2299,13 @@ class ColonialAdventure(Ruleset):
         wanted = tuple(args) or self.phases
         table = Table(scene)
         items: list[dict[str, Any]] = []
+        found: dict[str, list[tuple[str, tuple[str, ...], Resolution]]] = {}
         for phase in wanted:
-            for kind, item_args, answer in self._phase_items(scene, table, phase):
+            # The two Action Phases ask the same questions of the same table: answered once.
+            same = "action" if phase in ACTION_PHASES else phase
+            if same not in found:
+                found[same] = self._phase_items(scene, table, phase)
+            for kind, item_args, answer in found[same]:
                 items.append(
                     {
                         "phase": phase,
@@ -1593,6 +2344,13 @@ class ColonialAdventure(Ruleset):
                     answer = self._shoot(scene, table, shooter.id, target.id, only_allowed=True)
                     if answer is not None:
                         out.append(("shoot", (shooter.id, target.id), answer))
+            if not guns:
+                # Each unit with an action left may move, or spend it on another action.
+                for unit in scene.units:
+                    if self._left(unit) < COSTS["move"].actions:
+                        continue
+                    out.append(("move", (unit.id,), self._move(scene, table, (unit.id,))))
+                    out.append(("actions", (unit.id,), self.unit_actions(scene, (unit.id,))))
         elif phase == "close-combat":
             done: set[frozenset[str]] = set()
             for unit in scene.units:
@@ -1712,6 +2470,27 @@ def _nearest_edge(bands: Sequence[Band], distance_mm: float) -> float | None:
     if not edges:
         return None
     return min(edges, key=lambda e: abs(e * INCH - distance_mm))
+
+
+def _mode(distribution: Sequence[float]) -> int:
+    """The likeliest count of a distribution (the first of equals)."""
+    return max(range(len(distribution)), key=lambda k: (distribution[k], -k)) if distribution else 0
+
+
+def _spent_field(commander: bool) -> str:
+    return "commander_actions" if commander else "actions_spent"
+
+
+@lru_cache(maxsize=16)
+def _spread(count: int, sides: int) -> tuple[tuple[float, ...], tuple[str, ...], float]:
+    """The total of `count` dice of `sides`: its distribution as floats and exact fractions, and
+    its mean (cached: the few movement rolls recur on every unit)."""
+    dist = dice.total(count, sides)
+    return tuple(dice.as_floats(dist)), tuple(str(p) for p in dist), float(dice.mean(dist))
+
+
+def _actions_word(n: int) -> str:
+    return f"{n} action" + ("s" if n != 1 else "")
 
 
 def _cover_word(cover: Cover) -> str:

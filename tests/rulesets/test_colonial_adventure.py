@@ -21,7 +21,7 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import get_ruleset
-from rules.errors import QuestionError
+from rules.errors import QuestionError, SceneError
 from rules.rulesets.colonial_adventure import ColonialAdventure, _in_arc, jam_chance
 from rules.scene import Scene
 from rules.table import Table
@@ -264,7 +264,9 @@ def test_move_refuses_terrain_the_sheet_does_not_price(piece: dict[str, Any], wo
 def test_need_by_weapon_and_band(
     weapon: str, kind: str, gap: float, band: str, need: int | None
 ) -> None:
-    data = shoot(duel(gap, {"weapon": weapon, "type": kind}, figures=1))
+    # A gun fires unlimbered (line 25): its formation is read when it fires.
+    gun = {"formation": "unlimbered"} if kind == "artillery" else {}
+    data = shoot(duel(gap, {"weapon": weapon, "type": kind, **gun}, figures=1))
     assert data["distance"] == {"value": pytest.approx(gap), "unit": "in"}
     assert data["band"] == band
     if need is None:
@@ -744,19 +746,26 @@ def test_suggest_artillery_phase_only_shoots_guns() -> None:
 @pytest.mark.parametrize(
     ("attrs", "words"),
     [
-        ({"class": "e"}, ["'s'", "class", "'a', 'b', 'c' or 'd'"]),
-        ({"shock": None}, ["'s'", "shock"]),
-        ({"weapon": "heavy-gun"}, ["'s'", "heavy-gun", "'musket'"]),
-        ({"type": "dragoons"}, ["'s'", "type", "'mounted-infantry'"]),
-        ({"formation": "blob"}, ["'s'", "formation", "'unformed'"]),
+        ({"class": "e"}, ["units[0].class", "'s'", "class", "'a', 'b', 'c' or 'd'"]),
+        ({"type": "dragoons"}, ["units[0].type", "'s'", "type", "'mounted-infantry'"]),
+        ({"formation": "blob"}, ["units[0].formation", "'s'", "formation", "'unformed'"]),
     ],
 )
 def test_bad_attributes_name_the_unit_and_accepted_values(
     attrs: dict[str, Any], words: list[str]
 ) -> None:
-    with pytest.raises(QuestionError) as err:
-        shoot(duel(5, attrs))
+    # The declared fields (`unit_fields`) refuse a word the sheet does not use when the scene
+    # is read, before any question (it was refused by the first question that read it).
+    with pytest.raises(SceneError) as err:
+        duel(5, attrs)
     for word in words:
+        assert word in str(err.value)
+
+
+def test_a_weapon_of_the_wrong_arm_names_the_unit_and_accepted_values() -> None:
+    with pytest.raises(QuestionError) as err:
+        shoot(duel(5, {"weapon": "heavy-gun"}))
+    for word in ["'s'", "heavy-gun", "'musket'"]:
         assert word in str(err.value)
 
 
