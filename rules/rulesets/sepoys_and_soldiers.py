@@ -50,8 +50,10 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
   (aggressive 1-(1/2)^3 = 7/8, active 3/4, passive 1/2). Read as a total it would make 3d6
   pass 215 times in 216 and the three types nearly alike, which the table plainly does not mean.
 - Line 21 "a unit may do ONE of: Routed units must attempt to rally / Disordered units must
-  attempt to reform / ...": a routed or disordered unit spends its action so and may not charge.
-  It may still fire: line 42 gives the fire of a disordered unit.
+  attempt to reform / ...": a routed or disordered unit spends its action so and may not charge;
+  once it has made the attempt (`acted`) it may not fire or move either (but for a routed
+  unit's rout move). Line 42's halved fire is for a unit disordered after it could reform
+  (passed through by a routing friend, or asked before its attempt is reported).
 - Line 43: a disordered unit counts "as one unit quality less for nerve": aggressive rolls 2d6,
   active 1d6; a passive unit cannot drop lower, so it "must roll twice for each nerve test" and
   passes only if both rolls pass (1/4). Line 44 repeats that phrase garbled ("foil", "herve").
