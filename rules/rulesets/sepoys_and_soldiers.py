@@ -4,19 +4,43 @@ inches (1" = 25 yards, line 3).
 The sheet's tables are the data below, each entry citing its line. Pure: never imports cv2,
 flask, vision or webui.
 
-Unit attributes read (checked, a bad or missing value names the unit and the accepted values):
-- `type`: `aggressive`, `active`, `passive` (lines 5-7: King's regiments; trained sepoys,
-  matchlock skirmishers, rocket troops, artillery; all others). Needed by fire, nerve, move.
-- `arm`: `foot`, `cavalry`, `artillery`, `rockets` (new key: the movement table, line 49, parts
-  foot from cavalry; line 6 names rocket troops and artillery). Needed by shoot, move, charge.
-- `weapon` (artillery only): `european-light` (6 pound or less), `european-heavy`, `indian`
-  (the rows of the artillery table, lines 60-62).
-- `rating` (commanders only): `energetic`, `competent`, `dull`, `dithering` (lines 12-15).
-  A commander is a unit with a base whose `role` is `commander`; it has no `type` or `arm`.
-- State: `disordered` (bool, absent = steady), `hits` (hits on the unit not yet making up a
-  lost base, 0-2: "Each base takes 3 hits before it is removed", line 3; absent = 0), `moved`
-  (bool: European guns that were manhandled may not fire, line 56), `status`: `routed`,
-  `falling-back`, `pursuing` (line 21 and lines 32-37; absent = in good order).
+Unit attributes read (declared in `UNIT_FIELDS`: kind, accepted words, default, sheet line; a bad
+value is refused when the scene is read, a missing description names the unit and the accepted
+values, every missing one of a question in one message):
+- Descriptions (no default, needed where a rule reads them): `type`: `aggressive`, `active`,
+  `passive` (lines 5-7: King's regiments; trained sepoys, matchlock skirmishers, rocket troops,
+  artillery; all others); `arm`: `foot`, `cavalry`, `artillery`, `rockets` (the movement table,
+  line 49, parts foot from cavalry; line 6 names rocket troops and artillery); `weapon`
+  (artillery only): `european-light` (6 pound or less), `european-heavy`, `indian` (lines
+  60-62); `rating` (commanders only): `energetic`, `competent`, `dull`, `dithering` (lines
+  12-15). A commander is a unit with a base whose `role` is `commander`; it has no `type`/`arm`.
+- State (the page edits it; left out, a unit starts the game so, and answers say so):
+  `orders` (aggressive / active / passive: the order the unit acts on; left out, the order of
+  its `type`, lines 5-7), `orders_this_turn` (`as-ordered`, or the order it keeps this turn while
+  new orders wait for next turn, line 20; per turn), `status` (`steady`, `routed`,
+  `falling-back`, `pursuing`), `disordered` (false), `hits` (0: hits not yet making up a lost
+  base, 0-2, line 3), `moved` (false, per turn: European guns manhandled may not fire, line 56),
+  `acted` (false, per turn: the unit has taken its ONE action, line 21), and for commanders
+  `orders_given` (0, per turn: units whose orders he tried to change, line 11 "Orders") and
+  `hurt` (`unhurt`, `wounded`, `horse-killed`: the if-hit column, lines 12-15).
+
+Outcomes (`outcomes()`): after a question the players roll real dice and report them in the
+sheet's words; the answer is the new state.
+- `shoot`: the dice that succeeded (each 2 / 1 hits for infantry, 4 / 2 / 1 for guns, lines 58,
+  65) and the bases taken off; every third hit on a unit removes a base (line 3), the rest stay
+  as `hits`. Rockets: the bases each burst fell on, whoever's (line 72). The shooter has acted.
+- `command COMMANDER UNIT`: the order given and whether the die equalled the commander's quality
+  (lines 17-20): equal or more, the unit acts on it now; lower, `orders` becomes the new order
+  and `orders_this_turn` keeps the old one, so it acts on the new one from next turn.
+- `nerve UNIT [SITUATION]`: passed or not; failing does what the nerve table says (lines 22-30):
+  fall back (`status` falling-back), rout (`status` routed and `disordered`, line 44), stand; a
+  reform passed ends disorder (line 41), a rally passed ends the rout; the risk roll of each
+  commander in contact (lines 11-15): dead takes him off, wounded / horse killed is `hurt`.
+- `charge`: which of the charge sequence's ends came (lines 79-84): no charge, the target routs,
+  or a charge combat. `melee`: the drawn rounds, the winner and the bases taken off (lines
+  88-91): hits, the loser routs, both disordered (line 43), British cavalry pursue.
+- `move`: no dice; the unit has moved and acted, is disordered by rough ground or an obstacle
+  (lines 50-51), ends a fall-back, and disorders the friends it fell back through (line 37).
 
 Readings of the sheet (an OCR scan; cells are displaced and some words are garbled):
 - Line 21 is three columns run together: the actions list (rally, reform, pursue, move as the
@@ -26,8 +50,10 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
   (aggressive 1-(1/2)^3 = 7/8, active 3/4, passive 1/2). Read as a total it would make 3d6
   pass 215 times in 216 and the three types nearly alike, which the table plainly does not mean.
 - Line 21 "a unit may do ONE of: Routed units must attempt to rally / Disordered units must
-  attempt to reform / ...": a routed or disordered unit spends its action so and may not charge.
-  It may still fire: line 42 gives the fire of a disordered unit.
+  attempt to reform / ...": a routed or disordered unit spends its action so and may not charge;
+  once it has made the attempt (`acted`) it may not fire or move either (but for a routed
+  unit's rout move). Line 42's halved fire is for a unit disordered after it could reform
+  (passed through by a routing friend, or asked before its attempt is reported).
 - Line 43: a disordered unit counts "as one unit quality less for nerve": aggressive rolls 2d6,
   active 1d6; a passive unit cannot drop lower, so it "must roll twice for each nerve test" and
   passes only if both rolls pass (1/4). Line 44 repeats that phrase garbled ("foil", "herve").
@@ -77,8 +103,35 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
   the edge-to-edge distance between the two units; a gap on a side is the free width beside
   the friend (over the friend's depth) up to the nearest other base. Table edges are not
   considered.
-- Sequence of play: the sheet prints none. `phases` follow its own order: changing orders
-  (lines 17-20), rally and reform (line 21), charge, move, fire, charge combat.
+- Sequence of play: the sheet prints none and dices for no initiative. `phases` follow its
+  own order: changing orders (lines 17-20), rally and reform (line 21), charge, move, fire,
+  charge combat; every side acts in every step (`side_groups`' one label, `all`).
+- Orders (lines 5-7, 9-20): the three words Aggressive / Active / Passive are the orders a unit
+  acts on; lines 5-7 say which troops start on which (`type`), and an adjacent commander may
+  change them. Every table whose rows are "Unit type" (fire, lines 66-70; nerve, line 21;
+  movement, lines 49-52) reads the order the unit acts on now, and "one unit quality less"
+  (line 43) is one step down that ladder. A failed roll (line 20) gives the new order at once
+  in `orders` and keeps the old one in `orders_this_turn`, a per-turn field: when the turn
+  ends it goes back to `as-ordered` and the unit acts on the new order. "Orders" (line 11) is
+  counted in the commander's per-turn `orders_given`.
+- One action (line 21): firing, charging, moving and the attempts to rally or reform each take
+  the unit's action (`acted`, per turn); a unit that has acted may not fire, charge or move,
+  except the move a routed or falling-back unit makes "as the result of a failed nerve test"
+  (a unit moves once a turn: `moved`). Reforming passed ends disorder (line 41, and it cannot
+  move); a rally passed ends the rout, the unit stays disordered until it reforms; a rally
+  failed leaves it routing. A falling-back unit is steady again once it has made its fall-back
+  move; `pursuing` stays until the players change it (British cavalry pursue two moves).
+- Nerve failures (lines 22-30): "fall back" sets `status` falling-back (never over a rout);
+  "rout" sets routed and disordered (line 44); "stand - no charge" and "stand - remain
+  disordered" use up the action. "Having lost a charge combat" (line 26) is the loser of
+  `melee`, who routs at once (line 90) with no further test.
+- Commander risk (line 11 "Lose a base/nerve roll 1d6"): reported with the nerve test of a unit
+  he is in base contact with (one roll when a lost base leads to that test): dead takes his
+  base off; wounded and horse killed set `hurt`, and a commander whose horse was killed may
+  not change orders (line 14, "no action this turn / next") until the players clear it.
+  "Captured in a charge" (line 13) is left to the players.
+- Hits (line 3): the players report the dice that scored and name the bases taken off (one
+  for every three hits, counting the hits the unit carried); the rest stay in `hits`.
 """
 
 from __future__ import annotations
@@ -86,7 +139,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from types import MappingProxyType
@@ -101,6 +154,7 @@ from .. import geometry as geo
 from ..engine import (
     Cite,
     Modifier,
+    OutcomeRule,
     RangeBand,
     Resolution,
     Roll,
@@ -112,9 +166,10 @@ from ..engine import (
     register,
     threshold_json,
 )
-from ..errors import QuestionError, accepted
+from ..errors import MissingAttribute, QuestionError, accepted
 from ..scene import Base, Scene, TerrainKind, Unit
-from ..table import Table
+from ..state import Change, Field, Kind, Phase, Report, Scope
+from ..table import Table, table_for
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
 ID = "sepoys-and-soldiers"
@@ -132,6 +187,12 @@ ARMS: tuple[str, ...] = ("foot", "cavalry", "artillery", "rockets")
 GUNS: tuple[str, ...] = ("european-light", "european-heavy", "indian")
 RATINGS: tuple[str, ...] = ("energetic", "competent", "dull", "dithering")
 STATUSES: tuple[str, ...] = ("routed", "falling-back", "pursuing")
+STEADY = "steady"
+"""The status of a unit in good order (not routed, falling back or pursuing)."""
+STATUS_WORDS: tuple[str, ...] = (STEADY, *STATUSES)
+AS_ORDERED = "as-ordered"
+"""`orders_this_turn` when the unit acts on its `orders` (no new order waits for next turn)."""
+HURT: tuple[str, ...] = ("unhurt", "wounded", "horse-killed")
 
 HITS_PER_BASE = 3
 HITS_PER_BASE_CITE = _cite(3, "Each base takes 3 hits before it is removed")
@@ -517,6 +578,147 @@ WIN_HITS, LOSE_HITS, DRAW_HITS = 1, 2, 1
 CHARGE_STEP_SOURCES = tuple(str(c) for c in CHARGE_STEPS)
 """`CHARGE_STEPS` as written in an answer's `source`."""
 
+# --------------------------------------------------------------------------------------------
+# State as data: the unit attributes this sheet reads, and what the dice change
+
+TYPE_CITE = _cite(5, "Aggressive King's regiments")
+ARM_CITE = _cite(49, "Foot - Open Cavalry - Open")
+WEAPON_CITE = _cite(60, "European – Light (6 po")
+RATING_CITE = _cite(11, "Rating Quality Orders")
+ORDERS_CITE = _cite(17, "Changing orders Commander must be adjacent to the unit")
+ORDERS_PER_TURN_CITE = _cite(11, "Quality Orders")
+HURT_CITE = _cite(11, "If hit roll 1d6")
+RISK_ROLL_CITE = _cite(11, "Lose a base/nerve roll 1d6")
+STATUS_CITE = _cite(32, "A unit falling back or routing may manoeuvre")
+DISORDERED_CITE = _cite(41, "unit is disordered in the following circumstances")
+ONE_ACTION_CITE = _cite(21, "Actions - a unit may do ONE of")
+REFORM_PASS_CITE = _cite(41, "To reform: pass a nerve and cannot move")
+ROUT_DISORDERS_CITE = _cite(44, "While Routing or Pursuing")
+PASSED_THROUGH_CITE = _cite(45, "Routing unit has passed through a unit")
+INTERPENETRATION_CITE = _cite(56, "Otherwise, all units are disordered")
+CHARGE_CONTINUES_CITE = _cite(82, "charging unit continues to the extent of charge move")
+ACTED_REASON = "it has taken its one action this turn"
+
+UNIT_FIELDS: tuple[Field, ...] = (
+    Field(
+        "type",
+        Kind.CHOICE,
+        TYPE_CITE,
+        "troop type, the order it starts on (King's regiments aggressive; trained sepoys, "
+        "matchlock skirmishers, rocket troops, artillery active; all others passive)",
+        choices=TYPES,
+        in_play=False,
+    ),
+    Field(
+        "arm",
+        Kind.CHOICE,
+        ARM_CITE,
+        "foot, cavalry, artillery or rockets",
+        choices=ARMS,
+        in_play=False,
+    ),
+    Field(
+        "weapon",
+        Kind.CHOICE,
+        WEAPON_CITE,
+        "guns (artillery only): European light (6 pound or less), European heavy, Indian",
+        choices=GUNS,
+        in_play=False,
+    ),
+    Field(
+        "rating",
+        Kind.CHOICE,
+        RATING_CITE,
+        "commander's rating",
+        choices=RATINGS,
+        in_play=False,
+    ),
+    Field(
+        "orders",
+        Kind.CHOICE,
+        ORDERS_CITE,
+        "orders it acts on (left out: the order of its troop type)",
+        choices=TYPES,
+    ),
+    Field(
+        "orders_this_turn",
+        Kind.CHOICE,
+        ORDER_NEXT_TURN,
+        "order it keeps this turn while new orders wait for next turn",
+        default=AS_ORDERED,
+        choices=(AS_ORDERED, *TYPES),
+        per_turn=True,
+    ),
+    Field(
+        "status",
+        Kind.CHOICE,
+        STATUS_CITE,
+        "steady, routed, falling back or pursuing",
+        default=STEADY,
+        choices=STATUS_WORDS,
+    ),
+    Field("disordered", Kind.FLAG, DISORDERED_CITE, "disordered", default=False),
+    Field(
+        "hits",
+        Kind.COUNT,
+        HITS_PER_BASE_CITE,
+        "hits not yet making up a lost base (0-2)",
+        default=0,
+    ),
+    Field(
+        "moved",
+        Kind.FLAG,
+        GUNS_MOVED_NO_FIRE,
+        "moved this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "acted",
+        Kind.FLAG,
+        ONE_ACTION_CITE,
+        "has taken its one action this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "orders_given",
+        Kind.COUNT,
+        ORDERS_PER_TURN_CITE,
+        "units whose orders he tried to change this turn (commander)",
+        default=0,
+        per_turn=True,
+    ),
+    Field(
+        "hurt",
+        Kind.CHOICE,
+        HURT_CITE,
+        "commander wounded or his horse killed",
+        default="unhurt",
+        choices=HURT,
+    ),
+)
+
+PHASE_STEPS: tuple[Phase, ...] = (
+    Phase("orders", "Commanders change the orders of adjacent units", "all", ORDERS_CITE),
+    Phase(
+        "rally",
+        "Routed units attempt to rally, disordered units to reform",
+        "all",
+        RALLY_CITE,
+    ),
+    Phase("charge", "Units charge (the chargers test their nerve first)", "all", CHARGE_STEPS[0]),
+    Phase("move", "Units move", "all", _cite(21, "Move (may not contact an enemy unit)")),
+    Phase("fire", "Units fire", "all", EACH_BASE_ROLLS),
+    Phase("combat", "Charge combats are resolved", "all", _cite(86, "To resolve a Charge Combat")),
+)
+
+RISK_RESULTS: tuple[str, ...] = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
+"""A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
+CHARGE_RESULTS: tuple[str, ...] = ("no-charge", "target-routs", "charge-combat")
+"""How a charge ended (lines 79-84), as the players report it."""
+BOTH_DESTROYED = "both-destroyed"
+
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
@@ -604,24 +806,57 @@ def _rating(unit: Unit) -> str:
     return check_attr(unit, "rating", RATINGS, ruleset=ID)
 
 
+def _order(unit: Unit) -> str:
+    """The order the unit acts on this turn: the one it keeps while new orders wait for next
+    turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
+    row the fire, nerve and movement tables read ("Unit type", lines 49, 66-67)."""
+    kept = unit.get("orders_this_turn")
+    if kept is not None and kept != AS_ORDERED:
+        return check_attr(unit, "orders_this_turn", (AS_ORDERED, *TYPES), ruleset=ID)
+    if unit.get("orders") is None:
+        return _unit_type(unit)
+    return check_attr(unit, "orders", TYPES, ruleset=ID)
+
+
 def _status(unit: Unit) -> str | None:
-    if unit.get("status") is None:
-        return None
-    return check_attr(unit, "status", STATUSES, ruleset=ID)
+    """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
+    status = check_attr(unit, "status", STATUS_WORDS, ruleset=ID)
+    return None if status == STEADY else status
+
+
+def _flag(unit: Unit, key: str) -> bool:
+    """A true-or-false state the scene gives (or its loader set to its start-of-game value)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "true or false", False)
+    return bool(value)
+
+
+def _count(unit: Unit, key: str) -> int:
+    """A whole-number state the scene gives (or its loader set to its start-of-game value)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
+    return int(value)
 
 
 def _disordered(unit: Unit) -> bool:
-    return bool(unit.get("disordered", False))
+    return _flag(unit, "disordered")
 
 
 def _moved(unit: Unit) -> bool:
     """Whether the unit moved this turn (European guns manhandled may not fire, line 56)."""
-    return bool(unit.get("moved", False))
+    return _flag(unit, "moved")
+
+
+def _acted(unit: Unit) -> bool:
+    """Whether the unit has taken its one action this turn (line 21)."""
+    return _flag(unit, "acted")
 
 
 def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
-    hits = int(unit.get("hits", 0))
+    hits = _count(unit, "hits")
     if hits >= HITS_PER_BASE:
         raise QuestionError(
             f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
@@ -699,7 +934,7 @@ class NerveTest:
 
 def nerve_test(unit: Unit, tests: int = 1) -> NerveTest:
     """The nerve test of a unit (line 21), one quality less when disordered (line 43)."""
-    return NerveTest(unit, *_nerve_odds(_unit_type(unit), _disordered(unit), tests))
+    return NerveTest(unit, *_nerve_odds(_order(unit), _disordered(unit), tests))
 
 
 def _nerve_test_of(table: Table, unit: Unit, tests: int = 1) -> tuple[NerveTest, Roll]:
@@ -1043,7 +1278,7 @@ def _move_allowance(table: Table, unit: Unit, crossing: Sequence[str]) -> Allowa
                 ),
             ),
         )
-    kind = _unit_type(unit)
+    kind = _order(unit)
     row = MOVES[kind]
     mounted = arm == "cavalry"
     open_move = row.cavalry if mounted else row.foot
@@ -1479,7 +1714,8 @@ class _Troop:
 
     @cached_property
     def kind(self) -> str:
-        return _unit_type(self.unit)
+        """The order it acts on: the row of every "Unit type" table (`_order`)."""
+        return _order(self.unit)
 
     @cached_property
     def guns(self) -> str:
@@ -1500,6 +1736,10 @@ class _Troop:
     @cached_property
     def moved(self) -> bool:
         return _moved(self.unit)
+
+    @cached_property
+    def acted(self) -> bool:
+        return _acted(self.unit)
 
 
 class _Measured:
@@ -1665,7 +1905,30 @@ class SepoysAndSoldiers(Ruleset):
     title = "Sepoys & Soldiers - QRS"
     sheet = SHEET
     unit = "in"
-    phases: ClassVar[tuple[str, ...]] = ("orders", "rally", "charge", "move", "fire", "combat")
+    phases: ClassVar[tuple[str, ...]] = tuple(p.name for p in PHASE_STEPS)
+    phase_steps: ClassVar[tuple[Phase, ...]] = PHASE_STEPS
+    sides_rule: ClassVar[str] = (
+        "the sheet prints no sequence of play and dices for no initiative: every side acts in "
+        "every step (all), in the sheet's own order: orders (line 17), rally and reform "
+        "(line 21), charges (line 79), moves, fire, charge combats (line 86)"
+    )
+    unit_fields: ClassVar[tuple[Field, ...]] = UNIT_FIELDS
+
+    def with_defaults(self, scene: Scene) -> Scene:
+        """The engine's start-of-game values, and the `orders` of a unit that gives none: the
+        order of its troop type (lines 5-7), noted as assumed like the others."""
+        scene = super().with_defaults(scene)
+        units = []
+        for unit in scene.units:
+            kind = unit.get("type")
+            if unit.get("orders") is None and kind in TYPES:
+                unit = replace(
+                    unit,
+                    attrs=MappingProxyType({**unit.attrs, "orders": kind}),
+                    defaulted=unit.defaulted | {"orders"},
+                )
+            units.append(unit)
+        return replace(scene, units=tuple(units))
 
     def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
         """The sheet's obstacles, less the pieces wholly off the box around the two bases (a
@@ -1709,6 +1972,691 @@ class SepoysAndSoldiers(Ruleset):
         }
 
     # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw do to the state of the game
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "command": OutcomeRule(self._command_form, self._command_apply),
+            "nerve": OutcomeRule(self._nerve_form, self._nerve_apply),
+            "charge": OutcomeRule(self._charge_form, self._charge_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+        }
+
+    @staticmethod
+    def _removed_report(
+        unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0
+    ) -> Report:
+        """Which bases of `unit` the players take off (at most `most`); shown first: the last
+        bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
+        bases = tuple(b.id for b in unit.bases)
+        lost = min((_hits(unit) + likely_hits) // HITS_PER_BASE, len(bases))
+        return Report(
+            f"removed_{unit.id}",
+            Kind.BASES,
+            label,
+            cite,
+            maximum=min(most, len(bases)),
+            unit=unit.id,
+            bases=bases,
+            default=bases[len(bases) - lost :],
+        )
+
+    @staticmethod
+    def _hits_landed(
+        unit: Unit,
+        carried: int,
+        hits: int,
+        named: Sequence[str],
+        why: str,
+        cite: Cite,
+        question: str,
+    ) -> list[Change]:
+        """`hits` more on a unit carrying `carried`: every third removes a base (line 3), the
+        players having named the bases; what is left over stays on the unit as `hits`."""
+        total = carried + hits
+        bases = len(unit.bases)
+        lost = min(total // HITS_PER_BASE, bases)
+        if len(named) != lost:
+            raise QuestionError(
+                f"{question}: {why} make {hits} hit{'s' * (hits != 1)}; with the {carried} "
+                f"{unit.id} carried that is {total}, and each base takes 3 hits before it is "
+                f"removed ({HITS_PER_BASE_CITE}): name {lost} base{'s' * (lost != 1)} of "
+                f"{unit.id} to take off, not {len(named)}"
+            )
+        changes = [
+            Change(
+                base_id,
+                "removed",
+                True,
+                f"{unit.id} has taken {total} hits, a base for every 3"
+                + (
+                    "" if lost == bases else "; it tests its nerve for the loss of a base (line 23)"
+                ),
+                HITS_PER_BASE_CITE,
+                Scope.BASE,
+            )
+            for base_id in named
+        ]
+        left = total - HITS_PER_BASE * lost
+        if lost < bases and left != carried:
+            changes.append(
+                Change(
+                    unit.id,
+                    "hits",
+                    left,
+                    f"{why}: {hits} hit{'s' * (hits != 1)} on the {carried} it carried"
+                    + (f", {lost} base{'s' * (lost != 1)} lost" if lost else ""),
+                    cite,
+                )
+            )
+        return changes
+
+    @staticmethod
+    def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
+        """The error of an outcome asked of a question the rules refused."""
+        why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
+        return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
+
+    # shoot
+
+    def _shot(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        shooter, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
+        shot = self._shoot(table_for(scene), shooter, target)
+        if not shot.data["allowed"]:
+            raise self._refused(
+                f"shoot {shooter.id} {target.id}", shot.data, f"{shooter.id} may not shoot"
+            )
+        return shooter, target, shot
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        shooter, target, shot = self._shot(scene, args)
+        if _arm(shooter) == "rockets":
+            rockets = len(shooter.bases)
+            return tuple(
+                self._removed_report(
+                    unit,
+                    f"bases of {unit.id} a rocket burst on (each burst takes one base, "
+                    f"whoever's; {rockets} rocket{'s' * (rockets > 1)} fired)",
+                    ROCKET_LOSS,
+                    rockets,
+                )
+                for unit in self._rocket_risk(scene, target, shot)
+            )
+        roll = shot.data["rolls"][0]
+        dice, need, per = roll["dice"], roll["need"], shot.data["hits_per_success"]
+        dist = roll["distribution"]
+        carried = shot.data["target_hits_carried"]
+        dice_cite = ARTILLERY_EACH_BASE_ROLLS if _arm(shooter) == "artillery" else EACH_BASE_ROLLS
+        likeliest = max(range(len(dist)), key=lambda k: dist[k])
+        return (
+            Report(
+                "successes",
+                Kind.COUNT,
+                f"dice of the {dice}d6 that scored {need}+ (each success {per} "
+                f"hit{'s' * (per > 1)})",
+                dice_cite,
+                maximum=dice,
+                default=likeliest,
+            ),
+            self._removed_report(
+                target,
+                f"bases of {target.id} taken off: one for every 3 hits, counting the "
+                f"{carried} it carries",
+                HITS_PER_BASE_CITE,
+                len(target.bases),
+                likeliest * per,
+            ),
+        )
+
+    def _rocket_risk(self, scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
+        """The target, then every other unit with a base a rocket may burst on."""
+        ids = dict.fromkeys([target.id, *(h["unit"] for h in shot.data["bases_hit"])])
+        return [scene.unit_of(i) for i in ids]
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        shooter, target, shot = self._shot(scene, args)
+        question = f"{ID} shoot {shooter.id} {target.id}"
+        changes: list[Change] = []
+        if _arm(shooter) == "rockets":
+            rockets = len(shooter.bases)
+            named = [
+                (unit, base_id)
+                for unit in self._rocket_risk(scene, target, shot)
+                for base_id in reported[f"removed_{unit.id}"]
+            ]
+            if len(named) > rockets:
+                raise QuestionError(
+                    f"{question}: {len(named)} bases named, but {shooter.id} fired {rockets} "
+                    f"rocket{'s' * (rockets > 1)} and each burst takes one base ({ROCKET_LOSS})"
+                )
+            changes += [
+                Change(
+                    base_id,
+                    "removed",
+                    True,
+                    f"a rocket of {shooter.id} burst on it: loss of a base"
+                    + ("" if unit.side == shooter.side else "; its unit tests its nerve (line 23)"),
+                    ROCKET_LOSS,
+                    Scope.BASE,
+                )
+                for unit, base_id in named
+            ]
+        else:
+            bands = ARTILLERY_BANDS if _arm(shooter) == "artillery" else INFANTRY_BANDS
+            band = next(b for b in bands if b.label == shot.data["band"])
+            successes = reported["successes"]
+            changes += self._hits_landed(
+                target,
+                shot.data["target_hits_carried"],
+                successes * band.hits,
+                reported[f"removed_{target.id}"],
+                f"{successes} success{'es' * (successes != 1)} at {band.label} range",
+                band.hits_cite,
+                question,
+            )
+        changes.append(
+            Change(shooter.id, "acted", True, "fired: its one action this turn", ONE_ACTION_CITE)
+        )
+        return tuple(changes)
+
+    # command
+
+    def _order_change(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
+        if len(args) != 2:
+            raise QuestionError(
+                f"{ID}: the dice of a change of orders are reported for one unit: command "
+                f"COMMANDER UNIT (got {len(args)} argument{'s' * (len(args) != 1)})"
+            )
+        commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
+        r = self._command(table_for(scene), commander, unit, explain=False)
+        if not r.data["allowed"]:
+            raise self._refused(
+                f"command {commander.id} {unit.id}",
+                r.data,
+                f"{unit.id} is not adjacent to {commander.id} (line 17)",
+            )
+        return commander, unit, r
+
+    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        commander, unit, r = self._order_change(scene, args)
+        need, now = r.data["rolls"][0]["need"], r.data["orders"]
+        return (
+            Report(
+                "order",
+                Kind.CHOICE,
+                f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)",
+                ORDERS_CITE,
+                choices=TYPES,
+                default=next(t for t in TYPES if t != now),
+            ),
+            Report(
+                "this_turn",
+                Kind.FLAG,
+                f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on "
+                "the order this turn; lower, next turn",
+                ORDER_THIS_TURN,
+                default=r.data["this_turn"]["value"] >= 0.5,
+            ),
+        )
+
+    def _command_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        commander, unit, r = self._order_change(scene, args)
+        order, now = reported["order"], _order(unit)
+        changes = []
+        if reported["this_turn"]:
+            changes.append(
+                Change(
+                    unit.id,
+                    "orders",
+                    order,
+                    f"{commander.id}'s die equalled his quality or more: acts on the order "
+                    "this turn",
+                    ORDER_THIS_TURN,
+                )
+            )
+            if unit.get("orders_this_turn") != AS_ORDERED:
+                changes.append(
+                    Change(
+                        unit.id, "orders_this_turn", AS_ORDERED, "acts on it now", ORDER_THIS_TURN
+                    )
+                )
+        else:
+            changes += [
+                Change(
+                    unit.id,
+                    "orders",
+                    order,
+                    f"{commander.id}'s die was lower than his quality: acts on the order next turn",
+                    ORDER_NEXT_TURN,
+                ),
+                Change(
+                    unit.id,
+                    "orders_this_turn",
+                    now,
+                    f"keeps to its {now} orders this turn",
+                    ORDER_NEXT_TURN,
+                ),
+            ]
+        given = r.data["orders_given"] + 1
+        most = r.data["orders_per_turn"]
+        changes.append(
+            Change(
+                commander.id,
+                "orders_given",
+                given,
+                f"{given} of the {most} order change{'s' * (most > 1)} he may try each turn",
+                COMMANDERS[r.data["rating"]].cite,
+            )
+        )
+        return tuple(changes)
+
+    # nerve
+
+    def _nerve_question(
+        self, scene: Scene, args: Sequence[str]
+    ) -> tuple[Unit, Situation | None, Resolution]:
+        """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
+        res = self.nerve(scene, args)  # checks the arguments and the situation's name
+        unit = scene.unit_of(args[0])
+        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+        if situation is None and _status(unit) != "routed":
+            raise QuestionError(
+                f"{ID}: name the situation {unit.id} tests its nerve in (nerve UNIT SITUATION, "
+                f"one of {accepted(SITUATIONS)}): only a routed unit tests without one, to "
+                f"rally ({RALLY_CITE})"
+            )
+        return unit, situation, res
+
+    def _nerve_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        unit, situation, res = self._nerve_question(scene, args)
+        dice, tests = res.data["dice"], res.data["tests"]
+        what, on_fail = (
+            ("attempting to rally", "it keeps routing")
+            if situation is None
+            else (situation.name.lower(), situation.on_fail)
+        )
+        out = [
+            Report(
+                "passed",
+                Kind.FLAG,
+                f"{unit.id} passed: a 4+ on any of its {dice}d6"
+                + (f", in each of {tests} tests" if tests > 1 else "")
+                + f" ({what}; failing: {on_fail})",
+                NERVE_NEED_CITE,
+                default=Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2),
+            )
+        ]
+        out += [
+            Report(
+                f"risk_{risk['commander']}",
+                Kind.CHOICE,
+                f"{risk['commander']}'s risk roll (1d6, hit on {risk['hit_on']}; then 1d6: "
+                "1 dead, 2-3 wounded, 4-5 horse killed, 6 a mere scratch)",
+                RISK_ROLL_CITE,
+                choices=RISK_RESULTS,
+                default="not-hit",
+            )
+            for risk in res.data["commander_risk"]
+        ]
+        return tuple(out)
+
+    def _nerve_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit, situation, res = self._nerve_question(scene, args)
+        passed = reported["passed"]
+        changes: list[Change] = []
+        if situation is None:
+            if passed:
+                changes.append(
+                    Change(
+                        unit.id,
+                        "status",
+                        STEADY,
+                        "rallied: it stops routing (disordered still, it must reform)",
+                        RALLY_CITE,
+                    )
+                )
+            changes.append(
+                Change(unit.id, "acted", True, "attempting to rally is its action", RALLY_CITE)
+            )
+        elif situation.key == "attempt-to-reform":
+            if passed:
+                changes.append(
+                    Change(
+                        unit.id, "disordered", False, "reformed; it cannot move", REFORM_PASS_CITE
+                    )
+                )
+            changes.append(
+                Change(
+                    unit.id,
+                    "acted",
+                    True,
+                    "attempting to reform is its action"
+                    + ("" if passed else ": stand - remain disordered"),
+                    REFORM_CITE,
+                )
+            )
+        elif not passed:
+            changes += self._nerve_failed(unit, situation)
+        for risk in res.data["commander_risk"]:
+            changes += self._commander_hit(scene, risk["commander"], reported)
+        return tuple(changes)
+
+    @staticmethod
+    def _nerve_failed(unit: Unit, situation: Situation) -> list[Change]:
+        """What failing the nerve test of `situation` does (lines 22-30)."""
+        why = f"failed its nerve ({situation.name.lower()}): {situation.on_fail}"
+        if situation.key == "attempting-to-charge":
+            return [Change(unit.id, "acted", True, why, situation.cite)]
+        if situation.on_fail.startswith("fall back"):
+            if _status(unit) == "routed":
+                return []  # already routing, which is worse
+            return [Change(unit.id, "status", "falling-back", why, situation.cite)]
+        return SepoysAndSoldiers._routs(unit, why, situation.cite)
+
+    @staticmethod
+    def _routs(unit: Unit, why: str, cite: Cite) -> list[Change]:
+        """A unit routs: `status` routed, and disordered while routing (line 44)."""
+        changes = [Change(unit.id, "status", "routed", why, cite)]
+        if not _disordered(unit):
+            changes.append(
+                Change(unit.id, "disordered", True, "disordered while routing", ROUT_DISORDERS_CITE)
+            )
+        return changes
+
+    @staticmethod
+    def _commander_hit(scene: Scene, ident: str, reported: Mapping[str, Any]) -> list[Change]:
+        """What a commander's risk roll did to him (lines 11-15)."""
+        result = reported[f"risk_{ident}"]
+        commander = scene.unit_of(ident)
+        if result == "dead":
+            return [
+                Change(b.id, "removed", True, f"{ident} is dead", IF_HIT[0][2], Scope.BASE)
+                for b in commander.bases
+            ]
+        if result in ("wounded", "horse-killed"):
+            row = IF_HIT[1] if result == "wounded" else IF_HIT[2]
+            return [Change(ident, "hurt", result, row[1], row[2])]
+        return []
+
+    # charge
+
+    def _charge_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
+        a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
+        charger, target = scene.unit_of(a), scene.unit_of(b)
+        r = self._charge(table_for(scene), charger, target)
+        if not r.data["allowed"]:
+            raise self._refused(
+                f"charge {charger.id} {target.id}", r.data, f"{charger.id} may not charge"
+            )
+        return charger, target, r
+
+    def _charge_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        charger, target, r = self._charge_question(scene, args)
+        odds = r.data["outcomes"]
+        tests = r.data["steps"][1]["tests"]
+        likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
+        return (
+            Report(
+                "result",
+                Kind.CHOICE,
+                f"how the charge ended: no-charge ({charger.id} failed its nerve and stands), "
+                f"target-routs ({charger.id} passed, {target.id} failed"
+                + (" one of its two tests" if tests > 1 else "")
+                + "), charge-combat (both passed: "
+                + ("it counter-charges" if r.data["counter_charge"] else "it stands")
+                + " and the units fight a charge combat)",
+                CHARGE_STEPS[0],
+                choices=CHARGE_RESULTS,
+                default=likeliest,
+            ),
+        )
+
+    def _charge_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        charger, target, r = self._charge_question(scene, args)
+        result = reported["result"]
+        if result == "no-charge":
+            stand = SITUATIONS["attempting-to-charge"]
+            return (
+                Change(
+                    charger.id,
+                    "acted",
+                    True,
+                    f"failed its nerve: {stand.on_fail}",
+                    stand.cite,
+                ),
+            )
+        if result == "target-routs":
+            situation = SITUATIONS[r.data["steps"][1]["situation"]]
+            return (
+                *self._routs(target, f"failed its nerve: {situation.on_fail}", situation.cite),
+                Change(
+                    charger.id,
+                    "acted",
+                    True,
+                    "charged: it continues to the extent of its charge move",
+                    CHARGE_CONTINUES_CITE,
+                ),
+            )
+        counter = r.data["counter_charge"]
+        changes = [
+            Change(
+                charger.id,
+                "acted",
+                True,
+                "charged home: the units fight a charge combat",
+                CHARGE_STEPS[2] if counter else CHARGE_STEPS[3],
+            )
+        ]
+        if counter:
+            changes.append(Change(target.id, "acted", True, "counter-charged", CHARGE_STEPS[2]))
+        return tuple(changes)
+
+    # melee
+
+    def _combat_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
+        a, b = expect_args("melee", args, ("A", "B"))
+        ua, ub = scene.unit_of(a), scene.unit_of(b)
+        return ua, ub, self._melee(table_for(scene), ua, ub)
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        a, b, r = self._combat_question(scene, args)
+        most = min(HITS_PER_BASE * len(a.bases) - _hits(a), HITS_PER_BASE * len(b.bases) - _hits(b))
+        likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
+        return (
+            Report(
+                "drawn_rounds",
+                Kind.COUNT,
+                "rounds in which both sides passed or both failed (each costs each side 1 hit)",
+                COMBAT_DRAW,
+                maximum=most,
+                default=0,
+            ),
+            Report(
+                "winner",
+                Kind.CHOICE,
+                f"the side that alone passed its nerve ({BOTH_DESTROYED}: drawn rounds took "
+                "the last base of both)",
+                COMBAT_REROLL,
+                choices=(a.id, b.id, BOTH_DESTROYED),
+                default=likelier,
+            ),
+            *(
+                self._removed_report(
+                    u,
+                    f"bases of {u.id} taken off: one for every 3 hits, counting the "
+                    f"{_hits(u)} it carries",
+                    HITS_PER_BASE_CITE,
+                    len(u.bases),
+                    WIN_HITS if u.id == likelier else LOSE_HITS,
+                )
+                for u in (a, b)
+            ),
+        )
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        a, b, _ = self._combat_question(scene, args)
+        question = f"{ID} melee {a.id} {b.id}"
+        drawn, winner = reported["drawn_rounds"], reported["winner"]
+        carried = {u.id: _hits(u) for u in (a, b)}
+        taken = {a.id: drawn, b.id: drawn}
+        dead = [u.id for u in (a, b) if carried[u.id] + drawn >= HITS_PER_BASE * len(u.bases)]
+        if dead:
+            ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
+            if winner != ended:
+                raise QuestionError(
+                    f"{question}: after {drawn} drawn round{'s' * (drawn != 1)} "
+                    f"{' and '.join(dead)} had no base left and the combat ended there: "
+                    f"the winner is {ended}, not {winner}"
+                )
+        elif winner == BOTH_DESTROYED:
+            raise QuestionError(
+                f"{question}: after {drawn} drawn round{'s' * (drawn != 1)} both sides still "
+                f"have bases: name the side that alone passed its nerve ({a.id} or {b.id})"
+            )
+        else:
+            loser = b.id if winner == a.id else a.id
+            taken[winner] += WIN_HITS
+            taken[loser] += LOSE_HITS
+        changes: list[Change] = []
+        for u in (a, b):
+            why = f"{drawn} drawn round{'s' * (drawn != 1)}" + (
+                ""
+                if dead
+                else (" and the winning round" if u.id == winner else " and the losing round")
+            )
+            changes += self._hits_landed(
+                u,
+                carried[u.id],
+                taken[u.id],
+                reported[f"removed_{u.id}"],
+                why,
+                COMBAT_WIN if not dead else COMBAT_DRAW,
+                question,
+            )
+        survivors = [
+            u for u in (a, b) if carried[u.id] + taken[u.id] < HITS_PER_BASE * len(u.bases)
+        ]
+        for u in survivors:
+            if not dead and u.id != winner:
+                changes += self._routs(
+                    u, "lost the charge combat: routs one full move", COMBAT_ROUT
+                )
+                continue
+            if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
+                changes.append(
+                    Change(u.id, "status", "pursuing", "British cavalry must pursue", COMBAT_PURSUE)
+                )
+            if not _disordered(u):
+                changes.append(
+                    Change(
+                        u.id,
+                        "disordered",
+                        True,
+                        "after resolving a charge combat (all units involved)",
+                        COMBAT_DISORDERS,
+                    )
+                )
+        return tuple(changes)
+
+    # move
+
+    def _move_question(
+        self, scene: Scene, args: Sequence[str]
+    ) -> tuple[Unit, Allowance, Resolution]:
+        res = self.move(scene, args)
+        table = table_for(scene)
+        unit = scene.unit_of(args[0])
+        allowance = move_allowance(table, unit, tuple(args[1:]))
+        question = f"{ID} move {' '.join(args)}"
+        if not allowance.distance and not allowance.whole_turn:
+            raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
+        if _moved(unit):
+            raise QuestionError(f"{question}: {unit.id} has moved this turn")
+        if _acted(unit) and _status(unit) not in ("routed", "falling-back"):
+            raise QuestionError(
+                f"{question}: {unit.id} has taken its one action this turn ({ONE_ACTION_CITE})"
+            )
+        return unit, allowance, res
+
+    def _move_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        unit, _, res = self._move_question(scene, args)
+        return tuple(
+            Report(
+                f"through_{p['friend']}",
+                Kind.FLAG,
+                f"{unit.id} moved straight back through {p['friend']} (no room to manoeuvre "
+                'past it: 8" between them and a gap of its frontage beside it)',
+                GAP_OTHERWISE_CITE,
+                default=True,
+            )
+            for p in res.data.get("fall_back_past", ())
+            if not p["may_manoeuvre"]
+        )
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        unit, allowance, res = self._move_question(scene, args)
+        changes = [Change(unit.id, "moved", True, "moved", GUNS_MOVED_NO_FIRE)]
+        if not _acted(unit):
+            changes.append(
+                Change(unit.id, "acted", True, "moving is its one action", ONE_ACTION_CITE)
+            )
+        disorder: tuple[str, Cite] | None = None
+        if allowance.disordered:
+            disorder = (
+                f"{allowance.going} going ({', '.join(allowance.pieces)})",
+                allowance.reasons[0][1],
+            )
+        status = _status(unit)
+        through = [
+            p["friend"]
+            for p in res.data.get("fall_back_past", ())
+            if not p["may_manoeuvre"] and reported[f"through_{p['friend']}"]
+        ]
+        for friend in through:
+            changes.append(
+                Change(
+                    friend,
+                    "disordered",
+                    True,
+                    f"{unit.id} fell back straight through it",
+                    GAP_OTHERWISE_CITE,
+                )
+            )
+            if disorder is None:
+                disorder = (
+                    f"passed through {friend}",
+                    PASSED_THROUGH_CITE if status == "routed" else INTERPENETRATION_CITE,
+                )
+        if disorder is not None and not _disordered(unit):
+            changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
+        if status == "falling-back":
+            changes.append(
+                Change(
+                    unit.id,
+                    "status",
+                    STEADY,
+                    "has fallen back its full move (end facing enemy)",
+                    LOSS_OF_A_BASE.cite,
+                )
+            )
+        return tuple(changes)
+
+    # ----------------------------------------------------------------------------------------
     # shoot
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -1737,7 +2685,18 @@ class SepoysAndSoldiers(Ruleset):
         _enemies(shooter, target, "shoot")
         arm = by.arm
         if arm == "rockets":
-            return self._rockets(table, shooter, target, only_hits=not refusals)
+            if by.acted and not refusals:
+                return None  # its one action is taken: refused, not asked
+            rockets = self._rockets(table, shooter, target, only_hits=not refusals)
+            if rockets is not None and by.acted:
+                spent = {
+                    **rockets.data,
+                    "allowed": False,
+                    "reasons": [{"reason": ACTED_REASON, "source": str(ONE_ACTION_CITE)}],
+                }
+                told = (f"{ACTED_REASON} {_src(ONE_ACTION_CITE)}", *rockets.lines)
+                rockets = Resolution("shoot", MappingProxyType(spent), told)
+            return rockets
         if arm == "cavalry" and not refusals:
             # Cavalry never fire (below): asked only for the shots allowed, checked as the
             # full answer checks them and refused before measuring anything.
@@ -1764,7 +2723,10 @@ class SepoysAndSoldiers(Ruleset):
                 else row.needs[band.label][TYPES.index(target_kind)]
             )
         moved = guns is not None and guns != "indian" and by.moved
-        allowed = band is not None and need is not None and arm != "cavalry" and not moved
+        acted = by.acted
+        allowed = (
+            band is not None and need is not None and arm != "cavalry" and not moved and not acted
+        )
         if not allowed and not refusals:
             # Refused, and only the shots allowed are asked for: out of range, beyond the
             # gun's reach, or European guns manhandled this turn.
@@ -1790,6 +2752,8 @@ class SepoysAndSoldiers(Ruleset):
                     None,
                 )
             )
+        if acted:
+            reasons.append((ACTED_REASON, ONE_ACTION_CITE))
         near = _near(table, shooter, target)
         data: dict[str, Any] = {
             "action": "shoot",
@@ -2077,6 +3041,19 @@ class SepoysAndSoldiers(Ruleset):
             )
         rating = _rating(commander)
         row = COMMANDERS[rating]
+        given = _count(commander, "orders_given")
+        hurt = check_attr(commander, "hurt", HURT, ruleset=ID)
+        refusals: list[tuple[str, Cite]] = []
+        if given >= row.orders:
+            refusals.append(
+                (
+                    f"he has tried {given} of his {row.orders} order change"
+                    f"{'s' * (row.orders > 1)} this turn",
+                    row.cite,
+                )
+            )
+        if hurt == "horse-killed":
+            refusals.append(("his horse was killed: no action this turn / next", IF_HIT[2][2]))
         units: list[dict[str, Any]] = []
         in_command: list[str] = []
         candidates = [  # the troops (`_Measured.troops`: not commanders) of his side
@@ -2123,6 +3100,9 @@ class SepoysAndSoldiers(Ruleset):
             "in_command": in_command,
             "units": units,
             "orders_per_turn": row.orders,
+            "orders_given": given,
+            "may_order": not refusals,
+            "reasons": [{"reason": r, "source": str(c)} for r, c in refusals],
             "rolls": [_roll_json(roll)],
             "this_turn": {**_prob(roll.p_success or Fraction(0)), "source": str(ORDER_THIS_TURN)},
             "next_turn": {
@@ -2133,7 +3113,8 @@ class SepoysAndSoldiers(Ruleset):
         }
         if asked is not None:
             data["unit"] = asked.id
-            data["allowed"] = units[0]["adjacent"]
+            data["orders"] = _order(asked)
+            data["allowed"] = units[0]["adjacent"] and not refusals
         if not explain:
             return Resolution("command", MappingProxyType(data), ())
         adjacent_units = [u["unit"] for u in units if u["adjacent"]]
@@ -2156,9 +3137,12 @@ class SepoysAndSoldiers(Ruleset):
             ),
             f"{roll.describe()} {_src(ORDER_ROLL_CITE)}: {roll.need}+ acts on the order this "
             f"turn, lower next turn {_src(row.cite)}",
-            f"orders per turn: {row.orders} {_src(row.cite)}",
+            f"orders per turn: {row.orders}, tried this turn: {given} {_src(row.cite)}",
             _commander_risk_line(risk),
         ]
+        lines += [f"{commander.id} may not change orders now: {r} {_src(c)}" for r, c in refusals]
+        if asked is not None:
+            lines.append(f"{asked.id} acts on {_order(asked)} orders now {_src(ORDERS_CITE)}")
         if asked is not None and asked.id not in adjacent_units:
             lines.insert(1, f"{asked.id} is not adjacent: {commander.id} cannot change its orders")
         return Resolution("command", MappingProxyType(data), tuple(lines))
@@ -2197,7 +3181,8 @@ class SepoysAndSoldiers(Ruleset):
             "action": "nerve",
             "ruleset": self.id,
             "unit": unit.id,
-            "type": _unit_type(unit),
+            "type": unit.get("type"),
+            "orders": _order(unit),
             "disordered": _disordered(unit),
             "dice": test.dice,
             "tests": test.tests,
@@ -2288,6 +3273,9 @@ class SepoysAndSoldiers(Ruleset):
         elif by.disordered:
             allowed = False
             reasons.append(("a disordered unit must attempt to reform, not charge", REFORM_CITE))
+        if by.acted:
+            allowed = False
+            reasons.append((ACTED_REASON, ONE_ACTION_CITE))
         if not allowed and not refusals:
             # The attributes the odds below read, checked in the order they read them, so a
             # bad one is the same error as when the refusal is answered in full.
@@ -2573,25 +3561,39 @@ class SepoysAndSoldiers(Ruleset):
         return _measured(table).troops
 
     def _suggest_orders(self, table: Table) -> list[dict[str, Any]]:
+        """Each unit a commander may give new orders (in base contact, orders left, line 17);
+        a commander who may order none is listed alone, with the reason."""
         out = []
         for c in table.scene.units:
-            if is_commander(c):
-                r = self._command(table, c, None, explain=False)
-                adj = [u["unit"] for u in r.data["units"] if u["adjacent"]]
-                out.append(
-                    self._item(
-                        "command",
-                        [c.id],
-                        f"{c.id} may change the orders of "
-                        f"{', '.join(adj) or 'no unit (none adjacent)'}",
-                        r,
+            if not is_commander(c):
+                continue
+            r = self._command(table, c, None, explain=False)
+            adj = [u["unit"] for u in r.data["units"] if u["adjacent"]]
+            if adj and r.data["may_order"]:
+                need = r.data["rolls"][0]["need"]
+                for ident in adj:
+                    ru = self._command(table, c, table.scene.unit_of(ident), explain=False)
+                    out.append(
+                        self._item(
+                            "command",
+                            [c.id, ident],
+                            f"{c.id} may change the orders of {ident} (now {ru.data['orders']}): "
+                            f"{need}+ on 1d6 acts on them this turn",
+                            ru,
+                        )
                     )
-                )
+                continue
+            why = "none adjacent" if not adj else "; ".join(x["reason"] for x in r.data["reasons"])
+            out.append(
+                self._item("command", [c.id], f"{c.id} may change no unit's orders ({why})", r)
+            )
         return out
 
     def _suggest_rally(self, table: Table) -> list[dict[str, Any]]:
         out = []
         for u in self._troops(table):
+            if _acted(u):
+                continue  # its one action this turn is taken (line 21)
             if _status(u) == "routed":
                 r = self._nerve(table, u, None)
                 out.append(
@@ -2666,9 +3668,17 @@ class SepoysAndSoldiers(Ruleset):
         return out
 
     def _suggest_move(self, table: Table) -> list[dict[str, Any]]:
+        """Every unit that may still move: not one that has moved this turn or taken its
+        action (line 21; a routed or falling-back unit still makes the move its failed nerve
+        test brings), nor one whose move is nothing (Indian guns, European guns off open
+        ground, line 56)."""
         out = []
         for u in self._troops(table):
+            if _moved(u) or (_acted(u) and _status(u) not in ("routed", "falling-back")):
+                continue
             r = self._move(table, u, ())
+            if not r.data["allowance"]["value"] and not r.data["whole_turn"]:
+                continue
             out.append(self._item("move", [u.id], r.lines[0], r))
         return out
 
