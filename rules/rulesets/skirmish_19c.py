@@ -1240,6 +1240,7 @@ class Board:
             tuple[str, float], list[tuple[float, Unit, tuple[Base, Base, float]]]
         ] = {}
         self._pc: dict[str, bool] = {}
+        self._enemy_gaps: dict[str, list[tuple[Unit, float]]] = {}
         self.allocation_pools: dict[
             str,
             tuple[Sequence[Base], tuple[list[Base], list[int], list[dict[str, Any]], str]],
@@ -1492,6 +1493,28 @@ class Board:
         if found is None:
             found = self._enemy_bases[unit.side] = [b for u in self.enemies(unit) for b in u.bases]
         return found
+
+    def enemy_gaps(self, unit: Unit) -> list[tuple[Unit, float]]:
+        """Each enemy group of the unit, in the scene's order, with the shortest edge-to-edge
+        distance to it (`Table.unit_gap`; memoised per unit: charges ask it again and again)."""
+        found = self._enemy_gaps.get(unit.id)
+        if found is None:
+            gaps = self.table.unit_gaps()
+            enemies = self.enemies(unit)
+            if gaps.size:
+                row = gaps[self.table.unit_row(unit)].tolist()
+                number = self.table.unit_row
+                found = [(e, row[number(e)]) for e in enemies]
+            else:
+                found = [(e, self.table.unit_gap(unit, e)) for e in enemies]
+            self._enemy_gaps[unit.id] = found
+        return found
+
+    def nearest_enemy(self, unit: Unit) -> Unit | None:
+        """The enemy group nearest the unit (edge to edge; of equally near ones the first in
+        the scene's order), None when it has none."""
+        gaps = self.enemy_gaps(unit)
+        return min(gaps, key=lambda g: g[1])[0] if gaps else None
 
     def friends(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side == unit.side and u.id != unit.id]
@@ -1840,6 +1863,17 @@ class Board:
                 unc = table.uncertainty(base, other)
                 if d <= unc:
                     out.append((other, Threshold(d, 0.0, unc)))
+        return out
+
+    @cached_property
+    def terrain_boxes(self) -> list[tuple[Terrain, geo.Array, tuple[float, float, float, float]]]:
+        """Each terrain piece with its polygon as an array and its bounding box (x0, y0, x1,
+        y1), mm: a path asks only the pieces whose box it crosses."""
+        out = []
+        for piece in self.scene.terrain:
+            poly = np.asarray(piece.polygon, dtype=float)
+            lo, hi = poly.min(axis=0), poly.max(axis=0)
+            out.append((piece, poly, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))))
         return out
 
     @cached_property
@@ -2811,8 +2845,16 @@ class Skirmish19c(Ruleset):
         difficult_mm = 0.0
         crossed: list[str] = []
         hard_going: list[str] = []
-        for piece in board.scene.terrain:
-            poly = np.asarray(piece.polygon, dtype=float)
+        lo_x, hi_x = min(eye[0], aim[0]), max(eye[0], aim[0])
+        lo_y, hi_y = min(eye[1], aim[1]), max(eye[1], aim[1])
+        for piece, poly, (x0, y0, x1, y1) in board.terrain_boxes:
+            if (
+                x0 > hi_x + geo.EPS
+                or x1 < lo_x - geo.EPS
+                or y0 > hi_y + geo.EPS
+                or y1 < lo_y - geo.EPS
+            ):
+                continue  # the line and its ends lie wholly outside the piece's bounding box
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
             inside_end = bool(geo.point_in_polygon(aim, poly)) or bool(
                 geo.point_in_polygon(eye, poly)
@@ -3010,10 +3052,10 @@ class Skirmish19c(Ruleset):
                 f"{RULESET}: {a_id!r} and {b_id!r} are both of side {unit.side!r}; "
                 "charge names a group and an enemy"
             )
-        pc = is_player_character(unit)
+        pc = board.is_pc(unit)
         commanded = pc or bool(_state(unit, "commanded"))
         allowance, why, allowance_cite = self._allowance(unit)
-        path = self._path(board, unit, scene.select(b_id))
+        path = self._path(board, unit, board.select(b_id))
         barrier_cost = allowance / 4 * len(path["barriers"])
         cost = path["distance"] + path["difficult"] + barrier_cost
         t = Threshold(cost, allowance, board.table.uncertainty(path["from"], path["to"]))
@@ -3032,9 +3074,8 @@ class Skirmish19c(Ruleset):
                 f"and not forced to move otherwise by the actions table [{CHARGE_WHO}]"
             )
         else:
-            nearest = min(
-                board.enemies(unit), key=lambda e: board.table.unit_distance(unit, e).distance
-            )
+            nearest = board.nearest_enemy(unit)
+            assert nearest is not None  # the target is one
             nearest_id = nearest.id
             if nearest.id != target.id:
                 allowed = False
@@ -3494,15 +3535,12 @@ class Skirmish19c(Ruleset):
             commanded = board.is_pc(unit) or bool(_state(unit, "commanded"))
         except QuestionError:
             return  # the group's move names the problem
-        gap = board.table.unit_gap
-        enemies = board.enemies(unit)
-        if not enemies:
-            return
-        if not commanded:
-            enemies = [min(enemies, key=lambda e: gap(unit, e))]
+        enemies = board.enemy_gaps(unit)
+        if enemies and not commanded:
+            enemies = [min(enemies, key=lambda g: g[1])]
         reach = allowance + 2 * board._most_uncertain
-        for e in enemies:
-            if gap(unit, e) <= reach:
+        for e, gap in enemies:
+            if gap <= reach:
                 item("charge", [unit.id, e.id], lambda e=e: self._charge(board, unit.id, e.id))
 
     def _out_of_command(
