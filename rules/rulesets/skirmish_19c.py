@@ -16,16 +16,22 @@ Attributes read (unit unless said; the sheet's words, lower-case, hyphens):
   figures are the player characters (line 84: PCs dice for command points; line 99: command
   figures command). `nco`, `drummer`, `bugler`, `standard-bearer` are other roles. A unit is a
   PC when every base of it is a command figure (a lone officer or hero).
-- State a rule needs and that must be given (no default): `commanded`, `moved`, `loaded`
-  (shooting: commanded troops need `loaded`, uncommanded ones `moved`), `regular` (infantry
-  risk), `casualties` (risk), `bayonet` (melee with rifles and muskets), `formation` (infantry
-  risk with shock cavalry within 50 cm: `line`, `column`, `skirmish`, `square`, `circle`).
-- Traits that mark an exception and may be left out (left out means: not so, and the answer
-  says so): `status` (`steady`, `running`, `retreating`, `falling-back`, `routing`), `loyal`
-  (false = disloyal, line 103), `wounded` (figures on the table that are wounded), `heavy_armour`
-  (line 107), `fired` / `loading` (the command figure loads or fires this turn, line 95),
-  `platoon` (a name shared by the groups of one platoon, line 143), `strength` (figures the
-  group started with; else figures on the table plus `casualties`).
+- Declared in `UNIT_FIELDS` (the engine fills in defaults, checks values and names typos):
+  - descriptions, required where a rule reads them (missing ones are named together):
+    `type`, `quality`, `weapon`, `regular` (infantry risk, line 120), `bayonet` (melee with
+    rifles and muskets, line 10); and `formation` (`line`, `column`, `skirmish`, `square`,
+    `circle`: state the group is set up in, read for infantry risk with shock cavalry within
+    50 cm, line 128; a lone figure or a PC forms no square and is not asked for one);
+  - descriptions that mark an exception, defaulted: `loyal` (true; false = disloyal, line
+    103), `heavy_armour` (false, line 107); optional: `platoon` (a name shared by the groups of
+    one platoon, line 143), `strength` (figures the group started with; else the figures on
+    the table plus `casualties`);
+  - the state of play, defaulted at the start of a game: `casualties` 0 and `wounded` 0
+    (figures killed; figures wounded still on the table), `status` `steady` (`running`,
+    `retreating`, `falling-back`, `routing`), `loaded` false (line 24: troops spend a turn
+    halted to load before a turn in which they fire, and the sheet does not say they start
+    loaded); per turn (back to false at the start of each turn): `commanded` (line 84: the
+    units under command are determined each turn), `moved`, `fired` and `loading` (line 95).
 - Terrain: cover and enclosure as the scene says, else the engine's defaults; a terrain piece
   may say `"difficult": true/false`, else woods, rough ground, streams and rivers are difficult
   going; hedges, walls and fences are low barriers (line 111).
@@ -86,6 +92,33 @@ Readings of the sheet:
   sheet. A barrier costs a quarter of the group's full move. A move to a target runs straight
   from the mover's nearest figure; the length of that centre line inside difficult going (at
   most the whole move) counts twice.
+- Outcomes (what the players' dice change):
+  - shoot: the hits (lines 40-43), then of those the kills and wounds read off each hit's
+    damage D6 (lines 45-49), and which figures of the allocation (line 53) are taken off: a
+    base goes when every figure on it is killed, so with one figure a base the bases taken
+    off are the kills. Kills add to `casualties` (an officer who had joined the group counts
+    in his own group's), wounds to `wounded` (of the target group, at most its figures left);
+    the shooter has `fired`. Firing leaves `loaded` as it is: line 24 lets loaded troops
+    "still shoot in any subsequent turn".
+  - melee: which group had the worse results, or drawn (line 80), and each side's figures
+    killed (an opponent's winning natural 6) and wounded (a natural 5, line 78), one hit at
+    most a fight. The worse group, or both if drawn, moves back 5 cm: its `status` becomes
+    `retreating`, the "retreating as a result of melee" of line 130 (+3 at its next risk).
+  - risk: the row (the risk factor's, which the players may change when a factor was too
+    close to call) and the D6 face; the cell sets `status`: `running` after "Run from ..." or
+    "Flee at Gallop ...", `falling-back` after a withdrawal, a canter away or a move to cover,
+    `steady` after a halt or an advance; "Continue current actions" keeps the status, but a
+    group falling back halts on a 5 or 6 of the RF0 row (lines 150, 193), and a retreat after
+    melee (one move back) is over. A commanded group or a PC ignores a cell in italics (lines
+    141, 182). Groups `running` (or `routing`) are the "Routers" of line 103: 2 pts a figure.
+  - command: the command points thrown (the activation dice summed, line 84) and which groups
+    in command distance they activate (1 pt a loyal figure, 2 a disloyal one or a router,
+    lines 101-103); each group chosen becomes `commanded` for the turn. A group with some
+    figures beyond the distance costs its figures within it.
+  - charge and move: no dice; the group has `moved` (a charge only when it is allowed).
+- Suggestions: side A's commanded groups and PCs may charge every enemy within a move (line
+  69); any other group is offered a charge at its nearest enemy within a move, for a
+  "(Charge?)" result (line 67); side B's groups move in their actions phase (line 87).
 - Platoons (lines 143, 186): a group stays with its platoon when all groups of the platoon are
   linked by gaps of at most 5 cm and an officer or NCO of the side is within 5 cm of one of them.
 """
