@@ -3158,7 +3158,8 @@ class Skirmish19c(Ruleset):
         weapon = WEAPONS[str(scene.unit_of(args[0]).get("weapon"))]
         shift = int(data["damage"]["modifier"])
         damage_cite, faces = DAMAGE_ROWS[weapon.gunpowder]
-        read = f"the damage D6{f' ({shift:+d})' if shift else ''} of a hit"
+        why = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
+        read = f"damage D6{why}"
         target = scene.unit_of(args[1])
         pool = tuple(data["allocation"]["figures"])
         hits = [p["exact"] for p in data["hits"]["distribution"]]
