@@ -16,16 +16,22 @@ Attributes read (unit unless said; the sheet's words, lower-case, hyphens):
   figures are the player characters (line 84: PCs dice for command points; line 99: command
   figures command). `nco`, `drummer`, `bugler`, `standard-bearer` are other roles. A unit is a
   PC when every base of it is a command figure (a lone officer or hero).
-- State a rule needs and that must be given (no default): `commanded`, `moved`, `loaded`
-  (shooting: commanded troops need `loaded`, uncommanded ones `moved`), `regular` (infantry
-  risk), `casualties` (risk), `bayonet` (melee with rifles and muskets), `formation` (infantry
-  risk with shock cavalry within 50 cm: `line`, `column`, `skirmish`, `square`, `circle`).
-- Traits that mark an exception and may be left out (left out means: not so, and the answer
-  says so): `status` (`steady`, `running`, `retreating`, `falling-back`, `routing`), `loyal`
-  (false = disloyal, line 103), `wounded` (figures on the table that are wounded), `heavy_armour`
-  (line 107), `fired` / `loading` (the command figure loads or fires this turn, line 95),
-  `platoon` (a name shared by the groups of one platoon, line 143), `strength` (figures the
-  group started with; else figures on the table plus `casualties`).
+- Declared in `UNIT_FIELDS` (the engine fills in defaults, checks values and names typos):
+  - descriptions, required where a rule reads them (missing ones are named together):
+    `type`, `quality`, `weapon`, `regular` (infantry risk, line 120), `bayonet` (melee with
+    rifles and muskets, line 10); and `formation` (`line`, `column`, `skirmish`, `square`,
+    `circle`: state the group is set up in, read for infantry risk with shock cavalry within
+    50 cm, line 128; a lone figure or a PC forms no square and is not asked for one);
+  - descriptions that mark an exception, defaulted: `loyal` (true; false = disloyal, line
+    103), `heavy_armour` (false, line 107); optional: `platoon` (a name shared by the groups of
+    one platoon, line 143), `strength` (figures the group started with; else the figures on
+    the table plus `casualties`);
+  - the state of play, defaulted at the start of a game: `casualties` 0 and `wounded` 0
+    (figures killed; figures wounded still on the table), `status` `steady` (`running`,
+    `retreating`, `falling-back`, `routing`), `loaded` false (line 24: troops spend a turn
+    halted to load before a turn in which they fire, and the sheet does not say they start
+    loaded); per turn (back to false at the start of each turn): `commanded` (line 84: the
+    units under command are determined each turn), `moved`, `fired` and `loading` (line 95).
 - Terrain: cover and enclosure as the scene says, else the engine's defaults; a terrain piece
   may say `"difficult": true/false`, else woods, rough ground, streams and rivers are difficult
   going; hedges, walls and fences are low barriers (line 111).
@@ -86,6 +92,33 @@ Readings of the sheet:
   sheet. A barrier costs a quarter of the group's full move. A move to a target runs straight
   from the mover's nearest figure; the length of that centre line inside difficult going (at
   most the whole move) counts twice.
+- Outcomes (what the players' dice change):
+  - shoot: the hits (lines 40-43), then of those the kills and wounds read off each hit's
+    damage D6 (lines 45-49), and which figures of the allocation (line 53) are taken off: a
+    base goes when every figure on it is killed, so with one figure a base the bases taken
+    off are the kills. Kills add to `casualties` (an officer who had joined the group counts
+    in his own group's), wounds to `wounded` (of the target group, at most its figures left);
+    the shooter has `fired`. Firing leaves `loaded` as it is: line 24 lets loaded troops
+    "still shoot in any subsequent turn".
+  - melee: which group had the worse results, or drawn (line 80), and each side's figures
+    killed (an opponent's winning natural 6) and wounded (a natural 5, line 78), one hit at
+    most a fight. The worse group, or both if drawn, moves back 5 cm: its `status` becomes
+    `retreating`, the "retreating as a result of melee" of line 130 (+3 at its next risk).
+  - risk: the row (the risk factor's, which the players may change when a factor was too
+    close to call) and the D6 face; the cell sets `status`: `running` after "Run from ..." or
+    "Flee at Gallop ...", `falling-back` after a withdrawal, a canter away or a move to cover,
+    `steady` after a halt or an advance; "Continue current actions" keeps the status, but a
+    group falling back halts on a 5 or 6 of the RF0 row (lines 150, 193), and a retreat after
+    melee (one move back) is over. A commanded group or a PC ignores a cell in italics (lines
+    141, 182). Groups `running` (or `routing`) are the "Routers" of line 103: 2 pts a figure.
+  - command: the command points thrown (the activation dice summed, line 84) and which groups
+    in command distance they activate (1 pt a loyal figure, 2 a disloyal one or a router,
+    lines 101-103); each group chosen becomes `commanded` for the turn. A group with some
+    figures beyond the distance costs its figures within it.
+  - charge and move: no dice; the group has `moved` (a charge only when it is allowed).
+- Suggestions: side A's commanded groups and PCs may charge every enemy within a move (line
+  69); any other group is offered a charge at its nearest enemy within a move, for a
+  "(Charge?)" result (line 67); side B's groups move in their actions phase (line 87).
 - Platoons (lines 143, 186): a group stays with its platoon when all groups of the platoon are
   linked by gaps of at most 5 cm and an officer or NCO of the side is within 5 cm of one of them.
 """
@@ -93,7 +126,7 @@ Readings of the sheet:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -111,6 +144,7 @@ from ..engine import (
     Action,
     Cite,
     Modifier,
+    OutcomeRule,
     RangeBand,
     Resolution,
     Roll,
@@ -122,8 +156,9 @@ from ..engine import (
     register,
     threshold_json,
 )
-from ..errors import QuestionError, accepted
+from ..errors import MissingAttribute, QuestionError, accepted
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from ..state import Change, Field, Kind, Phase, Report, Scope
 from ..table import Table, table_for
 
 SHEET = "000_157c880a83b52d41.txt"
@@ -527,12 +562,194 @@ PHASE_CITES = MappingProxyType(
     }
 )
 
+PHASE_STEPS = (
+    Phase(
+        "command",
+        "Player characters dice for command points and choose the groups they command; then "
+        "side A's groups dice on the actions table",
+        "A",
+        PHASE_CITES["command"],
+    ),
+    Phase("move-a", "Side A moves (and charges)", "A", PHASE_CITES["move-a"]),
+    Phase("shoot-a", "Side A shoots", "A", PHASE_CITES["shoot-a"]),
+    Phase(
+        "actions-b",
+        "Side B's groups dice on the actions table and move as it says",
+        "B",
+        PHASE_CITES["actions-b"],
+    ),
+    Phase("shoot-b", "Side B shoots", "B", PHASE_CITES["shoot-b"]),
+    Phase("melee", "Every melee is fought; casualties are recorded", "all", PHASE_CITES["melee"]),
+)
+SIDES_RULE = (
+    "side A is every side with a player character (a figure whose role is officer, leader, "
+    "commander or hero: line 84, 'Player Characters dice for Command points'); side B is "
+    "every other side"
+)
+
+FIRING = cite(24, "Shooting takes ½ turn halted for Firearms.")
+KILLED_OFF = cite(89, "record casualties from melee")
+RETREATING = cite(130, "retreating as a result of melee")
+D6_FACES = 6
+STATUS_BY_CELL: tuple[tuple[str, str], ...] = (
+    # (how the cell begins, the status it gives): the rest leave the status as it is.
+    ("Run from", "running"),
+    ("Flee at Gallop", "running"),
+    ("Withdraw towards cover", "falling-back"),
+    ("Canter further", "falling-back"),
+    ("Move to take cover", "falling-back"),
+    ("Walk to take cover", "falling-back"),
+    ("Halt in position", "steady"),
+    ("Advance towards", "steady"),
+    ("Move towards the nearest visible enemy", "steady"),
+)
+"""What an actions-table cell does to a group's `status` (module docstring)."""
+
 QUALITIES = ("hero", "veteran", "raw")
 TYPES = ("infantry", "cavalry", "civilians")
 COMMAND_ROLES = frozenset({"officer", "leader", "commander", "hero"})
 OFFICER_ROLES = frozenset({"officer", "nco", "leader"})
 STATUSES = ("steady", "running", "retreating", "falling-back", "routing")
 FORMATIONS = ("line", "column", "skirmish", "square", "circle")
+ROUTERS = frozenset({"running", "routing"})
+"""Statuses whose groups are the "Routers" of line 103 (2 pts to activate)."""
+
+UNIT_FIELDS: tuple[Field, ...] = (
+    # What the troops are: given in the scene, never changed by the rules.
+    Field(
+        "type",
+        Kind.CHOICE,
+        cite(147, "Infantry units"),
+        "troops (infantry, cavalry or civilians)",
+        choices=TYPES,
+        in_play=False,
+    ),
+    Field(
+        "quality",
+        Kind.CHOICE,
+        cite(93, "Heroes throw 4D6 a turn."),
+        "quality (hero, veteran or raw)",
+        choices=QUALITIES,
+        in_play=False,
+    ),
+    Field(
+        "weapon",
+        Kind.CHOICE,
+        cite(9, "Weapon type"),
+        "weapon",
+        choices=tuple(WEAPONS),
+        in_play=False,
+    ),
+    Field(
+        "regular",
+        Kind.FLAG,
+        cite(120, "Unit formed of regulars"),
+        "formed of regulars",
+        in_play=False,
+    ),
+    Field("bayonet", Kind.FLAG, cite(10, "2 (3 with Bayonet)"), "has bayonets", in_play=False),
+    Field(
+        "loyal",
+        Kind.FLAG,
+        cite(101, "Loyal figures require 1 pt to activate them."),
+        "loyal (false: disloyal, 2 pts to activate)",
+        default=True,
+        in_play=False,
+    ),
+    Field(
+        "heavy_armour",
+        Kind.FLAG,
+        cite(107, "15 cms if in heavy armour/clothing"),
+        "in heavy armour or clothing",
+        default=False,
+        in_play=False,
+    ),
+    Field(
+        "platoon",
+        Kind.TEXT,
+        cite(143, "will always stay in company with the first group in their platoon"),
+        "platoon (a name its groups share)",
+        in_play=False,
+    ),
+    Field(
+        "strength",
+        Kind.COUNT,
+        cite(125, "Per 10% of group wounded or killed"),
+        "figures the group started with (else on the table plus killed)",
+        in_play=False,
+    ),
+    # The state of play.
+    Field(
+        "formation",
+        Kind.CHOICE,
+        cite(128, "Infantry not in square/circle facing Shock Cavalry"),
+        "formation",
+        choices=FORMATIONS,
+    ),
+    Field(
+        "casualties",
+        Kind.COUNT,
+        cite(125, "Per 10% of group wounded or killed"),
+        "figures killed",
+        default=0,
+    ),
+    Field(
+        "wounded",
+        Kind.COUNT,
+        cite(107, "wounded men and civilians may only move 20cms"),
+        "figures wounded (still on the table)",
+        default=0,
+    ),
+    Field(
+        "status",
+        Kind.CHOICE,
+        cite(130, "If running from enemy last turn, or retreating as a result of melee."),
+        "what the group is doing",
+        default="steady",
+        choices=STATUSES,
+    ),
+    Field(
+        "loaded",
+        Kind.FLAG,
+        cite(24, "Commanded troops must spend a turn halted to load muzzle loaded weapons"),
+        "loaded",
+        default=False,
+    ),
+    Field(
+        "commanded",
+        Kind.FLAG,
+        cite(84, "Determine units under command"),
+        "under command this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "moved",
+        Kind.FLAG,
+        cite(34, "Moving troops: 1 per 3 figures may shoot per turn."),
+        "moved this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "fired",
+        Kind.FLAG,
+        cite(95, "- 1 Dice if Officer loading/Firing or in Melee"),
+        "fired this turn",
+        default=False,
+        per_turn=True,
+    ),
+    Field(
+        "loading",
+        Kind.FLAG,
+        cite(95, "- 1 Dice if Officer loading/Firing or in Melee"),
+        "loading this turn",
+        default=False,
+        per_turn=True,
+    ),
+)
+"""Every unit attribute the rules read besides `id`, `side` and `bases` (module docstring)."""
+FIELDS: MappingProxyType[str, Field] = MappingProxyType({f.name: f for f in UNIT_FIELDS})
 
 
 # --------------------------------------------------------------------------------------------
@@ -809,40 +1026,44 @@ def match_evenly(
     return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
 
 
-def _flag(unit: Unit, key: str, why: str) -> bool:
-    """A true/false state a rule needs: missing or not a bool is a QuestionError."""
-    value = unit.get(key)
-    if isinstance(value, bool):
-        return value
-    got = "has no" if value is None else f"has {key} {value!r}, not"
-    raise QuestionError(
-        f"{RULESET}: unit {unit.id!r} {got} {key!r}; give {key}: true or false ({why})"
-    )
-
-
-def _trait(unit: Unit, key: str) -> bool:
-    """A true/false trait that marks an exception: absent means false."""
+def _state(unit: Unit, key: str) -> Any:
+    """A declared attribute the rules read (`UNIT_FIELDS`): the unit's value, else the field's
+    start-of-game default (a scene read by `parse_scene` has them filled in already; one built
+    otherwise may not). A missing attribute with no default (a description: `regular`,
+    `bayonet`, `formation`) is a `MissingAttribute`, which the engine gathers with the
+    question's other missing ones; a value the field does not accept is a `QuestionError`."""
+    declared = FIELDS[key]
     value = unit.get(key)
     if value is None:
+        value = declared.default
+    if value is None:
+        raise MissingAttribute(RULESET, unit.id, key, _accepts(declared), _placeholder(declared))
+    problem = declared.check(value, f"unit {unit.id!r}:")
+    if problem:
+        raise QuestionError(f"{RULESET}: {problem}")
+    return value
+
+
+def _accepts(declared: Field) -> str:
+    """What a missing attribute's message asks for."""
+    if declared.kind is Kind.FLAG:
+        return "true or false"
+    if declared.kind is Kind.COUNT:
+        return "a whole number from 0"
+    if declared.kind is Kind.CHOICE:
+        return f"one of {accepted(declared.choices)}"
+    return "a name"
+
+
+def _placeholder(declared: Field) -> Any:
+    """The stand-in value the engine asks again with while it gathers missing attributes."""
+    if declared.kind is Kind.FLAG:
         return False
-    if not isinstance(value, bool):
-        raise QuestionError(
-            f"{RULESET}: unit {unit.id!r} has {key} {value!r}; accepted values are true or false"
-        )
-    return value
-
-
-def _count(unit: Unit, key: str, *, required: bool, why: str = "") -> int:
-    value = unit.get(key)
-    if value is None and not required:
+    if declared.kind is Kind.COUNT:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        got = "has no" if value is None else f"has {key} {value!r}, not"
-        raise QuestionError(
-            f"{RULESET}: unit {unit.id!r} {got} {key!r}; give {key}: a whole number of figures, "
-            f"0 or more" + (f" ({why})" if why else "")
-        )
-    return value
+    if declared.kind is Kind.CHOICE:
+        return declared.choices[0]
+    return "?"
 
 
 def _quality(unit: Unit) -> str:
@@ -858,12 +1079,46 @@ def _weapon(unit: Unit) -> Weapon:
 
 
 def _status(unit: Unit) -> str:
-    return check_attr(unit, "status", STATUSES, ruleset=RULESET, default="steady")
+    return str(_state(unit, "status"))
 
 
 def is_command_figure(base: Base) -> bool:
     """A base whose role makes it a command figure (and a player character)."""
     return base.role in COMMAND_ROLES
+
+
+def status_after(outcome: Outcome, row: str, status: str, commanded: bool) -> tuple[str, str]:
+    """A group's status after the actions table gave it `outcome` on `row`, and why: running
+    after "Run from ..." or "Flee ...", falling back after a withdrawal or a move to cover,
+    steady after a halt or an advance; a commanded group or PC ignores the movement of a cell
+    in italics (lines 141, 182); "Continue current actions" keeps what the group was doing,
+    but a group falling back halts on a 5 or 6 of the RF0 row (lines 150, 193), and a retreat
+    after melee (a single move back, line 80) is over."""
+    if outcome.italic and commanded:
+        why = "in italics: commanded troops and player characters ignore it"
+        return ("steady" if status == "retreating" else status), why
+    for start, after in STATUS_BY_CELL:
+        if outcome.text.startswith(start):
+            return after, outcome.text
+    if row == "RF0" and outcome.face >= 5 and status == "falling-back":
+        return "steady", "units falling back halt facing the last known enemy position"
+    return ("steady" if status == "retreating" else status), outcome.text
+
+
+def _no_form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    """An action with no dice to report (a move, a charge)."""
+    return ()
+
+
+def _faces(faces: Sequence[str], result: str) -> str:
+    """The faces of a damage row that read `result`: `5-6`, `6`."""
+    shown = [k for k, f in enumerate(faces, 1) if f == result]
+    return f"{shown[0]}" if len(shown) == 1 else f"{shown[0]}-{shown[-1]}"
+
+
+def sides_with_player_characters(scene: Scene) -> set[str]:
+    """The sides of side A: those with a command figure (line 84)."""
+    return {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
 
 
 def is_player_character(unit: Unit) -> bool:
@@ -1018,6 +1273,7 @@ class Board:
             tuple[str, float], list[tuple[float, Unit, tuple[Base, Base, float]]]
         ] = {}
         self._pc: dict[str, bool] = {}
+        self._enemy_gaps: dict[str, list[tuple[Unit, float]]] = {}
         self.allocation_pools: dict[
             str,
             tuple[Sequence[Base], tuple[list[Base], list[int], list[dict[str, Any]], str]],
@@ -1270,6 +1526,28 @@ class Board:
         if found is None:
             found = self._enemy_bases[unit.side] = [b for u in self.enemies(unit) for b in u.bases]
         return found
+
+    def enemy_gaps(self, unit: Unit) -> list[tuple[Unit, float]]:
+        """Each enemy group of the unit, in the scene's order, with the shortest edge-to-edge
+        distance to it (`Table.unit_gap`; memoised per unit: charges ask it again and again)."""
+        found = self._enemy_gaps.get(unit.id)
+        if found is None:
+            gaps = self.table.unit_gaps()
+            enemies = self.enemies(unit)
+            if gaps.size:
+                row = gaps[self.table.unit_row(unit)].tolist()
+                number = self.table.unit_row
+                found = [(e, row[number(e)]) for e in enemies]
+            else:
+                found = [(e, self.table.unit_gap(unit, e)) for e in enemies]
+            self._enemy_gaps[unit.id] = found
+        return found
+
+    def nearest_enemy(self, unit: Unit) -> Unit | None:
+        """The enemy group nearest the unit (edge to edge; of equally near ones the first in
+        the scene's order), None when it has none."""
+        gaps = self.enemy_gaps(unit)
+        return min(gaps, key=lambda g: g[1])[0] if gaps else None
 
     def friends(self, unit: Unit) -> list[Unit]:
         return [u for u in self.scene.units if u.side == unit.side and u.id != unit.id]
@@ -1621,6 +1899,17 @@ class Board:
         return out
 
     @cached_property
+    def terrain_boxes(self) -> list[tuple[Terrain, geo.Array, tuple[float, float, float, float]]]:
+        """Each terrain piece with its polygon as an array and its bounding box (x0, y0, x1,
+        y1), mm: a path asks only the pieces whose box it crosses."""
+        out = []
+        for piece in self.scene.terrain:
+            poly = np.asarray(piece.polygon, dtype=float)
+            lo, hi = poly.min(axis=0), poly.max(axis=0)
+            out.append((piece, poly, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))))
+        return out
+
+    @cached_property
     def _most_uncertain(self) -> float:
         """The largest position uncertainty of any base on the table, mm."""
         return max((self.scene.uncertainty_of(b) for b in self.table.bases), default=0.0)
@@ -1637,6 +1926,11 @@ class Skirmish19c(Ruleset):
     sheet = SHEET
     unit = "cm"
     phases: ClassVar[tuple[str, ...]] = PHASES
+    phase_steps: ClassVar[tuple[Phase, ...]] = PHASE_STEPS
+    sides_rule: ClassVar[str] = SIDES_RULE
+    unit_fields: ClassVar[tuple[Field, ...]] = UNIT_FIELDS
+    terrain_keys: ClassVar[frozenset[str]] = frozenset({"difficult"})
+    scene_keys: ClassVar[frozenset[str]] = frozenset()
     bases_block_sight = True
     sight_needs_entire_base = True
     sight_rule: ClassVar[Cite | None] = SIGHT_ENTIRE
@@ -1648,6 +1942,22 @@ class Skirmish19c(Ruleset):
             TerrainKind.HILL: geo.REACH,
         }
     )
+
+    # ----------------------------------------------------------------------------------------
+    # Sequence of play
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Side A: every side with a player character; side B: the others (line 84). The sheet
+        dices for no initiative, so `initiative` changes nothing."""
+        side_a = sides_with_player_characters(scene)
+        every = tuple(dict.fromkeys(u.side for u in scene.units))
+        return {
+            "A": tuple(s for s in every if s in side_a),
+            "B": tuple(s for s in every if s not in side_a),
+            "all": every,
+        }
 
     # ----------------------------------------------------------------------------------------
     # Sight
@@ -1803,7 +2113,7 @@ class Skirmish19c(Ruleset):
         )
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
-        commanded = pc or _flag(shooter, "commanded", "uncommanded troops shoot differently")
+        commanded = pc or bool(_state(shooter, "commanded"))
         if not commanded:
             verdict = self._nearest_check(board, shooter, target_unit, weapon, distance)
             if verdict is not None:
@@ -1817,7 +2127,7 @@ class Skirmish19c(Ruleset):
         baker = shooter.get("weapon") == "baker-rifle"
         if commanded:
             who = "player character" if pc else "commanded troops"
-            if weapon.gunpowder and not _flag(shooter, "loaded", f"{who} fire only if loaded"):
+            if weapon.gunpowder and not _state(shooter, "loaded"):
                 note = (
                     f" (a Baker rifle is no Minie: 1½ turns halted [{NON_MINIE}])" if baker else ""
                 )
@@ -1832,7 +2142,7 @@ class Skirmish19c(Ruleset):
             reasons.append((f"{who}: all {figures} figures that see a target fire", ALL_FIRE))
             data["shooters"] = {"figures": figures, "fire": shooters, "rule": "all fire"}
         else:
-            moving = _flag(shooter, "moved", "uncommanded troops fire 1 per 2 or 1 per 3")
+            moving = bool(_state(shooter, "moved"))
             how = "moving" if moving else "stationary"
             per, ratio_cite = RATIO_CITES[(how, baker)]
             shooters = shooters_allowed(figures, per)
@@ -2064,7 +2374,7 @@ class Skirmish19c(Ruleset):
                 commanded_units.setdefault(friend.id, []).append(base)
 
         modifiers: list[Modifier] = []
-        busy = [k for k in ("fired", "loading") if _trait(unit, k)]
+        busy = [k for k in ("fired", "loading") if _state(unit, k)]
         enemy_bases = board.enemy_bases(unit)
         in_melee = board.contacts(leader, enemy_bases)
         if busy or in_melee:
@@ -2090,21 +2400,13 @@ class Skirmish19c(Ruleset):
         for uid, bases in commanded_units.items():
             friend = board.unit(uid)
             status = _status(friend)
-            disloyal = friend.get("loyal") is False or status == "routing"
-            if friend.get("loyal") is not None:
-                _trait(friend, "loyal")
-            each, cost_cite = DISLOYAL_COST if disloyal else LOYAL_COST
+            loyal = bool(_state(friend, "loyal"))
+            # Routers (line 103) are groups routing, or running from the enemy (module docstring).
+            router = status in ROUTERS
+            each, cost_cite = LOYAL_COST if loyal and not router else DISLOYAL_COST
             figures = sum(b.figures for b in bases)
             cost_all += each * figures
-            why = (
-                "routing"
-                if status == "routing"
-                else "disloyal"
-                if friend.get("loyal") is False
-                else "loyal"
-                if friend.get("loyal") is True
-                else "loyal (the scene does not mark it disloyal)"
-            )
+            why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
             costs.append(
                 {
                     "unit": uid,
@@ -2212,7 +2514,7 @@ class Skirmish19c(Ruleset):
                 add("hero", f"hero {base.id} within 5 cm ({_fmt(scene, t.measured)})", threshold=t)
             elif any(t.too_close_to_call for _, t in self._hero_gaps(board, unit)):
                 close_calls.append("a hero just beyond 5 cm (too close to call)")
-            if _flag(unit, "regular", "infantry regulars count -1 risk"):
+            if _state(unit, "regular"):
                 add("regulars", "unit formed of regulars")
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
             good = f"{quality} troops" if quality != "raw" else "an officer leads it"
@@ -2232,12 +2534,11 @@ class Skirmish19c(Ruleset):
             if quality == "raw":
                 add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
 
-        losses = _count(unit, "casualties", required=True, why="risk counts each 10% lost")
-        wounded = _count(unit, "wounded", required=False)
-        strength_given = unit.get("strength")
+        losses = int(_state(unit, "casualties"))
+        wounded = int(_state(unit, "wounded"))
         strength = (
-            _count(unit, "strength", required=True)
-            if strength_given is not None
+            int(_state(unit, "strength"))
+            if unit.get("strength") is not None
             else unit.figures + losses
         )
         tenths = (10 * (losses + wounded)) // strength if strength else 0
@@ -2256,12 +2557,16 @@ class Skirmish19c(Ruleset):
             shock = self._shock_cavalry(board, unit)
             if shock is not None:
                 cav, t = shock
-                formation = check_attr(unit, "formation", FORMATIONS, ruleset=RULESET)
+                # A lone figure or a player character forms no square or circle: it has no
+                # formation to read (module docstring).
+                alone = unit.figures <= 1 or board.is_pc(unit)
+                formation = "a lone figure" if alone else str(_state(unit, "formation"))
                 if formation not in ("square", "circle"):
                     add(
                         "shock-cavalry",
                         f"shock cavalry {cav.id} within 50 cm "
-                        f"({_fmt(scene, t.measured)}), not in square or circle",
+                        f"({_fmt(scene, t.measured)}), "
+                        + ("a lone figure in no square" if alone else "not in square or circle"),
                         threshold=t,
                     )
 
@@ -2540,7 +2845,7 @@ class Skirmish19c(Ruleset):
         weapon = _weapon(unit)
         if weapon.bayonet_melee is None:
             return weapon.melee
-        bayonet = _flag(unit, "bayonet", f"{weapon.row.lower()} fight at 2, or 3 with bayonet")
+        bayonet = _state(unit, "bayonet")
         return weapon.bayonet_melee if bayonet else weapon.melee
 
     # ----------------------------------------------------------------------------------------
@@ -2552,9 +2857,9 @@ class Skirmish19c(Ruleset):
         if kind == "cavalry":
             pace, _, top, pace_cite = CAVALRY_PACES[-1]
             return top, f"cavalry at the {pace}", pace_cite
-        if _trait(unit, "heavy_armour"):
+        if _state(unit, "heavy_armour"):
             return ARMOUR_MOVE[0], "foot in heavy armour/clothing", ARMOUR_MOVE[1]
-        wounded = _count(unit, "wounded", required=False)
+        wounded = int(_state(unit, "wounded"))
         if kind == "civilians" or wounded:
             why = "civilians" if kind == "civilians" else f"{wounded} wounded figures"
             return WOUNDED_MOVE[0], why, WOUNDED_MOVE[1]
@@ -2573,8 +2878,16 @@ class Skirmish19c(Ruleset):
         difficult_mm = 0.0
         crossed: list[str] = []
         hard_going: list[str] = []
-        for piece in board.scene.terrain:
-            poly = np.asarray(piece.polygon, dtype=float)
+        lo_x, hi_x = min(eye[0], aim[0]), max(eye[0], aim[0])
+        lo_y, hi_y = min(eye[1], aim[1]), max(eye[1], aim[1])
+        for piece, poly, (x0, y0, x1, y1) in board.terrain_boxes:
+            if (
+                x0 > hi_x + geo.EPS
+                or x1 < lo_x - geo.EPS
+                or y0 > hi_y + geo.EPS
+                or y1 < lo_y - geo.EPS
+            ):
+                continue  # the line and its ends lie wholly outside the piece's bounding box
             total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
             inside_end = bool(geo.point_in_polygon(aim, poly)) or bool(
                 geo.point_in_polygon(eye, poly)
@@ -2772,10 +3085,10 @@ class Skirmish19c(Ruleset):
                 f"{RULESET}: {a_id!r} and {b_id!r} are both of side {unit.side!r}; "
                 "charge names a group and an enemy"
             )
-        pc = is_player_character(unit)
-        commanded = pc or _flag(unit, "commanded", "only PCs and commanded troops may charge")
+        pc = board.is_pc(unit)
+        commanded = pc or bool(_state(unit, "commanded"))
         allowance, why, allowance_cite = self._allowance(unit)
-        path = self._path(board, unit, scene.select(b_id))
+        path = self._path(board, unit, board.select(b_id))
         barrier_cost = allowance / 4 * len(path["barriers"])
         cost = path["distance"] + path["difficult"] + barrier_cost
         t = Threshold(cost, allowance, board.table.uncertainty(path["from"], path["to"]))
@@ -2794,9 +3107,8 @@ class Skirmish19c(Ruleset):
                 f"and not forced to move otherwise by the actions table [{CHARGE_WHO}]"
             )
         else:
-            nearest = min(
-                board.enemies(unit), key=lambda e: board.table.unit_distance(unit, e).distance
-            )
+            nearest = board.nearest_enemy(unit)
+            assert nearest is not None  # the target is one
             nearest_id = nearest.id
             if nearest.id != target.id:
                 allowed = False
@@ -2823,17 +3135,359 @@ class Skirmish19c(Ruleset):
         return Resolution("charge", MappingProxyType(data), (head, *[f"- {r}" for r in reasons]))
 
     # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw do to the game
+
+    def outcomes(self) -> dict[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "risk": OutcomeRule(self._risk_form, self._risk_apply),
+            "command": OutcomeRule(self._command_form, self._command_apply),
+            "charge": OutcomeRule(_no_form, self._charge_apply),
+            "move": OutcomeRule(_no_form, self._move_apply),
+        }
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
+        and the figures killed, taken off the table (lines 51-53)."""
+        data = self.resolve(scene, "shoot", args).data
+        if not data["allowed"]:
+            return ()
+        fire = int(data["shooters"]["fire"])
+        need = int(data["rolls"][0]["need"])
+        weapon = WEAPONS[str(scene.unit_of(args[0]).get("weapon"))]
+        shift = int(data["damage"]["modifier"])
+        damage_cite, faces = DAMAGE_ROWS[weapon.gunpowder]
+        why = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
+        read = f"damage D6{why}"
+        target = scene.unit_of(args[1])
+        pool = tuple(data["allocation"]["figures"])
+        hits = [p["exact"] for p in data["hits"]["distribution"]]
+        likeliest = max(range(len(hits)), key=lambda k: Fraction(hits[k]))
+        return (
+            Report(
+                "hits",
+                Kind.COUNT,
+                f"hits: D8s showing {need} or more ({fire} thrown)",
+                TO_HIT[data["band"]][0],
+                maximum=fire,
+                default=likeliest,
+            ),
+            Report(
+                "kills",
+                Kind.COUNT,
+                f"figures killed: hits whose {read} reads Kill ({_faces(faces, 'kill')})",
+                damage_cite,
+                maximum=fire,
+                default=0,
+            ),
+            Report(
+                "wounds",
+                Kind.COUNT,
+                f"figures wounded: hits whose {read} reads Wound ({_faces(faces, 'wound')})",
+                damage_cite,
+                maximum=fire,
+                default=0,
+            ),
+            Report(
+                "taken_off",
+                Kind.BASES,
+                f"which figures of {target.id} are killed and taken off the table",
+                PC_TARGETS if len(pool) == 1 and args[1] != target.id else NEAREST_TEN,
+                maximum=fire,
+                unit=target.id,
+                bases=pool,
+                default=(),
+            ),
+        )
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        if not self._shoot_form(scene, args):
+            return ()
+        hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        what = f"{args[0]} shoot {args[1]}"
+        if kills + wounds > hits:
+            raise QuestionError(
+                f"{RULESET} {what}: {kills} killed and {wounds} wounded come from {hits} hits; "
+                f"each hit throws one damage D6 [{DAMAGE_ROWS[True][0]}]"
+            )
+        off = [scene.base(b) for b in reported["taken_off"]]
+        changes = self._losses(scene, target, kills, wounds, off, what, DAMAGE_ROWS[True][0])
+        changes.append(Change(shooter.id, "fired", True, "fired this turn", FIRING))
+        return tuple(changes)
+
+    def _losses(
+        self,
+        scene: Scene,
+        group: Unit,
+        kills: int,
+        wounds: int,
+        off: Sequence[Base],
+        what: str,
+        source: Cite,
+    ) -> list[Change]:
+        """The changes of `kills` figures killed and `wounds` wounded in `group`, the bases
+        `off` taken off the table: a base goes when every figure on it is killed, so the
+        figures taken off are at most the kills, and the kills left over must fit on the
+        bases that stay. An officer of another group who had joined it (line 53) counts in
+        his own group's casualties; wounds count in the target group (module docstring)."""
+        taken = sum(b.figures for b in off)
+        if taken > kills:
+            raise QuestionError(
+                f"{RULESET} {what}: {', '.join(b.id for b in off)} hold {taken} figures, but "
+                f"{kills} were killed"
+            )
+        off_ids = {b.id for b in off}
+        spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
+        if kills - taken > spare:
+            raise QuestionError(
+                f"{RULESET} {what}: {kills} killed, so take off {kills - taken - spare} more "
+                f"figure(s) of those hit (a base with one figure goes when he is killed)"
+            )
+        changes: list[Change] = []
+        by_group: dict[str, int] = {}
+        for b in off:
+            by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
+        own = kills - sum(n for u, n in by_group.items() if u != group.id)
+        for uid, n in [(group.id, own)] + [(u, n) for u, n in by_group.items() if u != group.id]:
+            if n:
+                unit = scene.unit_of(uid)
+                before = int(_state(unit, "casualties"))
+                changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
+        if wounds:
+            before = int(_state(group, "wounded"))
+            alive = group.figures - own
+            after = min(before + wounds, max(alive, 0))
+            changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
+        changes += [
+            Change(b.id, "removed", True, "killed: taken off the table", source, Scope.BASE)
+            for b in off
+        ]
+        return changes
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
+        6s (line 78), and the figures killed."""
+        data = self.resolve(scene, "melee", args).data
+        if not data["in_contact"]:
+            return ()
+        fights = data["fights"]
+        n = len(fights)
+        unit_a, unit_b = scene.unit_of(args[0]), scene.unit_of(args[1])
+        engaged_a = tuple(dict.fromkeys(f["a"] for f in fights))
+        engaged_b = tuple(dict.fromkeys(f["b"] for f in fights))
+        won = data["expected_fights_won"]
+        a_won, b_won = Fraction(won["a"]["exact"]), Fraction(won["b"]["exact"])
+        worse = unit_b.id if a_won > b_won else unit_a.id if b_won > a_won else "drawn"
+        reports = [
+            Report(
+                "worse",
+                Kind.CHOICE,
+                f"which group had the worse results ({unit_a.id}, {unit_b.id} or drawn): it "
+                "is moved back 5 cm, both if drawn",
+                MELEE_BACK,
+                choices=(unit_a.id, unit_b.id, "drawn"),
+                default=worse,
+            )
+        ]
+        for key, unit, engaged in (("a", unit_a, engaged_a), ("b", unit_b, engaged_b)):
+            reports += [
+                Report(
+                    f"killed_{key}",
+                    Kind.COUNT,
+                    f"figures of {unit.id} killed (an opponent won with a natural 6)",
+                    MELEE_HITS,
+                    maximum=n,
+                    default=0,
+                ),
+                Report(
+                    f"wounded_{key}",
+                    Kind.COUNT,
+                    f"figures of {unit.id} wounded (an opponent won with a natural 5)",
+                    MELEE_HITS,
+                    maximum=n,
+                    default=0,
+                ),
+                Report(
+                    f"taken_off_{key}",
+                    Kind.BASES,
+                    f"which figures of {unit.id} are killed and taken off the table",
+                    KILLED_OFF,
+                    maximum=n,
+                    unit=unit.id,
+                    bases=engaged,
+                    default=(),
+                ),
+            ]
+        return tuple(reports)
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        form = self._melee_form(scene, args)
+        if not form:
+            return ()
+        fights = next(r.maximum for r in form if r.name == "killed_a") or 0
+        hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
+        what = f"melee {args[0]} {args[1]}"
+        if hits > fights:
+            raise QuestionError(
+                f"{RULESET} {what}: {hits} figures killed or wounded, but only {fights} fights: "
+                f"the winner of a fight wounds or kills one opponent [{MELEE_HITS}]"
+            )
+        changes: list[Change] = []
+        units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
+        for key, unit in units.items():
+            off = [scene.base(b) for b in reported[f"taken_off_{key}"]]
+            kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
+            changes += self._losses(scene, unit, kills, wounds, off, what, MELEE_HITS)
+        worse = reported["worse"]
+        for unit in units.values():
+            if worse in (unit.id, "drawn"):
+                why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
+                changes.append(
+                    Change(unit.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE_BACK)
+                )
+        return tuple(changes)
+
+    def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The row of the actions table (the risk factor's) and the D6 thrown on it."""
+        data = self.resolve(scene, "risk", args).data
+        row = ACTIONS_TABLE[data["table"]][data["row"]][0]
+        return (
+            Report(
+                "row",
+                Kind.CHOICE,
+                f"the actions-table row (risk factor {data['risk_factor']})",
+                row.cite,
+                choices=ROW_LABELS,
+                default=data["row"],
+            ),
+            Report(
+                "face",
+                Kind.COUNT,
+                "the D6 thrown on the actions table (1 to 6)",
+                row.cite,
+                maximum=D6_FACES,
+            ),
+        )
+
+    def _risk_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        face = int(reported["face"])
+        if face < 1:
+            raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
+        data = self.resolve(scene, "risk", args).data
+        row = str(reported["row"])
+        outcome = ACTIONS_TABLE[data["table"]][row][face - 1]
+        unit = scene.unit_of(args[0])
+        before = _status(unit)
+        after, why = status_after(outcome, row, before, bool(data["italics"]["commanded"]))
+        if after == before:
+            return ()
+        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", outcome.cite),)
+
+    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The command points thrown (line 84), and which groups in command distance they
+        activate (lines 99-103)."""
+        data = self.resolve(scene, "command", args).data
+        if not data["costs"]:
+            return ()
+        dice = int(data["rolls"][0]["dice"])
+        leader = scene.unit_of(args[0])
+        mean = Fraction(data["points"]["mean"]["exact"])
+        reports = [
+            Report(
+                "points",
+                Kind.COUNT,
+                f"command points: the {dice}D6 of {data['leader_base']} summed",
+                ACTIVATION[_quality(leader)][1],
+                maximum=6 * dice,
+                default=round(mean),
+            )
+        ]
+        spent = 0
+        for c in data["costs"]:
+            cost = int(c["figures"]) * int(c["points_each"])
+            spent += cost
+            reports.append(
+                Report(
+                    f"command_{c['unit']}",
+                    Kind.FLAG,
+                    f"{c['unit']} commanded this turn: {c['figures']} figures at "
+                    f"{c['points_each']} pt ({c['why']}) = {cost} pts",
+                    LOYAL_COST[1] if c["points_each"] == LOYAL_COST[0] else DISLOYAL_COST[1],
+                    default=spent <= mean,
+                )
+            )
+        return tuple(reports)
+
+    def _command_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        data = self.resolve(scene, "command", args).data
+        points = int(reported.get("points", 0))
+        chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
+        cost = sum(int(c["figures"]) * int(c["points_each"]) for c in chosen)
+        if cost > points:
+            raise QuestionError(
+                f"{RULESET} command {args[0]}: the groups chosen cost {cost} points, but "
+                f"{points} were thrown [{LOYAL_COST[1]}]"
+            )
+        return tuple(
+            Change(
+                c["unit"],
+                "commanded",
+                True,
+                f"activated by {data['leader_base']}: {int(c['figures']) * int(c['points_each'])}"
+                f" of {points} command points",
+                COMMAND_POINTS,
+            )
+            for c in chosen
+        )
+
+    def _charge_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
+        data = self.resolve(scene, "charge", args).data
+        if not data["allowed"]:
+            return ()
+        unit = scene.unit_of(args[0])
+        return (Change(unit.id, "moved", True, f"charged {args[1]}", CHARGE_WHO),)
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        """A move has no dice: the group has moved this turn (line 34: moving troops shoot
+        1 per 3 figures)."""
+        unit = scene.unit_of(args[0])
+        _, _, source = self._allowance(unit)
+        return (Change(unit.id, "moved", True, "moved this turn", source),)
+
+    # ----------------------------------------------------------------------------------------
     # Suggest
 
     def _suggest(self, board: Board, phase: str | None) -> Resolution:
         scene = board.scene
-        side_a = {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
+        side_a = sides_with_player_characters(scene)
         items: list[dict[str, Any]] = []
 
         def item(kind: str, args: list[str], run: Any) -> None:
             try:
                 res = run()
             except QuestionError as exc:
+                if isinstance(exc, MissingAttribute):
+                    # Asked again as a question of its own: the engine names every missing
+                    # attribute of it in one message, not the first one met.
+                    try:
+                        self.resolve(scene, kind, args)
+                    except QuestionError as gathered:
+                        exc = gathered
                 items.append(
                     {
                         "kind": kind,
@@ -2861,12 +3515,15 @@ class Skirmish19c(Ruleset):
             elif ph == "move-a":
                 for u in group_a:
                     item("move", [u.id], lambda u=u: self._move(board, u.id, None))
+                    self._suggest_charges(board, u, item)
             elif ph in ("shoot-a", "shoot-b"):
                 for u in group_a if ph == "shoot-a" else group_b:
                     self._suggest_shots(board, u, item)
             elif ph == "actions-b":
                 for u in group_b:
                     item("risk", [u.id], lambda u=u: self._risk(board, u.id))
+                    item("move", [u.id], lambda u=u: self._move(board, u.id, None))
+                    self._suggest_charges(board, u, item)
             elif ph == "melee":
                 for x, y in self._melees(board):
                     item("melee", [x.id, y.id], lambda x=x, y=y: self._melee(board, x.id, y.id))
@@ -2902,6 +3559,23 @@ class Skirmish19c(Ruleset):
             reachable = [min(seen, key=lambda s: s[0])[1]] if seen else []
         for e in reachable:
             item("shoot", [unit.id, e.id], lambda e=e: self._shoot(board, unit.id, e.id))
+
+    def _suggest_charges(self, board: Board, unit: Unit, item: Any) -> None:
+        """The charges a group may make: a player character or commanded group at every enemy
+        in reach (line 69), any other group at the nearest enemy, should the actions table
+        say "(Charge?)" (line 67). Enemies further than the group's whole move are left out."""
+        try:
+            allowance, _, _ = self._allowance(unit)
+            commanded = board.is_pc(unit) or bool(_state(unit, "commanded"))
+        except QuestionError:
+            return  # the group's move names the problem
+        enemies = board.enemy_gaps(unit)
+        if enemies and not commanded:
+            enemies = [min(enemies, key=lambda g: g[1])]
+        reach = allowance + 2 * board._most_uncertain
+        for e, gap in enemies:
+            if gap <= reach:
+                item("charge", [unit.id, e.id], lambda e=e: self._charge(board, unit.id, e.id))
 
     def _out_of_command(
         self, board: Board, units: list[Unit], leaders: list[Base], items: list[dict[str, Any]]

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from rules.engine import get_ruleset
-from rules.errors import QuestionError
+from rules.errors import QuestionError, UmpireError
 from rules.rulesets.skirmish_19c import (
     ACTIONS_TABLE,
     damage_odds,
@@ -817,29 +817,26 @@ def test_suggest_phases() -> None:
         ask(sc, "suggest", "breakfast")
 
 
+# A value the sheet does not know is refused when the scene is read (the declared fields'
+# choices), naming the unit and the accepted values; `commanded` and `casualties` are
+# start-of-game state (false, 0) and no longer missing (tests/rulesets/test_skirmish_19c_play.py).
 @pytest.mark.parametrize(
-    ("attrs", "action", "message"),
+    ("attrs", "message"),
     [
-        ({"quality": "elite"}, "shoot", r"unit 'red' has quality 'elite'.*'hero', 'veteran'"),
-        ({"weapon": "carbine"}, "shoot", r"unit 'red' has weapon 'carbine'.*'rifle'"),
-        ({"commanded": None}, "shoot", r"unit 'red' has no 'commanded'.*true or false"),
-        ({"regular": None}, "risk", r"unit 'red' has no 'regular'"),
-        ({"casualties": None}, "risk", r"unit 'red' has no 'casualties'"),
+        ({"quality": "elite"}, r"unit 'red': quality is 'elite'.*'hero', 'veteran'"),
+        ({"weapon": "carbine"}, r"unit 'red': weapon is 'carbine'.*'rifle'"),
     ],
 )
-def test_bad_input_names_the_unit_and_the_accepted_values(
-    attrs: dict[str, Any], action: str, message: str
-) -> None:
+def test_a_bad_value_is_refused_when_the_scene_is_read(attrs: dict[str, Any], message: str) -> None:
+    with pytest.raises(UmpireError, match=message):
+        scene([shooter(1, **(STEADY | attrs)), target(20)])
+
+
+def test_a_missing_description_names_the_unit_and_the_accepted_values() -> None:
     red = shooter(1, **STEADY)
-    for key, value in attrs.items():
-        if value is None:
-            red.pop(key, None)
-        else:
-            red[key] = value
-    sc = scene([red, target(20)])
-    args = ["red", "blue"] if action == "shoot" else ["red"]
-    with pytest.raises(QuestionError, match=message):
-        ask(sc, action, *args)
+    del red["regular"]
+    with pytest.raises(QuestionError, match=r"unit 'red' has no 'regular'; give true or false"):
+        ask(scene([red, target(20)]), "risk", "red")
 
 
 def test_shooting_at_a_friend_is_a_wrong_pairing() -> None:
@@ -896,7 +893,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
-    assert "'quality'" in proc.stderr or "quality 'elite'" in proc.stderr
+    assert "quality is 'elite'" in proc.stderr  # refused when the scene is read
 
 
 def test_cli_suggest_on_the_example(tmp_path: Path) -> None:
