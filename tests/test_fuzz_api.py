@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -21,7 +22,6 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vision.demo import DEMO_GAME, DEMO_LAYOUT
 from vision.game import load_game
 from vision.render import Effects, camera_for_table, render
 from vision.sources import open_source
@@ -30,6 +30,9 @@ from webui.app import create_app
 from webui.live import Live
 
 TOKEN: Final = "fuzz-csrf-token"
+ROOT: Final = Path(__file__).resolve().parent.parent
+DEMO_GAME: Final = ROOT / "examples" / "games" / "skirmish.toml"
+DEMO_LAYOUT: Final = ROOT / "examples" / "skirmish.json"
 FUZZ = settings(
     derandomize=True,
     database=None,

@@ -181,8 +181,11 @@ def test_live_demo_produces_scenes_and_counts_frames_per_second(demo_live: Live)
     assert status["camera_lost"] is False
     assert status["ruleset"] == "skirmish-19c" and status["unit"] == "cm"
     assert status["calibration"] is not None and status["calibration"]["unit"] == "cm"
-    # skirmish.toml has 4 + 3 + 2 + 1 = 10 bases.
-    assert sum(status["bases"].values()) == 10
+    bases = status["bases"]
+    assert bases["seen"] + bases["stale"] + bases["missing"] == sum(
+        len(u.bases) for u in demo_live.game.units
+    )
+    assert (bases["removed"], bases["held"]) == (0, 0)
     assert state.scene_doc is not None and state.scene_doc["format"] == "umpire-scene/1"
     assert state.image is not None and state.image.shape == (540, 960, 3)
 

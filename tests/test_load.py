@@ -137,7 +137,13 @@ def confirm_results(port: int, token: str, until: float, confirmed: list[int]) -
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Live, int, Path, str]]:
-    demo = open_demo_game(resolution=(1280, 720), realtime=False)
+    root = Path(__file__).resolve().parent.parent  # the small example table: rifles, zouaves...
+    demo = open_demo_game(
+        resolution=(1280, 720),
+        realtime=False,
+        game_path=root / "examples" / "games" / "skirmish.toml",
+        layout_path=root / "examples" / "skirmish.json",
+    )
     frames = [demo.read() for _ in range(45)]
     demo.close()
     images = [f.image for f in frames if f is not None]

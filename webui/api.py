@@ -118,7 +118,10 @@ def tracker() -> Live:
 
 
 def _state_with_scene() -> tuple[LiveState, Scene]:
-    state = tracker().state
+    """The tracker's latest state and scene, the game in play applied to it."""
+    live = tracker()
+    playing()  # a game found on first use applies its state before the scene is read
+    state = live.state
     if state.scene is None:
         why = f" (last error: {state.error})" if state.error else ""
         _fail(

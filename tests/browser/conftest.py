@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests: the real app over the real demo table, served on a free port,
-and Debian's Chromium driven by Python Playwright.
+"""Fixtures of the browser tests: the real app over a demo table (the small skirmish table of
+`examples/`, photographed by the demo's synthetic camera, or a ruleset's built-in demo game),
+served on a free port, and Debian's Chromium driven by Python Playwright.
 
 `playwright install` downloads a browser build, which cannot work here, so the tests drive the
 system's /usr/bin/chromium (installed by tests/setup-browser). Without it the tests fail, never
@@ -27,8 +28,14 @@ from flask import Flask
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, sync_playwright
 from werkzeug.serving import make_server
 
+from vision.demo import open_demo_game
 from webui.app import create_app
-from webui.live import Live, open_live
+from webui.live import Live
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_GAME = ROOT / "examples" / "games" / "skirmish.toml"
+EXAMPLE_LAYOUT = ROOT / "examples" / "skirmish.json"
+"""The small skirmish table (10 bases) the page tests click on."""
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -82,12 +89,23 @@ def server_config() -> dict[str, object]:
 
 
 @pytest.fixture
-def served(tmp_path: Path, server_config: dict[str, object]) -> Iterator[Served]:
-    """The real app with the built-in demo, as `umpire serve` starts it, on a free port."""
+def demo_options() -> dict[str, object]:
+    """How the demo camera plays: the example table by default; a test module overrides this
+    fixture to serve a ruleset's own demo game (`{"ruleset": ..., "move_every": 0}`)."""
+    return {"game_path": EXAMPLE_GAME, "layout_path": EXAMPLE_LAYOUT}
+
+
+@pytest.fixture
+def served(
+    tmp_path: Path, server_config: dict[str, object], demo_options: dict[str, object]
+) -> Iterator[Served]:
+    """The real app over a demo camera, as `umpire serve` starts it, on a free port."""
     quiet = logging.getLogger("werkzeug")
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # one log line per request would bury a failure's story
-    live = open_live("demo").start()
+    options = dict(demo_options)
+    demo = open_demo_game(str(options.pop("ruleset", "skirmish-19c")), **options)  # type: ignore[arg-type]
+    live = Live(demo, demo.game).start()
     data_dir = tmp_path / "data"
     app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), **server_config}, live=live)
     server = make_server("127.0.0.1", 0, app, threaded=True)

@@ -152,12 +152,19 @@ def test_confirm_records_the_answer_shown_and_says_so_on_the_card(
     row = decision_row(page)
     log_id = int(row.get_attribute("data-log-id") or "")
     sent = changes(page)
+    # The card asks what the dice showed (a shot: hits, kills and wounds, the figures taken
+    # off); Confirm sends those values with the decision.
+    page.wait_for_selector("#card .report-form .report")
+    page.wait_for_selector("#card .preview .will-apply, #card .preview p")
     row.locator("button.confirm").click()
     page.wait_for_selector("#card .decided.confirm")
     assert page.locator("#card .decided").inner_text() == "confirmed ✓"
-    assert len(sent) == 1 and sent[0].url == served.url + "/api/results"
+    sent = [r for r in sent if r.url == served.url + "/api/results"]
+    assert len(sent) == 1
     carries_token_and_code(sent[0])
-    assert sent[0].post_data_json == {"resolution": log_id, "decision": "confirm"}
+    body = sent[0].post_data_json
+    assert (body["resolution"], body["decision"]) == (log_id, "confirm")
+    assert set(body["result"]) == {"hits", "kills", "wounds", "taken_off"}
     newest = results(served)[0]
     assert newest["resolution"] == log_id and newest["decision"] == "confirm"
 
@@ -175,7 +182,8 @@ def test_override_asks_for_a_note_inline_and_records_it(page: Page, served: Serv
     page.locator("#card .save-override").click()
     page.wait_for_selector("#card .decided.override")
     assert page.locator("#card .decided").inner_text().startswith("overridden")
-    assert sent[0].post_data_json == {
+    body = next(r for r in sent if r.url.endswith("/api/results")).post_data_json
+    assert {k: body[k] for k in ("resolution", "decision", "note")} == {
         "resolution": log_id,
         "decision": "override",
         "note": "rifles were in the wood: long range",

@@ -20,15 +20,15 @@ import pytest
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from vision.demo import DEMO_GAME
 from vision.game import load_game
 
+from .conftest import EXAMPLE_GAME as DEMO_GAME
 from .conftest import Served
 
 BASE = "#map g.base[data-base]"
 Wait = Callable[[Callable[[], bool], float, str], None]
 
-# Two bases of the demo game (vision/demo_game/skirmish.json): a British rifleman and a Zouave 65 cm
+# Two bases of the example table (examples/skirmish.json): a British rifleman and a Zouave 65 cm
 # apart, inside the 90 cm medium band of Rifles, so the card has rolls to compare.
 SHOOTER, TARGET = "rifles-1", "zouaves-1"
 
