@@ -163,6 +163,7 @@ def test_confirm_records_the_answer_shown_and_says_so_on_the_card(
     assert len(sent) == 1
     carries_token_and_code(sent[0])
     body = sent[0].post_data_json
+    assert isinstance(body, dict)
     assert (body["resolution"], body["decision"]) == (log_id, "confirm")
     assert set(body["result"]) == {"hits", "kills", "wounds", "taken_off"}
     newest = results(served)[0]
@@ -183,6 +184,7 @@ def test_override_asks_for_a_note_inline_and_records_it(page: Page, served: Serv
     page.wait_for_selector("#card .decided.override")
     assert page.locator("#card .decided").inner_text().startswith("overridden")
     body = next(r for r in sent if r.url.endswith("/api/results")).post_data_json
+    assert isinstance(body, dict)
     assert {k: body[k] for k in ("resolution", "decision", "note")} == {
         "resolution": log_id,
         "decision": "override",
