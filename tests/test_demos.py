@@ -6,13 +6,14 @@ frame of it."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import pytest
 
 from rules.engine import get_ruleset, ruleset_ids
-from rules.scene import Scene
+from rules.scene import Scene, parse_scene
 from vision.demo import DEMO_CAMERA_TILT_DEG, demo_files, demo_rulesets, open_demo_game
 from vision.game import load_game
 from vision.pipeline import Scanner
@@ -88,7 +89,10 @@ def test_the_demo_tags_meet_the_rig_rule_for_the_demo_camera(ruleset: str) -> No
 
 
 @pytest.mark.parametrize("ruleset", sorted(ruleset_ids()))
-def test_the_detector_finds_every_tag_of_a_demo_frame(ruleset: str) -> None:
+def test_the_detector_finds_every_tag_of_a_demo_frame_and_the_scene_plays(ruleset: str) -> None:
+    # What the page works on is the camera's scene, not the layout: measured positions, the
+    # tracker's own uncertainty. It must find every piece, and still suggest every action of
+    # the sheet, each of which answers.
     game, _ = _scene(ruleset)
     with open_demo_game(ruleset, realtime=False, hand_every=0, move_every=0) as demo:
         frame = demo.read()
@@ -97,3 +101,11 @@ def test_the_detector_finds_every_tag_of_a_demo_frame(ruleset: str) -> None:
     seen = {b["id"] for u in scan.scene["units"] for b in u["bases"]}
     assert seen == {b.id for u in game.units for b in u.bases}
     assert {t["id"] for t in scan.scene["terrain"]} >= {t.id for t in game.terrain if t.tag}
+    scene = parse_scene(json.loads(json.dumps(scan.scene)), "camera scene")
+    rules = get_ruleset(ruleset)
+    items = _items(scene)
+    assert {item["kind"] for _, item in items} >= set(rules.actions()) - NOT_SUGGESTED
+    for phase, item in items:
+        said = f"{ruleset} {phase}: {item['kind']} {item['args']}: {item.get('summary')}"
+        assert "cannot answer" not in str(item.get("summary", "")), said
+        assert isinstance(item.get("result"), dict) and "error" not in item["result"], said

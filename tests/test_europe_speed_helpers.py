@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rules import geometry as geo
 from rules.engine import Cite, Roll
-from rules.errors import QuestionError
+from rules.errors import QuestionError, SceneError
 from rules.rulesets.europe_19c import (
     WEAPON_NAMES,
     _arc_regions,
@@ -196,9 +196,7 @@ def test_word_reads_the_sheets_words() -> None:
 @pytest.mark.parametrize(
     ("attrs", "reader", "message"),
     [
-        ({"type": "hussars"}, _type, "has type 'hussars'; accepted values are"),
         ({}, _type, "has no 'type'"),
-        ({"type": "infantry", "formation": "square"}, _formation, "has formation 'square'"),
         ({"type": "artillery", "formation": "line"}, _formation, "has formation 'line'"),
         ({"type": "infantry"}, _order, "has no 'order'"),
     ],
@@ -206,6 +204,20 @@ def test_word_reads_the_sheets_words() -> None:
 def test_word_errors_are_check_attrs(attrs: dict[str, object], reader: Any, message: str) -> None:
     with pytest.raises(QuestionError, match=message):
         reader(_unit(**attrs))
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        ({"type": "hussars"}, "type is 'hussars'; accepted: 'infantry'"),
+        ({"type": "infantry", "formation": "square"}, "formation is 'square'; accepted"),
+    ],
+)
+def test_words_the_sheet_does_not_know_are_refused_when_the_scene_is_read(
+    attrs: dict[str, object], message: str
+) -> None:
+    with pytest.raises(SceneError, match=message):
+        _unit(**attrs)
 
 
 def test_cavalry_have_no_formation() -> None:

@@ -72,7 +72,13 @@ def _random_scene(seed: int, ruleset: str) -> Scene:
                     **shape,
                 }
             )
-        units.append(unit(f"u{u}", "red" if u % 2 else "blue", bases, type="infantry"))
+        # foot in each sheet's words (sepoys-and-soldiers types are orders: the arm is foot)
+        troops = (
+            {"type": "active", "arm": "infantry"}
+            if ruleset == "sepoys-and-soldiers"
+            else {"type": "infantry"}
+        )
+        units.append(unit(f"u{u}", "red" if u % 2 else "blue", bases, **troops))
     pieces = [
         terrain("woods-1", "woods", _concave(rng, 200, 150, 120)),
         terrain("town-1", "town", _concave(rng, 430, 260, 100)),

@@ -735,11 +735,36 @@ def test_demo_game_loads_and_matches_its_layout(demo: Scene) -> None:
         }
         assert [b["id"] for b in spec["bases"]] == [b["id"] for b in placed["bases"]]
     assert [t["id"] for t in toml["terrain"]] == [t["id"] for t in layout["terrain"]]
-    # every base clear of the others by 5 mm and of the table's edges by 30 mm
+    # Every base clear of the others by 5 mm, but for the units set in base contact (commanders
+    # adjacent to the units they order, line 17; the charge combat of the combat phase, line
+    # 86): those touch, so the camera reads them as adjacent; and clear of the table's edges
+    # by 30 mm.
+    touching = {
+        frozenset(p)
+        for p in [
+            ("hm-52nd", "wilson"),
+            ("hm-61st", "nicholson"),
+            ("hm-61st", "11th-bni"),
+            ("54th-bni", "rissaldar"),
+            ("20th-bni", "bakht-khan"),
+        ]
+    }
     bases = list(demo.bases())
     gaps = geo.distance_matrix(bases)
     np.fill_diagonal(gaps, np.inf)
-    assert gaps.min() >= 5.0 - 1e-6
+    for i, a in enumerate(bases):
+        for j, b in enumerate(bases):
+            if frozenset((a.unit_id, b.unit_id)) in touching:
+                assert gaps[i, j] <= 0.0 + 1e-6 or a.unit_id == b.unit_id or gaps[i, j] >= 5.0
+            elif a.unit_id != b.unit_id:
+                assert gaps[i, j] >= 5.0 - 1e-6, (a.id, b.id, gaps[i, j])
+    pairs = {
+        frozenset((a.unit_id, b.unit_id))
+        for i, a in enumerate(bases)
+        for j, b in enumerate(bases)
+        if a.unit_id != b.unit_id and gaps[i, j] <= 1e-6
+    }
+    assert pairs == touching
     for b in bases:
         outline = geo.outline_polygon(b)
         assert outline.min() >= 30 and outline[:, 0].max() <= demo.table_width - 30
