@@ -74,7 +74,7 @@ def _random_scene(seed: int, ruleset: str) -> Scene:
             )
         # foot in each sheet's words (sepoys-and-soldiers types are orders: the arm is foot)
         troops = (
-            {"type": "active", "arm": "infantry"}
+            {"type": "active", "arm": "foot"}
             if ruleset == "sepoys-and-soldiers"
             else {"type": "infantry"}
         )
