@@ -8,6 +8,7 @@ file, the path inside it and what is accepted. Never imports numpy, cv2 or flask
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -398,12 +399,37 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
         extra=MappingProxyType(extra),
     )
     rules = get_ruleset(ruleset)
-    problems = rules.problems(scene, top)
+    problems = _grouped(rules.problems(scene, top))
     if problems:
         path, first = problems[0]
         more = "; ".join(f"{p}: {m}" for p, m in problems[1:])
         raise r.fail(path, first + (f"; also {more}" if more else ""))
     return rules.with_defaults(scene)
+
+
+_UNIT_PREFIX: Final = re.compile(r"^unit '[^']*': ")
+
+
+def _grouped(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Problems that are the same but for the unit (`arm is 'infantry'` on 14 units) said once,
+    with the paths they stand at."""
+    by_detail: dict[str, list[str]] = {}
+    for path, message in problems:
+        by_detail.setdefault(_UNIT_PREFIX.sub("", message), []).append(path)
+    out = []
+    for path, message in problems:
+        detail = _UNIT_PREFIX.sub("", message)
+        paths = by_detail.pop(detail, None)
+        if paths is None:
+            continue
+        if len(paths) == 1:
+            out.append((path, message))
+        else:
+            shown = ", ".join(paths[1:4]) + (
+                f" and {len(paths) - 4} more" if len(paths) > 4 else ""
+            )
+            out.append((path, f"{detail} (also at {shown})"))
+    return out
 
 
 def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
