@@ -272,3 +272,18 @@ def test_a_game_file_typo_is_refused_with_did_you_mean(tmp_path: Any) -> None:
         path.write_text(text.replace(wrong, meant, 1), encoding="utf-8")
         with pytest.raises(GameError, match=f"did you mean '{near}'"):
             load_game(path)
+
+
+def test_the_same_problem_on_many_units_is_said_once_with_its_places() -> None:
+    from tests.builders import make_scene
+
+    units = [
+        unit(f"u{i}", "red", [base(f"b{i}", 10 * i + 10, 10)], type="active", arm="infantry")
+        for i in range(6)
+    ]
+    with pytest.raises(ValueError) as caught:
+        make_scene("sepoys-and-soldiers", units)
+    message = str(caught.value)
+    assert message.count("arm is 'infantry'") == 1
+    assert "units[0].arm: arm is 'infantry'; accepted: 'foot'" in message
+    assert "(also at units[1].arm, units[2].arm, units[3].arm and 2 more)" in message
