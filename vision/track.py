@@ -335,6 +335,7 @@ class Tracker:
         self._tracks = [self._new_track(det, frame) for det in found.first + found.second]
         self._searched = frame.small.copy()
         self._pending = deque(_Pending(detector, look) for detector, look in found.deferred)
+        self._failed = set()
         self.missing = ()
         self.stats = {
             "mode": "whole frame",
@@ -686,7 +687,7 @@ class Tracker:
             if is_sweep:
                 swept.append(cells)
             changed_here = bool(changed[r0:r1, c0:c1].any())
-            self._search_window(frame, cells, window, forget=changed_here)
+            self._search_window(frame, cells, window, changed=changed_here)
             self._searched[y0:y1, x0:x1] = small[y0:y1, x0:x1]
             self._waiting[r0:r1, c0:c1] = 0
         return searched_px, swept
@@ -697,26 +698,31 @@ class Tracker:
         cells: tuple[int, int, int, int],
         window: tuple[int, int, int, int],
         *,
-        forget: bool = True,
+        changed: bool = True,
     ) -> None:
-        """One search: the window read whole at full resolution, then a second look queued at
-        each dark quad whose middle lies in `cells` with no tag read on it (the looks queued
-        there before are dropped: these replace them), and a coarse read when tags are large.
-        Quads a look read nothing at are not queued again unless `forget` (the cells changed:
-        a sweep over cells that did not change leaves them out)."""
+        """One search: the window read whole at full resolution (and queued for a coarse read
+        when the game's tags are large); where the cells `changed` since they were last
+        searched, a second look queued at each dark quad whose middle lies in them with no tag
+        read on it (the looks queued there before are dropped: these replace them, and quads
+        looked at in vain there before are looked at again). A sweep over cells that did not
+        change reads them at full resolution only: their quads are the ones looked at before."""
         cx0, cy0, cx1, cy1 = cells
 
         def inside(point: npt.NDArray[np.float64]) -> bool:
             return bool(cx0 <= point[0] < cx1 and cy0 <= point[1] < cy1)
 
-        self._pending = deque(p for p in self._pending if not inside(p.centre))
-        if forget:
+        if changed:
+            self._pending = deque(p for p in self._pending if not inside(p.centre))
             x0, y0 = self._look_key(np.array([cx0, cy0]))
             x1, y1 = self._look_key(np.array([cx1, cy1]))
             self._failed = {(x, y) for x, y in self._failed if not (x0 <= x < x1 and y0 <= y < y1)}
         for detector in self.scanner.detectors.values():
             for det in detector.detect_in_window(frame.gray, *window):
                 self._adopt(det, frame)
+            if self._coarse_search:
+                self._pending.append(_Pending(detector, window=window))
+            if not changed:
+                continue
             known = [
                 t.detection
                 for t in self._tracks
@@ -730,8 +736,6 @@ class Tracker:
                 middle = look.quad.mean(axis=0)
                 if inside(middle) and self._look_key(middle) not in self._failed:
                     self._pending.append(_Pending(detector, look))
-            if self._coarse_search:
-                self._pending.append(_Pending(detector, window=window))
 
     @staticmethod
     def _piece_area(r0: int, c0: int, r1: int, c1: int, margin: int) -> int:
