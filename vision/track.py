@@ -9,8 +9,10 @@ table is mostly still between frames. So `Tracker.scan(frame)` (the same call an
    A window that has not changed holds the same tag at the same place: the tag is seen, with no
    detection at all.
 2. A window that changed is read again at full resolution around where the tag is expected
-   (its last place plus its last motion). A tag not found there is not seen in this frame; it
-   is seen again at once if its window comes back to what it was (the hand lifted off it).
+   (its last place plus its last motion); if it is not found there, in a window `WIDE_SIDES`
+   sides wider (a base moved a few centimetres at once). A tag not found there is not seen in
+   this frame; it is seen again at once if its window comes back to what it was (the hand
+   lifted off it).
 3. Re-acquisition is guaranteed, not hoped for: a tag that was seen and is not found now is
    looked for where it was in every frame in which its window is still (nothing moving over
    it: a hand moving over a window changes it from frame to frame, and the tag is then taken
@@ -107,6 +109,11 @@ it by one of them at most (see benchmarks/bench_passes.py)."""
 WHOLE_BUDGET_MS: Final = 500.0
 """Milliseconds for the extra passes of a whole scan (the first frame): on a plain table they
 take 100-200 ms at 1080p; on a chequered mat the looks left are queued for the next frames."""
+WIDE_SIDES: Final = 2.5
+"""A tag not found where it was expected is looked for at once in a window this many of its
+sides wider each way (within the frame's budget): a base put down a few centimetres away, or
+pushed further than its window in one frame (the built-in demo moves a unit 2-5 cm between two
+frames), is found in that frame rather than once its cells have stopped changing."""
 MISSING_AFTER: Final = 5
 """A lost tag is named in `missing` once its place has been in plain view (nothing moving over
 its window) for this many frames in a row: a hand pushing a base barely moves at the start
@@ -431,6 +438,27 @@ class Tracker:
                 if found is not None:
                     lost.remove(track)
                     self._move(track, found, frame)
+        wide = 0
+        jumps: list[npt.NDArray[np.float64]] = []
+        for track in list(lost):
+            # Not where it was expected: picked up and put down, or pushed further than its
+            # window in one frame. Look around it wider, in this frame (within the budget);
+            # under a hand this finds nothing, and the cells are searched once it has gone.
+            # A tag found so moved the others of its unit likely alike: they are tried at that
+            # move first.
+            if track.key not in self._owner:
+                continue
+            before = track.detection.center
+            found = None
+            for jump in jumps[-1:]:
+                found = self._read_at(track, frame, jump)
+            if found is None and not budget.spent():
+                wide += 1
+                found = self._read_at(track, frame, None, reach_sides=WIDE_SIDES)
+            if found is not None:
+                jumps.append(found.center - before)
+                lost.remove(track)
+                self._move(track, found, frame)
         for track in lost:
             track.seen, track.tried = False, self._patch(frame.small, track.box)
         refreshed = self._refresh(frame, done)
@@ -452,6 +480,7 @@ class Tracker:
             "refreshed": refreshed,
             "searched_px": searched,
             "swept": swept,
+            "wide": wide,
             **extra,
             "pending": len(self._pending),
             "extra_ms": round(1000 * budget.used(), 1),
@@ -464,25 +493,30 @@ class Tracker:
         return small[y0:y1, x0:x1]
 
     def _window(
-        self, track: _Track, step: npt.NDArray[np.float64] | None
+        self, track: _Track, step: npt.NDArray[np.float64] | None, reach_sides: float = 0.0
     ) -> tuple[npt.NDArray[np.float64], tuple[int, int, int, int]]:
         """Where a track's tag is expected (its last place moved by `step` pixels), and the
-        frame window to read it in."""
+        frame window to read it in (`reach_sides` more sides of the tag each way)."""
         det = track.detection
         move = np.zeros(2) if step is None else step
         expected = det.center + move
         side = _side(det)
         reach = 0.5 * side + max(8.0, 0.6 * side) + 2.0 * float(np.hypot(*move))
+        reach += reach_sides * side
         x0, y0 = (expected - reach).astype(int)
         x1, y1 = (expected + reach).astype(int) + 2
         return expected, (int(x0), int(y0), int(x1), int(y1))
 
     def _read_at(
-        self, track: _Track, frame: _Frame, step: npt.NDArray[np.float64] | None
+        self,
+        track: _Track,
+        frame: _Frame,
+        step: npt.NDArray[np.float64] | None,
+        reach_sides: float = 0.0,
     ) -> TagDetection | None:
         """The tag read again at full resolution where it is expected (its last place moved by
         `step` pixels), or None."""
-        expected, (x0, y0, x1, y1) = self._window(track, step)
+        expected, (x0, y0, x1, y1) = self._window(track, step, reach_sides)
         detector = self._detector_of[pattern_family(track.family)]
         found = [
             d
