@@ -67,7 +67,7 @@ from calibration.homography import TableFit
 from rules.errors import UmpireError
 
 from .detect import Detector, Look, TagDetection
-from .game import Game, TagRole, pattern_family
+from .game import Game, pattern_family
 from .pipeline import COARSE_MIN_PX, WEAK_MARGIN, Budget, Scan, Scanner, to_gray
 from .scene import TagObservation
 
@@ -226,9 +226,6 @@ class Tracker:
             for (family, _bits), detector in self.scanner.detectors.items()
         }
         self._owner = {(pattern_family(t.family), t.id): t.owner for t in self.scanner.tags}
-        self._base_keys = {
-            (pattern_family(t.family), t.id) for t in self.scanner.tags if t.role is TagRole.BASE
-        }
         self._largest_game_mm = max((t.size for t in self.scanner.tags), default=0.0)
         self.stats: dict[str, Any] = {}
         self.missing: tuple[str, ...] = ()
@@ -449,9 +446,7 @@ class Tracker:
             if track.key not in self._owner:
                 continue
             before = track.detection.center
-            found = None
-            for jump in jumps[-1:]:
-                found = self._read_at(track, frame, jump)
+            found = self._read_at(track, frame, jumps[-1]) if jumps else None
             if found is None and not budget.spent():
                 wide += 1
                 found = self._read_at(track, frame, None, reach_sides=WIDE_SIDES)
@@ -734,12 +729,12 @@ class Tracker:
         *,
         changed: bool = True,
     ) -> None:
-        """One search: the window read whole at full resolution (and queued for a coarse read
-        when the game's tags are large); where the cells `changed` since they were last
-        searched, a second look queued at each dark quad whose middle lies in them with no tag
-        read on it (the looks queued there before are dropped: these replace them, and quads
-        looked at in vain there before are looked at again). A sweep over cells that did not
-        change reads them at full resolution only: their quads are the ones looked at before."""
+        """One search: the window read whole at full resolution; where the cells `changed`
+        since they were last searched, also a coarse read queued when the game's tags are large,
+        and a second look queued at each dark quad whose middle lies in them with no tag read on
+        it (the looks queued there before are dropped: these replace them, and quads looked at
+        in vain there before are looked at again). A sweep over cells that did not change reads
+        them at full resolution only: they hold what was looked at before."""
         cx0, cy0, cx1, cy1 = cells
 
         def inside(point: npt.NDArray[np.float64]) -> bool:
@@ -753,10 +748,10 @@ class Tracker:
         for detector in self.scanner.detectors.values():
             for det in detector.detect_in_window(frame.gray, *window):
                 self._adopt(det, frame)
-            if self._coarse_search:
-                self._pending.append(_Pending(detector, window=window))
             if not changed:
                 continue
+            if self._coarse_search:
+                self._pending.append(_Pending(detector, window=window))
             known = [
                 t.detection
                 for t in self._tracks
