@@ -118,6 +118,10 @@ WIDE_SIDES: Final = 2.5
 sides wider each way (within the frame's budget): a base put down a few centimetres away, or
 pushed further than its window in one frame (the built-in demo moves a unit 2-5 cm between two
 frames), is found in that frame rather than once its cells have stopped changing."""
+NEAR_SIDES: Final = 8.0
+"""A changed cell is given second looks only where a lost tag may have gone: within this many
+sides of the largest tag of where one was last seen (a base pushed 15-20 cm under a hand), or
+anywhere while some tag of the game was never seen or one is named missing."""
 MISSING_AFTER: Final = 5
 """A lost tag is named in `missing` once its place has been in plain view (nothing moving over
 its window) for this many frames in a row: a hand pushing a base barely moves at the start
@@ -766,6 +770,8 @@ class Tracker:
                 continue
             if self._coarse_search:
                 self._pending.append(_Pending(detector, window=window))
+            if not self._may_hold_a_lost_tag(window):
+                continue
             known = [
                 t.detection
                 for t in self._tracks
@@ -779,6 +785,29 @@ class Tracker:
                 middle = look.quad.mean(axis=0)
                 if inside(middle) and self._look_key(middle) not in self._failed:
                     self._pending.append(_Pending(detector, look))
+
+    def _may_hold_a_lost_tag(self, window: tuple[int, int, int, int]) -> bool:
+        """Whether the second pass may find here a tag of the game the full-resolution search
+        missed: some of the game's tags were never seen, or one is named missing, or a lost
+        one was last seen within `NEAR_SIDES` of the largest tag's sides of the window. Else
+        every tag of the game is accounted for nearby, and listing the dark quads (a few ms a
+        window) is skipped."""
+        if self._missing_keys or self.missing:
+            return True
+        reach = NEAR_SIDES * self._largest_side
+        x0, y0, x1, y1 = window
+        return any(
+            not t.seen
+            and t.key in self._owner
+            and x0 - reach <= t.detection.center[0] < x1 + reach
+            and y0 - reach <= t.detection.center[1] < y1 + reach
+            for t in self._tracks
+        )
+
+    @property
+    def _missing_keys(self) -> bool:
+        """Some of the game's tags have never been seen (no track)."""
+        return len({t.key for t in self._tracks} & self._owner.keys()) < len(self._owner)
 
     @staticmethod
     def _piece_area(r0: int, c0: int, r1: int, c1: int, margin: int) -> int:
