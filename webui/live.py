@@ -422,10 +422,9 @@ class Live:
                 self._pending.pop(base_spec.id, None)
                 # Stale since it was last seen, at its old place or settling at a new one.
                 age = now - max(memory[0], self._glimpsed.get(base_spec.id, memory[0]))
-                kept = self._play is not None and base_spec.id in self._play.held
-                if age > self.stale_seconds and not kept:
-                    continue
-                bases.append({**memory[2], "stale": True, **({"held": True} if kept else {})})
+                if age > self.stale_seconds:
+                    continue  # gone from the map (unless the players hold it: `_with_play`)
+                bases.append({**memory[2], "stale": True})
                 stale.append({"unit": spec.id, "base": base_spec.id, "age": round(age, 2)})
             if bases:
                 head = current or self._unit_docs.get(spec.id)
@@ -445,6 +444,25 @@ class Live:
         play = self._play
         if play is None:
             return doc
+        # A held base the camera cannot see stays where it was last seen, however long.
+        present = {b["id"] for u in doc["units"] for b in u["bases"]}
+        by_unit = {u["id"]: u for u in doc["units"]}
+        for ident in sorted(play.held - present - play.removed):
+            memory = self._seen.get(ident)
+            if memory is None:
+                continue  # never seen: nowhere to hold it
+            unit_doc = by_unit.get(memory[1])
+            if unit_doc is None:
+                head = self._unit_docs.get(memory[1])
+                if head is None:
+                    continue
+                unit_doc = by_unit[memory[1]] = {**head, "bases": []}
+                doc["units"].append(unit_doc)
+            unit_doc["bases"].append({**memory[2], "stale": True})
+        for unit in doc["units"]:
+            for base in unit["bases"]:
+                if base["id"] in play.held and base.get("stale"):
+                    base["held"] = True
         units = []
         for unit in doc["units"]:
             unit.update(play.units.get(unit["id"], {}))
@@ -495,8 +513,16 @@ class Live:
         play = self._play
         removed = play.removed if play is not None else frozenset()
         expected = sum(len(u.bases) for u in self.game.units) - len(removed)
-        stale = len([b for b in det.get("stale_bases", []) if b["base"] not in removed])
-        seen = sum(len(u["bases"]) for u in doc["units"]) - stale if doc else 0
+        shown = [b for u in doc["units"] for b in u["bases"]] if doc else []
+        stale = sum(1 for b in shown if b.get("stale"))  # a held base included
+        seen = len(shown) - stale
+        on_map = {b["id"] for u in doc["units"] for b in u["bases"]} if doc else set()
+        missing = sorted(
+            b.id
+            for u in self.game.units
+            for b in u.bases
+            if b.id not in on_map and b.id not in removed
+        )
         if self._ended and error is None:
             error = f"{self.source.description} has no more frames"
         status = {
@@ -522,6 +548,7 @@ class Live:
                 "removed": len(removed),
                 "held": len(play.held) if play is not None else 0,
             },
+            "missing_bases": missing if doc else [],
             "unknown_tags": list(det.get("unknown_tags", [])),
             "duplicate_tags": list(det.get("duplicate_tags", [])),
             "off_table": list(det.get("off_table", [])),

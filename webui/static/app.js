@@ -22,6 +22,7 @@
     overriding: null, // question key whose override note is being written (the card holds still)
     game: null, // the game in play, from /api/state
     reporting: null, // question key whose dice are being entered (the card holds still)
+    missing: [], // bases the camera has lost (from the status)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -235,6 +236,10 @@
       ? `${cal.rms.toFixed(2)} ${cal.unit} rms, worst ${cal.worst.toFixed(2)} ${cal.unit}`
       : "not yet";
     const bases = status.bases || {};
+    if (Array.isArray(status.missing_bases) && status.missing_bases.join() !== (state.missing || []).join()) {
+      state.missing = status.missing_bases;
+      showBaseLists();
+    }
     $("st-seen").textContent = bases.seen ?? "-";
     $("st-stale").textContent = bases.stale ?? "-";
     $("st-missing").textContent = bases.missing ?? "-";
@@ -1029,11 +1034,25 @@
       $(id).disabled = !canChange() || $(id).dataset.can !== "yes";
     }
     $("new-game").disabled = !canChange();
+    showBaseLists();
+  }
+
+  /** Bases taken off the table (to put back) and bases the camera has lost (to hold where they
+   * were last seen, e.g. inside a building): neither is on the map to be clicked. */
+  function showBaseLists() {
+    const game = state.game;
+    if (!game) return;
     const removed = game.removed || [];
-    $("taken-off").replaceChildren(removed.length ? h("p", null, "taken off the table: ",
-      removed.map((b) => h("span", { class: "taken" }, b, " ",
-        h("button", { type: "button", class: "change quiet put-back", "data-base": b, disabled: !canChange(),
-          onclick: () => setBase(b, { removed: false }) }, "put back")))) : "");
+    const missing = (state.missing || []).filter((b) => !removed.includes(b));
+    $("taken-off").replaceChildren(
+      removed.length ? h("p", null, "taken off the table: ",
+        removed.map((b) => h("span", { class: "taken" }, b, " ",
+          h("button", { type: "button", class: "change quiet put-back", "data-base": b, disabled: !canChange(),
+            onclick: () => setBase(b, { removed: false }) }, "put back")))) : "",
+      missing.length ? h("p", null, "not seen by the camera: ",
+        missing.map((b) => h("span", { class: "taken" }, b, " ",
+          h("button", { type: "button", class: "change quiet hold-missing", "data-base": b, disabled: !canChange(),
+            title: "keep it on the map where it was last seen", onclick: () => setBase(b, { held: true }) }, "hold")))) : "");
   }
 
   function undoWords(step) {
