@@ -1,0 +1,611 @@
+"""Three turns of colonial-adventure, age-of-napoleon and europe-19c played through the JSON API
+of the real server: Flask's test client over a real tracker (`webui.live.Live`) scanning the
+frames of each sheet's built-in demo camera (`vision/demo.py`, `vision/demo_game/RULESET.toml`).
+
+For each sheet the game goes through three whole turns of its sequence of play (`POST
+/api/phase`, the turn reaching 4 back at the first phase, per-turn state reset), and in the right
+phases an outcome of every kind the sheet has is asked (`POST /api/resolve`: its `log_id` and
+`report_form`), previewed (`POST /api/outcome`, which changes nothing) and confirmed (`POST
+/api/results`); the change is checked in `/api/state`, in `/api/scene` for a base taken off, and
+in the next resolution. A confirmed outcome is one Undo step; a restart (a new tracker and a new
+app on the same data folder) resumes the same turn, phase and state; End game refuses every
+change (409) and New game starts again from the game file.
+
+Every expected value is worked out by hand from the sheet (the line is in the comment), from the
+demo's game file (`vision/demo_game/*.toml`: the troops and their start-of-game state) and from
+where the demo lays its units out (`vision/demo_game/*.json`: who is in range of whom); none is
+copied from the code's output. An edit is written (target, field, before, after).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from vision.demo import DEMO_DIR, open_demo_game
+from webui.app import create_app
+from webui.live import Live
+
+TOKEN = "test-csrf-token"
+CSRF = {"X-CSRF-Token": TOKEN}
+"""Every POST carries the page's CSRF token (tests/test_security.py checks one without it)."""
+FIRST_SCENE_S = 90.0
+"""The longest a busy machine may take to scan the demo's first frame (it takes about 1 s)."""
+
+Edit = tuple[str, str, Any, Any]
+"""(target: a unit, a base or `game`; field; value before; value after)."""
+
+
+class Table:
+    """One server: the tracker over a demo camera, the app, its test client."""
+
+    def __init__(self, ruleset: str, data: Path) -> None:
+        demo = open_demo_game(ruleset, realtime=False, move_every=0, hand_every=0)
+        self.live = Live(demo, demo.game).start()
+        deadline = time.monotonic() + FIRST_SCENE_S
+        state = self.live.state
+        while state.scene is None and time.monotonic() < deadline:
+            state = self.live.wait_for_version(state.version, 1.0)
+        assert state.scene is not None, state.status
+        config = {"TESTING": True, "DATA_DIR": str(data), "CSRF_TOKEN": TOKEN}
+        self.client: FlaskClient = create_app(config, live=self.live).test_client()
+
+    # ----------------------------------------------------------------------------- requests
+
+    def get(self, path: str) -> Any:
+        response = self.client.get(path)
+        assert response.status_code == 200, (path, response.data[:500])
+        return response.get_json()
+
+    def post(self, path: str, body: dict[str, Any], status: int = 200) -> Any:
+        response = self.client.post(path, json=body, headers=CSRF)
+        assert response.status_code == status, (path, body, response.data[:500])
+        return response.get_json()
+
+    def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = self.get("/api/state")
+        return state
+
+    def bases(self) -> set[str]:
+        """The bases in the current scene (those taken off are left out)."""
+        scene = self.get("/api/scene")
+        return {b["id"] for u in scene["units"] for b in u["bases"]}
+
+    def look(self, action: str, *args: str) -> dict[str, Any]:
+        """Anybody's question (a GET: answered, never logged): the next resolution."""
+        answer: dict[str, Any] = self.get(f"/api/resolve?action={action}&args={','.join(args)}")
+        return answer
+
+    def refusal(self, action: str, *args: str) -> str:
+        """Why the rules refuse a question now (a shot not allowed): the reasons of an answer
+        `allowed: false`. `/api/resolve` answers such a shot of colonial-adventure or
+        age-of-napoleon 400, its error naming the same reasons, where `umpire resolve --json`
+        prints the resolution with `allowed: false` (building its report form raises): both are
+        taken here, so the play goes on either way."""
+        response = self.client.get(f"/api/resolve?action={action}&args={','.join(args)}")
+        if response.status_code == 200:
+            answer = response.get_json()
+            assert answer["allowed"] is False, answer
+            return "; ".join(
+                r if isinstance(r, str) else f"{r['reason']} ({r['source']})"
+                for r in answer["reasons"]
+            )
+        assert response.status_code == 400, response.data[:500]
+        return str(response.get_json()["error"])
+
+    def suggested(self, phase: str) -> set[tuple[str, ...]]:
+        """The suggestions of a phase, as (kind, *args)."""
+        items = self.get(f"/api/suggest?phase={phase}")["items"]
+        return {(i["kind"], *i["args"]) for i in items}
+
+    def phase(self, name: str) -> dict[str, Any]:
+        moved: dict[str, Any] = self.post("/api/phase", {"phase": name})
+        assert moved["phase"] == name
+        return moved
+
+    # ----------------------------------------------------------------------------- outcomes
+
+    def ask(self, action: str, *args: str) -> dict[str, Any]:
+        """A player's question (logged: it has the `log_id` a result needs)."""
+        answer: dict[str, Any] = self.post("/api/resolve", {"action": action, "args": list(args)})
+        assert isinstance(answer["log_id"], int)
+        return answer
+
+    def outcome(
+        self, action: str, args: tuple[str, ...], result: dict[str, Any], edits: set[Edit]
+    ) -> dict[str, Any] | None:
+        """Ask, preview and confirm one outcome: the form asks for what `result` reports, the
+        preview and the confirmed step both make exactly `edits` (the preview changing nothing),
+        and `/api/state` shows every value after; the step (None when nothing changed)."""
+        asked = self.ask(action, *args)
+        assert {r["name"] for r in asked["report_form"]} == set(result), asked["report_form"]
+        before = self.state()
+        preview = self.post(
+            "/api/outcome", {"action": action, "args": list(args), "result": result}
+        )
+        assert _edits(preview["edits"]) == edits, preview
+        assert self.state() == before  # a preview changes nothing
+        saved = self.post(
+            "/api/results",
+            {"resolution": asked["log_id"], "decision": "confirm", "result": result},
+            201,
+        )
+        step: dict[str, Any] | None = saved["step"]
+        state = self.state()
+        if not edits:
+            assert step is None and state == before, saved
+            return None
+        assert step is not None and step["kind"] == "outcome", saved
+        assert _edits(step["edits"]) == edits
+        assert state["undo"]["id"] == step["id"]  # one step: the next Undo takes it all back
+        for target, field, _, after in edits:
+            assert value_of(state, target, field) == after, (target, field)
+        return step
+
+    def undo(self, step: dict[str, Any]) -> None:
+        """One Undo takes back every change of `step`."""
+        undone = self.post("/api/state/undo", {})
+        assert undone["undone"] == step["id"] and undone["step"]["kind"] == "undo"
+        state = self.state()
+        for target, field, before, _ in _edits(step["edits"]):
+            assert value_of(state, target, field) == before, (target, field)
+
+
+Serve = Callable[[str, Path], Table]
+"""The `serve` fixture: a server on a ruleset's demo and a data folder."""
+
+
+def _edits(edits: list[dict[str, Any]]) -> set[Edit]:
+    return {(e["target"], e["field"], e["before"], e["after"]) for e in edits}
+
+
+def value_of(state: dict[str, Any], target: str, field: str) -> Any:
+    """A field's value in `/api/state`: a unit's, a base's (`removed`, `held`) or the game's."""
+    if target == "game":
+        return state[field]
+    if field in ("removed", "held"):
+        return target in state[field]
+    return state["units"][target][field]
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """Start servers (each a tracker over a fresh demo camera); every one stops at the end."""
+    started: list[Table] = []
+
+    def start(ruleset: str, data: Path) -> Table:
+        table = Table(ruleset, data)
+        started.append(table)
+        return table
+
+    yield start
+    for table in started:
+        table.live.stop()
+    assert not [t for t in threading.enumerate() if t.name.startswith("umpire-")]
+
+
+def game_file(ruleset: str) -> dict[str, Any]:
+    """The demo's game file as written."""
+    with (DEMO_DIR / f"{ruleset}.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
+def restart_end_and_new(
+    serve: Serve,
+    table: Table,
+    data: Path,
+    ruleset: str,
+    first: dict[str, Any],
+) -> None:
+    """Shared by every sheet, once three turns are played: a new tracker and a new app on the
+    same data folder resume the same game, turn, phase and state (bases taken off stay off the
+    table); End game refuses every change with 409; New game is turn 1, the first phase and the
+    game file's state. `first` is `/api/state` before anything was played."""
+    played = table.state()
+    assert played["turn"] == 4 and played["phase"] == first["phase"]
+    table.live.stop()
+    again = serve(ruleset, data)
+    resumed = again.state()
+    assert resumed["resumed"] is True
+    same = ("game", "turn", "phase", "initiative", "units", "removed", "held", "undo")
+    assert {k: resumed[k] for k in same} == {k: played[k] for k in same}
+    assert played["removed"] and not set(played["removed"]) & again.bases()
+    # The new tracker's scenes (what every resolution reads) carry the resumed state.
+    for unit in again.get("/api/scene")["units"]:
+        kept = resumed["units"][unit["id"]]
+        assert {k: unit[k] for k in kept} == kept, unit["id"]
+
+    # End game: nothing changes any more (409, "start a new game") ...
+    assert again.post("/api/game/end", {}) == {"game": played["game"], "ended": True}
+    asked = again.ask("suggest")
+    for path, body in (
+        ("/api/phase", {"phase": first["phases"][1]["name"]}),
+        ("/api/state", {"base": played["removed"][0], "set": {"removed": False}}),
+        ("/api/state", {"game": True, "set": {"turn": 1}}),
+        ("/api/state/undo", {}),
+        (
+            "/api/results",
+            {
+                "resolution": asked["log_id"],
+                "decision": "override",
+                "changes": [{"base": played["removed"][0], "field": "removed", "value": False}],
+            },
+        ),
+    ):
+        refused = again.post(path, body, 409)
+        assert "start a new game" in refused["error"] and refused["needs"] == "new-game"
+    ended = again.state()
+    assert ended["ended"] is True
+    assert {k: ended[k] for k in same} == {k: played[k] for k in same}
+
+    # ... until a new game: turn 1, the first phase, the game file's state.
+    made = again.post("/api/game/new", {}, 201)
+    assert made == {"game": played["game"] + 1, "turn": 1, "phase": first["phase"]}
+    fresh = again.state()
+    assert (fresh["game"], fresh["turn"], fresh["phase"], fresh["ended"]) == (
+        played["game"] + 1,
+        1,
+        first["phase"],
+        False,
+    )
+    assert fresh["initiative"] is None and fresh["undo"] is None
+    assert fresh["removed"] == [] and fresh["held"] == []
+    assert fresh["units"] == first["units"]
+    # The game file's state, as written in it (what a field is not given starts at the default).
+    for written in game_file(ruleset)["units"]:
+        kept = fresh["units"][written["id"]]
+        assert {k: kept[k] for k in kept if k in written} == {
+            k: written[k] for k in kept if k in written
+        }
+    # Every base is back on the table, and in the scene once the camera sees it again.
+    every = {b["id"] for u in game_file(ruleset)["units"] for b in u["bases"]}
+    deadline = time.monotonic() + FIRST_SCENE_S
+    while again.bases() != every and time.monotonic() < deadline:
+        again.live.wait_for_version(again.live.state.version, 1.0)
+    assert again.bases() == every
+    # ... and open to changes again.
+    assert again.phase(first["phases"][1]["name"])["turn"] == 1
+
+
+# --------------------------------------------------------------------------------------------
+# colonial-adventure (rules/sheets/002_9c2296e6290248df.txt), in inches. The demo: British
+# (rifles with Major Ross, a Gatling, a nine-pounder, lancers, mounted carbineers, the native
+# contingent `nnc` shaken at 7 shock) against Zulus (two impis of fighters, riflemen in the
+# kraal); the nnc and the Ingobamakhosi in base contact.
+
+CA = "colonial-adventure"
+CA_PHASES = ["artillery", "initiative", "action-1", "action-2", "close-combat", "morale"]  # 7-12
+
+
+def test_colonial_adventure_three_turns(serve: Serve, tmp_path: Path) -> None:
+    table = serve(CA, tmp_path)
+    first = table.state()
+    assert [p["name"] for p in first["phases"]] == CA_PHASES
+    assert (first["turn"], first["phase"], first["initiative"]) == (1, "artillery", None)
+
+    # ---------------------------------------------------------------- turn 1, artillery (line 7)
+    assert ("shoot", "gatling", "umcijo") in table.suggested("artillery")
+    shot = table.look("shoot", "gatling", "umcijo")
+    # 14W6 Repeating Gun (line 68); 13.7" away, 9-18" (line 93): 5-6 (line 96).
+    assert (shot["band"], shot["dice"], shot["need"]) == ("9-18", 14, 5)
+    # 3 hits: 1 kill (5-6, line 106) taking off umcijo-1, 1 shock point (3-4, line 105); more
+    # 1s than 6s: jammed (line 98). Fired, the gun is unloaded (line 30: reload 1 action); guns
+    # fire in the Artillery Phase (line 7) without spending an action.
+    gatling_volley = {"hits": 3, "kills": 1, "shock": 1, "removed": ["umcijo-1"], "jammed": True}
+    gatling_edits = {
+        ("umcijo", "shock", 0, 1),
+        ("umcijo-1", "removed", False, True),
+        ("gatling", "loaded", True, False),
+        ("gatling", "jammed", False, True),
+    }
+    step = table.outcome("shoot", ("gatling", "umcijo"), gatling_volley, gatling_edits)
+    assert step is not None
+    assert "umcijo-1" not in table.bases()
+    refused = table.refusal("shoot", "gatling", "umcijo")
+    assert "gatling is not loaded" in refused  # line 30
+    assert "gatling is jammed" in refused  # line 31: fix it first
+    assert not {s for s in table.suggested("artillery") if s[1] == "gatling"}
+    # One Undo takes the whole volley back: the base is on the table, the gun loaded again.
+    table.undo(step)
+    assert "umcijo-1" in table.bases()
+    assert table.look("shoot", "gatling", "umcijo")["allowed"] is True
+    table.outcome("shoot", ("gatling", "umcijo"), gatling_volley, gatling_edits)
+
+    # ---------------------------------------------------------------- initiative (line 8)
+    table.phase("initiative")
+    assert table.state()["sides"]["initiative-order"] == ["british", "zulu"]  # table order
+    # 1d6 each, +1 to the side with more leaders: the British have 3 (rifles' commander and
+    # leader, the lancers' leader), the Zulus 2: british 2+1 = 3 against zulu 4: zulu.
+    table.outcome(
+        "initiative",
+        (),
+        {"roll_british": 2, "roll_zulu": 4},
+        {("game", "initiative", None, "zulu")},
+    )
+
+    # ---------------------------------------------------------------- 1. Action Phase (line 9)
+    table.phase("action-1")
+    state = table.state()
+    assert state["acting"] == "initiative-order"
+    assert state["acting_sides"] == ["zulu", "british"]  # the winner acts first
+    # The carbineers (4 figures, class C: no adjustment, lines 65, 74) fire carbines at the
+    # Ingobamakhosi 8.6" away: 0-9", 5-6 (line 88), unformed: no +1 (line 84).
+    volley = table.look("shoot", "carbineers", "ingobamakhosi")
+    assert (volley["band"], volley["dice"], volley["need"]) == ("0-9", 4, 5)
+    # Before: the Ingobamakhosi throw 1 die a figure (7, line 65), +1 for the leader (line 79).
+    assert table.look("shoot", "ingobamakhosi", "carbineers")["dice"] == 8
+    # Close combat (lines 124-130): 7 men, +1 leader, +2 for class C a status above the nnc's D.
+    assert _melee_dice(table.look("melee", "nnc", "ingobamakhosi")) == (2, 10)
+    # 2 hits, both 3-4: 2 shock points (line 105). Fire costs 1 action (line 26); a carbine has
+    # no reload on the sheet, so it stays ready.
+    table.outcome(
+        "shoot",
+        ("carbineers", "ingobamakhosi"),
+        {"hits": 2, "kills": 0, "shock": 2, "removed": []},
+        {("ingobamakhosi", "shock", 0, 2), ("carbineers", "actions_spent", 0, 1)},
+    )
+    # Each two shock points on the firer: -1 firing die (line 81); -1D6 in close combat per two
+    # shock points (line 131): 10 - 1 = 9.
+    assert table.look("shoot", "ingobamakhosi", "carbineers")["dice"] == 7
+    assert _melee_dice(table.look("melee", "nnc", "ingobamakhosi")) == (2, 9)
+
+    # The rifles: 8 figures firing (the commander and the leader fire too, line 65), +1 die per
+    # five men for class B (line 73), +1 leader (line 79), +3 commander (line 80) = 13 dice;
+    # rifle at 9-18" 5-6 (line 87), in line: +1 on the roll (line 84): 4+.
+    volley = table.look("shoot", "rifles", "umcijo")
+    assert (volley["band"], volley["dice"], volley["need"]) == ("9-18", 13, 4)
+    # 4 hits: 2 kills (umcijo-2 and -3 off), 1 shock point, 1 no effect (lines 104-106).
+    table.outcome(
+        "shoot",
+        ("rifles", "umcijo"),
+        {"hits": 4, "kills": 2, "shock": 1, "removed": ["umcijo-2", "umcijo-3"]},
+        {
+            ("umcijo", "shock", 1, 2),
+            ("umcijo-2", "removed", False, True),
+            ("umcijo-3", "removed", False, True),
+            ("rifles", "loaded", True, False),  # line 27: reload rifle 1
+            ("rifles", "actions_spent", 0, 1),  # line 26: fire 1
+        },
+    )
+    assert not {"umcijo-1", "umcijo-2", "umcijo-3"} & table.bases()
+    assert "rifles is not loaded" in table.refusal("shoot", "rifles", "umcijo")  # line 27
+    assert "reload rifle" in table.look("actions", "rifles")["open_now"]
+
+    # ---------------------------------------------------------------- 2. Action Phase (line 10)
+    table.phase("action-2")
+    # The actions row "Reload rifle 1" (line 27): loaded, the second of two actions (line 16).
+    table.outcome(
+        "actions",
+        ("rifles",),
+        {"action": "reload rifle"},
+        {("rifles", "loaded", False, True), ("rifles", "actions_spent", 1, 2)},
+    )
+    refused = table.refusal("shoot", "rifles", "umcijo")
+    # Loaded, but both actions spent (lines 16, 26).
+    assert "not loaded" not in refused and "rifles has spent its 2 actions" in refused
+    # Major Ross's own actions (line 16): "Attack order (Com.) 1" (line 33), +1D6 in this
+    # turn's close combat (line 128).
+    table.outcome(
+        "actions",
+        ("rifles",),
+        {"action": "attack order (commander)"},
+        {("rifles", "commander_actions", 0, 1), ("rifles", "attack_actions", 0, 1)},
+    )
+    assert table.look("actions", "rifles")["commander_actions_left"] == 1
+    # "Fix jammed Machine Gun 2" (line 31): both the Gatling's actions.
+    table.outcome(
+        "actions",
+        ("gatling",),
+        {"action": "fix jammed machine gun"},
+        {("gatling", "jammed", True, False), ("gatling", "actions_spent", 0, 2)},
+    )
+    refused = table.refusal("shoot", "gatling", "umcijo")
+    assert "gatling is not loaded" in refused and "jammed" not in refused
+    # "Dismounting / Mounting 1" (line 24): the carbineers dismount (they move as infantry
+    # from now on, see turn 2), their second action (line 16): no move is left this turn.
+    assert _allowance(table.look("move", "carbineers")) == ("mounted-infantry", 8.0)  # line 40
+    table.outcome(
+        "actions",
+        ("carbineers",),
+        {"action": "dismount / mount"},
+        {("carbineers", "mounted", True, False), ("carbineers", "actions_spent", 1, 2)},
+    )
+    assert "carbineers cannot make this move this turn" in table.refusal("move", "carbineers")
+    # A move: "Move 1" (line 20), cavalry 12" (line 41); nothing to report.
+    assert _allowance(table.look("move", "lancers")) == ("cavalry", 12.0)
+    table.outcome("move", ("lancers",), {}, {("lancers", "actions_spent", 0, 1)})
+    assert table.look("actions", "lancers")["actions_left"] == 1
+
+    # ---------------------------------------------------------------- Close Combat (line 11)
+    table.phase("close-combat")
+    assert table.suggested("close-combat") == {("melee", "nnc", "ingobamakhosi")}
+    # The nnc: 5 men - 3 dice for 7 shock points = 2 (lines 124, 131); the Ingobamakhosi 9.
+    # The nnc roll a 5 and a 5: 2 shock points (line 138); the Ingobamakhosi (fighters: 5-6
+    # kill, 4 a shock point, line 136) kill 2 (nnc-1 and -2 off) and shock 1. The nnc lost 2
+    # dead to none: "Defeated by 2: ... + 2 Shock points" (line 148): 7 + 1 + 2 = 10.
+    table.outcome(
+        "melee",
+        ("nnc", "ingobamakhosi"),
+        {
+            "attacker_kills": 0,
+            "attacker_shock": 2,
+            "defender_kills": 2,
+            "defender_shock": 1,
+            "attacker_removed": ["nnc-1", "nnc-2"],
+            "defender_removed": [],
+        },
+        {
+            ("nnc", "shock", 7, 10),
+            ("ingobamakhosi", "shock", 2, 4),
+            ("nnc-1", "removed", False, True),
+            ("nnc-2", "removed", False, True),
+        },
+    )
+    assert table.look("shoot", "ingobamakhosi", "carbineers")["dice"] == 6  # 8 - 4 // 2
+    # 3 men left with 10 shock points: at least twice as many, broken (line 161).
+    morale = table.look("morale", "nnc")
+    assert (morale["men"], morale["shock"], morale["status"]) == (3, 10, "broken")
+
+    # ---------------------------------------------------------------- Moral Phase (line 12)
+    table.phase("morale")
+    assert table.suggested("morale") == {("morale", "nnc")}
+    # "they are broken (remove from table)" (line 161): no dice, the last three bases go.
+    table.outcome(
+        "morale",
+        ("nnc",),
+        {},
+        {(f"nnc-{i}", "removed", False, True) for i in (3, 4, 5)},
+    )
+    assert not {f"nnc-{i}" for i in range(1, 6)} & table.bases()
+    assert table.suggested("morale") == set()  # nobody else has more shock than men
+    assert table.suggested("close-combat") == set()  # the nnc are gone
+
+    # ---------------------------------------------------------------- turn 2
+    moved = table.phase("artillery")
+    assert moved["turn"] == 2
+    state = table.state()
+    # "two Actions each turn" (line 16): spent actions, the commander's and the attack order
+    # (this turn's, line 128) start afresh; the rest stays.
+    for unit in ("rifles", "gatling", "carbineers", "lancers"):
+        assert state["units"][unit]["actions_spent"] == 0
+    assert state["units"]["rifles"]["commander_actions"] == 0
+    assert state["units"]["rifles"]["attack_actions"] == 0
+    assert state["units"]["gatling"]["loaded"] is False  # reloaded in an action phase
+    assert state["units"]["carbineers"]["mounted"] is False
+    assert state["initiative"] == "zulu"
+    # Dismounted, the carbineers move 6" as infantry (line 39), not 8" (line 40).
+    assert _allowance(table.look("move", "carbineers")) == ("infantry", 6.0)
+    # The nine-pounder: 8W6 Light Gun (line 66), 9-18": 4-6 (line 94).
+    shot = table.look("shoot", "nine-pounder", "umcijo")
+    assert (shot["band"], shot["dice"], shot["need"]) == ("9-18", 8, 4)
+    # 4 hits: 1 kill (the umcijo's leader falls in place of a man, line 120), 3 shock points.
+    table.outcome(
+        "shoot",
+        ("nine-pounder", "umcijo"),
+        {"hits": 4, "kills": 1, "shock": 3, "removed": ["umcijo-leader"]},
+        {
+            ("umcijo", "shock", 2, 5),
+            ("umcijo-leader", "removed", False, True),
+            ("nine-pounder", "loaded", True, False),  # line 29: reload artillery piece 2
+        },
+    )
+    # 4 men left (umcijo-4 to -7) and 5 shock points: more than its men, it retires at the
+    # end of the turn, 3" per shock point over for class C (lines 154, 158).
+    morale = table.look("morale", "umcijo")
+    assert (morale["men"], morale["shock"], morale["status"]) == (4, 5, "retire")
+    assert morale["retire"]["value"] == pytest.approx(3.0)
+
+    table.phase("initiative")
+    # british 5+1 against zulu 6: a tie, which the sheet does not break: roll again (the
+    # ruleset's reading); nothing changes.
+    asked = table.ask("initiative")
+    tie = table.post(
+        "/api/results",
+        {
+            "resolution": asked["log_id"],
+            "decision": "confirm",
+            "result": {"roll_british": 5, "roll_zulu": 6},
+        },
+        400,
+    )
+    assert "tie" in tie["error"]
+    assert table.state()["initiative"] == "zulu" and table.state()["undo"]["kind"] == "phase"
+    # The British still have more leaders (3 to the Zulus' 1 now): 6+1 = 7 against 3.
+    table.outcome(
+        "initiative",
+        (),
+        {"roll_british": 6, "roll_zulu": 3},
+        {("game", "initiative", "zulu", "british")},
+    )
+    table.phase("action-1")
+    assert table.state()["acting_sides"] == ["british", "zulu"]
+    # "Reload Machine Gun 1" (line 30).
+    table.outcome(
+        "actions",
+        ("gatling",),
+        {"action": "reload machine gun"},
+        {("gatling", "loaded", False, True), ("gatling", "actions_spent", 0, 1)},
+    )
+    assert table.look("shoot", "gatling", "umcijo")["allowed"] is True
+    # "Limber / Unlimber 1" (line 25): limbered, the gun moves 8" (line 42) instead of 4"
+    # unlimbered (line 43), and does not fire.
+    assert _allowance(table.look("move", "nine-pounder")) == ("unlimbered", 4.0)
+    table.outcome(
+        "actions",
+        ("nine-pounder",),
+        {"action": "limber / unlimber"},
+        {
+            ("nine-pounder", "formation", "unlimbered", "limbered"),
+            ("nine-pounder", "actions_spent", 0, 1),
+        },
+    )
+    assert _allowance(table.look("move", "nine-pounder")) == ("limbered", 8.0)
+    assert "nine-pounder is limbered" in table.refusal("shoot", "nine-pounder", "umcijo")
+    # Shock set by hand (the unit panel): 2 shock points on the rifles cost a firing die (line
+    # 81); Major Ross's "-1 Shock Point (Com.) 1" (line 32) takes one off, and the die is back.
+    table.post("/api/state", {"unit": "rifles", "set": {"shock": 2}})
+    assert table.look("shoot", "rifles", "umcijo")["dice"] == 12
+    table.outcome(
+        "actions",
+        ("rifles",),
+        {"action": "-1 shock point (commander)"},
+        {("rifles", "shock", 2, 1), ("rifles", "commander_actions", 0, 1)},
+    )
+    assert table.look("shoot", "rifles", "umcijo")["dice"] == 13
+
+    table.phase("action-2")
+    table.phase("close-combat")
+    assert table.suggested("close-combat") == set()
+    table.phase("morale")
+    assert table.suggested("morale") == {("morale", "umcijo")}
+    # It retires (line 154): the camera sees where it goes; nothing the sheet keeps changes.
+    table.outcome("morale", ("umcijo",), {}, set())
+
+    # ---------------------------------------------------------------- turn 3
+    assert table.phase("artillery")["turn"] == 3
+    # The Gatling at the riflemen in the kraal, 20" away: 18-27" needs a 6 (line 96); a
+    # fortification takes off half the dice, rounded up (line 83): 14 - 7 = 7.
+    shot = table.look("shoot", "gatling", "riflemen")
+    assert (shot["band"], shot["cover"], shot["dice"], shot["need"]) == (
+        "18-27",
+        "fortification",
+        7,
+        6,
+    )
+    table.outcome(
+        "shoot",
+        ("gatling", "riflemen"),
+        {"hits": 1, "kills": 1, "shock": 0, "removed": ["riflemen-1"], "jammed": False},
+        {("riflemen-1", "removed", False, True), ("gatling", "loaded", True, False)},
+    )
+    table.phase("initiative")
+    # british 1+1 = 2 against zulu 5: zulu.
+    table.outcome(
+        "initiative",
+        (),
+        {"roll_british": 1, "roll_zulu": 5},
+        {("game", "initiative", "british", "zulu")},
+    )
+    for phase in CA_PHASES[2:]:
+        table.phase(phase)
+    assert table.phase("artillery")["turn"] == 4
+
+    restart_end_and_new(serve, table, tmp_path, CA, first)
+
+
+def _melee_dice(answer: dict[str, Any]) -> tuple[int, int]:
+    """colonial-adventure: the attacker's and the defender's close combat dice."""
+    attacker, defender = answer["sides"]
+    return attacker["dice"], defender["dice"]
+
+
+def _allowance(answer: dict[str, Any]) -> tuple[str, float]:
+    """colonial-adventure: how a unit moves, and how far a Move action takes it (inches)."""
+    return answer["moves_as"], answer["allowance"]["value"]
