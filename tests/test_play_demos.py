@@ -609,3 +609,208 @@ def _melee_dice(answer: dict[str, Any]) -> tuple[int, int]:
 def _allowance(answer: dict[str, Any]) -> tuple[str, float]:
     """colonial-adventure: how a unit moves, and how far a Move action takes it (inches)."""
     return answer["moves_as"], answer["allowance"]["value"]
+
+
+# --------------------------------------------------------------------------------------------
+# age-of-napoleon (rules/sheets/003_5b7c133d01707a77.txt, page 3 only), on 15 cm boxes. The
+# demo: the Sudan, British and Egyptian regulars (d6) against the Mahdists (d3 to shoot, d6 in
+# melee); the game file gives the QRC's range bands in boxes; the Gardner gun has fired 2 turns
+# in a row, the Baggara have a morale check a rocket forced, the Egyptians and the Beja stand in
+# adjacent boxes.
+
+AN = "age-of-napoleon"
+AN_PHASES = ["firing", "movement", "melee", "morale", "end-of-turn"]  # sections 1-5, line 13
+
+
+def test_age_of_napoleon_three_turns(serve: Serve, tmp_path: Path) -> None:
+    table = serve(AN, tmp_path)
+    first = table.state()
+    assert [p["name"] for p in first["phases"]] == AN_PHASES
+    assert (first["turn"], first["phase"]) == (1, "firing")
+
+    # ---------------------------------------------------------------- turn 1, 1. Firing (line 3)
+    firing = table.suggested("firing")
+    assert {("shoot", "egyptians", "beja"), ("rocket", "hale-rockets", "ansar-centre")} <= firing
+    assert not {s for s in firing if s[1] == "gardner"}  # it has fired this turn (game file)
+    # 1 box (short in the game's ranges): 1 die a base including the leader's (line 4), d6 for
+    # regulars (line 8): 3d6.
+    shot = table.look("shoot", "egyptians", "beja")
+    assert (shot["boxes"], shot["band"], shot["dice"]["dice"], shot["die"]) == (1, "short", 3, "d6")
+    # Melee (line 32): a die a base; the Beja fight with their melee_die d6 (line 35).
+    assert _sides_dice(table.look("melee", "egyptians", "beja")) == {"egyptians": 3, "beja": 4}
+    # The dice score 7 (the hits, line 5) with a 6 among them: at least 5 hits and a 6, a leader
+    # check (lines 10, 37); the QRC's Unit Stats take off beja-4.
+    egyptian_volley = {"hits": 7, "top_face": True, "removed": ["beja-4"]}
+    egyptian_edits = {
+        ("beja", "hits", 0, 7),
+        ("beja-4", "removed", False, True),
+        ("egyptians", "fired", False, True),  # fired this turn (line 13)
+    }
+    step = table.outcome("shoot", ("egyptians", "beja"), egyptian_volley, egyptian_edits)
+    assert step is not None
+    assert "beja-4" not in table.bases()
+    # The Beja are 3 bases now: 3 dice (line 32); the Egyptians have fired: not suggested again.
+    assert _sides_dice(table.look("melee", "egyptians", "beja")) == {"egyptians": 3, "beja": 3}
+    assert not {s for s in table.suggested("firing") if s[1] == "egyptians"}
+    # One Undo takes the whole shot back.
+    table.undo(step)
+    assert "beja-4" in table.bases()
+    assert _sides_dice(table.look("melee", "egyptians", "beja")) == {"egyptians": 3, "beja": 4}
+    assert ("shoot", "egyptians", "beja") in table.suggested("firing")
+    preview = table.post(
+        "/api/outcome",
+        {"action": "shoot", "args": ["egyptians", "beja"], "result": egyptian_volley},
+    )
+    assert any("Leader Hits Table" in line for line in preview["lines"])  # line 37
+    table.outcome("shoot", ("egyptians", "beja"), egyptian_volley, egyptian_edits)
+
+    # A rocket lands on its target on a 5 or 6 (line 20): no hits, a morale check at -1 for
+    # infantry (line 22).
+    table.outcome(
+        "rocket",
+        ("hale-rockets", "ansar-centre"),
+        {"landed_on": "ansar-centre"},
+        {("ansar-centre", "rocket_checks", 0, 1), ("hale-rockets", "fired", False, True)},
+    )
+    morale = table.look("morale", "ansar-centre")
+    assert (morale["rocket_checks"], morale["rocket_modifier"]["value"]) == (1, -1)  # line 22
+
+    # Natives shoot d3 (line 9): the Jihadiya's 3 bases (line 4), 3.5 boxes (1 diagonal and 2
+    # straight, line 18): long. They score 5 with a 3 among the dice: a leader check (line 10),
+    # and sikhs-4 comes off.
+    shot = table.look("shoot", "jihadiya", "sikhs")
+    assert (shot["boxes"], shot["band"], shot["dice"]["dice"], shot["die"]) == (
+        3.5,
+        "long",
+        3,
+        "d3",
+    )
+    assert table.look("shoot", "sikhs", "jihadiya")["dice"]["dice"] == 4  # line 4
+    table.outcome(
+        "shoot",
+        ("jihadiya", "sikhs"),
+        {"hits": 5, "top_face": True, "removed": ["sikhs-4"]},
+        {
+            ("sikhs", "hits", 0, 5),
+            ("sikhs-4", "removed", False, True),
+            ("jihadiya", "fired", False, True),
+        },
+    )
+    assert table.look("shoot", "sikhs", "jihadiya")["dice"]["dice"] == 3  # one base fewer
+
+    # ---------------------------------------------------------------- 2. Movement (line 24)
+    table.phase("movement")
+    assert ("move", "hussars") in table.suggested("movement")
+    table.outcome("move", ("hussars",), {}, {("hussars", "moved", False, True)})
+    assert ("move", "hussars") not in table.suggested("movement")
+
+    # ---------------------------------------------------------------- 3. Melee (line 32)
+    table.phase("melee")
+    assert table.suggested("melee") == {("melee", "egyptians", "beja")}
+    # The Beja's 3d6 (3 bases left) total 4 on the Egyptians, no 6; the Egyptians' 3d6 total 6
+    # on the Beja with a 6 (a leader check, line 37: one top face is enough in melee). The
+    # hits add to those taken before (lines 5, 34); a base of each comes off.
+    table.outcome(
+        "melee",
+        ("egyptians", "beja"),
+        {
+            "hits_on_a": 4,
+            "top_face_by_b": False,
+            "hits_on_b": 6,
+            "top_face_by_a": True,
+            "removed_a": ["egyptians-3"],
+            "removed_b": ["beja-3"],
+        },
+        {
+            ("egyptians", "hits", 0, 4),
+            ("beja", "hits", 7, 13),
+            ("egyptians-3", "removed", False, True),
+            ("beja-3", "removed", False, True),
+        },
+    )
+    assert _sides_dice(table.look("melee", "egyptians", "beja")) == {"egyptians": 2, "beja": 2}
+
+    # ---------------------------------------------------------------- 5. Morale (line 39)
+    table.phase("morale")
+    assert table.suggested("morale") == {("morale", "baggara"), ("morale", "ansar-centre")}
+    # The Baggara's check (game file), -2 for cavalry (line 23); the QRC leaves them steady.
+    assert table.look("morale", "baggara")["rocket_modifier"]["value"] == -2
+    table.outcome("morale", ("baggara",), {"broken": False}, {("baggara", "rocket_checks", 1, 0)})
+    # The Ansar's check, -1 for infantry (line 22); the QRC breaks them (line 6: broken).
+    table.outcome(
+        "morale",
+        ("ansar-centre",),
+        {"broken": True},
+        {("ansar-centre", "rocket_checks", 1, 0), ("ansar-centre", "broken", False, True)},
+    )
+    assert table.look("morale", "ansar-centre")["broken"] is True
+    assert table.suggested("morale") == set()
+
+    # ---------------------------------------------------------------- end of the turn (line 13)
+    table.phase("end-of-turn")
+    assert table.suggested("end-of-turn") == {("overheat", "gardner")}
+    # Fired 2 turns in a row: 1d6, it overheats on 2 or less (line 14). A 2: it overheats, and
+    # rests: it may not fire for 1 turn (line 16); its run of turns firing ends.
+    table.outcome(
+        "overheat",
+        ("gardner",),
+        {"score": 2, "if_overheated": "rest"},
+        {("gardner", "gun_state", "ok", "cooling"), ("gardner", "consecutive_fire", 2, 0)},
+    )
+
+    # ---------------------------------------------------------------- turn 2
+    assert table.phase("firing")["turn"] == 2
+    state = table.state()
+    for unit in ("egyptians", "hale-rockets", "jihadiya", "gardner"):
+        assert state["units"][unit]["fired"] is False  # fired this turn: afresh
+    assert state["units"]["hussars"]["moved"] is False
+    assert state["units"]["beja"]["hits"] == 13 and state["units"]["gardner"]["gun_state"] == (
+        "cooling"
+    )
+    # "it may not fire for 1 turn" (line 16).
+    assert "it may not fire this turn" in table.refusal("shoot", "gardner", "jihadiya")
+    assert not {s for s in table.suggested("firing") if s[1] == "gardner"}
+    # The field battery (2 bases, d6) at the Ansar 4 boxes away (medium): 2d6 score 3, no 6.
+    shot = table.look("shoot", "field-battery", "ansar-centre")
+    assert (shot["boxes"], shot["band"], shot["dice"]["dice"]) == (4, "medium", 2)
+    table.outcome(
+        "shoot",
+        ("field-battery", "ansar-centre"),
+        {"hits": 3, "top_face": False, "removed": []},
+        {("ansar-centre", "hits", 0, 3), ("field-battery", "fired", False, True)},
+    )
+    table.phase("movement")
+    table.outcome("move", ("black-watch",), {}, {("black-watch", "moved", False, True)})
+    for phase in ("melee", "morale", "end-of-turn"):
+        table.phase(phase)
+    # No check for a gun that rests: it cools down and is ok (line 16).
+    table.outcome("overheat", ("gardner",), {}, {("gardner", "gun_state", "cooling", "ok")})
+
+    # ---------------------------------------------------------------- turn 3
+    assert table.phase("firing")["turn"] == 3
+    # Ok again, the gun fires: 1 base, 1d6 (line 4), 4 boxes (long, out to 5).
+    shot = table.look("shoot", "gardner", "jihadiya")
+    assert (shot["allowed"], shot["boxes"], shot["dice"]["dice"]) == (True, 4, 1)
+    table.outcome(
+        "shoot",
+        ("gardner", "jihadiya"),
+        {"hits": 4, "top_face": False, "removed": []},
+        {
+            ("jihadiya", "hits", 0, 4),
+            ("gardner", "fired", False, True),
+            ("gardner", "consecutive_fire", 0, 1),  # its first turn firing (line 14)
+        },
+    )
+    for phase in AN_PHASES[1:]:
+        table.phase(phase)
+    # One turn of firing: checks begin after 2 consecutive turns (line 13): no dice, no change.
+    assert table.look("overheat", "gardner")["check"] is False
+    table.outcome("overheat", ("gardner",), {}, set())
+    assert table.phase("firing")["turn"] == 4
+
+    restart_end_and_new(serve, table, tmp_path, AN, first)
+
+
+def _sides_dice(answer: dict[str, Any]) -> dict[str, int]:
+    """age-of-napoleon: each side's melee dice."""
+    return {unit: side["dice"]["dice"] for unit, side in answer["sides"].items()}
