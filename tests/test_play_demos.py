@@ -814,3 +814,273 @@ def test_age_of_napoleon_three_turns(serve: Serve, tmp_path: Path) -> None:
 def _sides_dice(answer: dict[str, Any]) -> dict[str, int]:
     """age-of-napoleon: each side's melee dice."""
     return {unit: side["dice"]["dice"] for unit, side in answer["sides"].items()}
+
+
+# --------------------------------------------------------------------------------------------
+# europe-19c (rules/sheets/004_8318ee244ed3ffb0.txt), in cm. The demo: Koniggratz, Prussia
+# against Austria across the Bistritz; the turn under way: the Kuerassiere charged the Landwehr
+# across the brook (in contact), the Grenadiers lost a base to fire (one morale test to take).
+
+EU = "europe-19c"
+EU_PHASES = ["change-formation", "charge", "movement", "firing", "hand-to-hand"]  # lines 7-11
+
+
+def test_europe_19c_three_turns(serve: Serve, tmp_path: Path) -> None:
+    table = serve(EU, tmp_path)
+    first = table.state()
+    assert [p["name"] for p in first["phases"]] == EU_PHASES
+    assert (first["turn"], first["phase"]) == (1, "change-formation")
+
+    # ---------------------------------------------------------------- turn 1, Change Formation
+    suggested = table.suggested("change-formation")
+    assert {("command", "hq-prussia"), ("command", "hq-austria")} <= suggested
+    assert {("formation", "landwehr"), ("morale", "grenadiers")} <= suggested
+    # Command roll (lines 143-149): a good leader in the standard game, 5-6: 8.
+    table.outcome(
+        "command", ("hq-prussia",), {"roll": "5-6"}, {("hq-prussia", "command_score", 0, 8)}
+    )
+    # A poor leader, 1-2: 2 (line 147).
+    table.outcome(
+        "command", ("hq-austria",), {"roll": "1-2"}, {("hq-austria", "command_score", 0, 2)}
+    )
+    suggested = table.suggested("change-formation")
+    assert not {("command", "hq-prussia"), ("command", "hq-austria")} & suggested  # rolled
+
+    # The Landwehr (loose order, column) form line (line 15). Before: "Infantry Col" fires at
+    # cavalry on 4+ (line 85); the Kuerassiere (3 bases) roll 2 dice a base against "Inf Col."
+    # (line 101).
+    shot = table.look("shoot", "landwehr", "kuerassiere")
+    assert (shot["firer_class"]["row"], shot["rolls"][0]["dice"], shot["rolls"][0]["need"]) == (
+        "Infantry Col",
+        3,  # 3 bases, Rifled Musket 1 die (line 69)
+        4,
+    )
+    assert _dice(table.look("melee", "kuerassiere", "landwehr")) == (6, 6)
+    table.outcome(
+        "formation",
+        ("landwehr",),
+        {"formation": "line"},
+        {("landwehr", "formation", "column", "line")},
+    )
+    # In line: "Inf line, Art" hits cavalry on 2+ (line 83); cavalry roll 3 a base against
+    # "Inf Ln" (line 101): 9; the defenders still 1 a base (line 112) +1 defending the
+    # riverbank frontally (line 114): 6. "Infantry in Line: May not move" (line 17).
+    shot = table.look("shoot", "landwehr", "kuerassiere")
+    assert (shot["firer_class"]["row"], shot["rolls"][0]["need"]) == ("Inf line, Art", 2)
+    assert _dice(table.look("melee", "kuerassiere", "landwehr")) == (9, 6)
+    assert table.look("move", "landwehr")["may_move"] is False
+
+    # The Grenadiers' test for the base lost (line 130): average, 4+ (line 137). It fails:
+    # "Remove a base" (line 141); the test is taken.
+    morale = table.look("morale", "grenadiers")
+    assert (morale["tests"], morale["need"]) == (1, 4)
+    assert table.look("shoot", "grenadiers", "regiment-kaiser")["rolls"][0]["dice"] == 8
+    table.outcome(
+        "morale",
+        ("grenadiers",),
+        {"failed": 1, "removed": ["grenadiers-4"]},
+        {("grenadiers-4", "removed", False, True), ("grenadiers", "bases_removed", 1, 0)},
+    )
+    assert "grenadiers-4" not in table.bases()
+    assert table.look("morale", "grenadiers")["tests"] == 0
+    # Early breech-loader, 2 dice a base (line 68): 3 bases, 6 dice.
+    assert table.look("shoot", "grenadiers", "regiment-kaiser")["rolls"][0]["dice"] == 6
+
+    # ---------------------------------------------------------------- Charge Sequence (line 8)
+    table.phase("charge")
+    # Cavalry may charge cavalry (line 28), 15 cm away: within a cavalry move in the open,
+    # 16 cm (lines 38, 46).
+    charge = table.look("charge", "hussars", "uhlanen")
+    assert (charge["allowed"], charge["charge_table"]["entry"]) == (True, "yes")
+    table.outcome(
+        "charge",
+        ("hussars", "uhlanen"),
+        {"contact": True},
+        {("hussars", "charged", False, True), ("hussars", "moved", False, True)},
+    )
+    assert not {s for s in table.suggested("charge") if s[1] == "hussars"}
+
+    # ---------------------------------------------------------------- Movement (line 9)
+    table.phase("movement")
+    movement = table.suggested("movement")
+    assert ("move", "garde-fusiliers") in movement and ("move", "hussars") not in movement
+    assert table.look("move", "garde-fusiliers")["allowance"]["value"] == 8  # Inf (CO), line 44
+    table.outcome("move", ("garde-fusiliers",), {}, {("garde-fusiliers", "moved", False, True)})
+    # Unlimbered artillery may not move but may pivot (line 23); a pivoting battery cannot fire
+    # (line 78).
+    assert table.look("shoot", "krupp", "regiment-kaiser")["allowed"] is True
+    step = table.outcome(
+        "move",
+        ("krupp",),
+        {"pivoted": True},
+        {("krupp", "moved", False, True), ("krupp", "pivoted", False, True)},
+    )
+    assert step is not None
+    assert "pivoted this turn (004_8318ee244ed3ffb0.txt:78)" in table.refusal(
+        "shoot", "krupp", "regiment-kaiser"
+    )
+    # One Undo takes the pivot and the move back together: the battery may fire.
+    table.undo(step)
+    assert table.look("shoot", "krupp", "regiment-kaiser")["allowed"] is True
+
+    # ---------------------------------------------------------------- Firing (line 10)
+    table.phase("firing")
+    # Steel Rifled Artillery, 60 cm, 4 dice (line 63); "Inf line, Art" against close order
+    # infantry in line, Normal (line 87): 4+ (line 83); in the open against a cannon: no save
+    # (All else, line 96).
+    shot = table.look("shoot", "krupp", "regiment-kaiser")
+    assert (shot["rolls"][0]["dice"], shot["rolls"][0]["need"], shot["save"]["need"]) == (
+        4,
+        4,
+        None,
+    )
+    assert table.look("shoot", "regiment-kaiser", "grenadiers")["rolls"][0]["dice"] == 4
+    # 1 hit: a base off, a morale test (line 130).
+    table.outcome(
+        "shoot",
+        ("krupp", "regiment-kaiser"),
+        {"hits": 1, "removed": ["regiment-kaiser-4"]},
+        {
+            ("krupp", "fired", False, True),
+            ("regiment-kaiser-4", "removed", False, True),
+            ("regiment-kaiser", "bases_removed", 0, 1),
+        },
+    )
+    # The Grenadiers' 6 dice, 4+; breech-loaders against infantry in line in the open save on
+    # 5+ (Sk or Ln, line 96). 3 hits, 1 saved: 2 bases off.
+    shot = table.look("shoot", "grenadiers", "regiment-kaiser")
+    assert (shot["rolls"][0]["dice"], shot["rolls"][0]["need"], shot["save"]["need"]) == (6, 4, 5)
+    table.outcome(
+        "shoot",
+        ("grenadiers", "regiment-kaiser"),
+        {"hits": 3, "saved": 1, "removed": ["regiment-kaiser-2", "regiment-kaiser-3"]},
+        {
+            ("grenadiers", "fired", False, True),
+            ("regiment-kaiser-2", "removed", False, True),
+            ("regiment-kaiser-3", "removed", False, True),
+            ("regiment-kaiser", "bases_removed", 1, 3),
+        },
+    )
+    assert not {"regiment-kaiser-2", "regiment-kaiser-3", "regiment-kaiser-4"} & table.bases()
+    # Rifled Musket, 1 die a base (line 69): 1 base left, 1 die.
+    assert table.look("shoot", "regiment-kaiser", "grenadiers")["rolls"][0]["dice"] == 1
+    assert table.look("morale", "regiment-kaiser")["tests"] == 3
+    # The Landwehr, in line, at the Kuerassiere in contact: 3 dice, 2+ (line 83), no save for a
+    # rifled musket (All else, Open: None, line 96). 1 hit: a base off, and the charging
+    # cavalry fired on by its target test (line 131).
+    table.outcome(
+        "shoot",
+        ("landwehr", "kuerassiere"),
+        {"hits": 1, "removed": ["kuerassiere-3"]},
+        {
+            ("landwehr", "fired", False, True),
+            ("kuerassiere-3", "removed", False, True),
+            ("kuerassiere", "bases_removed", 0, 1),
+            ("kuerassiere", "fired_on", False, True),
+        },
+    )
+    assert ("shoot", "landwehr", "kuerassiere") not in table.suggested("firing")  # it fired
+
+    # ---------------------------------------------------------------- Hand-to-Hand (line 11)
+    table.phase("hand-to-hand")
+    assert ("melee", "kuerassiere", "landwehr") in table.suggested("hand-to-hand")
+    # 2 bases x 3 against 3 x 2 (lines 101, 112, 114). The Kuerassiere score 2 hits, the
+    # Landwehr 4: the unit taking the most hits retreats 12 cm (line 120) and takes two tests
+    # (line 132).
+    assert _dice(table.look("melee", "kuerassiere", "landwehr")) == (6, 6)
+    table.outcome(
+        "melee",
+        ("kuerassiere", "landwehr"),
+        {"attacker_hits": 2, "defender_hits": 4, "retreat_blocked": False},
+        {("kuerassiere", "lost_melee", False, True)},
+    )
+    # Tests: 1 base removed, fired on while charging, lost hand-to-hand (two) = 4 (lines
+    # 130-132); fanatic, 2+ (line 135).
+    morale = table.look("morale", "kuerassiere")
+    assert (morale["tests"], morale["need"]) == (4, 2)
+    table.outcome(
+        "morale",
+        ("kuerassiere",),
+        {"failed": 1, "removed": ["kuerassiere-2"]},
+        {
+            ("kuerassiere-2", "removed", False, True),
+            ("kuerassiere", "bases_removed", 1, 0),
+            ("kuerassiere", "fired_on", True, False),
+            ("kuerassiere", "lost_melee", True, False),
+        },
+    )
+    assert table.look("morale", "kuerassiere")["tests"] == 0
+    # The Austrians' three tests, all passed: taken, no base lost.
+    table.outcome(
+        "morale",
+        ("regiment-kaiser",),
+        {"failed": 0, "removed": []},
+        {("regiment-kaiser", "bases_removed", 3, 0)},
+    )
+
+    # ---------------------------------------------------------------- turn 2
+    assert table.phase("change-formation")["turn"] == 2
+    state = table.state()
+    # What was this turn's starts afresh: the command scores, charged, moved, fired.
+    assert state["units"]["hq-prussia"]["command_score"] == 0
+    assert (state["units"]["hussars"]["charged"], state["units"]["hussars"]["moved"]) == (
+        False,
+        False,
+    )
+    assert state["units"]["kuerassiere"]["charged"] is False  # the game file's charge
+    assert state["units"]["grenadiers"]["fired"] is False
+    assert state["units"]["landwehr"]["formation"] == "line"  # kept
+    assert {("command", "hq-prussia"), ("command", "hq-austria")} <= table.suggested(
+        "change-formation"
+    )
+    # "Limbered Artillery: Can not fire" (line 21); unlimbered (line 19) it fires and "Can not
+    # move but may pivot" (line 23).
+    assert "can not fire (004_8318ee244ed3ffb0.txt:21)" in table.refusal(
+        "shoot", "feldbatterie", "regiment-hess"
+    )
+    assert table.look("move", "feldbatterie")["may_move"] is True
+    table.outcome(
+        "formation",
+        ("feldbatterie",),
+        {"formation": "unlimbered"},
+        {("feldbatterie", "formation", "limbered", "unlimbered")},
+    )
+    assert table.look("move", "feldbatterie")["may_move"] is False
+    table.outcome(
+        "command", ("hq-prussia",), {"roll": "3-4"}, {("hq-prussia", "command_score", 0, 7)}
+    )  # good, standard, 3-4: 7 (line 148)
+    for phase in ("charge", "movement", "firing"):
+        table.phase(phase)
+    # Bronze Rifled Artillery, 48 cm, 3 dice (line 64), "Inf line, Art" against close order
+    # infantry in column, "CO If Col": 3+ (line 83).
+    shot = table.look("shoot", "feldbatterie", "regiment-hess")
+    assert (shot["allowed"], shot["rolls"][0]["dice"], shot["rolls"][0]["need"]) == (True, 3, 3)
+    table.outcome(
+        "shoot",
+        ("feldbatterie", "regiment-hess"),
+        {"hits": 2, "removed": ["regiment-hess-3", "regiment-hess-4"]},
+        {
+            ("feldbatterie", "fired", False, True),
+            ("regiment-hess-3", "removed", False, True),
+            ("regiment-hess-4", "removed", False, True),
+            ("regiment-hess", "bases_removed", 0, 2),
+        },
+    )
+    table.phase("hand-to-hand")
+
+    # ---------------------------------------------------------------- turn 3
+    assert table.phase("change-formation")["turn"] == 3
+    table.outcome(
+        "command", ("hq-austria",), {"roll": "5-6"}, {("hq-austria", "command_score", 0, 4)}
+    )  # poor, standard, 5-6: 4 (line 149)
+    for phase in EU_PHASES[1:]:
+        table.phase(phase)
+    assert table.phase("change-formation")["turn"] == 4
+
+    restart_end_and_new(serve, table, tmp_path, EU, first)
+
+
+def _dice(answer: dict[str, Any]) -> tuple[int, int]:
+    """europe-19c: the attacker's and the defender's hand-to-hand dice."""
+    attacker, defender = answer["rolls"][:2]
+    return attacker["dice"], defender["dice"]
