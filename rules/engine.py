@@ -585,14 +585,21 @@ class Ruleset:
         return {}
 
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
-        """What the players are asked after `action args` (empty for an action whose result
-        changes nothing the sheet keeps, such as `measure`)."""
+        """What the players are asked after `action args`: empty for an action whose result
+        changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
         if action not in self.actions():
             raise QuestionError(
                 f"{self.id} has no action {action!r}; its actions are {', '.join(self.actions())}"
             )
         rule = self.outcomes().get(action)
-        return () if rule is None else rule.form(scene, tuple(args))
+        if rule is None:
+            return ()
+        try:
+            return rule.form(scene, tuple(args))
+        except QuestionError:
+            # A question the sheet refuses (a shot out of range, a gun that may not fire):
+            # the players roll nothing, so there is nothing to report. `settle` still says why.
+            return ()
 
     def settle(
         self, scene: Scene, action: str, args: Sequence[str], reported: Mapping[str, Any]

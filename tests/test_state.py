@@ -287,3 +287,17 @@ def test_the_same_problem_on_many_units_is_said_once_with_its_places() -> None:
     assert message.count("arm is 'infantry'") == 1
     assert "units[0].arm: arm is 'infantry'; accepted: 'foot'" in message
     assert "(also at units[1].arm, units[2].arm, units[3].arm and 2 more)" in message
+
+
+def test_a_refused_question_has_nothing_to_report_and_settling_it_says_why() -> None:
+    # On the colonial demo the riflemen's muskets cannot reach the rifles (22.7", line 86):
+    # the answer says so (allowed: false), the form asks nothing, and settling it names why.
+    from rules.scene import load_scene
+    from vision.demo import demo_files
+
+    scene = load_scene(demo_files("colonial-adventure")[1])
+    rules = get_ruleset("colonial-adventure")
+    assert rules.resolve(scene, "shoot", ["riflemen", "rifles"]).data["allowed"] is False
+    assert rules.report_form(scene, "shoot", ["riflemen", "rifles"]) == ()
+    with pytest.raises(QuestionError, match="a musket cannot reach"):
+        rules.settle(scene, "shoot", ["riflemen", "rifles"], {})
