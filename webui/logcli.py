@@ -1,6 +1,7 @@
 """`umpire log`: the games in the game log, and one game exported as JSON.
 
-    umpire log                      every game: id, started, ruleset, turns, resolutions, results
+    umpire log                      every game: id, started, ruleset, turns, resolutions, results,
+                                    steps (changes of state), ended or still playing
     umpire log GAME --json          everything logged of game GAME, as JSON on stdout
     umpire log GAME --out FILE      the same, written to FILE
     umpire log --data DIR           the log of another data folder (default: $UMPIRE_DATA, else
@@ -100,9 +101,13 @@ def _print_games(games: list[dict[str, Any]], path: Path) -> None:
     if not games:
         print(f"no games in {path} yet")
         return
-    print(f"{'game':>5}  {'started':<16}  {'ruleset':<22} turns  resolutions  results  source")
+    print(
+        f"{'game':>5}  {'started':<16}  {'ruleset':<22} turns  resolutions  results  steps  "
+        "state     source"
+    )
     for g in games:
         print(
             f"{g['id']:>5}  {_when(g['started']):<16}  {g['ruleset']:<22} {g['turns']:>5}  "
-            f"{g['resolutions']:>11}  {g['results']:>7}  {g['source']}"
+            f"{g['resolutions']:>11}  {g['results']:>7}  {g.get('steps', 0):>5}  "
+            f"{'ended' if g['ended'] is not None else 'playing':<8}  {g['source']}"
         )
