@@ -1076,12 +1076,19 @@
     }
   }
 
+  /** The phase after the one the sequence of play shows as current. Clicks are taken one after
+   * another, each from the phase the last one set: the game's state (`state.game`) is read again
+   * only after a phase is saved, so moving on from it would lose a click made meanwhile. */
+  let phaseChange = Promise.resolve();
+
   function nextPhase() {
-    const game = state.game;
-    if (!game || !game.phase) return;
-    const names = (game.phases || []).map((p) => p.name);
-    const next = names[(names.indexOf(game.phase) + 1) % names.length];
-    choosePhase(next);
+    phaseChange = phaseChange.then(() => {
+      const game = state.game;
+      if (!game || !game.phase) return undefined;
+      const names = (game.phases || []).map((p) => p.name);
+      const current = names.includes(state.phase) ? state.phase : game.phase;
+      return choosePhase(names[(names.indexOf(current) + 1) % names.length]);
+    });
   }
 
   /** The unit of the selected base, its state as buttons built from the ruleset's fields. */
