@@ -384,6 +384,25 @@ class Player:
                 continue
         pytest.fail(f"could not select {base} on the map: {self.page.inner_text('#pick')!r}")
 
+    def pair(self, first: str, second: str) -> None:
+        """Click one base then another on the map: the card answers the pair."""
+        picked = f"{first} and {second}: click a base to start again."
+        for _ in range(3):
+            if self.page.locator("#clear").is_visible():
+                self.page.locator("#clear").click()
+            self.base_click(first)
+            self.base_click(second)
+            try:
+                self.page.wait_for_function(
+                    "text => document.getElementById('pick').textContent === text",
+                    arg=picked,
+                    timeout=5_000,
+                )
+                return
+            except PlaywrightTimeout:
+                continue
+        pytest.fail(f"could not pick {first} then {second}: {self.page.inner_text('#pick')!r}")
+
     def unit_shows(self, **values: object) -> None:
         """Wait for the Unit panel to show these values (counts, flags, choices)."""
         self.page.wait_for_function(

@@ -40,3 +40,22 @@ def test_next_phase_clicked_as_soon_as_the_page_shows_a_phase_moves_on_from_it(
     player.at(2, "shoot-a")
     state = player.state()
     assert (state["turn"], state["phase"]) == (2, "shoot-a")
+
+
+def test_confirming_a_move_without_dice_marks_the_group_moved_and_its_next_shot_counts_it(
+    page: Page, served: Served
+) -> None:
+    player = Player(page, served)
+    player.ready()
+    for phase in PHASES[1:4]:
+        player.next_phase(1, phase)
+    # The tirailleurs (side B, uncommanded, 4 figures) move in their actions phase (line 87).
+    before = player.ask("shoot", "tirailleurs", "lieutenant-price")["shooters"]
+    assert (before["figures"], before["fire"]) == (4, 2)  # stationary: 1 per 2 (line 33)
+    player.suggestion("actions-b", "move", "tirailleurs")
+    assert page.locator("#card .report-form").count() == 0  # no dice to report
+    # A move sets `moved` (line 107: a foot figure's move this turn).
+    assert player.confirm() == ["tirailleurs moved: no → yes"]
+    assert player.state()["units"]["tirailleurs"]["moved"] is True
+    after = player.ask("shoot", "tirailleurs", "lieutenant-price")["shooters"]
+    assert (after["figures"], after["fire"]) == (4, 1)  # moving: 1 per 3 (line 34)

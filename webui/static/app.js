@@ -533,6 +533,7 @@
     const id = r.log_id;
     if (!Number.isInteger(id) || !question) return null;
     const row = h("div", { class: "decide", "data-log-id": id });
+    row.refused = r.allowed === false;
     fillDecision(row, id, questionKey(question));
     return row;
   }
@@ -559,7 +560,12 @@
             message.textContent = form.missing();
             return;
           }
-          decide(row, id, key, { decision: "confirm", result: form ? form.values() : null }, message);
+          // No dice to report (a move, a charge): an empty result still applies the action's
+          // outcome (the unit has moved); for a question without one (measure) it changes nothing.
+          // A refused action (a shot out of range) has no outcome: the table's agreement is
+          // recorded, nothing is settled.
+          const result = form ? form.values() : row.refused ? null : {};
+          decide(row, id, key, { decision: "confirm", result }, message);
         },
       }, form ? "Confirm and apply" : "Confirm"),
       h("button", {
