@@ -312,10 +312,11 @@ class Player:
         """Step a count of the dice form to `value` with its - and + buttons."""
         shown = self.card.locator(f'output.count-value[data-report="{name}"]')
         for _ in range(30):
-            now = int(shown.inner_text())
+            text = shown.inner_text()
+            now = int(text) if text.isdigit() else None  # a die not yet reported shows "–"
             if now == value:
                 return
-            step = "plus" if now < value else "minus"
+            step = "plus" if now is None or now < value else "minus"
             self.card.locator(f'.report[data-report="{name}"] .step.{step}').click()
         pytest.fail(f"{name} would not come to {value}: it shows {shown.inner_text()}")
 

@@ -281,3 +281,35 @@ def test_three_turns_of_the_demo_game(page: Page, served: Served) -> None:
     page.wait_for_selector('#map g.base[data-base="fusiliers-5"]')
     page.wait_for_selector('#map g.base[data-base="grenadiers-3"]')
     assert player.taken_off() == []
+
+
+def test_a_die_face_not_yet_reported_is_asked_for_before_anything_is_refused(
+    page: Page, served: Served
+) -> None:
+    player = Player(page, served)
+    player.ready()
+    for phase in PHASES[1:4]:
+        player.next_phase(1, phase)
+    before = player.state()
+    # The fusiliers dice on the actions table (line 87); their RF 4 (see the three turns below)
+    # picks the RF2-5 row (line 152). The D6 has no face until the players say what it showed.
+    player.suggestion("actions-b", "risk", "fusiliers")
+    face = player.card.locator('output.count-value[data-report="face"]')
+    assert face.inner_text() == "–"
+    preview = player.card.locator(".preview")
+    page.wait_for_function(
+        "() => document.querySelector('#card .preview')?.textContent"
+        " === 'say what the dice showed first: face'"
+    )
+    assert preview.locator(".error").count() == 0
+    player.card.locator(".decide button.confirm").click()  # not sent: the form says why
+    assert player.card.locator(".decide-msg").inner_text() == "say what the dice showed first: face"
+    assert player.state()["units"] == before["units"]
+    # The first + is a 1 (a D6 shows 1 to 6, line 150), and - goes no lower.
+    player.card.locator('.report[data-report="face"] .step.plus').click()
+    assert face.inner_text() == "1"
+    player.card.locator('.report[data-report="face"] .step.minus').click()
+    assert face.inner_text() == "1"
+    # RF2-5, D6 1: "Withdraw towards cover further from enemy" (line 152).
+    player.will_apply("fusiliers status: steady → falling-back")
+    assert player.confirm() == ["fusiliers status: steady → falling-back"]

@@ -887,11 +887,17 @@
       const label = h("span", { class: "report-label" }, r.label, source(r.source));
       let control;
       if (r.kind === "count") {
-        values[r.name] = Number.isInteger(r.default) ? r.default : 0;
-        const shown = h("output", { class: "count-value", "data-report": r.name }, values[r.name]);
+        // A count the ruleset gives no starting value for is a die's face (1 to 6): it starts
+        // unset, so the form asks for it instead of sending a face no die shows, and goes no
+        // lower than 1.
+        const unset = !Number.isInteger(r.default);
+        const bottom = unset ? 1 : 0;
+        values[r.name] = unset ? null : r.default;
+        const shown = h("output", { class: "count-value", "data-report": r.name }, unset ? "–" : values[r.name]);
         const step = (d) => () => {
           const top = Number.isInteger(r.maximum) ? r.maximum : Infinity;
-          values[r.name] = Math.max(0, Math.min(top, values[r.name] + d));
+          const now = values[r.name] === null ? bottom - (d > 0 ? 1 : 0) : values[r.name];
+          values[r.name] = Math.max(bottom, Math.min(top, now + d));
           shown.textContent = values[r.name];
           changed();
         };
