@@ -317,3 +317,4 @@ def test_three_turns_of_the_demo_game(page: Page, served: Served) -> None:
     page.wait_for_selector('#map g.base[data-base="11th-bni-4"]')
     assert player.taken_off() == []
     player.unit_shows(hits=1, disordered=False)  # hm-61st as the game file sets it up
+    assert page.locator("#unit-msg").inner_text() == ""  # the ended game's refusal is gone

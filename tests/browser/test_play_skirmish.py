@@ -281,6 +281,8 @@ def test_three_turns_of_the_demo_game(page: Page, served: Served) -> None:
     page.wait_for_selector('#map g.base[data-base="fusiliers-5"]')
     page.wait_for_selector('#map g.base[data-base="grenadiers-3"]')
     assert player.taken_off() == []
+    player.unit_shows(casualties=1, wounded=1, status="steady")  # fusiliers, as set up
+    assert page.locator("#unit-msg").inner_text() == ""  # the ended game's refusal is gone
 
 
 def test_a_die_face_not_yet_reported_is_asked_for_before_anything_is_refused(

@@ -1078,6 +1078,7 @@
     try {
       const answer = await post(path, body || {});
       $("game-msg").textContent = done ? done(answer) : "";
+      $("unit-msg").textContent = ""; // a refusal there was about the game as it stood
       state.decisions.clear();
       await loadState();
       refreshMap();
