@@ -29,6 +29,11 @@ def demo_options() -> dict[str, object]:
     return {"ruleset": "skirmish-19c", "move_every": 0, "hand_every": 0}
 
 
+def factors(answer: dict[str, Any]) -> list[tuple[int, int]]:
+    """A risk answer's factors as (value, sheet line)."""
+    return [(f["value"], int(f["source"].rsplit(":", 1)[1])) for f in answer["factors"]]
+
+
 def test_next_phase_clicked_as_soon_as_the_page_shows_a_phase_moves_on_from_it(
     page: Page, served: Served
 ) -> None:
@@ -64,11 +69,6 @@ def test_confirming_a_move_without_dice_marks_the_group_moved_and_its_next_shot_
     assert player.state()["units"]["tirailleurs"]["moved"] is True
     after = player.ask("shoot", "tirailleurs", "lieutenant-price")["shooters"]
     assert (after["figures"], after["fire"]) == (4, 1)  # moving: 1 per 3 (line 34)
-
-
-def factors(answer: dict[str, Any]) -> list[tuple[int, int]]:
-    """A risk answer's factors as (value, sheet line)."""
-    return [(f["value"], int(f["source"].rsplit(":", 1)[1])) for f in answer["factors"]]
 
 
 def test_three_turns_of_the_demo_game(page: Page, served: Served) -> None:
@@ -293,8 +293,9 @@ def test_a_die_face_not_yet_reported_is_asked_for_before_anything_is_refused(
     for phase in PHASES[1:4]:
         player.next_phase(1, phase)
     before = player.state()
-    # The fusiliers dice on the actions table (line 87); their RF 4 (see the three turns below)
-    # picks the RF2-5 row (line 152). The D6 has no face until the players say what it showed.
+    # The fusiliers dice on the actions table (line 87); their RF 4 (worked out in the three
+    # turns above) picks the RF2-5 row (line 152). The D6 has no face until the players say
+    # what it showed.
     player.suggestion("actions-b", "risk", "fusiliers")
     face = player.card.locator('output.count-value[data-report="face"]')
     assert face.inner_text() == "–"
