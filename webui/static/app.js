@@ -533,6 +533,7 @@
     const id = r.log_id;
     if (!Number.isInteger(id) || !question) return null;
     const row = h("div", { class: "decide", "data-log-id": id });
+    row.refused = r.allowed === false;
     fillDecision(row, id, questionKey(question));
     return row;
   }
@@ -559,7 +560,12 @@
             message.textContent = form.missing();
             return;
           }
-          decide(row, id, key, { decision: "confirm", result: form ? form.values() : null }, message);
+          // No dice to report (a move, a charge): an empty result still applies the action's
+          // outcome (the unit has moved); for a question without one (measure) it changes nothing.
+          // A refused action (a shot out of range) has no outcome: the table's agreement is
+          // recorded, nothing is settled.
+          const result = form ? form.values() : row.refused ? null : {};
+          decide(row, id, key, { decision: "confirm", result }, message);
         },
       }, form ? "Confirm and apply" : "Confirm"),
       h("button", {
@@ -881,11 +887,17 @@
       const label = h("span", { class: "report-label" }, r.label, source(r.source));
       let control;
       if (r.kind === "count") {
-        values[r.name] = Number.isInteger(r.default) ? r.default : 0;
-        const shown = h("output", { class: "count-value", "data-report": r.name }, values[r.name]);
+        // A count the ruleset gives no starting value for is a die's face (1 to 6): it starts
+        // unset, so the form asks for it instead of sending a face no die shows, and goes no
+        // lower than 1.
+        const unset = !Number.isInteger(r.default);
+        const bottom = unset ? 1 : 0;
+        values[r.name] = unset ? null : r.default;
+        const shown = h("output", { class: "count-value", "data-report": r.name }, unset ? "–" : values[r.name]);
         const step = (d) => () => {
           const top = Number.isInteger(r.maximum) ? r.maximum : Infinity;
-          values[r.name] = Math.max(0, Math.min(top, values[r.name] + d));
+          const now = values[r.name] === null ? bottom - (d > 0 ? 1 : 0) : values[r.name];
+          values[r.name] = Math.max(bottom, Math.min(top, now + d));
           shown.textContent = values[r.name];
           changed();
         };
@@ -1066,6 +1078,7 @@
     try {
       const answer = await post(path, body || {});
       $("game-msg").textContent = done ? done(answer) : "";
+      $("unit-msg").textContent = ""; // a refusal there was about the game as it stood
       state.decisions.clear();
       await loadState();
       refreshMap();
@@ -1076,12 +1089,19 @@
     }
   }
 
+  /** The phase after the one the sequence of play shows as current. Clicks are taken one after
+   * another, each from the phase the last one set: the game's state (`state.game`) is read again
+   * only after a phase is saved, so moving on from it would lose a click made meanwhile. */
+  let phaseChange = Promise.resolve();
+
   function nextPhase() {
-    const game = state.game;
-    if (!game || !game.phase) return;
-    const names = (game.phases || []).map((p) => p.name);
-    const next = names[(names.indexOf(game.phase) + 1) % names.length];
-    choosePhase(next);
+    phaseChange = phaseChange.then(() => {
+      const game = state.game;
+      if (!game || !game.phase) return undefined;
+      const names = (game.phases || []).map((p) => p.name);
+      const current = names.includes(state.phase) ? state.phase : game.phase;
+      return choosePhase(names[(names.indexOf(current) + 1) % names.length]);
+    });
   }
 
   /** The unit of the selected base, its state as buttons built from the ruleset's fields. */
