@@ -64,6 +64,11 @@ def test_confirming_a_move_without_dice_marks_the_group_moved_and_its_next_shot_
     assert (before["figures"], before["fire"]) == (4, 2)  # stationary: 1 per 2 (line 33)
     player.suggestion("actions-b", "move", "tirailleurs")
     assert page.locator("#card .report-form").count() == 0  # no dice to report
+    # ... but the card still says what Confirm will change before it is pressed.
+    page.wait_for_selector("#card .preview .will-apply li")
+    assert page.locator("#card .preview .will-apply li").all_inner_texts() == [
+        "tirailleurs moved: no → yes"
+    ]
     # A move sets `moved` (line 107: a foot figure's move this turn).
     assert player.confirm() == ["tirailleurs moved: no → yes"]
     assert player.state()["units"]["tirailleurs"]["moved"] is True

@@ -679,6 +679,21 @@
       parts.push(form.el);
       fillDecision(decision, r.log_id, questionKey(question));
     }
+    else if (decision && !decision.refused && question.action !== "measure" && canChange() &&
+        !state.decisions.get(questionKey(question))) {
+      // No dice to report (a move, a charge): still say what Confirm will change, if anything.
+      const preview = h("div", { class: "preview", "aria-live": "polite" });
+      parts.push(preview);
+      post("/api/outcome", { action: question.action, args: question.args, result: {} })
+        .then((answer) => {
+          const edits = answer.edits || [];
+          if (edits.length) {
+            preview.replaceChildren(h("p", { class: "hint" }, "Confirm will apply:"),
+              h("ul", { class: "will-apply" }, edits.map((e) => h("li", null, editWords(e)))));
+          }
+        })
+        .catch(() => {}); // an action whose result changes nothing: nothing to show
+    }
     parts.push(decision);
     parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
       h("pre", null, JSON.stringify(r, null, 2))));
