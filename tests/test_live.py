@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.sources
 from rules.scene import TerrainKind, parse_scene
 from vision.demo import DemoGame, open_demo_game
 from vision.game import load_game
@@ -27,6 +28,8 @@ from vision.synthetic import table_spec
 from webui.app import create_app
 from webui.live import Live, LiveState
 from webui.overlay import draw_overlay
+
+from .test_sources import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "examples" / "games" / "skirmish.toml"
@@ -96,14 +99,23 @@ def test_demo_hand_passes_after_one_period() -> None:
     assert hands == [False] * 10 + [True] * 5 + [False]
 
 
-def test_demo_paces_frames_in_real_time() -> None:
-    # 20 fps: the 5th frame is due 4 / 20 = 0.2 s after the first.
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A clock that moves only when slept, used by every source pacing itself on real time."""
+    clock = FakeClock()
+    monkeypatch.setattr(vision.sources, "REAL_TIME", clock)
+    return clock
+
+
+def test_demo_paces_frames_in_real_time(fake_clock: FakeClock) -> None:
+    # 20 fps: the demo waits 1 / 20 s before each frame after the first, and the 5th frame is
+    # shown 4 / 20 = 0.2 s after the first (on the test's clock: nothing here is timed).
     with DemoGame(resolution=(320, 180), fps=20, hand_every=0, move_every=0) as demo:
-        first = demo.read()
-        for _ in range(4):
-            last = demo.read()
-    assert first is not None and last is not None
-    assert last.timestamp - first.timestamp >= 0.2 - 0.01
+        frames = [demo.read() for _ in range(5)]
+    assert fake_clock.slept == [0.05] * 4
+    assert [f.timestamp for f in frames if f is not None] == pytest.approx(
+        [0.0, 0.05, 0.1, 0.15, 0.2]
+    )
 
 
 def test_demo_rejects_a_bad_resolution() -> None:
