@@ -357,6 +357,11 @@ class FramePacer:
         self.clock = REAL_TIME if clock is None else clock
         self._start: float | None = None
 
+    @property
+    def started(self) -> bool:
+        """Whether the first frame has been given."""
+        return self._start is not None
+
     @overload
     def wait(self, played: int) -> float: ...
 
@@ -370,10 +375,9 @@ class FramePacer:
         now = clock.now()
         if wake is not None and wake.interrupted:
             return None
-        if self._start is None:
-            self._start = now
-            if self.fps is None:
-                return now
+        if self._start is None:  # the first frame comes at once, asked for or not
+            self._start = now - (0.0 if self.fps is None else played / self.fps)
+            return now
         woken = False
         if self.fps is None:
             woken = clock.sleep(None, wake)
@@ -660,11 +664,12 @@ class ImageFolderSource(BaseSource):
     def advance(self) -> int | None:
         """Ask for the next photo now (stepping by hand, or sooner than its time). Returns the
         number (from 1) of the photo it brings, or None when no photo is left to bring (the
-        end of a folder that does not loop, or a folder of one photo)."""
+        end of a folder that does not loop, a folder of one photo) or the folder does not wait
+        for its photos anyway (neither `realtime` nor `step`)."""
         count = len(self._images)
-        if count < 2:
+        if count < 2 or not self.paced:
             return None
-        coming = self._next + self._wake.asked
+        coming = self._next + self._wake.asked + (0 if self._pacer.started else 1)
         if coming >= count:
             if not self.loop:
                 return None

@@ -27,6 +27,7 @@ import json
 import logging
 import math
 import queue
+import statistics
 import threading
 import time
 from collections import deque
@@ -47,13 +48,24 @@ from rules.play import Play
 from rules.scene import Scene, parse_scene
 from vision.game import Game, load_game
 from vision.pipeline import Scan
-from vision.sources import FrameSource, SourceError, open_source, parse_source
+from vision.sources import (
+    FrameSource,
+    ImageFolderSource,
+    SourceError,
+    VideoFileSource,
+    open_source,
+    parse_source,
+)
 from vision.track import Tracker
 
 _log = logging.getLogger(__name__)
 
 FPS_WINDOW_S: Final = 10.0
 """Frames per second are counted over the last few seconds (enough for a slow scanner)."""
+LATENCY_WINDOW_S: Final = 10.0
+"""The frame-to-page latency in the status is the median and p95 of the last 10 seconds."""
+AT_END: Final = ("stop", "loop")
+"""What a video file or a folder of photos does after its last frame (`--at-end`)."""
 BACKOFF_FIRST_S: Final = 0.25
 BACKOFF_MAX_S: Final = 5.0
 """Reopening a lost camera waits this long, doubling up to the maximum, between tries."""
@@ -98,6 +110,8 @@ class LiveState:
     """Why the last frame gave no scene, if it did not."""
     timings: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     """`scan_s`: seconds the last scan took."""
+    captured: float | None = None
+    """`time.monotonic()` when the source handed over the frame last scanned (None before)."""
 
 
 class Live:
@@ -154,6 +168,11 @@ class Live:
         """Frames scanned so far (a table fitted or not)."""
         self._camera_lost = False
         self._ended = False
+        self._latency_lock = threading.Lock()
+        self._latencies: deque[tuple[float, float]] = deque()
+        """(when sent, seconds from capture) of each frame event written to a page."""
+        self._origin: tuple[int, str] | None = None
+        """Index and origin (a folder's photo path) of the frame last scanned."""
         self._play: Play | None = None
         """The game in play, applied to every scene (None: the game file's state as it is)."""
         self._seen_doc: dict[str, Any] | None = None
@@ -175,8 +194,12 @@ class Live:
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop both threads and close the source. Waiters on `changed` are woken."""
+        """Stop both threads and close the source. Waiters on `changed` are woken, and so is a
+        source waiting for its next frame to be due (a folder waiting for "next photo")."""
         self._stopping.set()
+        interrupt = getattr(self.source, "interrupt", None)
+        if callable(interrupt):
+            interrupt()
         with self.changed:
             self.changed.notify_all()
         for thread in self._threads:
@@ -259,6 +282,7 @@ class Live:
                     s.status,
                     s.error,
                     s.timings,
+                    s.captured,
                 )
 
             self._publish(update, error=error)
@@ -267,12 +291,65 @@ class Live:
         """The `/api/status` document now (frames per second counted up to this moment)."""
         status = dict(self.state.status)
         status["fps"] = self._fps()
+        status["latency_ms"] = self.latency_ms()
         return status
+
+    def frame_sent(self, state: LiveState) -> None:
+        """A page has been written the `frame` event of `state`'s frame (called by `/events`
+        once the event is written): its latency from capture counts in `latency_ms`."""
+        if state.captured is None:
+            return
+        now = time.monotonic()
+        with self._latency_lock:
+            self._latencies.append((now, now - state.captured))
+
+    def latency_ms(self) -> dict[str, Any]:
+        """Frame-to-page latency over the last `LATENCY_WINDOW_S`: from a frame's capture to
+        its `frame` event written to a page, median and p95 in ms (None without a page)."""
+        now = time.monotonic()
+        with self._latency_lock:
+            sent = self._latencies
+            while sent and now - sent[0][0] > LATENCY_WINDOW_S:
+                sent.popleft()
+            values = sorted(latency for _, latency in sent)
+        median = p95 = None
+        if values:
+            median = round(statistics.median(values) * 1000, 1)
+            p95 = round(values[math.ceil(0.95 * len(values)) - 1] * 1000, 1)
+        return {"median": median, "p95": p95, "events": len(values), "window_s": LATENCY_WINDOW_S}
+
+    def step(self) -> dict[str, int]:
+        """Ask a folder of photos for its next photo now (the page's "Next photo"): stepping
+        by hand, or sooner than its time. Returns `{"photo": N, "photos": M}`, the number of
+        the photo asked for and how many the folder holds. Raises `ServeError` saying why when
+        there is no next photo (not a folder, one photo, all shown)."""
+        source = self.source
+        if not isinstance(source, ImageFolderSource):
+            raise ServeError(
+                f"{source.description} is not a folder of photos: only a folder steps from one "
+                "photo to the next"
+            )
+        photos = len(source.images)
+        if photos < 2:
+            raise ServeError(f"{source.description} is one photo: there is no next photo")
+        if not source.paced:
+            raise ServeError(
+                f"{source.description} is read as fast as its photos load: there is no photo to "
+                "wait for"
+            )
+        number = source.advance()
+        if number is None:
+            raise ServeError(
+                f"all {photos} photos have been shown (or asked for); serve with --at-end loop "
+                "to go round again"
+            )
+        return {"photo": number, "photos": photos}
 
     # ----------------------------------------------------------------------------- threads
 
     def _read_loop(self) -> None:
         delay = self.backoff[0]
+        offered = 0
         while not self._stopping.is_set():
             frame = self.source.read()
             if frame is not None:
@@ -281,9 +358,19 @@ class Live:
                     self._camera_lost = False
                     self._reset_tracker.set()  # it may be another camera, or moved
                     self._publish(lambda s: s)
-                self._offer(frame)
+                if getattr(self.source, "every_frame", False):
+                    self._hand_over(frame)
+                else:
+                    self._offer(frame)
+                offered += 1
                 continue
+            if self._stopping.is_set():
+                return
             if not self.source.live:
+                # Played to its end: said so once its last frame has been scanned.
+                while self.scanned + self.dropped < offered:
+                    if self._stopping.wait(0.02):
+                        return
                 self._ended = True
                 self._publish(lambda s: s)
                 return
@@ -309,6 +396,15 @@ class Live:
             except queue.Empty:
                 pass
             self._frames.put_nowait(frame)  # one producer: the slot is free now
+
+    def _hand_over(self, frame: Any) -> None:
+        """Put a frame that must be scanned in the queue, waiting for the slot to be free."""
+        while not self._stopping.is_set():
+            try:
+                self._frames.put(frame, timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     def _scan_loop(self) -> None:
         last = -float("inf")
@@ -352,7 +448,8 @@ class Live:
         elapsed = time.perf_counter() - started
         with self._fps_lock:
             self._scanned_at.append(time.monotonic())
-            self.scanned += 1
+        self._origin = (frame.index, str(frame.source))
+        captured = getattr(frame, "captured", None)
 
         def update(s: LiveState) -> LiveState:
             keep = scan is None
@@ -366,9 +463,11 @@ class Live:
                 s.status,
                 error,
                 MappingProxyType({"scan_s": elapsed}),
+                captured,
             )
 
         self._publish(update, error=error)
+        self.scanned += 1  # after the publication: "ended" is said after the last frame
 
     # ----------------------------------------------------------------------------- state
 
@@ -497,13 +596,20 @@ class Live:
         expected = sum(len(u.bases) for u in self.game.units) - len(removed)
         stale = len([b for b in det.get("stale_bases", []) if b["base"] not in removed])
         seen = sum(len(u["bases"]) for u in doc["units"]) - stale if doc else 0
-        if self._ended and error is None:
-            error = f"{self.source.description} has no more frames"
+        playback, words = self._playback()
+        captured = (
+            None
+            if state.captured is None
+            else round(time.time() - (time.monotonic() - state.captured), 4)
+        )
         status = {
             "fps": self._fps(),
             "frame": state.frame,
             "source": self.source.description,
             "live": bool(self.source.live) and not self._ended,
+            "source_state": playback,
+            "source_words": words,
+            "can_step": playback in ("playing", "stepping") and self._can_step(),
             "camera_lost": self._camera_lost,
             "ruleset": self.game.ruleset,
             "phase": self.phase,
@@ -530,6 +636,8 @@ class Live:
             "updated": time.time(),
             "dropped_frames": self.dropped,
             "scan_ms": round(state.timings.get("scan_s", 0.0) * 1000, 1),
+            "captured": captured,
+            "latency_ms": self.latency_ms(),
         }
         return LiveState(
             state.version + (1 if bump else 0),
@@ -541,7 +649,57 @@ class Live:
             MappingProxyType(status),
             error,
             state.timings,
+            state.captured,
         )
+
+    def _playback(self) -> tuple[str, str]:
+        """Where the source stands, as a word for the page to style and a phrase to show:
+        `live` (a camera, stream or the demo giving frames), `lost` (it gives none), `playing`
+        (a video, or a folder in real time), `stepping` (a folder stepped by hand), `still` (one
+        photo), `ended` (a video or folder played to its end)."""
+        source = self.source
+        if source.live:
+            return ("lost", "no frames: reconnecting") if self._camera_lost else ("live", "live")
+        if isinstance(source, ImageFolderSource):
+            return self._photo_playback(source)
+        if isinstance(source, VideoFileSource):
+            name = source.path.name
+            if self._ended:
+                return "ended", f"finished: {name} played to its end"
+            where = ""
+            if self._origin is not None:
+                count = source.frame_count
+                number = self._origin[0] % count + 1 if count else self._origin[0] + 1
+                where = f", frame {number}" + (f" of {count}" if count else "")
+            pace = f" at {source.play_rate:g} fps" if source.play_rate else ""
+            return "playing", f"playing {name}{pace}{where}"
+        if self._ended:
+            return "ended", f"finished: {source.description} has no more frames"
+        return "playing", f"playing {source.description}"
+
+    def _photo_playback(self, source: ImageFolderSource) -> tuple[str, str]:
+        photos = source.images
+        shown = Path(self._origin[1]) if self._origin is not None else None
+        if len(photos) == 1:
+            return "still", f"still photo {photos[0].name}"
+        if self._ended:
+            return "ended", f"finished: all {len(photos)} photos shown"
+        if shown is not None and shown in photos:
+            where = f"photo {photos.index(shown) + 1} of {len(photos)} ({shown.name})"
+        else:
+            where = f"{len(photos)} photos"
+        if source.step:
+            return "stepping", f"{where}: next photo steps on"
+        pace = f", one every {1 / source.play_rate:g} s" if source.play_rate else ""
+        return "playing", where + pace
+
+    def _can_step(self) -> bool:
+        source = self.source
+        if not isinstance(source, ImageFolderSource) or len(source.images) < 2:
+            return False
+        if not source.paced:
+            return False
+        return source.loop or not source.finished
 
     def _warnings(self, det: Mapping[str, Any]) -> list[str]:
         """What the players should look at: the fit drifting, corner tags left out, tags that
@@ -604,14 +762,37 @@ def open_live(
     resolution: str | tuple[int, int] = (1280, 720),
     stale_seconds: float = STALE_SECONDS,
     demo: str | None = None,
+    at_end: str | None = None,
+    step: bool = False,
 ) -> Live:
     """The tracker for a `--source` (not started): the built-in demo of `demo` (a ruleset id,
     default skirmish-19c), or a camera, file, folder or stream scanned with the game file
-    `game_path` (required for anything but the demo)."""
+    `game_path` (required for anything but the demo).
+
+    `fps`: the demo's frame rate (default 10); a video is played at it (default: the file's
+    own rate) and a folder shows that many photos a second (default 1); a camera or stream is
+    scanned at most that often. `step`: a folder shows each photo until the page asks for the
+    next. `at_end`: what a video or a folder does after its last frame, `stop` (default) or
+    `loop`. `realtime=False` reads the demo, a video or a folder as fast as it comes (tests)."""
     from calibration.store import load_camera
 
+    kind = "demo" if source.strip().lower() == "demo" else parse_source(source).kind
+    if at_end is not None and at_end not in AT_END:
+        raise ServeError(f"--at-end must be one of {', '.join(AT_END)}, not {at_end!r}")
+    if at_end is not None and kind not in ("video", "images"):
+        raise ServeError(
+            f"--at-end applies to a video file or a folder of photos, not to {source!r}: a "
+            "camera, a stream or the demo has no end"
+        )
+    if step and kind != "images":
+        raise ServeError(
+            f"--step steps through a folder of photos, not {source!r}"
+            + (": a video plays at its own frame rate, or at --fps" if kind == "video" else "")
+        )
+    if step and fps is not None:
+        raise ServeError("--step and --fps: a folder stepped by hand has no rate; give one of them")
     camera = load_camera(camera_path) if camera_path else None
-    if source.strip().lower() == "demo":
+    if kind == "demo":
         from vision.demo import DEFAULT_DEMO, open_demo_game
 
         if demo is not None:
@@ -633,8 +814,13 @@ def open_live(
             "built-in demo brings its own game"
         )
     game = load_game(game_path)
-    # A recorded game replays, so the page stays alive; a folder of photos is scanned once.
-    options = {"loop": True} if parse_source(source).kind == "video" else {}
-    return Live(
-        open_source(source, **options), game, camera, max_fps=fps, stale_seconds=stale_seconds
-    )
+    if kind in ("video", "images"):
+        # Played like a camera: a video at its frame rate, a folder a photo a second or by
+        # hand; every photo of a folder is scanned. Once, or over and over with --at-end loop.
+        options: dict[str, Any] = {"loop": at_end == "loop"}
+        if step:
+            options["step"] = True
+        else:
+            options.update(realtime=realtime, rate=fps)
+        return Live(open_source(source, **options), game, camera, stale_seconds=stale_seconds)
+    return Live(open_source(source), game, camera, max_fps=fps, stale_seconds=stale_seconds)

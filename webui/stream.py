@@ -1,5 +1,6 @@
 """The pushed routes: `/events` (server-sent events: `event: frame` within a few milliseconds of
-each scanned frame, a comment heartbeat every 15 s) and `/stream.mjpg` (the live view with its
+each scanned frame, a comment heartbeat every 15 s; each frame event written counts in the
+tracker's frame-to-page latency) and `/stream.mjpg` (the live view with its
 overlays as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
 
 Each open stream holds one server thread (werkzeug's threaded server gives each request its
@@ -67,6 +68,10 @@ def events() -> ResponseReturnValue:
                 kind = "frame" if newer.frame != state.frame else "status"
                 state = newer
                 yield _event(kind, {"frame": state.frame, "status": live.status()})
+                if kind == "frame":
+                    # werkzeug asks for the next chunk once this one is written and flushed:
+                    # the frame has reached this page's connection now.
+                    live.frame_sent(state)
             if time.monotonic() >= beat:
                 beat = time.monotonic() + heartbeat
                 yield ": heartbeat\n\n"
