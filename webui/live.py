@@ -436,7 +436,7 @@ class Live:
             scan = self.tracker.scan(frame.image, state=None)
             seen = self._with_stale(scan.scene, frame.timestamp)
             doc = self._with_play(seen)
-            scene = parse_scene(json.loads(json.dumps(doc)), "live scene")
+            scene = parse_scene(doc, "live scene")  # `doc` is fresh JSON: no copy needed
             self._seen_doc = seen
         except (CalibrationError, UmpireError) as exc:
             error = f"frame {frame.index}: {exc}"
