@@ -64,6 +64,10 @@ FPS_WINDOW_S: Final = 10.0
 """Frames per second are counted over the last few seconds (enough for a slow scanner)."""
 LATENCY_WINDOW_S: Final = 10.0
 """The frame-to-page latency in the status is the median and p95 of the last 10 seconds."""
+LATENCY_EVERY_S: Final = 0.5
+"""How often the latency figures are worked out again."""
+LATENCY_KEEP: Final = 20_000
+"""The most frame events the latency remembers (fifty pages at 30 fps for 13 s)."""
 AT_END: Final = ("stop", "loop")
 """What a video file or a folder of photos does after its last frame (`--at-end`)."""
 BACKOFF_FIRST_S: Final = 0.25
@@ -169,8 +173,10 @@ class Live:
         self._camera_lost = False
         self._ended = False
         self._latency_lock = threading.Lock()
-        self._latencies: deque[tuple[float, float]] = deque()
+        self._latencies: deque[tuple[float, float]] = deque(maxlen=LATENCY_KEEP)
         """(when sent, seconds from capture) of each frame event written to a page."""
+        self._latency_doc: tuple[float, dict[str, Any]] | None = None
+        """When `latency_ms` was last worked out, and what it gave."""
         self._origin: tuple[int, str] | None = None
         """Index and origin (a folder's photo path) of the frame last scanned."""
         self._play: Play | None = None
@@ -303,20 +309,32 @@ class Live:
         with self._latency_lock:
             self._latencies.append((now, now - state.captured))
 
-    def latency_ms(self) -> dict[str, Any]:
+    def latency_ms(self, *, fresh: bool = False) -> dict[str, Any]:
         """Frame-to-page latency over the last `LATENCY_WINDOW_S`: from a frame's capture to
-        its `frame` event written to a page, median and p95 in ms (None without a page)."""
+        its `frame` event written to a page, median and p95 in ms (None without a page), and
+        how many events were counted. Worked out at most every `LATENCY_EVERY_S` (fifty pages
+        at 30 frames a second ask for the status 1500 times a second); `fresh`: now."""
         now = time.monotonic()
         with self._latency_lock:
+            known = self._latency_doc
+            if not fresh and known is not None and now - known[0] < LATENCY_EVERY_S:
+                return dict(known[1])
             sent = self._latencies
             while sent and now - sent[0][0] > LATENCY_WINDOW_S:
                 sent.popleft()
             values = sorted(latency for _, latency in sent)
-        median = p95 = None
-        if values:
-            median = round(statistics.median(values) * 1000, 1)
-            p95 = round(values[math.ceil(0.95 * len(values)) - 1] * 1000, 1)
-        return {"median": median, "p95": p95, "events": len(values), "window_s": LATENCY_WINDOW_S}
+            median = p95 = None
+            if values:
+                median = round(statistics.median(values) * 1000, 1)
+                p95 = round(values[math.ceil(0.95 * len(values)) - 1] * 1000, 1)
+            figures = {
+                "median": median,
+                "p95": p95,
+                "events": len(values),
+                "window_s": LATENCY_WINDOW_S,
+            }
+            self._latency_doc = (now, figures)
+            return dict(figures)
 
     def step(self) -> dict[str, int]:
         """Ask a folder of photos for its next photo now (the page's "Next photo"): stepping
