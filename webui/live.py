@@ -1,10 +1,17 @@
 """The tracker running behind `umpire serve`: frames in, scenes out, in two threads.
 
 - The source thread reads frames into a `queue.Queue(maxsize=1)`; a frame nobody scanned yet is
-  dropped for the newer one (Northstar's rule: scan the present, never a backlog).
+  dropped for the newer one (Northstar's rule: scan the present, never a backlog), except the
+  photos of a folder: each is a frame of its own, and the source thread waits for it to be
+  taken. A video file or a folder plays at its own pace (`vision.sources`: a video at its frame
+  rate, a folder a photo a second or stepped by hand, `step()`), and is said to have ended
+  once its last frame is scanned.
 - The scan thread runs `Tracker.scan` (vision/track.py: only what changed is read again) on
   the newest frame and publishes an immutable `LiveState`
   under a lock, then wakes every waiter of a `threading.Condition` (the page's event streams).
+
+Each state carries its frame's capture time; `/events` reports each frame event it has written
+(`frame_sent`), and the status gives the frame-to-page latency of the last 10 s (`latency_ms`).
 
 A live source that gives no frame (a camera unplugged, a stream dropped) sets `camera_lost` and
 is reopened with back-off, while the server keeps serving the last scene. A frame whose table
