@@ -577,3 +577,41 @@ def test_the_installed_command_fails_the_same_way(tmp_path: Path) -> None:
         timeout=120,
     )
     assert_one_line_error(done, ["nowhere.json", "no such file"])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--source", "camera:0", "--at-end", "loop"], "--at-end applies to a video file"),
+        (["--at-end", "stop"], "--at-end applies to a video file"),
+        (["--source", "camera:0", "--step"], "--step steps through a folder of photos"),
+        (["--source", "PHOTOS", "--game", "GAME", "--step", "--fps", "2"], "has no rate"),
+        (["--replay", "1", "--step"], "--replay plays a logged game"),
+    ],
+)
+def test_serve_source_options_that_do_not_go_together_exit_2_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    fragment: str,
+) -> None:
+    from webui.cli import main
+
+    (tmp_path / "PHOTOS").mkdir()  # never opened: the options are refused first
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UMPIRE_DATA", str(tmp_path / "data"))
+    game = str(REPO / "examples" / "games" / "skirmish.toml")
+    assert main(["serve", *(game if a == "GAME" else a for a in args)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err, err
+
+
+def test_serve_at_end_is_stop_or_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    from webui.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--at-end", "rewind"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--at-end: invalid choice: 'rewind'" in err and "stop" in err and "loop" in err

@@ -231,6 +231,11 @@
     if (!status) return;
     if (status.frame !== undefined) $("st-frame").textContent = status.frame;
     if (typeof status.fps === "number") $("st-fps").textContent = status.fps.toFixed(1);
+    // Frames a second mean something only while frames come: not for a still photo, a folder
+    // waiting for "Next photo" or a video played to its end.
+    $("st-fps-item").hidden = !["live", "playing", undefined].includes(status.source_state);
+    if (status.source_words) framesFrom = { state: status.source_state, words: status.source_words };
+    $("next-photo").hidden = !status.can_step;
     const cal = status.calibration;
     $("st-cal").textContent = cal
       ? `${cal.rms.toFixed(2)} ${cal.unit} rms, worst ${cal.worst.toFixed(2)} ${cal.unit}`
@@ -261,6 +266,21 @@
     item.textContent = text;
   }
 
+  /** What the source is doing, in the server's words (the events stream is connected). */
+  let framesFrom = { state: "live", words: "live" };
+  const showSource = () => connection(framesFrom.state, framesFrom.words);
+
+  /** The page's "Next photo": the folder shows its next photo now. */
+  async function nextPhoto() {
+    $("source-msg").textContent = "";
+    try {
+      const answer = await post("/api/source/next", {});
+      $("source-msg").textContent = `photo ${answer.photo} of ${answer.photos} asked for`;
+    } catch (error) {
+      $("source-msg").textContent = error.message;
+    }
+  }
+
   // ------------------------------------------------------------------------------------------
   // Server-sent events: one `frame` event per scanned frame.
 
@@ -269,13 +289,13 @@
   function listen() {
     if (events) events.close();
     events = new EventSource("/events");
-    events.addEventListener("open", () => connection("live", "live"));
+    events.addEventListener("open", showSource);
     events.addEventListener("frame", (event) => {
       const data = JSON.parse(event.data);
       state.frame = data.frame;
       showStatus(data.status);
       $("st-frame").textContent = data.frame;
-      connection("live", "live");
+      showSource();
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
       if (Date.now() - lastSuggest > 5000) loadSuggest();
@@ -285,6 +305,7 @@
       // The game's state changed (a result confirmed elsewhere, a new turn) or the camera did.
       const data = JSON.parse(event.data);
       showStatus(data.status);
+      showSource();
       refreshMap();
       loadState();
     });
@@ -1240,6 +1261,7 @@
       afterPick();
     });
     $("snap").addEventListener("click", takeSnapshot);
+    $("next-photo").addEventListener("click", nextPhoto);
     $("next-phase").addEventListener("click", nextPhase);
     $("undo").addEventListener("click", () => gameAction("/api/state/undo", {}, (a) => `undone (step ${a.undone})`));
     $("end-game").addEventListener("click", () => {
