@@ -93,8 +93,8 @@ class Threshold:
 
     @property
     def within(self) -> bool:
-        """The measurement is within (at most) the limit."""
-        return self.measured <= self.limit
+        """The measurement is within (at most) the limit (`geometry.within`)."""
+        return geo.within(self.measured, self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +194,9 @@ def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
     measured, limit, uncertainty = t.measured, t.limit, t.uncertainty
     margin = limit - measured
     close = abs(margin) <= uncertainty
-    verdict = "too close to call" if close else "within" if measured <= limit else "beyond"
+    verdict = (
+        "too close to call" if close else "within" if geo.within(measured, limit) else "beyond"
+    )
     return {
         "measured": length_json(scene, measured),
         "limit": length_json(scene, limit),

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,25 @@ EPS = 1e-6
 """Lengths below this (mm) are zero: touching bases are 0 apart, a grazing ray is not blocked."""
 REACH = 1.0e6
 """How far (mm) an 'unbounded' fire arc is drawn: a kilometre, far beyond any table."""
+
+
+@overload
+def within(length: float, limit: float) -> bool: ...
+@overload
+def within(length: Array, limit: float | Array) -> npt.NDArray[np.bool_]: ...
+@overload
+def within(length: float, limit: Array) -> npt.NDArray[np.bool_]: ...
+
+
+def within(length: float | Array, limit: float | Array) -> bool | npt.NDArray[np.bool_]:
+    """Whether a measured length is within a rule's limit (at most it): the one comparison every
+    range band edge, weapon reach and "within N" of every ruleset makes.
+
+    A length that comes out a rounding error past the limit is on it: two bases exactly 4"
+    apart measure 101.60000000000002 mm in some places of the table and 101.6 mm in others,
+    and a 4" band must take both (`EPS`, as touching bases are 0 apart). Works element by
+    element on arrays."""
+    return length <= limit + EPS
 
 
 class Aspect(StrEnum):

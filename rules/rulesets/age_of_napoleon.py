@@ -458,7 +458,7 @@ def range_bands(scene: Scene, unit: Unit) -> tuple[Band, ...]:
 
 def band_of(bands: Sequence[Band], boxes: float) -> Band | None:
     """The nearest band reaching `boxes`, or None when beyond the longest."""
-    return next((b for b in bands if boxes <= b.limit), None)
+    return next((b for b in bands if geo.within(boxes, b.limit)), None)
 
 
 def unit_type(unit: Unit) -> str:
@@ -1970,7 +1970,7 @@ class AgeOfNapoleon(Ruleset):
                     continue
                 pt = board.place(target)
                 nearest = min(geo.grid_steps(x, y) for x in ps.candidates for y in pt.candidates)
-                if nearest <= reach:
+                if geo.within(nearest, reach):
                     yield shooter, target
 
     def _maybe_touching(self, board: Board, ua: Unit, ub: Unit) -> bool:

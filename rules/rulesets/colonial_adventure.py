@@ -2384,7 +2384,9 @@ class ColonialAdventure(Ruleset):
             if enemy.side == shooter.side:
                 continue
             near = table.unit_distance(shooter, enemy)
-            if reach is None or near.distance <= reach * INCH + table.uncertainty(near.a, near.b):
+            if reach is None or geo.within(
+                near.distance, reach * INCH + table.uncertainty(near.a, near.b)
+            ):
                 out.append(enemy)
         return out
 
@@ -2450,7 +2452,7 @@ def _bbox(polygon: tuple[tuple[float, float], ...]) -> tuple[float, float, float
 def _band_index(bands: Sequence[Band], distance_mm: float) -> int | None:
     """The band a distance falls in (upper edges included), None beyond the last."""
     for i, band in enumerate(bands):
-        if band.high is None or distance_mm <= band.high * INCH + geo.EPS:
+        if band.high is None or geo.within(distance_mm, band.high * INCH):
             return i
     return None
 

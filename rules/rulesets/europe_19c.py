@@ -929,7 +929,9 @@ class Europe19c(Ruleset):
         if lead is None:
             reason = _why_no_shot(shots)
             data.update(
-                band=next((b.label for b, mm in bands if nearest.distance <= mm), "out-of-range"),
+                band=next(
+                    (b.label for b, mm in bands if geo.within(nearest.distance, mm)), "out-of-range"
+                ),
                 allowed=False,
                 in_sight=any(s.seen for s in shots),
                 reasons=[reason],
@@ -1009,7 +1011,7 @@ class Europe19c(Ruleset):
         nearest = order[0]
         d0 = away[nearest.id]
         shot = _Shot(base, in_town, d0, Threshold(d0, longest, table.uncertainty(base, nearest)))
-        in_range = [aim for aim in order if away[aim.id] <= longest]
+        in_range = [aim for aim in order if geo.within(away[aim.id], longest)]
         in_arc = [
             aim for aim, ok in zip(in_range, _arcs(table, base, in_range, half), strict=True) if ok
         ]
@@ -1021,7 +1023,7 @@ class Europe19c(Ruleset):
                 continue
             d = away[aim.id]
             shot.seen = True
-            band, limit = next((b, mm) for b, mm in bands if d <= mm)
+            band, limit = next((b, mm) for b, mm in bands if geo.within(d, mm))
             shot.target, shot.band, shot.distance = aim, band, d
             shot.threshold = Threshold(d, limit, table.uncertainty(base, aim))
             shot.dice = band.dice
@@ -2023,7 +2025,7 @@ class Europe19c(Ruleset):
             for base in firer.bases:
                 row = table.distances[table.index[base.id]].take(columns)
                 half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
-                in_range = [enemies[k] for k in np.flatnonzero(row <= reach).tolist()]
+                in_range = [enemies[k] for k in np.flatnonzero(geo.within(row, reach)).tolist()]
                 asks.append((base, in_range, half))
         pairs = [
             (base, aim)

@@ -76,6 +76,9 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
   buildings and hills between the units block sight, and the target must be in sight of some
   firing base. Cavalry have no fire table (the sheet gives infantry, artillery and rockets
   only), so cavalry fire is not allowed.
+- Range bands (lines 59, 66): a band reaches up to and including its limit, compared as every
+  ruleset compares a length with a limit (`geometry.within`: a rounding error past the limit is
+  on it), so two bases exactly 4" apart are at short range wherever they stand on the table.
 - Artillery rows (lines 60-62): "Indian - all 5+ 6 N/A" is short 5+, long 6, extreme N/A (the
   three cells ran together); "N/A" means the gun may not fire at that range.
 - Rockets (lines 72-75): each rocket base fires one rocket aimed at the target (the first leg
@@ -1384,7 +1387,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
             for side, free in gaps.items()
         }
         # Condition 1 is met when the distance is at least 8": beyond (or on) the limit.
-        far_enough = apart.measured >= apart.limit
+        far_enough = geo.within(apart.limit, apart.measured)
         gap_ok = any(t is None or t.within for t in gap_checks.values())
         close = apart.too_close_to_call or any(
             t is not None and t.too_close_to_call for t in gap_checks.values()
@@ -2833,7 +2836,7 @@ class SepoysAndSoldiers(Ruleset):
             ((table.distance(x, y), x, y) for x in a.bases for y in b.bases),
             key=lambda p: p[0],
         )
-        return [p for p in pairs if p[0] <= limit]
+        return [p for p in pairs if geo.within(p[0], limit)]
 
     def _sight_seen(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any] | None:
         """`_sight` when some base of `a` sees some base of `b`, else None (without the
@@ -2855,14 +2858,15 @@ class SepoysAndSoldiers(Ruleset):
             }
         ra, rb = m.rows_of[a.id], m.rows_of[b.id]
         distances, sees = m.block(table.distances, ra, rb), m.block(m.sees, ra, rb)
-        if (sees[distances <= limit] < 0).any():
-            new_a, new_b = np.nonzero((distances <= limit) & (sees < 0))
+        near = geo.within(distances, limit)
+        if (sees[near] < 0).any():
+            new_a, new_b = np.nonzero(near & (sees < 0))
             self._judge_sight(table, m.row_numbers[a.id][new_a], m.row_numbers[b.id][new_b])
             sees = m.block(m.sees, ra, rb)
         best: tuple[float, int, int] | None = None
         for i, (row, verdicts) in enumerate(zip(distances.tolist(), sees.tolist(), strict=True)):
             for j, (d, seen) in enumerate(zip(row, verdicts, strict=True)):
-                if seen == 1 and d <= limit and (best is None or d < best[0]):
+                if seen == 1 and geo.within(d, limit) and (best is None or d < best[0]):
                     best = (d, i, j)
         if best is None:
             return None
@@ -3633,11 +3637,11 @@ class SepoysAndSoldiers(Ruleset):
         gaps = m.gaps[number][:, number]
         enemies = sides[:, None] != sides[None, :]
         if m.uncertainty is not None:
-            return self._pairs_of(troops, enemies & (gaps <= limit + m.uncertainty))
-        maybe = enemies & (gaps <= limit + m.slack)
-        for i, j in zip(*np.nonzero(maybe & (gaps > limit)), strict=True):
+            return self._pairs_of(troops, enemies & geo.within(gaps, limit + m.uncertainty))
+        maybe = enemies & geo.within(gaps, limit + m.slack)
+        for i, j in zip(*np.nonzero(maybe & ~geo.within(gaps, limit)), strict=True):
             near, unc = _near_and_uncertainty(table, troops[i], troops[j])
-            maybe[i, j] = near.distance <= limit + unc
+            maybe[i, j] = geo.within(near.distance, limit + unc)
         return self._pairs_of(troops, maybe)
 
     @staticmethod
@@ -3691,7 +3695,7 @@ class SepoysAndSoldiers(Ruleset):
             longest = LONGEST_REACH.get(arm, INFANTRY_BANDS[-1].limit)
             distance, unc = _gap(table, a, b)
             limit = longest + unc
-            if distance <= limit:
+            if geo.within(distance, limit):
                 shots.append((a, b, arm, limit))
         # The flights of every rocket at the enemies it may fire at, in one batch (`_flight`
         # finds them judged).
@@ -3713,7 +3717,7 @@ class SepoysAndSoldiers(Ruleset):
                 reach[m.units[a.id], m.units[b.id]] = limit
                 volleys[(m.units[a.id], m.units[b.id])] = (a, b, limit)
         owner = table.unit_numbers
-        rows, cols = np.nonzero(table.distances <= reach[owner][:, owner])
+        rows, cols = np.nonzero(geo.within(table.distances, reach[owner][:, owner]))
         self._judge_sight(table, rows, cols)
         self._first_seen(table, rows, cols, volleys)
         for a, b, arm, _ in shots:

@@ -772,7 +772,7 @@ def row_label(risk_factor: int) -> str:
 def band_of(weapon: Weapon, distance: float) -> str:
     """The range band a distance (mm) falls in, `out-of-range` beyond long."""
     for band, limit in weapon.bands:
-        if distance <= limit:
+        if geo.within(distance, limit):
             return band
     return "out-of-range"
 
@@ -1358,7 +1358,7 @@ class Board:
             found = self._side_seen(unit.side)[start:stop]
             if within < math.inf:
                 block = self.table.distances[start:stop]
-                found = np.where(block <= within + geo.EPS, found, np.inf)
+                found = np.where(geo.within(block, within), found, np.inf)
             self._enemy_rows[key] = found
         return found
 
@@ -1410,7 +1410,7 @@ class Board:
             seen = self._side_seen(side)[rows]
             if within < math.inf:
                 block = self.table.distances[rows]
-                seen = np.where(block <= within + geo.EPS, seen, np.inf)
+                seen = np.where(geo.within(block, within), seen, np.inf)
             starts = lay.starts
             nearest = np.minimum.reduceat(seen, starts, axis=1)
             at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
@@ -1454,7 +1454,7 @@ class Board:
                 nearest = block.argmin(axis=1).tolist()
                 for i, (b, j) in enumerate(zip(officers, nearest, strict=True)):
                     d = float(block[i, j])
-                    if d <= LEADER_JOIN_MM:  # `Threshold.within`
+                    if geo.within(d, LEADER_JOIN_MM):  # `Threshold.within`
                         unc = self.table.uncertainty(b, target.bases[j])
                         found.append((b, Threshold(d, LEADER_JOIN_MM, unc)))
         return found
@@ -1788,7 +1788,7 @@ class Board:
         """(R, C) the distance from base rows[r] to base cols[c] where the first sees the entire
         second within `within` (line 55), else infinity."""
         block = self.table.distances.take(rows, axis=0).take(cols, axis=1)
-        near = block <= within + geo.EPS
+        near = geo.within(block, within)
         if near.any():
             r, c = np.nonzero(near)
             near[r, c] = self.sees_many(rows[r], cols[c])
@@ -1892,7 +1892,7 @@ class Board:
         reach = 2 * self._most_uncertain
         out = []
         for other, d in zip(others, gaps, strict=True):
-            if d <= reach:
+            if geo.within(d, reach):
                 unc = table.uncertainty(base, other)
                 if d <= unc:
                     out.append((other, Threshold(d, 0.0, unc)))
@@ -2082,7 +2082,7 @@ class Skirmish19c(Ruleset):
             each = view.each(board.table.bases, board.number(target_unit))
         eligible = [seen for seen in each if seen is not None]
         if not eligible:
-            in_range = near_distance <= longest
+            in_range = geo.within(near_distance, longest)
             why = (
                 "no figure sees the entire base of a target figure within range"
                 if in_range
@@ -2354,7 +2354,7 @@ class Skirmish19c(Ruleset):
         # Only figures within the limit or near it (no two bases' combined uncertainty exceeds
         # twice the largest) are in command or too close to call: the rest are not looked at.
         near_limit = 2 * board._most_uncertain
-        asked = np.flatnonzero((row <= limits) | (np.abs(limits - row) <= near_limit))
+        asked = np.flatnonzero(geo.within(row, limits) | (np.abs(limits - row) <= near_limit))
         measured_at = row[asked].tolist()
         for k, measured in zip(asked.tolist(), measured_at, strict=True):
             friend, base, _, there = on_side[k]
@@ -2369,7 +2369,7 @@ class Skirmish19c(Ruleset):
                 if abs(limit - measured) <= unc:
                     t = Threshold(measured, limit, unc)
                     close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-            if measured <= limit:
+            if geo.within(measured, limit):
                 in_command.append(base.id)
                 commanded_units.setdefault(friend.id, []).append(base)
 
@@ -2626,7 +2626,7 @@ class Skirmish19c(Ruleset):
             block = table.block(heroes, unit.bases)
             gaps = block.min(axis=1)
             reach = HERO_NEAR_MM + 2 * board._most_uncertain
-            for i in np.flatnonzero(gaps <= reach).tolist():
+            for i in np.flatnonzero(geo.within(gaps, reach)).tolist():
                 j = int(block[i].argmin())
                 b = heroes[i]
                 t = Threshold(float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j]))
@@ -2651,7 +2651,7 @@ class Skirmish19c(Ruleset):
             enemy = owner[b.id]
             bands = weapons[enemy.id].bands
             seen = seen or b
-            if bands and d <= bands[-1][1]:
+            if bands and geo.within(d, bands[-1][1]):
                 t = Threshold(d, bands[-1][1], board.table.uncertainty(a, b))
                 return seen, (enemy, weapons[enemy.id], t)
         return seen, None
@@ -2668,7 +2668,7 @@ class Skirmish19c(Ruleset):
         if not seen.flat[k] < math.inf:
             return None, None
         nearest = bases[k % n]
-        in_reach = np.where(seen <= board.enemy_reach(unit)[None, :], seen, math.inf)
+        in_reach = np.where(geo.within(seen, board.enemy_reach(unit)[None, :]), seen, math.inf)
         k = int(in_reach.argmin())
         d = float(in_reach.flat[k])
         if not d < math.inf:
@@ -3551,7 +3551,7 @@ class Skirmish19c(Ruleset):
             return
         longest = weapon.bands[-1][1]
         gap = board.table.unit_gap
-        reachable = [e for e in board.enemies(unit) if gap(unit, e) <= longest + geo.EPS]
+        reachable = [e for e in board.enemies(unit) if geo.within(gap(unit, e), longest)]
         commanded = board.is_pc(unit) or unit.get("commanded") is True
         if not commanded:
             sightings = board.unit_sightings_of(unit, reachable, longest)
@@ -3574,7 +3574,7 @@ class Skirmish19c(Ruleset):
             enemies = [min(enemies, key=lambda g: g[1])]
         reach = allowance + 2 * board._most_uncertain
         for e, gap in enemies:
-            if gap <= reach:
+            if geo.within(gap, reach):
                 item("charge", [unit.id, e.id], lambda e=e: self._charge(board, unit.id, e.id))
 
     def _out_of_command(
@@ -3592,7 +3592,7 @@ class Skirmish19c(Ruleset):
                 for b in u.bases:
                     enclosed = here or board.in_enclosed(b)
                     limit = COMMAND_ENCLOSED_MM if enclosed else COMMAND_OPEN_MM
-                    if board.table.distance(leader, b) <= limit:
+                    if geo.within(board.table.distance(leader, b), limit):
                         ok = True
                         break
                 if ok:
@@ -3619,7 +3619,7 @@ class Skirmish19c(Ruleset):
         # No two bases' combined uncertainty exceeds twice the largest: units further apart
         # than that are in contact with none of the other's figures.
         reach = 2 * board._most_uncertain
-        near_units = (gaps <= reach).tolist() if gaps.size else None
+        near_units = geo.within(gaps, reach).tolist() if gaps.size else None
         for i, a in enumerate(units):
             for k, b in enumerate(units[i + 1 :], i + 1):
                 if a.side == b.side or (near_units is not None and not near_units[i][k]):
