@@ -324,6 +324,21 @@ class Ruleset:
     """True when a target is in sight only if every sight line to its base is clear."""
     sight_rule: ClassVar[Cite | None] = None
     """Where the sheet says what blocks sight."""
+    visibility_within: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType({})
+    """Inside one piece of these kinds, two bases that both stand (centre) in it see each other
+    up to this far (mm, edge to edge) and no further; the piece itself never blocks the lines
+    between them."""
+    hidden_in: ClassVar[frozenset[TerrainKind]] = frozenset()
+    """Kinds of terrain that hide a base whose centre stands in them from viewers outside the
+    piece (a piece the scene says gives no cover hides nobody): such a base is seen only within
+    `hidden_seen_within`, and only when it stands within `hidden_edge` of the piece's edge or its
+    unit has done what `revealed_by` names."""
+    hidden_edge: ClassVar[float] = 0.0
+    """mm: how near the edge of the piece hiding it a base shows itself."""
+    hidden_seen_within: ClassVar[float] = math.inf
+    """mm: the farthest a base hidden in terrain is seen (edge to edge)."""
+    revealed_by: ClassVar[str | None] = None
+    """A unit flag (`fired`) that shows a unit's bases hidden in terrain."""
 
     default_cover: ClassVar[Mapping[TerrainKind, Cover]] = MappingProxyType(
         {
@@ -370,6 +385,10 @@ class Ruleset:
         """What may block sight from `viewer` to `target` under this sheet."""
         table = table_for(scene)
         out = list(table.terrain_obstacles(self))
+        pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+        exempt = table._terrain_exempt(self, *pair)
+        if exempt is not None:
+            out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
         if self.bases_block_sight:
             out.extend(
                 table.base_obstacle(b) for b in self.sight_blocking_bases(scene, viewer, target)
@@ -405,9 +424,22 @@ class Ruleset:
         return table_for(scene).sight(self, viewer, target)
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` can see `target` under this sheet."""
+        """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
+        than the terrain lets it see (`sight_reach`)."""
         s = self.sight(scene, viewer, target)
-        return s.entire if self.sight_needs_entire_base else s.any
+        lines = s.entire if self.sight_needs_entire_base else s.any
+        return lines and geo.within(
+            table_for(scene).distance(viewer, target), self.sight_reach(scene, viewer, target)
+        )
+
+    def sight_reach(self, scene: Scene, viewer: Base, target: Base) -> float:
+        """How far (mm) `viewer` may see `target` under this sheet's terrain rules, whatever
+        the sight lines (`Table.sight_reach`): infinity when they set no limit."""
+        table = table_for(scene)
+        reach = table.sight_reach(
+            self, np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+        )
+        return math.inf if reach is None else float(reach[0])
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -682,7 +714,9 @@ class Ruleset:
         near = geo.closest(group_a, group_b)
         reading = geo.aspect(near.a, near.b)
         sight = self.sight(scene, near.a, near.b)
-        in_sight = sight.entire if self.sight_needs_entire_base else sight.any
+        reach = self.sight_reach(scene, near.a, near.b)
+        lines_clear = sight.entire if self.sight_needs_entire_base else sight.any
+        in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
             "action": "measure",
@@ -702,6 +736,9 @@ class Ruleset:
                 "needs_entire_base": self.sight_needs_entire_base,
             },
         }
+        if reach != math.inf:
+            # Only sheets whose terrain limits how far a base is seen say so.
+            data["sight"]["seen_within"] = None if reach < 0 else length_json(scene, reach)
         lines = [
             f"{a_id} to {b_id}: {format_length(near.distance, scene.unit)} edge to edge "
             f"(+/- {format_length(unc, scene.unit)})"
@@ -721,6 +758,11 @@ class Ruleset:
             lines.append(
                 f"{near.b.id} is in sight of {near.a.id}"
                 + (" (the entire base)" if self.sight_needs_entire_base else "")
+            )
+        elif lines_clear:
+            lines.append(
+                f"{near.b.id} is not in sight of {near.a.id}: the terrain lets it be seen "
+                + ("nowhere" if reach < 0 else f"only within {format_length(reach, scene.unit)}")
             )
         else:
             blockers = ", ".join(sight.blocked_by) or "nothing"

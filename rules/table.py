@@ -280,12 +280,14 @@ class Table:
             viewers = np.array([self.index[v.id] for v, _ in todo.values()], dtype=int)
             targets = np.array([self.index[t.id] for _, t in todo.values()], dtype=int)
             mask = ruleset.sight_mask(self, viewers, targets)
+            exempt = self._terrain_exempt(ruleset, viewers, targets)
             traced = geo.sight_many(
                 self.centres[viewers],
                 self.sight_points[targets],
                 self.terrain_obstacles(ruleset),
                 self.solids,
                 mask,
+                None if exempt is None else ~exempt,
             )
             self._sight.update(zip(todo, traced, strict=True))
         return [self._sight[k] for k in keys]
@@ -328,8 +330,25 @@ class Table:
                     seen[p] = sight.entire if entire else sight.any
         open_ = np.flatnonzero(fresh)
         points = self.sight_points.shape[1] if len(self.bases) else 0
-        if not len(open_) or not points:
-            return seen
+        if len(open_) and points:
+            self._seen_lines(ruleset, viewers, targets, open_, seen, entire=entire)
+        reach = self.sight_reach(ruleset, viewers, targets)
+        if reach is not None:
+            seen &= geo.within(self.distances[viewers, targets], reach)
+        return seen
+
+    def _seen_lines(
+        self,
+        ruleset: Ruleset,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        open_: npt.NDArray[np.int_],
+        seen: npt.NDArray[np.bool_],
+        *,
+        entire: bool,
+    ) -> None:
+        """`seen` of the pairs `open_` by their sight lines alone, written into `seen`."""
+        points = self.sight_points.shape[1]
         if entire:
             centre, near = self._centre_lines_near(ruleset, viewers[open_], targets[open_])
         else:
@@ -359,7 +378,6 @@ class Table:
                 )
             clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
-        return seen
 
     def _centre_lines_near(
         self, ruleset: Ruleset, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -368,7 +386,7 @@ class Table:
         sight, what may block the other lines of the pairs no terrain blocks the centre line of
         (`_Near`); None when no base blocks sight."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, 0]
-        clear = self._terrain_clear(ruleset, eyes, aims)
+        clear = self._terrain_clear(ruleset, eyes, aims, viewers, targets)
         open_ = np.flatnonzero(clear)
         mask = ruleset.sight_mask(self, viewers[open_], targets[open_])
         if mask is None:
@@ -391,18 +409,26 @@ class Table:
         """`_lines_clear`, the bases that may block line lines[m] being among bases[m]
         (`geometry.solids_block_among`): the same verdicts without searching every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(ruleset, eyes, aims)
+        clear = self._terrain_clear(ruleset, eyes, aims, viewers, targets)
         keep = clear[lines]
         clear &= ~geo.solids_block_among(eyes, aims, self.solids, lines[keep], bases[keep])
         return clear
 
     def _terrain_clear(
-        self, ruleset: Ruleset, eyes: geo.Array, aims: geo.Array
+        self,
+        ruleset: Ruleset,
+        eyes: geo.Array,
+        aims: geo.Array,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
     ) -> npt.NDArray[np.bool_]:
-        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p] under a ruleset."""
+        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
+        viewers[p] to base targets[p], under a ruleset (`_terrain_exempt` pieces block none)."""
         clear = np.ones(len(eyes), dtype=bool)
-        for piece in self.terrain_obstacles(ruleset):
-            open_ = np.flatnonzero(clear)
+        exempt = self._terrain_exempt(ruleset, viewers, targets)
+        for k, piece in enumerate(self.terrain_obstacles(ruleset)):
+            asked = clear if exempt is None else clear & ~exempt[:, k]
+            open_ = np.flatnonzero(asked)
             clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
         return clear
 
@@ -441,7 +467,7 @@ class Table:
         """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
         point `point` of every target or point[p] of each."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(ruleset, eyes, aims)
+        clear = self._terrain_clear(ruleset, eyes, aims, viewers, targets)
         # Only the lines no terrain blocks are clipped against the bases.
         open_ = np.flatnonzero(clear)
         mask = ruleset.sight_mask(self, viewers[open_], targets[open_])
@@ -503,6 +529,107 @@ class Table:
                 if t.kind in ruleset.sight_blocking
             )
         return self._terrain_obstacles[ruleset.id]
+
+    def _obstacle_pieces(self, ruleset: Ruleset) -> list[int]:
+        """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
+        return [k for k, t in enumerate(self.scene.terrain) if t.kind in ruleset.sight_blocking]
+
+    @cached_property
+    def _centre_inside(self) -> npt.NDArray[np.bool_]:
+        """(N, T) whether the centre of base n stands in terrain piece t (`centre_in`)."""
+        place = {id(t): k for k, t in enumerate(self.scene.terrain)}
+        out = np.zeros((len(self.bases), len(self.scene.terrain)), dtype=bool)
+        for n, b in enumerate(self.bases):
+            for piece in self.centre_in(b):
+                out[n, place[id(piece)]] = True
+        return out
+
+    def _visibility(self, ruleset: Ruleset) -> geo.Array:
+        """(T,) how far two bases standing in terrain piece t see each other inside it under
+        a ruleset (`Ruleset.visibility_within`), NaN for the pieces with no such limit."""
+        return np.array(
+            [ruleset.visibility_within.get(t.kind, np.nan) for t in self.scene.terrain],
+            dtype=float,
+        )
+
+    def _terrain_exempt(
+        self, ruleset: Ruleset, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_] | None:
+        """(P, O): which of a ruleset's sight-blocking pieces (`terrain_obstacles`) do not block
+        the lines from base viewers[p] to base targets[p]: a piece of
+        `Ruleset.visibility_within` that both stand in (how far they see each other inside it
+        is `sight_reach`'s). None when every piece blocks every pair."""
+        if not ruleset.visibility_within:
+            return None
+        pieces = self._obstacle_pieces(ruleset)
+        limited = ~np.isnan(self._visibility(ruleset)[pieces])
+        if not limited.any():
+            return None
+        inside = self._centre_inside[:, pieces]
+        return np.asarray(inside[viewers] & inside[targets] & limited[None, :])
+
+    def sight_reach(
+        self, ruleset: Ruleset, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> geo.Array | None:
+        """(P,) how far (mm, edge to edge) base viewers[p] may see base targets[p] under the
+        ruleset's terrain rules, whatever the sight lines: infinity where they set no limit;
+        the visibility inside a piece of `Ruleset.visibility_within` both stand in;
+        `Ruleset.hidden_seen_within` for a target hidden in terrain (`hiding`) that shows
+        itself (within `hidden_edge` of the piece's edge, or `revealed_by`); minus infinity
+        for one that does not. None when the ruleset has no such rule."""
+        if not ruleset.visibility_within and not ruleset.hidden_in:
+            return None
+        reach = np.full(len(viewers), np.inf)
+        if not self.scene.terrain:
+            return reach
+        inside = self._centre_inside
+        v_in, t_in = inside[viewers], inside[targets]
+        limits = self._visibility(ruleset)
+        shared = v_in & t_in & ~np.isnan(limits)[None, :]
+        if shared.any():
+            reach = np.minimum(reach, np.where(shared, limits[None, :], np.inf).min(axis=1))
+        hidden = t_in & ~v_in & self._hides(ruleset)[None, :]
+        for p in np.flatnonzero(hidden.any(axis=1)).tolist():
+            target = self.bases[int(targets[p])]
+            shows = self._shows_itself(ruleset, target, np.flatnonzero(hidden[p]).tolist())
+            reach[p] = min(reach[p], ruleset.hidden_seen_within if shows else -np.inf)
+        return reach
+
+    def hiding(self, ruleset: Ruleset, viewer: Base, target: Base) -> Terrain | None:
+        """The terrain piece that hides `target` from `viewer` under a ruleset
+        (`Ruleset.hidden_in`: the target's centre stands in it, the viewer's does not), if any."""
+        if not ruleset.hidden_in:
+            return None
+        inside, hides = self._centre_inside, self._hides(ruleset)
+        i, j = self.index[viewer.id], self.index[target.id]
+        k = np.flatnonzero(inside[j] & ~inside[i] & hides)
+        return self.scene.terrain[int(k[0])] if len(k) else None
+
+    def _hides(self, ruleset: Ruleset) -> npt.NDArray[np.bool_]:
+        """(T,) which terrain pieces hide the bases standing in them (`Ruleset.hidden_in`): a
+        piece the scene says gives no cover hides nobody."""
+        return np.array(
+            [t.kind in ruleset.hidden_in and t.cover is not Cover.NONE for t in self.scene.terrain],
+            dtype=bool,
+        )
+
+    def _shows_itself(self, ruleset: Ruleset, base: Base, pieces: list[int]) -> bool:
+        """Whether a base hidden in terrain pieces (places in the scene's terrain) may be seen
+        at all: its unit has done what `Ruleset.revealed_by` names (fired), or it stands within
+        `Ruleset.hidden_edge` of the edge of every piece hiding it."""
+        if ruleset.revealed_by is not None:
+            unit = self._units[base.unit_id]
+            if unit.get(ruleset.revealed_by) is True:
+                return True
+        terrain = self.scene.terrain
+        return all(
+            geo.within(geo.gap_to_boundary(base, terrain[k].polygon), ruleset.hidden_edge)
+            for k in pieces
+        )
+
+    @cached_property
+    def _units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.scene.units}
 
     def base_obstacle(self, base: Base) -> geo.Obstacle:
         """A base as an obstacle to sight (cached)."""

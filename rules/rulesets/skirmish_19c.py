@@ -43,6 +43,10 @@ Readings of the sheet:
   except bases within 2 cm (edge to edge) of the viewer.
 - Woods (line 57): "shot at in, or from, woods up to 10cms inside": a sight line may run up to
   10 cm into the woods at each end that stands in them; woods between two figures block.
+- Woods (line 63): "Visibility is 20 cms within woods": two figures whose centres both stand in
+  one wood see each other when at most 20 cm apart (edge to edge, as every distance), however
+  deep in it they are: that wood does not block the lines between them (other figures and
+  other terrain still do); farther apart they do not see each other, however the lines run.
 - Sight is traced as `geometry.sight` traces it (the same obstacles, the same answer), but for a
   viewer against every figure of a target group in one vectorised call (`Board.sees`).
 - Towns, buildings and hills block sight across them; a figure sees out of the piece it stands
@@ -272,6 +276,8 @@ PC_TARGETS = cite(51, "player characters, who may shoot at any figure they wish 
 NEAREST_TEN = cite(53, "allocate hits among the nearest 10 figures to the shooting group")
 LEADERS_JOIN = cite(53, "considered part of the nearest group within 5 cms of them")
 SIGHT_ENTIRE = cite(55, "can see the entire base of a figure without obstruction")
+WOODS_VISIBILITY = cite(63, "Visibility is 20 cms within woods")
+WOODS_VISIBILITY_MM = 200.0
 ALLOCATE_AMONG = 10
 LEADER_JOIN_MM = 50.0
 
@@ -1942,6 +1948,7 @@ class Skirmish19c(Ruleset):
             TerrainKind.HILL: geo.REACH,
         }
     )
+    visibility_within = MappingProxyType({TerrainKind.WOODS: WOODS_VISIBILITY_MM})  # line 63
 
     # ----------------------------------------------------------------------------------------
     # Sequence of play

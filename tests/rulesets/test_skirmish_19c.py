@@ -155,8 +155,9 @@ def test_cover_column(d: float, kind: str, cover: str, need: int) -> None:
         # The target stands 2 cm inside the wood's edge (line 57: seen up to 10 cm inside).
         piece = terrain("cover", "woods", rect(x_target - 3, 40, x_target + 20, 60))
     else:
-        # A wall 1 cm in front of the target's near edge (the engine's 3 cm "close behind").
-        piece = terrain("cover", "wall", rect(x_target - 2.5, 40, x_target - 2, 60))
+        # A wall or hedge 1 cm in front of the target's near edge (the engine's 3 cm "close
+        # behind").
+        piece = terrain("cover", kind, rect(x_target - 2.5, 40, x_target - 2, 60))
     out = ask(scene([shooter(), target(d)], [piece]), "shoot", "red", "blue")
     assert out["cover"] == cover
     assert out["rolls"][0]["need"] == need
@@ -305,6 +306,25 @@ def test_hits_fall_among_the_nearest_ten_figures() -> None:
     # ten are blue-1 .. blue-10 (line 53).
     out = ask(scene([shooter(1), target(20, n=12)]), "shoot", "red", "blue")
     assert out["allocation"]["figures"] == [f"blue-{i}" for i in range(1, 11)]
+
+
+# Line 63: figures in woods. The shooter's front edge is at x = 11 and a target
+# `d` cm away stands on x = 11 + d .. 13 + d (2 cm square bases, centres 1 cm in).
+
+
+def test_two_figures_deep_in_one_wood_see_each_other_within_20cm() -> None:
+    # Line 63: "Visibility is 20 cms within woods". Both deep in one wood (its edge 60 cm
+    # behind the shooter): 18 cm apart they see each other and may shoot (soft cover, line
+    # 42-43 column; short range for rifles, line 10); 22 cm apart they do not.
+    wood = [terrain("wood", "woods", rect(-50, 0, 100, 120))]
+    near = ask(scene([shooter(), target(18)], wood, uncertainty=0), "shoot", "red", "blue")
+    assert (near["allowed"], near["band"], near["cover"]) == (True, "short", "soft")
+    seen = ask(scene([shooter(), target(18)], wood), "measure", "red", "blue")
+    assert seen["in_sight"] is True
+    assert seen["sight"]["seen_within"] == {"value": 20.0, "unit": "cm"}
+    far = scene([shooter(), target(22)], wood, uncertainty=0)
+    assert ask(far, "measure", "red", "blue")["in_sight"] is False
+    assert ask(far, "shoot", "red", "blue")["allowed"] is False
 
 
 # --------------------------------------------------------------------------------------------
