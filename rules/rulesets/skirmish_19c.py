@@ -47,6 +47,19 @@ Readings of the sheet:
   one wood see each other when at most 20 cm apart (edge to edge, as every distance), however
   deep in it they are: that wood does not block the lines between them (other figures and
   other terrain still do); farther apart they do not see each other, however the lines run.
+- Figures in terrain (line 61): "Figures in terrain are seen at D6 x 10cms range if within
+  10cms of the edge, or if they fire, or are in plain sight." A figure is in terrain when its
+  centre stands in woods, a town or a building (the pieces that hide a figure; on a hill, in
+  rough ground or a stream, behind a hedge it is in the open), and the line applies to viewers
+  outside that piece (inside one wood line 63 rules). Such a figure is seen at all only when it
+  stands within 10 cm of the piece's edge (its base's nearest point; line 57 says the same of
+  woods) or its group has fired this turn (`fired`), and then only at D6 x 10 cm: beyond 60 cm
+  it is not in sight, and a shot at it needs the spotting D6 to reach the distance first
+  (`spotting` in the answer: a D6 needing the face whose 10 cm reach it; the hits shown are
+  those of a shot at a figure spotted). Every other question ("in sight" of the risk factors,
+  the nearest target) counts the figure seen when it may be spotted. "Or are in plain sight"
+  is read as the figures a piece does not hide: a piece the scene says gives no cover (`cover:
+  none`: ruins, a village green) hides nobody.
 - Sight is traced as `geometry.sight` traces it (the same obstacles, the same answer), but for a
   viewer against every figure of a target group in one vectorised call (`Board.sees`).
 - Towns, buildings and hills block sight across them; a figure sees out of the piece it stands
@@ -276,8 +289,14 @@ PC_TARGETS = cite(51, "player characters, who may shoot at any figure they wish 
 NEAREST_TEN = cite(53, "allocate hits among the nearest 10 figures to the shooting group")
 LEADERS_JOIN = cite(53, "considered part of the nearest group within 5 cms of them")
 SIGHT_ENTIRE = cite(55, "can see the entire base of a figure without obstruction")
+SPOTTING = cite(61, "Figures in terrain are seen at D6 x 10cms range")
+SPOTTED_NEAR_EDGE = cite(61, "if within 10cms of the edge, or if they fire")
 WOODS_VISIBILITY = cite(63, "Visibility is 20 cms within woods")
 WOODS_VISIBILITY_MM = 200.0
+HIDING_KINDS = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
+"""Line 61's "terrain" (reading in the docstring)."""
+HIDDEN_EDGE_MM = 100.0
+SPOTTING_STEP_MM, SPOTTING_FACES = 100.0, 6
 ALLOCATE_AMONG = 10
 LEADER_JOIN_MM = 50.0
 
@@ -938,6 +957,15 @@ def enough_points(dice: int, cost: int) -> tuple[Fraction, dict[str, Any]]:
     pure numbers, worked out once for each (a `suggest` asks a few again and again)."""
     p = dice_math.at_least(command_points(dice).distribution, cost)
     return p, _frac(p)
+
+
+def spotting_need(distance: float) -> int:
+    """The lowest D6 face whose 10 cm a face reach `distance` (mm): line 61's D6 x 10 cm
+    (the caller knows the distance is at most 60 cm)."""
+    return next(
+        (k for k in range(1, SPOTTING_FACES + 1) if geo.within(distance, k * SPOTTING_STEP_MM)),
+        SPOTTING_FACES + 1,
+    )
 
 
 def shooters_allowed(figures: int, per: int) -> int:
@@ -1949,6 +1977,10 @@ class Skirmish19c(Ruleset):
         }
     )
     visibility_within = MappingProxyType({TerrainKind.WOODS: WOODS_VISIBILITY_MM})  # line 63
+    hidden_in = HIDING_KINDS  # line 61
+    hidden_edge = HIDDEN_EDGE_MM
+    hidden_seen_within = SPOTTING_FACES * SPOTTING_STEP_MM
+    revealed_by = "fired"
 
     # ----------------------------------------------------------------------------------------
     # Sequence of play
@@ -2119,6 +2151,29 @@ class Skirmish19c(Ruleset):
             )
         )
 
+        # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
+        hidden = board.table.hiding(self, first_shooter, first_target)
+        spot: Roll | None = None
+        if hidden is not None:
+            spot = Roll.success_roll(
+                "to spot",
+                1,
+                6,
+                spotting_need(distance),
+                cite=SPOTTING,
+                note=f"{first_target.id} stands in {hidden.id}: a D6 x 10 cm must reach "
+                f"{_fmt(scene, distance)}",
+            )
+            data["spotting"] = spot.as_json()
+            reasons.append(
+                (
+                    f"{first_target.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 "
+                    f"x 10 cm reaches {_fmt(scene, distance)}, {spot.need}+ on the D6 (the hits "
+                    "below are those of a shot at a figure spotted)",
+                    SPOTTING,
+                )
+            )
+
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(_state(shooter, "commanded"))
         if not commanded:
@@ -2193,7 +2248,10 @@ class Skirmish19c(Ruleset):
             allocation=allocation,
             reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         )
-        lines = [f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"]
+        lines = [
+            f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"
+            + ("" if spot is None else f" if spotted ({spot.need}+ on a D6)")
+        ]
         if board.explain:
             lines += [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
             lines += shot.lines
