@@ -50,6 +50,11 @@ def example_for(ruleset: str) -> dict[str, Any]:
 
 def tiled(doc: dict[str, Any], bases: int) -> Scene:
     """The example's units copied across the table, shifted, until there are `bases` bases."""
+    return parse_scene(tiled_doc(doc, bases), f"<{doc['ruleset']} x{bases}>")
+
+
+def tiled_doc(doc: dict[str, Any], bases: int) -> dict[str, Any]:
+    """`tiled`'s scene document (the golden answers at scale read it too)."""
     units: list[dict[str, Any]] = []
     count, copy_no = 0, 0
     width, depth = doc["table"]["width"], doc["table"]["depth"]
@@ -75,8 +80,7 @@ def tiled(doc: dict[str, Any], bases: int) -> Scene:
             nu["bases"] = kept
             units.append(nu)
         copy_no += 1
-    out = dict(doc, units=units)
-    return parse_scene(out, f"<{doc['ruleset']} x{bases}>")
+    return dict(doc, units=units)
 
 
 def naive_all_pairs(scene: Scene) -> None:
