@@ -25,8 +25,8 @@ from typing import Any
 
 from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.measure import Table
 from rules.scene import Scene, parse_scene
-from rules.table import Table
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -111,7 +111,7 @@ def sight_per_pair_ms(scene: Scene, pairs: int = 200) -> float:
         # the per-scene arrays every trace shares (measured once per frame, not per trace)
         _ = table.distances, table.solids, table.sight_points, table.centres
         t0 = time.process_time()
-        table.sight(rs, a, b)
+        table.sight(rs.sight_policy, a, b)
         times.append((time.process_time() - t0) * 1000)
     return statistics.median(times)
 

@@ -17,13 +17,13 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 import numpy as np
-import numpy.typing as npt
 
 from calibration.units import MM_PER_UNIT, check_unit, format_length
 
 from . import dice as dice_math
 from . import geometry as geo
 from .errors import MissingAttribute, QuestionError, UnknownRulesetError, accepted
+from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from .state import (
     BASE_FIELDS,
@@ -37,7 +37,6 @@ from .state import (
     check_reported,
     close_key,
 )
-from .table import Table, table_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +319,9 @@ class Ruleset:
     not from what stands on it."""
     bases_block_sight: ClassVar[bool] = False
     """Whether other bases block sight lines."""
+    shoot_over_within: ClassVar[float | None] = None
+    """With `bases_block_sight`: bases no farther than this (mm, edge to edge) from the viewer
+    do not block its lines; None: every base of another unit than the two does."""
     sight_needs_entire_base: ClassVar[bool] = False
     """True when a target is in sight only if every sight line to its base is clear."""
     sight_rule: ClassVar[Cite | None] = None
@@ -363,14 +365,22 @@ class Ruleset:
     )
     """Kinds that are enclosed terrain when the scene does not say."""
 
+    sight_policy: ClassVar[SightPolicy]
+    """The sight constants above, frozen once for the class: what the measuring layer is
+    asked under (`Table.sights`, `Table.seen`)."""
+    cover_policy: ClassVar[CoverPolicy]
+    """The cover constants above, frozen once for the class (`Table.cover`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.sight_policy, cls.cover_policy = _policies(cls)
+
     # ----------------------------------------------------------------------------------------
     # Terrain
 
     def cover_of(self, terrain: Terrain) -> Cover:
         """The cover a terrain piece gives: the scene's word, else this ruleset's default."""
-        if terrain.cover is not None:
-            return terrain.cover
-        return self.default_cover.get(terrain.kind, Cover.NONE)
+        return self.cover_policy.cover_of(terrain)
 
     def is_enclosed(self, terrain: Terrain) -> bool:
         """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
@@ -381,63 +391,23 @@ class Ruleset:
     # ----------------------------------------------------------------------------------------
     # Sight
 
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """What may block sight from `viewer` to `target` under this sheet."""
-        table = table_for(scene)
-        out = list(table.terrain_obstacles(self))
-        pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-        exempt = table._terrain_exempt(self, *pair)
-        if exempt is not None:
-            out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
-        if self.bases_block_sight:
-            out.extend(
-                table.base_obstacle(b) for b in self.sight_blocking_bases(scene, viewer, target)
-            )
-        return out
-
-    def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
-        """Bases that may block sight between two bases: the row of `sight_mask` for them."""
-        table = table_for(scene)
-        row = self.sight_mask(
-            table, np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-        )
-        if row is None:
-            return []
-        return [table.bases[k] for k in np.flatnonzero(row[0])]
-
-    def sight_mask(
-        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """(P, N): which bases of the table may block sight from base viewers[p] to base
-        targets[p] (indices into `table.bases`); None when no base blocks sight. By default
-        every base but those of the two units."""
-        if not self.bases_block_sight:
-            return None
-        units = table.unit_numbers
-        return (units[None, :] != units[viewers][:, None]) & (
-            units[None, :] != units[targets][:, None]
-        )
-
     def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """Trace the sight lines from viewer to target past this sheet's obstacles (memoised
-        per scene)."""
-        return table_for(scene).sight(self, viewer, target)
+        """The sight lines from viewer to target past this sheet's obstacles."""
+        return table_of(scene).sight(self.sight_policy, viewer, target)
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
         """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
         than the terrain lets it see (`sight_reach`)."""
-        s = self.sight(scene, viewer, target)
-        lines = s.entire if self.sight_needs_entire_base else s.any
-        return lines and geo.within(
-            table_for(scene).distance(viewer, target), self.sight_reach(scene, viewer, target)
-        )
+        return table_of(scene).in_sight(self.sight_policy, viewer, target)
 
     def sight_reach(self, scene: Scene, viewer: Base, target: Base) -> float:
         """How far (mm) `viewer` may see `target` under this sheet's terrain rules, whatever
         the sight lines (`Table.sight_reach`): infinity when they set no limit."""
-        table = table_for(scene)
+        table = table_of(scene)
         reach = table.sight_reach(
-            self, np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+            self.sight_policy,
+            np.array([table.index[viewer.id]]),
+            np.array([table.index[target.id]]),
         )
         return math.inf if reach is None else float(reach[0])
 
@@ -776,6 +746,28 @@ class Ruleset:
         return Resolution("measure", MappingProxyType(data), tuple(lines))
 
 
+def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
+    """A ruleset class's sight and cover constants as the measuring layer's frozen policies."""
+    sight = SightPolicy(
+        blocking=frozenset(cls.sight_blocking),
+        see_into=tuple(sorted(cls.see_into.items())),
+        bases_block=cls.bases_block_sight,
+        shoot_over_within=cls.shoot_over_within,
+        entire_base=cls.sight_needs_entire_base,
+        visibility_within=tuple(sorted(cls.visibility_within.items())),
+        hidden_in=frozenset(cls.hidden_in),
+        hidden_edge=cls.hidden_edge,
+        hidden_seen_within=cls.hidden_seen_within,
+        revealed_by=cls.revealed_by,
+    )
+    cover = CoverPolicy(
+        cover=tuple(sorted(cls.default_cover.items())),
+        obstacles=frozenset(cls.cover_obstacles),
+        behind_within=cls.cover_behind_within,
+    )
+    return sight, cover
+
+
 def _word(value: Any) -> str:
     """A state value as a sentence says it."""
     if value is None:
@@ -848,6 +840,9 @@ def _mm_per(unit: str) -> float:
     """Millimetres in one `unit`: `from_mm`'s divisor, checked once per unit rather than for
     each of the thousands of lengths a `suggest` answer holds."""
     return MM_PER_UNIT[check_unit(unit)]
+
+
+Ruleset.sight_policy, Ruleset.cover_policy = _policies(Ruleset)
 
 
 # --------------------------------------------------------------------------------------------

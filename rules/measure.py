@@ -171,7 +171,7 @@ class Table:
         self._hulls: dict[str, tuple[geo.Array, float]] = {}
         self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
-        self._edge_gaps: dict[tuple[str, int], float] = {}
+        self._shown: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
@@ -777,10 +777,11 @@ class Table:
         if shared.any():
             reach = np.minimum(reach, np.where(shared, limits[None, :], np.inf).min(axis=1))
         hidden = t_in & ~v_in & self._hides(policy)[None, :]
-        for p in np.flatnonzero(hidden.any(axis=1)).tolist():
-            target = self.bases[int(targets[p])]
-            shows = self._shows_itself(policy, target, np.flatnonzero(hidden[p]).tolist())
-            reach[p] = min(reach[p], policy.hidden_seen_within if shows else -np.inf)
+        if hidden.any():
+            # Seen at all only when it shows itself in every piece hiding it.
+            shows = np.all(~hidden | self._shows(policy)[targets], axis=1)
+            limit = np.where(shows, policy.hidden_seen_within, -np.inf)
+            reach = np.where(hidden.any(axis=1), np.minimum(reach, limit), reach)
         return reach
 
     def hiding(self, policy: SightPolicy, viewer: Base, target: Base) -> Terrain | None:
@@ -802,25 +803,39 @@ class Table:
             dtype=bool,
         )
 
-    def _shows_itself(self, policy: SightPolicy, base: Base, pieces: list[int]) -> bool:
-        """Whether a base hidden in terrain pieces (places in the scene's terrain) may be seen
-        at all: its unit has done what `SightPolicy.revealed_by` names (fired), or it stands
-        within `SightPolicy.hidden_edge` of the edge of every piece hiding it."""
-        if policy.revealed_by is not None:
-            unit = self._units[base.unit_id]
-            if unit.get(policy.revealed_by) is True:
-                return True
-        return all(geo.within(self._gap_to_edge(base, k), policy.hidden_edge) for k in pieces)
-
-    def _gap_to_edge(self, base: Base, piece: int) -> float:
-        """`geometry.gap_to_boundary` of a base and terrain piece number `piece` (memoised)."""
-        key = (base.id, piece)
-        found = self._edge_gaps.get(key)
+    def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
+        """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
+        its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
+        `SightPolicy.hidden_edge` of the piece's edge (memoised per policy; False where the
+        base is not hidden in the piece)."""
+        found = self._shown.get(policy)
         if found is None:
             with self._lock:
-                polygon = self.scene.terrain[piece].polygon
-                found = self._edge_gaps[key] = geo.gap_to_boundary(base, polygon)
+                found = np.zeros(self._centre_inside.shape, dtype=bool)
+                terrain = self.scene.terrain
+                for n, k in zip(
+                    *np.nonzero(self._centre_inside & self._hides(policy)), strict=True
+                ):
+                    base = self.bases[n]
+                    unit = self._units[base.unit_id]
+                    revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
+                    found[n, k] = revealed is True or self._near_edge(
+                        base, terrain[k], policy.hidden_edge
+                    )
+                found = self._shown[policy] = _read_only(found)
         return found
+
+    @staticmethod
+    def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
+        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`),
+        told by its centre's distance to the edge when that settles it by a millimetre."""
+        centre = geo.distance_to_boundary((base.x, base.y), piece.polygon)
+        if geo.within(centre, edge):
+            return True  # the footprint holds the centre: it is no farther from the edge
+        spread = math.hypot(base.footprint.width, base.footprint.depth) / 2
+        if centre - spread > edge + 1.0:
+            return False  # no point of the footprint comes nearer than that
+        return geo.within(geo.gap_to_boundary(base, piece.polygon), edge)
 
     @cached_property
     def _units(self) -> dict[str, Unit]:

@@ -28,7 +28,7 @@ def modules_after_import(module: str) -> set[str]:
         "rules.engine",
         "rules.scene",
         "rules.geometry",
-        "rules.table",
+        "rules.measure",
         "rules.dice",
         "rules.rulesets",
     ],

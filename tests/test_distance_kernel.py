@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from rules import geometry as g
+from rules.measure import Table
 from rules.rulesets import europe_19c as eu
 from rules.scene import Base, Footprint
-from rules.table import Table
 from tests.builders import base as base_doc
 from tests.builders import make_scene
 from tests.builders import unit as unit_doc

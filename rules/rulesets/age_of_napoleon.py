@@ -145,9 +145,9 @@ from ..engine import (
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
-from ..scene import Base, Scene, Unit
+from ..measure import table_of
+from ..scene import Scene, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table
 
 SHEET = "003_5b7c133d01707a77.txt"
 RULESET_ID = "age-of-napoleon"
@@ -625,7 +625,7 @@ class Board:
     def __init__(self, scene: Scene) -> None:
         grid_box_of(scene)
         self.scene = scene
-        self.table = Table(scene)
+        self.table = table_of(scene)
         self._places: dict[str, Placing] = {}
         self._first = {u.id: self.table.index[u.bases[0].id] for u in scene.units}
         self._row = {u.id: k for k, u in enumerate(scene.units)}
@@ -1050,21 +1050,6 @@ class AgeOfNapoleon(Ruleset):
         """Every side acts in every phase (no initiative on page 3)."""
         return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
 
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The pieces that block sight (the base class's), less those whose bounding box misses
-        the box spanning both bases: every sight line runs between the two footprints, so such
-        a piece cannot block it. This spares `suggest` tracing past far-away terrain."""
-        ends = [(b, math.hypot(b.footprint.width, b.footprint.depth) / 2) for b in (viewer, target)]
-        x0, x1 = min(b.x - r for b, r in ends), max(b.x + r for b, r in ends)
-        y0, y1 = min(b.y - r for b, r in ends), max(b.y + r for b, r in ends)
-        near = []
-        for piece in super().obstacles(scene, viewer, target):
-            (px0, py0), (px1, py1) = piece.polygon.min(axis=0), piece.polygon.max(axis=0)
-            r = piece.radius
-            if px1 + r >= x0 and px0 - r <= x1 and py1 + r >= y0 and py0 - r <= y1:
-                near.append(piece)
-        return near
-
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """None to draw: on this grid a range is counted in boxes (a diagonal step 1.5), which a
         ring around the unit would misstate; `shoot` gives the band in boxes."""
@@ -1174,8 +1159,8 @@ class AgeOfNapoleon(Ruleset):
         band = band_of(bands, boxes)
         steady = box_verdict(pa, pb, lambda x, y: band_of(bands, geo.grid_steps(x, y)))
         near = board.closest(shooter, target)
-        sight = table.sight(self, near.a, near.b)
-        cover = table.cover(self, near.a, near.b)
+        sight = table.sight(self.sight_policy, near.a, near.b)
+        cover = table.cover(self.cover_policy, near.a, near.b)
         label = "out-of-range" if band is None else band.label
         limit = bands[-1].limit if band is None else band.limit
         verdict = "too close to call" if not steady else "within" if band else "beyond"
@@ -1927,7 +1912,7 @@ class AgeOfNapoleon(Ruleset):
             shots = list(self._in_range_pairs(board))
             # Every sight line the shots below trace, in one batch (`_shot` finds them memoised).
             near = [board.closest(shooter, target) for shooter, target in shots]
-            board.table.sights(self, [(n.a, n.b) for n in near])
+            board.table.sights(self.sight_policy, [(n.a, n.b) for n in near])
             for shooter, target in shots:
                 if shooter.get("weapon") == ROCKET_WEAPON:
                     res = self._rocket(board, shooter.id, target.id)

@@ -157,9 +157,9 @@ from ..engine import (
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import CoverReading, Table, table_of
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import CoverReading, Table
 
 SHEET = "002_9c2296e6290248df.txt"
 INCH = 25.4
@@ -967,7 +967,7 @@ class ColonialAdventure(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        answer = self._shoot(scene, Table(scene), a, b)
+        answer = self._shoot(scene, table_of(scene), a, b)
         assert answer is not None  # only `only_allowed` answers None
         return answer
 
@@ -1003,7 +1003,7 @@ class ColonialAdventure(Ruleset):
         in_arc = _in_arc(table, fire_bases, target_bases)
         if only_allowed and not in_arc:
             return None
-        sight = table.sight(self, near.a, near.b)
+        sight = table.sight(self.sight_policy, near.a, near.b)
         if only_allowed and not sight.any:
             return None
         formed = self._formed(shooter)
@@ -1204,7 +1204,7 @@ class ColonialAdventure(Ruleset):
         centre stands in none and every cover obstacle's bounding box is farther than
         `cover_behind_within` from the target's (a lower bound of the true gap)."""
         if table.centre_in(target):
-            return table.cover(self, shooter, target)
+            return table.cover(self.cover_policy, shooter, target)
         reach = geo.radius(target) + math.hypot(target.footprint.width, target.footprint.depth) / 2
         for piece in table.scene.terrain:
             if piece.kind not in self.cover_obstacles:
@@ -1212,30 +1212,8 @@ class ColonialAdventure(Ruleset):
             x0, y0, x1, y1 = _bbox(piece.polygon)
             gap = max(x0 - target.x, target.x - x1, y0 - target.y, target.y - y1, 0.0) - reach
             if gap <= self.cover_behind_within:
-                return table.cover(self, shooter, target)
+                return table.cover(self.cover_policy, shooter, target)
         return CoverReading(Cover.NONE, ())
-
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The sight-blocking pieces whose bounding box meets the box around the sight lines
-        (the viewer's centre to the target's centre and corners); the rest cannot block."""
-        reach = geo.radius(target) + math.hypot(target.footprint.width, target.footprint.depth) / 2
-        lo_x, hi_x = min(viewer.x, target.x - reach), max(viewer.x, target.x + reach)
-        lo_y, hi_y = min(viewer.y, target.y - reach), max(viewer.y, target.y + reach)
-        out = []
-        for piece in scene.terrain:
-            if piece.kind not in self.sight_blocking:
-                continue
-            x0, y0, x1, y1 = _bbox(piece.polygon)
-            if x1 < lo_x or x0 > hi_x or y1 < lo_y or y0 > hi_y:
-                continue
-            out.append(
-                geo.Obstacle(
-                    piece.id,
-                    np.asarray(piece.polygon, dtype=float),
-                    see_into=self.see_into.get(piece.kind, 0.0),
-                )
-            )
-        return out
 
     def _fire_dice(
         self, shooter: Unit, weapon: str, troops: Troops, shock: int, cover: Cover
@@ -1301,7 +1279,7 @@ class ColonialAdventure(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        return self._melee(scene, Table(scene), a, b)
+        return self._melee(scene, table_of(scene), a, b)
 
     def _melee(self, scene: Scene, table: Table, a: str, b: str) -> Resolution:
         attacker, defender = self._pair(scene, a, b)
@@ -1310,7 +1288,7 @@ class ColonialAdventure(Ruleset):
         touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
         in_contact = touching or contact.too_close_to_call
         reading = geo.aspect(near.a, near.b)
-        defender_cover = table.cover(self, near.a, near.b).cover
+        defender_cover = table.cover(self.cover_policy, near.a, near.b).cover
         att = self._melee_side(
             table, attacker, defender, near.b, defender_cover, Cover.NONE, reading, True
         )
@@ -1561,7 +1539,7 @@ class ColonialAdventure(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
-        return self._move(scene, Table(scene), args)
+        return self._move(scene, table_of(scene), args)
 
     def _move_steps(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
@@ -2297,7 +2275,7 @@ class ColonialAdventure(Ruleset):
                 f"{self.id} has no phase {args[0]!r}; its phases are {accepted(self.phases)}"
             )
         wanted = tuple(args) or self.phases
-        table = Table(scene)
+        table = table_of(scene)
         items: list[dict[str, Any]] = []
         found: dict[str, list[tuple[str, tuple[str, ...], Resolution]]] = {}
         for phase in wanted:

@@ -154,9 +154,9 @@ from ..engine import (
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Scene, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table
 
 SHEET = "004_8318ee244ed3ffb0.txt"
 RULESET_ID: Final = "europe-19c"
@@ -840,7 +840,7 @@ class Europe19c(Ruleset):
             return
         viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
-        seen = table.seen(self, viewers, targets, entire=False)
+        seen = table.seen(self.sight_policy, viewers, targets, entire=False)
         known.update(zip(((v.id, t.id) for v, t in pairs), seen.tolist(), strict=True))
 
     # ----------------------------------------------------------------------------------------
@@ -849,7 +849,7 @@ class Europe19c(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
     def _shoot(self, table: Table, firer: Unit, target: Unit, explain: bool = True) -> Resolution:
@@ -1093,7 +1093,7 @@ class Europe19c(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
         attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._charge(table, scene.unit_of(attacker_id), scene.unit_of(target_id))
 
     def _charge(
@@ -1232,7 +1232,7 @@ class Europe19c(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
         attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._melee(table, scene.unit_of(attacker_id), scene.unit_of(defender_id))
 
     def _melee(self, table: Table, attacker: Unit, defender: Unit) -> Resolution:
@@ -1359,7 +1359,7 @@ class Europe19c(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
         (unit_id,) = expect_args("move", args, ("UNIT",))
-        return self._move(Table(scene), scene.unit_of(unit_id))
+        return self._move(table_of(scene), scene.unit_of(unit_id))
 
     def _move(self, table: Table, unit: Unit) -> Resolution:
         scene = table.scene
@@ -1553,7 +1553,7 @@ class Europe19c(Ruleset):
         """What a shot's dice are, or None when the shot is not allowed."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         firer, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
-        table = Table(scene)
+        table = table_of(scene)
         data = self._shoot(table, firer, target, explain=False).data
         if not data["allowed"]:
             return None
@@ -1682,7 +1682,7 @@ class Europe19c(Ruleset):
         refused only for a move to contact too close to call (the players judge it)."""
         attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
         attacker, target = scene.unit_of(attacker_id), scene.unit_of(target_id)
-        data = self._charge(Table(scene), attacker, target, explain=False).data
+        data = self._charge(table_of(scene), attacker, target, explain=False).data
         allowed = bool(data["allowed"])
         close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
         only_reach = all(r["source"] == str(CONTACT_CITE) for r in data["reasons"])
@@ -1723,7 +1723,7 @@ class Europe19c(Ruleset):
     ) -> tuple[Unit, Unit, Mapping[str, Any]]:
         attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         attacker, defender = scene.unit_of(attacker_id), scene.unit_of(defender_id)
-        return attacker, defender, self._melee(Table(scene), attacker, defender).data
+        return attacker, defender, self._melee(table_of(scene), attacker, defender).data
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
@@ -1789,7 +1789,7 @@ class Europe19c(Ruleset):
         """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
         (unit_id,) = expect_args("move", args, ("UNIT",))
         unit = scene.unit_of(unit_id)
-        self._move(Table(scene), unit)  # the same checks as the question
+        self._move(table_of(scene), unit)  # the same checks as the question
         if _type(unit) != "artillery":
             return ()
         return (
@@ -1905,7 +1905,7 @@ class Europe19c(Ruleset):
             raise QuestionError(
                 f"{self.id}: unknown phase {phase!r}; the phases are {accepted(PHASES)}"
             )
-        table = Table(scene)
+        table = table_of(scene)
         units = scene.units
         unit_d = table.unit_gaps()
         items: list[dict[str, Any]] = []

@@ -170,9 +170,9 @@ from ..engine import (
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Scene, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table, table_for
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
 ID = "sepoys-and-soldiers"
@@ -1933,20 +1933,6 @@ class SepoysAndSoldiers(Ruleset):
             units.append(unit)
         return replace(scene, units=tuple(units))
 
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The sheet's obstacles, less the pieces wholly off the box around the two bases (a
-        sight line cannot touch them), so a sight trace in `suggest` stays cheap."""
-        pts = np.vstack([geo.corners(viewer), geo.corners(target)])
-        lo, hi = pts.min(axis=0) - geo.radius(target), pts.max(axis=0) + geo.radius(target)
-        return [
-            o
-            for o in super().obstacles(scene, viewer, target)
-            if not (
-                (o.polygon.max(axis=0) + o.radius < lo).any()
-                or (o.polygon.min(axis=0) - o.radius > hi).any()
-            )
-        ]
-
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
         N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
@@ -2067,7 +2053,7 @@ class SepoysAndSoldiers(Ruleset):
     def _shot(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
-        shot = self._shoot(table_for(scene), shooter, target)
+        shot = self._shoot(table_of(scene), shooter, target)
         if not shot.data["allowed"]:
             raise self._refused(
                 f"shoot {shooter.id} {target.id}", shot.data, f"{shooter.id} may not shoot"
@@ -2176,7 +2162,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"COMMANDER UNIT (got {len(args)} argument{'s' * (len(args) != 1)})"
             )
         commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
-        r = self._command(table_for(scene), commander, unit, explain=False)
+        r = self._command(table_of(scene), commander, unit, explain=False)
         if not r.data["allowed"]:
             raise self._refused(
                 f"command {commander.id} {unit.id}",
@@ -2395,7 +2381,7 @@ class SepoysAndSoldiers(Ruleset):
     def _charge_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
         charger, target = scene.unit_of(a), scene.unit_of(b)
-        r = self._charge(table_for(scene), charger, target)
+        r = self._charge(table_of(scene), charger, target)
         if not r.data["allowed"]:
             raise self._refused(
                 f"charge {charger.id} {target.id}", r.data, f"{charger.id} may not charge"
@@ -2470,7 +2456,7 @@ class SepoysAndSoldiers(Ruleset):
     def _combat_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         a, b = expect_args("melee", args, ("A", "B"))
         ua, ub = scene.unit_of(a), scene.unit_of(b)
-        return ua, ub, self._melee(table_for(scene), ua, ub)
+        return ua, ub, self._melee(table_of(scene), ua, ub)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         a, b, r = self._combat_question(scene, args)
@@ -2580,7 +2566,7 @@ class SepoysAndSoldiers(Ruleset):
         self, scene: Scene, args: Sequence[str]
     ) -> tuple[Unit, Allowance, Resolution]:
         res = self.move(scene, args)
-        table = table_for(scene)
+        table = table_of(scene)
         unit = scene.unit_of(args[0])
         allowance = move_allowance(table, unit, tuple(args[1:]))
         question = f"{ID} move {' '.join(args)}"
@@ -2665,7 +2651,7 @@ class SepoysAndSoldiers(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: the fire of one unit at another (lines 58-75)."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
     def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
@@ -2879,7 +2865,8 @@ class SepoysAndSoldiers(Ruleset):
     def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
         """Whether some base of `a` sees some base of `b`, nearest pairs first."""
         pairs = self._nearest_pairs(table, a, b, limit)
-        sights = table.sights(self, [(x, y) for _, x, y in pairs])  # traced in one batch
+        # traced in one batch
+        sights = table.sights(self.sight_policy, [(x, y) for _, x, y in pairs])
         blocked: list[str] = []
         for (_, x, y), s in zip(pairs, sights, strict=True):
             if s.any:
@@ -2927,7 +2914,7 @@ class SepoysAndSoldiers(Ruleset):
         todo = sees[rows, cols] < 0
         rows, cols = rows[todo], cols[todo]
         if len(rows):
-            sees[rows, cols] = table.seen(self, rows, cols, entire=False)
+            sees[rows, cols] = table.seen(self.sight_policy, rows, cols, entire=False)
 
     def _rockets(
         self, table: Table, shooter: Unit, target: Unit, *, only_hits: bool = False
@@ -3029,7 +3016,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
                 f"{' '.join(args) or 'none'}"
             )
-        table = Table(scene)
+        table = table_of(scene)
         unit = scene.unit_of(args[1]) if len(args) == 2 else None
         return self._command(table, scene.unit_of(args[0]), unit)
 
@@ -3169,7 +3156,7 @@ class SepoysAndSoldiers(Ruleset):
                     f"{accepted(SITUATIONS)}"
                 )
             situation = SITUATIONS[args[1]]
-        return self._nerve(Table(scene), scene.unit_of(args[0]), situation)
+        return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
 
     def _nerve(self, table: Table, unit: Unit, situation: Situation | None) -> Resolution:
         scene = table.scene
@@ -3225,7 +3212,7 @@ class SepoysAndSoldiers(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge CHARGER TARGET`: the charge sequence (lines 79-84) and its odds."""
         a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
-        return self._charge(Table(scene), scene.unit_of(a), scene.unit_of(b))
+        return self._charge(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _charge(self, table: Table, charger: Unit, target: Unit) -> Resolution:
         charge = self._charge_if(table, charger, target, refusals=True)
@@ -3394,7 +3381,7 @@ class SepoysAndSoldiers(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: a charge combat between two units (lines 86-91)."""
         a, b = expect_args("melee", args, ("A", "B"))
-        return self._melee(Table(scene), scene.unit_of(a), scene.unit_of(b))
+        return self._melee(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
         scene = table.scene
@@ -3467,7 +3454,7 @@ class SepoysAndSoldiers(Ruleset):
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
         if not args:
             raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
-        return self._move(Table(scene), scene.unit_of(args[0]), tuple(args[1:]))
+        return self._move(table_of(scene), scene.unit_of(args[0]), tuple(args[1:]))
 
     def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
         scene = table.scene
@@ -3542,7 +3529,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"{ID}: unknown phase {args[0]!r}; accepted values are {accepted(self.phases)}"
             )
         phases = tuple(args) if args else self.phases
-        table = Table(scene)
+        table = table_of(scene)
         items: list[dict[str, Any]] = []
         for phase in phases:
             items += getattr(self, f"_suggest_{phase}")(table)

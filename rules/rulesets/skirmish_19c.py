@@ -174,9 +174,9 @@ from ..engine import (
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table, table_for
 
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
@@ -1276,7 +1276,7 @@ class Board:
         self.explain = explain
         """Whether answers write all their readable lines; `suggest` reads only the first
         (the headline) of each, so it asks for no more."""
-        self.table = table if table is not None else table_for(scene)
+        self.table = table if table is not None else table_of(scene)
         self._seen: dict[
             tuple[tuple[str, ...], tuple[str, ...], float], tuple[Base, Base, float] | None
         ] = {}
@@ -1624,7 +1624,7 @@ class Board:
         sides = {u.id: u.side for u in self.scene.units}
         viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
         targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
-        seen = self.table.visible(self.rs, viewers, targets)
+        seen = self.table.visible(self.rs.sight_policy, viewers, targets)
         rows = [index[v.id] for v in viewers]
         cols = [index[t.id] for t in targets]
         self._sees[np.ix_(rows, cols)] = seen
@@ -1903,7 +1903,7 @@ class Board:
                     break
             if not found and enemy_bases:
                 nearest = self.table.closest([base], enemy_bases).b
-                reading = self.table.cover(self.rs, nearest, base)
+                reading = self.table.cover(self.rs.cover_policy, nearest, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
                     found = f"{behind[0]} against {nearest.id}"
@@ -1966,6 +1966,7 @@ class Skirmish19c(Ruleset):
     terrain_keys: ClassVar[frozenset[str]] = frozenset({"difficult"})
     scene_keys: ClassVar[frozenset[str]] = frozenset()
     bases_block_sight = True
+    shoot_over_within = OVER_FIGURES_WITHIN_MM  # line 55
     sight_needs_entire_base = True
     sight_rule: ClassVar[Cite | None] = SIGHT_ENTIRE
     see_into = MappingProxyType(
@@ -1997,21 +1998,6 @@ class Skirmish19c(Ruleset):
             "B": tuple(s for s in every if s not in side_a),
             "all": every,
         }
-
-    # ----------------------------------------------------------------------------------------
-    # Sight
-
-    def sight_mask(
-        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """Bases of other units may block sight (line 55), except bases within 2 cm of the
-        viewer, which it shoots over."""
-        # `Ruleset.sight_mask` (bases of other units than the two) and the bases further
-        # than 2 cm from the viewer, with the viewer's part read off one remembered matrix.
-        units = table.unit_numbers
-        mask = table.others_apart(OVER_FIGURES_WITHIN_MM)[viewers]
-        mask &= units[None, :] != units[targets][:, None]
-        return mask
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -2152,7 +2138,7 @@ class Skirmish19c(Ruleset):
         )
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
-        hidden = board.table.hiding(self, first_shooter, first_target)
+        hidden = board.table.hiding(self.sight_policy, first_shooter, first_target)
         spot: Roll | None = None
         if hidden is not None:
             spot = Roll.success_roll(
@@ -2220,7 +2206,7 @@ class Skirmish19c(Ruleset):
                 return self._no_shot(board, data, distance, "no figure may fire", ratio_cite)
 
         # To hit: one D8 a shooter (lines 40-43), cover from the terrain (Table.cover).
-        reading = board.table.cover(self, first_shooter, first_target)
+        reading = board.table.cover(self.cover_policy, first_shooter, first_target)
         row_cite, needs = TO_HIT[band]
         need = needs[reading.cover]
         column = {"none": "open", "soft": "soft cover", "hard": "hard cover"}[reading.cover.value]
