@@ -172,6 +172,7 @@ class Table:
         self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
         self._shown: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
+        self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
@@ -986,11 +987,219 @@ class Table:
         """`Scene.uncertainty_of` of every base, by id (asked thousands of times a `suggest`)."""
         return {b.id: self.scene.uncertainty_of(b) for b in self.bases}
 
+    # ----------------------------------------------------------------------------------------
+    # Fire arcs
+
+    def in_arc(self, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
+        """Whether each target base lies (partly) in the shooter's fire arc of `half_angle`
+        degrees either side of its facing: `geometry.base_in_arc`, remembered per shooter and
+        angle (`in_arcs`)."""
+        known = self._arcs.get((shooter.id, half_angle), {})
+        try:
+            return [known[t.id] for t in targets]  # all known (a `suggest` asked them first)
+        except KeyError:
+            return self.in_arcs([(shooter, targets, half_angle)])[0]
+
+    def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
+        """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
+        yet against every shooter's arc regions in one pass of separating axes
+        (`overlap_pairs`), pair by pair the same test as one shooter at a time."""
+        with self._lock:
+            return self._in_arcs(asks)
+
+    def _in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
+        memo = self._arcs
+        regions: list[geo.Array] = []  # every shooter's arc regions, each once
+        # Per shooter: its memo, the rectangles to test, its first region and how many it has.
+        blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
+        for shooter, targets, half_angle in asks:
+            known = memo.setdefault((shooter.id, half_angle), {})
+            missing = [t for t in targets if t.id not in known]
+            if not missing:
+                continue
+            arc = arc_regions(shooter, half_angle)
+            if arc is None:
+                known.update({t.id: True for t in missing})
+                continue
+            rects = []
+            for t in missing:
+                if t.footprint.circle:
+                    plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
+                    known[t.id] = (
+                        geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
+                    )
+                else:
+                    rects.append(t)
+            if rects:
+                blocks.append((known, rects, len(regions), len(arc)))
+            regions += arc
+        if blocks:
+            index = self.index
+            todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
+            rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
+            # One test per pair and region of its shooter: `of` the pair, `which` the region.
+            pairs = [len(rects) for _, rects, _, _ in blocks]
+            count = np.repeat([n for _, _, _, n in blocks], pairs)
+            first = np.repeat([f for _, _, f, _ in blocks], pairs)
+            of = np.repeat(np.arange(len(todo)), count)
+            which = (
+                np.repeat(first, count)
+                + np.arange(len(of))
+                - np.repeat(count.cumsum() - count, count)
+            )
+            outlines, normals = self.outlines, self.outline_normals
+            inside = np.zeros(len(todo), dtype=bool)
+            feet = rows[of]
+            corners = np.array([len(r) for r in regions], dtype=int)
+            for k in sorted(set(corners.tolist())):  # regions of k corners together
+                # Each region of k corners once (and its normals), then one row per test.
+                ours = np.flatnonzero(corners == k)
+                place = np.zeros(len(regions), dtype=int)
+                place[ours] = np.arange(len(ours))
+                stacked = np.stack([regions[i] for i in ours.tolist()])
+                picked = np.flatnonzero(corners[which] == k)
+                at = place[which[picked]]
+                hit = overlap_pairs(
+                    stacked[at],
+                    edge_normals(stacked)[at],
+                    outlines[feet[picked]],
+                    normals[feet[picked]],
+                )
+                inside[of[picked[hit]]] = True
+            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+                known[target_id] = ok
+        return [[memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks]
+
+    @cached_property
+    def outline_normals(self) -> geo.Array:
+        """(N, 4, 2) the unit normals of the edges of every base's outline (`edge_normals`)."""
+        return _read_only(edge_normals(self.outlines))
+
+    @cached_property
+    def ahead(self) -> geo.Array:
+        """(N, N) for every pair of bases (i, j), how far (mm) base j reaches ahead of the
+        line of base i's front edge: positive when part of j lies in i's 180 degree arc (the
+        half-plane ahead of the front edge; for a round base, ahead of the tangent at its
+        front), as `geometry.base_in_arc(i, j, 90)` draws it. One numpy pass a table."""
+        bases = self.bases
+        centres = np.array([(b.x, b.y) for b in bases])
+        forward = np.stack([geo.forward(b.facing) for b in bases])
+        front = np.array(
+            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
+        )
+        outlines, radii = geo.stack_shapes(bases)
+        reach = np.einsum("tkc,sc->stk", outlines, forward).max(axis=2) + radii[None, :]
+        reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
+        return _read_only(reach - front[:, None])
+
     @cached_property
     def most_uncertain(self) -> float:
         """The largest position uncertainty of any base (0 on an empty table), mm: no length
         between two bases is more uncertain than twice it."""
         return max(self._uncertainty_of.values(), default=0.0)
+
+
+# Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
+
+
+def edge_normals(poly: geo.Array) -> geo.Array:
+    """The unit normals of the edges of convex outlines (..., k, 2)."""
+    e = np.roll(poly, -1, axis=-2) - poly
+    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
+    return np.asarray(n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None])
+
+
+def arc_regions(shooter: Base, half_angle: float) -> list[geo.Array] | None:
+    """`geometry.arc_regions`, bit for bit: for a rectangular base firing less than 90
+    degrees either side (the sheet's 45) its one region worked out in plain floats, the
+    same operations in the same order as the array arithmetic there (a quarter of the cost;
+    a `suggest` asks it of every firing base); anything else from `geometry`."""
+    if shooter.footprint.circle or not 0 <= half_angle < 90:
+        return geo.arc_regions(shooter, half_angle)
+    t = math.radians(shooter.facing)
+    fx, fy = math.cos(t), math.sin(t)  # forward; right is (fy, -fx)
+    depth, width = shooter.footprint.depth, shooter.footprint.width
+    ahead_x, ahead_y = shooter.x + fx * depth / 2, shooter.y + fy * depth / 2
+    side_x, side_y = fy * width / 2, -fx * width / 2
+    fr_x, fr_y = ahead_x + side_x, ahead_y + side_y
+    fl_x, fl_y = ahead_x - side_x, ahead_y - side_y
+    turn = math.radians(-half_angle)
+    right_x = fx * math.cos(turn) - fy * math.sin(turn)
+    right_y = fx * math.sin(turn) + fy * math.cos(turn)
+    turn = math.radians(half_angle)
+    left_x = fx * math.cos(turn) - fy * math.sin(turn)
+    left_y = fx * math.sin(turn) + fy * math.cos(turn)
+    reach = geo.REACH
+    return [
+        np.array(
+            [
+                [fr_x, fr_y],
+                [fr_x + reach * right_x, fr_y + reach * right_y],
+                [fl_x + reach * left_x, fl_y + reach * left_y],
+                [fl_x, fl_y],
+            ]
+        )
+    ]
+
+
+PLAIN_MARGIN = 1e-3
+"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
+it, far beyond the rounding of coordinates out to `geometry.REACH`."""
+
+
+def circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
+    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
+    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
+    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
+    margin outside an edge of every region is out of it (a convex region lies behind each of
+    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
+    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
+    cx, cy = target.x, target.y
+    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
+    out_of_all = True
+    for region in regions:
+        corners = region.tolist()
+        area2, outside = 0.0, -math.inf
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            run_x, run_y = bx - ax, by - ay
+            length = math.hypot(run_x, run_y)
+            if length < 1.0:
+                return None
+            area2 += ax * by - ay * bx
+            # How far outside this edge (its left is inside): the cross product over the length.
+            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
+        if area2 <= 0:
+            return None
+        if outside < -PLAIN_MARGIN:
+            return True
+        if outside <= clear_of:
+            out_of_all = False
+    return False if out_of_all else None
+
+
+def overlap_pairs(
+    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
+) -> npt.NDArray[np.bool_]:
+    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
+    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
+    `region_normals`, `feet_normals`: `edge_normals` of each."""
+    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
+    ax, ay = axes[..., 0], axes[..., 1]
+    region_lo, region_hi = _extent(ax, ay, regions)
+    feet_lo, feet_hi = _extent(ax, ay, feet)
+    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
+    return np.asarray(~apart.any(axis=1))
+
+
+def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
+    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
+    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
+    `einsum("kad,kpd->kap")` without its slow general loop."""
+    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
+    for j in range(1, poly.shape[1]):
+        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
+        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
+    return lo, hi
 
 
 def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[geo.Obstacle]:

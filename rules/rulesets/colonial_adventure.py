@@ -127,7 +127,6 @@ check each shortcut against the shared geometry on random tables.
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -2377,36 +2376,13 @@ ARC_SETTLE_MM = 1e-3
 """Pairs whose screened margin is within this of the arc's edge are settled by
 `geometry.base_in_arc` itself, so float rounding never decides a case."""
 
-_AHEAD: weakref.WeakKeyDictionary[Table, Any] = weakref.WeakKeyDictionary()
-
-
-def _ahead(table: Table) -> Any:
-    """For every pair of bases (i, j), how far (mm) base j reaches ahead of the line of base i's
-    front edge: positive when part of j lies in i's 180 degree arc. One numpy pass a table.
-
-    The arc `geometry.base_in_arc(i, j, 90)` draws is the half-plane ahead of the front edge
-    (for a round base, ahead of the tangent at its front), so this is the same test, vectorised.
-    """
-    if table not in _AHEAD:
-        bases = table.bases
-        centres = np.array([(b.x, b.y) for b in bases])
-        ahead = np.stack([geo.forward(b.facing) for b in bases])
-        front = np.array(
-            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
-        )
-        outlines, radii = geo.stack_shapes(bases)
-        reach = np.einsum("tkc,sc->stk", outlines, ahead).max(axis=2) + radii[None, :]
-        reach -= np.einsum("sc,sc->s", centres, ahead)[:, None]
-        _AHEAD[table] = reach - front[:, None]
-    return _AHEAD[table]
-
 
 def _in_arc(table: Table, fire_bases: Sequence[Base], target_bases: Sequence[Base]) -> bool:
     """Whether some target base lies in the 180 degree arc of some firing base (line 61):
-    screened with `_ahead`, pairs on the edge settled by `geometry.base_in_arc`."""
+    screened with `Table.ahead`, pairs on the edge settled by `geometry.base_in_arc`."""
     rows = [table.index[b.id] for b in fire_bases]
     cols = [table.index[b.id] for b in target_bases]
-    margins = _ahead(table)[np.ix_(rows, cols)]
+    margins = table.ahead[np.ix_(rows, cols)]
     if bool((margins > ARC_SETTLE_MM).any()):
         return True
     return any(

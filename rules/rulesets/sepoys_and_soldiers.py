@@ -140,6 +140,7 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -1851,18 +1852,24 @@ class _Measured:
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
 
 
-_LAST_MEASURED: list[_Measured] = []
+_LAST_MEASURED: _Measured | None = None
 """The last table's measurements: `suggest` asks for them thousands of times in a row, and a
-weak dictionary's lookup is slow by comparison."""
+weak dictionary's lookup is slow by comparison. Read once into a local, so a thread never
+gets another thread's table's."""
+_MEASURED_LOCK = threading.Lock()
 
 
 def _measured(table: Table) -> _Measured:
-    if _LAST_MEASURED and _LAST_MEASURED[0].table() is table:
-        return _LAST_MEASURED[0]
-    if table not in _MEASURED:
-        _MEASURED[table] = _Measured(table)
-    _LAST_MEASURED[:] = [_MEASURED[table]]
-    return _LAST_MEASURED[0]
+    global _LAST_MEASURED
+    last = _LAST_MEASURED
+    if last is not None and last.table() is table:
+        return last
+    with _MEASURED_LOCK:
+        found = _MEASURED.get(table)
+        if found is None:
+            found = _MEASURED[table] = _Measured(table)
+    _LAST_MEASURED = found
+    return found
 
 
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
