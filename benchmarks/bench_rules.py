@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from rules import geometry as geo
-from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.engine import Ruleset, get_ruleset, read_scene, ruleset_ids
 from rules.measure import Table
-from rules.scene import Scene, parse_scene
+from rules.scene import Scene
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -50,7 +50,7 @@ def example_for(ruleset: str) -> dict[str, Any]:
 
 def tiled(doc: dict[str, Any], bases: int) -> Scene:
     """The example's units copied across the table, shifted, until there are `bases` bases."""
-    return parse_scene(tiled_doc(doc, bases), f"<{doc['ruleset']} x{bases}>")
+    return read_scene(tiled_doc(doc, bases), f"<{doc['ruleset']} x{bases}>")
 
 
 def tiled_doc(doc: dict[str, Any], bases: int) -> dict[str, Any]:

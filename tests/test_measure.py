@@ -14,9 +14,9 @@ import pytest
 
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, read_scene
 from rules.measure import Table, table_of
-from rules.scene import Scene, parse_scene
+from rules.scene import Scene
 from tests.builders import base, make_scene, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
@@ -24,7 +24,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.jso
 
 def _tiled(example: Path, bases: int) -> Scene:
     doc = json.loads(example.read_text(encoding="utf-8"))
-    return parse_scene(tiled_doc(doc, bases), example.name)
+    return read_scene(tiled_doc(doc, bases), example.name)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)

@@ -10,17 +10,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rules.engine import read_scene
 from rules.errors import QuestionError
 from rules.measure import RECENT_TABLES, Table
 from rules.rulesets import sepoys_and_soldiers as ss
-from rules.scene import Base, Footprint, Scene, Unit, parse_scene
+from rules.scene import Base, Footprint, Scene, Unit
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _example() -> Scene:
     path = EXAMPLES / "sepoys-and-soldiers.json"
-    return parse_scene(json.loads(path.read_text(encoding="utf-8")), path.name)
+    return read_scene(json.loads(path.read_text(encoding="utf-8")), path.name)
 
 
 def test_a_tables_measurements_go_with_the_table() -> None:

@@ -130,6 +130,7 @@ from .. import dice as dice_math
 from .. import geometry as geo
 from ..engine import (
     Action,
+    Candidate,
     Cite,
     Modifier,
     OutcomeRule,
@@ -141,7 +142,6 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
@@ -996,7 +996,6 @@ def _fired_changes(unit: Unit) -> tuple[Change, ...]:
 # The ruleset
 
 
-@register
 class AgeOfNapoleon(Ruleset):
     id = "age-of-napoleon"
     title = "Warfare in the Age of Napoleon (page 3)"
@@ -1874,73 +1873,53 @@ class AgeOfNapoleon(Ruleset):
     # ------------------------------------------------------------------------------------
     # Suggest
 
-    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`suggest [PHASE]`: every resolution that applies now, phase by phase."""
-        if len(args) > 1:
-            expect_args("suggest", args, ("PHASE",))
-        phase = args[0] if args else None
-        if phase is not None and phase not in self.phases:
-            raise _fail(f"unknown phase {phase!r}; the phases are {accepted(self.phases)}")
-        board = Board(scene)
-        items: list[dict[str, Any]] = []
-        for name in self.phases if phase is None else (phase,):
-            for kind, item_args, res in self._suggest_phase(board, name):
-                items.append(
-                    {
-                        "kind": kind,
-                        "phase": name,
-                        "args": list(item_args),
-                        "summary": res.lines[0] if res.lines else kind,
-                        "result": res.as_json(),
-                    }
-                )
-        data = {
-            "action": "suggest",
-            "ruleset": self.id,
-            "phase": phase,
-            "phases": list(self.phases),
-            "items": items,
-        }
-        lines = [f"{i['phase']}: {i['kind']} {' '.join(i['args'])}: {i['summary']}" for i in items]
-        return Resolution("suggest", MappingProxyType(data), tuple(lines or ["nothing to resolve"]))
+    # `suggest` is the engine's: the questions each phase asks, answered on one Board.
 
-    def _suggest_phase(
-        self, board: Board, phase: str
-    ) -> Iterable[tuple[str, tuple[str, ...], Resolution]]:
+    def suggestion_context(self, scene: Scene) -> Board:
+        return Board(scene)
+
+    def candidates(self, board: Board, phase: str) -> Iterable[Candidate]:
         scene = board.scene
         if phase == "firing":
             shots = list(self._in_range_pairs(board))
-            # Every sight line the shots below trace, in one batch (`_shot` finds them memoised).
+            # Every sight line the shots trace, in one batch (`_shot` finds them memoised).
             near = [board.closest(shooter, target) for shooter, target in shots]
             board.table.sights(self.sight_policy, [(n.a, n.b) for n in near])
             for shooter, target in shots:
-                if shooter.get("weapon") == ROCKET_WEAPON:
-                    res = self._rocket(board, shooter.id, target.id)
-                    yield "rocket", (shooter.id, target.id), res
-                else:
-                    res = self._shoot(board, shooter.id, target.id)
-                    yield "shoot", (shooter.id, target.id), res
+                kind = "rocket" if shooter.get("weapon") == ROCKET_WEAPON else "shoot"
+                yield Candidate(kind, (shooter.id, target.id))
         elif phase == "movement":
             for unit in scene.units:
                 if not _flag(unit, "moved"):
-                    yield "move", (unit.id,), self._move(board, unit.id, None)
+                    yield Candidate("move", (unit.id,))
         elif phase == "melee":
             units = scene.units
             for i, ua in enumerate(units):
                 for ub in units[i + 1 :]:
-                    if ua.side == ub.side or not self._maybe_touching(board, ua, ub):
-                        continue
-                    res = self._melee(board, ua.id, ub.id)
-                    if res.data["in_contact"]:
-                        yield "melee", (ua.id, ub.id), res
+                    if ua.side != ub.side and self._maybe_touching(board, ua, ub):
+                        yield Candidate("melee", (ua.id, ub.id))
         elif phase == "morale":
             for unit in scene.units:
                 if _count(unit, "rocket_checks"):
-                    yield "morale", (unit.id,), self._morale(unit, unit.id)
+                    yield Candidate("morale", (unit.id,))
         else:
             for unit in scene.units:
                 if unit_type(unit) == "machine-gun" and gun_state(unit) != GUN_BROKEN:
-                    yield "overheat", (unit.id,), self._overheat(unit, unit.id)
+                    yield Candidate("overheat", (unit.id,))
+
+    def answer_candidate(self, board: Board, candidate: Candidate) -> Resolution | None:
+        kind, args = candidate.kind, candidate.args
+        if kind == "shoot":
+            return self._shoot(board, *args)
+        if kind == "rocket":
+            return self._rocket(board, *args)
+        if kind == "move":
+            return self._move(board, args[0], None)
+        if kind == "melee":
+            res = self._melee(board, *args)
+            return res if res.data["in_contact"] else None  # only units in contact fight
+        unit = board.scene.unit_of(args[0])
+        return self._morale(unit, unit.id) if kind == "morale" else self._overheat(unit, unit.id)
 
     def _in_range_pairs(self, board: Board) -> Iterable[tuple[Unit, Unit]]:
         """Shooter-target pairs of enemies within (or maybe within) the longest band."""

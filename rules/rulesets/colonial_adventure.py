@@ -152,7 +152,6 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
@@ -814,7 +813,6 @@ class Troops:
         return f"{self.firing} figures firing{lost}"
 
 
-@register
 class ColonialAdventure(Ruleset):
     id = "colonial-adventure"
     title = "QRS / COLONIAL ADVENTURE"

@@ -149,7 +149,6 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
@@ -747,7 +746,6 @@ def _face(table: Table, attacker: Base, target: Base) -> _Face:
 # The ruleset
 
 
-@register
 class Europe19c(Ruleset):
     id = "europe-19c"
     title = "19th Century Europe QRS"

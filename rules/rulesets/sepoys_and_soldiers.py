@@ -167,7 +167,6 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
@@ -1909,7 +1908,6 @@ def _near_and_uncertainty(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, 
 # The ruleset
 
 
-@register
 class SepoysAndSoldiers(Ruleset):
     id = ID
     title = "Sepoys & Soldiers - QRS"

@@ -170,7 +170,6 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
@@ -1953,7 +1952,6 @@ class Board:
 # The ruleset
 
 
-@register
 class Skirmish19c(Ruleset):
     id = "skirmish-19c"
     title = "19th Century rules: QRS"

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_rules import tiled_doc
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import UmpireError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -148,7 +148,7 @@ def scale_path(example: Path, bases: int) -> Path:
 def scale_lines(example: Path, bases: int) -> list[str]:
     """The golden blocks of the every-phase `suggest` of an example tiled to `bases` bases."""
     doc = json.loads(example.read_text(encoding="utf-8"))
-    scene = parse_scene(tiled_doc(doc, bases), f"<{example.stem} x{bases}>")
+    scene = read_scene(tiled_doc(doc, bases), f"<{example.stem} x{bases}>")
     answer = get_ruleset(scene.ruleset).resolve(scene, "suggest", [])
     data = json.loads(json.dumps(answer.as_json()))
     items = data.pop("items")

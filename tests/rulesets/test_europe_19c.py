@@ -711,7 +711,7 @@ def test_charging_cavalry_fired_on_test_once() -> None:
 
 
 def example() -> Scene:
-    from rules.scene import load_scene
+    from rules.engine import load_scene
 
     return load_scene(ROOT / "examples" / "europe-19c.json")
 
