@@ -168,7 +168,7 @@ class Ruleset:
     title: ClassVar[str]
     """The title printed on the sheet."""
     sheet: ClassVar[str]
-    """The sheet's file name in `shared/seeds/`."""
+    """The sheet's file name in `rules/sheets/`."""
     unit: ClassVar[str]
     """The unit the sheet measures in (`cm` or `in`)."""
     grid: ClassVar[bool] = False

@@ -1,5 +1,5 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3
-(shared/seeds/003_5b7c133d01707a77.txt), on a square grid.
+(rules/sheets/003_5b7c133d01707a77.txt), on a square grid.
 
 We have page 3 only. The Quick Reference Chart (QRC) with the weapon ranges, the fire and melee
 modifiers, the Leader Hits Table and the morale procedure is not on it, so this ruleset never

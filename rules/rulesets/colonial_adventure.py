@@ -1,4 +1,4 @@
-"""colonial-adventure: "QRS / COLONIAL ADVENTURE" (shared/seeds/002_9c2296e6290248df.txt), in
+"""colonial-adventure: "QRS / COLONIAL ADVENTURE" (rules/sheets/002_9c2296e6290248df.txt), in
 inches.
 
 The sheet's tables live in this module as data, each entry citing its line; the actions

@@ -1,4 +1,4 @@
-"""europe-19c: "19th Century Europe QRS" (shared/seeds/004_8318ee244ed3ffb0.txt), in cm.
+"""europe-19c: "19th Century Europe QRS" (rules/sheets/004_8318ee244ed3ffb0.txt), in cm.
 
 A unit-level game: a unit is a group of bases, fire and hand-to-hand are rolled in D6 per base.
 Every number below is a row of the sheet, cited with its line. Never imports cv2, flask or vision.

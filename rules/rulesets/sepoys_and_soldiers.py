@@ -1,4 +1,4 @@
-"""sepoys-and-soldiers: "Sepoys & Soldiers - QRS" (shared/seeds/001_14e3e4b7ab0503f1.txt), in
+"""sepoys-and-soldiers: "Sepoys & Soldiers - QRS" (rules/sheets/001_14e3e4b7ab0503f1.txt), in
 inches (1" = 25 yards, line 3).
 
 The sheet's tables are the data below, each entry citing its line. Pure: never imports cv2,

@@ -1,4 +1,4 @@
-"""skirmish-19c: "19th Century rules: QRS" (shared/seeds/000_157c880a83b52d41.txt), in cm.
+"""skirmish-19c: "19th Century rules: QRS" (rules/sheets/000_157c880a83b52d41.txt), in cm.
 
 A figure-level skirmish game: each base is a figure (or a few), groups shoot with a D8 each by
 range band and cover, player characters (PCs) dice for command points, and every group dices on
