@@ -724,13 +724,12 @@ class Table:
 
     @cached_property
     def _centre_inside(self) -> npt.NDArray[np.bool_]:
-        """(N, T) whether the centre of base n stands in terrain piece t (`centre_in`)."""
-        place = {id(t): k for k, t in enumerate(self.scene.terrain)}
+        """(N, T) whether the centre of base n stands in terrain piece t (`centre_in`: a base
+        whose centre is inside a piece stands in it at least partly), every centre at once."""
         out = np.zeros((len(self.bases), len(self.scene.terrain)), dtype=bool)
-        for n, b in enumerate(self.bases):
-            for piece in self.centre_in(b):
-                out[n, place[id(piece)]] = True
-        return out
+        for k, piece in enumerate(self.scene.terrain):
+            out[:, k] = geo.point_in_polygon(self.centres, piece.polygon)
+        return _read_only(out)
 
     def _visibility(self, policy: SightPolicy) -> geo.Array:
         """(T,) how far two bases standing in terrain piece t see each other inside it under
