@@ -38,9 +38,11 @@ from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 _T = TypeVar("_T", bound=np.generic)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class SightPolicy:
-    """How a sheet judges sight: frozen, so the answers under it can be remembered per scene.
+    """How a sheet judges sight: frozen, so the answers under it can be remembered per scene
+    (keyed by the policy itself: each ruleset class makes its one policy once, and memos look
+    it up thousands of times a `suggest`, so it hashes by identity).
 
     Sight lines run from the viewer's centre to the target's centre and corners
     (`geometry.sight_points`)."""
@@ -80,9 +82,10 @@ class SightPolicy:
         return bool(self.visibility_within or self.hidden_in)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CoverPolicy:
-    """How a sheet reads cover: frozen, so the answers under it can be remembered per scene."""
+    """How a sheet reads cover: frozen, so the answers under it can be remembered per scene
+    (keyed, as `SightPolicy`, by the policy itself)."""
 
     cover: tuple[tuple[TerrainKind, Cover], ...]
     """(kind, cover) a terrain piece gives when the scene does not say; kinds not listed give
@@ -172,6 +175,9 @@ class Table:
         self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
         self._shown: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
+        self._limits: dict[SightPolicy, geo.Array] = {}
+        self._hiders: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
+        self._in_hiders: dict[SightPolicy, list[bool]] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
@@ -733,12 +739,15 @@ class Table:
 
     def _visibility(self, policy: SightPolicy) -> geo.Array:
         """(T,) how far two bases standing in terrain piece t see each other inside it under
-        a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit."""
-        limits = dict(policy.visibility_within)
-        return np.array(
-            [limits.get(t.kind, np.nan) for t in self.scene.terrain],
-            dtype=float,
-        )
+        a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit
+        (memoised per policy)."""
+        found = self._limits.get(policy)
+        if found is None:
+            limits = dict(policy.visibility_within)
+            found = np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain], dtype=float)
+            with self._lock:
+                found = self._limits[policy] = _read_only(found)
+        return found
 
     def _terrain_exempt(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -790,18 +799,37 @@ class Table:
         any."""
         if not policy.hidden_in:
             return None
-        inside, hides = self._centre_inside, self._hides(policy)
         i, j = self.index[viewer.id], self.index[target.id]
-        k = np.flatnonzero(inside[j] & ~inside[i] & hides)
+        if not self._in_hiding(policy)[j]:
+            return None  # most bases stand in no terrain that hides
+        inside = self._centre_inside
+        k = np.flatnonzero(inside[j] & ~inside[i] & self._hides(policy))
         return self.scene.terrain[int(k[0])] if len(k) else None
+
+    def _in_hiding(self, policy: SightPolicy) -> list[bool]:
+        """Whether each base's centre stands in a piece that hides it (`_hides`), as plain
+        values (read once a shot; memoised per policy)."""
+        found = self._in_hiders.get(policy)
+        if found is None:
+            hidden = np.any(self._centre_inside & self._hides(policy)[None, :], axis=1)
+            found = [bool(h) for h in np.asarray(hidden).tolist()]
+            with self._lock:
+                self._in_hiders[policy] = found
+        return found
 
     def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
-        a piece the scene says gives no cover hides nobody."""
-        return np.array(
-            [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in self.scene.terrain],
-            dtype=bool,
-        )
+        a piece the scene says gives no cover hides nobody (memoised per policy)."""
+        found = self._hiders.get(policy)
+        if found is None:
+            terrain = self.scene.terrain
+            found = np.array(
+                [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain],
+                dtype=bool,
+            )
+            with self._lock:
+                found = self._hiders[policy] = _read_only(found)
+        return found
 
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
