@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .errors import QuestionError, accepted
 
 if TYPE_CHECKING:
-    from .engine import Cite
+    from .answer import Cite
 
 
 class Kind(StrEnum):

@@ -615,3 +615,36 @@ def test_serve_at_end_is_stop_or_loop(capsys: pytest.CaptureFixture[str]) -> Non
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "--at-end: invalid choice: 'rewind'" in err and "stop" in err and "loop" in err
+
+
+LIGHT_FORBIDDEN = ("flask", "werkzeug", "jinja2", "cv2", "pupil_apriltags", "vision", "segno")
+"""What a question on the command line never needs: the page, the camera, the detector."""
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds after `umpire ARGV` ran in it."""
+    code = (
+        "import json, sys, contextlib, io\n"
+        "from webui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({argv!r})\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return set(json.loads(out.stdout))
+
+
+def test_a_question_loads_no_page_no_camera_and_only_its_own_ruleset() -> None:
+    loaded = _modules_after(["resolve", "examples/skirmish.json", "measure", "rifles", "zouaves"])
+    assert sorted(m for m in loaded if m.split(".")[0] in LIGHT_FORBIDDEN) == []
+    assert sorted(m for m in loaded if m.startswith("rules.rulesets.")) == [
+        "rules.rulesets.skirmish_19c"
+    ]
+    assert not {"webui.app", "webui.api", "webui.live", "webui.gamelog"} & loaded
+
+
+def test_listing_the_rulesets_loads_no_page_and_no_camera() -> None:
+    loaded = _modules_after(["rulesets"])
+    assert sorted(m for m in loaded if m.split(".")[0] in LIGHT_FORBIDDEN) == []
+    assert not {"webui.app", "webui.api", "webui.live", "webui.gamelog"} & loaded

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import vision.sources
+from rules.engine import read_scene
 from rules.errors import UmpireError
-from rules.scene import TerrainKind, parse_scene
+from rules.scene import TerrainKind
 from vision.demo import DemoGame, open_demo_game
 from vision.game import load_game
 from vision.pipeline import Scanner
@@ -76,7 +77,7 @@ def test_demo_moves_stay_on_the_table_and_out_of_buildings_and_walls() -> None:
         assert demo.moves > 0
         now = demo.layout()
     assert now != start
-    scene = parse_scene(now)
+    scene = read_scene(now)
     blocked = [t for t in scene.terrain if t.kind in (TerrainKind.BUILDING, TerrainKind.WALL)]
     assert blocked  # the farm and the wall of skirmish.json
     from rules import geometry as geo
@@ -134,7 +135,7 @@ def scanned() -> tuple[np.ndarray, Any, Any]:
     spec = table_spec(game, json.loads(LAYOUT.read_text()))
     image = render(spec, camera_for_table(spec, 1280, 720), Effects()).image
     scan = Scanner(game).scan(image)
-    return image, scan, parse_scene(json.loads(json.dumps(scan.scene)))
+    return image, scan, read_scene(json.loads(json.dumps(scan.scene)))
 
 
 def changed_near(before: np.ndarray, after: np.ndarray, xy: np.ndarray, r: int = 3) -> bool:

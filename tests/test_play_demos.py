@@ -93,6 +93,12 @@ class Table:
         if response.status_code == 200:
             answer = response.get_json()
             assert answer["allowed"] is False, answer
+            if "reasons" not in answer:
+                # An answer that gives no reasons (a move the actions left this turn cannot
+                # pay for) has an empty report form; settling it says why (400).
+                assert answer["report_form"] == [], answer
+                body = {"action": action, "args": list(args), "result": {}}
+                return str(self.post("/api/outcome", body, 400)["error"])
             return "; ".join(
                 r if isinstance(r, str) else f"{r['reason']} ({r['source']})"
                 for r in answer["reasons"]

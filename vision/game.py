@@ -23,9 +23,10 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS
+from rules.engine import read_scene
 from rules.errors import DocumentError, accepted
 from rules.reader import DocumentReader, join_path
-from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind, parse_scene
+from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind
 from rules.state import close_key
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
@@ -634,7 +635,7 @@ def _check_attributes(game: Game, source: str) -> None:
         probe["grid"] = {"box": game.grid_box}
     probe.update(game.scene_extra)
     try:
-        parse_scene(probe, source)
+        read_scene(probe, source)
     except SceneError as exc:
         raise GameError(source, exc.path, exc.detail) from None
 

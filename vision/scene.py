@@ -3,7 +3,7 @@
 The observations are already in the table frame (millimetres): detection and calibration have
 done their work. Here each base's tag becomes a base (position, facing and footprint per
 CONTRACT.md), each terrain card's tag a polygon, and the result an `umpire-scene/1` document in
-the game's unit that `rules.scene.parse_scene` reads. What could not be used is reported under
+the game's unit that `rules.engine.read_scene` reads. What could not be used is reported under
 the extra top-level key `detection`, never silently dropped: unknown tags, duplicate tags, bases
 and terrain cards not seen, and pieces whose tag lies off the table.
 

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
-from rules.engine import describe, get_ruleset, ruleset_ids
+from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
-from rules.scene import load_scene
 
 if TYPE_CHECKING:
     from calibration.fit import CharucoSpec

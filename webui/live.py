@@ -49,10 +49,10 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
 from calibration.units import to_mm
-from rules.engine import check_ruleset_id, get_ruleset
+from rules.engine import check_ruleset_id, get_ruleset, read_scene
 from rules.errors import UmpireError
 from rules.play import Play
-from rules.scene import Scene, parse_scene
+from rules.scene import Scene
 from vision.game import Game, load_game
 from vision.pipeline import Scan
 from vision.sources import (
@@ -277,7 +277,7 @@ class Live:
             if seen is not None:
                 try:
                     scene_doc = self._with_play(seen)
-                    scene = parse_scene(json.loads(json.dumps(scene_doc)), "live scene")
+                    scene = read_scene(json.loads(json.dumps(scene_doc)), "live scene")
                 except UmpireError as exc:
                     error = f"the game state does not fit the table: {exc}"
                     scene_doc, scene = None, None
@@ -461,7 +461,7 @@ class Live:
             scan = self.tracker.scan(frame.image, state=None)
             seen = self._with_stale(scan.scene, frame.timestamp)
             doc = self._with_play(seen)
-            scene = parse_scene(doc, "live scene")  # `doc` is fresh JSON: no copy needed
+            scene = read_scene(doc, "live scene")  # `doc` is fresh JSON: no copy needed
             self._seen_doc = seen
         except (CalibrationError, UmpireError) as exc:
             error = f"frame {frame.index}: {exc}"

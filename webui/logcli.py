@@ -21,10 +21,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .app import default_data_dir
-from .gamelog import LOG_FILE, GameLog, LogError
+if TYPE_CHECKING:
+    from .gamelog import GameLog
+
+# The game log and the app (Flask) are imported when `umpire log` runs, not when the `umpire`
+# command line is built: `umpire resolve` never loads them.
 
 __all__ = ["add_log_parser", "log_path", "run_log"]
 
@@ -52,11 +55,16 @@ def add_log_parser(commands: Any) -> argparse.ArgumentParser:
 
 def log_path(data: str | Path | None) -> Path:
     """The log file of a data folder (the default folder when `data` is None)."""
+    from .app import default_data_dir
+    from .gamelog import LOG_FILE
+
     folder = Path(data).expanduser() if data else default_data_dir()
     return folder / LOG_FILE
 
 
 def _game_id(text: str, log: GameLog) -> int:
+    from .gamelog import LogError
+
     try:
         ident = int(text)
     except ValueError:
@@ -73,6 +81,8 @@ def _when(stamp: float | None) -> str:
 
 def run_log(opts: argparse.Namespace) -> int:
     """`umpire log [GAME] [--json] [--out FILE] [--data DIR]`."""
+    from .gamelog import GameLog, LogError
+
     path = log_path(opts.data)
     with GameLog(path, read_only=True) as log:  # a missing log is refused, never created
         if opts.game is None:

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import MissingAttribute, QuestionError, UmpireError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Scope
 from tests.builders import base, scene_doc, unit
 
@@ -71,7 +71,7 @@ def doc(*units: dict[str, Any]) -> dict[str, Any]:
 
 
 def read(d: Mapping[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(dict(d)), "<test scene>")
+    return read_scene(copy.deepcopy(dict(d)), "<test scene>")
 
 
 def applied(d: Mapping[str, Any], changes: Sequence[Change]) -> dict[str, Any]:

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import MissingAttribute, QuestionError, SceneError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Scope
 from tests.builders import base, rect, scene_doc, terrain, unit
 from vision.game import TagRole, game_tags, load_game
@@ -106,7 +106,7 @@ def fight(
 
 
 def scene(doc: dict[str, Any]) -> Scene:
-    return parse_scene(doc, "<test>")
+    return read_scene(doc, "<test>")
 
 
 def play(doc: dict[str, Any], changes: Sequence[Change]) -> dict[str, Any]:

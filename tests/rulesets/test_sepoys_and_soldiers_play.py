@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import QuestionError
 from rules.rulesets import sepoys_and_soldiers as sas
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Outcome, Scope
 from tests.builders import base, rect, scene_doc, terrain
 
@@ -66,7 +66,7 @@ def doc(*units: dict[str, Any], **kw: Any) -> dict[str, Any]:
 
 
 def load(d: dict[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(d), "<test scene>")
+    return read_scene(copy.deepcopy(d), "<test scene>")
 
 
 def ask(d: dict[str, Any], action: str, *args: str) -> dict[str, Any]:
