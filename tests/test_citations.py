@@ -45,9 +45,10 @@ def _walk(value: Any, seen: set[int]) -> Iterator[Cite]:
 
 def _ruleset_modules() -> list[tuple[ModuleType, Path]]:
     """Every ruleset module, with the folder its sheet is in."""
+    # A ruleset is a module or a package of modules (its mechanics, its tables read from data).
     shipped = [
-        (importlib.import_module(f"rules.rulesets.{m.name}"), SHEETS)
-        for m in pkgutil.iter_modules(rules.rulesets.__path__)
+        (importlib.import_module(m.name), SHEETS)
+        for m in pkgutil.walk_packages(rules.rulesets.__path__, "rules.rulesets.")
     ]
     return [*shipped, (importlib.import_module("tests.guide_ruleset"), GUIDE_SHEETS)]
 
