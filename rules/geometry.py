@@ -4,7 +4,7 @@ line of sight and grid distance.
 Pure functions of frozen values and numpy arrays; the all-pairs forms are vectorised. Never
 imports cv2, flask or anything outside `rules` and `calibration.units`.
 
-Conventions (CONTRACT.md): the table frame has x to the right and y away from the near edge;
+Conventions (docs/formats.md): the table frame has x to the right and y away from the near edge;
 `facing` is degrees counter-clockwise from +x. A base's *forward* vector is (cos f, sin f) and its
 *right* vector (sin f, -cos f). A rectangle is `width` across the facing and `depth` along it.
 """

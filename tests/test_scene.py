@@ -43,7 +43,7 @@ TERRAIN_KINDS = (
     "fortification",
     "open",
 )
-"""The terrain kinds of CONTRACT.md."""
+"""The terrain kinds of the scene format (docs/formats.md)."""
 
 
 def small_doc(unit_name: str = "cm") -> dict[str, Any]:

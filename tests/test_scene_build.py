@@ -288,7 +288,7 @@ def test_a_tag_of_another_family_is_unknown(game: Game) -> None:
 
 
 def test_the_opencv_name_of_an_apriltag_family_finds_the_same_tag(game: Game) -> None:
-    # DICT_APRILTAG_36h11 draws exactly the markers of tag36h11 (FIELD-NOTES)
+    # DICT_APRILTAG_36h11 draws exactly the markers of tag36h11
     seen = TagObservation("DICT_APRILTAG_36h11", 10, np.array(UP_AT_500_300), 0.2)
     doc = build_scene(game, [seen])
     assert the_base(doc, "rifles-1")["x"] == pytest.approx(50.0)

@@ -1,4 +1,4 @@
-"""The game file: what the players set up before the game (CONTRACT.md, "Game file (TOML)").
+"""The game file: what the players set up before the game (docs/formats.md, "Game file").
 
 `load_game` reads the TOML file (or `parse_game` a decoded document) into frozen values with
 every length in millimetres: the table, the corner tags of the calibration, the units with the
@@ -32,7 +32,7 @@ from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
 class GameError(DocumentError):
-    """A game file that does not follow CONTRACT.md (the message names the file, the path inside
+    """A game file that does not follow docs/formats.md (the message names the file, the path inside
     it, `units[1].bases[0].tag`, and what is accepted)."""
 
 
