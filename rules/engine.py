@@ -1,30 +1,55 @@
-"""The ruleset protocol, the registry of rulesets, and the questions every ruleset answers alike.
+"""The ruleset protocol, the registry of rulesets, reading a scene under its ruleset, and the
+questions every ruleset answers alike.
 
 A ruleset is a subclass of `Ruleset` that mostly sets class constants read off its sheet (which
-terrain blocks sight, what gives cover, ...) and adds the actions its sheet has. Rulesets are
-found by id with `get_ruleset`; an unknown id is an `UnknownRulesetError` listing the known ones.
-Never imports cv2, flask or `vision`.
+terrain blocks sight, what gives cover, ...) and adds the actions its sheet has. `REGISTRY` names
+every ruleset; `get_ruleset` finds one by id (an unknown id is an `UnknownRulesetError` listing
+the known ones), importing its module then. `read_scene` / `load_scene` read a scene and check
+it under the ruleset it names. One `suggest` serves every sheet: a ruleset lists the questions
+each phase asks (`Ruleset.candidates`). Never imports cv2, flask or `vision`.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
-from functools import cache, lru_cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 import numpy as np
-import numpy.typing as npt
 
-from calibration.units import MM_PER_UNIT, check_unit, format_length
+from calibration.units import format_length
 
-from . import dice as dice_math
 from . import geometry as geo
-from .errors import MissingAttribute, QuestionError, UnknownRulesetError, accepted
-from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from .answer import (
+    Cite,
+    Modifier,
+    RangeBand,
+    Resolution,
+    Roll,
+    Suggestion,
+    Threshold,
+    length_json,
+    threshold_json,
+)
+from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
+from .measure import CoverPolicy, SightPolicy, table_of
+from .scene import (
+    Base,
+    Cover,
+    Scene,
+    Terrain,
+    TerrainKind,
+    Unit,
+    grouped_problems,
+    parse_scene,
+    read_json_file,
+    scene_ruleset,
+)
 from .state import (
     BASE_FIELDS,
     GAME_FIELDS,
@@ -37,171 +62,35 @@ from .state import (
     check_reported,
     close_key,
 )
-from .table import Table, table_for
 
-
-@dataclass(frozen=True, slots=True)
-class Cite:
-    """Where a number comes from: a line of a rule sheet in `shared/seeds/`."""
-
-    sheet: str
-    """The sheet's file name."""
-    line: int
-    """1-based line number in that file."""
-    text: str = ""
-    """A short quotation, for players."""
-
-    def __str__(self) -> str:
-        return f"{self.sheet}:{self.line}"
-
-
-@dataclass(frozen=True, slots=True)
-class Resolution:
-    """The answer to one question: JSON-ready data plus a readable explanation."""
-
-    action: str
-    data: Mapping[str, Any]
-    """The `--json` output: the contract's keys, lengths in the scene's unit."""
-    lines: tuple[str, ...]
-    """The readable explanation, one sentence a line."""
-
-    def as_json(self) -> dict[str, Any]:
-        """The data as a plain dict for `json.dumps`."""
-        return dict(self.data)
-
-
-@dataclass(frozen=True, slots=True)
-class Threshold:
-    """A measured length compared with a rule's threshold, with its measurement uncertainty."""
-
-    measured: float
-    """mm"""
-    limit: float
-    """mm"""
-    uncertainty: float
-    """mm: the combined position uncertainty of the two ends."""
-
-    @property
-    def margin(self) -> float:
-        """How far inside (positive) or outside (negative) the limit the measurement is, mm."""
-        return self.limit - self.measured
-
-    @property
-    def too_close_to_call(self) -> bool:
-        """The margin is inside the measurement's uncertainty."""
-        return abs(self.margin) <= self.uncertainty
-
-    @property
-    def within(self) -> bool:
-        """The measurement is within (at most) the limit."""
-        return self.measured <= self.limit
-
-
-@dataclass(frozen=True, slots=True)
-class Modifier:
-    """One modifier the sheet applies, with its reason and source."""
-
-    value: float
-    """Added to the die, the need, the dice count or the factor (the roll says which)."""
-    reason: str
-    cite: Cite | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "reason": self.reason,
-            "source": None if self.cite is None else str(self.cite),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """Dice to throw for one purpose, the lowest face that succeeds and the exact odds."""
-
-    purpose: str
-    """What the roll decides: `to hit`, `damage`, `save`, `nerve`, ..."""
-    dice: int
-    sides: int
-    need: int | None
-    """The lowest face that succeeds; None when the faces index a table (damage, actions)."""
-    distribution: tuple[Fraction, ...] = ()
-    """P(k successes) for k = 0..dice (empty when `need` is None)."""
-    modifiers: tuple[Modifier, ...] = ()
-    cite: Cite | None = None
-    note: str = ""
-
-    @property
-    def p_success(self) -> Fraction | None:
-        """Chance one die succeeds."""
-        return None if self.need is None else dice_math.p_at_least(self.sides, self.need)
-
-    @classmethod
-    def success_roll(
-        cls,
-        purpose: str,
-        dice: int,
-        sides: int,
-        need: int,
-        modifiers: Sequence[Modifier] = (),
-        cite: Cite | None = None,
-        note: str = "",
-    ) -> Roll:
-        """A roll of `dice` dice needing `need`+, with its distribution of successes."""
-        return cls(
-            purpose,
-            dice,
-            sides,
-            need,
-            dice_math.successes(dice, sides, need),
-            tuple(modifiers),
-            cite,
-            note,
-        )
-
-    def as_json(self) -> dict[str, Any]:
-        p = self.p_success
-        return {
-            "purpose": self.purpose,
-            "dice": self.dice,
-            "sides": self.sides,
-            "need": self.need,
-            "p_success": None if p is None else float(p),
-            "p_success_exact": None if p is None else str(p),
-            "distribution": dice_math.as_floats(self.distribution),
-            "modifiers": [m.as_json() for m in self.modifiers],
-            "source": None if self.cite is None else str(self.cite),
-            "note": self.note,
-        }
-
-    def describe(self) -> str:
-        """`3D8 to hit, 4+ each (5/8 a die)`, for the readable answer."""
-        if self.need is None:
-            return f"{self.dice}D{self.sides} for {self.purpose}" + (
-                f" ({self.note})" if self.note else ""
-            )
-        p = self.p_success
-        assert p is not None
-        odds = "cannot succeed" if p == 0 else f"{self.need}+ each, {p} a die"
-        return f"{self.dice}D{self.sides} {self.purpose}: {odds}" + (
-            f" ({self.note})" if self.note else ""
-        )
-
-
-def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
-    """A length compared with a limit, for JSON, with the `too close to call` verdict."""
-    # `Threshold.margin`, `too_close_to_call` and `within`, worked out once (asked thousands
-    # of times a `suggest`).
-    measured, limit, uncertainty = t.measured, t.limit, t.uncertainty
-    margin = limit - measured
-    close = abs(margin) <= uncertainty
-    verdict = "too close to call" if close else "within" if measured <= limit else "beyond"
-    return {
-        "measured": length_json(scene, measured),
-        "limit": length_json(scene, limit),
-        "margin": length_json(scene, margin),
-        "uncertainty": length_json(scene, uncertainty),
-        "verdict": verdict,
-    }
+# The engine's own names, and what an answer is made of (`rules.answer`: Cite, Modifier,
+# RangeBand, Resolution, Roll, Suggestion, Threshold, length_json, threshold_json), here too
+# for the rulesets' and callers' sake.
+__all__ = [
+    "REGISTRY",
+    "Action",
+    "Candidate",
+    "Cite",
+    "Modifier",
+    "OutcomeRule",
+    "RangeBand",
+    "Resolution",
+    "Roll",
+    "Ruleset",
+    "RulesetInfo",
+    "Suggestion",
+    "Threshold",
+    "check_attr",
+    "check_ruleset_id",
+    "describe",
+    "expect_args",
+    "get_ruleset",
+    "length_json",
+    "load_scene",
+    "read_scene",
+    "ruleset_ids",
+    "threshold_json",
+]
 
 
 def check_attr(
@@ -237,22 +126,19 @@ def check_attr(
     return str(value)
 
 
-@dataclass(frozen=True, slots=True)
-class RangeBand:
-    """How far one range band of a unit's weapon reaches, edge to edge."""
-
-    label: str
-    """The sheet's name for the band (`short`, `0-9`, `canister`...)."""
-    reach: float
-    """mm"""
-    cite: Cite | None = None
-
-
 Action = Callable[[Scene, Sequence[str]], Resolution]
 ReportForm = Callable[[Scene, Sequence[str]], tuple[Report, ...]]
 """What the players are asked after a resolution: (scene, args) -> the form's reports."""
 ApplyReport = Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
 """What the reported dice do: (scene, args, reported values) -> the changes of state."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A question a phase of play asks: an action and its arguments (`Ruleset.candidates`)."""
+
+    kind: str
+    args: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +168,7 @@ class Ruleset:
     title: ClassVar[str]
     """The title printed on the sheet."""
     sheet: ClassVar[str]
-    """The sheet's file name in `shared/seeds/`."""
+    """The sheet's file name in `rules/sheets/`."""
     unit: ClassVar[str]
     """The unit the sheet measures in (`cm` or `in`)."""
     grid: ClassVar[bool] = False
@@ -318,10 +204,28 @@ class Ruleset:
     not from what stands on it."""
     bases_block_sight: ClassVar[bool] = False
     """Whether other bases block sight lines."""
+    shoot_over_within: ClassVar[float | None] = None
+    """With `bases_block_sight`: bases no farther than this (mm, edge to edge) from the viewer
+    do not block its lines; None: every base of another unit than the two does."""
     sight_needs_entire_base: ClassVar[bool] = False
     """True when a target is in sight only if every sight line to its base is clear."""
     sight_rule: ClassVar[Cite | None] = None
     """Where the sheet says what blocks sight."""
+    visibility_within: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType({})
+    """Inside one piece of these kinds, two bases that both stand (centre) in it see each other
+    up to this far (mm, edge to edge) and no further; the piece itself never blocks the lines
+    between them."""
+    hidden_in: ClassVar[frozenset[TerrainKind]] = frozenset()
+    """Kinds of terrain that hide a base whose centre stands in them from viewers outside the
+    piece (a piece the scene says gives no cover hides nobody): such a base is seen only within
+    `hidden_seen_within`, and only when it stands within `hidden_edge` of the piece's edge or its
+    unit has done what `revealed_by` names."""
+    hidden_edge: ClassVar[float] = 0.0
+    """mm: how near the edge of the piece hiding it a base shows itself."""
+    hidden_seen_within: ClassVar[float] = math.inf
+    """mm: the farthest a base hidden in terrain is seen (edge to edge)."""
+    revealed_by: ClassVar[str | None] = None
+    """A unit flag (`fired`) that shows a unit's bases hidden in terrain."""
 
     default_cover: ClassVar[Mapping[TerrainKind, Cover]] = MappingProxyType(
         {
@@ -346,14 +250,22 @@ class Ruleset:
     )
     """Kinds that are enclosed terrain when the scene does not say."""
 
+    sight_policy: ClassVar[SightPolicy]
+    """The sight constants above, frozen once for the class: what the measuring layer is
+    asked under (`Table.sights`, `Table.seen`)."""
+    cover_policy: ClassVar[CoverPolicy]
+    """The cover constants above, frozen once for the class (`Table.cover`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.sight_policy, cls.cover_policy = _policies(cls)
+
     # ----------------------------------------------------------------------------------------
     # Terrain
 
     def cover_of(self, terrain: Terrain) -> Cover:
         """The cover a terrain piece gives: the scene's word, else this ruleset's default."""
-        if terrain.cover is not None:
-            return terrain.cover
-        return self.default_cover.get(terrain.kind, Cover.NONE)
+        return self.cover_policy.cover_of(terrain)
 
     def is_enclosed(self, terrain: Terrain) -> bool:
         """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
@@ -364,48 +276,25 @@ class Ruleset:
     # ----------------------------------------------------------------------------------------
     # Sight
 
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """What may block sight from `viewer` to `target` under this sheet."""
-        table = table_for(scene)
-        out = list(table.terrain_obstacles(self))
-        if self.bases_block_sight:
-            out.extend(
-                table.base_obstacle(b) for b in self.sight_blocking_bases(scene, viewer, target)
-            )
-        return out
-
-    def sight_blocking_bases(self, scene: Scene, viewer: Base, target: Base) -> list[Base]:
-        """Bases that may block sight between two bases: the row of `sight_mask` for them."""
-        table = table_for(scene)
-        row = self.sight_mask(
-            table, np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-        )
-        if row is None:
-            return []
-        return [table.bases[k] for k in np.flatnonzero(row[0])]
-
-    def sight_mask(
-        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """(P, N): which bases of the table may block sight from base viewers[p] to base
-        targets[p] (indices into `table.bases`); None when no base blocks sight. By default
-        every base but those of the two units."""
-        if not self.bases_block_sight:
-            return None
-        units = table.unit_numbers
-        return (units[None, :] != units[viewers][:, None]) & (
-            units[None, :] != units[targets][:, None]
-        )
-
     def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """Trace the sight lines from viewer to target past this sheet's obstacles (memoised
-        per scene)."""
-        return table_for(scene).sight(self, viewer, target)
+        """The sight lines from viewer to target past this sheet's obstacles."""
+        return table_of(scene).sight(self.sight_policy, viewer, target)
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` can see `target` under this sheet."""
-        s = self.sight(scene, viewer, target)
-        return s.entire if self.sight_needs_entire_base else s.any
+        """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
+        than the terrain lets it see (`sight_reach`)."""
+        return table_of(scene).in_sight(self.sight_policy, viewer, target)
+
+    def sight_reach(self, scene: Scene, viewer: Base, target: Base) -> float:
+        """How far (mm) `viewer` may see `target` under this sheet's terrain rules, whatever
+        the sight lines (`Table.sight_reach`): infinity when they set no limit."""
+        table = table_of(scene)
+        reach = table.sight_reach(
+            self.sight_policy,
+            np.array([table.index[viewer.id]]),
+            np.array([table.index[target.id]]),
+        )
+        return math.inf if reach is None else float(reach[0])
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -420,6 +309,82 @@ class Ruleset:
     def actions(self) -> dict[str, Action]:
         """The actions this ruleset answers, by name (as in `umpire resolve SCENE ACTION`)."""
         return {"measure": self.measure}
+
+    # ----------------------------------------------------------------------------------------
+    # Suggestions: one `suggest` for every sheet. A ruleset says which questions each phase
+    # asks (`candidates`) and, when it needs to, how one is answered in the context of the
+    # whole table (`answer_candidate`) and summarised; this builds the answer.
+
+    suggestions_say_their_phase: ClassVar[bool] = True
+    """Whether each suggestion's JSON names the phase that asks it."""
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`suggest [PHASE]`: every resolution the sheet's sequence of play asks for in a phase
+        (in every phase, phase by phase, without one), then those every phase asks for."""
+        if len(args) > 1:
+            expect_args("suggest", args, ("PHASE",))
+        phase = args[0] if args else None
+        if phase is not None and phase not in self.phases:
+            raise QuestionError(
+                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
+            )
+        context = self.suggestion_context(scene)
+        items: list[Suggestion] = []
+        for name in self.phases if phase is None else (phase,):
+            items += self._suggestions(context, self.candidates(context, name), name)
+        items += self._suggestions(context, self.standing_candidates(context), None)
+        data = {
+            "action": "suggest",
+            "ruleset": self.id,
+            "phase": phase,
+            "phases": list(self.phases),
+            **self.suggestion_extras(context, phase),
+            "items": [i.as_json(self.suggestions_say_their_phase) for i in items],
+        }
+        return Resolution("suggest", MappingProxyType(data), self.suggestion_lines(phase, items))
+
+    def _suggestions(
+        self, context: Any, candidates: Iterable[Candidate], phase: str | None
+    ) -> list[Suggestion]:
+        out = []
+        for candidate in candidates:
+            result = self.answer_candidate(context, candidate)
+            if result is not None:
+                summary = self.summarise(context, candidate, result)
+                out.append(Suggestion(candidate.kind, candidate.args, result, summary, phase))
+        return out
+
+    def suggestion_context(self, scene: Scene) -> Any:
+        """What every candidate of one `suggest` is asked in: by default the scene; a ruleset
+        may wrap it with what its questions share (the measuring layer keeps the rest)."""
+        return scene
+
+    def candidates(self, context: Any, phase: str) -> Iterable[Candidate]:
+        """The questions `phase` asks of the table, in the order they are listed."""
+        return ()
+
+    def standing_candidates(self, context: Any) -> Iterable[Candidate]:
+        """Questions every phase asks (listed after the phase's own, with no phase)."""
+        return ()
+
+    def answer_candidate(self, context: Any, candidate: Candidate) -> Resolution | None:
+        """The answer to a candidate, None to leave it off the list (nothing to resolve). By
+        default the action itself, asked of the scene."""
+        return self.actions()[candidate.kind](context, candidate.args)
+
+    def summarise(self, context: Any, candidate: Candidate, result: Resolution) -> str:
+        """A suggestion's line in the list: by default its answer's first line."""
+        return result.lines[0] if result.lines else candidate.kind
+
+    def suggestion_extras(self, context: Any, phase: str | None) -> dict[str, Any]:
+        """Keys a sheet adds to the `suggest` answer (who is side A, where the phases come
+        from...)."""
+        return {}
+
+    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
+        """The readable answer: one line a suggestion."""
+        lines = [f"{i.phase}: {i.kind} {' '.join(i.args)}: {i.summary}" for i in items]
+        return tuple(lines or ["nothing to resolve"])
 
     def resolve(self, scene: Scene, action: str, args: Sequence[str]) -> Resolution:
         """Answer `action` with `args` on `scene`.
@@ -585,14 +550,21 @@ class Ruleset:
         return {}
 
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
-        """What the players are asked after `action args` (empty for an action whose result
-        changes nothing the sheet keeps, such as `measure`)."""
+        """What the players are asked after `action args`: empty for an action whose result
+        changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
         if action not in self.actions():
             raise QuestionError(
                 f"{self.id} has no action {action!r}; its actions are {', '.join(self.actions())}"
             )
         rule = self.outcomes().get(action)
-        return () if rule is None else rule.form(scene, tuple(args))
+        if rule is None:
+            return ()
+        try:
+            return rule.form(scene, tuple(args))
+        except QuestionError:
+            # A question the sheet refuses (a shot out of range, a gun that may not fire):
+            # the players roll nothing, so there is nothing to report. `settle` still says why.
+            return ()
 
     def settle(
         self, scene: Scene, action: str, args: Sequence[str], reported: Mapping[str, Any]
@@ -673,7 +645,9 @@ class Ruleset:
         near = geo.closest(group_a, group_b)
         reading = geo.aspect(near.a, near.b)
         sight = self.sight(scene, near.a, near.b)
-        in_sight = sight.entire if self.sight_needs_entire_base else sight.any
+        reach = self.sight_reach(scene, near.a, near.b)
+        lines_clear = sight.entire if self.sight_needs_entire_base else sight.any
+        in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
             "action": "measure",
@@ -693,6 +667,9 @@ class Ruleset:
                 "needs_entire_base": self.sight_needs_entire_base,
             },
         }
+        if reach != math.inf:
+            # Only sheets whose terrain limits how far a base is seen say so.
+            data["sight"]["seen_within"] = None if reach < 0 else length_json(scene, reach)
         lines = [
             f"{a_id} to {b_id}: {format_length(near.distance, scene.unit)} edge to edge "
             f"(+/- {format_length(unc, scene.unit)})"
@@ -713,6 +690,11 @@ class Ruleset:
                 f"{near.b.id} is in sight of {near.a.id}"
                 + (" (the entire base)" if self.sight_needs_entire_base else "")
             )
+        elif lines_clear:
+            lines.append(
+                f"{near.b.id} is not in sight of {near.a.id}: the terrain lets it be seen "
+                + ("nowhere" if reach < 0 else f"only within {format_length(reach, scene.unit)}")
+            )
         else:
             blockers = ", ".join(sight.blocked_by) or "nothing"
             lines.append(
@@ -723,6 +705,28 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return Resolution("measure", MappingProxyType(data), tuple(lines))
+
+
+def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
+    """A ruleset class's sight and cover constants as the measuring layer's frozen policies."""
+    sight = SightPolicy(
+        blocking=frozenset(cls.sight_blocking),
+        see_into=tuple(sorted(cls.see_into.items())),
+        bases_block=cls.bases_block_sight,
+        shoot_over_within=cls.shoot_over_within,
+        entire_base=cls.sight_needs_entire_base,
+        visibility_within=tuple(sorted(cls.visibility_within.items())),
+        hidden_in=frozenset(cls.hidden_in),
+        hidden_edge=cls.hidden_edge,
+        hidden_seen_within=cls.hidden_seen_within,
+        revealed_by=cls.revealed_by,
+    )
+    cover = CoverPolicy(
+        cover=tuple(sorted(cls.default_cover.items())),
+        obstacles=frozenset(cls.cover_obstacles),
+        behind_within=cls.cover_behind_within,
+    )
+    return sight, cover
 
 
 def _word(value: Any) -> str:
@@ -775,72 +779,84 @@ def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple
     return tuple(args)
 
 
-def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
-    """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
-    value, unit = float(value_mm), scene.unit
-    # Zero is worked out each time: the memo would not tell 0.0 from -0.0.
-    return {"value": _in_unit(value, unit) if value else _rounded(value, unit), "unit": unit}
-
-
-def _rounded(value_mm: float, unit: str) -> float:
-    """A length in `unit`, to 3 decimals."""
-    return round(value_mm / _mm_per(unit), 3)
-
-
-_in_unit = lru_cache(maxsize=8192)(_rounded)
-"""`_rounded`, remembered: a `suggest` answer holds thousands of lengths, many the same
-(rounding to decimals costs more than looking the answer up)."""
-
-
-@cache
-def _mm_per(unit: str) -> float:
-    """Millimetres in one `unit`: `from_mm`'s divisor, checked once per unit rather than for
-    each of the thousands of lengths a `suggest` answer holds."""
-    return MM_PER_UNIT[check_unit(unit)]
+Ruleset.sight_policy, Ruleset.cover_policy = _policies(Ruleset)
 
 
 # --------------------------------------------------------------------------------------------
 # Registry
 
-_REGISTRY: dict[str, type[Ruleset]] = {}
+REGISTRY: Final[tuple[tuple[str, str], ...]] = (
+    ("skirmish-19c", "rules.rulesets.skirmish_19c:Skirmish19c"),
+    ("sepoys-and-soldiers", "rules.rulesets.sepoys_and_soldiers:SepoysAndSoldiers"),
+    ("colonial-adventure", "rules.rulesets.colonial_adventure:ColonialAdventure"),
+    ("age-of-napoleon", "rules.rulesets.age_of_napoleon:AgeOfNapoleon"),
+    ("europe-19c", "rules.rulesets.europe_19c:Europe19c"),
+)
+"""Every ruleset: its id (as a scene's `ruleset` names it) and where its class is
+(`module:Class`). A ruleset's module is imported the first time the ruleset is asked for, so a
+question about one sheet loads no other; a new sheet is one more line here."""
 
-
-def register(cls: type[Ruleset]) -> type[Ruleset]:
-    """Class decorator adding a ruleset to the registry under its `id`."""
-    if cls.id in _REGISTRY:
-        raise ValueError(f"ruleset {cls.id!r} registered twice")
-    _REGISTRY[cls.id] = cls
-    return cls
-
-
-def _load() -> dict[str, type[Ruleset]]:
-    from . import rulesets  # noqa: F401  (registers every ruleset)
-
-    return _REGISTRY
+_INSTANCES: dict[str, Ruleset] = {}
+_INSTANCES_LOCK = threading.Lock()
 
 
 def ruleset_ids() -> list[str]:
-    """Every registered ruleset id, sorted."""
-    return sorted(_load())
+    """Every ruleset id, sorted."""
+    return sorted(ident for ident, _ in REGISTRY)
 
 
 def check_ruleset_id(ident: object) -> str:
-    """Return `ident` if it names a registered ruleset, else raise `UnknownRulesetError`."""
-    known = _load()
-    if not isinstance(ident, str) or ident not in known:
-        raise UnknownRulesetError(ident, sorted(known))
+    """Return `ident` if it names a ruleset of the registry, else raise `UnknownRulesetError`."""
+    if not isinstance(ident, str) or ident not in dict(REGISTRY):
+        raise UnknownRulesetError(ident, ruleset_ids())
     return ident
 
 
-_INSTANCES: dict[str, Ruleset] = {}
-
-
 def get_ruleset(ident: str) -> Ruleset:
-    """The ruleset registered under `ident`."""
+    """The ruleset registered under `ident` (its module imported on first asking)."""
     check_ruleset_id(ident)
-    if ident not in _INSTANCES:
-        _INSTANCES[ident] = _REGISTRY[ident]()
-    return _INSTANCES[ident]
+    with _INSTANCES_LOCK:
+        found = _INSTANCES.get(ident)
+        if found is None:
+            module, name = dict(REGISTRY)[ident].split(":")
+            cls = getattr(importlib.import_module(module), name)
+            if not (isinstance(cls, type) and issubclass(cls, Ruleset)) or cls.id != ident:
+                raise TypeError(f"the registry's {ident!r} names {module}:{name}, no such ruleset")
+            found = _INSTANCES[ident] = cls()
+        return found
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a scene: the format (`rules.scene`), then the rules of the sheet it names
+
+
+def read_scene(doc: Any, source: str = "<scene>") -> Scene:
+    """A decoded scene document as a `Scene`, checked against the ruleset it names: a known
+    ruleset, the grid it measures on, the attribute values and keys its sheet reads
+    (`Ruleset.problems`), the start-of-game state left out filled in
+    (`Ruleset.with_defaults`). Any fault is a `SceneError` naming the path and what is
+    accepted."""
+    ident = scene_ruleset(doc, source, ruleset_ids())
+    rules = get_ruleset(ident)
+    scene = parse_scene(doc, source)
+    if scene.grid_box is None and rules.grid:
+        raise SceneError(
+            source,
+            "grid",
+            f"missing (required): {ident} measures in grid boxes, so the scene must give "
+            "grid.box, the side of one square",
+        )
+    problems = grouped_problems(rules.problems(scene, doc))
+    if problems:
+        path, first = problems[0]
+        more = "; ".join(f"{p}: {m}" for p, m in problems[1:])
+        raise SceneError(source, path, first + (f"; also {more}" if more else ""))
+    return rules.with_defaults(scene)
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read and check a scene file (`read_scene`). Raises `SceneError` for any bad input."""
+    return read_scene(read_json_file(path), str(path))
 
 
 @dataclass(frozen=True, slots=True)

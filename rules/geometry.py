@@ -4,7 +4,7 @@ line of sight and grid distance.
 Pure functions of frozen values and numpy arrays; the all-pairs forms are vectorised. Never
 imports cv2, flask or anything outside `rules` and `calibration.units`.
 
-Conventions (CONTRACT.md): the table frame has x to the right and y away from the near edge;
+Conventions (docs/formats.md): the table frame has x to the right and y away from the near edge;
 `facing` is degrees counter-clockwise from +x. A base's *forward* vector is (cos f, sin f) and its
 *right* vector (sin f, -cos f). A rectangle is `width` across the facing and `depth` along it.
 """
@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,25 @@ EPS = 1e-6
 """Lengths below this (mm) are zero: touching bases are 0 apart, a grazing ray is not blocked."""
 REACH = 1.0e6
 """How far (mm) an 'unbounded' fire arc is drawn: a kilometre, far beyond any table."""
+
+
+@overload
+def within(length: float, limit: float) -> bool: ...
+@overload
+def within(length: Array, limit: float | Array) -> npt.NDArray[np.bool_]: ...
+@overload
+def within(length: float, limit: Array) -> npt.NDArray[np.bool_]: ...
+
+
+def within(length: float | Array, limit: float | Array) -> bool | npt.NDArray[np.bool_]:
+    """Whether a measured length is within a rule's limit (at most it): the one comparison every
+    range band edge, weapon reach and "within N" of every ruleset makes.
+
+    A length that comes out a rounding error past the limit is on it: two bases exactly 4"
+    apart measure 101.60000000000002 mm in some places of the table and 101.6 mm in others,
+    and a 4" band must take both (`EPS`, as touching bases are 0 apart). Works element by
+    element on arrays."""
+    return length <= limit + EPS
 
 
 class Aspect(StrEnum):
@@ -580,6 +599,18 @@ def distance_to_boundary(point: Point, polygon: Sequence[Point] | Array) -> floa
     return float(point_segment_distance(np.asarray(point, dtype=float), a, b).min())
 
 
+def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
+    """How far a base's footprint lies from the nearest edge of a polygon (mm): 0 when the
+    footprint crosses or touches the edge, whether the base stands inside or outside."""
+    poly = np.asarray(polygon, dtype=float)
+    a, b = _edges(poly)
+    if base.footprint.circle:
+        centre = np.array([base.x, base.y], dtype=float)
+        return max(0.0, float(point_segment_distance(centre, a, b).min()) - radius(base))
+    c1, c2 = _edges(corners(base))
+    return float(segment_distance(c1[:, None], c2[:, None], a[None], b[None]).min())
+
+
 def polygon_area(polygon: Sequence[Point] | Array) -> float:
     """Unsigned area of a simple polygon (shoelace)."""
     poly = np.asarray(polygon, dtype=float)
@@ -1027,11 +1058,13 @@ def sight_many(
     terrain: Sequence[Obstacle],
     solids: Solids,
     may_block: npt.NDArray[np.bool_] | None,
+    terrain_may_block: npt.NDArray[np.bool_] | None = None,
 ) -> list[Sight]:
     """`sight` for P viewer-target pairs at once: lines from eyes[p] (P, 2) to points[p]
-    (P, K, 2) past every terrain piece and the solids each pair's row of `may_block` (P, N)
-    allows (None: no solid blocks). Ray for ray the same answer as `sight` with the obstacle
-    list `terrain + [allowed solids in their order]`.
+    (P, K, 2) past the terrain pieces each pair's row of `terrain_may_block` (P, T) allows
+    (None: every piece) and the solids each pair's row of `may_block` (P, N) allows (None: no
+    solid blocks). Ray for ray the same answer as `sight` with the obstacle list
+    `[allowed terrain] + [allowed solids in their order]`.
 
     Only a solid whose centre lies within its reach (plus the spread of the target's points)
     of the line from the eye to the target's first point can touch a sight line, so only those
@@ -1045,8 +1078,10 @@ def sight_many(
     if n_pairs == 0:
         return []
     flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
-    for piece in terrain:
+    for t, piece in enumerate(terrain):
         hits = terrain_hits(flat_eyes, flat_points, piece).reshape(n_pairs, k)
+        if terrain_may_block is not None:
+            hits &= terrain_may_block[:, t, None]
         blocked |= hits
         for p in np.flatnonzero(hits.any(axis=1)).tolist():
             names[p].append(piece.id)

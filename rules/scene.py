@@ -1,15 +1,18 @@
 """The scene model: what the camera saw plus the unit state it cannot see.
 
-`load_scene` reads an `umpire-scene/1` JSON file (or `parse_scene` a decoded document) into
-frozen values with every length in millimetres. Every bad input raises `SceneError` naming the
-file, the path inside it and what is accepted. Never imports numpy, cv2 or flask.
+`parse_scene` reads a decoded `umpire-scene/1` document (`read_json_file` reads and decodes a
+file) into frozen values with every length in millimetres, as the format says; every bad input
+raises `SceneError` naming the file, the path inside it and what is accepted. What a sheet reads
+of a scene is checked where the sheets are: `rules.engine.read_scene` / `load_scene` name the
+ruleset, then check and complete the scene under it. Imports no rules: never numpy, the engine,
+a ruleset, cv2 or flask.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -18,7 +21,7 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
-from .errors import SceneError, UnknownIdError
+from .errors import SceneError, UnknownIdError, UnknownRulesetError
 from .reader import DocumentReader, Point, join_path
 from .state import close_key
 
@@ -211,8 +214,8 @@ class Scene:
 # Loading
 
 
-def load_scene(path: str | Path) -> Scene:
-    """Read and validate a scene file. Raises `SceneError` for any bad input."""
+def read_json_file(path: str | Path) -> Any:
+    """A scene file read and decoded (`decode_json`). Raises `SceneError` for any bad input."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write
@@ -226,7 +229,7 @@ def load_scene(path: str | Path) -> Scene:
         raise SceneError(source, "", "is not UTF-8 text; a scene is a JSON file") from None
     except OSError as exc:
         raise SceneError(source, "", f"cannot be read ({exc.strerror})") from None
-    return parse_scene(decode_json(text, source), source)
+    return decode_json(text, source)
 
 
 def decode_json(text: str, source: str) -> Any:
@@ -328,20 +331,31 @@ _TOP_FIELDS: Final = (
 )
 
 
-def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
-    """Validate a decoded scene document and convert it to a `Scene` in millimetres."""
-    from .engine import check_ruleset_id, get_ruleset, ruleset_ids  # imports the rulesets
-
+def scene_ruleset(doc: Any, source: str, known: Sequence[str]) -> str:
+    """The ruleset a decoded scene document names, one of `known`: the first thing read of a
+    scene (after its format), since the ruleset says how to read the rest."""
     r = _Reader(source)
     top = r.mapping(doc, "")
+    _check_format(r, top)
+    ruleset = r.text(r.key(top, "ruleset", "", tuple(known)), "ruleset")
+    if ruleset not in known:
+        raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(known))))
+    return ruleset
+
+
+def _check_format(r: _Reader, top: dict[str, Any]) -> None:
     fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
         raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
-    ruleset = r.text(r.key(top, "ruleset", "", tuple(ruleset_ids())), "ruleset")
-    try:
-        check_ruleset_id(ruleset)
-    except ValueError as exc:
-        raise r.fail("ruleset", str(exc)) from None
+
+
+def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
+    """Validate a decoded scene document as the format says and convert it to a `Scene` in
+    millimetres. The ruleset's own checks are `rules.engine.read_scene`'s."""
+    r = _Reader(source)
+    top = r.mapping(doc, "")
+    _check_format(r, top)
+    ruleset = r.text(r.key(top, "ruleset", ""), "ruleset")
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
@@ -353,13 +367,6 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     if "grid" in top and top["grid"] is not None:
         grid = r.mapping(top["grid"], "grid")
         grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
-
-    if grid_box is None and get_ruleset(ruleset).grid:
-        raise r.fail(
-            "grid",
-            f"missing (required): {ruleset} measures in grid boxes, so the "
-            "scene must give grid.box, the side of one square",
-        )
 
     uncertainty = None
     if "uncertainty" in top:
@@ -398,19 +405,13 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
         source=source,
         extra=MappingProxyType(extra),
     )
-    rules = get_ruleset(ruleset)
-    problems = _grouped(rules.problems(scene, top))
-    if problems:
-        path, first = problems[0]
-        more = "; ".join(f"{p}: {m}" for p, m in problems[1:])
-        raise r.fail(path, first + (f"; also {more}" if more else ""))
-    return rules.with_defaults(scene)
+    return scene
 
 
 _UNIT_PREFIX: Final = re.compile(r"^unit '[^']*': ")
 
 
-def _grouped(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def grouped_problems(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Problems that are the same but for the unit (`arm is 'infantry'` on 14 units) said once,
     with the paths they stand at."""
     by_detail: dict[str, list[str]] = {}

@@ -18,6 +18,7 @@ Pure: never imports numpy, cv2, flask or `vision`.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .errors import QuestionError, accepted
 
 if TYPE_CHECKING:
-    from .engine import Cite
+    from .answer import Cite
 
 
 class Kind(StrEnum):
@@ -242,10 +243,19 @@ def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what:
 
 def close_key(key: str, known: Iterable[str]) -> str | None:
     """The known key that `key` is plainly a typo of (`heavy_armor` for `heavy_armour`,
-    `facng` for `facing`), or None when it is not close to any (`name`, `notes`)."""
+    `facng` for `facing`), or None when it is not close to any (`name`, `notes`).
+
+    Remembered for the last few thousand questions: a live scene asks it of every base's
+    extra keys (`tag`, `stale`) on every frame, and the fuzzy match is the dearest part of
+    reading a scene."""
     if not isinstance(key, str):
         return None
-    known = [k for k in known if k != key]
+    return _close_key(key, tuple(known))
+
+
+@functools.lru_cache(maxsize=4096)
+def _close_key(key: str, known_keys: tuple[str, ...]) -> str | None:
+    known = [k for k in known_keys if k != key]
     norm = key.lower().replace("-", "_")
     for k in known:
         if k.lower().replace("-", "_") == norm:

@@ -1,11 +1,12 @@
 """Small builders for scenes written in tests: a dict in the contract's words, parsed by the real
-loader (`rules.scene.parse_scene`), so every test scene is also a valid scene file."""
+loader (`rules.engine.read_scene`), so every test scene is also a valid scene file."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules.scene import Scene, parse_scene
+from rules.engine import read_scene
+from rules.scene import Scene
 
 
 def base(
@@ -66,4 +67,4 @@ def scene_doc(
 
 def make_scene(ruleset: str, units: list[dict[str, Any]], **kw: Any) -> Scene:
     """Build and load a scene in one step."""
-    return parse_scene(scene_doc(ruleset, units, **kw), "<test scene>")
+    return read_scene(scene_doc(ruleset, units, **kw), "<test scene>")

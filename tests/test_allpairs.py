@@ -1,4 +1,4 @@
-"""Tests of rules/allpairs.py: every pair of bases measured at once.
+"""Tests of tests/allpairs.py: every pair of bases measured at once.
 
 Hand-computed cases first (the arithmetic is in the comments), then hypothesis properties against
 the slow per-pair functions (`geometry.edge_distance`, `geometry.aspect`, and the centre line of
@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import allpairs
 from rules import geometry as geo
-from rules.allpairs import AllPairs, measure_all
 from rules.engine import Ruleset, get_ruleset
+from rules.measure import Table
 from rules.scene import Scene, TerrainKind
-from rules.table import Table
+from tests import allpairs
+from tests.allpairs import AllPairs, measure_all
 from tests.builders import base, make_scene, rect, terrain, unit
 
 SQRT2 = math.sqrt(2)
@@ -365,7 +365,7 @@ def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     bases = list(scene.bases())
     eye = np.array([[bases[i].x, bases[i].y]])
     aim = np.array([[bases[j].x, bases[j].y]])
-    for piece in Table(scene).terrain_obstacles(ruleset):
+    for piece in Table(scene).terrain_obstacles(ruleset.sight_policy):
         if geo.terrain_hits(eye, aim, piece)[0]:
             return False
     others = [geo.obstacle_of_base(b) for k, b in enumerate(bases) if k not in (i, j)]

@@ -119,7 +119,11 @@ def test_status_reports_the_game_and_what_was_seen(client: FlaskClient) -> None:
     assert status["phases"] == PHASES and status["phase"] == "command"
     assert status["camera_lost"] is False
     assert status["live"] is False  # a photo is not a live source
+    assert status["source_state"] == "still" and status["source_words"] == "still photo table.png"
+    assert status["error"] is None and status["can_step"] is False
     assert status["frame"] == 0
+    assert 0 < status["captured"] <= status["updated"]  # the photo's capture, wall clock
+    assert status["latency_ms"] == {"median": None, "p95": None, "events": 0, "window_s": 10.0}
     assert status["calibration"]["unit"] == "cm" and status["calibration"]["rms"] >= 0
     # skirmish.toml: 4 rifles + 3 zouaves + 2 hussars + 1 hero = 10 bases.
     assert sum(status["bases"].values()) == 10
@@ -436,6 +440,29 @@ def test_events_start_with_the_current_frame(app: Flask, live: Live) -> None:
     event = next(e for e in text.split("\n\n") if e.startswith("event: frame"))
     data = json.loads(event.split("data: ", 1)[1])
     assert data["frame"] == 0 and data["status"]["ruleset"] == "skirmish-19c"
+
+
+def test_next_photo_of_a_still_photo_is_409_saying_why(client: FlaskClient) -> None:
+    error_of(client.post("/api/source/next", headers=CSRF), 409, "one photo", "no next photo")
+    error_of(client.post("/api/source/next", json={"photo": 3}, headers=CSRF), 400, "no body")
+    error_of(client.get("/api/source/next"), 405, "POST")
+
+
+def test_next_photo_steps_a_folder_and_says_which_photo_comes(tmp_path: Path) -> None:
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for n in (1, 2, 3):
+        cv2.imwrite(str(folder / f"p{n}.png"), np.full((48, 64, 3), 40 * n, np.uint8))
+    tracker = Live(open_source(str(folder), step=True), load_game(GAME))
+    config = {"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "CSRF_TOKEN": TOKEN}
+    client = create_app(config, live=tracker).test_client()
+    # Not started: the folder waits on its first photo, each ask brings the next one.
+    first = client.post("/api/source/next", headers=CSRF)
+    assert first.status_code == 200 and first.get_json() == {"photo": 2, "photos": 3}
+    assert client.post("/api/source/next", json={}, headers=CSRF).get_json()["photo"] == 3
+    error_of(client.post("/api/source/next", headers=CSRF), 409, "all 3 photos", "--at-end loop")
+    assert client.post("/api/source/next").status_code == 403  # a change needs the token
+    tracker.stop()
 
 
 def test_serve_needs_a_game_for_a_camera(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,9 +26,10 @@ def modules_after_import(module: str) -> set[str]:
     "module",
     [
         "rules.engine",
+        "rules.answer",
         "rules.scene",
         "rules.geometry",
-        "rules.table",
+        "rules.measure",
         "rules.dice",
         "rules.rulesets",
     ],
@@ -37,6 +38,26 @@ def test_rules_never_pull_in_the_camera_or_the_web(module: str) -> None:
     loaded = modules_after_import(module)
     bad = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN)
     assert bad == [], f"{module} imported {bad}"
+
+
+def test_the_scene_model_imports_no_rules() -> None:
+    # rules/scene.py is the data model: reading a scene's format loads neither the engine, the
+    # measuring layer nor any ruleset (the engine reads a scene under its ruleset).
+    loaded = modules_after_import("rules.scene")
+    rules = sorted(m for m in loaded if m.startswith("rules."))
+    assert not [m for m in rules if m.startswith("rules.rulesets")], rules
+    assert "rules.engine" not in rules and "rules.measure" not in rules, rules
+    assert "numpy" not in loaded
+
+
+def test_the_registry_imports_a_ruleset_only_when_it_is_asked_for() -> None:
+    code = (
+        "import json, sys; from rules.engine import get_ruleset, ruleset_ids; ids = ruleset_ids(); "
+        "get_ruleset('europe-19c'); print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    rulesets = [m for m in json.loads(out.stdout) if m.startswith("rules.rulesets.")]
+    assert rulesets == ["rules.rulesets.europe_19c"]
 
 
 def test_units_module_is_standard_library_only() -> None:

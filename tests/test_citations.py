@@ -1,5 +1,6 @@
 """Every number in the engine traces back to a line of a sheet: every `Cite` reachable from a
-ruleset module quotes text that really stands on the line it names."""
+ruleset module quotes text that really stands on the line it names. The guide's ruleset
+(tests/guide_ruleset.py, its sheet in tests/data/) is held to the same test."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import rules.rulesets
 from rules.engine import Cite, get_ruleset, ruleset_ids
 
 SHEETS = Path(rules.__file__).parent / "sheets"
+GUIDE_SHEETS = Path(__file__).parent / "data"
 
 
 def _norm(text: str) -> str:
@@ -41,23 +43,27 @@ def _walk(value: Any, seen: set[int]) -> Iterator[Cite]:
             yield from _walk(getattr(value, name), seen)
 
 
-def _ruleset_modules() -> list[ModuleType]:
-    return [
-        importlib.import_module(f"rules.rulesets.{m.name}")
-        for m in pkgutil.iter_modules(rules.rulesets.__path__)
+def _ruleset_modules() -> list[tuple[ModuleType, Path]]:
+    """Every ruleset module, with the folder its sheet is in."""
+    # A ruleset is a module or a package of modules (its mechanics, its tables read from data).
+    shipped = [
+        (importlib.import_module(m.name), SHEETS)
+        for m in pkgutil.walk_packages(rules.rulesets.__path__, "rules.rulesets.")
     ]
+    return [*shipped, (importlib.import_module("tests.guide_ruleset"), GUIDE_SHEETS)]
 
 
-def all_cites() -> list[tuple[str, Cite]]:
-    out: list[tuple[str, Cite]] = []
+def all_cites() -> list[tuple[str, Path, Cite]]:
+    out: list[tuple[str, Path, Cite]] = []
     seen: set[int] = set()
-    for module in _ruleset_modules():
+    for module, sheets in _ruleset_modules():
         for name, value in vars(module).items():
             if isinstance(value, type) and value.__module__ == module.__name__:
                 for attr, v in vars(value).items():
-                    out += [(f"{module.__name__}.{name}.{attr}", c) for c in _walk(v, seen)]
+                    where = f"{module.__name__}.{name}.{attr}"
+                    out += [(where, sheets, c) for c in _walk(v, seen)]
             else:
-                out += [(f"{module.__name__}.{name}", c) for c in _walk(value, seen)]
+                out += [(f"{module.__name__}.{name}", sheets, c) for c in _walk(value, seen)]
     return out
 
 
@@ -65,9 +71,13 @@ def test_the_rulesets_cite_their_sheets() -> None:
     assert len(all_cites()) >= 5
 
 
-@pytest.mark.parametrize(("where", "cite"), all_cites(), ids=lambda v: str(v)[:60])
-def test_cited_text_stands_on_the_cited_line(where: str, cite: Cite) -> None:
-    path = SHEETS / cite.sheet
+def test_the_guides_ruleset_cites_its_sheet() -> None:
+    assert sum(sheets == GUIDE_SHEETS for _, sheets, _ in all_cites()) >= 5
+
+
+@pytest.mark.parametrize(("where", "sheets", "cite"), all_cites(), ids=lambda v: str(v)[:60])
+def test_cited_text_stands_on_the_cited_line(where: str, sheets: Path, cite: Cite) -> None:
+    path = sheets / cite.sheet
     assert path.is_file(), f"{where}: no sheet {cite.sheet}"
     lines = path.read_text(encoding="utf-8").splitlines()
     assert 1 <= cite.line <= len(lines), f"{where}: {cite} is past the end of the sheet"

@@ -577,3 +577,74 @@ def test_the_installed_command_fails_the_same_way(tmp_path: Path) -> None:
         timeout=120,
     )
     assert_one_line_error(done, ["nowhere.json", "no such file"])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--source", "camera:0", "--at-end", "loop"], "--at-end applies to a video file"),
+        (["--at-end", "stop"], "--at-end applies to a video file"),
+        (["--source", "camera:0", "--step"], "--step steps through a folder of photos"),
+        (["--source", "PHOTOS", "--game", "GAME", "--step", "--fps", "2"], "has no rate"),
+        (["--replay", "1", "--step"], "--replay plays a logged game"),
+    ],
+)
+def test_serve_source_options_that_do_not_go_together_exit_2_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    fragment: str,
+) -> None:
+    from webui.cli import main
+
+    (tmp_path / "PHOTOS").mkdir()  # never opened: the options are refused first
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UMPIRE_DATA", str(tmp_path / "data"))
+    game = str(REPO / "examples" / "games" / "skirmish.toml")
+    assert main(["serve", *(game if a == "GAME" else a for a in args)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err, err
+
+
+def test_serve_at_end_is_stop_or_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    from webui.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--at-end", "rewind"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--at-end: invalid choice: 'rewind'" in err and "stop" in err and "loop" in err
+
+
+LIGHT_FORBIDDEN = ("flask", "werkzeug", "jinja2", "cv2", "pupil_apriltags", "vision", "segno")
+"""What a question on the command line never needs: the page, the camera, the detector."""
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds after `umpire ARGV` ran in it."""
+    code = (
+        "import json, sys, contextlib, io\n"
+        "from webui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({argv!r})\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return set(json.loads(out.stdout))
+
+
+def test_a_question_loads_no_page_no_camera_and_only_its_own_ruleset() -> None:
+    loaded = _modules_after(["resolve", "examples/skirmish.json", "measure", "rifles", "zouaves"])
+    assert sorted(m for m in loaded if m.split(".")[0] in LIGHT_FORBIDDEN) == []
+    assert sorted(m for m in loaded if m.startswith("rules.rulesets.")) == [
+        "rules.rulesets.skirmish_19c"
+    ]
+    assert not {"webui.app", "webui.api", "webui.live", "webui.gamelog"} & loaded
+
+
+def test_listing_the_rulesets_loads_no_page_and_no_camera() -> None:
+    loaded = _modules_after(["rulesets"])
+    assert sorted(m for m in loaded if m.split(".")[0] in LIGHT_FORBIDDEN) == []
+    assert not {"webui.app", "webui.api", "webui.live", "webui.gamelog"} & loaded

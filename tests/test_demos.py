@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from rules.engine import get_ruleset, ruleset_ids
-from rules.scene import Scene, parse_scene
+from rules.engine import get_ruleset, read_scene, ruleset_ids
+from rules.scene import Scene
 from vision.demo import DEMO_CAMERA_TILT_DEG, demo_files, demo_rulesets, open_demo_game
 from vision.game import load_game
 from vision.pipeline import Scanner
@@ -28,7 +28,7 @@ def test_every_ruleset_has_a_demo() -> None:
 
 
 def _scene(ruleset: str) -> tuple[Any, Scene]:
-    from rules.scene import load_scene
+    from rules.engine import load_scene
 
     game_path, layout_path = demo_files(ruleset)
     return load_game(game_path), load_scene(layout_path)
@@ -101,7 +101,7 @@ def test_the_detector_finds_every_tag_of_a_demo_frame_and_the_scene_plays(rulese
     seen = {b["id"] for u in scan.scene["units"] for b in u["bases"]}
     assert seen == {b.id for u in game.units for b in u.bases}
     assert {t["id"] for t in scan.scene["terrain"]} >= {t.id for t in game.terrain if t.tag}
-    scene = parse_scene(json.loads(json.dumps(scan.scene)), "camera scene")
+    scene = read_scene(json.loads(json.dumps(scan.scene)), "camera scene")
     rules = get_ruleset(ruleset)
     items = _items(scene)
     assert {item["kind"] for _, item in items} >= set(rules.actions()) - NOT_SUGGESTED

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from rules import geometry as g
-from rules.rulesets import europe_19c as eu
+from rules.measure import Table
 from rules.scene import Base, Footprint
-from rules.table import Table
 from tests.builders import base as base_doc
 from tests.builders import make_scene
 from tests.builders import unit as unit_doc
@@ -136,11 +135,11 @@ def test_europe_fire_arcs_of_many_shooters_at_once_by_hand() -> None:
     table = Table(scene)
     s1, s2 = scene.base("s1"), scene.base("s2")
     targets = [scene.base("t1"), scene.base("t2"), scene.base("t3")]
-    together = eu._arcs_many(table, [(s1, targets, 45.0), (s2, targets, 45.0)])
+    together = table.in_arcs([(s1, targets, 45.0), (s2, targets, 45.0)])
     # t1 (x 48..52, y 79..81) from s1: straight ahead, in.  t2 (y 19..21) lies behind both.
     # t3 (x 110..114, y 59..61) from s1: 110 - 52 = 58 > 61 - 51 = 10, out; from s2: its
     # corner (114, 61) has 118 - 114 = 4 <= 10, in.  t1 from s2: 118 - 52 = 66 > 30, out.
     assert together == [[True, False, False], [False, False, True]]
     # One shooter at a time, on a fresh table: the same verdicts.
     fresh = Table(scene)
-    assert [eu._arcs(fresh, s, targets, 45.0) for s in (s1, s2)] == together
+    assert [fresh.in_arc(s, targets, 45.0) for s in (s1, s2)] == together

@@ -20,18 +20,18 @@ from hypothesis import strategies as st
 from rules import geometry as geo
 from rules.engine import Cite, Roll
 from rules.errors import QuestionError, SceneError
+from rules.measure import _extent
+from rules.measure import arc_regions as _arc_regions
+from rules.measure import circle_in_arc as _circle_in_arc
+from rules.measure import edge_normals as _normals
+from rules.measure import overlap_pairs as _overlap_pairs
 from rules.rulesets.europe_19c import (
     WEAPON_NAMES,
-    _arc_regions,
-    _circle_in_arc,
-    _extent,
     _fire_odds,
     _formation,
     _mean_command_score,
-    _normals,
     _not_beyond,
     _order,
-    _overlap_pairs,
     _success_json,
     _type,
     _word,

@@ -43,6 +43,7 @@ FUZZ = settings(
 ROUTES: Final[dict[str, tuple[str, ...]]] = {
     "/": ("GET",),
     "/api/status": ("GET",),
+    "/api/source/next": ("POST",),
     "/api/scene": ("GET",),
     "/api/resolve": ("GET", "POST"),
     "/api/suggest": ("GET",),

@@ -44,10 +44,10 @@ from calibration.store import (
     save_table_fit,
     table_fit_from_dict,
 )
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import SceneError, UmpireError
 from rules.reader import polygon_problem
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from tests.fuzz_mutate import damaged, mutated, renumbered, text_values, to_toml, values
 from vision.game import Game, GameError, game_tags, load_game, parse_game
 from vision.tags import BORDER_BITS, FAMILIES, family_size
@@ -153,7 +153,7 @@ def assert_sane_scene(scene: Scene) -> None:
 
 def check_scene_doc(doc: Any) -> None:
     try:
-        scene = parse_scene(doc, "fuzz.json")
+        scene = read_scene(doc, "fuzz.json")
     except SceneError as error:
         assert_one_line(error)
     else:
@@ -545,7 +545,7 @@ def _game_doc() -> dict[str, Any]:
 
 def _scene_error(doc: Any) -> str:
     with pytest.raises(SceneError) as caught:
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
     assert_one_line(caught.value)
     return str(caught.value)
 
@@ -588,7 +588,7 @@ def test_bug_lengths_stop_at_one_kilometre_in_every_unit(
     if refused:
         assert "units[0].bases[0].x" in _scene_error(doc)
     else:
-        assert parse_scene(doc).units[0].bases[0].x == pytest.approx(value * MM[unit])
+        assert read_scene(doc).units[0].bases[0].x == pytest.approx(value * MM[unit])
 
 
 def test_bug_a_vanishing_base_depth_is_refused_not_turned_into_nan() -> None:
@@ -600,14 +600,14 @@ def test_bug_a_vanishing_base_depth_is_refused_not_turned_into_nan() -> None:
     assert "units[1].bases[0].depth" in message and "0.1 mm" in message
     # 0.01 cm = 0.1 mm is the smallest size accepted
     doc["units"][1]["bases"][0]["depth"] = 0.01
-    assert parse_scene(doc).units[1].bases[0].footprint.depth == pytest.approx(0.1)
+    assert read_scene(doc).units[1].bases[0].footprint.depth == pytest.approx(0.1)
 
 
 def test_bug_a_facing_just_below_zero_is_0_not_360() -> None:
     # -1e-20 % 360.0 rounds to 360.0 in floating point: the base faced 360, outside [0, 360).
     doc = _scene_doc()
     doc["units"][0]["bases"][0]["facing"] = -1e-20
-    assert parse_scene(doc).units[0].bases[0].facing == 0.0
+    assert read_scene(doc).units[0].bases[0].facing == 0.0
     game = _game_doc()
     game["units"][0]["bases"][0]["facing_offset"] = -1e-20
     assert parse_game(game).units[0].bases[0].facing_offset == 0.0

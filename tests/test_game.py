@@ -1,4 +1,4 @@
-"""The game file (`vision.game`): CONTRACT.md's TOML into frozen values in millimetres, tag
+"""The game file (`vision.game`): its TOML (docs/formats.md) into frozen values in millimetres, tag
 settings inherited from the most specific level, and every bad input a `GameError` naming the
 file, the path inside it and what is accepted."""
 
@@ -26,7 +26,7 @@ from vision.tags import OPENCV_DICTIONARIES, family_size, pattern_family
 
 REPO = Path(__file__).resolve().parents[1]
 
-CONTRACT_EXAMPLE = """\
+FORMATS_EXAMPLE = """\
 ruleset = "skirmish-19c"
 unit = "cm"
 
@@ -61,7 +61,7 @@ tag = 100
 tag_size = 4.0
 polygon = [[-15, -10], [15, -10], [15, 10], [-15, 10]]  # in the tag's own frame: +y = tag's top
 """
-"""CONTRACT.md's "Game file (TOML)" example, verbatim."""
+"""The example game file of docs/formats.md, verbatim."""
 
 
 def flat(points: tuple[tuple[float, float], ...]) -> list[float]:
@@ -76,7 +76,7 @@ def write(tmp_path: Path, text: str, name: str = "game.toml") -> Path:
 
 
 def test_the_contract_example_loads_in_millimetres(tmp_path: Path) -> None:
-    game = load_game(write(tmp_path, CONTRACT_EXAMPLE))
+    game = load_game(write(tmp_path, FORMATS_EXAMPLE))
     assert game.ruleset == "skirmish-19c"
     assert game.unit == "cm"
     # 180 x 120 cm = 1800 x 1200 mm
@@ -124,7 +124,7 @@ def test_the_contract_example_loads_in_millimetres(tmp_path: Path) -> None:
 
 
 def test_game_values_cannot_be_changed() -> None:
-    game = parse_game(tomllib.loads(CONTRACT_EXAMPLE), "<t>")
+    game = parse_game(tomllib.loads(FORMATS_EXAMPLE), "<t>")
     with pytest.raises(dataclasses.FrozenInstanceError):
         game.unit = "in"  # type: ignore[misc]
     with pytest.raises(TypeError):
@@ -132,7 +132,7 @@ def test_game_values_cannot_be_changed() -> None:
 
 
 def test_game_tags_lists_every_tag_with_what_it_is_on() -> None:
-    game = parse_game(tomllib.loads(CONTRACT_EXAMPLE), "<t>")
+    game = parse_game(tomllib.loads(FORMATS_EXAMPLE), "<t>")
     tags = [
         (t.family, t.border_bits, t.id, t.size, t.role, t.owner, t.unit) for t in game_tags(game)
     ]
@@ -242,7 +242,7 @@ def test_one_id_may_be_used_once_in_each_family() -> None:
 
 
 def test_offset_facing_offset_and_extra_keys_are_kept() -> None:
-    text = CONTRACT_EXAMPLE.replace(
+    text = FORMATS_EXAMPLE.replace(
         '{ id = "rifles-2", tag = 11, width = 2.5, depth = 2.5 }',
         '{ id = "rifles-2", tag = 11, width = 2.5, depth = 5, offset = [0.5, -1.25], '
         'facing_offset = -90, figures = 3, label = "B" }',
@@ -256,7 +256,7 @@ def test_offset_facing_offset_and_extra_keys_are_kept() -> None:
 
 
 def test_a_fixed_terrain_polygon_and_a_camera() -> None:
-    text = CONTRACT_EXAMPLE + (
+    text = FORMATS_EXAMPLE + (
         '\n[[terrain]]\nid = "lane"\nkind = "road"\npolygon = [[0, 50], [180, 50], [180, 55]]\n'
         "\n[camera]\nmatrix = [[1400, 0, 960], [0, 1400, 540], [0, 0, 1]]\n"
         "distortion = [-0.1, 0.02, 0.001, -0.002, 0.0005]\n"

@@ -578,7 +578,8 @@ def test_umpire_log_lists_and_exports(tmp_path: Path, capsys: pytest.CaptureFixt
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:4] == ["game", "started", "ruleset", "turns"]
     assert lines[2].split()[0] == str(game_id) and "skirmish-19c" in lines[2]
-    assert lines[2].split()[-4:] == ["2", "0", "0", "demo"]  # 2 turns, 0 resolutions, 0 results
+    # 2 turns, 0 resolutions, 0 results, 0 steps, not ended
+    assert lines[2].split()[-6:] == ["2", "0", "0", "0", "playing", "demo"]
 
     assert _umpire_log(str(game_id), "--json", "--data", str(data)) == 0
     exported = json.loads(capsys.readouterr().out)

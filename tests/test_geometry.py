@@ -1066,3 +1066,17 @@ def test_a_solid_square_blocks_a_line_through_it_whichever_way_round_it_is_liste
     eyes = np.array([[-20.0, 5.0], [-20.0, 15.0]])
     aims = np.array([[30.0, 5.0], [30.0, 15.0]])
     assert g.terrain_hits(eyes, aims, piece).tolist() == [True, False]
+
+
+def test_within_takes_a_length_a_rounding_error_past_the_limit() -> None:
+    # Two bases 4" apart measure 101.60000000000002 mm in some places of the table: on the
+    # 101.6 mm edge, as every ruleset's band edges read it; a thousandth of a millimetre past
+    # is beyond.
+    assert g.within(101.60000000000002, 4 * 25.4)
+    assert g.within(101.6, 101.6)
+    assert not g.within(101.601, 101.6)
+    assert g.within(np.array([101.6, 101.60000000000002, 101.7]), 101.6).tolist() == [
+        True,
+        True,
+        False,
+    ]

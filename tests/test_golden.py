@@ -1,6 +1,7 @@
-"""The rules answer every question of every example scene as the golden files say (see
-`tests/golden`): a change of answer must come with the golden files written again
-(`python -m tests.golden`), so that it shows in their diff."""
+"""The rules answer every question of every example scene, and the every-phase `suggest` of
+each example tiled to 10, 40 and 120 bases, as the golden files say (see `tests/golden`): a
+change of answer must come with the golden files written again (`python -m tests.golden`), so
+that it shows in their diff."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden import example_scenes, golden_path, lines
+from tests.golden import SCALES, example_scenes, golden_path, lines, scale_lines, scale_path
 
 
 @pytest.mark.parametrize("example", example_scenes(), ids=lambda p: p.stem)
@@ -19,6 +20,17 @@ def test_every_answer_is_the_golden_one(example: Path) -> None:
     for want, have in zip(expected, got, strict=True):
         question = have.split("\n", 1)[0].removeprefix("## ")
         assert have.rstrip("\n") == want.rstrip("\n"), f"the answer to {question!r} changed"
+
+
+@pytest.mark.parametrize("bases", SCALES)
+@pytest.mark.parametrize("example", example_scenes(), ids=lambda p: p.stem)
+def test_suggest_at_scale_is_the_golden_one(example: Path, bases: int) -> None:
+    expected = scale_path(example, bases).read_text(encoding="utf-8").split("\n## ")
+    got = "\n".join(scale_lines(example, bases)).split("\n## ")
+    for want, have in zip(expected, got, strict=False):
+        block = have.split("\n", 1)[0].removeprefix("## ")
+        assert have.rstrip("\n") == want.rstrip("\n"), f"{block!r} changed"
+    assert len(got) == len(expected), "the suggestions changed: run python -m tests.golden"
 
 
 def test_the_golden_files_hold_answers_and_refusals() -> None:

@@ -17,16 +17,21 @@ import cv2
 import numpy as np
 import pytest
 
-from rules.scene import TerrainKind, parse_scene
+import vision.sources
+from rules.engine import read_scene
+from rules.errors import UmpireError
+from rules.scene import TerrainKind
 from vision.demo import DemoGame, open_demo_game
 from vision.game import load_game
 from vision.pipeline import Scanner
 from vision.render import Effects, camera_for_table, render
-from vision.sources import BaseSource, SourceError
+from vision.sources import BaseSource, ImageFolderSource, SourceError
 from vision.synthetic import table_spec
 from webui.app import create_app
-from webui.live import Live, LiveState
+from webui.live import Live, LiveState, ServeError, open_live
 from webui.overlay import draw_overlay
+
+from .test_sources import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "examples" / "games" / "skirmish.toml"
@@ -72,7 +77,7 @@ def test_demo_moves_stay_on_the_table_and_out_of_buildings_and_walls() -> None:
         assert demo.moves > 0
         now = demo.layout()
     assert now != start
-    scene = parse_scene(now)
+    scene = read_scene(now)
     blocked = [t for t in scene.terrain if t.kind in (TerrainKind.BUILDING, TerrainKind.WALL)]
     assert blocked  # the farm and the wall of skirmish.json
     from rules import geometry as geo
@@ -96,14 +101,23 @@ def test_demo_hand_passes_after_one_period() -> None:
     assert hands == [False] * 10 + [True] * 5 + [False]
 
 
-def test_demo_paces_frames_in_real_time() -> None:
-    # 20 fps: the 5th frame is due 4 / 20 = 0.2 s after the first.
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A clock that moves only when slept, used by every source pacing itself on real time."""
+    clock = FakeClock()
+    monkeypatch.setattr(vision.sources, "REAL_TIME", clock)
+    return clock
+
+
+def test_demo_paces_frames_in_real_time(fake_clock: FakeClock) -> None:
+    # 20 fps: the demo waits 1 / 20 s before each frame after the first, and the 5th frame is
+    # shown 4 / 20 = 0.2 s after the first (on the test's clock: nothing here is timed).
     with DemoGame(resolution=(320, 180), fps=20, hand_every=0, move_every=0) as demo:
-        first = demo.read()
-        for _ in range(4):
-            last = demo.read()
-    assert first is not None and last is not None
-    assert last.timestamp - first.timestamp >= 0.2 - 0.01
+        frames = [demo.read() for _ in range(5)]
+    assert fake_clock.slept == [0.05] * 4
+    assert [f.timestamp for f in frames if f is not None] == pytest.approx(
+        [0.0, 0.05, 0.1, 0.15, 0.2]
+    )
 
 
 def test_demo_rejects_a_bad_resolution() -> None:
@@ -121,7 +135,7 @@ def scanned() -> tuple[np.ndarray, Any, Any]:
     spec = table_spec(game, json.loads(LAYOUT.read_text()))
     image = render(spec, camera_for_table(spec, 1280, 720), Effects()).image
     scan = Scanner(game).scan(image)
-    return image, scan, parse_scene(json.loads(json.dumps(scan.scene)))
+    return image, scan, read_scene(json.loads(json.dumps(scan.scene)))
 
 
 def changed_near(before: np.ndarray, after: np.ndarray, xy: np.ndarray, r: int = 3) -> bool:
@@ -210,6 +224,35 @@ def test_events_stream_yields_a_frame_event(demo_live: Live, tmp_path: Path) -> 
     assert len(frames) >= 2  # the one sent on connecting, then one for a new frame
     data = json.loads(frames[1].split("data: ", 1)[1])
     assert data["frame"] >= 0 and data["status"]["ruleset"] == "skirmish-19c"
+
+
+def test_frame_events_carry_the_capture_time_and_count_in_the_latency(
+    demo_live: Live, tmp_path: Path
+) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "SSE_MAX_S": WAIT_S}, live=demo_live
+    )
+    wait_until(demo_live, lambda s: s.scene is not None)
+    assert demo_live.latency_ms(fresh=True)["events"] == 0  # no page has been sent a frame
+    response = app.test_client().get("/events", buffered=False)
+    seen = ""
+    frames: list[str] = []
+    deadline = time.monotonic() + WAIT_S
+    for chunk in response.response:
+        seen += chunk.decode() if isinstance(chunk, bytes) else chunk
+        frames = [e for e in seen.split("\n\n") if e.startswith("event: frame")]
+        if len(frames) >= 4 or time.monotonic() > deadline:
+            break
+    response.close()
+    assert len(frames) >= 4
+    statuses = [json.loads(e.split("data: ", 1)[1])["status"] for e in frames]
+    # Each frame's capture time is a wall-clock time before the status was made.
+    assert all(0 < s["captured"] <= s["updated"] for s in statuses)
+    # Frames 2 and 3 were written before the test asked for the next: both counted (the first,
+    # sent on connecting, is an old frame and is not).
+    latency = demo_live.latency_ms(fresh=True)  # the status's is worked out twice a second
+    assert latency["events"] >= 2 and latency["window_s"] == 10.0
+    assert 0 < latency["median"] <= latency["p95"]
 
 
 def test_mjpeg_stream_yields_jpegs_that_decode(demo_live: Live, tmp_path: Path) -> None:
@@ -353,3 +396,210 @@ def test_a_camera_that_dies_is_reported_lost_and_reopened() -> None:
     finally:
         live.stop()
     assert no_tracker_threads()
+
+
+# --------------------------------------------------------------------------------- sources
+
+
+class RecordingTracker:
+    """Stands in for the tracker: notes the grey level of each frame it is given (the photos
+    are flat greys), spends `seconds` on it, and finds no table in it."""
+
+    def __init__(self, seconds: float = 0.0) -> None:
+        self.levels: list[int] = []
+        self.seconds = seconds
+
+    def scan(self, image: np.ndarray, state: object = None) -> Any:
+        time.sleep(self.seconds)
+        self.levels.append(int(image[0, 0, 0]))
+        raise UmpireError("a grey picture has no table in it")
+
+    def reset(self) -> None:
+        pass
+
+
+def grey_folder(folder: Path, count: int) -> list[int]:
+    """`count` flat grey photos, IMG_1.png ... in name order, level 20, 50, 80, ..."""
+    folder.mkdir(exist_ok=True)
+    levels = [20 + 30 * n for n in range(count)]
+    for n, level in enumerate(levels, start=1):
+        cv2.imwrite(str(folder / f"IMG_{n}.png"), np.full((48, 64, 3), level, np.uint8))
+    return levels
+
+
+def ended(live: Live) -> LiveState:
+    return wait_until(live, lambda s: s.status["source_state"] == "ended")
+
+
+def test_every_photo_of_a_folder_is_scanned_in_order_however_slow_the_scan(
+    tmp_path: Path,
+) -> None:
+    # Issue 13: of a folder of 7 photos only the first and the last were scanned (the others
+    # were dropped for newer ones while the first was being scanned).
+    levels = grey_folder(tmp_path / "photos", 7)
+    live = open_live(str(tmp_path / "photos"), GAME, realtime=False)  # read as fast as it can
+    recorder = RecordingTracker(seconds=0.05)
+    live.tracker = recorder  # type: ignore[assignment]
+    live.start()
+    try:
+        state = wait_until(
+            live, lambda s: live.scanned == 7 and s.status["source_state"] == "ended"
+        )
+    finally:
+        live.stop()
+    assert recorder.levels == levels
+    assert live.dropped == 0 and state.status["dropped_frames"] == 0
+    status = state.status
+    assert status["source_words"] == "finished: all 7 photos shown"
+    assert status["live"] is False and status["can_step"] is False
+    assert "no more frames" not in str(status["error"])
+    assert no_tracker_threads()
+
+
+def test_a_folder_in_real_time_is_scanned_a_photo_each_second_of_its_clock(
+    tmp_path: Path,
+) -> None:
+    levels = grey_folder(tmp_path / "photos", 4)
+    clock = FakeClock()
+    source = ImageFolderSource(tmp_path / "photos", realtime=True, clock=clock)
+    live = Live(source, load_game(GAME))
+    recorder = RecordingTracker()
+    live.tracker = recorder  # type: ignore[assignment]
+    live.start()
+    try:
+        ended(live)
+    finally:
+        live.stop()
+    assert recorder.levels == levels
+    assert clock.slept == [1.0, 1.0, 1.0]  # waited a second before each photo after the first
+
+
+def test_a_folder_stepped_by_hand_shows_each_photo_until_the_next_is_asked_for(
+    tmp_path: Path,
+) -> None:
+    levels = grey_folder(tmp_path / "photos", 3)
+    live = open_live(str(tmp_path / "photos"), GAME, step=True)
+    recorder = RecordingTracker()
+    live.tracker = recorder  # type: ignore[assignment]
+    live.start()
+    try:
+        state = wait_until(live, lambda s: s.frame == 0)
+        status = state.status
+        assert status["source_state"] == "stepping" and status["can_step"] is True
+        assert status["source_words"] == "photo 1 of 3 (IMG_1.png): next photo steps on"
+        assert live.step() == {"photo": 2, "photos": 3}
+        state = wait_until(live, lambda s: s.frame == 1)
+        assert state.status["source_words"].startswith("photo 2 of 3 (IMG_2.png)")
+        assert live.step() == {"photo": 3, "photos": 3}
+        with pytest.raises(ServeError, match="all 3 photos have been shown"):
+            live.step()
+        state = ended(live)
+    finally:
+        live.stop()
+    assert recorder.levels == levels  # nothing scanned but what was asked for, in order
+    assert state.status["can_step"] is False
+    assert no_tracker_threads()
+
+
+def test_a_folder_waiting_for_next_photo_does_not_hold_up_stopping(tmp_path: Path) -> None:
+    grey_folder(tmp_path / "photos", 2)
+    live = open_live(str(tmp_path / "photos"), GAME, step=True)
+    live.tracker = RecordingTracker()  # type: ignore[assignment]
+    live.start()
+    wait_until(live, lambda s: s.frame == 0)
+    live.stop(timeout=30)  # the source thread is waiting for "next photo": it is woken
+    assert no_tracker_threads()
+    assert live.state.status["source_state"] != "ended"  # stopped, not played to the end
+
+
+def write_grey_video(path: Path, count: int) -> list[int]:
+    levels = [20 + 40 * n for n in range(count)]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (64, 48))
+    for level in levels:
+        writer.write(np.full((48, 64, 3), level, np.uint8))
+    writer.release()
+    return levels
+
+
+@pytest.mark.parametrize("at_end", [None, "stop"])
+def test_a_video_stops_after_its_last_frame_and_says_so(tmp_path: Path, at_end: str | None) -> None:
+    path = tmp_path / "game.avi"
+    levels = write_grey_video(path, 4)
+    live = open_live(str(path), GAME, realtime=False, at_end=at_end)
+    recorder = RecordingTracker(seconds=0.02)
+    live.tracker = recorder  # type: ignore[assignment]
+    live.start()
+    try:
+        state = ended(live)
+        wait_until(live, lambda s: live.scanned + live.dropped == 4)
+    finally:
+        live.stop()
+    # Read as fast as it decodes here, the tracker may drop frames for newer ones (a video
+    # plays like a camera), but the last is always scanned and nothing comes after it.
+    assert recorder.levels[-1] == pytest.approx(levels[-1], abs=4)
+    assert state.status["source_words"] == "finished: game.avi played to its end"
+    assert state.status["live"] is False and state.status["can_step"] is False
+    assert "no more frames" not in str(state.status["error"])
+
+
+def test_a_video_with_at_end_loop_plays_again_from_its_first_frame(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    write_grey_video(path, 3)
+    live = open_live(str(path), GAME, at_end="loop", fps=50.0)
+    live.tracker = RecordingTracker()  # type: ignore[assignment]
+    live.start()
+    try:
+        state = wait_until(live, lambda s: s.frame >= 7)
+    finally:
+        live.stop()
+    assert state.status["source_state"] == "playing"
+    assert state.status["source_words"].startswith("playing game.avi at 50 fps, frame ")
+    assert state.status["source_words"].endswith(" of 3")
+
+
+def test_a_still_photo_is_shown_and_said_to_be_a_still_photo(tmp_path: Path) -> None:
+    game = load_game(GAME)
+    spec = table_spec(game, json.loads(LAYOUT.read_text()))
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), render(spec, camera_for_table(spec, 1280, 720), Effects()).image)
+    live = open_live(str(photo), GAME).start()
+    try:
+        state = wait_until(live, lambda s: s.scene is not None)
+        state = wait_until(live, lambda s: s.status["source_state"] == "still")
+    finally:
+        live.stop()
+    status = state.status
+    assert state.image is not None and state.image.shape == (720, 1280, 3)  # in the live view
+    assert status["source_words"] == "still photo table.png"
+    assert status["live"] is False and status["error"] is None and status["can_step"] is False
+    with pytest.raises(ServeError, match="one photo: there is no next photo"):
+        live.step()
+
+
+def test_a_camera_does_not_step(tmp_path: Path) -> None:
+    live = Live(ScriptedSource(), load_game(GAME))
+    with pytest.raises(ServeError, match="not a folder of photos"):
+        live.step()
+
+
+@pytest.mark.parametrize(
+    ("source", "options", "message"),
+    [
+        ("camera:0", {"at_end": "loop"}, "--at-end applies to a video file or a folder"),
+        ("demo", {"at_end": "stop"}, "--at-end applies to a video file or a folder"),
+        ("camera:0", {"step": True}, "--step steps through a folder of photos"),
+        ("VIDEO", {"step": True}, "a video plays at its own frame rate, or at --fps"),
+        ("DIR", {"step": True, "fps": 2.0}, "a folder stepped by hand has no rate"),
+        ("DIR", {"at_end": "rewind"}, "--at-end must be one of stop, loop"),
+    ],
+)
+def test_source_options_that_do_not_apply_are_refused(
+    tmp_path: Path, source: str, options: dict[str, Any], message: str
+) -> None:
+    path = {"VIDEO": tmp_path / "game.avi", "DIR": tmp_path / "photos"}.get(source)
+    if source == "VIDEO":
+        write_grey_video(tmp_path / "game.avi", 2)
+    elif source == "DIR":
+        grey_folder(tmp_path / "photos", 2)
+    with pytest.raises(ServeError, match=message):
+        open_live(str(path or source), GAME, **options)

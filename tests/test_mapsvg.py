@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from calibration.units import UnknownUnitError
-from rules.engine import Resolution, get_ruleset
+from rules.engine import Resolution, get_ruleset, load_scene
 from rules.errors import QuestionError, UnknownIdError
-from rules.scene import Scene, load_scene
+from rules.scene import Scene
 from tests.builders import base, make_scene, rect, terrain, unit
 from webui import cli
 from webui.mapsvg import map_svg, side_colours, side_marks

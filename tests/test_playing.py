@@ -278,3 +278,56 @@ def test_kill_9_and_a_restart_resume_the_same_turn_phase_and_state(tmp_path: Pat
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(30)
+
+
+# --------------------------------------------------------------------------------- the tracker
+
+
+def test_a_lost_base_is_named_missing_and_held_in_place_it_comes_back_where_it_was() -> None:
+    from rules.engine import get_ruleset
+    from rules.play import Edit, start
+    from rules.state import Scope
+    from tests.test_live import GAME, LAYOUT, ScriptedSource, wait_until
+    from vision.game import load_game
+    from vision.render import Effects, camera_for_table, render
+    from vision.synthetic import table_spec
+    from webui.playing import game_units
+
+    game = load_game(GAME)
+    layout = json.loads(LAYOUT.read_text())
+    spec = table_spec(game, layout)
+    camera = camera_for_table(spec, 1280, 720)
+    full = render(spec, camera, Effects()).image
+    for unit in layout["units"]:  # hart walks into the farmhouse: the camera loses him
+        unit["bases"] = [b for b in unit["bases"] if b["id"] != "hart"]
+    without = render(table_spec(game, layout), camera, Effects()).image
+    source = ScriptedSource()
+    tracker = Live(source, game, stale_seconds=0).start()
+    try:
+        source.feed(full)
+        seen = wait_until(tracker, lambda s: s.frame == 0)
+        assert seen.scene is not None
+        where = seen.scene.base("hart")
+        source.feed(without)
+        state = wait_until(tracker, lambda s: s.frame == 1)
+        assert state.status["missing_bases"] == ["hart"]
+        assert state.scene is not None and "hart" not in state.scene.ids()
+        # Held in place: back on the table where last seen, named missing no more.
+        first = start(get_ruleset(game.ruleset), game_units(game))
+        tracker.set_play(first.apply([Edit(Scope.BASE, "hart", "held", False, True)]))
+        state = tracker.state
+        assert state.scene is not None and state.scene.base("hart").attrs["held"] is True
+        assert (state.scene.base("hart").x, state.scene.base("hart").y) == (where.x, where.y)
+        source.feed(without)
+        state = wait_until(tracker, lambda s: s.frame == 2)
+        assert state.scene is not None and "hart" in state.scene.ids()
+        assert state.status["missing_bases"] == []
+        assert state.status["bases"]["stale"] == 1 and state.status["bases"]["held"] == 1
+        # Taken off the table instead: not on it, and not missing either.
+        tracker.set_play(first.apply([Edit(Scope.BASE, "hart", "removed", False, True)]))
+        state = tracker.state
+        assert state.scene is not None and "hart" not in state.scene.ids()
+        assert state.status["missing_bases"] == [] and state.status["bases"]["removed"] == 1
+        source.feed(None)
+    finally:
+        tracker.stop()

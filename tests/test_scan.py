@@ -19,7 +19,7 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
 from calibration.store import load_camera
-from rules.scene import parse_scene
+from rules.engine import read_scene
 from tests.test_calibration import TRUE_DIST, TRUE_K, board_views
 from vision.game import Game, load_game
 from vision.pipeline import Scan, Scanner
@@ -100,7 +100,7 @@ def test_terrain_cards_land_where_they_were_laid(scan: Scan) -> None:
 
 
 def test_the_scene_loads_and_the_rules_measure_on_it(scan: Scan) -> None:
-    scene = parse_scene(scan.scene, "scan")
+    scene = read_scene(scan.scene, "scan")
     assert scene.ruleset == "skirmish-19c"
     assert all(scene.uncertainty_of(b) > 0 for b in scene.bases())
     cal = scan.scene["detection"]["calibration"]
@@ -160,7 +160,7 @@ def test_umpire_scan_prints_the_scene(frame: Frame, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["format"] == "umpire-scene/1"
-    parse_scene(doc, "stdout")
+    read_scene(doc, "stdout")
     readable = umpire("scan", str(photo), "--game", str(GAME), cwd=tmp_path)
     assert readable.returncode == 0
     assert "10 of 10 bases seen" in readable.stdout

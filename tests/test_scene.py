@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from rules import scene as scene_module
+from rules.engine import load_scene, read_scene
 from rules.errors import SceneError, UnknownIdError
-from rules.scene import Cover, Footprint, Scene, TerrainKind, load_scene, parse_scene
+from rules.scene import Cover, Footprint, Scene, TerrainKind
 from tests.builders import base, rect, scene_doc, terrain, unit
 
 RULESET_IDS = (
@@ -42,7 +43,7 @@ TERRAIN_KINDS = (
     "fortification",
     "open",
 )
-"""The terrain kinds of CONTRACT.md."""
+"""The terrain kinds of the scene format (docs/formats.md)."""
 
 
 def small_doc(unit_name: str = "cm") -> dict[str, Any]:
@@ -101,7 +102,7 @@ def test_every_length_is_converted_to_mm(unit_name: str, mm_per_unit: float) -> 
         grid_box=10,
         uncertainty=0.25,
     )
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     k = mm_per_unit
     assert scene.unit == unit_name
     assert scene.table_width == pytest.approx(180 * k)
@@ -125,7 +126,7 @@ def test_every_length_is_converted_to_mm(unit_name: str, mm_per_unit: float) -> 
 
 
 def test_an_inch_is_exactly_25_4_mm() -> None:
-    scene = parse_scene(small_doc("in"), "<t>")
+    scene = read_scene(small_doc("in"), "<t>")
     # rifles-1 at x = 20 in = 20 * 25.4 = 508 mm; its base 2.5 in = 63.5 mm wide.
     rifles_1 = scene.base("rifles-1")
     assert rifles_1.x == pytest.approx(508.0, abs=1e-9)
@@ -137,7 +138,7 @@ def test_an_inch_is_exactly_25_4_mm() -> None:
 
 
 def test_loaded_values_cannot_be_changed() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     rifles = scene.unit_of("rifles")
     rifles_1 = rifles.bases[0]
     wood = scene.terrain[0]
@@ -154,7 +155,7 @@ def test_loaded_values_cannot_be_changed() -> None:
 
 
 def test_collections_inside_a_scene_are_read_only() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     rifles = scene.unit_of("rifles")
     assert isinstance(scene.units, tuple)
     assert isinstance(rifles.bases, tuple)
@@ -168,7 +169,7 @@ def test_collections_inside_a_scene_are_read_only() -> None:
 def test_the_scene_does_not_keep_the_callers_dict() -> None:
     doc = small_doc()
     doc["units"][0]["casualties"] = 1
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     doc["units"][0]["casualties"] = 5
     doc["units"][0]["bases"][0]["x"] = 99
     assert scene.unit_of("rifles").get("casualties") == 1
@@ -182,7 +183,7 @@ def test_the_scene_does_not_keep_the_callers_dict() -> None:
 def test_defaults_of_a_base() -> None:
     doc = small_doc()
     doc["units"][0]["bases"] = [{"id": "rifles-1", "x": 20, "y": 30, "width": 2.5, "depth": 2.5}]
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     rifles_1 = scene.base("rifles-1")
     assert rifles_1.facing == 0.0  # facing 0 = facing right (+x)
     assert rifles_1.figures == 1
@@ -194,11 +195,11 @@ def test_defaults_of_a_base() -> None:
 def test_defaults_of_a_scene_and_terrain() -> None:
     doc = small_doc()
     del doc["terrain"]
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     assert scene.terrain == ()
     assert scene.grid_box is None
     assert scene.uncertainty is None
-    wood = parse_scene(small_doc(), "<t>").terrain[0]
+    wood = read_scene(small_doc(), "<t>").terrain[0]
     assert wood.kind is TerrainKind.WOODS
     assert wood.cover is None  # the ruleset decides from the kind
     assert wood.enclosed is None
@@ -210,7 +211,7 @@ def test_given_optional_keys_are_kept() -> None:
     doc["units"][0].update(casualties=2, disordered=True, formation="line", banner="95th")
     doc["units"][0]["bases"][0].update(figures=3, tag=10)
     doc["phase"] = "shooting"
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     wood = scene.terrain[0]
     assert (wood.cover, wood.enclosed) == (Cover.HARD, False)
     assert wood.attrs["name"] == "Hougoumont orchard"
@@ -232,22 +233,22 @@ def test_given_optional_keys_are_kept() -> None:
 def test_facing_is_kept_in_0_to_360(given: float, kept: float) -> None:
     doc = small_doc()
     doc["units"][0]["bases"][0]["facing"] = given
-    assert parse_scene(doc, "<t>").base("rifles-1").facing == pytest.approx(kept)
+    assert read_scene(doc, "<t>").base("rifles-1").facing == pytest.approx(kept)
 
 
 def test_a_round_base_is_given_by_its_diameter() -> None:
     doc = small_doc()
     doc["units"][0]["bases"][0] = {"id": "rifles-1", "x": 20, "y": 30, "diameter": 3}
-    rifles_1 = parse_scene(doc, "<t>").base("rifles-1")
+    rifles_1 = read_scene(doc, "<t>").base("rifles-1")
     assert rifles_1.footprint == Footprint(30.0, 30.0, circle=True)  # 3 cm = 30 mm across
-    rect_base = parse_scene(small_doc(), "<t>").base("rifles-2")
+    rect_base = read_scene(small_doc(), "<t>").base("rifles-2")
     assert rect_base.footprint == Footprint(25.0, 25.0, circle=False)
 
 
 def test_a_closed_ring_polygon_drops_its_repeated_last_point() -> None:
     doc = small_doc()
     doc["terrain"][0]["polygon"] = [[60, 40], [90, 40], [90, 70], [60, 70], [60, 40]]
-    wood = parse_scene(doc, "<t>").terrain[0]
+    wood = read_scene(doc, "<t>").terrain[0]
     assert wood.polygon == ((600.0, 400.0), (900.0, 400.0), (900.0, 700.0), (600.0, 700.0))
 
 
@@ -256,7 +257,7 @@ def test_a_closed_ring_polygon_drops_its_repeated_last_point() -> None:
 
 
 def test_select_names_a_whole_unit_or_one_base() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     assert [b.id for b in scene.select("zouaves")] == ["zouaves-1", "zouaves-2"]
     assert [b.id for b in scene.select("zouaves-2")] == ["zouaves-2"]
     with pytest.raises(UnknownIdError, match="'wood-9'"):
@@ -264,7 +265,7 @@ def test_select_names_a_whole_unit_or_one_base() -> None:
 
 
 def test_unit_of_takes_a_unit_or_a_base_id() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     assert scene.unit_of("rifles").id == "rifles"
     assert scene.unit_of("zouaves-2").id == "zouaves"
     with pytest.raises(UnknownIdError) as err:
@@ -276,14 +277,14 @@ def test_unit_of_takes_a_unit_or_a_base_id() -> None:
 
 
 def test_base_takes_only_a_base_id() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     assert scene.base("rifles-2").x == pytest.approx(240.0)  # 24 cm
     with pytest.raises(UnknownIdError, match="'rifles'"):
         scene.base("rifles")  # a unit is not a base
 
 
 def test_every_base_is_listed_once() -> None:
-    scene = parse_scene(small_doc(), "<t>")
+    scene = read_scene(small_doc(), "<t>")
     assert [b.id for b in scene.bases()] == ["rifles-1", "rifles-2", "zouaves-1", "zouaves-2"]
     assert scene.ids() == ["rifles", "rifles-1", "rifles-2", "zouaves", "zouaves-1", "zouaves-2"]
     assert scene.terrain_piece("wood-1").kind is TerrainKind.WOODS
@@ -292,11 +293,11 @@ def test_every_base_is_listed_once() -> None:
 def test_uncertainty_is_the_bases_then_the_scenes_then_2_mm() -> None:
     doc = small_doc()
     doc["units"][0]["bases"][0]["uncertainty"] = 0.1  # 0.1 cm = 1 mm
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     assert scene.uncertainty_of(scene.base("rifles-1")) == pytest.approx(1.0)
     assert scene.uncertainty_of(scene.base("rifles-2")) == pytest.approx(2.0)
     doc["uncertainty"] = 0.3  # 3 mm for every base without its own
-    scene = parse_scene(doc, "<t>")
+    scene = read_scene(doc, "<t>")
     assert scene.uncertainty_of(scene.base("rifles-1")) == pytest.approx(1.0)
     assert scene.uncertainty_of(scene.base("rifles-2")) == pytest.approx(3.0)
 
@@ -585,7 +586,7 @@ def test_parse_scene_names_its_source() -> None:
     doc = small_doc()
     doc["unit"] = "yd"
     with pytest.raises(SceneError) as err:
-        parse_scene(doc, "camera frame 12")
+        read_scene(doc, "camera frame 12")
     assert str(err.value).startswith("camera frame 12: unit: ")
 
 
@@ -608,7 +609,7 @@ def test_a_missing_closed_set_key_lists_the_accepted_values(
     doc = small_doc()
     edit(doc)
     with pytest.raises(SceneError) as err:
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
     message = str(err.value)
     assert message.startswith(f"scene.json: {path}: ")
     for value in accepted:
@@ -620,7 +621,7 @@ def test_a_symmetric_bow_tie_is_refused_for_its_crossing() -> None:
     doc = small_doc()
     doc["terrain"][0]["polygon"] = [[0, 0], [10, 10], [10, 0], [0, 10]]
     with pytest.raises(SceneError) as err:
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
     assert str(err.value).startswith("scene.json: terrain[0].polygon: ")
     assert "cross" in str(err.value)
     assert "one line" not in str(err.value)
@@ -647,7 +648,7 @@ def test_a_length_that_overflows_in_millimetres_is_a_scene_error() -> None:
     doc = small_doc("in")
     doc["units"][0]["bases"][1]["x"] = 1e308
     with pytest.raises(SceneError, match=r"units\[0\]\.bases\[1\]\.x"):
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
 
 
 # --------------------------------------------------------------------------------------------
@@ -659,7 +660,7 @@ def test_a_state_flag_must_be_true_or_false(key: str) -> None:
     doc = small_doc()
     doc["units"][0][key] = "yes"
     with pytest.raises(SceneError) as err:
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
     assert str(err.value) == (
         f"scene.json: units[0].{key}: expected true or false, got the string 'yes'"
     )
@@ -673,7 +674,7 @@ def test_a_state_count_must_be_a_whole_number_of_at_least_0(
     doc = small_doc()
     doc["units"][0][key] = value
     with pytest.raises(SceneError) as err:
-        parse_scene(doc, "scene.json")
+        read_scene(doc, "scene.json")
     assert str(err.value).startswith(f"scene.json: units[0].{key}: ")
     assert says in str(err.value)
 
@@ -681,7 +682,7 @@ def test_a_state_count_must_be_a_whole_number_of_at_least_0(
 def test_state_is_kept_on_the_unit() -> None:
     doc = small_doc()
     doc["units"][0].update(overheated=True, bases_removed=2, formation="line")
-    unit0 = parse_scene(doc, "scene.json").units[0]
+    unit0 = read_scene(doc, "scene.json").units[0]
     assert unit0.get("overheated") is True
     assert unit0.get("bases_removed") == 2
     assert unit0.get("formation") == "line"

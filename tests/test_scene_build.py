@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rules.engine import read_scene
 from rules.errors import UnknownIdError
-from rules.scene import parse_scene
 from vision.game import Game, load_game, parse_game
 from vision.scene import ObservationError, TagObservation, build_scene
 
@@ -215,7 +215,7 @@ def test_state_is_merged_over_the_games_attributes(game: Game) -> None:
     )
     rifles = doc["units"][0]
     assert (rifles["casualties"], rifles["loaded"], rifles["quality"]) == (2, False, "veteran")
-    assert parse_scene(doc).unit_of("rifles").attrs["casualties"] == 2
+    assert read_scene(doc).unit_of("rifles").attrs["casualties"] == 2
 
 
 def test_state_for_an_unknown_unit_or_a_fixed_key_is_refused(game: Game) -> None:
@@ -229,7 +229,7 @@ def test_each_bases_uncertainty_adds_the_common_one_in_quadrature(game: Game) ->
     doc = build_scene(game, [tag(10, UP_AT_500_300, uncertainty=0.3)], uncertainty=0.4)
     # sqrt(0.3^2 + 0.4^2) = 0.5 mm = 0.05 cm
     assert the_base(doc, "rifles-1")["uncertainty"] == pytest.approx(0.05)
-    scene = parse_scene(doc)
+    scene = read_scene(doc)
     assert scene.uncertainty_of(scene.base("rifles-1")) == pytest.approx(0.5)
 
 
@@ -288,7 +288,7 @@ def test_a_tag_of_another_family_is_unknown(game: Game) -> None:
 
 
 def test_the_opencv_name_of_an_apriltag_family_finds_the_same_tag(game: Game) -> None:
-    # DICT_APRILTAG_36h11 draws exactly the markers of tag36h11 (FIELD-NOTES)
+    # DICT_APRILTAG_36h11 draws exactly the markers of tag36h11
     seen = TagObservation("DICT_APRILTAG_36h11", 10, np.array(UP_AT_500_300), 0.2)
     doc = build_scene(game, [seen])
     assert the_base(doc, "rifles-1")["x"] == pytest.approx(50.0)
@@ -407,7 +407,7 @@ def test_the_built_scene_loads_and_umpire_resolve_measures_on_it(
 ) -> None:
     zouaves_at_500_700 = [[510, 690], [490, 690], [490, 710], [510, 710]]  # facing 270
     doc = build_scene(game, [tag(10, UP_AT_500_300), tag(20, zouaves_at_500_700)])
-    scene = parse_scene(json.loads(json.dumps(doc)), "<built>")
+    scene = read_scene(json.loads(json.dumps(doc)), "<built>")
     assert scene.extra["detection"]["tags_seen"] == 2
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(doc), encoding="utf-8")

@@ -10,29 +10,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rules.engine import read_scene
 from rules.errors import QuestionError
+from rules.measure import RECENT_TABLES, Table
 from rules.rulesets import sepoys_and_soldiers as ss
-from rules.scene import Base, Footprint, Scene, Unit, parse_scene
-from rules.table import Table
+from rules.scene import Base, Footprint, Scene, Unit
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _example() -> Scene:
     path = EXAMPLES / "sepoys-and-soldiers.json"
-    return parse_scene(json.loads(path.read_text(encoding="utf-8")), path.name)
+    return read_scene(json.loads(path.read_text(encoding="utf-8")), path.name)
 
 
 def test_a_tables_measurements_go_with_the_table() -> None:
-    # The memo is keyed weakly by the Table: once nothing else holds the Table, its
-    # measurements (and the scene) are freed, however many scenes were asked about.
+    # The memo is keyed weakly by the Table: once nothing else holds the Table (the measuring
+    # layer keeps the last few scenes' tables), its measurements (and the scene) are freed,
+    # however many scenes were asked about.
     rules = ss.SepoysAndSoldiers()
     gc.collect()
     before = len(ss._MEASURED)
-    for _ in range(3):
+    for _ in range(3 * RECENT_TABLES):
         rules.resolve(_example(), "suggest", [])
     gc.collect()
-    assert len(ss._MEASURED) <= before
+    assert len(ss._MEASURED) <= before + RECENT_TABLES
 
 
 def _unit(ident: str, side: str, x: float, **attrs: object) -> Unit:

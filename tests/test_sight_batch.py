@@ -15,9 +15,9 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.measure import Table, obstacles, table_of
 from rules.rulesets.skirmish_19c import _surely_in_front
 from rules.scene import Base, Scene, TerrainKind
-from rules.table import Table
 from tests.builders import make_scene, terrain, unit
 
 
@@ -130,10 +130,10 @@ def test_batched_sight_matches_reference(ident: str, seed: int) -> None:
     bases = list(table.bases)
     pairs = [(a, b) for a in bases for b in bases if a.unit_id != b.unit_id]
     pairs = random.Random(seed).sample(pairs, 400)  # the reference is slow: a sample
-    batched = table.sights(rs, pairs)
+    batched = table.sights(rs.sight_policy, pairs)
     blocked_somewhere = 0
     for (a, b), got in zip(pairs, batched, strict=True):
-        want = geo.sight(a, b, rs.obstacles(scene, a, b))
+        want = geo.sight(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
         assert got == want, (a.id, b.id)
         blocked_somewhere += want.clear_rays < want.rays
     # the scenes are busy enough to test something: many pairs have a blocked line
@@ -150,7 +150,7 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
     rows = []
     pairs = [(a, b) for a in table.bases for b in table.bases if a.unit_id != b.unit_id]
     for a, b in random.Random(seed).sample(pairs, 150):
-        ref = _reference_rays(a, b, rs.obstacles(scene, a, b))
+        ref = _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
         for r, blocked in enumerate(ref):
             rows.append((table.index[a.id], table.index[b.id], r, blocked))
     v = np.array([row[0] for row in rows])
@@ -159,9 +159,9 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
     got = geo.sight_many(
         table.centres[v],
         table.sight_points[t, k][:, None, :],
-        table.terrain_obstacles(rs),
+        table.terrain_obstacles(rs.sight_policy),
         table.solids,
-        rs.sight_mask(table, v, t),
+        table._sight_mask(rs.sight_policy, v, t),
     )
     assert [s.clear_rays == 0 for s in got] == [row[3] for row in rows]
     assert any(row[3] for row in rows) and not all(row[3] for row in rows)
@@ -179,11 +179,13 @@ def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None
     red = [b for b in table.bases if int(b.unit_id[1:]) % 2][:12]
     blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:12]
     refs = {
-        (a.id, b.id): _reference_rays(a, b, rs.obstacles(scene, a, b)) for a in red for b in blue
+        (a.id, b.id): _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
+        for a in red
+        for b in blue
     }
-    centre = table.centre_lines_clear(rs, [(a, b) for a in red for b in blue])
+    centre = table.centre_lines_clear(rs.sight_policy, [(a, b) for a in red for b in blue])
     assert centre.tolist() == [not refs[(a.id, b.id)][0] for a in red for b in blue]
-    seen = table.visible(rs, red, blue)
+    seen = table.visible(rs.sight_policy, red, blue)
     for i, a in enumerate(red):
         for j, b in enumerate(blue):
             rays = refs[(a.id, b.id)]
@@ -204,10 +206,12 @@ def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> Non
     red = [b for b in table.bases if int(b.unit_id[1:]) % 2][:10]
     blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:10]
     pairs = [(a, b) for a in red for b in blue]
-    refs = [_reference_rays(a, b, rs.obstacles(scene, a, b)) for a, b in pairs]
+    refs = [
+        _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b)) for a, b in pairs
+    ]
     points = table.sight_points.shape[1]
     for point in range(points):
-        got = table.lines_clear(rs, pairs, point)
+        got = table.lines_clear(rs.sight_policy, pairs, point)
         assert got.tolist() == [not rays[point] for rays in refs], point
     # busy enough to test something: some lines to the corners blocked, some clear
     corners = [rays[k] for rays in refs for k in range(1, points)]
@@ -327,7 +331,9 @@ def test_skirmish_shoots_over_bases_within_2cm() -> None:
         table = Table(scene)
         viewer, target = table.bases[0], table.bases[1]
         assert math.isclose(table.distance(viewer, table.bases[2]), gap_cm * 10)
-        (seen,) = table.sights(rs, [(viewer, target)])
-        assert seen == geo.sight(viewer, target, rs.obstacles(scene, viewer, target))
+        (seen,) = table.sights(rs.sight_policy, [(viewer, target)])
+        assert seen == geo.sight(
+            viewer, target, obstacles(table_of(scene), rs.sight_policy, viewer, target)
+        )
         assert seen.entire is not blocks
         assert seen.blocked_by == (("x-1",) if blocks else ())

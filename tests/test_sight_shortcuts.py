@@ -16,8 +16,8 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import length_json
+from rules.measure import Table
 from rules.scene import Base, Footprint
-from rules.table import Table
 from tests.builders import base, make_scene, unit
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import get_ruleset
+from rules.measure import Table
 from rules.rulesets.skirmish_19c import (
     ACTIONS_TABLE,
     Board,
@@ -23,7 +24,6 @@ from rules.rulesets.skirmish_19c import (
     volley,
 )
 from rules.scene import Scene
-from rules.table import Table
 from tests.builders import make_scene, rect, terrain, unit
 
 WEAPONS = ["rifle", "musket", "pistol", "sword", "baker-rifle"]
@@ -206,7 +206,7 @@ def wall_cover(a: tuple[float, float], b: tuple[float, float]) -> str:
     )
     table = Table(scene)
     shooter, target = scene.select("a-0")[0], scene.select("b-0")[0]
-    return str(table.cover(get_ruleset("skirmish-19c"), shooter, target).cover.value)
+    return str(table.cover(get_ruleset("skirmish-19c").cover_policy, shooter, target).cover.value)
 
 
 @pytest.mark.parametrize(

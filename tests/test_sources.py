@@ -24,13 +24,16 @@ from vision.render import Effects
 from vision.sources import (
     CameraSource,
     CapturedFrame,
+    Clock,
     DemoSource,
+    FramePacer,
     FrameSource,
     ImageFolderSource,
     SourceError,
     SourceSpec,
     StreamSource,
     VideoFileSource,
+    Wake,
     open_source,
     parse_source,
 )
@@ -53,6 +56,43 @@ def write_video(path: Path, fourcc: str, count: int) -> None:
     for i in range(count):
         writer.write(grey(video_level(i)))
     writer.release()
+
+
+class WouldWaitForever(Exception):
+    """A fake clock asked to wait for a hand that nobody will lend."""
+
+
+class FakeClock(Clock):
+    """Time that moves only when slept (or `pass_time`): pacing is checked by what it asks
+    for, never by timing it. `slept` lists every sleep asked for: seconds, or None for "until
+    asked"."""
+
+    def __init__(self) -> None:
+        self.time = 0.0
+        self.slept: list[float | None] = []
+
+    def now(self) -> float:
+        return self.time
+
+    def pass_time(self, seconds: float) -> None:
+        self.time += seconds
+
+    def sleep(self, seconds: float | None, wake: Wake | None = None) -> bool:
+        self.slept.append(None if seconds is None else round(seconds, 9))
+        if wake is not None and (wake.asked or wake.interrupted):
+            return True
+        if seconds is None:
+            raise WouldWaitForever("waits until asked for the next frame")
+        self.time += seconds
+        return False
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A fake clock that every source pacing itself on real time uses instead (the demo)."""
+    clock = FakeClock()
+    monkeypatch.setattr(sources, "REAL_TIME", clock)
+    return clock
 
 
 # --------------------------------------------------------------------------- parsing
@@ -132,6 +172,54 @@ def test_source_errors_are_umpire_errors() -> None:
     assert issubclass(SourceError, ValueError)
 
 
+# --------------------------------------------------------------------------- pacing
+
+
+def test_pacer_waits_until_each_frame_is_due() -> None:
+    clock = FakeClock()
+    pacer = FramePacer(20.0, clock)
+    shown = [pacer.wait(n) for n in range(4)]
+    # The first frame at once, then one every 1 / 20 s, each waited for.
+    assert clock.slept == [0.05, 0.05, 0.05]
+    assert shown == pytest.approx([0.0, 0.05, 0.10, 0.15])
+
+
+def test_pacer_moves_its_schedule_for_a_late_frame_instead_of_bursting() -> None:
+    clock = FakeClock()
+    pacer = FramePacer(20.0, clock)
+    pacer.wait(0)
+    clock.pass_time(0.3)  # a slow reader: frames 1-6 were due meanwhile
+    shown = [pacer.wait(n) for n in range(1, 4)]
+    # Frame 1 is shown at once, and the next ones a full period apart: no catching up.
+    assert shown == pytest.approx([0.3, 0.35, 0.40])
+    assert clock.slept == [0.05, 0.05]
+
+
+def test_pacer_without_a_rate_waits_to_be_asked_and_an_ask_comes_at_once() -> None:
+    clock = FakeClock()
+    wake = Wake()
+    pacer = FramePacer(None, clock)
+    assert pacer.wait(0, wake) == 0.0  # the first frame needs no ask
+    with pytest.raises(WouldWaitForever):
+        pacer.wait(1, wake)
+    wake.ask()
+    assert pacer.wait(1, wake) == 0.0
+    assert wake.asked == 0  # the ask was used up
+    wake.interrupt()
+    assert pacer.wait(2, wake) is None
+
+
+def test_an_ask_brings_the_next_frame_now_and_the_schedule_carries_on_from_it() -> None:
+    clock = FakeClock()
+    wake = Wake()
+    pacer = FramePacer(1.0, clock)
+    pacer.wait(0, wake)
+    clock.pass_time(0.25)
+    wake.ask()
+    assert pacer.wait(1, wake) == pytest.approx(0.25)  # not at 1.0
+    assert pacer.wait(2, wake) == pytest.approx(1.25)  # a full second after the asked one
+
+
 # --------------------------------------------------------------------------- video files
 
 
@@ -182,6 +270,60 @@ def test_video_loop_starts_again_and_the_clock_runs_on(tmp_path: Path) -> None:
     assert levels == pytest.approx([video_level(i % 3) for i in range(8)], abs=4)
     # One pass lasts 3 frames / 10 fps = 0.3 s, so frame n is at 0.1 * n seconds.
     assert [f.timestamp for f in got] == pytest.approx([0.1 * n for n in range(8)])
+
+
+def test_a_video_played_in_real_time_waits_for_each_frame_at_its_own_rate(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    write_video(path, "MJPG", 6)
+    clock = FakeClock()
+    with open_source(str(path), realtime=True, clock=clock) as source:
+        assert isinstance(source, VideoFileSource)
+        assert source.play_rate == pytest.approx(FPS)
+        frames = list(source)
+    assert [f.index for f in frames] == [0, 1, 2, 3, 4, 5]
+    assert [float(f.image.mean()) for f in frames] == pytest.approx(
+        [video_level(i) for i in range(6)], abs=4
+    )
+    # Each frame after the first waited 1 / 10 s: six frames span half a second of the clock
+    # (then one more wait finds the end of the file).
+    assert clock.slept[:5] == pytest.approx([0.1] * 5)
+    assert clock.time == pytest.approx(0.6)
+    # Timestamps stay positions in the file.
+    assert [f.timestamp for f in frames] == pytest.approx([0.1 * i for i in range(6)])
+
+
+def test_a_video_played_at_a_rate_of_its_own_waits_that_long(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    write_video(path, "MJPG", 6)
+    clock = FakeClock()
+    with open_source(str(path), realtime=True, rate=5.0, clock=clock) as source:
+        frames = list(source)
+    # --fps 5 on a 10 fps video: every frame, one every 0.2 s, never faster.
+    assert len(frames) == 6
+    assert clock.slept[:5] == pytest.approx([0.2] * 5)
+    assert [f.timestamp for f in frames] == pytest.approx([0.1 * i for i in range(6)])
+
+
+def test_a_looping_video_in_real_time_keeps_its_pace_across_the_loop(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    write_video(path, "MJPG", 3)
+    clock = FakeClock()
+    with open_source(str(path), loop=True, realtime=True, clock=clock) as source:
+        frames = read_some(source, 7)
+    assert [float(f.image.mean()) for f in frames] == pytest.approx(
+        [video_level(i % 3) for i in range(7)], abs=4
+    )
+    assert clock.slept == pytest.approx([0.1] * 6)
+
+
+def test_a_video_that_is_not_played_in_real_time_never_waits(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    write_video(path, "MJPG", 4)
+    clock = FakeClock()
+    with open_source(str(path), clock=clock) as source:
+        assert isinstance(source, VideoFileSource) and source.play_rate is None
+        assert len(list(source)) == 4
+    assert clock.slept == []
 
 
 def test_reopen_plays_a_video_from_its_first_frame(tmp_path: Path) -> None:
@@ -265,6 +407,120 @@ def test_one_image_file_is_a_one_frame_source(folder: Path) -> None:
         frames = list(source)
     assert len(frames) == 1
     assert tuple(int(c) for c in frames[0].image[0, 0]) == COLOURS["frame-2.png"]
+
+
+@pytest.fixture
+def seven(tmp_path: Path) -> list[str]:
+    """A folder of seven photos (issue 13: only the first and the last were scanned)."""
+    names = [f"IMG_{n}.png" for n in (1, 2, 3, 4, 5, 6, 7)]
+    for n, name in enumerate(names):
+        cv2.imwrite(str(tmp_path / name), np.full((24, 32, 3), 30 * n, np.uint8))
+    return names
+
+
+def test_a_folder_in_real_time_gives_every_photo_in_order_one_a_second(
+    tmp_path: Path, seven: list[str]
+) -> None:
+    clock = FakeClock()
+    with open_source(str(tmp_path), realtime=True, clock=clock) as source:
+        assert isinstance(source, ImageFolderSource)
+        assert source.every_frame and source.play_rate == 1.0
+        frames = list(source)
+        assert source.finished and source.position == 7
+    assert [Path(f.source).name for f in frames] == seven
+    assert [int(f.image[0, 0, 0]) for f in frames] == [30 * n for n in range(7)]
+    # One a second: the first at once, then a wait of a second before each of the six others.
+    assert clock.slept == [1.0] * 6
+    assert [f.timestamp for f in frames] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_a_folder_at_another_rate_waits_that_long(tmp_path: Path, seven: list[str]) -> None:
+    clock = FakeClock()
+    with open_source(str(tmp_path), realtime=True, rate=4.0, clock=clock) as source:
+        assert len(list(source)) == 7
+    assert clock.slept == [0.25] * 6
+
+
+def test_a_folder_stepped_by_hand_waits_for_each_ask(tmp_path: Path, seven: list[str]) -> None:
+    clock = FakeClock()
+    with open_source(str(tmp_path), step=True, clock=clock) as source:
+        assert isinstance(source, ImageFolderSource)
+        first = source.read()
+        assert first is not None and Path(first.source).name == "IMG_1.png"
+        with pytest.raises(WouldWaitForever):
+            source.read()  # nobody asked: it would wait for as long as it takes
+        assert source.advance() == 2  # the photo the ask brings
+        second = source.read()
+        assert second is not None and Path(second.source).name == "IMG_2.png"
+        # Two asks at once bring two photos, one each.
+        assert (source.advance(), source.advance()) == (3, 4)
+        names = [Path(f.source).name for f in read_some(source, 2)]
+        assert names == ["IMG_3.png", "IMG_4.png"]
+        for _ in range(3):
+            assert source.advance() is not None
+        assert source.advance() is None  # photo 7 is the last asked for: nothing left to ask
+        assert [Path(f.source).name for f in read_some(source, 3)] == seven[4:]
+        assert source.finished
+        assert source.read() is None
+    assert clock.time == 0.0  # stepping never waits on the clock
+
+
+def test_a_looping_folder_stepped_by_hand_goes_round(tmp_path: Path, seven: list[str]) -> None:
+    clock = FakeClock()
+    with open_source(str(tmp_path), step=True, loop=True, clock=clock) as source:
+        assert isinstance(source, ImageFolderSource)
+        source.read()
+        asked = [source.advance() for _ in range(7)]
+        names = [Path(f.source).name for f in read_some(source, 7)]
+    assert asked == [2, 3, 4, 5, 6, 7, 1]
+    assert names == [*seven[1:], seven[0]]
+
+
+def test_next_photo_while_playing_brings_it_now(tmp_path: Path, seven: list[str]) -> None:
+    clock = FakeClock()
+    with open_source(str(tmp_path), realtime=True, clock=clock) as source:
+        assert isinstance(source, ImageFolderSource)
+        source.read()
+        clock.pass_time(0.2)
+        assert source.advance() == 2
+        second = source.read()
+        third = source.read()
+    assert second is not None and second.timestamp == pytest.approx(0.2)  # not at 1 s
+    assert third is not None and third.timestamp == pytest.approx(1.2)  # a second after it
+
+
+def test_a_stepped_folder_waiting_for_a_hand_gives_none_when_interrupted(
+    tmp_path: Path, seven: list[str]
+) -> None:
+    source = open_source(str(tmp_path), step=True)
+    assert source.read() is not None
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(source.read()), daemon=True)
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive()  # waiting for "next photo"
+    source.interrupt()  # the tracker stopping
+    reader.join(30)
+    assert not reader.is_alive() and got == [None]
+    source.reopen()
+    frame = source.read()  # open again: the first photo at once
+    assert frame is not None and Path(frame.source).name == "IMG_1.png"
+    source.close()
+
+
+def test_one_photo_has_nothing_to_step_to(folder: Path) -> None:
+    with open_source(str(folder / "frame-2.png"), step=True) as source:
+        assert isinstance(source, ImageFolderSource)
+        assert source.read() is not None
+        assert source.advance() is None
+        assert source.finished and source.read() is None
+
+
+def test_folder_options_are_checked(folder: Path) -> None:
+    with pytest.raises(SourceError, match="rate must be above 0"):
+        open_source(str(folder), realtime=True, rate=0)
+    with pytest.raises(SourceError, match="give step or rate"):
+        open_source(str(folder), step=True, rate=2.0)
 
 
 def test_an_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
@@ -595,28 +851,23 @@ def test_demo_reopen_starts_the_game_again() -> None:
     assert np.array_equal(again.image, first.image)
 
 
-def test_demo_paces_frames_in_real_time() -> None:
-    fps = 20.0
-    with open_source("demo", resolution="320x180", fps=fps, bases=4, hand_period=0) as demo:
-        start = time.monotonic()
+def test_demo_paces_frames_in_real_time(fake_clock: FakeClock) -> None:
+    with open_source("demo", resolution="320x180", fps=20.0, bases=4, hand_period=0) as demo:
         frames = read_some(demo, 4)
-        elapsed = time.monotonic() - start
-    # Four frames at 20 fps: the 4th is due 3 / 20 = 0.15 s after the first.
-    assert elapsed >= 0.15 - 0.005
-    gaps = np.diff([f.timestamp for f in frames])
-    assert (gaps >= 1 / fps - 0.005).all()
+    # Four frames at 20 fps: the demo waits 1 / 20 s before each after the first, however long
+    # it takes to render them.
+    assert fake_clock.slept == [0.05, 0.05, 0.05]
+    assert [f.timestamp for f in frames] == pytest.approx([0.0, 0.05, 0.10, 0.15])
 
 
-def test_demo_late_reader_gets_no_burst_of_stale_frames() -> None:
-    fps = 20.0
-    with open_source("demo", resolution="320x180", fps=fps, bases=4, hand_period=0) as demo:
+def test_demo_late_reader_gets_no_burst_of_stale_frames(fake_clock: FakeClock) -> None:
+    with open_source("demo", resolution="320x180", fps=20.0, bases=4, hand_period=0) as demo:
         read_some(demo, 1)
-        time.sleep(0.3)  # a slow tracker: frames 1-6 were due meanwhile
+        fake_clock.pass_time(0.3)  # a slow tracker: frames 1-6 were due meanwhile
         frames = read_some(demo, 3)
     # The schedule moves to now instead of handing out the 6 overdue frames at once: the
     # frames after the pause still come 1 / 20 = 0.05 s apart.
-    gaps = np.diff([f.timestamp for f in frames])
-    assert (gaps >= 1 / fps - 0.005).all()
+    assert [f.timestamp for f in frames] == pytest.approx([0.3, 0.35, 0.40])
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, OutcomeRule, get_ruleset
+from rules.engine import Cite, OutcomeRule, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError
-from rules.scene import Scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Field, Kind, Report, Scope, close_key
 from tests.builders import base, scene_doc, unit
 from tests.golden import ROOT
@@ -113,7 +113,7 @@ def _scene(doc: dict[str, Any]) -> Scene:
     registered skirmish-19c's own fields set aside while the loader reads it)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(SKIRMISH, "unit_fields", ())
-        scene = parse_scene(doc, "<test>")
+        scene = read_scene(doc, "<test>")
     problems = RULES.problems(scene, doc)
     if problems:
         raise QuestionError("; ".join(f"{p}: {m}" for p, m in problems))
@@ -171,11 +171,11 @@ def test_format_typos_in_files_are_caught_by_the_loader() -> None:
     doc = _doc(**ZOUAVES)
     doc["units"][0]["bases"][0]["widht"] = 3
     with pytest.raises(ValueError, match="did you mean 'width'"):
-        parse_scene(doc, "<test>")
+        read_scene(doc, "<test>")
     doc = _doc(**ZOUAVES)
     doc["unitz"] = []
     with pytest.raises(ValueError, match="did you mean 'units'"):
-        parse_scene(doc, "<test>")
+        read_scene(doc, "<test>")
 
 
 def test_every_missing_attribute_of_a_question_is_named_in_one_message() -> None:
@@ -184,7 +184,7 @@ def test_every_missing_attribute_of_a_question_is_named_in_one_message() -> None
     doc = _doc(**ZOUAVES)
     for key in ("type", "quality", "weapon"):
         del doc["units"][0][key]
-    scene = parse_scene(doc, "<test>")
+    scene = read_scene(doc, "<test>")
     with pytest.raises(QuestionError) as caught:
         get_ruleset("skirmish-19c").resolve(scene, "shoot", ["rifles", "zouaves"])
     message = str(caught.value)
@@ -197,7 +197,7 @@ def test_one_missing_attribute_keeps_its_own_message() -> None:
     doc = _doc(**ZOUAVES)
     del doc["units"][0]["weapon"]
     with pytest.raises(MissingAttribute, match="unit 'rifles' has no 'weapon'; give one of"):
-        get_ruleset("skirmish-19c").resolve(parse_scene(doc, "<t>"), "shoot", ["rifles", "zouaves"])
+        get_ruleset("skirmish-19c").resolve(read_scene(doc, "<t>"), "shoot", ["rifles", "zouaves"])
 
 
 def test_settling_reported_dice_gives_the_changes_with_before_and_after() -> None:
@@ -287,3 +287,17 @@ def test_the_same_problem_on_many_units_is_said_once_with_its_places() -> None:
     assert message.count("arm is 'infantry'") == 1
     assert "units[0].arm: arm is 'infantry'; accepted: 'foot'" in message
     assert "(also at units[1].arm, units[2].arm, units[3].arm and 2 more)" in message
+
+
+def test_a_refused_question_has_nothing_to_report_and_settling_it_says_why() -> None:
+    # On the colonial demo the riflemen's muskets cannot reach the rifles (22.7", line 86):
+    # the answer says so (allowed: false), the form asks nothing, and settling it names why.
+    from rules.engine import load_scene
+    from vision.demo import demo_files
+
+    scene = load_scene(demo_files("colonial-adventure")[1])
+    rules = get_ruleset("colonial-adventure")
+    assert rules.resolve(scene, "shoot", ["riflemen", "rifles"]).data["allowed"] is False
+    assert rules.report_form(scene, "shoot", ["riflemen", "rifles"]) == ()
+    with pytest.raises(QuestionError, match="a musket cannot reach"):
+        rules.settle(scene, "shoot", ["riflemen", "rifles"], {})

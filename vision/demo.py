@@ -29,8 +29,9 @@ import numpy as np
 
 from calibration.units import to_mm
 from rules import geometry as geo
+from rules.engine import read_scene
 from rules.errors import UmpireError
-from rules.scene import TerrainKind, parse_scene
+from rules.scene import TerrainKind
 
 from .game import Game, load_game
 from .render import CameraSpec, Effects, Point, TableSpec, camera_for_table, hand_polygon, render
@@ -145,7 +146,7 @@ class DemoGame(BaseSource):
         try:
             self.game: Game = load_game(game_path)
             self._start = json.loads(Path(layout_path).read_text(encoding="utf-8"))
-            parse_scene(self._start, str(layout_path))
+            read_scene(self._start, str(layout_path))
         except (OSError, json.JSONDecodeError, UmpireError) as error:
             raise SourceError(f"demo: cannot read the demo game: {error}") from None
         self.fps = float(fps)
@@ -257,7 +258,7 @@ class DemoGame(BaseSource):
         for unit in trial["units"]:
             if unit["id"] == unit_id:
                 unit["bases"] = bases
-        scene = parse_scene(trial, "demo move")
+        scene = read_scene(trial, "demo move")
         mover = next(u for u in scene.units if u.id == unit_id)
         others = [b for b in scene.bases() if b.unit_id != unit_id]
         for base in mover.bases:

@@ -1,4 +1,4 @@
-"""The game file: what the players set up before the game (CONTRACT.md, "Game file (TOML)").
+"""The game file: what the players set up before the game (docs/formats.md, "Game file").
 
 `load_game` reads the TOML file (or `parse_game` a decoded document) into frozen values with
 every length in millimetres: the table, the corner tags of the calibration, the units with the
@@ -23,15 +23,16 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS
+from rules.engine import read_scene
 from rules.errors import DocumentError, accepted
 from rules.reader import DocumentReader, join_path
-from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind, parse_scene
+from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind
 from rules.state import close_key
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
 class GameError(DocumentError):
-    """A game file that does not follow CONTRACT.md (the message names the file, the path inside
+    """A game file that does not follow docs/formats.md (the message names the file, the path inside
     it, `units[1].bases[0].tag`, and what is accepted)."""
 
 
@@ -634,7 +635,7 @@ def _check_attributes(game: Game, source: str) -> None:
         probe["grid"] = {"box": game.grid_box}
     probe.update(game.scene_extra)
     try:
-        parse_scene(probe, source)
+        read_scene(probe, source)
     except SceneError as exc:
         raise GameError(source, exc.path, exc.detail) from None
 

@@ -2,8 +2,8 @@
 
 The observations are already in the table frame (millimetres): detection and calibration have
 done their work. Here each base's tag becomes a base (position, facing and footprint per
-CONTRACT.md), each terrain card's tag a polygon, and the result an `umpire-scene/1` document in
-the game's unit that `rules.scene.parse_scene` reads. What could not be used is reported under
+docs/formats.md), each terrain card's tag a polygon, and the result an `umpire-scene/1` document in
+the game's unit that `rules.engine.read_scene` reads. What could not be used is reported under
 the extra top-level key `detection`, never silently dropped: unknown tags, duplicate tags, bases
 and terrain cards not seen, and pieces whose tag lies off the table.
 
@@ -83,7 +83,7 @@ class TagObservation:
     @property
     def top_direction(self) -> float:
         """Degrees CCW from +x of the way the tag's top edge points: from the centre towards the
-        midpoint of corners 0-1 (CONTRACT.md), in [0, 360)."""
+        midpoint of corners 0-1 (docs/formats.md), in [0, 360)."""
         c = self.corners_mm
         cx, cy = self.centre
         dx = float((c[0, 0] + c[1, 0]) / 2.0) - cx

@@ -10,13 +10,17 @@ the contract into a source:
     camera:N                     the webcam with OpenCV index N
     FILE.mp4 (.avi, .mkv, ...)   a video file, played once (or with `loop=True`)
     FILE.png (.jpg, ...)         one still photo, one frame (or the same one again with `loop`)
-    DIR                          every image in the folder, in name order
+    DIR                          every image in the folder, in name order, each one a frame
     http:// https:// rtsp://     a network stream through OpenCV (FFmpeg); an MJPEG stream over
                                  HTTP is read by our own small parser when OpenCV cannot
 
 Live sources (camera, URL, demo) keep going: a None from `read()` means "no frame now", counted
 in `failures`, and `reopen()` connects again (the tracker decides when to retry, with back-off).
-A file or a folder is not live: a None means it has ended.
+A file or a folder is not live: a None means it has ended. It is read as fast as it decodes,
+or with `realtime=True` played like a camera: a video at its own frame rate (or `rate`), a
+folder one photo a second (or `rate`), or a folder stepped by hand (`step=True`: each photo
+after the first when `advance()` asks for it). Pacing waits on a `Clock` (tests bring a fake
+one) and `interrupt()` cuts any wait short.
 
 Bad input raises `SourceError` naming what was given and what is accepted. Never imports flask,
 werkzeug, webui or pupil_apriltags.
@@ -30,15 +34,16 @@ import logging
 import math
 import re
 import sys
+import threading
 import time
 import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any, Final, Protocol, Self, runtime_checkable
+from typing import Any, Final, Protocol, Self, overload, runtime_checkable
 from urllib.parse import urlsplit
 
 import cv2
@@ -94,6 +99,10 @@ ACCEPTED_FORMS: Final = (
 
 DEMO_EFFECTS: Final = Effects(blur_px=0.7, noise_sigma=2.0)
 """What a decent webcam adds to the demo table: a little lens blur and sensor noise."""
+DEFAULT_PHOTO_RATE: Final = 1.0
+"""Photos a second a folder is played at in real time, unless told otherwise."""
+DEFAULT_VIDEO_FPS: Final = 25.0
+"""The rate a video whose header gives none is played at in real time."""
 MAX_PART_BYTES: Final = 32 * 1024 * 1024
 """Largest MJPEG part the stream parser accepts: a guard against a stream with no boundaries."""
 
@@ -119,6 +128,9 @@ class CapturedFrame:
     monotonic time it was read. The demo without real-time pacing: its own clock, index / fps."""
     source: str
     """Where it came from: the source's description, or for a folder the image file's path."""
+    captured: float = field(default_factory=time.monotonic)
+    """`time.monotonic()` when the source handed the frame over (whatever its `timestamp`):
+    where the frame-to-page latency is counted from."""
 
     def __post_init__(self) -> None:
         image = self.image
@@ -183,6 +195,9 @@ class BaseSource(ABC):
     A subclass says how to open, how to grab one picture and how to let go."""
 
     live: bool = False
+    every_frame: bool = False
+    """True when every frame must be scanned (the photos of a folder): the tracker waits for
+    each instead of dropping it for a newer one."""
 
     def __init__(self, description: str) -> None:
         self.description = description
@@ -230,6 +245,12 @@ class BaseSource(ABC):
             self._closed = True
             self._release()
 
+    def interrupt(self) -> None:
+        """Cut short a `read()` waiting for its frame to be due (the tracker is stopping): it
+        gives None at once, and so does every read until `reopen`. Sources that never wait
+        longer than a frame ignore it."""
+        return
+
     def __enter__(self) -> Self:
         return self
 
@@ -249,6 +270,130 @@ class BaseSource(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.description!r})"
+
+
+# --------------------------------------------------------------------------- pacing
+
+
+class Wake:
+    """What cuts a paced read's wait short: `ask()` (one frame now: the page's "next photo")
+    or `interrupt()` (the tracker is stopping: every wait ends at once and reads give None).
+    Thread-safe: the web server asks while the tracker's source thread waits."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._asked = 0
+        self._interrupted = False
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupted
+
+    @property
+    def asked(self) -> int:
+        """Frames asked for and not yet given."""
+        return self._asked
+
+    def ask(self) -> None:
+        with self._condition:
+            self._asked += 1
+            self._condition.notify_all()
+
+    def interrupt(self) -> None:
+        with self._condition:
+            self._interrupted = True
+            self._condition.notify_all()
+
+    def reset(self) -> None:
+        """Forget asks and interruptions (a source opened again)."""
+        with self._condition:
+            self._asked = 0
+            self._interrupted = False
+
+    def take(self) -> bool:
+        """Use up one ask, if there is one."""
+        with self._condition:
+            if self._asked:
+                self._asked -= 1
+                return True
+            return False
+
+    def wait(self, seconds: float | None) -> bool:
+        """Wait up to `seconds` (None: for as long as it takes) for an ask or an interruption;
+        True when one came."""
+        with self._condition:
+            return self._condition.wait_for(lambda: self._asked > 0 or self._interrupted, seconds)
+
+
+class Clock:
+    """Real time, for pacing: `now()` in monotonic seconds, `sleep(seconds, wake)` that an
+    ask or an interruption of `wake` cuts short. Tests pass a clock of their own that moves on
+    only when slept, so pacing is checked without timing anything."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float | None, wake: Wake | None = None) -> bool:
+        """Sleep `seconds` (None: until woken); True when `wake` cut it short."""
+        if wake is not None:
+            return wake.wait(seconds)
+        if seconds is None:
+            raise ValueError("sleeping until woken needs something to wake it")
+        time.sleep(max(seconds, 0.0))
+        return False
+
+
+REAL_TIME: Final = Clock()
+
+
+class FramePacer:
+    """Frame times at `fps` in real time: `wait` sleeps until a frame is due; a frame that is
+    late moves the schedule instead of sprinting to catch up. With `fps=None` the first frame
+    comes at once and each later one only when asked for (stepping by hand). An ask (`Wake`)
+    brings the next frame at once, and the schedule carries on from it."""
+
+    def __init__(self, fps: float | None, clock: Clock | None = None) -> None:
+        self.fps = fps
+        self.clock = REAL_TIME if clock is None else clock
+        self._start: float | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the first frame has been given."""
+        return self._start is not None
+
+    @overload
+    def wait(self, played: int) -> float: ...
+
+    @overload
+    def wait(self, played: int, wake: Wake | None) -> float | None: ...
+
+    def wait(self, played: int, wake: Wake | None = None) -> float | None:
+        """Sleep until frame number `played` (from 0) is due, or until `wake` asks for it;
+        returns the time it is shown, or None when `wake` was interrupted."""
+        clock = self.clock
+        now = clock.now()
+        if wake is not None and wake.interrupted:
+            return None
+        if self._start is None:  # the first frame comes at once, asked for or not
+            self._start = now - (0.0 if self.fps is None else played / self.fps)
+            return now
+        woken = False
+        if self.fps is None:
+            woken = clock.sleep(None, wake)
+        else:
+            due = self._start + played / self.fps
+            if due > now:
+                woken = clock.sleep(due - now, wake)
+            elif now - due > 1.0 / self.fps:
+                self._start = now - played / self.fps
+        if wake is not None:
+            if wake.interrupted:
+                return None
+            asked = wake.take()
+            if (woken or asked) and self.fps is not None:
+                self._start = clock.now() - played / self.fps  # carry on from this frame
+        return clock.now()
 
 
 # --------------------------------------------------------------------------- camera
@@ -321,13 +466,29 @@ class CameraSource(BaseSource):
 class VideoFileSource(BaseSource):
     """A recorded video, decoded by OpenCV, played once or over and over (`loop=True`). Each
     frame's timestamp is its position in the file: motion between frames is timed as it was
-    recorded, however fast the file is read."""
+    recorded, however fast the file is read.
+
+    With `realtime=True` the frames come as the video plays: `rate` frames a second (default:
+    the file's own rate, `fps`), each decoded only when it is due, never faster; without it as
+    fast as they decode (a benchmark, a test). `clock` is for tests (default: real time)."""
 
     live = False
 
-    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        loop: bool = False,
+        realtime: bool = False,
+        rate: float | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self.path = Path(path)
         super().__init__(str(path))
+        if rate is not None and not (
+            isinstance(rate, int | float) and not isinstance(rate, bool) and 0 < rate <= 240
+        ):
+            raise SourceError(f"{path}: rate must be above 0 and at most 240, not {rate!r}")
         self.loop = bool(loop)
         self._capture: Any = None
         self._pending: np.ndarray | None = None
@@ -336,9 +497,28 @@ class VideoFileSource(BaseSource):
         self._position_of_pending = 0.0
         self._in_pass = 0  # frames delivered in this pass through the file
         self.fps = 0.0
+        """The file's own frame rate (0 when its header does not say)."""
         self.frame_count: int | None = None
         """Frames in the file as its header says (None when it does not say)."""
         self._open()
+        self.play_rate: float | None = (rate or self.fps or DEFAULT_VIDEO_FPS) if realtime else None
+        """Frames a second it is played at (None: as fast as it decodes)."""
+        self._pacer = FramePacer(self.play_rate, clock)
+        self._wake = Wake()
+
+    @property
+    def position(self) -> int:
+        """Frames delivered in this pass through the file (the frame shown last is number
+        `position`, from 1)."""
+        return self._in_pass
+
+    def interrupt(self) -> None:
+        self._wake.interrupt()
+
+    def reopen(self) -> None:
+        self._wake.reset()
+        self._pacer = FramePacer(self._pacer.fps, self._pacer.clock)
+        super().reopen()
 
     def _open(self) -> None:
         if not self.path.is_file():
@@ -371,7 +551,9 @@ class VideoFileSource(BaseSource):
         return frame_in_pass / self.fps if self.fps else 0.0
 
     def _grab(self) -> tuple[np.ndarray, float, str] | None:
-        if self._capture is None:
+        if self._capture is None or self._wake.interrupted:
+            return None
+        if self.play_rate is not None and self._pacer.wait(self._delivered, self._wake) is None:
             return None
         if self._pending is not None:
             image, position = self._pending, self._position_of_pending
@@ -418,23 +600,90 @@ def _name_order(path: Path) -> list[object]:
 class ImageFolderSource(BaseSource):
     """Every image of a folder in name order (or a single image file), one frame each, once or
     over and over (`loop=True`). A file that is not an image, or an image that does not decode,
-    is skipped and listed in `skipped` (and logged), never silently dropped."""
+    is skipped and listed in `skipped` (and logged), never silently dropped.
+
+    With `realtime=True` the photos come one every 1 / `rate` seconds (default `rate` 1: a
+    photo a second); with `step=True` the first at once and each next one only when `advance()`
+    asks for it (the page's "next photo"); without either as fast as they load. `advance()`
+    also brings the next photo at once while playing in real time. Every photo is a frame the
+    tracker must scan (`every_frame`). `clock` is for tests (default: real time)."""
 
     live = False
+    every_frame = True
 
-    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        loop: bool = False,
+        realtime: bool = False,
+        rate: float | None = None,
+        step: bool = False,
+        clock: Clock | None = None,
+    ) -> None:
         self.path = Path(path)
         super().__init__(str(path))
+        if rate is not None and not (
+            isinstance(rate, int | float) and not isinstance(rate, bool) and 0 < rate <= 240
+        ):
+            raise SourceError(f"{path}: rate must be above 0 and at most 240, not {rate!r}")
+        if step and rate is not None:
+            raise SourceError(f"{path}: a folder stepped by hand has no rate; give step or rate")
         self.loop = bool(loop)
+        self.step = bool(step)
+        self.play_rate: float | None = (
+            (rate or DEFAULT_PHOTO_RATE) if realtime and not step else None
+        )
+        """Photos a second it is played at (None: stepped by hand, or as fast as they load)."""
+        self.paced = bool(realtime or step)
+        """Whether it waits for each photo to be due (or asked for)."""
         self._images: list[Path] = []
         self._skipped: dict[Path, str] = {}
         self._next = 0
+        self._shown = 0
+        self._pacer = FramePacer(None if step else self.play_rate, clock)
+        self._wake = Wake()
         self._open()
 
     @property
     def images(self) -> tuple[Path, ...]:
         """The images still to be shown in each pass, in order."""
         return tuple(self._images)
+
+    @property
+    def position(self) -> int:
+        """Photos delivered in this pass (the photo shown last is number `position`, from 1;
+        0 before the first)."""
+        return self._shown
+
+    @property
+    def finished(self) -> bool:
+        """Every photo shown and no loop: the next read gives None."""
+        return not self.loop and self._next >= len(self._images)
+
+    def advance(self) -> int | None:
+        """Ask for the next photo now (stepping by hand, or sooner than its time). Returns the
+        number (from 1) of the photo it brings, or None when no photo is left to bring (the
+        end of a folder that does not loop, a folder of one photo) or the folder does not wait
+        for its photos anyway (neither `realtime` nor `step`)."""
+        count = len(self._images)
+        if count < 2 or not self.paced:
+            return None
+        coming = self._next + self._wake.asked + (0 if self._pacer.started else 1)
+        if coming >= count:
+            if not self.loop:
+                return None
+            coming %= count
+        self._wake.ask()
+        return coming + 1
+
+    def interrupt(self) -> None:
+        self._wake.interrupt()
+
+    def reopen(self) -> None:
+        self._wake.reset()
+        self._pacer = FramePacer(self._pacer.fps, self._pacer.clock)
+        super().reopen()
 
     @property
     def skipped(self) -> tuple[SkippedFile, ...]:
@@ -448,6 +697,7 @@ class ImageFolderSource(BaseSource):
 
     def _open(self) -> None:
         self._next = 0
+        self._shown = 0
         if self.path.is_file():
             if self.path.suffix.lower() not in IMAGE_SUFFIXES:
                 raise SourceError(
@@ -473,6 +723,11 @@ class ImageFolderSource(BaseSource):
             )
 
     def _grab(self) -> tuple[np.ndarray, float, str] | None:
+        if self._wake.interrupted or self.finished:
+            return None
+        shown = self._pacer.wait(self._delivered, self._wake) if self.paced else None
+        if self._wake.interrupted:
+            return None
         while self._images:
             if self._next >= len(self._images):
                 if not self.loop:
@@ -485,7 +740,8 @@ class ImageFolderSource(BaseSource):
                 del self._images[self._next]  # never tried again, even when looping
                 continue
             self._next += 1
-            return image, time.monotonic(), str(path)
+            self._shown = self._next
+            return image, self._pacer.clock.now() if shown is None else shown, str(path)
         return None
 
     def _release(self) -> None:
@@ -740,27 +996,6 @@ def _resolution(value: str | tuple[int, int]) -> tuple[int, int]:
     return size
 
 
-class FramePacer:
-    """Frame times at `fps` in real time: `wait` sleeps until a frame is due; a frame that is
-    late moves the schedule instead of sprinting to catch up."""
-
-    def __init__(self, fps: float) -> None:
-        self.fps = fps
-        self._start: float | None = None
-
-    def wait(self, played: int) -> float:
-        """Sleep until frame number `played` (from 0) is due; returns the time it is shown."""
-        now = time.monotonic()
-        if self._start is None:
-            self._start = now
-        due = self._start + played / self.fps
-        if due > now:
-            time.sleep(due - now)
-        elif now - due > 1.0 / self.fps:
-            self._start = now - played / self.fps
-        return time.monotonic()
-
-
 class DemoSource(BaseSource):
     """The built-in demo: the synthetic table of `vision.render.demo_table` filmed by a camera
     150 cm above it, bases shuffling every frame and a player's hand passing over now and then.
@@ -895,9 +1130,10 @@ def _options_of(kind: str) -> tuple[str, ...]:
 
 
 def open_source(spec: str, **options: Any) -> BaseSource:
-    """Open the source a `--source` string names, with options for its kind (`loop` for a file
-    or folder; `width`, `height` for a camera; `reader`, `timeout` for a URL; `resolution`,
-    `fps`, `realtime`, `seed`, `bases`, `effects`, `hand_period` for the demo)."""
+    """Open the source a `--source` string names, with options for its kind (`loop`,
+    `realtime`, `rate`, `clock` for a file or folder, and `step` for a folder; `width`,
+    `height` for a camera; `reader`, `timeout` for a URL; `resolution`, `fps`, `realtime`,
+    `seed`, `bases`, `effects`, `hand_period` for the demo)."""
     parsed = parse_source(spec)
     known = _options_of(parsed.kind)
     unknown = sorted(set(options) - set(known))

@@ -7,7 +7,7 @@ import them from here. AprilTag families are spelled as pupil-apriltags spells t
 OpenCV's `DICT_APRILTAG_*` dictionaries draw the same ids that pupil-apriltags decodes, so
 `DICT_APRILTAG_36h11` and `tag36h11` print identical markers (`pattern_family`). ArUco
 dictionaries are named as OpenCV names them (`DICT_4X4_50`, ...). The picture's top row is the
-tag's "top edge", the edge a base faces (CONTRACT.md).
+tag's "top edge", the edge a base faces (docs/formats.md).
 
 Names and id counts need no OpenCV: cv2 is imported only inside the functions that draw, so the
 game file loader stays light. Never imports pupil_apriltags (only vision/detect.py does) nor rules
@@ -72,7 +72,7 @@ BORDER_BITS: Final[tuple[int, ...]] = (1, 2)
 _SAME_PATTERNS: Final[Mapping[str, str]] = MappingProxyType(
     {dictionary: family for family, dictionary in APRILTAG_FAMILIES.items() if dictionary}
 )
-"""OpenCV dictionaries that draw exactly the markers of an AprilTag family (FIELD-NOTES)."""
+"""OpenCV dictionaries that draw exactly the markers of an AprilTag family (a test checks it)."""
 
 _ID_COUNTS: Final[Mapping[str, int]] = MappingProxyType(
     {

@@ -46,7 +46,7 @@ from rules.state import Scope
 
 from .app import umpire
 from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
-from .live import Live, LiveState
+from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
 
@@ -331,6 +331,18 @@ def _logged(state: LiveState, action: str, args: list[str], answer: dict[str, An
 @api.get("/api/status")
 def status() -> ResponseReturnValue:
     return tracker().status()
+
+
+@api.post("/api/source/next")
+def next_photo() -> ResponseReturnValue:
+    """The page's "Next photo": a folder of photos shows its next photo now (stepped by hand
+    with `--step`, or sooner than its time). 409 saying why when there is no next photo."""
+    if _body():
+        _fail("this route takes no body; accepted: an empty body or {}")
+    try:
+        return tracker().step()
+    except ServeError as error:
+        _fail(str(error), 409)
 
 
 @api.get("/api/scene")

@@ -121,7 +121,8 @@ def _http_error(error: HTTPException) -> ResponseReturnValue:
     """Any HTTP error as JSON, with what was wrong and what is accepted."""
     code = error.code or 500
     if code == 404:
-        message = "no such page or API route; routes: /, /api/status, /api/scene, /api/resolve, "
+        message = "no such page or API route; routes: /, /api/status, /api/source/next, "
+        message += "/api/scene, /api/resolve, "
         message += "/api/suggest, /api/rulesets, /api/phase, /api/results, /api/log, "
         message += "/api/map.svg, /api/snapshot, "
         message += "/api/snapshots, /snapshots/<id>.png|.json, /api/access-check, "

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
-from rules.engine import describe, get_ruleset, ruleset_ids
+from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
-from rules.scene import load_scene
 
 if TYPE_CHECKING:
     from calibration.fit import CharucoSpec
@@ -170,8 +169,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--fps",
         type=float,
         metavar="N",
-        help="frames per second: the demo plays at N (default 10); a camera, file or stream is "
-        "scanned at most N times a second",
+        help="frames per second: the demo plays at N (default 10), a video file plays N of its "
+        "frames a second (default: its own frame rate), a folder shows N photos a second "
+        "(default 1); a camera or stream is scanned at most N times a second",
+    )
+    serve.add_argument(
+        "--at-end",
+        choices=("stop", "loop"),
+        help="what a video file or a folder of photos does after its last frame: stop there, "
+        "showing the last one (default), or loop from the first again",
+    )
+    serve.add_argument(
+        "--step",
+        action="store_true",
+        help="a folder of photos shows each photo until 'Next photo' is pressed on the page "
+        "(POST /api/source/next) instead of one every 1 / --fps seconds",
     )
     serve.add_argument(
         "--replay",
@@ -366,10 +378,18 @@ def _serve(opts: argparse.Namespace) -> int:
     if opts.demo is not None and (opts.source != "demo" or opts.game):
         raise UsageError("--demo plays a built-in demo: leave out --source and --game")
     if opts.replay is not None:
-        if opts.source != "demo" or opts.game or opts.camera or opts.demo or opts.new_game:
+        if (
+            opts.source != "demo"
+            or opts.game
+            or opts.camera
+            or opts.demo
+            or opts.new_game
+            or opts.at_end
+            or opts.step
+        ):
             raise UsageError(
-                "--replay plays a logged game: leave out --source, --game, --camera, --demo "
-                "and --new-game"
+                "--replay plays a logged game: leave out --source, --game, --camera, --demo, "
+                "--new-game, --at-end and --step"
             )
         from webui.replay import open_replay
 
@@ -383,6 +403,8 @@ def _serve(opts: argparse.Namespace) -> int:
             fps=opts.fps,
             stale_seconds=stale,
             demo=opts.demo,
+            at_end=opts.at_end,
+            step=opts.step,
         )
     config = {"ACCESS_CODE": code, "ALLOWED_HOSTS": security.host_names(opts.host)}
     app = create_app(config, live=live)

@@ -1,10 +1,17 @@
 """The tracker running behind `umpire serve`: frames in, scenes out, in two threads.
 
 - The source thread reads frames into a `queue.Queue(maxsize=1)`; a frame nobody scanned yet is
-  dropped for the newer one (Northstar's rule: scan the present, never a backlog).
+  dropped for the newer one (Northstar's rule: scan the present, never a backlog), except the
+  photos of a folder: each is a frame of its own, and the source thread waits for it to be
+  taken. A video file or a folder plays at its own pace (`vision.sources`: a video at its frame
+  rate, a folder a photo a second or stepped by hand, `step()`), and is said to have ended
+  once its last frame is scanned.
 - The scan thread runs `Tracker.scan` (vision/track.py: only what changed is read again) on
   the newest frame and publishes an immutable `LiveState`
   under a lock, then wakes every waiter of a `threading.Condition` (the page's event streams).
+
+Each state carries its frame's capture time; `/events` reports each frame event it has written
+(`frame_sent`), and the status gives the frame-to-page latency of the last 10 s (`latency_ms`).
 
 A live source that gives no frame (a camera unplugged, a stream dropped) sets `camera_lost` and
 is reopened with back-off, while the server keeps serving the last scene. A frame whose table
@@ -27,6 +34,7 @@ import json
 import logging
 import math
 import queue
+import statistics
 import threading
 import time
 from collections import deque
@@ -41,19 +49,34 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
 from calibration.units import to_mm
-from rules.engine import check_ruleset_id, get_ruleset
+from rules.engine import check_ruleset_id, get_ruleset, read_scene
 from rules.errors import UmpireError
 from rules.play import Play
-from rules.scene import Scene, parse_scene
+from rules.scene import Scene
 from vision.game import Game, load_game
 from vision.pipeline import Scan
-from vision.sources import FrameSource, SourceError, open_source, parse_source
+from vision.sources import (
+    FrameSource,
+    ImageFolderSource,
+    SourceError,
+    VideoFileSource,
+    open_source,
+    parse_source,
+)
 from vision.track import Tracker
 
 _log = logging.getLogger(__name__)
 
 FPS_WINDOW_S: Final = 10.0
 """Frames per second are counted over the last few seconds (enough for a slow scanner)."""
+LATENCY_WINDOW_S: Final = 10.0
+"""The frame-to-page latency in the status is the median and p95 of the last 10 seconds."""
+LATENCY_EVERY_S: Final = 0.5
+"""How often the latency figures are worked out again."""
+LATENCY_KEEP: Final = 20_000
+"""The most frame events the latency remembers (fifty pages at 30 fps for 13 s)."""
+AT_END: Final = ("stop", "loop")
+"""What a video file or a folder of photos does after its last frame (`--at-end`)."""
 BACKOFF_FIRST_S: Final = 0.25
 BACKOFF_MAX_S: Final = 5.0
 """Reopening a lost camera waits this long, doubling up to the maximum, between tries."""
@@ -98,6 +121,8 @@ class LiveState:
     """Why the last frame gave no scene, if it did not."""
     timings: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     """`scan_s`: seconds the last scan took."""
+    captured: float | None = None
+    """`time.monotonic()` when the source handed over the frame last scanned (None before)."""
 
 
 class Live:
@@ -154,6 +179,13 @@ class Live:
         """Frames scanned so far (a table fitted or not)."""
         self._camera_lost = False
         self._ended = False
+        self._latency_lock = threading.Lock()
+        self._latencies: deque[tuple[float, float]] = deque(maxlen=LATENCY_KEEP)
+        """(when sent, seconds from capture) of each frame event written to a page."""
+        self._latency_doc: tuple[float, dict[str, Any]] | None = None
+        """When `latency_ms` was last worked out, and what it gave."""
+        self._origin: tuple[int, str] | None = None
+        """Index and origin (a folder's photo path) of the frame last scanned."""
         self._play: Play | None = None
         """The game in play, applied to every scene (None: the game file's state as it is)."""
         self._seen_doc: dict[str, Any] | None = None
@@ -175,8 +207,12 @@ class Live:
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop both threads and close the source. Waiters on `changed` are woken."""
+        """Stop both threads and close the source. Waiters on `changed` are woken, and so is a
+        source waiting for its next frame to be due (a folder waiting for "next photo")."""
         self._stopping.set()
+        interrupt = getattr(self.source, "interrupt", None)
+        if callable(interrupt):
+            interrupt()
         with self.changed:
             self.changed.notify_all()
         for thread in self._threads:
@@ -241,7 +277,7 @@ class Live:
             if seen is not None:
                 try:
                     scene_doc = self._with_play(seen)
-                    scene = parse_scene(json.loads(json.dumps(scene_doc)), "live scene")
+                    scene = read_scene(json.loads(json.dumps(scene_doc)), "live scene")
                 except UmpireError as exc:
                     error = f"the game state does not fit the table: {exc}"
                     scene_doc, scene = None, None
@@ -259,6 +295,7 @@ class Live:
                     s.status,
                     s.error,
                     s.timings,
+                    s.captured,
                 )
 
             self._publish(update, error=error)
@@ -267,12 +304,77 @@ class Live:
         """The `/api/status` document now (frames per second counted up to this moment)."""
         status = dict(self.state.status)
         status["fps"] = self._fps()
+        status["latency_ms"] = self.latency_ms()
         return status
+
+    def frame_sent(self, state: LiveState) -> None:
+        """A page has been written the `frame` event of `state`'s frame (called by `/events`
+        once the event is written): its latency from capture counts in `latency_ms`."""
+        if state.captured is None:
+            return
+        now = time.monotonic()
+        with self._latency_lock:
+            self._latencies.append((now, now - state.captured))
+
+    def latency_ms(self, *, fresh: bool = False) -> dict[str, Any]:
+        """Frame-to-page latency over the last `LATENCY_WINDOW_S`: from a frame's capture to
+        its `frame` event written to a page, median and p95 in ms (None without a page), and
+        how many events were counted. Worked out at most every `LATENCY_EVERY_S` (fifty pages
+        at 30 frames a second ask for the status 1500 times a second); `fresh`: now."""
+        now = time.monotonic()
+        with self._latency_lock:
+            known = self._latency_doc
+            if not fresh and known is not None and now - known[0] < LATENCY_EVERY_S:
+                return dict(known[1])
+            sent = self._latencies
+            while sent and now - sent[0][0] > LATENCY_WINDOW_S:
+                sent.popleft()
+            values = sorted(latency for _, latency in sent)
+            median = p95 = None
+            if values:
+                median = round(statistics.median(values) * 1000, 1)
+                p95 = round(values[math.ceil(0.95 * len(values)) - 1] * 1000, 1)
+            figures = {
+                "median": median,
+                "p95": p95,
+                "events": len(values),
+                "window_s": LATENCY_WINDOW_S,
+            }
+            self._latency_doc = (now, figures)
+            return dict(figures)
+
+    def step(self) -> dict[str, int]:
+        """Ask a folder of photos for its next photo now (the page's "Next photo"): stepping
+        by hand, or sooner than its time. Returns `{"photo": N, "photos": M}`, the number of
+        the photo asked for and how many the folder holds. Raises `ServeError` saying why when
+        there is no next photo (not a folder, one photo, all shown)."""
+        source = self.source
+        if not isinstance(source, ImageFolderSource):
+            raise ServeError(
+                f"{source.description} is not a folder of photos: only a folder steps from one "
+                "photo to the next"
+            )
+        photos = len(source.images)
+        if photos < 2:
+            raise ServeError(f"{source.description} is one photo: there is no next photo")
+        if not source.paced:
+            raise ServeError(
+                f"{source.description} is read as fast as its photos load: there is no photo to "
+                "wait for"
+            )
+        number = source.advance()
+        if number is None:
+            raise ServeError(
+                f"all {photos} photos have been shown (or asked for); serve with --at-end loop "
+                "to go round again"
+            )
+        return {"photo": number, "photos": photos}
 
     # ----------------------------------------------------------------------------- threads
 
     def _read_loop(self) -> None:
         delay = self.backoff[0]
+        offered = 0
         while not self._stopping.is_set():
             frame = self.source.read()
             if frame is not None:
@@ -281,9 +383,19 @@ class Live:
                     self._camera_lost = False
                     self._reset_tracker.set()  # it may be another camera, or moved
                     self._publish(lambda s: s)
-                self._offer(frame)
+                if getattr(self.source, "every_frame", False):
+                    self._hand_over(frame)
+                else:
+                    self._offer(frame)
+                offered += 1
                 continue
+            if self._stopping.is_set():
+                return
             if not self.source.live:
+                # Played to its end: said so once its last frame has been scanned.
+                while self.scanned + self.dropped < offered:
+                    if self._stopping.wait(0.02):
+                        return
                 self._ended = True
                 self._publish(lambda s: s)
                 return
@@ -309,6 +421,15 @@ class Live:
             except queue.Empty:
                 pass
             self._frames.put_nowait(frame)  # one producer: the slot is free now
+
+    def _hand_over(self, frame: Any) -> None:
+        """Put a frame that must be scanned in the queue, waiting for the slot to be free."""
+        while not self._stopping.is_set():
+            try:
+                self._frames.put(frame, timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     def _scan_loop(self) -> None:
         last = -float("inf")
@@ -340,7 +461,7 @@ class Live:
             scan = self.tracker.scan(frame.image, state=None)
             seen = self._with_stale(scan.scene, frame.timestamp)
             doc = self._with_play(seen)
-            scene = parse_scene(json.loads(json.dumps(doc)), "live scene")
+            scene = read_scene(doc, "live scene")  # `doc` is fresh JSON: no copy needed
             self._seen_doc = seen
         except (CalibrationError, UmpireError) as exc:
             error = f"frame {frame.index}: {exc}"
@@ -352,7 +473,8 @@ class Live:
         elapsed = time.perf_counter() - started
         with self._fps_lock:
             self._scanned_at.append(time.monotonic())
-            self.scanned += 1
+        self._origin = (frame.index, str(frame.source))
+        captured = getattr(frame, "captured", None)
 
         def update(s: LiveState) -> LiveState:
             keep = scan is None
@@ -366,9 +488,11 @@ class Live:
                 s.status,
                 error,
                 MappingProxyType({"scan_s": elapsed}),
+                captured,
             )
 
         self._publish(update, error=error)
+        self.scanned += 1  # after the publication: "ended" is said after the last frame
 
     # ----------------------------------------------------------------------------- state
 
@@ -422,10 +546,9 @@ class Live:
                 self._pending.pop(base_spec.id, None)
                 # Stale since it was last seen, at its old place or settling at a new one.
                 age = now - max(memory[0], self._glimpsed.get(base_spec.id, memory[0]))
-                kept = self._play is not None and base_spec.id in self._play.held
-                if age > self.stale_seconds and not kept:
-                    continue
-                bases.append({**memory[2], "stale": True, **({"held": True} if kept else {})})
+                if age > self.stale_seconds:
+                    continue  # gone from the map (unless the players hold it: `_with_play`)
+                bases.append({**memory[2], "stale": True})
                 stale.append({"unit": spec.id, "base": base_spec.id, "age": round(age, 2)})
             if bases:
                 head = current or self._unit_docs.get(spec.id)
@@ -441,13 +564,35 @@ class Live:
     def _with_play(self, seen: Mapping[str, Any]) -> dict[str, Any]:
         """The scene with the game in play applied: each unit's state, the bases taken off the
         table left out (a unit with none left is left out), listed under `detection`."""
-        doc = json.loads(json.dumps(seen))
+        # A new document over the same base entries: nothing of `seen` is changed (a JSON copy
+        # of the whole scene cost a millisecond a frame).
         play = self._play
+        doc = {**seen, "units": [dict(unit) for unit in seen["units"]]}
+        doc["detection"] = dict(seen["detection"])
         if play is None:
             return doc
+        # A held base the camera cannot see stays where it was last seen, however long.
+        present = {b["id"] for u in doc["units"] for b in u["bases"]}
+        by_unit = {u["id"]: u for u in doc["units"]}
+        for ident in sorted(play.held - present - play.removed):
+            memory = self._seen.get(ident)
+            if memory is None:
+                continue  # never seen: nowhere to hold it
+            unit_doc = by_unit.get(memory[1])
+            if unit_doc is None:
+                head = self._unit_docs.get(memory[1])
+                if head is None:
+                    continue
+                unit_doc = by_unit[memory[1]] = {**head, "bases": []}
+                doc["units"].append(unit_doc)
+            unit_doc["bases"].append({**memory[2], "stale": True})
+        for unit in doc["units"]:
+            for base in unit["bases"]:
+                if base["id"] in play.held and base.get("stale"):
+                    base["held"] = True
         units = []
         for unit in doc["units"]:
-            unit.update(play.units.get(unit["id"], {}))
+            unit.update(json.loads(json.dumps(dict(play.units.get(unit["id"], {})))))
             unit["bases"] = [b for b in unit["bases"] if b["id"] not in play.removed]
             if unit["bases"]:
                 units.append(unit)
@@ -495,15 +640,30 @@ class Live:
         play = self._play
         removed = play.removed if play is not None else frozenset()
         expected = sum(len(u.bases) for u in self.game.units) - len(removed)
-        stale = len([b for b in det.get("stale_bases", []) if b["base"] not in removed])
-        seen = sum(len(u["bases"]) for u in doc["units"]) - stale if doc else 0
-        if self._ended and error is None:
-            error = f"{self.source.description} has no more frames"
+        shown = [b for u in doc["units"] for b in u["bases"]] if doc else []
+        stale = sum(1 for b in shown if b.get("stale"))  # a held base included
+        seen = len(shown) - stale
+        on_map = {b["id"] for b in shown}
+        missing = sorted(
+            b.id
+            for u in self.game.units
+            for b in u.bases
+            if b.id not in on_map and b.id not in removed
+        )
+        playback, words = self._playback()
+        captured = (
+            None
+            if state.captured is None
+            else round(time.time() - (time.monotonic() - state.captured), 4)
+        )
         status = {
             "fps": self._fps(),
             "frame": state.frame,
             "source": self.source.description,
             "live": bool(self.source.live) and not self._ended,
+            "source_state": playback,
+            "source_words": words,
+            "can_step": playback in ("playing", "stepping") and self._can_step(),
             "camera_lost": self._camera_lost,
             "ruleset": self.game.ruleset,
             "phase": self.phase,
@@ -522,6 +682,7 @@ class Live:
                 "removed": len(removed),
                 "held": len(play.held) if play is not None else 0,
             },
+            "missing_bases": missing if doc else [],
             "unknown_tags": list(det.get("unknown_tags", [])),
             "duplicate_tags": list(det.get("duplicate_tags", [])),
             "off_table": list(det.get("off_table", [])),
@@ -530,6 +691,8 @@ class Live:
             "updated": time.time(),
             "dropped_frames": self.dropped,
             "scan_ms": round(state.timings.get("scan_s", 0.0) * 1000, 1),
+            "captured": captured,
+            "latency_ms": self.latency_ms(),
         }
         return LiveState(
             state.version + (1 if bump else 0),
@@ -541,7 +704,57 @@ class Live:
             MappingProxyType(status),
             error,
             state.timings,
+            state.captured,
         )
+
+    def _playback(self) -> tuple[str, str]:
+        """Where the source stands, as a word for the page to style and a phrase to show:
+        `live` (a camera, stream or the demo giving frames), `lost` (it gives none), `playing`
+        (a video, or a folder in real time), `stepping` (a folder stepped by hand), `still` (one
+        photo), `ended` (a video or folder played to its end)."""
+        source = self.source
+        if source.live:
+            return ("lost", "no frames: reconnecting") if self._camera_lost else ("live", "live")
+        if isinstance(source, ImageFolderSource):
+            return self._photo_playback(source)
+        if isinstance(source, VideoFileSource):
+            name = source.path.name
+            if self._ended:
+                return "ended", f"finished: {name} played to its end"
+            where = ""
+            if self._origin is not None:
+                count = source.frame_count
+                number = self._origin[0] % count + 1 if count else self._origin[0] + 1
+                where = f", frame {number}" + (f" of {count}" if count else "")
+            pace = f" at {source.play_rate:g} fps" if source.play_rate else ""
+            return "playing", f"playing {name}{pace}{where}"
+        if self._ended:
+            return "ended", f"finished: {source.description} has no more frames"
+        return "playing", f"playing {source.description}"
+
+    def _photo_playback(self, source: ImageFolderSource) -> tuple[str, str]:
+        photos = source.images
+        shown = Path(self._origin[1]) if self._origin is not None else None
+        if len(photos) == 1:
+            return "still", f"still photo {photos[0].name}"
+        if self._ended:
+            return "ended", f"finished: all {len(photos)} photos shown"
+        if shown is not None and shown in photos:
+            where = f"photo {photos.index(shown) + 1} of {len(photos)} ({shown.name})"
+        else:
+            where = f"{len(photos)} photos"
+        if source.step:
+            return "stepping", f"{where}: next photo steps on"
+        pace = f", one every {1 / source.play_rate:g} s" if source.play_rate else ""
+        return "playing", where + pace
+
+    def _can_step(self) -> bool:
+        source = self.source
+        if not isinstance(source, ImageFolderSource) or len(source.images) < 2:
+            return False
+        if not source.paced:
+            return False
+        return source.loop or not source.finished
 
     def _warnings(self, det: Mapping[str, Any]) -> list[str]:
         """What the players should look at: the fit drifting, corner tags left out, tags that
@@ -604,14 +817,37 @@ def open_live(
     resolution: str | tuple[int, int] = (1280, 720),
     stale_seconds: float = STALE_SECONDS,
     demo: str | None = None,
+    at_end: str | None = None,
+    step: bool = False,
 ) -> Live:
     """The tracker for a `--source` (not started): the built-in demo of `demo` (a ruleset id,
     default skirmish-19c), or a camera, file, folder or stream scanned with the game file
-    `game_path` (required for anything but the demo)."""
+    `game_path` (required for anything but the demo).
+
+    `fps`: the demo's frame rate (default 10); a video is played at it (default: the file's
+    own rate) and a folder shows that many photos a second (default 1); a camera or stream is
+    scanned at most that often. `step`: a folder shows each photo until the page asks for the
+    next. `at_end`: what a video or a folder does after its last frame, `stop` (default) or
+    `loop`. `realtime=False` reads the demo, a video or a folder as fast as it comes (tests)."""
     from calibration.store import load_camera
 
+    kind = "demo" if source.strip().lower() == "demo" else parse_source(source).kind
+    if at_end is not None and at_end not in AT_END:
+        raise ServeError(f"--at-end must be one of {', '.join(AT_END)}, not {at_end!r}")
+    if at_end is not None and kind not in ("video", "images"):
+        raise ServeError(
+            f"--at-end applies to a video file or a folder of photos, not to {source!r}: a "
+            "camera, a stream or the demo has no end"
+        )
+    if step and kind != "images":
+        raise ServeError(
+            f"--step steps through a folder of photos, not {source!r}"
+            + (": a video plays at its own frame rate, or at --fps" if kind == "video" else "")
+        )
+    if step and fps is not None:
+        raise ServeError("--step and --fps: a folder stepped by hand has no rate; give one of them")
     camera = load_camera(camera_path) if camera_path else None
-    if source.strip().lower() == "demo":
+    if kind == "demo":
         from vision.demo import DEFAULT_DEMO, open_demo_game
 
         if demo is not None:
@@ -633,8 +869,13 @@ def open_live(
             "built-in demo brings its own game"
         )
     game = load_game(game_path)
-    # A recorded game replays, so the page stays alive; a folder of photos is scanned once.
-    options = {"loop": True} if parse_source(source).kind == "video" else {}
-    return Live(
-        open_source(source, **options), game, camera, max_fps=fps, stale_seconds=stale_seconds
-    )
+    if kind in ("video", "images"):
+        # Played like a camera: a video at its frame rate, a folder a photo a second or by
+        # hand; every photo of a folder is scanned. Once, or over and over with --at-end loop.
+        options: dict[str, Any] = {"loop": at_end == "loop"}
+        if step:
+            options["step"] = True
+        else:
+            options.update(realtime=realtime, rate=fps)
+        return Live(open_source(source, **options), game, camera, stale_seconds=stale_seconds)
+    return Live(open_source(source), game, camera, max_fps=fps, stale_seconds=stale_seconds)

@@ -1,6 +1,7 @@
 """`umpire log`: the games in the game log, and one game exported as JSON.
 
-    umpire log                      every game: id, started, ruleset, turns, resolutions, results
+    umpire log                      every game: id, started, ruleset, turns, resolutions, results,
+                                    steps (changes of state), ended or still playing
     umpire log GAME --json          everything logged of game GAME, as JSON on stdout
     umpire log GAME --out FILE      the same, written to FILE
     umpire log --data DIR           the log of another data folder (default: $UMPIRE_DATA, else
@@ -20,10 +21,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .app import default_data_dir
-from .gamelog import LOG_FILE, GameLog, LogError
+if TYPE_CHECKING:
+    from .gamelog import GameLog
+
+# The game log and the app (Flask) are imported when `umpire log` runs, not when the `umpire`
+# command line is built: `umpire resolve` never loads them.
 
 __all__ = ["add_log_parser", "log_path", "run_log"]
 
@@ -51,11 +55,16 @@ def add_log_parser(commands: Any) -> argparse.ArgumentParser:
 
 def log_path(data: str | Path | None) -> Path:
     """The log file of a data folder (the default folder when `data` is None)."""
+    from .app import default_data_dir
+    from .gamelog import LOG_FILE
+
     folder = Path(data).expanduser() if data else default_data_dir()
     return folder / LOG_FILE
 
 
 def _game_id(text: str, log: GameLog) -> int:
+    from .gamelog import LogError
+
     try:
         ident = int(text)
     except ValueError:
@@ -72,6 +81,8 @@ def _when(stamp: float | None) -> str:
 
 def run_log(opts: argparse.Namespace) -> int:
     """`umpire log [GAME] [--json] [--out FILE] [--data DIR]`."""
+    from .gamelog import GameLog, LogError
+
     path = log_path(opts.data)
     with GameLog(path, read_only=True) as log:  # a missing log is refused, never created
         if opts.game is None:
@@ -100,9 +111,13 @@ def _print_games(games: list[dict[str, Any]], path: Path) -> None:
     if not games:
         print(f"no games in {path} yet")
         return
-    print(f"{'game':>5}  {'started':<16}  {'ruleset':<22} turns  resolutions  results  source")
+    print(
+        f"{'game':>5}  {'started':<16}  {'ruleset':<22} turns  resolutions  results  steps  "
+        "state     source"
+    )
     for g in games:
         print(
             f"{g['id']:>5}  {_when(g['started']):<16}  {g['ruleset']:<22} {g['turns']:>5}  "
-            f"{g['resolutions']:>11}  {g['results']:>7}  {g['source']}"
+            f"{g['resolutions']:>11}  {g['results']:>7}  {g.get('steps', 0):>5}  "
+            f"{'ended' if g['ended'] is not None else 'playing':<8}  {g['source']}"
         )

@@ -32,7 +32,7 @@ from rules.errors import UmpireError
 from rules.scene import Base, Point, Scene, TerrainKind, Unit
 
 LEADER_ROLES: Final = frozenset({"officer", "leader", "commander", "hero"})
-"""Base roles that lead others (CONTRACT.md's roles less `nco` and the musicians and flags):
+"""Base roles that lead others (the scene format's roles less `nco` and the musicians and flags):
 only these are asked for a command radius."""
 
 GRID_STEP: Final[Mapping[str, float]] = {"cm": 10.0, "mm": 100.0, "in": 4.0}

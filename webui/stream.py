@@ -1,5 +1,6 @@
 """The pushed routes: `/events` (server-sent events: `event: frame` within a few milliseconds of
-each scanned frame, a comment heartbeat every 15 s) and `/stream.mjpg` (the live view with its
+each scanned frame, a comment heartbeat every 15 s; each frame event written counts in the
+tracker's frame-to-page latency) and `/stream.mjpg` (the live view with its
 overlays as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
 
 Each open stream holds one server thread (werkzeug's threaded server gives each request its
@@ -67,6 +68,10 @@ def events() -> ResponseReturnValue:
                 kind = "frame" if newer.frame != state.frame else "status"
                 state = newer
                 yield _event(kind, {"frame": state.frame, "status": live.status()})
+                if kind == "frame":
+                    # werkzeug asks for the next chunk once this one is written and flushed:
+                    # the frame has reached this page's connection now.
+                    live.frame_sent(state)
             if time.monotonic() >= beat:
                 beat = time.monotonic() + heartbeat
                 yield ": heartbeat\n\n"
@@ -122,11 +127,17 @@ def _picture(state: LiveState, select: str | None, quality: int) -> bytes | None
     return jpeg.tobytes() if ok else None
 
 
+PART_HEAD: Final = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n\r\n".encode("ascii")
+"""The delimiter and the headers of a part, sent ahead of its picture. A browser shows a part
+only once the next part's headers have come (Chromium finishes a part when it has parsed the
+next one's): sent with the next picture, a still source (one photo) would never be shown at
+all, and every frame would reach the page one frame late. So each picture is followed at once
+by the next part's head, and a part has no Content-Length: it ends at the delimiter."""
+
+
 def _part(jpeg: bytes) -> bytes:
-    head = (
-        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
-    ).encode("ascii")
-    return head + jpeg + b"\r\n"
+    """One picture, the end of its part, and the head of the part the next picture fills."""
+    return jpeg + b"\r\n" + PART_HEAD
 
 
 @stream.get("/stream.mjpg")
@@ -148,6 +159,7 @@ def mjpeg() -> ResponseReturnValue:
     deadline = _deadline("MJPEG_MAX_S")
 
     def generate() -> Iterator[bytes]:
+        yield PART_HEAD
         state = live.state
         sent = -2
         while not live.stopping and time.monotonic() < deadline:

@@ -1,10 +1,3 @@
-"""The five rulesets, one module a sheet of `shared/seeds/`. Importing this package registers
-them all with `rules.engine`."""
-
-from . import (  # noqa: F401
-    age_of_napoleon,
-    colonial_adventure,
-    europe_19c,
-    sepoys_and_soldiers,
-    skirmish_19c,
-)
+"""The rulesets, one module a sheet of `rules/sheets/`. Nothing is registered by importing them:
+`rules.engine.REGISTRY` names each ruleset's module and class, and a ruleset's module is imported
+the first time it is asked for."""

@@ -1,5 +1,5 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3
-(shared/seeds/003_5b7c133d01707a77.txt), on a square grid.
+(rules/sheets/003_5b7c133d01707a77.txt), on a square grid.
 
 We have page 3 only. The Quick Reference Chart (QRC) with the weapon ranges, the fire and melee
 modifiers, the Leader Hits Table and the morale procedure is not on it, so this ruleset never
@@ -130,6 +130,7 @@ from .. import dice as dice_math
 from .. import geometry as geo
 from ..engine import (
     Action,
+    Candidate,
     Cite,
     Modifier,
     OutcomeRule,
@@ -141,13 +142,12 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
-from ..scene import Base, Scene, Unit
+from ..measure import table_of
+from ..scene import Scene, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table
 
 SHEET = "003_5b7c133d01707a77.txt"
 RULESET_ID = "age-of-napoleon"
@@ -458,7 +458,7 @@ def range_bands(scene: Scene, unit: Unit) -> tuple[Band, ...]:
 
 def band_of(bands: Sequence[Band], boxes: float) -> Band | None:
     """The nearest band reaching `boxes`, or None when beyond the longest."""
-    return next((b for b in bands if boxes <= b.limit), None)
+    return next((b for b in bands if geo.within(boxes, b.limit)), None)
 
 
 def unit_type(unit: Unit) -> str:
@@ -625,7 +625,7 @@ class Board:
     def __init__(self, scene: Scene) -> None:
         grid_box_of(scene)
         self.scene = scene
-        self.table = Table(scene)
+        self.table = table_of(scene)
         self._places: dict[str, Placing] = {}
         self._first = {u.id: self.table.index[u.bases[0].id] for u in scene.units}
         self._row = {u.id: k for k, u in enumerate(scene.units)}
@@ -996,7 +996,6 @@ def _fired_changes(unit: Unit) -> tuple[Change, ...]:
 # The ruleset
 
 
-@register
 class AgeOfNapoleon(Ruleset):
     id = "age-of-napoleon"
     title = "Warfare in the Age of Napoleon (page 3)"
@@ -1049,21 +1048,6 @@ class AgeOfNapoleon(Ruleset):
     ) -> dict[str, tuple[str, ...]]:
         """Every side acts in every phase (no initiative on page 3)."""
         return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
-
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The pieces that block sight (the base class's), less those whose bounding box misses
-        the box spanning both bases: every sight line runs between the two footprints, so such
-        a piece cannot block it. This spares `suggest` tracing past far-away terrain."""
-        ends = [(b, math.hypot(b.footprint.width, b.footprint.depth) / 2) for b in (viewer, target)]
-        x0, x1 = min(b.x - r for b, r in ends), max(b.x + r for b, r in ends)
-        y0, y1 = min(b.y - r for b, r in ends), max(b.y + r for b, r in ends)
-        near = []
-        for piece in super().obstacles(scene, viewer, target):
-            (px0, py0), (px1, py1) = piece.polygon.min(axis=0), piece.polygon.max(axis=0)
-            r = piece.radius
-            if px1 + r >= x0 and px0 - r <= x1 and py1 + r >= y0 and py0 - r <= y1:
-                near.append(piece)
-        return near
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """None to draw: on this grid a range is counted in boxes (a diagonal step 1.5), which a
@@ -1174,8 +1158,8 @@ class AgeOfNapoleon(Ruleset):
         band = band_of(bands, boxes)
         steady = box_verdict(pa, pb, lambda x, y: band_of(bands, geo.grid_steps(x, y)))
         near = board.closest(shooter, target)
-        sight = table.sight(self, near.a, near.b)
-        cover = table.cover(self, near.a, near.b)
+        sight = table.sight(self.sight_policy, near.a, near.b)
+        cover = table.cover(self.cover_policy, near.a, near.b)
         label = "out-of-range" if band is None else band.label
         limit = bands[-1].limit if band is None else band.limit
         verdict = "too close to call" if not steady else "within" if band else "beyond"
@@ -1889,73 +1873,53 @@ class AgeOfNapoleon(Ruleset):
     # ------------------------------------------------------------------------------------
     # Suggest
 
-    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`suggest [PHASE]`: every resolution that applies now, phase by phase."""
-        if len(args) > 1:
-            expect_args("suggest", args, ("PHASE",))
-        phase = args[0] if args else None
-        if phase is not None and phase not in self.phases:
-            raise _fail(f"unknown phase {phase!r}; the phases are {accepted(self.phases)}")
-        board = Board(scene)
-        items: list[dict[str, Any]] = []
-        for name in self.phases if phase is None else (phase,):
-            for kind, item_args, res in self._suggest_phase(board, name):
-                items.append(
-                    {
-                        "kind": kind,
-                        "phase": name,
-                        "args": list(item_args),
-                        "summary": res.lines[0] if res.lines else kind,
-                        "result": res.as_json(),
-                    }
-                )
-        data = {
-            "action": "suggest",
-            "ruleset": self.id,
-            "phase": phase,
-            "phases": list(self.phases),
-            "items": items,
-        }
-        lines = [f"{i['phase']}: {i['kind']} {' '.join(i['args'])}: {i['summary']}" for i in items]
-        return Resolution("suggest", MappingProxyType(data), tuple(lines or ["nothing to resolve"]))
+    # `suggest` is the engine's: the questions each phase asks, answered on one Board.
 
-    def _suggest_phase(
-        self, board: Board, phase: str
-    ) -> Iterable[tuple[str, tuple[str, ...], Resolution]]:
+    def suggestion_context(self, scene: Scene) -> Board:
+        return Board(scene)
+
+    def candidates(self, board: Board, phase: str) -> Iterable[Candidate]:
         scene = board.scene
         if phase == "firing":
             shots = list(self._in_range_pairs(board))
-            # Every sight line the shots below trace, in one batch (`_shot` finds them memoised).
+            # Every sight line the shots trace, in one batch (`_shot` finds them memoised).
             near = [board.closest(shooter, target) for shooter, target in shots]
-            board.table.sights(self, [(n.a, n.b) for n in near])
+            board.table.sights(self.sight_policy, [(n.a, n.b) for n in near])
             for shooter, target in shots:
-                if shooter.get("weapon") == ROCKET_WEAPON:
-                    res = self._rocket(board, shooter.id, target.id)
-                    yield "rocket", (shooter.id, target.id), res
-                else:
-                    res = self._shoot(board, shooter.id, target.id)
-                    yield "shoot", (shooter.id, target.id), res
+                kind = "rocket" if shooter.get("weapon") == ROCKET_WEAPON else "shoot"
+                yield Candidate(kind, (shooter.id, target.id))
         elif phase == "movement":
             for unit in scene.units:
                 if not _flag(unit, "moved"):
-                    yield "move", (unit.id,), self._move(board, unit.id, None)
+                    yield Candidate("move", (unit.id,))
         elif phase == "melee":
             units = scene.units
             for i, ua in enumerate(units):
                 for ub in units[i + 1 :]:
-                    if ua.side == ub.side or not self._maybe_touching(board, ua, ub):
-                        continue
-                    res = self._melee(board, ua.id, ub.id)
-                    if res.data["in_contact"]:
-                        yield "melee", (ua.id, ub.id), res
+                    if ua.side != ub.side and self._maybe_touching(board, ua, ub):
+                        yield Candidate("melee", (ua.id, ub.id))
         elif phase == "morale":
             for unit in scene.units:
                 if _count(unit, "rocket_checks"):
-                    yield "morale", (unit.id,), self._morale(unit, unit.id)
+                    yield Candidate("morale", (unit.id,))
         else:
             for unit in scene.units:
                 if unit_type(unit) == "machine-gun" and gun_state(unit) != GUN_BROKEN:
-                    yield "overheat", (unit.id,), self._overheat(unit, unit.id)
+                    yield Candidate("overheat", (unit.id,))
+
+    def answer_candidate(self, board: Board, candidate: Candidate) -> Resolution | None:
+        kind, args = candidate.kind, candidate.args
+        if kind == "shoot":
+            return self._shoot(board, *args)
+        if kind == "rocket":
+            return self._rocket(board, *args)
+        if kind == "move":
+            return self._move(board, args[0], None)
+        if kind == "melee":
+            res = self._melee(board, *args)
+            return res if res.data["in_contact"] else None  # only units in contact fight
+        unit = board.scene.unit_of(args[0])
+        return self._morale(unit, unit.id) if kind == "morale" else self._overheat(unit, unit.id)
 
     def _in_range_pairs(self, board: Board) -> Iterable[tuple[Unit, Unit]]:
         """Shooter-target pairs of enemies within (or maybe within) the longest band."""
@@ -1970,7 +1934,7 @@ class AgeOfNapoleon(Ruleset):
                     continue
                 pt = board.place(target)
                 nearest = min(geo.grid_steps(x, y) for x in ps.candidates for y in pt.candidates)
-                if nearest <= reach:
+                if geo.within(nearest, reach):
                     yield shooter, target
 
     def _maybe_touching(self, board: Board, ua: Unit, ub: Unit) -> bool:

@@ -1,4 +1,4 @@
-"""colonial-adventure: "QRS / COLONIAL ADVENTURE" (shared/seeds/002_9c2296e6290248df.txt), in
+"""colonial-adventure: "QRS / COLONIAL ADVENTURE" (rules/sheets/002_9c2296e6290248df.txt), in
 inches.
 
 The sheet's tables live in this module as data, each entry citing its line; the actions
@@ -127,7 +127,6 @@ check each shortcut against the shared geometry on random tables.
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -153,13 +152,12 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import CoverReading, Table, table_of
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import CoverReading, Table
 
 SHEET = "002_9c2296e6290248df.txt"
 INCH = 25.4
@@ -815,7 +813,6 @@ class Troops:
         return f"{self.firing} figures firing{lost}"
 
 
-@register
 class ColonialAdventure(Ruleset):
     id = "colonial-adventure"
     title = "QRS / COLONIAL ADVENTURE"
@@ -967,7 +964,7 @@ class ColonialAdventure(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        answer = self._shoot(scene, Table(scene), a, b)
+        answer = self._shoot(scene, table_of(scene), a, b)
         assert answer is not None  # only `only_allowed` answers None
         return answer
 
@@ -1003,7 +1000,7 @@ class ColonialAdventure(Ruleset):
         in_arc = _in_arc(table, fire_bases, target_bases)
         if only_allowed and not in_arc:
             return None
-        sight = table.sight(self, near.a, near.b)
+        sight = table.sight(self.sight_policy, near.a, near.b)
         if only_allowed and not sight.any:
             return None
         formed = self._formed(shooter)
@@ -1204,7 +1201,7 @@ class ColonialAdventure(Ruleset):
         centre stands in none and every cover obstacle's bounding box is farther than
         `cover_behind_within` from the target's (a lower bound of the true gap)."""
         if table.centre_in(target):
-            return table.cover(self, shooter, target)
+            return table.cover(self.cover_policy, shooter, target)
         reach = geo.radius(target) + math.hypot(target.footprint.width, target.footprint.depth) / 2
         for piece in table.scene.terrain:
             if piece.kind not in self.cover_obstacles:
@@ -1212,30 +1209,8 @@ class ColonialAdventure(Ruleset):
             x0, y0, x1, y1 = _bbox(piece.polygon)
             gap = max(x0 - target.x, target.x - x1, y0 - target.y, target.y - y1, 0.0) - reach
             if gap <= self.cover_behind_within:
-                return table.cover(self, shooter, target)
+                return table.cover(self.cover_policy, shooter, target)
         return CoverReading(Cover.NONE, ())
-
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The sight-blocking pieces whose bounding box meets the box around the sight lines
-        (the viewer's centre to the target's centre and corners); the rest cannot block."""
-        reach = geo.radius(target) + math.hypot(target.footprint.width, target.footprint.depth) / 2
-        lo_x, hi_x = min(viewer.x, target.x - reach), max(viewer.x, target.x + reach)
-        lo_y, hi_y = min(viewer.y, target.y - reach), max(viewer.y, target.y + reach)
-        out = []
-        for piece in scene.terrain:
-            if piece.kind not in self.sight_blocking:
-                continue
-            x0, y0, x1, y1 = _bbox(piece.polygon)
-            if x1 < lo_x or x0 > hi_x or y1 < lo_y or y0 > hi_y:
-                continue
-            out.append(
-                geo.Obstacle(
-                    piece.id,
-                    np.asarray(piece.polygon, dtype=float),
-                    see_into=self.see_into.get(piece.kind, 0.0),
-                )
-            )
-        return out
 
     def _fire_dice(
         self, shooter: Unit, weapon: str, troops: Troops, shock: int, cover: Cover
@@ -1301,7 +1276,7 @@ class ColonialAdventure(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        return self._melee(scene, Table(scene), a, b)
+        return self._melee(scene, table_of(scene), a, b)
 
     def _melee(self, scene: Scene, table: Table, a: str, b: str) -> Resolution:
         attacker, defender = self._pair(scene, a, b)
@@ -1310,7 +1285,7 @@ class ColonialAdventure(Ruleset):
         touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
         in_contact = touching or contact.too_close_to_call
         reading = geo.aspect(near.a, near.b)
-        defender_cover = table.cover(self, near.a, near.b).cover
+        defender_cover = table.cover(self.cover_policy, near.a, near.b).cover
         att = self._melee_side(
             table, attacker, defender, near.b, defender_cover, Cover.NONE, reading, True
         )
@@ -1561,7 +1536,7 @@ class ColonialAdventure(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
-        return self._move(scene, Table(scene), args)
+        return self._move(scene, table_of(scene), args)
 
     def _move_steps(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
@@ -2297,7 +2272,7 @@ class ColonialAdventure(Ruleset):
                 f"{self.id} has no phase {args[0]!r}; its phases are {accepted(self.phases)}"
             )
         wanted = tuple(args) or self.phases
-        table = Table(scene)
+        table = table_of(scene)
         items: list[dict[str, Any]] = []
         found: dict[str, list[tuple[str, tuple[str, ...], Resolution]]] = {}
         for phase in wanted:
@@ -2384,7 +2359,9 @@ class ColonialAdventure(Ruleset):
             if enemy.side == shooter.side:
                 continue
             near = table.unit_distance(shooter, enemy)
-            if reach is None or near.distance <= reach * INCH + table.uncertainty(near.a, near.b):
+            if reach is None or geo.within(
+                near.distance, reach * INCH + table.uncertainty(near.a, near.b)
+            ):
                 out.append(enemy)
         return out
 
@@ -2397,36 +2374,13 @@ ARC_SETTLE_MM = 1e-3
 """Pairs whose screened margin is within this of the arc's edge are settled by
 `geometry.base_in_arc` itself, so float rounding never decides a case."""
 
-_AHEAD: weakref.WeakKeyDictionary[Table, Any] = weakref.WeakKeyDictionary()
-
-
-def _ahead(table: Table) -> Any:
-    """For every pair of bases (i, j), how far (mm) base j reaches ahead of the line of base i's
-    front edge: positive when part of j lies in i's 180 degree arc. One numpy pass a table.
-
-    The arc `geometry.base_in_arc(i, j, 90)` draws is the half-plane ahead of the front edge
-    (for a round base, ahead of the tangent at its front), so this is the same test, vectorised.
-    """
-    if table not in _AHEAD:
-        bases = table.bases
-        centres = np.array([(b.x, b.y) for b in bases])
-        ahead = np.stack([geo.forward(b.facing) for b in bases])
-        front = np.array(
-            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
-        )
-        outlines, radii = geo.stack_shapes(bases)
-        reach = np.einsum("tkc,sc->stk", outlines, ahead).max(axis=2) + radii[None, :]
-        reach -= np.einsum("sc,sc->s", centres, ahead)[:, None]
-        _AHEAD[table] = reach - front[:, None]
-    return _AHEAD[table]
-
 
 def _in_arc(table: Table, fire_bases: Sequence[Base], target_bases: Sequence[Base]) -> bool:
     """Whether some target base lies in the 180 degree arc of some firing base (line 61):
-    screened with `_ahead`, pairs on the edge settled by `geometry.base_in_arc`."""
+    screened with `Table.ahead`, pairs on the edge settled by `geometry.base_in_arc`."""
     rows = [table.index[b.id] for b in fire_bases]
     cols = [table.index[b.id] for b in target_bases]
-    margins = _ahead(table)[np.ix_(rows, cols)]
+    margins = table.ahead[np.ix_(rows, cols)]
     if bool((margins > ARC_SETTLE_MM).any()):
         return True
     return any(
@@ -2450,7 +2404,7 @@ def _bbox(polygon: tuple[tuple[float, float], ...]) -> tuple[float, float, float
 def _band_index(bands: Sequence[Band], distance_mm: float) -> int | None:
     """The band a distance falls in (upper edges included), None beyond the last."""
     for i, band in enumerate(bands):
-        if band.high is None or distance_mm <= band.high * INCH + geo.EPS:
+        if band.high is None or geo.within(distance_mm, band.high * INCH):
             return i
     return None
 

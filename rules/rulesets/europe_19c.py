@@ -1,4 +1,4 @@
-"""europe-19c: "19th Century Europe QRS" (shared/seeds/004_8318ee244ed3ffb0.txt), in cm.
+"""europe-19c: "19th Century Europe QRS" (rules/sheets/004_8318ee244ed3ffb0.txt), in cm.
 
 A unit-level game: a unit is a group of bases, fire and hand-to-hand are rolled in D6 per base.
 Every number below is a row of the sheet, cited with its line. Never imports cv2, flask or vision.
@@ -124,7 +124,6 @@ Readings of the sheet:
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -150,13 +149,12 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Scene, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table
 
 SHEET = "004_8318ee244ed3ffb0.txt"
 RULESET_ID: Final = "europe-19c"
@@ -721,33 +719,6 @@ def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[s
     return [t.id for t in table.centre_in(base) if t.kind in kinds]
 
 
-class _Remembered:
-    """What a `suggest` works out once per table and reads again and again. Every field is a
-    function of the table's scene alone (kept with the table in `_REMEMBERED`, which forgets it
-    with the table), so no answer of one scene can reach another."""
-
-    __slots__ = ("seen", "slack", "standing_columns")
-
-    def __init__(self) -> None:
-        self.slack: float | None = None
-        """`_slack`."""
-        self.standing_columns: dict[str, tuple[str, str]] = {}
-        """`_standing_column` by unit id."""
-        self.seen: dict[tuple[str, str], bool] = {}
-        """`_sees_first` by (viewer base id, target base id)."""
-
-
-_REMEMBERED: weakref.WeakKeyDictionary[Table, _Remembered] = weakref.WeakKeyDictionary()
-
-
-def _remembered(table: Table) -> _Remembered:
-    """The table's `_Remembered` (made empty the first time)."""
-    memo = _REMEMBERED.get(table)
-    if memo is None:
-        memo = _REMEMBERED[table] = _Remembered()
-    return memo
-
-
 @dataclass(frozen=True, slots=True)
 class _Face:
     """The face of a target a charger strikes."""
@@ -775,7 +746,6 @@ def _face(table: Table, attacker: Base, target: Base) -> _Face:
 # The ruleset
 
 
-@register
 class Europe19c(Ruleset):
     id = "europe-19c"
     title = "19th Century Europe QRS"
@@ -822,26 +792,16 @@ class Europe19c(Ruleset):
 
     def _sees_first(self, table: Table, viewer: Base, aims: Sequence[Base]) -> bool:
         """Whether the viewer sees aims[0]: at least one sight line clear (lines 75-76), as
-        `sights(...)[0].any`. Kept with the table; when not known yet, it and the aims after
-        it (asked next when it is hidden) are judged in one batch (`_learn_seen`)."""
-        known = _remembered(table).seen
-        first = known.get((viewer.id, aims[0].id))
-        if first is None:
-            self._learn_seen(table, [(viewer, aim) for aim in aims])
-            first = known[viewer.id, aims[0].id]
-        return first
+        `sights(...)[0].any`; it and the aims after it (asked next when it is hidden) are
+        judged in one batch (`_seen`)."""
+        return self._seen(table, [(viewer, aim) for aim in aims])[0]
 
-    def _learn_seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> None:
-        """Judge whether each viewer sees its target (`_sees_first`) in one batch, `Table.seen`:
-        the same verdict as the full trace, without tracing every line. Kept with the table."""
-        known = _remembered(table).seen
-        pairs = [(v, t) for v, t in pairs if (v.id, t.id) not in known]
-        if not pairs:
-            return
+    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> list[bool]:
+        """Whether each viewer sees its target, in one batch (`Table.seen`: the same verdict as
+        the full trace, without tracing every line)."""
         viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
-        seen = table.seen(self, viewers, targets, entire=False)
-        known.update(zip(((v.id, t.id) for v, t in pairs), seen.tolist(), strict=True))
+        return table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
 
     # ----------------------------------------------------------------------------------------
     # shoot
@@ -849,7 +809,7 @@ class Europe19c(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
     def _shoot(self, table: Table, firer: Unit, target: Unit, explain: bool = True) -> Resolution:
@@ -929,7 +889,9 @@ class Europe19c(Ruleset):
         if lead is None:
             reason = _why_no_shot(shots)
             data.update(
-                band=next((b.label for b, mm in bands if nearest.distance <= mm), "out-of-range"),
+                band=next(
+                    (b.label for b, mm in bands if geo.within(nearest.distance, mm)), "out-of-range"
+                ),
                 allowed=False,
                 in_sight=any(s.seen for s in shots),
                 reasons=[reason],
@@ -1009,9 +971,9 @@ class Europe19c(Ruleset):
         nearest = order[0]
         d0 = away[nearest.id]
         shot = _Shot(base, in_town, d0, Threshold(d0, longest, table.uncertainty(base, nearest)))
-        in_range = [aim for aim in order if away[aim.id] <= longest]
+        in_range = [aim for aim in order if geo.within(away[aim.id], longest)]
         in_arc = [
-            aim for aim, ok in zip(in_range, _arcs(table, base, in_range, half), strict=True) if ok
+            aim for aim, ok in zip(in_range, table.in_arc(base, in_range, half), strict=True) if ok
         ]
         shot.in_range, shot.in_arc = bool(in_range), bool(in_arc)
         for k, aim in enumerate(in_arc):
@@ -1021,7 +983,7 @@ class Europe19c(Ruleset):
                 continue
             d = away[aim.id]
             shot.seen = True
-            band, limit = next((b, mm) for b, mm in bands if d <= mm)
+            band, limit = next((b, mm) for b, mm in bands if geo.within(d, mm))
             shot.target, shot.band, shot.distance = aim, band, d
             shot.threshold = Threshold(d, limit, table.uncertainty(base, aim))
             shot.dice = band.dice
@@ -1091,7 +1053,7 @@ class Europe19c(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
         attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._charge(table, scene.unit_of(attacker_id), scene.unit_of(target_id))
 
     def _charge(
@@ -1230,7 +1192,7 @@ class Europe19c(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
         attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._melee(table, scene.unit_of(attacker_id), scene.unit_of(defender_id))
 
     def _melee(self, table: Table, attacker: Unit, defender: Unit) -> Resolution:
@@ -1357,7 +1319,7 @@ class Europe19c(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
         (unit_id,) = expect_args("move", args, ("UNIT",))
-        return self._move(Table(scene), scene.unit_of(unit_id))
+        return self._move(table_of(scene), scene.unit_of(unit_id))
 
     def _move(self, table: Table, unit: Unit) -> Resolution:
         scene = table.scene
@@ -1551,7 +1513,7 @@ class Europe19c(Ruleset):
         """What a shot's dice are, or None when the shot is not allowed."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         firer, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
-        table = Table(scene)
+        table = table_of(scene)
         data = self._shoot(table, firer, target, explain=False).data
         if not data["allowed"]:
             return None
@@ -1680,7 +1642,7 @@ class Europe19c(Ruleset):
         refused only for a move to contact too close to call (the players judge it)."""
         attacker_id, target_id = expect_args("charge", args, ("ATTACKER", "TARGET"))
         attacker, target = scene.unit_of(attacker_id), scene.unit_of(target_id)
-        data = self._charge(Table(scene), attacker, target, explain=False).data
+        data = self._charge(table_of(scene), attacker, target, explain=False).data
         allowed = bool(data["allowed"])
         close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
         only_reach = all(r["source"] == str(CONTACT_CITE) for r in data["reasons"])
@@ -1721,7 +1683,7 @@ class Europe19c(Ruleset):
     ) -> tuple[Unit, Unit, Mapping[str, Any]]:
         attacker_id, defender_id = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         attacker, defender = scene.unit_of(attacker_id), scene.unit_of(defender_id)
-        return attacker, defender, self._melee(Table(scene), attacker, defender).data
+        return attacker, defender, self._melee(table_of(scene), attacker, defender).data
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
@@ -1787,7 +1749,7 @@ class Europe19c(Ruleset):
         """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
         (unit_id,) = expect_args("move", args, ("UNIT",))
         unit = scene.unit_of(unit_id)
-        self._move(Table(scene), unit)  # the same checks as the question
+        self._move(table_of(scene), unit)  # the same checks as the question
         if _type(unit) != "artillery":
             return ()
         return (
@@ -1903,7 +1865,7 @@ class Europe19c(Ruleset):
             raise QuestionError(
                 f"{self.id}: unknown phase {phase!r}; the phases are {accepted(PHASES)}"
             )
-        table = Table(scene)
+        table = table_of(scene)
         units = scene.units
         unit_d = table.unit_gaps()
         items: list[dict[str, Any]] = []
@@ -2023,17 +1985,18 @@ class Europe19c(Ruleset):
             for base in firer.bases:
                 row = table.distances[table.index[base.id]].take(columns)
                 half = 180.0 if _in_kinds(table, base, TOWNS) else ARC_HALF_ANGLE
-                in_range = [enemies[k] for k in np.flatnonzero(row <= reach).tolist()]
+                in_range = [enemies[k] for k in np.flatnonzero(geo.within(row, reach)).tolist()]
                 asks.append((base, in_range, half))
         pairs = [
             (base, aim)
-            for (base, in_range, _), arcs in zip(asks, _arcs_many(table, asks), strict=True)
+            for (base, in_range, _), arcs in zip(asks, table.in_arcs(asks), strict=True)
             for aim, ok in zip(in_range, arcs, strict=True)
             if ok
         ]
-        self._learn_seen(table, pairs)
-        known = _remembered(table).seen
-        return {(base.unit_id, aim.unit_id) for base, aim in pairs if known[base.id, aim.id]}
+        seen = self._seen(table, pairs) if pairs else []
+        return {
+            (base.unit_id, aim.unit_id) for (base, aim), ok in zip(pairs, seen, strict=True) if ok
+        }
 
     def _suggest_morale(self, scene: Scene) -> list[dict[str, Any]]:
         out = []
@@ -2045,199 +2008,6 @@ class Europe19c(Ruleset):
 
 # --------------------------------------------------------------------------------------------
 # Helpers of the actions
-
-
-_ARC_MEMO: weakref.WeakKeyDictionary[Table, dict[str, dict[str, bool]]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Per table, per shooter base id: whether each target base id lies in its arc."""
-
-
-def _arcs(table: Table, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
-    """Whether each target base lies (partly) in the shooter's fire arc, memoised per table:
-    `geometry.base_in_arc`, with rectangles tested all at once by separating axes."""
-    known = _ARC_MEMO.get(table, {}).get(shooter.id, {})
-    try:
-        return [known[t.id] for t in targets]  # all known (`suggest` tested them first)
-    except KeyError:
-        return _arcs_many(table, [(shooter, targets, half_angle)])[0]
-
-
-def _arcs_many(
-    table: Table, asks: Sequence[tuple[Base, Sequence[Base], float]]
-) -> list[list[bool]]:
-    """`_arcs` of many (shooter, targets, half angle) at once: the rectangles not known yet
-    against every shooter's arc regions in one pass of separating axes (`_overlap_pairs`),
-    pair by pair the same test as one shooter at a time."""
-    memo = _ARC_MEMO.setdefault(table, {})
-    regions: list[geo.Array] = []  # every shooter's arc regions, each once
-    # Per shooter: its memo, the rectangles to test, its first region and how many it has.
-    blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
-    for shooter, targets, half_angle in asks:
-        known = memo.setdefault(shooter.id, {})
-        missing = [t for t in targets if t.id not in known]
-        if not missing:
-            continue
-        arc = _arc_regions(shooter, half_angle)
-        if arc is None:
-            known.update({t.id: True for t in missing})
-            continue
-        rects = []
-        for t in missing:
-            if t.footprint.circle:
-                plain = None if shooter.footprint.circle else _circle_in_arc(arc, t)
-                known[t.id] = geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
-            else:
-                rects.append(t)
-        if rects:
-            blocks.append((known, rects, len(regions), len(arc)))
-        regions += arc
-    if blocks:
-        index = table.index
-        todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
-        rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
-        # One test per pair and region of its shooter: `of` the pair, `which` the region.
-        pairs = [len(rects) for _, rects, _, _ in blocks]
-        count = np.repeat([n for _, _, _, n in blocks], pairs)
-        first = np.repeat([f for _, _, f, _ in blocks], pairs)
-        of = np.repeat(np.arange(len(todo)), count)
-        which = (
-            np.repeat(first, count) + np.arange(len(of)) - np.repeat(count.cumsum() - count, count)
-        )
-        outlines, normals = _feet(table)
-        inside = np.zeros(len(todo), dtype=bool)
-        feet = rows[of]
-        corners = np.array([len(r) for r in regions], dtype=int)
-        for k in sorted(set(corners.tolist())):  # regions of k corners together
-            # Each region of k corners once (and its normals), then one row per test.
-            ours = np.flatnonzero(corners == k)
-            place = np.zeros(len(regions), dtype=int)
-            place[ours] = np.arange(len(ours))
-            stacked = np.stack([regions[i] for i in ours.tolist()])
-            picked = np.flatnonzero(corners[which] == k)
-            at = place[which[picked]]
-            hit = _overlap_pairs(
-                stacked[at],
-                _normals(stacked)[at],
-                outlines[feet[picked]],
-                normals[feet[picked]],
-            )
-            inside[of[picked[hit]]] = True
-        for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-            known[target_id] = ok
-    return [[memo[shooter.id][t.id] for t in targets] for shooter, targets, _ in asks]
-
-
-_FEET: weakref.WeakKeyDictionary[Table, tuple[Any, Any]] = weakref.WeakKeyDictionary()
-
-
-def _feet(table: Table) -> tuple[Any, Any]:
-    """Every base's outline (N, 4, 2) and its edges' unit normals (`_normals`), in table order,
-    worked out once per table (element for element what they are base by base)."""
-    if table not in _FEET:
-        outlines = np.stack([geo.corners(b) for b in table.bases]).reshape(-1, 4, 2)
-        _FEET[table] = (outlines, _normals(outlines))
-    return _FEET[table]
-
-
-def _normals(poly: Any) -> Any:
-    """The unit normals of the edges of convex outlines (..., k, 2)."""
-    e = np.roll(poly, -1, axis=-2) - poly
-    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
-    return n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
-
-
-def _arc_regions(shooter: Base, half_angle: float) -> list[geo.Array] | None:
-    """`geometry.arc_regions`, bit for bit: for a rectangular base firing less than 90
-    degrees either side (the sheet's 45) its one region worked out in plain floats, the
-    same operations in the same order as the array arithmetic there (a quarter of the cost;
-    a `suggest` asks it of every firing base); anything else from `geometry`."""
-    if shooter.footprint.circle or not 0 <= half_angle < 90:
-        return geo.arc_regions(shooter, half_angle)
-    t = math.radians(shooter.facing)
-    fx, fy = math.cos(t), math.sin(t)  # forward; right is (fy, -fx)
-    depth, width = shooter.footprint.depth, shooter.footprint.width
-    ahead_x, ahead_y = shooter.x + fx * depth / 2, shooter.y + fy * depth / 2
-    side_x, side_y = fy * width / 2, -fx * width / 2
-    fr_x, fr_y = ahead_x + side_x, ahead_y + side_y
-    fl_x, fl_y = ahead_x - side_x, ahead_y - side_y
-    turn = math.radians(-half_angle)
-    right_x = fx * math.cos(turn) - fy * math.sin(turn)
-    right_y = fx * math.sin(turn) + fy * math.cos(turn)
-    turn = math.radians(half_angle)
-    left_x = fx * math.cos(turn) - fy * math.sin(turn)
-    left_y = fx * math.sin(turn) + fy * math.cos(turn)
-    reach = geo.REACH
-    return [
-        np.array(
-            [
-                [fr_x, fr_y],
-                [fr_x + reach * right_x, fr_y + reach * right_y],
-                [fl_x + reach * left_x, fl_y + reach * left_y],
-                [fl_x, fl_y],
-            ]
-        )
-    ]
-
-
-PLAIN_MARGIN: Final = 1e-3
-"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
-it, far beyond the rounding of coordinates out to `geometry.REACH`."""
-
-
-def _circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
-    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
-    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
-    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
-    margin outside an edge of every region is out of it (a convex region lies behind each of
-    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
-    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
-    cx, cy = target.x, target.y
-    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
-    out_of_all = True
-    for region in regions:
-        corners = region.tolist()
-        area2, outside = 0.0, -math.inf
-        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
-            run_x, run_y = bx - ax, by - ay
-            length = math.hypot(run_x, run_y)
-            if length < 1.0:
-                return None
-            area2 += ax * by - ay * bx
-            # How far outside this edge (its left is inside): the cross product over the length.
-            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
-        if area2 <= 0:
-            return None
-        if outside < -PLAIN_MARGIN:
-            return True
-        if outside <= clear_of:
-            out_of_all = False
-    return False if out_of_all else None
-
-
-def _overlap_pairs(
-    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
-    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
-    `region_normals`, `feet_normals`: `_normals` of each."""
-    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
-    ax, ay = axes[..., 0], axes[..., 1]
-    region_lo, region_hi = _extent(ax, ay, regions)
-    feet_lo, feet_hi = _extent(ax, ay, feet)
-    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
-    return np.asarray(~apart.any(axis=1))
-
-
-def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
-    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
-    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
-    `einsum("kad,kpd->kap")` without its slow general loop."""
-    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
-    for j in range(1, poly.shape[1]):
-        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
-        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
-    return lo, hi
 
 
 @dataclass(slots=True)
@@ -2378,14 +2148,8 @@ def _fmt(scene: Scene, mm: float) -> str:
 
 
 def _slack(table: Table) -> float:
-    """A generous measuring slack for pre-filtering pairs in `suggest` (mm), kept with the
-    table (asked for every charge)."""
-    memo = _remembered(table)
-    if memo.slack is None:
-        scene = table.scene
-        worst = max((scene.uncertainty_of(b) for b in scene.bases()), default=0.0)
-        memo.slack = 2 * worst + geo.EPS
-    return memo.slack
+    """A generous measuring slack for pre-filtering pairs in `suggest` (mm)."""
+    return 2 * table.most_uncertain + geo.EPS
 
 
 def _target_category(unit: Unit) -> tuple[str, str]:
@@ -2558,16 +2322,7 @@ def _move_row(unit: Unit) -> str:
 
 def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
     """The slowest movement column of the terrain the unit's bases stand in (open if none),
-    and why; kept with the table (asked for the unit's move and every charge by or at it)."""
-    known = _remembered(table).standing_columns
-    found = known.get(unit.id)
-    if found is None:
-        found = known[unit.id] = _slowest_column(table, unit)
-    return found
-
-
-def _slowest_column(table: Table, unit: Unit) -> tuple[str, str]:
-    """`_standing_column`, worked out."""
+    and why."""
     woods: list[str] = []
     streams: list[str] = []
     for base in unit.bases:

@@ -1,4 +1,4 @@
-"""sepoys-and-soldiers: "Sepoys & Soldiers - QRS" (shared/seeds/001_14e3e4b7ab0503f1.txt), in
+"""sepoys-and-soldiers: "Sepoys & Soldiers - QRS" (rules/sheets/001_14e3e4b7ab0503f1.txt), in
 inches (1" = 25 yards, line 3).
 
 The sheet's tables are the data below, each entry citing its line. Pure: never imports cv2,
@@ -76,6 +76,9 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
   buildings and hills between the units block sight, and the target must be in sight of some
   firing base. Cavalry have no fire table (the sheet gives infantry, artillery and rockets
   only), so cavalry fire is not allowed.
+- Range bands (lines 59, 66): a band reaches up to and including its limit, compared as every
+  ruleset compares a length with a limit (`geometry.within`: a rounding error past the limit is
+  on it), so two bases exactly 4" apart are at short range wherever they stand on the table.
 - Artillery rows (lines 60-62): "Indian - all 5+ 6 N/A" is short 5+, long 6, extreme N/A (the
   three cells ran together); "N/A" means the gun may not fire at that range.
 - Rockets (lines 72-75): each rocket base fires one rocket aimed at the target (the first leg
@@ -137,6 +140,7 @@ Readings of the sheet (an OCR scan; cells are displaced and some words are garbl
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -163,13 +167,12 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Scene, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table, table_for
 
 SHEET = "001_14e3e4b7ab0503f1.txt"
 ID = "sepoys-and-soldiers"
@@ -1384,7 +1387,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
             for side, free in gaps.items()
         }
         # Condition 1 is met when the distance is at least 8": beyond (or on) the limit.
-        far_enough = apart.measured >= apart.limit
+        far_enough = geo.within(apart.limit, apart.measured)
         gap_ok = any(t is None or t.within for t in gap_checks.values())
         close = apart.too_close_to_call or any(
             t is not None and t.too_close_to_call for t in gap_checks.values()
@@ -1848,18 +1851,24 @@ class _Measured:
 _MEASURED: weakref.WeakKeyDictionary[Table, _Measured] = weakref.WeakKeyDictionary()
 
 
-_LAST_MEASURED: list[_Measured] = []
+_LAST_MEASURED: _Measured | None = None
 """The last table's measurements: `suggest` asks for them thousands of times in a row, and a
-weak dictionary's lookup is slow by comparison."""
+weak dictionary's lookup is slow by comparison. Read once into a local, so a thread never
+gets another thread's table's."""
+_MEASURED_LOCK = threading.Lock()
 
 
 def _measured(table: Table) -> _Measured:
-    if _LAST_MEASURED and _LAST_MEASURED[0].table() is table:
-        return _LAST_MEASURED[0]
-    if table not in _MEASURED:
-        _MEASURED[table] = _Measured(table)
-    _LAST_MEASURED[:] = [_MEASURED[table]]
-    return _LAST_MEASURED[0]
+    global _LAST_MEASURED
+    last = _LAST_MEASURED
+    if last is not None and last.table() is table:
+        return last
+    with _MEASURED_LOCK:
+        found = _MEASURED.get(table)
+        if found is None:
+            found = _MEASURED[table] = _Measured(table)
+    _LAST_MEASURED = found
+    return found
 
 
 def _near(table: Table, a: Unit, b: Unit) -> geo.Closest:
@@ -1899,7 +1908,6 @@ def _near_and_uncertainty(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, 
 # The ruleset
 
 
-@register
 class SepoysAndSoldiers(Ruleset):
     id = ID
     title = "Sepoys & Soldiers - QRS"
@@ -1929,20 +1937,6 @@ class SepoysAndSoldiers(Ruleset):
                 )
             units.append(unit)
         return replace(scene, units=tuple(units))
-
-    def obstacles(self, scene: Scene, viewer: Base, target: Base) -> list[geo.Obstacle]:
-        """The sheet's obstacles, less the pieces wholly off the box around the two bases (a
-        sight line cannot touch them), so a sight trace in `suggest` stays cheap."""
-        pts = np.vstack([geo.corners(viewer), geo.corners(target)])
-        lo, hi = pts.min(axis=0) - geo.radius(target), pts.max(axis=0) + geo.radius(target)
-        return [
-            o
-            for o in super().obstacles(scene, viewer, target)
-            if not (
-                (o.polygon.max(axis=0) + o.radius < lo).any()
-                or (o.polygon.min(axis=0) - o.radius > hi).any()
-            )
-        ]
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
@@ -2064,7 +2058,7 @@ class SepoysAndSoldiers(Ruleset):
     def _shot(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = scene.unit_of(shooter_id), scene.unit_of(target_id)
-        shot = self._shoot(table_for(scene), shooter, target)
+        shot = self._shoot(table_of(scene), shooter, target)
         if not shot.data["allowed"]:
             raise self._refused(
                 f"shoot {shooter.id} {target.id}", shot.data, f"{shooter.id} may not shoot"
@@ -2173,7 +2167,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"COMMANDER UNIT (got {len(args)} argument{'s' * (len(args) != 1)})"
             )
         commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
-        r = self._command(table_for(scene), commander, unit, explain=False)
+        r = self._command(table_of(scene), commander, unit, explain=False)
         if not r.data["allowed"]:
             raise self._refused(
                 f"command {commander.id} {unit.id}",
@@ -2392,7 +2386,7 @@ class SepoysAndSoldiers(Ruleset):
     def _charge_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
         charger, target = scene.unit_of(a), scene.unit_of(b)
-        r = self._charge(table_for(scene), charger, target)
+        r = self._charge(table_of(scene), charger, target)
         if not r.data["allowed"]:
             raise self._refused(
                 f"charge {charger.id} {target.id}", r.data, f"{charger.id} may not charge"
@@ -2467,7 +2461,7 @@ class SepoysAndSoldiers(Ruleset):
     def _combat_question(self, scene: Scene, args: Sequence[str]) -> tuple[Unit, Unit, Resolution]:
         a, b = expect_args("melee", args, ("A", "B"))
         ua, ub = scene.unit_of(a), scene.unit_of(b)
-        return ua, ub, self._melee(table_for(scene), ua, ub)
+        return ua, ub, self._melee(table_of(scene), ua, ub)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         a, b, r = self._combat_question(scene, args)
@@ -2577,7 +2571,7 @@ class SepoysAndSoldiers(Ruleset):
         self, scene: Scene, args: Sequence[str]
     ) -> tuple[Unit, Allowance, Resolution]:
         res = self.move(scene, args)
-        table = table_for(scene)
+        table = table_of(scene)
         unit = scene.unit_of(args[0])
         allowance = move_allowance(table, unit, tuple(args[1:]))
         question = f"{ID} move {' '.join(args)}"
@@ -2662,7 +2656,7 @@ class SepoysAndSoldiers(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: the fire of one unit at another (lines 58-75)."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        table = Table(scene)
+        table = table_of(scene)
         return self._shoot(table, scene.unit_of(shooter_id), scene.unit_of(target_id))
 
     def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
@@ -2833,7 +2827,7 @@ class SepoysAndSoldiers(Ruleset):
             ((table.distance(x, y), x, y) for x in a.bases for y in b.bases),
             key=lambda p: p[0],
         )
-        return [p for p in pairs if p[0] <= limit]
+        return [p for p in pairs if geo.within(p[0], limit)]
 
     def _sight_seen(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any] | None:
         """`_sight` when some base of `a` sees some base of `b`, else None (without the
@@ -2855,14 +2849,15 @@ class SepoysAndSoldiers(Ruleset):
             }
         ra, rb = m.rows_of[a.id], m.rows_of[b.id]
         distances, sees = m.block(table.distances, ra, rb), m.block(m.sees, ra, rb)
-        if (sees[distances <= limit] < 0).any():
-            new_a, new_b = np.nonzero((distances <= limit) & (sees < 0))
+        near = geo.within(distances, limit)
+        if (sees[near] < 0).any():
+            new_a, new_b = np.nonzero(near & (sees < 0))
             self._judge_sight(table, m.row_numbers[a.id][new_a], m.row_numbers[b.id][new_b])
             sees = m.block(m.sees, ra, rb)
         best: tuple[float, int, int] | None = None
         for i, (row, verdicts) in enumerate(zip(distances.tolist(), sees.tolist(), strict=True)):
             for j, (d, seen) in enumerate(zip(row, verdicts, strict=True)):
-                if seen == 1 and d <= limit and (best is None or d < best[0]):
+                if seen == 1 and geo.within(d, limit) and (best is None or d < best[0]):
                     best = (d, i, j)
         if best is None:
             return None
@@ -2875,7 +2870,8 @@ class SepoysAndSoldiers(Ruleset):
     def _sight(self, table: Table, a: Unit, b: Unit, limit: float) -> dict[str, Any]:
         """Whether some base of `a` sees some base of `b`, nearest pairs first."""
         pairs = self._nearest_pairs(table, a, b, limit)
-        sights = table.sights(self, [(x, y) for _, x, y in pairs])  # traced in one batch
+        # traced in one batch
+        sights = table.sights(self.sight_policy, [(x, y) for _, x, y in pairs])
         blocked: list[str] = []
         for (_, x, y), s in zip(pairs, sights, strict=True):
             if s.any:
@@ -2923,7 +2919,7 @@ class SepoysAndSoldiers(Ruleset):
         todo = sees[rows, cols] < 0
         rows, cols = rows[todo], cols[todo]
         if len(rows):
-            sees[rows, cols] = table.seen(self, rows, cols, entire=False)
+            sees[rows, cols] = table.seen(self.sight_policy, rows, cols, entire=False)
 
     def _rockets(
         self, table: Table, shooter: Unit, target: Unit, *, only_hits: bool = False
@@ -3025,7 +3021,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
                 f"{' '.join(args) or 'none'}"
             )
-        table = Table(scene)
+        table = table_of(scene)
         unit = scene.unit_of(args[1]) if len(args) == 2 else None
         return self._command(table, scene.unit_of(args[0]), unit)
 
@@ -3165,7 +3161,7 @@ class SepoysAndSoldiers(Ruleset):
                     f"{accepted(SITUATIONS)}"
                 )
             situation = SITUATIONS[args[1]]
-        return self._nerve(Table(scene), scene.unit_of(args[0]), situation)
+        return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
 
     def _nerve(self, table: Table, unit: Unit, situation: Situation | None) -> Resolution:
         scene = table.scene
@@ -3221,7 +3217,7 @@ class SepoysAndSoldiers(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge CHARGER TARGET`: the charge sequence (lines 79-84) and its odds."""
         a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
-        return self._charge(Table(scene), scene.unit_of(a), scene.unit_of(b))
+        return self._charge(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _charge(self, table: Table, charger: Unit, target: Unit) -> Resolution:
         charge = self._charge_if(table, charger, target, refusals=True)
@@ -3390,7 +3386,7 @@ class SepoysAndSoldiers(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: a charge combat between two units (lines 86-91)."""
         a, b = expect_args("melee", args, ("A", "B"))
-        return self._melee(Table(scene), scene.unit_of(a), scene.unit_of(b))
+        return self._melee(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
         scene = table.scene
@@ -3463,7 +3459,7 @@ class SepoysAndSoldiers(Ruleset):
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
         if not args:
             raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
-        return self._move(Table(scene), scene.unit_of(args[0]), tuple(args[1:]))
+        return self._move(table_of(scene), scene.unit_of(args[0]), tuple(args[1:]))
 
     def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
         scene = table.scene
@@ -3538,7 +3534,7 @@ class SepoysAndSoldiers(Ruleset):
                 f"{ID}: unknown phase {args[0]!r}; accepted values are {accepted(self.phases)}"
             )
         phases = tuple(args) if args else self.phases
-        table = Table(scene)
+        table = table_of(scene)
         items: list[dict[str, Any]] = []
         for phase in phases:
             items += getattr(self, f"_suggest_{phase}")(table)
@@ -3633,11 +3629,11 @@ class SepoysAndSoldiers(Ruleset):
         gaps = m.gaps[number][:, number]
         enemies = sides[:, None] != sides[None, :]
         if m.uncertainty is not None:
-            return self._pairs_of(troops, enemies & (gaps <= limit + m.uncertainty))
-        maybe = enemies & (gaps <= limit + m.slack)
-        for i, j in zip(*np.nonzero(maybe & (gaps > limit)), strict=True):
+            return self._pairs_of(troops, enemies & geo.within(gaps, limit + m.uncertainty))
+        maybe = enemies & geo.within(gaps, limit + m.slack)
+        for i, j in zip(*np.nonzero(maybe & ~geo.within(gaps, limit)), strict=True):
             near, unc = _near_and_uncertainty(table, troops[i], troops[j])
-            maybe[i, j] = near.distance <= limit + unc
+            maybe[i, j] = geo.within(near.distance, limit + unc)
         return self._pairs_of(troops, maybe)
 
     @staticmethod
@@ -3691,7 +3687,7 @@ class SepoysAndSoldiers(Ruleset):
             longest = LONGEST_REACH.get(arm, INFANTRY_BANDS[-1].limit)
             distance, unc = _gap(table, a, b)
             limit = longest + unc
-            if distance <= limit:
+            if geo.within(distance, limit):
                 shots.append((a, b, arm, limit))
         # The flights of every rocket at the enemies it may fire at, in one batch (`_flight`
         # finds them judged).
@@ -3713,7 +3709,7 @@ class SepoysAndSoldiers(Ruleset):
                 reach[m.units[a.id], m.units[b.id]] = limit
                 volleys[(m.units[a.id], m.units[b.id])] = (a, b, limit)
         owner = table.unit_numbers
-        rows, cols = np.nonzero(table.distances <= reach[owner][:, owner])
+        rows, cols = np.nonzero(geo.within(table.distances, reach[owner][:, owner]))
         self._judge_sight(table, rows, cols)
         self._first_seen(table, rows, cols, volleys)
         for a, b, arm, _ in shots:

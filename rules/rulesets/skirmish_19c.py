@@ -1,4 +1,4 @@
-"""skirmish-19c: "19th Century rules: QRS" (shared/seeds/000_157c880a83b52d41.txt), in cm.
+"""skirmish-19c: "19th Century rules: QRS" (rules/sheets/000_157c880a83b52d41.txt), in cm.
 
 A figure-level skirmish game: each base is a figure (or a few), groups shoot with a D8 each by
 range band and cover, player characters (PCs) dice for command points, and every group dices on
@@ -43,6 +43,23 @@ Readings of the sheet:
   except bases within 2 cm (edge to edge) of the viewer.
 - Woods (line 57): "shot at in, or from, woods up to 10cms inside": a sight line may run up to
   10 cm into the woods at each end that stands in them; woods between two figures block.
+- Woods (line 63): "Visibility is 20 cms within woods": two figures whose centres both stand in
+  one wood see each other when at most 20 cm apart (edge to edge, as every distance), however
+  deep in it they are: that wood does not block the lines between them (other figures and
+  other terrain still do); farther apart they do not see each other, however the lines run.
+- Figures in terrain (line 61): "Figures in terrain are seen at D6 x 10cms range if within
+  10cms of the edge, or if they fire, or are in plain sight." A figure is in terrain when its
+  centre stands in woods, a town or a building (the pieces that hide a figure; on a hill, in
+  rough ground or a stream, behind a hedge it is in the open), and the line applies to viewers
+  outside that piece (inside one wood line 63 rules). Such a figure is seen at all only when it
+  stands within 10 cm of the piece's edge (its base's nearest point; line 57 says the same of
+  woods) or its group has fired this turn (`fired`), and then only at D6 x 10 cm: beyond 60 cm
+  it is not in sight, and a shot at it needs the spotting D6 to reach the distance first
+  (`spotting` in the answer: a D6 needing the face whose 10 cm reach it; the hits shown are
+  those of a shot at a figure spotted). Every other question ("in sight" of the risk factors,
+  the nearest target) counts the figure seen when it may be spotted. "Or are in plain sight"
+  is read as the figures a piece does not hide: a piece the scene says gives no cover (`cover:
+  none`: ruins, a village green) hides nobody.
 - Sight is traced as `geometry.sight` traces it (the same obstacles, the same answer), but for a
   viewer against every figure of a target group in one vectorised call (`Board.sees`).
 - Towns, buildings and hills block sight across them; a figure sees out of the piece it stands
@@ -153,13 +170,12 @@ from ..engine import (
     check_attr,
     expect_args,
     length_json,
-    register,
     threshold_json,
 )
 from ..errors import MissingAttribute, QuestionError, accepted
+from ..measure import Table, table_of
 from ..scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ..state import Change, Field, Kind, Phase, Report, Scope
-from ..table import Table, table_for
 
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
@@ -272,6 +288,14 @@ PC_TARGETS = cite(51, "player characters, who may shoot at any figure they wish 
 NEAREST_TEN = cite(53, "allocate hits among the nearest 10 figures to the shooting group")
 LEADERS_JOIN = cite(53, "considered part of the nearest group within 5 cms of them")
 SIGHT_ENTIRE = cite(55, "can see the entire base of a figure without obstruction")
+SPOTTING = cite(61, "Figures in terrain are seen at D6 x 10cms range")
+SPOTTED_NEAR_EDGE = cite(61, "if within 10cms of the edge, or if they fire")
+WOODS_VISIBILITY = cite(63, "Visibility is 20 cms within woods")
+WOODS_VISIBILITY_MM = 200.0
+HIDING_KINDS = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
+"""Line 61's "terrain" (reading in the docstring)."""
+HIDDEN_EDGE_MM = 100.0
+SPOTTING_STEP_MM, SPOTTING_FACES = 100.0, 6
 ALLOCATE_AMONG = 10
 LEADER_JOIN_MM = 50.0
 
@@ -772,7 +796,7 @@ def row_label(risk_factor: int) -> str:
 def band_of(weapon: Weapon, distance: float) -> str:
     """The range band a distance (mm) falls in, `out-of-range` beyond long."""
     for band, limit in weapon.bands:
-        if distance <= limit:
+        if geo.within(distance, limit):
             return band
     return "out-of-range"
 
@@ -932,6 +956,15 @@ def enough_points(dice: int, cost: int) -> tuple[Fraction, dict[str, Any]]:
     pure numbers, worked out once for each (a `suggest` asks a few again and again)."""
     p = dice_math.at_least(command_points(dice).distribution, cost)
     return p, _frac(p)
+
+
+def spotting_need(distance: float) -> int:
+    """The lowest D6 face whose 10 cm a face reach `distance` (mm): line 61's D6 x 10 cm
+    (the caller knows the distance is at most 60 cm)."""
+    return next(
+        (k for k in range(1, SPOTTING_FACES + 1) if geo.within(distance, k * SPOTTING_STEP_MM)),
+        SPOTTING_FACES + 1,
+    )
 
 
 def shooters_allowed(figures: int, per: int) -> int:
@@ -1242,7 +1275,7 @@ class Board:
         self.explain = explain
         """Whether answers write all their readable lines; `suggest` reads only the first
         (the headline) of each, so it asks for no more."""
-        self.table = table if table is not None else table_for(scene)
+        self.table = table if table is not None else table_of(scene)
         self._seen: dict[
             tuple[tuple[str, ...], tuple[str, ...], float], tuple[Base, Base, float] | None
         ] = {}
@@ -1358,7 +1391,7 @@ class Board:
             found = self._side_seen(unit.side)[start:stop]
             if within < math.inf:
                 block = self.table.distances[start:stop]
-                found = np.where(block <= within + geo.EPS, found, np.inf)
+                found = np.where(geo.within(block, within), found, np.inf)
             self._enemy_rows[key] = found
         return found
 
@@ -1410,7 +1443,7 @@ class Board:
             seen = self._side_seen(side)[rows]
             if within < math.inf:
                 block = self.table.distances[rows]
-                seen = np.where(block <= within + geo.EPS, seen, np.inf)
+                seen = np.where(geo.within(block, within), seen, np.inf)
             starts = lay.starts
             nearest = np.minimum.reduceat(seen, starts, axis=1)
             at_min = np.where(seen == nearest[:, lay.owner], lay.local, len(lay.owner))
@@ -1454,7 +1487,7 @@ class Board:
                 nearest = block.argmin(axis=1).tolist()
                 for i, (b, j) in enumerate(zip(officers, nearest, strict=True)):
                     d = float(block[i, j])
-                    if d <= LEADER_JOIN_MM:  # `Threshold.within`
+                    if geo.within(d, LEADER_JOIN_MM):  # `Threshold.within`
                         unc = self.table.uncertainty(b, target.bases[j])
                         found.append((b, Threshold(d, LEADER_JOIN_MM, unc)))
         return found
@@ -1590,7 +1623,7 @@ class Board:
         sides = {u.id: u.side for u in self.scene.units}
         viewers = [v for v in self.table.bases if sides[v.unit_id] == sides[a.unit_id]]
         targets = [t for t in self.table.bases if sides[t.unit_id] == sides[b.unit_id]]
-        seen = self.table.visible(self.rs, viewers, targets)
+        seen = self.table.visible(self.rs.sight_policy, viewers, targets)
         rows = [index[v.id] for v in viewers]
         cols = [index[t.id] for t in targets]
         self._sees[np.ix_(rows, cols)] = seen
@@ -1788,7 +1821,7 @@ class Board:
         """(R, C) the distance from base rows[r] to base cols[c] where the first sees the entire
         second within `within` (line 55), else infinity."""
         block = self.table.distances.take(rows, axis=0).take(cols, axis=1)
-        near = block <= within + geo.EPS
+        near = geo.within(block, within)
         if near.any():
             r, c = np.nonzero(near)
             near[r, c] = self.sees_many(rows[r], cols[c])
@@ -1869,7 +1902,7 @@ class Board:
                     break
             if not found and enemy_bases:
                 nearest = self.table.closest([base], enemy_bases).b
-                reading = self.table.cover(self.rs, nearest, base)
+                reading = self.table.cover(self.rs.cover_policy, nearest, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
                     found = f"{behind[0]} against {nearest.id}"
@@ -1892,7 +1925,7 @@ class Board:
         reach = 2 * self._most_uncertain
         out = []
         for other, d in zip(others, gaps, strict=True):
-            if d <= reach:
+            if geo.within(d, reach):
                 unc = table.uncertainty(base, other)
                 if d <= unc:
                     out.append((other, Threshold(d, 0.0, unc)))
@@ -1919,7 +1952,6 @@ class Board:
 # The ruleset
 
 
-@register
 class Skirmish19c(Ruleset):
     id = "skirmish-19c"
     title = "19th Century rules: QRS"
@@ -1932,6 +1964,7 @@ class Skirmish19c(Ruleset):
     terrain_keys: ClassVar[frozenset[str]] = frozenset({"difficult"})
     scene_keys: ClassVar[frozenset[str]] = frozenset()
     bases_block_sight = True
+    shoot_over_within = OVER_FIGURES_WITHIN_MM  # line 55
     sight_needs_entire_base = True
     sight_rule: ClassVar[Cite | None] = SIGHT_ENTIRE
     see_into = MappingProxyType(
@@ -1942,6 +1975,11 @@ class Skirmish19c(Ruleset):
             TerrainKind.HILL: geo.REACH,
         }
     )
+    visibility_within = MappingProxyType({TerrainKind.WOODS: WOODS_VISIBILITY_MM})  # line 63
+    hidden_in = HIDING_KINDS  # line 61
+    hidden_edge = HIDDEN_EDGE_MM
+    hidden_seen_within = SPOTTING_FACES * SPOTTING_STEP_MM
+    revealed_by = "fired"
 
     # ----------------------------------------------------------------------------------------
     # Sequence of play
@@ -1958,21 +1996,6 @@ class Skirmish19c(Ruleset):
             "B": tuple(s for s in every if s not in side_a),
             "all": every,
         }
-
-    # ----------------------------------------------------------------------------------------
-    # Sight
-
-    def sight_mask(
-        self, table: Table, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """Bases of other units may block sight (line 55), except bases within 2 cm of the
-        viewer, which it shoots over."""
-        # `Ruleset.sight_mask` (bases of other units than the two) and the bases further
-        # than 2 cm from the viewer, with the viewer's part read off one remembered matrix.
-        units = table.unit_numbers
-        mask = table.others_apart(OVER_FIGURES_WITHIN_MM)[viewers]
-        mask &= units[None, :] != units[targets][:, None]
-        return mask
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -2082,7 +2105,7 @@ class Skirmish19c(Ruleset):
             each = view.each(board.table.bases, board.number(target_unit))
         eligible = [seen for seen in each if seen is not None]
         if not eligible:
-            in_range = near_distance <= longest
+            in_range = geo.within(near_distance, longest)
             why = (
                 "no figure sees the entire base of a target figure within range"
                 if in_range
@@ -2111,6 +2134,29 @@ class Skirmish19c(Ruleset):
                 weapon.cite,
             )
         )
+
+        # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
+        hidden = board.table.hiding(self.sight_policy, first_shooter, first_target)
+        spot: Roll | None = None
+        if hidden is not None:
+            spot = Roll.success_roll(
+                "to spot",
+                1,
+                6,
+                spotting_need(distance),
+                cite=SPOTTING,
+                note=f"{first_target.id} stands in {hidden.id}: a D6 x 10 cm must reach "
+                f"{_fmt(scene, distance)}",
+            )
+            data["spotting"] = spot.as_json()
+            reasons.append(
+                (
+                    f"{first_target.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 "
+                    f"x 10 cm reaches {_fmt(scene, distance)}, {spot.need}+ on the D6 (the hits "
+                    "below are those of a shot at a figure spotted)",
+                    SPOTTING,
+                )
+            )
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(_state(shooter, "commanded"))
@@ -2158,7 +2204,7 @@ class Skirmish19c(Ruleset):
                 return self._no_shot(board, data, distance, "no figure may fire", ratio_cite)
 
         # To hit: one D8 a shooter (lines 40-43), cover from the terrain (Table.cover).
-        reading = board.table.cover(self, first_shooter, first_target)
+        reading = board.table.cover(self.cover_policy, first_shooter, first_target)
         row_cite, needs = TO_HIT[band]
         need = needs[reading.cover]
         column = {"none": "open", "soft": "soft cover", "hard": "hard cover"}[reading.cover.value]
@@ -2186,7 +2232,10 @@ class Skirmish19c(Ruleset):
             allocation=allocation,
             reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
         )
-        lines = [f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"]
+        lines = [
+            f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed"
+            + ("" if spot is None else f" if spotted ({spot.need}+ on a D6)")
+        ]
         if board.explain:
             lines += [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
             lines += shot.lines
@@ -2354,7 +2403,7 @@ class Skirmish19c(Ruleset):
         # Only figures within the limit or near it (no two bases' combined uncertainty exceeds
         # twice the largest) are in command or too close to call: the rest are not looked at.
         near_limit = 2 * board._most_uncertain
-        asked = np.flatnonzero((row <= limits) | (np.abs(limits - row) <= near_limit))
+        asked = np.flatnonzero(geo.within(row, limits) | (np.abs(limits - row) <= near_limit))
         measured_at = row[asked].tolist()
         for k, measured in zip(asked.tolist(), measured_at, strict=True):
             friend, base, _, there = on_side[k]
@@ -2369,7 +2418,7 @@ class Skirmish19c(Ruleset):
                 if abs(limit - measured) <= unc:
                     t = Threshold(measured, limit, unc)
                     close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-            if measured <= limit:
+            if geo.within(measured, limit):
                 in_command.append(base.id)
                 commanded_units.setdefault(friend.id, []).append(base)
 
@@ -2626,7 +2675,7 @@ class Skirmish19c(Ruleset):
             block = table.block(heroes, unit.bases)
             gaps = block.min(axis=1)
             reach = HERO_NEAR_MM + 2 * board._most_uncertain
-            for i in np.flatnonzero(gaps <= reach).tolist():
+            for i in np.flatnonzero(geo.within(gaps, reach)).tolist():
                 j = int(block[i].argmin())
                 b = heroes[i]
                 t = Threshold(float(block[i, j]), HERO_NEAR_MM, table.uncertainty(b, unit.bases[j]))
@@ -2651,7 +2700,7 @@ class Skirmish19c(Ruleset):
             enemy = owner[b.id]
             bands = weapons[enemy.id].bands
             seen = seen or b
-            if bands and d <= bands[-1][1]:
+            if bands and geo.within(d, bands[-1][1]):
                 t = Threshold(d, bands[-1][1], board.table.uncertainty(a, b))
                 return seen, (enemy, weapons[enemy.id], t)
         return seen, None
@@ -2668,7 +2717,7 @@ class Skirmish19c(Ruleset):
         if not seen.flat[k] < math.inf:
             return None, None
         nearest = bases[k % n]
-        in_reach = np.where(seen <= board.enemy_reach(unit)[None, :], seen, math.inf)
+        in_reach = np.where(geo.within(seen, board.enemy_reach(unit)[None, :]), seen, math.inf)
         k = int(in_reach.argmin())
         d = float(in_reach.flat[k])
         if not d < math.inf:
@@ -3551,7 +3600,7 @@ class Skirmish19c(Ruleset):
             return
         longest = weapon.bands[-1][1]
         gap = board.table.unit_gap
-        reachable = [e for e in board.enemies(unit) if gap(unit, e) <= longest + geo.EPS]
+        reachable = [e for e in board.enemies(unit) if geo.within(gap(unit, e), longest)]
         commanded = board.is_pc(unit) or unit.get("commanded") is True
         if not commanded:
             sightings = board.unit_sightings_of(unit, reachable, longest)
@@ -3574,7 +3623,7 @@ class Skirmish19c(Ruleset):
             enemies = [min(enemies, key=lambda g: g[1])]
         reach = allowance + 2 * board._most_uncertain
         for e, gap in enemies:
-            if gap <= reach:
+            if geo.within(gap, reach):
                 item("charge", [unit.id, e.id], lambda e=e: self._charge(board, unit.id, e.id))
 
     def _out_of_command(
@@ -3592,7 +3641,7 @@ class Skirmish19c(Ruleset):
                 for b in u.bases:
                     enclosed = here or board.in_enclosed(b)
                     limit = COMMAND_ENCLOSED_MM if enclosed else COMMAND_OPEN_MM
-                    if board.table.distance(leader, b) <= limit:
+                    if geo.within(board.table.distance(leader, b), limit):
                         ok = True
                         break
                 if ok:
@@ -3619,7 +3668,7 @@ class Skirmish19c(Ruleset):
         # No two bases' combined uncertainty exceeds twice the largest: units further apart
         # than that are in contact with none of the other's figures.
         reach = 2 * board._most_uncertain
-        near_units = (gaps <= reach).tolist() if gaps.size else None
+        near_units = geo.within(gaps, reach).tolist() if gaps.size else None
         for i, a in enumerate(units):
             for k, b in enumerate(units[i + 1 :], i + 1):
                 if a.side == b.side or (near_units is not None and not near_units[i][k]):

@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import Page
 from werkzeug.serving import make_server
 
+from benchmarks.serving import LoopSource
 from tests.test_live import GAME, LAYOUT
-from tests.test_load import LoopSource
 from vision.game import load_game
 from vision.render import Effects, TagSpec, camera_for_table, render
 from vision.synthetic import table_spec

@@ -7,6 +7,10 @@ pair of units; a question the rules refuse is kept with its message. One block a
 (`## ACTION ARGS`, then its JSON indented), in a fixed order, so a diff names the questions
 whose answer changed and the values that did.
 
+At scale (`scale/`): the every-phase `suggest` of each example tiled across its table to 10, 40
+and 120 bases (`benchmarks.bench_rules.tiled_doc`, as the benchmark tiles them), one block for
+the answer's own keys, one per suggestion (`## item K: KIND ARGS`) and one for its readable lines.
+
 `python -m tests.golden [RULESET]` writes the files again (after a change of answer that was
 meant); `tests/test_golden.py` compares them with what the rules answer now.
 """
@@ -18,9 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rules.engine import get_ruleset
+from benchmarks.bench_rules import tiled_doc
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import UmpireError
-from rules.scene import Scene, load_scene
+from rules.scene import Scene
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -131,11 +136,43 @@ def lines(example: Path) -> list[str]:
     ]
 
 
+SCALES = (10, 40, 120)
+"""How many bases the examples are tiled to for the golden answers at scale."""
+SCALE = HERE / "scale"
+
+
+def scale_path(example: Path, bases: int) -> Path:
+    return SCALE / f"{example.stem}-{bases}.txt"
+
+
+def scale_lines(example: Path, bases: int) -> list[str]:
+    """The golden blocks of the every-phase `suggest` of an example tiled to `bases` bases."""
+    doc = json.loads(example.read_text(encoding="utf-8"))
+    scene = read_scene(tiled_doc(doc, bases), f"<{example.stem} x{bases}>")
+    answer = get_ruleset(scene.ruleset).resolve(scene, "suggest", [])
+    data = json.loads(json.dumps(answer.as_json()))
+    items = data.pop("items")
+    blocks = [f"## suggest\n{json.dumps(data, indent=1, sort_keys=True)}"]
+    blocks += [
+        f"## item {k}: {item['kind']} {' '.join(item['args'])}\n"
+        f"{json.dumps(item, indent=1, sort_keys=True)}"
+        for k, item in enumerate(items, 1)
+    ]
+    blocks.append("## lines\n" + "\n".join(answer.lines))
+    return blocks
+
+
 def write_all(ruleset: str | None = None) -> None:
     """Write the golden files again: every example's, or only those of one ruleset."""
+    SCALE.mkdir(exist_ok=True)
     for example in example_scenes():
         if ruleset is not None and load_scene(example).ruleset != ruleset:
             continue
         blocks = lines(example)
         golden_path(example).write_text("\n".join(blocks) + "\n", encoding="utf-8")
         print(f"{golden_path(example).relative_to(ROOT)}: {len(blocks)} answers")
+        for bases in SCALES:
+            blocks = scale_lines(example, bases)
+            path = scale_path(example, bases)
+            path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+            print(f"{path.relative_to(ROOT)}: {len(blocks) - 2} suggestions")

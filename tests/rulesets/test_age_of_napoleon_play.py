@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import MissingAttribute, QuestionError, UmpireError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Scope
 from tests.builders import base, scene_doc, unit
 
@@ -71,7 +71,7 @@ def doc(*units: dict[str, Any]) -> dict[str, Any]:
 
 
 def read(d: Mapping[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(dict(d)), "<test scene>")
+    return read_scene(copy.deepcopy(dict(d)), "<test scene>")
 
 
 def applied(d: Mapping[str, Any], changes: Sequence[Change]) -> dict[str, Any]:
@@ -266,8 +266,9 @@ def test_hits_beyond_the_dice_are_refused() -> None:
 
 def test_a_shot_out_of_range_has_nothing_to_report() -> None:
     d = doc(inf("a", "red", 1, 1), inf("b", "blue", 9, 1))  # 8 boxes, rifle long 4
+    assert RS.report_form(read(d), "shoot", ("a", "b")) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="out of range, so there are no dice"):
-        RS.report_form(read(d), "shoot", ("a", "b"))
+        RS.settle(read(d), "shoot", ("a", "b"), {})
 
 
 def test_a_machine_gun_counts_its_turns_firing_once_a_turn() -> None:
@@ -291,8 +292,9 @@ def test_a_broken_unit_loses_the_one_die_floor() -> None:
     after = read(applied(d, out.changes))
     res = RS.resolve(after, "shoot", ("a", "b"))
     assert res.data["dice"]["dice"] == 0 and res.data["allowed"] is False
+    assert RS.report_form(after, "shoot", ("a", "b")) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="it has no dice"):
-        RS.report_form(after, "shoot", ("a", "b"))
+        RS.settle(after, "shoot", ("a", "b"), {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,8 +398,9 @@ def test_melee_hits_and_a_leader_check_on_one_top_face() -> None:
 
 def test_units_not_in_contact_have_no_melee_to_report() -> None:
     d = doc(inf("a", "red", 5, 5), inf("b", "blue", 8, 5))
+    assert RS.report_form(read(d), "melee", ("a", "b")) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="not in base to base contact"):
-        RS.report_form(read(d), "melee", ("a", "b"))
+        RS.settle(read(d), "melee", ("a", "b"), {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,8 +424,9 @@ def test_an_overheated_gun_rests_a_turn_then_cools() -> None:
     assert res.data["allowed"] is False and res.data["may_fire"] is False
     shooters = {i["args"][0] for i in RS.resolve(read(rest), "suggest", ("firing",)).data["items"]}
     assert shooters == {"b"}  # b (rifle) reaches the gun 2 boxes away; the gun is not offered
+    assert RS.report_form(read(rest), "shoot", ("mg", "b")) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="may not fire this turn"):
-        RS.report_form(read(rest), "shoot", ("mg", "b"))
+        RS.settle(read(rest), "shoot", ("mg", "b"), {})
     # at the end of that turn it cools down and is ok (line 16-17): nothing to roll
     assert form(rest, "overheat", "mg") == {}
     cooled = settle(rest, "overheat", ("mg",))

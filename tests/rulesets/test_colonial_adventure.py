@@ -22,9 +22,9 @@ import pytest
 from rules import geometry as geo
 from rules.engine import get_ruleset
 from rules.errors import QuestionError, SceneError
+from rules.measure import Table
 from rules.rulesets.colonial_adventure import ColonialAdventure, _in_arc, jam_chance
 from rules.scene import Scene
-from rules.table import Table
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 RS = get_ruleset("colonial-adventure")
@@ -955,7 +955,7 @@ def test_screens_agree_with_the_shared_geometry(seed: int) -> None:
                 continue
             assert _in_arc(table, [a], [b]) == geo.base_in_arc(a, b, 90)
             assert RS.sight(scene, a, b) == geo.sight(a, b, blocking)
-            assert rs._cover(table, a, b) == table.cover(rs, a, b)
+            assert rs._cover(table, a, b) == table.cover(rs.cover_policy, a, b)
 
 
 def test_range_is_measured_from_the_figures_that_fire() -> None:

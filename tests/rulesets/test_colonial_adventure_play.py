@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import MissingAttribute, QuestionError, SceneError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Scope
 from tests.builders import base, rect, scene_doc, terrain, unit
 from vision.game import TagRole, game_tags, load_game
@@ -106,7 +106,7 @@ def fight(
 
 
 def scene(doc: dict[str, Any]) -> Scene:
-    return parse_scene(doc, "<test>")
+    return read_scene(doc, "<test>")
 
 
 def play(doc: dict[str, Any], changes: Sequence[Change]) -> dict[str, Any]:
@@ -438,13 +438,17 @@ def test_a_repeating_gun_jams_and_is_fixed() -> None:
     assert changes == [("s", "actions_spent", 2), ("s", "jammed", False)]
     # Both actions spent fixing it: reload machine gun (1) must wait for the next turn.
     assert ask(doc, "actions", "s")["open_now"] == []
+    assert RS.report_form(scene(doc), "actions", ["s"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="no action open now"):
-        RS.report_form(scene(doc), "actions", ["s"])
+        RS.settle(scene(doc), "actions", ["s"], {})
 
 
 def test_a_shot_that_is_not_allowed_has_no_form() -> None:
+    assert (
+        RS.report_form(scene(volley(gap=30)), "shoot", ["s", "t"]) == ()
+    )  # refused: nothing to roll
     with pytest.raises(QuestionError, match="s does not shoot at t: a rifle cannot reach"):
-        RS.report_form(scene(volley(gap=30)), "shoot", ["s", "t"])
+        RS.settle(scene(volley(gap=30)), "shoot", ["s", "t"], {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -542,8 +546,11 @@ def test_fighters_kill_on_five_and_shock_on_four() -> None:
 
 
 def test_units_apart_have_no_close_combat_form() -> None:
+    assert (
+        RS.report_form(scene(fight(apart=2)), "melee", ["a", "d"]) == ()
+    )  # refused: nothing to roll
     with pytest.raises(QuestionError, match="not in base contact"):
-        RS.report_form(scene(fight(apart=2)), "melee", ["a", "d"])
+        RS.settle(scene(fight(apart=2)), "melee", ["a", "d"], {})
 
 
 # --------------------------------------------------------------------------------------------

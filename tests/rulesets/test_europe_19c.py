@@ -21,8 +21,8 @@ import pytest
 
 from rules.engine import Ruleset, get_ruleset
 from rules.errors import QuestionError, SceneError
+from rules.measure import Table
 from rules.scene import Scene
-from rules.table import Table
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 RS = get_ruleset("europe-19c")
@@ -711,7 +711,7 @@ def test_charging_cavalry_fired_on_test_once() -> None:
 
 
 def example() -> Scene:
-    from rules.scene import load_scene
+    from rules.engine import load_scene
 
     return load_scene(ROOT / "examples" / "europe-19c.json")
 
@@ -746,8 +746,8 @@ def test_suggest_reuses_one_table() -> None:
     scene = example()
     table = Table(scene)
     a, b = scene.base("krupp-1"), scene.base("cuirassiers-1")
-    first = table.sights(RS, [(a, b)])[0]
-    assert table.sights(RS, [(a, b)])[0] is first
+    first = table.sights(RS.sight_policy, [(a, b)])[0]
+    assert table.sights(RS.sight_policy, [(a, b)])[0] is first
 
 
 # --------------------------------------------------------------------------------------------

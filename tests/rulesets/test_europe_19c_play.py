@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import MissingAttribute, QuestionError, SceneError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Kind, Outcome, Scope
 from tests.builders import base, rect, scene_doc, unit
 
@@ -52,7 +52,7 @@ def doc(*units: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def load(document: dict[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(document), "<test scene>")
+    return read_scene(copy.deepcopy(document), "<test scene>")
 
 
 def applied(document: dict[str, Any], outcome: Outcome) -> dict[str, Any]:

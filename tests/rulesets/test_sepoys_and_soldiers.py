@@ -149,6 +149,36 @@ def test_infantry_fire_table(firer: str, target: str, gap: float, need: int) -> 
     assert out["hits_per_success"] == (2 if gap <= 4 else 1)
 
 
+@pytest.mark.parametrize("x", [2, 17, 32, 47, 57, 62, 67])
+@pytest.mark.parametrize("y", [3, 13.7])
+def test_exactly_4_inches_is_short_range_anywhere_on_the_table(x: float, y: float) -> None:
+    # Line 66: Short range - 4". Two 1"-deep bases whose centres are 5" apart are exactly 4"
+    # apart edge to edge wherever they stand; the millimetres may come out a rounding error
+    # past 101.6 (4 x 25.4), which is still on the edge, so short (2 hits a success, line 65).
+    sc = scene(
+        line("a", "red", x, y, type="active", arm="foot"),
+        line("b", "blue", x, y + 5, facing=270, type="active", arm="foot"),
+        uncertainty=0,
+    )
+    out = ask(sc, "shoot", "a", "b")
+    assert out["distance"]["value"] == pytest.approx(4)
+    assert (out["band"], out["hits_per_success"]) == ("short", 2)
+    assert out["thresholds"][0]["verdict"] == "within"
+
+
+@pytest.mark.parametrize("x", [2, 37, 62])
+def test_exactly_8_inches_is_short_range_for_guns_anywhere(x: float) -> None:
+    # Line 59: artillery Short range - 8" (4 hits a success, line 58).
+    sc = scene(
+        line("a", "red", x, 3, type="active", arm="artillery", weapon="european-light"),
+        line("b", "blue", x, 12, facing=270, type="active", arm="foot"),
+        uncertainty=0,
+    )
+    out = ask(sc, "shoot", "a", "b")
+    assert out["distance"]["value"] == pytest.approx(8)
+    assert (out["band"], out["hits_per_success"]) == ("short", 4)
+
+
 def test_infantry_out_of_range_beyond_8_inches() -> None:
     sc = facing_pair(
         9,

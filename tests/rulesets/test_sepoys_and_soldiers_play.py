@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import QuestionError
 from rules.rulesets import sepoys_and_soldiers as sas
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Change, Kind, Outcome, Scope
 from tests.builders import base, rect, scene_doc, terrain
 
@@ -66,7 +66,7 @@ def doc(*units: dict[str, Any], **kw: Any) -> dict[str, Any]:
 
 
 def load(d: dict[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(d), "<test scene>")
+    return read_scene(copy.deepcopy(d), "<test scene>")
 
 
 def ask(d: dict[str, Any], action: str, *args: str) -> dict[str, Any]:
@@ -309,8 +309,9 @@ def test_a_refused_shot_has_no_form() -> None:
         line("a", "red", 10, 10, type="aggressive", arm="foot"),
         line("b", "blue", 10, 31, facing=270, type="active", arm="foot"),
     )
+    assert RS.report_form(load(d), "shoot", ["a", "b"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="beyond the longest range"):
-        RS.report_form(load(d), "shoot", ["a", "b"])
+        RS.settle(load(d), "shoot", ["a", "b"], {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,8 +333,11 @@ def test_command_form() -> None:
     assert order.default == "aggressive"  # an order other than the one it has
     # energetic: 2+ (line 12), 5/6 a die, likelier to act this turn
     assert this_turn.kind is Kind.FLAG and this_turn.default is True and "2+" in this_turn.label
+    assert (
+        RS.report_form(load(_orders("energetic")), "command", ["gen"]) == ()
+    )  # refused: nothing to roll
     with pytest.raises(QuestionError, match="command COMMANDER UNIT"):
-        RS.report_form(load(_orders("energetic")), "command", ["gen"])
+        RS.settle(load(_orders("energetic")), "command", ["gen"], {})
 
 
 def test_an_order_obeyed_this_turn_changes_the_tables_the_unit_reads() -> None:
@@ -352,8 +356,9 @@ def test_an_order_obeyed_this_turn_changes_the_tables_the_unit_reads() -> None:
     )
     refused = ask(second, "command", "gen", "u")
     assert refused["allowed"] is False and refused["orders_given"] == 2
+    assert RS.report_form(load(second), "command", ["gen", "u"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="2 of his 2 order changes"):
-        RS.report_form(load(second), "command", ["gen", "u"])
+        RS.settle(load(second), "command", ["gen", "u"], {})
     assert ask(next_turn(second), "command", "gen", "u")["allowed"] is True
 
 
@@ -374,8 +379,9 @@ def test_an_order_failed_waits_for_next_turn() -> None:
 def test_a_unit_out_of_contact_cannot_be_ordered() -> None:
     d = _orders("energetic")
     d["units"][0]["bases"][0]["y"] = 7  # 1.5" behind u
+    assert RS.report_form(load(d), "command", ["gen", "u"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="not adjacent"):
-        RS.report_form(load(d), "command", ["gen", "u"])
+        RS.settle(load(d), "command", ["gen", "u"], {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,8 +424,9 @@ def test_a_nerve_form_asks_passed_and_tells_the_tests() -> None:
     # active: 2d6 (line 21), tested twice (line 28): (3/4)^2 = 9/16, likelier to pass
     assert passed.kind is Kind.FLAG and passed.default is True
     assert "2d6" in passed.label and "each of 2 tests" in passed.label
+    assert RS.report_form(load(_unit()), "nerve", ["u"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="name the situation"):
-        RS.report_form(load(_unit()), "nerve", ["u"])
+        RS.settle(load(_unit()), "nerve", ["u"], {})
 
 
 def test_a_routed_unit_rallies_or_keeps_routing() -> None:
@@ -525,8 +532,9 @@ def test_a_charge_refused_at_the_chargers_nerve_or_fought_out() -> None:
 def test_a_charge_beyond_reach_has_no_form() -> None:
     d = _charge()
     d["units"][1]["bases"][0]["y"] = d["units"][1]["bases"][1]["y"] = 23  # 12" apart
+    assert RS.report_form(load(d), "charge", ["a", "b"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="beyond the charge move"):
-        RS.report_form(load(d), "charge", ["a", "b"])
+        RS.settle(load(d), "charge", ["a", "b"], {})
 
 
 # --------------------------------------------------------------------------------------------
@@ -690,8 +698,9 @@ def test_a_routed_unit_that_failed_to_rally_still_makes_its_rout_move() -> None:
 
 def test_indian_guns_have_no_move_to_settle() -> None:
     d = doc(line("guns", "red", 10, 10, type="active", arm="artillery", weapon="indian"))
+    assert RS.report_form(load(d), "move", ["guns"]) == ()  # refused: nothing to roll
     with pytest.raises(QuestionError, match="Indian artillery is static"):
-        RS.report_form(load(d), "move", ["guns"])
+        RS.settle(load(d), "move", ["guns"], {})
 
 
 def test_changes_are_checked_against_the_declared_fields() -> None:

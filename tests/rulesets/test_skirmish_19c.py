@@ -143,7 +143,8 @@ def test_a_band_edge_inside_the_uncertainty_is_too_close_to_call() -> None:
     [
         (20, "woods", "soft", 4),  # short, soft cover: 4
         (50, "woods", "soft", 6),  # medium, soft cover: 6
-        (100, "woods", "soft", 7),  # long, soft cover: 7
+        # A figure in woods 100 cm away is not seen (line 61: D6 x 10 cm), so behind a hedge.
+        (100, "hedge", "soft", 7),  # long, soft cover: 7
         (20, "wall", "hard", 6),  # short, hard cover: 6
         (50, "wall", "hard", 7),  # medium, hard cover: 7
         (100, "wall", "hard", 8),  # long, hard cover: 8
@@ -155,8 +156,9 @@ def test_cover_column(d: float, kind: str, cover: str, need: int) -> None:
         # The target stands 2 cm inside the wood's edge (line 57: seen up to 10 cm inside).
         piece = terrain("cover", "woods", rect(x_target - 3, 40, x_target + 20, 60))
     else:
-        # A wall 1 cm in front of the target's near edge (the engine's 3 cm "close behind").
-        piece = terrain("cover", "wall", rect(x_target - 2.5, 40, x_target - 2, 60))
+        # A wall or hedge 1 cm in front of the target's near edge (the engine's 3 cm "close
+        # behind").
+        piece = terrain("cover", kind, rect(x_target - 2.5, 40, x_target - 2, 60))
     out = ask(scene([shooter(), target(d)], [piece]), "shoot", "red", "blue")
     assert out["cover"] == cover
     assert out["rolls"][0]["need"] == need
@@ -305,6 +307,69 @@ def test_hits_fall_among_the_nearest_ten_figures() -> None:
     # ten are blue-1 .. blue-10 (line 53).
     out = ask(scene([shooter(1), target(20, n=12)]), "shoot", "red", "blue")
     assert out["allocation"]["figures"] == [f"blue-{i}" for i in range(1, 11)]
+
+
+# Lines 61 and 63: figures in terrain. The shooter's front edge is at x = 11 and a target
+# `d` cm away stands on x = 11 + d .. 13 + d (2 cm square bases, centres 1 cm in).
+
+
+def test_two_figures_deep_in_one_wood_see_each_other_within_20cm() -> None:
+    # Line 63: "Visibility is 20 cms within woods". Both deep in one wood (its edge 60 cm
+    # behind the shooter): 18 cm apart they see each other and may shoot (soft cover, line
+    # 42-43 column; short range for rifles, line 10); 22 cm apart they do not.
+    wood = [terrain("wood", "woods", rect(-50, 0, 100, 120))]
+    near = ask(scene([shooter(), target(18)], wood, uncertainty=0), "shoot", "red", "blue")
+    assert (near["allowed"], near["band"], near["cover"]) == (True, "short", "soft")
+    assert "spotting" not in near  # the shooter stands in the same wood: no D6 x 10 cm
+    seen = ask(scene([shooter(), target(18)], wood), "measure", "red", "blue")
+    assert seen["in_sight"] is True
+    assert seen["sight"]["seen_within"] == {"value": 20.0, "unit": "cm"}
+    far = scene([shooter(), target(22)], wood, uncertainty=0)
+    assert ask(far, "measure", "red", "blue")["in_sight"] is False
+    assert ask(far, "shoot", "red", "blue")["allowed"] is False
+
+
+def test_a_figure_in_woods_near_the_edge_is_spotted_at_d6_x_10cm() -> None:
+    # Line 61: a figure in terrain within 10 cm of its edge is seen at D6 x 10 cm. The wood
+    # starts at x = 40; the target 35 cm away stands on x = 46 .. 48, 6 cm inside. A D6 x 10
+    # reaches 35 cm on a 4, 5 or 6: 4+, 1/2.
+    wood = [terrain("wood", "woods", rect(40, 0, 100, 120))]
+    out = ask(scene([shooter(), target(35)], wood, uncertainty=0), "shoot", "red", "blue")
+    assert out["allowed"] is True
+    spot = out["spotting"]
+    assert (spot["dice"], spot["sides"], spot["need"], spot["p_success_exact"]) == (1, 6, 4, "1/2")
+    assert spot["source"] == "000_157c880a83b52d41.txt:61"
+    # 70 cm away (the wood starting at x = 75, the target 6 cm inside): beyond the 60 cm a
+    # D6 x 10 can reach, so not seen at all, though rifles reach 180 cm (line 10).
+    wood = [terrain("wood", "woods", rect(75, 0, 150, 120))]
+    far = scene([shooter(), target(70)], wood, uncertainty=0)
+    assert ask(far, "shoot", "red", "blue")["allowed"] is False
+    seen = ask(far, "measure", "red", "blue")
+    assert seen["in_sight"] is False
+    assert seen["sight"]["seen_within"] == {"value": 60.0, "unit": "cm"}
+
+
+def test_a_figure_deep_in_a_town_is_seen_only_once_it_fires() -> None:
+    # Line 61: deeper than 10 cm in terrain (the town starts at x = 30; the target 30 cm away
+    # stands on x = 41 .. 43, 11 cm inside) it is not seen, unless it fires; then a D6 x 10
+    # must reach 30 cm: 3+.
+    town = [terrain("town", "town", rect(30, 0, 100, 120))]
+    hidden = scene([shooter(), target(30)], town, uncertainty=0)
+    assert ask(hidden, "shoot", "red", "blue")["allowed"] is False
+    assert ask(hidden, "measure", "red", "blue")["sight"]["seen_within"] is None
+    fired = scene([shooter(), target(30, fired=True)], town, uncertainty=0)
+    out = ask(fired, "shoot", "red", "blue")
+    assert (out["allowed"], out["spotting"]["need"]) == (True, 3)
+    assert out["cover"] == "hard"
+
+
+def test_terrain_that_gives_no_cover_hides_nobody() -> None:
+    # Line 61 "or are in plain sight": a town the scene says gives no cover (ruins, a
+    # village green) hides nobody; the figure is seen as in the open, no D6 x 10 cm.
+    town = [terrain("town", "town", rect(30, 0, 100, 120), cover="none")]
+    out = ask(scene([shooter(), target(30)], town, uncertainty=0), "shoot", "red", "blue")
+    assert (out["allowed"], out["cover"]) == (True, "none")
+    assert "spotting" not in out
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import QuestionError
-from rules.scene import Scene, load_scene, parse_scene
+from rules.scene import Scene
 from rules.state import Kind, Outcome, Scope
 from tests.builders import base, scene_doc, unit
 
@@ -56,7 +56,7 @@ def doc_of(*units: dict[str, Any]) -> dict[str, Any]:
 
 
 def read(doc: dict[str, Any]) -> Scene:
-    return parse_scene(copy.deepcopy(doc), "<play>")
+    return read_scene(copy.deepcopy(doc), "<play>")
 
 
 def ask(doc: dict[str, Any], action: str, *args: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@
     overriding: null, // question key whose override note is being written (the card holds still)
     game: null, // the game in play, from /api/state
     reporting: null, // question key whose dice are being entered (the card holds still)
+    missing: [], // bases the camera has lost (from the status)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -230,11 +231,20 @@
     if (!status) return;
     if (status.frame !== undefined) $("st-frame").textContent = status.frame;
     if (typeof status.fps === "number") $("st-fps").textContent = status.fps.toFixed(1);
+    // Frames a second mean something only while frames come: not for a still photo, a folder
+    // waiting for "Next photo" or a video played to its end.
+    $("st-fps-item").hidden = !["live", "playing", undefined].includes(status.source_state);
+    if (status.source_words) framesFrom = { state: status.source_state, words: status.source_words };
+    $("next-photo").hidden = !status.can_step;
     const cal = status.calibration;
     $("st-cal").textContent = cal
       ? `${cal.rms.toFixed(2)} ${cal.unit} rms, worst ${cal.worst.toFixed(2)} ${cal.unit}`
       : "not yet";
     const bases = status.bases || {};
+    if (Array.isArray(status.missing_bases) && status.missing_bases.join() !== (state.missing || []).join()) {
+      state.missing = status.missing_bases;
+      showBaseLists();
+    }
     $("st-seen").textContent = bases.seen ?? "-";
     $("st-stale").textContent = bases.stale ?? "-";
     $("st-missing").textContent = bases.missing ?? "-";
@@ -256,6 +266,21 @@
     item.textContent = text;
   }
 
+  /** What the source is doing, in the server's words (the events stream is connected). */
+  let framesFrom = { state: "live", words: "live" };
+  const showSource = () => connection(framesFrom.state, framesFrom.words);
+
+  /** The page's "Next photo": the folder shows its next photo now. */
+  async function nextPhoto() {
+    $("source-msg").textContent = "";
+    try {
+      const answer = await post("/api/source/next", {});
+      $("source-msg").textContent = `photo ${answer.photo} of ${answer.photos} asked for`;
+    } catch (error) {
+      $("source-msg").textContent = error.message;
+    }
+  }
+
   // ------------------------------------------------------------------------------------------
   // Server-sent events: one `frame` event per scanned frame.
 
@@ -264,13 +289,13 @@
   function listen() {
     if (events) events.close();
     events = new EventSource("/events");
-    events.addEventListener("open", () => connection("live", "live"));
+    events.addEventListener("open", showSource);
     events.addEventListener("frame", (event) => {
       const data = JSON.parse(event.data);
       state.frame = data.frame;
       showStatus(data.status);
       $("st-frame").textContent = data.frame;
-      connection("live", "live");
+      showSource();
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
       if (Date.now() - lastSuggest > 5000) loadSuggest();
@@ -280,6 +305,7 @@
       // The game's state changed (a result confirmed elsewhere, a new turn) or the camera did.
       const data = JSON.parse(event.data);
       showStatus(data.status);
+      showSource();
       refreshMap();
       loadState();
     });
@@ -528,6 +554,7 @@
     const id = r.log_id;
     if (!Number.isInteger(id) || !question) return null;
     const row = h("div", { class: "decide", "data-log-id": id });
+    row.refused = r.allowed === false;
     fillDecision(row, id, questionKey(question));
     return row;
   }
@@ -554,7 +581,12 @@
             message.textContent = form.missing();
             return;
           }
-          decide(row, id, key, { decision: "confirm", result: form ? form.values() : null }, message);
+          // No dice to report (a move, a charge): an empty result still applies the action's
+          // outcome (the unit has moved); for a question without one (measure) it changes nothing.
+          // A refused action (a shot out of range) has no outcome: the table's agreement is
+          // recorded, nothing is settled.
+          const result = form ? form.values() : row.refused ? null : {};
+          decide(row, id, key, { decision: "confirm", result }, message);
         },
       }, form ? "Confirm and apply" : "Confirm"),
       h("button", {
@@ -667,6 +699,21 @@
       decision.reportForm = form;
       parts.push(form.el);
       fillDecision(decision, r.log_id, questionKey(question));
+    }
+    else if (decision && !decision.refused && question.action !== "measure" && canChange() &&
+        !state.decisions.get(questionKey(question))) {
+      // No dice to report (a move, a charge): still say what Confirm will change, if anything.
+      const preview = h("div", { class: "preview", "aria-live": "polite" });
+      parts.push(preview);
+      post("/api/outcome", { action: question.action, args: question.args, result: {} })
+        .then((answer) => {
+          const edits = answer.edits || [];
+          if (edits.length) {
+            preview.replaceChildren(h("p", { class: "hint" }, "Confirm will apply:"),
+              h("ul", { class: "will-apply" }, edits.map((e) => h("li", null, editWords(e)))));
+          }
+        })
+        .catch(() => {}); // an action whose result changes nothing: nothing to show
     }
     parts.push(decision);
     parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
@@ -876,11 +923,17 @@
       const label = h("span", { class: "report-label" }, r.label, source(r.source));
       let control;
       if (r.kind === "count") {
-        values[r.name] = Number.isInteger(r.default) ? r.default : 0;
-        const shown = h("output", { class: "count-value", "data-report": r.name }, values[r.name]);
+        // A count the ruleset gives no starting value for is a die's face (1 to 6): it starts
+        // unset, so the form asks for it instead of sending a face no die shows, and goes no
+        // lower than 1.
+        const unset = !Number.isInteger(r.default);
+        const bottom = unset ? 1 : 0;
+        values[r.name] = unset ? null : r.default;
+        const shown = h("output", { class: "count-value", "data-report": r.name }, unset ? "–" : values[r.name]);
         const step = (d) => () => {
           const top = Number.isInteger(r.maximum) ? r.maximum : Infinity;
-          values[r.name] = Math.max(0, Math.min(top, values[r.name] + d));
+          const now = values[r.name] === null ? bottom - (d > 0 ? 1 : 0) : values[r.name];
+          values[r.name] = Math.max(bottom, Math.min(top, now + d));
           shown.textContent = values[r.name];
           changed();
         };
@@ -1029,11 +1082,25 @@
       $(id).disabled = !canChange() || $(id).dataset.can !== "yes";
     }
     $("new-game").disabled = !canChange();
+    showBaseLists();
+  }
+
+  /** Bases taken off the table (to put back) and bases the camera has lost (to hold where they
+   * were last seen, e.g. inside a building): neither is on the map to be clicked. */
+  function showBaseLists() {
+    const game = state.game;
+    if (!game) return;
     const removed = game.removed || [];
-    $("taken-off").replaceChildren(removed.length ? h("p", null, "taken off the table: ",
-      removed.map((b) => h("span", { class: "taken" }, b, " ",
-        h("button", { type: "button", class: "change quiet put-back", "data-base": b, disabled: !canChange(),
-          onclick: () => setBase(b, { removed: false }) }, "put back")))) : "");
+    const missing = (state.missing || []).filter((b) => !removed.includes(b));
+    $("taken-off").replaceChildren(
+      removed.length ? h("p", null, "taken off the table: ",
+        removed.map((b) => h("span", { class: "taken" }, b, " ",
+          h("button", { type: "button", class: "change quiet put-back", "data-base": b, disabled: !canChange(),
+            onclick: () => setBase(b, { removed: false }) }, "put back")))) : "",
+      missing.length ? h("p", null, "not seen by the camera: ",
+        missing.map((b) => h("span", { class: "taken" }, b, " ",
+          h("button", { type: "button", class: "change quiet hold-missing", "data-base": b, disabled: !canChange(),
+            title: "keep it on the map where it was last seen", onclick: () => setBase(b, { held: true }) }, "hold")))) : "");
   }
 
   function undoWords(step) {
@@ -1047,6 +1114,7 @@
     try {
       const answer = await post(path, body || {});
       $("game-msg").textContent = done ? done(answer) : "";
+      $("unit-msg").textContent = ""; // a refusal there was about the game as it stood
       state.decisions.clear();
       await loadState();
       refreshMap();
@@ -1057,12 +1125,19 @@
     }
   }
 
+  /** The phase after the one the sequence of play shows as current. Clicks are taken one after
+   * another, each from the phase the last one set: the game's state (`state.game`) is read again
+   * only after a phase is saved, so moving on from it would lose a click made meanwhile. */
+  let phaseChange = Promise.resolve();
+
   function nextPhase() {
-    const game = state.game;
-    if (!game || !game.phase) return;
-    const names = (game.phases || []).map((p) => p.name);
-    const next = names[(names.indexOf(game.phase) + 1) % names.length];
-    choosePhase(next);
+    phaseChange = phaseChange.then(() => {
+      const game = state.game;
+      if (!game || !game.phase) return undefined;
+      const names = (game.phases || []).map((p) => p.name);
+      const current = names.includes(state.phase) ? state.phase : game.phase;
+      return choosePhase(names[(names.indexOf(current) + 1) % names.length]);
+    });
   }
 
   /** The unit of the selected base, its state as buttons built from the ruleset's fields. */
@@ -1186,6 +1261,7 @@
       afterPick();
     });
     $("snap").addEventListener("click", takeSnapshot);
+    $("next-photo").addEventListener("click", nextPhoto);
     $("next-phase").addEventListener("click", nextPhase);
     $("undo").addEventListener("click", () => gameAction("/api/state/undo", {}, (a) => `undone (step ${a.undone})`));
     $("end-game").addEventListener("click", () => {

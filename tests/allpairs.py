@@ -1,9 +1,12 @@
 """Every pair of bases measured at once: edge distance, aspect and centre-to-centre sight.
 
+Reference code kept with the tests (no part of the product asks for it): an all-pairs kernel
+held, pair for pair, to the per-pair functions of `rules.geometry` (tests/test_allpairs.py).
+
 `measure_all(scene)` answers for all N x N pairs what `measure` answers for one (the distance,
 where one base stands relative to the other's facing, whether the line between their centres
 is clear), in a few array passes, so a page can colour the whole table every frame. Pure numpy
-and `rules`; never imports cv2, flask, `vision` or `webui`.
+and `rules`.
 
 How each part stays cheap and exact:
 - distance: two convex outlines that do not overlap are nearest at a vertex of one of them, so
@@ -34,10 +37,10 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from . import geometry as geo
-from .engine import Ruleset, get_ruleset
-from .scene import Scene
-from .table import Table
+from rules import geometry as geo
+from rules.engine import Ruleset, get_ruleset
+from rules.measure import table_of
+from rules.scene import Scene
 
 Bools = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.intp]
@@ -154,7 +157,7 @@ def measure_all(scene: Scene, ruleset: Ruleset | None = None) -> AllPairs:
     sheet = ruleset if ruleset is not None else get_ruleset(scene.ruleset)
     feet = footprints(scene)
     bases = list(scene.bases())
-    terrain = Table(scene).terrain_obstacles(sheet)
+    terrain = table_of(scene).terrain_obstacles(sheet.sight_policy)
     return AllPairs(
         ids=tuple(b.id for b in bases),
         distance=_read_only(distances(feet)),

@@ -1,0 +1,244 @@
+"""What an answer is made of: the values every ruleset's resolutions are built from.
+
+A `Resolution` is the answer to one question: its JSON data (lengths through `length_json`, in
+the scene's unit) and its readable lines. Inside it: `Threshold`s (a measured length against a
+rule's limit, with its uncertainty), `Roll`s (dice, the number needed, exact odds) with their
+`Modifier`s, `RangeBand`s, `Suggestion`s (one resolution a phase of play asks for), and a `Cite`
+on every number, naming the line of the sheet it comes from. Frozen values; pure: never imports
+numpy, a ruleset, cv2 or flask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache, lru_cache
+from typing import Any
+
+from calibration.units import MM_PER_UNIT, check_unit
+
+from . import dice as dice_math
+from .geometry import within
+from .scene import Scene
+
+
+@dataclass(frozen=True, slots=True)
+class Cite:
+    """Where a number comes from: a line of a rule sheet in `rules/sheets/`."""
+
+    sheet: str
+    """The sheet's file name."""
+    line: int
+    """1-based line number in that file."""
+    text: str = ""
+    """A short quotation, for players."""
+
+    def __str__(self) -> str:
+        return f"{self.sheet}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The answer to one question: JSON-ready data plus a readable explanation."""
+
+    action: str
+    data: Mapping[str, Any]
+    """The `--json` output: the contract's keys, lengths in the scene's unit."""
+    lines: tuple[str, ...]
+    """The readable explanation, one sentence a line."""
+
+    def as_json(self) -> dict[str, Any]:
+        """The data as a plain dict for `json.dumps`."""
+        return dict(self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A measured length compared with a rule's threshold, with its measurement uncertainty."""
+
+    measured: float
+    """mm"""
+    limit: float
+    """mm"""
+    uncertainty: float
+    """mm: the combined position uncertainty of the two ends."""
+
+    @property
+    def margin(self) -> float:
+        """How far inside (positive) or outside (negative) the limit the measurement is, mm."""
+        return self.limit - self.measured
+
+    @property
+    def too_close_to_call(self) -> bool:
+        """The margin is inside the measurement's uncertainty."""
+        return abs(self.margin) <= self.uncertainty
+
+    @property
+    def within(self) -> bool:
+        """The measurement is within (at most) the limit (`geometry.within`)."""
+        return within(self.measured, self.limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """One modifier the sheet applies, with its reason and source."""
+
+    value: float
+    """Added to the die, the need, the dice count or the factor (the roll says which)."""
+    reason: str
+    cite: Cite | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "reason": self.reason,
+            "source": None if self.cite is None else str(self.cite),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Dice to throw for one purpose, the lowest face that succeeds and the exact odds."""
+
+    purpose: str
+    """What the roll decides: `to hit`, `damage`, `save`, `nerve`, ..."""
+    dice: int
+    sides: int
+    need: int | None
+    """The lowest face that succeeds; None when the faces index a table (damage, actions)."""
+    distribution: tuple[Fraction, ...] = ()
+    """P(k successes) for k = 0..dice (empty when `need` is None)."""
+    modifiers: tuple[Modifier, ...] = ()
+    cite: Cite | None = None
+    note: str = ""
+
+    @property
+    def p_success(self) -> Fraction | None:
+        """Chance one die succeeds."""
+        return None if self.need is None else dice_math.p_at_least(self.sides, self.need)
+
+    @classmethod
+    def success_roll(
+        cls,
+        purpose: str,
+        dice: int,
+        sides: int,
+        need: int,
+        modifiers: Sequence[Modifier] = (),
+        cite: Cite | None = None,
+        note: str = "",
+    ) -> Roll:
+        """A roll of `dice` dice needing `need`+, with its distribution of successes."""
+        return cls(
+            purpose,
+            dice,
+            sides,
+            need,
+            dice_math.successes(dice, sides, need),
+            tuple(modifiers),
+            cite,
+            note,
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        p = self.p_success
+        return {
+            "purpose": self.purpose,
+            "dice": self.dice,
+            "sides": self.sides,
+            "need": self.need,
+            "p_success": None if p is None else float(p),
+            "p_success_exact": None if p is None else str(p),
+            "distribution": dice_math.as_floats(self.distribution),
+            "modifiers": [m.as_json() for m in self.modifiers],
+            "source": None if self.cite is None else str(self.cite),
+            "note": self.note,
+        }
+
+    def describe(self) -> str:
+        """`3D8 to hit, 4+ each (5/8 a die)`, for the readable answer."""
+        if self.need is None:
+            return f"{self.dice}D{self.sides} for {self.purpose}" + (
+                f" ({self.note})" if self.note else ""
+            )
+        p = self.p_success
+        assert p is not None
+        odds = "cannot succeed" if p == 0 else f"{self.need}+ each, {p} a die"
+        return f"{self.dice}D{self.sides} {self.purpose}: {odds}" + (
+            f" ({self.note})" if self.note else ""
+        )
+
+
+def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
+    """A length compared with a limit, for JSON, with the `too close to call` verdict."""
+    # `Threshold.margin`, `too_close_to_call` and `within`, worked out once (asked thousands
+    # of times a `suggest`).
+    measured, limit, uncertainty = t.measured, t.limit, t.uncertainty
+    margin = limit - measured
+    close = abs(margin) <= uncertainty
+    verdict = "too close to call" if close else "within" if within(measured, limit) else "beyond"
+    return {
+        "measured": length_json(scene, measured),
+        "limit": length_json(scene, limit),
+        "margin": length_json(scene, margin),
+        "uncertainty": length_json(scene, uncertainty),
+        "verdict": verdict,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class RangeBand:
+    """How far one range band of a unit's weapon reaches, edge to edge."""
+
+    label: str
+    """The sheet's name for the band (`short`, `0-9`, `canister`...)."""
+    reach: float
+    """mm"""
+    cite: Cite | None = None
+
+
+def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
+    """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
+    value, unit = float(value_mm), scene.unit
+    # Zero is worked out each time: the memo would not tell 0.0 from -0.0.
+    return {"value": _in_unit(value, unit) if value else _rounded(value, unit), "unit": unit}
+
+
+def _rounded(value_mm: float, unit: str) -> float:
+    """A length in `unit`, to 3 decimals."""
+    return round(value_mm / _mm_per(unit), 3)
+
+
+_in_unit = lru_cache(maxsize=8192)(_rounded)
+"""`_rounded`, remembered: a `suggest` answer holds thousands of lengths, many the same
+(rounding to decimals costs more than looking the answer up)."""
+
+
+@cache
+def _mm_per(unit: str) -> float:
+    """Millimetres in one `unit`: `from_mm`'s divisor, checked once per unit rather than for
+    each of the thousands of lengths a `suggest` answer holds."""
+    return MM_PER_UNIT[check_unit(unit)]
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One resolution a phase of play asks for: the question and its answer."""
+
+    kind: str
+    """The action (`shoot`, `move`...)."""
+    args: tuple[str, ...]
+    result: Resolution
+    summary: str
+    """One line for the list: by default the answer's first line."""
+    phase: str | None = None
+    """The phase that asks it; None when every phase asks it."""
+
+    def as_json(self, with_phase: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "args": list(self.args)}
+        if with_phase:
+            out["phase"] = self.phase
+        out["summary"] = self.summary
+        out["result"] = self.result.as_json()
+        return out

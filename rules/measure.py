@@ -1,0 +1,1267 @@
+"""The measuring layer: every measurement of one scene, computed once, batched, and shared by
+every question and every ruleset about it.
+
+`table_of(scene)` hands out the scene's `Table` (the last few scenes asked about are kept, so a
+question and the page's many questions about one frame share one set of measurements). A
+`Table` answers, in millimetres:
+- edge distances: between every two bases (`distances`, `distance`, `block`, `within`,
+  `pairs_within`), between units (`unit_distance` and `closest` name the nearest pair,
+  `unit_gap` / `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
+- aspects: where each base stands relative to every other's facing (`aspects`, `aspect`);
+- terrain: what each base stands in (`standing`, `centre_in`);
+- sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
+  an end stands in, whether bases block, whether the entire base must be seen, how far the
+  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `visible`,
+  remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
+- cover under a frozen `CoverPolicy` (`cover`).
+
+Rulesets ask; they keep nothing between questions. Every memo here is filled under the table's
+one lock and never changed once filled, so the page's threads may ask about one scene at once.
+Pure: numpy and `rules` only; never imports a ruleset, cv2, flask or `vision`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from . import geometry as geo
+from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+
+_T = TypeVar("_T", bound=np.generic)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SightPolicy:
+    """How a sheet judges sight: frozen, so the answers under it can be remembered per scene
+    (keyed by the policy itself: each ruleset class makes its one policy once, and memos look
+    it up thousands of times a `suggest`, so it hashes by identity).
+
+    Sight lines run from the viewer's centre to the target's centre and corners
+    (`geometry.sight_points`)."""
+
+    blocking: frozenset[TerrainKind]
+    """Terrain kinds that block sight lines across them."""
+    see_into: tuple[tuple[TerrainKind, float], ...] = ()
+    """(kind, mm): how deep a sight line may run into a blocking piece at an end that stands in
+    it (0 for the kinds not listed)."""
+    bases_block: bool = False
+    """Whether bases of other units than the two block sight lines."""
+    shoot_over_within: float | None = None
+    """With `bases_block`: bases no farther than this (mm, edge to edge) from the viewer do not
+    block its lines (it sees over them); None: every other unit's base blocks."""
+    entire_base: bool = False
+    """A target is in sight only when every line to it is clear (else when any is)."""
+    visibility_within: tuple[tuple[TerrainKind, float], ...] = ()
+    """(kind, mm): inside one piece of the kind, two bases whose centres both stand in it see
+    each other up to this far (edge to edge) and no further, and the piece does not block the
+    lines between them."""
+    hidden_in: frozenset[TerrainKind] = frozenset()
+    """Kinds of terrain that hide a base whose centre stands in them from viewers outside the
+    piece (a piece the scene says gives no cover hides nobody)."""
+    hidden_edge: float = 0.0
+    """mm: a hidden base standing this near the edge of the pieces hiding it shows itself."""
+    hidden_seen_within: float = math.inf
+    """mm: how far a hidden base that shows itself is seen, edge to edge."""
+    revealed_by: str | None = None
+    """A unit flag (`fired`) that shows the unit's hidden bases wherever they stand."""
+
+    def see_into_of(self, kind: TerrainKind) -> float:
+        return dict(self.see_into).get(kind, 0.0)
+
+    @property
+    def limits_reach(self) -> bool:
+        """Whether the terrain limits how far a base is seen (`Table.sight_reach`)."""
+        return bool(self.visibility_within or self.hidden_in)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CoverPolicy:
+    """How a sheet reads cover: frozen, so the answers under it can be remembered per scene
+    (keyed, as `SightPolicy`, by the policy itself)."""
+
+    cover: tuple[tuple[TerrainKind, Cover], ...]
+    """(kind, cover) a terrain piece gives when the scene does not say; kinds not listed give
+    none."""
+    obstacles: frozenset[TerrainKind]
+    """Linear terrain that gives cover to a base close behind it."""
+    behind_within: float
+    """How close (mm, edge to edge) behind a cover obstacle a target must be to claim it."""
+
+    def cover_of(self, terrain: Terrain) -> Cover:
+        """The cover a piece gives: the scene's word, else the sheet's for its kind."""
+        if terrain.cover is not None:
+            return terrain.cover
+        return dict(self.cover).get(terrain.kind, Cover.NONE)
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A terrain piece a base stands in, and how (entirely or partly)."""
+
+    terrain: Terrain
+    containment: geo.Containment
+
+
+@dataclass(frozen=True, slots=True)
+class CoverReading:
+    """The cover a target has against one shooter, and why."""
+
+    cover: Cover
+    reasons: tuple[str, ...]
+    """`rifles-2 stands in wood-1 (woods)`, `... is behind wall-1 (wall)`; empty in the open."""
+
+
+def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
+    """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
+    pts = sorted(map(tuple, poly.tolist()))
+
+    def half(points: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
+        out: list[tuple[float, ...]] = []
+        for p in points:
+            while (
+                len(out) >= 2
+                and (
+                    (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                    - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])
+                )
+                <= 0
+            ):
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
+
+
+class _Near(NamedTuple):
+    """The bases that may block the lines to a target's other sight points, found with the
+    line to its centre (`Table._centre_lines_near`)."""
+
+    pair: npt.NDArray[np.int_]
+    """(M,) the pair (of the batch) each candidate base belongs to"""
+    base: npt.NDArray[np.int_]
+    """(M,) a base that may block a line of that pair (`geometry.solids_block_spread`)"""
+
+
+class Table:
+    """The measurements of one scene, each computed once when first asked. Lengths in mm.
+
+    Memos are filled under `_lock` and never changed afterwards (arrays handed out are
+    read-only), so answers are the same whichever thread asks first."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+        self.bases: tuple[Base, ...] = tuple(scene.bases())
+        self.index = {b.id: i for i, b in enumerate(self.bases)}
+        self._lock = threading.RLock()
+        self._sight: dict[SightPolicy, dict[tuple[str, str], geo.Sight]] = {}
+        self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
+        self._standing: dict[str, tuple[Standing, ...]] = {}
+        self._terrain_obstacles: dict[SightPolicy, tuple[geo.Obstacle, ...]] = {}
+        self._base_obstacles: dict[str, geo.Obstacle] = {}
+        self._unit_distance: dict[tuple[str, str], geo.Closest] = {}
+        self._centre_in: dict[str, tuple[Terrain, ...]] = {}
+        self._cover: dict[CoverPolicy, dict[tuple[str, str], CoverReading]] = {}
+        self._hulls: dict[str, tuple[geo.Array, float]] = {}
+        self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
+        self._gaps: dict[tuple[str, str], float] = {}
+        self._shown: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
+        self._limits: dict[SightPolicy, geo.Array] = {}
+        self._hiders: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
+        self._in_hiders: dict[SightPolicy, list[bool]] = {}
+        self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
+        self._apart: dict[float, npt.NDArray[np.bool_]] = {}
+        self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
+        self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
+
+    @cached_property
+    def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Bounding boxes of the terrain polygons (x_lo, y_lo, x_hi, y_hi) as plain numbers, to
+        skip the pieces a base or a line cannot touch (read for every base and every cover
+        question)."""
+        boxes = []
+        for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain):
+            boxes.append((*np.min(p, axis=0).tolist(), *np.max(p, axis=0).tolist()))
+        return boxes
+
+    @cached_property
+    def distances(self) -> geo.Array:
+        """Edge-to-edge distances between every pair of bases (N, N), mm (read-only)."""
+        return _read_only(geo.distance_matrix(self.bases))
+
+    @cached_property
+    def aspects(self) -> npt.NDArray[np.int8]:
+        """(N, N) where base i stands relative to base j's facing: 0 front, 1 flank, 2 rear
+        (`geometry.aspect_matrix`, read-only)."""
+        return _read_only(geo.aspect_matrix(self.bases))
+
+    def aspect(self, attacker: Base, target: Base) -> geo.Aspect:
+        """Where `attacker` stands relative to `target`'s facing (`aspects`)."""
+        code = int(self.aspects[self.index[attacker.id], self.index[target.id]])
+        return (geo.Aspect.FRONT, geo.Aspect.FLANK, geo.Aspect.REAR)[code]
+
+    def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+        """Every ordered pair of different bases at most `reach` apart, edge to edge
+        (`geometry.within`), as (rows, columns) of `distances` in reading order (memoised per
+        reach, read-only)."""
+        found = self._pairs_within.get(reach)
+        if found is None:
+            with self._lock:
+                near = geo.within(self.distances, reach)
+                np.fill_diagonal(near, False)
+                rows, cols = np.nonzero(near)
+                found = self._pairs_within[reach] = (_read_only(rows), _read_only(cols))
+        return found
+
+    def apart(self, limit: float) -> npt.NDArray[np.bool_]:
+        """(N, N) whether each two bases are more than `limit` mm apart, edge to edge
+        (memoised per limit: sight masks gather rows of it for thousands of lines)."""
+        found = self._apart.get(limit)
+        if found is None:
+            with self._lock:
+                found = self._apart[limit] = _read_only(self.distances > limit)
+        return found
+
+    def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
+        """(N, N) whether base j is of another unit than base i and more than `limit` mm from
+        it, edge to edge (memoised per limit: a viewer's row of it is where a sight mask that
+        lets near bases be seen over starts, for thousands of lines)."""
+        found = self._others_apart.get(limit)
+        if found is None:
+            with self._lock:
+                units = self.unit_numbers
+                found = (units[None, :] != units[:, None]) & self.apart(limit)
+                found = self._others_apart[limit] = _read_only(found)
+        return found
+
+    def distance(self, a: Base, b: Base) -> float:
+        """Edge-to-edge distance between two bases, mm."""
+        return float(self.distances[self.index[a.id], self.index[b.id]])
+
+    def rows(self, group: Sequence[Base]) -> list[int]:
+        """The table indices of a group of bases (rows of `distances`)."""
+        return [self.index[b.id] for b in group]
+
+    def block(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Array:
+        """(A, B) the distances from each base of `group_a` to each of `group_b`, in the
+        groups' order: `distances[rows(group_a)][:, rows(group_b)]`, the same numbers, read
+        as a slice when a group is a unit's bases (asked a thousand times by a `suggest`)."""
+        return self._take(self._take(self.distances, group_a, 0), group_b, 1)
+
+    def _take(self, rows: geo.Array, group: Sequence[Base], axis: int) -> geo.Array:
+        """`rows` cut down to a group of bases along an axis: a slice for a unit's bases (they
+        are consecutive in `bases`), else the group's indices."""
+        span = self._spans.get(id(group))
+        if span is not None and span[2] is group:
+            cut = slice(span[0], span[1])
+            return rows[cut] if axis == 0 else rows[:, cut]
+        index = self.index
+        return rows.take([index[b.id] for b in group], axis=axis)
+
+    @cached_property
+    def _spans(self) -> dict[int, tuple[int, int, tuple[Base, ...]]]:
+        """Each unit's tuple of bases by its identity: where it starts and stops in `bases`
+        (and the tuple, to be sure of the identity)."""
+        return {
+            id(u.bases): (start, start + len(u.bases), u.bases)
+            for u, start in zip(self.scene.units, self._unit_first, strict=True)
+        }
+
+    def closest(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Closest:
+        """The nearest pair of bases between two groups (units) and their distance; of equally
+        near pairs, the first in the groups' order."""
+        sub = self.block(group_a, group_b)
+        k = int(sub.argmin())
+        i, j = divmod(k, len(group_b))
+        return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
+
+    def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
+        """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
+        same two units again and again)."""
+        key = (a.id, b.id)
+        found = self._unit_distance.get(key)
+        if found is None:
+            with self._lock:
+                found = self._unit_distance[key] = self._unit_nearest(a, b)
+        return found
+
+    def _unit_nearest(self, a: Unit, b: Unit) -> geo.Closest:
+        """`closest(a.bases, b.bases)` read off `_unit_pairs`, the first nearest pair."""
+        ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
+        if ua is None or ub is None or self._unit_pairs[0].size == 0:
+            return self.closest(a.bases, b.bases)
+        first, (distance, cell) = self._unit_first, self._unit_pair_lists
+        i, j = divmod(cell[ua][ub], len(b.bases))
+        return geo.Closest(distance[ua][ub], self.bases[first[ua] + i], self.bases[first[ub] + j])
+
+    @cached_property
+    def _unit_pair_lists(self) -> tuple[list[list[float]], list[list[int]]]:
+        """`_unit_pairs` as plain numbers (read a thousand times a `suggest`, one by one)."""
+        distance, cell = self._unit_pairs
+        return distance.tolist(), cell.tolist()
+
+    def unit_gap(self, a: Unit, b: Unit) -> float:
+        """`unit_distance(a, b).distance`, read straight off `_unit_pairs` (no pair named)."""
+        ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
+        if ua is None or ub is None or self._unit_pairs[0].size == 0:
+            return self.unit_distance(a, b).distance
+        return self._unit_pair_lists[0][ua][ub]
+
+    def unit_gaps(self) -> geo.Array:
+        """(U, U) the shortest edge distance between every two units, in the scene's order
+        of units (`unit_distance(a, b).distance` of each pair, all at once); empty when a
+        unit has no base."""
+        return self._unit_pairs[0]
+
+    def unit_row(self, unit: Unit) -> int:
+        """The unit's row (and column) in `unit_gaps`: its place in the scene's units."""
+        return self._unit_number[unit.id]
+
+    @cached_property
+    def _unit_number(self) -> dict[str, int]:
+        return {u.id: k for k, u in enumerate(self.scene.units)}
+
+    @cached_property
+    def _unit_first(self) -> list[int]:
+        """Where each unit's bases start in `bases` (a unit's bases are consecutive)."""
+        sizes = [len(u.bases) for u in self.scene.units]
+        return [sum(sizes[:k]) for k in range(len(sizes))]
+
+    @cached_property
+    def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        """(U, U) the shortest distance between every two units with bases, and where in
+        their block of `distances` the first nearest pair lies (row * columns + column, in
+        reading order, as `closest` picks it): a few array passes for every pair of units."""
+        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
+        if len(sizes) == 0 or np.any(sizes == 0):
+            empty = np.zeros((0, 0))
+            return empty, empty.astype(int)
+        starts = np.array(self._unit_first, dtype=int)
+        owner = np.repeat(np.arange(len(sizes)), sizes)  # unit number of each base
+        local = np.arange(len(owner)) - starts[owner]  # place of each base in its unit
+        d = self.distances
+        nearest = np.minimum.reduceat(np.minimum.reduceat(d, starts, axis=0), starts, axis=1)
+        reading = local[:, None] * sizes[owner][None, :] + local[None, :]
+        at_min = d == nearest[owner][:, owner]
+        cell = np.where(at_min, reading, np.iinfo(np.int64).max)
+        first = np.minimum.reduceat(np.minimum.reduceat(cell, starts, axis=0), starts, axis=1)
+        return nearest, first
+
+    def within(self, base: Base, limit: float) -> list[Base]:
+        """Every other base whose edge is at most `limit` mm from this one's."""
+        row = self.distances[self.index[base.id]]
+        return [
+            self.bases[k]
+            for k in np.flatnonzero(geo.within(row, limit))
+            if self.bases[k].id != base.id
+        ]
+
+    def standing(self, base: Base) -> tuple[Standing, ...]:
+        """The terrain pieces a base stands in, entirely or partly."""
+        found = self._standing.get(base.id)
+        if found is None:
+            with self._lock:
+                found = self._standing[base.id] = self._stands_in(base)
+        return found
+
+    def _stands_in(self, base: Base) -> tuple[Standing, ...]:
+        out = []
+        reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
+        boxes = self._terrain_boxes
+        for piece, (x_lo, y_lo, x_hi, y_hi) in zip(self.scene.terrain, boxes, strict=True):
+            if (
+                base.x + reach < x_lo
+                or base.x - reach > x_hi
+                or base.y + reach < y_lo
+                or base.y - reach > y_hi
+            ):
+                continue
+            how = geo.containment(base, piece.polygon)
+            if how is not geo.Containment.OUTSIDE:
+                out.append(Standing(piece, how))
+        return tuple(out)
+
+    def sight(self, policy: SightPolicy, viewer: Base, target: Base) -> geo.Sight:
+        """The sight lines from viewer to target under a policy (`sights`)."""
+        return self.sights(policy, [(viewer, target)])[0]
+
+    def sights(self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]) -> list[geo.Sight]:
+        """The sight lines of many (viewer, target) pairs under a policy, memoised: the pairs
+        not traced yet are traced together (`geometry.sight_many`), past the policy's terrain
+        and the bases that may block each pair. The same answer, ray for ray, as
+        `geometry.sight(viewer, target, obstacles(table, policy, viewer, target))`."""
+        memo = self._sight.get(policy)
+        if memo is None:
+            with self._lock:
+                memo = self._sight.setdefault(policy, {})
+        keys = [(v.id, t.id) for v, t in pairs]
+        if any(k not in memo for k in keys):
+            with self._lock:
+                todo = {k: p for k, p in zip(keys, pairs, strict=True) if k not in memo}
+                if todo:
+                    memo.update(zip(todo, self._trace(policy, list(todo.values())), strict=True))
+        return [memo[k] for k in keys]
+
+    def _trace(self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]) -> list[geo.Sight]:
+        viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
+        targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
+        exempt = self._terrain_exempt(policy, viewers, targets)
+        return geo.sight_many(
+            self.centres[viewers],
+            self.sight_points[targets],
+            self.terrain_obstacles(policy),
+            self.solids,
+            self._sight_mask(policy, viewers, targets),
+            None if exempt is None else ~exempt,
+        )
+
+    def visible(
+        self, policy: SightPolicy, viewers: Sequence[Base], targets: Sequence[Base]
+    ) -> npt.NDArray[np.bool_]:
+        """(V, T): whether each viewer sees each target under a policy (every line clear when
+        `entire_base`, else any): `seen` of every pair."""
+        rows = np.repeat(np.array(self.rows(viewers), dtype=int), len(targets))
+        cols = np.tile(np.array(self.rows(targets), dtype=int), len(viewers))
+        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
+        return seen.reshape(len(viewers), len(targets))
+
+    def in_sight(self, policy: SightPolicy, viewer: Base, target: Base) -> bool:
+        """Whether `viewer` sees `target` under a policy (`visible` of the one pair)."""
+        return bool(self.visible(policy, [viewer], [target])[0, 0])
+
+    def seen(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        *,
+        entire: bool,
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether base viewers[p] sees base targets[p] (table indices) under a policy:
+        every sight line clear when `entire`, else any, and no farther than the terrain lets
+        it see (`sight_reach`). Remembered per policy.
+
+        Pairs traced before are read off their lines. For the rest the line to the target's
+        centre is judged first: when it is blocked no base is entirely in sight, and when it
+        is clear some of the base is, so it alone answers most pairs. The other lines of the
+        pairs it leaves open are judged in one more batch (`lines_clear`): the same verdict,
+        line for line, as the full trace, without its list of obstacles or the lines it need
+        not trace.
+        """
+        viewers = np.asarray(viewers, dtype=int)
+        targets = np.asarray(targets, dtype=int)
+        memo = self._seen.get((policy, entire))
+        if memo is None:
+            with self._lock:
+                memo = self._seen.setdefault(
+                    (policy, entire), np.full((len(self.bases),) * 2, -1, dtype=np.int8)
+                )
+        known = memo[viewers, targets]
+        if (known < 0).any():
+            with self._lock:
+                known = memo[viewers, targets]
+                todo = np.flatnonzero(known < 0)
+                if len(todo):
+                    v, t = viewers[todo], targets[todo]
+                    memo[v, t] = self._judge(policy, v, t, entire=entire)
+                    known = memo[viewers, targets]
+        return np.asarray(known > 0)
+
+    def _judge(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        *,
+        entire: bool,
+    ) -> npt.NDArray[np.bool_]:
+        """`seen` of pairs not remembered yet."""
+        seen = np.zeros(len(viewers), dtype=bool)
+        fresh = np.ones(len(viewers), dtype=bool)
+        traced = self._sight.get(policy)
+        if traced:
+            bases = self.bases
+            for p, (i, j) in enumerate(zip(viewers.tolist(), targets.tolist(), strict=True)):
+                sight = traced.get((bases[i].id, bases[j].id))
+                if sight is not None:
+                    fresh[p] = False
+                    seen[p] = sight.entire if entire else sight.any
+        open_ = np.flatnonzero(fresh)
+        points = self.sight_points.shape[1] if len(self.bases) else 0
+        if len(open_) and points:
+            self._seen_lines(policy, viewers, targets, open_, seen, entire=entire)
+        reach = self.sight_reach(policy, viewers, targets)
+        if reach is not None:
+            seen &= geo.within(self.distances[viewers, targets], reach)
+        return seen
+
+    def _seen_lines(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        open_: npt.NDArray[np.int_],
+        seen: npt.NDArray[np.bool_],
+        *,
+        entire: bool,
+    ) -> None:
+        """`seen` of the pairs `open_` by their sight lines alone, written into `seen`."""
+        points = self.sight_points.shape[1]
+        if entire:
+            centre, near = self._centre_lines_near(policy, viewers[open_], targets[open_])
+        else:
+            centre, near = self._lines_clear(policy, viewers[open_], targets[open_], 0), None
+        # Entire base: still open when the centre line is clear. Any line: when it is blocked.
+        seen[open_] = centre
+        still = np.flatnonzero(centre == entire)
+        open_ = open_[still]
+        if len(open_) and points > 1:
+            # The other lines of the open pairs, in one batch: pair by pair, line by line.
+            others = np.arange(1, points)
+            pair = np.repeat(open_, len(others))
+            aims = np.tile(others, len(open_))
+            if near is None:
+                clear = self._lines_clear(policy, viewers[pair], targets[pair], aims)
+            else:
+                # The bases near each centre line are the only ones that may block the lines
+                # to the same target's other points: line k of open pair i is i * (K - 1) + k.
+                place = np.full(len(centre), -1)
+                place[still] = np.arange(len(still))
+                at = place[near.pair]
+                kept = at >= 0
+                lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
+                blockers = np.repeat(near.base[kept], len(others))
+                clear = self._lines_clear_among(
+                    policy, viewers[pair], targets[pair], aims, lines, blockers
+                )
+            clear = clear.reshape(len(open_), len(others))
+            seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
+
+    def _centre_lines_near(
+        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
+        """`_lines_clear` of the lines to the targets' centres, and, when bases may block
+        sight, what may block the other lines of the pairs no terrain blocks the centre line of
+        (`_Near`); None when no base blocks sight."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, 0]
+        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
+        open_ = np.flatnonzero(clear)
+        mask = self._sight_mask(policy, viewers[open_], targets[open_])
+        if mask is None:
+            return clear, None
+        blocked, pair, base = geo.solids_block_spread(
+            eyes[open_], aims[open_], self._sight_spread[targets[open_]], self.solids, mask
+        )
+        clear[open_] = ~blocked
+        return clear, _Near(open_[pair], base)
+
+    def _lines_clear_among(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        point: npt.NDArray[np.int_],
+        lines: npt.NDArray[np.int_],
+        bases: npt.NDArray[np.int_],
+    ) -> npt.NDArray[np.bool_]:
+        """`_lines_clear`, the bases that may block line lines[m] being among bases[m]
+        (`geometry.solids_block_among`): the same verdicts without searching every base."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
+        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
+        keep = clear[lines]
+        clear &= ~geo.solids_block_among(eyes, aims, self.solids, lines[keep], bases[keep])
+        return clear
+
+    def _terrain_clear(
+        self,
+        policy: SightPolicy,
+        eyes: geo.Array,
+        aims: geo.Array,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
+        viewers[p] to base targets[p], under a policy (`_terrain_exempt` pieces block none)."""
+        clear = np.ones(len(eyes), dtype=bool)
+        exempt = self._terrain_exempt(policy, viewers, targets)
+        for k, piece in enumerate(self.terrain_obstacles(policy)):
+            asked = clear if exempt is None else clear & ~exempt[:, k]
+            open_ = np.flatnonzero(asked)
+            clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
+        return clear
+
+    @cached_property
+    def _sight_spread(self) -> geo.Array:
+        """(N,) how far each base's sight points lie from its first (its centre), mm."""
+        points = self.sight_points
+        if not len(points):
+            return np.zeros(0)
+        return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
+
+    def centre_lines_clear(
+        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether the sight line from each viewer's centre to its target's centre (the
+        first of `sight_points`) is clear under a policy (`lines_clear` of point 0)."""
+        return self.lines_clear(policy, pairs, 0)
+
+    def lines_clear(
+        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], point: int
+    ) -> npt.NDArray[np.bool_]:
+        """(P,): whether the sight line from each viewer's centre to sight point `point` of its
+        target (`sight_points`) is clear under a policy: the same answer, to the bit, as that
+        line of the full trace, at a fraction of the work. Not memoised."""
+        viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
+        targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
+        return self._lines_clear(policy, viewers, targets, point)
+
+    def _lines_clear(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        point: int | npt.NDArray[np.int_],
+    ) -> npt.NDArray[np.bool_]:
+        """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
+        point `point` of every target or point[p] of each."""
+        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
+        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
+        # Only the lines no terrain blocks are clipped against the bases.
+        open_ = np.flatnonzero(clear)
+        mask = self._sight_mask(policy, viewers[open_], targets[open_])
+        if mask is not None:
+            clear[open_] = ~geo.solids_block(eyes[open_], aims[open_], self.solids, mask)
+        return clear
+
+    @cached_property
+    def centres(self) -> geo.Array:
+        """(N, 2) the centre of every base, mm."""
+        return np.array([(b.x, b.y) for b in self.bases], dtype=float).reshape(-1, 2)
+
+    @cached_property
+    def sight_points(self) -> geo.Array:
+        """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
+        if not self.bases:
+            return np.zeros((0, 5, 2))
+        # Rectangles all at once, element for element `geometry.sight_points`' arithmetic
+        # (c + (point - c) * (1 - 1e-9) of the centre and the corners); round bases one by one.
+        out = np.empty((len(self.bases), 5, 2))
+        rects = [k for k, b in enumerate(self.bases) if not b.footprint.circle]
+        if rects:
+            c = self.centres[rects][:, None]
+            points = np.concatenate([c, self.outlines[rects]], axis=1)
+            out[rects] = c + (points - c) * (1 - 1e-9)
+        for k, b in enumerate(self.bases):
+            if b.footprint.circle:
+                out[k] = geo.sight_points(b)
+        return out
+
+    @cached_property
+    def outlines(self) -> geo.Array:
+        """(N, 4, 2) every base's outline (`geometry.corners`), in table order."""
+        return np.stack([geo.corners(b) for b in self.bases]).reshape(-1, 4, 2)
+
+    @cached_property
+    def solids(self) -> geo.Solids:
+        """Every base as a solid obstacle to sight, in table order (`base_obstacle` of each,
+        from the outlines already stacked)."""
+        radii = np.array([geo.radius(b) for b in self.bases], dtype=float)
+        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, radii)
+
+    @cached_property
+    def unit_numbers(self) -> npt.NDArray[np.int_]:
+        """(N,) a number per unit for every base, to compare units as arrays."""
+        numbers = {u.id: k for k, u in enumerate(self.scene.units)}
+        return np.array([numbers[b.unit_id] for b in self.bases], dtype=int)
+
+    def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
+        """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
+        found = self._terrain_obstacles.get(policy)
+        if found is None:
+            with self._lock:
+                found = self._terrain_obstacles[policy] = tuple(
+                    geo.Obstacle(
+                        self.scene.terrain[k].id,
+                        np.asarray(self.scene.terrain[k].polygon, dtype=float),
+                        see_into=policy.see_into_of(self.scene.terrain[k].kind),
+                    )
+                    for k in self._obstacle_pieces(policy)
+                )
+        return found
+
+    def _obstacle_pieces(self, policy: SightPolicy) -> list[int]:
+        """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
+        return [k for k, t in enumerate(self.scene.terrain) if t.kind in policy.blocking]
+
+    def _sight_mask(
+        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_] | None:
+        """(P, N): which bases may block sight from base viewers[p] to base targets[p]: every
+        base of another unit than the two (but those within `shoot_over_within` of the
+        viewer); None when bases do not block."""
+        if not policy.bases_block:
+            return None
+        units = self.unit_numbers
+        if policy.shoot_over_within is None:
+            return np.asarray(
+                (units[None, :] != units[viewers][:, None])
+                & (units[None, :] != units[targets][:, None])
+            )
+        # The viewer's part read off one remembered matrix (thousands of lines ask it).
+        mask = self.others_apart(policy.shoot_over_within)[viewers]
+        mask &= units[None, :] != units[targets][:, None]
+        return mask
+
+    def blocking_bases(self, policy: SightPolicy, viewer: Base, target: Base) -> list[Base]:
+        """The bases that may block sight from `viewer` to `target` (`_sight_mask`'s row)."""
+        row = self._sight_mask(
+            policy, np.array([self.index[viewer.id]]), np.array([self.index[target.id]])
+        )
+        return [] if row is None else [self.bases[k] for k in np.flatnonzero(row[0])]
+
+    @cached_property
+    def _centre_inside(self) -> npt.NDArray[np.bool_]:
+        """(N, T) whether the centre of base n stands in terrain piece t (`centre_in`: a base
+        whose centre is inside a piece stands in it at least partly), every centre at once."""
+        out = np.zeros((len(self.bases), len(self.scene.terrain)), dtype=bool)
+        for k, piece in enumerate(self.scene.terrain):
+            out[:, k] = geo.point_in_polygon(self.centres, piece.polygon)
+        return _read_only(out)
+
+    def _visibility(self, policy: SightPolicy) -> geo.Array:
+        """(T,) how far two bases standing in terrain piece t see each other inside it under
+        a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit
+        (memoised per policy)."""
+        found = self._limits.get(policy)
+        if found is None:
+            limits = dict(policy.visibility_within)
+            found = np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain], dtype=float)
+            with self._lock:
+                found = self._limits[policy] = _read_only(found)
+        return found
+
+    def _terrain_exempt(
+        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> npt.NDArray[np.bool_] | None:
+        """(P, O): which of a policy's sight-blocking pieces (`terrain_obstacles`) do not block
+        the lines from base viewers[p] to base targets[p]: a piece of
+        `SightPolicy.visibility_within` that both stand in (how far they see each other inside
+        it is `sight_reach`'s). None when every piece blocks every pair."""
+        if not policy.visibility_within:
+            return None
+        pieces = self._obstacle_pieces(policy)
+        limited = ~np.isnan(self._visibility(policy)[pieces])
+        if not limited.any():
+            return None
+        inside = self._centre_inside[:, pieces]
+        return np.asarray(inside[viewers] & inside[targets] & limited[None, :])
+
+    def sight_reach(
+        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    ) -> geo.Array | None:
+        """(P,) how far (mm, edge to edge) base viewers[p] may see base targets[p] under the
+        policy's terrain rules, whatever the sight lines: infinity where they set no limit;
+        the visibility inside a piece of `SightPolicy.visibility_within` both stand in;
+        `SightPolicy.hidden_seen_within` for a target hidden in terrain (`hiding`) that shows
+        itself (within `hidden_edge` of the piece's edge, or `revealed_by`); minus infinity
+        for one that does not. None when the policy has no such rule."""
+        if not policy.limits_reach:
+            return None
+        reach = np.full(len(viewers), np.inf)
+        if not self.scene.terrain:
+            return reach
+        inside = self._centre_inside
+        v_in, t_in = inside[viewers], inside[targets]
+        limits = self._visibility(policy)
+        shared = v_in & t_in & ~np.isnan(limits)[None, :]
+        if shared.any():
+            reach = np.minimum(reach, np.where(shared, limits[None, :], np.inf).min(axis=1))
+        hidden = t_in & ~v_in & self._hides(policy)[None, :]
+        if hidden.any():
+            # Seen at all only when it shows itself in every piece hiding it.
+            shows = np.all(~hidden | self._shows(policy)[targets], axis=1)
+            limit = np.where(shows, policy.hidden_seen_within, -np.inf)
+            reach = np.where(hidden.any(axis=1), np.minimum(reach, limit), reach)
+        return reach
+
+    def hiding(self, policy: SightPolicy, viewer: Base, target: Base) -> Terrain | None:
+        """The terrain piece that hides `target` from `viewer` under a policy
+        (`SightPolicy.hidden_in`: the target's centre stands in it, the viewer's does not), if
+        any."""
+        if not policy.hidden_in:
+            return None
+        i, j = self.index[viewer.id], self.index[target.id]
+        if not self._in_hiding(policy)[j]:
+            return None  # most bases stand in no terrain that hides
+        inside = self._centre_inside
+        k = np.flatnonzero(inside[j] & ~inside[i] & self._hides(policy))
+        return self.scene.terrain[int(k[0])] if len(k) else None
+
+    def _in_hiding(self, policy: SightPolicy) -> list[bool]:
+        """Whether each base's centre stands in a piece that hides it (`_hides`), as plain
+        values (read once a shot; memoised per policy)."""
+        found = self._in_hiders.get(policy)
+        if found is None:
+            hidden = np.any(self._centre_inside & self._hides(policy)[None, :], axis=1)
+            found = [bool(h) for h in np.asarray(hidden).tolist()]
+            with self._lock:
+                self._in_hiders[policy] = found
+        return found
+
+    def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
+        """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
+        a piece the scene says gives no cover hides nobody (memoised per policy)."""
+        found = self._hiders.get(policy)
+        if found is None:
+            terrain = self.scene.terrain
+            found = np.array(
+                [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain],
+                dtype=bool,
+            )
+            with self._lock:
+                found = self._hiders[policy] = _read_only(found)
+        return found
+
+    def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
+        """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
+        its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
+        `SightPolicy.hidden_edge` of the piece's edge (memoised per policy; False where the
+        base is not hidden in the piece)."""
+        found = self._shown.get(policy)
+        if found is None:
+            with self._lock:
+                found = np.zeros(self._centre_inside.shape, dtype=bool)
+                terrain = self.scene.terrain
+                for n, k in zip(
+                    *np.nonzero(self._centre_inside & self._hides(policy)), strict=True
+                ):
+                    base = self.bases[n]
+                    unit = self._units[base.unit_id]
+                    revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
+                    found[n, k] = revealed is True or self._near_edge(
+                        base, terrain[k], policy.hidden_edge
+                    )
+                found = self._shown[policy] = _read_only(found)
+        return found
+
+    @staticmethod
+    def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
+        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`),
+        told by its centre's distance to the edge when that settles it by a millimetre."""
+        centre = geo.distance_to_boundary((base.x, base.y), piece.polygon)
+        if geo.within(centre, edge):
+            return True  # the footprint holds the centre: it is no farther from the edge
+        spread = math.hypot(base.footprint.width, base.footprint.depth) / 2
+        if centre - spread > edge + 1.0:
+            return False  # no point of the footprint comes nearer than that
+        return geo.within(geo.gap_to_boundary(base, piece.polygon), edge)
+
+    @cached_property
+    def _units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.scene.units}
+
+    def base_obstacle(self, base: Base) -> geo.Obstacle:
+        """A base as an obstacle to sight (memoised)."""
+        found = self._base_obstacles.get(base.id)
+        if found is None:
+            with self._lock:
+                found = self._base_obstacles[base.id] = geo.obstacle_of_base(base)
+        return found
+
+    def centre_in(self, base: Base) -> list[Terrain]:
+        """Terrain pieces holding the base's centre (the piece it counts as standing in)."""
+        found = self._centre_in.get(base.id)
+        if found is None:
+            with self._lock:
+                found = self._centre_in[base.id] = tuple(
+                    s.terrain
+                    for s in self.standing(base)
+                    if bool(geo.point_in_polygon((base.x, base.y), s.terrain.polygon))
+                )
+        return list(found)
+
+    def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
+        """The best cover `target` has against `shooter` under a policy (memoised).
+
+        Cover comes from the terrain piece holding the target's centre, or from a linear
+        obstacle (`CoverPolicy.obstacles`: hedges, walls, fences, fortifications) that the
+        sight line from the shooter's centre to the target's centre crosses within
+        `CoverPolicy.behind_within` mm of the target's edge.
+        """
+        memo = self._cover.get(policy)
+        key = (shooter.id, target.id)
+        found = None if memo is None else memo.get(key)
+        if found is None:
+            with self._lock:
+                memo = self._cover.setdefault(policy, {})
+                found = memo[key] = self._find_cover(policy, shooter, target)
+        return found
+
+    def _find_cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
+        found: list[tuple[Cover, str]] = []
+        holding = self.centre_in(target)
+        for piece in holding:
+            found.append(
+                (policy.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
+            )
+        eye, aim = (shooter.x, shooter.y), (target.x, target.y)
+        x_lo, x_hi = min(eye[0], aim[0]) - 1.0, max(eye[0], aim[0]) + 1.0
+        y_lo, y_hi = min(eye[1], aim[1]) - 1.0, max(eye[1], aim[1]) + 1.0
+        reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
+        boxes = self._terrain_boxes
+        for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
+            if piece.kind not in policy.obstacles or piece in holding:
+                continue
+            if lo_x > x_hi or lo_y > y_hi or hi_x < x_lo or hi_y < y_lo:
+                continue  # the line passes a millimetre and more clear of the piece's box
+            poly = np.asarray(piece.polygon, dtype=float)
+            if self._plainly_beside(piece.id, poly, eye, aim):
+                continue  # the line does not cross the piece, nor ends in it
+            # Too far behind it: the box round the piece and the circle round the target's
+            # footprint more than a millimetre further apart than the limit need no exact
+            # gap; else the exact gap (memoised per target: asked by every shooter).
+            box_gap = math.hypot(
+                max(lo_x - target.x, target.x - hi_x, 0.0),
+                max(lo_y - target.y, target.y - hi_y, 0.0),
+            )
+            if box_gap - reach > policy.behind_within + 1.0:
+                continue
+            if self._gap_to(piece.id, poly, target) > policy.behind_within:
+                continue
+            total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
+            if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
+                found.append(
+                    (policy.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
+                )
+        rank = {Cover.NONE: 0, Cover.SOFT: 1, Cover.HARD: 2}
+        best = max((c for c, _ in found), key=rank.__getitem__, default=Cover.NONE)
+        reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
+        return CoverReading(best, reasons)
+
+    def _plainly_beside(
+        self, piece_id: str, poly: geo.Array, eye: geo.Point, aim: geo.Point
+    ) -> bool:
+        """Whether both ends of a line lie more than a millimetre outside one side of the
+        piece's convex outline: then the whole line does, so it runs nowhere inside the piece
+        and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
+        rounding does, and need not be clipped."""
+        if piece_id not in self._hull_sides:
+            self._hull_sides[piece_id] = self._outward_sides(piece_id, poly)
+        sides = self._hull_sides[piece_id]
+        if sides is None:
+            return False
+        # Each side's outward distance of both ends, in the arithmetic of the arrays it was
+        # written in (a product, a product, their sum, less the offset: no fused steps).
+        ex, ey, ax, ay = float(eye[0]), float(eye[1]), float(aim[0]), float(aim[1])
+        return any(
+            nx * ex + ny * ey - offset > 1.0 and nx * ax + ny * ay - offset > 1.0
+            for nx, ny, offset in sides
+        )
+
+    def _outward_sides(
+        self, piece_id: str, poly: geo.Array
+    ) -> list[tuple[float, float, float]] | None:
+        """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
+        `_plainly_beside` (remembered per piece); None for an outline with no area."""
+        if piece_id not in self._hulls:
+            self._hulls[piece_id] = _hull_of(poly)
+        hull = self._hulls[piece_id][0]
+        if len(hull) < 3:
+            return None
+        edge = np.concatenate([hull[1:], hull[:1]]) - hull
+        normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)  # outward: the hull turns left
+        size = np.hypot(normal[:, 0], normal[:, 1])
+        if np.any(size == 0):
+            return None
+        normal /= size[:, None]
+        offset = normal[:, 0] * hull[:, 0] + normal[:, 1] * hull[:, 1]
+        return [
+            (nx, ny, off)
+            for nx, ny, off in zip(
+                normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True
+            )
+        ]
+
+    def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
+        """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
+        target is shot at from many sides)."""
+        key = (piece_id, target.id)
+        if key not in self._gaps:
+            if piece_id not in self._hulls:
+                self._hulls[piece_id] = _hull_of(poly)
+            hull = self._hulls[piece_id]
+            self._gaps[key] = geo.convex_distance(geo.corners(target), geo.radius(target), *hull)
+        return self._gaps[key]
+
+    def uncertainty(self, a: Base, b: Base) -> float:
+        """Combined position uncertainty (mm) of a length measured between two bases."""
+        of = self._uncertainty_of
+        if a.id in of and b.id in of:
+            return math.hypot(of[a.id], of[b.id])
+        return math.hypot(self.scene.uncertainty_of(a), self.scene.uncertainty_of(b))
+
+    @cached_property
+    def _uncertainty_of(self) -> dict[str, float]:
+        """`Scene.uncertainty_of` of every base, by id (asked thousands of times a `suggest`)."""
+        return {b.id: self.scene.uncertainty_of(b) for b in self.bases}
+
+    # ----------------------------------------------------------------------------------------
+    # Fire arcs
+
+    def in_arc(self, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
+        """Whether each target base lies (partly) in the shooter's fire arc of `half_angle`
+        degrees either side of its facing: `geometry.base_in_arc`, remembered per shooter and
+        angle (`in_arcs`)."""
+        known = self._arcs.get((shooter.id, half_angle), {})
+        try:
+            return [known[t.id] for t in targets]  # all known (a `suggest` asked them first)
+        except KeyError:
+            return self.in_arcs([(shooter, targets, half_angle)])[0]
+
+    def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
+        """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
+        yet against every shooter's arc regions in one pass of separating axes
+        (`overlap_pairs`), pair by pair the same test as one shooter at a time."""
+        with self._lock:
+            return self._in_arcs(asks)
+
+    def _in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
+        memo = self._arcs
+        regions: list[geo.Array] = []  # every shooter's arc regions, each once
+        # Per shooter: its memo, the rectangles to test, its first region and how many it has.
+        blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
+        for shooter, targets, half_angle in asks:
+            known = memo.setdefault((shooter.id, half_angle), {})
+            missing = [t for t in targets if t.id not in known]
+            if not missing:
+                continue
+            arc = arc_regions(shooter, half_angle)
+            if arc is None:
+                known.update({t.id: True for t in missing})
+                continue
+            rects = []
+            for t in missing:
+                if t.footprint.circle:
+                    plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
+                    known[t.id] = (
+                        geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
+                    )
+                else:
+                    rects.append(t)
+            if rects:
+                blocks.append((known, rects, len(regions), len(arc)))
+            regions += arc
+        if blocks:
+            index = self.index
+            todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
+            rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
+            # One test per pair and region of its shooter: `of` the pair, `which` the region.
+            pairs = [len(rects) for _, rects, _, _ in blocks]
+            count = np.repeat([n for _, _, _, n in blocks], pairs)
+            first = np.repeat([f for _, _, f, _ in blocks], pairs)
+            of = np.repeat(np.arange(len(todo)), count)
+            which = (
+                np.repeat(first, count)
+                + np.arange(len(of))
+                - np.repeat(count.cumsum() - count, count)
+            )
+            outlines, normals = self.outlines, self.outline_normals
+            inside = np.zeros(len(todo), dtype=bool)
+            feet = rows[of]
+            corners = np.array([len(r) for r in regions], dtype=int)
+            for k in sorted(set(corners.tolist())):  # regions of k corners together
+                # Each region of k corners once (and its normals), then one row per test.
+                ours = np.flatnonzero(corners == k)
+                place = np.zeros(len(regions), dtype=int)
+                place[ours] = np.arange(len(ours))
+                stacked = np.stack([regions[i] for i in ours.tolist()])
+                picked = np.flatnonzero(corners[which] == k)
+                at = place[which[picked]]
+                hit = overlap_pairs(
+                    stacked[at],
+                    edge_normals(stacked)[at],
+                    outlines[feet[picked]],
+                    normals[feet[picked]],
+                )
+                inside[of[picked[hit]]] = True
+            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+                known[target_id] = ok
+        return [[memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks]
+
+    @cached_property
+    def outline_normals(self) -> geo.Array:
+        """(N, 4, 2) the unit normals of the edges of every base's outline (`edge_normals`)."""
+        return _read_only(edge_normals(self.outlines))
+
+    @cached_property
+    def ahead(self) -> geo.Array:
+        """(N, N) for every pair of bases (i, j), how far (mm) base j reaches ahead of the
+        line of base i's front edge: positive when part of j lies in i's 180 degree arc (the
+        half-plane ahead of the front edge; for a round base, ahead of the tangent at its
+        front), as `geometry.base_in_arc(i, j, 90)` draws it. One numpy pass a table."""
+        bases = self.bases
+        centres = np.array([(b.x, b.y) for b in bases])
+        forward = np.stack([geo.forward(b.facing) for b in bases])
+        front = np.array(
+            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
+        )
+        outlines, radii = geo.stack_shapes(bases)
+        reach = np.einsum("tkc,sc->stk", outlines, forward).max(axis=2) + radii[None, :]
+        reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
+        return _read_only(reach - front[:, None])
+
+    @cached_property
+    def most_uncertain(self) -> float:
+        """The largest position uncertainty of any base (0 on an empty table), mm: no length
+        between two bases is more uncertain than twice it."""
+        return max(self._uncertainty_of.values(), default=0.0)
+
+
+# Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
+
+
+def edge_normals(poly: geo.Array) -> geo.Array:
+    """The unit normals of the edges of convex outlines (..., k, 2)."""
+    e = np.roll(poly, -1, axis=-2) - poly
+    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
+    return np.asarray(n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None])
+
+
+def arc_regions(shooter: Base, half_angle: float) -> list[geo.Array] | None:
+    """`geometry.arc_regions`, bit for bit: for a rectangular base firing less than 90
+    degrees either side (the sheet's 45) its one region worked out in plain floats, the
+    same operations in the same order as the array arithmetic there (a quarter of the cost;
+    a `suggest` asks it of every firing base); anything else from `geometry`."""
+    if shooter.footprint.circle or not 0 <= half_angle < 90:
+        return geo.arc_regions(shooter, half_angle)
+    t = math.radians(shooter.facing)
+    fx, fy = math.cos(t), math.sin(t)  # forward; right is (fy, -fx)
+    depth, width = shooter.footprint.depth, shooter.footprint.width
+    ahead_x, ahead_y = shooter.x + fx * depth / 2, shooter.y + fy * depth / 2
+    side_x, side_y = fy * width / 2, -fx * width / 2
+    fr_x, fr_y = ahead_x + side_x, ahead_y + side_y
+    fl_x, fl_y = ahead_x - side_x, ahead_y - side_y
+    turn = math.radians(-half_angle)
+    right_x = fx * math.cos(turn) - fy * math.sin(turn)
+    right_y = fx * math.sin(turn) + fy * math.cos(turn)
+    turn = math.radians(half_angle)
+    left_x = fx * math.cos(turn) - fy * math.sin(turn)
+    left_y = fx * math.sin(turn) + fy * math.cos(turn)
+    reach = geo.REACH
+    return [
+        np.array(
+            [
+                [fr_x, fr_y],
+                [fr_x + reach * right_x, fr_y + reach * right_y],
+                [fl_x + reach * left_x, fl_y + reach * left_y],
+                [fl_x, fl_y],
+            ]
+        )
+    ]
+
+
+PLAIN_MARGIN = 1e-3
+"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
+it, far beyond the rounding of coordinates out to `geometry.REACH`."""
+
+
+def circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
+    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
+    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
+    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
+    margin outside an edge of every region is out of it (a convex region lies behind each of
+    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
+    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
+    cx, cy = target.x, target.y
+    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
+    out_of_all = True
+    for region in regions:
+        corners = region.tolist()
+        area2, outside = 0.0, -math.inf
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            run_x, run_y = bx - ax, by - ay
+            length = math.hypot(run_x, run_y)
+            if length < 1.0:
+                return None
+            area2 += ax * by - ay * bx
+            # How far outside this edge (its left is inside): the cross product over the length.
+            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
+        if area2 <= 0:
+            return None
+        if outside < -PLAIN_MARGIN:
+            return True
+        if outside <= clear_of:
+            out_of_all = False
+    return False if out_of_all else None
+
+
+def overlap_pairs(
+    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
+) -> npt.NDArray[np.bool_]:
+    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
+    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
+    `region_normals`, `feet_normals`: `edge_normals` of each."""
+    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
+    ax, ay = axes[..., 0], axes[..., 1]
+    region_lo, region_hi = _extent(ax, ay, regions)
+    feet_lo, feet_hi = _extent(ax, ay, feet)
+    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
+    return np.asarray(~apart.any(axis=1))
+
+
+def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
+    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
+    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
+    `einsum("kad,kpd->kap")` without its slow general loop."""
+    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
+    for j in range(1, poly.shape[1]):
+        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
+        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
+    return lo, hi
+
+
+def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[geo.Obstacle]:
+    """What may block the sight lines from `viewer` to `target` under a policy, as
+    `geometry.sight` takes them: the reference `Table.sights` is held to."""
+    out = list(table.terrain_obstacles(policy))
+    pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+    exempt = table._terrain_exempt(policy, *pair)
+    if exempt is not None:
+        out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
+    out.extend(table.base_obstacle(b) for b in table.blocking_bases(policy, viewer, target))
+    return out
+
+
+def _read_only(array: npt.NDArray[_T]) -> npt.NDArray[_T]:
+    array.flags.writeable = False
+    return array
+
+
+RECENT_TABLES = 4
+"""How many scenes' tables `table_of` keeps."""
+_RECENT: list[tuple[Scene, Table]] = []
+"""The tables of the last few scenes asked about: a question and the page's many questions about
+one frame share one set of measurements. Holding the scene keeps its id from being reused."""
+_RECENT_LOCK = threading.Lock()
+
+
+def table_of(scene: Scene) -> Table:
+    """The measurements of a scene: the same `Table` for every question about it while it is
+    among the last few scenes asked about."""
+    with _RECENT_LOCK:
+        for held, table in _RECENT:
+            if held is scene:
+                return table
+        table = Table(scene)
+        _RECENT.insert(0, (scene, table))
+        del _RECENT[RECENT_TABLES:]
+        return table

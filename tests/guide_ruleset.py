@@ -1,0 +1,153 @@
+"""village-brawl: "VILLAGE BRAWL - QUICK REFERENCE" (tests/data/005_village_brawl.txt), in inches.
+
+A sixth sheet added by following rules/rulesets/README.md ("Adding a rule sheet") and nothing
+else, to check the guide: the sheet is a made-up page kept with the tests (so its cites name a
+file in `tests/data/`, and the tests add the registry line themselves).
+
+Unit attributes read (declared in `UNIT_FIELDS`): `dazed` (false; a brawler hit is dazed, line
+17, and a dazed brawler moves only 3", line 11). Every unit is one brawler on its own base.
+
+Readings of the sheet:
+- Throwing (lines 14-15): the distance is the edge-to-edge distance between the two brawlers;
+  "within 12 inches" and "up to 6 inches" include the limit; "beyond 6 inches" is the rest of
+  the 12.
+- Line 16: a wood gives cover to the brawler standing in it, a hedge or a wall to one close
+  behind it (the engine's 3 cm); other terrain gives none. Cover of any kind is the one -1.
+- "That he can see" (line 14): woods, towns, buildings and hills between them block the line
+  of sight (the engine's default); other brawlers do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from rules.answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from rules.engine import Action, Candidate, Ruleset, expect_args
+from rules.measure import table_of
+from rules.scene import Cover, Scene, TerrainKind, Unit
+from rules.state import Field, Kind, Phase
+
+SHEET = "005_village_brawl.txt"
+INCH = 25.4
+
+
+def _cite(line: int, text: str) -> Cite:
+    return Cite(SHEET, line, text)
+
+
+MOVE = (6 * INCH, _cite(10, "Brawlers move up to 6 inches a turn."))
+DAZED_MOVE = (3 * INCH, _cite(11, "A brawler who is dazed moves only 3 inches."))
+THROW_REACH = (12 * INCH, _cite(14, "may throw at an enemy within 12 inches that he can see"))
+THROW_NEEDS = (
+    (6 * INCH, 4, _cite(15, "hits on 4+ at up to 6 inches")),
+    (12 * INCH, 5, _cite(15, "5+ beyond 6 inches")),
+)
+THROW_DIE = _cite(15, "Roll 1D6")
+COVER = Modifier(-1, "the target is in cover", _cite(16, "-1 to the roll if the target stands"))
+HIT_DAZES = _cite(17, "A brawler hit is dazed.")
+
+UNIT_FIELDS: tuple[Field, ...] = (Field("dazed", Kind.FLAG, HIT_DAZES, "dazed", default=False),)
+PHASE_STEPS: tuple[Phase, ...] = (
+    Phase("move", "Brawlers move", "all", _cite(7, "Each turn: 1. Move 2. Throw")),
+    Phase("throw", "Brawlers throw", "all", _cite(7, "Both sides act in each step")),
+)
+
+
+class VillageBrawl(Ruleset):
+    id = "village-brawl"
+    title = "VILLAGE BRAWL - QUICK REFERENCE"
+    sheet = SHEET
+    unit = "in"
+    phases = tuple(p.name for p in PHASE_STEPS)
+    phase_steps = PHASE_STEPS
+    unit_fields = UNIT_FIELDS
+    default_cover = MappingProxyType(
+        {TerrainKind.WOODS: Cover.SOFT, TerrainKind.HEDGE: Cover.SOFT, TerrainKind.WALL: Cover.HARD}
+    )
+    cover_obstacles = frozenset({TerrainKind.HEDGE, TerrainKind.WALL})
+
+    def actions(self) -> dict[str, Action]:
+        return {
+            **super().actions(),
+            "move": self.move,
+            "throw": self.throw,
+            "suggest": self.suggest,
+        }
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move BRAWLER`: how far the brawler moves this turn (lines 10-11)."""
+        (ident,) = expect_args("move", args, ("BRAWLER",))
+        unit = scene.unit_of(ident)
+        reach, cite = DAZED_MOVE if unit.get("dazed") else MOVE
+        data = {
+            "action": "move",
+            "ruleset": self.id,
+            "unit": unit.id,
+            "allowance": length_json(scene, reach),
+            "source": str(cite),
+        }
+        line = f"{unit.id} moves up to {scene.show(reach):g} in [{cite}]"
+        return Resolution("move", MappingProxyType(data), (line,))
+
+    def throw(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`throw THROWER TARGET`: in reach and in sight, the need on 1D6 and the odds."""
+        a, b = expect_args("throw", args, ("THROWER", "TARGET"))
+        thrower, target = scene.unit_of(a), scene.unit_of(b)
+        table = table_of(scene)
+        near = table.unit_distance(thrower, target)
+        unc = table.uncertainty(near.a, near.b)
+        reach = Threshold(near.distance, THROW_REACH[0], unc)
+        seen = table.in_sight(self.sight_policy, near.a, near.b)
+        cover = table.cover(self.cover_policy, near.a, near.b)
+        reasons: list[dict[str, Any]] = []
+        if thrower.side == target.side:
+            reasons.append({"reason": f"{b} is not an enemy", "source": str(THROW_REACH[1])})
+        if not reach.within:
+            reasons.append({"reason": "beyond 12 inches", "source": str(THROW_REACH[1])})
+        if not seen:
+            reasons.append({"reason": f"{a} cannot see {b}", "source": str(THROW_REACH[1])})
+        data: dict[str, Any] = {
+            "action": "throw",
+            "ruleset": self.id,
+            "thrower": a,
+            "target": b,
+            "distance": length_json(scene, near.distance),
+            "reach": threshold_json(scene, reach),
+            "in_sight": seen,
+            "cover": cover.cover.value,
+            "allowed": not reasons,
+            "reasons": reasons,
+            "rolls": [],
+        }
+        if reasons:
+            line = f"{a} may not throw at {b}: " + "; ".join(r["reason"] for r in reasons)
+            return Resolution("throw", MappingProxyType(data), (line,))
+        need, cite = next((n, c) for limit, n, c in THROW_NEEDS if _within(near.distance, limit))
+        modifiers = (COVER,) if cover.cover is not Cover.NONE else ()
+        roll = Roll.success_roll(
+            "to hit", 1, 6, need - sum(int(m.value) for m in modifiers), modifiers, cite
+        )
+        data["rolls"] = [roll.as_json()]
+        lines = (f"{a} throws at {b}: {roll.describe()}", f"a brawler hit is dazed [{HIT_DAZES}]")
+        return Resolution("throw", MappingProxyType(data), lines)
+
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
+        units: Sequence[Unit] = scene.units
+        if phase == "move":
+            for unit in units:
+                yield Candidate("move", (unit.id,))
+        elif phase == "throw":
+            for a in units:
+                for b in units:
+                    if a.side != b.side:
+                        yield Candidate("throw", (a.id, b.id))
+
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
+        answer = self.actions()[candidate.kind](scene, candidate.args)
+        return None if answer.data.get("allowed") is False else answer  # list what may be done
+
+
+def _within(length: float, limit: float) -> bool:
+    return Threshold(length, limit, 0.0).within

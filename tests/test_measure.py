@@ -1,0 +1,88 @@
+"""The measuring layer (`rules/measure.py`): one table of measurements per scene, shared by
+every question and every thread, its arrays read-only, its batched answers those of the
+per-pair functions of `rules.geometry`."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.bench_rules import tiled_doc
+from rules import geometry as geo
+from rules.engine import get_ruleset, read_scene
+from rules.measure import Table, table_of
+from rules.scene import Scene
+from tests.builders import base, make_scene, unit
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
+
+
+def _tiled(example: Path, bases: int) -> Scene:
+    doc = json.loads(example.read_text(encoding="utf-8"))
+    return read_scene(tiled_doc(doc, bases), example.name)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_suggest_from_four_threads_at_once_equals_the_serial_answers(example: Path) -> None:
+    # Four threads ask every phase's suggestions of one scene at once (one shared table,
+    # filled as they go); every answer is the one a fresh scene asked alone gives.
+    scene = _tiled(example, 40)
+    rules = get_ruleset(scene.ruleset)
+    phases: list[list[str]] = [[], *([p] for p in rules.phases)]
+    serial = [rules.resolve(_tiled(example, 40), "suggest", p).as_json() for p in phases]
+
+    def suggest(phase: list[str]) -> dict[str, Any]:
+        return rules.resolve(scene, "suggest", phase).as_json()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(suggest, phases * 4))
+    for k, answer in enumerate(answers):
+        assert answer == serial[k % len(phases)], phases[k % len(phases)]
+
+
+def test_one_table_per_scene_and_its_arrays_are_read_only() -> None:
+    scene = _tiled(EXAMPLES[0], 10)
+    table = table_of(scene)
+    assert table_of(scene) is table
+    with pytest.raises(ValueError, match="read-only"):
+        table.distances[0, 1] = 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        table.aspects[0, 1] = 0
+
+
+def test_aspects_and_pairs_within_are_the_per_pair_answers() -> None:
+    scene = _tiled(EXAMPLES[-1], 40)
+    table = Table(scene)
+    bases = table.bases
+    for i in range(0, len(bases), 7):
+        for j in range(0, len(bases), 5):
+            if i != j:
+                assert table.aspect(bases[i], bases[j]) == geo.aspect(bases[i], bases[j]).aspect
+    rows, cols = table.pairs_within(100.0)
+    expected = [
+        (i, j)
+        for i, a in enumerate(bases)
+        for j, b in enumerate(bases)
+        if i != j and geo.within(geo.edge_distance(a, b), 100.0)
+    ]
+    assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == expected
+
+
+def test_a_length_on_a_reach_is_within_it() -> None:
+    # Two 20 mm squares whose centres are 121.6 mm apart are 101.6 mm apart edge to edge: on a
+    # 4" reach, however the subtraction rounds.
+    pair = make_scene(
+        "skirmish-19c",
+        [
+            unit("a", "red", [base("a-1", 3.0, 10.0, 0, 20, 20)]),
+            unit("b", "blue", [base("b-1", 124.6, 10.0, 180, 20, 20)]),
+        ],
+        unit="mm",
+    )
+    rows, cols = table_of(pair).pairs_within(101.6)
+    assert np.array_equal(rows, [0, 1]) and np.array_equal(cols, [1, 0])
