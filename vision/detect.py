@@ -12,7 +12,7 @@ Back ends, one family per detector (`make_detector`):
 
 - AprilTag families (`tag36h11`, `tag25h9`, `tag16h5`, `tagStandard41h12`) with the usual
   1-cell black border: pupil-apriltags. This is the only module that imports `pupil_apriltags`,
-  and it works around the traps of 1.0.4.post11 measured on this machine (FIELD-NOTES):
+  and it works around the traps of 1.0.4.post11 measured on a 2-core machine:
   `decode_sharpening` is cast to int by the constructor (0.25 becomes 0), so it is written again
   into the C struct; only one family is registered however many are named, so a detector takes
   exactly one; a native detector shared by two threads crashes the process, so each thread gets
@@ -487,7 +487,7 @@ class _WindowedDetector(ABC):
         the picture that is not already a found tag, in a small window upscaled and sharpened
         (with each strength of `sharpen` in turn, until one reads a tag).
 
-        Small, blurred tags are where a full-frame pass fails (FIELD-NOTES: 86.5-96.5% recall of
+        Small, blurred tags are where a full-frame pass fails (measured: 86.5-96.5% recall of
         20 mm tags at 1080p), yet their black squares still stand out: `tag_candidates` lists
         them (about 100 ms at 1080p) and each window costs about 1 ms. A tag found in a window
         is only returned if its centre lies within the candidate it was looked for at, and
@@ -643,7 +643,7 @@ def _per_thread(factory: Callable[[], Any]) -> Callable[[], Any]:
     """A getter returning one object per calling thread, made on first use by `factory`.
 
     pupil's native detector crashes the process when two threads use it at once; giving each
-    thread its own makes a shared adapter safe (and FIELD-NOTES measured it scaling: 220 -> 114
+    thread its own makes a shared adapter safe (measured scaling on 2 cores: 220 -> 114
     ms per frame with two threads).
     """
     local = threading.local()

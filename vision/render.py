@@ -18,7 +18,7 @@ How a frame is made, and why it is fast enough for 1080p video:
    own small image window, through the same undistorted rays intersected with their own height;
 5. a hand (a skin-coloured polygon above the table) and the image-space effects come last.
 
-Table frame (CONTRACT.md): origin at the near-left corner, x right, y away from the near edge,
+Table frame (docs/formats.md): origin at the near-left corner, x right, y away from the near edge,
 z up, millimetres. Image pixels: OpenCV's convention, the centre of the top-left pixel is (0, 0).
 
 Never imports pupil_apriltags (only vision/detect.py does).
