@@ -1,6 +1,7 @@
 """The tag detector adapter, on real pixels: markers drawn with `cv2.aruco.generateImageMarker` at
-known corners, then found by both back ends. Each trap of pupil-apriltags 1.0.4.post11 (vision/detect.py)
-and of OpenCV's ArUco defaults has a test that fails if the adapter stops working around it.
+known corners, then found by both back ends. Each trap of pupil-apriltags 1.0.4.post11 (see
+vision/detect.py) and of OpenCV's ArUco defaults has a test that fails if the adapter stops working
+around it.
 
 Ground truth: a marker of S pixels pasted with its top-left pixel at column x0, row y0 covers the
 pixel centres x0 .. x0+S-1, so in OpenCV's convention (pixel centres on integers) its black

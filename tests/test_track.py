@@ -380,6 +380,31 @@ def test_a_base_taken_off_is_named_missing_and_searched_every_frame(
     assert tracker.missing == ()
 
 
+def test_a_base_removed_in_play_is_not_searched_for_nor_named_missing(
+    game: Game, start: dict[str, Any], camera: CameraSpec
+) -> None:
+    # The players take b3 off as a casualty and mark it removed: its empty place in plain view
+    # gets no help and no "missing"; put back in the game, it is searched for again.
+    first = photograph(game, start, camera, 110)
+    base = "b3"
+    gone = without(start, base)
+    tracker = Tracker(game, lens(first))
+    tracker.scan(first.image)
+    tracker.scan(photograph(game, start, camera, 111, hand=hand_over(start, base)).image)
+    tracker.set_removed({base})
+    for i in range(MISSING_AFTER + 2):
+        tracker.scan(photograph(game, gone, camera, 112 + i).image)
+        assert tracker.stats["helped"] == 0
+        assert tracker.missing == ()
+    tracker.set_removed(set())
+    for i in range(MISSING_AFTER + 1):
+        tracker.scan(photograph(game, gone, camera, 120 + i).image)
+        assert tracker.stats["helped"] == 1
+    assert tracker.missing == (base,)
+    tracker.set_removed({base})  # removed again: no longer named at once
+    assert tracker.missing == ()
+
+
 def test_the_sweep_searches_every_cell_within_its_bound_whatever_happens(
     game: Game, start: dict[str, Any], camera: CameraSpec
 ) -> None:

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -236,6 +236,8 @@ class Tracker:
             for (family, _bits), detector in self.scanner.detectors.items()
         }
         self._owner = {(pattern_family(t.family), t.id): t.owner for t in self.scanner.tags}
+        self._sought = dict(self._owner)
+        """The game's tags searched for when lost: all but those of removed bases."""
         self._largest_game_mm = max((t.size for t in self.scanner.tags), default=0.0)
         self.stats: dict[str, Any] = {}
         self.missing: tuple[str, ...] = ()
@@ -258,6 +260,14 @@ class Tracker:
             return None
         rows, cols = self._cells_shape(self._size)
         return -(-(rows * cols) // self.sweep_cells)
+
+    def set_removed(self, owners: Iterable[str]) -> None:
+        """The bases taken off the table in play (by id): their tags are no longer searched
+        for when lost, nor named `missing`; a removed base put back is searched for again.
+        Found by chance, they are still reported (the rules ignore removed bases)."""
+        gone = frozenset(owners)
+        self._sought = {key: owner for key, owner in self._owner.items() if owner not in gone}
+        self.missing = tuple(m for m in self.missing if m not in gone)
 
     @staticmethod
     def _cells_shape(size: tuple[int, int]) -> tuple[int, int]:
@@ -453,7 +463,7 @@ class Tracker:
             # under a hand this finds nothing, and the cells are searched once it has gone.
             # A tag found so moved the others of its unit likely alike: they are tried at that
             # move first.
-            if track.key not in self._owner:
+            if track.key not in self._sought:
                 continue
             before = track.detection.center
             found = self._read_at(track, frame, jumps[-1]) if jumps else None
@@ -472,9 +482,9 @@ class Tracker:
         self.missing = tuple(
             sorted(
                 {
-                    self._owner[t.key]
+                    self._sought[t.key]
                     for t in extra.pop("uncovered")
-                    if t.key in self._owner and t.in_view >= MISSING_AFTER
+                    if t.key in self._sought and t.in_view >= MISSING_AFTER
                 }
             )
         )
@@ -611,7 +621,7 @@ class Tracker:
         counts for `stats`, and under `uncovered` the lost tracks in plain view still lost."""
         assert self._previous is not None
         moving = np.asarray(cv2.absdiff(frame.small, self._previous), np.uint8)
-        lost = [t for t in self._tracks if not t.seen and t.key in self._owner]
+        lost = [t for t in self._tracks if not t.seen and t.key in self._sought]
         uncovered = []
         for track in lost:
             if bool(self._patch_view(moving, track.box).max() > CHANGE_LEVEL):
@@ -798,7 +808,7 @@ class Tracker:
         x0, y0, x1, y1 = window
         return any(
             not t.seen
-            and t.key in self._owner
+            and t.key in self._sought
             and x0 - reach <= t.detection.center[0] < x1 + reach
             and y0 - reach <= t.detection.center[1] < y1 + reach
             for t in self._tracks
@@ -807,7 +817,7 @@ class Tracker:
     @property
     def _missing_keys(self) -> bool:
         """Some of the game's tags have never been seen (no track)."""
-        return len({t.key for t in self._tracks} & self._owner.keys()) < len(self._owner)
+        return len({t.key for t in self._tracks} & self._sought.keys()) < len(self._sought)
 
     @staticmethod
     def _piece_area(r0: int, c0: int, r1: int, c1: int, margin: int) -> int:
