@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,12 +23,14 @@ from vision.benchtrack import (
     Tally,
     base_side,
     bench_game,
+    count_misses,
     make_video,
     naive_scanner,
     run_bench,
     score_frame,
     summary,
     tag_sizes,
+    time_frame,
     visible_bases,
 )
 from vision.game import Game
@@ -100,6 +103,47 @@ def test_summary_rates_and_percentiles_by_hand() -> None:
     # errors 1..5: median 3; p99 at rank 0.99 * 4 = 3.96: 4 + 0.96 * 1 = 4.96.
     assert row["median_error_mm"] == pytest.approx(3.0)
     assert row["p99_error_mm"] == pytest.approx(4.96)
+
+
+def test_the_longest_miss_is_counted_base_by_base_on_a_hand_made_sequence() -> None:
+    # Frame by frame: (visible bases, bases found).
+    frames = [
+        ({"a", "b", "c"}, {"a", "b", "c"}),  # 0: all found
+        ({"a", "b", "c"}, {"b", "c"}),  # 1: a missed (run 1)
+        ({"a", "b", "c"}, {"c"}),  # 2: a (2), b (1)
+        ({"b", "c"}, {"c"}),  # 3: a hidden (its run stays 2), b (2)
+        ({"a", "b", "c"}, {"b", "c"}),  # 4: a (3: a hidden frame does not end a run), b found
+        ({"a", "b", "c"}, {"a", "b"}),  # 5: a found (its run ends at 3), c (1)
+        ({"a", "b", "c"}, {"a", "b", "c", "x"}),  # 6: all found; x is no visible base
+        ({"a", "b"}, set()),  # 7: a (1), b (1); c hidden, not missed
+    ]
+    tally = Tally()
+    for visible, found in frames:
+        count_misses(tally, visible, found)
+    assert tally.frames == 8
+    assert tally.longest_miss == 3
+    assert tally.longest_miss_base == "a"
+    assert tally.longest_miss_frames == (1, 4)  # from its first missed frame to its last
+    tally.seconds, tally.cpu_seconds = [0.1] * 8, [0.1] * 8
+    row = summary(tally)
+    assert row["longest_miss_frames"] == 3
+    assert row["longest_miss"] == {"base": "a", "frames": [1, 4]}
+    # A run of two frames in a row with every base missed counts 2, not the number of bases.
+    tally = Tally()
+    for _ in range(2):
+        count_misses(tally, {"a", "b", "c"}, set())
+    assert tally.longest_miss == 2
+
+
+def test_a_frame_the_scanner_refuses_misses_every_visible_base() -> None:
+    class Refusing:
+        def scan(self, image: np.ndarray) -> Any:
+            raise ValueError("no corner tags")
+
+    tally = Tally()
+    for _ in range(3):
+        time_frame(tally, Refusing(), np.zeros((4, 4, 3), np.uint8), truth({"b1", "b2"}))
+    assert tally.longest_miss == 3 and tally.failed == ["no corner tags"] * 3
 
 
 # --------------------------------------------------------------------------- ground truth
@@ -230,8 +274,26 @@ def test_the_command_prints_the_contract_json(capsys: pytest.CaptureFixture[str]
     assert doc["frames"] == 3
     for side in ("naive", "tracker"):
         assert {"fps", "recall", "median_error_mm", "p99_error_mm"} <= set(doc[side])
+        assert isinstance(doc[side]["longest_miss_frames"], int)
     assert doc["ratio"] == pytest.approx(doc["tracker"]["fps"] / doc["naive"]["fps"], rel=0.02)
     assert doc["resolution"] == "1280x720" and doc["tag_size_mm"] == [25.0, 25.0]
+
+
+def test_the_demo_camera_over_a_chequered_mat(capsys: pytest.CaptureFixture[str]) -> None:
+    opts = bench_args("--camera", "demo", "--mat", "chequered", "--tags", "12", "--tag-size", "30")
+    opts.frames = "2"
+    opts.json = True
+    assert run_bench_command(opts) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # The demo's camera: 1280x720 unless asked otherwise, looking straight down.
+    assert (doc["resolution"], doc["camera"], doc["mat"]) == ("1280x720", "demo", "chequered")
+    for side in ("naive", "tracker"):
+        assert doc[side]["recall"] > 0.9 and doc[side]["failed_frames"] == []
+    game = bench_game(tags=12, tag_size=(30.0, 30.0))
+    video = make_video(game, 1, (640, 360), tilt_deg=0.0, mat_squares_mm=50.0)
+    middle = video.images[0][90:270, 160:480].mean(axis=2)
+    # The table is dark and light squares, not one felt green.
+    assert np.percentile(middle, 10) < 60 and np.percentile(middle, 90) > 150
 
 
 # --------------------------------------------------------------------------- options
@@ -258,6 +320,8 @@ def test_options_are_read_as_the_contract_writes_them() -> None:
         ("--tag-size", "25-16", "MIN <= MAX"),
         ("--tag-size", "3", "8 to 60"),
         ("--tag-size", "big", "for example 16-25"),
+        ("--camera", "webcam", "one of bench, demo"),
+        ("--mat", "grass", "one of felt, chequered"),
     ],
 )
 def test_a_bad_option_names_itself_and_what_is_accepted(

@@ -1,6 +1,7 @@
 """The tag detector adapter, on real pixels: markers drawn with `cv2.aruco.generateImageMarker` at
-known corners, then found by both back ends. Each trap of pupil-apriltags 1.0.4.post11 (FIELD-NOTES)
-and of OpenCV's ArUco defaults has a test that fails if the adapter stops working around it.
+known corners, then found by both back ends. Each trap of pupil-apriltags 1.0.4.post11 (see
+vision/detect.py) and of OpenCV's ArUco defaults has a test that fails if the adapter stops working
+around it.
 
 Ground truth: a marker of S pixels pasted with its top-left pixel at column x0, row y0 covers the
 pixel centres x0 .. x0+S-1, so in OpenCV's convention (pixel centres on integers) its black
@@ -236,7 +237,7 @@ def test_decode_sharpening_reaches_the_c_struct_unrounded() -> None:
 
 def test_decode_sharpening_lifts_recall_of_small_blurred_tags() -> None:
     # Twelve 13 px tag36h11 tags (1.6 px per cell), blurred (sigma 0.6 px): sharpening is what
-    # lets the decoder separate the bits (FIELD-NOTES: 86.5% -> 96.5% recall on 20 mm tags at
+    # lets the decoder separate the bits (measured: 86.5% -> 96.5% recall on 20 mm tags at
     # 1080p). A detector whose sharpening silently fell to 0 reads clearly fewer.
     rng = np.random.default_rng(4)
     canvas = white(40, 40 * 12)

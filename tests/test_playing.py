@@ -331,3 +331,48 @@ def test_a_lost_base_is_named_missing_and_held_in_place_it_comes_back_where_it_w
         source.feed(None)
     finally:
         tracker.stop()
+
+
+def test_a_base_lost_in_plain_view_is_warned_of_until_it_is_marked_removed() -> None:
+    from rules.engine import get_ruleset
+    from rules.play import Edit, start
+    from rules.state import Scope
+    from tests.test_live import GAME, LAYOUT, ScriptedSource, wait_until
+    from vision.game import load_game
+    from vision.render import Effects, camera_for_table, render
+    from vision.synthetic import table_spec
+    from vision.track import MISSING_AFTER
+    from webui.playing import game_units
+
+    game = load_game(GAME)
+    layout = json.loads(LAYOUT.read_text())
+    spec = table_spec(game, layout)
+    camera = camera_for_table(spec, 1280, 720)
+    full = render(spec, camera, Effects()).image
+    for unit in layout["units"]:  # hart is taken off the table, his place in plain view
+        unit["bases"] = [b for b in unit["bases"] if b["id"] != "hart"]
+    without = render(table_spec(game, layout), camera, Effects()).image
+    source = ScriptedSource()
+    watcher = Live(source, game, stale_seconds=0).start()
+    try:
+        source.feed(full)
+        wait_until(watcher, lambda s: s.frame == 0)
+        frames = MISSING_AFTER + 2
+        for i in range(1, frames + 1):
+            source.feed(without)
+            state = wait_until(watcher, lambda s, i=i: s.frame == i)
+        assert state.status["lost_in_view"] == ["hart"]
+        assert any(w.startswith("hart is not found") for w in state.status["warnings"])
+        assert watcher.tracker.stats["helped"] == 1  # searched for, with help, every frame
+        # The players mark him removed (a casualty): no warning, and the tracker stops looking.
+        first = start(get_ruleset(game.ruleset), game_units(game))
+        watcher.set_play(first.apply([Edit(Scope.BASE, "hart", "removed", False, True)]))
+        for i in range(frames + 1, frames + 3):
+            source.feed(without)
+            state = wait_until(watcher, lambda s, i=i: s.frame == i)
+        assert state.status["lost_in_view"] == []
+        assert not any("hart" in w for w in state.status["warnings"])
+        assert watcher.tracker.stats["helped"] == 0
+        source.feed(None)
+    finally:
+        watcher.stop()

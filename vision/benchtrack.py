@@ -40,6 +40,7 @@ from calibration.camera import CameraModel
 from calibration.units import to_mm
 from rules.errors import UmpireError
 
+from .demo import DEMO_CAMERA_TILT_DEG, DEMO_GAME_EFFECTS
 from .game import Game, parse_game
 from .pipeline import Scan, Scanner
 from .render import CameraSpec, Effects, Point, TagTruth, camera_for_table, hand_polygon, render
@@ -75,6 +76,30 @@ MAX_TAGS: Final = 300
 """About as many bases as fit a 180 x 120 cm table with room left to move them."""
 MIN_TAG_MM: Final = 8.0
 MAX_TAG_MM: Final = 60.0
+CHEQUER_MM: Final = 50.0
+"""The chequered mat's squares: 5 cm, dark and light (a chessboard-like grid mat)."""
+MATS: Final[Mapping[str, float]] = {"felt": 0.0, "chequered": CHEQUER_MM}
+"""The mats `--mat` offers: the plain felt, or a chequered mat (its squares' side in mm), the
+worst ground for a second pass that looks again at every dark square."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rig:
+    """How the table is filmed: `bench` is a webcam tilted 8 degrees through a mild barrel lens
+    (issue 6's video); `demo` the camera of the built-in demo (`vision/demo.py`): 1280x720
+    looking straight down, no lens distortion, its blur and noise."""
+
+    tilt_deg: float
+    lens: tuple[float, float, float, float, float]
+    effects: Effects
+    resolution: tuple[int, int]
+    """The resolution when none is given."""
+
+
+RIGS: Final[Mapping[str, Rig]] = {
+    "bench": Rig(CAMERA_TILT_DEG, LENS, EFFECTS, (1920, 1080)),
+    "demo": Rig(DEMO_CAMERA_TILT_DEG, (0.0, 0.0, 0.0, 0.0, 0.0), DEMO_GAME_EFFECTS, (1280, 720)),
+}
 WRONG_PLACE_MM: Final = 5.0
 """A base found farther than this from where it stands is counted as misplaced (reported
 beside the error figures, which still include it)."""
@@ -411,6 +436,10 @@ def make_video(
     seed: int = 0,
     effects: Effects = EFFECTS,
     sweep: bool = True,
+    *,
+    tilt_deg: float = CAMERA_TILT_DEG,
+    lens: tuple[float, float, float, float, float] = LENS,
+    mat_squares_mm: float = 0.0,
 ) -> Video:
     """Render `frames` frames at 30 fps: units pushed one after another (a second each), and
     after the first move a hand sweeping over the middle of the table for 1.5 s. One hand at a
@@ -418,10 +447,10 @@ def make_video(
     rng = np.random.default_rng(seed)
     layout = Layout(game)
     layout.place_units(rng)
-    spec = table_spec(game, layout.scene(), mat_seed=seed)
+    spec = table_spec(game, layout.scene(), mat_seed=seed, mat_squares_mm=mat_squares_mm)
     width, height = resolution
     camera_spec: CameraSpec = camera_for_table(
-        spec, width, height, CAMERA_HEIGHT_MM, tilt_deg=CAMERA_TILT_DEG, distortion=LENS
+        spec, width, height, CAMERA_HEIGHT_MM, tilt_deg=tilt_deg, distortion=lens
     )
     base_of_tag = {b.tag: b.id for u in game.units for b in u.bases}
     images: list[npt.NDArray[np.uint8]] = []
@@ -451,7 +480,7 @@ def make_video(
                 if sweep and sweep_at is None:  # the sweep comes after the first move
                     sweep_at = next_move
                     next_move = sweep_at + SWEEP_FRAMES + PAUSE_FRAMES
-        table = table_spec(game, layout.scene(), mat_seed=seed)
+        table = table_spec(game, layout.scene(), mat_seed=seed, mat_squares_mm=mat_squares_mm)
         frame = render(
             table, camera_spec, replace(effects, hand=hand), np.random.default_rng([seed, index])
         )
@@ -501,6 +530,34 @@ class Tally:
     held_errors_mm: list[float] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     """Frames the scanner refused (a calibration it could not fit), with its reason."""
+    frames: int = 0
+    missed_for: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each base's current run: frames in a row it was fully visible and not found, and the
+    frame (from 0) the run began at."""
+    longest_miss: int = 0
+    longest_miss_base: str | None = None
+    longest_miss_frames: tuple[int, int] | None = None
+    """The first and last frame (from 0) of the longest run."""
+
+
+def count_misses(tally: Tally, visible: Iterable[str], found: Iterable[str]) -> None:
+    """Add one frame to the miss runs: a base fully visible and not found lengthens its run, a
+    base found ends it; a hidden one (out of the frame or partly under a hand) leaves its run
+    as it is, so a base missed, covered a moment, then missed again counts as one long run.
+    `longest_miss` is the longest run of any one base so far."""
+    found = set(found)
+    index = tally.frames
+    tally.frames += 1
+    for ident in visible:
+        if ident in found:
+            tally.missed_for.pop(ident, None)
+            continue
+        run, start = tally.missed_for.get(ident, (0, index))
+        run += 1
+        tally.missed_for[ident] = (run, start)
+        if run > tally.longest_miss:
+            tally.longest_miss, tally.longest_miss_base = run, ident
+            tally.longest_miss_frames = (start, index)
 
 
 def scene_positions(scene: Mapping[str, Any]) -> dict[str, Point]:
@@ -518,6 +575,7 @@ def score_frame(tally: Tally, scene: Mapping[str, Any], truth: FrameTruth) -> No
     the distance from where the scene puts it to where it stands."""
     seen = scene_positions(scene)
     tally.visible += len(truth.visible)
+    count_misses(tally, truth.visible, seen)
     for ident, (x, y) in seen.items():
         true = truth.bases.get(ident)
         if true is None:
@@ -547,7 +605,10 @@ def summary(tally: Tally) -> dict[str, Any]:
     frames run at this rate or slower); `fps_sustained` the frames over the total time, and
     `fps_sustained_after_first` the same without the first frame (a one-off start-up: a
     tracker reads the whole table once); `slowest_frames` the five slowest as [frame index,
-    ms], to show where the time went."""
+    ms], to show where the time went, and `slowest_after_first_ms` the slowest but the first;
+    `longest_miss_frames` the longest run of frames in which one base fully visible (in the
+    frame, no part under a hand) was not found (`count_misses`), `longest_miss` which base and
+    its first and last frame."""
     times = tally.seconds
     median_s = statistics.median(times) if times else math.nan
     p95_s = float(np.percentile(times, 95)) if times else math.nan
@@ -558,12 +619,20 @@ def summary(tally: Tally) -> dict[str, Any]:
         "fps_sustained_after_first": round((len(times) - 1) / sum(times[1:]), 2)
         if len(times) > 1
         else None,
+        "slowest_after_first_ms": round(1000 * max(times[1:]), 1) if len(times) > 1 else None,
+        "slowest_cpu_after_first_ms": round(1000 * max(tally.cpu_seconds[1:]), 1)
+        if len(times) > 1
+        else None,
         "latency_ms": {"median": round(1000 * median_s, 1), "p95": round(1000 * p95_s, 1)},
         "cpu_ms": {
             "median": round(1000 * statistics.median(tally.cpu_seconds), 1),
             "p95": round(1000 * float(np.percentile(tally.cpu_seconds, 95)), 1),
         },
         "recall": round(tally.found / tally.visible, 5) if tally.visible else None,
+        "longest_miss_frames": tally.longest_miss,
+        "longest_miss": None
+        if tally.longest_miss_frames is None
+        else {"base": tally.longest_miss_base, "frames": list(tally.longest_miss_frames)},
         "visible": tally.visible,
         "found": tally.found,
         "median_error_mm": _round(_percentile(tally.errors_mm, 50), 3),
@@ -585,19 +654,27 @@ def time_scanner(scanner: SceneScanner, video: Video) -> Tally:
     tally = Tally()
     gc.collect()
     for image, truth in zip(video.images, video.truth, strict=True):
-        wall, cpu = time.perf_counter(), time.process_time()
-        try:
-            scan = scanner.scan(image)
-        except ValueError as error:  # a refused calibration: the frame counts, found nothing
-            tally.seconds.append(time.perf_counter() - wall)
-            tally.cpu_seconds.append(time.process_time() - cpu)
-            tally.visible += len(truth.visible)
-            tally.failed.append(str(error))
-            continue
+        time_frame(tally, scanner, image, truth)
+    return tally
+
+
+def time_frame(
+    tally: Tally, scanner: SceneScanner, image: npt.NDArray[np.uint8], truth: FrameTruth
+) -> None:
+    """Scan one frame, timing `.scan` alone (wall clock and process CPU), and score it."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        scan = scanner.scan(image)
+    except ValueError as error:  # a refused calibration: the frame counts, found nothing
         tally.seconds.append(time.perf_counter() - wall)
         tally.cpu_seconds.append(time.process_time() - cpu)
-        score_frame(tally, scan.scene, truth)
-    return tally
+        tally.visible += len(truth.visible)
+        tally.failed.append(str(error))
+        count_misses(tally, truth.visible, ())
+        return
+    tally.seconds.append(time.perf_counter() - wall)
+    tally.cpu_seconds.append(time.process_time() - cpu)
+    score_frame(tally, scan.scene, truth)
 
 
 # --------------------------------------------------------------------------- the run
@@ -651,20 +728,31 @@ def versions() -> dict[str, str]:
 
 
 def run_bench(
-    resolution: tuple[int, int] = (1920, 1080),
+    resolution: tuple[int, int] | None = None,
     tags: int = 120,
     tag_size: tuple[float, float] = (16.0, 25.0),
     frames: int | None = None,
     seed: int = 0,
     scanners: Mapping[str, ScannerFactory] | None = None,
-    effects: Effects = EFFECTS,
+    effects: Effects | None = None,
+    camera: str = "bench",
+    mat: str = "felt",
 ) -> dict[str, Any]:
     """Render the video, then time the naive scanner and the tracker on it, one after the other.
 
-    `scanners` maps `naive` and `tracker` to factories `(game, camera) -> object with .scan`
-    (default: `Scanner(second_pass=False)` and `vision.track.Tracker`); each is made fresh just
-    before its turn. Every frame is rendered before anything is timed.
+    `camera` is a rig of `RIGS` (`bench`, or `demo`: the built-in demo's), which gives the
+    resolution and effects when they are not given; `mat` one of `MATS` (`felt` or
+    `chequered`). `scanners` maps `naive` and `tracker` to factories `(game, camera) -> object
+    with .scan` (default: `Scanner(second_pass=False)` and `vision.track.Tracker`); each is made
+    fresh just before its turn. Every frame is rendered before anything is timed.
     """
+    if camera not in RIGS:
+        raise BenchError(f"camera must be one of {', '.join(RIGS)}, not {camera!r}")
+    if mat not in MATS:
+        raise BenchError(f"mat must be one of {', '.join(MATS)}, not {mat!r}")
+    rig = RIGS[camera]
+    resolution = rig.resolution if resolution is None else resolution
+    effects = rig.effects if effects is None else effects
     check_resolution(resolution)
     frames = default_frames(resolution) if frames is None else frames
     if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= 10_000:
@@ -673,7 +761,16 @@ def run_bench(
     if set(factories) != {"naive", "tracker"}:
         raise BenchError(f"scanners must be 'naive' and 'tracker', not {sorted(factories)}")
     game = bench_game(tags, tag_size, seed)
-    video = make_video(game, frames, resolution, seed, effects)
+    video = make_video(
+        game,
+        frames,
+        resolution,
+        seed,
+        effects,
+        tilt_deg=rig.tilt_deg,
+        lens=rig.lens,
+        mat_squares_mm=MATS[mat],
+    )
     load_before = os.getloadavg()
     sides: dict[str, Any] = {}
     for name in ("naive", "tracker"):
@@ -695,6 +792,8 @@ def run_bench(
             sides["tracker"]["fps_sustained"] / sides["naive"]["fps_sustained"], 2
         ),
         "resolution": f"{resolution[0]}x{resolution[1]}",
+        "camera": camera,
+        "mat": mat,
         "tags": tags,
         "bases": tags - 4,
         "tag_size_mm": list(tag_size),
@@ -728,7 +827,9 @@ ROWS: Final[tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...]] = (
     ("latency median, ms", lambda s: _num(s["latency_ms"]["median"])),
     ("latency p95, ms", lambda s: _num(s["latency_ms"]["p95"])),
     ("CPU median, ms", lambda s: _num(s["cpu_ms"]["median"])),
+    ("slowest after 1st, ms", lambda s: _num(s["slowest_after_first_ms"])),
     ("recall, %", lambda s: "-" if s["recall"] is None else f"{100 * s['recall']:.2f}"),
+    ("longest miss, frames", lambda s: str(s["longest_miss_frames"])),
     ("visible tags found", lambda s: f"{s['found']}/{s['visible']}"),
     ("median error, mm", lambda s: _num(s["median_error_mm"], 3)),
     ("p99 error, mm", lambda s: _num(s["p99_error_mm"], 3)),
@@ -760,7 +861,8 @@ def bench_text(result: Mapping[str, Any]) -> str:
         else "no frame"
     )
     lines = [
-        f"umpire bench: {result['resolution']}, {result['tags']} tags of {sizes} "
+        f"umpire bench: {result['resolution']} ({result['camera']} camera, {result['mat']} mat), "
+        f"{result['tags']} tags of {sizes} "
         f"({result['bases']} bases and 4 corner tags), {result['frames']} frames at "
         f"{video['fps']:g} fps ({video['moves']} units moved, a hand sweeping over "
         f"{sweep}), {video['visible_per_frame']} visible base tags a frame, seed {result['seed']}",

@@ -12,7 +12,7 @@ Back ends, one family per detector (`make_detector`):
 
 - AprilTag families (`tag36h11`, `tag25h9`, `tag16h5`, `tagStandard41h12`) with the usual
   1-cell black border: pupil-apriltags. This is the only module that imports `pupil_apriltags`,
-  and it works around the traps of 1.0.4.post11 measured on this machine (FIELD-NOTES):
+  and it works around the traps of 1.0.4.post11 measured on a 2-core machine:
   `decode_sharpening` is cast to int by the constructor (0.25 becomes 0), so it is written again
   into the C struct; only one family is registered however many are named, so a detector takes
   exactly one; a native detector shared by two threads crashes the process, so each thread gets
@@ -67,7 +67,9 @@ __all__ = [
     "ArucoDetector",
     "Detector",
     "DetectorError",
+    "Look",
     "TagDetection",
+    "holds_a_code",
     "image_facing",
     "make_detector",
     "tag_candidates",
@@ -189,6 +191,32 @@ class Detector(Protocol):
         """Tags of this family that a full-frame `detect` left out of `found` (second pass)."""
         ...
 
+    def missed_looks(
+        self,
+        gray: np.ndarray,
+        found: Sequence[TagDetection],
+        sharpen: Sequence[float] = ...,
+        *,
+        window: tuple[int, int, int, int] | None = None,
+        largest: float | None = None,
+        flat_levels: float = ...,
+    ) -> list[Look]:
+        """The second pass's looks, in the order it takes them (see `detect_missed`)."""
+        ...
+
+    def read_look(self, gray: np.ndarray, look: Look, upscale: int = ...) -> list[TagDetection]:
+        """The tags one look of the second pass reads."""
+        ...
+
+    def detect_coarse(
+        self,
+        gray: np.ndarray,
+        window: tuple[int, int, int, int] | None = None,
+        factor: int = ...,
+    ) -> list[TagDetection]:
+        """The tags read in the picture shrunk `factor` times (the coarse pass)."""
+        ...
+
     def detect_at(
         self,
         gray: np.ndarray,
@@ -235,6 +263,18 @@ MAT_SIZE: Final = 24.0
 20 mm tags) is the mat or a shadow over much of it, and is not read again: measured on the
 first frame of `umpire bench`'s 1080p video, reading the whole mat 3x upscaled cost 1.5 s of
 a 2.0 s scan and found nothing; on those 24 `bench_scan` frames no tag came from one."""
+FLAT_LEVELS: Final = 15.0
+"""A dark quad whose inside (the means of its inner 6 x 6 of 8 x 8 cells) spans fewer grey
+levels than this holds no code and is not looked at again: a square of a chequered mat or a
+ChArUco board. Measured on rendered 1080p and 720p frames (blur 0.4-1.0 px, motion blur 3 px,
+grey print 90-170, JPEG q40, strong glare, noise 2.5-5): every quad on a tag spanned 23 levels
+or more (strong glare; 35 for grey print, over 90 otherwise), and of the ~600 quads of a 5 cm
+chequered mat at 1080p about 100 were left (quads across a dark and a light square)."""
+COARSE_FACTOR: Final = 2
+"""The coarse pass (`detect_coarse`) reads the picture shrunk this many times each way. Measured
+on rendered frames: a 150 px tag blurred 6 px at 1280x720, and a 200-400 px tag blurred 8-12 px
+at 3872x2592, are missed at full resolution and found at half; a full-frame pupil pass over
+such a picture also costs 10-30 times the shrunk one."""
 MAT_FRACTION: Final = 0.5
 """With no tag found to size by, a dark quad wider than this fraction of the image's shorter
 side is taken for the mat (a tag that big is never missed by the full-frame pass)."""
@@ -368,6 +408,74 @@ class _WindowedDetector(ABC):
                 ]
         return []
 
+    def missed_looks(
+        self,
+        gray: np.ndarray,
+        found: Sequence[TagDetection],
+        sharpen: Sequence[float] = SECOND_PASS_SHARPEN,
+        *,
+        window: tuple[int, int, int, int] | None = None,
+        largest: float | None = None,
+        flat_levels: float = FLAT_LEVELS,
+    ) -> list[Look]:
+        """The second looks `detect_missed` takes, in the order it takes them: every dark quad
+        of the picture (or of `window`, x0, y0, x1, y1) that is not on a tag of `found`, not
+        the mat and not flat inside (`holds_a_code` with `flat_levels`; 0 looks at every one),
+        single tags first, patches of merged tags after them. `largest` (pixels) sizes a tag
+        when `found` is empty or smaller than the tags of the game (a tracker knows it from
+        earlier frames)."""
+        image = _checked_gray(gray)
+        centres = np.array([tag.center for tag in found]).reshape(-1, 2)
+        reaches = np.array([0.6 * _side_px(tag.corners) for tag in found])
+        sizes = [_side_px(tag.corners) for tag in found] + ([largest] if largest else [])
+        if sizes:
+            biggest = max(sizes)
+            patch, mat = PATCH_SIZE * biggest, MAT_SIZE * biggest
+        else:  # nothing to size a tag by: every quad is read whole, but the mat is not
+            biggest = math.inf
+            patch = mat = MAT_FRACTION * min(image.shape)
+        if window is None:
+            quads = tag_candidates(image)
+        else:
+            height, width = image.shape
+            x0, y0 = max(0, int(window[0])), max(0, int(window[1]))
+            x1, y1 = min(width, int(window[2])), min(height, int(window[3]))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                return []
+            offset = np.array([x0, y0], dtype=np.float64)
+            smallest = CANDIDATE_PERIMETER_RATE * max(height, width)
+            quads = [q + offset for q in tag_candidates(image[y0:y1, x0:x1], smallest)]
+        singles: list[Look] = []
+        patches: list[Look] = []
+        for quad in quads:
+            middle = quad.mean(axis=0)
+            if len(centres) and bool(np.any(np.linalg.norm(centres - middle, axis=1) < reaches)):
+                # A found tag, or a quad inside it. A big dark quad is looked at too: on a dark
+                # terrain card the tags merge into one dark patch, and a look at the whole card
+                # reads them (measured on grey prints: 3 tags in 360 found only that way).
+                continue
+            side = _side_px(quad)
+            if side > mat:
+                continue  # the mat, or a shadow over much of it (see MAT_SIZE)
+            if flat_levels > 0 and not holds_a_code(image, quad, flat_levels):
+                continue  # a dark square with nothing inside (see FLAT_LEVELS)
+            if side <= patch:
+                singles.append(Look(quad, tuple(sharpen)))
+            else:
+                # A patch of merged tags: they lie inside it (anywhere, not only near its
+                # middle), so the margin is a tag's, and one sharpening reads what three do
+                # (see PATCH_SIZE).
+                patches.append(Look(quad, tuple(sharpen[:1]), margin=0.75 * biggest, patch=True))
+        return singles + patches
+
+    def read_look(
+        self, gray: np.ndarray, look: Look, upscale: int = SECOND_PASS_UPSCALE
+    ) -> list[TagDetection]:
+        """The tags one second look reads (`detect_at` with the look's settings)."""
+        return self.detect_at(
+            gray, look.quad, upscale, look.sharpen, margin=look.margin, patch=look.patch
+        )
+
     def detect_missed(
         self,
         gray: np.ndarray,
@@ -379,7 +487,7 @@ class _WindowedDetector(ABC):
         the picture that is not already a found tag, in a small window upscaled and sharpened
         (with each strength of `sharpen` in turn, until one reads a tag).
 
-        Small, blurred tags are where a full-frame pass fails (FIELD-NOTES: 86.5-96.5% recall of
+        Small, blurred tags are where a full-frame pass fails (measured: 86.5-96.5% recall of
         20 mm tags at 1080p), yet their black squares still stand out: `tag_candidates` lists
         them (about 100 ms at 1080p) and each window costs about 1 ms. A tag found in a window
         is only returned if its centre lies within the candidate it was looked for at, and
@@ -387,18 +495,13 @@ class _WindowedDetector(ABC):
         they agree with the first pass's (the upscaled, sharpened crop only decodes it). A quad
         over `PATCH_SIZE` times the largest found tag is a patch of merged tags, read with one
         sharpening; one over `MAT_SIZE` times it (with no tag found, over `MAT_FRACTION` of the
-        image's shorter side) is the mat, and is not read.
+        image's shorter side) is the mat, and is not read; nor is a quad flat inside
+        (`FLAT_LEVELS`: a square of a chequered mat). `missed_looks` and `read_look` are the
+        two halves, for a caller that looks within a time budget.
         """
         image = _checked_gray(gray)
         centres = [tag.center for tag in found]
         reaches = [0.6 * _side_px(tag.corners) for tag in found]
-        extra: list[TagDetection] = []
-        if found:
-            largest = max(reaches) / 0.6
-            patch, mat = PATCH_SIZE * largest, MAT_SIZE * largest
-        else:  # nothing to size a tag by: every quad is read whole, but the mat is not
-            largest = math.inf
-            patch = mat = MAT_FRACTION * min(image.shape)
 
         def on_a_found_tag(point: np.ndarray) -> bool:
             if not centres:
@@ -406,31 +509,82 @@ class _WindowedDetector(ABC):
             gaps = np.linalg.norm(np.asarray(centres) - point, axis=1)
             return bool(np.any(gaps < np.asarray(reaches)))
 
-        for quad in tag_candidates(image):
-            if on_a_found_tag(quad.mean(axis=0)):
-                # A found tag, or a quad inside it. A big dark quad is looked at too: on a dark
-                # terrain card the tags merge into one dark patch, and a look at the whole card
-                # reads them (measured on grey prints: 3 tags in 360 found only that way).
-                continue
-            side = _side_px(quad)
-            if side <= patch:
-                looks = self.detect_at(image, quad, upscale, sharpen)
-            elif side <= mat:
-                # A patch of merged tags: they lie inside it (anywhere, not only near its
-                # middle), so the margin is a tag's, and one sharpening reads what three do
-                # (see PATCH_SIZE).
-                looks = self.detect_at(
-                    image, quad, upscale, sharpen[:1], margin=0.75 * largest, patch=True
-                )
-            else:
-                continue  # the mat, or a shadow over much of it (see MAT_SIZE)
-            for tag in looks:
+        extra: list[TagDetection] = []
+        for look in self.missed_looks(image, found, sharpen):
+            if extra and on_a_found_tag(look.quad.mean(axis=0)):
+                continue  # read already by an earlier look
+            for tag in self.read_look(image, look, upscale):
                 if on_a_found_tag(tag.center):
                     continue
                 extra.append(tag)
                 centres.append(tag.center)
                 reaches.append(0.6 * _side_px(tag.corners))
         return extra
+
+    def detect_coarse(
+        self,
+        gray: np.ndarray,
+        window: tuple[int, int, int, int] | None = None,
+        factor: int = COARSE_FACTOR,
+    ) -> list[TagDetection]:
+        """The tags read in the picture (or `window`, x0, y0, x1, y1) shrunk `factor` times
+        each way (an area average), in full-frame pixels, their corners refined again on the
+        full picture. A large tag blurred over many pixels (close to the camera, out of focus)
+        has edges too soft for a full-resolution pass; shrunk, they are sharp again
+        (`COARSE_FACTOR`)."""
+        image = _checked_gray(gray)
+        height, width = image.shape
+        x0, y0, x1, y1 = (0, 0, width, height) if window is None else window
+        x0, y0 = max(0, int(x0)), max(0, int(y0))
+        x1, y1 = min(width, int(x1)), min(height, int(y1))
+        w, h = (x1 - x0) // factor, (y1 - y0) // factor
+        if w < 8 or h < 8:
+            return []
+        crop = image[y0 : y0 + h * factor, x0 : x0 + w * factor]
+        small = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+        cells = self._marker_cells
+        refine = cells is not None and self.options["corner_refinement"] == "edges"
+        found = []
+        for tag in self.detect(np.ascontiguousarray(small)):
+            corners = (tag.corners + 0.5) * factor - 0.5 + np.array([x0, y0], dtype=np.float64)
+            if refine and cells is not None:
+                corners = refine_corners_on_edges(image, corners, cells)
+            found.append(
+                TagDetection(tag.family, tag.tag_id, corners, tag.decision_margin, tag.hamming)
+            )
+        return found
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Look:
+    """One look of the second pass: a dark quad that may hold a tag, and how to read it."""
+
+    quad: np.ndarray
+    """(4, 2) pixel corners of the dark quad."""
+    sharpen: tuple[float, ...]
+    """The sharpenings tried in turn until one reads a tag."""
+    margin: float | None = None
+    """How far past the quad the window reaches (None: three quarters of its side)."""
+    patch: bool = False
+    """A patch of merged tags: every tag inside it counts, not only one near its middle."""
+
+
+def holds_a_code(gray: np.ndarray, quad: np.ndarray, levels: float = FLAT_LEVELS) -> bool:
+    """Whether a dark quad is more than a flat dark square: the means of its inner 6 x 6 of
+    8 x 8 cells span `levels` grey levels or more (white cells of a code among black ones), as
+    a tag's do however small, blurred or grey its print."""
+    square = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    side = 32
+    target = np.array(
+        [[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5], [-0.5, side - 0.5]],
+        dtype=np.float32,
+    )
+    transform = cv2.getPerspectiveTransform(square, target)
+    upright = cv2.warpPerspective(
+        gray, transform, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    cells = cv2.resize(upright.astype(np.float32), (8, 8), interpolation=cv2.INTER_AREA)[1:7, 1:7]
+    return bool(float(cells.max() - cells.min()) >= levels)
 
 
 def _side_px(quad: np.ndarray) -> float:
@@ -449,7 +603,7 @@ def _candidate_finder() -> Any:
     ~95 ms, where OpenCV's defaults list 98% of them in ~210 ms.
     """
     params = cv2.aruco.DetectorParameters()
-    params.minMarkerPerimeterRate = 0.02
+    params.minMarkerPerimeterRate = CANDIDATE_PERIMETER_RATE
     params.adaptiveThreshWinSizeMin = 11
     params.adaptiveThreshWinSizeMax = 11
     params.adaptiveThreshWinSizeStep = 10
@@ -459,11 +613,27 @@ def _candidate_finder() -> Any:
     return cv2.aruco.ArucoDetector(opencv_dictionary("DICT_APRILTAG_36h11"), params)
 
 
-def tag_candidates(gray: np.ndarray) -> list[np.ndarray]:
+CANDIDATE_PERIMETER_RATE: Final = 0.02
+"""`tag_candidates` lists quads whose perimeter is at least this fraction of the picture's
+longer side (38 px at 1920 wide: tags of ~10 px and up)."""
+
+
+def tag_candidates(gray: np.ndarray, min_perimeter_px: float | None = None) -> list[np.ndarray]:
     """Every dark quad in `gray` that may be a tag's black square: (4, 2) pixel corners each,
-    in OpenCV's convention (whatever family they turn out to be)."""
+    in OpenCV's convention (whatever family they turn out to be). `min_perimeter_px` is the
+    smallest perimeter listed (default `CANDIDATE_PERIMETER_RATE` of the longer side): a window
+    of a larger frame is given the frame's, as OpenCV scales it to the window otherwise and
+    lists every speck of a small window (measured: 4 times slower on a 400 x 300 window)."""
     image = _checked_gray(gray)
-    accepted_quads, _ids, rejected = _CANDIDATE_FINDER().detectMarkers(image)
+    finder = _CANDIDATE_FINDER()
+    rate = CANDIDATE_PERIMETER_RATE
+    if min_perimeter_px is not None:
+        rate = min(max(float(min_perimeter_px) / max(image.shape), 1e-3), 3.9)
+    params = finder.getDetectorParameters()
+    if params.minMarkerPerimeterRate != rate:
+        params.minMarkerPerimeterRate = rate
+        finder.setDetectorParameters(params)
+    accepted_quads, _ids, rejected = finder.detectMarkers(image)
     return [
         np.asarray(quad, dtype=np.float64).reshape(4, 2) for quad in (*accepted_quads, *rejected)
     ]
@@ -473,7 +643,7 @@ def _per_thread(factory: Callable[[], Any]) -> Callable[[], Any]:
     """A getter returning one object per calling thread, made on first use by `factory`.
 
     pupil's native detector crashes the process when two threads use it at once; giving each
-    thread its own makes a shared adapter safe (and FIELD-NOTES measured it scaling: 220 -> 114
+    thread its own makes a shared adapter safe (measured scaling on 2 cores: 220 -> 114
     ms per frame with two threads).
     """
     local = threading.local()

@@ -14,8 +14,9 @@ four (`square_fit`), so a base's facing comes from all four edges of its tag.
 from __future__ import annotations
 
 import math
+import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -30,7 +31,7 @@ from calibration.homography import TableFit
 from calibration.units import from_mm
 from rules.errors import UmpireError
 
-from .detect import Detector, TagDetection, make_detector
+from .detect import Detector, Look, TagDetection, make_detector
 from .game import Game, TagRole, game_tags, pattern_family
 from .scene import TagObservation, build_scene
 
@@ -64,6 +65,16 @@ def square_fit(corners_mm: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.column_stack([fitted.real, fitted.imag]) + centre
 
 
+COARSE_MIN_PX: Final = 48.0
+"""The coarse pass (the picture shrunk twice) runs only when the game's largest tag may be this
+many pixels across or more: shrunk, it is still 24 px (3 px a cell of tag36h11). A smaller tag
+the full-frame pass misses is small, not soft, and the second pass's upscaled look reads it."""
+
+
+def _side_px(corners: npt.NDArray[np.float64]) -> float:
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+
+
 WEAK_MARGIN: Final = 15.0
 """pupil's decision margin under which a full-frame read must be confirmed by a second look.
 Measured on rendered 1080p frames: pupil read felt texture under strong glare as a tag at a
@@ -74,6 +85,78 @@ more under the same conditions."""
 
 def _weak(det: TagDetection) -> bool:
     return det.decision_margin is not None and det.decision_margin < WEAK_MARGIN
+
+
+@dataclass(slots=True)
+class _Keeper:
+    """Keeps a tag a later pass read when it is one of the game's, not seen yet, and not on a
+    tag the full-frame pass read."""
+
+    expected: set[tuple[str, int]]
+    known: list[TagDetection]
+    seen: set[tuple[str, int]]
+    mine: list[TagDetection]
+    second: list[TagDetection]
+
+    def __call__(self, det: TagDetection) -> None:
+        key = (pattern_family(det.family), det.tag_id)
+        if key not in self.expected or key in self.seen:
+            return
+        if any(_same_place(det, d) for d in self.known):
+            return
+        self.second.append(det)
+        self.mine.append(det)
+        self.seen.add(key)
+
+
+def _same_place_as_quad(det: TagDetection, quad: npt.NDArray[np.float64]) -> bool:
+    """A tag read on (or inside) a dark quad: its centre within 0.6 of its side of the quad's."""
+    side = float(np.linalg.norm(det.corners[1] - det.corners[0]))
+    return float(np.linalg.norm(det.center - np.asarray(quad).mean(axis=0))) < 0.6 * side
+
+
+class Budget:
+    """Time for the extra passes of one frame, counted from its first `spent()` check (so the
+    work that must be done before them is not charged to it): `spent()` once `seconds` have
+    gone by since, on `clock` (a test gives a clock of its own, so what is deferred does not
+    depend on the machine's speed)."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.seconds = float(seconds)
+        self.clock = clock
+        self.start: float | None = None
+
+    def spent(self) -> bool:
+        now = self.clock()
+        if self.start is None:
+            self.start = now
+        return now - self.start >= self.seconds
+
+    def used(self) -> float:
+        """Seconds used since the first check (0 if none)."""
+        return 0.0 if self.start is None else self.clock() - self.start
+
+
+@dataclass(slots=True)
+class Detected:
+    """What `Scanner.detect_all` found in one picture, and what it left for later."""
+
+    first: list[TagDetection] = field(default_factory=list)
+    """The full-frame pass's tags (weak reads confirmed, strays kept to be reported)."""
+    second: list[TagDetection] = field(default_factory=list)
+    """The game's tags only the later passes found (coarse, second look, weak reads again)."""
+    dropped: list[TagDetection] = field(default_factory=list)
+    """Weak full-frame reads a second look did not confirm (left out)."""
+    deferred: list[tuple[Detector, Look]] = field(default_factory=list)
+    """Second looks not taken when the budget was spent, with the detector to take them."""
+    passes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Extra passes (`coarse`) run, and skipped because the budget was spent."""
+    coarse_deferred: list[Detector] = field(default_factory=list)
+    """The detectors whose coarse pass was skipped for want of budget."""
+    looks: int = 0
+    looked: int = 0
+    """Second looks listed, and taken."""
 
 
 def _same_place(first: TagDetection, second: TagDetection) -> bool:
@@ -127,7 +210,9 @@ class Scanner:
     `second_pass` (on by default) looks again, upscaled and sharpened, at every dark quad the
     full-frame pass did not read (`Detector.detect_missed`) and keeps the tags of the game found
     there: on rendered 1080p frames with 20 mm tags it lifts recall from 86-97% to over 99.5%
-    for about 100 ms more a frame (benchmarks/bench_scan.py).
+    for about 100 ms more a frame (benchmarks/bench_scan.py). It also turns on the coarse pass
+    (`Detector.detect_coarse`, the picture shrunk twice: large tags blurred close to the
+    camera). Off, the scanner is the plain full-frame detector.
     """
 
     def __init__(
@@ -144,32 +229,45 @@ class Scanner:
         self.tags = game_tags(game)
         self._expected = {(pattern_family(t.family), t.id) for t in self.tags}
         self._heights = {(pattern_family(t.family), t.id): t.height for t in self.tags}
+        self._sizes = {(pattern_family(t.family), t.id): t.size for t in self.tags}
         families = sorted({(t.family, t.border_bits) for t in self.tags})
         self.detectors: dict[tuple[str, int], Detector] = {
             key: make_detector(key[0], key[1], **detector_options) for key in families
         }
 
     def detect(self, gray: npt.NDArray[np.uint8]) -> list[TagDetection]:
-        """Every tag of the game's families in the picture (both passes)."""
+        """Every tag of the game's families in the picture (every pass)."""
         first, second, _dropped = self._detect_both(gray)
         return first + second
 
     def _detect_both(
         self, gray: npt.NDArray[np.uint8]
     ) -> tuple[list[TagDetection], list[TagDetection], list[TagDetection]]:
-        """The full-frame pass's tags, the game's tags only the second pass found, and the weak
-        full-frame reads it did not confirm (left out).
+        """`detect_all` with no budget: the first pass's tags, the game's tags only the later
+        passes found, and the weak full-frame reads not confirmed (left out)."""
+        found = self.detect_all(gray)
+        return found.first, found.second, found.dropped
 
-        The second pass keeps only ids the game expects and has not seen: a quad re-read with
+    def detect_all(self, gray: npt.NDArray[np.uint8], budget: Budget | None = None) -> Detected:
+        """Every pass over the picture, the later ones within `budget` (None: no limit).
+
+        The full-frame pass reads every tag it can. With `second_pass` on, two more passes look
+        for the game's tags it missed: the coarse pass reads the picture shrunk twice each way
+        (`Detector.detect_coarse`: large tags blurred close to the camera; only when the game's
+        tags may be `COARSE_MIN_PX` across), and the second pass looks again, upscaled and
+        sharpened, at every dark quad not read (`missed_looks`, `read_look`: small tags). Looks
+        left when the budget is spent are returned in `deferred`, and a coarse pass skipped in
+        `coarse_deferred`, for a caller that sees the next frames too (the tracker).
+
+        The later passes keep only ids the game expects and has not seen: a quad re-read with
         sharpening is a guess, and an unknown id there is likelier a misread than a stray tag.
         Full-frame reads that are doubtful are looked at again rather than trusted: a weak one
         (decision margin under `WEAK_MARGIN`) stands only if the second look reads the same id
         at the same place, and one with an id the game does not have is replaced when the
         second look reads a game tag there (else it stays, to be reported as unknown).
         """
-        first: list[TagDetection] = []
-        second: list[TagDetection] = []
-        dropped: list[TagDetection] = []
+        out = Detected()
+        first, second, dropped = out.first, out.second, out.dropped
         for detector in self.detectors.values():
             found = detector.detect(gray)
             if not self.second_pass:
@@ -179,15 +277,33 @@ class Scanner:
             known = [d for d in found if not _weak(d) and self._key(d) in self._expected]
             strays = [d for d in found if not _weak(d) and self._key(d) not in self._expected]
             seen = {self._key(d) for d in first + known}
-            for det in detector.detect_missed(gray, known):
-                if self._key(det) in self._expected and self._key(det) not in seen:
-                    second.append(det)
-                    seen.add(self._key(det))
+            mine: list[TagDetection] = []  # what the later passes of this detector found
+            keep = _Keeper(self._expected, known, seen, mine, second)
+
+            if self._coarse_needed(found):
+                if budget is None or not budget.spent():
+                    out.passes.append("coarse")
+                    for det in detector.detect_coarse(gray):
+                        keep(det)
+                else:
+                    out.skipped.append("coarse")
+                    out.coarse_deferred.append(detector)
+            looks = detector.missed_looks(gray, known + mine)
+            out.looks += len(looks)
+            for index, look in enumerate(looks):
+                if budget is not None and budget.spent():
+                    out.deferred.extend((detector, later) for later in looks[index:])
+                    break
+                if any(_same_place_as_quad(d, look.quad) for d in mine):
+                    continue  # read by an earlier look
+                out.looked += 1
+                for det in detector.read_look(gray, look):
+                    keep(det)
             first.extend(known)
-            first.extend(s for s in strays if not any(_same_place(s, d) for d in second))
+            first.extend(s for s in strays if not any(_same_place(s, d) for d in mine))
             for w in weak:
-                if any(_same_place(w, d) for d in second):
-                    continue  # the candidates' second look read it (the same id or a game tag)
+                if any(_same_place(w, d) for d in mine):
+                    continue  # the later passes read it (the same id or a game tag)
                 again = [
                     d
                     for d in detector.detect_at(gray, w.corners)
@@ -200,7 +316,20 @@ class Scanner:
                 elif self._key(w) not in seen:
                     second.append(again[0])
                     seen.add(self._key(w))
-        return first, second, dropped
+        return out
+
+    def _coarse_needed(self, found: Sequence[TagDetection]) -> bool:
+        """Whether the game's largest tag may be `COARSE_MIN_PX` across or more in this picture,
+        judged from the tags the full-frame pass read (their pixels per mm), or it read none:
+        smaller tags are better read by the second pass's upscaled looks."""
+        scales = [
+            _side_px(d.corners) / self._sizes[self._key(d)]
+            for d in found
+            if self._sizes.get(self._key(d), 0.0) > 0
+        ]
+        if not scales:
+            return True
+        return max(scales) * max(self._sizes.values()) >= COARSE_MIN_PX
 
     @staticmethod
     def _key(det: TagDetection) -> tuple[str, int]:

@@ -49,7 +49,7 @@ PAGE_SIZES_MM: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "letter":
 MIN_PX_ACROSS = 17.0
 """Pixels across a tag's black border below which reading stops being reliable.
 
-FIELD-NOTES (1920x1080, 180 x 120 cm table, camera 150 cm up, tilted 15 degrees): 25 mm tags
+Measured (1920x1080, 180 x 120 cm table, camera 150 cm up, tilted 15 degrees): 25 mm tags
 spanning 17-22 px were all read (100%), while 20 mm tags spanning 13-18 px were read 86.5-96.5%
 of the time. 17 px is the smallest span at which every tag was read; below it tags were lost.
 Raise it for a soft lens or poor light.

@@ -18,7 +18,7 @@ How a frame is made, and why it is fast enough for 1080p video:
    own small image window, through the same undistorted rays intersected with their own height;
 5. a hand (a skin-coloured polygon above the table) and the image-space effects come last.
 
-Table frame (CONTRACT.md): origin at the near-left corner, x right, y away from the near edge,
+Table frame (docs/formats.md): origin at the near-left corner, x right, y away from the near edge,
 z up, millimetres. Image pixels: OpenCV's convention, the centre of the top-left pixel is (0, 0).
 
 Never imports pupil_apriltags (only vision/detect.py does).
@@ -44,6 +44,9 @@ Point = tuple[float, float]
 FLOOR_COLOUR: BGR = (48, 52, 58)  # what the camera sees beyond the table's edge
 SKIN_COLOUR: BGR = (120, 150, 205)
 MAX_TEXELS = 16_000_000  # cap of the table texture (about 48 MB in BGR)
+CHEQUER_DARK = 40.0
+CHEQUER_LIGHT = 185.0
+"""Grey levels of a chequered mat's dark and light squares (felt texture added)."""
 
 
 class RenderError(UmpireError):
@@ -147,10 +150,15 @@ class TableSpec:
     """Mean colour of the felt (BGR): green by default."""
     mat_seed: int = 0
     """Seeds the felt's texture, so a table looks the same in every frame."""
+    mat_squares_mm: float = 0.0
+    """Above 0: a chequered mat of dark and light squares this wide (a chessboard-like grid
+    mat, the worst ground for a detector that looks at every dark square); 0: plain felt."""
 
     def __post_init__(self) -> None:
         _positive(self.width_mm, "table width_mm")
         _positive(self.depth_mm, "table depth_mm")
+        if self.mat_squares_mm != 0:
+            _positive(self.mat_squares_mm, "mat_squares_mm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,8 +470,10 @@ def _table_texture(
     mat_colour: BGR,
     mat_seed: int,
     px_per_mm: float,
+    mat_squares_mm: float = 0.0,
 ) -> np.ndarray:
-    """The felt and the terrain cards in table space (row j at y = (j + 0.5) / px_per_mm)."""
+    """The felt (chequered when `mat_squares_mm` > 0) and the terrain cards in table space
+    (row j at y = (j + 0.5) / px_per_mm)."""
     w = math.ceil(width_mm * px_per_mm)
     h = math.ceil(depth_mm * px_per_mm)
     rng = np.random.default_rng(mat_seed)
@@ -472,6 +482,12 @@ def _table_texture(
     blotches = cv2.resize(coarse.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
     fibres = cv2.GaussianBlur(rng.normal(0.0, 1.0, (h, w)).astype(np.float32), (0, 0), 0.6)
     mat = np.asarray(mat_colour, np.float32) + 9.0 * blotches + 7.0 * fibres[..., None]
+    if mat_squares_mm > 0:
+        rows = (np.floor((np.arange(h) + 0.5) / px_per_mm / mat_squares_mm) % 2).astype(np.uint8)
+        cols = (np.floor((np.arange(w) + 0.5) / px_per_mm / mat_squares_mm) % 2).astype(np.uint8)
+        dark = rows[:, None] ^ cols[None, :]
+        shade = np.where(dark > 0, np.float32(CHEQUER_DARK), np.float32(CHEQUER_LIGHT))
+        mat += shade[..., None] - np.asarray(mat_colour, np.float32)
     # Brownish wear so the felt is not one flat green.
     mat[..., 2] += 6.0 * blotches[..., 0]
     texture = np.clip(mat, 0, 255).astype(np.uint8)
@@ -876,7 +892,13 @@ def render(
     rays = _rays(camera, target)
     ppm = texture_px_per_mm or _texture_scale(camera, table, target)
     base = _table_texture(
-        table.width_mm, table.depth_mm, table.terrain, table.mat_colour, table.mat_seed, ppm
+        table.width_mm,
+        table.depth_mm,
+        table.terrain,
+        table.mat_colour,
+        table.mat_seed,
+        ppm,
+        table.mat_squares_mm,
     )
     texture = base.copy()
     bend = effects.card_bend_mm
@@ -917,6 +939,17 @@ def render(
     )
     hand_truth = None if hand_px is None else _readonly(hand_px)
     return Frame(image, FrameTruth(truths, camera_truth, hand_truth))
+
+
+def tag_truths(
+    table: TableSpec, camera: CameraSpec, effects: Effects | None = None
+) -> tuple[TagTruth, ...]:
+    """The truth `render` would give for each tag of `table`, without drawing the picture."""
+    effects = effects or Effects()
+    target = camera.target_mm or (table.width_mm / 2, table.depth_mm / 2)
+    rays = _rays(camera, target)
+    hand_px = _hand_outline(rays, effects)
+    return tuple(_truth(tag, rays, camera, effects, hand_px) for tag in table.tags)
 
 
 def _truth(

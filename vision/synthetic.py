@@ -67,9 +67,12 @@ def _card_pose(card: TerrainSpec, table_polygon: np.ndarray) -> tuple[float, flo
     return float(centre[0]), float(centre[1]), (90.0 + math.degrees(angle)) % 360.0
 
 
-def table_spec(game: Game, scene: Mapping[str, Any], *, mat_seed: int = 0) -> TableSpec:
+def table_spec(
+    game: Game, scene: Mapping[str, Any], *, mat_seed: int = 0, mat_squares_mm: float = 0.0
+) -> TableSpec:
     """The renderer's table for a game whose pieces stand where `scene` (an `umpire-scene/1`
-    document in any unit) puts them. Bases not in the scene are left off the table."""
+    document in any unit) puts them. Bases not in the scene are left off the table. A
+    `mat_squares_mm` above 0 chequers the mat with squares that wide."""
     unit = scene["unit"]
     placed = {b["id"]: b for u in scene.get("units", []) for b in u.get("bases", [])}
     pieces = {t["id"]: t for t in scene.get("terrain", [])}
@@ -144,5 +147,10 @@ def table_spec(game: Game, scene: Mapping[str, Any], *, mat_seed: int = 0) -> Ta
             continue
         terrain.append(RenderedTerrain(polygon, TERRAIN_COLOURS[card.kind]))
     return TableSpec(
-        game.table_width, game.table_depth, tuple(terrain), tuple(tags), mat_seed=mat_seed
+        game.table_width,
+        game.table_depth,
+        tuple(terrain),
+        tuple(tags),
+        mat_seed=mat_seed,
+        mat_squares_mm=mat_squares_mm,
     )

@@ -9,27 +9,51 @@ table is mostly still between frames. So `Tracker.scan(frame)` (the same call an
    A window that has not changed holds the same tag at the same place: the tag is seen, with no
    detection at all.
 2. A window that changed is read again at full resolution around where the tag is expected
-   (its last place plus its last motion). A tag not found there (a hand over it, or moved away)
-   is not seen in this frame; it is tried again only when its window changes again, and it is
-   seen again at once if its window comes back to what it was (the hand lifted off it).
-3. New tags, and tags carried further than their window, can only appear where the picture
+   (its last place plus its last motion); if it is not found there, in a window `WIDE_SIDES`
+   sides wider (a base moved a few centimetres at once). A tag not found there is not seen in
+   this frame; it is seen again at once if its window comes back to what it was (the hand
+   lifted off it).
+3. Re-acquisition is guaranteed, not hoped for: a tag that was seen and is not found now is
+   looked for where it was in every frame in which its window is still (nothing moving over
+   it: a hand moving over a window changes it from frame to frame, and the tag is then taken
+   as covered), at full resolution and then with the help a small tag needs (the second pass's
+   upscaled, sharpened look, `Detector.detect_at`) or a large one (the coarse pass, the window
+   shrunk twice), until it is found. Once its place has been in plain view for
+   `MISSING_AFTER` frames and it is still not found, `missing` names it: a base lost where the
+   camera plainly sees its place (or taken off the table).
+4. New tags, and tags carried further than their window, can only appear where the picture
    changed: the small picture is split in cells of 64 x 64 frame pixels, and each cell that
    differs from the last time it was searched, and has stopped changing (no hand moving over
-   it), is searched whole at full resolution. A few cells a frame are searched anyway, in turn,
-   so the whole table is looked at again every few seconds whatever happens.
-4. A few still tags a frame are read again in turn and each reading averaged in, so a base
+   it), is searched whole at full resolution (`search_budget_px` frame pixels a frame at most,
+   the rest the next frame), and the dark quads in it that hold no tag read yet are queued for
+   a second look.
+5. The sweep: `sweep_cells` cells a frame are searched anyway, in turn, whatever else happens
+   (they are outside every budget), so every cell of the frame is searched at full resolution
+   at least once every `sweep_frames` = ceil(cells / sweep_cells) frames: 120 frames at
+   1280x720 (20 x 12 cells) and 255 at 1920x1080 (30 x 17 cells) with 2 cells a frame.
+6. The extra passes of a frame (the helped reads of lost tags, the queued second looks, the
+   coarse reads) share a time budget, `extra_budget_ms` (`EXTRA_BUDGET_MS`), taken in turn from
+   the lost tags (the one tried longest ago first) and the queue (oldest first); what does not
+   fit waits for the next frame. So a chequered mat or a ChArUco board, whose every square is
+   a dark quad, costs a few frames of queued looks, never seconds in one frame. The whole scan
+   of the first frame gives its extra passes `whole_budget_ms` and queues what is left.
+7. A few still tags a frame are read again in turn and each reading averaged in, so a base
    that stands still is measured more closely the longer it stands (16 readings at most).
-5. The table fit is reused until the corner tags are read at other places: then the camera
+8. The table fit is reused until the corner tags are read at other places: then the camera
    has moved, the table is fitted again and the next frame is scanned whole. One corner tag
    moving alone was knocked: the fit is kept and the tag reported.
 
-The first frame (and any frame of another size) is scanned whole by `Scanner`, with its second
-pass for small tags. Never imports flask or webui.
+The first frame (and any frame of another size) is scanned whole by `Scanner.detect_all`: the
+full-frame pass, the coarse pass and the second pass. `stats` says what the last frame did
+(`helped`, `looked`, `coarse`, `deferred`, `pending`, `extra_ms`, `swept`...). Never imports
+flask or webui.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -42,9 +66,9 @@ from calibration.errors import CalibrationError
 from calibration.homography import TableFit
 from rules.errors import UmpireError
 
-from .detect import TagDetection
+from .detect import Detector, Look, TagDetection
 from .game import Game, pattern_family
-from .pipeline import WEAK_MARGIN, Scan, Scanner, to_gray
+from .pipeline import COARSE_MIN_PX, WEAK_MARGIN, Budget, Scan, Scanner, to_gray
 from .scene import TagObservation
 
 SHRINK: Final = 4
@@ -77,6 +101,36 @@ SWEEP_CELLS: Final = 2
 SEARCH_BUDGET_PX: Final = 250_000
 """Frame pixels searched for new tags in one frame at most; the rest wait for the next frame
 (a hand resting on the table must not stall the tracker)."""
+SEARCH_BUDGET_MS: Final = 30.0
+"""... and no more piece is begun once this many milliseconds have gone on searching (pupil
+reads a chequered mat about twice as slowly as felt: measured on the 1080p `umpire bench`
+video on a chequered mat, 250,000 pixels took up to 70 ms of CPU)."""
+EXTRA_BUDGET_MS: Final = 12.0
+"""Milliseconds a frame for the extra passes (helped reads of lost tags, second looks, coarse
+reads). A helped read of a 16-25 px tag costs 1-3 ms, a look at a 5 cm square of a chequered mat
+at 1080p up to ~15 ms a sharpening: the budget is checked before each, so one frame overshoots
+it by one of them at most (see benchmarks/bench_passes.py)."""
+WHOLE_BUDGET_MS: Final = 500.0
+"""Milliseconds for the extra passes of a whole scan (the first frame): on a plain table they
+take 100-200 ms at 1080p; on a chequered mat the looks left are queued for the next frames."""
+WIDE_SIDES: Final = 2.5
+"""A tag not found where it was expected is looked for at once in a window this many of its
+sides wider each way (within the frame's budget): a base put down a few centimetres away, or
+pushed further than its window in one frame (the built-in demo moves a unit 2-5 cm between two
+frames), is found in that frame rather than once its cells have stopped changing."""
+NEAR_SIDES: Final = 8.0
+"""A changed cell is given second looks only where a lost tag may have gone: within this many
+sides of the largest tag of where one was last seen (a base pushed 15-20 cm under a hand), or
+anywhere while some tag of the game was never seen or one is named missing."""
+MISSING_AFTER: Final = 5
+"""A lost tag is named in `missing` once its place has been in plain view (nothing moving over
+its window) for this many frames in a row: a hand pushing a base barely moves at the start
+and the end of the push, and the tag under it is covered, not missing (measured on the 1080p
+`umpire bench` video: a base under a slow hand was lost in plain view for 3 frames). It is
+looked for with help from the first of them."""
+COARSE_TILE_PX: Final = 512
+"""A coarse pass left over from a whole scan is queued in tiles this wide (plus a margin of the
+largest tag), so that no frame reads more than one at a time."""
 
 
 class TrackerError(UmpireError):
@@ -105,6 +159,10 @@ class _Track:
     """Pixels a frame, from its last two reads."""
     observation: TagObservation | None = None
     """Its place on the table under the current fit (None: to be computed)."""
+    helped_at: int = 0
+    """The frame it was last looked for with help (0: not since it was lost)."""
+    in_view: int = 0
+    """Frames in a row it has been lost with its place in plain view (nothing moving there)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -122,10 +180,29 @@ class _Frame:
     small: npt.NDArray[np.uint8]
 
 
+@dataclass(slots=True)
+class _Pending:
+    """An extra pass waiting for budget: a second look at a dark quad, or a coarse read of a
+    searched window (frame pixels x0, y0, x1, y1)."""
+
+    detector: Detector
+    look: Look | None = None
+    window: tuple[int, int, int, int] | None = None
+
+    @property
+    def centre(self) -> npt.NDArray[np.float64]:
+        if self.look is not None:
+            return np.asarray(self.look.quad.mean(axis=0), dtype=np.float64)
+        assert self.window is not None
+        x0, y0, x1, y1 = self.window
+        return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+
+
 class Tracker:
     """Follows the tags of one game's table over consecutive frames of one camera.
 
-    `scan(image)` answers like `Scanner.scan`; `stats` says what the last call did.
+    `scan(image)` answers like `Scanner.scan`; `stats` says what the last call did; `missing`
+    names the game's tags lost where the camera plainly sees their place.
     """
 
     def __init__(
@@ -136,25 +213,66 @@ class Tracker:
         sweep_cells: int = SWEEP_CELLS,
         refresh_per_frame: int = REFRESH_PER_FRAME,
         search_budget_px: int = SEARCH_BUDGET_PX,
+        search_budget_ms: float = SEARCH_BUDGET_MS,
+        extra_budget_ms: float = EXTRA_BUDGET_MS,
+        whole_budget_ms: float = WHOLE_BUDGET_MS,
+        clock: Callable[[], float] = time.perf_counter,
         **detector_options: Any,
     ) -> None:
         self.scanner = Scanner(game, camera, **detector_options)
         self.game = game
-        self.sweep_cells = int(sweep_cells)
+        self.sweep_cells = max(1, int(sweep_cells))
         self.refresh_per_frame = int(refresh_per_frame)
         self.search_budget_px = int(search_budget_px)
+        self.search_budget_ms = float(search_budget_ms)
+        self.extra_budget_ms = float(extra_budget_ms)
+        self.whole_budget_ms = float(whole_budget_ms)
+        self.clock = clock
+        """The clock the budgets are kept on (a test gives its own)."""
         corners = game.calibration
         self._corner_keys = {(pattern_family(corners.spec.family), c.tag) for c in corners.corners}
         self._detector_of = {
             pattern_family(family): detector
             for (family, _bits), detector in self.scanner.detectors.items()
         }
+        self._owner = {(pattern_family(t.family), t.id): t.owner for t in self.scanner.tags}
+        self._sought = dict(self._owner)
+        """The game's tags searched for when lost: all but those of removed bases."""
+        self._largest_game_mm = max((t.size for t in self.scanner.tags), default=0.0)
         self.stats: dict[str, Any] = {}
+        self.missing: tuple[str, ...] = ()
+        """The game's tags (by owner: a base's id, `corner-N`, a terrain piece's id) seen
+        earlier and not found in the last frame although nothing has moved over their place
+        for `MISSING_AFTER` frames: a base the camera plainly shows that the tracker has lost
+        (or that was taken off the table). Searched for, with help, every frame until found.
+        Also in the scene, under `detection.tracker.missing`."""
         self.reset()
 
     @property
     def camera(self) -> CameraModel | None:
         return self.scanner.camera
+
+    @property
+    def sweep_frames(self) -> int | None:
+        """Frames within which the sweep searches every cell of the picture at full resolution,
+        whatever else happens (None before the first frame)."""
+        if self._size is None:
+            return None
+        rows, cols = self._cells_shape(self._size)
+        return -(-(rows * cols) // self.sweep_cells)
+
+    def set_removed(self, owners: Iterable[str]) -> None:
+        """The bases taken off the table in play (by id): their tags are no longer searched
+        for when lost, nor named `missing`; a removed base put back is searched for again.
+        Found by chance, they are still reported (the rules ignore removed bases)."""
+        gone = frozenset(owners)
+        self._sought = {key: owner for key, owner in self._owner.items() if owner not in gone}
+        self.missing = tuple(m for m in self.missing if m not in gone)
+
+    @staticmethod
+    def _cells_shape(size: tuple[int, int]) -> tuple[int, int]:
+        w, h = size[0] // SHRINK, size[1] // SHRINK
+        return -(-h // CELL), -(-w // CELL)
 
     def reset(self) -> None:
         """Forget everything: the next frame is scanned whole."""
@@ -172,12 +290,20 @@ class Tracker:
         self._refresh_at = 0
         self._frames = 0
         self._largest_side = 32.0
+        self._coarse_search = False
+        """Searched cells are read at half resolution too (the game's largest tag is
+        `COARSE_MIN_PX` or more in the picture)."""
+        self._pending: deque[_Pending] = deque()
+        self._failed: set[tuple[int, int]] = set()
+        """Quads (their middle, to 4 px) a second look read nothing at, since their cells
+        last changed: the sweep does not queue them again (a chequered mat's squares)."""
         self._knocked: set[tuple[str, int]] = set()
         self._fit_problem: str | None = None
         """Why the camera, having moved, could not be fitted again (no scene meanwhile)."""
         self._tried: set[tuple[str, int]] = set()
         self._rescan = False
         self._fit_readings = 0
+        self.missing = ()
 
     # ------------------------------------------------------------------------------ frames
 
@@ -225,19 +351,49 @@ class Tracker:
         return np.asarray(cv2.resize(whole, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
 
     def _scan_whole(self, frame: _Frame) -> None:
-        """The first frame: every tag, both passes of the scanner, a fresh table fit."""
-        first, second, _dropped = self.scanner._detect_both(frame.gray)
+        """The first frame: every tag, every pass of the scanner (the extra passes within
+        `whole_budget_ms`, the looks left queued), a fresh table fit."""
+        budget = Budget(self.whole_budget_ms / 1000.0, self.clock)
+        found = self.scanner.detect_all(frame.gray, budget)
         self._largest_side = 0.0
-        self._tracks = [self._new_track(det, frame) for det in first + second]
+        self._tracks = [self._new_track(det, frame) for det in found.first + found.second]
         self._searched = frame.small.copy()
+        self._pending = deque(_Pending(detector, look) for detector, look in found.deferred)
+        self._failed = set()
+        self.missing = ()
         self.stats = {
             "mode": "whole frame",
             "read_again": 0,
             "unchanged": 0,
             "refreshed": 0,
             "searched_px": 0,
+            "looked": found.looked,
+            "deferred": len(found.deferred),
+            "skipped": list(found.skipped),
+            "pending": len(self._pending),
+            "extra_ms": round(1000 * budget.used(), 1),
         }
         self._refit(force=True)
+        largest = self._largest_in_picture()
+        self._coarse_search = largest >= COARSE_MIN_PX
+        height, width = frame.gray.shape
+        margin = int(min(1.5 * largest, COARSE_TILE_PX))
+        for detector in found.coarse_deferred:
+            self._pending.extend(
+                _Pending(detector, window=(x - margin, y - margin, x + step, y + step))
+                for y in range(0, height, COARSE_TILE_PX)
+                for x in range(0, width, COARSE_TILE_PX)
+                for step in [COARSE_TILE_PX + margin]
+            )
+        self.stats["pending"] = len(self._pending)
+
+    def _largest_in_picture(self) -> float:
+        """How many pixels across the game's largest tag is where the table is nearest the
+        camera (from the fit), or the largest tag seen if larger."""
+        if self._fit is None or not len(self._fit.image_points):
+            return self._largest_side
+        mm_per_px = float(np.min(self._fit.transform.mm_per_pixel(self._fit.image_points)))
+        return max(self._largest_side, self._largest_game_mm / max(mm_per_px, 1e-9))
 
     def _new_track(self, det: TagDetection, frame: _Frame) -> _Track:
         self._largest_side = max(self._largest_side, _side(det))
@@ -267,6 +423,8 @@ class Tracker:
         return bool(cv2.absdiff(a, b).max() > CHANGE_LEVEL)
 
     def _follow(self, frame: _Frame) -> None:
+        assert self._previous is not None
+        budget = Budget(self.extra_budget_ms / 1000.0, self.clock)
         read_again = unchanged = 0
         steps: list[npt.NDArray[np.float64]] = []
         lost: list[_Track] = []
@@ -274,11 +432,11 @@ class Tracker:
         for track in self._tracks:
             window = self._patch_view(frame.small, track.box)
             if not self._differs(window, track.reference) and not (track.seen and track.moving):
-                track.seen, track.tried = True, None
+                track.seen, track.tried, track.helped_at = True, None, 0
                 unchanged += 1
                 continue
             if not track.seen and not self._differs(window, track.tried):
-                continue  # looked for here already, and nothing changed since
+                continue  # looked for here already, and nothing changed since: helped below
             read_again += 1
             done.add(id(track))
             before = track.detection.center
@@ -297,16 +455,50 @@ class Tracker:
                 if found is not None:
                     lost.remove(track)
                     self._move(track, found, frame)
+        wide = 0
+        jumps: list[npt.NDArray[np.float64]] = []
+        for track in list(lost):
+            # Not where it was expected: picked up and put down, or pushed further than its
+            # window in one frame. Look around it wider, in this frame (within the budget);
+            # under a hand this finds nothing, and the cells are searched once it has gone.
+            # A tag found so moved the others of its unit likely alike: they are tried at that
+            # move first.
+            if track.key not in self._sought:
+                continue
+            before = track.detection.center
+            found = self._read_at(track, frame, jumps[-1]) if jumps else None
+            if found is None and not budget.spent():
+                wide += 1
+                found = self._read_at(track, frame, None, reach_sides=WIDE_SIDES)
+            if found is not None:
+                jumps.append(found.center - before)
+                lost.remove(track)
+                self._move(track, found, frame)
         for track in lost:
             track.seen, track.tried = False, self._patch(frame.small, track.box)
         refreshed = self._refresh(frame, done)
-        searched = self._search(frame)
+        searched, swept = self._search(frame)
+        extra = self._extra(frame, budget)
+        self.missing = tuple(
+            sorted(
+                {
+                    self._sought[t.key]
+                    for t in extra.pop("uncovered")
+                    if t.key in self._sought and t.in_view >= MISSING_AFTER
+                }
+            )
+        )
         self.stats = {
             "mode": "tracking",
             "read_again": read_again,
             "unchanged": unchanged,
             "refreshed": refreshed,
             "searched_px": searched,
+            "swept": swept,
+            "wide": wide,
+            **extra,
+            "pending": len(self._pending),
+            "extra_ms": round(1000 * budget.used(), 1),
         }
         self._refit()
 
@@ -315,27 +507,59 @@ class Tracker:
         x0, y0, x1, y1 = box
         return small[y0:y1, x0:x1]
 
-    def _read_at(
-        self, track: _Track, frame: _Frame, step: npt.NDArray[np.float64] | None
-    ) -> TagDetection | None:
-        """The tag read again at full resolution where it is expected (its last place moved by
-        `step` pixels), or None."""
+    def _window(
+        self, track: _Track, step: npt.NDArray[np.float64] | None, reach_sides: float = 0.0
+    ) -> tuple[npt.NDArray[np.float64], tuple[int, int, int, int]]:
+        """Where a track's tag is expected (its last place moved by `step` pixels), and the
+        frame window to read it in (`reach_sides` more sides of the tag each way)."""
         det = track.detection
         move = np.zeros(2) if step is None else step
         expected = det.center + move
         side = _side(det)
         reach = 0.5 * side + max(8.0, 0.6 * side) + 2.0 * float(np.hypot(*move))
+        reach += reach_sides * side
         x0, y0 = (expected - reach).astype(int)
         x1, y1 = (expected + reach).astype(int) + 2
+        return expected, (int(x0), int(y0), int(x1), int(y1))
+
+    def _read_at(
+        self,
+        track: _Track,
+        frame: _Frame,
+        step: npt.NDArray[np.float64] | None,
+        reach_sides: float = 0.0,
+    ) -> TagDetection | None:
+        """The tag read again at full resolution where it is expected (its last place moved by
+        `step` pixels), or None."""
+        expected, (x0, y0, x1, y1) = self._window(track, step, reach_sides)
         detector = self._detector_of[pattern_family(track.family)]
         found = [
             d
             for d in detector.detect_in_window(frame.gray, x0, y0, x1, y1)
             if d.tag_id == track.tag_id
         ]
+        return self._nearest(found, expected)
+
+    @staticmethod
+    def _nearest(
+        found: list[TagDetection], expected: npt.NDArray[np.float64]
+    ) -> TagDetection | None:
         if not found:
             return None
         return min(found, key=lambda d: float(np.hypot(*(d.center - expected))))
+
+    def _read_helped(self, track: _Track, frame: _Frame) -> TagDetection | None:
+        """A lost tag looked for where it was with the help its size needs: a small one with
+        the second pass's upscaled, sharpened look, a large one at half resolution."""
+        detector = self._detector_of[pattern_family(track.family)]
+        side = _side(track.detection)
+        expected, window = self._window(track, None)
+        found: list[TagDetection] = []
+        if side >= COARSE_MIN_PX:
+            found = detector.detect_coarse(frame.gray, window)
+        if not [d for d in found if d.tag_id == track.tag_id] and side < COARSE_MIN_PX:
+            found = detector.detect_at(frame.gray, track.detection.corners)
+        return self._nearest([d for d in found if d.tag_id == track.tag_id], expected)
 
     def _move(self, track: _Track, found: TagDetection, frame: _Frame) -> None:
         """A new reading of a track's tag: averaged with the readings before it when the tag has
@@ -358,7 +582,8 @@ class Tracker:
         track.detection = found
         track.box = self._box(found, track.motion, frame.small.shape)
         track.reference = self._patch(frame.small, track.box)
-        track.seen, track.tried, track.observation = True, None, None
+        track.seen, track.tried, track.observation, track.helped_at = True, None, None, 0
+        track.in_view = 0
 
     def _refresh(self, frame: _Frame, done: set[int]) -> int:
         """Read again, in turn, a few still tags that nothing else read this frame: each new
@@ -387,12 +612,91 @@ class Tracker:
                 done.add(id(track))
         return len(picks)
 
+    # ------------------------------------------------------------------------------ extra passes
+
+    def _extra(self, frame: _Frame, budget: Budget) -> dict[str, Any]:
+        """The extra passes of a frame, within `budget`: the lost tags whose place is in plain
+        view (nothing moving over their window) looked for with help, the one tried longest ago
+        first, in turn with the queued second looks and coarse reads, oldest first. Returns
+        counts for `stats`, and under `uncovered` the lost tracks in plain view still lost."""
+        assert self._previous is not None
+        moving = np.asarray(cv2.absdiff(frame.small, self._previous), np.uint8)
+        lost = [t for t in self._tracks if not t.seen and t.key in self._sought]
+        uncovered = []
+        for track in lost:
+            if bool(self._patch_view(moving, track.box).max() > CHANGE_LEVEL):
+                track.in_view = 0  # something moves over its place: covered
+            else:
+                uncovered.append(track)
+        queue = deque(sorted(uncovered, key=lambda t: t.helped_at))
+        helped = found_again = looked = coarse = 0
+        turn = 0
+        while (queue or self._pending) and not budget.spent():
+            turn += 1
+            if queue and (turn % 2 == 1 or not self._pending):
+                track = queue.popleft()
+                helped += 1
+                track.helped_at = self._frames
+                det = self._read_at(track, frame, None) if id(track) not in self._read_now else None
+                det = det or self._read_helped(track, frame)
+                if det is not None:
+                    self._move(track, det, frame)
+                    self._read_now.add(id(track))
+                    found_again += 1
+                continue
+            item = self._pending.popleft()
+            if item.look is not None:
+                if self._on_a_seen_tag(item.centre):
+                    continue  # read meanwhile
+                looked += 1
+                look = item.look
+                first = Look(look.quad, look.sharpen[:1], look.margin, look.patch)
+                tags = item.detector.read_look(frame.gray, first)
+                if not tags and len(look.sharpen) > 1:
+                    # One sharpening a turn, so a look at a big quad never takes three.
+                    rest = Look(look.quad, look.sharpen[1:], look.margin, look.patch)
+                    self._pending.appendleft(_Pending(item.detector, rest))
+                elif not tags:
+                    self._failed.add(self._look_key(item.centre))
+                for det in tags:
+                    if (pattern_family(det.family), det.tag_id) in self.scanner._expected:
+                        self._adopt(det, frame)
+            else:
+                assert item.window is not None
+                coarse += 1
+                for det in item.detector.detect_coarse(frame.gray, item.window):
+                    if (pattern_family(det.family), det.tag_id) in self.scanner._expected:
+                        self._adopt(det, frame)
+        still_lost = [t for t in uncovered if not t.seen]
+        for track in still_lost:
+            track.in_view += 1
+        return {
+            "helped": helped,
+            "found_again": found_again,
+            "looked": looked,
+            "coarse": coarse,
+            "deferred": len(queue),
+            "uncovered": still_lost,
+        }
+
+    @staticmethod
+    def _look_key(point: npt.NDArray[np.float64]) -> tuple[int, int]:
+        return (round(float(point[0]) / 4), round(float(point[1]) / 4))
+
+    def _on_a_seen_tag(self, point: npt.NDArray[np.float64]) -> bool:
+        return any(
+            t.seen and float(np.hypot(*(t.detection.center - point))) < 0.6 * _side(t.detection)
+            for t in self._tracks
+        )
+
     # ------------------------------------------------------------------------------ search
 
-    def _search(self, frame: _Frame) -> int:
+    def _search(self, frame: _Frame) -> tuple[int, list[tuple[int, int, int, int]]]:
         """Search whole the cells that changed since they were last searched and have stopped
-        changing (those waiting longest first, in pieces that fit the budget), then this
-        frame's turn of the sweep if the budget allows; returns the frame pixels searched."""
+        changing (those waiting longest first, in pieces that fit the budget), and this frame's
+        turn of the sweep whatever the budget; queue a second look at each dark quad found
+        there that no tag was read on (and a coarse read when the game's tags are large).
+        Returns the frame pixels searched and the sweep's windows (frame pixels)."""
         assert self._searched is not None and self._previous is not None
         small = frame.small
         changed = self._cell_max(cv2.absdiff(small, self._searched)) > CHANGE_LEVEL
@@ -407,30 +711,113 @@ class Tracker:
         sweep = np.zeros_like(wanted)
         for _ in range(self.sweep_cells):
             r, c = divmod(self._sweep_at % (rows * cols), cols)
-            sweep[r, c] = not wanted[r, c]
+            sweep[r, c] = True
             self._sweep_at += 1
+        wanted &= ~sweep
         margin = self._margin_px()
         waiting = self._waiting
         pieces = sorted(  # the longest waiting first
             self._pieces(self._regions(wanted), margin),
             key=lambda p: int(waiting[p[0] : p[2], p[1] : p[3]].min()),
         )
-        pieces += self._pieces(self._regions(sweep), margin)
+        swept_pieces = self._pieces(self._regions(sweep), margin)
         searched_px = 0
-        for r0, c0, r1, c1 in pieces:
+        started = self.clock()
+        swept: list[tuple[int, int, int, int]] = []
+        for piece in swept_pieces + pieces:
+            r0, c0, r1, c1 = piece
             area = self._piece_area(r0, c0, r1, c1, margin)
-            if searched_px and searched_px + area > self.search_budget_px:
+            is_sweep = piece in swept_pieces
+            if (
+                not is_sweep
+                and searched_px
+                and (
+                    searched_px + area > self.search_budget_px
+                    or self.clock() - started >= self.search_budget_ms / 1000.0
+                )
+            ):
                 continue  # next frame: these cells still differ from what was searched
             searched_px += area
             x0, y0, x1, y1 = c0 * CELL, r0 * CELL, c1 * CELL, r1 * CELL
-            fx0, fy0 = x0 * SHRINK - margin, y0 * SHRINK - margin
-            fx1, fy1 = x1 * SHRINK + margin, y1 * SHRINK + margin
-            for detector in self.scanner.detectors.values():
-                for det in detector.detect_in_window(frame.gray, fx0, fy0, fx1, fy1):
-                    self._adopt(det, frame)
+            cells = (x0 * SHRINK, y0 * SHRINK, x1 * SHRINK, y1 * SHRINK)
+            window = (cells[0] - margin, cells[1] - margin, cells[2] + margin, cells[3] + margin)
+            if is_sweep:
+                swept.append(cells)
+            changed_here = bool(changed[r0:r1, c0:c1].any())
+            self._search_window(frame, cells, window, changed=changed_here)
             self._searched[y0:y1, x0:x1] = small[y0:y1, x0:x1]
             self._waiting[r0:r1, c0:c1] = 0
-        return searched_px
+        return searched_px, swept
+
+    def _search_window(
+        self,
+        frame: _Frame,
+        cells: tuple[int, int, int, int],
+        window: tuple[int, int, int, int],
+        *,
+        changed: bool = True,
+    ) -> None:
+        """One search: the window read whole at full resolution; where the cells `changed`
+        since they were last searched, also a coarse read queued when the game's tags are large,
+        and a second look queued at each dark quad whose middle lies in them with no tag read on
+        it (the looks queued there before are dropped: these replace them, and quads looked at
+        in vain there before are looked at again). A sweep over cells that did not change reads
+        them at full resolution only: they hold what was looked at before."""
+        cx0, cy0, cx1, cy1 = cells
+
+        def inside(point: npt.NDArray[np.float64]) -> bool:
+            return bool(cx0 <= point[0] < cx1 and cy0 <= point[1] < cy1)
+
+        if changed:
+            self._pending = deque(p for p in self._pending if not inside(p.centre))
+            x0, y0 = self._look_key(np.array([cx0, cy0]))
+            x1, y1 = self._look_key(np.array([cx1, cy1]))
+            self._failed = {(x, y) for x, y in self._failed if not (x0 <= x < x1 and y0 <= y < y1)}
+        for detector in self.scanner.detectors.values():
+            for det in detector.detect_in_window(frame.gray, *window):
+                self._adopt(det, frame)
+            if not changed:
+                continue
+            if self._coarse_search:
+                self._pending.append(_Pending(detector, window=window))
+            if not self._may_hold_a_lost_tag(window):
+                continue
+            known = [
+                t.detection
+                for t in self._tracks
+                if t.seen
+                and window[0] <= t.detection.center[0] < window[2]
+                and window[1] <= t.detection.center[1] < window[3]
+            ]
+            for look in detector.missed_looks(
+                frame.gray, known, window=window, largest=self._largest_side
+            ):
+                middle = look.quad.mean(axis=0)
+                if inside(middle) and self._look_key(middle) not in self._failed:
+                    self._pending.append(_Pending(detector, look))
+
+    def _may_hold_a_lost_tag(self, window: tuple[int, int, int, int]) -> bool:
+        """Whether the second pass may find here a tag of the game the full-resolution search
+        missed: some of the game's tags were never seen, or one is named missing, or a lost
+        one was last seen within `NEAR_SIDES` of the largest tag's sides of the window. Else
+        every tag of the game is accounted for nearby, and listing the dark quads (a few ms a
+        window) is skipped."""
+        if self._missing_keys or self.missing:
+            return True
+        reach = NEAR_SIDES * self._largest_side
+        x0, y0, x1, y1 = window
+        return any(
+            not t.seen
+            and t.key in self._sought
+            and x0 - reach <= t.detection.center[0] < x1 + reach
+            and y0 - reach <= t.detection.center[1] < y1 + reach
+            for t in self._tracks
+        )
+
+    @property
+    def _missing_keys(self) -> bool:
+        """Some of the game's tags have never been seen (no track)."""
+        return len({t.key for t in self._tracks} & self._sought.keys()) < len(self._sought)
 
     @staticmethod
     def _piece_area(r0: int, c0: int, r1: int, c1: int, margin: int) -> int:
@@ -597,7 +984,12 @@ class Tracker:
         )
         averaged = sum(1 for t in seen if t.readings > 1)
         doc["detection"]["tracker"] = dict(
-            self.stats, tracks=len(self._tracks), seen=len(seen), averaged=averaged
+            self.stats,
+            swept=len(self.stats.get("swept", ())),
+            tracks=len(self._tracks),
+            seen=len(seen),
+            averaged=averaged,
+            missing=list(self.missing),
         )
         doc["detection"]["calibration"]["moved_tags"] = sorted(tag for _, tag in self._knocked)
         if self._fit_problem is not None:

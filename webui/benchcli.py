@@ -18,6 +18,9 @@ from typing import Any, Final
 from rules.errors import UmpireError
 
 DEFAULT_RESOLUTION: Final = "1920x1080"
+"""The `bench` camera's; the `demo` camera's is 1280x720."""
+CAMERAS: Final = ("bench", "demo")
+MATS: Final = ("felt", "chequered")
 DEFAULT_TAGS: Final = "120"
 DEFAULT_TAG_SIZE: Final = "16-25"
 MAX_TAGS: Final = 300
@@ -36,7 +39,8 @@ class BenchOptionError(UmpireError):
 class BenchOptions:
     """The checked options."""
 
-    resolution: tuple[int, int]
+    resolution: tuple[int, int] | None
+    """None: the camera's own (1920x1080 for `bench`, 1280x720 for `demo`)."""
     tags: int
     tag_size: tuple[float, float]
     """Smallest and largest black-border edge, mm (equal for one size)."""
@@ -44,6 +48,10 @@ class BenchOptions:
     """None: the benchmark's default for the resolution."""
     seed: int
     json: bool
+    camera: str = "bench"
+    """`bench` (tilted 8 degrees, a barrel lens) or `demo` (the built-in demo's camera)."""
+    mat: str = "felt"
+    """`felt` or `chequered`."""
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -96,14 +104,24 @@ def parse_tag_size(text: str) -> tuple[float, float]:
 
 def bench_options(opts: argparse.Namespace) -> BenchOptions:
     """The parsed `umpire bench` options, each checked; `BenchOptionError` names a bad one."""
+    camera = _choice(getattr(opts, "camera", "bench"), "--camera", CAMERAS)
+    mat = _choice(getattr(opts, "mat", "felt"), "--mat", MATS)
     return BenchOptions(
-        resolution=parse_resolution(opts.resolution),
+        resolution=None if opts.resolution is None else parse_resolution(opts.resolution),
         tags=parse_tags(opts.tags),
         tag_size=parse_tag_size(opts.tag_size),
         frames=None if opts.frames is None else parse_frames(opts.frames),
         seed=_whole(opts.seed, "--seed", 0, 2**31 - 1),
         json=bool(opts.json),
+        camera=camera,
+        mat=mat,
     )
+
+
+def _choice(text: str, option: str, choices: tuple[str, ...]) -> str:
+    if text not in choices:
+        raise BenchOptionError(f"{option}: expected one of {', '.join(choices)}, got {text!r}")
+    return text
 
 
 def add_bench_parser(commands: Any) -> argparse.ArgumentParser:
@@ -119,9 +137,22 @@ def add_bench_parser(commands: Any) -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--resolution",
-        default=DEFAULT_RESOLUTION,
         metavar="WxH",
-        help=f"camera pixels (default {DEFAULT_RESOLUTION})",
+        help=f"camera pixels (default {DEFAULT_RESOLUTION}; 1280x720 with --camera demo)",
+    )
+    bench.add_argument(
+        "--camera",
+        default="bench",
+        metavar="RIG",
+        help="bench: 150 cm up, tilted 8 degrees, a mild barrel lens (default); demo: the "
+        "built-in demo's camera, 150 cm up looking straight down, no lens distortion",
+    )
+    bench.add_argument(
+        "--mat",
+        default="felt",
+        metavar="MAT",
+        help="felt (default) or chequered: 5 cm dark and light squares, the worst ground for "
+        "the detector's second look at every dark square",
     )
     bench.add_argument(
         "--tags",
@@ -157,6 +188,8 @@ def run_bench_command(opts: argparse.Namespace) -> int:
         tag_size=options.tag_size,
         frames=options.frames,
         seed=options.seed,
+        camera=options.camera,
+        mat=options.mat,
     )
     print(json.dumps(result, indent=2) if options.json else bench_text(result))
     return 0

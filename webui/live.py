@@ -187,6 +187,8 @@ class Live:
         self._origin: tuple[int, str] | None = None
         """Index and origin (a folder's photo path) of the frame last scanned."""
         self._play: Play | None = None
+        self._told_removed: frozenset[str] = frozenset()
+        """The removed bases the tracker was last told of (scan thread only)."""
         """The game in play, applied to every scene (None: the game file's state as it is)."""
         self._seen_doc: dict[str, Any] | None = None
         """The last good scan's scene with its stale bases, before the game state is applied."""
@@ -457,6 +459,11 @@ class Live:
         scan: Scan | None = None
         doc: dict[str, Any] | None = None
         scene: Scene | None = None
+        play = self._play
+        removed = play.removed if play is not None else frozenset()
+        if removed != self._told_removed:
+            self.tracker.set_removed(removed)  # bases taken off are no longer searched for
+            self._told_removed = removed
         try:
             scan = self.tracker.scan(frame.image, state=None)
             seen = self._with_stale(scan.scene, frame.timestamp)
@@ -683,6 +690,7 @@ class Live:
                 "held": len(play.held) if play is not None else 0,
             },
             "missing_bases": missing if doc else [],
+            "lost_in_view": list(det.get("tracker", {}).get("missing", [])),
             "unknown_tags": list(det.get("unknown_tags", [])),
             "duplicate_tags": list(det.get("duplicate_tags", [])),
             "off_table": list(det.get("off_table", [])),
@@ -785,6 +793,11 @@ class Live:
                     f"corner tag {tags} is not where the game file puts it and is left out of "
                     "the fit; put it back"
                 )
+        for name in det.get("tracker", {}).get("missing", []):
+            out.append(
+                f"{name} is not found although nothing covers its place: check that its tag "
+                "is face up and clean (a base taken off the table: mark it removed)"
+            )
         for tag in det.get("duplicate_tags", []):
             out.append(f"tag {_tag_words(tag)} is seen more than once; neither copy is used")
         for tag in det.get("unknown_tags", []):
