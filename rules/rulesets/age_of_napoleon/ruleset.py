@@ -520,11 +520,11 @@ class AgeOfNapoleon(Ruleset):
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
         why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
-        checks, cite = (
-            _count(struck, "rocket_checks") + 1,
-            CITE.rocket_no_hits if mod is None else mod["cite"],
+        checks, cite = _count(struck, "rocket_checks") + 1, (mod or {}).get("cite")
+        return (
+            Change(struck.id, "rocket_checks", checks, why, cite or CITE.rocket_no_hits),
+            *fired,
         )
-        return (Change(struck.id, "rocket_checks", checks, why, cite), *fired)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
@@ -586,15 +586,10 @@ class AgeOfNapoleon(Ruleset):
             "if it overheats: rest (it may not fire for 1 turn, then cools down) or keep firing "
             "(and checking: a second failure breaks it for good)"
         )
-        rest = Report(
-            "if_overheated",
-            Kind.CHOICE,
-            label,
-            CITE.overheat_rest,
-            (REST, KEEP_FIRING),
-            default=REST,
+        choice = (REST, KEEP_FIRING)
+        return score, Report(
+            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST
         )
-        return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         """Lines 13-17: a gun rests and cools down, keeps firing, or breaks for good; a turn
@@ -836,7 +831,7 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
         verdict = "too close to call"
     else:
         verdict = "not in contact"
-    contact: dict[str, Any] = {
+    contact = {
         "verdict": verdict,
         "boxes": [list(pa.box), list(pb.box)],
         "adjacent_boxes": adjacent,
@@ -893,14 +888,9 @@ def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
-    said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader}
+    said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader, "dice": dice.dice}
     said.update(modifiers=[m.as_json() for m in dice.modifiers], before_rounding=float(dice.raw))
-    return {
-        **said,
-        "dice": dice.dice,
-        "die": die,
-        "never_less_than_one_applied": dice.floor_applied,
-    }
+    return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
 
 
 def _said(dice: DiceCount) -> str:
@@ -977,10 +967,7 @@ def _removed(name: str, unit: Unit) -> Report:
     label = f"bases of {unit.id} taken off for the hits (the QRC's Unit Stats say how many hits "
     label += "take off a base; the leader's if the Leader Hits Table says so)"
     bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
-    most = len(bases)
-    return Report(
-        name, Kind.BASES, label, cite, unit=unit.id, bases=bases, maximum=most, default=()
-    )
+    return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
 
 
 def _hits_changes(
