@@ -22,11 +22,6 @@ STEPS = {"straight": STRAIGHT, "diagonal": DIAGONAL, "any": STRAIGHT + DIAGONAL}
 """The one-box steps a move is made of (lines 26-31)."""
 
 
-def side_adjacent(a: Box, b: Box) -> bool:
-    """The same box or two boxes sharing a side."""
-    return abs(a[0] - b[0]) + abs(a[1] - b[1]) <= 1
-
-
 def box_verdict(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], object]) -> bool:
     """True when `judge` gives the same answer for every box each unit might be in."""
     return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1

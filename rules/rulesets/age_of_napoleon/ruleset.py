@@ -74,7 +74,9 @@ class AgeOfNapoleon(Ruleset):
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
         reasons = data["reasons"]
         reasons.append(_reason("one die a base, including the leader's", CITE.dice_per_base))
-        reasons.append(_reason(f"{die} as the Unit Stats list gives (unit 'die')", _cite(die)))
+        reasons.append(
+            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"])
+        )
         if dice.modifiers:
             reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
         if dice.floor_applied:
@@ -314,7 +316,9 @@ class AgeOfNapoleon(Ruleset):
         occupants, extent = table.grid_occupants(size), grid.boxes_on_table(scene, size)
         data["boxes"] = []
         for box, pattern, first in grid.reachable(kind, place.box, extent):
-            option: dict[str, Any] = {"box": list(box), "centre": _centre(scene, box, size)}
+            x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
+            centre = {"x": x, "y": y, "unit": scene.unit}
+            option: dict[str, Any] = {"box": list(box), "centre": centre}
             option.update(boxes_moved=grid_steps(place.box, box), first_step=list(first))
             option.update(how=pattern["how"], source=str(pattern["cite"]))
             option["occupied_by"] = [u.id for u in occupants.get(box, ()) if u.id != unit.id]
@@ -425,7 +429,14 @@ class AgeOfNapoleon(Ruleset):
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         table, units = table_of(scene), scene.units
         if phase == "firing":
-            shots = list(self._in_range(scene))
+            # Enemies within (or maybe within) the longest band of a shooter that has a weapon,
+            # has not fired this turn and may fire.
+            steps, shots = table.grid_steps(_box_size(scene)), []
+            for row, me in enumerate(units):
+                if me.get("weapon") is None or _flag(me, "fired") or _cannot_fire(me):
+                    continue
+                reach = within(steps[row], _range_bands(scene, me)[-1].limit)
+                shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
             # Every sight line the shots trace, in one batch (each shot then finds its own).
             pairs = [table.unit_distance(shooter, target) for shooter, target in shots]
             table.sights(self.sight_policy, [(n.a, n.b) for n in pairs])
@@ -454,18 +465,6 @@ class AgeOfNapoleon(Ruleset):
         if candidate.kind == "melee" and not answer.data["in_contact"]:
             return None  # only units in contact fight
         return answer
-
-    def _in_range(self, scene: Scene) -> Iterable[tuple[Unit, Unit]]:
-        """Shooter and target pairs of enemies within (or maybe within) the longest band:
-        shooters with a weapon that have not fired this turn and may fire."""
-        steps, units = table_of(scene).grid_steps(_box_size(scene)), scene.units
-        for row, shooter in enumerate(units):
-            if shooter.get("weapon") is None or _flag(shooter, "fired") or _cannot_fire(shooter):
-                continue
-            reach = _range_bands(scene, shooter)[-1].limit
-            for col in np.flatnonzero(within(steps[row], reach)):
-                if units[col].side != shooter.side:
-                    yield shooter, units[col]
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the players report of their dice, and the changes it leads to
@@ -668,10 +667,8 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
     example = f'"ranges": {{"{weapon}": {{"short": B, "medium": B, "long": B}}}} (in boxes)'
-    qrc, of = (
-        "the range table is on the QRC, not on page 3",
-        f"weapon {weapon!r} of unit {unit.id!r}",
-    )
+    qrc = "the range table is on the QRC, not on page 3"
+    of = f"weapon {weapon!r} of unit {unit.id!r}"
     if ranges is None:
         raise fail(
             f"the scene has no 'ranges', so the range of {of} is unknown ({qrc}); give {example}"
@@ -903,18 +900,8 @@ def _answer(action: str, data: dict[str, Any], lines: list[str]) -> Resolution:
     return Resolution(action, MappingProxyType(data), tuple(lines))
 
 
-def _cite(die: str) -> Cite:
-    cite: Cite = DATA["dice"][die]["cite"]
-    return cite
-
-
 def _boxes(n: float) -> str:
     return f"{n:g} box" if n == 1 else f"{n:g} boxes"
-
-
-def _centre(scene: Scene, box: tuple[int, int], size: float) -> dict[str, Any]:
-    x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
-    return {"x": x, "y": y, "unit": scene.unit}
 
 
 def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
