@@ -13,6 +13,7 @@ distribution is returned as an immutable tuple.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
@@ -84,6 +85,55 @@ def total(dice: int, sides: int) -> Distribution:
     return tuple(Fraction(counts.get(s, 0), whole) for s in range(top + 1))
 
 
+@dataclass(frozen=True, slots=True)
+class Sum:
+    """The sum of some dice (`dice_sum`): its distribution and what answers show of it."""
+
+    distribution: Distribution
+    """P(sum = k) for k = 0, 1, 2, ... (index = the sum)."""
+    floats: tuple[float, ...]
+    """The distribution as floats (`as_floats`)."""
+    exact: tuple[str, ...]
+    """The distribution as exact fractions in text (`1/36`)."""
+    mean: Fraction
+    at_least: tuple[Fraction, ...]
+    """P(sum >= k) for k = 0, 1, 2, ... (0 beyond the last)."""
+
+    def p_at_least(self, k: int) -> Fraction:
+        return self.at_least[max(k, 0)] if k < len(self.at_least) else Fraction(0)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def dice_sum(dice: int, sides: int, halved: bool = False) -> Sum:
+    """The sum of `dice` dice of `sides` (`total`); `halved`: the sum halved, rounding up (a
+    sheet's d6s halved for the d3s not at hand)."""
+    dist = total(dice, sides)
+    if halved:
+        out = [Fraction(0)] * (len(dist) // 2 + 1)
+        for k, p in enumerate(dist):
+            out[(k + 1) // 2] += p
+        dist = tuple(out)
+    tails = [Fraction(0)] * len(dist)
+    for k in range(len(dist) - 1, -1, -1):
+        tails[k] = dist[k] + (tails[k + 1] if k + 1 < len(dist) else 0)
+    exact = tuple(str(p) for p in dist)
+    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tuple(tails))
+
+
+@lru_cache(maxsize=4096, typed=True)
+def total_with_top_face(dice: int, sides: int, at_least: int) -> Fraction:
+    """Chance that `dice` dice of `sides` total `at_least` or more with one or more of them
+    showing the top face: such totals of all the outcomes, less those of dice numbered 1 to
+    sides - 1 only."""
+    if dice == 0:
+        return Fraction(0)
+    every = face_counts(dice, sides)
+    no_top = face_counts(dice, sides - 1) if sides > 2 else {dice: 1}
+    hits = sum(n for t, n in every.items() if t >= at_least)
+    misses = sum(n for t, n in no_top.items() if t >= at_least)
+    return Fraction(hits - misses, sides**dice)
+
+
 def at_least(dist: Sequence[Fraction], k: int) -> Fraction:
     """P(outcome >= k) of a distribution."""
     return sum(dist[max(k, 0) :], Fraction(0))
@@ -124,5 +174,7 @@ def convolve(a: Sequence[Fraction], b: Sequence[Fraction]) -> Distribution:
 
 
 def as_floats(dist: Sequence[Fraction]) -> list[float]:
-    """A distribution as floats, for JSON and the page."""
-    return [float(p) for p in dist]
+    """A distribution as floats, for JSON and the page: each the numerator divided by the
+    denominator, the float `float(p)` gives (a correctly rounded integer division), without
+    its generic path (a `suggest` turns thousands of probabilities into floats)."""
+    return [p.numerator / p.denominator for p in dist]

@@ -789,7 +789,7 @@ REGISTRY: Final[tuple[tuple[str, str], ...]] = (
     ("skirmish-19c", "rules.rulesets.skirmish_19c:Skirmish19c"),
     ("sepoys-and-soldiers", "rules.rulesets.sepoys_and_soldiers:SepoysAndSoldiers"),
     ("colonial-adventure", "rules.rulesets.colonial_adventure:ColonialAdventure"),
-    ("age-of-napoleon", "rules.rulesets.age_of_napoleon:AgeOfNapoleon"),
+    ("age-of-napoleon", "rules.rulesets.age_of_napoleon.ruleset:AgeOfNapoleon"),
     ("europe-19c", "rules.rulesets.europe_19c:Europe19c"),
 )
 """Every ruleset: its id (as a scene's `ruleset` names it) and where its class is

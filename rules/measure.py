@@ -13,7 +13,9 @@ question and the page's many questions about one frame share one set of measurem
   an end stands in, whether bases block, whether the entire base must be seen, how far the
   terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `visible`,
   remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
-- cover under a frozen `CoverPolicy` (`cover`).
+- cover under a frozen `CoverPolicy` (`cover`);
+- a square grid: the box each unit stands in and the units in each box (`grid_places`,
+  `grid_occupants`); and which unit an id names (`unit_of`).
 
 Rulesets ask; they keep nothing between questions. Every memo here is filled under the table's
 one lock and never changed once filled, so the page's threads may ask about one scene at once.
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -119,6 +122,26 @@ class CoverReading:
     """`rifles-2 stands in wood-1 (woods)`, `... is behind wall-1 (wall)`; empty in the open."""
 
 
+Box = tuple[int, int]
+"""A square of a grid: (column, row), counted from the table's near-left corner."""
+
+
+@dataclass(frozen=True, slots=True)
+class GridPlace:
+    """Where a unit stands on a square grid (`Table.grid_places`)."""
+
+    box: Box
+    """The box holding the mean of its bases' centres."""
+    centre: tuple[float, float]
+    """That mean, mm."""
+    edge_margin: float
+    """mm from the centre to the nearest side of its box."""
+    uncertainty: float
+    """mm: the largest position uncertainty of its bases."""
+    boxes: frozenset[Box]
+    """Every box the centre may be in, given that uncertainty (just `box` when it is clear)."""
+
+
 def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
     """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
     pts = sorted(map(tuple, poly.tolist()))
@@ -182,6 +205,7 @@ class Table:
         self._apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
+        self._grid: dict[float, _Grid] = {}
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -1125,6 +1149,42 @@ class Table:
         between two bases is more uncertain than twice it."""
         return max(self._uncertainty_of.values(), default=0.0)
 
+    # ----------------------------------------------------------------------------------------
+    # Units by id, and a square grid
+
+    def unit_of(self, ident: str) -> Unit:
+        """The unit an id names, a unit's or one of its bases' (`Scene.unit_of`, looked up)."""
+        found = self._unit_by_id.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
+
+    @cached_property
+    def _unit_by_id(self) -> dict[str, Unit]:
+        # The first unit an id names wins, as in `Scene.unit_of`.
+        return {i: u for u in reversed(self.scene.units) for i in (*(b.id for b in u.bases), u.id)}
+
+    def grid_places(self, size: float) -> Mapping[str, GridPlace]:
+        """Where each unit stands on a grid of `size` mm squares, by unit id (memoised per
+        size)."""
+        return self._grid_of(size).places
+
+    def grid_occupants(self, size: float) -> Mapping[Box, tuple[Unit, ...]]:
+        """The units standing in each occupied box of a grid of `size` mm squares (by
+        `grid_places`), in the scene's order of units."""
+        return self._grid_of(size).occupants
+
+    def grid_steps(self, size: float) -> geo.Array:
+        """(U, U) the fewest boxes between any box one unit may stand in and any the other may
+        (`GridPlace.boxes`), a diagonal step counting 1.5 (`geometry.grid_steps`), in the
+        scene's order of units (read-only)."""
+        return self._grid_of(size).steps
+
+    def _grid_of(self, size: float) -> _Grid:
+        found = self._grid.get(size)
+        if found is None:
+            with self._lock:
+                found = self._grid[size] = _grid(self.scene, size)
+        return found
+
 
 # Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
 
@@ -1239,6 +1299,47 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
         out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
     out.extend(table.base_obstacle(b) for b in table.blocking_bases(policy, viewer, target))
     return out
+
+
+class _Grid(NamedTuple):
+    """A scene on a grid of one size (`Table.grid_places`, `grid_occupants`, `grid_steps`)."""
+
+    places: Mapping[str, GridPlace]
+    occupants: Mapping[Box, tuple[Unit, ...]]
+    steps: geo.Array
+
+
+def _grid(scene: Scene, size: float) -> _Grid:
+    places = {u.id: _grid_place(scene, u, size) for u in scene.units}
+    occupants: dict[Box, tuple[Unit, ...]] = {}
+    for u in scene.units:
+        box = places[u.id].box
+        occupants[box] = (*occupants.get(box, ()), u)
+    # Every box each unit may stand in, the boxes of one unit together; the steps between
+    # every two such boxes, then the fewest between the boxes of each two units.
+    boxes = [sorted(places[u.id].boxes) for u in scene.units]
+    cells = np.array([b for unit in boxes for b in unit], dtype=float).reshape(-1, 2)
+    starts = np.cumsum([0] + [len(b) for b in boxes[:-1]], dtype=int)
+    dx = np.abs(cells[:, None, 0] - cells[None, :, 0])
+    dy = np.abs(cells[:, None, 1] - cells[None, :, 1])
+    steps = np.abs(dx - dy) + 1.5 * np.minimum(dx, dy)
+    if len(boxes):
+        steps = np.minimum.reduceat(np.minimum.reduceat(steps, starts, axis=0), starts, axis=1)
+    return _Grid(MappingProxyType(places), MappingProxyType(occupants), _read_only(steps))
+
+
+def _grid_place(scene: Scene, unit: Unit, size: float) -> GridPlace:
+    """Where one unit stands on a grid of `size` mm squares (`Table.grid_places`)."""
+    x = sum(b.x for b in unit.bases) / len(unit.bases)
+    y = sum(b.y for b in unit.bases) / len(unit.bases)
+    box = geo.grid_cell((x, y), size)
+    margin = min(x - box[0] * size, (box[0] + 1) * size - x, y - box[1] * size)
+    margin = min(margin, (box[1] + 1) * size - y)
+    unc = max(scene.uncertainty_of(b) for b in unit.bases)
+    near = frozenset(
+        geo.grid_cell((x + dx, y + dy), size) for dx in (-unc, 0, unc) for dy in (-unc, 0, unc)
+    )
+    return GridPlace(box, (x, y), margin, unc, near)
 
 
 def _read_only(array: npt.NDArray[_T]) -> npt.NDArray[_T]:

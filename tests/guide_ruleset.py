@@ -1,8 +1,10 @@
 """village-brawl: "VILLAGE BRAWL - QUICK REFERENCE" (tests/data/005_village_brawl.txt), in inches.
 
 A sixth sheet added by following rules/rulesets/README.md ("Adding a rule sheet") and nothing
-else, to check the guide: the sheet is a made-up page kept with the tests (so its cites name a
-file in `tests/data/`, and the tests add the registry line themselves).
+else, to check the guide: the sheet is a made-up page kept with the tests, so the package the
+guide asks for is folded into this one module: its README is this docstring, its sheet.toml is
+tests/data/village_brawl.toml (its cites name a file in `tests/data/`), and the tests add the
+registry line themselves.
 
 Unit attributes read (declared in `UNIT_FIELDS`): `dazed` (false; a brawler hit is dazed, line
 17, and a dazed brawler moves only 3", line 11). Every unit is one brawler on its own base.
@@ -20,6 +22,7 @@ Readings of the sheet:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -27,31 +30,29 @@ from rules.answer import Cite, Modifier, Resolution, Roll, Threshold, length_jso
 from rules.engine import Action, Candidate, Ruleset, expect_args
 from rules.measure import table_of
 from rules.scene import Cover, Scene, TerrainKind, Unit
+from rules.sheetdata import load_sheet_data
 from rules.state import Field, Kind, Phase
 
 SHEET = "005_village_brawl.txt"
+DATA = load_sheet_data(Path(__file__).parent / "data" / "village_brawl.toml", SHEET)
+CITE = DATA["cites"]
 INCH = 25.4
 
 
-def _cite(line: int, text: str) -> Cite:
-    return Cite(SHEET, line, text)
+def _length(row: dict[str, Any]) -> tuple[float, Cite]:
+    """A length of the sheet in mm, with its line."""
+    return row["inches"] * INCH, row["cite"]
 
 
-MOVE = (6 * INCH, _cite(10, "Brawlers move up to 6 inches a turn."))
-DAZED_MOVE = (3 * INCH, _cite(11, "A brawler who is dazed moves only 3 inches."))
-THROW_REACH = (12 * INCH, _cite(14, "may throw at an enemy within 12 inches that he can see"))
-THROW_NEEDS = (
-    (6 * INCH, 4, _cite(15, "hits on 4+ at up to 6 inches")),
-    (12 * INCH, 5, _cite(15, "5+ beyond 6 inches")),
-)
-THROW_DIE = _cite(15, "Roll 1D6")
-COVER = Modifier(-1, "the target is in cover", _cite(16, "-1 to the roll if the target stands"))
-HIT_DAZES = _cite(17, "A brawler hit is dazed.")
+MOVE, DAZED_MOVE, THROW_REACH = (_length(DATA[k]) for k in ("move", "dazed_move", "throw_reach"))
+THROW_NEEDS = tuple((r["up_to_inches"] * INCH, r["need"], r["cite"]) for r in DATA["throw_needs"])
+COVER = Modifier(DATA["cover"]["dice"], DATA["cover"]["reason"], DATA["cover"]["cite"])
+HIT_DAZES = CITE["hit_dazes"]
 
 UNIT_FIELDS: tuple[Field, ...] = (Field("dazed", Kind.FLAG, HIT_DAZES, "dazed", default=False),)
 PHASE_STEPS: tuple[Phase, ...] = (
-    Phase("move", "Brawlers move", "all", _cite(7, "Each turn: 1. Move 2. Throw")),
-    Phase("throw", "Brawlers throw", "all", _cite(7, "Both sides act in each step")),
+    Phase("move", "Brawlers move", "all", CITE["sequence"]),
+    Phase("throw", "Brawlers throw", "all", CITE["both_sides"]),
 )
 
 

@@ -81,3 +81,35 @@ def test_scale_and_convolve() -> None:
 def test_bad_pools_are_refused_by_name(n: int, sides: int) -> None:
     with pytest.raises(ValueError, match=r"dice|sides"):
         dice.successes(n, sides, 4)
+
+
+@given(st.integers(0, 4), st.sampled_from([3, 6]), st.booleans())
+@settings(max_examples=40)
+def test_a_dice_sum_and_what_answers_show_of_it_match_brute_force(
+    n: int, sides: int, halved: bool
+) -> None:
+    # Every outcome of n dice, its sum halved and rounded up when `halved`.
+    sums = [sum(f) for f in itertools.product(range(1, sides + 1), repeat=n)]
+    if halved:
+        sums = [(s + 1) // 2 for s in sums]
+    got = dice.dice_sum(n, sides, halved)
+    want = [Fraction(sums.count(k), sides**n) for k in range(max(sums) + 1)]
+    assert list(got.distribution) == want
+    assert got.floats == tuple(float(p) for p in want)
+    assert got.exact == tuple(str(p) for p in want)
+    assert got.mean == Fraction(sum(sums), len(sums))
+    for k in range(-1, max(sums) + 3):
+        assert got.p_at_least(k) == Fraction(sum(s >= k for s in sums), len(sums))
+
+
+@given(st.integers(0, 4), st.sampled_from([2, 3, 6]), st.integers(0, 13))
+@settings(max_examples=60)
+def test_a_total_with_a_top_face_matches_brute_force(n: int, sides: int, at_least: int) -> None:
+    outcomes = list(itertools.product(range(1, sides + 1), repeat=n))
+    hits = sum(1 for f in outcomes if sum(f) >= at_least and sides in f)
+    assert dice.total_with_top_face(n, sides, at_least) == Fraction(hits, len(outcomes))
+
+
+def test_floats_are_the_floats_of_the_fractions() -> None:
+    dist = (Fraction(1, 3), Fraction(2, 7), Fraction(0), Fraction(1), Fraction(10**30 + 1, 3))
+    assert dice.as_floats(dist) == [float(p) for p in dist]

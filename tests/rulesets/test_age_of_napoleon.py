@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -23,8 +24,8 @@ import pytest
 
 from rules.engine import Cite, Resolution, get_ruleset
 from rules.errors import QuestionError, UmpireError
-from rules.rulesets import age_of_napoleon as aon
 from rules.scene import Scene
+from rules.sheetdata import load_sheet_data
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,10 +100,24 @@ def fractions(dist: list[str]) -> list[Fraction]:
 # Every cited fragment is on its line of the sheet
 
 
-def test_every_cite_quotes_its_line() -> None:
-    sheet = (REPO / "rules" / "sheets" / aon.SHEET).read_text(encoding="utf-8").splitlines()
-    cites = [v for v in vars(aon).values() if isinstance(v, Cite)]
-    cites += [p.cite for patterns in aon.MOVES.values() for p in patterns]
+def _cites(value: Any) -> Iterator[Cite]:
+    if isinstance(value, Cite):
+        yield value
+    elif isinstance(value, dict | list):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _cites(v)
+
+
+def test_every_cite_of_the_sheet_data_quotes_its_line() -> None:
+    # The page's tables are data (the package's sheet.toml), each number with its line.
+    sheet = (REPO / "rules" / "sheets" / RS.sheet).read_text(encoding="utf-8").splitlines()
+    cites = list(
+        _cites(
+            load_sheet_data(
+                REPO / "rules" / "rulesets" / "age_of_napoleon" / "sheet.toml", RS.sheet
+            )
+        )
+    )
     assert len(cites) > 25
     for c in cites:
         line = " ".join(sheet[c.line - 1].split()).lower()

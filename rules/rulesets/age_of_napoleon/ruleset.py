@@ -1,0 +1,990 @@
+"""age-of-napoleon: "Warfare in the Age of Napoleon", page 3, on a square grid: the mechanics.
+The page's tables are data (sheet.toml, read by sheet.py), its boxes are in grid.py, and
+README.md says how each garbled or ambiguous line is read. Never imports cv2, flask or `vision`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple, NoReturn, TypeAlias
+
+import numpy as np
+
+from ... import dice as dice_math
+from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...errors import MissingAttribute, QuestionError, accepted
+from ...geometry import grid_steps, within
+from ...measure import table_of
+from ...scene import Scene, Unit
+from ...state import Change, Field, Kind, Phase, Report, Scope
+from . import grid
+from .sheet import CHOICES, CITE, DATA, PHASE_STEPS, RULESET_ID, SHEET, UNIT_FIELDS, N, fail
+
+Reports: TypeAlias = tuple[Report, ...]
+Changes: TypeAlias = tuple[Change, ...]
+Reported: TypeAlias = Mapping[str, Any]
+REST, KEEP_FIRING = "rest", "keep firing"
+"""What the players choose for a gun that overheats for the first time (lines 15-17)."""
+NOTHING = "nothing"
+"""Where a rocket lands that drifts onto an empty box or off the table."""
+
+
+class AgeOfNapoleon(Ruleset):
+    id = RULESET_ID
+    title = "Warfare in the Age of Napoleon (page 3)"
+    sheet = SHEET
+    unit = "cm"
+    grid = True
+    phases: ClassVar[tuple[str, ...]] = tuple(p.name for p in PHASE_STEPS)
+    phase_steps: ClassVar[tuple[Phase, ...]] = PHASE_STEPS
+    sides_rule: ClassVar[str] = DATA["sequence"]["sides_rule"]
+    unit_fields: ClassVar[tuple[Field, ...]] = UNIT_FIELDS
+    scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
+
+    def known_unit_keys(self) -> frozenset[str]:
+        """The declared fields and the QRC's modifier lists (lists of objects, not fields), so
+        that `fire_modifier` is refused as a typo of `fire_modifiers`."""
+        return super().known_unit_keys() | {"fire_modifiers", "melee_modifiers"}
+
+    def actions(self) -> dict[str, Action]:
+        mine = (self.shoot, self.rocket, self.overheat, self.move, self.melee, self.morale)
+        return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
+
+    # ----------------------------------------------------------------------------------------
+    # Firing (lines 3-23)
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        shooter, target = _enemies(scene, a, b, "shoot")
+        if shooter.get("weapon") == "rocket":
+            no_hits = f"which cause no hits ({CITE.rocket_no_hits}); ask 'rocket {a} {b}'"
+            raise fail(f"unit {shooter.id!r} fires rockets, {no_hits}")
+        die = _die(shooter)
+        data, lines = self._shot(scene, shooter, target, "shoot", a, b)
+        dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
+        allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
+        allowed = allowed and not why_not
+        floor = " (never less than one die)" if dice.floor_applied else ""
+        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
+        reasons = data["reasons"]
+        reasons.append(_reason("one die a base, including the leader's", CITE.dice_per_base))
+        reasons.append(
+            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"])
+        )
+        if dice.modifiers:
+            reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
+        if dice.floor_applied:
+            reasons.append(_reason("an unbroken unit rolls at least 1 die", CITE.at_least_one))
+        if dice.dice == 0:
+            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
+        if why_not:
+            lines.append(f"{shooter.id} does not fire: {why_not}")
+            reasons.append(_reason(why_not, None))
+        rolls: list[Roll] = []
+        if allowed:
+            rolls.append(_hits_roll("hits (dice total)", dice, die, CITE.score_is_hits))
+            sides, fire = rolls[0].sides, (N.leader_check_hits, CITE.leader_check_fire)
+            data["hits"] = hits = _hits_json(dice.dice, sides)
+            data["leader_check"] = check = _leader_check(target, dice.dice, sides, *fire)
+            lines.append(
+                f"hits = the dice total ({CITE.score_is_hits}): {dice.dice} to "
+                f"{dice.dice * sides}, {hits['mean']:.2f} on average"
+            )
+            if check["target_has_leader"]:
+                rolls.append(_roll("leader"))
+                lines.append(
+                    f"leader check on {target.id} (at least 5 hits and a {sides} rolled): "
+                    f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits Table "
+                    "(QRC)"
+                )
+            if die == "d3":
+                halved = _hits_json(dice.dice, 6, halved=True)
+                data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
+                halve = "halve the total, rounding up"
+                lines.append(f"no d3s? roll {dice.dice}d6 and {halve} ({CITE.d6_halved})")
+        data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
+        data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
+        return _answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+
+    def _shot(
+        self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The range band in boxes (a diagonal step counting 1.5, line 18), the sight and the
+        cover of a shot or a rocket."""
+        table, bands = table_of(scene), _range_bands(scene, shooter)
+        places = table.grid_places(_box_size(scene))
+        pa, pb = places[shooter.id], places[target.id]
+        boxes = grid_steps(pa.box, pb.box)
+        band = _band_of(bands, boxes)
+        steady = grid.box_verdict(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
+        near = table.unit_distance(shooter, target)
+        sight = table.sight(self.sight_policy, near.a, near.b)
+        cover = table.cover(self.cover_policy, near.a, near.b)
+        label, limit = ("out-of-range", bands[-1].limit) if band is None else band
+        data: dict[str, Any] = {"action": action, "ruleset": self.id, "shooter": a, "target": b}
+        data.update(between={"a": near.a.id, "b": near.b.id})
+        data.update(distance=length_json(scene, near.distance), boxes=boxes)
+        data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
+        data.update(bands=[{"label": x.label, "limit": x.limit} for x in bands])
+        data["range"] = {"boxes": boxes, "limit": limit, "margin_boxes": limit - boxes}
+        data["range"].update(
+            nearest_box_side=length_json(scene, min(pa.edge_margin, pb.edge_margin)),
+            uncertainty=length_json(scene, max(pa.uncertainty, pb.uncertainty)),
+            verdict="too close to call" if not steady else "within" if band else "beyond",
+        )
+        data.update(in_sight=sight.any, sight={"rays": sight.rays, "clear": sight.clear_rays})
+        data["sight"]["blocked_by"] = list(sight.blocked_by)
+        qrc = "the cover modifier is on the QRC: give it in fire_modifiers"
+        data["cover"] = {"cover": cover.cover.value, "reasons": list(cover.reasons), "note": qrc}
+        data["reasons"] = [
+            _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", CITE.diagonal),
+            _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
+        ]
+        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
+        where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
+        steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
+        lines = [
+            f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
+            f"counting 1.5, {CITE.diagonal}): {where}"
+        ]
+        if min(dx, dy):
+            data["reasons"].append(_reason("2 boxes on the diagonal are 3", CITE.diagonal_example))
+        if not steady:
+            lines.append(
+                "range band too close to call: a unit's centre is within the measurement's "
+                "uncertainty of a box side"
+            )
+        blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
+        lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
+        if cover.cover.value != "none":
+            said = f"{cover.cover.value} cover ({'; '.join(cover.reasons)})"
+            lines.append(f"{b} has {said}: its modifier is on the QRC (give it in fire_modifiers)")
+        return data, lines
+
+    def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`rocket FIRER TARGET`: on target on a 5-6, else it drifts; no hits, but a morale
+        check on the unit it lands on (lines 20-23)."""
+        a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
+        firer, target = _enemies(scene, a, b, "rocket")
+        if firer.get("weapon") != "rocket":
+            raise fail(
+                f"unit {firer.id!r} has weapon {firer.get('weapon')!r}; rockets are fired by a "
+                "unit with weapon 'rocket' (ask 'shoot' for other weapons)"
+            )
+        data, lines = self._shot(scene, firer, target, "rocket", a, b)
+        allowed = data["band"] != "out-of-range" and data["in_sight"]
+        lands = N.rocket_lands_on
+        on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)
+        p_on = on_target.p_success or Fraction(0)
+        p_drift = 1 - p_on
+        # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
+        table, size = table_of(scene), _box_size(scene)
+        start = table.grid_places(size)[target.id].box
+        landings = grid.drift_landings(start, grid.boxes_on_table(scene, size))
+        occupants = table.grid_occupants(size)
+        struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
+        share = p_drift / len(landings)
+        drifts = [(u, share * struck[u.id]) for u in scene.units if u.id in struck]
+        morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
+        off = Fraction(landings.count(None), len(landings)) * p_drift
+        rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
+        data.update(allowed=allowed, weapon=firer.get("weapon"))
+        data.update(rolls=[r.as_json() for r in rolls] if allowed else [])
+        data.update(on_target=_fraction_json(p_on))
+        data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
+        data.update(morale_checks=morale, hits=0)
+        data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
+        lines += [
+            f"1d6: lands on {b} on a 5 or 6 ({p_on}); on a 1-4 it drifts ({p_drift}): 1d8 for "
+            f"direction, 1d6 boxes ({CITE.rocket_drift})",
+            f"no hits; a unit it lands on takes a morale check ({CITE.rocket_no_hits})",
+        ]
+        for m in morale:
+            mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
+            lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
+        return _answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+
+    def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
+        (a,) = expect_args("overheat", args, ("GUN",))
+        gun = scene.unit_of(a)
+        kind = _attr(gun, "type")
+        if kind != "machine-gun":
+            raise fail(
+                f"unit {gun.id!r} is {kind}; only a machine gun (type 'machine-gun') overheats"
+            )
+        turns, fired = _count(gun, "consecutive_fire"), _flag(gun, "fired")
+        state = _attr(gun, "gun_state")
+        check = state in ("ok", "overheated") and fired and turns >= N.overheat_from_turns
+        again = state == "overheated"
+        p = Fraction(min(turns, 6), 6) if check else Fraction(0)  # 1d6 <= the turns firing
+        data: dict[str, Any] = {"action": "overheat", "ruleset": self.id, "gun": a}
+        data.update(consecutive_fire=turns, fired_this_turn=fired, gun_state=state, check=check)
+        data.update(overheated_before=again, p_overheat=_fraction_json(p), rolls=[])
+        lines = [
+            f"{gun.id} has fired {turns} consecutive turns"
+            + ("" if fired else " and has not fired this turn")
+            + ("" if state == "ok" else f"; it is {state}")
+        ]
+        effect, cite = "none", None
+        if state == "broken":
+            effect, cite = "permanently broken", CITE.overheat_again
+            lines.append(f"it is permanently broken ({cite}): no check")
+        elif state == "cooling":
+            effect, cite = "cools down", CITE.cools_down
+            lines.append(f"it rested this turn and now cools down and is ok ({cite})")
+        elif not fired:
+            effect, cite = "run ends" + (", cools down" if again else ""), CITE.overheat_start
+            cools = ", and a turn without firing cools it down" if again else ""
+            lines.append(
+                f"no check: it did not fire this turn ({cite}); its run of turns firing ends{cools}"
+            )
+        elif not check:
+            lines.append(
+                f"no check before {N.overheat_from_turns} consecutive turns ({CITE.overheat_start})"
+            )
+        else:
+            purpose, note = "overheating (the gun stays cool)", f"it overheats on {turns} or less"
+            cool = Roll.success_roll(purpose, 1, 6, turns + 1, cite=CITE.overheat_roll, note=note)
+            data["rolls"] = [cool.as_json()]
+            effect = "permanently broken" if again else "rest 1 turn or keep firing"
+            cite = CITE.overheat_again if again else CITE.overheat_rest
+            either = (
+                "either it rests 1 turn and cools down, or it keeps firing and checking and a "
+                "second failure breaks it for good"
+            )
+            on = f"a roll of {turns} or less" if turns < 6 else "any roll"
+            lines.append(f"1d6: overheats on {on} ({CITE.overheat_roll}): {p} = {float(p):.3f}")
+            lines.append(f"if it overheats: {'permanently broken' if again else either} ({cite})")
+        data["effect"] = effect
+        if cite is not None:
+            data["effect_source"] = str(cite)
+        return _answer("overheat", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Movement (lines 24-31)
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
+        if len(args) not in (1, 2):
+            got = f"{len(args)}: {' '.join(args) or 'none'}"
+            raise QuestionError(f"move takes 1 or 2 arguments (move UNIT [FACING]), got {got}")
+        table, size = table_of(scene), _box_size(scene)
+        unit = table.unit_of(args[0])
+        kind = _attr(unit, "type")
+        legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
+        asked = None if len(args) == 1 else grid.parse_facing(args[1])
+        if asked is not None and asked not in legal:
+            raise fail(
+                f"unit {unit.id!r} is {kind} and may not face {asked!r} (a corner); "
+                f"accepted facings are {accepted(legal)} ({rule})"
+            )
+        place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
+        now, off = grid.facing_name(degrees)
+        facing: dict[str, Any] = {
+            "degrees": degrees,
+            "nearest": now,
+            "off_by_degrees": round(off, 1),
+        }
+        facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
+        illegal = f": illegal, {kind} must face a box side ({rule})"
+        lines = [
+            f"{unit.id} ({kind}) stands in box {place.box} facing {now} ({degrees:.0f} degrees)"
+            + ("" if now in legal else illegal)
+        ]
+        moved = _flag(unit, "moved")
+        if moved:
+            lines.append(f"{unit.id} has already moved this turn")
+        data: dict[str, Any] = {"action": "move", "ruleset": self.id, "unit": args[0]}
+        data.update(type=kind, moved_this_turn=moved, box=list(place.box))
+        data.update(facing={**facing, "requested": asked})
+        data.update(nearest_box_side=length_json(scene, place.edge_margin))
+        data.update(box_too_close_to_call=len(place.boxes) > 1)
+        data["may_change_facing"] = {"value": None, "source": None}
+        if kind == "infantry":
+            data["may_change_facing"] = {"value": True, "source": str(CITE.infantry_turn)}
+            lines.append(f"it may change facing with no additional effect ({CITE.infantry_turn})")
+        if kind not in DATA["moves"]:
+            data["boxes"] = None
+            return _answer("move", data, [*lines, f"page 3 gives no move for {kind}: see the QRC"])
+        occupants, extent = table.grid_occupants(size), grid.boxes_on_table(scene, size)
+        data["boxes"] = []
+        for box, pattern, first in grid.reachable(kind, place.box, extent):
+            x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
+            centre = {"x": x, "y": y, "unit": scene.unit}
+            option: dict[str, Any] = {"box": list(box), "centre": centre}
+            option.update(boxes_moved=grid_steps(place.box, box), first_step=list(first))
+            option.update(how=pattern["how"], source=str(pattern["cite"]))
+            option["occupied_by"] = [u.id for u in occupants.get(box, ()) if u.id != unit.id]
+            data["boxes"].append(option)
+        rules = ", ".join(f"{m['how']} ({m['cite']})" for m in DATA["moves"][kind])
+        lines.append(f"{len(data['boxes'])} boxes in reach: {rules}")
+        if kind == "cavalry":
+            lines.append(f"never 2 boxes diagonally ({CITE.never_two_diagonals})")
+        for o in data["boxes"]:
+            held = f" (occupied by {', '.join(o['occupied_by'])})" if o["occupied_by"] else ""
+            lines.append(f"  {o['box']}: {o['how']}{held}")
+        if place.boxes != {place.box}:
+            lines.append("its box is too close to call: its centre is near a box side")
+        return _answer("move", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Melee (lines 32-37)
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee A B`: contact, each side's dice, hits and leader checks."""
+        a, b = expect_args("melee", args, ("A", "B"))
+        ua, ub = _enemies(scene, a, b, "melee")
+        verdict, contact = _contact(scene, ua, ub)
+        in_contact = verdict != "not in contact"
+        lines = [f"{a} and {b}: {verdict}"]
+        sides: dict[str, Any] = {}
+        rolls: list[Roll] = []
+        for me, them in ((ua, ub), (ub, ua)):
+            die, dice = _die(me, melee=True), _count_dice(me, them, melee=True)
+            side: dict[str, Any] = {"unit": me.id, "dice": _dice_json(dice, die)}
+            sides[me.id] = side
+            if in_contact and dice.dice > 0:
+                rolls.append(
+                    _hits_roll(f"hits on {them.id} (dice total)", dice, die, CITE.melee_hits)
+                )
+                top = rolls[-1].sides
+                side["hits"] = _hits_json(dice.dice, top)
+                side["leader_check"] = check = _leader_check(
+                    them, dice.dice, top, 0, CITE.leader_face
+                )
+                mean = side["hits"]["mean"]
+                lines.append(
+                    f"{me.id}: {dice.dice}{die} ({dice.bases} bases{_said(dice)}), the total is "
+                    f"the hits {them.id} takes ({CITE.melee_hits}), {mean:.2f} on average"
+                )
+                if check["target_has_leader"]:
+                    lines.append(
+                        f"  leader check on {them.id} (a {top} rolled, {CITE.leader_face}): "
+                        f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits "
+                        "Table (QRC)"
+                    )
+            elif in_contact:
+                lines.append(f"{me.id}: no dice after modifiers")
+        if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
+            rolls.append(_roll("leader"))
+        gunners = [u for u in (ua, ub) if u.get("melee_die") is not None]
+        data: dict[str, Any] = {
+            "action": "melee",
+            "ruleset": self.id,
+            "a": a,
+            "b": b,
+            "in_contact": in_contact,
+        }
+        data.update(contact=contact, sides=sides, rolls=[r.as_json() for r in rolls])
+        data["reasons"] = [
+            _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
+            _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
+            *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
+        ]
+        return _answer("melee", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Morale (lines 39-40)
+
+    def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`morale UNIT`: its grade and the rocket modifiers of the checks rockets forced; the
+        procedure, the other modifiers and the results are on the QRC."""
+        (a,) = expect_args("morale", args, ("UNIT",))
+        unit = scene.unit_of(a)
+        grade, forced = _attr(unit, "quality"), _count(unit, "rocket_checks")
+        broken, grades = _flag(unit, "broken"), CHOICES["quality"]
+        lines = [
+            f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades})"
+            + (", and broken" if broken else "")
+        ]
+        modifier: dict[str, Any] = {"value": None, "source": None}
+        if forced:
+            kind = _attr(unit, "type")
+            mod, said = DATA["rocket_morale"].get(kind), "no rocket modifier on page 3"
+            if mod is not None:
+                modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
+                said = f"{mod['modifier']:+d} ({mod['cite']})"
+            lines.append(
+                f"{forced} morale check{'s' if forced > 1 else ''} forced by a rocket "
+                f"({CITE.rocket_no_hits}): {said} for {kind}, in addition to any other modifiers"
+            )
+        qrc = "the morale procedure, modifiers and results are on the QRC, not on page 3"
+        lines.append(f"{qrc} ({CITE.morale_qrc})")
+        data: dict[str, Any] = {"action": "morale", "ruleset": self.id, "unit": a, "grade": grade}
+        data.update(grades=list(grades), source=str(CITE.morale_grades), broken=broken)
+        data.update(rocket_checks=forced, rocket_modifier=modifier)
+        data.update(procedure="on the QRC (not on page 3)", rolls=[])
+        return _answer("morale", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Suggest: the engine's, asking these questions of each phase
+
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
+        table, units = table_of(scene), scene.units
+        if phase == "firing":
+            # Enemies within (or maybe within) the longest band of a shooter that has a weapon,
+            # has not fired this turn and may fire.
+            steps, shots = table.grid_steps(_box_size(scene)), []
+            for row, me in enumerate(units):
+                if me.get("weapon") is None or _flag(me, "fired") or _cannot_fire(me):
+                    continue
+                reach = within(steps[row], _range_bands(scene, me)[-1].limit)
+                shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
+            # Every sight line the shots trace, in one batch (each shot then finds its own).
+            pairs = [table.unit_distance(shooter, target) for shooter, target in shots]
+            table.sights(self.sight_policy, [(n.a, n.b) for n in pairs])
+            for shooter, target in shots:
+                kind = "rocket" if shooter.get("weapon") == "rocket" else "shoot"
+                yield Candidate(kind, (shooter.id, target.id))
+        elif phase == "movement":
+            yield from (Candidate("move", (u.id,)) for u in units if not _flag(u, "moved"))
+        elif phase == "melee":
+            # Only units whose boxes may share a side (1 box apart) or whose bases may touch
+            # (no more apart than their positions are uncertain) may be in contact.
+            steps = table.grid_steps(_box_size(scene))
+            near = (steps <= 1) | (table.unit_gaps() <= 2 * table.most_uncertain)
+            for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+                if units[i].side != units[j].side:
+                    yield Candidate("melee", (units[i].id, units[j].id))
+        elif phase == "morale":
+            yield from (Candidate("morale", (u.id,)) for u in units if _count(u, "rocket_checks"))
+        else:
+            for unit in units:
+                if _attr(unit, "type") == "machine-gun" and _attr(unit, "gun_state") != "broken":
+                    yield Candidate("overheat", (unit.id,))
+
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
+        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args)  # the action
+        if candidate.kind == "melee" and not answer.data["in_contact"]:
+            return None  # only units in contact fight
+        return answer
+
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: what the players report of their dice, and the changes it leads to
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        # Each action's form and changes: `_shoot_form` and `_shoot_apply`, ...
+        kinds = ("shoot", "rocket", "melee", "morale", "overheat", "move")
+        return {
+            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
+        }
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """The hits (the dice total), a top face when a leader check may be due, the bases
+        taken off."""
+        res = self.shoot(scene, args)
+        _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
+        target, dice = scene.unit_of(args[1]), res.data["dice"]["dice"]
+        sides = DATA["dice"][res.data["die"]]["sides"]
+        reports = [_hits_report("hits", target, args[0], dice, sides, CITE.score_is_hits)]
+        if _leader(target) and dice * sides >= N.leader_check_hits:
+            reports.append(_top_face_report("top_face", target, args[0], sides))
+        return (*reports, _removed("removed", target))
+
+    def _shoot_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        sides = DATA["dice"][_die(shooter)]["sides"]
+        checked = bool(got.get("top_face")) and got["hits"] >= N.leader_check_hits
+        hits = _hits_changes(target, shooter, got["hits"], checked, sides, CITE.score_is_hits)
+        return (*hits, *_removed_changes(got["removed"], shooter), *_fired_changes(shooter))
+
+    def _rocket_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """Where the rocket landed: on the target, a unit it may drift onto, or nothing."""
+        res = self.rocket(scene, args)
+        _refuse_unless_allowed(res, f"{args[0]} may not fire a rocket at {args[1]}")
+        on = [m["unit"] for m in res.data["morale_checks"]]
+        label = (
+            f"where the rocket landed: on {on[0]} on a 5 or 6; on a 1-4 it drifts (1d8 for "
+            f"direction, 1d6 boxes): the unit in that box, or {NOTHING}"
+        )
+        return (
+            Report("landed_on", Kind.CHOICE, label, CITE.on_target, (*on, NOTHING), default=on[0]),
+        )
+
+    def _rocket_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        """A rocket causes no hits: the unit it lands on owes a morale check (line 22)."""
+        firer = scene.unit_of(args[0])
+        fired = _fired_changes(firer)
+        if got["landed_on"] == NOTHING:
+            return fired
+        struck = scene.unit_of(got["landed_on"])
+        kind = struck.get("type")
+        mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
+        at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
+        why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
+        checks, cite = _count(struck, "rocket_checks") + 1, (mod or {}).get("cite")
+        return (
+            Change(struck.id, "rocket_checks", checks, why, cite or CITE.rocket_no_hits),
+            *fired,
+        )
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """The hits each side takes, the top faces for leader checks, the bases taken off."""
+        res = self.melee(scene, args)
+        if not res.data["in_contact"]:
+            not_in_contact = f"not in base to base contact ({CITE.melee_dice}): no melee"
+            raise fail(f"{args[0]} and {args[1]} are {not_in_contact}")
+        ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
+        reports: list[Report] = []
+        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
+            dice = res.data["sides"][attacker.id]["dice"]
+            count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
+            reports.append(
+                _hits_report(f"hits_on_{key}", victim, attacker.id, count, sides, CITE.melee_hits)
+            )
+            if _leader(victim) and count > 0:
+                reports.append(_top_face_report(f"top_face_by_{other}", victim, attacker.id, sides))
+        return (*reports, _removed("removed_a", ua), _removed("removed_b", ub))
+
+    def _melee_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
+        changes: list[Change] = []
+        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
+            sides = DATA["dice"][_die(attacker, melee=True)]["sides"]
+            checked, hits = bool(got.get(f"top_face_by_{other}")), got[f"hits_on_{key}"]
+            changes += _hits_changes(victim, attacker, hits, checked, sides, CITE.melee_hits)
+        changes += _removed_changes(got["removed_a"], ub)
+        return (*changes, *_removed_changes(got["removed_b"], ua))
+
+    def _morale_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """Whether the QRC's result leaves the unit broken (the one result the page knows)."""
+        self.morale(scene, args)
+        unit = scene.unit_of(args[0])
+        label = f"is {unit.id} broken after the check? (the QRC's morale results)"
+        return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=_flag(unit, "broken")),)
+
+    def _morale_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        unit, broken = scene.unit_of(args[0]), got["broken"]
+        changes = []
+        if broken != _flag(unit, "broken"):
+            why = f"{'broken' if broken else 'no longer broken'} (QRC morale result)"
+            changes.append(Change(unit.id, "broken", broken, why, CITE.morale_qrc))
+        forced = _count(unit, "rocket_checks")
+        if forced:
+            why = "took the morale check a rocket forced"
+            changes.append(Change(unit.id, "rocket_checks", forced - 1, why, CITE.rocket_no_hits))
+        return tuple(changes)
+
+    def _overheat_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """The 1d6 score when a check is due; for a first overheating, rest or keep firing."""
+        res = self.overheat(scene, args)
+        if not res.data["check"]:
+            return ()
+        label = f"the 1d6 score (it overheats on {res.data['consecutive_fire']} or less)"
+        score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
+        if res.data["overheated_before"]:
+            return (score,)
+        label = (
+            "if it overheats: rest (it may not fire for 1 turn, then cools down) or keep firing "
+            "(and checking: a second failure breaks it for good)"
+        )
+        choice = (REST, KEEP_FIRING)
+        return score, Report(
+            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST
+        )
+
+    def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        """Lines 13-17: a gun rests and cools down, keeps firing, or breaks for good; a turn
+        without firing ends its run of turns firing and cools it down."""
+        gun = scene.unit_of(args[0])
+        state, fired = _attr(gun, "gun_state"), _flag(gun, "fired")
+        turns = _count(gun, "consecutive_fire")
+
+        def becomes(state: str, why: str, cite: Cite) -> Change:
+            return Change(gun.id, "gun_state", state, why, cite)
+
+        ends = "its run of turns firing ends"
+        run_ends = (Change(gun.id, "consecutive_fire", 0, ends, CITE.gun_fired),) if turns else ()
+        if state == "broken":
+            return ()
+        if state == "cooling":
+            return (becomes("ok", "rested 1 turn: cools down, ok", CITE.cools_down), *run_ends)
+        if not fired:
+            cool = becomes("ok", "a turn without firing: cools down", CITE.cools_down)
+            return (*run_ends, *((cool,) if state == "overheated" else ()))
+        if turns < N.overheat_from_turns:
+            return ()
+        score = got["score"]
+        if score < 1:
+            raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
+        if score > turns:
+            return ()
+        why = f"overheated ({score} is {turns} or less)"
+        if state == "overheated":
+            return (becomes("broken", f"{why} again: permanently broken", CITE.overheat_again),)
+        if got["if_overheated"] == REST:
+            rests = becomes("cooling", f"{why}: rests, may not fire for 1 turn", CITE.overheat_rest)
+            return (rests, *run_ends)
+        why += ": keeps firing; a second failure breaks it for good"
+        return (becomes("overheated", why, CITE.overheat_keep_firing),)
+
+    def _move_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+        """A move rolls no dice: nothing to report (the camera sees where the unit went)."""
+        if len(args) not in (1, 2):
+            self.move(scene, args)  # raises, naming the arguments
+        scene.unit_of(args[0])
+        return ()
+
+    def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+        unit = scene.unit_of(args[0])
+        if _flag(unit, "moved"):
+            return ()
+        return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the scene and its units under the page
+
+
+def _box_size(scene: Scene) -> float:
+    """The side of one box, mm: every length of the page is counted in boxes."""
+    if scene.grid_box is None:
+        raise fail(
+            'the scene has no grid; give "grid": {"box": SIDE} (the side of one square, in the '
+            f"scene's unit): every distance of this sheet is counted in boxes ({CITE.diagonal})"
+        )
+    return scene.grid_box
+
+
+class Band(NamedTuple):
+    """One range band of a weapon: it reaches out to `limit` boxes."""
+
+    label: str
+    limit: float
+
+
+def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
+    """The range bands of a unit's weapon in boxes, from the scene's `ranges` (the range table
+    is on the QRC), nearest first."""
+    weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
+    if weapon is None:
+        raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
+    example = f'"ranges": {{"{weapon}": {{"short": B, "medium": B, "long": B}}}} (in boxes)'
+    qrc = "the range table is on the QRC, not on page 3"
+    of = f"weapon {weapon!r} of unit {unit.id!r}"
+    if ranges is None:
+        raise fail(
+            f"the scene has no 'ranges', so the range of {of} is unknown ({qrc}); give {example}"
+        )
+    if not isinstance(ranges, dict):
+        raise fail(f"the scene's 'ranges' must be an object of weapons; give {example}")
+    if weapon not in ranges:
+        known = f"weapons with ranges: {accepted(sorted(ranges)) or 'none'}"
+        raise fail(f"the scene's 'ranges' has no entry for {of} ({known}); {qrc}; give {example}")
+    entry = ranges[weapon]
+    if not isinstance(entry, dict) or not entry:
+        raise fail(f"ranges.{weapon} must be an object of band limits in boxes; give {example}")
+    for label, limit in entry.items():
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
+            raise fail(
+                f"ranges.{weapon}.{label} must be a number of boxes (0 or more), got {limit!r}"
+            )
+    return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
+
+
+def _band_of(bands: Sequence[Band], boxes: float) -> Band | None:
+    """The nearest band reaching `boxes`, or None when beyond the longest."""
+    return next((b for b in bands if within(boxes, b.limit)), None)
+
+
+def _attr(unit: Unit, key: str) -> str:
+    """A unit's word for one of the page's choices (`type`, `die`, `quality`, `gun_state`)."""
+    return check_attr(unit, key, CHOICES[key], ruleset=RULESET_ID)
+
+
+def _die(unit: Unit, melee: bool = False) -> str:
+    """The die a unit rolls: its `melee_die` in melee when the Unit Stats list gives one (line
+    35: gunners roll d3s), else its `die` (lines 7-9)."""
+    return _attr(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
+
+
+def _flag(unit: Unit, key: str) -> bool:
+    """A flag of the unit's state (its default is filled in when a scene is read)."""
+    value = unit.get(key)
+    if not isinstance(value, bool):
+        _missing_or_bad(unit, key, value, "true or false", False)
+    return value
+
+
+def _count(unit: Unit, key: str) -> int:
+    """A count of the unit's state (its default is filled in when a scene is read)."""
+    value = unit.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        _missing_or_bad(unit, key, value, "a whole number from 0", 0)
+    return value
+
+
+def _missing_or_bad(unit: Unit, key: str, value: Any, words: str, stand_in: Any) -> NoReturn:
+    if value is None:
+        raise MissingAttribute(RULESET_ID, unit.id, key, words, stand_in)
+    raise fail(f"unit {unit.id!r} has {key} {value!r}; accepted: {words}")
+
+
+def _cannot_fire(unit: Unit) -> str:
+    """Why a unit may not fire this turn, '' when it may: a machine gun resting to cool down,
+    or broken for good (line 16)."""
+    state = _attr(unit, "gun_state")
+    if state == "cooling":
+        return f"it overheated and rests: it may not fire this turn ({CITE.overheat_rest})"
+    if state == "broken":
+        return f"it overheated twice and is permanently broken ({CITE.overheat_again})"
+    return ""
+
+
+def _leader(unit: Unit) -> str | None:
+    """The id of the unit's leader base, if it has one (line 4; no other role is on the page)."""
+    for base in unit.bases:
+        if base.role not in (None, "leader"):
+            raise fail(
+                f"base {base.id!r} of unit {unit.id!r} has role {base.role!r}; the accepted value "
+                "is 'leader' (the unit's leader base, line 4)"
+            )
+    return next((base.id for base in unit.bases if base.role), None)
+
+
+def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
+    """The two units a question names, on different sides."""
+    _box_size(scene)
+    table = table_of(scene)
+    ua, ub = table.unit_of(a), table.unit_of(b)
+    if ua.id == ub.id:
+        raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
+    if ua.side == ub.side:
+        both = f"are both on side {ua.side!r}; pick an enemy unit"
+        raise fail(f"{action}: units {ua.id!r} and {ub.id!r} {both}")
+    return ua, ub
+
+
+class DiceCount(NamedTuple):
+    """How many dice a unit rolls and why: its bases, leader base and modifiers, their sum
+    before rounding, the dice, and whether line 6 lifted a zero to one die."""
+
+    bases: int
+    leader: str | None
+    modifiers: tuple[Modifier, ...]
+    raw: Fraction
+    dice: int
+    floor_applied: bool
+
+
+def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
+    """One die a base including the leader's, plus the QRC's modifiers, rounded up (lines 4-5,
+    32-33); an unbroken unit fires at least one (line 6)."""
+    mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
+    raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
+    dice = max(math.ceil(raw), 0)
+    lifted = not melee and dice == 0 and not _flag(unit, "broken")
+    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted)
+
+
+def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
+    """The QRC's modifiers the players give on the unit (`fire_modifiers`, `melee_modifiers`),
+    but those given for another target."""
+    given = unit.get(key)
+    form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
+    if given is not None and not isinstance(given, list):
+        raise fail(f"unit {unit.id!r}: {form}, got {given!r}")
+    out = []
+    for i, item in enumerate(given or ()):
+        where = f"unit {unit.id!r} {key}[{i}]"
+        if not isinstance(item, dict) or set(item) - {"dice", "reason", "target"}:
+            raise fail(f"{where}: {form}, got {item!r}")
+        value, reason = item.get("dice"), item.get("reason")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise fail(f"{where}: 'dice' must be a number of dice to add, got {value!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {reason!r}")
+        if item.get("target") in (None, target.id, *(b.id for b in target.bases)):
+            out.append(Modifier(value, f"{reason} (QRC, given in the scene)"))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# What the answers share
+
+
+def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
+    """Whether two units are in base to base contact: boxes sharing a side (1 box apart, or the
+    same box), or bases touching within the measurement's uncertainty."""
+    table = table_of(scene)
+    places = table.grid_places(_box_size(scene))
+    pa, pb = places[ua.id], places[ub.id]
+    adjacent = grid_steps(pa.box, pb.box) <= 1
+    steady = grid.box_verdict(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
+    near = table.unit_distance(ua, ub)
+    touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+    if touch.within:
+        verdict = "touching"
+    elif adjacent and steady:
+        verdict = "adjacent boxes"
+    elif adjacent or not steady or touch.too_close_to_call:
+        verdict = "too close to call"
+    else:
+        verdict = "not in contact"
+    contact = {
+        "verdict": verdict,
+        "boxes": [list(pa.box), list(pb.box)],
+        "adjacent_boxes": adjacent,
+    }
+    contact.update(touching=threshold_json(scene, touch), between={"a": near.a.id, "b": near.b.id})
+    return verdict, {**contact, "distance": length_json(scene, near.distance)}
+
+
+def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
+    """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
+    kind = _attr(unit, "type")
+    mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
+    said: dict[str, Any] = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
+    said.update(modifier=mod["modifier"], source=None if mod["cite"] is None else str(mod["cite"]))
+    return {**said, "note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
+
+
+def _roll(name: str, *, total: bool = True) -> Roll:
+    """One of the page's rolls whose faces are read off (sheet.toml), with the distribution of
+    its total unless its faces only name something (a direction)."""
+    r = DATA["rolls"][name]
+    faces = dice_math.total(r["dice"], r["sides"]) if total else ()
+    return Roll(r["purpose"], r["dice"], r["sides"], None, faces, (), r["cite"], r["note"])
+
+
+def _hits_roll(purpose: str, dice: DiceCount, die: str, cite: Cite) -> Roll:
+    """The dice whose total is the hits (lines 5, 34), with the distribution of that total."""
+    sides, note = DATA["dice"][die]["sides"], "the dice total is the number of hits"
+    total, note = dice_math.total(dice.dice, sides), f"{note}; distribution[k] = P(k hits)"
+    return Roll(purpose, dice.dice, sides, None, total, dice.modifiers, cite, note)
+
+
+def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]:
+    """P(k hits) as floats and exact fractions, the mean and P(5 hits or more); `halved`: d6s
+    rolled for d3s and the total halved, rounding up (line 9)."""
+    hits = dice_math.dice_sum(dice, sides, halved)
+    five = float(hits.p_at_least(N.leader_check_hits))
+    shown = {"distribution": list(hits.floats), "distribution_exact": list(hits.exact)}
+    return {**shown, "mean": float(hits.mean), "p_at_least_5": five}
+
+
+def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -> dict[str, Any]:
+    """Whether and how likely the target's leader must be checked for (lines 10, 36-37): the
+    hits at least `least` and one or more dice showing the top face."""
+    leader = _leader(target)
+    p = dice_math.total_with_top_face(dice, sides, least) if leader else Fraction(0)
+    check: dict[str, Any] = {
+        "target_has_leader": leader is not None,
+        "leader_base": leader,
+        "min_hits": least,
+    }
+    check.update(top_face=sides, p=float(p), p_exact=str(p))
+    return {**check, "source": [str(cite), str(CITE.leader_face)]}
+
+
+def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
+    said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader, "dice": dice.dice}
+    said.update(modifiers=[m.as_json() for m in dice.modifiers], before_rounding=float(dice.raw))
+    return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
+
+
+def _said(dice: DiceCount) -> str:
+    """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
+    leader = f" including leader base {dice.leader}" if dice.leader else ""
+    return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
+
+
+def _answer(action: str, data: dict[str, Any], lines: list[str]) -> Resolution:
+    return Resolution(action, MappingProxyType(data), tuple(lines))
+
+
+def _boxes(n: float) -> str:
+    return f"{n:g} box" if n == 1 else f"{n:g} boxes"
+
+
+def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def _fraction_json(p: Fraction) -> dict[str, Any]:
+    return {"p": float(p), "exact": str(p)}
+
+
+# --------------------------------------------------------------------------------------------
+# Outcomes: the reports the players fill in and the changes they lead to
+
+
+def _refuse_unless_allowed(res: Resolution, what: str) -> None:
+    """No dice to report for a shot the rules do not allow (a range band too close to call
+    is the players' to decide, so its shot may be reported)."""
+    data = res.data
+    if data["allowed"]:
+        return
+    if not data["in_sight"]:
+        why = "out of sight"
+    elif not data.get("may_fire", True):
+        why = "it may not fire this turn"
+    elif "dice" in data and not data["dice"]["dice"]:
+        why = "it has no dice"
+    elif data["range"]["verdict"] == "too close to call":
+        return
+    else:
+        why = "out of range"
+    raise fail(f"{what}: {why}, so there are no dice to report")
+
+
+def _hits_report(name: str, victim: Unit, by: str, dice: int, sides: int, cite: Cite) -> Report:
+    """The hits a unit takes, its enemy's dice total; the likeliest total first."""
+    dist = dice_math.total(dice, sides)
+    likeliest = max(range(len(dist)), key=lambda k: dist[k])
+    label = f"hits {victim.id} takes: the total of the {dice}d{sides} of {by}"
+    return Report(name, Kind.COUNT, label, cite, maximum=dice * sides, default=likeliest)
+
+
+def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
+    label = f"one or more {sides}s rolled by {by} (a leader check on {victim.id})"
+    return Report(name, Kind.FLAG, label, CITE.leader_face, default=False)
+
+
+def _removed(name: str, unit: Unit) -> Report:
+    """The bases taken off for the hits: the QRC's Unit Stats say how many (line 4: the camera
+    then stops counting them)."""
+    label = f"bases of {unit.id} taken off for the hits (the QRC's Unit Stats say how many hits "
+    label += "take off a base; the leader's if the Leader Hits Table says so)"
+    bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
+    return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
+
+
+def _hits_changes(
+    victim: Unit, attacker: Unit, hits: int, leader_check: bool, sides: int, cite: Cite
+) -> Changes:
+    """The hits a unit takes, added to those it took before; a leader check when due."""
+    if not hits:
+        return ()
+    reason = f"{hits} hits from {attacker.id} (the dice total)"
+    if leader_check:
+        fire = cite == CITE.score_is_hits
+        five = " with at least 5 hits" if fire else ""
+        table = f"{attacker.id} rolls 2d6 on the Leader Hits Table (QRC)"
+        why = CITE.leader_check_fire if fire else CITE.leader_face
+        reason += f"; a {sides} rolled{five}: {table} ({why})"
+    return (Change(victim.id, "hits", _count(victim, "hits") + hits, reason, cite),)
+
+
+def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
+    why = f"taken off for the hits of {attacker.id}"
+    return tuple(Change(b, "removed", True, why, CITE.dice_per_base, Scope.BASE) for b in bases)
+
+
+def _fired_changes(unit: Unit) -> Changes:
+    """A unit fires once a turn: `fired`, and a machine gun's run of turns firing grows."""
+    if _flag(unit, "fired"):
+        return ()
+    fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
+    if unit.get("type") != "machine-gun":
+        return (fired,)
+    turns = _count(unit, "consecutive_fire") + 1
+    why = f"{turns} turns in a row"
+    return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
