@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from fractions import Fraction
@@ -751,18 +750,15 @@ def big_scene() -> Scene:
     return scene(*units)
 
 
-def test_suggest_on_120_bases() -> None:
+def test_suggest_on_120_bases_finds_every_shot_in_range() -> None:
     sc = big_scene()
     assert sum(len(u.bases) for u in sc.units) == 120
-    start = time.perf_counter()
     res = RS.resolve(sc, "suggest", ())
-    elapsed = time.perf_counter() - start
     shots = [i for i in res.data["items"] if i["kind"] == "shoot"]
     # red row 2 to blue row 5: 3 boxes straight ahead, plus 1 diagonal + 2 straight = 3.5 and
     # 2 diagonals + 1 straight = 4 to the sides, all within rifle long 4
     assert ("r0", "b0") in {tuple(i["args"]) for i in shots}
     assert all(i["result"]["band"] != "out-of-range" for i in shots)
-    assert elapsed < 5.0  # a sanity bound only; benchmarks/ times it properly
 
 
 # --------------------------------------------------------------------------------------------
