@@ -1119,6 +1119,22 @@ class Table:
         reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 
+    def any_in_arc(
+        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
+    ) -> bool:
+        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
+        of some base of `shooters` (`in_arc` of each pair). The 180 degree arc (90 either side)
+        is read off `ahead` for every pair at once: a base plainly ahead of a front edge's line
+        (by `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line
+        are asked of `in_arc`."""
+        if half_angle != 90:
+            return any(any(self.in_arc(shooter, targets, half_angle)) for shooter in shooters)
+        reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+        if bool((reach > PLAIN_MARGIN).any()):
+            return True
+        on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
+        return any(self.in_arc(shooters[i], [targets[j]], half_angle)[0] for i, j in on_line)
+
     @cached_property
     def most_uncertain(self) -> float:
         """The largest position uncertainty of any base (0 on an empty table), mm: no length
