@@ -330,6 +330,21 @@ class Table:
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}
 
+    def unit_of(self, ident: str) -> Unit:
+        """The unit an id names, a unit's or one of its bases' (`Scene.unit_of`, looked up)."""
+        found = self._unit_by_id.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
+
+    @cached_property
+    def _unit_by_id(self) -> dict[str, Unit]:
+        # The first unit an id names wins, as in `Scene.unit_of`.
+        return {i: u for u in reversed(self.scene.units) for i in (*(b.id for b in u.bases), u.id)}
+
+    def select(self, ident: str) -> tuple[Base, ...]:
+        """`Scene.select` looked up: all of a unit's bases, or the one base an id names."""
+        unit = self.unit_of(ident)
+        return unit.bases if unit.id == ident else (self.bases[self.index[ident]],)
+
     @cached_property
     def _unit_first(self) -> list[int]:
         """Where each unit's bases start in `bases` (a unit's bases are consecutive)."""

@@ -81,3 +81,15 @@ def test_scale_and_convolve() -> None:
 def test_bad_pools_are_refused_by_name(n: int, sides: int) -> None:
     with pytest.raises(ValueError, match=r"dice|sides"):
         dice.successes(n, sides, 4)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 12])
+@pytest.mark.parametrize("p", [Fraction(0), Fraction(1, 9), Fraction(1, 3), Fraction(1)])
+def test_binomial_shown_is_the_distribution_as_answers_show_it(n: int, p: Fraction) -> None:
+    # Three dice at 1/3: P(0) = 8/27 shown as 0.296..., exact "8/27"; mean 3 * 1/3 = 1.
+    dist = dice.binomial(n, p)
+    shown = dice.binomial_shown(n, p)
+    assert shown.floats == tuple(float(q) for q in dist)
+    assert shown.exact == tuple(str(q) for q in dist)
+    assert shown.mean == float(dice.mean(dist))
+    assert shown.p_any == float(dice.at_least(dist, 1))

@@ -129,3 +129,19 @@ def test_any_in_arc_is_in_arc_of_some_pair(seed: int, half_angle: float) -> None
         for group in (others[:3], others[3:9], others[-3:]):
             expected = any(geo.base_in_arc(s, t, half_angle) for s in shooters for t in group)
             assert table.any_in_arc(shooters, group, half_angle) is expected
+
+
+def test_units_and_bases_by_id_are_the_scenes() -> None:
+    # `Table.unit_of` and `Table.select` answer as `Scene.unit_of` and `Scene.select` for every
+    # unit id and base id, and an unknown id is refused the same way.
+    scene = _tiled(EXAMPLES[0], 40)
+    table = Table(scene)
+    for ident in [*(u.id for u in scene.units), *(b.id for b in scene.bases())]:
+        assert table.unit_of(ident) is scene.unit_of(ident)
+        assert table.select(ident) == scene.select(ident)
+    with pytest.raises(Exception) as raised:
+        scene.unit_of("nobody")
+    with pytest.raises(type(raised.value), match="nobody"):
+        table.unit_of("nobody")
+    with pytest.raises(type(raised.value), match="nobody"):
+        table.select("nobody")

@@ -30,12 +30,12 @@ class Outcome:
         return float(self.count * self.p)
 
     def as_json(self) -> dict[str, Any]:
-        dist = self.dist
+        shown = dice.binomial_shown(self.count, self.p)
         return {
-            "distribution": dice.as_floats(dist),
-            "exact": [str(p) for p in dist],
-            "mean": self.mean,
-            "p_any": float(1 - dist[0]),
+            "distribution": list(shown.floats),
+            "exact": list(shown.exact),
+            "mean": shown.mean,
+            "p_any": shown.p_any,
         }
 
 

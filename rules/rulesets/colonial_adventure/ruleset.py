@@ -218,8 +218,8 @@ class ColonialAdventure(Ruleset):
         led = tuple(b.id for b in unit.bases if b.role in (*LEADER_ROLES, "commander"))
         return Troops(max(0, figures - lost), max(0, firing - lost), leaders, commanders, led, lost)
 
-    def _pair(self, scene: Scene, a: str, b: str) -> tuple[Unit, Unit]:
-        ua, ub = scene.unit_of(a), scene.unit_of(b)
+    def _pair(self, table: Table, a: str, b: str) -> tuple[Unit, Unit]:
+        ua, ub = table.unit_of(a), table.unit_of(b)
         if ua.id == ub.id:
             raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
         if ua.side == ub.side:
@@ -235,11 +235,11 @@ class ColonialAdventure(Ruleset):
     def shoot(self, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        shooter, target = self._pair(scene, a, b)
         table = table_of(scene)
+        shooter, target = self._pair(table, a, b)
         weapon = self._weapon(shooter)
         not_ready = self._not_ready(shooter, weapon)
-        fire_bases, target_bases = _firing_bases(scene.select(a)), scene.select(b)
+        fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
         near = table.closest(fire_bases, target_bases)
         bands, (needs, row_cite) = _bands(weapon), NEEDS[weapon]
         index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
@@ -410,9 +410,9 @@ class ColonialAdventure(Ruleset):
     def melee(self, scene: Scene, args: Args) -> Resolution:
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        attacker, defender = self._pair(scene, a, b)
         table = table_of(scene)
-        near = table.closest(scene.select(a), scene.select(b))
+        attacker, defender = self._pair(table, a, b)
+        near = table.closest(table.select(a), table.select(b))
         contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
         touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover
