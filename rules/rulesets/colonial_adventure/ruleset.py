@@ -872,6 +872,10 @@ class ColonialAdventure(Ruleset):
             "move": OutcomeRule(self._move_form, self._move_apply),
         }
 
+    def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
+        """The change that adds `n` to one of the unit's counts of play."""
+        return Change(unit.id, key, self._count(unit, key) + n, why, cite)
+
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
         for a repeating gun whether it jammed (line 98)."""
@@ -879,24 +883,16 @@ class ColonialAdventure(Ruleset):
         data = self.shoot(scene, (a, b)).data
         if not data["allowed"]:
             raise QuestionError(
-                f"{self.id}: {a} does not shoot at {b}: " + "; ".join(data["reasons"])
+                f"{self.id}: {a} does not shoot at {b}: {'; '.join(data['reasons'])}"
             )
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
         hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
+        kills = f"hits that{man} killed (5-6 on the hit's die)"
+        shock = "hits that gave a shock point (3-4 on the hit's die)"
         reports = [
             _count_report("hits", hits, NEEDS[data["weapon"]][1], data["hits"]),
-            _count_report(
-                "kills",
-                f"hits that{man} killed (5-6 on the hit's die)",
-                HITS[2]["cite"],
-                data["kills"],
-            ),
-            _count_report(
-                "shock",
-                "hits that gave a shock point (3-4 on the hit's die)",
-                HITS[1]["cite"],
-                data["shock_points"],
-            ),
+            _count_report("kills", kills, HITS[2]["cite"], data["kills"]),
+            _count_report("shock", shock, HITS[1]["cite"], data["shock_points"]),
             _removed_report("removed", scene.unit_of(b)),
         ]
         if data["weapon"] == "repeating-gun":
@@ -916,25 +912,17 @@ class ColonialAdventure(Ruleset):
             )
         changes = []
         if shock:
-            total, why = (
-                self._count(target, "shock") + shock,
-                f"{shock} hits of {shooter.id} rolled 3-4",
-            )
-            changes.append(Change(target.id, "shock", total, why, HITS[1]["cite"]))
-        changes += self._losses(
-            target, kills, reported["removed"], f"shot by {shooter.id}", HITS[2]["cite"]
-        )
+            why = f"{shock} hits of {shooter.id} rolled 3-4"
+            changes.append(self._add(target, "shock", shock, why, HITS[1]["cite"]))
+        shot = f"shot by {shooter.id}"
+        changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
         if weapon in RELOAD:
             reload = self._reload_cost(shooter, weapon)
             why = f"fired: {reload['action']} costs {_actions_word(reload['actions'])}"
             changes.append(Change(shooter.id, "loaded", False, why, reload["cite"]))
         if weapon not in GUNS:
-            fire = COSTS["fire"]
-            spent, why = (
-                self._count(shooter, "actions_spent") + fire["actions"],
-                f"fired: {_actions_word(fire['actions'])}",
-            )
-            changes.append(Change(shooter.id, "actions_spent", spent, why, fire["cite"]))
+            fire, why = COSTS["fire"], f"fired: {_actions_word(COSTS['fire']['actions'])}"
+            changes.append(self._add(shooter, "actions_spent", fire["actions"], why, fire["cite"]))
         if reported.get("jammed"):
             changes.append(Change(shooter.id, "jammed", True, "more 1s than 6s", FIRE["jam_cite"]))
         return tuple(changes)
@@ -946,12 +934,8 @@ class ColonialAdventure(Ruleset):
         before = self._count(unit, "casualties")
         lost = before + killed
         if lost >= sum(figures.values()):
-            return [
-                Change(
-                    b, "removed", True, f"{why}: every man of {unit.id} is dead", cite, Scope.BASE
-                )
-                for b in figures
-            ]
+            dead = f"{why}: every man of {unit.id} is dead"
+            return [Change(b, "removed", True, dead, cite, Scope.BASE) for b in figures]
         taken = sum(figures[b] for b in removed)
         if taken > lost:
             raise QuestionError(
@@ -959,14 +943,10 @@ class ColonialAdventure(Ruleset):
                 f"{taken} figures, more than the {lost} men it has lost"
             )
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
-        changes = (
-            [Change(unit.id, "casualties", lost - taken, still, cite)]
-            if lost - taken != before
-            else []
-        )
-        return changes + [
-            Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed
-        ]
+        changes = [Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed]
+        if lost - taken != before:
+            changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
+        return changes
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
@@ -980,23 +960,16 @@ class ColonialAdventure(Ruleset):
             )
         units, reports = (scene.unit_of(a), scene.unit_of(b)), []
         for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
-            kill = side["rolls"][0]["need"]
+            kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
             faces = "6s" if kill == 6 else f"{kill}s and 6s"
             killed = f"{faces} rolled by {unit.id}: men of {enemy.id} killed"
             shocked = f"{kill - 1}s rolled by {unit.id}: shock points on {enemy.id}"
-            reports.append(
-                _count_report(f"{role}_kills", killed, MELEE["kill_cite"], side["kills"])
-            )
-            reports.append(
-                _count_report(
-                    f"{role}_shock", shocked, MELEE["shock_face_cite"], side["shock_points"]
-                )
-            )
-        return (
-            *reports,
-            _removed_report("attacker_removed", units[0]),
-            _removed_report("defender_removed", units[1]),
-        )
+            reports += [
+                _count_report(f"{role}_kills", killed, MELEE["kill_cite"], side["kills"]),
+                _count_report(f"{role}_shock", shocked, shock_cite, side["shock_points"]),
+            ]
+        reports += [_removed_report(f"{r}_removed", u) for r, u in zip(SIDES, units, strict=True)]
+        return tuple(reports)
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
@@ -1007,17 +980,16 @@ class ColonialAdventure(Ruleset):
                     f"{self.id}: {side['unit']} rolled {side['dice']} dice, fewer than its "
                     f"{kills} kills and {shock} shock points (one face a die)"
                 )
-        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
         # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
-        taken = {
-            attacker.id: int(reported["defender_shock"]),
-            defender.id: int(reported["attacker_shock"]),
-        }
-        why = {
-            attacker.id: [f"{taken[attacker.id]} shock from {defender.id}'s dice"],
-            defender.id: [f"{taken[defender.id]} shock from {attacker.id}'s dice"],
-        }
-        cites = dict.fromkeys(taken, MELEE["shock_face_cite"])
+        taken, why, cites = {}, {}, {}
+        for unit, enemy, role in (
+            (attacker, defender, "defender"),
+            (defender, attacker, "attacker"),
+        ):
+            taken[unit.id] = int(reported[f"{role}_shock"])
+            why[unit.id] = [f"{taken[unit.id]} shock from {enemy.id}'s dice"]
+            cites[unit.id] = MELEE["shock_face_cite"]
+        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
         margin = a_kills - d_kills  # the defender's dead less the attacker's
         if margin:
             loser, by = (defender if margin > 0 else attacker), abs(margin)
@@ -1035,22 +1007,18 @@ class ColonialAdventure(Ruleset):
         else:
             for said in why.values():
                 said.append(DRAW["effect"])
-        changes = []
-        for unit in (attacker, defender):
-            if taken[unit.id]:
-                total, reasons = (
-                    self._count(unit, "shock") + taken[unit.id],
-                    "; ".join(why[unit.id]),
-                )
-                changes.append(Change(unit.id, "shock", total, reasons, cites[unit.id]))
+        changes = [
+            self._add(u, "shock", taken[u.id], "; ".join(why[u.id]), cites[u.id])
+            for u in (attacker, defender)
+            if taken[u.id]
+        ]
         for unit, killed, role, enemy in (
             (defender, a_kills, "defender", attacker),
             (attacker, d_kills, "attacker", defender),
         ):
             fight = f"close combat with {enemy.id}"
-            changes += self._losses(
-                unit, killed, reported[f"{role}_removed"], fight, MELEE["kill_cite"]
-            )
+            removed = reported[f"{role}_removed"]
+            changes += self._losses(unit, killed, removed, fight, MELEE["kill_cite"])
         return tuple(changes)
 
     def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -1059,17 +1027,12 @@ class ColonialAdventure(Ruleset):
         return ()
 
     def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        data = self.morale(scene, args).data
+        data, bases = self.morale(scene, args).data, scene.unit_of(args[0]).bases
         if data["status"] != "broken":
             return ()
-        why, cite = (
-            f"broken: {data['shock']} shock points, at least twice its {data['men']} men",
-            MORALE["removed_cite"],
-        )
-        return tuple(
-            Change(b.id, "removed", True, why, cite, Scope.BASE)
-            for b in scene.unit_of(args[0]).bases
-        )
+        why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
+        cite = MORALE["removed_cite"]
+        return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
 
     def _actions_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Which action of the ACTION COST list (lines 18-33) the unit takes."""
@@ -1090,29 +1053,23 @@ class ColonialAdventure(Ruleset):
         key, cost = next(
             (k, c) for k, c in self._open_now(unit) if c["action"] == reported["action"]
         )
-        action, cite, field = cost["action"], cost["cite"], _spent_field(key in BY_COMMANDER)
-        who = f"{unit.id}'s commander" if key in BY_COMMANDER else unit.id
-        spent, why = (
-            self._count(unit, field) + cost["actions"],
-            f"{who}: {action}, {_actions_word(cost['actions'])}",
-        )
-        changes = [Change(unit.id, field, spent, why, cite)]
+        action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
+        who = f"{unit.id}'s commander" if by_commander else unit.id
+        why = f"{who}: {action}, {_actions_word(cost['actions'])}"
+        changes = [self._add(unit, _spent_field(by_commander), cost["actions"], why, cite)]
         if key.startswith("reload"):
             changes.append(Change(unit.id, "loaded", True, action, cite))
         elif key == "fix-jam":
             changes.append(Change(unit.id, "jammed", False, action, cite))
         elif key == "rally":
-            changes.append(Change(unit.id, "shock", self._count(unit, "shock") - 1, action, cite))
+            changes.append(self._add(unit, "shock", -1, action, cite))
         elif key == "attack-order":
-            orders, why = self._count(unit, "attack_actions") + 1, f"{action}: +1D6 in close combat"
-            changes.append(
-                Change(unit.id, "attack_actions", orders, why, MELEE["attack_action_cite"])
-            )
+            why = f"{action}: +1D6 in close combat"
+            changes.append(self._add(unit, "attack_actions", 1, why, MELEE["attack_action_cite"]))
         elif key == "mount":
             mounted = self._flag(unit, "mounted")
-            changes.append(
-                Change(unit.id, "mounted", not mounted, "dismounts" if mounted else "mounts", cite)
-            )
+            now = "dismounts" if mounted else "mounts"
+            changes.append(Change(unit.id, "mounted", not mounted, now, cite))
         elif key == "limber":
             now = check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
             after = "unlimbered" if now == "limbered" else "limbered"
@@ -1123,12 +1080,10 @@ class ColonialAdventure(Ruleset):
         """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
         expect_args("initiative", args, ())
         sides, _, bonus = self._initiative_bonus(scene)
-        added = {
-            s: " (its +1 for more leaders is added for you)" if bonus[s] else "" for s in sides
-        }
+        added = " (its +1 for more leaders is added for you)"
+        labels = {s: f"{s}'s 1D6{added if bonus[s] else ''}" for s in sides}
         return tuple(
-            Report(f"roll_{s}", Kind.COUNT, f"{s}'s 1D6{added[s]}", INITIATIVE, maximum=6)
-            for s in sides
+            Report(f"roll_{s}", Kind.COUNT, labels[s], INITIATIVE, maximum=6) for s in sides
         )
 
     def _initiative_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1147,17 +1102,8 @@ class ColonialAdventure(Ruleset):
                 f"{self.id}: a tie ({said}): the sheet does not say how a tie is broken; roll "
                 "again and report the new dice"
             )
-        winner = first if totals[first] > totals[second] else second
-        return (
-            Change(
-                "game",
-                "initiative",
-                winner,
-                f"won the initiative die roll: {said}",
-                INITIATIVE,
-                Scope.GAME,
-            ),
-        )
+        winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
+        return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """No dice to report: the move spends its actions (lines 20-23)."""
