@@ -31,6 +31,7 @@ DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
 
 WORDS = {name: tuple(words) for name, words in DATA["words"].items()}
 TYPES, CLASSES, GUNS, SMALL_ARMS = (WORDS[k] for k in ("types", "classes", "guns", "small_arms"))
+WEAPONS = SMALL_ARMS + GUNS
 FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
 GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
 LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
@@ -52,7 +53,8 @@ COSTS: Mapping[str, Cost] = DATA["costs"]
 PER_TURN, PER_TURN_CITE = DATA["actions"]["per_turn"], DATA["actions"]["cite"]
 BY_COMMANDER, RELOAD = frozenset(DATA["actions"]["by_commander"]), DATA["reload"]
 MOVEMENT, ARC, FIRE, MELEE = DATA["movement"], DATA["arc"], DATA["fire"], DATA["melee"]
-BANDS = {name: table["bands"] for name, table in DATA["need_tables"].items()}
+BANDS = {w: DATA["need_tables"]["guns" if w in GUNS else "small_arms"]["bands"] for w in WEAPONS}
+"""Each weapon's range bands, from its "Necessary result / range" table."""
 NEEDS = {
     weapon: (tuple(None if c == "-" else int(c.split("-")[0]) for c in row["cells"]), row["cite"])
     for weapon, row in DATA["needs"].items()
@@ -74,8 +76,11 @@ MAN_NOT_HORSE = Roll(
 )
 OPEN = (TerrainKind.OPEN, TerrainKind.ROAD, TerrainKind.HILL)
 """What infantry stands on "in the open" (line 134)."""
+COVER_WORD = {Cover.NONE: "none", Cover.SOFT: "cover", Cover.HARD: "fortification"}
 SIDES = ("attacker", "defender")
 """The sides of `melee ATTACKER DEFENDER`, as its report form names them."""
+SPENT = {False: "actions_spent", True: "commander_actions"}
+"""Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Changes = tuple[Change, ...]
@@ -134,7 +139,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(unit)
         return tuple(
             RangeBand(band["label"], band["high"] * INCH, band["cite"])
-            for band, need in zip(_bands(weapon), NEEDS[weapon][0], strict=True)
+            for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True)
             if need is not None and "high" in band
         )
 
@@ -186,7 +191,7 @@ class ColonialAdventure(Ruleset):
 
     def _left(self, unit: Unit, *, commander: bool = False) -> int:
         """Actions the unit (or the commander with it) has left this turn (line 16)."""
-        return max(0, PER_TURN - self._count(unit, _spent_field(commander)))
+        return max(0, PER_TURN - self._count(unit, SPENT[commander]))
 
     def _loaded(self, unit: Unit, weapon: str) -> bool:
         """Whether the weapon is ready: always for one the sheet never reloads."""
@@ -241,7 +246,7 @@ class ColonialAdventure(Ruleset):
         not_ready = self._not_ready(shooter, weapon)
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
         near = table.closest(fire_bases, target_bases)
-        bands, (needs, row_cite) = _bands(weapon), NEEDS[weapon]
+        bands, (needs, row_cite) = BANDS[weapon], NEEDS[weapon]
         index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
         need = None if index is None else needs[index]
         in_arc = table.any_in_arc(fire_bases, target_bases, ARC["half_angle"])
@@ -274,7 +279,7 @@ class ColonialAdventure(Ruleset):
             within = format_length(unc, scene.unit)
             lines.append(f'too close to call: within {within} of the {edge:g}" band edge')
         if cover.cover is not Cover.NONE:
-            lines.append(f"target in {_cover_word(cover.cover)}: {'; '.join(cover.reasons)}")
+            lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
         lines += [f"not allowed: {r}" for r in reasons]
         lines.append(f"dice: {pool} ({'; '.join(_mod_text(m) for m in modifiers)})")
         blocked = list(sight.blocked_by)
@@ -291,7 +296,7 @@ class ColonialAdventure(Ruleset):
             "in_arc": in_arc,
             "in_sight": sight.any,
             "sight": {"rays": sight.rays, "clear": sight.clear_rays, "blocked_by": blocked},
-            "cover": _cover_word(cover.cover),
+            "cover": COVER_WORD[cover.cover],
             "cover_reasons": list(cover.reasons),
             "weapon": weapon,
             "dice": pool,
@@ -337,11 +342,11 @@ class ColonialAdventure(Ruleset):
             )
         if weapon == "repeating-gun":
             jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
-            data["jam"] = {"p": float(jam), "exact": str(jam), "source": str(cite)}
+            data["jam"] = _chance(jam, cite)
             lines.append(f"the gun jams on more 1s than 6s: {_fmt(jam)} ({cite})")
         if target_troops.leader_bases:
             hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
-            data["leader_hit"] = [_chance(led, hit, cite) for led in target_troops.leader_bases]
+            data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
             led = ", ".join(target_troops.leader_bases)
             lines.append(
                 f"each of {led} is hit with chance {_fmt(hit)} (D10 at most the men killed, {cite})"
@@ -399,7 +404,7 @@ class ColonialAdventure(Ruleset):
             key = "fortification" if cover is Cover.HARD else "cover"
             share = Fraction(FIRE[f"{key}_share"])
             cut = odds.share_of(pool, share)
-            why = f"target in {_cover_word(cover)}: -{share} of {pool} dice, rounded up"
+            why = f"target in {COVER_WORD[cover]}: -{share} of {pool} dice, rounded up"
             mods.append(Modifier(-cut, why, FIRE[f"{key}_cite"]))
             pool -= cut
         return pool, mods
@@ -440,17 +445,15 @@ class ColonialAdventure(Ruleset):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
             for by, row in enumerate(DEFEATS, start=1):
                 last = by == len(DEFEATS)
-                p = sum(
-                    (q for m, q in margin.items() if m * sign == by or (last and m * sign > by)),
-                    Fraction(0),
-                )
+                ways = (q for m, q in margin.items() if m * sign == by or (last and m * sign > by))
+                p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
                 thrown = f"thrown back {format_length(back, scene.unit)}, {row['effect']}"
                 lines.append(f"{loser.id} {row['label']}: {_fmt(p)}, {thrown} ({row['cite']})")
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
-            _chance(led, odds.leader_hit_chance(kills, LEADER_HIT["sides"]), cite)
+            _chance(odds.leader_hit_chance(kills, LEADER_HIT["sides"]), cite, base=led)
             for kills, enemy in ((att_kills, defender), (dfd_kills, attacker))
             for led in self._troops(enemy).leader_bases
         ]
@@ -467,7 +470,7 @@ class ColonialAdventure(Ruleset):
             "in_contact": touching or contact.too_close_to_call,
             "contact": threshold_json(scene, contact),
             "aspect": table.aspect(near.a, near.b).value,
-            "defender_cover": _cover_word(cover),
+            "defender_cover": COVER_WORD[cover],
             "sides": [att, dfd],
             "results": results,
             "leader_hit": leader_hits,
@@ -524,11 +527,8 @@ class ColonialAdventure(Ruleset):
             "fighters": fighters,
         }
         reasons = "; ".join(_mod_text(m) for m in mods)
-        return (
-            side,
-            kills,
-            f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills",
-        )
+        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
+        return side, kills, line
 
     def _melee_dice(self, unit: Unit, cls: str, enemy_cls: str) -> tuple[int, list[Modifier]]:
         """The additive part of the close combat pool (lines 124-131)."""
@@ -717,11 +717,8 @@ class ColonialAdventure(Ruleset):
         (ident,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(ident)
         shock, men, cls = self._count(unit, "shock"), self._troops(unit).men, self._class(unit)
-        row, retire_cite, broken_cite = (
-            MORALE["retire"][cls],
-            MORALE["retire_cite"],
-            MORALE["broken_cite"],
-        )
+        row = MORALE["retire"][cls]
+        retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
         retire = 0.0 if broken else over * row["inches"] * INCH
         data = {
@@ -1056,7 +1053,7 @@ class ColonialAdventure(Ruleset):
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
         who = f"{unit.id}'s commander" if by_commander else unit.id
         why = f"{who}: {action}, {_actions_word(cost['actions'])}"
-        changes = [self._add(unit, _spent_field(by_commander), cost["actions"], why, cite)]
+        changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
         if key.startswith("reload"):
             changes.append(Change(unit.id, "loaded", True, action, cite))
         elif key == "fix-jam":
@@ -1134,11 +1131,6 @@ class ColonialAdventure(Ruleset):
 # Helpers
 
 
-def _bands(weapon: str) -> list[Mapping[str, Any]]:
-    """The range bands of the weapon's "Necessary result / range" table."""
-    return BANDS["guns" if weapon in GUNS else "small_arms"]
-
-
 def _reaches(band: Mapping[str, Any], distance: float) -> bool:
     """Whether a distance (mm) is in a band or nearer: up to its upper edge, included (the last
     gun band has none)."""
@@ -1148,7 +1140,7 @@ def _reaches(band: Mapping[str, Any], distance: float) -> bool:
 def _reach(weapon: str) -> float | None:
     """How far (mm) the weapon reaches: the upper edge of its last band with a need (None: the
     guns' open 36"+)."""
-    last = [band for band, need in zip(_bands(weapon), NEEDS[weapon][0], strict=True) if need][-1]
+    last = [band for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True) if need][-1]
     return last["high"] * INCH if "high" in last else None
 
 
@@ -1161,11 +1153,7 @@ def _firing_bases(bases: Sequence[Base]) -> Sequence[Base]:
 def _leaders(troops: Troops, table: Mapping[str, Any], leaders: str) -> list[Modifier]:
     """The dice leader and commander figures add (lines 79-80, 126-127)."""
     counts = ((troops.leaders, "leader", leaders), (troops.commanders, "commander", "commander"))
-    return [
-        Modifier(n * table[key], f"{n} {what}", table[f"{key}_cite"])
-        for n, key, what in counts
-        if n
-    ]
+    return [Modifier(n * table[k], f"{n} {what}", table[f"{k}_cite"]) for n, k, what in counts if n]
 
 
 def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]:
@@ -1174,24 +1162,17 @@ def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]
     return [Modifier(-(shock // per), why, table["shock_cite"])] if shock >= per else []
 
 
+def _chance(p: Fraction, cite: Cite, **more: Any) -> dict[str, Any]:
+    """A chance and where it comes from, for JSON (with `more` keys)."""
+    return {**more, "p": float(p), "exact": str(p), "source": str(cite)}
+
+
 def _result(
     scene: Scene, loser: str | None, row: Mapping[str, Any], p: Fraction, back: float
 ) -> dict[str, Any]:
     """A row of "Result of Close Combat" with its chance, for JSON."""
-    return {
-        "loser": loser,
-        "result": row["label"],
-        "p": float(p),
-        "exact": str(p),
-        "thrown_back": length_json(scene, back),
-        "effect": row["effect"],
-        "source": str(row["cite"]),
-    }
-
-
-def _chance(base: str, p: Fraction, cite: Cite) -> dict[str, Any]:
-    """A leader's chance to be hit, for JSON."""
-    return {"base": base, "p": float(p), "exact": str(p), "source": str(cite)}
+    more = {"loser": loser, "result": row["label"], "effect": row["effect"]}
+    return _chance(p, row["cite"], **more, thrown_back=length_json(scene, back))
 
 
 def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any]) -> Report:
@@ -1208,15 +1189,10 @@ def _removed_report(name: str, unit: Unit) -> Report:
         f"bases of {unit.id} taken off for its men killed (a leader or commander whose D10 "
         "scored at most the men killed falls in place of a man)"
     )
-    bases = tuple(b.id for b in unit.bases)
-    cite = LEADER_HIT["cite"]
+    bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
     return Report(
         name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
     )
-
-
-def _spent_field(commander: bool) -> str:
-    return "commander_actions" if commander else "actions_spent"
 
 
 def _actions_word(n: int) -> str:
@@ -1229,10 +1205,6 @@ def _cost_text(cost: Cost) -> str:
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
     return {"action": cost["action"], "cost": cost["actions"], "source": str(cost["cite"])}
-
-
-def _cover_word(cover: Cover) -> str:
-    return {Cover.NONE: "none", Cover.SOFT: "cover", Cover.HARD: "fortification"}[cover]
 
 
 def _mod_text(m: Modifier) -> str:
