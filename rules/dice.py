@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
+from typing import NamedTuple
 
 Distribution = tuple[Fraction, ...]
 """P(outcome = k) for k = 0, 1, 2, ... (index = outcome)."""
@@ -178,3 +179,22 @@ def as_floats(dist: Sequence[Fraction]) -> list[float]:
     denominator, the float `float(p)` gives (a correctly rounded integer division), without
     its generic path (a `suggest` turns thousands of probabilities into floats)."""
     return [p.numerator / p.denominator for p in dist]
+
+
+class Shown(NamedTuple):
+    """A distribution as answers show it: each P(k) as a float and exactly, the mean, and the
+    chance of at least one."""
+
+    floats: tuple[float, ...]
+    exact: tuple[str, ...]
+    mean: float
+    p_any: float
+
+
+@lru_cache(maxsize=4096, typed=True)
+def binomial_shown(dice: int, p: Fraction) -> Shown:
+    """`binomial(dice, p)` as answers show it, remembered: a table shows the same few pools
+    again and again, and turning Fractions into floats and text costs more than the odds."""
+    dist = binomial(dice, p)
+    exact = tuple(str(q) for q in dist)
+    return Shown(tuple(as_floats(dist)), exact, float(dice * p), float(1 - dist[0]))

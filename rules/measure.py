@@ -354,6 +354,21 @@ class Table:
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}
 
+    def unit_of(self, ident: str) -> Unit:
+        """The unit an id names, a unit's or one of its bases' (`Scene.unit_of`, looked up)."""
+        found = self._unit_by_id.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
+
+    @cached_property
+    def _unit_by_id(self) -> dict[str, Unit]:
+        # The first unit an id names wins, as in `Scene.unit_of`.
+        return {i: u for u in reversed(self.scene.units) for i in (*(b.id for b in u.bases), u.id)}
+
+    def select(self, ident: str) -> tuple[Base, ...]:
+        """`Scene.select` looked up: all of a unit's bases, or the one base an id names."""
+        unit = self.unit_of(ident)
+        return unit.bases if unit.id == ident else (self.bases[self.index[ident]],)
+
     @cached_property
     def _unit_first(self) -> list[int]:
         """Where each unit's bases start in `bases` (a unit's bases are consecutive)."""
@@ -1143,6 +1158,22 @@ class Table:
         reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 
+    def any_in_arc(
+        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
+    ) -> bool:
+        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
+        of some base of `shooters` (`in_arc` of each pair). The 180 degree arc (90 either side)
+        is read off `ahead` for every pair at once: a base plainly ahead of a front edge's line
+        (by `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line
+        are asked of `in_arc`."""
+        if half_angle != 90:
+            return any(any(self.in_arc(shooter, targets, half_angle)) for shooter in shooters)
+        reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+        if bool((reach > PLAIN_MARGIN).any()):
+            return True
+        on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
+        return any(self.in_arc(shooters[i], [targets[j]], half_angle)[0] for i, j in on_line)
+
     @cached_property
     def most_uncertain(self) -> float:
         """The largest position uncertainty of any base (0 on an empty table), mm: no length
@@ -1150,17 +1181,7 @@ class Table:
         return max(self._uncertainty_of.values(), default=0.0)
 
     # ----------------------------------------------------------------------------------------
-    # Units by id, and a square grid
-
-    def unit_of(self, ident: str) -> Unit:
-        """The unit an id names, a unit's or one of its bases' (`Scene.unit_of`, looked up)."""
-        found = self._unit_by_id.get(ident)
-        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
-
-    @cached_property
-    def _unit_by_id(self) -> dict[str, Unit]:
-        # The first unit an id names wins, as in `Scene.unit_of`.
-        return {i: u for u in reversed(self.scene.units) for i in (*(b.id for b in u.bases), u.id)}
+    # A square grid
 
     def grid_places(self, size: float) -> Mapping[str, GridPlace]:
         """Where each unit stands on a grid of `size` mm squares, by unit id (memoised per

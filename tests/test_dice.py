@@ -113,3 +113,15 @@ def test_a_total_with_a_top_face_matches_brute_force(n: int, sides: int, at_leas
 def test_floats_are_the_floats_of_the_fractions() -> None:
     dist = (Fraction(1, 3), Fraction(2, 7), Fraction(0), Fraction(1), Fraction(10**30 + 1, 3))
     assert dice.as_floats(dist) == [float(p) for p in dist]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 12])
+@pytest.mark.parametrize("p", [Fraction(0), Fraction(1, 9), Fraction(1, 3), Fraction(1)])
+def test_binomial_shown_is_the_distribution_as_answers_show_it(n: int, p: Fraction) -> None:
+    # Three dice at 1/3: P(0) = 8/27 shown as 0.296..., exact "8/27"; mean 3 * 1/3 = 1.
+    dist = dice.binomial(n, p)
+    shown = dice.binomial_shown(n, p)
+    assert shown.floats == tuple(float(q) for q in dist)
+    assert shown.exact == tuple(str(q) for q in dist)
+    assert shown.mean == float(dice.mean(dist))
+    assert shown.p_any == float(dice.at_least(dist, 1))

@@ -86,3 +86,62 @@ def test_a_length_on_a_reach_is_within_it() -> None:
     )
     rows, cols = table_of(pair).pairs_within(101.6)
     assert np.array_equal(rows, [0, 1]) and np.array_equal(cols, [1, 0])
+
+
+def _bases_on_a_table(seed: int) -> list[dict[str, Any]]:
+    """Square, oblong and round bases at random places and facings, and some placed exactly on
+    the line of the first one's front edge (level with it, touching it from either side)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(24):
+        x, y, facing = rng.uniform(0, 400), rng.uniform(0, 400), float(rng.choice([0, 90, 33.5]))
+        if i % 4 == 3:
+            out.append(base(f"b{i}", x, y, facing, diameter=rng.uniform(10, 40)))
+        else:
+            out.append(base(f"b{i}", x, y, facing, rng.uniform(10, 60), rng.uniform(10, 60)))
+    # The first base faces up (y grows) with its front edge at y = 110; these touch that line.
+    out[0] = base("b0", 200, 100, 90, 40, 20)
+    out += [
+        base("level", 300, 120, 0, 20, 40),  # from y = 110 up: on the line, in front of it
+        base("behind", 100, 100, 0, 20, 40),  # from y = 90 to 110: behind, touching the line
+        base("round", 250, 120, 0, diameter=20),  # its rim touches the line from in front
+        base("hair", 150, 99.9995, 0, 20, 40),  # half a micrometre behind the line
+    ]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("half_angle", [90.0, 45.0])
+def test_any_in_arc_is_in_arc_of_some_pair(seed: int, half_angle: float) -> None:
+    # Whether some target lies in the arc of some shooter is `geometry.base_in_arc` of some
+    # pair, for the 180 degree arc (read off `ahead` for every pair at once) as for another.
+    bases = _bases_on_a_table(seed)
+    scene = make_scene("skirmish-19c", [unit(f"u-{b['id']}", "s", [b]) for b in bases], unit="mm")
+    table = Table(scene)
+    every = list(table.bases)
+    for shooter in every[:8]:
+        for target in every:
+            if target is not shooter:
+                expected = geo.base_in_arc(shooter, target, half_angle)
+                assert table.any_in_arc([shooter], [target], half_angle) is expected
+        shooters = [shooter, every[-2]]
+        others = [b for b in every if b not in shooters]
+        for group in (others[:3], others[3:9], others[-3:]):
+            expected = any(geo.base_in_arc(s, t, half_angle) for s in shooters for t in group)
+            assert table.any_in_arc(shooters, group, half_angle) is expected
+
+
+def test_units_and_bases_by_id_are_the_scenes() -> None:
+    # `Table.unit_of` and `Table.select` answer as `Scene.unit_of` and `Scene.select` for every
+    # unit id and base id, and an unknown id is refused the same way.
+    scene = _tiled(EXAMPLES[0], 40)
+    table = Table(scene)
+    for ident in [*(u.id for u in scene.units), *(b.id for b in scene.bases())]:
+        assert table.unit_of(ident) is scene.unit_of(ident)
+        assert table.select(ident) == scene.select(ident)
+    with pytest.raises(Exception) as raised:
+        scene.unit_of("nobody")
+    with pytest.raises(type(raised.value), match="nobody"):
+        table.unit_of("nobody")
+    with pytest.raises(type(raised.value), match="nobody"):
+        table.select("nobody")

@@ -1,0 +1,1215 @@
+"""colonial-adventure: "QRS / COLONIAL ADVENTURE" (rules/sheets/002_9c2296e6290248df.txt), in
+inches: the sheet's tables are `sheet.toml`, what a scene must say and how each unclear line is
+read `README.md`, and here are the mechanics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from calibration.units import format_length
+
+from ... import geometry as geo
+from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
+from ...errors import MissingAttribute, QuestionError, accepted
+from ...measure import Table, table_of
+from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from ...sheetdata import load_sheet_data
+from ...state import Change, Field, Kind, Phase, Report, Scope
+from . import odds
+
+SHEET = "002_9c2296e6290248df.txt"
+INCH = 25.4
+"""mm in one inch: the sheet measures in inches."""
+DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+"""The sheet's tables (`sheet.toml`), every `{line, quote}` a `Cite`."""
+
+WORDS = {name: tuple(words) for name, words in DATA["words"].items()}
+TYPES, CLASSES, GUNS, SMALL_ARMS = (WORDS[k] for k in ("types", "classes", "guns", "small_arms"))
+WEAPONS = SMALL_ARMS + GUNS
+FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
+GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
+LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
+UNIT_FIELDS = tuple(
+    Field(
+        **f
+        | {"kind": Kind(f["kind"]), "choices": sum((WORDS[w] for w in f.get("choices", ())), ())}
+    )
+    for f in DATA["fields"]
+)
+PHASE_STEPS = tuple(Phase(p["name"], p["what"], p["acting"], p["cite"]) for p in DATA["phases"])
+INITIATIVE: Cite = PHASE_STEPS[1].cite
+ACTION_PHASES = ("action-1", "action-2")
+
+Cost = Mapping[str, Any]
+"""An action of the ACTION COST list (lines 18-33): its name (`action`), how many actions it
+costs (`actions`), its `cite`."""
+COSTS: Mapping[str, Cost] = DATA["costs"]
+PER_TURN, PER_TURN_CITE = DATA["actions"]["per_turn"], DATA["actions"]["cite"]
+BY_COMMANDER, RELOAD = frozenset(DATA["actions"]["by_commander"]), DATA["reload"]
+MOVEMENT, ARC, FIRE, MELEE = DATA["movement"], DATA["arc"], DATA["fire"], DATA["melee"]
+BANDS = {w: DATA["need_tables"]["guns" if w in GUNS else "small_arms"]["bands"] for w in WEAPONS}
+"""Each weapon's range bands, from its "Necessary result / range" table."""
+NEEDS = {
+    weapon: (tuple(None if c == "-" else int(c.split("-")[0]) for c in row["cells"]), row["cite"])
+    for weapon, row in DATA["needs"].items()
+}
+"""Each weapon's lowest D6 face that hits, band by band ("5-6": 5; "-": None, out of reach),
+and its row's cite (lines 86-96)."""
+HITS, MAN_FROM, LEADER_HIT = DATA["hits"], DATA["horse_or_man"], DATA["leader_hit"]
+KILL, SHOCK = Fraction(len(HITS[2]["faces"]), 6), Fraction(len(HITS[1]["faces"]), 6)
+"""A hit's chance to kill (5-6) and to give a shock point (3-4) on its 1D6 (lines 104-106)."""
+DRAW, DEFEATS, MORALE = DATA["melee_draw"], DATA["melee_defeats"], DATA["morale"]
+IN_FORMATION = Modifier(
+    FIRE["formation"], "firer in formation: +1 on the roll", FIRE["formation_cite"]
+)
+FIGHTERS = Modifier(MELEE["fighters"], "fighters: +1 on the roll", MELEE["fighters_cite"])
+EFFECTS = "1-2 no effect, 3-4 shock point, 5-6 kill"
+HIT_EFFECT = Roll("effect of each hit", 1, 6, None, cite=HITS[0]["cite"], note=EFFECTS)
+MAN_NOT_HORSE = Roll(
+    "man not horse", 1, 6, MAN_FROM["man_from"], cite=MAN_FROM["cite"], note=MAN_FROM["note"]
+)
+OPEN = (TerrainKind.OPEN, TerrainKind.ROAD, TerrainKind.HILL)
+"""What infantry stands on "in the open" (line 134)."""
+COVER_WORD = {Cover.NONE: "none", Cover.SOFT: "cover", Cover.HARD: "fortification"}
+SIDES = ("attacker", "defender")
+"""The sides of `melee ATTACKER DEFENDER`, as its report form names them."""
+SPENT = {False: "actions_spent", True: "commander_actions"}
+"""Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
+Args = Sequence[str]
+Reported = Mapping[str, Any]
+Changes = tuple[Change, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Troops:
+    """The figures of a unit counted as the sheet counts them."""
+
+    men: int
+    """Men remaining: every figure on the table but the unit's `casualties`."""
+    firing: int
+    """Men that roll a die (not musicians or flag bearers), less the `casualties`."""
+    leaders: int
+    commanders: int
+    leader_bases: tuple[str, ...]
+    """The leader and commander bases, for "hits on leaders"."""
+    lost: int
+    """The unit's `casualties`: men dead whose figures still stand (rank and file)."""
+
+
+class ColonialAdventure(Ruleset):
+    id = "colonial-adventure"
+    title = "QRS / COLONIAL ADVENTURE"
+    sheet = SHEET
+    unit = "in"
+    phases = tuple(p.name for p in PHASE_STEPS)
+    phase_steps = PHASE_STEPS
+    sides_rule = (
+        "all: every side on the table; initiative-order: the same sides, the side that won the "
+        f"initiative die roll ({INITIATIVE}) first (in table order until it is rolled)"
+    )
+    unit_fields = UNIT_FIELDS
+    terrain_keys = frozenset({"obstacle", "barred"})
+    """What the action costs read of terrain (lines 21-23)."""
+    default_cover: ClassVar[Any] = MappingProxyType(
+        dict.fromkeys(Ruleset.default_cover, Cover.SOFT) | {TerrainKind.FORTIFICATION: Cover.HARD}
+    )
+    """Every kind that gives cover gives the sheet's "cover" (soft), but a fortification its
+    "fortification" (hard): README, Cover."""
+
+    def actions(self) -> dict[str, Action]:
+        return {
+            **super().actions(),
+            "shoot": self.shoot,
+            "melee": self.melee,
+            "move": self.move,
+            "morale": self.morale,
+            "actions": self.unit_actions,
+            "initiative": self.initiative,
+            "suggest": self.suggest,
+        }
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The bands in which the unit's weapon hits (lines 86-96), but the guns' open 36"+."""
+        weapon = self._weapon(unit)
+        return tuple(
+            RangeBand(band["label"], band["high"] * INCH, band["cite"])
+            for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True)
+            if need is not None and "high" in band
+        )
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Every side (`all`), and the same with the initiative winner first (line 8)."""
+        sides = tuple(dict.fromkeys(u.side for u in scene.units))
+        ordered = sorted(sides, key=lambda s: s != initiative)  # a stable sort: the winner first
+        return {"all": sides, "initiative-order": tuple(ordered)}
+
+    def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
+        data = {"action": action, "ruleset": self.id, **data}
+        return Resolution(action, MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # A unit as the sheet reads it
+
+    def _type(self, unit: Unit) -> str:
+        return check_attr(unit, "type", TYPES, ruleset=self.id)
+
+    def _class(self, unit: Unit) -> str:
+        return check_attr(unit, "class", CLASSES, ruleset=self.id)
+
+    def _weapon(self, unit: Unit) -> str:
+        """A gun for artillery, small arms for the rest; any other pairing is refused."""
+        kind, weapon = self._type(unit), unit.get("weapon")
+        allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
+        if weapon in other:
+            raise QuestionError(
+                f"{self.id}: unit {unit.id!r} is {kind} but has weapon {weapon!r}; {kind} "
+                f"carries {accepted(allowed)}"
+            )
+        return check_attr(unit, "weapon", allowed, ruleset=self.id)
+
+    def _count(self, unit: Unit, key: str) -> int:
+        """A count of play (`shock`...), 0 at the start of a game."""
+        value = unit.get(key)
+        if value is None:
+            raise MissingAttribute(self.id, unit.id, key, "a whole number from 0", 0)
+        return int(value)
+
+    def _flag(self, unit: Unit, key: str) -> bool:
+        """A flag of play; `mounted` has no start-of-game value."""
+        value = unit.get(key)
+        if value is None:
+            raise MissingAttribute(self.id, unit.id, key, "true or false", False)
+        return bool(value)
+
+    def _left(self, unit: Unit, *, commander: bool = False) -> int:
+        """Actions the unit (or the commander with it) has left this turn (line 16)."""
+        return max(0, PER_TURN - self._count(unit, SPENT[commander]))
+
+    def _loaded(self, unit: Unit, weapon: str) -> bool:
+        """Whether the weapon is ready: always for one the sheet never reloads."""
+        return weapon not in RELOAD or self._flag(unit, "loaded")
+
+    def _formed(self, unit: Unit) -> bool:
+        """Whether the unit is "in Formation" (line 84); artillery never is."""
+        if self._type(unit) == "artillery":
+            return False
+        return check_attr(unit, "formation", FOOT_FORMATIONS, ruleset=self.id) in FORMED
+
+    def _mounted(self, unit: Unit) -> bool:
+        """Cavalry, and mounted infantry while mounted, are mounted men."""
+        kind = self._type(unit)
+        return self._flag(unit, "mounted") if kind == "mounted-infantry" else kind == "cavalry"
+
+    def _troops(self, unit: Unit) -> Troops:
+        for b in unit.bases:
+            if b.role is not None and b.role not in ROLES:
+                raise QuestionError(
+                    f"{self.id}: base {b.id!r} of unit {unit.id!r} has role {b.role!r}; accepted "
+                    f"values are {accepted(ROLES)} (or no role)"
+                )
+        lost = self._count(unit, "casualties")
+        figures = sum(b.figures for b in unit.bases)
+        firing = sum(b.figures for b in unit.bases if b.role not in NON_FIRING_ROLES)
+        leaders = sum(b.figures for b in unit.bases if b.role in LEADER_ROLES)
+        commanders = sum(b.figures for b in unit.bases if b.role == "commander")
+        led = tuple(b.id for b in unit.bases if b.role in (*LEADER_ROLES, "commander"))
+        return Troops(max(0, figures - lost), max(0, firing - lost), leaders, commanders, led, lost)
+
+    def _pair(self, table: Table, a: str, b: str) -> tuple[Unit, Unit]:
+        ua, ub = table.unit_of(a), table.unit_of(b)
+        if ua.id == ub.id:
+            raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
+        if ua.side == ub.side:
+            raise QuestionError(
+                f"{self.id}: {ua.id!r} and {ub.id!r} are both on side {ua.side!r}; they do not "
+                "fight each other"
+            )
+        return ua, ub
+
+    # ----------------------------------------------------------------------------------------
+    # Shooting (lines 57-120)
+
+    def shoot(self, scene: Scene, args: Args) -> Resolution:
+        """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        table = table_of(scene)
+        shooter, target = self._pair(table, a, b)
+        weapon = self._weapon(shooter)
+        not_ready = self._not_ready(shooter, weapon)
+        fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
+        near = table.closest(fire_bases, target_bases)
+        bands, (needs, row_cite) = BANDS[weapon], NEEDS[weapon]
+        index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
+        need = None if index is None else needs[index]
+        in_arc = table.any_in_arc(fire_bases, target_bases, ARC["half_angle"])
+        sight = table.sight(self.sight_policy, near.a, near.b)
+        formed, troops = self._formed(shooter), self._troops(shooter)
+        mounted, target_troops = self._mounted(target), self._troops(target)
+        cover = table.cover(self.cover_policy, near.a, near.b)
+        pool, modifiers = self._fire_dice(shooter, weapon, troops, cover.cover)
+
+        band = "out-of-range" if index is None or need is None else bands[index]["label"]
+        edges = [band["high"] for band in bands if "high" in band]
+        edge = min(edges, key=lambda e: abs(e * INCH - near.distance))
+        unc = table.uncertainty(near.a, near.b)
+        threshold = Threshold(near.distance, edge * INCH, unc)
+        reasons = []
+        if not in_arc:
+            reasons.append(f"{target.id} is outside the 180 degree arc of fire ({ARC['cite']})")
+        if not sight.any:
+            reasons.append(f"{target.id} is out of sight, blocked by {', '.join(sight.blocked_by)}")
+        if need is None:
+            reach = format_length(near.distance, "in")
+            reasons.append(f"a {weapon} cannot reach {reach} ({row_cite})")
+        if pool == 0:
+            reasons.append("no dice are left to roll")
+        reasons += not_ready
+        apart = f"{format_length(near.distance, scene.unit)} between {near.a.id} and {near.b.id}"
+        allowed = "" if reasons else ", allowed"
+        lines = [f"{shooter.id} ({weapon}) shoots at {target.id}: {apart}, band {band}{allowed}"]
+        if threshold.too_close_to_call:
+            within = format_length(unc, scene.unit)
+            lines.append(f'too close to call: within {within} of the {edge:g}" band edge')
+        if cover.cover is not Cover.NONE:
+            lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
+        lines += [f"not allowed: {r}" for r in reasons]
+        lines.append(f"dice: {pool} ({'; '.join(_mod_text(m) for m in modifiers)})")
+        blocked = list(sight.blocked_by)
+        data: dict[str, Any] = {
+            "shooter": a,
+            "target": b,
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+            "band": band,
+            "band_source": None if index is None else str(bands[index]["cite"]),
+            "band_threshold": threshold_json(scene, threshold),
+            "allowed": not reasons,
+            "reasons": reasons,
+            "in_arc": in_arc,
+            "in_sight": sight.any,
+            "sight": {"rays": sight.rays, "clear": sight.clear_rays, "blocked_by": blocked},
+            "cover": COVER_WORD[cover.cover],
+            "cover_reasons": list(cover.reasons),
+            "weapon": weapon,
+            "dice": pool,
+            "modifiers": [m.as_json() for m in modifiers],
+            "rolls": [],
+        }
+        if need is None:
+            return self._answer("shoot", data, lines)
+
+        # The hits (lines 98-120): on mounted men each hit is the horse's or the man's, then
+        # each hit's 1D6 gives a shock point or kills; only the man's hits kill men.
+        final = need - FIRE["formation"] if formed else need
+        man = odds.dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
+        p = odds.dice.p_at_least(6, final)
+        hits, kills = odds.Outcome(pool, p), odds.Outcome(pool, p * KILL * man)
+        shock, horses = odds.Outcome(pool, p * SHOCK), odds.Outcome(pool, p * KILL * (1 - man))
+        note = f'need {need}+ at {band}"' + (", +1 on the roll in formation" if formed else "")
+        bonus = (IN_FORMATION,) if formed else ()
+        to_hit = Roll("to hit", pool, 6, final, hits.dist, bonus, row_cite, note)
+        rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
+        effects = [
+            {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
+        ]
+        data |= {
+            "need": final,
+            "rolls": [r.as_json() for r in rolls],
+            "hits": hits.as_json(),
+            "kills": kills.as_json(),
+            "shock_points": shock.as_json(),
+            "effects": effects,
+        }
+        lines += [
+            to_hit.describe(),
+            f"expected {hits.mean:.2f} hits; P(at least one hit) = {data['hits']['p_any']:.1%}",
+            f"each hit 1D6: {EFFECTS} ({HITS[0]['cite']}-{HITS[2]['cite'].line}): expected "
+            f"{kills.mean:.2f} kills, {shock.mean:.2f} shock points",
+        ]
+        if mounted:
+            data["horses_killed"] = horses.as_json()
+            lines.append(
+                f"{target.id} is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']});"
+                f" expected {horses.mean:.2f} horses killed"
+            )
+        if weapon == "repeating-gun":
+            jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
+            data["jam"] = _chance(jam, cite)
+            lines.append(f"the gun jams on more 1s than 6s: {_fmt(jam)} ({cite})")
+        if target_troops.leader_bases:
+            hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
+            data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
+            led = ", ".join(target_troops.leader_bases)
+            lines.append(
+                f"each of {led} is hit with chance {_fmt(hit)} (D10 at most the men killed, {cite})"
+            )
+        return self._answer("shoot", data, lines)
+
+    def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
+        """Why the unit cannot fire now, whatever its target: its weapon is not loaded (lines
+        27-30), its repeating gun jammed (line 31), its gun limbered (line 25), or it has no
+        action left (small arms: fire costs 1 of the 2 a turn, lines 16 and 26; guns fire in
+        the Artillery Phase, line 7, and spend their actions reloading)."""
+        out = []
+        if not self._loaded(unit, weapon):
+            reload = _cost_text(self._reload_cost(unit, weapon))
+            out.append(f"{unit.id} is not loaded: reload first ({reload})")
+        if weapon == "repeating-gun" and self._flag(unit, "jammed"):
+            out.append(f"{unit.id} is jammed: fix it first ({_cost_text(COSTS['fix-jam'])})")
+        fire = COSTS["fire"]
+        if weapon in GUNS:
+            if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
+                out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber']['cite']})")
+        elif self._left(unit) < fire["actions"]:
+            out.append(
+                f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE}); fire "
+                f"costs {fire['actions']} ({fire['cite']})"
+            )
+        return out
+
+    def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
+        """What reloading the weapon costs: lines 27-30, a gun +1 per two gunners dead (114)."""
+        cost = COSTS[RELOAD[weapon]]
+        extra = self._count(unit, "casualties") // DATA["gunners_dead"]["per"]
+        return {**cost, "actions": cost["actions"] + extra} if weapon in GUNS and extra else cost
+
+    def _fire_dice(
+        self, shooter: Unit, weapon: str, troops: Troops, cover: Cover
+    ) -> tuple[int, list[Modifier]]:
+        """The firing pool of lines 65-83 and each modifier with its reason."""
+        if weapon in GUNS:
+            gun = DATA["gun_dice"][weapon]
+            mods = [Modifier(gun["dice"], f"{weapon}: {gun['dice']} dice", gun["cite"])]
+        else:
+            dead = f" ({troops.lost} dead not counted)" if troops.lost else ""
+            why = f"{troops.firing} figures firing{dead}, 1 die each"
+            mods = [Modifier(troops.firing * FIRE["per_figure"], why, FIRE["per_figure_cite"])]
+            cls = self._class(shooter)
+            adj = DATA["class_fire"][cls]
+            if "per" in adj:
+                why = f"class {cls.upper()}: {adj['dice']:+d} per {adj['per']} men firing"
+                mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
+        mods += _leaders(troops, FIRE, "leader figures")
+        mods += _shock_dice(self._count(shooter, "shock"), FIRE, " on the firer")
+        pool = max(0, int(sum(m.value for m in mods)))
+        if cover is not Cover.NONE:
+            key = "fortification" if cover is Cover.HARD else "cover"
+            share = Fraction(FIRE[f"{key}_share"])
+            cut = odds.share_of(pool, share)
+            why = f"target in {COVER_WORD[cover]}: -{share} of {pool} dice, rounded up"
+            mods.append(Modifier(-cut, why, FIRE[f"{key}_cite"]))
+            pool -= cut
+        return pool, mods
+
+    # ----------------------------------------------------------------------------------------
+    # Close combat (lines 122-150)
+
+    def melee(self, scene: Scene, args: Args) -> Resolution:
+        """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
+        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        table = table_of(scene)
+        attacker, defender = self._pair(table, a, b)
+        near = table.closest(table.select(a), table.select(b))
+        contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+        touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
+        cover = table.cover(self.cover_policy, near.a, near.b).cover
+        att, att_kills, att_line = self._melee_side(table, attacker, defender, near, True)
+        dfd, dfd_kills, dfd_line = self._melee_side(table, defender, attacker, near, False)
+        # The defender's dead are the attacker's kills: a margin m > 0 means the defender lost
+        # m more men than the attacker, so the defender is "defeated by m".
+        margin = odds.margin(att_kills.dist, dfd_kills.dist)
+        p_draw = margin.get(0, Fraction(0))
+        apart = f"{format_length(near.distance, scene.unit)} apart"
+        if touching:
+            contact_text = "in base contact"
+        elif contact.too_close_to_call:
+            contact_text = f"base contact too close to call: {apart}"
+        else:
+            contact_text = f"NOT in base contact: {apart}"
+        lines = [
+            f"close combat: {attacker.id} attacks {defender.id} ({contact_text})",
+            att_line,
+            dfd_line,
+            f"draw {_fmt(p_draw)}: {DRAW['effect']} ({DRAW['cite']})",
+        ]
+        results = [_result(scene, None, DRAW, p_draw, DRAW["foot_back"] * INCH)]
+        for loser, sign in ((defender, 1), (attacker, -1)):
+            back_key = "horse_back" if self._mounted(loser) else "foot_back"
+            for by, row in enumerate(DEFEATS, start=1):
+                last = by == len(DEFEATS)
+                ways = (q for m, q in margin.items() if m * sign == by or (last and m * sign > by))
+                p = sum(ways, Fraction(0))
+                back = row[back_key] * INCH
+                results.append(_result(scene, loser.id, row, p, back))
+                thrown = f"thrown back {format_length(back, scene.unit)}, {row['effect']}"
+                lines.append(f"{loser.id} {row['label']}: {_fmt(p)}, {thrown} ({row['cite']})")
+        cite = MELEE["leader_hits_cite"]
+        leader_hits = [
+            _chance(odds.leader_hit_chance(kills, LEADER_HIT["sides"]), cite, base=led)
+            for kills, enemy in ((att_kills, defender), (dfd_kills, attacker))
+            for led in self._troops(enemy).leader_bases
+        ]
+        lines += [
+            f"{hit['base']} is hit with chance {hit['exact']} ({hit['p']:.1%}): a D10 at most the "
+            f"men killed, as shooting ({cite}, {LEADER_HIT['cite']})"
+            for hit in leader_hits
+        ]
+        data = {
+            "attacker": a,
+            "defender": b,
+            "between": {"a": near.a.id, "b": near.b.id},
+            "distance": length_json(scene, near.distance),
+            "in_contact": touching or contact.too_close_to_call,
+            "contact": threshold_json(scene, contact),
+            "aspect": table.aspect(near.a, near.b).value,
+            "defender_cover": COVER_WORD[cover],
+            "sides": [att, dfd],
+            "results": results,
+            "leader_hit": leader_hits,
+        }
+        return self._answer("melee", data, lines)
+
+    def _melee_side(
+        self, table: Table, unit: Unit, enemy: Unit, near: geo.Closest, attacking: bool
+    ) -> tuple[dict[str, Any], odds.Outcome, str]:
+        """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
+        and its line. The defender's cover counts (hard: a fortification); the sheet gives the
+        attacker none."""
+        aspect = table.aspect(near.a, near.b)  # where the attacker stands to the defender
+        cover = table.cover(self.cover_policy, near.a, near.b).cover
+        pool, mods = self._melee_dice(unit, self._class(unit), self._class(enemy))
+        mounted = self._mounted(unit)
+        shares = []  # the sheet's percentages, each of the pool as it then stands
+        if not attacking and cover is Cover.HARD:
+            shares.append(("fortification", "defending a fortification"))
+        if not attacking and aspect is not geo.Aspect.FRONT:
+            shares.append(("flank", f"hit in the {aspect.value}"))
+        if (
+            mounted
+            and self._type(enemy) != "artillery"
+            and not self._mounted(enemy)
+            and not self._formed(enemy)
+            and (cover if attacking else Cover.NONE) is Cover.NONE
+            and all(s.terrain.kind in OPEN for s in table.standing(near.b if attacking else near.a))
+        ):
+            shares.append(("cavalry_open", "cavalry against unformed infantry in the open"))
+        if mounted and attacking and cover is Cover.HARD:
+            shares.append(("cavalry_fort", "cavalry against troops in fortification"))
+        for key, why in shares:
+            share = Fraction(MELEE[f"{key}_share"])
+            change = odds.share_of(pool, share)
+            text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
+            mods.append(Modifier(change, text, MELEE[f"{key}_cite"]))
+            pool = max(0, pool + change)
+        fighters = self._flag(unit, "fighters")
+        bonus = MELEE["fighters"] if fighters else 0
+        kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
+        kills = odds.Outcome(pool, odds.dice.p_at_least(6, kill))
+        note = f"{kill}+ kills, {shock} a shock point"
+        rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
+        roll = Roll("kill", pool, 6, kill, kills.dist, rolled, MELEE["kill_cite"], note)
+
+        side = {
+            "unit": unit.id,
+            "dice": pool,
+            "modifiers": [m.as_json() for m in mods],
+            "rolls": [roll.as_json()],
+            "kills": kills.as_json(),
+            "shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(),
+            "fighters": fighters,
+        }
+        reasons = "; ".join(_mod_text(m) for m in mods)
+        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
+        return side, kills, line
+
+    def _melee_dice(self, unit: Unit, cls: str, enemy_cls: str) -> tuple[int, list[Modifier]]:
+        """The additive part of the close combat pool (lines 124-131)."""
+        troops = self._troops(unit)
+        men = troops.firing * MELEE["per_man"]
+        mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
+        mods += _leaders(troops, MELEE, "officers/leaders")
+        for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
+            n = self._count(unit, field)
+            if n:
+                why = f"{n} {field.replace('_', ' ')}"
+                mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
+        steps = CLASSES.index(enemy_cls) - CLASSES.index(cls)
+        if steps > 0:
+            why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
+            mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
+        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
+        return max(0, int(sum(m.value for m in mods))), mods
+
+    # ----------------------------------------------------------------------------------------
+    # Movement and actions (lines 14-55)
+
+    def move(self, scene: Scene, args: Args) -> Resolution:
+        """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
+        spent crossing the named obstacles or entering the named buildings."""
+        unit, steps = self._move_steps(scene, args)
+        key = self._moves_as(unit)
+        mv = MOVEMENT[key]
+        spread = odds.dice.total(mv["dice"], mv["sides"])
+        mean = float(odds.dice.mean(spread))
+        table = table_of(scene)
+        standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
+        spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
+        allowed, allowance = before + spent <= PER_TURN, mv["inches"] * INCH
+        no_passing = DATA["interpenetration"]["cite"]
+        data = {
+            "unit": args[0],
+            "moves_as": key,
+            "allowance": length_json(scene, allowance),
+            "allowance_source": str(mv["cite"]),
+            "action_movement": {
+                "dice": mv["dice"],
+                "sides": mv["sides"],
+                "source": str(mv["dice_cite"]),
+                "distribution_inches": odds.dice.as_floats(spread),
+                "exact": [str(p) for p in spread],
+                "mean_inches": mean,
+            },
+            "stands_in": standing,
+            "actions": [_cost_json(c) for c in steps],
+            "actions_spent": spent,
+            "actions_spent_before": before,
+            "actions_per_turn": PER_TURN,
+            "allowed": allowed,
+            "interpenetration": str(no_passing),
+        }
+        earlier = f", {before} spent before" if before else ""
+        dice = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
+        costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
+        lines = [
+            f"{unit.id} moves as {key}: {format_length(allowance, scene.unit)} a Move action "
+            f"({mv['cite']}); Action Movement {dice}",
+            f"actions: {costs}; {spent}{earlier} of {PER_TURN} a turn ({PER_TURN_CITE})",
+        ]
+        if not allowed:
+            lines.append(f"not allowed this turn: {before + spent} actions is more than {PER_TURN}")
+        if standing:
+            lines.append(
+                f"stands in {', '.join(standing)}: the sheet slows no terrain, only obstacles and "
+                "buildings cost actions"
+            )
+        lines.append(f"no troops may pass through other units ({no_passing})")
+        return self._answer("move", data, lines)
+
+    def _moves_as(self, unit: Unit) -> str:
+        """The row of the movement tables the unit moves by (lines 39-51)."""
+        kind = self._type(unit)
+        if kind == "artillery":
+            return check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
+        return "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
+
+    def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
+        """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
+        if not args:
+            raise QuestionError(
+                "move takes a unit and optionally terrain ids (move UNIT [TERRAIN...]), got none"
+            )
+        unit = scene.unit_of(args[0])
+        return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
+
+    def _crossing(self, piece: Terrain) -> Cost:
+        """The action cost of crossing a piece of terrain (lines 21-23): its `obstacle` mark, or
+        what its kind is (README: Movement)."""
+        mark, barred = piece.attrs.get("obstacle"), piece.attrs.get("barred", False)
+        if mark is not None and mark not in ("low", "high"):
+            raise QuestionError(
+                f"{self.id}: terrain {piece.id!r} has obstacle {mark!r}; accepted values are "
+                "'low' or 'high'"
+            )
+        if mark is None and piece.kind is TerrainKind.BUILDING and barred is not False:
+            raise QuestionError(
+                f"{self.id}: terrain {piece.id!r} is a barred building (barred {barred!r}); the "
+                "sheet prices only entering an unbarred building (barred: false)"
+            )
+        key = f"{mark}-obstacle" if mark else DATA["crossing"].get(str(piece.kind))
+        if key is None:
+            raise QuestionError(
+                f"{self.id}: the sheet gives no action cost for crossing {piece.kind} "
+                f"({piece.id!r}); mark it obstacle 'low' or 'high', or use a hedge, fence, wall, "
+                "fortification or building"
+            )
+        return COSTS[key]
+
+    def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
+        """Every action of the ACTION COST list (lines 20-33) open to the unit, by its key in
+        `COSTS`, with what it costs this unit; and notes."""
+        kind, weapon, troops = self._type(unit), self._weapon(unit), self._troops(unit)
+        keys = ["move", "low-obstacle", "high-obstacle", "building"]
+        keys += {"mounted-infantry": ["mount"], "artillery": ["limber"]}.get(kind, [])
+        costs, notes = [(key, COSTS[key]) for key in [*keys, "fire"]], []
+        if weapon in RELOAD:
+            cost, listed = self._reload_cost(unit, weapon), COSTS[RELOAD[weapon]]
+            if cost["actions"] != listed["actions"]:
+                dead, extra = self._count(unit, "casualties"), cost["actions"] - listed["actions"]
+                notes.append(
+                    f"{dead} gunners dead: +{extra} to reload ({DATA['gunners_dead']['cite']})"
+                )
+            costs.append((RELOAD[weapon], cost))
+        else:
+            notes.append(f"the sheet lists no reload cost for a {weapon}")
+        keys = ["fix-jam"] if weapon == "repeating-gun" else []
+        keys += ["rally", "attack-order"] if troops.commanders else []
+        return costs + [(key, COSTS[key]) for key in keys], notes
+
+    def _open_now(self, unit: Unit) -> list[tuple[str, Cost]]:
+        """The actions the unit may take now: affordable with the actions it has left, and with
+        something to do (a reload when unloaded, a fix when jammed, a shock point to remove).
+        Fire is left out: its outcome is the shoot's."""
+        weapon = self._weapon(unit)
+        return [
+            (key, cost)
+            for key, cost in self._costs(unit)[0]
+            if key != "fire"
+            and cost["actions"] <= self._left(unit, commander=key in BY_COMMANDER)
+            and not (key.startswith("reload") and self._loaded(unit, weapon))
+            and not (key == "fix-jam" and not self._flag(unit, "jammed"))
+            and not (key == "rally" and not self._count(unit, "shock"))
+        ]
+
+    def unit_actions(self, scene: Scene, args: Args) -> Resolution:
+        """`actions UNIT`: the two actions a turn, what each action open to the unit costs, and
+        what it may still do this turn."""
+        (ident,) = expect_args("actions", args, ("UNIT",))
+        unit = scene.unit_of(ident)
+        costs, notes = self._costs(unit)
+        left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
+        data: dict[str, Any] = {
+            "unit": ident,
+            "actions_per_turn": PER_TURN,
+            "source": str(PER_TURN_CITE),
+            "actions_spent": self._count(unit, "actions_spent"),
+            "actions_left": left,
+            "costs": [_cost_json(c) for _, c in costs],
+            "open_now": open_now,
+            "notes": notes,
+        }
+        lines = [f"{unit.id} has {PER_TURN} actions a turn ({PER_TURN_CITE}), {left} left:"]
+        lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
+        if self._troops(unit).commanders:
+            data["commander_actions_left"] = own = self._left(unit, commander=True)
+            notes.append(
+                f"its commander has {PER_TURN} actions of his own, {own} left: -1 shock point and "
+                "attack orders are his"
+            )
+        lines += notes
+        lines.append(
+            f"open now (fire is settled through shoot): {', '.join(open_now) or 'nothing'}"
+        )
+        return self._answer("actions", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Morale (lines 152-161) and initiative (line 8)
+
+    def morale(self, scene: Scene, args: Args) -> Resolution:
+        """`morale UNIT`: shock points against men: hold, retire how far, or broken."""
+        (ident,) = expect_args("morale", args, ("UNIT",))
+        unit = scene.unit_of(ident)
+        shock, men, cls = self._count(unit, "shock"), self._troops(unit).men, self._class(unit)
+        row = MORALE["retire"][cls]
+        retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
+        over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
+        retire = 0.0 if broken else over * row["inches"] * INCH
+        data = {
+            "unit": ident,
+            "shock": shock,
+            "men": men,
+            "status": "broken" if broken else "retire" if over else "steady",
+            "over": over,
+            "retire": length_json(scene, retire),
+            "sources": [str(retire_cite), str(row["cite"]), str(broken_cite)],
+        }
+        if broken:
+            line = (
+                f"{unit.id} is broken: {shock} shock points, at least twice its {men} men; remove "
+                f"it from the table ({broken_cite})"
+            )
+        elif over:
+            line = (
+                f"{unit.id} retires {format_length(retire, scene.unit)} at the end of the turn: "
+                f'{over} shock points over its {men} men x {row["inches"]}" for class '
+                f"{cls.upper()} ({retire_cite}, {row['cite']})"
+            )
+        else:
+            line = f"{unit.id} stands: {shock} shock points, not more than its {men} men"
+            line += f" ({retire_cite})"
+        return self._answer("morale", data, [line])
+
+    def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
+        """The two sides (sorted), their leader and commander figures, and the +1 of the side
+        with more (line 8)."""
+        sides = sorted({u.side for u in scene.units})
+        if len(sides) != 2:
+            raise QuestionError(
+                f"{self.id}: initiative is rolled between two sides; the scene has "
+                f"{len(sides)}: {', '.join(map(repr, sides)) or 'none'}"
+            )
+        troops = [(u.side, self._troops(u)) for u in scene.units]
+        leaders = {
+            s: sum(t.leaders + t.commanders for side, t in troops if side == s) for s in sides
+        }
+        bonus = {s: int(leaders[s] > leaders[o]) for s, o in (sides, sides[::-1])}
+        return sides, leaders, bonus
+
+    def initiative(self, scene: Scene, args: Args) -> Resolution:
+        """`initiative`: each side's 1D6, +1 to the side with more leaders (line 8)."""
+        expect_args("initiative", args, ())
+        sides, leaders, bonus = self._initiative_bonus(scene)
+        first, second = sides
+        # Each of the 36 throws: by how much the first side's total beats the second's.
+        beats = [x + bonus[first] - y - bonus[second] for x in range(1, 7) for y in range(1, 7)]
+        wins = {
+            first: Fraction(sum(d > 0 for d in beats), 36),
+            second: Fraction(sum(d < 0 for d in beats), 36),
+        }
+        tie = Fraction(beats.count(0), 36)
+        data = {
+            "source": str(INITIATIVE),
+            "sides": [
+                {
+                    "side": s,
+                    "leaders": leaders[s],
+                    "bonus": bonus[s],
+                    "p_win": float(wins[s]),
+                    "exact": str(wins[s]),
+                }
+                for s in sides
+            ],
+            "p_tie": float(tie),
+            "tie_exact": str(tie),
+        }
+        lines = [
+            f"{s}: {leaders[s]} leaders, 1D6{'+1' if bonus[s] else ''}, wins {_fmt(wins[s])}"
+            for s in sides
+        ]
+        lines.append(f"tie {_fmt(tie)}: the sheet does not say how a tie is broken ({INITIATIVE})")
+        return self._answer("initiative", data, lines)
+
+    # ----------------------------------------------------------------------------------------
+    # Suggest: what each phase of the turn sequence asks (lines 5-12)
+
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
+        table = table_of(scene)
+        if phase == "initiative":
+            if len({u.side for u in scene.units}) == 2:
+                yield Candidate("initiative", ())
+        elif phase == "close-combat":
+            # Enemies in base contact (or too close to call); the first is the attacker.
+            for i, unit in enumerate(scene.units):
+                for enemy in scene.units[i + 1 :]:
+                    near = table.unit_distance(unit, enemy)
+                    if enemy.side != unit.side and near.distance <= table.uncertainty(
+                        near.a, near.b
+                    ):
+                        yield Candidate("melee", (unit.id, enemy.id))
+        elif phase == "morale":
+            for unit in scene.units:
+                if self._count(unit, "shock") > self._troops(unit).men:
+                    yield Candidate("morale", (unit.id,))
+        else:
+            # Guns fire in the Artillery Phase, the rest in the Action Phases, where each unit
+            # with an action left may also move or spend it on another action.
+            for shooter, target in self._shots(scene, table, guns=phase == "artillery"):
+                yield Candidate("shoot", (shooter.id, target.id))
+            for unit in scene.units if phase in ACTION_PHASES else ():
+                if self._left(unit) >= COSTS["move"]["actions"]:
+                    yield from (Candidate("move", (unit.id,)), Candidate("actions", (unit.id,)))
+
+    def _shots(self, scene: Scene, table: Table, *, guns: bool) -> list[tuple[Unit, Unit]]:
+        """Each unit ready to fire (a gun when `guns`) and each enemy unit within its weapon's
+        reach (or too close to call), their sight lines traced at once."""
+        shots = []
+        for shooter in scene.units:
+            if (self._type(shooter) == "artillery") != guns:
+                continue
+            reach = _reach(self._weapon(shooter))
+            for enemy in scene.units:
+                if enemy.side != shooter.side:
+                    near = table.unit_distance(shooter, enemy)
+                    slack = table.uncertainty(near.a, near.b)
+                    if reach is None or geo.within(near.distance, reach + slack):
+                        shots.append((shooter, enemy))
+        shots = [(s, t) for s, t in shots if not self._not_ready(s, self._weapon(s))]
+        nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
+        table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
+        return shots
+
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
+        answer = super().answer_candidate(scene, candidate)
+        if candidate.kind == "shoot" and answer is not None and not answer.data["allowed"]:
+            return None  # only the shots the sheet allows are suggested
+        return answer
+
+    def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
+        wanted = ", ".join(self.phases if phase is None else (phase,))
+        listed = (f"[{i.phase}] {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
+        return (f"{len(items)} resolutions for {wanted}", *listed)
+
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players rolled do to the game
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "morale": OutcomeRule(self._morale_form, self._morale_apply),
+            "actions": OutcomeRule(self._actions_form, self._actions_apply),
+            "initiative": OutcomeRule(self._initiative_form, self._initiative_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+        }
+
+    def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
+        """The change that adds `n` to one of the unit's counts of play."""
+        return Change(unit.id, key, self._count(unit, key) + n, why, cite)
+
+    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
+        for a repeating gun whether it jammed (line 98)."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        data = self.shoot(scene, (a, b)).data
+        if not data["allowed"]:
+            raise QuestionError(
+                f"{self.id}: {a} does not shoot at {b}: {'; '.join(data['reasons'])}"
+            )
+        man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
+        hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
+        kills = f"hits that{man} killed (5-6 on the hit's die)"
+        shock = "hits that gave a shock point (3-4 on the hit's die)"
+        reports = [
+            _count_report("hits", hits, NEEDS[data["weapon"]][1], data["hits"]),
+            _count_report("kills", kills, HITS[2]["cite"], data["kills"]),
+            _count_report("shock", shock, HITS[1]["cite"], data["shock_points"]),
+            _removed_report("removed", scene.unit_of(b)),
+        ]
+        if data["weapon"] == "repeating-gun":
+            jam = "more 1s than 6s among the gun's dice"
+            reports.append(Report("jammed", Kind.FLAG, jam, FIRE["jam_cite"], default=False))
+        return tuple(reports)
+
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        weapon = self._weapon(shooter)
+        hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
+        if kills + shock > hits:
+            raise QuestionError(
+                f"{self.id}: {kills} kills and {shock} shock points are more than the {hits} "
+                f"hits: each hit rolls one die, 1-2 no effect, 3-4 a shock point, 5-6 a kill "
+                f"({HITS[0]['cite']}-{HITS[2]['cite'].line})"
+            )
+        changes = []
+        if shock:
+            why = f"{shock} hits of {shooter.id} rolled 3-4"
+            changes.append(self._add(target, "shock", shock, why, HITS[1]["cite"]))
+        shot = f"shot by {shooter.id}"
+        changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
+        if weapon in RELOAD:
+            reload = self._reload_cost(shooter, weapon)
+            why = f"fired: {reload['action']} costs {_actions_word(reload['actions'])}"
+            changes.append(Change(shooter.id, "loaded", False, why, reload["cite"]))
+        if weapon not in GUNS:
+            fire, why = COSTS["fire"], f"fired: {_actions_word(COSTS['fire']['actions'])}"
+            changes.append(self._add(shooter, "actions_spent", fire["actions"], why, fire["cite"]))
+        if reported.get("jammed"):
+            changes.append(Change(shooter.id, "jammed", True, "more 1s than 6s", FIRE["jam_cite"]))
+        return tuple(changes)
+
+    def _losses(self, unit: Unit, killed: int, removed: Args, why: str, cite: Cite) -> list[Change]:
+        """The men a unit lost: the bases taken off, and the dead whose figures still stand in
+        `casualties`; every base when every man is dead."""
+        figures = {b.id: b.figures for b in unit.bases}
+        before = self._count(unit, "casualties")
+        lost = before + killed
+        if lost >= sum(figures.values()):
+            dead = f"{why}: every man of {unit.id} is dead"
+            return [Change(b, "removed", True, dead, cite, Scope.BASE) for b in figures]
+        taken = sum(figures[b] for b in removed)
+        if taken > lost:
+            raise QuestionError(
+                f"{self.id}: the bases of {unit.id} taken off ({', '.join(removed)}) hold "
+                f"{taken} figures, more than the {lost} men it has lost"
+            )
+        still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
+        changes = [Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed]
+        if lost - taken != before:
+            changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
+        return changes
+
+    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
+        enemy (lines 136-138), and the bases each side takes off."""
+        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        data = self.melee(scene, (a, b)).data
+        if not data["in_contact"]:
+            apart = f"{data['distance']['value']:g} {scene.unit} apart"
+            raise QuestionError(
+                f"{self.id}: {a} and {b} are not in base contact ({apart}); close combat needs it"
+            )
+        units, reports = (scene.unit_of(a), scene.unit_of(b)), []
+        for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
+            kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
+            faces = "6s" if kill == 6 else f"{kill}s and 6s"
+            killed = f"{faces} rolled by {unit.id}: men of {enemy.id} killed"
+            shocked = f"{kill - 1}s rolled by {unit.id}: shock points on {enemy.id}"
+            reports += [
+                _count_report(f"{role}_kills", killed, MELEE["kill_cite"], side["kills"]),
+                _count_report(f"{role}_shock", shocked, shock_cite, side["shock_points"]),
+            ]
+        reports += [_removed_report(f"{r}_removed", u) for r, u in zip(SIDES, units, strict=True)]
+        return tuple(reports)
+
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
+        for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
+            kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
+            if kills + shock > side["dice"]:
+                raise QuestionError(
+                    f"{self.id}: {side['unit']} rolled {side['dice']} dice, fewer than its "
+                    f"{kills} kills and {shock} shock points (one face a die)"
+                )
+        # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
+        taken, why, cites = {}, {}, {}
+        for unit, enemy, role in (
+            (attacker, defender, "defender"),
+            (defender, attacker, "attacker"),
+        ):
+            taken[unit.id] = int(reported[f"{role}_shock"])
+            why[unit.id] = [f"{taken[unit.id]} shock from {enemy.id}'s dice"]
+            cites[unit.id] = MELEE["shock_face_cite"]
+        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
+        margin = a_kills - d_kills  # the defender's dead less the attacker's
+        if margin:
+            loser, by = (defender if margin > 0 else attacker), abs(margin)
+            row = DEFEATS[min(by, len(DEFEATS)) - 1]
+            back = row["horse_back"] if self._mounted(loser) else row["foot_back"]
+            extra = 0 if by == 1 else 2 if by < len(DEFEATS) else taken[loser.id]
+            why[loser.id].append(
+                f'{row["label"]}: thrown back {back:g}" facing the enemy'
+                + (f", +{extra} shock" if extra else "")
+                + (", no movement next turn" if by == 3 else "")
+                + (", may only remove shock points next turn" if by >= 4 else "")
+            )
+            taken[loser.id] += extra
+            cites[loser.id] = row["cite"]
+        else:
+            for said in why.values():
+                said.append(DRAW["effect"])
+        changes = [
+            self._add(u, "shock", taken[u.id], "; ".join(why[u.id]), cites[u.id])
+            for u in (attacker, defender)
+            if taken[u.id]
+        ]
+        for unit, killed, role, enemy in (
+            (defender, a_kills, "defender", attacker),
+            (attacker, d_kills, "attacker", defender),
+        ):
+            fight = f"close combat with {enemy.id}"
+            removed = reported[f"{role}_removed"]
+            changes += self._losses(unit, killed, removed, fight, MELEE["kill_cite"])
+        return tuple(changes)
+
+    def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """No dice: the shock points against the men decide (lines 154-161)."""
+        expect_args("morale", args, ("UNIT",))
+        return ()
+
+    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        data, bases = self.morale(scene, args).data, scene.unit_of(args[0]).bases
+        if data["status"] != "broken":
+            return ()
+        why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
+        cite = MORALE["removed_cite"]
+        return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
+
+    def _actions_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Which action of the ACTION COST list (lines 18-33) the unit takes."""
+        (ident,) = expect_args("actions", args, ("UNIT",))
+        unit = scene.unit_of(ident)
+        names = tuple(cost["action"] for _, cost in self._open_now(unit))
+        if not names:
+            raise QuestionError(
+                f"{self.id}: {unit.id} has no action open now: {self._left(unit)} of its "
+                f"{PER_TURN} actions left this turn ({PER_TURN_CITE}), nothing to reload, fix or "
+                "rally (fire is settled through shoot)"
+            )
+        cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
+        return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
+
+    def _actions_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        unit = scene.unit_of(args[0])
+        key, cost = next(
+            (k, c) for k, c in self._open_now(unit) if c["action"] == reported["action"]
+        )
+        action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
+        who = f"{unit.id}'s commander" if by_commander else unit.id
+        why = f"{who}: {action}, {_actions_word(cost['actions'])}"
+        changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
+        if key.startswith("reload"):
+            changes.append(Change(unit.id, "loaded", True, action, cite))
+        elif key == "fix-jam":
+            changes.append(Change(unit.id, "jammed", False, action, cite))
+        elif key == "rally":
+            changes.append(self._add(unit, "shock", -1, action, cite))
+        elif key == "attack-order":
+            why = f"{action}: +1D6 in close combat"
+            changes.append(self._add(unit, "attack_actions", 1, why, MELEE["attack_action_cite"]))
+        elif key == "mount":
+            mounted = self._flag(unit, "mounted")
+            now = "dismounts" if mounted else "mounts"
+            changes.append(Change(unit.id, "mounted", not mounted, now, cite))
+        elif key == "limber":
+            now = check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
+            after = "unlimbered" if now == "limbered" else "limbered"
+            changes.append(Change(unit.id, "formation", after, after, cite))
+        return tuple(changes)
+
+    def _initiative_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
+        expect_args("initiative", args, ())
+        sides, _, bonus = self._initiative_bonus(scene)
+        added = " (its +1 for more leaders is added for you)"
+        labels = {s: f"{s}'s 1D6{added if bonus[s] else ''}" for s in sides}
+        return tuple(
+            Report(f"roll_{s}", Kind.COUNT, labels[s], INITIATIVE, maximum=6) for s in sides
+        )
+
+    def _initiative_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        sides, _, bonus = self._initiative_bonus(scene)
+        faces = {s: int(reported[f"roll_{s}"]) for s in sides}
+        bad = [f"roll_{s} is {faces[s]}" for s in sides if not 1 <= faces[s] <= 6]
+        if bad:
+            raise QuestionError(f"{self.id}: {'; '.join(bad)}; a D6 shows 1 to 6")
+        totals = {s: faces[s] + bonus[s] for s in sides}
+        said = " against ".join(
+            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in sides
+        )
+        first, second = sides
+        if totals[first] == totals[second]:
+            raise QuestionError(
+                f"{self.id}: a tie ({said}): the sheet does not say how a tie is broken; roll "
+                "again and report the new dice"
+            )
+        winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
+        return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
+
+    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """No dice to report: the move spends its actions (lines 20-23)."""
+        self._move_spent(scene, args)
+        return ()
+
+    def _move_spent(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost], int]:
+        """The unit, its move's costs and its actions spent after it; a move the actions left
+        this turn cannot pay for is refused."""
+        unit, steps = self._move_steps(scene, args)
+        before = self._count(unit, "actions_spent")
+        after = before + sum(c["actions"] for c in steps)
+        if after > PER_TURN:
+            costs = ", ".join(f"{c['action']} {c['actions']}" for c in steps)
+            raise QuestionError(
+                f"{self.id}: {unit.id} cannot make this move this turn: {costs} with {before} "
+                f"spent is {after} actions, more than {PER_TURN} ({PER_TURN_CITE})"
+            )
+        return unit, steps, after
+
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        unit, steps, after = self._move_spent(scene, args)
+        why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
+        return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _reaches(band: Mapping[str, Any], distance: float) -> bool:
+    """Whether a distance (mm) is in a band or nearer: up to its upper edge, included (the last
+    gun band has none)."""
+    return "high" not in band or geo.within(distance, band["high"] * INCH)
+
+
+def _reach(weapon: str) -> float | None:
+    """How far (mm) the weapon reaches: the upper edge of its last band with a need (None: the
+    guns' open 36"+)."""
+    last = [band for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True) if need][-1]
+    return last["high"] * INCH if "high" in last else None
+
+
+def _firing_bases(bases: Sequence[Base]) -> Sequence[Base]:
+    """The bases that fire (line 65: no musician or flag bearer), or all when none would."""
+    firing = tuple(b for b in bases if b.role not in NON_FIRING_ROLES)
+    return bases if len(firing) in (0, len(bases)) else firing
+
+
+def _leaders(troops: Troops, table: Mapping[str, Any], leaders: str) -> list[Modifier]:
+    """The dice leader and commander figures add (lines 79-80, 126-127)."""
+    counts = ((troops.leaders, "leader", leaders), (troops.commanders, "commander", "commander"))
+    return [Modifier(n * table[k], f"{n} {what}", table[f"{k}_cite"]) for n, k, what in counts if n]
+
+
+def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]:
+    """A die less per whole two shock points (lines 81 and 131)."""
+    per, why = table["shock_per_die"], f"{shock} shock points{on}"
+    return [Modifier(-(shock // per), why, table["shock_cite"])] if shock >= per else []
+
+
+def _chance(p: Fraction, cite: Cite, **more: Any) -> dict[str, Any]:
+    """A chance and where it comes from, for JSON (with `more` keys)."""
+    return {**more, "p": float(p), "exact": str(p), "source": str(cite)}
+
+
+def _result(
+    scene: Scene, loser: str | None, row: Mapping[str, Any], p: Fraction, back: float
+) -> dict[str, Any]:
+    """A row of "Result of Close Combat" with its chance, for JSON."""
+    more = {"loser": loser, "result": row["label"], "effect": row["effect"]}
+    return _chance(p, row["cite"], **more, thrown_back=length_json(scene, back))
+
+
+def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any]) -> Report:
+    """A count of dice read off the table: at most the dice rolled (the last count its
+    distribution gives), shown first at its likeliest."""
+    dist = outcome["distribution"]
+    likeliest = max(range(len(dist)), key=lambda k: (dist[k], -k))
+    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest)
+
+
+def _removed_report(name: str, unit: Unit) -> Report:
+    """Which bases of `unit` the players take off for its men killed (line 120)."""
+    label = (
+        f"bases of {unit.id} taken off for its men killed (a leader or commander whose D10 "
+        "scored at most the men killed falls in place of a man)"
+    )
+    bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
+    return Report(
+        name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
+    )
+
+
+def _actions_word(n: int) -> str:
+    return f"{n} action" + ("s" if n != 1 else "")
+
+
+def _cost_text(cost: Cost) -> str:
+    return f"{cost['action']}, {_actions_word(cost['actions'])}, {cost['cite']}"
+
+
+def _cost_json(cost: Cost) -> dict[str, Any]:
+    return {"action": cost["action"], "cost": cost["actions"], "source": str(cost["cite"])}
+
+
+def _mod_text(m: Modifier) -> str:
+    return f"{m.value:+g} {m.reason}" + (f" ({m.cite})" if m.cite else "")
+
+
+def _fmt(p: Fraction) -> str:
+    return f"{p} ({float(p):.1%})"
