@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -157,6 +158,11 @@ def enemies(scene: Scene, unit: Unit) -> list[Unit]:
     return [u for u in scene.units if u.side != unit.side]
 
 
+def side_bases(scene: Scene, side: str) -> list[Base]:
+    """The bases of a side's groups, in the scene's order."""
+    return [b for u in scene.units if u.side == side for b in u.bases]
+
+
 def enemy_bases(scene: Scene, unit: Unit) -> list[Base]:
     return [b for u in scene.units if u.side != unit.side for b in u.bases]
 
@@ -253,6 +259,16 @@ class Skirmish19c(Ruleset):
             "charge": self.charge,
         }
 
+    def _enemies(self, table: Table, action: str, args: Sequence[str], what: str) -> list[Unit]:
+        """The two groups an action names, which must be enemies."""
+        units = [table.unit_of(a) for a in args]
+        if units[0].side == units[1].side:
+            raise QuestionError(
+                f"{RULESET}: {args[0]!r} and {args[1]!r} are both of side {units[0].side!r}; "
+                f"{action} names {what}"
+            )
+        return units
+
     # ----------------------------------------------------------------------------------------
     # Sight, unit against unit (line 55)
 
@@ -280,89 +296,57 @@ class Skirmish19c(Ruleset):
         """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        shooter, target = table.unit_of(shooter_id), table.unit_of(target_id)
-        if shooter.side == target.side:
-            raise QuestionError(
-                f"{RULESET}: {shooter_id!r} and {target_id!r} are both of side "
-                f"{shooter.side!r}; shoot names a shooter and an enemy target"
-            )
+        shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
         weapon, quality = weapon_of(shooter), quality_of(shooter)
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
-        data: dict[str, Any] = {
-            "action": "shoot",
-            "ruleset": self.id,
-            "shooter": shooter_id,
-            "target": target_id,
-            "weapon": weapon.row,
-            "weapon_source": str(weapon.cite),
-        }
+        data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
+        data["weapon_source"] = str(weapon.cite)
         nearest = (
             table.closest(shooter.bases, aimed).distance
             if individual
             else table.unit_gap(shooter, target)
         )
+        no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
-            why = f"{weapon.row} have no shooting range"
-            return self._no_shot(scene, data, weapon, nearest, why, weapon.cite)
+            return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
 
         # Which figures see a target figure entirely within range, the nearest (line 55).
         reach = weapon.reach
-        eligible = sorted(
-            (
-                s
-                for s in self._figures_seeing(table, shooter, target, aimed if individual else None)
-                if geo.within(s[0], reach)
-            ),
-            key=lambda s: s[0],
-        )
+        seeing = self._figures_seeing(table, shooter, target, aimed if individual else None)
+        eligible = sorted((s for s in seeing if geo.within(s[0], reach)), key=lambda s: s[0])
         if not eligible:
             if geo.within(nearest, reach):
                 why = "no figure sees the entire base of a target figure within range"
-                return self._no_shot(scene, data, weapon, nearest, why, SIGHT["entire_base"])
-            why = f"beyond long range ({fmt(scene, reach)})"
-            return self._no_shot(scene, data, weapon, nearest, why, weapon.cite)
-        distance, first_shooter, first_target = eligible[0]
+                return no_shot(nearest, why, SIGHT["entire_base"])
+            return no_shot(nearest, f"beyond long range ({fmt(scene, reach)})", weapon.cite)
+        distance, first, aim = eligible[0]
         band = band_of(weapon, distance)
-        edge = band_threshold(weapon, distance, table.uncertainty(first_shooter, first_target))
-        data.update(
-            distance=length_json(scene, distance),
-            band=band,
-            between={"shooter": first_shooter.id, "target": first_target.id},
-            band_threshold=threshold_json(scene, edge),
-        )
-        reasons: list[tuple[str, Cite | None]] = [
-            (
-                f"{first_target.id} is {fmt(scene, distance)} from {first_shooter.id}: "
-                f"{band} range for {weapon.row}"
-                + (" (too close to call against the band edge)" if edge.too_close_to_call else ""),
-                weapon.cite,
-            )
-        ]
+        edge = band_threshold(weapon, distance, table.uncertainty(first, aim))
+        between = {"shooter": first.id, "target": aim.id}
+        data.update(distance=length_json(scene, distance), band=band, between=between)
+        data["band_threshold"] = threshold_json(scene, edge)
+        close = " (too close to call against the band edge)" if edge.too_close_to_call else ""
+        where = f"{aim.id} is {fmt(scene, distance)} from {first.id}: {band} range for "
+        reasons: list[tuple[str, Cite | None]] = [(where + weapon.row + close, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
-        hidden = table.hiding(self.sight_policy, first_shooter, first_target)
+        hidden = table.hiding(self.sight_policy, first, aim)
         spot = None
         if hidden is not None:
+            reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
+            note = f"{aim.id} stands in {hidden.id}: {reaching}"
             spot = Roll.success_roll(
-                "to spot",
-                1,
-                6,
-                spotting_need(distance),
-                cite=SIGHT["spotting"],
-                note=f"{first_target.id} stands in {hidden.id}: a D6 x 10 cm must reach "
-                f"{fmt(scene, distance)}",
+                "to spot", 1, 6, spotting_need(distance), cite=SIGHT["spotting"], note=note
             )
             data["spotting"] = spot.as_json()
-            reasons.append(
-                (
-                    f"{first_target.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 "
-                    f"x 10 cm reaches {fmt(scene, distance)}, {spot.need}+ on the D6 (the hits "
-                    "below are those of a shot at a figure spotted)",
-                    SIGHT["spotting"],
-                )
+            why = (
+                f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
+                f"reaches {fmt(scene, distance)}, {spot.need}+ on the D6 (the hits below are "
+                "those of a shot at a figure spotted)"
             )
+            reasons.append((why, SIGHT["spotting"]))
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(state(shooter, "commanded"))
@@ -376,14 +360,11 @@ class Skirmish19c(Ruleset):
                 + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
                 + (" (too close to call)" if t.too_close_to_call else "")
             )
-            data["nearest"] = {
-                "other": group.id,
-                "threshold": threshold_json(scene, t),
-                "verdict": verdict(t),
-            }
+            verdict_json = {"threshold": threshold_json(scene, t), "verdict": verdict(t)}
+            data["nearest"] = {"other": group.id, **verdict_json}
             if not t.within:
                 why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
-                return self._no_shot(scene, data, weapon, distance, why, SHOOTING["nearest_only"])
+                return no_shot(distance, why, SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
 
         # How many figures shoot (lines 24-36).
@@ -392,73 +373,39 @@ class Skirmish19c(Ruleset):
         if commanded:
             who = "player character" if pc else "commanded troops"
             if weapon.gunpowder and not state(shooter, "loaded"):
-                note = (
-                    f" (a Baker rifle is no Minie: 1½ turns halted [{SHOOTING['non_minie']}])"
-                    if baker
-                    else ""
-                )
-                why = f"{who} must spend a turn halted to load" + note
-                return self._no_shot(scene, data, weapon, distance, why, SHOOTING["loading"])
-            shooters = figures
-            reasons.append(
-                (f"{who}: all {figures} figures that see a target fire", SHOOTING["all_fire"])
-            )
-            data["shooters"] = {"figures": figures, "fire": shooters, "rule": "all fire"}
+                note = f" (a Baker rifle is no Minie: 1½ turns halted [{SHOOTING['non_minie']}])"
+                why = f"{who} must spend a turn halted to load" + (note if baker else "")
+                return no_shot(distance, why, SHOOTING["loading"])
+            shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
+            reasons.append((f"{who}: all {figures} figures that see a target fire", cite))
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
-            ratio = SHOOTING[how + "_baker" * baker]
-            per = ratio["per"]
-            shooters = shooters_allowed(figures, per)
-            reasons.append(
-                (
-                    f"{how} {'Baker riflemen' if baker else 'troops'}: 1 per {per} of {figures} "
-                    f"figures that see a target: {shooters} fire",
-                    ratio["cite"],
-                )
-            )
-            data["shooters"] = {"figures": figures, "fire": shooters, "rule": f"1 per {per}"}
-            if shooters == 0:
-                return self._no_shot(
-                    scene, data, weapon, distance, "no figure may fire", ratio["cite"]
-                )
+            per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
+            shooters, rule = shooters_allowed(figures, per), f"1 per {per}"
+            troops = "Baker riflemen" if baker else "troops"
+            fire = f"{rule} of {figures} figures that see a target: {shooters} fire"
+            reasons.append((f"{how} {troops}: {fire}", cite))
+        data["shooters"] = {"figures": figures, "fire": shooters, "rule": rule}
+        if shooters == 0 and not commanded:
+            return no_shot(distance, "no figure may fire", cite)
 
         # To hit: one D8 a shooter (lines 40-43), cover from the terrain (`Table.cover`).
-        reading = table.cover(self.cover_policy, first_shooter, first_target)
-        need = TO_HIT[band][reading.cover.value]
-        column = COVER_COLUMN[reading.cover]
-        reasons.append(
-            (
-                f"{band} range, {column}"
-                + (f" ({'; '.join(reading.reasons)})" if reading.reasons else "")
-                + f": {need}+ on a D8 [{TO_HIT['cite']}]",
-                TO_HIT[band]["cite"],
-            )
-        )
+        reading = table.cover(self.cover_policy, first, aim)
+        need, column = TO_HIT[band][reading.cover.value], COVER_COLUMN[reading.cover]
+        why = f" ({'; '.join(reading.reasons)})" if reading.reasons else ""
+        to_hit = f"{band} range, {column}{why}: {need}+ on a D8 [{TO_HIT['cite']}]"
+        reasons.append((to_hit, TO_HIT[band]["cite"]))
 
         # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
         shot = volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
-        data.update(
-            allowed=True,
-            cover=reading.cover.value,
-            cover_reasons=list(reading.reasons),
-            **shot.as_json(),
-            allocation=allocation,
-            reasons=[{"reason": r, "source": None if c is None else str(c)} for r, c in reasons],
-        )
-        head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed" + (
-            "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
-        )
-        lines = (
-            []
-            if brief
-            else [
-                *[f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons],
-                *shot.lines(),
-                f"- {allocation['summary']}",
-            ]
-        )
-        return Resolution("shoot", MappingProxyType(data), (head, *lines))
+        data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
+        data.update(shot.as_json(), allocation=allocation, reasons=reasons_json(reasons))
+        spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
+        head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
+        lines += [*shot.lines(), f"- {allocation['summary']}"]
+        return answer("shoot", data, [head, *lines], brief)
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -579,14 +526,11 @@ class Skirmish19c(Ruleset):
         unit, leader = self._leader(table, leader_id)
         quality = quality_of(unit)
         dice, dice_cite = ACTIVATION[quality]
-        # 25 cm when the command figure or the commanded figure stands in enclosed terrain.
-        enclosed = table.centres_in([t for t in scene.terrain if self.is_enclosed(t)])
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
-        side = [b for u in scene.units if u.side == unit.side for b in u.bases]
-        rows = table.rows(side)
-        limits = np.where(enclosed[rows] | (here is not None), COMMAND_ENCLOSED, COMMAND_OPEN)
-        measured = table.distances[table.index[leader.id], rows]
+        side = side_bases(scene, unit.side)
+        limits = self._command_reach(table, leader, side)
+        measured = table.distances[table.index[leader.id], table.rows(side)]
         # Only figures within the limit or near it may be in command or too close to call (no
         # two bases' combined uncertainty exceeds twice the largest).
         near_limit = np.abs(limits - measured) <= 2 * table.most_uncertain
@@ -594,10 +538,10 @@ class Skirmish19c(Ruleset):
         close_calls: list[dict[str, Any]] = []
         commanded: dict[str, list[Base]] = {}
         for k in np.flatnonzero(geo.within(measured, limits) | near_limit).tolist():
-            base, d, limit = side[k], float(measured[k]), float(limits[k])
+            base = side[k]
             if base.unit_id == unit.id and is_command_figure(base):
                 continue  # the leader's own figures: he commands the others
-            t = Threshold(d, limit, table.uncertainty(leader, base))
+            t = Threshold(float(measured[k]), float(limits[k]), table.uncertainty(leader, base))
             if t.too_close_to_call:
                 close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
             if t.within:
@@ -608,11 +552,12 @@ class Skirmish19c(Ruleset):
         busy = [k for k in ("fired", "loading") if state(unit, k)]
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
-            why = f"{leader.id} is " + " and ".join(
-                (["loading or firing"] if busy else [])
-                + ([f"in melee with {in_melee[0][0].id}"] if in_melee else [])
+            doing = (["loading or firing"] if busy else []) + [
+                f"in melee with {c[0].id}" for c in in_melee[:1]
+            ]
+            modifiers.append(
+                Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
             )
-            modifiers.append(Modifier(-1, why, COMMAND["busy"]))
         drummers = [b.id for g in commanded.values() for b in g if b.role in ("drummer", "bugler")]
         if drummers:
             why = f"{drummers[0]} (drummer or bugler) is commanded"
@@ -624,53 +569,27 @@ class Skirmish19c(Ruleset):
         costs, cost_all = [], 0
         for uid, bases in commanded.items():
             friend = table.unit_of(uid)
-            status = str(state(friend, "status"))
-            loyal = bool(state(friend, "loyal"))
+            status, loyal = str(state(friend, "status")), bool(state(friend, "loyal"))
             router = status in COMMAND["routers"]  # the Routers of line 103
             cost = LOYAL if loyal and not router else DISLOYAL
             figures = sum(b.figures for b in bases)
             cost_all += cost["points"] * figures
+            why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
             costs.append(
-                {
-                    "unit": uid,
-                    "figures": figures,
-                    "points_each": cost["points"],
-                    "why": f"{status} (a router)" if router else "loyal" if loyal else "disloyal",
-                    "source": str(cost["cite"]),
-                }
+                dict(unit=uid, figures=figures, points_each=cost["points"], why=why)
+                | {"source": str(cost["cite"])}
             )
         p_enough = dice_math.at_least(points, cost_all)
-        roll = Roll(
-            "command points",
-            total_dice,
-            6,
-            None,
-            (),
-            tuple(modifiers),
-            dice_cite,
-            note=f"summed for command points [{COMMAND['points']}]",
-        )
-        radius_reason = (
-            f"{leader.id} stands in enclosed terrain ({here.id})"
-            if here
-            else f"{leader.id} stands in the open"
-        )
-        data: dict[str, Any] = {
-            "action": "command",
-            "ruleset": self.id,
-            "leader": leader_id,
-            "leader_base": leader.id,
-            "radius": length_json(scene, radius),
-            "radius_reason": radius_reason,
-            "radius_source": str(COMMAND["distance"]),
-            "in_command": in_command,
-            "too_close_to_call": close_calls,
-            "rolls": [roll.as_json()],
-            "points": count_json(points, mean_points),
-            "costs": costs,
-            "cost_all": cost_all,
-            "p_enough_for_all": odds_json(p_enough),
-        }
+        note = f"summed for command points [{COMMAND['points']}]"
+        roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
+        stands = f"in enclosed terrain ({here.id})" if here else "in the open"
+        radius_reason = f"{leader.id} stands {stands}"
+        data = answer_data("command", leader=leader_id, leader_base=leader.id)
+        data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
+        data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
+        data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
+        data.update(points=count_json(points, mean_points), cost_all=cost_all)
+        data["p_enough_for_all"] = odds_json(p_enough)
         lines = [
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
             f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]",
@@ -686,7 +605,14 @@ class Skirmish19c(Ruleset):
             ],
             f"- P(enough points to activate all {cost_all} pts) = {p_enough}",
         ]
-        return Resolution("command", MappingProxyType(data), tuple(lines[:1] if brief else lines))
+        return answer("command", data, lines, brief)
+
+    def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
+        """How far the command figure commands each of `bases` (line 99): 25 cm when either
+        of them stands in enclosed terrain, else 50 cm."""
+        enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
+        there = enclosed[table.rows(bases)] | enclosed[table.index[leader.id]]
+        return np.where(there, COMMAND_ENCLOSED, COMMAND_OPEN)
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
@@ -958,12 +884,7 @@ class Skirmish19c(Ruleset):
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
-        unit_a, unit_b = table.unit_of(a_id), table.unit_of(b_id)
-        if unit_a.side == unit_b.side:
-            raise QuestionError(
-                f"{RULESET}: {a_id!r} and {b_id!r} are both of side {unit_a.side!r}; "
-                "melee names two enemy groups"
-            )
+        unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         for b in (*bases_a, *bases_b):
             if b.figures != 1:
@@ -979,15 +900,14 @@ class Skirmish19c(Ruleset):
                 touching.add((a.id, b.id))
                 if t.measured > geo.EPS:
                     close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
-        data: dict[str, Any] = {"action": "melee", "ruleset": self.id, "a": a_id, "b": b_id}
+        data = answer_data("melee", a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
-            why = (
-                f"{a_id} and {b_id} are not in base contact: {fmt(scene, near.distance)} apart "
-                f"({near.a.id} to {near.b.id})"
+            apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
+            return answer(
+                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"], brief
             )
-            return Resolution("melee", MappingProxyType(data), (why,))
         pairs = match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
         opponents: dict[str, list[str]] = {}
@@ -999,60 +919,48 @@ class Skirmish19c(Ruleset):
             for f in opponents
         }
         fights, lines = [], [f"melee {a_id} against {b_id} [{MELEE['matching']}]"]
-        a_wins = b_wins = Fraction(0)
+        won = {"a": Fraction(0), "b": Fraction(0)}
         for x, y in pairs:
             mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
             odds = melee_odds(mx, my)
-            a_wins, b_wins = a_wins + odds["a_wins"], b_wins + odds["b_wins"]
+            won = {k: won[k] + odds[f"{k}_wins"] for k in won}
             fights.append(
-                {
-                    "a": x,
-                    "b": y,
-                    "a_modifiers": [m.as_json() for m in mods[x]],
-                    "b_modifiers": [m.as_json() for m in mods[y]],
-                    "a_modifier": mx,
-                    "b_modifier": my,
-                    "odds": {k: odds_json(p) for k, p in odds.items()},
-                }
+                dict(a=x, b=y, a_modifiers=[m.as_json() for m in mods[x]], a_modifier=mx)
+                | dict(b_modifiers=[m.as_json() for m in mods[y]], b_modifier=my)
+                | {"odds": {k: odds_json(p) for k, p in odds.items()}}
+            )
+            a_won, b_won = (
+                f"wins {odds[f'{k}_wins']} (wounds {odds[f'{k}_wounds']}, kills "
+                f"{odds[f'{k}_kills']})"
+                for k in "ab"
             )
             lines.append(
-                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} wins {odds['a_wins']} (wounds "
-                f"{odds['a_wounds']}, kills {odds['a_kills']}), {y} wins {odds['b_wins']} "
-                f"(wounds {odds['b_wounds']}, kills {odds['b_kills']}), draw {odds['draw']}"
+                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} {a_won}, {y} {b_won}, draw {odds['draw']}"
             )
             lines += [
                 f"    {f} {m.value:+g}: {m.reason} [{m.cite}]" for f in (x, y) for m in mods[f]
             ]
         engaged = {f for p in pairs for f in p}
+        back = fmt(scene, cm(MELEE["back_cm"]))
         lines += [f"- {c['a']} and {c['b']}: contact too close to call" for c in close]
         lines.append(
             f"- each D6 [{MELEE['die']}]; the winner wounds on a natural 5, kills on a natural 6 "
             f"[{MELEE['hits']}]; the side with the worse results (both if drawn) is moved back "
-            f"{fmt(scene, cm(MELEE['back_cm']))} [{MELEE['back']}]"
+            f"{back} [{MELEE['back']}]"
         )
-        die = Roll(
-            "melee",
-            1,
-            6,
-            None,
-            cite=MELEE["die"],
-            note="one D6 a figure, modified; compare with the opponent",
-        )
-        data.update(
-            in_contact=True,
-            contacts=sorted([list(p) for p in touching]),
-            too_close_to_call=close,
-            fights=fights,
-            not_engaged=[b.id for b in (*bases_a, *bases_b) if b.id not in engaged],
-            rolls=[die.as_json()],
-            expected_fights_won={"a": odds_json(a_wins), "b": odds_json(b_wins)},
-            pull_back={
-                "loser": length_json(scene, cm(MELEE["back_cm"])),
-                "source": str(MELEE["back"]),
-                "rule": "the group(s) with the worst results, or both if drawn, move back",
-            },
-        )
-        return Resolution("melee", MappingProxyType(data), tuple(lines[:1] if brief else lines))
+        note = "one D6 a figure, modified; compare with the opponent"
+        die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
+        data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
+        data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
+        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
+        data["expected_fights_won"] = {k: odds_json(p) for k, p in won.items()}
+        rule = "the group(s) with the worst results, or both if drawn, move back"
+        data["pull_back"] = {
+            "loser": length_json(scene, cm(MELEE["back_cm"])),
+            "source": str(MELEE["back"]),
+            "rule": rule,
+        }
+        return answer("melee", data, lines, brief)
 
     def _melee_modifiers(
         self, table: Table, me: Base, unit: Unit, opponents: list[Unit]
@@ -1299,12 +1207,7 @@ class Skirmish19c(Ruleset):
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
-        unit, target = table.unit_of(a_id), table.unit_of(b_id)
-        if unit.side == target.side:
-            raise QuestionError(
-                f"{RULESET}: {a_id!r} and {b_id!r} are both of side {unit.side!r}; "
-                "charge names a group and an enemy"
-            )
+        unit, target = self._enemies(table, "charge", args, "a group and an enemy")
         pc = is_player_character(unit)
         commanded = pc or bool(state(unit, "commanded"))
         allowance, why, allowance_cite = self._allowance(unit)
@@ -1376,42 +1279,25 @@ class Skirmish19c(Ruleset):
         row = DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = int(data["damage"]["modifier"])
         read = "damage D6" + {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
-        target = scene.unit_of(args[1])
-        pool = tuple(data["allocation"]["figures"])
+        target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
         hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
+        picked = SHOOTING[
+            "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
+        ]
+        label = f"hits: D8s showing {need} or more ({fire} thrown)"
         return (
-            Report(
-                "hits",
-                Kind.COUNT,
-                f"hits: D8s showing {need} or more ({fire} thrown)",
-                TO_HIT[data["band"]]["cite"],
-                maximum=fire,
-                default=hits.index(max(hits)),
-            ),
+            count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
             *[
-                Report(
+                count(
                     f"{result}s",
-                    Kind.COUNT,
                     f"figures {word}: hits whose {read} reads {result.title()} "
                     f"({_faces(row['faces'], result)})",
                     row["cite"],
-                    maximum=fire,
-                    default=0,
+                    fire,
                 )
                 for result, word in (("kill", "killed"), ("wound", "wounded"))
             ],
-            Report(
-                "taken_off",
-                Kind.BASES,
-                f"which figures of {target.id} are killed and taken off the table",
-                SHOOTING[
-                    "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
-                ],
-                maximum=fire,
-                unit=target.id,
-                bases=pool,
-                default=(),
-            ),
+            taken_off("taken_off", target, pool, picked, fire),
         )
 
     def _shoot_apply(
@@ -1486,53 +1372,33 @@ class Skirmish19c(Ruleset):
         data = self.resolve(scene, "melee", args).data
         if not data["in_contact"]:
             return ()
-        fights = data["fights"]
-        n = len(fights)
-        unit_a, unit_b = scene.unit_of(args[0]), scene.unit_of(args[1])
-        won = data["expected_fights_won"]
-        a_won, b_won = Fraction(won["a"]["exact"]), Fraction(won["b"]["exact"])
-        worse = unit_b.id if a_won > b_won else unit_a.id if b_won > a_won else "drawn"
+        fights, n = data["fights"], len(data["fights"])
+        a, b = scene.unit_of(args[0]), scene.unit_of(args[1])
+        won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
+        worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
+        label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
         reports = [
             Report(
                 "worse",
                 Kind.CHOICE,
-                f"which group had the worse results ({unit_a.id}, {unit_b.id} or drawn): it "
-                "is moved back 5 cm, both if drawn",
+                label + " 5 cm, both if drawn",
                 MELEE["back"],
-                choices=(unit_a.id, unit_b.id, "drawn"),
+                choices=(a.id, b.id, "drawn"),
                 default=worse,
             )
         ]
-        for key, unit in (("a", unit_a), ("b", unit_b)):
+        for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
             reports += [
-                Report(
-                    f"killed_{key}",
-                    Kind.COUNT,
-                    f"figures of {unit.id} killed (an opponent won with a natural 6)",
+                count(
+                    f"{hurt}_{key}",
+                    f"figures of {unit.id} {hurt} (an opponent won with a natural {face})",
                     MELEE["hits"],
-                    maximum=n,
-                    default=0,
-                ),
-                Report(
-                    f"wounded_{key}",
-                    Kind.COUNT,
-                    f"figures of {unit.id} wounded (an opponent won with a natural 5)",
-                    MELEE["hits"],
-                    maximum=n,
-                    default=0,
-                ),
-                Report(
-                    f"taken_off_{key}",
-                    Kind.BASES,
-                    f"which figures of {unit.id} are killed and taken off the table",
-                    MELEE["casualties"],
-                    maximum=n,
-                    unit=unit.id,
-                    bases=engaged,
-                    default=(),
-                ),
+                    n,
+                )
+                for hurt, face in (("killed", 6), ("wounded", 5))
             ]
+            reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
     def _melee_apply(
@@ -1570,22 +1436,10 @@ class Skirmish19c(Ruleset):
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
         row = ACTIONS_TABLE[data["table"]][data["row"]][0]
+        label = f"the actions-table row (risk factor {data['risk_factor']})"
         return (
-            Report(
-                "row",
-                Kind.CHOICE,
-                f"the actions-table row (risk factor {data['risk_factor']})",
-                row.cite,
-                choices=ROW_LABELS,
-                default=data["row"],
-            ),
-            Report(
-                "face",
-                Kind.COUNT,
-                "the D6 thrown on the actions table (1 to 6)",
-                row.cite,
-                maximum=6,
-            ),
+            Report("row", Kind.CHOICE, label, row.cite, choices=ROW_LABELS, default=data["row"]),
+            count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
         )
 
     def _risk_apply(
@@ -1799,21 +1653,10 @@ class Skirmish19c(Ruleset):
         """A group of side A with no figure within command distance of a command figure of
         its side (line 99), None when it has one."""
         unit = table.unit_of(unit_id)
-        enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
-        leaders = [
-            b
-            for u in table.scene.units
-            if u.side == unit.side
-            for b in u.bases
-            if is_command_figure(b)
-        ]
-        for leader in leaders:
-            for b in unit.bases:
-                there = enclosed[table.index[leader.id]] or enclosed[table.index[b.id]]
-                if geo.within(
-                    table.distance(leader, b), COMMAND_ENCLOSED if there else COMMAND_OPEN
-                ):
-                    return None
+        for leader in (b for b in side_bases(table.scene, unit.side) if is_command_figure(b)):
+            measured = table.distances[table.index[leader.id], table.rows(unit.bases)]
+            if geo.within(measured, self._command_reach(table, leader, unit.bases)).any():
+                return None
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
         return Resolution("out-of-command", MappingProxyType(data), (summary,))
@@ -1826,6 +1669,33 @@ def fmt(scene: Scene, mm: float) -> str:
 def _no_form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
     """An action with no dice to report (a move, a charge)."""
     return ()
+
+
+def answer_data(action: str, **data: Any) -> dict[str, Any]:
+    """The start of an answer's data: the action and the ruleset, then `data`."""
+    return {"action": action, "ruleset": RULESET, **data}
+
+
+def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool) -> Resolution:
+    """An answer; in brief (as `suggest` lists it) only its first line."""
+    return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
+
+
+def reasons_json(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
+    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+
+
+def count(name: str, label: str, cite: Cite, maximum: int, default: int | None = 0) -> Report:
+    """A count the players report: at most `maximum` (the dice thrown, the fights)."""
+    return Report(name, Kind.COUNT, label, cite, maximum=maximum, default=default)
+
+
+def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: int) -> Report:
+    """Which of `bases` of a unit are killed and taken off the table (at most `most`)."""
+    label = f"which figures of {unit.id} are killed and taken off the table"
+    return Report(
+        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=()
+    )
 
 
 def _faces(faces: Sequence[str], result: str) -> str:
