@@ -173,6 +173,12 @@ def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
     return [(u, d) for u, d in zip(table.scene.units, row, strict=True) if u.side != unit.side]
 
 
+def is_difficult(piece: Terrain) -> bool:
+    """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
+    flag = piece.attrs.get("difficult")
+    return flag if isinstance(flag, bool) else piece.kind in DIFFICULT_KINDS
+
+
 def verdict(t: Threshold) -> str:
     if t.too_close_to_call:
         return "too close to call"
@@ -648,30 +654,16 @@ class Skirmish19c(Ruleset):
 
         def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
             value, source = RISK_FACTORS[kind][key]
-            entry: dict[str, Any] = {
-                "value": value * times,
-                "reason": reason,
-                "source": str(source),
-            }
+            factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:
-                entry["threshold"] = threshold_json(scene, threshold)
+                factors[-1]["threshold"] = threshold_json(scene, threshold)
                 if threshold.too_close_to_call:
-                    entry["too_close_to_call"] = True
+                    factors[-1]["too_close_to_call"] = True
                     close_calls.append(reason)
-            factors.append(entry)
 
         any_seen, ranged = self._enemy_in_sight(table, unit)
-        if not any_seen:
-            friends = [f for f in scene.units if f.side == unit.side and f.id != unit.id]
-            retreating = [
-                f
-                for f in friends
-                if state(f, "status") in ("running", "retreating", "routing")
-                and (table.sight_distances(self.sight_policy, unit.bases, f.bases) < math.inf).any()
-            ]
-            if not retreating:
-                add("no-enemy", "no enemy, and no friends retreating, in sight")
-
+        if not any_seen and not self._friends_retreating_in_sight(table, unit):
+            add("no-enemy", "no enemy, and no friends retreating, in sight")
         if kind == "infantry":
             heroes = self._heroes_near(table, unit)
             near = [(b, t) for b, t in heroes if t.within]
@@ -685,52 +677,41 @@ class Skirmish19c(Ruleset):
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
             good = f"{quality} troops" if quality != "raw" else "an officer leads it"
             add("good", f"good troops or officer: {good}")
-
         covered, cover_reasons = self._entirely_in_cover(table, unit)
         if covered:
             add("cover", "unit entirely in cover: " + "; ".join(cover_reasons))
-
         if ranged is not None:
             enemy, weapon, t = ranged
-            why = (
-                f"{enemy.id} in sight, {fmt(scene, t.measured)} away, within "
-                f"{weapon.row.lower()} range ({fmt(scene, t.limit)})"
-            )
-            add("in-range", why, threshold=t)
+            where = f"{fmt(scene, t.measured)} away, within {weapon.row.lower()} range"
+            add("in-range", f"{enemy.id} in sight, {where} ({fmt(scene, t.limit)})", threshold=t)
             if quality == "raw":
                 add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
-
         losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
-        strength = (
-            int(state(unit, "strength"))
-            if unit.get("strength") is not None
-            else unit.figures + losses
-        )
+        strength = unit.figures + losses
+        if unit.get("strength") is not None:
+            strength = int(state(unit, "strength"))
         tenths = (10 * (losses + wounded)) // strength if strength else 0
         if tenths:
             why = f"{losses + wounded} of {strength} figures wounded or killed: {tenths} x 10%"
             add("losses", why, times=tenths)
-
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank)
-
+        shock = None
         if kind == "infantry" and type_of(unit) == "infantry" and not covered:
             shock = self._shock_cavalry(table, unit)
-            if shock is not None:
-                cavalry, t = shock
-                # A lone figure or a player character forms no square or circle: it has no
-                # formation to read (README.md).
-                alone = unit.figures <= 1 or is_player_character(unit)
-                formation = "a lone figure" if alone else str(state(unit, "formation"))
-                if formation not in ("square", "circle"):
-                    add(
-                        "shock-cavalry",
-                        f"shock cavalry {cavalry.id} within 50 cm ({fmt(scene, t.measured)}), "
-                        + ("a lone figure in no square" if alone else "not in square or circle"),
-                        threshold=t,
-                    )
-
+        if shock is not None:
+            # A lone figure or a player character forms no square or circle: it has no
+            # formation to read (README.md).
+            alone = unit.figures <= 1 or is_player_character(unit)
+            if alone or str(state(unit, "formation")) not in ("square", "circle"):
+                how = "a lone figure in no square" if alone else "not in square or circle"
+                within = f"within 50 cm ({fmt(scene, shock[1].measured)})"
+                add(
+                    "shock-cavalry",
+                    f"shock cavalry {shock[0].id} {within}, {how}",
+                    threshold=shock[1],
+                )
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
             add("running", f"status {status}")
@@ -739,43 +720,33 @@ class Skirmish19c(Ruleset):
         label = row_label(rf)
         cells = ACTIONS_TABLE[kind][label]
         commanded = unit.get("commanded") is True or is_player_character(unit)
-        roll = Roll(
-            "actions", 1, 6, None, cite=cells[0].cite, note="cross-reference the row with the D6"
-        )
-        data: dict[str, Any] = {
-            "action": "risk",
-            "ruleset": self.id,
-            "unit": unit_id,
-            "table": kind,
-            "risk_factor": rf,
-            "factors": factors,
-            "row": label,
-            "row_source": str(cells[0].cite),
-            "roll": roll.as_json(),
-            "outcomes": [c.as_json() for c in cells],
-            "italics": {
-                "commanded": commanded,
-                "rule": "commanded troops and player characters ignore shooting and movement "
-                "instructions written in italics",
-                "source": str(RISK["italics"][kind]),
-            },
-            "too_close_to_call": close_calls,
-        }
+        note = "cross-reference the row with the D6"
+        roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
+        data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
+        data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
+        data["outcomes"] = [c.as_json() for c in cells]
+        rule = "commanded troops and player characters ignore shooting and movement instructions"
+        italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
+        data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
-        lines = (
-            []
-            if brief
-            else [
-                *(
-                    [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
-                    or ["- no risk factor applies"]
-                ),
-                *[f"- too close to call: {c}" for c in close_calls],
-                *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
-            ]
+        listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
+        lines = [
+            f"{unit_id} ({kind} table): risk factor {rf}, row {label}",
+            *(listed or ["- no risk factor applies"]),
+            *[f"- too close to call: {c}" for c in close_calls],
+            *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
+        ]
+        return answer("risk", data, lines, brief)
+
+    def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
+        """Whether the unit sees a figure of a running, retreating or routing group of its
+        side (line 117)."""
+        return any(
+            state(f, "status") in ("running", "retreating", "routing")
+            and (table.sight_distances(self.sight_policy, unit.bases, f.bases) < math.inf).any()
+            for f in table.scene.units
+            if f.side == unit.side and f.id != unit.id
         )
-        return Resolution("risk", MappingProxyType(data), (head, *lines))
 
     def _enemy_in_sight(
         self, table: Table, unit: Unit
@@ -992,40 +963,25 @@ class Skirmish19c(Ruleset):
 
     def move(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
         """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
-        if len(args) == 1:
-            unit_id, target_id = args[0], None
-        else:
-            unit_id, target_id = expect_args("move", args, ("UNIT", "TARGET"))
+        names = ("UNIT", "TARGET")
+        unit_id, target_id = (args[0], None) if len(args) == 1 else expect_args("move", args, names)
         table = table_of(scene)
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
         kind = type_of(unit)
-        data: dict[str, Any] = {
-            "action": "move",
-            "ruleset": self.id,
-            "unit": unit_id,
-            "allowance": length_json(scene, allowance),
-            "allowance_reason": why,
-            "allowance_source": str(allowance_cite),
-        }
+        data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
+        data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
             data["paces"] = [
-                {
-                    "pace": p,
-                    "from": length_json(scene, lo),
-                    "to": length_json(scene, hi),
-                    "source": str(c),
-                }
+                dict(pace=p, source=str(c))
+                | {"from": length_json(scene, lo)}
+                | {"to": length_json(scene, hi)}
                 for p, lo, hi, c in CAVALRY_PACES
             ]
-            paces = ", ".join(
-                f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in CAVALRY_PACES
-            )
-            lines.append(f"- {paces} [{CAVALRY_PACES[0][3]}]")
-        standing = sorted(
-            {t.id for b in unit.bases for t in table.centre_in(b) if self._difficult(t)}
-        )
+            paces = (f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in CAVALRY_PACES)
+            lines.append(f"- {', '.join(paces)} [{CAVALRY_PACES[0][3]}]")
+        standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
             lines.append(
@@ -1037,29 +993,24 @@ class Skirmish19c(Ruleset):
             if any(b.unit_id == unit.id for b in target):
                 raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
             path = self._path(table, unit, target, allowance)
-            data["path"] = {
-                "from": path["from"].id,
-                "to": path["to"].id,
-                **{k: length_json(scene, path[k]) for k in ("distance", "difficult")},
-                "difficult_pieces": path["difficult_pieces"],
-                "barriers": path["barriers"],
-                **{k: length_json(scene, path[k]) for k in ("barrier_cost", "cost")},
-            }
+            ends = {"from": path["from"].id, "to": path["to"].id}
+            lengths = ("distance", "difficult", "barrier_cost", "cost")
+            data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
+            data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
             t = path["threshold"]
-            data["reachable"] = t.within
-            data["threshold"] = threshold_json(scene, t)
+            data.update(reachable=t.within, threshold=threshold_json(scene, t))
+            d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
             lines.append(
                 f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
                 f"{path['to'].id}"
                 + (
-                    f", +{fmt(scene, path['difficult'])} for difficult going "
-                    f"({', '.join(path['difficult_pieces'])}) [{MOVEMENT['difficult']}]"
+                    f", +{d_cost} for difficult going ({', '.join(path['difficult_pieces'])}) "
+                    f"[{MOVEMENT['difficult']}]"
                     if path["difficult"] > 0
                     else ""
                 )
                 + (
-                    f", +{fmt(scene, path['barrier_cost'])} to clear "
-                    f"{', '.join(path['barriers'])} [{MOVEMENT['barrier']}]"
+                    f", +{b_cost} to clear {', '.join(path['barriers'])} [{MOVEMENT['barrier']}]"
                     if path["barriers"]
                     else ""
                 )
@@ -1068,12 +1019,10 @@ class Skirmish19c(Ruleset):
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
-                if pace is not None:
-                    lines.append(f"- at the {pace}")
-        platoon = self._platoon(table, unit)
-        data["platoon"] = platoon
-        lines.append(f"- {platoon['summary']}")
-        return Resolution("move", MappingProxyType(data), tuple(lines[:1] if brief else lines))
+                lines += [f"- at the {pace}"] if pace is not None else []
+        data["platoon"] = self._platoon(table, unit)
+        lines.append(f"- {data['platoon']['summary']}")
+        return answer("move", data, lines, brief)
 
     def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
         """The most a group may move this turn (lines 107-109), with why."""
@@ -1093,11 +1042,6 @@ class Skirmish19c(Ruleset):
             return cm(MOVEMENT["wounded"]["cm"]), why, MOVEMENT["wounded"]["cite"]
         return cm(MOVEMENT["foot"]["cm"]), "foot figures", MOVEMENT["foot"]["cite"]
 
-    def _difficult(self, piece: Terrain) -> bool:
-        """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
-        flag = piece.attrs.get("difficult")
-        return flag if isinstance(flag, bool) else piece.kind in DIFFICULT_KINDS
-
     def _path(
         self, table: Table, unit: Unit, target: Sequence[Base], allowance: float
     ) -> dict[str, Any]:
@@ -1107,7 +1051,7 @@ class Skirmish19c(Ruleset):
         near = table.closest(unit.bases, target)
         difficult, hard_going, barriers = 0.0, [], []
         for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
-            if self._difficult(piece):
+            if is_difficult(piece):
                 difficult += inside
                 hard_going.append(piece.id)
             elif piece.kind in BARRIER_KINDS:
