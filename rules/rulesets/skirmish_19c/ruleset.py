@@ -9,7 +9,7 @@ measuring layer (`rules.measure.table_of`), which remembers them; nothing is kep
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
@@ -165,6 +165,29 @@ def side_bases(scene: Scene, side: str) -> list[Base]:
 
 def enemy_bases(scene: Scene, unit: Unit) -> list[Base]:
     return [b for u in scene.units if u.side != unit.side for b in u.bases]
+
+
+def comrades(scene: Scene, unit: Unit, keep: Callable[[Unit, Base], bool]) -> list[Base]:
+    """The figures of the other groups of the unit's side that `keep` keeps (by their group
+    and themselves), in the scene's order."""
+    return [
+        b
+        for u in scene.units
+        if u.side == unit.side and u.id != unit.id
+        for b in u.bases
+        if keep(u, b)
+    ]
+
+
+def gaps_to(
+    table: Table, figures: Sequence[Base], bases: Sequence[Base]
+) -> list[tuple[Base, float, Base]]:
+    """Each figure with its edge distance to the nearest of `bases`, and that base (the first
+    of equally near ones)."""
+    block = table.block(figures, bases) if figures else np.zeros((0, len(bases)))
+    return [
+        (f, float(r.min()), bases[int(r.argmin())]) for f, r in zip(figures, block, strict=True)
+    ]
 
 
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
@@ -468,38 +491,21 @@ class Skirmish19c(Ruleset):
         """Where hits land (lines 51-53): the figure a PC picks, else among the nearest 10
         figures of the group and the officers of its side within 5 cm of it."""
         if individual:
-            return {
-                "figures": [b.id for b in aimed],
-                "summary": f"a player character picks his target: hits fall on {aimed[0].id}",
-                "source": str(SHOOTING["pc_targets"]),
-            }
-        pool = list(target.bases)
-        joined: list[dict[str, Any]] = []
-        officers = [
-            b
-            for u in table.scene.units
-            if u.side == target.side and u.id != target.id
-            for b in u.bases
-            if b.role in OFFICER_ROLES
-        ]
-        if officers:
-            block = table.block(officers, target.bases)
-            join_within = cm(SHOOTING["leaders_join_cm"])
-            for i in np.flatnonzero(geo.within(block.min(axis=1), join_within)).tolist():
-                officer, j = officers[i], int(block[i].argmin())
-                t = Threshold(
-                    float(block[i, j]), join_within, table.uncertainty(officer, target.bases[j])
-                )
+            summary = f"a player character picks his target: hits fall on {aimed[0].id}"
+            source = str(SHOOTING["pc_targets"])
+            return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
+        pool, joined = list(target.bases), list[dict[str, Any]]()
+        join_within = cm(SHOOTING["leaders_join_cm"])
+        officers = comrades(table.scene, target, lambda u, b: b.role in OFFICER_ROLES)
+        for officer, gap, near in gaps_to(table, officers, target.bases):
+            if geo.within(gap, join_within):
+                t = Threshold(gap, join_within, table.uncertainty(officer, near))
                 pool.append(officer)
                 joined.append(
-                    {
-                        "base": officer.id,
-                        "threshold": threshold_json(table.scene, t),
-                        "source": str(SHOOTING["leaders_join"]),
-                    }
+                    dict(base=officer.id, threshold=threshold_json(table.scene, t))
+                    | {"source": str(SHOOTING["leaders_join"])}
                 )
-        total = sum(b.figures for b in pool)
-        among = SHOOTING["allocate_among"]
+        total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
         summary = (
             f"hits are randomised among the nearest {among} of {total} figures"
             if total > among
@@ -515,12 +521,8 @@ class Skirmish19c(Ruleset):
                 break
             chosen.append(pool[k].id)
             figures += pool[k].figures
-        return {
-            "figures": chosen,
-            "joined": joined,
-            "summary": summary,
-            "source": str(SHOOTING["nearest_ten"]),
-        }
+        source = str(SHOOTING["nearest_ten"])
+        return {"figures": chosen, "joined": joined, "summary": summary, "source": source}
 
     # ----------------------------------------------------------------------------------------
     # Command (lines 84, 93-103)
@@ -778,20 +780,11 @@ class Skirmish19c(Ruleset):
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the scene's order), with its distance to
         the nearest figure of the unit against 5 cm (line 119)."""
-        heroes = [
-            b
-            for u in table.scene.units
-            if u.side == unit.side and u.id != unit.id
-            for b in u.bases
-            if b.role == "hero" or u.quality == "hero"
-        ]
-        if not heroes:
-            return []
-        block = table.block(heroes, unit.bases)
+        heroes = comrades(table.scene, unit, lambda u, b: b.role == "hero" or u.quality == "hero")
         near = cm(RISK["hero_near_cm"])
         return [
-            (b, Threshold(float(block[i, j]), near, table.uncertainty(b, unit.bases[j])))
-            for i, (b, j) in enumerate(zip(heroes, block.argmin(axis=1).tolist(), strict=True))
+            (hero, Threshold(gap, near, table.uncertainty(hero, b)))
+            for hero, gap, b in gaps_to(table, heroes, unit.bases)
         ]
 
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
