@@ -42,44 +42,8 @@ from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, Scope
-from .sheet import (
-    ACTIONS_TABLE,
-    ACTIVATION,
-    BARRIER_KINDS,
-    CAVALRY_PACES,
-    COMMAND,
-    DAMAGE,
-    DATA,
-    DIFFICULT_KINDS,
-    FIELDS,
-    MELEE,
-    MOVEMENT,
-    PHASE_CITES,
-    PHASE_STEPS,
-    RISK,
-    RISK_FACTORS,
-    ROW_LABELS,
-    RULESET,
-    SHEET,
-    SHOOTING,
-    SIGHT,
-    TO_HIT,
-    UNIT_FIELDS,
-    WEAPONS,
-    Weapon,
-    band_of,
-    band_threshold,
-    cm,
-    count_json,
-    match_evenly,
-    melee_odds,
-    odds_json,
-    row_label,
-    shooters_allowed,
-    spotting_need,
-    status_after,
-    volley,
-)
+from . import sheet
+from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
 
 QUALITIES = ("hero", "veteran", "raw")
 TYPES = ("infantry", "cavalry", "civilians")
@@ -95,11 +59,11 @@ COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard 
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`UNIT_FIELDS`): the unit's value, else its start-of-game default.
+    """A declared attribute (`sheet.UNIT_FIELDS`): the unit's value, else its start-of-game default.
     A missing description (`regular`, `bayonet`, `formation`) is a `MissingAttribute`, which
     the engine gathers with the question's other missing ones; a value the field does not
     accept is a `QuestionError`."""
-    declared = FIELDS[key]
+    declared = sheet.FIELDS[key]
     value = unit.get(key)
     if value is None:
         value = declared.default
@@ -127,7 +91,7 @@ def type_of(unit: Unit) -> str:
 
 
 def weapon_of(unit: Unit) -> Weapon:
-    return WEAPONS[check_attr(unit, "weapon", tuple(WEAPONS), ruleset=RULESET)]
+    return sheet.WEAPONS[check_attr(unit, "weapon", tuple(sheet.WEAPONS), ruleset=RULESET)]
 
 
 def is_command_figure(base: Base) -> bool:
@@ -199,7 +163,7 @@ def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
 def is_difficult(piece: Terrain) -> bool:
     """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
     flag = piece.attrs.get("difficult")
-    return flag if isinstance(flag, bool) else piece.kind in DIFFICULT_KINDS
+    return flag if isinstance(flag, bool) else piece.kind in sheet.DIFFICULT_KINDS
 
 
 def verdict(t: Threshold) -> str:
@@ -228,12 +192,12 @@ def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Thre
 class Skirmish19c(Ruleset):
     id = "skirmish-19c"
     title = "19th Century rules: QRS"
-    sheet = SHEET
     unit = "cm"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
-    sides_rule = DATA["play"]["sides_rule"]
-    unit_fields = UNIT_FIELDS
+    phases = tuple(p.name for p in sheet.PHASE_STEPS)
+    phase_steps = sheet.PHASE_STEPS
+    sides_rule = sheet.DATA["play"]["sides_rule"]
+    unit_fields = sheet.UNIT_FIELDS
+    sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
     terrain_keys = frozenset({"difficult"})
     # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
     # block, but not within 2 cm of the viewer; woods are seen into 10 cm, and within one wood
@@ -351,8 +315,8 @@ class Skirmish19c(Ruleset):
                 return no_shot(nearest, why, SIGHT["entire_base"])
             return no_shot(nearest, f"beyond long range ({fmt(scene, reach)})", weapon.cite)
         distance, first, aim = eligible[0]
-        band = band_of(weapon, distance)
-        edge = band_threshold(weapon, distance, table.uncertainty(first, aim))
+        band = sheet.band_of(weapon, distance)
+        edge = sheet.band_threshold(weapon, distance, table.uncertainty(first, aim))
         between = {"shooter": first.id, "target": aim.id}
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
@@ -367,7 +331,7 @@ class Skirmish19c(Ruleset):
             reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
             note = f"{aim.id} stands in {hidden.id}: {reaching}"
             spot = Roll.success_roll(
-                "to spot", 1, 6, spotting_need(distance), cite=SIGHT["spotting"], note=note
+                "to spot", 1, 6, sheet.spotting_need(distance), cite=SIGHT["spotting"], note=note
             )
             data["spotting"] = spot.as_json()
             why = (
@@ -410,7 +374,7 @@ class Skirmish19c(Ruleset):
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
             per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
-            shooters, rule = shooters_allowed(figures, per), f"1 per {per}"
+            shooters, rule = sheet.shooters_allowed(figures, per), f"1 per {per}"
             troops = "Baker riflemen" if baker else "troops"
             fire = f"{rule} of {figures} figures that see a target: {shooters} fire"
             reasons.append((f"{how} {troops}: {fire}", cite))
@@ -426,7 +390,7 @@ class Skirmish19c(Ruleset):
         reasons.append((to_hit, TO_HIT[band]["cite"]))
 
         # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
-        shot = volley(shooters, need, band, column, weapon.gunpowder, quality)
+        shot = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
         data.update(shot.as_json(), allocation=allocation, reasons=reasons_json(reasons))
@@ -470,7 +434,7 @@ class Skirmish19c(Ruleset):
     ) -> Resolution:
         """A shot that may not be taken, with the reason."""
         data.setdefault("distance", length_json(scene, distance))
-        data.setdefault("band", band_of(weapon, distance))
+        data.setdefault("band", sheet.band_of(weapon, distance))
         data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(source)}])
         lines = (
             f"{data['shooter']} may not shoot at {data['target']}: {why} [{source}]",
@@ -533,7 +497,7 @@ class Skirmish19c(Ruleset):
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
         quality = quality_of(unit)
-        dice, dice_cite = ACTIVATION[quality]
+        dice, dice_cite = sheet.ACTIVATION[quality]
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
         side = side_bases(scene, unit.side)
@@ -596,8 +560,8 @@ class Skirmish19c(Ruleset):
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
-        data.update(points=count_json(points, mean_points), cost_all=cost_all)
-        data["p_enough_for_all"] = odds_json(p_enough)
+        data.update(points=sheet.count_json(points, mean_points), cost_all=cost_all)
+        data["p_enough_for_all"] = sheet.odds_json(p_enough)
         lines = [
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
             f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]",
@@ -655,7 +619,7 @@ class Skirmish19c(Ruleset):
         close_calls: list[str] = []
 
         def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
-            value, source = RISK_FACTORS[kind][key]
+            value, source = sheet.RISK_FACTORS[kind][key]
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
@@ -719,8 +683,8 @@ class Skirmish19c(Ruleset):
             add("running", f"status {status}")
 
         rf = int(sum(f["value"] for f in factors))
-        label = row_label(rf)
-        cells = ACTIONS_TABLE[kind][label]
+        label = sheet.row_label(rf)
+        cells = sheet.ACTIONS_TABLE[kind][label]
         commanded = unit.get("commanded") is True or is_player_character(unit)
         note = "cross-reference the row with the D6"
         roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
@@ -872,7 +836,7 @@ class Skirmish19c(Ruleset):
             return answer(
                 "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"], brief
             )
-        pairs = match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
+        pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
         opponents: dict[str, list[str]] = {}
         for x, y in pairs:
@@ -886,12 +850,12 @@ class Skirmish19c(Ruleset):
         won = {"a": Fraction(0), "b": Fraction(0)}
         for x, y in pairs:
             mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
-            odds = melee_odds(mx, my)
+            odds = sheet.melee_odds(mx, my)
             won = {k: won[k] + odds[f"{k}_wins"] for k in won}
             fights.append(
                 dict(a=x, b=y, a_modifiers=[m.as_json() for m in mods[x]], a_modifier=mx)
                 | dict(b_modifiers=[m.as_json() for m in mods[y]], b_modifier=my)
-                | {"odds": {k: odds_json(p) for k, p in odds.items()}}
+                | {"odds": {k: sheet.odds_json(p) for k, p in odds.items()}}
             )
             a_won, b_won = (
                 f"wins {odds[f'{k}_wins']} (wounds {odds[f'{k}_wounds']}, kills "
@@ -917,7 +881,7 @@ class Skirmish19c(Ruleset):
         data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
         data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
         data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
-        data["expected_fights_won"] = {k: odds_json(p) for k, p in won.items()}
+        data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
         rule = "the group(s) with the worst results, or both if drawn, move back"
         data["pull_back"] = {
             "loser": length_json(scene, cm(MELEE["back_cm"])),
@@ -970,10 +934,12 @@ class Skirmish19c(Ruleset):
                 dict(pace=p, source=str(c))
                 | {"from": length_json(scene, lo)}
                 | {"to": length_json(scene, hi)}
-                for p, lo, hi, c in CAVALRY_PACES
+                for p, lo, hi, c in sheet.CAVALRY_PACES
             ]
-            paces = (f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in CAVALRY_PACES)
-            lines.append(f"- {', '.join(paces)} [{CAVALRY_PACES[0][3]}]")
+            paces = (
+                f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in sheet.CAVALRY_PACES
+            )
+            lines.append(f"- {', '.join(paces)} [{sheet.CAVALRY_PACES[0][3]}]")
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
@@ -1010,7 +976,7 @@ class Skirmish19c(Ruleset):
                 + f": costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance"
             )
             if kind == "cavalry":
-                pace = next((p for p, _, hi, _ in CAVALRY_PACES if path["cost"] <= hi), None)
+                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
@@ -1021,7 +987,7 @@ class Skirmish19c(Ruleset):
         """The most a group may move this turn (lines 107-109), with why."""
         kind = type_of(unit)
         if kind == "cavalry":
-            pace, _, top, pace_cite = CAVALRY_PACES[-1]
+            pace, _, top, pace_cite = sheet.CAVALRY_PACES[-1]
             return top, f"cavalry at the {pace}", pace_cite
         if state(unit, "heavy_armour"):
             return (
@@ -1047,7 +1013,7 @@ class Skirmish19c(Ruleset):
             if is_difficult(piece):
                 difficult += inside
                 hard_going.append(piece.id)
-            elif piece.kind in BARRIER_KINDS:
+            elif piece.kind in sheet.BARRIER_KINDS:
                 barriers.append(piece.id)
         difficult = min(difficult, near.distance)
         barrier_cost = allowance / 4 * len(barriers)
@@ -1213,7 +1179,7 @@ class Skirmish19c(Ruleset):
         if not data["allowed"]:
             return ()
         fire, need = int(data["shooters"]["fire"]), int(data["rolls"][0]["need"])
-        row = DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
+        row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = int(data["damage"]["modifier"])
         read = "damage D6" + {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
@@ -1245,7 +1211,7 @@ class Skirmish19c(Ruleset):
         hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
         what = f"{args[0]} shoot {args[1]}"
-        source = DAMAGE["gunpowder"]["cite"]
+        source = sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > hits:
             raise QuestionError(
                 f"{RULESET} {what}: {kills} killed and {wounds} wounded come from {hits} hits; "
@@ -1372,10 +1338,12 @@ class Skirmish19c(Ruleset):
     def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
-        row = ACTIONS_TABLE[data["table"]][data["row"]][0]
+        row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
         return (
-            Report("row", Kind.CHOICE, label, row.cite, choices=ROW_LABELS, default=data["row"]),
+            Report(
+                "row", Kind.CHOICE, label, row.cite, choices=sheet.ROW_LABELS, default=data["row"]
+            ),
             count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
         )
 
@@ -1387,10 +1355,10 @@ class Skirmish19c(Ruleset):
             raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
         data = self.resolve(scene, "risk", args).data
         row = str(reported["row"])
-        cell = ACTIONS_TABLE[data["table"]][row][face - 1]
+        cell = sheet.ACTIONS_TABLE[data["table"]][row][face - 1]
         unit = scene.unit_of(args[0])
         before = str(state(unit, "status"))
-        after, why = status_after(cell, row, before, bool(data["italics"]["commanded"]))
+        after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
         if after == before:
             return ()
         return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
@@ -1408,7 +1376,7 @@ class Skirmish19c(Ruleset):
                 "points",
                 Kind.COUNT,
                 f"command points: the {dice}D6 of {data['leader_base']} summed",
-                ACTIVATION[quality_of(scene.unit_of(args[0]))][1],
+                sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1],
                 maximum=6 * dice,
                 default=round(mean),
             )
@@ -1492,7 +1460,9 @@ class Skirmish19c(Ruleset):
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
         return {
             "side_a": sorted(sides_with_player_characters(scene)),
-            "phase_sources": {p: str(PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)},
+            "phase_sources": {
+                p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)
+            },
         }
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
@@ -1549,7 +1519,7 @@ class Skirmish19c(Ruleset):
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
         other group (line 38)."""
-        weapon = WEAPONS.get(str(unit.get("weapon")))
+        weapon = sheet.WEAPONS.get(str(unit.get("weapon")))
         if weapon is None or not weapon.bands:
             return
         targets = [e for e, gap in enemy_gaps(table, unit) if geo.within(gap, weapon.reach)]
