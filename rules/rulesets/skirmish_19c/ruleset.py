@@ -1034,14 +1034,10 @@ class Skirmish19c(Ruleset):
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
         or NCO of the side within 5 cm of one of them, stays in company."""
         rule = MOVEMENT["platoon"]["cavalry" if unit.get("type") == "cavalry" else "infantry"]
-        name = unit.get("platoon")
+        name, source = unit.get("platoon"), str(rule)
         if name is None:
-            return {
-                "platoon": None,
-                "in_company": False,
-                "source": str(rule),
-                "summary": f"not part of a platoon (give platoon: NAME) [{rule}]",
-            }
+            summary = f"not part of a platoon (give platoon: NAME) [{rule}]"
+            return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
         # Linked by gaps of at most 5 cm: grow the group from this unit.
@@ -1064,47 +1060,29 @@ class Skirmish19c(Ruleset):
         together = len(linked) == len(members)
         # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
         # by its first nearest figure.
-        officers = [
-            b
-            for u in scene.units
-            if u.side == unit.side
-            for b in u.bases
-            if b.role in MOVEMENT["platoon_roles"]
-        ]
-        bases = [b for m in members for b in m.bases]
-        officer = None
-        if officers:
-            block = table.block(officers, bases)
-            gaps = block.min(axis=1).tolist()
-            first = next((i for i, d in enumerate(gaps) if d <= limit), None)
-            if first is not None:
-                b, near_b = officers[first], bases[int(block[first].argmin())]
-                officer = b.id
-                if Threshold(gaps[first], limit, table.uncertainty(b, near_b)).too_close_to_call:
-                    close.append(b.id)
+        roles = MOVEMENT["platoon_roles"]
+        officers = [b for b in side_bases(scene, unit.side) if b.role in roles]
+        gaps = gaps_to(table, officers, [b for m in members for b in m.bases])
+        found = [g for g in gaps if g[1] <= limit][:1]
+        officer = found[0][0].id if found else None
+        for b, gap, near_b in found:
+            if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
+                close.append(b.id)
         in_company = together and officer is not None
+        company = (
+            ": uncommanded, it stays in company with the first group of its platoon to move when "
+            "its orders are in italics"
+        )
         summary = (
             f"platoon {name!r} ({', '.join(m.id for m in members)}): "
             + ("all within 5 cm of each other" if together else "not all within 5 cm")
             + (f", {officer} within 5 cm" if officer else ", no officer or NCO within 5 cm")
-            + (
-                ": uncommanded, it stays in company with the first group of its platoon to move "
-                "when its orders are in italics"
-                if in_company
-                else ": each group acts alone"
-            )
+            + (company if in_company else ": each group acts alone")
             + f" [{rule}]"
         )
-        return {
-            "platoon": name,
-            "members": [m.id for m in members],
-            "together": together,
-            "officer": officer,
-            "in_company": in_company,
-            "too_close_to_call": close,
-            "source": str(rule),
-            "summary": summary,
-        }
+        out = dict(platoon=name, members=[m.id for m in members], together=together)
+        out.update(officer=officer, in_company=in_company, too_close_to_call=close)
+        return out | {"source": source, "summary": summary}
 
     def charge(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
@@ -1136,23 +1114,13 @@ class Skirmish19c(Ruleset):
                 f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
                 f"nearest enemy in reach ({nearest_id}) [{MELEE['nearest']}]"
             )
-        data = {
-            "action": "charge",
-            "ruleset": self.id,
-            "a": a_id,
-            "b": b_id,
-            "allowed": allowed,
-            "commanded": commanded,
-            "reach": length_json(scene, allowance),
-            "cost": length_json(scene, path["cost"]),
-            "distance": length_json(scene, path["distance"]),
-            "threshold": threshold_json(scene, t),
-            "nearest_enemy": nearest_id,
-            "reasons": reasons,
-            "source": str(MELEE["who_charges"]),
-        }
+        data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
+        lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
+        data.update({k: length_json(scene, v) for k, v in lengths.items()})
+        data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
+        data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
-        return Resolution("charge", MappingProxyType(data), (head, *[f"- {r}" for r in reasons]))
+        return answer("charge", data, [head, *[f"- {r}" for r in reasons]], brief)
 
     def _nearest_enemy(self, table: Table, unit: Unit) -> Unit:
         """The enemy group nearest the unit, edge to edge (of equally near ones the first in
