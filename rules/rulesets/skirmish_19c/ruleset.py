@@ -424,23 +424,16 @@ class Skirmish19c(Ruleset):
         ]
 
     def _no_shot(
-        self,
-        scene: Scene,
-        data: dict[str, Any],
-        weapon: Weapon,
-        distance: float,
-        why: str,
-        source: Cite,
+        self, scene: Scene, data: dict[str, Any], weapon: Weapon, at: float, why: str, cite: Cite
     ) -> Resolution:
-        """A shot that may not be taken, with the reason."""
-        data.setdefault("distance", length_json(scene, distance))
-        data.setdefault("band", sheet.band_of(weapon, distance))
-        data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(source)}])
-        lines = (
-            f"{data['shooter']} may not shoot at {data['target']}: {why} [{source}]",
-            f"- {fmt(scene, distance)} between the nearest figures",
+        """A shot that may not be taken, with the reason (`at`: the distance measured)."""
+        data.setdefault("distance", length_json(scene, at))
+        data.setdefault("band", sheet.band_of(weapon, at))
+        data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
+        head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
+        return answer(
+            "shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"], False
         )
-        return Resolution("shoot", MappingProxyType(data), lines)
 
     def _nearest_other(
         self, table: Table, shooter: Unit, target: Unit, reach: float
@@ -1337,31 +1330,20 @@ class Skirmish19c(Ruleset):
         data = self.resolve(scene, "command", args).data
         if not data["costs"]:
             return ()
-        dice = int(data["rolls"][0]["dice"])
-        mean = Fraction(data["points"]["mean"]["exact"])
-        reports = [
-            Report(
-                "points",
-                Kind.COUNT,
-                f"command points: the {dice}D6 of {data['leader_base']} summed",
-                sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1],
-                maximum=6 * dice,
-                default=round(mean),
-            )
-        ]
+        dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
+        label = f"command points: the {dice}D6 of {data['leader_base']} summed"
+        cite = sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1]
+        reports = [count("points", label, cite, 6 * dice, round(mean))]
         spent = 0
         for c in data["costs"]:
-            cost = int(c["figures"]) * int(c["points_each"])
-            spent += cost
+            spent += cost_of(c)
+            label = (
+                f"{c['unit']} commanded this turn: {c['figures']} figures at {c['points_each']} "
+                f"pt ({c['why']}) = {cost_of(c)} pts"
+            )
+            cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
             reports.append(
-                Report(
-                    f"command_{c['unit']}",
-                    Kind.FLAG,
-                    f"{c['unit']} commanded this turn: {c['figures']} figures at "
-                    f"{c['points_each']} pt ({c['why']}) = {cost} pts",
-                    (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"],
-                    default=spent <= mean,
-                )
+                Report(f"command_{c['unit']}", Kind.FLAG, label, cite, default=spent <= mean)
             )
         return tuple(reports)
 
@@ -1371,19 +1353,18 @@ class Skirmish19c(Ruleset):
         data = self.resolve(scene, "command", args).data
         points = int(reported.get("points", 0))
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
-        cost = sum(int(c["figures"]) * int(c["points_each"]) for c in chosen)
-        if cost > points:
+        if sum(map(cost_of, chosen)) > points:
             raise QuestionError(
-                f"{RULESET} command {args[0]}: the groups chosen cost {cost} points, but "
-                f"{points} were thrown [{LOYAL['cite']}]"
+                f"{RULESET} command {args[0]}: the groups chosen cost {sum(map(cost_of, chosen))} "
+                f"points, but {points} were thrown [{LOYAL['cite']}]"
             )
+        by = f"activated by {data['leader_base']}"
         return tuple(
             Change(
                 c["unit"],
                 "commanded",
                 True,
-                f"activated by {data['leader_base']}: {int(c['figures']) * int(c['points_each'])}"
-                f" of {points} command points",
+                f"{by}: {cost_of(c)} of {points} command points",
                 COMMAND["points"],
             )
             for c in chosen
@@ -1558,6 +1539,11 @@ def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool) -> 
 
 def reasons_json(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
     return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+
+
+def cost_of(group: Mapping[str, Any]) -> int:
+    """The command points a group of a `command` answer's costs takes to activate."""
+    return int(group["figures"]) * int(group["points_each"])
 
 
 def count(name: str, label: str, cite: Cite, maximum: int, default: int | None = 0) -> Report:
