@@ -68,13 +68,11 @@ def state(unit: Unit, key: str) -> Any:
     if value is None:
         value = declared.default
     if value is None:
-        kind = declared.kind
         wanted, stand_in = {
             Kind.FLAG: ("true or false", False),
             Kind.COUNT: ("a whole number from 0", 0),
             Kind.TEXT: ("a name", "?"),
-        }.get(kind, (f"one of {accepted(declared.choices)}", declared.choices[:1] or ("",)))
-        stand_in = stand_in[0] if isinstance(stand_in, tuple) else stand_in
+        }.get(declared.kind, (f"one of {accepted(declared.choices)}", (*declared.choices, "")[0]))
         raise MissingAttribute(RULESET, unit.id, key, wanted, stand_in)
     problem = declared.check(value, f"unit {unit.id!r}:")
     if problem:
@@ -408,20 +406,13 @@ class Skirmish19c(Ruleset):
         near ones) and its distance."""
         if picked is not None:
             seen = table.sight_distances(self.sight_policy, shooter.bases, picked)
-            nearest = zip(seen.min(axis=1).tolist(), seen.argmin(axis=1).tolist(), strict=True)
-            return [
-                (d, f, picked[j])
-                for f, (d, j) in zip(shooter.bases, nearest, strict=True)
-                if d < math.inf
-            ]
-        distance, which = table.nearest_seen(self.sight_policy)
-        rows, column = table.span(shooter), table.unit_row(target)
-        nearest = zip(distance[rows, column].tolist(), which[rows, column].tolist(), strict=True)
-        return [
-            (d, f, table.bases[j])
-            for f, (d, j) in zip(shooter.bases, nearest, strict=True)
-            if d < math.inf
-        ]
+            distance, which = seen.min(axis=1), [picked[j] for j in seen.argmin(axis=1).tolist()]
+        else:
+            nearest, index = table.nearest_seen(self.sight_policy)
+            rows, column = table.span(shooter), table.unit_row(target)
+            distance, which = nearest[rows, column], [table.bases[j] for j in index[rows, column]]
+        seeing = zip(distance.tolist(), shooter.bases, which, strict=True)
+        return [(d, f, b) for d, f, b in seeing if d < math.inf]
 
     def _no_shot(
         self, scene: Scene, data: dict[str, Any], weapon: Weapon, at: float, why: str, cite: Cite
