@@ -974,11 +974,8 @@ class Skirmish19c(Ruleset):
             pace, _, top, pace_cite = sheet.CAVALRY_PACES[-1]
             return top, f"cavalry at the {pace}", pace_cite
         if state(unit, "heavy_armour"):
-            return (
-                cm(MOVEMENT["armour"]["cm"]),
-                "foot in heavy armour/clothing",
-                MOVEMENT["armour"]["cite"],
-            )
+            armour = MOVEMENT["armour"]
+            return cm(armour["cm"]), "foot in heavy armour/clothing", armour["cite"]
         wounded = int(state(unit, "wounded"))
         if kind == "civilians" or wounded:
             why = "civilians" if kind == "civilians" else f"{wounded} wounded figures"
@@ -1002,17 +999,10 @@ class Skirmish19c(Ruleset):
         difficult = min(difficult, near.distance)
         barrier_cost = allowance / 4 * len(barriers)
         cost = near.distance + difficult + barrier_cost
-        return {
-            "from": near.a,
-            "to": near.b,
-            "distance": near.distance,
-            "difficult": difficult,
-            "difficult_pieces": hard_going,
-            "barriers": barriers,
-            "barrier_cost": barrier_cost,
-            "cost": cost,
-            "threshold": Threshold(cost, allowance, table.uncertainty(near.a, near.b)),
-        }
+        path = dict(distance=near.distance, difficult=difficult, difficult_pieces=hard_going)
+        path.update(barriers=barriers, barrier_cost=barrier_cost, cost=cost)
+        reach = Threshold(cost, allowance, table.uncertainty(near.a, near.b))
+        return path | {"from": near.a, "to": near.b, "threshold": reach}
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
