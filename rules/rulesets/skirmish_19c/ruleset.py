@@ -146,10 +146,11 @@ def gaps_to(
 ) -> list[tuple[Base, float, Base]]:
     """Each figure with its edge distance to the nearest of `bases`, and that base (the first
     of equally near ones)."""
-    block = table.block(figures, bases) if figures else np.zeros((0, len(bases)))
-    return [
-        (f, float(r.min()), bases[int(r.argmin())]) for f, r in zip(figures, block, strict=True)
-    ]
+    if not figures:
+        return []
+    block = table.block(figures, bases)
+    gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
+    return [(f, d, bases[j]) for f, d, j in zip(figures, gaps, nearest, strict=True)]
 
 
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
