@@ -207,12 +207,8 @@ class Skirmish19c(Ruleset):
     sight_needs_entire_base = True
     sight_rule = SIGHT["entire_base"]
     see_into = MappingProxyType(
-        {
-            TerrainKind.WOODS: cm(SIGHT["woods_see_into_cm"]),
-            TerrainKind.TOWN: geo.REACH,
-            TerrainKind.BUILDING: geo.REACH,
-            TerrainKind.HILL: geo.REACH,
-        }
+        {TerrainKind.WOODS: cm(SIGHT["woods_see_into_cm"])}
+        | dict.fromkeys((TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL), geo.REACH)
     )
     visibility_within = MappingProxyType({TerrainKind.WOODS: cm(SIGHT["woods_visibility_cm"])})
     hidden_in = frozenset(TerrainKind(k) for k in SIGHT["hidden_in"])
@@ -240,16 +236,8 @@ class Skirmish19c(Ruleset):
         return tuple(RangeBand(band, reach, weapon.cite) for band, reach in weapon.bands)
 
     def actions(self) -> dict[str, Action]:
-        return {
-            **super().actions(),
-            "shoot": self.shoot,
-            "command": self.command,
-            "risk": self.risk,
-            "suggest": self.suggest,
-            "melee": self.melee,
-            "move": self.move,
-            "charge": self.charge,
-        }
+        mine = ("shoot", "command", "risk", "suggest", "melee", "move", "charge")
+        return {**super().actions(), **{name: getattr(self, name) for name in mine}}
 
     def _enemies(self, table: Table, action: str, args: Sequence[str], what: str) -> list[Unit]:
         """The two groups an action names, which must be enemies."""
@@ -1340,17 +1328,11 @@ class Skirmish19c(Ruleset):
                 f"{RULESET} command {args[0]}: the groups chosen cost {sum(map(cost_of, chosen))} "
                 f"points, but {points} were thrown [{LOYAL['cite']}]"
             )
-        by = f"activated by {data['leader_base']}"
-        return tuple(
-            Change(
-                c["unit"],
-                "commanded",
-                True,
-                f"{by}: {cost_of(c)} of {points} command points",
-                COMMAND["points"],
-            )
-            for c in chosen
-        )
+        changes = []
+        for c in chosen:
+            why = f"activated by {data['leader_base']}: {cost_of(c)} of {points} command points"
+            changes.append(Change(c["unit"], "commanded", True, why, COMMAND["points"]))
+        return tuple(changes)
 
     def _charge_apply(
         self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
@@ -1358,11 +1340,8 @@ class Skirmish19c(Ruleset):
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
         if not self.resolve(scene, "charge", args).data["allowed"]:
             return ()
-        return (
-            Change(
-                scene.unit_of(args[0]).id, "moved", True, f"charged {args[1]}", MELEE["who_charges"]
-            ),
-        )
+        unit, why = scene.unit_of(args[0]), f"charged {args[1]}"
+        return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
 
     def _move_apply(
         self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
