@@ -73,10 +73,8 @@ UNIT_FIELDS = tuple(
         Kind(f["kind"]),
         f["cite"],
         f["label"],
-        default=f.get("default"),
         choices=tuple(f.get("choices", ())),
-        in_play=f.get("in_play", True),
-        per_turn=f.get("per_turn", False),
+        **{k: f[k] for k in ("default", "in_play", "per_turn") if k in f},
     )
     for f in DATA["unit_fields"]
 )
@@ -108,15 +106,8 @@ class Cell:
         return "(Charge?)" in self.text
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "face": self.face,
-            "text": self.text,
-            "italic": self.italic,
-            "charge": self.charge,
-            "probability": "1/6",
-            "source": str(self.cite),
-            "note": self.note,
-        }
+        out = dict(face=self.face, text=self.text, italic=self.italic, charge=self.charge)
+        return out | dict(probability="1/6", source=str(self.cite), note=self.note)
 
 
 ACTIONS_TABLE = {
