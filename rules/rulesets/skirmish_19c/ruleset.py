@@ -107,10 +107,6 @@ def is_commanded(unit: Unit) -> bool:
     return is_player_character(unit) or bool(state(unit, "commanded"))
 
 
-def is_hero(unit: Unit, base: Base) -> bool:
-    return base.role == "hero" or unit.quality == "hero"
-
-
 def sides_with_player_characters(scene: Scene) -> set[str]:
     """The sides of side A: those with a command figure (line 84)."""
     return {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
@@ -123,10 +119,6 @@ def enemies(scene: Scene, unit: Unit) -> list[Unit]:
 def side_bases(scene: Scene, side: str) -> list[Base]:
     """The bases of a side's groups, in the scene's order."""
     return [b for u in scene.units if u.side == side for b in u.bases]
-
-
-def enemy_bases(scene: Scene, unit: Unit) -> list[Base]:
-    return [b for u in scene.units if u.side != unit.side for b in u.bases]
 
 
 def comrades(scene: Scene, unit: Unit, keep: Callable[[Unit, Base], bool]) -> list[Base]:
@@ -330,7 +322,8 @@ class Skirmish19c(Ruleset):
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(state(shooter, "commanded"))
-        other = None if commanded else self._nearest_other(table, shooter, target, reach)
+        others = [] if commanded else self.sighted(table, shooter, reach)
+        other = next((s for s in others if s[1].id != target.id), None)  # nearest but target
         if other is not None:
             d_other, group, a, b = other
             t = Threshold(distance, d_other, table.uncertainty(a, b))
@@ -414,13 +407,6 @@ class Skirmish19c(Ruleset):
         return answer(
             "shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"], False
         )
-
-    def _nearest_other(
-        self, table: Table, shooter: Unit, target: Unit, reach: float
-    ) -> tuple[float, Unit, Base, Base] | None:
-        """The nearest enemy group but the target the shooter sees within its reach (line 38):
-        its distance, the group and the nearest pair; None when there is none."""
-        return next((s for s in self.sighted(table, shooter, reach) if s[1].id != target.id), None)
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -727,7 +713,7 @@ class Skirmish19c(Ruleset):
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
-        others = enemy_bases(table.scene, unit)
+        others = [b for u in enemies(table.scene, unit) for b in u.bases]
         reasons = []
         for base in unit.bases:
             found = next(
@@ -874,7 +860,7 @@ class Skirmish19c(Ruleset):
         if len(touching) > 1:
             why = f"{len(touching)} enemies in base contact"
             mods.append(Modifier(-(len(touching) - 1), why, MELEE["raw"]))
-        if is_hero(unit, me):
+        if me.role == "hero" or unit.quality == "hero":
             mods.append(Modifier(1, "a hero", MELEE["hero"]))
         mine = self._melee_factor(unit)
         theirs = max(self._melee_factor(u) for u in opponents)
@@ -1071,7 +1057,7 @@ class Skirmish19c(Ruleset):
                 f"and not forced to move otherwise by the actions table [{MELEE['who_charges']}]"
             )
         else:
-            nearest_id = self._nearest_enemy(table, unit).id
+            nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
             reasons.append(
                 f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
@@ -1084,11 +1070,6 @@ class Skirmish19c(Ruleset):
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
         return answer("charge", data, [head, *[f"- {r}" for r in reasons]], brief)
-
-    def _nearest_enemy(self, table: Table, unit: Unit) -> Unit:
-        """The enemy group nearest the unit, edge to edge (of equally near ones the first in
-        the scene's order); the unit has one."""
-        return min(enemy_gaps(table, unit), key=lambda g: g[1])[0]
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
