@@ -370,14 +370,14 @@ class Skirmish19c(Ruleset):
         reasons.append((to_hit, TO_HIT[band]["cite"]))
 
         # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
-        shot = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
+        shot, shot_lines = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
-        data.update(shot.as_json(), allocation=allocation, reasons=reasons_json(reasons))
+        data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
-        lines += [*shot.lines(), f"- {allocation['summary']}"]
+        lines += [*shot_lines, f"- {allocation['summary']}"]
         return answer("shoot", data, [head, *lines], brief)
 
     def _figures_seeing(

@@ -191,56 +191,15 @@ def count_json(distribution: Sequence[Fraction], mean: Fraction) -> dict[str, An
     return {"distribution": [odds_json(p) for p in distribution], "mean": odds_json(mean)}
 
 
-@dataclass(frozen=True, slots=True)
-class Volley:
-    """One volley's dice as a shot answer shows them: the D8s to hit (lines 40-43) and each
-    hit's damage D6 (lines 45-49), the odds of hits, kills and wounds, and the readable lines."""
-
-    to_hit: Roll
-    damage: Roll
-    gunpowder: bool
-    shift: int
-    """What the shooters' quality adds to the damage die."""
-    per_hit: dict[str, Fraction]
-    """The chance of a graze, a wound and a kill from one hit."""
-    each: dict[str, Fraction]
-    """The chance of a hit, a kill and a wound from one shooter."""
-
-    def as_json(self) -> dict[str, Any]:
-        n, each = self.to_hit.dice, self.each
-        return {
-            "rolls": [self.to_hit.as_json(), self.damage.as_json()],
-            "hits": count_json(self.to_hit.distribution, n * each["hit"]),
-            "damage": {
-                "row": "gunpowder weapons" if self.gunpowder else "other",
-                "modifier": self.shift,
-                "per_hit": {k: odds_json(v) for k, v in self.per_hit.items()},
-            },
-            "kills": count_json(dice_math.binomial(n, each["kill"]), n * each["kill"]),
-            "wounds": count_json(dice_math.binomial(n, each["wound"]), n * each["wound"]),
-        }
-
-    def lines(self) -> list[str]:
-        shift = f" ({self.shift:+d})" if self.shift else ""
-        expected = {k: float(self.to_hit.dice * p) for k, p in self.each.items()}
-        return [
-            f"- {self.to_hit.describe()}; P(at least 1 hit) = {1 - self.to_hit.distribution[0]}",
-            f"- damage, one D6 a hit{shift} [{self.damage.cite}]: "
-            + ", ".join(f"{k} {v}" for k, v in self.per_hit.items()),
-            f"- expected hits {expected['hit']:.2f}, kills {expected['kill']:.2f}, wounds "
-            f"{expected['wound']:.2f}",
-        ]
-
-
 def volley(
     shooters: int, need: int, band: str, column: str, gunpowder: bool, quality: str
-) -> Volley:
-    """`shooters` D8s needing `need`+ at `band` range against `column` cover, each hit a D6 on
-    the damage row of `gunpowder` weapons or not, one better for a hero, one worse for raw
-    shooters (line 45)."""
-    to_hit = Roll.success_roll(
-        "to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=f"{band} range, {column}"
-    )
+) -> tuple[dict[str, Any], list[str]]:
+    """One volley as a shot answer shows it: `shooters` D8s needing `need`+ at `band` range
+    against `column` cover (lines 40-43), each hit a D6 on the damage row of `gunpowder`
+    weapons or not, one better for a hero, one worse for raw shooters (lines 45-49); the
+    answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
+    note = f"{band} range, {column}"
+    to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     mods = tuple(
         Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
         for q in ("hero", "raw")
@@ -253,7 +212,26 @@ def volley(
     per_hit = damage_odds(gunpowder, shift)
     hit = dice_math.p_at_least(8, need)
     each = {"hit": hit, "kill": hit * per_hit["kill"], "wound": hit * per_hit["wound"]}
-    return Volley(to_hit, damage, gunpowder, shift, per_hit, each)
+    mean = {k: shooters * p for k, p in each.items()}
+    data = {
+        "rolls": [to_hit.as_json(), damage.as_json()],
+        "hits": count_json(to_hit.distribution, mean["hit"]),
+        "damage": {
+            "row": "gunpowder weapons" if gunpowder else "other",
+            "modifier": shift,
+            "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
+        },
+        "kills": count_json(dice_math.binomial(shooters, each["kill"]), mean["kill"]),
+        "wounds": count_json(dice_math.binomial(shooters, each["wound"]), mean["wound"]),
+    }
+    sign = f" ({shift:+d})" if shift else ""
+    read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
+    hits, kills, wounds = (float(mean[k]) for k in ("hit", "kill", "wound"))
+    return data, [
+        f"- {to_hit.describe()}; P(at least 1 hit) = {1 - to_hit.distribution[0]}",
+        f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
+        f"- expected hits {hits:.2f}, kills {kills:.2f}, wounds {wounds:.2f}",
+    ]
 
 
 # --------------------------------------------------------------------------------------------
