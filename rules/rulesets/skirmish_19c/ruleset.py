@@ -51,6 +51,8 @@ COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
+Why = tuple[str, Cite]
+"""What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 
 
@@ -216,11 +218,8 @@ class Skirmish19c(Ruleset):
         dices for no initiative, so `initiative` changes nothing."""
         side_a = sides_with_player_characters(scene)
         every = tuple(dict.fromkeys(u.side for u in scene.units))
-        return {
-            "A": tuple(s for s in every if s in side_a),
-            "B": tuple(s for s in every if s not in side_a),
-            "all": every,
-        }
+        a, b = tuple(s for s in every if s in side_a), tuple(s for s in every if s not in side_a)
+        return {"A": a, "B": b, "all": every}
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapons table's short, medium and long ranges (lines 10-16); swords have none."""
@@ -1130,25 +1129,19 @@ class Skirmish19c(Ruleset):
                 f"each hit throws one damage D6 [{source}]"
             )
         off = [scene.base(b) for b in reported["taken_off"]]
-        changes = self._losses(scene, target, kills, wounds, off, what, source)
+        changes = self._losses(scene, target, (kills, wounds), off, (what, source))
         changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
         return tuple(changes)
 
     def _losses(
-        self,
-        scene: Scene,
-        group: Unit,
-        kills: int,
-        wounds: int,
-        off: Sequence[Base],
-        what: str,
-        source: Cite,
+        self, scene: Scene, group: Unit, hurt: tuple[int, int], off: Sequence[Base], why: Why
     ) -> list[Change]:
-        """The changes of `kills` figures killed and `wounds` wounded in `group`, the bases
-        `off` taken off the table: a base goes when every figure on it is killed, so the
-        figures taken off are at most the kills, and the kills left over must fit on the
-        bases that stay. An officer of another group who had joined it (line 53) counts in
-        his own group's casualties; wounds count in the target group (README.md)."""
+        """The changes of `hurt` (figures killed, wounded) in `group`, the bases `off` taken
+        off the table, `why` (the question, the sheet's line): a base goes when every figure on
+        it is killed, so the figures taken off are at most the kills, and the kills left over
+        must fit on the bases that stay. An officer of another group who had joined it (line
+        53) counts in his own group's casualties; wounds count in the target group (README)."""
+        (kills, wounds), (what, source) = hurt, why
         taken = sum(b.figures for b in off)
         if taken > kills:
             raise QuestionError(
@@ -1235,7 +1228,7 @@ class Skirmish19c(Ruleset):
         for key, unit in units.items():
             off = [scene.base(b) for b in reported[f"taken_off_{key}"]]
             kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
-            changes += self._losses(scene, unit, kills, wounds, off, what, MELEE["hits"])
+            changes += self._losses(scene, unit, (kills, wounds), off, (what, MELEE["hits"]))
         worse = reported["worse"]
         for unit in units.values():
             if worse in (unit.id, "drawn"):
@@ -1339,14 +1332,14 @@ class Skirmish19c(Ruleset):
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """The engine's `suggest`, its readable answer headed by the count of suggestions and
         who is side A (the engine's `suggestion_lines` is not given the scene)."""
-        answer = super().suggest(scene, args)
-        phase, side_a = answer.data["phase"], answer.data["side_a"]
+        listed = super().suggest(scene, args)
+        phase, side_a = listed.data["phase"], listed.data["side_a"]
         head = (
-            f"{len(answer.data['items'])} suggestions"
+            f"{len(listed.data['items'])} suggestions"
             + (f" for phase {phase}" if phase else "")
             + f"; side A (with player characters): {', '.join(side_a) or 'none'}"
         )
-        return replace(answer, lines=(head, *answer.lines))
+        return replace(listed, lines=(head, *listed.lines))
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
         return {
@@ -1393,19 +1386,15 @@ class Skirmish19c(Ruleset):
             return self._out_of_command(table_of(scene), candidate.args[0])
         try:
             # Each action is the method of its name; `suggest` lists its first line only.
-            answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args, brief=True)
-            return answer
+            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args, brief=True)
+            return found
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
                     self.resolve(scene, candidate.kind, candidate.args)
                 except QuestionError as gathered:
                     error = gathered
-            return Resolution(
-                candidate.kind,
-                MappingProxyType({"error": str(error)}),
-                (f"cannot answer: {error}",),
-            )
+            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"], False)
 
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
