@@ -18,6 +18,7 @@ from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import Table
 from rules.scene import Scene
+from tests.builders import make_scene, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
 
@@ -82,3 +83,24 @@ def test_the_look_ups_and_the_terrain_are_the_scenes_answers() -> None:
         poly = np.asarray(piece.polygon, dtype=float)
         inside_len = geo.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
         assert inside_len <= geo.EPS
+
+
+def test_others_apart_leaves_out_the_own_unit_and_near_bases() -> None:
+    """25 mm square bases: a-1 is 10 mm from a-0 (edge to edge) in its own unit, b-0 15 mm
+    from it, c-0 175 mm; only c-0 is of another unit and more than 2 cm from a-0 (the bases a
+    skirmish-19c figure cannot shoot over, line 55)."""
+    sq = {"width": 25.0, "depth": 25.0}
+    own = [{"id": "a-0", "x": 100.0, "y": 100.0, **sq}, {"id": "a-1", "x": 135.0, "y": 100.0, **sq}]
+    units = [
+        unit("a", "red", own),
+        unit("b", "blue", [{"id": "b-0", "x": 100.0, "y": 140.0, **sq}]),
+        unit("c", "blue", [{"id": "c-0", "x": 300.0, "y": 100.0, **sq}]),
+    ]
+    table = Table(make_scene("skirmish-19c", units, unit="mm", width=900, depth=600))
+    row = table.others_apart(20.0)[table.index["a-0"]]
+    assert dict(zip([b.id for b in table.bases], row.tolist(), strict=True)) == {
+        "a-0": False,
+        "a-1": False,
+        "b-0": False,
+        "c-0": True,
+    }
