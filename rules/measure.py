@@ -206,6 +206,8 @@ class Table:
         self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
         self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
         self._grid: dict[float, _Grid] = {}
+        self._sight_matrix: dict[SightPolicy, geo.Array] = {}
+        self._nearest_seen: dict[SightPolicy, tuple[geo.Array, npt.NDArray[np.int_]]] = {}
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -350,6 +352,12 @@ class Table:
         """The unit's row (and column) in `unit_gaps`: its place in the scene's units."""
         return self._unit_number[unit.id]
 
+    def span(self, unit: Unit) -> slice:
+        """Where a unit's bases lie in `bases` (they are consecutive): its rows of `distances`
+        and of every (N, ...) array here."""
+        start = self._unit_first[self._unit_number[unit.id]]
+        return slice(start, start + len(unit.bases))
+
     @cached_property
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}
@@ -476,6 +484,75 @@ class Table:
     def in_sight(self, policy: SightPolicy, viewer: Base, target: Base) -> bool:
         """Whether `viewer` sees `target` under a policy (`visible` of the one pair)."""
         return bool(self.visible(policy, [viewer], [target])[0, 0])
+
+    def sight_distances(
+        self,
+        policy: SightPolicy,
+        viewers: Sequence[Base],
+        targets: Sequence[Base],
+        within: float = math.inf,
+    ) -> geo.Array:
+        """(V, T) the edge distance from each viewer to each target where the viewer sees it
+        under a policy (`visible`) no farther than `within` (`geometry.within`), else
+        infinity."""
+        block = self.block(viewers, targets)
+        near = np.asarray(geo.within(block, within))
+        r, c = np.nonzero(near)
+        if len(r):
+            rows = np.array(self.rows(viewers), dtype=int)
+            cols = np.array(self.rows(targets), dtype=int)
+            near[r, c] = self.seen(policy, rows[r], cols[c], entire=policy.entire_base)
+        return np.where(near, block, np.inf)
+
+    def sight_matrix(self, policy: SightPolicy) -> geo.Array:
+        """(N, N) for every two bases of units of different sides, the edge distance from the
+        first to the second where the first sees it under a policy (`visible`), else infinity
+        (and for two bases of one side). Every base against every enemy base in one batch,
+        remembered per policy (read-only)."""
+        found = self._sight_matrix.get(policy)
+        if found is None:
+            with self._lock:
+                found = self._sight_matrix.get(policy)
+                if found is None:
+                    found = self._sight_matrix[policy] = self._sight_matrix_of(policy)
+        return found
+
+    def _sight_matrix_of(self, policy: SightPolicy) -> geo.Array:
+        units = self.scene.units
+        sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
+        side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
+        rows, cols = np.nonzero(side[:, None] != side[None, :])
+        sees = self.seen(policy, rows, cols, entire=policy.entire_base)
+        out = np.full((len(self.bases),) * 2, np.inf)
+        out[rows[sees], cols[sees]] = self.distances[rows[sees], cols[sees]]
+        return _read_only(out)
+
+    def nearest_seen(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        """(N, U) for each base and each unit of another side than its own, the edge distance
+        to the nearest base of that unit it sees under a policy (`sight_matrix`), infinity when
+        it sees none (and for the units of its own side); and (N, U) the table index of that
+        base, the first of the unit's equally near ones. Remembered per policy (read-only).
+
+        Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
+        found = self._nearest_seen.get(policy)
+        if found is None:
+            seen = self.sight_matrix(policy)
+            with self._lock:
+                found = self._nearest_seen.get(policy)
+                if found is None:
+                    found = self._nearest_seen[policy] = self._nearest_of(seen)
+        return found
+
+    def _nearest_of(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        n, u = len(self.bases), len(self.scene.units)
+        if not n or any(not unit.bases for unit in self.scene.units):
+            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), dtype=int))
+        starts = np.array(self._unit_first, dtype=int)
+        nearest = np.minimum.reduceat(seen, starts, axis=1)
+        # The first base of each unit at its least distance: columns in reading order.
+        at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
+        first = np.minimum.reduceat(at, starts, axis=1)
+        return _read_only(nearest), _read_only(first)
 
     def seen(
         self,
@@ -927,6 +1004,31 @@ class Table:
                     if bool(geo.point_in_polygon((base.x, base.y), s.terrain.polygon))
                 )
         return list(found)
+
+    def centres_in(self, pieces: Sequence[Terrain]) -> npt.NDArray[np.bool_]:
+        """(N,) whether each base's centre stands in any of the terrain pieces (of this scene):
+        `centre_in` of every base at once."""
+        ids = {t.id for t in pieces}
+        picked = [k for k, t in enumerate(self.scene.terrain) if t.id in ids]
+        return np.asarray(self._centre_inside[:, picked].any(axis=1))
+
+    def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
+        """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
+        each with the length of the line inside it (`geometry.length_inside`, mm): what a
+        move straight from a to b passes through."""
+        x_lo, x_hi = min(a[0], b[0]) - geo.EPS, max(a[0], b[0]) + geo.EPS
+        y_lo, y_hi = min(a[1], b[1]) - geo.EPS, max(a[1], b[1]) + geo.EPS
+        out = []
+        boxes = self._terrain_boxes
+        for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
+            if lo_x > x_hi or hi_x < x_lo or lo_y > y_hi or hi_y < y_lo:
+                continue  # the line lies wholly outside the piece's bounding box
+            poly = np.asarray(piece.polygon, dtype=float)
+            inside, _, _ = geo.length_inside(a, b, geo.Obstacle(piece.id, poly))
+            ends_in = bool(geo.point_in_polygon(b, poly)) or bool(geo.point_in_polygon(a, poly))
+            if inside > geo.EPS or ends_in:
+                out.append((piece, inside))
+        return out
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).

@@ -16,7 +16,6 @@ import pytest
 from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
 from rules.measure import Table, obstacles, table_of
-from rules.rulesets.skirmish_19c import _surely_in_front
 from rules.scene import Base, Scene, TerrainKind
 from tests.builders import make_scene, terrain, unit
 
@@ -267,22 +266,6 @@ def test_lines_plainly_through_or_clear_of_a_convex_piece_are_settled_without_cl
     # through; 0.5 mm short; 2 mm short; along the side y = 0; 5 mm below; ends inside
     assert through.tolist() == [True, False, False, False, False, False]
     assert clear.tolist() == [False, False, True, False, True, False]
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_surely_in_front_only_where_aspect_says_front(seed: int) -> None:
-    """skirmish-19c's flank check asks `geometry.aspect` only of the pairs its vectorised
-    prefilter does not settle: every pair it settles is one `aspect` puts in front, and it
-    settles some (a base's front sector is 90 degrees or more of 360, so about a quarter of
-    random pairs or more are in front)."""
-    scene = _random_scene(500 + seed, "skirmish-19c")
-    bases = list(scene.bases())
-    pairs = [(a, b, 0.0) for a in bases for b in bases if a.unit_id != b.unit_id]
-    sure = _surely_in_front(pairs).tolist()
-    for (a, b, _), front in zip(pairs, sure, strict=True):
-        if front:
-            assert geo.aspect(b, a).aspect is geo.Aspect.FRONT, (a.id, b.id)
-    assert sum(sure) > len(pairs) // 5
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -21,7 +21,7 @@ import pytest
 
 from rules.engine import get_ruleset
 from rules.errors import QuestionError, UmpireError
-from rules.rulesets.skirmish_19c import (
+from rules.rulesets.skirmish_19c.sheet import (
     ACTIONS_TABLE,
     damage_odds,
     match_evenly,

@@ -1,0 +1,1496 @@
+"""skirmish-19c: "19th Century rules: QRS" (rules/sheets/000_157c880a83b52d41.txt), in cm.
+
+The mechanics: who may shoot and how well, command, risk factors and the actions table, melee,
+movement and charges, what the players' dice change, and what each phase of play asks. The
+sheet's tables are in `sheet.toml` (read by `sheet.py`); the attributes read and every reading
+of an unclear line are in README.md. Every length, sight line and piece of cover is asked of the
+measuring layer (`rules.measure.table_of`), which remembers them; nothing is kept here."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from functools import partial
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from calibration.units import format_length
+
+from ... import dice as dice_math
+from ... import geometry as geo
+from ...engine import (
+    Action,
+    Candidate,
+    Cite,
+    Modifier,
+    OutcomeRule,
+    RangeBand,
+    Resolution,
+    Roll,
+    Ruleset,
+    Threshold,
+    check_attr,
+    expect_args,
+    length_json,
+    threshold_json,
+)
+from ...errors import MissingAttribute, QuestionError, accepted
+from ...measure import Table, table_of
+from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
+from ...state import Change, Kind, Report, Scope
+from . import sheet
+from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
+
+QUALITIES = ("hero", "veteran", "raw")
+TYPES = ("infantry", "cavalry", "civilians")
+COMMAND_ROLES = frozenset(COMMAND["roles"])
+OFFICER_ROLES = frozenset(RISK["officer_roles"])
+COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
+LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
+Why = tuple[str, Cite]
+"""What a change answers (`melee a b`) and the sheet's line that makes it."""
+COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a unit
+
+
+def state(unit: Unit, key: str) -> Any:
+    """A declared attribute (`sheet.UNIT_FIELDS`): the unit's value, else its start-of-game default.
+    A missing description (`regular`, `bayonet`, `formation`) is a `MissingAttribute`, which
+    the engine gathers with the question's other missing ones; a value the field does not
+    accept is a `QuestionError`."""
+    declared = sheet.FIELDS[key]
+    value = unit.get(key)
+    if value is None:
+        value = declared.default
+    if value is None:
+        wanted, stand_in = {
+            Kind.FLAG: ("true or false", False),
+            Kind.COUNT: ("a whole number from 0", 0),
+            Kind.TEXT: ("a name", "?"),
+        }.get(declared.kind, (f"one of {accepted(declared.choices)}", (*declared.choices, "")[0]))
+        raise MissingAttribute(RULESET, unit.id, key, wanted, stand_in)
+    problem = declared.check(value, f"unit {unit.id!r}:")
+    if problem:
+        raise QuestionError(f"{RULESET}: {problem}")
+    return value
+
+
+def quality_of(unit: Unit) -> str:
+    return check_attr(unit, "quality", QUALITIES, ruleset=RULESET)
+
+
+def type_of(unit: Unit) -> str:
+    return check_attr(unit, "type", TYPES, ruleset=RULESET)
+
+
+def weapon_of(unit: Unit) -> Weapon:
+    return sheet.WEAPONS[check_attr(unit, "weapon", tuple(sheet.WEAPONS), ruleset=RULESET)]
+
+
+def is_command_figure(base: Base) -> bool:
+    """A base whose role makes it a command figure, and a player character (lines 84, 99)."""
+    return base.role in COMMAND_ROLES
+
+
+def is_player_character(unit: Unit) -> bool:
+    """A group made only of command figures: a PC acting alone."""
+    return all(is_command_figure(b) for b in unit.bases)
+
+
+def is_commanded(unit: Unit) -> bool:
+    """A PC, or a group under command this turn (line 84)."""
+    return is_player_character(unit) or bool(state(unit, "commanded"))
+
+
+def sides_with_player_characters(scene: Scene) -> set[str]:
+    """The sides of side A: those with a command figure (line 84)."""
+    return {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
+
+
+def enemies(scene: Scene, unit: Unit) -> list[Unit]:
+    return [u for u in scene.units if u.side != unit.side]
+
+
+def side_bases(scene: Scene, side: str) -> list[Base]:
+    """The bases of a side's groups, in the scene's order."""
+    return [b for u in scene.units if u.side == side for b in u.bases]
+
+
+def comrades(scene: Scene, unit: Unit, keep: Callable[[Unit, Base], bool]) -> list[Base]:
+    """The figures of the other groups of the unit's side that `keep` keeps (by their group
+    and themselves), in the scene's order."""
+    return [
+        b
+        for u in scene.units
+        if u.side == unit.side and u.id != unit.id
+        for b in u.bases
+        if keep(u, b)
+    ]
+
+
+def gaps_to(
+    table: Table, figures: Sequence[Base], bases: Sequence[Base]
+) -> list[tuple[Base, float, Base]]:
+    """Each figure with its edge distance to the nearest of `bases`, and that base (the first
+    of equally near ones)."""
+    if not figures:
+        return []
+    block = table.block(figures, bases)
+    gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
+    return [(f, d, bases[j]) for f, d, j in zip(figures, gaps, nearest, strict=True)]
+
+
+def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
+    """Each enemy group, in the scene's order, with its shortest edge distance to the unit."""
+    row = table.unit_gaps()[table.unit_row(unit)].tolist()
+    return [(u, d) for u, d in zip(table.scene.units, row, strict=True) if u.side != unit.side]
+
+
+def is_difficult(piece: Terrain) -> bool:
+    """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
+    flag = piece.attrs.get("difficult")
+    return flag if isinstance(flag, bool) else piece.kind in sheet.DIFFICULT_KINDS
+
+
+def verdict(t: Threshold) -> str:
+    if t.too_close_to_call:
+        return "too close to call"
+    return "within" if t.within else "beyond"
+
+
+def contacts(table: Table, base: Base) -> list[tuple[Base, Threshold]]:
+    """The bases in base contact with `base`, in the scene's order: touching, or a gap inside
+    the measurement's uncertainty (then too close to call). No two bases' combined uncertainty
+    exceeds twice the largest, so only bases that near are asked."""
+    out = []
+    for other in table.within(base, 2 * table.most_uncertain):
+        d, unc = table.distance(base, other), table.uncertainty(base, other)
+        if d <= unc:
+            out.append((other, Threshold(d, 0.0, unc)))
+    return out
+
+
+def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Threshold]]:
+    """The bases of other sides than `side` in base contact with `base`."""
+    return [c for c in contacts(table, base) if table.unit_of(c[0].id).side != side]
+
+
+class Skirmish19c(Ruleset):
+    id = "skirmish-19c"
+    title = "19th Century rules: QRS"
+    unit = "cm"
+    phases = tuple(p.name for p in sheet.PHASE_STEPS)
+    phase_steps = sheet.PHASE_STEPS
+    sides_rule = sheet.DATA["play"]["sides_rule"]
+    unit_fields = sheet.UNIT_FIELDS
+    sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
+    terrain_keys = frozenset({"difficult"})
+    # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
+    # block, but not within 2 cm of the viewer; woods are seen into 10 cm, and within one wood
+    # figures see each other up to 20 cm; a figure in woods, a town or a building shows itself
+    # within 10 cm of its edge or when its group fired, and is then seen at D6 x 10 cm at most.
+    bases_block_sight = True
+    shoot_over_within = cm(SIGHT["over_figures_within_cm"])
+    sight_needs_entire_base = True
+    sight_rule = SIGHT["entire_base"]
+    see_into = MappingProxyType(
+        {TerrainKind.WOODS: cm(SIGHT["woods_see_into_cm"])}
+        | dict.fromkeys((TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL), geo.REACH)
+    )
+    visibility_within = MappingProxyType({TerrainKind.WOODS: cm(SIGHT["woods_visibility_cm"])})
+    hidden_in = frozenset(TerrainKind(k) for k in SIGHT["hidden_in"])
+    hidden_edge = cm(SIGHT["hidden_edge_cm"])
+    hidden_seen_within = 6 * cm(SIGHT["spotting_step_cm"])
+    revealed_by = "fired"
+    suggestions_say_their_phase = False
+
+    def side_groups(
+        self, scene: Scene, initiative: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """Side A: every side with a player character; side B: the others (line 84). The sheet
+        dices for no initiative, so `initiative` changes nothing."""
+        side_a = sides_with_player_characters(scene)
+        every = tuple(dict.fromkeys(u.side for u in scene.units))
+        a, b = tuple(s for s in every if s in side_a), tuple(s for s in every if s not in side_a)
+        return {"A": a, "B": b, "all": every}
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The weapons table's short, medium and long ranges (lines 10-16); swords have none."""
+        weapon = weapon_of(unit)
+        return tuple(RangeBand(band, reach, weapon.cite) for band, reach in weapon.bands)
+
+    def actions(self) -> dict[str, Action]:
+        mine = ("shoot", "command", "risk", "suggest", "melee", "move", "charge")
+        return {**super().actions(), **{name: getattr(self, name) for name in mine}}
+
+    def _enemies(self, table: Table, action: str, args: Sequence[str], what: str) -> list[Unit]:
+        """The two groups an action names, which must be enemies."""
+        units = [table.unit_of(a) for a in args]
+        if units[0].side == units[1].side:
+            raise QuestionError(
+                f"{RULESET}: {args[0]!r} and {args[1]!r} are both of side {units[0].side!r}; "
+                f"{action} names {what}"
+            )
+        return units
+
+    # ----------------------------------------------------------------------------------------
+    # Sight, unit against unit (line 55)
+
+    def sighted(
+        self, table: Table, unit: Unit, reach: float
+    ) -> list[tuple[float, Unit, Base, Base]]:
+        """Each enemy group some figure of `unit` sees entirely within `reach`, nearest first
+        (equally near ones in the scene's order): the distance, the group, and the nearest
+        pair (the unit's figure, the enemy figure; the first figure of equally near ones)."""
+        nearest, which = table.nearest_seen(self.sight_policy)
+        rows = table.span(unit)
+        best = nearest[rows].min(axis=0)
+        groups = np.flatnonzero((best < math.inf) & geo.within(best, reach))
+        groups = groups[np.argsort(best[groups], kind="stable")].tolist()
+        viewers = (nearest[rows, groups].argmin(axis=0) + rows.start).tolist()
+        return [
+            (float(best[k]), table.scene.units[k], table.bases[v], table.bases[which[v, k]])
+            for k, v in zip(groups, viewers, strict=True)
+        ]
+
+    # ----------------------------------------------------------------------------------------
+    # Shooting (lines 24-55, 61)
+
+    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
+        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        table = table_of(scene)
+        shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
+        weapon, quality = weapon_of(shooter), quality_of(shooter)
+        pc = is_player_character(shooter)
+        individual = pc and target_id != target.id  # a PC picks his figure (line 51)
+        aimed = table.select(target_id) if individual else target.bases
+        data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
+        data["weapon_source"] = str(weapon.cite)
+        nearest = (
+            table.closest(shooter.bases, aimed).distance
+            if individual
+            else table.unit_gap(shooter, target)
+        )
+        no_shot = partial(self._no_shot, scene, data, weapon)
+        if not weapon.bands:
+            return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
+
+        # Which figures see a target figure entirely within range, the nearest (line 55).
+        reach = weapon.reach
+        seeing = self._figures_seeing(table, shooter, target, aimed if individual else None)
+        eligible = sorted((s for s in seeing if geo.within(s[0], reach)), key=lambda s: s[0])
+        if not eligible:
+            if geo.within(nearest, reach):
+                why = "no figure sees the entire base of a target figure within range"
+                return no_shot(nearest, why, SIGHT["entire_base"])
+            return no_shot(nearest, f"beyond long range ({fmt(scene, reach)})", weapon.cite)
+        distance, first, aim = eligible[0]
+        band = sheet.band_of(weapon, distance)
+        edge = sheet.band_threshold(weapon, distance, table.uncertainty(first, aim))
+        between = {"shooter": first.id, "target": aim.id}
+        data.update(distance=length_json(scene, distance), band=band, between=between)
+        data["band_threshold"] = threshold_json(scene, edge)
+        close = " (too close to call against the band edge)" if edge.too_close_to_call else ""
+        where = f"{aim.id} is {fmt(scene, distance)} from {first.id}: {band} range for "
+        reasons: list[tuple[str, Cite | None]] = [(where + weapon.row + close, weapon.cite)]
+
+        # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
+        hidden = table.hiding(self.sight_policy, first, aim)
+        spot = None
+        if hidden is not None:
+            reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
+            note = f"{aim.id} stands in {hidden.id}: {reaching}"
+            spot = Roll.success_roll(
+                "to spot", 1, 6, sheet.spotting_need(distance), cite=SIGHT["spotting"], note=note
+            )
+            data["spotting"] = spot.as_json()
+            why = (
+                f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
+                f"reaches {fmt(scene, distance)}, {spot.need}+ on the D6 (the hits below are "
+                "those of a shot at a figure spotted)"
+            )
+            reasons.append((why, SIGHT["spotting"]))
+
+        # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
+        commanded = pc or bool(state(shooter, "commanded"))
+        others = [] if commanded else self.sighted(table, shooter, reach)
+        other = next((s for s in others if s[1].id != target.id), None)  # nearest but target
+        if other is not None:
+            d_other, group, a, b = other
+            t = Threshold(distance, d_other, table.uncertainty(a, b))
+            why = (
+                f"{target.id} ({fmt(scene, distance)}) is "
+                + ("nearer than" if t.within else "further than")
+                + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
+                + (" (too close to call)" if t.too_close_to_call else "")
+            )
+            verdict_json = {"threshold": threshold_json(scene, t), "verdict": verdict(t)}
+            data["nearest"] = {"other": group.id, **verdict_json}
+            if not t.within:
+                why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
+                return no_shot(distance, why, SHOOTING["nearest_only"])
+            reasons.append((why, SHOOTING["nearest_only"]))
+
+        # How many figures shoot (lines 24-36).
+        figures = sum(b.figures for _, b, _ in eligible)
+        baker = shooter.get("weapon") == "baker-rifle"
+        if commanded:
+            who = "player character" if pc else "commanded troops"
+            if weapon.gunpowder and not state(shooter, "loaded"):
+                note = f" (a Baker rifle is no Minie: 1½ turns halted [{SHOOTING['non_minie']}])"
+                why = f"{who} must spend a turn halted to load" + (note if baker else "")
+                return no_shot(distance, why, SHOOTING["loading"])
+            shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
+            reasons.append((f"{who}: all {figures} figures that see a target fire", cite))
+        else:
+            how = "moving" if state(shooter, "moved") else "stationary"
+            per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
+            shooters, rule = sheet.shooters_allowed(figures, per), f"1 per {per}"
+            troops = "Baker riflemen" if baker else "troops"
+            fire = f"{rule} of {figures} figures that see a target: {shooters} fire"
+            reasons.append((f"{how} {troops}: {fire}", cite))
+        data["shooters"] = {"figures": figures, "fire": shooters, "rule": rule}
+        if shooters == 0 and not commanded:
+            return no_shot(distance, "no figure may fire", cite)
+
+        # To hit: one D8 a shooter (lines 40-43), cover from the terrain (`Table.cover`).
+        reading = table.cover(self.cover_policy, first, aim)
+        need, column = TO_HIT[band][reading.cover.value], COVER_COLUMN[reading.cover]
+        why = f" ({'; '.join(reading.reasons)})" if reading.reasons else ""
+        to_hit = f"{band} range, {column}{why}: {need}+ on a D8 [{TO_HIT['cite']}]"
+        reasons.append((to_hit, TO_HIT[band]["cite"]))
+
+        # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
+        shot, shot_lines = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
+        allocation = self._allocation(table, shooter, target, aimed, individual)
+        data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
+        data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
+        spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
+        head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
+        lines += [*shot_lines, f"- {allocation['summary']}"]
+        return answer("shoot", data, [head, *lines], brief)
+
+    def _figures_seeing(
+        self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
+    ) -> list[tuple[float, Base, Base]]:
+        """Each figure of the shooting group that sees a figure of the target group (or one the
+        PC `picked`) entirely (line 55), with the nearest one it sees (the first of equally
+        near ones) and its distance."""
+        if picked is not None:
+            seen = table.sight_distances(self.sight_policy, shooter.bases, picked)
+            distance, which = seen.min(axis=1), [picked[j] for j in seen.argmin(axis=1).tolist()]
+        else:
+            nearest, index = table.nearest_seen(self.sight_policy)
+            rows, column = table.span(shooter), table.unit_row(target)
+            distance, which = nearest[rows, column], [table.bases[j] for j in index[rows, column]]
+        seeing = zip(distance.tolist(), shooter.bases, which, strict=True)
+        return [(d, f, b) for d, f, b in seeing if d < math.inf]
+
+    def _no_shot(
+        self, scene: Scene, data: dict[str, Any], weapon: Weapon, at: float, why: str, cite: Cite
+    ) -> Resolution:
+        """A shot that may not be taken, with the reason (`at`: the distance measured)."""
+        data.setdefault("distance", length_json(scene, at))
+        data.setdefault("band", sheet.band_of(weapon, at))
+        data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
+        head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
+        return answer(
+            "shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"], False
+        )
+
+    def _allocation(
+        self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
+    ) -> dict[str, Any]:
+        """Where hits land (lines 51-53): the figure a PC picks, else among the nearest 10
+        figures of the group and the officers of its side within 5 cm of it."""
+        if individual:
+            summary = f"a player character picks his target: hits fall on {aimed[0].id}"
+            source = str(SHOOTING["pc_targets"])
+            return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
+        pool, joined = list(target.bases), list[dict[str, Any]]()
+        join_within = cm(SHOOTING["leaders_join_cm"])
+        officers = comrades(table.scene, target, lambda u, b: b.role in OFFICER_ROLES)
+        for officer, gap, near in gaps_to(table, officers, target.bases):
+            if geo.within(gap, join_within):
+                t = Threshold(gap, join_within, table.uncertainty(officer, near))
+                pool.append(officer)
+                joined.append(
+                    dict(base=officer.id, threshold=threshold_json(table.scene, t))
+                    | {"source": str(SHOOTING["leaders_join"])}
+                )
+        total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
+        summary = (
+            f"hits are randomised among the nearest {among} of {total} figures"
+            if total > among
+            else f"hits are randomised among the {total} figures of the group"
+        )
+        if joined:
+            summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
+        # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
+        nearest = table.block(shooter.bases, pool).min(axis=0).tolist()
+        chosen, figures = [], 0
+        for k in sorted(range(len(pool)), key=nearest.__getitem__):
+            if figures >= among:
+                break
+            chosen.append(pool[k].id)
+            figures += pool[k].figures
+        source = str(SHOOTING["nearest_ten"])
+        return {"figures": chosen, "joined": joined, "summary": summary, "source": source}
+
+    # ----------------------------------------------------------------------------------------
+    # Command (lines 84, 93-103)
+
+    def command(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`command LEADER`: who the command figure may command and its activation dice."""
+        (leader_id,) = expect_args("command", args, ("LEADER",))
+        table = table_of(scene)
+        unit, leader = self._leader(table, leader_id)
+        quality = quality_of(unit)
+        dice, dice_cite = sheet.ACTIVATION[quality]
+        here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
+        radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
+        side = side_bases(scene, unit.side)
+        limits = self._command_reach(table, leader, side)
+        measured = table.distances[table.index[leader.id], table.rows(side)]
+        # Only figures within the limit or near it may be in command or too close to call (no
+        # two bases' combined uncertainty exceeds twice the largest).
+        near_limit = np.abs(limits - measured) <= 2 * table.most_uncertain
+        in_command: list[str] = []
+        close_calls: list[dict[str, Any]] = []
+        commanded: dict[str, list[Base]] = {}
+        for k in np.flatnonzero(geo.within(measured, limits) | near_limit).tolist():
+            base = side[k]
+            if base.unit_id == unit.id and is_command_figure(base):
+                continue  # the leader's own figures: he commands the others
+            t = Threshold(float(measured[k]), float(limits[k]), table.uncertainty(leader, base))
+            if t.too_close_to_call:
+                close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+            if t.within:
+                in_command.append(base.id)
+                commanded.setdefault(base.unit_id, []).append(base)
+
+        modifiers = []
+        busy = [k for k in ("fired", "loading") if state(unit, k)]
+        in_melee = enemy_contacts(table, leader, unit.side)
+        if busy or in_melee:
+            doing = (["loading or firing"] if busy else []) + [
+                f"in melee with {c[0].id}" for c in in_melee[:1]
+            ]
+            modifiers.append(
+                Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
+            )
+        drummers = [b.id for g in commanded.values() for b in g if b.role in ("drummer", "bugler")]
+        if drummers:
+            why = f"{drummers[0]} (drummer or bugler) is commanded"
+            modifiers.append(Modifier(1, why, COMMAND["drummer"]))
+        total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
+        points = dice_math.total(total_dice, 6) if total_dice else (Fraction(1),)
+        mean_points = Fraction(7, 2) * total_dice  # a D6 averages 3.5
+
+        costs, cost_all = [], 0
+        for uid, bases in commanded.items():
+            friend = table.unit_of(uid)
+            status, loyal = str(state(friend, "status")), bool(state(friend, "loyal"))
+            router = status in COMMAND["routers"]  # the Routers of line 103
+            cost = LOYAL if loyal and not router else DISLOYAL
+            figures = sum(b.figures for b in bases)
+            cost_all += cost["points"] * figures
+            why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
+            costs.append(
+                dict(unit=uid, figures=figures, points_each=cost["points"], why=why)
+                | {"source": str(cost["cite"])}
+            )
+        p_enough = dice_math.at_least(points, cost_all)
+        note = f"summed for command points [{COMMAND['points']}]"
+        roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
+        stands = f"in enclosed terrain ({here.id})" if here else "in the open"
+        radius_reason = f"{leader.id} stands {stands}"
+        data = answer_data("command", leader=leader_id, leader_base=leader.id)
+        data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
+        data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
+        data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
+        data.update(points=sheet.count_json(points, mean_points), cost_all=cost_all)
+        data["p_enough_for_all"] = sheet.odds_json(p_enough)
+        lines = [
+            f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
+            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]",
+            f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
+            *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
+            f"- throws {total_dice}D6 for command points [{dice_cite}]"
+            + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
+            + f"; mean {float(mean_points):.1f} points",
+            *[
+                f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
+                f"({c['why']}) [{c['source']}]"
+                for c in costs
+            ],
+            f"- P(enough points to activate all {cost_all} pts) = {p_enough}",
+        ]
+        return answer("command", data, lines, brief)
+
+    def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
+        """How far the command figure commands each of `bases` (line 99): 25 cm when either
+        of them stands in enclosed terrain, else 50 cm."""
+        enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
+        there = enclosed[table.rows(bases)] | enclosed[table.index[leader.id]]
+        return np.where(there, COMMAND_ENCLOSED, COMMAND_OPEN)
+
+    def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
+        """The command figure a `command` names: the base, or a unit's first command figure."""
+        unit = table.unit_of(leader_id)
+        if leader_id != unit.id:
+            base = table.select(leader_id)[0]
+            if not is_command_figure(base):
+                raise QuestionError(
+                    f"{RULESET}: base {leader_id!r} has role {base.role!r}; a command figure has "
+                    f"role {accepted(sorted(COMMAND_ROLES))}"
+                )
+            return unit, base
+        figures = [b for b in unit.bases if is_command_figure(b)]
+        if not figures:
+            raise QuestionError(
+                f"{RULESET}: unit {unit.id!r} has no command figure; give one of its bases "
+                f"role {accepted(sorted(COMMAND_ROLES))}"
+            )
+        return unit, figures[0]
+
+    # ----------------------------------------------------------------------------------------
+    # Risk factors and the actions table (lines 117-197)
+
+    def risk(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
+        (unit_id,) = expect_args("risk", args, ("UNIT",))
+        table = table_of(scene)
+        unit = table.unit_of(unit_id)
+        kind = "cavalry" if type_of(unit) == "cavalry" else "infantry"
+        quality = quality_of(unit)
+        factors: list[dict[str, Any]] = []
+        close_calls: list[str] = []
+
+        def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
+            value, source = sheet.RISK_FACTORS[kind][key]
+            factors.append({"value": value * times, "reason": reason, "source": str(source)})
+            if threshold is not None:
+                factors[-1]["threshold"] = threshold_json(scene, threshold)
+                if threshold.too_close_to_call:
+                    factors[-1]["too_close_to_call"] = True
+                    close_calls.append(reason)
+
+        any_seen, ranged = self._enemy_in_sight(table, unit)
+        if not any_seen and not self._friends_retreating_in_sight(table, unit):
+            add("no-enemy", "no enemy, and no friends retreating, in sight")
+        if kind == "infantry":
+            heroes = self._heroes_near(table, unit)
+            near = [(b, t) for b, t in heroes if t.within]
+            if near:
+                base, t = min(near, key=lambda h: h[1].measured)
+                add("hero", f"hero {base.id} within 5 cm ({fmt(scene, t.measured)})", threshold=t)
+            elif any(t.too_close_to_call for _, t in heroes):
+                close_calls.append("a hero just beyond 5 cm (too close to call)")
+            if state(unit, "regular"):
+                add("regulars", "unit formed of regulars")
+        elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
+            good = f"{quality} troops" if quality != "raw" else "an officer leads it"
+            add("good", f"good troops or officer: {good}")
+        covered, cover_reasons = self._entirely_in_cover(table, unit)
+        if covered:
+            add("cover", "unit entirely in cover: " + "; ".join(cover_reasons))
+        if ranged is not None:
+            enemy, weapon, t = ranged
+            where = f"{fmt(scene, t.measured)} away, within {weapon.row.lower()} range"
+            add("in-range", f"{enemy.id} in sight, {where} ({fmt(scene, t.limit)})", threshold=t)
+            if quality == "raw":
+                add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
+        losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
+        strength = unit.figures + losses
+        if unit.get("strength") is not None:
+            strength = int(state(unit, "strength"))
+        tenths = (10 * (losses + wounded)) // strength if strength else 0
+        if tenths:
+            why = f"{losses + wounded} of {strength} figures wounded or killed: {tenths} x 10%"
+            add("losses", why, times=tenths)
+        flank = self._flank_enemy(table, unit) if any_seen else None
+        if flank is not None:
+            add("flank", flank)
+        shock = None
+        if kind == "infantry" and type_of(unit) == "infantry" and not covered:
+            shock = self._shock_cavalry(table, unit)
+        if shock is not None:
+            # A lone figure or a player character forms no square or circle: it has no
+            # formation to read (README.md).
+            alone = unit.figures <= 1 or is_player_character(unit)
+            if alone or str(state(unit, "formation")) not in ("square", "circle"):
+                how = "a lone figure in no square" if alone else "not in square or circle"
+                within = f"within 50 cm ({fmt(scene, shock[1].measured)})"
+                add(
+                    "shock-cavalry",
+                    f"shock cavalry {shock[0].id} {within}, {how}",
+                    threshold=shock[1],
+                )
+        status = str(state(unit, "status"))
+        if status in ("running", "retreating"):
+            add("running", f"status {status}")
+
+        rf = int(sum(f["value"] for f in factors))
+        label = sheet.row_label(rf)
+        cells = sheet.ACTIONS_TABLE[kind][label]
+        commanded = unit.get("commanded") is True or is_player_character(unit)
+        note = "cross-reference the row with the D6"
+        roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
+        data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
+        data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
+        data["outcomes"] = [c.as_json() for c in cells]
+        rule = "commanded troops and player characters ignore shooting and movement instructions"
+        italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
+        data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
+        italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
+        listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
+        lines = [
+            f"{unit_id} ({kind} table): risk factor {rf}, row {label}",
+            *(listed or ["- no risk factor applies"]),
+            *[f"- too close to call: {c}" for c in close_calls],
+            *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
+        ]
+        return answer("risk", data, lines, brief)
+
+    def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
+        """Whether the unit sees a figure of a running, retreating or routing group of its
+        side (line 117)."""
+        return any(
+            state(f, "status") in ("running", "retreating", "routing")
+            and (table.sight_distances(self.sight_policy, unit.bases, f.bases) < math.inf).any()
+            for f in table.scene.units
+            if f.side == unit.side and f.id != unit.id
+        )
+
+    def _enemy_in_sight(
+        self, table: Table, unit: Unit
+    ) -> tuple[bool, tuple[Unit, Weapon, Threshold] | None]:
+        """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
+        sight that has the unit within its weapon's long range (line 123), with that distance
+        against the range: the nearest pair, the first figure of the unit and then the first
+        enemy figure of equally near pairs."""
+        units = table.scene.units
+        weapons = {e.id: weapon_of(e) for e in enemies(table.scene, unit)}
+        nearest, which = table.nearest_seen(self.sight_policy)
+        rows = table.span(unit)
+        block = nearest[rows]  # (figures, units)
+        if not (block < math.inf).any():
+            return False, None
+        reach = np.array([weapons[u.id].reach if u.id in weapons else -math.inf for u in units])
+        in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
+        k = int(in_reach.argmin())
+        if not in_reach.flat[k] < math.inf:
+            return True, None
+        figure, group = divmod(k, len(units))
+        a = table.bases[rows.start + figure]
+        b = table.bases[int(which[rows.start + figure, group])]
+        enemy = units[group]
+        weapon = weapons[enemy.id]
+        t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
+        return True, (enemy, weapon, t)
+
+    def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
+        """Each hero of another group of the side (in the scene's order), with its distance to
+        the nearest figure of the unit against 5 cm (line 119)."""
+        heroes = comrades(table.scene, unit, lambda u, b: b.role == "hero" or u.quality == "hero")
+        near = cm(RISK["hero_near_cm"])
+        return [
+            (hero, Threshold(gap, near, table.uncertainty(hero, b)))
+            for hero, gap, b in gaps_to(table, heroes, unit.bases)
+        ]
+
+    def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
+        """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
+        wall or fence against the nearest enemy figure (line 121); with the reasons."""
+        others = [b for u in enemies(table.scene, unit) for b in u.bases]
+        reasons = []
+        for base in unit.bases:
+            found = next(
+                (
+                    f"{base.id} stands entirely in {s.terrain.id} ({s.terrain.kind})"
+                    for s in table.standing(base)
+                    if s.containment is geo.Containment.INSIDE
+                    and self.cover_of(s.terrain) is not Cover.NONE
+                ),
+                "",
+            )
+            if not found and others:
+                nearest = table.closest([base], others).b
+                reading = table.cover(self.cover_policy, nearest, base)
+                behind = [r for r in reading.reasons if " is behind " in r]
+                if behind:
+                    found = f"{behind[0]} against {nearest.id}"
+            if not found:
+                return False, [f"{base.id} is not in cover"]
+            reasons.append(found)
+        return True, reasons
+
+    def _flank_enemy(self, table: Table, unit: Unit) -> str | None:
+        """The nearest enemy figure in sight standing to the flank or rear of a figure of the
+        unit (line 127), of equally near ones the first figure's first."""
+        rows = table.span(unit)
+        seen = np.array(table.sight_matrix(self.sight_policy)[rows])  # (figures, bases)
+        seen[table.aspects[:, rows].T == 0] = math.inf  # where the enemy stands in front
+        k = int(seen.argmin())
+        if not seen.flat[k] < math.inf:
+            return None
+        base, enemy = table.bases[rows.start + k // seen.shape[1]], table.bases[k % seen.shape[1]]
+        where = geo.aspect(enemy, base)
+        close = " (too close to call)" if where.margin <= table.uncertainty(enemy, base) else ""
+        return f"{enemy.id} is to the {where.aspect.value} of {base.id}{close}"
+
+    def _shock_cavalry(self, table: Table, unit: Unit) -> tuple[Unit, Threshold] | None:
+        """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
+        partisans (lances)."""
+        limit = cm(RISK["shock_cavalry_cm"])
+        found = []
+        for enemy in enemies(table.scene, unit):
+            if enemy.get("type") != "cavalry" or enemy.get("weapon") not in RISK["shock_weapons"]:
+                continue
+            near = table.unit_distance(unit, enemy)
+            t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
+            if t.within:
+                found.append((enemy, t))
+        return min(found, key=lambda f: f[1].measured) if found else None
+
+    # ----------------------------------------------------------------------------------------
+    # Melee (lines 67-80)
+
+    def melee(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
+        a_id, b_id = expect_args("melee", args, ("A", "B"))
+        table = table_of(scene)
+        unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
+        bases_a, bases_b = table.select(a_id), table.select(b_id)
+        for b in (*bases_a, *bases_b):
+            if b.figures != 1:
+                raise QuestionError(
+                    f"{RULESET}: base {b.id!r} holds {b.figures} figures; melee is figure to "
+                    "figure, so give each figure its own base (figures: 1)"
+                )
+        touching: set[tuple[str, str]] = set()
+        close = []
+        ids_b = {b.id for b in bases_b}
+        for a in bases_a:
+            for b, t in (c for c in contacts(table, a) if c[0].id in ids_b):
+                touching.add((a.id, b.id))
+                if t.measured > geo.EPS:
+                    close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
+        data = answer_data("melee", a=a_id, b=b_id)
+        if not touching:
+            near = table.closest(bases_a, bases_b)
+            data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
+            apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
+            return answer(
+                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"], brief
+            )
+        pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
+        figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
+        opponents: dict[str, list[str]] = {}
+        for x, y in pairs:
+            opponents.setdefault(x, []).append(y)
+            opponents.setdefault(y, []).append(x)
+        mods = {
+            f: self._melee_modifiers(table, *figure[f], [figure[o][1] for o in opponents[f]])
+            for f in opponents
+        }
+        fights, lines = [], [f"melee {a_id} against {b_id} [{MELEE['matching']}]"]
+        won = {"a": Fraction(0), "b": Fraction(0)}
+        for x, y in pairs:
+            mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
+            odds = sheet.melee_odds(mx, my)
+            won = {k: won[k] + odds[f"{k}_wins"] for k in won}
+            fights.append(
+                dict(a=x, b=y, a_modifiers=[m.as_json() for m in mods[x]], a_modifier=mx)
+                | dict(b_modifiers=[m.as_json() for m in mods[y]], b_modifier=my)
+                | {"odds": {k: sheet.odds_json(p) for k, p in odds.items()}}
+            )
+            a_won, b_won = (
+                f"wins {odds[f'{k}_wins']} (wounds {odds[f'{k}_wounds']}, kills "
+                f"{odds[f'{k}_kills']})"
+                for k in "ab"
+            )
+            lines.append(
+                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} {a_won}, {y} {b_won}, draw {odds['draw']}"
+            )
+            lines += [
+                f"    {f} {m.value:+g}: {m.reason} [{m.cite}]" for f in (x, y) for m in mods[f]
+            ]
+        engaged = {f for p in pairs for f in p}
+        back = fmt(scene, cm(MELEE["back_cm"]))
+        lines += [f"- {c['a']} and {c['b']}: contact too close to call" for c in close]
+        lines.append(
+            f"- each D6 [{MELEE['die']}]; the winner wounds on a natural 5, kills on a natural 6 "
+            f"[{MELEE['hits']}]; the side with the worse results (both if drawn) is moved back "
+            f"{back} [{MELEE['back']}]"
+        )
+        note = "one D6 a figure, modified; compare with the opponent"
+        die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
+        data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
+        data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
+        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
+        data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
+        rule = "the group(s) with the worst results, or both if drawn, move back"
+        data["pull_back"] = {
+            "loser": length_json(scene, cm(MELEE["back_cm"])),
+            "source": str(MELEE["back"]),
+            "rule": rule,
+        }
+        return answer("melee", data, lines, brief)
+
+    def _melee_modifiers(
+        self, table: Table, me: Base, unit: Unit, opponents: list[Unit]
+    ) -> list[Modifier]:
+        """Lines 72-74, for one figure against the groups of the opponents it fights."""
+        mods = []
+        if quality_of(unit) == "raw":
+            mods.append(Modifier(-1, "raw", MELEE["raw"]))
+        touching = enemy_contacts(table, me, unit.side)
+        if len(touching) > 1:
+            why = f"{len(touching)} enemies in base contact"
+            mods.append(Modifier(-(len(touching) - 1), why, MELEE["raw"]))
+        if me.role == "hero" or unit.quality == "hero":
+            mods.append(Modifier(1, "a hero", MELEE["hero"]))
+        mine = self._melee_factor(unit)
+        theirs = max(self._melee_factor(u) for u in opponents)
+        if mine > theirs:
+            mods.append(Modifier(1, f"melee factor {mine} beats {theirs}", MELEE["factor"]))
+        return mods
+
+    def _melee_factor(self, unit: Unit) -> int:
+        weapon = weapon_of(unit)
+        if weapon.bayonet_melee is not None and state(unit, "bayonet"):
+            return weapon.bayonet_melee
+        return weapon.melee
+
+    # ----------------------------------------------------------------------------------------
+    # Movement, platoons and charges (lines 67-69, 107-111, 143, 186)
+
+    def move(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
+        names = ("UNIT", "TARGET")
+        unit_id, target_id = (args[0], None) if len(args) == 1 else expect_args("move", args, names)
+        table = table_of(scene)
+        unit = table.unit_of(unit_id)
+        allowance, why, allowance_cite = self._allowance(unit)
+        kind = type_of(unit)
+        data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
+        data.update(allowance_reason=why, allowance_source=str(allowance_cite))
+        lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
+        if kind == "cavalry":
+            data["paces"] = [
+                dict(pace=p, source=str(c))
+                | {"from": length_json(scene, lo)}
+                | {"to": length_json(scene, hi)}
+                for p, lo, hi, c in sheet.CAVALRY_PACES
+            ]
+            paces = (
+                f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in sheet.CAVALRY_PACES
+            )
+            lines.append(f"- {', '.join(paces)} [{sheet.CAVALRY_PACES[0][3]}]")
+        standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
+        data["in_difficult_going"] = standing
+        if standing:
+            lines.append(
+                f"- stands in difficult going ({', '.join(standing)}): every cm there counts "
+                f"double, {fmt(scene, allowance / 2)} of it at most [{MOVEMENT['difficult']}]"
+            )
+        if target_id is not None:
+            target = table.select(target_id)
+            if any(b.unit_id == unit.id for b in target):
+                raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
+            path = self._path(table, unit, target, allowance)
+            ends = {"from": path["from"].id, "to": path["to"].id}
+            lengths = ("distance", "difficult", "barrier_cost", "cost")
+            data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
+            data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
+            t = path["threshold"]
+            data.update(reachable=t.within, threshold=threshold_json(scene, t))
+            d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
+            lines.append(
+                f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
+                f"{path['to'].id}"
+                + (
+                    f", +{d_cost} for difficult going ({', '.join(path['difficult_pieces'])}) "
+                    f"[{MOVEMENT['difficult']}]"
+                    if path["difficult"] > 0
+                    else ""
+                )
+                + (
+                    f", +{b_cost} to clear {', '.join(path['barriers'])} [{MOVEMENT['barrier']}]"
+                    if path["barriers"]
+                    else ""
+                )
+                + f": costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance"
+            )
+            if kind == "cavalry":
+                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
+                data["pace"] = pace
+                lines += [f"- at the {pace}"] if pace is not None else []
+        data["platoon"] = self._platoon(table, unit)
+        lines.append(f"- {data['platoon']['summary']}")
+        return answer("move", data, lines, brief)
+
+    def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
+        """The most a group may move this turn (lines 107-109), with why."""
+        kind = type_of(unit)
+        if kind == "cavalry":
+            pace, _, top, pace_cite = sheet.CAVALRY_PACES[-1]
+            return top, f"cavalry at the {pace}", pace_cite
+        if state(unit, "heavy_armour"):
+            armour = MOVEMENT["armour"]
+            return cm(armour["cm"]), "foot in heavy armour/clothing", armour["cite"]
+        wounded = int(state(unit, "wounded"))
+        if kind == "civilians" or wounded:
+            why = "civilians" if kind == "civilians" else f"{wounded} wounded figures"
+            return cm(MOVEMENT["wounded"]["cm"]), why, MOVEMENT["wounded"]["cite"]
+        return cm(MOVEMENT["foot"]["cm"]), "foot figures", MOVEMENT["foot"]["cite"]
+
+    def _path(
+        self, table: Table, unit: Unit, target: Sequence[Base], allowance: float
+    ) -> dict[str, Any]:
+        """The cost of moving the group's nearest figure straight into contact with `target`:
+        the distance, plus the length in difficult going again (at most the whole distance),
+        plus a quarter move a barrier crossed (line 111); and the cost against the allowance."""
+        near = table.closest(unit.bases, target)
+        difficult, hard_going, barriers = 0.0, [], []
+        for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
+            if is_difficult(piece):
+                difficult += inside
+                hard_going.append(piece.id)
+            elif piece.kind in sheet.BARRIER_KINDS:
+                barriers.append(piece.id)
+        difficult = min(difficult, near.distance)
+        barrier_cost = allowance / 4 * len(barriers)
+        cost = near.distance + difficult + barrier_cost
+        path = dict(distance=near.distance, difficult=difficult, difficult_pieces=hard_going)
+        path.update(barriers=barriers, barrier_cost=barrier_cost, cost=cost)
+        reach = Threshold(cost, allowance, table.uncertainty(near.a, near.b))
+        return path | {"from": near.a, "to": near.b, "threshold": reach}
+
+    def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
+        """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
+        or NCO of the side within 5 cm of one of them, stays in company."""
+        rule = MOVEMENT["platoon"]["cavalry" if unit.get("type") == "cavalry" else "infantry"]
+        name, source = unit.get("platoon"), str(rule)
+        if name is None:
+            summary = f"not part of a platoon (give platoon: NAME) [{rule}]"
+            return {"platoon": None, "in_company": False, "source": source, "summary": summary}
+        scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
+        members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
+        # Linked by gaps of at most 5 cm: grow the group from this unit.
+        linked, close = {unit.id}, []
+        grow = True
+        while grow:
+            grow = False
+            for m in (m for m in members if m.id not in linked):
+                for other in (o for o in members if o.id in linked):
+                    if table.unit_gap(m, other) - limit > 2 * table.most_uncertain:
+                        continue  # neither within 5 cm nor too close to call
+                    near = table.unit_distance(m, other)
+                    t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
+                    if t.too_close_to_call:
+                        close.append(f"{m.id}-{other.id}")
+                    if t.within:
+                        linked.add(m.id)
+                        grow = True
+                        break
+        together = len(linked) == len(members)
+        # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
+        # by its first nearest figure.
+        roles = MOVEMENT["platoon_roles"]
+        officers = [b for b in side_bases(scene, unit.side) if b.role in roles]
+        gaps = gaps_to(table, officers, [b for m in members for b in m.bases])
+        found = [g for g in gaps if g[1] <= limit][:1]
+        officer = found[0][0].id if found else None
+        for b, gap, near_b in found:
+            if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
+                close.append(b.id)
+        in_company = together and officer is not None
+        company = (
+            ": uncommanded, it stays in company with the first group of its platoon to move when "
+            "its orders are in italics"
+        )
+        summary = (
+            f"platoon {name!r} ({', '.join(m.id for m in members)}): "
+            + ("all within 5 cm of each other" if together else "not all within 5 cm")
+            + (f", {officer} within 5 cm" if officer else ", no officer or NCO within 5 cm")
+            + (company if in_company else ": each group acts alone")
+            + f" [{rule}]"
+        )
+        out = dict(platoon=name, members=[m.id for m in members], together=together)
+        out.update(officer=officer, in_company=in_company, too_close_to_call=close)
+        return out | {"source": source, "summary": summary}
+
+    def charge(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`charge A B`: whether A may charge B: who may charge, and B in reach."""
+        a_id, b_id = expect_args("charge", args, ("A", "B"))
+        table = table_of(scene)
+        unit, target = self._enemies(table, "charge", args, "a group and an enemy")
+        pc = is_player_character(unit)
+        commanded = pc or bool(state(unit, "commanded"))
+        allowance, why, allowance_cite = self._allowance(unit)
+        path = self._path(table, unit, table.select(b_id), allowance)
+        t = path["threshold"]
+        allowed = t.within
+        reasons = [
+            f"{b_id} costs {fmt(scene, path['cost'])} to reach ({fmt(scene, path['distance'])}"
+            + (f" + {fmt(scene, path['difficult'])} difficult going" if path["difficult"] else "")
+            + (f" + {fmt(scene, path['barrier_cost'])} for barriers" if path["barriers"] else "")
+            + f"), reach {fmt(scene, allowance)} ({why}): {verdict(t)} [{allowance_cite}]"
+        ]
+        nearest_id = None
+        if commanded:
+            reasons.append(
+                f"{'a player character' if pc else 'commanded troops'} may charge if in reach "
+                f"and not forced to move otherwise by the actions table [{MELEE['who_charges']}]"
+            )
+        else:
+            nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
+            allowed = allowed and nearest_id == target.id
+            reasons.append(
+                f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
+                f"nearest enemy in reach ({nearest_id}) [{MELEE['nearest']}]"
+            )
+        data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
+        lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
+        data.update({k: length_json(scene, v) for k, v in lengths.items()})
+        data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
+        data["source"] = str(MELEE["who_charges"])
+        head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
+        return answer("charge", data, [head, *[f"- {r}" for r in reasons]], brief)
+
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: what the dice the players threw do to the game
+
+    def outcomes(self) -> dict[str, OutcomeRule]:
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "risk": OutcomeRule(self._risk_form, self._risk_apply),
+            "command": OutcomeRule(self._command_form, self._command_apply),
+            "charge": OutcomeRule(_no_form, self._charge_apply),
+            "move": OutcomeRule(_no_form, self._move_apply),
+        }
+
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
+        and the figures killed, taken off the table (lines 51-53)."""
+        data = self.resolve(scene, "shoot", args).data
+        if not data["allowed"]:
+            return ()
+        fire, need = int(data["shooters"]["fire"]), int(data["rolls"][0]["need"])
+        row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
+        shift = int(data["damage"]["modifier"])
+        read = "damage D6" + {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
+        target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
+        hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
+        picked = SHOOTING[
+            "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
+        ]
+        label = f"hits: D8s showing {need} or more ({fire} thrown)"
+        return (
+            count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
+            *[
+                count(
+                    f"{result}s",
+                    f"figures {word}: hits whose {read} reads {result.title()} "
+                    f"({_faces(row['faces'], result)})",
+                    row["cite"],
+                    fire,
+                )
+                for result, word in (("kill", "killed"), ("wound", "wounded"))
+            ],
+            taken_off("taken_off", target, pool, picked, fire),
+        )
+
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        if not self._shoot_form(scene, args):
+            return ()
+        hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
+        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+        what = f"{args[0]} shoot {args[1]}"
+        source = sheet.DAMAGE["gunpowder"]["cite"]
+        if kills + wounds > hits:
+            raise QuestionError(
+                f"{RULESET} {what}: {kills} killed and {wounds} wounded come from {hits} hits; "
+                f"each hit throws one damage D6 [{source}]"
+            )
+        off = [scene.base(b) for b in reported["taken_off"]]
+        changes = self._losses(scene, target, (kills, wounds), off, (what, source))
+        changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
+        return tuple(changes)
+
+    def _losses(
+        self, scene: Scene, group: Unit, hurt: tuple[int, int], off: Sequence[Base], why: Why
+    ) -> list[Change]:
+        """The changes of `hurt` (figures killed, wounded) in `group`, the bases `off` taken
+        off the table, `why` (the question, the sheet's line): a base goes when every figure on
+        it is killed, so the figures taken off are at most the kills, and the kills left over
+        must fit on the bases that stay. An officer of another group who had joined it (line
+        53) counts in his own group's casualties; wounds count in the target group (README)."""
+        (kills, wounds), (what, source) = hurt, why
+        taken = sum(b.figures for b in off)
+        if taken > kills:
+            raise QuestionError(
+                f"{RULESET} {what}: {', '.join(b.id for b in off)} hold {taken} figures, but "
+                f"{kills} were killed"
+            )
+        off_ids = {b.id for b in off}
+        spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
+        if kills - taken > spare:
+            raise QuestionError(
+                f"{RULESET} {what}: {kills} killed, so take off {kills - taken - spare} more "
+                f"figure(s) of those hit (a base with one figure goes when he is killed)"
+            )
+        by_group: dict[str, int] = {}
+        for b in off:
+            by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
+        own = kills - sum(n for u, n in by_group.items() if u != group.id)
+        changes = []
+        for uid, n in [(group.id, own)] + [(u, n) for u, n in by_group.items() if u != group.id]:
+            if n:
+                before = int(state(scene.unit_of(uid), "casualties"))
+                changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
+        if wounds:
+            before = int(state(group, "wounded"))
+            after = min(before + wounds, max(group.figures - own, 0))
+            changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
+        changes += [
+            Change(b.id, "removed", True, "killed: taken off the table", source, Scope.BASE)
+            for b in off
+        ]
+        return changes
+
+    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
+        6s (line 78), and the figures killed."""
+        data = self.resolve(scene, "melee", args).data
+        if not data["in_contact"]:
+            return ()
+        fights, n = data["fights"], len(data["fights"])
+        a, b = scene.unit_of(args[0]), scene.unit_of(args[1])
+        won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
+        worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
+        label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
+        reports = [
+            Report(
+                "worse",
+                Kind.CHOICE,
+                label + " 5 cm, both if drawn",
+                MELEE["back"],
+                choices=(a.id, b.id, "drawn"),
+                default=worse,
+            )
+        ]
+        for key, unit in (("a", a), ("b", b)):
+            engaged = tuple(dict.fromkeys(f[key] for f in fights))
+            reports += [
+                count(
+                    f"{hurt}_{key}",
+                    f"figures of {unit.id} {hurt} (an opponent won with a natural {face})",
+                    MELEE["hits"],
+                    n,
+                )
+                for hurt, face in (("killed", 6), ("wounded", 5))
+            ]
+            reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
+        return tuple(reports)
+
+    def _melee_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        form = self._melee_form(scene, args)
+        if not form:
+            return ()
+        fights = next(r.maximum for r in form if r.name == "killed_a") or 0
+        hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
+        what = f"melee {args[0]} {args[1]}"
+        if hits > fights:
+            raise QuestionError(
+                f"{RULESET} {what}: {hits} figures killed or wounded, but only {fights} fights: "
+                f"the winner of a fight wounds or kills one opponent [{MELEE['hits']}]"
+            )
+        changes: list[Change] = []
+        units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
+        for key, unit in units.items():
+            off = [scene.base(b) for b in reported[f"taken_off_{key}"]]
+            kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
+            changes += self._losses(scene, unit, (kills, wounds), off, (what, MELEE["hits"]))
+        worse = reported["worse"]
+        for unit in units.values():
+            if worse in (unit.id, "drawn"):
+                why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
+                changes.append(
+                    Change(
+                        unit.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE["back"]
+                    )
+                )
+        return tuple(changes)
+
+    def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The row of the actions table (the risk factor's) and the D6 thrown on it."""
+        data = self.resolve(scene, "risk", args).data
+        row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
+        label = f"the actions-table row (risk factor {data['risk_factor']})"
+        return (
+            Report(
+                "row", Kind.CHOICE, label, row.cite, choices=sheet.ROW_LABELS, default=data["row"]
+            ),
+            count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
+        )
+
+    def _risk_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        face = int(reported["face"])
+        if face < 1:
+            raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
+        data = self.resolve(scene, "risk", args).data
+        row = str(reported["row"])
+        cell = sheet.ACTIONS_TABLE[data["table"]][row][face - 1]
+        unit = scene.unit_of(args[0])
+        before = str(state(unit, "status"))
+        after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
+        if after == before:
+            return ()
+        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
+
+    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        """The command points thrown (line 84), and which groups in command distance they
+        activate (lines 99-103)."""
+        data = self.resolve(scene, "command", args).data
+        if not data["costs"]:
+            return ()
+        dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
+        label = f"command points: the {dice}D6 of {data['leader_base']} summed"
+        cite = sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1]
+        reports = [count("points", label, cite, 6 * dice, round(mean))]
+        spent = 0
+        for c in data["costs"]:
+            spent += cost_of(c)
+            label = (
+                f"{c['unit']} commanded this turn: {c['figures']} figures at {c['points_each']} "
+                f"pt ({c['why']}) = {cost_of(c)} pts"
+            )
+            cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
+            reports.append(
+                Report(f"command_{c['unit']}", Kind.FLAG, label, cite, default=spent <= mean)
+            )
+        return tuple(reports)
+
+    def _command_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        data = self.resolve(scene, "command", args).data
+        points = int(reported.get("points", 0))
+        chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
+        if sum(map(cost_of, chosen)) > points:
+            raise QuestionError(
+                f"{RULESET} command {args[0]}: the groups chosen cost {sum(map(cost_of, chosen))} "
+                f"points, but {points} were thrown [{LOYAL['cite']}]"
+            )
+        changes = []
+        for c in chosen:
+            why = f"activated by {data['leader_base']}: {cost_of(c)} of {points} command points"
+            changes.append(Change(c["unit"], "commanded", True, why, COMMAND["points"]))
+        return tuple(changes)
+
+    def _charge_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
+        if not self.resolve(scene, "charge", args).data["allowed"]:
+            return ()
+        unit, why = scene.unit_of(args[0]), f"charged {args[1]}"
+        return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
+
+    def _move_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        """A move has no dice: the group has moved this turn (line 34: moving troops shoot
+        1 per 3 figures)."""
+        unit = scene.unit_of(args[0])
+        _, _, source = self._allowance(unit)
+        return (Change(unit.id, "moved", True, "moved this turn", source),)
+
+    # ----------------------------------------------------------------------------------------
+    # Suggestions: what each phase of the sequence of play asks (lines 84-89)
+
+    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """The engine's `suggest`, its readable answer headed by the count of suggestions and
+        who is side A (the engine's `suggestion_lines` is not given the scene)."""
+        listed = super().suggest(scene, args)
+        phase, side_a = listed.data["phase"], listed.data["side_a"]
+        head = (
+            f"{len(listed.data['items'])} suggestions"
+            + (f" for phase {phase}" if phase else "")
+            + f"; side A (with player characters): {', '.join(side_a) or 'none'}"
+        )
+        return replace(listed, lines=(head, *listed.lines))
+
+    def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
+        return {
+            "side_a": sorted(sides_with_player_characters(scene)),
+            "phase_sources": {
+                p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)
+            },
+        }
+
+    def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
+        return tuple(f"- {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
+
+    def candidates(self, scene: Scene, phase: str) -> Iterator[Candidate]:
+        """Command phase: every command figure of side A, the groups of side A out of command,
+        each group of side A on the actions table; side A moves and charges; each side
+        shoots; side B dices on the actions table, moves and charges; every melee."""
+        table = table_of(scene)
+        side_a = sides_with_player_characters(scene)
+        group_a = [u for u in scene.units if u.side in side_a]
+        group_b = [u for u in scene.units if u.side not in side_a]
+        if phase == "command":
+            for u in group_a:
+                yield from (Candidate("command", (b.id,)) for b in u.bases if is_command_figure(b))
+            for u in group_a:
+                if not is_player_character(u):
+                    yield Candidate("out-of-command", (u.id,))
+            yield from (Candidate("risk", (u.id,)) for u in group_a)
+        elif phase in ("move-a", "actions-b"):
+            for u in group_a if phase == "move-a" else group_b:
+                if phase == "actions-b":
+                    yield Candidate("risk", (u.id,))
+                yield Candidate("move", (u.id,))
+                yield from self._charges(table, u)
+        elif phase in ("shoot-a", "shoot-b"):
+            for u in group_a if phase == "shoot-a" else group_b:
+                yield from self._shots(table, u)
+        elif phase == "melee":
+            yield from self._melees(table)
+
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
+        """The action's answer; a question it cannot answer is listed with why (every missing
+        attribute named, as the question asked alone names them)."""
+        if candidate.kind == "out-of-command":
+            return self._out_of_command(table_of(scene), candidate.args[0])
+        try:
+            # Each action is the method of its name; `suggest` lists its first line only.
+            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args, brief=True)
+            return found
+        except QuestionError as error:
+            if isinstance(error, MissingAttribute):
+                try:
+                    self.resolve(scene, candidate.kind, candidate.args)
+                except QuestionError as gathered:
+                    error = gathered
+            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"], False)
+
+    def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
+        """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
+        other group (line 38)."""
+        weapon = sheet.WEAPONS.get(str(unit.get("weapon")))
+        if weapon is None or not weapon.bands:
+            return
+        targets = [e for e, gap in enemy_gaps(table, unit) if geo.within(gap, weapon.reach)]
+        if not (is_player_character(unit) or unit.get("commanded") is True):
+            ids = {e.id for e in targets}
+            targets = [s[1] for s in self.sighted(table, unit, weapon.reach) if s[1].id in ids][:1]
+        for e in targets:
+            yield Candidate("shoot", (unit.id, e.id))
+
+    def _charges(self, table: Table, unit: Unit) -> Iterator[Candidate]:
+        """The charges a group may make: a player character or commanded group at every enemy
+        in reach (line 69), any other group at the nearest enemy, should the actions table
+        say "(Charge?)" (line 67). Enemies further than the group's whole move are left out."""
+        try:
+            allowance, _, _ = self._allowance(unit)
+            commanded = is_commanded(unit)
+        except QuestionError:
+            return  # the group's move names the problem
+        gaps = enemy_gaps(table, unit)
+        if gaps and not commanded:
+            gaps = [min(gaps, key=lambda g: g[1])]
+        reach = allowance + 2 * table.most_uncertain
+        for e, gap in gaps:
+            if geo.within(gap, reach):
+                yield Candidate("charge", (unit.id, e.id))
+
+    def _melees(self, table: Table) -> Iterator[Candidate]:
+        """Pairs of enemy groups with figures in base contact (within the uncertainty)."""
+        units, gaps = table.scene.units, table.unit_gaps().tolist()
+        for i, a in enumerate(units):
+            for k, b in enumerate(units[i + 1 :], i + 1):
+                if a.side != b.side and geo.within(gaps[i][k], 2 * table.most_uncertain):
+                    near = table.unit_distance(a, b)
+                    if near.distance <= table.uncertainty(near.a, near.b):
+                        yield Candidate("melee", (a.id, b.id))
+
+    def _out_of_command(self, table: Table, unit_id: str) -> Resolution | None:
+        """A group of side A with no figure within command distance of a command figure of
+        its side (line 99), None when it has one."""
+        unit = table.unit_of(unit_id)
+        for leader in (b for b in side_bases(table.scene, unit.side) if is_command_figure(b)):
+            measured = table.distances[table.index[leader.id], table.rows(unit.bases)]
+            if geo.within(measured, self._command_reach(table, leader, unit.bases)).any():
+                return None
+        data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
+        summary = f"{unit.id} is beyond command distance of every command figure"
+        return Resolution("out-of-command", MappingProxyType(data), (summary,))
+
+
+def fmt(scene: Scene, mm: float) -> str:
+    return format_length(mm, scene.unit)
+
+
+def _no_form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    """An action with no dice to report (a move, a charge)."""
+    return ()
+
+
+def answer_data(action: str, **data: Any) -> dict[str, Any]:
+    """The start of an answer's data: the action and the ruleset, then `data`."""
+    return {"action": action, "ruleset": RULESET, **data}
+
+
+def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool) -> Resolution:
+    """An answer; in brief (as `suggest` lists it) only its first line."""
+    return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
+
+
+def reasons_json(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
+    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+
+
+def cost_of(group: Mapping[str, Any]) -> int:
+    """The command points a group of a `command` answer's costs takes to activate."""
+    return int(group["figures"]) * int(group["points_each"])
+
+
+def count(name: str, label: str, cite: Cite, maximum: int, default: int | None = 0) -> Report:
+    """A count the players report: at most `maximum` (the dice thrown, the fights)."""
+    return Report(name, Kind.COUNT, label, cite, maximum=maximum, default=default)
+
+
+def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: int) -> Report:
+    """Which of `bases` of a unit are killed and taken off the table (at most `most`)."""
+    label = f"which figures of {unit.id} are killed and taken off the table"
+    return Report(
+        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=()
+    )
+
+
+def _faces(faces: Sequence[str], result: str) -> str:
+    """The faces of a damage row that read `result`: `5-6`, `6`."""
+    shown = [k for k, f in enumerate(faces, 1) if f == result]
+    return f"{shown[0]}" if len(shown) == 1 else f"{shown[0]}-{shown[-1]}"

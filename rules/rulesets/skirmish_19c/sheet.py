@@ -1,0 +1,297 @@
+"""skirmish-19c's sheet as values: the tables of `sheet.toml`, each number with its line of
+rules/sheets/000_157c880a83b52d41.txt, and the arithmetic the sheet implies without a table: the
+odds of a volley and of a melee fight, how figures pair off in a melee, the actions-table row of
+a risk factor and what a cell of it does to a group's status. Lengths are mm."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ... import dice as dice_math
+from ... import geometry as geo
+from ...answer import Cite, Modifier, Roll, Threshold
+from ...scene import TerrainKind
+from ...sheetdata import load_sheet_data
+from ...state import Field, Kind, Phase
+
+SHEET = "000_157c880a83b52d41.txt"
+RULESET = "skirmish-19c"
+DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+
+
+def cm(length: float) -> float:
+    """A length the sheet gives in cm, in mm."""
+    return length * 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """One row of the weapons table (lines 9-16)."""
+
+    row: str
+    bands: tuple[tuple[str, float], ...]
+    """(band, reach in mm), short to long; empty for a weapon that cannot shoot (swords)."""
+    melee: int
+    bayonet_melee: int | None
+    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
+    gunpowder: bool
+    """Line 48: gunpowder weapons use the first damage row."""
+    cite: Cite
+
+    @property
+    def reach(self) -> float:
+        """Its long range (mm); minus infinity for a weapon that cannot shoot."""
+        return self.bands[-1][1] if self.bands else -math.inf
+
+
+WEAPONS = {
+    name: Weapon(
+        w["row"],
+        tuple(zip(("short", "medium", "long"), map(cm, w["ranges_cm"]), strict=False)),
+        w["melee"],
+        w.get("bayonet_melee"),
+        w["gunpowder"],
+        w["cite"],
+    )
+    for name, w in DATA["weapons"].items()
+}
+TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
+COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
+ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
+RISK_FACTORS = {
+    kind: {key: (f["value"], f["cite"]) for key, f in factors.items()}
+    for kind, factors in DATA["risk_factors"].items()
+}
+UNIT_FIELDS = tuple(
+    Field(
+        f["name"],
+        Kind(f["kind"]),
+        f["cite"],
+        f["label"],
+        choices=tuple(f.get("choices", ())),
+        **{k: f[k] for k in ("default", "in_play", "per_turn") if k in f},
+    )
+    for f in DATA["unit_fields"]
+)
+FIELDS = {f.name: f for f in UNIT_FIELDS}
+PHASE_STEPS = tuple(Phase(p["name"], p["title"], p["acting"], p["cite"]) for p in DATA["phases"])
+PHASE_CITES = {p.name: p.cite for p in PHASE_STEPS}
+DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
+BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
+CAVALRY_PACES = tuple(
+    (p["pace"], cm(p["from_cm"]), cm(p["to_cm"]), p["cite"]) for p in MOVEMENT["paces"]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One face of one row of an actions table (lines 150-154, 193-197)."""
+
+    face: int
+    text: str
+    italic: bool
+    """Printed in italics: commanded troops and PCs ignore it when it is about shooting or
+    movement (lines 141, 182)."""
+    cite: Cite
+    note: str = ""
+
+    @property
+    def charge(self) -> bool:
+        """The cell ends in '(Charge?)': the group may charge the nearest enemy in reach."""
+        return "(Charge?)" in self.text
+
+    def as_json(self) -> dict[str, Any]:
+        out = dict(face=self.face, text=self.text, italic=self.italic, charge=self.charge)
+        return out | dict(probability="1/6", source=str(self.cite), note=self.note)
+
+
+ACTIONS_TABLE = {
+    kind: {
+        label: tuple(
+            Cell(face, c["text"], c["italic"], row["cite"], c.get("note", ""))
+            for face, c in enumerate(row["cells"], start=1)
+        )
+        for label, row in rows.items()
+    }
+    for kind, rows in DATA["actions"].items()
+}
+ROW_LABELS = ("RF0", "RF1", "RF2-5", "RF6-8", "RF9+")
+
+
+def row_label(risk_factor: int) -> str:
+    """The actions-table row for a risk factor: 'Up to RF0', RF1, RF2-5, RF6-8, RF9+."""
+    for label, top in zip(ROW_LABELS, (0, 1, 5, 8), strict=False):
+        if risk_factor <= top:
+            return label
+    return "RF9+"
+
+
+def status_after(cell: Cell, row: str, status: str, commanded: bool) -> tuple[str, str]:
+    """A group's status after the actions table gave it `cell` on `row`, and why: running after
+    "Run from ..." or "Flee ...", falling back after a withdrawal or a move to cover, steady
+    after a halt or an advance; a commanded group or PC ignores the movement of a cell in
+    italics (lines 141, 182); "Continue current actions" keeps what the group was doing, but a
+    group falling back halts on a 5 or 6 of the RF0 row (lines 150, 193), and a retreat after
+    melee (a single move back, line 80) is over."""
+    if cell.italic and commanded:
+        why = "in italics: commanded troops and player characters ignore it"
+        return ("steady" if status == "retreating" else status), why
+    for start, after in RISK["status_after"]:
+        if cell.text.startswith(start):
+            return after, cell.text
+    if row == "RF0" and cell.face >= 5 and status == "falling-back":
+        return "steady", "units falling back halt facing the last known enemy position"
+    return ("steady" if status == "retreating" else status), cell.text
+
+
+# --------------------------------------------------------------------------------------------
+# Shooting
+
+
+def band_of(weapon: Weapon, distance: float) -> str:
+    """The range band a distance (mm) falls in, `out-of-range` beyond long."""
+    return next((b for b, reach in weapon.bands if geo.within(distance, reach)), "out-of-range")
+
+
+def band_threshold(weapon: Weapon, distance: float, uncertainty: float) -> Threshold:
+    """The distance against the band edge nearest to it."""
+    nearest = min((reach for _, reach in weapon.bands), key=lambda reach: abs(reach - distance))
+    return Threshold(distance, nearest, uncertainty)
+
+
+def shooters_allowed(figures: int, per: int) -> int:
+    """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
+    return figures // per
+
+
+def spotting_need(distance: float) -> int:
+    """The lowest D6 face whose 10 cm a face reach `distance` (mm): line 61's D6 x 10 cm."""
+    step = cm(SIGHT["spotting_step_cm"])
+    return next((k for k in range(1, 7) if geo.within(distance, k * step)), 7)
+
+
+def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
+    """Chance of each damage result for one hit: a D6 plus `modifier`, read within 1-6."""
+    faces = DAMAGE["gunpowder" if gunpowder else "other"]["faces"]
+    read = [faces[min(6, max(1, face + modifier)) - 1] for face in range(1, 7)]
+    return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
+
+
+def odds_json(p: Fraction) -> dict[str, Any]:
+    return {"exact": str(p), "value": float(p)}
+
+
+def count_json(distribution: Sequence[Fraction], mean: Fraction) -> dict[str, Any]:
+    """The distribution of a count (hits, kills, command points) and its mean."""
+    return {"distribution": [odds_json(p) for p in distribution], "mean": odds_json(mean)}
+
+
+def volley(
+    shooters: int, need: int, band: str, column: str, gunpowder: bool, quality: str
+) -> tuple[dict[str, Any], list[str]]:
+    """One volley as a shot answer shows it: `shooters` D8s needing `need`+ at `band` range
+    against `column` cover (lines 40-43), each hit a D6 on the damage row of `gunpowder`
+    weapons or not, one better for a hero, one worse for raw shooters (lines 45-49); the
+    answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
+    note = f"{band} range, {column}"
+    to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
+    mods = tuple(
+        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
+        for q in ("hero", "raw")
+        if q == quality
+    )
+    shift = int(sum(m.value for m in mods))
+    row = DAMAGE["gunpowder" if gunpowder else "other"]
+    faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
+    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
+    per_hit = damage_odds(gunpowder, shift)
+    hit = dice_math.p_at_least(8, need)
+    each = {"hit": hit, "kill": hit * per_hit["kill"], "wound": hit * per_hit["wound"]}
+    mean = {k: shooters * p for k, p in each.items()}
+    data = {
+        "rolls": [to_hit.as_json(), damage.as_json()],
+        "hits": count_json(to_hit.distribution, mean["hit"]),
+        "damage": {
+            "row": "gunpowder weapons" if gunpowder else "other",
+            "modifier": shift,
+            "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
+        },
+        "kills": count_json(dice_math.binomial(shooters, each["kill"]), mean["kill"]),
+        "wounds": count_json(dice_math.binomial(shooters, each["wound"]), mean["wound"]),
+    }
+    sign = f" ({shift:+d})" if shift else ""
+    read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
+    hits, kills, wounds = (float(mean[k]) for k in ("hit", "kill", "wound"))
+    return data, [
+        f"- {to_hit.describe()}; P(at least 1 hit) = {1 - to_hit.distribution[0]}",
+        f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
+        f"- expected hits {hits:.2f}, kills {kills:.2f}, wounds {wounds:.2f}",
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Melee
+
+
+def melee_odds(mod_a: int, mod_b: int) -> dict[str, Fraction]:
+    """One fight: each throws a D6 plus modifiers; the better score wins; the winner wounds on
+    a natural 5 and kills on a natural 6 (line 78). Chances out of the 36 throws."""
+    ways = dict.fromkeys(("a_wins", "a_wounds", "a_kills", "b_wins", "b_wounds", "b_kills"), 0)
+    ways["draw"] = 0
+    for x in range(1, 7):
+        for y in range(1, 7):
+            if x + mod_a == y + mod_b:
+                ways["draw"] += 1
+                continue
+            side, natural = ("a", x) if x + mod_a > y + mod_b else ("b", y)
+            ways[f"{side}_wins"] += 1
+            if natural >= 5:
+                ways[f"{side}_{'wounds' if natural == 5 else 'kills'}"] += 1
+    return {k: Fraction(n, 36) for k, n in ways.items()}
+
+
+def match_evenly(
+    attackers: Sequence[str], defenders: Sequence[str], touching: set[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Pair figures in contact as evenly as possible (line 67).
+
+    First as many one-to-one pairs as the contacts allow (augmenting paths), then each figure
+    left over joins the opponent it touches that has the fewest assailants so far; a figure
+    that touches no one fights no one.
+    """
+    partner: dict[str, str] = {}  # defender -> attacker
+
+    def augment(a: str, seen: set[str]) -> bool:
+        options = [d for d in defenders if (a, d) in touching and d not in seen]
+        for d in sorted(options, key=lambda d: d in partner):  # a free opponent first
+            if d not in seen:
+                seen.add(d)
+                if d not in partner or augment(partner[d], seen):
+                    partner[d] = a
+                    return True
+        return False
+
+    for a in attackers:
+        augment(a, set())
+    pairs = [(a, d) for d, a in partner.items()]
+    load: dict[str, int] = {}
+    for a, d in pairs:
+        load[a], load[d] = load.get(a, 0) + 1, load.get(d, 0) + 1
+    for a in attackers:
+        near = [d for d in defenders if (a, d) in touching]
+        if a not in load and near:
+            d = min(near, key=lambda k: (load.get(k, 0), defenders.index(k)))
+            pairs.append((a, d))
+            load[a], load[d] = 1, load.get(d, 0) + 1
+    for d in defenders:
+        near = [a for a in attackers if (a, d) in touching]
+        if d not in load and near:
+            a = min(near, key=lambda k: (load.get(k, 0), attackers.index(k)))
+            pairs.append((a, d))
+            load[d], load[a] = 1, load.get(a, 0) + 1
+    return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
