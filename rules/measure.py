@@ -326,6 +326,14 @@ class Table:
         """The unit's row (and column) in `unit_gaps`: its place in the scene's units."""
         return self._unit_number[unit.id]
 
+    def unit(self, ident: str) -> Unit:
+        """The unit with this id, or the unit of the base with this id: `Scene.unit_of` (and its
+        error for an unknown id), read off a dictionary (a `suggest` asks it hundreds of times)."""
+        found = self._units.get(ident)
+        if found is None and ident in self.index:
+            found = self._units.get(self.bases[self.index[ident]].unit_id)
+        return self.scene.unit_of(ident) if found is None else found
+
     @cached_property
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}

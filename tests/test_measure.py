@@ -15,6 +15,7 @@ import pytest
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
+from rules.errors import UnknownIdError
 from rules.measure import Table, table_of
 from rules.scene import Scene
 from tests.builders import base, make_scene, unit
@@ -86,3 +87,12 @@ def test_a_length_on_a_reach_is_within_it() -> None:
     )
     rows, cols = table_of(pair).pairs_within(101.6)
     assert np.array_equal(rows, [0, 1]) and np.array_equal(cols, [1, 0])
+
+
+def test_a_unit_is_found_by_its_id_or_a_bases_as_the_scene_finds_it() -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    table = Table(scene)
+    for ident in [u.id for u in scene.units] + [b.id for b in scene.bases()]:
+        assert table.unit(ident) is scene.unit_of(ident)
+    with pytest.raises(UnknownIdError, match="no unit or base with id 'nobody'"):
+        table.unit("nobody")
