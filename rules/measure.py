@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple, TypeVar
@@ -333,6 +333,12 @@ class Table:
         if found is None and ident in self.index:
             found = self._units.get(self.bases[self.index[ident]].unit_id)
         return self.scene.unit_of(ident) if found is None else found
+
+    def units_within(self, unit: Unit, reach: float) -> list[Unit]:
+        """The units at most `reach` mm from `unit` edge to edge (itself too), in the scene's
+        order: a row of `unit_gaps`."""
+        gaps = self.unit_gaps()[self.unit_row(unit)]
+        return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -896,6 +902,16 @@ class Table:
                     if bool(geo.point_in_polygon((base.x, base.y), s.terrain.polygon))
                 )
         return list(found)
+
+    def crossed(self, a: Base, b: Base, kinds: Collection[TerrainKind]) -> list[Terrain]:
+        """The terrain pieces of these kinds that the line between the two bases' centres runs
+        through (more than touches), in the scene's order: a stream between two fighters."""
+        crossed = []
+        for piece in (t for t in self.scene.terrain if t.kind in kinds):
+            obstacle = geo.Obstacle(piece.id, np.asarray(piece.polygon, dtype=float))
+            if geo.length_inside((a.x, a.y), (b.x, b.y), obstacle)[0] > geo.EPS:
+                crossed.append(piece)
+        return crossed
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).

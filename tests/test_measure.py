@@ -17,8 +17,8 @@ from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.errors import UnknownIdError
 from rules.measure import Table, table_of
-from rules.scene import Scene
-from tests.builders import base, make_scene, unit
+from rules.scene import Scene, TerrainKind
+from tests.builders import base, make_scene, rect, terrain, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
 
@@ -96,3 +96,33 @@ def test_a_unit_is_found_by_its_id_or_a_bases_as_the_scene_finds_it() -> None:
         assert table.unit(ident) is scene.unit_of(ident)
     with pytest.raises(UnknownIdError, match="no unit or base with id 'nobody'"):
         table.unit("nobody")
+
+
+def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    table = Table(scene)
+    for u in scene.units:
+        near = [v for v in scene.units if table.unit_distance(u, v).distance <= 150.0]
+        assert table.units_within(u, 150.0) == near and u in near
+
+
+def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
+    # A stream between a and b; a wood beside the line; a second stream the line only touches.
+    scene = make_scene(
+        "europe-19c",
+        [
+            unit("a", "red", [base("a-1", 10.0, 10.0)]),
+            unit("b", "blue", [base("b-1", 30.0, 10.0)]),
+        ],
+        terrain=[
+            terrain("brook", "stream", rect(18.0, 0.0, 22.0, 40.0)),
+            terrain("copse", "woods", rect(18.0, 20.0, 22.0, 30.0)),
+            terrain("ditch", "stream", rect(24.0, 10.0, 26.0, 40.0)),
+        ],
+    )
+    table = Table(scene)
+    a, b = table.bases
+    kinds = {TerrainKind.STREAM, TerrainKind.WOODS}
+    assert [t.id for t in table.crossed(a, b, kinds)] == ["brook"]
+    assert [t.id for t in table.crossed(b, a, {TerrainKind.STREAM})] == ["brook"]
+    assert table.crossed(a, b, {TerrainKind.HILL}) == []

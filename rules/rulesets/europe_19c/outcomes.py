@@ -46,17 +46,13 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         if not shot.allowed or shot.save is None:
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
-        hits = _likeliest(dice_math.successes(dice, 6, need))
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        cite = FIRING["rows"][shot.row]["cite"]
-        reports = [Report("hits", Kind.COUNT, label, cite, maximum=dice, default=hits)]
-        saves = 0
+        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
+        hits, saves = _likeliest(dice_math.successes(dice, 6, need)), 0
         if save_need is not None:
-            saves = _likeliest(dice_math.successes(hits, 6, save_need))
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
-            reports.append(
-                Report("saved", Kind.COUNT, label, save_cite, maximum=dice, default=saves)
-            )
+            reports.append(_successes("saved", label, save_cite, hits, save_need, most=dice))
+            saves = _likeliest(dice_math.successes(hits, 6, save_need))
         return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
 
     def shoot_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -118,9 +114,8 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
     def charge_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         data, asked = charge_facts(scene, args)
         attacker, target = data["attacker"], data["target"]
-        moved = Change(
-            attacker, "moved", True, "its move this turn was the charge", CITE["contact"]
-        )
+        why = "its move this turn was the charge"
+        moved = Change(attacker, "moved", True, why, CITE["contact"])
         charged = Change(attacker, "charged", True, f"charged {target}", STEP["charge"])
         return () if not asked else (charged, moved) if reported["contact"] else (moved,)
 
@@ -129,31 +124,14 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         blocked (line 121)."""
         data, need = rs.melee(scene, args).data, NUMBERS["melee_hit_need"]
         reports = []
-        for name, unit, roll in zip(
-            ("attacker", "defender"),
-            (data["attacker"], data["defender"]),
-            data["rolls"],
-            strict=True,
-        ):
+        for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
             dice = int(roll["dice"])
-            label = f"hits scored by {unit}: the dice of its {dice}D6 showing {need}+"
-            likely = _likeliest(dice_math.successes(dice, 6, need))
-            reports.append(
-                Report(
-                    f"{name}_hits",
-                    Kind.COUNT,
-                    label,
-                    CITE["melee_hit"],
-                    maximum=dice,
-                    default=likely,
-                )
-            )
+            label = f"hits scored by {data[name]}: the dice of its {dice}D6 showing {need}+"
+            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], dice, need))
         blocked = f"the loser's {NUMBERS['retreat_cm']} cm retreat facing the enemy is blocked"
         label = f"{blocked} (it is eliminated)"
-        return (
-            *reports,
-            Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
-        )
+        blocked_flag = Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False)
+        return (*reports, blocked_flag)
 
     def melee_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         """The side that took more hits loses, a tie the defender (lines 120-122)."""
@@ -260,6 +238,16 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
 def _likeliest(dist: Sequence[Fraction]) -> int:
     """The most likely number of successes (the lowest of equals): what a form shows first."""
     return max(range(len(dist)), key=lambda k: (dist[k], -k))
+
+
+def _successes(
+    name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
+) -> Report:
+    """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
+    likely = _likeliest(dice_math.successes(dice, 6, need))
+    return Report(
+        name, Kind.COUNT, label, cite, maximum=dice if most is None else most, default=likely
+    )
 
 
 def _bases_report(

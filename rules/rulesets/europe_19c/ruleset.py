@@ -41,21 +41,12 @@ NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
 UNIT_FIELDS: Final = tuple(
-    Field(
-        f["name"],
-        Kind(f["kind"]),
-        f["cite"],
-        f["label"],
-        default=f.get("default"),
-        choices=tuple(f.get("choices", ())),
-        in_play=f.get("in_play", True),
-        per_turn=f.get("per_turn", False),
-    )
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["fields"]
 )
 WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
 """The words each attribute accepts (`WORDS["type"]`)."""
-FORMATIONS: Final = {kind: tuple(words) for kind, words in DATA["formations"].items()}
+FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
 PHASE_STEPS: Final = tuple(Phase(p["name"], p["what"], "all", p["cite"]) for p in DATA["phases"])
 WOODS_TOWNS: Final = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
@@ -542,22 +533,12 @@ class Europe19c(Ruleset):
         """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
         (unit,) = map(table_of(scene).unit, expect_args("formation", args, ("UNIT",)))
         kind, current = kind_of(unit), formation_of(unit)
-        column = "moves and charges; fires on the Infantry Col row"
-        options = {
-            "infantry": {
-                "line": ("may not move but may pivot", CITE["line_no_move"]),
-                "column": (column, FIRING["rows"]["infantry-col"]["cite"]),
-            },
-            "artillery": {
-                "limbered": ("can not fire; moves", CITE["limbered"]),
-                "unlimbered": ("can not move but may pivot; fires", CITE["unlimbered_no_move"]),
-            },
-        }.get(kind, {})
+        options = DATA["formations"].get(kind, {})
         data: dict[str, Any] = {"unit": unit.id, "formation": current}
         data["may_change_to"] = [f for f in options if f != current]
-        data["formations"] = {f: reason(text, cite) for f, (text, cite) in options.items()}
+        data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
         lines = [f"{unit.id} is in {current}"]
-        lines += [f"  {f}: {text} [{cite}]" for f, (text, cite) in options.items()]
+        lines += [f"  {f}: {o['allows']} [{o['cite']}]" for f, o in options.items()]
         only = "the sheet gives formations only to infantry and artillery"
         plain = [f"{unit.id} ({kind}): {only} [{CITE['infantry_formations']}]"]
         return self._answer("formation", data, lines if options else plain)
@@ -584,7 +565,7 @@ class Europe19c(Ruleset):
                     continue
                 cm = MOVE["rows"][move_row_of(a)]["cm"]
                 fastest = max(v for c, v in cm.items() if c != "road") * MM_PER_CM
-                targets = _units_near(table, a, fastest + slack)
+                targets = table.units_within(a, fastest + slack)
                 yield from (Candidate("charge", (a.id, t.id)) for t in targets if t.side != a.side)
         elif phase == "movement":
             yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
@@ -593,7 +574,7 @@ class Europe19c(Ruleset):
             for f in units:
                 reach = _firer_reach(f)
                 if reach is not None:
-                    fire.append((f, [t for t in _units_near(table, f, reach) if t.side != f.side]))
+                    fire.append((f, [t for t in table.units_within(f, reach) if t.side != f.side]))
             yield from (
                 Candidate("shoot", (s.firer.id, s.target.id))
                 for s in self.shots(table, fire)
@@ -601,7 +582,7 @@ class Europe19c(Ruleset):
             )
         elif phase == "hand-to-hand":
             for i, a in enumerate(units):
-                for d in _units_near(table, a, slack):
+                for d in table.units_within(a, slack):
                     if table.unit_row(d) > i and d.side != a.side:
                         fight = self._fight(scene, a, d)
                         if fight is not None:
@@ -847,13 +828,6 @@ def in_contact(t: Threshold) -> bool:
     return t.within or t.too_close_to_call
 
 
-def _units_near(table: Table, unit: Unit, reach: float) -> list[Unit]:
-    """The units at most `reach` (mm) from `unit` edge to edge (itself too), in the scene's
-    order: the pairs `suggest` looks at."""
-    gaps = table.unit_gaps()[table.unit_row(unit)]
-    return [table.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
-
-
 def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[str]:
     """Ids of the pieces of these kinds holding the base's centre."""
     return [t.id for t in table.centre_in(base) if t.kind in kinds]
@@ -873,7 +847,7 @@ def _face(table: Table, attacker: Base, target: Base) -> Face:
 def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
     """Other units of the attacker's side in contact with the same face of the target."""
     out = []
-    for other in _units_near(table, target, 2 * table.most_uncertain + geo.EPS):
+    for other in table.units_within(target, 2 * table.most_uncertain + geo.EPS):
         if other.side == attacker.side and other is not attacker:
             near = table.unit_distance(other, target)
             if in_contact(contact(table, near)) and _face(table, near.a, near.b).name == face:
@@ -997,9 +971,10 @@ def _melee_side(
     if charging and face.aspect is not geo.Aspect.FRONT:
         mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
     front = not charging and face.aspect is geo.Aspect.FRONT
-    river = _river_between(table, enemy_base, base) if front else None
+    river = table.crossed(enemy_base, base, STREAMS) if front else []
     if river:
-        mods.append(Modifier(1, f"defending the bank of {river} frontally", CITE["riverbank"]))
+        bank = f"defending the bank of {river[0].id} frontally"
+        mods.append(Modifier(1, bank, CITE["riverbank"]))
     hill = _in_kinds(table, base, HILLS)
     if hill and not _in_kinds(table, enemy_base, HILLS):
         mods.append(Modifier(1, f"on higher ground ({hill[0]})", CITE["higher"]))
@@ -1028,17 +1003,6 @@ def _loser_fate(unit: Unit) -> str:
         f"retreats {NUMBERS['retreat_cm']} cm facing the enemy, eliminated if the retreat is "
         f"blocked ({CITE['blocked']})"
     )
-
-
-def _river_between(table: Table, attacker: Base, defender: Base) -> str | None:
-    """A stream or river the line between the two centres crosses, if any."""
-    a, b = (attacker.x, attacker.y), (defender.x, defender.y)
-    for piece in table.scene.terrain:
-        if piece.kind in STREAMS:
-            obstacle = geo.Obstacle(piece.id, np.asarray(piece.polygon, dtype=float))
-            if geo.length_inside(a, b, obstacle)[0] > geo.EPS:
-                return piece.id
-    return None
 
 
 # --------------------------------------------------------------------------------------------
