@@ -198,11 +198,8 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         taken = "its tests are taken"
         if count(unit, "bases_removed"):
             changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
-        changes += [
-            Change(unit.id, k, False, taken, CITE[k])
-            for k in ("fired_on", "lost_melee")
-            if flag(unit, k)
-        ]
+        flags = [k for k in ("fired_on", "lost_melee") if flag(unit, k)]
+        changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
         return tuple(changes)
 
     def formation_form(scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -254,16 +251,11 @@ def _bases_report(
     unit: Unit, likely: int, why: str, cite: Cite = CITE["base_removed"], most: int | None = None
 ) -> Report:
     """Which bases of `unit` the players take off; first shown: its last `likely` bases."""
-    ids = tuple(b.id for b in unit.bases)
+    ids, label = tuple(b.id for b in unit.bases), f"bases of {unit.id} taken off: {why}"
+    most = len(ids) if most is None else min(most, len(ids))
+    shown = ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else ()
     return Report(
-        "removed",
-        Kind.BASES,
-        f"bases of {unit.id} taken off: {why}",
-        cite,
-        maximum=len(ids) if most is None else min(most, len(ids)),
-        unit=unit.id,
-        bases=ids,
-        default=ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else (),
+        "removed", Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=ids, default=shown
     )
 
 

@@ -101,7 +101,6 @@ class Europe19c(Ruleset):
         said = [f"not allowed: {r['reason']} ({r['source']})" for r in data["reasons"]]
         return self._answer(action, data, (opening, *said))
 
-    # ----------------------------------------------------------------------------------------
     # Firing (lines 60-96)
 
     def shots(self, table: Table, fire: Sequence[tuple[Unit, Sequence[Unit]]]) -> list[Shot]:
@@ -152,17 +151,10 @@ class Europe19c(Ruleset):
             Shot(firer, t, table.unit_distance(firer, t), FIRING["column_of"][described(t)])
             for t in targets
         ]
-        kind, formation = kind_of(firer), formation_of(firer)
-        refusals = []
-        if kind == "cavalry":
-            why = "cavalry do not fire: the firing table has no cavalry row"
-            refusals.append(reason(why, FIRING["rows"]["inf-line-art"]["cite"]))
-        if formation == "limbered":
-            refusals.append(reason("limbered artillery can not fire", CITE["limbered"]))
-        if kind == "artillery" and flag(firer, "pivoted"):
-            refusals.append(reason("the artillery pivoted this turn", CITE["pivoted"]))
+        refusals = _cannot_fire(firer)
         if refusals:
             return [replace(shot, refusals=list(refusals)) for shot in shots]
+        kind = kind_of(firer)
         weapon = weapon_of(firer, kind)
         bands, row = bands_of(WEAPONS[weapon], kind), FIRING["row_of"][troops(firer)]
         longest = bands[-1][1]
@@ -190,34 +182,27 @@ class Europe19c(Ruleset):
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
-        table = table_of(scene)
-        shot = self.shot(scene, args)
+        table, shot = table_of(scene), self.shot(scene, args)
         firer, target, nearest, column = shot.firer, shot.target, shot.nearest, shot.column
         category = FIRING["columns"][column["column"]]
         data: dict[str, Any] = {"shooter": firer.id, "target": target.id}
         data["distance"] = length(scene, nearest.distance)
         data["target_category"] = {"column": category["label"], "why": column["why"]}
         data["target_category"]["source"] = str(category["cite"])
-        opening = (
-            f"{firer.id} fires at {target.id}: {shown(scene, nearest.distance)} edge to edge at "
-            "the nearest"
-        )
+        apart = f"{shown(scene, nearest.distance)} edge to edge at the nearest"
+        opening = f"{firer.id} fires at {target.id}: {apart}"
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
             return self._refused("shoot", {**data, "rolls": []}, opening)
         weapon, row, lead = WEAPONS[shot.weapon], FIRING["rows"][shot.row], shot.lead
-        bonus = NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM
-        data["weapon"] = {
-            "name": shot.weapon,
-            "bands": [
-                {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
-                | {"dice_per_base": b["dice"], "source": str(b["cite"])}
-                for b, mm in shot.bands
-            ],
-            "skirmisher_bonus": length(scene, bonus)
-            if weapon.get("starred") and kind_of(firer) == "skirmishers"
-            else None,
-        }
+        bands = [
+            {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
+            | {"dice_per_base": b["dice"], "source": str(b["cite"])}
+            for b, mm in shot.bands
+        ]
+        starred = weapon.get("starred") and kind_of(firer) == "skirmishers"
+        bonus = length(scene, NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM) if starred else None
+        data["weapon"] = {"name": shot.weapon, "bands": bands, "skirmisher_bonus": bonus}
         data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
         unc = table.uncertainty(nearest.a, nearest.b)
         whole = Threshold(nearest.distance, shot.bands[-1][1], unc)
@@ -267,7 +252,6 @@ class Europe19c(Ruleset):
         ]
         return self._answer("shoot", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Command roll (lines 143-149)
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -283,31 +267,24 @@ class Europe19c(Ruleset):
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
         rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
         rows = [{**row, "source": str(r["cite"])} for row, r in zip(rows, COMMAND, strict=True)]
-        side = [
-            b.id for u in scene.units if u.side == leader.side and u is not leader for b in u.bases
-        ]
+        others = [u for u in scene.units if u.side == leader.side and u is not leader]
+        side = [b.id for u in others for b in u.bases]
         note = f"{rating} leader, {size} game: the faces index the command table"
         data: dict[str, Any] = {"leader": args[0], "rating": rating, "game_size": size}
         data |= {"game_size_from": size_why, "radius": None, "in_command": side}
         data["radius_note"] = "the sheet gives no command radius: every unit of the side"
-        data["rolls"] = [
-            Roll("command roll", 1, 6, None, cite=CITE["command"], note=note).as_json()
-        ]
+        roll = Roll("command roll", 1, 6, None, cite=CITE["command"], note=note)
+        data["rolls"] = [roll.as_json()]
         # Each row of the table is two faces of the D6: a third.
         data |= {"outcomes": rows, "mean_score": str(sum(Fraction(r["score"], 3) for r in rows))}
-        return self._answer(
-            "command",
-            data,
-            [
-                f"command roll for {leader.id} ({rating}, {size} game: {size_why}) "
-                f"[{CITE['command']}]",
-                *(f"  D6 {r['roll']}: {r['score']} [{r['source']}]" for r in rows),
-                "the sheet gives no command radius: every other unit of side "
-                f"{leader.side!r} is in command ({len(side)} bases)",
-            ],
-        )
+        lines = [
+            f"command roll for {leader.id} ({rating}, {size} game: {size_why}) [{CITE['command']}]",
+            *(f"  D6 {r['roll']}: {r['score']} [{r['source']}]" for r in rows),
+            "the sheet gives no command radius: every other unit of side "
+            f"{leader.side!r} is in command ({len(side)} bases)",
+        ]
+        return self._answer("command", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Charge sequence (lines 25-38)
 
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -379,7 +356,6 @@ class Europe19c(Ruleset):
         lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
         return self._answer("charge", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Hand-to-hand (lines 98-124)
 
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -404,22 +380,13 @@ class Europe19c(Ruleset):
         outcome |= {"defender_loses_float": float(p_defender)}
         outcome |= {"attacker_loses_float": float(p_attacker)}
         outcome |= {"loser": _loser_fate(defender), "attacker_loser": _loser_fate(attacker)}
-        outcome["sources"] = [
-            str(CITE[c])
-            for c in ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
-        ]
-        multiple = (
-            "in multiple combats the defender may only inflict casualties on the unit to its front"
-        )
-        vacated = "if a unit vacates a town the attacker may occupy it"
+        fates = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
+        outcome["sources"] = [str(CITE[c]) for c in fates]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
         data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
         data |= {"face": face.name, "sides": {"attacker": ours.json, "defender": theirs.json}}
         data |= {"rolls": [ours.roll.as_json(), theirs.roll.as_json()], "outcome": outcome}
-        data["notes"] = [
-            reason(multiple, CITE["multiple_combats"]),
-            reason(vacated, CITE["town_vacated"]),
-        ]
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         lines = []
         if not in_contact(touch):
             lines.append(
@@ -438,7 +405,6 @@ class Europe19c(Ruleset):
         ]
         return self._answer("melee", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Movement (lines 40-58)
 
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -446,9 +412,8 @@ class Europe19c(Ruleset):
         table = table_of(scene)
         (unit,) = map(table.unit, expect_args("move", args, ("UNIT",)))
         row = MOVE["rows"][move_row_of(unit)]
-        static = {"line": "line_no_move", "unlimbered": "unlimbered_no_move"}.get(
-            formation_of(unit) or ""
-        )
+        still = {"line": "line_no_move", "unlimbered": "unlimbered_no_move"}
+        static = still.get(formation_of(unit) or "")
         column, why = _standing_column(table, unit)
         road = _road_check(table, unit)
         if column == "open" and road is not None and road[0]:
@@ -474,16 +439,12 @@ class Europe19c(Ruleset):
             data["road"] = {"eligible": road[0], "why": road[1], "enemy": road[2]}
             data["road"]["source"] = str(CITE["road"])
         data["source"] = str(row["cite"] if static is None else CITE[static])
-        data["notes"] = [
-            reason("bridges negate streams", CITE["bridge"]),
-            reason("only skirmishers may pass through friendly units", CITE["interpenetration"]),
-        ]
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
         pivots = "pivots cost nothing" if pivot is None else f"each pivot costs {pivot} of the move"
         lines = [f"{unit.id}: {verdict}", f"{pivots} [{row['cite']}]"]
         lines += [] if road is None else [f"road: {road[1]} [{CITE['road']}]"]
         return self._answer("move", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Morale (lines 126-141)
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -526,7 +487,6 @@ class Europe19c(Ruleset):
         )
         return self._answer("morale", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Formations (lines 13-23)
 
     def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -543,7 +503,6 @@ class Europe19c(Ruleset):
         plain = [f"{unit.id} ({kind}): {only} [{CITE['infantry_formations']}]"]
         return self._answer("formation", data, lines if options else plain)
 
-    # ----------------------------------------------------------------------------------------
     # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
     # turn: a unit that fired is not listed to fire again, one that charged or moved not to charge
     # or move again (a charger's move is its move to contact, line 38), a leader with a command
@@ -582,11 +541,9 @@ class Europe19c(Ruleset):
             )
         elif phase == "hand-to-hand":
             for i, a in enumerate(units):
-                for d in table.units_within(a, slack):
-                    if table.unit_row(d) > i and d.side != a.side:
-                        fight = self._fight(scene, a, d)
-                        if fight is not None:
-                            yield Candidate("melee", (fight[0].id, fight[1].id))
+                near = table.units_within(a, slack)
+                enemies = [d for d in near if table.unit_row(d) > i and d.side != a.side]
+                yield from filter(None, (self._fight(scene, a, d) for d in enemies))
 
     def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
         """Every unit whose state calls for a morale test (lines 128-132), at every step."""
@@ -596,17 +553,14 @@ class Europe19c(Ruleset):
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         """The answer's first line; a melee's says who was taken as the attacker, and why."""
-        if candidate.kind != "melee":
-            return result.lines[0]
-        table = table_of(scene)
-        fight = self._fight(scene, *sorted(map(table.unit, candidate.args), key=table.unit_row))
-        return result.lines[0] + (f" ({fight[2]})" if fight and fight[2] else "")
+        note = candidate.note if isinstance(candidate, Fight) else ""
+        return result.lines[0] + (f" ({note})" if note else "")
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
         head = f"{len(items)} resolutions for {phase or 'every phase'}"
         return (head, *(f"  [{i.kind}] {i.summary}" for i in items))
 
-    def _fight(self, scene: Scene, a: Unit, d: Unit) -> tuple[Unit, Unit, str] | None:
+    def _fight(self, scene: Scene, a: Unit, d: Unit) -> Fight | None:
         """The hand-to-hand `suggest` lists for two units (`a` first in the scene): the one
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
@@ -626,7 +580,7 @@ class Europe19c(Ruleset):
             answer = self._may_fight(scene, attacker, defender)
         if answer is None or not answer.data["in_contact"]:
             return None
-        return attacker, defender, note
+        return Fight("melee", (attacker.id, defender.id), note)
 
     def _may_fight(self, scene: Scene, attacker: Unit, defender: Unit) -> Resolution | None:
         """The melee of the two, None when the hand-to-hand table has `-` for it."""
@@ -638,8 +592,14 @@ class Europe19c(Ruleset):
             return None
 
 
-# --------------------------------------------------------------------------------------------
 # What the answers are made of
+
+
+@dataclass(frozen=True, slots=True)
+class Fight(Candidate):
+    """A hand-to-hand `suggest` lists, with who was taken as the attacker and why."""
+
+    note: str = ""
 
 
 @dataclass(slots=True)
@@ -720,7 +680,6 @@ class MeleeSide(NamedTuple):
     line: str
 
 
-# --------------------------------------------------------------------------------------------
 # Reading a unit in the sheet's words
 
 
@@ -796,9 +755,7 @@ def bands_of(weapon: dict[str, Any], kind: str) -> list[tuple[dict[str, Any], fl
 def move_row_of(unit: Unit) -> str:
     """The unit's row of the movement table."""
     kind = kind_of(unit)
-    if kind == "infantry":
-        return "infantry-close" if order_of(unit) == "close" else "infantry-loose"
-    return kind
+    return f"infantry-{order_of(unit)}" if kind == "infantry" else kind
 
 
 def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
@@ -814,7 +771,6 @@ def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
     return str(value), "the scene's game_size" if given is None else "as asked"
 
 
-# --------------------------------------------------------------------------------------------
 # The table: contact, terrain, faces
 
 
@@ -906,7 +862,6 @@ def _done_moving(unit: Unit) -> bool:
     return flag(unit, "moved") or flag(unit, "charged")
 
 
-# --------------------------------------------------------------------------------------------
 # Firing and hand-to-hand
 
 
@@ -918,14 +873,24 @@ def _check_enemies(a: Unit, b: Unit) -> None:
         )
 
 
+def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
+    """Why the unit may not fire at all: cavalry, limbered or pivoted artillery."""
+    kind, refusals = kind_of(unit), []
+    if kind == "cavalry":
+        why = "cavalry do not fire: the firing table has no cavalry row"
+        refusals.append(reason(why, FIRING["rows"]["inf-line-art"]["cite"]))
+    if formation_of(unit) == "limbered":
+        refusals.append(reason("limbered artillery can not fire", CITE["limbered"]))
+    if kind == "artillery" and flag(unit, "pivoted"):
+        refusals.append(reason("the artillery pivoted this turn", CITE["pivoted"]))
+    return refusals
+
+
 def _firer_reach(unit: Unit) -> float | None:
     """The longest range (mm) of a unit that may fire and has not fired this turn."""
-    kind = kind_of(unit)
-    if kind == "cavalry" or formation_of(unit) == "limbered":
+    if _cannot_fire(unit) or flag(unit, "fired"):
         return None
-    if (kind == "artillery" and flag(unit, "pivoted")) or flag(unit, "fired"):
-        return None
-    return bands_of(WEAPONS[weapon_of(unit, kind)], kind)[-1][1]
+    return bands_of(WEAPONS[weapon_of(unit, kind_of(unit))], kind_of(unit))[-1][1]
 
 
 def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
@@ -1005,7 +970,6 @@ def _loser_fate(unit: Unit) -> str:
     )
 
 
-# --------------------------------------------------------------------------------------------
 # Small pieces of answers
 
 
