@@ -215,8 +215,7 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
 
     def formation_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         data = rs.formation(scene, args).data
-        before = data["formation"]
-        after = reported.get("formation", before)
+        before, after = data["formation"], reported.get("formation", data["formation"])
         why = f"changed formation from {before} to {after}"
         change = Change(str(data["unit"]), "formation", after, why, STEP["change-formation"])
         return () if after == before else (change,)

@@ -74,11 +74,9 @@ class Europe19c(Ruleset):
     sight_rule: ClassVar[Cite | None] = CITE["obstructions"]
 
     def actions(self) -> dict[str, Action]:
-        asked = (self.shoot, self.command, self.charge, self.melee, self.move, self.morale)
-        return {
-            **super().actions(),
-            **{q.__name__: q for q in (*asked, self.formation, self.suggest)},
-        }
+        asked: tuple[Action, ...] = (self.shoot, self.command, self.charge, self.melee)
+        asked += (self.move, self.morale, self.formation, self.suggest)
+        return {**super().actions(), **{q.__name__: q for q in asked}}
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         from .outcomes import outcome_rules  # it reads this module's questions
@@ -87,11 +85,9 @@ class Europe19c(Ruleset):
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapon table's bands (lines 62-72); cavalry have no row of the firing table."""
-        kind = kind_of(unit)
-        if kind == "cavalry":
+        if kind_of(unit) == "cavalry":
             return ()
-        bands = bands_of(WEAPONS[weapon_of(unit, kind)], kind)
-        return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands)
+        return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
 
     def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
         data = {"action": action, "ruleset": self.id, **data}
@@ -115,10 +111,7 @@ class Europe19c(Ruleset):
         for b, arc in zip(bases, arcs, strict=True):
             b.aims = [aim for aim, ok in zip(b.aims, arc, strict=True) if ok]
             b.in_arc = bool(b.aims)
-        looks = [(b.base, aim) for b in bases for aim in b.aims]
-        seen = {
-            (v.id, t.id) for (v, t), ok in zip(looks, self._seen(table, looks), strict=True) if ok
-        }
+        seen = self._seen(table, [(b.base, aim) for b in bases for aim in b.aims])
         for shot in shots:
             for b in shot.bases:
                 b.aim = next((aim for aim in b.aims if (b.base.id, aim.id) in seen), None)
@@ -154,9 +147,7 @@ class Europe19c(Ruleset):
         refusals = _cannot_fire(firer)
         if refusals:
             return [replace(shot, refusals=list(refusals)) for shot in shots]
-        kind = kind_of(firer)
-        weapon = weapon_of(firer, kind)
-        bands, row = bands_of(WEAPONS[weapon], kind), FIRING["row_of"][troops(firer)]
+        weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
         longest = bands[-1][1]
         for base in firer.bases:
             in_town = bool(_in_kinds(table, base, TOWNS))
@@ -171,14 +162,16 @@ class Europe19c(Ruleset):
                 shot.weapon, shot.bands, shot.row = weapon, bands, row
         return shots
 
-    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> list[bool]:
-        """Whether each viewer sees its target: one sight line clear is enough (fire is by unit;
-        the sheet does not ask for the whole base), every pair asked at once."""
+    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> set[tuple[str, str]]:
+        """The (viewer, target) ids of the pairs where the viewer sees its target: one sight line
+        clear is enough (fire is by unit; the sheet does not ask for the whole base), every pair
+        asked at once."""
         if not pairs:
-            return []
+            return set()
         viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
-        return table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
+        seen = table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
+        return {(v.id, t.id) for (v, t), ok in zip(pairs, seen, strict=True) if ok}
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
@@ -235,6 +228,7 @@ class Europe19c(Ruleset):
         effect = "each unsaved hit removes a base; each base removed is a morale test"
         data["effect"] = reason(effect, CITE["base_removed"])
         saving = "no save" if save_need is None else f"saved on {save_need}+"
+        save_says = "no saving roll" if save_need is None else f"save {save_need}+ a hit"
         close = " - too close to call" if lead.threshold.too_close_to_call else ""
         fire = sum(s.aim is not None for s in shot.bases)
         lines = [
@@ -244,9 +238,7 @@ class Europe19c(Ruleset):
             f"{lead.band['cite']}); nearest firing base {shown(scene, lead.distance)} from "
             f"{lead.aim.id}{close}",
             f"{hit.describe()} [{row['cite']}]; {column['why']}",
-            f"no saving roll: {save_why} [{save_cite}]"
-            if save_need is None
-            else f"save {save_need}+ a hit: {save_why} [{save_cite}]",
+            f"{save_says}: {save_why} [{save_cite}]",
             f"unsaved hits: {', '.join(f'{k}: {p}' for k, p in enumerate(unsaved) if p)}; each "
             f"removes a base and is a morale test [{CITE['base_removed']}]",
         ]
@@ -333,8 +325,8 @@ class Europe19c(Ruleset):
         data |= {"allowed": not refusals, "charge_table": said}
         data |= {"distance": length(scene, near.distance), "face": face.name}
         data["between"] = {"attacker": near.a.id, "target": near.b.id}
-        data["aspect"] = face.aspect.value
-        data["aspect_margin"] = None if in_town else length(scene, face.margin)
+        margin = None if in_town else length(scene, face.margin)
+        data |= {"aspect": face.aspect.value, "aspect_margin": margin}
         data |= {"face_taken_by": rivals, "move_column": column, "reasons": refusals}
         data["move"] = None if reach is None else compared(scene, reach)
         bonus = "+1 die per base attacking flank or rear"
@@ -480,12 +472,9 @@ class Europe19c(Ruleset):
         lines = [f"{unit.id} is {level}: {need}+ on a D6 passes ({p_pass} a test) [{level_cite}]"]
         lines += [f"  {r['tests']} test(s): {r['reason']} [{r['source']}]" for r in reasons]
         odds = ", ".join(f"{k}: {p}" for k, p in enumerate(lost) if p)
-        lines.append(
-            f"bases lost (a failure removes a base): {odds} [{CITE['failure']}]"
-            if tests
-            else "its state gives no reason to test now (bases_removed, fired_on, lost_melee)"
-        )
-        return self._answer("morale", data, lines)
+        failing = f"bases lost (a failure removes a base): {odds} [{CITE['failure']}]"
+        none = "its state gives no reason to test now (bases_removed, fired_on, lost_melee)"
+        return self._answer("morale", data, [*lines, failing if tests else none])
 
     # Formations (lines 13-23)
 
@@ -529,20 +518,14 @@ class Europe19c(Ruleset):
         elif phase == "movement":
             yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
         elif phase == "firing":
-            fire = []
-            for f in units:
-                reach = _firer_reach(f)
-                if reach is not None:
-                    fire.append((f, [t for t in table.units_within(f, reach) if t.side != f.side]))
-            yield from (
-                Candidate("shoot", (s.firer.id, s.target.id))
-                for s in self.shots(table, fire)
-                if s.allowed
-            )
+            reach = [(f, _firer_reach(f)) for f in units]
+            near = [(f, table.units_within(f, r)) for f, r in reach if r is not None]
+            shots = self.shots(table, [(f, [t for t in ts if t.side != f.side]) for f, ts in near])
+            yield from (Candidate("shoot", (s.firer.id, s.target.id)) for s in shots if s.allowed)
         elif phase == "hand-to-hand":
             for i, a in enumerate(units):
-                near = table.units_within(a, slack)
-                enemies = [d for d in near if table.unit_row(d) > i and d.side != a.side]
+                close = table.units_within(a, slack)
+                enemies = [d for d in close if table.unit_row(d) > i and d.side != a.side]
                 yield from filter(None, (self._fight(scene, a, d) for d in enemies))
 
     def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
@@ -730,9 +713,10 @@ def count(unit: Unit, key: str) -> int:
     return int(value)
 
 
-def weapon_of(unit: Unit, kind: str) -> str:
+def weapon_of(unit: Unit) -> str:
     """The unit's row of the weapon table: artillery carries an artillery weapon, every other
     type a small arm."""
+    kind = kind_of(unit)
     arms = [k for k, w in WEAPONS.items() if w.get("artillery", False) == (kind == "artillery")]
     if unit.weapon is None:
         raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
@@ -745,9 +729,10 @@ def weapon_of(unit: Unit, kind: str) -> str:
     return name
 
 
-def bands_of(weapon: dict[str, Any], kind: str) -> list[tuple[dict[str, Any], float]]:
-    """The weapon's bands, nearest first, with their reach in mm: skirmishers' starred weapons
-    reach 8 cm further (line 72)."""
+def bands_of(unit: Unit) -> list[tuple[dict[str, Any], float]]:
+    """The bands of the unit's weapon, nearest first, with their reach in mm: skirmishers'
+    starred weapons reach 8 cm further (line 72)."""
+    weapon, kind = WEAPONS[weapon_of(unit)], kind_of(unit)
     bonus = NUMBERS["skirmisher_bonus_cm"] if weapon.get("starred") and kind == "skirmishers" else 0
     return [(band, (band["reach_cm"] + bonus) * MM_PER_CM) for band in weapon["bands"]]
 
@@ -814,8 +799,7 @@ def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[
 def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
     """The slowest movement column of the terrain the unit's bases stand in, and why: woods and
     towns, then streams (a bridge negates the stream, line 50), else open."""
-    woods: set[str] = set()
-    streams: set[str] = set()
+    woods, streams = set[str](), set[str]()
     for base in unit.bases:
         kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
         woods |= {i for k, i in kinds.items() if k in WOODS_TOWNS}
@@ -838,13 +822,9 @@ def _road_check(table: Table, unit: Unit) -> tuple[bool, str, Any] | None:
     near = table.closest(unit.bases, enemies)
     limit = NUMBERS["road_enemy_cm"]
     t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
-    far = near.distance >= t.limit
-    text = (
-        f"nearest enemy {near.b.id} is {shown(table.scene, near.distance)} away, "
-        f"{'at least' if far else 'under'} {limit} cm"
-        + (" (too close to call)" if t.too_close_to_call else "")
-    )
-    return far, text, compared(table.scene, t)
+    far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
+    away = f"{shown(table.scene, near.distance)} away, {'at least' if far else 'under'} {limit} cm"
+    return far, f"nearest enemy {near.b.id} is {away}{close}", compared(table.scene, t)
 
 
 def _charge_move(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str]:
@@ -890,7 +870,7 @@ def _firer_reach(unit: Unit) -> float | None:
     """The longest range (mm) of a unit that may fire and has not fired this turn."""
     if _cannot_fire(unit) or flag(unit, "fired"):
         return None
-    return bands_of(WEAPONS[weapon_of(unit, kind_of(unit))], kind_of(unit))[-1][1]
+    return bands_of(unit)[-1][1]
 
 
 def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
@@ -954,20 +934,15 @@ def _melee_side(
     json["modifiers"] = [m.as_json() for m in mods]
     json["hits"] = {"distribution": dice_math.as_floats(roll.distribution), "exact": _exact(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    line = (
-        f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}; "
-        f"{roll.describe()} [{CITE['melee_hit']}]"
-    )
-    return MeleeSide(json, roll, line)
+    says = f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}"
+    return MeleeSide(json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]")
 
 
 def _loser_fate(unit: Unit) -> str:
     if kind_of(unit) == "artillery":
         return f"is eliminated ({CITE['artillery_eliminated']})"
-    return (
-        f"retreats {NUMBERS['retreat_cm']} cm facing the enemy, eliminated if the retreat is "
-        f"blocked ({CITE['blocked']})"
-    )
+    retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
+    return f"{retreat}, eliminated if the retreat is blocked ({CITE['blocked']})"
 
 
 # Small pieces of answers
