@@ -152,6 +152,16 @@ class _Near(NamedTuple):
     """(M,) a base that may block a line of that pair (`geometry.solids_block_spread`)"""
 
 
+class Face(NamedTuple):
+    """The face of a target a base stands against (`Table.face`)."""
+
+    name: str
+    """`front`, `left-flank`, `right-flank` or `rear`, as the target sees it."""
+    aspect: geo.Aspect
+    margin: float
+    """How far (mm) the base's centre is from the nearer diagonal bounding that sector."""
+
+
 class Table:
     """The measurements of one scene, each computed once when first asked. Lengths in mm.
 
@@ -208,6 +218,16 @@ class Table:
         """Where `attacker` stands relative to `target`'s facing (`aspects`)."""
         code = int(self.aspects[self.index[attacker.id], self.index[target.id]])
         return (geo.Aspect.FRONT, geo.Aspect.FLANK, geo.Aspect.REAR)[code]
+
+    def face(self, attacker: Base, target: Base) -> Face:
+        """The face of `target` that `attacker` stands against, judged from the attacker's centre
+        (`geometry.aspect`), a flank named by its side: left or right as the target faces."""
+        reading = geo.aspect(attacker, target)
+        name = reading.aspect.value
+        if reading.aspect is geo.Aspect.FLANK:
+            across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
+            name = "right-flank" if across > 0 else "left-flank"
+        return Face(name, reading.aspect, reading.margin)
 
     def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
         """Every ordered pair of different bases at most `reach` apart, edge to edge

@@ -126,3 +126,28 @@ def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     assert [t.id for t in table.crossed(a, b, kinds)] == ["brook"]
     assert [t.id for t in table.crossed(b, a, {TerrainKind.STREAM})] == ["brook"]
     assert table.crossed(a, b, {TerrainKind.HILL}) == []
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "face"),
+    [
+        (0.0, 5.0, "front"),
+        (5.0, 0.0, "right-flank"),
+        (-5.0, 0.0, "left-flank"),
+        (0.0, -5.0, "rear"),
+    ],
+)
+def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face: str) -> None:
+    # The target faces up the table (90 degrees): its right is +x.
+    scene = make_scene(
+        "europe-19c",
+        [
+            unit("t", "red", [base("t-1", 10.0, 10.0, 90.0)]),
+            unit("a", "blue", [base("a-1", 10.0 + x, 10.0 + y, 0.0)]),
+        ],
+    )
+    table = Table(scene)
+    target, attacker = table.bases
+    found = table.face(attacker, target)
+    reading = geo.aspect(attacker, target)
+    assert found.name == face and (found.aspect, found.margin) == (reading.aspect, reading.margin)

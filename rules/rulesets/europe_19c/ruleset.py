@@ -26,7 +26,7 @@ from ...answer import length_json as length
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
-from ...measure import Table, table_of
+from ...measure import Face, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet_data
 from ...state import Field, Kind, Phase
@@ -360,11 +360,8 @@ class Europe19c(Ruleset):
         ours = _melee_side(table, attacker, defender, near.a, near.b, face, charging=True)
         theirs = _melee_side(table, defender, attacker, near.b, near.a, face, charging=False)
         # The defender loses when it takes as many hits as the attacker or more (line 122).
-        hits = [
-            (i, j, pa * pd)
-            for i, pa in enumerate(ours.roll.distribution)
-            for j, pd in enumerate(theirs.roll.distribution)
-        ]
+        mine, yours = ours.roll.distribution, theirs.roll.distribution
+        hits = [(i, j, p * q) for i, p in enumerate(mine) for j, q in enumerate(yours)]
         p_defender = sum((p for i, j, p in hits if i >= j), Fraction(0))
         p_tie, p_attacker = sum((p for i, j, p in hits if i == j), Fraction(0)), 1 - p_defender
         outcome: dict[str, Any] = {"defender_loses": str(p_defender), "tie": str(p_tie)}
@@ -646,15 +643,6 @@ class Shot:
         return f"{FIRING['rows'][self.row]['label']} against {column}"
 
 
-class Face(NamedTuple):
-    """The face of a target a charger strikes: `front`, `left-flank`, `right-flank` or `rear`,
-    and how far (mm) from the sector line (infinite in a town: it has no flank or rear)."""
-
-    name: str
-    aspect: geo.Aspect
-    margin: float
-
-
 class MeleeSide(NamedTuple):
     """One side's dice in hand-to-hand: as the answer shows them, the roll, its line."""
 
@@ -775,14 +763,11 @@ def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[s
 
 
 def _face(table: Table, attacker: Base, target: Base) -> Face:
-    """Which face of `target` the attacker stands against; no flank or rear in a town."""
+    """Which face of `target` the attacker stands against (`Table.face`); in a town only the
+    front, at an infinite margin: it has no flank or rear."""
     if _in_kinds(table, target, TOWNS):
         return Face("front", geo.Aspect.FRONT, math.inf)
-    reading = geo.aspect(attacker, target)
-    if reading.aspect is geo.Aspect.FLANK:
-        across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
-        return Face("right-flank" if across > 0 else "left-flank", reading.aspect, reading.margin)
-    return Face(reading.aspect.value, reading.aspect, reading.margin)
+    return table.face(attacker, target)
 
 
 def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
