@@ -149,10 +149,8 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             return _removals(loser.bases, why, CITE["artillery_eliminated"])
         if reported["retreat_blocked"]:
             return _removals(loser.bases, f"{why}; its retreat is blocked", CITE["blocked"])
-        why = (
-            f"lost hand-to-hand ({why}): retreats {NUMBERS['retreat_cm']} cm facing the enemy "
-            "and takes two morale tests"
-        )
+        retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
+        why = f"lost hand-to-hand ({why}): {retreat} and takes two morale tests"
         return (Change(loser.id, "lost_melee", True, why, CITE[cite]),)
 
     def move_form(scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -240,10 +238,8 @@ def _successes(
     name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
 ) -> Report:
     """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
-    likely = _likeliest(dice_math.successes(dice, 6, need))
-    return Report(
-        name, Kind.COUNT, label, cite, maximum=dice if most is None else most, default=likely
-    )
+    likely, most = _likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
+    return Report(name, Kind.COUNT, label, cite, maximum=most, default=likely)
 
 
 def _bases_report(

@@ -140,9 +140,9 @@ class Europe19c(Ruleset):
         first."""
         for target in targets:
             _check_enemies(firer, target)
+        column = FIRING["column_of"]
         shots = [
-            Shot(firer, t, table.unit_distance(firer, t), FIRING["column_of"][described(t)])
-            for t in targets
+            Shot(firer, t, table.unit_distance(firer, t), column[described(t)]) for t in targets
         ]
         refusals = _cannot_fire(firer)
         if refusals:
@@ -405,8 +405,8 @@ class Europe19c(Ruleset):
         static = still.get(formation_of(unit) or "")
         column, why = _standing_column(table, unit)
         road = _road_check(table, unit)
-        if column == "open" and road is not None and road[0]:
-            column, why = "road", road[1]
+        if column == "open" and road is not None and road["eligible"]:
+            column, why = "road", road["why"]
         cm = row["cm"].get(column)
         allowance = 0.0 if static else None if cm is None else cm * MM_PER_CM
         if static is not None:
@@ -423,15 +423,12 @@ class Europe19c(Ruleset):
         data["pivot_cost"] = None if pivot is None else str(pivot)
         cost = None if pivot is None or not allowance else float(allowance * pivot)
         data["pivot_cost_length"] = None if cost is None else length(scene, cost)
-        data |= {"may_move": bool(allowance), "may_pivot": True, "road": None}
-        if road is not None:
-            data["road"] = {"eligible": road[0], "why": road[1], "enemy": road[2]}
-            data["road"]["source"] = str(CITE["road"])
+        data |= {"may_move": bool(allowance), "may_pivot": True, "road": road}
         data["source"] = str(row["cite"] if static is None else CITE[static])
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
         pivots = "pivots cost nothing" if pivot is None else f"each pivot costs {pivot} of the move"
         lines = [f"{unit.id}: {verdict}", f"{pivots} [{row['cite']}]"]
-        lines += [] if road is None else [f"road: {road[1]} [{CITE['road']}]"]
+        lines += [] if road is None else [f"road: {road['why']} [{CITE['road']}]"]
         return self._answer("move", data, lines)
 
     # Morale (lines 126-141)
@@ -552,10 +549,8 @@ class Europe19c(Ruleset):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
         answer = self._may_fight(scene, attacker, defender)
         if answer is None:
-            note = (
-                f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table: "
-                f"{defender.id} taken as the attacker"
-            )
+            dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
+            note = f"{dash}: {defender.id} taken as the attacker"
             attacker, defender = defender, attacker
             answer = self._may_fight(scene, attacker, defender)
         if answer is None or not answer.data["in_contact"]:
@@ -789,27 +784,28 @@ def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
         kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
         woods |= {i for k, i in kinds.items() if k in WOODS_TOWNS}
         streams |= {i for k, i in kinds.items() if k in STREAMS and TerrainKind.BRIDGE not in kinds}
-    if woods:
-        return "woods-towns", f"stands in {', '.join(sorted(woods))}"
-    if streams:
-        return "stream", f"stands in {', '.join(sorted(streams))}"
+    for column, pieces in (("woods-towns", woods), ("stream", streams)):
+        if pieces:
+            return column, f"stands in {', '.join(sorted(pieces))}"
     return "open", "stands in the open"
 
 
-def _road_check(table: Table, unit: Unit) -> tuple[bool, str, Any] | None:
+def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     """Whether the road rate applies (line 52), why, the nearest enemy against 24 cm; None
     when the unit is not on a road."""
     if not all(_in_kinds(table, b, ROADS) for b in unit.bases):
         return None
+    road = {"eligible": True, "enemy": None, "source": str(CITE["road"])}
     enemies = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
     if not enemies:
-        return True, "every base is on the road and no enemy is on the table", None
+        return road | {"why": "every base is on the road and no enemy is on the table"}
     near = table.closest(unit.bases, enemies)
     limit = NUMBERS["road_enemy_cm"]
     t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
     away = f"{shown(table.scene, near.distance)} away, {'at least' if far else 'under'} {limit} cm"
-    return far, f"nearest enemy {near.b.id} is {away}{close}", compared(table.scene, t)
+    why = f"nearest enemy {near.b.id} is {away}{close}"
+    return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
 
 def _charge_move(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str]:
