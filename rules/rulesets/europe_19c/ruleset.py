@@ -438,21 +438,18 @@ class Europe19c(Ruleset):
         (unit,) = map(table_of(scene).unit, expect_args("morale", args, ("UNIT",)))
         level = check_attr(unit, "quality", WORDS["quality"], ruleset=self.id)
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
-        reasons: list[dict[str, Any]] = []
         removed = count(unit, "bases_removed")
-        if removed:
-            why = reason(f"{removed} base(s) removed", CITE["base_removed"])
-            reasons.append({**why, "tests": removed})
-        if flag(unit, "fired_on"):
-            if kind_of(unit) != "cavalry":
-                raise QuestionError(
-                    f"{ID}: unit {unit.id!r} has fired_on true but is {kind_of(unit)}; only "
-                    f"charging cavalry test for being fired on ({CITE['fired_on']})"
-                )
-            why = reason("charging cavalry fired on by the target", CITE["fired_on"])
-            reasons.append({**why, "tests": 1})
-        if flag(unit, "lost_melee"):
-            reasons.append({**reason("lost hand-to-hand combat", CITE["lost_melee"]), "tests": 2})
+        if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
+            raise QuestionError(
+                f"{ID}: unit {unit.id!r} has fired_on true but is {kind_of(unit)}; only "
+                f"charging cavalry test for being fired on ({CITE['fired_on']})"
+            )
+        causes = [  # how many tests each calls for (lines 130-132)
+            (removed, f"{removed} base(s) removed", CITE["base_removed"]),
+            (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
+            (2 * flag(unit, "lost_melee"), "lost hand-to-hand combat", CITE["lost_melee"]),
+        ]
+        reasons = [{**reason(why, cite), "tests": int(n)} for n, why, cite in causes if n]
         tests = sum(int(r["tests"]) for r in reasons)
         note = f"{level}: {need}+ to pass each test"
         roll = Roll.success_roll("morale test", tests, 6, need, cite=level_cite, note=note)
