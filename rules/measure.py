@@ -346,14 +346,6 @@ class Table:
         """The unit's row (and column) in `unit_gaps`: its place in the scene's units."""
         return self._unit_number[unit.id]
 
-    def unit(self, ident: str) -> Unit:
-        """The unit with this id, or the unit of the base with this id: `Scene.unit_of` (and its
-        error for an unknown id), read off a dictionary (a `suggest` asks it hundreds of times)."""
-        found = self._units.get(ident)
-        if found is None and ident in self.index:
-            found = self._units.get(self.bases[self.index[ident]].unit_id)
-        return self.scene.unit_of(ident) if found is None else found
-
     def units_within(self, unit: Unit, reach: float) -> list[Unit]:
         """The units at most `reach` mm from `unit` edge to edge (itself too), in the scene's
         order: a row of `unit_gaps`."""
@@ -363,6 +355,16 @@ class Table:
     @cached_property
     def _unit_number(self) -> dict[str, int]:
         return {u.id: k for k, u in enumerate(self.scene.units)}
+
+    def unit_of(self, ident: str) -> Unit:
+        """The unit an id names, a unit's or one of its bases' (`Scene.unit_of`, looked up)."""
+        found = self._unit_by_id.get(ident)
+        return found if found is not None else self.scene.unit_of(ident)  # raises, naming ids
+
+    @cached_property
+    def _unit_by_id(self) -> dict[str, Unit]:
+        # The first unit an id names wins, as in `Scene.unit_of`.
+        return {i: u for u in reversed(self.scene.units) for i in (*(b.id for b in u.bases), u.id)}
 
     @cached_property
     def _unit_first(self) -> list[int]:

@@ -93,9 +93,9 @@ def test_a_unit_is_found_by_its_id_or_a_bases_as_the_scene_finds_it() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table = Table(scene)
     for ident in [u.id for u in scene.units] + [b.id for b in scene.bases()]:
-        assert table.unit(ident) is scene.unit_of(ident)
+        assert table.unit_of(ident) is scene.unit_of(ident)
     with pytest.raises(UnknownIdError, match="no unit or base with id 'nobody'"):
-        table.unit("nobody")
+        table.unit_of("nobody")
 
 
 def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:

@@ -131,7 +131,7 @@ class Europe19c(Ruleset):
     def shot(self, scene: Scene, args: Sequence[str]) -> Shot:
         """The shot `shoot SHOOTER TARGET` asks about (`shots`)."""
         table = table_of(scene)
-        firer, target = map(table.unit, expect_args("shoot", args, ("SHOOTER", "TARGET")))
+        firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
         return self.shots(table, [(firer, [target])])[0]
 
     def _shots(self, table: Table, firer: Unit, targets: Sequence[Unit]) -> list[Shot]:
@@ -253,7 +253,7 @@ class Europe19c(Ruleset):
                 f"command takes 1 or 2 arguments (command LEADER [standard|mini]), got "
                 f"{len(args)}: {' '.join(args) or 'none'}"
             )
-        leader = table_of(scene).unit(args[0])
+        leader = table_of(scene).unit_of(args[0])
         size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
         rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
@@ -282,7 +282,7 @@ class Europe19c(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
         table = table_of(scene)
-        attacker, target = map(table.unit, expect_args("charge", args, ("ATTACKER", "TARGET")))
+        attacker, target = map(table.unit_of, expect_args("charge", args, ("ATTACKER", "TARGET")))
         _check_enemies(attacker, target)
         ours, theirs = kind_of(attacker), kind_of(target)
         in_line = formation_of(attacker) == "line"
@@ -353,7 +353,8 @@ class Europe19c(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
         table = table_of(scene)
-        attacker, defender = map(table.unit, expect_args("melee", args, ("ATTACKER", "DEFENDER")))
+        names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        attacker, defender = map(table.unit_of, names)
         _check_enemies(attacker, defender)
         near = table.unit_distance(attacker, defender)
         touch, face = contact(table, near), _face(table, near.a, near.b)
@@ -399,7 +400,7 @@ class Europe19c(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
         table = table_of(scene)
-        (unit,) = map(table.unit, expect_args("move", args, ("UNIT",)))
+        (unit,) = map(table.unit_of, expect_args("move", args, ("UNIT",)))
         row = MOVE["rows"][move_row_of(unit)]
         still = {"line": "line_no_move", "unlimbered": "unlimbered_no_move"}
         static = still.get(formation_of(unit) or "")
@@ -435,7 +436,7 @@ class Europe19c(Ruleset):
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`morale UNIT`: the score needed, how many tests the unit's state calls for, the odds."""
-        (unit,) = map(table_of(scene).unit, expect_args("morale", args, ("UNIT",)))
+        (unit,) = map(table_of(scene).unit_of, expect_args("morale", args, ("UNIT",)))
         level = check_attr(unit, "quality", WORDS["quality"], ruleset=self.id)
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
         removed = count(unit, "bases_removed")
@@ -471,7 +472,7 @@ class Europe19c(Ruleset):
 
     def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
-        (unit,) = map(table_of(scene).unit, expect_args("formation", args, ("UNIT",)))
+        (unit,) = map(table_of(scene).unit_of, expect_args("formation", args, ("UNIT",)))
         kind, current = kind_of(unit), formation_of(unit)
         options = DATA["formations"].get(kind, {})
         data: dict[str, Any] = {"unit": unit.id, "formation": current}
