@@ -790,7 +790,7 @@ REGISTRY: Final[tuple[tuple[str, str], ...]] = (
     ("sepoys-and-soldiers", "rules.rulesets.sepoys_and_soldiers:SepoysAndSoldiers"),
     ("colonial-adventure", "rules.rulesets.colonial_adventure.ruleset:ColonialAdventure"),
     ("age-of-napoleon", "rules.rulesets.age_of_napoleon.ruleset:AgeOfNapoleon"),
-    ("europe-19c", "rules.rulesets.europe_19c:Europe19c"),
+    ("europe-19c", "rules.rulesets.europe_19c.ruleset:Europe19c"),
 )
 """Every ruleset: its id (as a scene's `ruleset` names it) and where its class is
 (`module:Class`). A ruleset's module is imported the first time the ruleset is asked for, so a

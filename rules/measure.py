@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -175,6 +175,16 @@ class _Near(NamedTuple):
     """(M,) a base that may block a line of that pair (`geometry.solids_block_spread`)"""
 
 
+class Face(NamedTuple):
+    """The face of a target a base stands against (`Table.face`)."""
+
+    name: str
+    """`front`, `left-flank`, `right-flank` or `rear`, as the target sees it."""
+    aspect: geo.Aspect
+    margin: float
+    """How far (mm) the base's centre is from the nearer diagonal bounding that sector."""
+
+
 class Table:
     """The measurements of one scene, each computed once when first asked. Lengths in mm.
 
@@ -234,6 +244,16 @@ class Table:
         """Where `attacker` stands relative to `target`'s facing (`aspects`)."""
         code = int(self.aspects[self.index[attacker.id], self.index[target.id]])
         return (geo.Aspect.FRONT, geo.Aspect.FLANK, geo.Aspect.REAR)[code]
+
+    def face(self, attacker: Base, target: Base) -> Face:
+        """The face of `target` that `attacker` stands against, judged from the attacker's centre
+        (`geometry.aspect`), a flank named by its side: left or right as the target faces."""
+        reading = geo.aspect(attacker, target)
+        name = reading.aspect.value
+        if reading.aspect is geo.Aspect.FLANK:
+            across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
+            name = "right-flank" if across > 0 else "left-flank"
+        return Face(name, reading.aspect, reading.margin)
 
     def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
         """Every ordered pair of different bases at most `reach` apart, edge to edge
@@ -357,6 +377,12 @@ class Table:
         and of every (N, ...) array here."""
         start = self._unit_first[self._unit_number[unit.id]]
         return slice(start, start + len(unit.bases))
+
+    def units_within(self, unit: Unit, reach: float) -> list[Unit]:
+        """The units at most `reach` mm from `unit` edge to edge (itself too), in the scene's
+        order: a row of `unit_gaps`."""
+        gaps = self.unit_gaps()[self.unit_row(unit)]
+        return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -1029,6 +1055,16 @@ class Table:
             if inside > geo.EPS or ends_in:
                 out.append((piece, inside))
         return out
+
+    def crossed(self, a: Base, b: Base, kinds: Collection[TerrainKind]) -> list[Terrain]:
+        """The terrain pieces of these kinds that the line between the two bases' centres runs
+        through (more than touches), in the scene's order: a stream between two fighters."""
+        crossed = []
+        for piece in (t for t in self.scene.terrain if t.kind in kinds):
+            obstacle = geo.Obstacle(piece.id, np.asarray(piece.polygon, dtype=float))
+            if geo.length_inside((a.x, a.y), (b.x, b.y), obstacle)[0] > geo.EPS:
+                crossed.append(piece)
+        return crossed
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).

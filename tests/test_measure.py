@@ -16,8 +16,8 @@ from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import Table, table_of
-from rules.scene import Scene
-from tests.builders import base, make_scene, unit
+from rules.scene import Scene, TerrainKind
+from tests.builders import base, make_scene, rect, terrain, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
 
@@ -145,3 +145,58 @@ def test_units_and_bases_by_id_are_the_scenes() -> None:
         table.unit_of("nobody")
     with pytest.raises(type(raised.value), match="nobody"):
         table.select("nobody")
+
+
+def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    table = Table(scene)
+    for u in scene.units:
+        near = [v for v in scene.units if table.unit_distance(u, v).distance <= 150.0]
+        assert table.units_within(u, 150.0) == near and u in near
+
+
+def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
+    # A stream between a and b; a wood beside the line; a second stream the line only touches.
+    scene = make_scene(
+        "europe-19c",
+        [
+            unit("a", "red", [base("a-1", 10.0, 10.0)]),
+            unit("b", "blue", [base("b-1", 30.0, 10.0)]),
+        ],
+        terrain=[
+            terrain("brook", "stream", rect(18.0, 0.0, 22.0, 40.0)),
+            terrain("copse", "woods", rect(18.0, 20.0, 22.0, 30.0)),
+            terrain("ditch", "stream", rect(24.0, 10.0, 26.0, 40.0)),
+        ],
+    )
+    table = Table(scene)
+    a, b = table.bases
+    kinds = {TerrainKind.STREAM, TerrainKind.WOODS}
+    assert [t.id for t in table.crossed(a, b, kinds)] == ["brook"]
+    assert [t.id for t in table.crossed(b, a, {TerrainKind.STREAM})] == ["brook"]
+    assert table.crossed(a, b, {TerrainKind.HILL}) == []
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "face"),
+    [
+        (0.0, 5.0, "front"),
+        (5.0, 0.0, "right-flank"),
+        (-5.0, 0.0, "left-flank"),
+        (0.0, -5.0, "rear"),
+    ],
+)
+def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face: str) -> None:
+    # The target faces up the table (90 degrees): its right is +x.
+    scene = make_scene(
+        "europe-19c",
+        [
+            unit("t", "red", [base("t-1", 10.0, 10.0, 90.0)]),
+            unit("a", "blue", [base("a-1", 10.0 + x, 10.0 + y, 0.0)]),
+        ],
+    )
+    table = Table(scene)
+    target, attacker = table.bases
+    found = table.face(attacker, target)
+    reading = geo.aspect(attacker, target)
+    assert found.name == face and (found.aspect, found.margin) == (reading.aspect, reading.margin)

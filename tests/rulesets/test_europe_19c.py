@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from rules.engine import Ruleset, get_ruleset
+from rules import geometry as geo
+from rules.engine import Cite, Roll, get_ruleset
 from rules.errors import QuestionError, SceneError
-from rules.measure import Table
+from rules.measure import Table, obstacles
 from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
@@ -222,6 +223,16 @@ def test_unsaved_hits_are_hit_then_not_saved() -> None:
         Fraction(4, 9),
         Fraction(4, 9),
     ]
+    assert out["hits"]["distribution"] == pytest.approx([1 / 9, 4 / 9, 4 / 9])
+    # 2 dice x 5/9 = 10/9 unsaved hits expected; at least one: 1 - 16/81 = 65/81.
+    assert out["unsaved_hits"]["mean"] == pytest.approx(10 / 9)
+    assert out["unsaved_hits"]["p_at_least_one"] == "65/81"
+    # The rolls are shown as the dice module works them out, key for key.
+    cite = Cite("004_8318ee244ed3ffb0.txt", 83, "Inf line, Art 2+ 3+ 4+ 5+")
+    hit = Roll.success_roll("to hit", 2, 6, 3, cite=cite, note="Inf line, Art against CO If Col")
+    assert out["rolls"][0] == hit.as_json()
+    assert out["rolls"][1]["purpose"] == "save (one die per hit)"
+    assert (out["rolls"][1]["dice"], out["rolls"][1]["need"]) == (1, 6)
 
 
 def test_no_save_means_every_hit_counts() -> None:
@@ -295,8 +306,10 @@ def test_other_units_block_the_line_of_sight() -> None:
     assert out["allowed"] is False
 
 
-def test_fast_sight_matches_the_base_class_trace() -> None:
-    # The vectorised tracer must agree with `Ruleset.sight` (geometry.sight) ray for ray.
+def test_the_sight_verdict_is_the_full_traces() -> None:
+    # A base is in sight when one of its sight lines is clear (lines 75-76): the measuring
+    # layer's verdict (`in_sight`, what a shot asks) is the full trace's, past every piece of
+    # blocking terrain and every other unit's base (`geometry.sight`), pair by pair.
     units = [
         unit(
             f"u{k}",
@@ -321,16 +334,16 @@ def test_fast_sight_matches_the_base_class_trace() -> None:
         terrain("ell", "town", [[0, 40], [15, 40], [15, 45], [5, 45], [5, 55], [0, 55]]),
     ]
     scene = make_scene("europe-19c", units, terrain=ground, width=60, depth=60)
+    table = Table(scene)
     all_bases = list(scene.bases())
+    verdicts = set()
     for a in all_bases:
         for b in all_bases:
             if a.unit_id != b.unit_id:
-                mine, ref = RS.sight(scene, a, b), Ruleset.sight(RS, scene, a, b)
-                assert (mine.rays, mine.clear_rays, set(mine.blocked_by)) == (
-                    ref.rays,
-                    ref.clear_rays,
-                    set(ref.blocked_by),
-                )
+                ref = geo.sight(a, b, obstacles(table, RS.sight_policy, a, b))
+                assert RS.in_sight(scene, a, b) is ref.any, (a.id, b.id)
+                verdicts.add(ref.any)
+    assert verdicts == {True, False}
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,6 +374,8 @@ def test_command_roll(rating: str, size: str, scores: list[int]) -> None:
     assert [o["roll"] for o in out["outcomes"]] == ["1-2", "3-4", "5-6"]
     assert out["radius"] is None
     assert out["in_command"] == ["friend-1", "friend-2"]
+    # Each row of the table is two faces of the D6, a third: the mean is the scores' mean.
+    assert out["mean_score"] == str(Fraction(sum(scores), 3))
 
 
 def test_game_size_comes_from_the_scene_else_standard() -> None:
@@ -793,6 +808,29 @@ def test_bad_input_names_what_is_wrong(
         RS.resolve(scene, action, args)
     for word in words:
         assert word in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("attrs", "action", "message"),
+    [
+        ({}, "move", "has no 'type'"),
+        # line 19: artillery is limbered or unlimbered, never in line
+        ({"type": "artillery", "formation": "line"}, "move", "has formation 'line'"),
+        # lines 43-44: infantry moves by its order, close or loose
+        ({"type": "infantry", "formation": "column"}, "move", "has no 'order'"),
+    ],
+)
+def test_a_unit_is_read_in_the_sheets_words(attrs: dict, action: str, message: str) -> None:
+    scene = make_scene("europe-19c", [firer(**attrs)])
+    with pytest.raises(QuestionError, match=message):
+        RS.resolve(scene, action, ["red"])
+
+
+def test_cavalry_have_no_formation() -> None:
+    # lines 13-23: formations are for infantry and artillery only; a cavalry unit's is not read.
+    scene = make_scene("europe-19c", [firer(type="cavalry", formation="column")])
+    out = RS.resolve(scene, "formation", ["red"]).data
+    assert (out["formation"], out["formations"]) == (None, {})
 
 
 # A word outside the sheet's (a declared field's choices) is refused when the scene is read,

@@ -1,0 +1,942 @@
+"""europe-19c, "19th Century Europe QRS" (rules/sheets/004_8318ee244ed3ffb0.txt), in cm.
+
+The questions, in the sheet's order (firing, command, charge, hand-to-hand, movement, morale,
+formations), then what `suggest` lists at each step of the sequence of play. The sheet's tables
+are in `sheet.toml`; what a unit must say and how the sheet's doubtful lines are read, in
+`README.md`; what the players' dice change, in `outcomes.py`. Lengths are mm; every length,
+piece of terrain stood in and sight line is asked of the measuring layer (`rules.measure`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar, Final, NamedTuple
+
+import numpy as np
+
+from ... import dice as dice_math
+from ... import geometry as geo
+from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import length_json as length
+from ...answer import threshold_json as compared
+from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...errors import MissingAttribute, QuestionError, accepted
+from ...measure import Face, Table, table_of
+from ...scene import Base, Scene, TerrainKind, Unit
+from ...sheetdata import load_sheet_data
+from ...state import Field, Kind, Phase
+
+SHEET: Final = "004_8318ee244ed3ffb0.txt"
+ID: Final = "europe-19c"
+MM_PER_CM: Final = 10.0
+DATA: Final = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+CITE: Final[dict[str, Cite]] = DATA["cite"]
+"""The sheet's single rules, by name (`CITE["arc"]`: line 74)."""
+NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
+CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
+SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
+UNIT_FIELDS: Final = tuple(
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
+    for f in DATA["fields"]
+)
+WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
+"""The words each attribute accepts (`WORDS["type"]`)."""
+FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
+"""Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
+PHASE_STEPS: Final = tuple(Phase(p["name"], p["what"], "all", p["cite"]) for p in DATA["phases"])
+WOODS_TOWNS: Final = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
+TOWNS: Final = frozenset({TerrainKind.TOWN, TerrainKind.BUILDING})
+STREAMS: Final = frozenset({TerrainKind.STREAM, TerrainKind.RIVER})
+ROADS: Final = frozenset({TerrainKind.ROAD, TerrainKind.BRIDGE})
+HILLS: Final = frozenset({TerrainKind.HILL})
+
+
+class Europe19c(Ruleset):
+    id = ID
+    title = "19th Century Europe QRS"
+    sheet = SHEET
+    unit = "cm"
+    phases = tuple(p.name for p in PHASE_STEPS)
+    phase_steps = PHASE_STEPS
+    sides_rule = (
+        "the sheet dices for no initiative and orders no side before another: every side acts in "
+        "every step of the sequence of play (lines 5-11)"
+    )
+    unit_fields = UNIT_FIELDS
+    scene_keys: ClassVar[frozenset[str]] = frozenset({"game_size"})
+    """`game_size`, `standard` or `mini`: the command-roll columns (line 145)."""
+    bases_block_sight = True
+    sight_rule: ClassVar[Cite | None] = CITE["obstructions"]
+
+    def actions(self) -> dict[str, Action]:
+        asked: tuple[Action, ...] = (self.shoot, self.command, self.charge, self.melee)
+        asked += (self.move, self.morale, self.formation, self.suggest)
+        return {**super().actions(), **{q.__name__: q for q in asked}}
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        from .outcomes import outcome_rules  # it reads this module's questions
+
+        return outcome_rules(self)
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """The weapon table's bands (lines 62-72); cavalry have no row of the firing table."""
+        if kind_of(unit) == "cavalry":
+            return ()
+        return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
+
+    def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
+        data = {"action": action, "ruleset": self.id, **data}
+        return Resolution(action, MappingProxyType(data), tuple(lines))
+
+    def _refused(self, action: str, data: dict[str, Any], opening: str) -> Resolution:
+        said = [f"not allowed: {r['reason']} ({r['source']})" for r in data["reasons"]]
+        return self._answer(action, data, (opening, *said))
+
+    # Firing (lines 60-96)
+
+    def shots(self, table: Table, fire: Sequence[tuple[Unit, Sequence[Unit]]]) -> list[Shot]:
+        """Each firer's shot at each of its targets: why it may not fire at all, else what each of
+        its bases fires at, the nearest base of the target in its range, then in its arc (all
+        round from a town, line 74), then in its sight (lines 75-76), every arc and every sight
+        line of all the shots asked of the measuring layer at once; then the dice of the bases
+        that fire, the need and the save."""
+        shots = [shot for firer, targets in fire for shot in self._shots(table, firer, targets)]
+        bases = [b for s in shots for b in s.bases]
+        arcs = table.in_arcs([(b.base, b.aims, b.half) for b in bases])
+        for b, arc in zip(bases, arcs, strict=True):
+            b.aims = [aim for aim, ok in zip(b.aims, arc, strict=True) if ok]
+            b.in_arc = bool(b.aims)
+        seen = self._seen(table, [(b.base, aim) for b in bases for aim in b.aims])
+        for shot in shots:
+            for b in shot.bases:
+                b.aim = next((aim for aim in b.aims if (b.base.id, aim.id) in seen), None)
+                if b.aim is not None:
+                    d = b.distance = table.distance(b.base, b.aim)
+                    b.band, limit = next((x, mm) for x, mm in shot.bands if geo.within(d, mm))
+                    b.threshold = Threshold(d, limit, table.uncertainty(b.base, b.aim))
+            firing = [b for b in shot.bases if b.band is not None]
+            if firing:
+                shot.lead = lead = min(firing, key=lambda b: b.distance)
+                assert lead.aim is not None
+                shot.dice = sum(b.band["dice"] for b in firing if b.band is not None)
+                shot.need = FIRING["rows"][shot.row]["need"][shot.column["column"]]
+                shot.save = _save(table, WEAPONS[shot.weapon], shot.target, lead.aim)
+        return shots
+
+    def shot(self, scene: Scene, args: Sequence[str]) -> Shot:
+        """The shot `shoot SHOOTER TARGET` asks about (`shots`)."""
+        table = table_of(scene)
+        firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
+        return self.shots(table, [(firer, [target])])[0]
+
+    def _shots(self, table: Table, firer: Unit, targets: Sequence[Unit]) -> list[Shot]:
+        """A firer's shots as far as the units and the distances tell: why it may not fire at
+        all, else its weapon and the bases of each target in each of its bases' range, nearest
+        first."""
+        for target in targets:
+            _check_enemies(firer, target)
+        column = FIRING["column_of"]
+        shots = [
+            Shot(firer, t, table.unit_distance(firer, t), column[described(t)]) for t in targets
+        ]
+        refusals = _cannot_fire(firer)
+        if refusals:
+            return [replace(shot, refusals=list(refusals)) for shot in shots]
+        weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
+        longest = bands[-1][1]
+        for base in firer.bases:
+            in_town = bool(_in_kinds(table, base, TOWNS))
+            half = 180.0 if in_town else NUMBERS["arc_half_angle"]
+            away = table.distances[table.index[base.id]]
+            for shot in shots:
+                order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
+                d0 = float(away[table.index[order[0].id]])
+                aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
+                measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
+                shot.bases.append(BaseShot(base, in_town, half, d0, measured, bool(aims), aims))
+                shot.weapon, shot.bands, shot.row = weapon, bands, row
+        return shots
+
+    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> set[tuple[str, str]]:
+        """The (viewer, target) ids of the pairs where the viewer sees its target: one sight line
+        clear is enough (fire is by unit; the sheet does not ask for the whole base), every pair
+        asked at once."""
+        if not pairs:
+            return set()
+        viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
+        targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
+        seen = table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
+        return {(v.id, t.id) for (v, t), ok in zip(pairs, seen, strict=True) if ok}
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
+        table, shot = table_of(scene), self.shot(scene, args)
+        firer, target, nearest, column = shot.firer, shot.target, shot.nearest, shot.column
+        category = FIRING["columns"][column["column"]]
+        data: dict[str, Any] = {"shooter": firer.id, "target": target.id}
+        data["distance"] = length(scene, nearest.distance)
+        data["target_category"] = {"column": category["label"], "why": column["why"]}
+        data["target_category"]["source"] = str(category["cite"])
+        apart = f"{shown(scene, nearest.distance)} edge to edge at the nearest"
+        opening = f"{firer.id} fires at {target.id}: {apart}"
+        if shot.refusals:
+            data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
+            return self._refused("shoot", {**data, "rolls": []}, opening)
+        weapon, row, lead = WEAPONS[shot.weapon], FIRING["rows"][shot.row], shot.lead
+        bands = [
+            {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
+            | {"dice_per_base": b["dice"], "source": str(b["cite"])}
+            for b, mm in shot.bands
+        ]
+        starred = weapon.get("starred") and kind_of(firer) == "skirmishers"
+        bonus = length(scene, NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM) if starred else None
+        data["weapon"] = {"name": shot.weapon, "bands": bands, "skirmisher_bonus": bonus}
+        data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
+        unc = table.uncertainty(nearest.a, nearest.b)
+        whole = Threshold(nearest.distance, shot.bands[-1][1], unc)
+        data["range"] = compared(scene, whole if lead is None else lead.threshold)
+        data["arc"] = {"half_angle": NUMBERS["arc_half_angle"], "source": str(CITE["arc"])}
+        data["arc"]["all_round_in_town"] = [s.base.id for s in shot.bases if s.in_town]
+        data["firing_bases"] = [s.as_json(scene) for s in shot.bases]
+        if lead is None:
+            why = _why_no_shot(shot.bases)
+            near = (b["label"] for b, mm in shot.bands if geo.within(nearest.distance, mm))
+            data |= {"band": next(near, "out-of-range"), "allowed": False, "reasons": [why]}
+            data |= {"in_sight": any(s.aim is not None for s in shot.bases), "rolls": []}
+            return self._refused("shoot", data, opening)
+        assert lead.band is not None and lead.aim is not None and shot.save is not None
+        (dice, need), (save_need, save_why, save_cite) = (shot.dice, shot.need), shot.save
+        hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
+        rolls = [hit]
+        if save_need is not None:
+            purpose = "save (one die per hit)"
+            rolls.append(Roll.success_roll(purpose, 1, 6, save_need, (), save_cite, save_why))
+        p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
+        unsaved = dice_math.binomial(dice, dice_math.p_at_least(6, need) * (1 - p_save))
+        mean = float(dice_math.mean(unsaved))
+        data |= {"band": lead.band["label"], "band_name": lead.band["name"], "allowed": True}
+        data |= {"in_sight": True, "reasons": [], "rolls": [r.as_json() for r in rolls]}
+        data["hits"] = {"distribution": dice_math.as_floats(hit.distribution), "exact": _exact(hit)}
+        data["save"] = {"need": save_need, "why": save_why, "source": str(save_cite)}
+        data["unsaved_hits"] = {"distribution": dice_math.as_floats(unsaved), "mean": mean}
+        data["unsaved_hits"] |= {"exact": _exact(unsaved), "p_at_least_one": str(1 - unsaved[0])}
+        effect = "each unsaved hit removes a base; each base removed is a morale test"
+        data["effect"] = reason(effect, CITE["base_removed"])
+        saving = "no save" if save_need is None else f"saved on {save_need}+"
+        save_says = "no saving roll" if save_need is None else f"save {save_need}+ a hit"
+        close = " - too close to call" if lead.threshold.too_close_to_call else ""
+        fire = sum(s.aim is not None for s in shot.bases)
+        lines = [
+            f"{firer.id} fires at {target.id}: {dice}D6 hitting on {need}+, {saving}, "
+            f"{mean:.2f} unsaved hits expected",
+            f"{fire} of {len(firer.bases)} bases fire ({weapon['name']}, {lead.band['name']}, "
+            f"{lead.band['cite']}); nearest firing base {shown(scene, lead.distance)} from "
+            f"{lead.aim.id}{close}",
+            f"{hit.describe()} [{row['cite']}]; {column['why']}",
+            f"{save_says}: {save_why} [{save_cite}]",
+            f"unsaved hits: {', '.join(f'{k}: {p}' for k, p in enumerate(unsaved) if p)}; each "
+            f"removes a base and is a morale test [{CITE['base_removed']}]",
+        ]
+        return self._answer("shoot", data, lines)
+
+    # Command roll (lines 143-149)
+
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command LEADER [standard|mini]`: the command roll table for the leader's rating."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"command takes 1 or 2 arguments (command LEADER [standard|mini]), got "
+                f"{len(args)}: {' '.join(args) or 'none'}"
+            )
+        leader = table_of(scene).unit_of(args[0])
+        size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
+        rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
+        column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
+        rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
+        rows = [{**row, "source": str(r["cite"])} for row, r in zip(rows, COMMAND, strict=True)]
+        others = [u for u in scene.units if u.side == leader.side and u is not leader]
+        side = [b.id for u in others for b in u.bases]
+        note = f"{rating} leader, {size} game: the faces index the command table"
+        data: dict[str, Any] = {"leader": args[0], "rating": rating, "game_size": size}
+        data |= {"game_size_from": size_why, "radius": None, "in_command": side}
+        data["radius_note"] = "the sheet gives no command radius: every unit of the side"
+        roll = Roll("command roll", 1, 6, None, cite=CITE["command"], note=note)
+        data["rolls"] = [roll.as_json()]
+        # Each row of the table is two faces of the D6: a third.
+        data |= {"outcomes": rows, "mean_score": str(sum(Fraction(r["score"], 3) for r in rows))}
+        lines = [
+            f"command roll for {leader.id} ({rating}, {size} game: {size_why}) [{CITE['command']}]",
+            *(f"  D6 {r['roll']}: {r['score']} [{r['source']}]" for r in rows),
+            "the sheet gives no command radius: every other unit of side "
+            f"{leader.side!r} is in command ({len(side)} bases)",
+        ]
+        return self._answer("command", data, lines)
+
+    # Charge sequence (lines 25-38)
+
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
+        table = table_of(scene)
+        attacker, target = map(table.unit_of, expect_args("charge", args, ("ATTACKER", "TARGET")))
+        _check_enemies(attacker, target)
+        ours, theirs = kind_of(attacker), kind_of(target)
+        in_line = formation_of(attacker) == "line"
+        formation_of(target)  # read all the same: it must be one of its type's
+        row = CHARGE["rows"][ours]
+        entry = row["cells"][CHARGE["columns"].index(theirs)]
+        refusals: list[dict[str, Any]] = []
+        said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
+        if entry == "no":
+            refusals.append(reason(f"{ours} may not charge {theirs}", row["cite"]))
+        elif entry == "maybe":
+            mine, yours = len(attacker.bases), len(target.bases)
+            said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
+            said["maybe_source"] = str(CITE["maybe"])
+            if mine <= yours:
+                why = f"maybe, but {attacker.id} ({mine} bases) does not begin larger than "
+                refusals.append(reason(f"{why}{target.id} ({yours} bases)", CITE["maybe"]))
+        if ours == "infantry" and in_line:
+            refusals.append(reason("infantry in line may not move", CITE["line_no_move"]))
+        near = table.unit_distance(attacker, target)
+        face = _face(table, near.a, near.b)
+        rivals = _face_rivals(table, attacker, target, face.name)
+        if rivals:
+            why = f"the {face.name} of {target.id} is already attacked by {', '.join(rivals)}"
+            refusals.append(reason(why, CITE["one_per_face"]))
+        allowance, column = _charge_move(table, attacker, target)
+        reach, gap = None, f"{shown(scene, near.distance)} to contact"
+        if allowance is None:
+            move_row = MOVE["rows"][move_row_of(attacker)]
+            why = f"{move_row['label']} may not move in {column} (N/A)"
+            refusals.append(reason(why, move_row["cite"]))
+        else:
+            reach = Threshold(near.distance, allowance, table.uncertainty(near.a, near.b))
+            if not reach.within:
+                why = f"{gap}, beyond the {shown(scene, allowance)} move ({column})"
+                refusals.append(reason(why, CITE["contact"]))
+        flank = face.aspect is not geo.Aspect.FRONT
+        in_town = math.isinf(face.margin)
+        data: dict[str, Any] = {"attacker": attacker.id, "target": target.id}
+        data |= {"allowed": not refusals, "charge_table": said}
+        data |= {"distance": length(scene, near.distance), "face": face.name}
+        data["between"] = {"attacker": near.a.id, "target": near.b.id}
+        margin = None if in_town else length(scene, face.margin)
+        data |= {"aspect": face.aspect.value, "aspect_margin": margin}
+        data |= {"face_taken_by": rivals, "move_column": column, "reasons": refusals}
+        data["move"] = None if reach is None else compared(scene, reach)
+        bonus = "+1 die per base attacking flank or rear"
+        data["melee_bonus"] = reason(bonus, CITE["flank"]) if flank else None
+        fired_on = "if the target fires on the charging cavalry, the cavalry test morale"
+        data["notes"] = [reason("the charger may pivot 45 degrees", CITE["pivot_45"])]
+        data["notes"] += [reason(fired_on, CITE["fired_on"])] if ours == "cavalry" else []
+        lines = [
+            f"{attacker.id} ({described(attacker)}) {'may not' if refusals else 'may'} charge "
+            f"{target.id} ({described(target)}): charge table says {entry} [{row['cite']}]",
+            f"{near.a.id} strikes the {face.name} of {near.b.id}"
+            + (f" [{CITE['no_flank_in_town']}]" if in_town else "")
+            + (f"; +1 die per base in hand-to-hand [{CITE['flank']}]" if flank else ""),
+        ]
+        if reach is not None:
+            close = " - too close to call" if reach.too_close_to_call else ""
+            move = f"move {shown(scene, reach.limit)} ({column}) [{CITE['contact']}]{close}"
+            lines.append(f"{gap}, {move}")
+        lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
+        return self._answer("charge", data, lines)
+
+    # Hand-to-hand (lines 98-124)
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
+        table = table_of(scene)
+        names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        attacker, defender = map(table.unit_of, names)
+        _check_enemies(attacker, defender)
+        near = table.unit_distance(attacker, defender)
+        touch, face = contact(table, near), _face(table, near.a, near.b)
+        ours = _melee_side(table, attacker, defender, near.a, near.b, face, charging=True)
+        theirs = _melee_side(table, defender, attacker, near.b, near.a, face, charging=False)
+        # The defender loses when it takes as many hits as the attacker or more (line 122).
+        mine, yours = ours.roll.distribution, theirs.roll.distribution
+        hits = [(i, j, p * q) for i, p in enumerate(mine) for j, q in enumerate(yours)]
+        p_defender = sum((p for i, j, p in hits if i >= j), Fraction(0))
+        p_tie, p_attacker = sum((p for i, j, p in hits if i == j), Fraction(0)), 1 - p_defender
+        outcome: dict[str, Any] = {"defender_loses": str(p_defender), "tie": str(p_tie)}
+        outcome |= {"attacker_loses": str(p_attacker), "loser_morale_tests": 2}
+        outcome |= {"defender_loses_float": float(p_defender)}
+        outcome |= {"attacker_loses_float": float(p_attacker)}
+        outcome |= {"loser": _loser_fate(defender), "attacker_loser": _loser_fate(attacker)}
+        fates = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
+        outcome["sources"] = [str(CITE[c]) for c in fates]
+        data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
+        data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
+        data |= {"face": face.name, "sides": {"attacker": ours.json, "defender": theirs.json}}
+        data |= {"rolls": [ours.roll.as_json(), theirs.roll.as_json()], "outcome": outcome}
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
+        lines = []
+        if not in_contact(touch):
+            lines.append(
+                f"{attacker.id} and {defender.id} are not in base contact "
+                f"({shown(scene, near.distance)} apart); the dice below are what contact would give"
+            )
+        elif touch.too_close_to_call:
+            lines.append("base contact is too close to call; taken as in contact")
+        lines += [
+            ours.line,
+            theirs.line,
+            f"{defender.id} loses (takes more hits, or a tie) with chance {p_defender} "
+            f"(tie {p_tie}) and {_loser_fate(defender)} [{CITE['retreat']}; {CITE['tie']}]",
+            f"{attacker.id} loses with chance {p_attacker} and {_loser_fate(attacker)}; "
+            f"the loser takes two morale tests [{CITE['lost_melee']}]",
+        ]
+        return self._answer("melee", data, lines)
+
+    # Movement (lines 40-58)
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
+        table = table_of(scene)
+        (unit,) = map(table.unit_of, expect_args("move", args, ("UNIT",)))
+        row = MOVE["rows"][move_row_of(unit)]
+        still = {"line": "line_no_move", "unlimbered": "unlimbered_no_move"}
+        static = still.get(formation_of(unit) or "")
+        column, why = _standing_column(table, unit)
+        road = _road_check(table, unit)
+        if column == "open" and road is not None and road["eligible"]:
+            column, why = "road", road["why"]
+        cm = row["cm"].get(column)
+        allowance = 0.0 if static else None if cm is None else cm * MM_PER_CM
+        if static is not None:
+            verdict = f"{described(unit)} may not move but may pivot [{CITE[static]}]"
+        elif cm is None:
+            verdict = f"{row['label']} may not move in {column} (N/A) [{row['cite']}]"
+        else:
+            verdict = f"{row['label']} moves {cm} cm in {column} ({why}) [{row['cite']}]"
+        pivot = Fraction(row["pivot_cost"]) if "pivot_cost" in row else None
+        data: dict[str, Any] = {"unit": unit.id, "row": row["label"], "column": column}
+        data |= {"why": why, "allowance": None if allowance is None else length(scene, allowance)}
+        data["table_row"] = {c: None for c in MOVE["columns"]}
+        data["table_row"] |= {c: length(scene, v * MM_PER_CM) for c, v in row["cm"].items()}
+        data["pivot_cost"] = None if pivot is None else str(pivot)
+        cost = None if pivot is None or not allowance else float(allowance * pivot)
+        data["pivot_cost_length"] = None if cost is None else length(scene, cost)
+        data |= {"may_move": bool(allowance), "may_pivot": True, "road": road}
+        data["source"] = str(row["cite"] if static is None else CITE[static])
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
+        pivots = "pivots cost nothing" if pivot is None else f"each pivot costs {pivot} of the move"
+        lines = [f"{unit.id}: {verdict}", f"{pivots} [{row['cite']}]"]
+        lines += [] if road is None else [f"road: {road['why']} [{CITE['road']}]"]
+        return self._answer("move", data, lines)
+
+    # Morale (lines 126-141)
+
+    def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`morale UNIT`: the score needed, how many tests the unit's state calls for, the odds."""
+        (unit,) = map(table_of(scene).unit_of, expect_args("morale", args, ("UNIT",)))
+        level = check_attr(unit, "quality", WORDS["quality"], ruleset=self.id)
+        need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
+        removed = count(unit, "bases_removed")
+        if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
+            raise QuestionError(
+                f"{ID}: unit {unit.id!r} has fired_on true but is {kind_of(unit)}; only "
+                f"charging cavalry test for being fired on ({CITE['fired_on']})"
+            )
+        causes = [  # how many tests each calls for (lines 130-132)
+            (removed, f"{removed} base(s) removed", CITE["base_removed"]),
+            (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
+            (2 * flag(unit, "lost_melee"), "lost hand-to-hand combat", CITE["lost_melee"]),
+        ]
+        reasons = [{**reason(why, cite), "tests": int(n)} for n, why, cite in causes if n]
+        tests = sum(int(r["tests"]) for r in reasons)
+        note = f"{level}: {need}+ to pass each test"
+        roll = Roll.success_roll("morale test", tests, 6, need, cite=level_cite, note=note)
+        lost = tuple(reversed(roll.distribution))  # failures = tests - passes
+        p_pass = dice_math.p_at_least(6, need)
+        data: dict[str, Any] = {"unit": unit.id, "level": level, "need": need}
+        data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
+        data["rolls"] = [roll.as_json()]
+        data["bases_lost"] = {"distribution": dice_math.as_floats(lost), "exact": _exact(lost)}
+        data["bases_lost"]["source"] = str(CITE["failure"])
+        lines = [f"{unit.id} is {level}: {need}+ on a D6 passes ({p_pass} a test) [{level_cite}]"]
+        lines += [f"  {r['tests']} test(s): {r['reason']} [{r['source']}]" for r in reasons]
+        odds = ", ".join(f"{k}: {p}" for k, p in enumerate(lost) if p)
+        failing = f"bases lost (a failure removes a base): {odds} [{CITE['failure']}]"
+        none = "its state gives no reason to test now (bases_removed, fired_on, lost_melee)"
+        return self._answer("morale", data, [*lines, failing if tests else none])
+
+    # Formations (lines 13-23)
+
+    def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
+        (unit,) = map(table_of(scene).unit_of, expect_args("formation", args, ("UNIT",)))
+        kind, current = kind_of(unit), formation_of(unit)
+        options = DATA["formations"].get(kind, {})
+        data: dict[str, Any] = {"unit": unit.id, "formation": current}
+        data["may_change_to"] = [f for f in options if f != current]
+        data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
+        lines = [f"{unit.id} is in {current}"]
+        lines += [f"  {f}: {o['allows']} [{o['cite']}]" for f, o in options.items()]
+        only = "the sheet gives formations only to infantry and artillery"
+        plain = [f"{unit.id} ({kind}): {only} [{CITE['infantry_formations']}]"]
+        return self._answer("formation", data, lines if options else plain)
+
+    # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
+    # turn: a unit that fired is not listed to fire again, one that charged or moved not to charge
+    # or move again (a charger's move is its move to contact, line 38), a leader with a command
+    # score not to roll again.
+
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
+        table, units = table_of(scene), scene.units
+        slack = 2 * table.most_uncertain + geo.EPS  # more than any length can be off by
+        if phase == "change-formation":
+            rating = [u for u in units if u.get("rating") is not None]
+            yield from (
+                Candidate("command", (u.id,)) for u in rating if not count(u, "command_score")
+            )
+            yield from (Candidate("formation", (u.id,)) for u in units if kind_of(u) in FORMATIONS)
+        elif phase == "charge":
+            for a in units:
+                # The charge table's Ski and Art rows are all No (lines 31-32).
+                if kind_of(a) in ("skirmishers", "artillery") or _done_moving(a):
+                    continue
+                cm = MOVE["rows"][move_row_of(a)]["cm"]
+                fastest = max(v for c, v in cm.items() if c != "road") * MM_PER_CM
+                targets = table.units_within(a, fastest + slack)
+                yield from (Candidate("charge", (a.id, t.id)) for t in targets if t.side != a.side)
+        elif phase == "movement":
+            yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
+        elif phase == "firing":
+            reach = [(f, _firer_reach(f)) for f in units]
+            near = [(f, table.units_within(f, r)) for f, r in reach if r is not None]
+            shots = self.shots(table, [(f, [t for t in ts if t.side != f.side]) for f, ts in near])
+            yield from (Candidate("shoot", (s.firer.id, s.target.id)) for s in shots if s.allowed)
+        elif phase == "hand-to-hand":
+            for i, a in enumerate(units):
+                close = table.units_within(a, slack)
+                enemies = [d for d in close if table.unit_row(d) > i and d.side != a.side]
+                yield from filter(None, (self._fight(scene, a, d) for d in enemies))
+
+    def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
+        """Every unit whose state calls for a morale test (lines 128-132), at every step."""
+        for u in scene.units:
+            if count(u, "bases_removed") or flag(u, "fired_on") or flag(u, "lost_melee"):
+                yield Candidate("morale", (u.id,))
+
+    def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
+        """The answer's first line; a melee's says who was taken as the attacker, and why."""
+        note = candidate.note if isinstance(candidate, Fight) else ""
+        return result.lines[0] + (f" ({note})" if note else "")
+
+    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
+        head = f"{len(items)} resolutions for {phase or 'every phase'}"
+        return (head, *(f"  [{i.kind}] {i.summary}" for i in items))
+
+    def _fight(self, scene: Scene, a: Unit, d: Unit) -> Fight | None:
+        """The hand-to-hand `suggest` lists for two units (`a` first in the scene): the one
+        marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
+        way round (a note says which and why); None when neither way can fight (two skirmisher
+        units side by side) or the two are not in base contact."""
+        attacker, defender, note = a, d, ""
+        if flag(d, "charged") and not flag(a, "charged"):
+            attacker, defender = d, a
+        elif flag(a, "charged") == flag(d, "charged"):
+            note = f"neither or both marked charged: {a.id} taken as the attacker"
+        answer = self._may_fight(scene, attacker, defender)
+        if answer is None:
+            dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
+            note = f"{dash}: {defender.id} taken as the attacker"
+            attacker, defender = defender, attacker
+            answer = self._may_fight(scene, attacker, defender)
+        if answer is None or not answer.data["in_contact"]:
+            return None
+        return Fight("melee", (attacker.id, defender.id), note)
+
+    def _may_fight(self, scene: Scene, attacker: Unit, defender: Unit) -> Resolution | None:
+        """The melee of the two, None when the hand-to-hand table has `-` for it."""
+        try:
+            return self.melee(scene, (attacker.id, defender.id))
+        except MissingAttribute:
+            raise
+        except QuestionError:
+            return None
+
+
+# What the answers are made of
+
+
+@dataclass(frozen=True, slots=True)
+class Fight(Candidate):
+    """A hand-to-hand `suggest` lists, with who was taken as the attacker and why."""
+
+    note: str = ""
+
+
+@dataclass(slots=True)
+class BaseShot:
+    """One firing base against the target unit: the bases of the target it may fire at
+    (`aims`, nearest first: in range, then in arc), the one it fires at (`aim`, the nearest in
+    sight), how far, in which band of its weapon."""
+
+    base: Base
+    in_town: bool
+    half: float
+    """Its arc, degrees either side of straight ahead."""
+    distance: float
+    threshold: Threshold
+    """The distance against the weapon's reach (of its band, when it fires)."""
+    in_range: bool
+    aims: list[Base]
+    in_arc: bool = False
+    aim: Base | None = None
+    band: dict[str, Any] | None = None
+
+    def as_json(self, scene: Scene) -> dict[str, Any]:
+        aim, band = self.aim, self.band or {"label": None, "dice": 0}
+        out: dict[str, Any] = {"base": self.base.id}
+        out["target_base"] = None if aim is None else aim.id
+        out |= {"distance": length(scene, self.distance), "band": band["label"]}
+        out |= {"dice": band["dice"], "in_range": self.in_range, "in_arc": self.in_arc}
+        return out | {"in_sight": aim is not None, "range": compared(scene, self.threshold)}
+
+
+@dataclass(slots=True)
+class Shot:
+    """A unit's shot at another (`Europe19c.shot`): allowed when nothing refuses it and a base
+    fires (`lead`, the nearest that does)."""
+
+    firer: Unit
+    target: Unit
+    nearest: geo.Closest
+    column: dict[str, str]
+    """The target's column of the firing table, and why."""
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    weapon: str = ""
+    bands: list[tuple[dict[str, Any], float]] = field(default_factory=list)
+    row: str = ""
+    """The firer's row of the firing table."""
+    bases: list[BaseShot] = field(default_factory=list)
+    lead: BaseShot | None = None
+    dice: int = 0
+    need: int = 0
+    save: tuple[int | None, str, Cite] | None = None
+    """The score a save needs (None: no save), why, and the line."""
+
+    @property
+    def allowed(self) -> bool:
+        return not self.refusals and self.lead is not None
+
+    @property
+    def row_note(self) -> str:
+        """`Inf line, Art against Normal`."""
+        column = FIRING["columns"][self.column["column"]]["label"]
+        return f"{FIRING['rows'][self.row]['label']} against {column}"
+
+
+class MeleeSide(NamedTuple):
+    """One side's dice in hand-to-hand: as the answer shows them, the roll, its line."""
+
+    json: dict[str, Any]
+    roll: Roll
+    line: str
+
+
+# Reading a unit in the sheet's words
+
+
+def kind_of(unit: Unit) -> str:
+    """The unit's `type`: infantry, cavalry, dragoons, skirmishers or artillery."""
+    return check_attr(unit, "type", WORDS["type"], ruleset=ID)
+
+
+def formation_of(unit: Unit) -> str | None:
+    """Infantry line or column, artillery limbered or unlimbered; None for the other types."""
+    words = FORMATIONS.get(kind_of(unit))
+    return None if words is None else check_attr(unit, "formation", words, ruleset=ID)
+
+
+def order_of(unit: Unit) -> str:
+    """Infantry's order, close or loose."""
+    return check_attr(unit, "order", WORDS["order"], ruleset=ID)
+
+
+def troops(unit: Unit) -> str:
+    """The unit's type, infantry with its formation (`infantry-line`): how the firing and the
+    hand-to-hand tables tell troops apart."""
+    kind = kind_of(unit)
+    return f"infantry-{formation_of(unit)}" if kind == "infantry" else kind
+
+
+def described(unit: Unit) -> str:
+    """`close order infantry in line`, `unlimbered artillery`, `cavalry`."""
+    kind, formation = kind_of(unit), formation_of(unit)
+    if kind == "infantry":
+        return f"{order_of(unit)} order infantry in {formation}"
+    return f"{formation} artillery" if kind == "artillery" else kind
+
+
+def flag(unit: Unit, key: str) -> bool:
+    """A state flag (declared with a default, so a scene read by the engine has it)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "true or false", False)
+    return bool(value)
+
+
+def count(unit: Unit, key: str) -> int:
+    """A state count (declared with a default, so a scene read by the engine has it)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
+    return int(value)
+
+
+def weapon_of(unit: Unit) -> str:
+    """The unit's row of the weapon table: artillery carries an artillery weapon, every other
+    type a small arm."""
+    kind = kind_of(unit)
+    arms = [k for k, w in WEAPONS.items() if w.get("artillery", False) == (kind == "artillery")]
+    if unit.weapon is None:
+        raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
+    name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
+    if name not in arms:
+        raise QuestionError(
+            f"{ID}: unit {unit.id!r} is {kind} with weapon {name!r}; a unit of type {kind} "
+            f"carries {accepted(arms)}"
+        )
+    return name
+
+
+def bands_of(unit: Unit) -> list[tuple[dict[str, Any], float]]:
+    """The bands of the unit's weapon, nearest first, with their reach in mm: skirmishers'
+    starred weapons reach 8 cm further (line 72)."""
+    weapon, kind = WEAPONS[weapon_of(unit)], kind_of(unit)
+    bonus = NUMBERS["skirmisher_bonus_cm"] if weapon.get("starred") and kind == "skirmishers" else 0
+    return [(band, (band["reach_cm"] + bonus) * MM_PER_CM) for band in weapon["bands"]]
+
+
+def move_row_of(unit: Unit) -> str:
+    """The unit's row of the movement table."""
+    kind = kind_of(unit)
+    return f"infantry-{order_of(unit)}" if kind == "infantry" else kind
+
+
+def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
+    """Standard or mini game, and why: as asked, else the scene's `game_size`, else standard."""
+    value = scene.extra.get("game_size") if given is None else given
+    if value is None:
+        return "standard", "the scene gives no game_size, so the standard game"
+    if value not in ("standard", "mini"):
+        where = "the scene's game_size is" if given is None else "game size"
+        raise QuestionError(
+            f"{ID}: {where} {value!r}; accepted values are {accepted(('standard', 'mini'))}"
+        )
+    return str(value), "the scene's game_size" if given is None else "as asked"
+
+
+# The table: contact, terrain, faces
+
+
+def contact(table: Table, near: geo.Closest) -> Threshold:
+    """The edge distance of the nearest pair of bases of two units against 0: base contact."""
+    return Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+
+
+def in_contact(t: Threshold) -> bool:
+    """Base contact: edge distance 0, within the measuring uncertainty."""
+    return t.within or t.too_close_to_call
+
+
+def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[str]:
+    """Ids of the pieces of these kinds holding the base's centre."""
+    return [t.id for t in table.centre_in(base) if t.kind in kinds]
+
+
+def _face(table: Table, attacker: Base, target: Base) -> Face:
+    """Which face of `target` the attacker stands against (`Table.face`); in a town only the
+    front, at an infinite margin: it has no flank or rear."""
+    if _in_kinds(table, target, TOWNS):
+        return Face("front", geo.Aspect.FRONT, math.inf)
+    return table.face(attacker, target)
+
+
+def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
+    """Other units of the attacker's side in contact with the same face of the target."""
+    out = []
+    for other in table.units_within(target, 2 * table.most_uncertain + geo.EPS):
+        if other.side == attacker.side and other is not attacker:
+            near = table.unit_distance(other, target)
+            if in_contact(contact(table, near)) and _face(table, near.a, near.b).name == face:
+                out.append(other.id)
+    return out
+
+
+def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
+    """The slowest movement column of the terrain the unit's bases stand in, and why: woods and
+    towns, then streams (a bridge negates the stream, line 50), else open."""
+    woods, streams = set[str](), set[str]()
+    for base in unit.bases:
+        kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
+        woods |= {i for k, i in kinds.items() if k in WOODS_TOWNS}
+        streams |= {i for k, i in kinds.items() if k in STREAMS and TerrainKind.BRIDGE not in kinds}
+    for column, pieces in (("woods-towns", woods), ("stream", streams)):
+        if pieces:
+            return column, f"stands in {', '.join(sorted(pieces))}"
+    return "open", "stands in the open"
+
+
+def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
+    """Whether the road rate applies (line 52), why, the nearest enemy against 24 cm; None
+    when the unit is not on a road."""
+    if not all(_in_kinds(table, b, ROADS) for b in unit.bases):
+        return None
+    road = {"eligible": True, "enemy": None, "source": str(CITE["road"])}
+    enemies = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
+    if not enemies:
+        return road | {"why": "every base is on the road and no enemy is on the table"}
+    near = table.closest(unit.bases, enemies)
+    limit = NUMBERS["road_enemy_cm"]
+    t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
+    far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
+    away = f"{shown(table.scene, near.distance)} away, {'at least' if far else 'under'} {limit} cm"
+    why = f"nearest enemy {near.b.id} is {away}{close}"
+    return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
+
+
+def _charge_move(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str]:
+    """The move (mm; None: N/A) a charge may use, in the slower terrain of attacker and target
+    (never the road), and that terrain's column."""
+    order = ("open", "stream", "woods-towns")
+    ours, theirs = _standing_column(table, attacker)[0], _standing_column(table, target)[0]
+    column = max(ours, theirs, key=order.index)
+    cm = MOVE["rows"][move_row_of(attacker)]["cm"].get(column)
+    return None if cm is None else cm * MM_PER_CM, column
+
+
+def _done_moving(unit: Unit) -> bool:
+    """The unit charged (its move to contact, line 38) or moved this turn."""
+    return flag(unit, "moved") or flag(unit, "charged")
+
+
+# Firing and hand-to-hand
+
+
+def _check_enemies(a: Unit, b: Unit) -> None:
+    if a.side == b.side:
+        raise QuestionError(
+            f"{ID}: {a.id!r} and {b.id!r} are both on side {a.side!r}; "
+            "the question needs two opposing units"
+        )
+
+
+def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
+    """Why the unit may not fire at all: cavalry, limbered or pivoted artillery."""
+    kind, refusals = kind_of(unit), []
+    if kind == "cavalry":
+        why = "cavalry do not fire: the firing table has no cavalry row"
+        refusals.append(reason(why, FIRING["rows"]["inf-line-art"]["cite"]))
+    if formation_of(unit) == "limbered":
+        refusals.append(reason("limbered artillery can not fire", CITE["limbered"]))
+    if kind == "artillery" and flag(unit, "pivoted"):
+        refusals.append(reason("the artillery pivoted this turn", CITE["pivoted"]))
+    return refusals
+
+
+def _firer_reach(unit: Unit) -> float | None:
+    """The longest range (mm) of a unit that may fire and has not fired this turn."""
+    if _cannot_fire(unit) or flag(unit, "fired"):
+        return None
+    return bands_of(unit)[-1][1]
+
+
+def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
+    if not any(s.in_range for s in shots):
+        return reason("out of range", CITE["weapons"])
+    if not any(s.in_arc for s in shots):
+        why = "no base of the target within 45 degrees of a firing base's front"
+        return reason(why, CITE["arc"])
+    return reason("no line of sight from any base in range and arc", CITE["level_fire"])
+
+
+def _save(
+    table: Table, weapon: dict[str, Any], target: Unit, aimed: Base
+) -> tuple[int | None, str, Cite]:
+    """The saving roll (lines 91-96): the terrain of the base fired at, the weapon, the target's
+    formation."""
+    woods = _in_kinds(table, aimed, WOODS_TOWNS)
+    terrain = SAVES["terrain"]["woods-towns" if woods else "open"]
+    column = "all-else"
+    if weapon.get("breech_loader", False):
+        spread = kind_of(target) == "skirmishers" or formation_of(target) in ("line", "unlimbered")
+        column = "sk-ln" if spread else "dgns-col"
+    where = f"{aimed.id} stands in {woods[0]}" if woods else f"{aimed.id} stands in the open"
+    label = SAVES["columns"][column]["label"]
+    return terrain["need"].get(column), f"{where}, {label}", terrain["cite"]
+
+
+def _melee_side(
+    table: Table, unit: Unit, enemy: Unit, base: Base, enemy_base: Base, face: Face, charging: bool
+) -> MeleeSide:
+    """One side's dice in hand-to-hand: its row against the enemy's column (lines 100-112), then
+    the modifiers a base (lines 114-115)."""
+    row = MELEE["rows"][MELEE["row_of"][kind_of(unit)]["charging" if charging else "defending"]]
+    column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
+    per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
+    if per_base is None:
+        raise QuestionError(
+            f"{ID}: {unit.id!r} ({row['label']}) against {enemy.id!r} ({column}) is '-' on the "
+            f"hand-to-hand table ({row['cite']}): that combat cannot happen (see the charge "
+            "table, lines 27-32)"
+        )
+    mods = []
+    if charging and face.aspect is not geo.Aspect.FRONT:
+        mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
+    front = not charging and face.aspect is geo.Aspect.FRONT
+    river = table.crossed(enemy_base, base, STREAMS) if front else []
+    if river:
+        bank = f"defending the bank of {river[0].id} frontally"
+        mods.append(Modifier(1, bank, CITE["riverbank"]))
+    hill = _in_kinds(table, base, HILLS)
+    if hill and not _in_kinds(table, enemy_base, HILLS):
+        mods.append(Modifier(1, f"on higher ground ({hill[0]})", CITE["higher"]))
+    if kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry" and order_of(enemy) == "close":
+        cite = CITE["cavalry_vs_close_order"]
+        mods.append(Modifier(-1, "cavalry against close order infantry", cite))
+    each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
+    purpose, need, note = f"hits by {unit.id}", NUMBERS["melee_hit_need"], f"{bases} bases x {each}"
+    roll = Roll.success_roll(purpose, each * bases, 6, need, mods, CITE["melee_hit"], note)
+    json = {"unit": unit.id, "row": row["label"], "column": column, "source": str(row["cite"])}
+    json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
+    json["modifiers"] = [m.as_json() for m in mods]
+    json["hits"] = {"distribution": dice_math.as_floats(roll.distribution), "exact": _exact(roll)}
+    said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
+    says = f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}"
+    return MeleeSide(json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]")
+
+
+def _loser_fate(unit: Unit) -> str:
+    if kind_of(unit) == "artillery":
+        return f"is eliminated ({CITE['artillery_eliminated']})"
+    retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
+    return f"{retreat}, eliminated if the retreat is blocked ({CITE['blocked']})"
+
+
+# Small pieces of answers
+
+
+def reason(text: str, cite: Cite | None) -> dict[str, Any]:
+    """A reason in an answer, with the line it comes from."""
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def shown(scene: Scene, mm: float) -> str:
+    """A length as a line shows it: `12.5 cm`."""
+    return f"{scene.show(mm):.1f} {scene.unit}"
+
+
+def _exact(odds: Roll | Sequence[Fraction]) -> list[str]:
+    """A distribution's exact chances, as text (`1/6`)."""
+    return [str(p) for p in (odds.distribution if isinstance(odds, Roll) else odds)]

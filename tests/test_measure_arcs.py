@@ -1,0 +1,166 @@
+"""The measuring layer's fire arcs (rules/measure.py: `arc_regions`, `circle_in_arc`,
+`overlap_pairs`, `edge_normals`, which `Table.in_arcs` is made of), worked by hand and held to
+`geometry.base_in_arc` / `geometry.arc_regions`.
+
+Geometry: a firing base 40 x 20 mm centred on the origin facing +y (90 degrees), so its front edge
+runs from (-20, 10) to (20, 10). Its 45-degree arc is bounded by the front edge and two rays from
+the front corners, (20, 10) + t (1, 1) and (-20, 10) + t (-1, 1): the right ray lies on the line
+x - y = 10, the left one on x + y = -10.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules import geometry as geo
+from rules.measure import arc_regions, circle_in_arc, edge_normals, overlap_pairs
+from rules.scene import Base, Footprint
+
+SHOOTER = Base("gun", "battery", 0.0, 0.0, 90.0, Footprint(40.0, 20.0))
+ARC = geo.arc_regions(SHOOTER, 45.0)
+
+
+def round_base(x: float, y: float, diameter: float) -> Base:
+    return Base("hq", "staff", x, y, 0.0, Footprint(diameter, diameter, circle=True))
+
+
+def test_the_arc_is_one_region() -> None:
+    assert ARC is not None and len(ARC) == 1
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "diameter", "expected"),
+    [
+        # Straight ahead, 90 mm beyond the front edge: inside by far.
+        (0.0, 100.0, 20.0, True),
+        # Behind the base: 110 mm outside the front edge's line, radius 10.
+        (0.0, -100.0, 20.0, False),
+        # Right of the right ray: x - y = 150, (150 - 10) / sqrt 2 = 99 mm outside, radius 10.
+        (200.0, 50.0, 20.0, False),
+        # Left of the left ray: x + y = -150, (150 - 10) / sqrt 2 = 99 mm outside it.
+        (-200.0, 50.0, 20.0, False),
+        # x - y = 40: 30 / sqrt 2 = 21.2 mm outside the right ray, radius 10 clear of it.
+        (110.0, 70.0, 20.0, False),
+    ],
+)
+def test_plain_round_targets(x: float, y: float, diameter: float, expected: bool) -> None:
+    target = round_base(x, y, diameter)
+    assert ARC is not None
+    assert circle_in_arc(ARC, target) is expected
+    assert geo.base_in_arc(SHOOTER, target, 45.0) is expected
+
+
+def test_a_round_target_across_the_arc_edge_is_left_to_base_in_arc() -> None:
+    # Centre (20 - 10) / sqrt 2 = 7.1 mm outside the right ray (x - y = 20) but radius 10:
+    # the disc reaches across the ray, so it is in the arc, yet its centre is not inside.
+    target = round_base(100.0, 80.0, 20.0)
+    assert ARC is not None
+    assert circle_in_arc(ARC, target) is None
+    assert geo.base_in_arc(SHOOTER, target, 45.0) is True
+
+
+def test_a_round_target_centred_on_the_arc_edge_is_left_to_base_in_arc() -> None:
+    target = round_base(60.0, 50.0, 20.0)  # x - y = 10: on the right ray
+    assert ARC is not None
+    assert circle_in_arc(ARC, target) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    x=st.floats(-400, 400),
+    y=st.floats(-400, 400),
+    diameter=st.floats(1, 80),
+    facing=st.floats(0, 359.9),
+    half_angle=st.sampled_from([0.0, 30.0, 45.0, 89.0, 90.0, 120.0]),
+)
+def test_plain_verdicts_agree_with_base_in_arc(
+    x: float, y: float, diameter: float, facing: float, half_angle: float
+) -> None:
+    shooter = Base("gun", "battery", 5.0, -3.0, facing, Footprint(40.0, 20.0))
+    regions = geo.arc_regions(shooter, half_angle)
+    assert regions is not None
+    target = round_base(x, y, diameter)
+    plain = circle_in_arc(regions, target)
+    if plain is not None:
+        assert plain is geo.base_in_arc(shooter, target, half_angle)
+
+
+def testoverlap_pairs_by_hand() -> None:
+    # A unit square region [0, 1]^2 against three squares of side 1: one overlapping it
+    # (from x = 0.5), one touching its right side (from x = 1) and one 0.5 clear of it.
+    def square(x0: float) -> list[list[float]]:
+        return [[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]]
+
+    region = np.array([square(0.0)] * 3)
+    feet = np.array([square(0.5), square(1.0), square(1.5)])
+    hit = overlap_pairs(region, edge_normals(region), feet, edge_normals(feet))
+    assert hit.tolist() == [True, True, False]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    x=st.floats(-2000, 2000),
+    y=st.floats(-2000, 2000),
+    facing=st.floats(0, 359.999),
+    width=st.floats(1, 200),
+    depth=st.floats(1, 200),
+    half_angle=st.one_of(st.sampled_from([0.0, 45.0, 89.999]), st.floats(0, 89.999)),
+)
+def testarc_regions_are_geometrys_bit_for_bit(
+    x: float, y: float, facing: float, width: float, depth: float, half_angle: float
+) -> None:
+    shooter = Base("gun", "battery", x, y, facing, Footprint(width, depth))
+    ours, theirs = arc_regions(shooter, half_angle), geo.arc_regions(shooter, half_angle)
+    assert ours is not None and theirs is not None and len(ours) == len(theirs) == 1
+    assert ours[0].shape == theirs[0].shape and ours[0].tobytes() == theirs[0].tobytes()
+
+
+def testarc_regions_by_hand() -> None:
+    # The 40 x 20 mm base at the origin facing +y: front corners (20, 10) and (-20, 10); at 45
+    # degrees the far corners lie REACH along (1, 1) / sqrt 2 and (-1, 1) / sqrt 2.
+    (region,) = arc_regions(SHOOTER, 45.0) or []
+    far = geo.REACH / math.sqrt(2)
+    assert region.ravel().tolist() == pytest.approx(
+        [20, 10, 20 + far, 10 + far, -20 - far, 10 + far, -20, 10]
+    )
+
+
+def test_wide_arcs_and_round_shooters_come_from_geometry() -> None:
+    assert arc_regions(SHOOTER, 180.0) is None  # all round (a town, line 74)
+    wide = arc_regions(SHOOTER, 120.0)
+    assert wide is not None and len(wide) == 3
+    disc = round_base(0.0, 0.0, 30.0)
+    (ours,) = arc_regions(disc, 45.0) or []
+    (theirs,) = geo.arc_regions(disc, 45.0) or []
+    assert ours.tobytes() == theirs.tobytes()
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1.0, 100.0, 1e6]))
+def test_overlap_pairs_is_the_separating_axes_test_pair_by_pair(seed: int, scale: float) -> None:
+    # Two convex quadrilaterals overlap unless their projections on some edge normal of either
+    # are apart: the test written plainly, pair by pair, against the batched one, on rectangles
+    # of random size and turn.
+    rng = np.random.default_rng(seed)
+
+    def rectangles(n: int) -> np.ndarray:
+        half = rng.uniform(0.1, 1.0, size=(n, 1, 2)) * scale
+        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=float) * half
+        turn = rng.uniform(0, 2 * math.pi, size=n)
+        cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
+        x, y = corners[..., 0], corners[..., 1]
+        turned = np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1)
+        return turned + rng.normal(size=(n, 1, 2)) * scale
+
+    a, b = rectangles(8), rectangles(8)
+    got = overlap_pairs(a, edge_normals(a), b, edge_normals(b)).tolist()
+    for k in range(8):
+        axes = np.concatenate([edge_normals(a[k]), edge_normals(b[k])])
+        on_a, on_b = a[k] @ axes.T, b[k] @ axes.T
+        apart = (on_a.max(axis=0) < on_b.min(axis=0)) | (on_b.max(axis=0) < on_a.min(axis=0))
+        assert got[k] is not bool(apart.any())
