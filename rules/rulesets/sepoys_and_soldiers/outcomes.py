@@ -16,6 +16,7 @@ from ...errors import QuestionError, accepted
 from ...measure import table_of
 from ...scene import Scene, Unit
 from ...state import Change, Kind, Report, Scope
+from . import tables
 from .ruleset import (
     Allowance,
     _arm,
@@ -25,20 +26,7 @@ from .ruleset import (
     _status,
     move_allowance,
 )
-from .tables import (
-    ARTILLERY_BANDS,
-    AS_ORDERED,
-    CITE,
-    COMBAT_HITS,
-    COMMANDERS,
-    HITS_PER_BASE,
-    ID,
-    IF_HIT,
-    INFANTRY_BANDS,
-    SITUATIONS,
-    STEADY,
-    TYPES,
-)
+from .tables import CITE, ID, SITUATIONS
 
 if TYPE_CHECKING:
     from .ruleset import SepoysAndSoldiers
@@ -64,7 +52,7 @@ def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: 
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
     bases = tuple(b.id for b in unit.bases)
-    lost = min((_hits(unit) + likely_hits) // HITS_PER_BASE, len(bases))
+    lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
     return Report(
         f"removed_{unit.id}",
         Kind.BASES,
@@ -83,7 +71,7 @@ def _hits_landed(
     """`hits` more on a unit carrying `carried`: every third removes a base (line 3), the
     players having named the bases; what is left over stays on the unit as `hits`."""
     total, bases = carried + hits, len(unit.bases)
-    lost = min(total // HITS_PER_BASE, bases)
+    lost = min(total // tables.HITS_PER_BASE, bases)
     if len(named) != lost:
         raise QuestionError(
             f"{question}: {why} make {_plural(hits, 'hit')}; with the {carried} {unit.id} "
@@ -96,7 +84,7 @@ def _hits_landed(
     changes = [
         Change(b, "removed", True, why_removed, CITE["hits_per_base"], Scope.BASE) for b in named
     ]
-    left = total - HITS_PER_BASE * lost
+    left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
         lost_too = f", {_plural(lost, 'base')} lost" if lost else ""
         reason = f"{why}: {_plural(hits, 'hit')} on the {carried} it carried{lost_too}"
@@ -203,7 +191,7 @@ def shoot_apply(
             why = f"a rocket of {shooter.id} burst on it: loss of a base{tests}"
             changes.append(Change(base_id, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
     else:
-        bands = ARTILLERY_BANDS if _arm(shooter) == "artillery" else INFANTRY_BANDS
+        bands = tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
         band = next(b for b in bands if b.label == shot.data["band"])
         successes = reported["successes"]
         changes += _hits_landed(
@@ -248,8 +236,8 @@ def command_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) ->
             Kind.CHOICE,
             f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)",
             CITE["orders"],
-            choices=TYPES,
-            default=next(t for t in TYPES if t != now),
+            choices=tables.TYPES,
+            default=next(t for t in tables.TYPES if t != now),
         ),
         Report(
             "this_turn",
@@ -271,8 +259,10 @@ def command_apply(
         cite = CITE["order_this_turn"]
         why = f"{commander.id}'s die equalled his quality or more: acts on the order this turn"
         changes = [Change(unit.id, "orders", order, why, cite)]
-        if unit.get("orders_this_turn") != AS_ORDERED:
-            changes.append(Change(unit.id, "orders_this_turn", AS_ORDERED, "acts on it now", cite))
+        if unit.get("orders_this_turn") != tables.AS_ORDERED:
+            changes.append(
+                Change(unit.id, "orders_this_turn", tables.AS_ORDERED, "acts on it now", cite)
+            )
     else:
         cite = CITE["order_next_turn"]
         why = f"{commander.id}'s die was lower than his quality: acts on the order next turn"
@@ -283,7 +273,9 @@ def command_apply(
     given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
     why = f"{given} of the {most} order change{'s' * (most > 1)} he may try each turn"
     changes.append(
-        Change(commander.id, "orders_given", given, why, COMMANDERS[r.data["rating"]]["cite"])
+        Change(
+            commander.id, "orders_given", given, why, tables.COMMANDERS[r.data["rating"]]["cite"]
+        )
     )
     return tuple(changes)
 
@@ -349,7 +341,7 @@ def nerve_apply(
     if situation is None:
         if passed:
             why = "rallied: it stops routing (disordered still, it must reform)"
-            changes.append(Change(unit.id, "status", STEADY, why, CITE["rally"]))
+            changes.append(Change(unit.id, "status", tables.STEADY, why, CITE["rally"]))
         changes.append(_acted(unit, "attempting to rally is its action", CITE["rally"]))
     elif situation["key"] == "attempt-to-reform":
         if passed:
@@ -379,13 +371,13 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
 def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
-        cite = IF_HIT[0]["cite"]
+        cite = tables.IF_HIT[0]["cite"]
         return [
             Change(b.id, "removed", True, f"{ident} is dead", cite, Scope.BASE)
             for b in scene.unit_of(ident).bases
         ]
     if result in ("wounded", "horse-killed"):
-        row = IF_HIT[1] if result == "wounded" else IF_HIT[2]
+        row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
         return [Change(ident, "hurt", result, row["result"], row["cite"])]
     return []
 
@@ -467,7 +459,7 @@ def _combat_question(
 
 def melee_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
     a, b, r = _combat_question(rules, scene, args)
-    most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
+    most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
     likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
     return (
         Report(
@@ -494,7 +486,7 @@ def melee_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> t
                 "carries",
                 CITE["hits_per_base"],
                 len(u.bases),
-                COMBAT_HITS["win" if u.id == likelier else "lose"],
+                tables.COMBAT_HITS["win" if u.id == likelier else "lose"],
             )
             for u in (a, b)
         ),
@@ -510,7 +502,7 @@ def melee_apply(
     rounds = _plural(drawn, "drawn round")
     carried = {u.id: _hits(u) for u in (a, b)}
     taken = {a.id: drawn, b.id: drawn}
-    dead = [u.id for u in (a, b) if carried[u.id] + drawn >= HITS_PER_BASE * len(u.bases)]
+    dead = [u.id for u in (a, b) if carried[u.id] + drawn >= tables.HITS_PER_BASE * len(u.bases)]
     if dead:
         ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
         if winner != ended:
@@ -524,8 +516,8 @@ def melee_apply(
             f"passed its nerve ({a.id} or {b.id})"
         )
     else:
-        taken[winner] += COMBAT_HITS["win"]
-        taken[b.id if winner == a.id else a.id] += COMBAT_HITS["lose"]
+        taken[winner] += tables.COMBAT_HITS["win"]
+        taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
     changes: list[Change] = []
     for u in (a, b):
         round_ = (
@@ -537,7 +529,7 @@ def melee_apply(
             u, carried[u.id], taken[u.id], named, rounds + round_, cite, question
         )
     for u in (a, b):
-        if carried[u.id] + taken[u.id] >= HITS_PER_BASE * len(u.bases):
+        if carried[u.id] + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
             continue  # destroyed
         if not dead and u.id != winner:
             changes += _routs(u, "lost the charge combat: routs one full move", CITE["combat_rout"])
@@ -617,7 +609,9 @@ def move_apply(
         changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
     if status == "falling-back":
         why = "has fallen back its full move (end facing enemy)"
-        changes.append(Change(unit.id, "status", STEADY, why, SITUATIONS["loss-of-a-base"]["cite"]))
+        changes.append(
+            Change(unit.id, "status", tables.STEADY, why, SITUATIONS["loss-of-a-base"]["cite"])
+        )
     return tuple(changes)
 
 

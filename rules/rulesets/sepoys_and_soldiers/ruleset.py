@@ -25,53 +25,8 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Laid, Table, table_of
 from ...scene import Base, Scene, Unit
-from .tables import (
-    ARMS,
-    ARTILLERY_BANDS,
-    AS_ORDERED,
-    BURST_DENOMINATOR,
-    BURSTS,
-    CITE,
-    COMBAT_HITS,
-    COMMANDERS,
-    DATA,
-    EUROPEAN_GUNS_MOVE,
-    FALL_BACK_GAP,
-    GUNS,
-    HITS_PER_BASE,
-    HURT,
-    ID,
-    IF_HIT,
-    INCH,
-    INFANTRY_BANDS,
-    NERVE_NEED,
-    NERVE_TESTS,
-    OBSTACLE_KINDS,
-    ORDERS_THIS_TURN,
-    PHASE_STEPS,
-    RATINGS,
-    ROCKET_BURN_OUT,
-    ROCKET_REACH,
-    ROCKET_RED_DIE,
-    ROCKET_WHITE_DIE,
-    ROUGH_KINDS,
-    SHEET,
-    SITUATIONS,
-    STATUS_WORDS,
-    STEADY,
-    STOP_SHORT,
-    TYPES,
-    UNIT_FIELDS,
-    NerveTest,
-    charge_combat,
-    commander_risk,
-    dist_json,
-    exact,
-    fire_need,
-    prob,
-    to_hit_roll,
-    volley,
-)
+from . import tables
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, exact, prob
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -103,30 +58,32 @@ def is_commander(unit: Unit) -> bool:
 
 
 def _arm(unit: Unit) -> str:
-    return check_attr(unit, "arm", ARMS, ruleset=ID)
+    return check_attr(unit, "arm", tables.ARMS, ruleset=ID)
 
 
 def _guns(unit: Unit) -> str:
-    return check_attr(unit, "weapon", GUNS, ruleset=ID)
+    return check_attr(unit, "weapon", tables.GUNS, ruleset=ID)
 
 
 def _rating(commander: Unit) -> str:
-    return check_attr(commander, "rating", RATINGS, ruleset=ID)
+    return check_attr(commander, "rating", tables.RATINGS, ruleset=ID)
 
 
 def _order(unit: Unit) -> str:
     """The order the unit acts on this turn: the one it keeps while new orders wait for next
     turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
-    if unit.get("orders_this_turn") not in (None, AS_ORDERED):
-        return check_attr(unit, "orders_this_turn", ORDERS_THIS_TURN, ruleset=ID)
-    return check_attr(unit, "type" if unit.get("orders") is None else "orders", TYPES, ruleset=ID)
+    if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
+        return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
+    return check_attr(
+        unit, "type" if unit.get("orders") is None else "orders", tables.TYPES, ruleset=ID
+    )
 
 
 def _status(unit: Unit) -> str | None:
     """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
-    status = check_attr(unit, "status", STATUS_WORDS, ruleset=ID)
-    return None if status == STEADY else status
+    status = check_attr(unit, "status", tables.STATUS_WORDS, ruleset=ID)
+    return None if status == tables.STEADY else status
 
 
 def _flag(unit: Unit, key: str) -> bool:
@@ -147,7 +104,7 @@ def _count(unit: Unit, key: str) -> int:
 def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
     hits = _count(unit, "hits")
-    if hits >= HITS_PER_BASE:
+    if hits >= tables.HITS_PER_BASE:
         raise QuestionError(
             f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
             f"removed ({CITE['hits_per_base']}): remove the base and give hits 0, 1 or 2"
@@ -155,9 +112,9 @@ def _hits(unit: Unit) -> int:
     return hits
 
 
-def _nerve_of(unit: Unit, tests: int = 1) -> NerveTest:
+def _nerve_of(unit: Unit, tests: int = 1) -> tables.NerveTest:
     """How the unit tests its nerve (line 21): by the order it acts on, and its disorder."""
-    return NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+    return tables.NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
 
 
 def _fighting(action: str, *units: Unit) -> None:
@@ -199,13 +156,13 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
 def _order_refusals(commander: Unit) -> list[tuple[str, Cite]]:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
-    row, given = COMMANDERS[_rating(commander)], _count(commander, "orders_given")
+    row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
     out = []
     if given >= row["orders"]:
         changes = f"{row['orders']} order change{'s' * (row['orders'] > 1)}"
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
-    if check_attr(commander, "hurt", HURT, ruleset=ID) == "horse-killed":
-        out.append(("his horse was killed: no action this turn / next", IF_HIT[2]["cite"]))
+    if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
+        out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
     return out
 
 
@@ -252,7 +209,13 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
     names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
-    going = "obstacle" if kinds & OBSTACLE_KINDS else "rough" if kinds & ROUGH_KINDS else "open"
+    going = (
+        "obstacle"
+        if kinds & tables.OBSTACLE_KINDS
+        else "rough"
+        if kinds & tables.ROUGH_KINDS
+        else "open"
+    )
     if arm == "artillery":
         guns, european = _guns(unit), CITE["european_guns"]
         if guns == "indian":
@@ -261,7 +224,7 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
             why = ("European guns manhandle across open ground only", european)
         else:
             why = ('European guns manhandle 2" across open ground, and may not fire', european)
-            return Allowance(EUROPEAN_GUNS_MOVE, going, False, False, names, (why,))
+            return Allowance(tables.EUROPEAN_GUNS_MOVE, going, False, False, names, (why,))
         return Allowance(0.0, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
@@ -305,7 +268,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near, unc = _gap(table, unit, friend)
-        apart = Threshold(near.distance, FALL_BACK_GAP, unc)
+        apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
         others = [
             _extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
@@ -345,16 +308,16 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
 class SepoysAndSoldiers(Ruleset):
     id = ID
     title = "Sepoys & Soldiers - QRS"
-    sheet = SHEET
+    sheet = tables.SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
+    phases = tuple(p.name for p in tables.PHASE_STEPS)
+    phase_steps = tables.PHASE_STEPS
     sides_rule = (
         "the sheet prints no sequence of play and dices for no initiative: every side acts in "
         "every step (all), in the sheet's own order: orders (line 17), rally and reform "
         "(line 21), charges (line 79), moves, fire, charge combats (line 86)"
     )
-    unit_fields = UNIT_FIELDS
+    unit_fields = tables.UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
     def with_defaults(self, scene: Scene) -> Scene:
@@ -362,7 +325,7 @@ class SepoysAndSoldiers(Ruleset):
         order of its troop type (lines 5-7), noted as assumed like the others."""
         units = []
         for unit in super().with_defaults(scene).units:
-            if unit.get("orders") is None and unit.get("type") in TYPES:
+            if unit.get("orders") is None and unit.get("type") in tables.TYPES:
                 attrs = MappingProxyType({**unit.attrs, "orders": unit.get("type")})
                 unit = replace(unit, attrs=attrs, defaulted=unit.defaulted | {"orders"})
             units.append(unit)
@@ -373,11 +336,11 @@ class SepoysAndSoldiers(Ruleset):
         N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
         arm = _arm(unit)
         if arm == "foot":
-            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in INFANTRY_BANDS)
+            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in tables.INFANTRY_BANDS)
         if arm != "artillery":
             return ()
         row = DATA["artillery_fire"][_guns(unit)]
-        bands = [b for b in ARTILLERY_BANDS if b.label in row]
+        bands = [b for b in tables.ARTILLERY_BANDS if b.label in row]
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
@@ -415,12 +378,12 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, shooter, target)
         guns = _guns(shooter) if arm == "artillery" else None
         kind = None if guns else _order(shooter)
-        bands = ARTILLERY_BANDS if guns else INFANTRY_BANDS
+        bands = tables.ARTILLERY_BANDS if guns else tables.INFANTRY_BANDS
         row = DATA["artillery_fire"][guns] if guns else DATA["infantry_fire"][kind]
         target_kind = None if guns else _order(target)
         thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
         band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
-        need = None if band is None else fire_need(row, band.label, target_kind)
+        need = None if band is None else tables.fire_need(row, band.label, target_kind)
         moved = guns in ("european-light", "european-heavy") and _flag(shooter, "moved")
         acted = _flag(shooter, "acted")
         allowed = need is not None and arm != "cavalry" and not moved and not acted
@@ -490,11 +453,11 @@ class SepoysAndSoldiers(Ruleset):
             *_said(reasons),
         ]
         if allowed and band is not None and need is not None:
-            roll = to_hit_roll(
+            roll = tables.to_hit_roll(
                 len(shooter.bases), _flag(shooter, "disordered"), need, band, row["cite"]
             )
             carried = _hits(target)
-            odds = volley(roll.dice, need, band.hits, carried, len(target.bases))
+            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
             loss = SITUATIONS["loss-of-a-base"]
             then = {"situation": loss["key"], "p": prob(odds.p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": odds.hits}
@@ -539,11 +502,11 @@ class SepoysAndSoldiers(Ruleset):
         """Each rocket base fires a rocket at the target's nearest base (lines 72-75); None,
         when `only_allowed`, for a unit that has acted or whose rockets cannot burst on the
         target. Rockets are independent: a base is spared only if every rocket spares it,
-        counted exactly in whole numbers of 1 / BURST_DENOMINATOR ** rockets."""
+        counted exactly in whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets."""
         acted = _flag(shooter, "acted")
         if only_allowed and acted:
             return None
-        scene, whole = table.scene, BURST_DENOMINATOR ** len(shooter.bases)
+        scene, whole = table.scene, tables.BURST_DENOMINATOR ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
         for launcher, aim, laid in self._flights(table, shooter, target):
@@ -551,11 +514,15 @@ class SepoysAndSoldiers(Ruleset):
             for b, w in laid.on:
                 if b.unit_id != shooter.id:
                     spared[b.id] = (
-                        spared.get(b.id, whole) // BURST_DENOMINATOR * (BURST_DENOMINATOR - w)
+                        spared.get(b.id, whole)
+                        // tables.BURST_DENOMINATOR
+                        * (tables.BURST_DENOMINATOR - w)
                     )
             close.update(b.id for b in laid.near if b.unit_id != shooter.id)
-            target_spared = target_spared // BURST_DENOMINATOR * (BURST_DENOMINATOR - on_target)
-            hits_target = exact(on_target, BURST_DENOMINATOR)
+            target_spared = (
+                target_spared // tables.BURST_DENOMINATOR * (tables.BURST_DENOMINATOR - on_target)
+            )
+            hits_target = exact(on_target, tables.BURST_DENOMINATOR)
             rockets.append({"base": launcher.id, "aimed_at": aim.id, "p_hits_target": hits_target})
         if only_allowed and target_spared == whole:
             return None  # no rocket may burst on the target
@@ -574,7 +541,7 @@ class SepoysAndSoldiers(Ruleset):
                 hit_list.append(hit | {"too_close_to_call": bid in close})
         near, unc = _gap(table, shooter, target)
         reach, p_hit = (
-            Threshold(near.distance, ROCKET_REACH, unc),
+            Threshold(near.distance, tables.ROCKET_REACH, unc),
             Fraction(whole - target_spared, whole),
         )
         data: dict[str, Any] = {"action": "shoot", "ruleset": self.id}
@@ -582,10 +549,10 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
         data |= {"band": "rocket" if _touching(reach) else "out-of-range", "allowed": True}
         data |= {
-            "rolls": [ROCKET_RED_DIE.as_json(), ROCKET_WHITE_DIE.as_json()],
+            "rolls": [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()],
             "rockets": rockets,
         }
-        data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
+        data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hit_list, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
@@ -594,8 +561,8 @@ class SepoysAndSoldiers(Ruleset):
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
             f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
             f'each leg: white die turns it, flies 8", red die 5-6 explodes '
-            f"{_src(CITE['rocket_explodes'])}; after 4 legs it burns out ({ROCKET_BURN_OUT}) "
-            f"{_src(CITE['rocket_four_moves'])}",
+            f"{_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
+            f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
             f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
             f"{_src(CITE['rocket_loss'])}",
         ]
@@ -612,9 +579,12 @@ class SepoysAndSoldiers(Ruleset):
     @staticmethod
     def _flights(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
         """Each rocket base's rocket, aimed at the target's nearest base: where it may burst
-        (`BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
+        (`tables.BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
         aims = [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
-        return [(*aim, laid) for aim, laid in zip(aims, table.laid_many(BURSTS, aims), strict=True)]
+        return [
+            (*aim, laid)
+            for aim, laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True)
+        ]
 
     # ----------------------------------------------------------------------------------------
     # command (lines 11-20)
@@ -637,7 +607,7 @@ class SepoysAndSoldiers(Ruleset):
                 "whose role is 'commander'"
             )
         rating = _rating(commander)
-        row, given = COMMANDERS[rating], _count(commander, "orders_given")
+        row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
         refusals, units = _order_refusals(commander), _commanded(scene, commander)
         if asked is not None:
             if asked.side != commander.side or is_commander(asked):
@@ -651,7 +621,7 @@ class SepoysAndSoldiers(Ruleset):
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
         note = "equal or more: acts on the order this turn; lower: next turn"
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
-        p_now, risk = roll.p_success or Fraction(0), commander_risk(commander.id, rating)
+        p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
         data: dict[str, Any] = {"action": "command", "ruleset": self.id}
         data |= {"leader": commander.id, "rating": rating}
         data |= {"radius": length(scene, 0.0), "contact_rule": str(CITE["adjacent"])}
@@ -709,16 +679,20 @@ class SepoysAndSoldiers(Ruleset):
     def _nerve(self, table: Table, unit: Unit, situation: dict[str, Any] | None) -> Resolution:
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
-        test = NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
+        test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         risks = [
-            commander_risk(u.id, _rating(u))
+            tables.commander_risk(u.id, _rating(u))
             for u in table.scene.units
             if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
         ]
         data: dict[str, Any] = {"action": "nerve", "ruleset": self.id}
         data |= {"unit": unit.id, "type": unit.get("type")}
         data |= {"orders": kind, "disordered": disordered, "dice": test.dice, "tests": test.tests}
-        data |= {"need": NERVE_NEED, "p_pass": prob(test.p_pass), "rolls": [test.roll.as_json()]}
+        data |= {
+            "need": tables.NERVE_NEED,
+            "p_pass": prob(test.p_pass),
+            "rolls": [test.roll.as_json()],
+        }
         data["commander_risk"] = risks
         lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
@@ -731,7 +705,7 @@ class SepoysAndSoldiers(Ruleset):
         else:
             data["situations"] = [
                 {"situation": s["key"], "tests": s["tests"], "on_fail": s["on_fail"]}
-                | {"p_pass": prob(NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
+                | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
@@ -790,7 +764,7 @@ class SepoysAndSoldiers(Ruleset):
         counter = arm == "cavalry" and target_arm == "cavalry"
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
-        combat, meet = charge_combat(pc, pt, *bases, *hits), pc * pt  # meet: both hold
+        combat, meet = tables.charge_combat(pc, pt, *bases, *hits), pc * pt  # meet: both hold
         odds = {"no_charge": 1 - pc, "target_routs": pc * (1 - pt), "charge_combat": meet}
         odds |= {
             "charger_wins_combat": meet * combat.p_a_wins,
@@ -824,7 +798,7 @@ class SepoysAndSoldiers(Ruleset):
                 "step": 4,
                 "unit": charger.id,
                 "p_pass_again": prob(pc),
-                "stop_short": length(scene, STOP_SHORT),
+                "stop_short": length(scene, tables.STOP_SHORT),
             }
             | {"source": ", ".join(str(CITE[k]) for k in follow)}
             | {
@@ -878,7 +852,9 @@ class SepoysAndSoldiers(Ruleset):
         scene = table.scene
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
-        result = charge_combat(ta.p_pass, tb.p_pass, len(a.bases), len(b.bases), _hits(a), _hits(b))
+        result = tables.charge_combat(
+            ta.p_pass, tb.p_pass, len(a.bases), len(b.bases), _hits(a), _hits(b)
+        )
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
         data: dict[str, Any] = {"action": "melee", "ruleset": self.id}
         data |= {"a": a.id, "b": b.id}
@@ -890,11 +866,11 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"p_a_wins": prob(result.p_a_wins), "p_b_wins": prob(result.p_b_wins)}
         data |= {"p_both_destroyed": prob(result.p_both_destroyed)}
         data |= {
-            "a_bases_lost": dist_json(result.a_bases_lost),
-            "b_bases_lost": dist_json(result.b_bases_lost),
+            "a_bases_lost": tables.dist_json(result.a_bases_lost),
+            "b_bases_lost": tables.dist_json(result.b_bases_lost),
         }
-        data["winner"] = {"hits": COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
-        data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
+        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
+        data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
         won = f"the winner {_pursuit(a)} and takes 1 hit"
@@ -955,7 +931,7 @@ class SepoysAndSoldiers(Ruleset):
             f"interpenetration disorders all units {_src(CITE['interpenetrate'])}",
         ]
         if status in MOVES_AFTER_ACTING:
-            full = max(move_allowance(table, unit).distance, FALL_BACK_GAP)  # 8" at least
+            full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
@@ -1021,12 +997,12 @@ class SepoysAndSoldiers(Ruleset):
         unit that has acted. Whether each sees its target, and where each rocket may burst, is
         judged in one batch (the table remembers)."""
         shots, sights, aims = [], [], []
-        for a, b, gap, unc in self._enemy_pairs(table, troops, ROCKET_REACH):
+        for a, b, gap, unc in self._enemy_pairs(table, troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
-            bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
-            longest = ROCKET_REACH if arm == "rockets" else bands[-1].limit
+            bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
+            longest = tables.ROCKET_REACH if arm == "rockets" else bands[-1].limit
             if geo.within(gap, longest + unc):
                 shots.append(Candidate("shoot", (a.id, b.id)))
                 if arm == "rockets":
@@ -1034,7 +1010,7 @@ class SepoysAndSoldiers(Ruleset):
                 else:
                     sights.append((a, b, longest + unc))
         table.nearest_seen_many(self.sight_policy, sights)
-        table.laid_many(BURSTS, aims)
+        table.laid_many(tables.BURSTS, aims)
         return shots
 
     @staticmethod
