@@ -577,14 +577,16 @@ class SepoysAndSoldiers(Ruleset):
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
     @staticmethod
-    def _flights(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
+    def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
+        """Each rocket base, and the target's base its rocket is aimed at: the nearest."""
+        return [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
+
+    def _flights(self, table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
         """Each rocket base's rocket, aimed at the target's nearest base: where it may burst
         (`tables.BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
-        aims = [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
-        return [
-            (*aim, laid)
-            for aim, laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True)
-        ]
+        aims = self._aims(table, shooter, target)
+        laid = table.laid_many(tables.BURSTS, aims)
+        return [(*aim, where) for aim, where in zip(aims, laid, strict=True)]
 
     # ----------------------------------------------------------------------------------------
     # command (lines 11-20)
@@ -992,26 +994,38 @@ class SepoysAndSoldiers(Ruleset):
                     yield Candidate("melee", (a.id, b.id))
 
     def _shots(self, table: Table, troops: list[Unit]) -> list[Candidate]:
-        """Each unit at each enemy within its longest reach (a gun's 30", a rocket's 32",
-        infantry's 8"), give or take the measurement; not cavalry, which never fire, nor a
-        unit that has acted. Whether each sees its target, and where each rocket may burst, is
-        judged in one batch (the table remembers)."""
-        shots, sights, aims = [], [], []
+        """Each unit at each enemy it may hit: within the reach of its fire (its last range
+        band not N/A) and seen by some firing base, or (rockets) up to 32" away, give or take
+        the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
+        unit that has acted. What each sees and where each rocket may burst is judged in one
+        batch (the table remembers)."""
+        shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
+        sights: list[tuple[Unit, Unit, float]] = []
+        aims: list[tuple[Base, Base]] = []
         for a, b, gap, unc in self._enemy_pairs(table, troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
-            bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
-            longest = tables.ROCKET_REACH if arm == "rockets" else bands[-1].limit
-            if geo.within(gap, longest + unc):
-                shots.append(Candidate("shoot", (a.id, b.id)))
-                if arm == "rockets":
-                    aims += [(r, min(b.bases, key=lambda x: table.distance(r, x))) for r in a.bases]
-                else:
-                    sights.append((a, b, longest + unc))
-        table.nearest_seen_many(self.sight_policy, sights)
-        table.laid_many(tables.BURSTS, aims)
-        return shots
+            if arm == "rockets":
+                shots.append((a, b, len(aims)))
+                aims += self._aims(table, a, b)
+            elif geo.within(gap, self.range_bands(table.scene, a)[-1].reach):
+                bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
+                shots.append((a, b, len(sights)))
+                sights.append((a, b, bands[-1].limit + unc))
+        seen = table.nearest_seen_many(self.sight_policy, sights)
+        laid = table.laid_many(tables.BURSTS, aims)
+        return [
+            Candidate("shoot", (a.id, b.id))
+            for a, b, k in shots
+            if (seen[k] is not None if _arm(a) != "rockets" else self._may_burst_on(laid[k:], a, b))
+        ]
+
+    @staticmethod
+    def _may_burst_on(laid: Sequence[Laid], shooter: Unit, target: Unit) -> bool:
+        """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
+        flights = laid[: len(shooter.bases)]
+        return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
 
     @staticmethod
     def _enemy_pairs(
