@@ -29,7 +29,10 @@ from .ruleset import (
 from .tables import CITE, ID, SITUATIONS
 
 if TYPE_CHECKING:
-    from .ruleset import SepoysAndSoldiers
+    from .ruleset import SepoysAndSoldiers as Rules
+
+Args = Sequence[str]
+Reported = Mapping[str, Any]
 
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
 """A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
@@ -51,17 +54,11 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
 def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
-    bases = tuple(b.id for b in unit.bases)
+    bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
     lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
+    name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
-        f"removed_{unit.id}",
-        Kind.BASES,
-        label,
-        cite,
-        maximum=min(most, len(bases)),
-        unit=unit.id,
-        bases=bases,
-        default=bases[len(bases) - lost :],
+        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
     )
 
 
@@ -109,9 +106,7 @@ def _acted(unit: Unit, why: str, cite: Cite) -> Change:
 # shoot: the dice that succeeded and the bases taken off; rockets: the bases each burst took
 
 
-def _shot(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
-) -> tuple[Unit, Unit, Resolution]:
+def _shot(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
     shooter, target = (scene.unit_of(a) for a in expect_args("shoot", args, ("SHOOTER", "TARGET")))
     shot = rules.shoot(scene, args)
     if not shot.data["allowed"]:
@@ -125,51 +120,34 @@ def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
     return [scene.unit_of(i) for i in ids]
 
 
-def shoot_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def shoot_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     shooter, target, shot = _shot(rules, scene, args)
     if _arm(shooter) == "rockets":
         rockets = len(shooter.bases)
         fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
+        label = "bases of {} a rocket burst on (each burst takes one base, " + fired + ")"
         return tuple(
-            _removed_report(
-                unit,
-                f"bases of {unit.id} a rocket burst on (each burst takes one base, {fired})",
-                CITE["rocket_loss"],
-                rockets,
-            )
+            _removed_report(unit, label.format(unit.id), CITE["rocket_loss"], rockets)
             for unit in _rocket_risk(scene, target, shot)
         )
     roll = shot.data["rolls"][0]
     dice, need, per = roll["dice"], roll["need"], shot.data["hits_per_success"]
     dist = roll["distribution"]
     carried = shot.data["target_hits_carried"]
-    dice_cite = CITE[
-        "artillery_each_base_rolls" if _arm(shooter) == "artillery" else "each_base_rolls"
-    ]
+    artillery = _arm(shooter) == "artillery"
+    dice_cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
     likeliest = max(range(len(dist)), key=lambda k: dist[k])
+    label = f"dice of the {dice}d6 that scored {need}+ (each success {_plural(per, 'hit')})"
+    removed = (
+        f"bases of {target.id} taken off: one for every 3 hits, counting the {carried} it carries"
+    )
     return (
-        Report(
-            "successes",
-            Kind.COUNT,
-            f"dice of the {dice}d6 that scored {need}+ (each success {_plural(per, 'hit')})",
-            dice_cite,
-            maximum=dice,
-            default=likeliest,
-        ),
-        _removed_report(
-            target,
-            f"bases of {target.id} taken off: one for every 3 hits, counting the {carried} it "
-            "carries",
-            CITE["hits_per_base"],
-            len(target.bases),
-            likeliest * per,
-        ),
+        Report("successes", Kind.COUNT, label, dice_cite, maximum=dice, default=likeliest),
+        _removed_report(target, removed, CITE["hits_per_base"], len(target.bases), likeliest * per),
     )
 
 
-def shoot_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def shoot_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     shooter, target, shot = _shot(rules, scene, args)
     question = f"{ID} shoot {shooter.id} {target.id}"
     changes: list[Change] = []
@@ -193,16 +171,13 @@ def shoot_apply(
     else:
         bands = tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
         band = next(b for b in bands if b.label == shot.data["band"])
-        successes = reported["successes"]
-        changes += _hits_landed(
-            target,
-            shot.data["target_hits_carried"],
-            successes * band.hits,
-            reported[f"removed_{target.id}"],
+        successes, carried = reported["successes"], shot.data["target_hits_carried"]
+        why, named = (
             f"{_plural(successes, 'success', 'es')} at {band.label} range",
-            band.hits_cite,
-            question,
+            reported[f"removed_{target.id}"],
         )
+        hits = successes * band.hits
+        changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
     changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
     return tuple(changes)
 
@@ -211,9 +186,7 @@ def shoot_apply(
 # command: the order given, and whether the die equalled the commander's quality
 
 
-def _order_change(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
-) -> tuple[Unit, Unit, Resolution]:
+def _order_change(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
     if len(args) != 2:
         raise QuestionError(
             f"{ID}: the dice of a change of orders are reported for one unit: command "
@@ -227,32 +200,23 @@ def _order_change(
     return commander, unit, r
 
 
-def command_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def command_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     commander, unit, r = _order_change(rules, scene, args)
     need, now = r.data["rolls"][0]["need"], r.data["orders"]
+    order = f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)"
+    other = next(t for t in tables.TYPES if t != now)
+    this_turn = (
+        f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on the "
+        "order this turn; lower, next turn"
+    )
+    likely = r.data["this_turn"]["value"] >= 0.5
     return (
-        Report(
-            "order",
-            Kind.CHOICE,
-            f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)",
-            CITE["orders"],
-            choices=tables.TYPES,
-            default=next(t for t in tables.TYPES if t != now),
-        ),
-        Report(
-            "this_turn",
-            Kind.FLAG,
-            f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on "
-            "the order this turn; lower, next turn",
-            CITE["order_this_turn"],
-            default=r.data["this_turn"]["value"] >= 0.5,
-        ),
+        Report("order", Kind.CHOICE, order, CITE["orders"], choices=tables.TYPES, default=other),
+        Report("this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely),
     )
 
 
-def command_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def command_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     commander, unit, r = _order_change(rules, scene, args)
     order, now = reported["order"], _order(unit)
     if reported["this_turn"]:
@@ -285,7 +249,7 @@ def command_apply(
 
 
 def _nerve_question(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
+    rules: Rules, scene: Scene, args: Args
 ) -> tuple[Unit, dict[str, Any] | None, Resolution]:
     """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
     res = rules.nerve(scene, args)  # checks the arguments and the situation's name
@@ -300,7 +264,7 @@ def _nerve_question(
     return unit, situation, res
 
 
-def nerve_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def nerve_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     unit, situation, res = _nerve_question(rules, scene, args)
     dice, tests = res.data["dice"], res.data["tests"]
     what, on_fail = (
@@ -308,33 +272,30 @@ def nerve_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> t
         if situation is None
         else (situation["name"].lower(), situation["on_fail"])
     )
-    passed = Report(
-        "passed",
-        Kind.FLAG,
-        f"{unit.id} passed: a 4+ on any of its {dice}d6"
-        + (f", in each of {tests} tests" if tests > 1 else "")
-        + f" ({what}; failing: {on_fail})",
-        CITE["nerve_need"],
-        default=Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2),
+    each = f", in each of {tests} tests" if tests > 1 else ""
+    label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
+    likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
+    risk = (
+        "{}'s risk roll (1d6, hit on {}; then 1d6: 1 dead, 2-3 wounded, 4-5 horse killed, "
+        "6 a mere scratch)"
     )
-    risks = [
-        Report(
-            f"risk_{risk['commander']}",
-            Kind.CHOICE,
-            f"{risk['commander']}'s risk roll (1d6, hit on {risk['hit_on']}; then 1d6: "
-            "1 dead, 2-3 wounded, 4-5 horse killed, 6 a mere scratch)",
-            CITE["risk_roll"],
-            choices=RISK_RESULTS,
-            default="not-hit",
-        )
-        for risk in res.data["commander_risk"]
-    ]
-    return (passed, *risks)
+    return (
+        Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely),
+        *(
+            Report(
+                f"risk_{r['commander']}",
+                Kind.CHOICE,
+                risk.format(r["commander"], r["hit_on"]),
+                CITE["risk_roll"],
+                choices=RISK_RESULTS,
+                default="not-hit",
+            )
+            for r in res.data["commander_risk"]
+        ),
+    )
 
 
-def nerve_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def nerve_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     unit, situation, res = _nerve_question(rules, scene, args)
     passed = reported["passed"]
     changes: list[Change] = []
@@ -386,9 +347,7 @@ def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
 # charge: which end of the charge sequence came
 
 
-def _charge_question(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
-) -> tuple[Unit, Unit, Resolution]:
+def _charge_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
     charger, target = (scene.unit_of(a) for a in expect_args("charge", args, ("CHARGER", "TARGET")))
     r = rules.charge(scene, args)
     if not r.data["allowed"]:
@@ -396,7 +355,7 @@ def _charge_question(
     return charger, target, r
 
 
-def charge_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     charger, target, r = _charge_question(rules, scene, args)
     odds = r.data["outcomes"]
     tests = r.data["steps"][1]["tests"]
@@ -420,9 +379,7 @@ def charge_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> 
     )
 
 
-def charge_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     charger, target, r = _charge_question(rules, scene, args)
     result = reported["result"]
     if result == "no-charge":
@@ -450,40 +407,29 @@ def charge_apply(
 # melee: the drawn rounds, the winner and the bases taken off (lines 88-91)
 
 
-def _combat_question(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
-) -> tuple[Unit, Unit, Resolution]:
+def _combat_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
     a, b = (scene.unit_of(u) for u in expect_args("melee", args, ("A", "B")))
     return a, b, rules.melee(scene, args)
 
 
-def melee_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     a, b, r = _combat_question(rules, scene, args)
     most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
     likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
+    drawn = "rounds in which both sides passed or both failed (each costs each side 1 hit)"
+    winner = f"the side that alone passed its nerve ({BOTH_DESTROYED}: drawn rounds took "
+    winner += "the last base of both)"
+    sides = (a.id, b.id, BOTH_DESTROYED)
+    removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
     return (
+        Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
         Report(
-            "drawn_rounds",
-            Kind.COUNT,
-            "rounds in which both sides passed or both failed (each costs each side 1 hit)",
-            CITE["combat_draw"],
-            maximum=most,
-            default=0,
-        ),
-        Report(
-            "winner",
-            Kind.CHOICE,
-            f"the side that alone passed its nerve ({BOTH_DESTROYED}: drawn rounds took "
-            "the last base of both)",
-            CITE["combat_reroll"],
-            choices=(a.id, b.id, BOTH_DESTROYED),
-            default=likelier,
+            "winner", Kind.CHOICE, winner, CITE["combat_reroll"], choices=sides, default=likelier
         ),
         *(
             _removed_report(
                 u,
-                f"bases of {u.id} taken off: one for every 3 hits, counting the {_hits(u)} it "
-                "carries",
+                removed.format(u.id, _hits(u)),
                 CITE["hits_per_base"],
                 len(u.bases),
                 tables.COMBAT_HITS["win" if u.id == likelier else "lose"],
@@ -493,9 +439,7 @@ def melee_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> t
     )
 
 
-def melee_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def melee_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     a, b, _ = _combat_question(rules, scene, args)
     question = f"{ID} melee {a.id} {b.id}"
     drawn, winner = reported["drawn_rounds"], reported["winner"]
@@ -547,9 +491,7 @@ def melee_apply(
 # move: no dice; disordered by the going, and the friends a falling unit passed through
 
 
-def _move_question(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]
-) -> tuple[Unit, Allowance, Resolution]:
+def _move_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Allowance, Resolution]:
     res = rules.move(scene, args)
     unit = scene.unit_of(args[0])
     allowance = move_allowance(table_of(scene), unit, tuple(args[1:]))
@@ -570,24 +512,19 @@ def _through(res: Resolution) -> list[str]:
     return [p["friend"] for p in res.data.get("fall_back_past", ()) if not p["may_manoeuvre"]]
 
 
-def move_form(rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+def move_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     unit, _, res = _move_question(rules, scene, args)
+    label = (
+        f"{unit.id} moved straight back through {{}} (no room to manoeuvre past it: "
+        '8" between them and a gap of its frontage beside it)'
+    )
     return tuple(
-        Report(
-            f"through_{friend}",
-            Kind.FLAG,
-            f"{unit.id} moved straight back through {friend} (no room to manoeuvre past it: "
-            '8" between them and a gap of its frontage beside it)',
-            CITE["gap_otherwise"],
-            default=True,
-        )
-        for friend in _through(res)
+        Report(f"through_{f}", Kind.FLAG, label.format(f), CITE["gap_otherwise"], default=True)
+        for f in _through(res)
     )
 
 
-def move_apply(
-    rules: SepoysAndSoldiers, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-) -> tuple[Change, ...]:
+def move_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
     unit, allowance, res = _move_question(rules, scene, args)
     changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
     if not _flag(unit, "acted"):
@@ -615,8 +552,8 @@ def move_apply(
     return tuple(changes)
 
 
-Form = Callable[["SepoysAndSoldiers", Scene, Sequence[str]], tuple[Report, ...]]
-Apply = Callable[["SepoysAndSoldiers", Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
+Form = Callable[["Rules", Scene, Args], tuple[Report, ...]]
+Apply = Callable[["Rules", Scene, Args, Reported], tuple[Change, ...]]
 RULES: dict[str, tuple[Form, Apply]] = {
     "shoot": (shoot_form, shoot_apply),
     "command": (command_form, command_apply),
