@@ -381,70 +381,49 @@ class SepoysAndSoldiers(Ruleset):
         bands = tables.ARTILLERY_BANDS if guns else tables.INFANTRY_BANDS
         row = DATA["artillery_fire"][guns] if guns else DATA["infantry_fire"][kind]
         target_kind = None if guns else _order(target)
-        thresholds = [Threshold(near.distance, b.limit, unc) for b in bands]
-        band = next((b for b, t in zip(bands, thresholds, strict=True) if t.within), None)
+        banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
+        band = next((b for b, t in banded if t.within), None)
         need = None if band is None else tables.fire_need(row, band.label, target_kind)
         moved = guns in ("european-light", "european-heavy") and _flag(shooter, "moved")
         acted = _flag(shooter, "acted")
         allowed = need is not None and arm != "cavalry" and not moved and not acted
-        limit = bands[-1].limit + unc
-        seen = (
-            None if band is None else table.nearest_seen(self.sight_policy, shooter, target, limit)
-        )
+        limit, policy = bands[-1].limit + unc, self.sight_policy
+        seen = None if band is None else table.nearest_seen(policy, shooter, target, limit)
         if only_allowed and not (allowed and seen):
             return None
         reasons: list[tuple[str, Cite | None]]
         if band is None:
-            reasons = [
-                (
-                    f"beyond the longest range ({format_length(limit - unc, 'in')})",
-                    bands[-1].range_cite,
-                )
-            ]
+            longest = f"beyond the longest range ({format_length(limit - unc, 'in')})"
+            reasons = [(longest, bands[-1].range_cite)]
         else:
             at = f"{band.label} range"
             reasons = [(f"{at} (up to {format_length(band.limit, 'in')})", band.range_cite)]
+            needs = f"{kind} firing at {target_kind} at {at}: {need}+"
             if guns:
-                reasons.append(
-                    (
-                        f"{guns} guns: N/A at {at}"
-                        if need is None
-                        else f"{guns} guns at {at}: {need}+",
-                        row["cite"],
-                    )
-                )
-            else:
-                reasons.append((f"{kind} firing at {target_kind} at {at}: {need}+", row["cite"]))
+                na = need is None
+                needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
+            reasons.append((needs, row["cite"]))
         if arm == "cavalry":
             why = "cavalry: the sheet has fire tables for infantry, artillery and rockets only"
             reasons.append((why, CITE["each_base_rolls"]))
         if moved:
-            reasons.append(
-                ("European guns manhandled this turn may not fire", CITE["guns_moved_no_fire"])
-            )
+            why = "European guns manhandled this turn may not fire"
+            reasons.append((why, CITE["guns_moved_no_fire"]))
         sight = None if band is None else self._sight(table, shooter, target, seen, limit)
         if sight is not None and not sight["in_sight"]:
             allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
             reasons.append((f"no firing base can see the target (blocked by {blockers})", None))
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
-        close = any(t.too_close_to_call for t in thresholds)
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id}
-        data |= {"shooter": shooter.id, "target": target.id}
-        data |= {
-            "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length(scene, near.distance),
-        }
-        data |= {"band": "out-of-range" if band is None else band.label, "too_close_to_call": close}
-        data["thresholds"] = [
-            {"band": b.label, **threshold(scene, t)} for b, t in zip(bands, thresholds, strict=True)
-        ]
+        close = any(t.too_close_to_call for _, t in banded)
+        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
+        data |= {"target": target.id, "between": {"a": near.a.id, "b": near.b.id}}
+        data |= {"distance": length(scene, near.distance), "too_close_to_call": close}
+        data["band"] = "out-of-range" if band is None else band.label
+        data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
-        data |= {
-            "cover": "none: the sheet has no cover rule",
-            "rolls": [],
-            "reasons": _reasons(reasons),
-        }
+        data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
+        data["rolls"] = []
         lines = [
             f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
             f"(+/- {format_length(unc, scene.unit)}), "
@@ -453,10 +432,8 @@ class SepoysAndSoldiers(Ruleset):
             *_said(reasons),
         ]
         if allowed and band is not None and need is not None:
-            roll = tables.to_hit_roll(
-                len(shooter.bases), _flag(shooter, "disordered"), need, band, row["cite"]
-            )
-            carried = _hits(target)
+            disordered, carried = _flag(shooter, "disordered"), _hits(target)
+            roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
             odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
             loss = SITUATIONS["loss-of-a-base"]
             then = {"situation": loss["key"], "p": prob(odds.p_lost), "on_fail": loss["on_fail"]}
