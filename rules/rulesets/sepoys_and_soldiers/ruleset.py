@@ -483,52 +483,37 @@ class SepoysAndSoldiers(Ruleset):
         acted = _flag(shooter, "acted")
         if only_allowed and acted:
             return None
-        scene, whole = table.scene, tables.BURST_DENOMINATOR ** len(shooter.bases)
+        each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
+        scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
         for launcher, aim, laid in self._flights(table, shooter, target):
             on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
-            for b, w in laid.on:
-                if b.unit_id != shooter.id:
-                    spared[b.id] = (
-                        spared.get(b.id, whole)
-                        // tables.BURST_DENOMINATOR
-                        * (tables.BURST_DENOMINATOR - w)
-                    )
+            for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
+                spared[b.id] = spared.get(b.id, whole) // each * (each - w)
             close.update(b.id for b in laid.near if b.unit_id != shooter.id)
-            target_spared = (
-                target_spared // tables.BURST_DENOMINATOR * (tables.BURST_DENOMINATOR - on_target)
-            )
-            hits_target = exact(on_target, tables.BURST_DENOMINATOR)
+            target_spared = target_spared // each * (each - on_target)
+            hits_target = exact(on_target, each)
             rockets.append({"base": launcher.id, "aimed_at": aim.id, "p_hits_target": hits_target})
         if only_allowed and target_spared == whole:
             return None  # no rocket may burst on the target
         for bid in sorted(close):
             spared.setdefault(bid, whole)
-        hit_list = []
+        hit_list: list[dict[str, Any]] = []
         for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
             if left < whole or bid in close:
                 unit = table.unit(table.bases[table.index[bid]].unit_id)
-                hit: dict[str, Any] = {
-                    "base": bid,
-                    "unit": unit.id,
-                    "side": unit.side,
-                    "p_lost": exact(whole - left, whole),
-                }
+                lost = exact(whole - left, whole)
+                hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
                 hit_list.append(hit | {"too_close_to_call": bid in close})
         near, unc = _gap(table, shooter, target)
-        reach, p_hit = (
-            Threshold(near.distance, tables.ROCKET_REACH, unc),
-            Fraction(whole - target_spared, whole),
-        )
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id}
-        data |= {"shooter": shooter.id, "target": target.id}
-        data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
-        data |= {"band": "rocket" if _touching(reach) else "out-of-range", "allowed": True}
-        data |= {
-            "rolls": [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()],
-            "rockets": rockets,
-        }
+        reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
+        p_hit = Fraction(whole - target_spared, whole)
+        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
+        data |= {"target": target.id, "distance": length(scene, near.distance)}
+        data |= {"reach": threshold(scene, reach), "allowed": True, "rockets": rockets}
+        data["band"] = "rocket" if _touching(reach) else "out-of-range"
+        data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
         data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hit_list, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
