@@ -729,64 +729,43 @@ class SepoysAndSoldiers(Ruleset):
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
         combat, meet = tables.charge_combat(pc, pt, *bases, *hits), pc * pt  # meet: both hold
-        odds = {"no_charge": 1 - pc, "target_routs": pc * (1 - pt), "charge_combat": meet}
-        odds |= {
-            "charger_wins_combat": meet * combat.p_a_wins,
-            "target_wins_combat": meet * combat.p_b_wins,
-        }
+        odds = dict(no_charge=1 - pc, target_routs=pc * (1 - pt), charge_combat=meet)
+        odds |= dict(charger_wins_combat=meet * combat.p_a_wins)
+        odds |= dict(target_wins_combat=meet * combat.p_b_wins)
         odds["both_destroyed"] = meet * combat.p_both_destroyed
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = ("charge_continues", "stops_short", "repeat_cycle")
-        steps = [
-            {"step": 1, "unit": charger.id, "situation": "attempting-to-charge"}
-            | {"tests": charger_test.tests, "p_pass": prob(pc)}
-            | {
-                "on_fail": SITUATIONS["attempting-to-charge"]["on_fail"],
-                "source": str(CITE["charge_test"]),
-            },
-            {
-                "step": 2,
-                "unit": target.id,
-                "situation": situation["key"],
-                "tests": target_test.tests,
-            }
-            | {"p_pass": prob(pt), "on_fail": situation["on_fail"]}
-            | {"source": str(situation["cite"] if flank else CITE["charged_test"])},
-            {"step": 3, "unit": target.id, "source": str(holds)}
-            | {
-                "holds": "counter-charges: the units meet in a charge combat"
-                if counter
-                else "stands and receives the charge: charge combat"
-            },
-            {
-                "step": 4,
-                "unit": charger.id,
-                "p_pass_again": prob(pc),
-                "stop_short": length(scene, tables.STOP_SHORT),
-            }
-            | {"source": ", ".join(str(CITE[k]) for k in follow)}
-            | {
-                "if_target_routs": "the charger continues to the extent of its charge move; "
-                'meeting another unit it tests nerve again and, failing, stops 4" short; '
-                "passing, the cycle repeats with that unit"
-            },
-        ]
-        data: dict[str, Any] = {"action": "charge", "ruleset": self.id}
-        data |= {"charger": charger.id, "target": target.id}
-        data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
-        data |= {"aspect": facing.aspect.value, "aspect_margin": length(scene, facing.margin)}
-        data |= {
-            "aspect_too_close_to_call": aspect_close,
-            "allowed": allowed,
-            "counter_charge": counter,
-        }
-        data |= {"steps": steps, "rolls": [charger_test.roll.as_json(), target_test.roll.as_json()]}
-        data |= {"outcomes": {k: prob(p) for k, p in odds.items()}, "reasons": _reasons(reasons)}
-        stands = (
-            "counter-charges (both cavalry)"
-            if counter
-            else "stands and the units fight a charge combat"
+        receives = "stands and receives the charge: charge combat"
+        if counter:
+            receives = "counter-charges: the units meet in a charge combat"
+        routs = (
+            "the charger continues to the extent of its charge move; meeting another unit it tests "
+            'nerve again and, failing, stops 4" short; passing, the cycle repeats with that unit'
         )
+        first, second = SITUATIONS["attempting-to-charge"], situation
+        steps = [
+            dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
+            | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
+            dict(step=2, unit=target.id, situation=second["key"], tests=target_test.tests)
+            | dict(p_pass=prob(pt), on_fail=second["on_fail"])
+            | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
+            dict(step=3, unit=target.id, source=str(holds), holds=receives),
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
+            | dict(stop_short=length(scene, tables.STOP_SHORT))
+            | dict(source=", ".join(str(CITE[k]) for k in follow)),
+        ]
+        data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
+        data |= dict(target=target.id, distance=length(scene, near.distance))
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value)
+        data |= dict(
+            aspect_margin=length(scene, facing.margin), aspect_too_close_to_call=aspect_close
+        )
+        data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
+        data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
+        data |= {"outcomes": {k: prob(p) for k, p in odds.items()}, "reasons": _reasons(reasons)}
+        stands = "stands and the units fight a charge combat"
+        if counter:
+            stands = "counter-charges (both cavalry)"
         lines = [
             f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
             f"from its {facing.aspect.value}"
