@@ -795,23 +795,16 @@ class SepoysAndSoldiers(Ruleset):
         scene = table.scene
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
-        result = tables.charge_combat(
-            ta.p_pass, tb.p_pass, len(a.bases), len(b.bases), _hits(a), _hits(b)
-        )
+        bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
+        result = tables.charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
-        data: dict[str, Any] = {"action": "melee", "ruleset": self.id}
-        data |= {"a": a.id, "b": b.id}
-        data |= {"in_contact": _touching(contact), "contact": threshold(scene, contact)}
-        data |= {
-            "rolls": [ta.roll.as_json(), tb.roll.as_json()],
-            "p_drawn_round": prob(result.p_drawn_round),
-        }
-        data |= {"p_a_wins": prob(result.p_a_wins), "p_b_wins": prob(result.p_b_wins)}
-        data |= {"p_both_destroyed": prob(result.p_both_destroyed)}
-        data |= {
-            "a_bases_lost": tables.dist_json(result.a_bases_lost),
-            "b_bases_lost": tables.dist_json(result.b_bases_lost),
-        }
+        data: dict[str, Any] = dict(action="melee", ruleset=self.id, a=a.id, b=b.id)
+        data |= dict(in_contact=_touching(contact), contact=threshold(scene, contact))
+        data |= dict(rolls=[ta.roll.as_json(), tb.roll.as_json()])
+        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=prob(result.p_a_wins))
+        data |= dict(p_b_wins=prob(result.p_b_wins), p_both_destroyed=prob(result.p_both_destroyed))
+        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost))
+        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost))
         data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
@@ -847,18 +840,13 @@ class SepoysAndSoldiers(Ruleset):
     def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
         scene = table.scene
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
-        data: dict[str, Any] = {"action": "move", "ruleset": self.id}
-        data |= {"unit": unit.id, "crossing": list(crossing)}
-        data |= {"terrain": list(allowance.pieces), "going": allowance.going}
-        data |= {"allowance": length(scene, allowance.distance), "whole_turn": allowance.whole_turn}
-        data |= {
-            "disordered_after": allowance.disordered,
-            "reasons": _reasons([r for r in allowance.reasons if r[0]]),
-        }
-        data["sources"] = [str(c) for _, c in allowance.reasons] + [
-            str(CITE["pivot"]),
-            str(CITE["interpenetrate"]),
-        ]
+        data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
+        data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
+        data |= dict(allowance=length(scene, allowance.distance), whole_turn=allowance.whole_turn)
+        data |= dict(disordered_after=allowance.disordered)
+        data["reasons"] = _reasons([r for r in allowance.reasons if r[0]])
+        cites = [c for _, c in allowance.reasons] + [CITE["pivot"], CITE["interpenetrate"]]
+        data["sources"] = [str(c) for c in cites]
         how = f"moves {format_length(allowance.distance, scene.unit)}"
         if allowance.whole_turn:
             how = "crossing takes the whole turn"
@@ -878,11 +866,8 @@ class SepoysAndSoldiers(Ruleset):
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
-                how = (
-                    "may manoeuvre past it"
-                    if p["may_manoeuvre"]
-                    else "must move straight back through it, disordering it"
-                )
+                how = "must move straight back through it, disordering it"
+                how = "may manoeuvre past it" if p["may_manoeuvre"] else how
                 lines.append(
                     f"friendly {p['friend']} to the rear: {how}"
                     f' (8" apart: {p["at_least_8in"]}; gap of frontage: {p["gap_of_frontage"]})'
