@@ -587,8 +587,8 @@ class SepoysAndSoldiers(Ruleset):
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
         p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
         data: dict[str, Any] = {"action": "command", "ruleset": self.id}
-        data |= {"leader": commander.id, "rating": rating}
-        data |= {"radius": length(scene, 0.0), "contact_rule": str(CITE["adjacent"])}
+        data |= dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
+        data["contact_rule"] = str(CITE["adjacent"])
         data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
         data["units"] = [
             {"unit": u.id, "adjacent": _touching(t), "contact": threshold(scene, t)}
@@ -617,9 +617,8 @@ class SepoysAndSoldiers(Ruleset):
         if asked is not None:
             lines.append(f"{asked.id} acts on {_order(asked)} orders now {_src(CITE['orders'])}")
             if not adjacent:
-                lines.insert(
-                    1, f"{asked.id} is not adjacent: {commander.id} cannot change its orders"
-                )
+                far = f"{asked.id} is not adjacent: {commander.id} cannot change its orders"
+                lines.insert(1, far)
         return Resolution("command", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -649,34 +648,33 @@ class SepoysAndSoldiers(Ruleset):
             for u in table.scene.units
             if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
         ]
-        data: dict[str, Any] = {"action": "nerve", "ruleset": self.id}
-        data |= {"unit": unit.id, "type": unit.get("type")}
-        data |= {"orders": kind, "disordered": disordered, "dice": test.dice, "tests": test.tests}
-        data |= {
-            "need": tables.NERVE_NEED,
-            "p_pass": prob(test.p_pass),
-            "rolls": [test.roll.as_json()],
-        }
-        data["commander_risk"] = risks
+        data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
+        data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
+        data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
+        data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
         if situation is not None:
-            data |= {"situation": situation["key"], "on_fail": situation["on_fail"]}
+            data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
             lines += _said(
                 [(f"{situation['name']}: failing, {situation['on_fail']}", situation["cite"])]
             )
         else:
             data["situations"] = [
-                {"situation": s["key"], "tests": s["tests"], "on_fail": s["on_fail"]}
+                dict(
+                    situation=s["key"],
+                    tests=s["tests"],
+                    on_fail=s["on_fail"],
+                    source=str(s["cite"]),
+                )
                 | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
-                | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            lines += _said(
-                [(f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for s in SITUATIONS.values()],
-                "  ",
-            )
+            failing = [
+                (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for s in SITUATIONS.values()
+            ]
+            lines += _said(failing, "  ")
         lines += [_risk_line(r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
@@ -701,10 +699,8 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            guns = (
-                "artillery cannot charge: European guns are only manhandled, Indian guns are static"
-            )
-            reasons: list[tuple[str, Cite | None]] = [(guns, CITE["european_guns"])]
+            guns = "artillery cannot charge: European guns are only manhandled, Indian guns are "
+            reasons: list[tuple[str, Cite | None]] = [(guns + "static", CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
