@@ -68,10 +68,11 @@ class FireBand:
 
 
 def _bands(key: str) -> tuple[FireBand, ...]:
-    return tuple(
-        FireBand(b["label"], b["inches"] * INCH, b["hits"], b["range_cite"], b["hits_cite"])
+    bands = [
+        (b["label"], b["inches"] * INCH, b["hits"], b["range_cite"], b["hits_cite"])
         for b in DATA[key]
-    )
+    ]
+    return tuple(FireBand(*band) for band in bands)
 
 
 INFANTRY_BANDS, ARTILLERY_BANDS = _bands("infantry_bands"), _bands("artillery_bands")
@@ -278,24 +279,12 @@ ROCKET_REACH = ROCKET_LEG * ROCKET_LEGS
 _EXPLODES = Fraction(7 - ROCKETS["explodes_on"], 6)
 ROCKET_BURN_OUT = (1 - _EXPLODES) ** ROCKET_LEGS
 """A rocket flies all its legs unexploded: the red die fails after each."""
+_RED, _WHITE = 'rolled after each 8" leg; 1-4 flies on', ROCKETS["white_die"]
 ROCKET_RED_DIE = Roll.success_roll(
-    "explodes (red die)",
-    1,
-    6,
-    ROCKETS["explodes_on"],
-    (),
-    CITE["rocket_explodes"],
-    'rolled after each 8" leg; 1-4 flies on',
+    "explodes (red die)", 1, 6, ROCKETS["explodes_on"], (), CITE["rocket_explodes"], _RED
 )
 ROCKET_WHITE_DIE = Roll(
-    "flight path (white die)",
-    1,
-    6,
-    None,
-    (),
-    (),
-    CITE["rocket_path"],
-    '1-2 left 45 degrees, 3-4 straight on, 5-6 right 45 degrees; then 8"',
+    "flight path (white die)", 1, 6, None, cite=CITE["rocket_path"], note=_WHITE
 )
 
 
