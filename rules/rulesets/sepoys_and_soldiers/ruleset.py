@@ -964,18 +964,16 @@ class SepoysAndSoldiers(Ruleset):
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)
-        if kind == "command":
-            return self._command(
-                table, table.unit(args[0]), table.unit(args[1]) if args[1:] else None
-            )
+        a = table.unit(args[0])
         if kind == "nerve":
-            return self._nerve(
-                table, table.unit(args[0]), SITUATIONS[args[1]] if args[1:] else None
-            )
+            return self._nerve(table, a, SITUATIONS[args[1]] if args[1:] else None)
+        b = table.unit(args[1]) if args[1:] else None
+        if kind == "command":
+            return self._command(table, a, b)
         if kind == "move":
-            moves = self._move(table, table.unit(args[0]), ())
+            moves = self._move(table, a, ())
             return moves if moves.data["allowance"]["value"] or moves.data["whole_turn"] else None
-        a, b = table.unit(args[0]), table.unit(args[1])
+        assert b is not None  # the other actions pair two units
         if kind == "charge":
             return self._charge(table, a, b, only_allowed=True)
         if kind == "shoot":
@@ -985,21 +983,15 @@ class SepoysAndSoldiers(Ruleset):
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         d, (kind, args) = result.data, (candidate.kind, candidate.args)
         if kind == "command" and len(args) == 2:
-            need = d["rolls"][0]["need"]
-            return (
-                f"{args[0]} may change the orders of {args[1]} (now {d['orders']}): "
-                f"{need}+ on 1d6 acts on them this turn"
-            )
+            acts = f"(now {d['orders']}): {d['rolls'][0]['need']}+ on 1d6 acts on them this turn"
+            return f"{args[0]} may change the orders of {args[1]} {acts}"
         if kind == "command":
             adjacent = any(u["adjacent"] for u in d["units"])
             why = "; ".join(r["reason"] for r in d["reasons"]) if adjacent else "none adjacent"
             return f"{args[0]} may change no unit's orders ({why})"
         if kind == "nerve":
-            must = (
-                "is disordered and must attempt to reform"
-                if args[1:]
-                else "is routed and must attempt to rally"
-            )
+            must = "is routed and must attempt to rally"
+            must = "is disordered and must attempt to reform" if args[1:] else must
             return f"{args[0]} {must}: pass {d['p_pass']['exact']}"
         if kind == "charge":
             odds = d["outcomes"]
@@ -1012,9 +1004,8 @@ class SepoysAndSoldiers(Ruleset):
             loses = d["p_base_lost"]["exact"]
             return f"{args[0]} may fire at {args[1]} ({d['band']}): loses a base {loses}"
         if kind == "melee":
-            return (
-                f"{args[0]} and {args[1]} are in contact: {args[0]} wins {d['p_a_wins']['exact']}"
-            )
+            wins = d["p_a_wins"]["exact"]
+            return f"{args[0]} and {args[1]} are in contact: {args[0]} wins {wins}"
         return result.lines[0]
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
