@@ -173,11 +173,11 @@ def _pursuit(unit: Unit) -> str:
     return "advances and occupies the enemy position"
 
 
-def _risk_line(risk: dict[str, Any]) -> str:
+def _risk_line(r: dict[str, Any]) -> str:
+    hit = f"hit on {r['hit_on']} ({r['p_hit']['exact']})"
+    then = "1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch"
     return (
-        f"commander {risk['commander']} ({risk['rating']}) rolls 1d6: hit on {risk['hit_on']} "
-        f"({risk['p_hit']['exact']}), then 1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch "
-        f"[{risk['source']}]"
+        f"commander {r['commander']} ({r['rating']}) rolls 1d6: {hit}, then {then} [{r['source']}]"
     )
 
 
@@ -209,13 +209,8 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
     names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
-    going = (
-        "obstacle"
-        if kinds & tables.OBSTACLE_KINDS
-        else "rough"
-        if kinds & tables.ROUGH_KINDS
-        else "open"
-    )
+    going = "rough" if kinds & tables.ROUGH_KINDS else "open"
+    going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
     if arm == "artillery":
         guns, european = _guns(unit), CITE["european_guns"]
         if guns == "indian":
