@@ -278,19 +278,12 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
         close = any(t is not None and t.too_close_to_call for t in (apart, *gaps.values()))
-        shown = {
-            side: {"free": "clear"}
-            if t is None
-            else {"free": length(scene, t.limit), **threshold(scene, t)}
-            for side, t in gaps.items()
-        }
-        past: dict[str, Any] = {
-            "friend": friend.id,
-            "distance": threshold(scene, apart),
-            "at_least_8in": far_enough,
-        }
-        past |= {"frontage": length(scene, frontage), "gaps": shown, "gap_of_frontage": gap_ok}
-        past |= {"may_manoeuvre": far_enough and gap_ok, "too_close_to_call": close}
+        shown: dict[str, Any] = {side: {"free": "clear"} for side, t in gaps.items() if t is None}
+        for side, t in ((side, t) for side, t in gaps.items() if t is not None):
+            shown[side] = {"free": length(scene, t.limit), **threshold(scene, t)}
+        past = dict(friend=friend.id, distance=threshold(scene, apart), at_least_8in=far_enough)
+        past |= dict(frontage=length(scene, frontage), gaps=shown, gap_of_frontage=gap_ok)
+        past |= dict(may_manoeuvre=far_enough and gap_ok, too_close_to_call=close)
         gap_cites = ("gap_distance", "gap_width", "gap_otherwise")
         out.append(past | {"sources": [str(CITE[k]) for k in gap_cites]})
     return out
