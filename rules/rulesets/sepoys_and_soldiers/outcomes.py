@@ -153,11 +153,8 @@ def shoot_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> t
     changes: list[Change] = []
     if _arm(shooter) == "rockets":
         rockets = len(shooter.bases)
-        named = [
-            (unit, base_id)
-            for unit in _rocket_risk(scene, target, shot)
-            for base_id in reported[f"removed_{unit.id}"]
-        ]
+        units = _rocket_risk(scene, target, shot)
+        named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
         if len(named) > rockets:
             raise QuestionError(
                 f"{question}: {len(named)} bases named, but {shooter.id} fired "
@@ -172,11 +169,8 @@ def shoot_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> t
         bands = tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
         band = next(b for b in bands if b.label == shot.data["band"])
         successes, carried = reported["successes"], shot.data["target_hits_carried"]
-        why, named = (
-            f"{_plural(successes, 'success', 'es')} at {band.label} range",
-            reported[f"removed_{target.id}"],
-        )
-        hits = successes * band.hits
+        why = f"{_plural(successes, 'success', 'es')} at {band.label} range"
+        hits, named = successes * band.hits, reported[f"removed_{target.id}"]
         changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
     changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
     return tuple(changes)
@@ -463,15 +457,13 @@ def melee_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> t
         taken[winner] += tables.COMBAT_HITS["win"]
         taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
     changes: list[Change] = []
+    cite = CITE["combat_draw" if dead else "combat_win"]
     for u in (a, b):
-        round_ = (
-            "" if dead else " and the winning round" if u.id == winner else " and the losing round"
+        why = rounds + (
+            "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
         )
-        cite = CITE["combat_draw" if dead else "combat_win"]
         named = reported[f"removed_{u.id}"]
-        changes += _hits_landed(
-            u, carried[u.id], taken[u.id], named, rounds + round_, cite, question
-        )
+        changes += _hits_landed(u, carried[u.id], taken[u.id], named, why, cite, question)
     for u in (a, b):
         if carried[u.id] + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
             continue  # destroyed
@@ -531,10 +523,8 @@ def move_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tu
         changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
     disorder: tuple[str, Cite] | None = None
     if allowance.disordered:
-        disorder = (
-            f"{allowance.going} going ({', '.join(allowance.pieces)})",
-            allowance.reasons[0][1],
-        )
+        going = f"{allowance.going} going ({', '.join(allowance.pieces)})"
+        disorder = (going, allowance.reasons[0][1])
     status = _status(unit)
     for friend in (f for f in _through(res) if reported[f"through_{f}"]):
         why = f"{unit.id} fell back straight through it"
@@ -545,10 +535,11 @@ def move_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tu
     if disorder is not None and not _flag(unit, "disordered"):
         changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
     if status == "falling-back":
-        why = "has fallen back its full move (end facing enemy)"
-        changes.append(
-            Change(unit.id, "status", tables.STEADY, why, SITUATIONS["loss-of-a-base"]["cite"])
+        why, cite = (
+            "has fallen back its full move (end facing enemy)",
+            SITUATIONS["loss-of-a-base"]["cite"],
         )
+        changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
     return tuple(changes)
 
 
