@@ -56,12 +56,17 @@ def test_charge_combat_one_die_each() -> None:
     # (3 hits): two drawn rounds leave 2 hits each, a third destroys both (1/8 = (1/2)^3).
     half = Fraction(1, 2)
     combat = t.charge_combat(half, half, 1, 1, 0, 0)
+
+    def p(count: int) -> Fraction:
+        return Fraction(count, combat.whole)
+
     assert combat.p_drawn_round == half
-    assert combat.p_a_wins == combat.p_b_wins == Fraction(7, 16)  # (1/4)(1 + 1/2 + 1/4)
-    assert combat.p_both_destroyed == Fraction(1, 8)
+    assert p(combat.a_wins) == p(combat.b_wins) == Fraction(7, 16)  # (1/4)(1 + 1/2 + 1/4)
+    assert p(combat.both_destroyed) == Fraction(1, 8)
     # a's base goes (3 hits) when it wins after 2 drawn rounds (2 + 1: 1/16), loses after 1
     # or 2 (1 + 2, 2 + 2: 1/8 + 1/16), or all 3 are drawn (1/8): 3/8 in all.
-    assert combat.a_bases_lost == [Fraction(5, 8), Fraction(3, 8)] == combat.b_bases_lost
+    assert [p(n) for n in combat.a_bases_lost] == [Fraction(5, 8), Fraction(3, 8)]
+    assert combat.a_bases_lost == combat.b_bases_lost
 
 
 def test_commander_risk() -> None:

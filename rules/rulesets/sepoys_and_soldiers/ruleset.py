@@ -712,11 +712,15 @@ class SepoysAndSoldiers(Ruleset):
         counter = arm == "cavalry" and target_arm == "cavalry"
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
-        combat, meet = tables.charge_combat(pc, pt, *bases, *hits), pc * pt  # meet: both hold
-        odds = dict(no_charge=1 - pc, target_routs=pc * (1 - pt), charge_combat=meet)
-        odds |= dict(charger_wins_combat=meet * combat.p_a_wins)
-        odds |= dict(target_wins_combat=meet * combat.p_b_wins)
-        odds["both_destroyed"] = meet * combat.p_both_destroyed
+        combat = tables.charge_combat(pc, pt, *bases, *hits)
+        # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
+        (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
+        met, whole = nc * nt, dc * dt * combat.whole
+        odds = dict(no_charge=exact(dc - nc, dc), target_routs=exact(nc * (dt - nt), dc * dt))
+        odds |= dict(charge_combat=exact(met, dc * dt))
+        odds |= dict(charger_wins_combat=exact(met * combat.a_wins, whole))
+        odds |= dict(target_wins_combat=exact(met * combat.b_wins, whole))
+        odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = ("charge_continues", "stops_short", "repeat_cycle")
         receives = "stands and receives the charge: charge combat"
@@ -746,7 +750,8 @@ class SepoysAndSoldiers(Ruleset):
         )
         data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
-        data |= {"outcomes": {k: prob(p) for k, p in odds.items()}, "reasons": _reasons(reasons)}
+        data |= {"outcomes": odds, "reasons": _reasons(reasons)}
+        said = {k: p["exact"] for k, p in odds.items()}
         stands = "stands and the units fight a charge combat"
         if counter:
             stands = "counter-charges (both cavalry)"
@@ -760,8 +765,8 @@ class SepoysAndSoldiers(Ruleset):
             f"2. {target_test.describe(target.id)}; failing, {situation['on_fail']} "
             f"{_src(situation['cite'])}",
             f"3. holding, it {stands} {_src(holds)}",
-            f"no charge {odds['no_charge']}, target routs {odds['target_routs']}, "
-            f"charge combat {meet}; the charger wins the combat {odds['charger_wins_combat']}",
+            f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
+            f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
             f"4-6. if the target routs the charger follows through; meeting another unit it "
             f'tests again, failing it stops 4" short {_src(CITE["stops_short"])}',
         ]
@@ -785,10 +790,12 @@ class SepoysAndSoldiers(Ruleset):
         data: dict[str, Any] = dict(action="melee", ruleset=self.id, a=a.id, b=b.id)
         data |= dict(in_contact=_touching(contact), contact=threshold(scene, contact))
         data |= dict(rolls=[ta.roll.as_json(), tb.roll.as_json()])
-        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=prob(result.p_a_wins))
-        data |= dict(p_b_wins=prob(result.p_b_wins), p_both_destroyed=prob(result.p_both_destroyed))
-        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost))
-        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost))
+        p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
+        p_both = exact(result.both_destroyed, result.whole)
+        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
+        data |= dict(p_both_destroyed=p_both)
+        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost, result.whole))
+        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost, result.whole))
         data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
@@ -796,7 +803,7 @@ class SepoysAndSoldiers(Ruleset):
         won = f"the winner {_pursuit(a)} and takes 1 hit"
         if _pursuit(a) != _pursuit(b):
             won = f"the winner takes 1 hit ({a.id} {_pursuit(a)}; {b.id} {_pursuit(b)})"
-        both = f", both destroyed {result.p_both_destroyed}" if result.p_both_destroyed else ""
+        both = f", both destroyed {p_both['exact']}" if result.both_destroyed else ""
         lines = [
             f"charge combat {a.id} v {b.id}"
             + ("" if _touching(contact) else " (not yet in contact: the combat a charge brings)"),
@@ -804,8 +811,8 @@ class SepoysAndSoldiers(Ruleset):
             f"{tb.describe(b.id)}",
             f"both pass or both fail ({result.p_drawn_round}): each takes 1 hit, no nerve test "
             f"for a base so lost, roll again {_src(CITE['combat_draw'])}",
-            f"{a.id} wins {result.p_a_wins} ({float(result.p_a_wins):.3f}), {b.id} wins "
-            f"{result.p_b_wins} ({float(result.p_b_wins):.3f}){both}",
+            f"{a.id} wins {p_a['exact']} ({p_a['value']:.3f}), {b.id} wins "
+            f"{p_b['exact']} ({p_b['value']:.3f}){both}",
             f"{won}; the loser takes 2 hits and routs a full move {_src(CITE['combat_win'])}"
             + ("" if _pursuit(a) != _pursuit(b) else f" {_src(CITE['combat_rout'])}"),
             f"afterwards all units involved are disordered {_src(CITE['combat_disorders'])}",

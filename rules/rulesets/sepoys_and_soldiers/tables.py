@@ -98,9 +98,10 @@ def prob(p: Fraction) -> dict[str, Any]:
     return {"value": p.numerator / p.denominator, "exact": str(p)}
 
 
-def dist_json(dist: list[Fraction]) -> list[dict[str, Any]]:
-    """A distribution for JSON: the outcomes that may happen, with their chances."""
-    return [{"k": k, **prob(p)} for k, p in enumerate(dist) if p]
+def dist_json(counts: list[int], whole: int) -> list[dict[str, Any]]:
+    """A distribution counted in whole numbers of 1 / `whole`, for JSON: the outcomes that
+    may happen, with their chances."""
+    return [{"k": k, **exact(n, whole)} for k, n in enumerate(counts) if n]
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,13 +212,15 @@ def commander_risk(commander: str, rating: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Combat:
-    """The exact outcome of a charge combat between two units (lines 88-91)."""
+    """The exact outcome of a charge combat between two units (lines 88-91), in whole numbers
+    of 1 / `whole`: who wins, both destroyed, and the bases each side loses (0, 1, ...)."""
 
-    p_a_wins: Fraction
-    p_b_wins: Fraction
-    p_both_destroyed: Fraction
-    a_bases_lost: list[Fraction]
-    b_bases_lost: list[Fraction]
+    a_wins: int
+    b_wins: int
+    both_destroyed: int
+    a_bases_lost: list[int]
+    b_bases_lost: list[int]
+    whole: int
     p_drawn_round: Fraction
 
 
@@ -231,16 +234,12 @@ def charge_combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int
     passes A/q, only b B/q, a draw D/q), r drawn rounds then a decisive one come with
     D^r A / q^(r+1), a whole number of 1 / q^(n+1) when n drawn rounds can be fought."""
     win, lose, per_draw = COMBAT_HITS["win"], COMBAT_HITS["lose"], COMBAT_HITS["draw"]
-    a_only, b_only = pa * (1 - pb), pb * (1 - pa)
-    q = math.lcm(a_only.denominator, b_only.denominator)
-    a, b = (
-        a_only.numerator * (q // a_only.denominator),
-        b_only.numerator * (q // b_only.denominator),
-    )
+    q = pa.denominator * pb.denominator
+    a = pa.numerator * (pb.denominator - pb.numerator)  # a alone passes
+    b = pb.numerator * (pa.denominator - pa.numerator)  # b alone passes
     draw, rounds = q - a - b, 0  # rounds: drawn rounds fought before a side has no base left
-    while (
-        ha + rounds * per_draw < HITS_PER_BASE * na and hb + rounds * per_draw < HITS_PER_BASE * nb
-    ):
+    most_a, most_b = HITS_PER_BASE * na, HITS_PER_BASE * nb
+    while ha + rounds * per_draw < most_a and hb + rounds * per_draw < most_b:
         rounds += 1
     wins_a = wins_b = both = 0
     lost_a, lost_b = [0] * (na + 1), [0] * (nb + 1)
@@ -249,13 +248,15 @@ def charge_combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int
         lost_a[min(hits_a // HITS_PER_BASE, na)] += chance
         lost_b[min(hits_b // HITS_PER_BASE, nb)] += chance
 
+    reach = q**rounds  # r drawn rounds, then this one: D^r q^(rounds - r)
     for r in range(rounds):
-        reach, k = draw**r * q ** (rounds - r), r * per_draw  # r drawn rounds, then this one
+        k = r * per_draw
         wins_a, wins_b = wins_a + reach * a, wins_b + reach * b
         settle(reach * a, ha + k + win, hb + k + lose)
         settle(reach * b, ha + k + lose, hb + k + win)
-    last, k = draw**rounds * q, rounds * per_draw  # every round drawn: a side is gone
-    dead_a, dead_b = ha + k >= HITS_PER_BASE * na, hb + k >= HITS_PER_BASE * nb
+        reach = reach // q * draw
+    last, k = reach * q, rounds * per_draw  # every round drawn: a side is gone
+    dead_a, dead_b = ha + k >= most_a, hb + k >= most_b
     if dead_a and dead_b:
         both += last
     elif dead_a:
@@ -263,10 +264,7 @@ def charge_combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int
     else:
         wins_a += last
     settle(last, ha + k, hb + k)
-    whole = q ** (rounds + 1)
-    ends = [Fraction(n, whole) for n in (wins_a, wins_b, both)]
-    lost = [[Fraction(n, whole) for n in side] for side in (lost_a, lost_b)]
-    return Combat(ends[0], ends[1], ends[2], lost[0], lost[1], Fraction(draw, q))
+    return Combat(wins_a, wins_b, both, lost_a, lost_b, q ** (rounds + 1), Fraction(draw, q))
 
 
 # --------------------------------------------------------------------------------------------
