@@ -642,27 +642,21 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
+        failing = {
+            k: (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for k, s in SITUATIONS.items()
+        }
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
-            lines += _said(
-                [(f"{situation['name']}: failing, {situation['on_fail']}", situation["cite"])]
-            )
+            lines += _said([failing[situation["key"]]])
         else:
             data["situations"] = [
-                dict(
-                    situation=s["key"],
-                    tests=s["tests"],
-                    on_fail=s["on_fail"],
-                    source=str(s["cite"]),
-                )
+                dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
                 | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
+                | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            failing = [
-                (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for s in SITUATIONS.values()
-            ]
-            lines += _said(failing, "  ")
+            lines += _said(list(failing.values()), "  ")
         lines += [_risk_line(r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
