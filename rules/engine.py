@@ -787,7 +787,7 @@ Ruleset.sight_policy, Ruleset.cover_policy = _policies(Ruleset)
 
 REGISTRY: Final[tuple[tuple[str, str], ...]] = (
     ("skirmish-19c", "rules.rulesets.skirmish_19c.ruleset:Skirmish19c"),
-    ("sepoys-and-soldiers", "rules.rulesets.sepoys_and_soldiers:SepoysAndSoldiers"),
+    ("sepoys-and-soldiers", "rules.rulesets.sepoys_and_soldiers.ruleset:SepoysAndSoldiers"),
     ("colonial-adventure", "rules.rulesets.colonial_adventure.ruleset:ColonialAdventure"),
     ("age-of-napoleon", "rules.rulesets.age_of_napoleon.ruleset:AgeOfNapoleon"),
     ("europe-19c", "rules.rulesets.europe_19c.ruleset:Europe19c"),

@@ -165,6 +165,31 @@ def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
     return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Pattern:
+    """Points laid from one base toward another, each with a whole-number weight (a chance,
+    a share of a template): a rocket's bursts, a template. In mm, in the frame of the line
+    from the source's centre to the aim's (x along it, y to its left), from the point half
+    the source's depth ahead of its centre along that line. Frozen, and keyed by identity as
+    the policies are: a ruleset makes each of its patterns once (`Table.laid`)."""
+
+    points: geo.Array
+    """(P, 2) mm"""
+    weights: npt.NDArray[np.int64]
+    """(P,) each point's weight"""
+
+
+@dataclass(frozen=True, slots=True)
+class Laid:
+    """Where a pattern fell (`Table.laid`), in table order."""
+
+    on: tuple[tuple[Base, int], ...]
+    """Each base some points lie on, with the sum of their weights."""
+    near: tuple[Base, ...]
+    """The bases a point lies within the source's position uncertainty of (their edge, inside
+    or out): too close to call."""
+
+
 class _Near(NamedTuple):
     """The bases that may block the lines to a target's other sight points, found with the
     line to its centre (`Table._centre_lines_near`)."""
@@ -218,6 +243,10 @@ class Table:
         self._grid: dict[float, _Grid] = {}
         self._sight_matrix: dict[SightPolicy, geo.Array] = {}
         self._nearest_seen: dict[SightPolicy, tuple[geo.Array, npt.NDArray[np.int_]]] = {}
+        self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
+        self._nearest_seen_pairs: dict[
+            SightPolicy, dict[tuple[str, str, float], tuple[Base, Base] | None]
+        ] = {}
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -383,6 +412,23 @@ class Table:
         order: a row of `unit_gaps`."""
         gaps = self.unit_gaps()[self.unit_row(unit)]
         return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
+
+    def unit_uncertainties(self) -> geo.Array:
+        """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
+        bases of two units (`uncertainty` of the pair `unit_distance` names), all at once."""
+        return self._unit_uncertainties
+
+    @cached_property
+    def _unit_uncertainties(self) -> geo.Array:
+        distance, cell = self._unit_pairs
+        of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
+        if not distance.size or (of == of[0]).all():  # one uncertainty for every base
+            same = math.hypot(of[0], of[0]) if distance.size else 0.0
+            return _read_only(np.full(distance.shape, same))
+        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
+        first = np.array(self._unit_first, dtype=int)
+        near_a, near_b = first[:, None] + cell // sizes[None, :], first[None, :] + cell % sizes
+        return _read_only(np.vectorize(math.hypot, otypes=[float])(of[near_a], of[near_b]))
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -579,6 +625,50 @@ class Table:
         at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
         first = np.minimum.reduceat(at, starts, axis=1)
         return _read_only(nearest), _read_only(first)
+
+    def nearest_seen_pair(
+        self, policy: SightPolicy, a: Unit, b: Unit, limit: float
+    ) -> tuple[Base, Base] | None:
+        """The nearest pair of bases at most `limit` apart (`geometry.within`), one of `a`
+        seeing one of `b` under a policy (`seen`); of equally near pairs, the first in the
+        units' reading order. None when no such pair sees. Remembered (`nearest_seen_pairs`
+        answers many at once)."""
+        return self.nearest_seen_pairs(policy, [(a, b, limit)])[0]
+
+    def nearest_seen_pairs(
+        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
+    ) -> list[tuple[Base, Base] | None]:
+        """`nearest_seen_pair` of many (a, b, limit): the pairs of bases of those not known yet
+        judged in one batch (`seen`), the nearest of each found by one sort."""
+        with self._lock:
+            memo = self._nearest_seen_pairs.setdefault(policy, {})
+            todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
+            for a, b, limit in asks:
+                if (a.id, b.id, limit) not in memo:
+                    todo.setdefault((a.id, b.id), (a, b, limit))
+            if todo:
+                memo.update(self._nearest_seen_of(policy, list(todo.values())))
+                return self.nearest_seen_pairs(policy, asks)  # those left: another limit
+            return [memo[a.id, b.id, limit] for a, b, limit in asks]
+
+    def _nearest_seen_of(
+        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
+    ) -> dict[tuple[str, str, float], tuple[Base, Base] | None]:
+        """`nearest_seen_pair` of asks about different pairs of units."""
+        units, owner = self._unit_number, self.unit_numbers
+        ask_of = np.full((len(units),) * 2, -1, dtype=int)
+        limits = np.full((len(units),) * 2, -np.inf)
+        for k, (a, b, limit) in enumerate(asks):
+            ask_of[units[a.id], units[b.id]], limits[units[a.id], units[b.id]] = k, limit
+        rows, cols = np.nonzero(geo.within(self.distances, limits[owner][:, owner]))
+        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
+        rows, cols = rows[seen], cols[seen]
+        ask = ask_of[owner[rows], owner[cols]]
+        # By ask, then distance, then reading order (a unit's bases are consecutive).
+        order = np.lexsort((cols, rows, self.distances[rows, cols], ask))
+        first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
+        found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
+        return {(a.id, b.id, limit): found.get(k) for k, (a, b, limit) in enumerate(asks)}
 
     def seen(
         self,
@@ -1311,6 +1401,110 @@ class Table:
             return True
         on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
         return any(self.in_arc(shooters[i], [targets[j]], half_angle)[0] for i, j in on_line)
+
+    def laid(self, pattern: Pattern, source: Base, aim: Base) -> Laid:
+        """Where `pattern` falls laid from `source` toward `aim` (`Pattern`): the bases its
+        points lie on, with their weights summed, and the bases a point lies within the
+        source's position uncertainty of (their edge, inside or out). Remembered per pattern
+        (`laid_many` lays many at once)."""
+        return self.laid_many(pattern, [(source, aim)])[0]
+
+    def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
+        """`laid` of many (source, aim): those not laid yet, all in one batch."""
+        with self._lock:
+            memo = self._laid.setdefault(pattern, {})
+            todo = list(dict.fromkeys((s.id, a.id) for s, a in pairs if (s.id, a.id) not in memo))
+            if todo:
+                memo.update(zip(todo, self._lay(pattern, todo), strict=True))
+            return [memo[s.id, a.id] for s, a in pairs]
+
+    def _lay(self, pattern: Pattern, pairs: Sequence[tuple[str, str]]) -> list[Laid]:
+        rotations, starts, margins = [], [], []
+        for source, aim in (
+            (self.bases[self.index[s]], self.bases[self.index[a]]) for s, a in pairs
+        ):
+            heading = math.degrees(math.atan2(aim.y - source.y, aim.x - source.x))
+            turn, f, half = math.radians(heading), geo.forward(heading), source.footprint.depth / 2
+            rotations.append([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]])
+            starts.append((source.x + f[0] * half, source.y + f[1] * half))
+            margins.append(self._uncertainty_of[source.id])
+        size = len(pattern.points)
+        points = pattern.points @ np.array(rotations) + np.array(starts)[:, None, :]
+        margin = np.repeat(margins, size)
+        point, base, depth = self._under(points.reshape(-1, 2), margin)
+        weight = np.zeros((len(pairs), len(self.bases)), dtype=np.int64)
+        on = depth >= 0
+        np.add.at(weight, (point[on] // size, base[on]), pattern.weights[point[on] % size])
+        near = np.zeros((len(pairs), len(self.bases)), dtype=bool)
+        close = np.abs(depth) <= margin[point]
+        near[point[close] // size, base[close]] = True
+        bases = self.bases
+        return [
+            Laid(
+                tuple((bases[k], int(w[k])) for k in np.flatnonzero(w).tolist()),
+                tuple(bases[k] for k in np.flatnonzero(n).tolist()),
+            )
+            for w, n in zip(weight, near, strict=True)
+        ]
+
+    def _under(
+        self, points: geo.Array, margin: geo.Array
+    ) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], geo.Array]:
+        """Every (point, base) where point p lies on a base's footprint or within margin[p]
+        outside its edge: the points' rows, the bases' indices, and how deep inside the
+        footprint each point lies (mm, negative outside), worked out in the base's own frame.
+
+        Only the points within a base's circumradius and the margin of its centre are judged.
+        They are found through the points sorted by strip (of y, as tall as two reaches), then
+        x: the points within that reach of a centre lie in two strips at most, and in each they
+        are a run of the sorted points."""
+        centres, forward, half, circle = self._footprints
+        if not len(points) or not len(centres):
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
+        reach = np.hypot(half[:, 0], half[:, 1]) + float(margin.max())
+        tall = 2 * float(reach.max()) + 1.0
+        low = min(float(points[:, 0].min()), float(centres[:, 0].min())) - tall
+        bottom = min(float(points[:, 1].min()), float(centres[:, 1].min())) - tall
+        span = max(float(points[:, 0].max()), float(centres[:, 0].max())) - low + tall
+        strip = np.floor((points[:, 1] - bottom) / tall)
+        order = np.argsort(points[:, 0] - low + strip * span, kind="stable")
+        keys = (points[:, 0] - low + strip * span)[order]
+        first = np.floor((centres[:, 1] - reach - bottom) / tall)
+        # each base's window in the strip of its lowest point, then the next strip up
+        at = np.concatenate(
+            [centres[:, 0] - low + first * span, centres[:, 0] - low + (first + 1) * span]
+        )
+        wide = np.tile(reach, 2)
+        start = np.searchsorted(keys, at - wide, "left")
+        count = np.searchsorted(keys, at + wide, "right") - start
+        base = np.repeat(np.tile(np.arange(len(centres)), 2), count)
+        point = order[np.repeat(start - np.cumsum(count) + count, count) + np.arange(count.sum())]
+        gap = points[point] - centres[base]
+        radius = np.hypot(half[base, 0], half[base, 1]) + margin[point]
+        near = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= radius**2
+        point, base, gap = point[near], base[near], gap[near]
+        ahead = np.abs((gap * forward[base]).sum(axis=1))
+        across = np.abs(gap[:, 0] * forward[base, 1] - gap[:, 1] * forward[base, 0])
+        half_w, half_d = half[base, 0], half[base, 1]
+        out = np.hypot(np.maximum(across - half_w, 0), np.maximum(ahead - half_d, 0))
+        inside = np.minimum(half_w - across, half_d - ahead)
+        depth = np.where(
+            circle[base], half_w - np.hypot(across, ahead), np.where(out > 0, -out, inside)
+        )
+        kept = depth >= -margin[point]
+        return point[kept], base[kept], depth[kept]
+
+    @cached_property
+    def _footprints(self) -> tuple[geo.Array, geo.Array, geo.Array, npt.NDArray[np.bool_]]:
+        """Every base's centre (N, 2), forward unit vector (N, 2), half width and half depth
+        (N, 2) and whether it is round (N,), for `_under`."""
+        turn = np.radians([b.facing for b in self.bases])
+        return (
+            np.array([(b.x, b.y) for b in self.bases]).reshape(-1, 2),
+            np.stack([np.cos(turn), np.sin(turn)], axis=1).reshape(-1, 2),
+            np.array([(b.footprint.width / 2, b.footprint.depth / 2) for b in self.bases]),
+            np.array([b.footprint.circle for b in self.bases], dtype=bool),
+        )
 
     @cached_property
     def most_uncertain(self) -> float:

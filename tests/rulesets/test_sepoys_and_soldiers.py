@@ -21,7 +21,7 @@ import pytest
 
 from rules.engine import Cite, Resolution, get_ruleset
 from rules.errors import QuestionError, UmpireError
-from rules.rulesets import sepoys_and_soldiers as sas
+from rules.rulesets.sepoys_and_soldiers import tables as sas
 from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain
 

@@ -1,0 +1,1002 @@
+"""Sepoys & Soldiers - QRS: the mechanics. The sheet's tables are `tables.py` (read from
+`sheet.toml`), what the players' dice change is `outcomes.py`, and how the garbled lines of the
+sheet are read is README.md. Pure: never imports cv2, flask, vision or webui.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import partial
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from calibration.units import format_length
+
+from ... import geometry as geo
+from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import length_json as length
+from ...answer import threshold_json as threshold
+from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...errors import MissingAttribute, QuestionError, accepted
+from ...measure import Laid, Table, table_of
+from ...scene import Base, Scene, Unit
+from . import tables
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, exact, prob
+
+ACTED = "it has taken its one action this turn"
+LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
+"""The farthest a unit charges: cavalry's move in the open (12", lines 50-52)."""
+MOVES_AFTER_ACTING = ("routed", "falling-back")
+"""A unit that has acted still makes the move of a failed nerve test (line 21)."""
+
+
+def _src(cite: Cite) -> str:
+    return f"[{cite}]"
+
+
+def _reasons(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
+    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+
+
+def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[str]:
+    """Reasons as readable lines, each with its line of the sheet."""
+    return [f"{indent}{r} {_src(c)}" if c else indent + r for r, c in reasons if r]
+
+
+# --------------------------------------------------------------------------------------------
+# What the rules read of a unit
+
+
+def is_commander(unit: Unit) -> bool:
+    """A commander is a unit with a base whose role is `commander`."""
+    return "commander" in [b.role for b in unit.bases]
+
+
+def _arm(unit: Unit) -> str:
+    return check_attr(unit, "arm", tables.ARMS, ruleset=ID)
+
+
+def _guns(unit: Unit) -> str:
+    return check_attr(unit, "weapon", tables.GUNS, ruleset=ID)
+
+
+def _rating(commander: Unit) -> str:
+    return check_attr(commander, "rating", tables.RATINGS, ruleset=ID)
+
+
+def _order(unit: Unit) -> str:
+    """The order the unit acts on this turn: the one it keeps while new orders wait for next
+    turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
+    row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
+    if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
+        return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
+    return check_attr(
+        unit, "type" if unit.get("orders") is None else "orders", tables.TYPES, ruleset=ID
+    )
+
+
+def _status(unit: Unit) -> str | None:
+    """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
+    status = check_attr(unit, "status", tables.STATUS_WORDS, ruleset=ID)
+    return None if status == tables.STEADY else status
+
+
+def _flag(unit: Unit, key: str) -> bool:
+    """A true-or-false state (the scene's, or its start-of-game value)."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "true or false", False)
+    return bool(value)
+
+
+def _count(unit: Unit, key: str) -> int:
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
+    return int(value)
+
+
+def _hits(unit: Unit) -> int:
+    """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
+    hits = _count(unit, "hits")
+    if hits >= tables.HITS_PER_BASE:
+        raise QuestionError(
+            f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
+            f"removed ({CITE['hits_per_base']}): remove the base and give hits 0, 1 or 2"
+        )
+    return hits
+
+
+def _nerve_of(unit: Unit, tests: int = 1) -> tables.NerveTest:
+    """How the unit tests its nerve (line 21): by the order it acts on, and its disorder."""
+    return tables.NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+
+
+def _fighting(action: str, *units: Unit) -> None:
+    """Commanders neither fight nor fire; an action of two units pairs enemies."""
+    for unit in units:
+        if is_commander(unit):
+            raise QuestionError(
+                f"{ID}: {unit.id!r} is a commander; {action} is for units "
+                "(a commander changes orders: use command)"
+            )
+    if len(units) == 2 and units[0].side == units[1].side:
+        a, b = units
+        raise QuestionError(
+            f"{ID}: {action} pairs enemies, but {a.id!r} and {b.id!r} are both of side {a.side!r}"
+        )
+
+
+def _gap(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
+    """The nearest bases of two units, their distance, and its uncertainty."""
+    near = table.unit_distance(a, b)
+    return near, table.uncertainty(near.a, near.b)
+
+
+def _contact(table: Table, a: Unit, b: Unit) -> Threshold:
+    """Base contact ("adjacent", line 17): edge-to-edge distance 0, with its uncertainty."""
+    near, unc = _gap(table, a, b)
+    return Threshold(near.distance, 0.0, unc)
+
+
+def _touching(t: Threshold) -> bool:
+    return t.within or t.too_close_to_call
+
+
+def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
+    """The units a commander gives orders: his side's, but commanders."""
+    return [u for u in scene.units if u.side == commander.side and not is_commander(u)]
+
+
+def _order_refusals(commander: Unit) -> list[tuple[str, Cite]]:
+    """Why a commander may change no unit's orders now: he has tried as many as his rating
+    gives him this turn (line 11), or his horse was killed (line 14)."""
+    row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
+    out = []
+    if given >= row["orders"]:
+        changes = f"{row['orders']} order change{'s' * (row['orders'] > 1)}"
+        out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
+    if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
+        out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
+    return out
+
+
+def _pursuit(unit: Unit) -> str:
+    """What the winner of a charge combat does (line 91)."""
+    if _arm(unit) == "cavalry" and unit.side.lower() == "british":
+        return "pursues for two moves (British cavalry)"
+    return "advances and occupies the enemy position"
+
+
+def _risk_line(r: dict[str, Any]) -> str:
+    hit = f"hit on {r['hit_on']} ({r['p_hit']['exact']})"
+    then = "1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch"
+    return (
+        f"commander {r['commander']} ({r['rating']}) rolls 1d6: {hit}, then {then} [{r['source']}]"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Movement (lines 49-56) and falling back past friends (lines 32-37)
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """How far (mm) a unit may move this turn in the going it stands in or must cross
+    (`open`, `rough`, `obstacle`), whether that disorders it or takes the whole turn."""
+
+    distance: float
+    going: str
+    disordered: bool
+    whole_turn: bool
+    pieces: tuple[str, ...]
+    reasons: tuple[tuple[str, Cite], ...]
+
+
+def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
+    """The move of a unit in the terrain it stands in plus any it must cross."""
+    if is_commander(unit):
+        raise QuestionError(
+            f"{ID}: {unit.id!r} is a commander; the sheet gives no move allowance for a "
+            "commander (he moves independently or with a unit, line 21)"
+        )
+    arm = _arm(unit)
+    pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
+    pieces += [table.scene.terrain_piece(t) for t in crossing]
+    names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
+    going = "rough" if kinds & tables.ROUGH_KINDS else "open"
+    going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
+    if arm == "artillery":
+        guns, european = _guns(unit), CITE["european_guns"]
+        if guns == "indian":
+            why = ("Indian artillery is static", CITE["indian_static"])
+        elif going != "open":
+            why = ("European guns manhandle across open ground only", european)
+        else:
+            why = ('European guns manhandle 2" across open ground, and may not fire', european)
+            return Allowance(tables.EUROPEAN_GUNS_MOVE, going, False, False, names, (why,))
+        return Allowance(0.0, going, False, False, names, (why,))
+    kind = _order(unit)
+    row = DATA["moves"][kind]
+    if going == "open":
+        what = "cavalry" if arm == "cavalry" else "foot"
+        why = (f"{kind} {what} in the open", row["cite"])
+        return Allowance(row[what] * INCH, going, False, False, names, (why,))
+    if going == "rough":
+        why = (f"{kind} in rough ground/hills/woods/rivers/bridges", row["cite"])
+        reasons = (why, ("", CITE["rough"]))
+        return Allowance(row["rough"] * INCH, going, row["rough_disorders"], False, names, reasons)
+    if row["obstacle_whole_turn"]:
+        why = (f"{kind}: crossing hedges, walls, etc takes the whole turn", row["cite"])
+        return Allowance(0.0, going, True, True, names, (why, ("", CITE["obstacle"])))
+    why = (f"{kind} across hedges, walls, etc", row["cite"])
+    reasons = (why, ("", CITE["obstacle"]))
+    return Allowance(row["obstacle"] * INCH, going, False, False, names, reasons)
+
+
+def _extent(bases: Sequence[Base], frame: tuple[np.ndarray, ...]) -> tuple[float, ...]:
+    """(right-min, right-max, ahead-min, ahead-max) of the bases' outlines in a frame, mm."""
+    origin, right, fwd = frame
+    pts = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
+    u, v = pts @ right, pts @ fwd
+    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
+
+
+def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
+    """Friendly units to the rear of a unit falling back or routing, and whether it may
+    manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
+    judged in the frame of the unit's first base (its right, its front)."""
+    scene, ref = table.scene, unit.bases[0]
+    f = geo.forward(ref.facing)
+    frame = (np.array([ref.x, ref.y]), np.array([f[1], -f[0]]), f)
+    u0, u1, v0, _ = _extent(unit.bases, frame)
+    frontage, out = u1 - u0, []
+    for friend in scene.units:
+        if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
+            continue
+        fu0, fu1, fv0, fv1 = _extent(friend.bases, frame)
+        if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
+            continue  # not to its rear, across its frontage, within its move
+        near, unc = _gap(table, unit, friend)
+        apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
+        others = [
+            _extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
+        ]
+        gaps: dict[str, Threshold | None] = {}
+        for side, edge, sign in (("left", fu0, -1), ("right", fu1, 1)):
+            free = math.inf  # the free width beside the friend, level with it
+            for ou0, ou1, ov0, ov1 in others:
+                gap = (edge - ou1) if sign < 0 else (ou0 - edge)
+                if not (ov1 <= fv0 or ov0 >= fv1) and gap >= -geo.EPS:
+                    free = min(free, max(gap, 0.0))
+            gaps[side] = None if math.isinf(free) else Threshold(frontage, free, unc)
+        far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
+        gap_ok = any(t is None or t.within for t in gaps.values())
+        close = any(t is not None and t.too_close_to_call for t in (apart, *gaps.values()))
+        shown: dict[str, Any] = {side: {"free": "clear"} for side, t in gaps.items() if t is None}
+        for side, t in ((side, t) for side, t in gaps.items() if t is not None):
+            shown[side] = {"free": length(scene, t.limit), **threshold(scene, t)}
+        past = dict(friend=friend.id, distance=threshold(scene, apart), at_least_8in=far_enough)
+        past |= dict(frontage=length(scene, frontage), gaps=shown, gap_of_frontage=gap_ok)
+        past |= dict(may_manoeuvre=far_enough and gap_ok, too_close_to_call=close)
+        gap_cites = ("gap_distance", "gap_width", "gap_otherwise")
+        out.append(past | {"sources": [str(CITE[k]) for k in gap_cites]})
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The ruleset
+
+
+class SepoysAndSoldiers(Ruleset):
+    id = ID
+    title = "Sepoys & Soldiers - QRS"
+    sheet = tables.SHEET
+    unit = "in"
+    phases = tuple(p.name for p in tables.PHASE_STEPS)
+    phase_steps = tables.PHASE_STEPS
+    sides_rule = (
+        "the sheet prints no sequence of play and dices for no initiative: every side acts in "
+        "every step (all), in the sheet's own order: orders (line 17), rally and reform "
+        "(line 21), charges (line 79), moves, fire, charge combats (line 86)"
+    )
+    unit_fields = tables.UNIT_FIELDS
+    suggestions_say_their_phase: ClassVar[bool] = False
+
+    def with_defaults(self, scene: Scene) -> Scene:
+        """The engine's start-of-game values, and the `orders` of a unit that gives none: the
+        order of its troop type (lines 5-7), noted as assumed like the others."""
+        units = []
+        for unit in super().with_defaults(scene).units:
+            if unit.get("orders") is None and unit.get("type") in tables.TYPES:
+                attrs = MappingProxyType({**unit.attrs, "orders": unit.get("type")})
+                unit = replace(unit, attrs=attrs, defaulted=unit.defaulted | {"orders"})
+            units.append(unit)
+        return replace(scene, units=tuple(units))
+
+    def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
+        """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
+        N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
+        arm = _arm(unit)
+        if arm == "foot":
+            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in tables.INFANTRY_BANDS)
+        if arm != "artillery":
+            return ()
+        row = DATA["artillery_fire"][_guns(unit)]
+        bands = [b for b in tables.ARTILLERY_BANDS if b.label in row]
+        return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
+
+    def actions(self) -> dict[str, Action]:
+        mine = (self.shoot, self.command, self.nerve, self.charge, self.melee, self.move)
+        return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
+
+    def outcomes(self) -> Mapping[str, OutcomeRule]:
+        from .outcomes import RULES  # what the players' dice change, beside the mechanics
+
+        return {k: OutcomeRule(partial(f, self), partial(a, self)) for k, (f, a) in RULES.items()}
+
+    # ----------------------------------------------------------------------------------------
+    # shoot (lines 58-75)
+
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: the fire of one unit at another."""
+        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        shot = self._shoot(table_of(scene), scene.unit_of(a), scene.unit_of(b))
+        assert shot is not None  # a refusal is answered too
+        return shot
+
+    def _shoot(
+        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
+    ) -> Resolution | None:
+        """`shoot`; None for a shot the rules refuse when `only_allowed` (what `suggest`
+        lists). Range is the distance between the nearest bases, and some firing base must see
+        some base of the target within the longest range."""
+        scene = table.scene
+        _fighting("shoot", shooter, target)
+        arm = _arm(shooter)
+        if arm == "rockets":
+            return self._rockets(table, shooter, target, only_allowed=only_allowed)
+        if arm == "cavalry" and only_allowed:
+            return None  # cavalry have no fire table
+        near, unc = _gap(table, shooter, target)
+        guns = _guns(shooter) if arm == "artillery" else None
+        kind = None if guns else _order(shooter)
+        bands = tables.ARTILLERY_BANDS if guns else tables.INFANTRY_BANDS
+        row = DATA["artillery_fire"][guns] if guns else DATA["infantry_fire"][kind]
+        target_kind = None if guns else _order(target)
+        banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
+        band = next((b for b, t in banded if t.within), None)
+        need = None if band is None else tables.fire_need(row, band.label, target_kind)
+        moved = guns in ("european-light", "european-heavy") and _flag(shooter, "moved")
+        acted = _flag(shooter, "acted")
+        allowed = need is not None and arm != "cavalry" and not moved and not acted
+        limit, policy = bands[-1].limit + unc, self.sight_policy
+        seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
+        if only_allowed and not (allowed and seen):
+            return None
+        reasons: list[tuple[str, Cite | None]]
+        if band is None:
+            longest = f"beyond the longest range ({format_length(limit - unc, 'in')})"
+            reasons = [(longest, bands[-1].range_cite)]
+        else:
+            at = f"{band.label} range"
+            reasons = [(f"{at} (up to {format_length(band.limit, 'in')})", band.range_cite)]
+            needs = f"{kind} firing at {target_kind} at {at}: {need}+"
+            if guns:
+                na = need is None
+                needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
+            reasons.append((needs, row["cite"]))
+        if arm == "cavalry":
+            why = "cavalry: the sheet has fire tables for infantry, artillery and rockets only"
+            reasons.append((why, CITE["each_base_rolls"]))
+        if moved:
+            why = "European guns manhandled this turn may not fire"
+            reasons.append((why, CITE["guns_moved_no_fire"]))
+        sight = None if band is None else self._sight(table, shooter, target, seen, limit)
+        if sight is not None and not sight["in_sight"]:
+            allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
+            reasons.append((f"no firing base can see the target (blocked by {blockers})", None))
+        if acted:
+            reasons.append((ACTED, CITE["one_action"]))
+        close = any(t.too_close_to_call for _, t in banded)
+        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
+        data |= {"target": target.id, "between": {"a": near.a.id, "b": near.b.id}}
+        data |= {"distance": length(scene, near.distance), "too_close_to_call": close}
+        data["band"] = "out-of-range" if band is None else band.label
+        data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
+        data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
+        data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
+        data["rolls"] = []
+        lines = [
+            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+            f"(+/- {format_length(unc, scene.unit)}), "
+            + ("out of range" if band is None else f"{band.label} range")
+            + (" - too close to call, check the band by hand" if close else ""),
+            *_said(reasons),
+        ]
+        if allowed and band is not None and need is not None:
+            disordered, carried = _flag(shooter, "disordered"), _hits(target)
+            roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
+            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
+            loss = SITUATIONS["loss-of-a-base"]
+            then = {"situation": loss["key"], "p": prob(odds.p_lost), "on_fail": loss["on_fail"]}
+            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": odds.hits}
+            data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
+            data |= {"bases_lost": odds.lost, "p_base_lost": prob(odds.p_lost)}
+            data["then"] = then | {"source": str(loss["cite"])}
+            dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
+            lines.append(f"{roll.describe()} {_src(dice_cite)}")
+            lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
+            lines.append(
+                f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
+                f"{_src(band.hits_cite)}; {target.id} carries {carried} hits, a base goes at "
+                f"every 3rd {_src(CITE['hits_per_base'])}"
+            )
+            lines.append(
+                f"chance {target.id} loses a base: {odds.p_lost} ({float(odds.p_lost):.3f}); "
+                f"then it tests nerve or falls back a full move {_src(loss['cite'])}"
+            )
+        lines.append("the sheet has no cover rule")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    def _sight(
+        self, table: Table, a: Unit, b: Unit, seen: tuple[Base, Base] | None, limit: float
+    ) -> dict[str, Any]:
+        """Whether some base of `a` sees some base of `b` within `limit`: the nearest pair that
+        sees; when none does, what blocks the lines of every pair, nearest first."""
+        if seen is not None:
+            pair = {"a": seen[0].id, "b": seen[1].id}
+            return {"in_sight": True, "between": pair, "blocked_by": []}
+        pairs = sorted(
+            ((table.distance(x, y), x, y) for x in a.bases for y in b.bases), key=lambda p: p[0]
+        )
+        lines = [(x, y) for d, x, y in pairs if geo.within(d, limit)]
+        blocked: list[str] = []
+        for sight in table.sights(self.sight_policy, lines):
+            blocked += [o for o in sight.blocked_by if o not in blocked]
+        return {"in_sight": False, "between": None, "blocked_by": blocked}
+
+    def _rockets(
+        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
+    ) -> Resolution | None:
+        """Each rocket base fires a rocket at the target's nearest base (lines 72-75); None,
+        when `only_allowed`, for a unit that has acted or whose rockets cannot burst on the
+        target. Rockets are independent: a base is spared only if every rocket spares it,
+        counted exactly in whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets."""
+        acted = _flag(shooter, "acted")
+        if only_allowed and acted:
+            return None
+        each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
+        scene, whole = table.scene, each ** len(shooter.bases)
+        spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
+        target_spared, close, rockets = whole, set[str](), []
+        for launcher, aim, laid in self._flights(table, shooter, target):
+            on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
+            for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
+                spared[b.id] = spared.get(b.id, whole) // each * (each - w)
+            close.update(b.id for b in laid.near if b.unit_id != shooter.id)
+            target_spared = target_spared // each * (each - on_target)
+            hits_target = exact(on_target, each)
+            rockets.append({"base": launcher.id, "aimed_at": aim.id, "p_hits_target": hits_target})
+        if only_allowed and target_spared == whole:
+            return None  # no rocket may burst on the target
+        for bid in sorted(close):
+            spared.setdefault(bid, whole)
+        hit_list: list[dict[str, Any]] = []
+        for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
+            if left < whole or bid in close:
+                unit = table.unit_of(table.bases[table.index[bid]].unit_id)
+                lost = exact(whole - left, whole)
+                hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
+                hit_list.append(hit | {"too_close_to_call": bid in close})
+        near, unc = _gap(table, shooter, target)
+        reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
+        p_hit = Fraction(whole - target_spared, whole)
+        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
+        data |= {"target": target.id, "distance": length(scene, near.distance)}
+        data |= {"reach": threshold(scene, reach), "allowed": True, "rockets": rockets}
+        data["band"] = "rocket" if _touching(reach) else "out-of-range"
+        data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
+        data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
+        data |= {"bases_hit": hit_list, "too_close_to_call": sorted(close)}
+        data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
+        sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
+        data["sources"] = [str(CITE[k]) for k in sources]
+        lines = [
+            f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
+            f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
+            f'each leg: white die turns it, flies 8", red die 5-6 explodes '
+            f"{_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
+            f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
+            f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
+            f"{_src(CITE['rocket_loss'])}",
+        ]
+        lines += [
+            f"  {h['base']} ({h['unit']}, {h['side']}): lost with {h['p_lost']['exact']}"
+            + (" - a burst point is too close to call" if h["too_close_to_call"] else "")
+            for h in hit_list
+        ]
+        if acted:
+            data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
+            lines.insert(0, f"{ACTED} {_src(CITE['one_action'])}")
+        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+    @staticmethod
+    def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
+        """Each rocket base, and the target's base its rocket is aimed at: the nearest."""
+        return [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
+
+    def _flights(self, table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
+        """Each rocket base's rocket, aimed at the target's nearest base: where it may burst
+        (`tables.BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
+        aims = self._aims(table, shooter, target)
+        laid = table.laid_many(tables.BURSTS, aims)
+        return [(*aim, where) for aim, where in zip(aims, laid, strict=True)]
+
+    # ----------------------------------------------------------------------------------------
+    # command (lines 11-20)
+
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
+                f"{' '.join(args) or 'none'}"
+            )
+        unit = scene.unit_of(args[1]) if len(args) == 2 else None
+        return self._command(table_of(scene), scene.unit_of(args[0]), unit)
+
+    def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
+        scene = table.scene
+        if not is_commander(commander):
+            raise QuestionError(
+                f"{ID}: {commander.id!r} is not a commander: a commander is a unit with a base "
+                "whose role is 'commander'"
+            )
+        rating = _rating(commander)
+        row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
+        refusals, units = _order_refusals(commander), _commanded(scene, commander)
+        if asked is not None:
+            if asked.side != commander.side or is_commander(asked):
+                raise QuestionError(
+                    f"{ID}: {commander.id!r} commands only units of side {commander.side!r}; "
+                    f"{asked.id!r} is of side {asked.side!r}"
+                    + (" and is a commander" if is_commander(asked) else "")
+                )
+            units = [asked]
+        contacts = [(u, _contact(table, commander, u)) for u in units]
+        adjacent = [(u, t) for u, t in contacts if _touching(t)]
+        note = "equal or more: acts on the order this turn; lower: next turn"
+        roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
+        p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
+        data: dict[str, Any] = {"action": "command", "ruleset": self.id}
+        data |= dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
+        data["contact_rule"] = str(CITE["adjacent"])
+        data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
+        data["units"] = [
+            {"unit": u.id, "adjacent": _touching(t), "contact": threshold(scene, t)}
+            | {"too_close_to_call": t.too_close_to_call}
+            for u, t in contacts
+        ]
+        data |= {"orders_per_turn": row["orders"], "orders_given": given, "may_order": not refusals}
+        data |= {"reasons": _reasons(refusals), "rolls": [roll.as_json()], "risk": risk}
+        data["this_turn"] = prob(p_now) | {"source": str(CITE["order_this_turn"])}
+        data["next_turn"] = prob(1 - p_now) | {"source": str(CITE["order_next_turn"])}
+        if asked is not None:
+            data |= {"unit": asked.id, "orders": _order(asked)}
+            data["allowed"] = bool(adjacent) and not refusals
+        checked = " (too close to call: check contact by eye)"
+        listed = [u.id + checked * t.too_close_to_call for u, t in adjacent]
+        lines = [
+            f"{commander.id} ({rating}) must be adjacent (in base contact) to a unit to change "
+            f"its orders {_src(CITE['adjacent'])}",
+            "adjacent: " + (", ".join(listed) or "no unit"),
+            f"{roll.describe()} {_src(CITE['order_roll'])}: {roll.need}+ acts on the order this "
+            f"turn, lower next turn {_src(row['cite'])}",
+            f"orders per turn: {row['orders']}, tried this turn: {given} {_src(row['cite'])}",
+            _risk_line(risk),
+            *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
+        ]
+        if asked is not None:
+            lines.append(f"{asked.id} acts on {_order(asked)} orders now {_src(CITE['orders'])}")
+            if not adjacent:
+                far = f"{asked.id} is not adjacent: {commander.id} cannot change its orders"
+                lines.insert(1, far)
+        return Resolution("command", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # nerve (lines 21-30, 42-44)
+
+    def nerve(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
+        if len(args) not in (1, 2):
+            raise QuestionError(
+                f"nerve takes 1 or 2 arguments (nerve UNIT [SITUATION]), got {len(args)}: "
+                f"{' '.join(args) or 'none'}"
+            )
+        if len(args) == 2 and args[1] not in SITUATIONS:
+            raise QuestionError(
+                f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
+                f"{accepted(SITUATIONS)}"
+            )
+        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+        return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
+
+    def _nerve(self, table: Table, unit: Unit, situation: dict[str, Any] | None) -> Resolution:
+        _fighting("nerve", unit)
+        kind, disordered = _order(unit), _flag(unit, "disordered")
+        test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
+        risks = [
+            tables.commander_risk(u.id, _rating(u))
+            for u in table.scene.units
+            if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
+        ]
+        data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
+        data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
+        data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
+        data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
+        lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
+        lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
+        failing = {
+            k: (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for k, s in SITUATIONS.items()
+        }
+        if situation is not None:
+            data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
+            data["source"] = str(situation["cite"])
+            lines += _said([failing[situation["key"]]])
+        else:
+            data["situations"] = [
+                dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
+                | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
+                | {"source": str(s["cite"])}
+                for s in SITUATIONS.values()
+            ]
+            lines += _said(list(failing.values()), "  ")
+        lines += [_risk_line(r) for r in risks]
+        return Resolution("nerve", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # charge (lines 79-84)
+
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`charge CHARGER TARGET`: the charge sequence and its odds."""
+        a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
+        charge = self._charge(table_of(scene), scene.unit_of(a), scene.unit_of(b))
+        assert charge is not None  # a refusal is answered too
+        return charge
+
+    def _charge(
+        self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
+    ) -> Resolution | None:
+        """`charge`; None for a charge the rules refuse when `only_allowed` (what `suggest`
+        lists). A charge reaches as far as the charger's move in the going it stands in."""
+        scene = table.scene
+        _fighting("charge", charger, target)
+        arm, target_arm = _arm(charger), _arm(target)
+        near, unc = _gap(table, charger, target)
+        if arm == "artillery":
+            reach = Threshold(near.distance, 0.0, unc)
+            guns = "artillery cannot charge: European guns are only manhandled, Indian guns are "
+            reasons: list[tuple[str, Cite | None]] = [(guns + "static", CITE["european_guns"])]
+        else:
+            move = move_allowance(table, charger)
+            reach = Threshold(near.distance, move.distance, unc)
+            how_far = f"charge reach: the {move.going} move of {format_length(move.distance, 'in')}"
+            reasons = [(how_far, move.reasons[0][1])]
+            if not _touching(reach):
+                reasons.append(("the target is beyond the charge move", None))
+        if _status(charger) == "routed":
+            reasons.append(("a routed unit must attempt to rally, not charge", CITE["rally"]))
+        elif _flag(charger, "disordered"):
+            reasons.append(("a disordered unit must attempt to reform, not charge", CITE["reform"]))
+        if _flag(charger, "acted"):
+            reasons.append((ACTED, CITE["one_action"]))
+        allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
+        if only_allowed and not allowed:
+            return None
+        facing = geo.aspect(near.a, near.b)
+        flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
+        situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
+        charger_test, target_test = _nerve_of(charger), _nerve_of(target, situation["tests"])
+        counter = arm == "cavalry" and target_arm == "cavalry"
+        pc, pt = charger_test.p_pass, target_test.p_pass
+        bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
+        combat = tables.charge_combat(pc, pt, *bases, *hits)
+        # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
+        (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
+        met, whole = nc * nt, dc * dt * combat.whole
+        odds = dict(no_charge=exact(dc - nc, dc), target_routs=exact(nc * (dt - nt), dc * dt))
+        odds |= dict(charge_combat=exact(met, dc * dt))
+        odds |= dict(charger_wins_combat=exact(met * combat.a_wins, whole))
+        odds |= dict(target_wins_combat=exact(met * combat.b_wins, whole))
+        odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
+        holds = CITE["counter_charge" if counter else "infantry_stands"]
+        follow = ("charge_continues", "stops_short", "repeat_cycle")
+        receives = "stands and receives the charge: charge combat"
+        if counter:
+            receives = "counter-charges: the units meet in a charge combat"
+        routs = (
+            "the charger continues to the extent of its charge move; meeting another unit it tests "
+            'nerve again and, failing, stops 4" short; passing, the cycle repeats with that unit'
+        )
+        first, second = SITUATIONS["attempting-to-charge"], situation
+        steps = [
+            dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
+            | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
+            dict(step=2, unit=target.id, situation=second["key"], tests=target_test.tests)
+            | dict(p_pass=prob(pt), on_fail=second["on_fail"])
+            | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
+            dict(step=3, unit=target.id, source=str(holds), holds=receives),
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
+            | dict(stop_short=length(scene, tables.STOP_SHORT))
+            | dict(source=", ".join(str(CITE[k]) for k in follow)),
+        ]
+        data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
+        data |= dict(target=target.id, distance=length(scene, near.distance))
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value)
+        data |= dict(
+            aspect_margin=length(scene, facing.margin), aspect_too_close_to_call=aspect_close
+        )
+        data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
+        data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
+        data |= {"outcomes": odds, "reasons": _reasons(reasons)}
+        said = {k: p["exact"] for k, p in odds.items()}
+        stands = "stands and the units fight a charge combat"
+        if counter:
+            stands = "counter-charges (both cavalry)"
+        lines = [
+            f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
+            f"from its {facing.aspect.value}"
+            + (" (too close to call: check the aspect by eye)" if aspect_close else ""),
+            *_said(reasons),
+            f"1. {charger_test.describe(charger.id)}; failing, stand - no charge "
+            f"{_src(CITE['charge_test'])}",
+            f"2. {target_test.describe(target.id)}; failing, {situation['on_fail']} "
+            f"{_src(situation['cite'])}",
+            f"3. holding, it {stands} {_src(holds)}",
+            f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
+            f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
+            f"4-6. if the target routs the charger follows through; meeting another unit it "
+            f'tests again, failing it stops 4" short {_src(CITE["stops_short"])}',
+        ]
+        return Resolution("charge", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # melee: a charge combat (lines 86-91)
+
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`melee A B`: a charge combat between two units."""
+        a, b = expect_args("melee", args, ("A", "B"))
+        return self._melee(table_of(scene), scene.unit_of(a), scene.unit_of(b))
+
+    def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
+        scene = table.scene
+        _fighting("melee", a, b)
+        contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
+        bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
+        result = tables.charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
+        sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
+        data: dict[str, Any] = dict(action="melee", ruleset=self.id, a=a.id, b=b.id)
+        data |= dict(in_contact=_touching(contact), contact=threshold(scene, contact))
+        data |= dict(rolls=[ta.roll.as_json(), tb.roll.as_json()])
+        p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
+        p_both = exact(result.both_destroyed, result.whole)
+        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
+        data |= dict(p_both_destroyed=p_both)
+        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost, result.whole))
+        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost, result.whole))
+        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
+        data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
+        data |= {"after": "all units involved are disordered"}
+        data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
+        won = f"the winner {_pursuit(a)} and takes 1 hit"
+        if _pursuit(a) != _pursuit(b):
+            won = f"the winner takes 1 hit ({a.id} {_pursuit(a)}; {b.id} {_pursuit(b)})"
+        both = f", both destroyed {p_both['exact']}" if result.both_destroyed else ""
+        lines = [
+            f"charge combat {a.id} v {b.id}"
+            + ("" if _touching(contact) else " (not yet in contact: the combat a charge brings)"),
+            f"both test nerve at once {_src(CITE['combat_tests'])}: {ta.describe(a.id)}; "
+            f"{tb.describe(b.id)}",
+            f"both pass or both fail ({result.p_drawn_round}): each takes 1 hit, no nerve test "
+            f"for a base so lost, roll again {_src(CITE['combat_draw'])}",
+            f"{a.id} wins {p_a['exact']} ({p_a['value']:.3f}), {b.id} wins "
+            f"{p_b['exact']} ({p_b['value']:.3f}){both}",
+            f"{won}; the loser takes 2 hits and routs a full move {_src(CITE['combat_win'])}"
+            + ("" if _pursuit(a) != _pursuit(b) else f" {_src(CITE['combat_rout'])}"),
+            f"afterwards all units involved are disordered {_src(CITE['combat_disorders'])}",
+        ]
+        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # move (lines 32-37, 49-56)
+
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
+        if not args:
+            raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
+        return self._move(table_of(scene), scene.unit_of(args[0]), tuple(args[1:]))
+
+    def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
+        scene = table.scene
+        allowance, status = move_allowance(table, unit, crossing), _status(unit)
+        data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
+        data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
+        data |= dict(allowance=length(scene, allowance.distance), whole_turn=allowance.whole_turn)
+        data |= dict(disordered_after=allowance.disordered)
+        data["reasons"] = _reasons([r for r in allowance.reasons if r[0]])
+        cites = [c for _, c in allowance.reasons] + [CITE["pivot"], CITE["interpenetrate"]]
+        data["sources"] = [str(c) for c in cites]
+        how = f"moves {format_length(allowance.distance, scene.unit)}"
+        if allowance.whole_turn:
+            how = "crossing takes the whole turn"
+        elif not allowance.distance:
+            how += f" ({allowance.reasons[0][0]})"
+        lines = [
+            f"{unit.id} in {', '.join(allowance.pieces) or 'the open'} ({allowance.going}): {how}"
+            + (", and is disordered" if allowance.disordered else ""),
+            *_said(allowance.reasons, "  "),
+            "it may pivot on its centre at the start or end of the turn at no cost "
+            f"{_src(CITE['pivot'])}",
+            "it passes freely through commanders and rocket troops, any other "
+            f"interpenetration disorders all units {_src(CITE['interpenetrate'])}",
+        ]
+        if status in MOVES_AFTER_ACTING:
+            full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
+            past = fall_back_past(table, unit, full)
+            data |= {"status": status, "fall_back_past": past}
+            for p in past:
+                how = "must move straight back through it, disordering it"
+                how = "may manoeuvre past it" if p["may_manoeuvre"] else how
+                lines.append(
+                    f"friendly {p['friend']} to the rear: {how}"
+                    f' (8" apart: {p["at_least_8in"]}; gap of frontage: {p["gap_of_frontage"]})'
+                    + (" - too close to call" if p["too_close_to_call"] else "")
+                    + f" {_src(CITE['gap_distance'])}"
+                )
+        return Resolution("move", MappingProxyType(data), tuple(lines))
+
+    # ----------------------------------------------------------------------------------------
+    # suggest: the questions each step of play asks (the engine's one `suggest` answers them)
+
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
+        table, troops = table_of(scene), [u for u in scene.units if not is_commander(u)]
+        if phase == "orders":
+            # Each unit a commander may give new orders (adjacent, orders left: line 17); a
+            # commander who may order none is asked alone, to say why.
+            for c in (u for u in scene.units if is_commander(u)):
+                near = [u for u in _commanded(scene, c) if _touching(_contact(table, c, u))]
+                if near and not _order_refusals(c):
+                    yield from (Candidate("command", (c.id, u.id)) for u in near)
+                else:
+                    yield Candidate("command", (c.id,))
+        elif phase == "rally":
+            # A routed unit must attempt to rally, a disordered one to reform (line 21).
+            for u in troops:
+                if not _flag(u, "acted") and _status(u) == "routed":
+                    yield Candidate("nerve", (u.id,))
+                elif not _flag(u, "acted") and _flag(u, "disordered"):
+                    yield Candidate("nerve", (u.id, "attempt-to-reform"))
+        elif phase == "charge":
+            # Not artillery, nor a unit routed, falling back, disordered or that has acted.
+            for a, b, _, _ in self._enemy_pairs(table, troops, LONGEST_CHARGE):
+                may = _arm(a) != "artillery" and _status(a) is None
+                if may and not _flag(a, "disordered") and not _flag(a, "acted"):
+                    yield Candidate("charge", (a.id, b.id))
+        elif phase == "move":
+            # Not a unit that has moved, or acted (but for the move of a failed nerve test).
+            for u in troops:
+                if not _flag(u, "moved") and (
+                    not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
+                ):
+                    yield Candidate("move", (u.id,))
+        elif phase == "fire":
+            yield from self._shots(table, troops)
+        elif phase == "combat":
+            pairs: set[frozenset[str]] = set()
+            for a, b, _, _ in self._enemy_pairs(table, troops, 0.0):
+                if (pair := frozenset((a.id, b.id))) not in pairs:
+                    pairs.add(pair)
+                    yield Candidate("melee", (a.id, b.id))
+
+    def _shots(self, table: Table, troops: list[Unit]) -> list[Candidate]:
+        """Each unit at each enemy it may hit: within the reach of its fire (its last range
+        band not N/A) and seen by some firing base, or (rockets) up to 32" away, give or take
+        the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
+        unit that has acted. What each sees and where each rocket may burst is judged in one
+        batch (the table remembers)."""
+        shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
+        sights: list[tuple[Unit, Unit, float]] = []
+        aims: list[tuple[Base, Base]] = []
+        for a, b, gap, unc in self._enemy_pairs(table, troops, tables.ROCKET_REACH):
+            arm = _arm(a)
+            if arm == "cavalry" or _flag(a, "acted"):
+                continue
+            if arm == "rockets":
+                shots.append((a, b, len(aims)))
+                aims += self._aims(table, a, b)
+            elif geo.within(gap, self.range_bands(table.scene, a)[-1].reach):
+                bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
+                shots.append((a, b, len(sights)))
+                sights.append((a, b, bands[-1].limit + unc))
+        seen = table.nearest_seen_pairs(self.sight_policy, sights)
+        laid = table.laid_many(tables.BURSTS, aims)
+        return [
+            Candidate("shoot", (a.id, b.id))
+            for a, b, k in shots
+            if (seen[k] is not None if _arm(a) != "rockets" else self._may_burst_on(laid[k:], a, b))
+        ]
+
+    @staticmethod
+    def _may_burst_on(laid: Sequence[Laid], shooter: Unit, target: Unit) -> bool:
+        """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
+        flights = laid[: len(shooter.bases)]
+        return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
+
+    @staticmethod
+    def _enemy_pairs(
+        table: Table, troops: list[Unit], limit: float
+    ) -> list[tuple[Unit, Unit, float, float]]:
+        """Every ordered pair of enemy troops at most `limit` apart, give or take the
+        uncertainty of the distance, in the order of `troops`: (a, b, distance, uncertainty)."""
+        rows = np.array([table.unit_row(u) for u in troops], dtype=int)
+        gaps, unc = table.unit_gaps()[rows][:, rows], table.unit_uncertainties()[rows][:, rows]
+        sides = np.array([u.side for u in troops], dtype=object)
+        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
+        found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
+        return [(troops[i], troops[j], gap, u) for i, j, gap, u in found]
+
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
+        table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)
+        a = table.unit_of(args[0])
+        if kind == "nerve":
+            return self._nerve(table, a, SITUATIONS[args[1]] if args[1:] else None)
+        b = table.unit_of(args[1]) if args[1:] else None
+        if kind == "command":
+            return self._command(table, a, b)
+        if kind == "move":
+            moves = self._move(table, a, ())
+            return moves if moves.data["allowance"]["value"] or moves.data["whole_turn"] else None
+        assert b is not None  # the other actions pair two units
+        if kind == "charge":
+            return self._charge(table, a, b, only_allowed=True)
+        if kind == "shoot":
+            return self._shoot(table, a, b, only_allowed=True)
+        return self._melee(table, a, b)
+
+    def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
+        d, (kind, args) = result.data, (candidate.kind, candidate.args)
+        if kind == "command" and len(args) == 2:
+            acts = f"(now {d['orders']}): {d['rolls'][0]['need']}+ on 1d6 acts on them this turn"
+            return f"{args[0]} may change the orders of {args[1]} {acts}"
+        if kind == "command":
+            adjacent = any(u["adjacent"] for u in d["units"])
+            why = "; ".join(r["reason"] for r in d["reasons"]) if adjacent else "none adjacent"
+            return f"{args[0]} may change no unit's orders ({why})"
+        if kind == "nerve":
+            must = "is routed and must attempt to rally"
+            must = "is disordered and must attempt to reform" if args[1:] else must
+            return f"{args[0]} {must}: pass {d['p_pass']['exact']}"
+        if kind == "charge":
+            odds = d["outcomes"]
+            combat, routs = odds["charge_combat"]["exact"], odds["target_routs"]["exact"]
+            return f"{args[0]} may charge {args[1]}: combat {combat}, target routs {routs}"
+        if kind == "shoot" and "rockets" in d:
+            loses = d["p_target_loses_base"]["exact"]
+            return f"{args[0]} may fire rockets at {args[1]}: loses a base {loses}"
+        if kind == "shoot":
+            loses = d["p_base_lost"]["exact"]
+            return f"{args[0]} may fire at {args[1]} ({d['band']}): loses a base {loses}"
+        if kind == "melee":
+            wins = d["p_a_wins"]["exact"]
+            return f"{args[0]} and {args[1]} are in contact: {args[0]} wins {wins}"
+        return result.lines[0]
+
+    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
+        head = f"{len(items)} things to resolve" + (f" in the {phase} phase" if phase else "")
+        return (head, *(f"[{i.kind}] {i.summary}" for i in items))

@@ -1,0 +1,88 @@
+"""The measuring layer's questions about two units (`rules/measure.py`): `Table.unit`,
+`unit_uncertainties` and `nearest_seen_pair` (the nearest pair of bases of which one sees the
+other), each checked against the geometry of a small scene worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rules.measure import SightPolicy, Table
+from rules.scene import Base, Footprint, Scene, Terrain, TerrainKind, Unit
+
+OPEN = SightPolicy(frozenset())
+WOODS = SightPolicy(frozenset({TerrainKind.WOODS}))
+
+
+def _base(ident: str, unit: str, x: float, y: float, uncertainty: float | None = None) -> Base:
+    # Facing +x: 40 mm across the facing, 20 mm along it (x from -10 to +10, y from -20 to +20).
+    return Base(ident, unit, x, y, 0.0, Footprint(40.0, 20.0), uncertainty=uncertainty)
+
+
+def _table(*terrain: Terrain, uncertainty: float | None = None) -> tuple[Table, Unit, Unit]:
+    # Two bases each, 100 mm apart along x, the units 300 mm apart along y: a1-b1 and a2-b2
+    # are 300 - 20 - 20 = 260 mm apart edge to edge; a1-b2 and a2-b1 farther (x gap 80 mm).
+    a = Unit("a", "british", (_base("a1", "a", 0, 0, uncertainty), _base("a2", "a", 100, 0)))
+    b = Unit("b", "sikh", (_base("b1", "b", 0, 300), _base("b2", "b", 100, 300)))
+    return Table(Scene("test", "in", 1800.0, 1200.0, (a, b), terrain)), a, b
+
+
+def _woods(x0: float, x1: float) -> Terrain:
+    """A wood across the gap between the units, from x0 to x1."""
+    return Terrain("wood", TerrainKind.WOODS, ((x0, 100.0), (x1, 100.0), (x1, 200.0), (x0, 200.0)))
+
+
+def _ids(pair: tuple[Base, Base] | None) -> tuple[str, str] | None:
+    return None if pair is None else (pair[0].id, pair[1].id)
+
+
+def test_unit_is_the_scenes_unit() -> None:
+    table, a, b = _table()
+    assert table.unit_of("a") is a and table.unit_of("b") is b
+
+
+def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
+    # Every base 2 mm uncertain (the scene's default): a distance sqrt(2^2 + 2^2) mm.
+    table, a, b = _table()
+    unc = table.unit_uncertainties()
+    assert unc[table.unit_row(a), table.unit_row(b)] == pytest.approx(math.hypot(2, 2))
+    # a1 5 mm uncertain: a-b is measured between a1 and b1 (the first of the nearest pairs)
+    table, a, b = _table(uncertainty=5.0)
+    near = table.unit_distance(a, b)
+    assert (near.a.id, near.b.id) == ("a1", "b1")
+    assert table.unit_uncertainties()[table.unit_row(a), table.unit_row(b)] == pytest.approx(
+        table.uncertainty(near.a, near.b)
+    )
+
+
+def test_nearest_seen_on_an_open_table_is_the_first_nearest_pair() -> None:
+    table, a, b = _table()
+    assert table.distances[0, 2] == pytest.approx(260.0)
+    assert _ids(table.nearest_seen_pair(OPEN, a, b, 400.0)) == ("a1", "b1")
+    assert _ids(table.nearest_seen_pair(OPEN, b, a, 400.0)) == ("b1", "a1")
+    assert table.nearest_seen_pair(OPEN, a, b, 250.0) is None  # no pair within 250 mm
+
+
+@pytest.mark.parametrize(
+    ("woods", "expected"),
+    [
+        ((-30.0, 30.0), ("a2", "b2")),  # a1-b1 blocked: the other nearest pair
+        ((-30.0, 130.0), None),  # every line crosses the wood
+    ],
+)
+def test_nearest_seen_passes_over_blocked_pairs(
+    woods: tuple[float, float], expected: tuple[str, str] | None
+) -> None:
+    table, a, b = _table(_woods(*woods))
+    assert _ids(table.nearest_seen_pair(WOODS, a, b, 400.0)) == expected
+    assert _ids(table.nearest_seen_pair(OPEN, a, b, 400.0)) == ("a1", "b1")  # woods do not block
+
+
+def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
+    table, a, b = _table(_woods(-30.0, 30.0))
+    asks = [(a, b, 400.0), (b, a, 400.0), (a, b, 270.0), (a, b, 100.0)]
+    many = [_ids(p) for p in table.nearest_seen_pairs(WOODS, asks)]
+    fresh, _, _ = _table(_woods(-30.0, 30.0))
+    alone = [_ids(fresh.nearest_seen_pair(WOODS, x, y, limit)) for x, y, limit in asks]
+    assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]
