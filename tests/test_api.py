@@ -5,8 +5,6 @@ what is wrong) for every kind of bad request."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +17,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.conftest import run_umpire
 from vision.game import load_game
 from vision.render import Effects, camera_for_table, render
 from vision.sources import open_source
@@ -88,14 +87,8 @@ def logged(answer: dict[str, Any], *, by_post: bool = False) -> dict[str, Any]:
 
 
 def cli_json(*args: str | Path) -> Any:
-    """What the real `umpire` command prints with --json, run in a subprocess."""
-    done = subprocess.run(
-        [sys.executable, "-m", "webui.cli", *map(str, args), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    """What the `umpire` command prints with --json (run in-process, `main(argv)`)."""
+    done = run_umpire(*args, "--json", cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -1,4 +1,5 @@
-"""`umpire resolve SCENE.json measure A B [--json]`, run as a real command in a subprocess.
+"""`umpire resolve SCENE.json measure A B [--json]`, run in-process as `main(argv)` (a smoke test
+runs the installed command and `python -m webui.cli` in a subprocess).
 
 A bad input exits 2 with one line on stderr naming what is wrong, never a traceback; a good one
 answers with the distance edge to edge, where A stands relative to B's facing and whether B is
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.builders import base, rect, scene_doc, terrain, unit
+from tests.conftest import Ran, run_umpire
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "skirmish.json"
@@ -33,8 +35,13 @@ RULESET_IDS = (
 """The five sheets of rules/sheets/README.md."""
 
 
-def umpire(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run `python -m webui.cli ARGS` the way a player would, in another folder than the repo."""
+def umpire(*args: str | Path, cwd: Path) -> Ran:
+    """`umpire ARGS` in-process (`webui.cli.main`), from a folder other than the repository."""
+    return run_umpire(*args, cwd=cwd)
+
+
+def python_m_umpire(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m webui.cli ARGS` the way a player would run it: a smoke test of the module."""
     return subprocess.run(
         [sys.executable, "-m", "webui.cli", *map(str, args)],
         capture_output=True,
@@ -232,7 +239,9 @@ BAD_INPUTS = [
 ]
 
 
-def assert_one_line_error(done: subprocess.CompletedProcess[str], fragments: list[str]) -> None:
+def assert_one_line_error(
+    done: Ran | subprocess.CompletedProcess[str], fragments: list[str]
+) -> None:
     """Exit 2, nothing on stdout, exactly one non-empty line on stderr naming what is wrong."""
     assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
@@ -562,7 +571,7 @@ def test_the_example_resolves_through_the_installed_command(tmp_path: Path) -> N
 
 
 def test_the_example_resolves_through_python_m(tmp_path: Path) -> None:
-    done = umpire("resolve", EXAMPLE, "measure", "rifles", "zouaves", cwd=tmp_path)
+    done = python_m_umpire("resolve", EXAMPLE, "measure", "rifles", "zouaves", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert re.search(r"(?<![\d.])62\.7 cm\b", done.stdout), done.stdout

@@ -29,7 +29,9 @@ def memos_in(source: str) -> list[str]:
             found.append(f"line {node.lineno}: import of {node.name}")
         elif isinstance(node, ast.Global):
             found.append(f"line {node.lineno}: global {', '.join(node.names)}")
-    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+    scopes: list[ast.Module | ast.ClassDef] = [tree]
+    scopes += [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    for scope in scopes:
         for stmt in scope.body:
             value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
             if value is None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from calibration.camera import CameraModel
 from calibration.errors import CalibrationError
 from calibration.store import load_camera
 from rules.engine import read_scene
+from tests.conftest import Ran, run_umpire
 from tests.test_calibration import TRUE_DIST, TRUE_K, board_views
 from vision.game import Game, load_game
 from vision.pipeline import Scan, Scanner
@@ -147,10 +146,8 @@ def test_a_covered_corner_tag_stops_the_scan_with_what_to_fix(game: Game, spec: 
 # Through the command line
 
 
-def umpire(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "webui.cli", *args], capture_output=True, text=True, cwd=cwd
-    )
+def umpire(*args: str, cwd: Path) -> Ran:
+    return run_umpire(*args, cwd=cwd)
 
 
 def test_umpire_scan_prints_the_scene(frame: Frame, tmp_path: Path) -> None:

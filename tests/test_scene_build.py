@@ -21,6 +21,7 @@ import pytest
 
 from rules.engine import read_scene
 from rules.errors import UnknownIdError
+from tests.conftest import Ran, run_umpire
 from vision.game import Game, load_game, parse_game
 from vision.scene import ObservationError, TagObservation, build_scene
 
@@ -392,14 +393,8 @@ def test_observation_corners_are_a_read_only_copy() -> None:
 # The result is a scene the rules read
 
 
-def umpire(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "webui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+def umpire(*args: str | Path, cwd: Path) -> Ran:
+    return run_umpire(*args, cwd=cwd)
 
 
 def test_the_built_scene_loads_and_umpire_resolve_measures_on_it(
