@@ -2,10 +2,9 @@
 path it stands in for: bases near a centre sight line reused for the lines to the target's corners
 (`geometry.solids_block_spread`, `solids_block_among`), lines from a figure standing in a convex
 piece settled by how deep they run (`geometry.end_inside_verdicts`), bases plainly in or out of a
-convex piece (`geometry._plain_containment`), lines plainly beside a cover obstacle
-(`Table._plainly_beside`), distance blocks read as slices (`Table.block`), the sight points of
-every base at once (`Table.sight_points`), the corners by scalar arithmetic (`geometry.corners`)
-and remembered lengths (`engine.length_json`)."""
+convex piece (`geometry.containment`), distance blocks read as slices (`Table.block`), the
+sight points of every base at once (`Table.sight_points`), the corners by scalar arithmetic
+(`geometry.corners`) and remembered lengths (`engine.length_json`)."""
 
 from __future__ import annotations
 
@@ -106,38 +105,24 @@ def _rect_base(x: float, y: float, width: float = 20.0, depth: float = 10.0) -> 
 
 
 @pytest.mark.parametrize(
-    ("x", "y", "plain", "how"),
+    ("x", "y", "how"),
     [
         # a 20 x 10 base facing 90 degrees (10 across x, 20 along y... width across the facing:
         # x from -10 to +10 of its centre, y from -5 to +5) well inside the 100 mm square
-        (50.0, 50.0, geo.Containment.INSIDE, geo.Containment.INSIDE),
+        (50.0, 50.0, geo.Containment.INSIDE),
         # 90 mm right of the square: every corner 80 mm and more outside the side x = 100
-        (200.0, 50.0, geo.Containment.OUTSIDE, geo.Containment.OUTSIDE),
-        # straddling the side x = 100: left to the clip, which finds it partly in
-        (100.0, 50.0, None, geo.Containment.PARTLY),
-        # inside but its edge half a millimetre from the side x = 100: left to the clip
-        (89.5, 50.0, None, geo.Containment.INSIDE),
+        (200.0, 50.0, geo.Containment.OUTSIDE),
+        # straddling the side x = 100: partly in
+        (100.0, 50.0, geo.Containment.PARTLY),
+        # inside, its edge half a millimetre from the side x = 100
+        (89.5, 50.0, geo.Containment.INSIDE),
     ],
 )
-def test_plain_containment(
-    x: float, y: float, plain: geo.Containment | None, how: geo.Containment
-) -> None:
+def test_containment_plain_and_near_a_side(x: float, y: float, how: geo.Containment) -> None:
+    # Plainly in or out (the corners alone settle it) and near a side (the clip settles it).
     square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]])
     b = _rect_base(x, y)
-    assert geo._plain_containment(geo.corners(b), square) == plain
     assert geo.containment(b, square) == how
-
-
-def test_lines_plainly_beside_a_wall() -> None:
-    """A wall from (0, 0) to (100, 5). A line 15 mm above it, or 2 mm above it, is plainly
-    beside it; one crossing it, or running half a millimetre above it, is not plain."""
-    scene = make_scene("skirmish-19c", [unit("u", "a", [base("b", 10, 10)])])
-    table = Table(scene)
-    wall = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 5.0], [0.0, 5.0]])
-    assert table._plainly_beside("wall", wall, (-10.0, 20.0), (110.0, 20.0))
-    assert table._plainly_beside("wall", wall, (-10.0, 7.0), (110.0, 7.0))
-    assert not table._plainly_beside("wall", wall, (50.0, -10.0), (50.0, 20.0))
-    assert not table._plainly_beside("wall", wall, (-10.0, 5.5), (110.0, 5.5))
 
 
 def test_block_reads_unit_slices_and_any_group() -> None:

@@ -1,4 +1,4 @@
-"""Tests of the array form of the footprints (`geometry.stack_shapes`, `geometry._shapes`): each
+"""Tests of the array form of the footprints (`geometry.stack_shapes`): each
 outline to the bit what `corners` gives base by base, and each base's frame (centre, facing,
 half width and depth) as `distance_matrix` measures in it.
 
