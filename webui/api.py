@@ -16,8 +16,11 @@ phase from another phase starts the next turn). `GET /api/log` shows the game so
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -45,7 +48,14 @@ from rules.scene import Scene
 from rules.state import Scope
 
 from .app import umpire
-from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
+from .gamelog import (
+    DECISIONS,
+    GameLog,
+    LogError,
+    NotInLog,
+    current_log,
+    json_depth,
+)
 from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
@@ -409,10 +419,13 @@ def phase() -> ResponseReturnValue:
     log, recording, _ = _logged_game()
     if state.scene_doc is not None:
         _scene_row(log, recording, state, before.phase)  # the turn being left has its scene
-    step = game.set_phase(body["phase"])
+    step = game.set_phase(body["phase"])  # on disk before it is applied, or a 503
     play = game.play
     if play.turn != before.turn and state.scene_doc is not None:
-        _scene_row(log, recording, tracker().state, play.phase)
+        # The step stands (it is on disk): a full disk here only delays the new turn's scene
+        # row, which the next write of the turn records; the answer must not say otherwise.
+        with contextlib.suppress(LogError):
+            _scene_row(log, recording, tracker().state, play.phase)
     return {
         "phase": play.phase,
         "phases": list(game.ruleset.phases),
@@ -712,6 +725,24 @@ def _new_snapshot_id(folder: Path, now: float) -> str:
     return ident
 
 
+def _os_reason(error: OSError) -> str:
+    """An OSError in words, without a traceback (a full disk, read-only media)."""
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the data folder's disk is full ({reason}); free some space and try again"
+    if error.errno == errno.EROFS:
+        return f"the data folder is on read-only media ({reason})"
+    return reason
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """`data` in `path`, on disk when this returns (a full disk raises here, not later)."""
+    with path.open("wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+
+
 def _listing(ident: str) -> dict[str, Any]:
     return {"id": ident, "png": f"/snapshots/{ident}.png", "json": f"/snapshots/{ident}.json"}
 
@@ -744,7 +775,10 @@ def snapshot() -> ResponseReturnValue:
         _fail("the frame could not be encoded as PNG", 500)
     folder = _snapshot_dir()
     with _snapshot_lock:
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            _fail(f"the snapshot cannot be saved: {_os_reason(error)}", 503)
         created = time.time()
         ident = _new_snapshot_id(folder, created)
         record = {
@@ -756,16 +790,36 @@ def snapshot() -> ResponseReturnValue:
             "status": dict(state.status),
             "scene": dict(state.scene_doc or {}),
         }
-        (folder / f"{ident}.png").write_bytes(png.tobytes())
-        (folder / f"{ident}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
-        log.record_snapshot(
-            ident,
-            game,
-            question=record["question"],
-            resolution=log_id,
-            scene=scene_id,
-            created=created,
-        )
+        # Both files are written under names the listing never shows, then renamed; the log
+        # row comes last. Any failure (a full disk) removes whatever was written: a snapshot
+        # is its PNG, its JSON and its row, or nothing.
+        files = {
+            folder / f"{ident}.png": png.tobytes(),
+            folder / f"{ident}.json": json.dumps(record, indent=2).encode("utf-8"),
+        }
+        done: list[Path] = []
+        try:
+            for path, data in files.items():
+                part = path.with_name(f".{path.name}.part")
+                done.append(part)
+                _write_synced(part, data)
+            for path in files:
+                done.append(path)
+                os.replace(path.with_name(f".{path.name}.part"), path)
+            log.record_snapshot(
+                ident,
+                game,
+                question=record["question"],
+                resolution=log_id,
+                scene=scene_id,
+                created=created,
+            )
+        except (OSError, LogError) as error:
+            for path in done:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            why = _os_reason(error) if isinstance(error, OSError) else str(error)
+            _fail(f"the snapshot cannot be saved, nothing of it was kept: {why}", 503)
     return {**_listing(ident), "created": created, "log_id": log_id}, 201
 
 

@@ -325,7 +325,10 @@ class GameLog:
                 db.execute("COMMIT")
             except sqlite3.Error as error:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
+                    # A full disk can refuse the rollback's own journal work: SQLite rolls
+                    # the transaction back itself then, and nothing of it is on disk.
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 raise self._fail(f"cannot be written ({error})") from None
 
     @contextmanager
