@@ -132,7 +132,8 @@ def readonly(mount: Path) -> dict[str, Any]:
     )
     seen["log"] = {"status": done.returncode, "out": done.stdout, "err": done.stderr}
     serve = subprocess.Popen(
-        [*umpire, "serve", "--replay", str(game), "--data", str(data), "--port", "0"],
+        [*umpire, "serve", "--replay", str(game), "--port", "0"],
+        env={**os.environ, "UMPIRE_DATA": str(data)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -151,18 +152,27 @@ def readonly(mount: Path) -> dict[str, Any]:
             break
     fetched: dict[str, Any] = {}
     if address is not None:
+        from urllib.error import HTTPError
         from urllib.request import urlopen
 
-        for route in ("/api/status", "/api/log", "/api/state", "/api/scene"):
+        def get(route: str) -> int:
             try:
                 with urlopen(address.rstrip("/") + route, timeout=30) as response:
-                    fetched[route] = response.status
-            except Exception as error:  # the test shows what went wrong
-                fetched[route] = repr(error)
+                    return int(response.status)
+            except HTTPError as error:
+                return int(error.code)
+
+        until = time.monotonic() + 90
+        while get("/api/scene") != 200 and time.monotonic() < until:
+            time.sleep(0.5)  # the first frame scanned
+        for route in ("/", "/api/status", "/api/log", "/api/state", "/api/scene", "/api/map.svg"):
+            fetched[route] = get(route)
     serve.terminate()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        rest, _ = serve.communicate(timeout=30)
-        lines.append(rest)
+    try:
+        serve.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+    lines.append(serve.stdout.read())
     seen["serve"] = {"status": serve.returncode, "out": "".join(lines), "fetched": fetched}
     after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in data.iterdir()}
     seen["unchanged"] = after == before

@@ -6,6 +6,8 @@ namespaces.
 Full disk: every write route answers 503 saying the disk is full, and nothing is half-written
 (no snapshot PNG without its JSON) or applied that was not saved (phase, a new turn, state set
 by hand, a result's changes, a new game); once space returns, every write succeeds.
+
+Read-only media: `umpire log` and `umpire serve --replay` read a log there and write nothing.
 """
 
 from __future__ import annotations
@@ -124,3 +126,22 @@ def test_a_full_disk_answers_503_keeps_nothing_half_done_and_recovers(tmp_path: 
     unlogged = seen["snapshot_unlogged"]
     assert unlogged["status"] == 503 and "nothing of it was kept" in unlogged["json"]["error"]
     assert seen["files_unlogged"] == seen["files_freed"]
+
+
+@needs_namespaces
+def test_a_log_on_read_only_media_is_read_and_replayed_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    """A log written, its file system remounted read-only: `umpire log` lists its game (SQLite's
+    `immutable=1`), `umpire serve --replay` plays it, says it logs nothing and serves every read
+    route; the file's bytes and modification time are unchanged."""
+    seen = in_namespace(tmp_path, "8m", "readonly")
+    assert seen["files"] == ["umpire.sqlite"]
+    assert seen["log"]["status"] == 0, seen["log"]["err"]
+    listed = json.loads(seen["log"]["out"])
+    assert [g["id"] for g in listed] == [1] and listed[0]["scenes"] == 1
+    serve = seen["serve"]
+    assert "a replay logs nothing" in serve["out"], serve["out"]
+    assert "Traceback" not in serve["out"]
+    assert set(serve["fetched"].values()) == {200}, serve["fetched"]
+    assert seen["unchanged"]

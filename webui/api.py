@@ -50,6 +50,7 @@ from rules.state import Scope
 from .app import umpire
 from .gamelog import (
     DECISIONS,
+    LOG_FILE,
     GameLog,
     LogError,
     NotInLog,
@@ -233,8 +234,11 @@ def playing() -> Playing:
     """This server's game in play: the installed one, or the one `open_playing` finds on first
     use (the last unfinished game of the tracker's game file)."""
     found = current_app.extensions.get("umpire_play")
-    if isinstance(found, Playing) and found.log is current_log():
+    installed = current_app.extensions.get("umpire_log")
+    if isinstance(found, Playing) and found.log is installed:
         return found
+    if request.method in ("GET", "HEAD"):
+        return _watched()
     with _recording_lock:
         found = current_app.extensions.get("umpire_play")
         if not (isinstance(found, Playing) and found.log is current_log()):
@@ -242,6 +246,29 @@ def playing() -> Playing:
             current_app.extensions["umpire_play"] = found
     assert isinstance(found, Playing)
     return found
+
+
+def _watched() -> Playing:
+    """The game as a read route sees it before any write opened it (no read route writes:
+    `umpire serve` opens its game at start-up, an app made by `create_app` on the first
+    write): the log only read, if there is one, and its unfinished game of the tracker's game
+    file as it stands; else the game file's first state, a game not yet in any log."""
+    live = tracker()
+    path = Path(current_app.config["DATA_DIR"]).expanduser() / LOG_FILE
+    installed = current_app.extensions.get("umpire_log")
+    log = installed if isinstance(installed, GameLog) else None
+    if log is None and path.is_file():
+        log = GameLog(path, read_only=True)
+    if log is None:
+        log = GameLog.memory()
+    return Playing(
+        log,
+        live.game,
+        live.ruleset,
+        key=live.game_key,
+        source=live.source.description,
+        create=False,
+    )
 
 
 def _recording() -> Recording:
@@ -564,7 +591,15 @@ def _is_unicode(text: str) -> bool:
 def game_log() -> ResponseReturnValue:
     """This server's game in the log: the game, its turn, counts and the last 50 results."""
     game = playing()
-    summary = current_log().summary(game.game_id)
+    if game.game_id == 0:  # no game logged yet (see _watched)
+        summary: dict[str, Any] = {
+            "game": None,
+            "scenes": 0,
+            "resolutions": 0,
+            "results": [],
+        }
+    else:
+        summary = game.log.summary(game.game_id)
     summary["turn"] = game.play.turn
     summary["phase"] = game.play.phase
     summary["ended"] = game.ended

@@ -436,7 +436,12 @@ def _serve(opts: argparse.Namespace) -> int:
     app = create_app(config, live=live)
     try:
         # Opened before serving: a foreign or damaged log file stops here with exit 2.
-        log = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE)
+        # A replay logs nothing (its log may be on read-only media): what is played on it
+        # is kept in memory and forgotten when it stops.
+        if opts.replay is not None:
+            log = GameLog.memory()
+        else:
+            log = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE)
         install_log(app, log)
         key = None if opts.replay is not None else ""  # a replay is always a game of its own
         game_in_play = open_playing(log, live, new=opts.new_game, key=key)
@@ -475,6 +480,12 @@ def _serve(opts: argparse.Namespace) -> int:
             )
         else:
             print(f"umpire: game {game_in_play.game_id} starts at {turn}", flush=True)
+        if opts.replay is not None:
+            print(
+                "umpire: a replay logs nothing: its game log is only read, and what is played "
+                "on it is forgotten when it stops",
+                flush=True,
+            )
         if code is not None:
             _print_access_code(code, security.join_url_for(url, code))
         # Returns on Ctrl-C or SIGTERM (uvicorn ends every stream, then raises the signal again).
