@@ -521,6 +521,11 @@ def _print_access_code(code: str, join_url: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Text no encoding can write (a lone surrogate from a command-line argument) is printed
+    # escaped rather than ending the command with a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     parser = build_parser()
     opts = parser.parse_args(argv)
     try:
