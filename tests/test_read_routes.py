@@ -104,6 +104,8 @@ def test_read_routes_on_a_fresh_data_folder_make_no_file(live: Live, tmp_path: P
     assert answered["get /api/log"] == 200 and answered["get /api/state"] == 200
     log = app.test_client().get("/api/log").get_json()
     assert log["game"] is None and log["turn"] == 1 and log["results"] == []
+    state = app.test_client().get("/api/state").get_json()
+    assert state["game"] is None and (state["turn"], state["phase"]) == (1, "command")
     assert files(data) == {}
 
 

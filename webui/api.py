@@ -623,7 +623,7 @@ def state_now() -> ResponseReturnValue:
     last = game.undoable()
     return jsonify(
         {
-            "game": game.game_id,
+            "game": game.game_id or None,  # None: no game logged yet (see _watched)
             "resumed": game.resumed,
             "ended": game.ended,
             "ruleset": ruleset.id,
