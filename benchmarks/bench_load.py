@@ -1,24 +1,35 @@
-"""Fifty spectators: what following the table page costs the tracker.
+"""Spectators on the built-in demo: what following the table page costs the tracker, and what
+every spectator gets.
 
-Run: `python -m benchmarks.bench_load [--spectators 50] [--seconds 60] [--baseline 10] [--json]`
+Run: `python -m benchmarks.bench_load [--spectators 200] [--seconds 30] [--baseline 10]
+[--server umpire|werkzeug|waitress|cheroot|hypercorn] [--select ID] [--json]`
 
-The built-in demo's frames (1280x720, the small skirmish table of `examples/`) are rendered
-first and played in a loop at 30 frames a second like a webcam into the real tracker behind the
-real app, on loopback. The tracker runs alone for `--baseline` seconds, then `--spectators`
-clients each follow the live view (`/stream.mjpg`) and the event stream (`/events`) for
-`--seconds` while a player asks a question and confirms the answer every 2 s. Printed: frames a
-second the tracker scanned alone and under the load (the second as a share of the first),
-pictures and frame events sent (each frame is drawn and encoded once for everybody), the fewest
-any one spectator got, results confirmed and found in the game log, and the load average (the
-machine may be shared). Nothing here is asserted: tests/test_load.py checks, without timing,
-that every spectator is served and no confirmed result is lost.
+`umpire serve`'s built-in demo as it starts (skirmish-19c, its synthetic camera at 1280x720 and
+10 frames a second, each frame rendered as it is due) runs the real tracker behind the real app,
+served on loopback by `umpire serve`'s server (or, to compare, another: `--server`). The tracker
+runs alone for `--baseline` seconds, then a crowd in another process (benchmarks/crowd.py)
+connects `--spectators` spectators, each from an address of its own, each holding the event
+stream and the live view open and asking for `/api/status` every second, while a player asks a
+question and confirms the answer every 2 s. After a warm-up, `--seconds` are measured.
+
+Printed: frames a second the tracker scanned alone and under the crowd (the second as a share
+of the first); each spectator's pictures and frame events a second (the fewest, the median),
+as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; this
+process's (tracker and server) resident memory at its largest and its threads; errors; results
+confirmed and found in the game log; the load average (the machine may be shared). Every
+viewer watches the plain live view (`--select ID`: all of them the same unit's). Nothing here is
+asserted: tests/test_load.py checks, without timing, that every spectator is served and no
+confirmed result is lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -30,13 +41,12 @@ import numpy as np
 
 from vision.demo import open_demo_game
 from vision.game import Game
-from webui.live import Live
+from webui.live import Live, open_live
 
-from .serving import LoopSource, Spectator, confirm_results, logged_results, serve, spectate
+from .serving import SERVERS, logged_results, serve
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-SOURCE_FPS: Final = 30.0
-CONFIRM_EVERY_S: Final = 2.0
+WARMUP_S: Final = 8.0
 
 
 def demo_frames(count: int) -> tuple[list[np.ndarray], Game]:
@@ -52,55 +62,123 @@ def demo_frames(count: int) -> tuple[list[np.ndarray], Game]:
     return [f.image for f in frames if f is not None], demo.game
 
 
+def rss_mb() -> float:
+    """This process's resident memory now, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def scanned_per_second(live: Live, seconds: float) -> float:
     first, started = live.scanned, time.monotonic()
     time.sleep(seconds)
     return (live.scanned - first) / (time.monotonic() - started)
 
 
-def run(spectators: int, seconds: float, baseline: float) -> dict[str, Any]:
+def _p95(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[math.ceil(0.95 * len(ordered)) - 1]
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value * 1000, 1)
+
+
+def run(
+    spectators: int,
+    seconds: float,
+    baseline: float,
+    server: str = "umpire",
+    select: str | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
     load_before = os.getloadavg()
-    images, game = demo_frames(45)
-    live = Live(LoopSource(images, SOURCE_FPS), game)
-    with tempfile.TemporaryDirectory() as data, serve(live, Path(data)) as served:
+    live = open_live()  # the built-in demo as `umpire serve` starts it
+    pool = threads if threads is not None else 2 * spectators + 32
+    with (
+        tempfile.TemporaryDirectory() as data,
+        serve(live, Path(data), server=server, threads=pool) as served,
+    ):
+        time.sleep(3.0)  # past the first frames' whole scans
         alone = scanned_per_second(live, baseline)
-        until = time.monotonic() + seconds
-        stop = threading.Event()
-        crowd = [Spectator() for _ in range(spectators)]
-        threads = [
-            threading.Thread(target=spectate, args=(served.port, until, s, stop), daemon=True)
-            for s in crowd
+        rss_alone = rss_mb()
+        command = [
+            sys.executable,
+            "-m",
+            "benchmarks.crowd",
+            str(served.port),
+            "--spectators",
+            str(spectators),
+            "--seconds",
+            str(seconds),
+            "--warmup",
+            str(WARMUP_S),
+            "--token",
+            served.token,
+            *(["--select", select] if select else []),
         ]
-        confirmed: list[int] = []
-        player = threading.Thread(
-            target=confirm_results,
-            args=(served.port, served.token, until, confirmed, CONFIRM_EVERY_S, stop),
-            daemon=True,
-        )
-        for thread in [*threads, player]:
-            thread.start()
-        time.sleep(min(2.0, seconds / 4))  # everybody connected
-        loaded = scanned_per_second(live, max(seconds - 4.0, 1.0))
-        for thread in [*threads, player]:
-            thread.join(timeout=30)
+        largest = [rss_alone, float(threading.active_count())]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(1.0):
+                largest[0] = max(largest[0], rss_mb())
+                largest[1] = max(largest[1], float(threading.active_count()))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        crowd = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        time.sleep(WARMUP_S)
+        loaded = scanned_per_second(live, seconds)
+        out, _ = crowd.communicate(timeout=seconds + 300)
+        done.set()
+        sampler.join()
+        load_during = os.getloadavg()
+        got = json.loads(out)
+        time.sleep(1.0)
         logged = logged_results(served.data)
+    crowd_seen = got["spectators"]
+    pictures = [s["pictures"] / seconds for s in crowd_seen]
+    events = [s["events"] / seconds for s in crowd_seen]
+    status = got["status_s"]
+    errors = [e for s in crowd_seen for e in s["errors"]]
     return {
+        "server": server,
         "spectators": spectators,
         "seconds": seconds,
-        "source_fps": SOURCE_FPS,
+        "source": live.source.description,
         "fps_alone": round(alone, 2),
         "fps_loaded": round(loaded, 2),
         "share": round(loaded / alone, 3) if alone else None,
-        "pictures": sum(s.pictures.count for s in crowd),
-        "events": sum(s.events.count for s in crowd),
-        "fewest_pictures": min(s.pictures.count for s in crowd),
-        "fewest_events": min(s.events.count for s in crowd),
-        "errors": [s.error for s in crowd if s.error],
-        "confirmed": len(confirmed),
-        "confirmed_in_log": len(set(confirmed) & set(logged)),
+        "viewer_pictures_fps": {
+            "fewest": round(min(pictures), 2),
+            "median": round(statistics.median(pictures), 2),
+        },
+        "viewer_events_fps": {
+            "fewest": round(min(events), 2),
+            "median": round(statistics.median(events), 2),
+        },
+        "viewer_share": round(min(min(pictures), min(events)) / loaded, 3) if loaded else None,
+        "status_ms": {
+            "count": len(status),
+            "median": _ms(statistics.median(status)) if status else None,
+            "p95": _ms(_p95(status)),
+            "max": _ms(max(status)) if status else None,
+        },
+        "rss_mb": {"alone": round(rss_alone), "largest": round(largest[0])},
+        "threads_largest": int(largest[1]),
+        "connected": sum(s["connected"] for s in crowd_seen),
+        "errors": len(errors),
+        "error_examples": errors[:5],
+        "confirmed": len(got["confirmed"]),
+        "confirmed_in_log": len(set(got["confirmed"]) & set(logged)),
+        "select": select,
         "load_average": {
             "before": [round(v, 2) for v in load_before],
-            "after": [round(v, 2) for v in os.getloadavg()],
+            "during": [round(v, 2) for v in load_during],
         },
         "cpus": os.cpu_count(),
     }
@@ -108,30 +186,43 @@ def run(spectators: int, seconds: float, baseline: float) -> dict[str, Any]:
 
 def text(r: dict[str, Any]) -> str:
     load = r["load_average"]
+    st = r["status_ms"]
     return "\n".join(
         [
-            f"{r['spectators']} spectators for {r['seconds']:g} s, frames at "
-            f"{r['source_fps']:g} fps (1280x720 demo table)",
-            f"  tracker: {r['fps_alone']} frames a second alone, {r['fps_loaded']} under the "
-            f"load ({r['share']:.0%})",
-            f"  sent {r['pictures']} pictures and {r['events']} frame events; the fewest one "
-            f"spectator got: {r['fewest_pictures']} pictures, {r['fewest_events']} events; "
-            f"{len(r['errors'])} errors",
+            f"{r['spectators']} spectators on {r['server']}'s server for {r['seconds']:g} s "
+            f"({r['source']}, 1280x720)"
+            + (f", every live view of {r['select']}" if r["select"] else ""),
+            f"  tracker: {r['fps_alone']} frames a second alone, {r['fps_loaded']} with the "
+            f"crowd ({r['share']:.0%})",
+            f"  each viewer, pictures a second: fewest {r['viewer_pictures_fps']['fewest']}, "
+            f"median {r['viewer_pictures_fps']['median']}; frame events: fewest "
+            f"{r['viewer_events_fps']['fewest']}, median {r['viewer_events_fps']['median']} "
+            f"(the fewest: {r['viewer_share']:.0%} of the tracker's rate)",
+            f"  /api/status ({st['count']} asked): median {st['median']} ms, p95 {st['p95']} "
+            f"ms, worst {st['max']} ms",
+            f"  memory {r['rss_mb']['alone']} MB alone, at most {r['rss_mb']['largest']} MB with "
+            f"the crowd; {r['threads_largest']} threads at most; {r['connected']} streams "
+            f"connected; {r['errors']} errors",
             f"  results confirmed: {r['confirmed']}, in the game log: {r['confirmed_in_log']}",
             f"  load average {' '.join(map(str, load['before']))} before, "
-            f"{' '.join(map(str, load['after']))} after, on {r['cpus']} CPUs",
+            f"{' '.join(map(str, load['during']))} at the end, on {r['cpus']} CPUs",
         ]
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spectators", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=60.0, help="under load (default 60)")
+    parser.add_argument("--spectators", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured (default 30)")
     parser.add_argument("--baseline", type=float, default=10.0, help="alone (default 10)")
+    parser.add_argument("--server", choices=SERVERS, default="umpire")
+    parser.add_argument("--threads", type=int, help="a thread-pool server's threads")
+    parser.add_argument("--select", metavar="ID", help="every live view shows this unit's")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
-    result = run(opts.spectators, opts.seconds, opts.baseline)
+    result = run(
+        opts.spectators, opts.seconds, opts.baseline, opts.server, opts.select, opts.threads
+    )
     print(json.dumps(result, indent=2) if opts.json else text(result))
     return 0
 

@@ -1,6 +1,9 @@
 """What the serving benchmarks (and tests/test_load.py) share: pre-rendered frames played like a
-webcam, the real app served on loopback, and clients that follow its two streams as a page
-does (`/events` and `/stream.mjpg`) or confirm results as a player does.
+webcam, the real app served on loopback by `umpire serve`'s server (or, to compare, by another:
+`SERVERS`), and clients that follow its two streams as a page does (`/events` and
+`/stream.mjpg`) or confirm results as a player does. Each spectator comes from an address of its
+own on the loopback network (127.0.1.x), as each phone at a show does: the server limits
+connections per address.
 
 Nothing here measures or asserts anything by itself; every loop has a deadline.
 """
@@ -15,10 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
-from werkzeug.serving import make_server
 
 from vision.sources import BaseSource, FramePacer
 from webui.app import create_app
@@ -64,27 +66,128 @@ class Served:
     token: str
 
 
+SERVERS: Final = ("umpire", "werkzeug", "waitress", "cheroot", "hypercorn")
+"""`umpire` is `umpire serve`'s (webui/server.py: uvicorn, streams native); the others serve the
+same app to compare (waitress, cheroot and hypercorn are not dependencies of Umpire: install
+them to measure them). hypercorn serves the same ASGI app as `umpire` (streams native)."""
+
+
+def spectator_address(index: int) -> str:
+    """The loopback address spectator `index` connects from: 127.0.1.1, 127.0.1.2, ..."""
+    return f"127.0.{1 + index // 250}.{1 + index % 250}"
+
+
 @contextmanager
-def serve(live: Live, data: Path, token: str = "bench-token") -> Iterator[Served]:
+def _running(app: Any, server: str, threads: int) -> Iterator[int]:
+    """`app` served by `server` on a free loopback port: yields the port."""
+    if server == "umpire":
+        from webui.server import Server, listen
+
+        running = Server(app, listen("127.0.0.1", 0)).start()
+        try:
+            yield running.port
+        finally:
+            running.stop()
+    elif server == "werkzeug":
+        from werkzeug.serving import make_server
+
+        dev = make_server("127.0.0.1", 0, app, threaded=True)
+        thread = threading.Thread(target=dev.serve_forever, name="bench-server", daemon=True)
+        thread.start()
+        try:
+            yield dev.port
+        finally:
+            dev.shutdown()
+            thread.join(timeout=10)
+    elif server == "waitress":
+        import waitress
+
+        pool = waitress.create_server(
+            app, host="127.0.0.1", port=0, threads=threads, connection_limit=threads + 100
+        )
+        thread = threading.Thread(target=pool.run, name="bench-server", daemon=True)
+        thread.start()
+        try:
+            yield int(pool.effective_port)
+        finally:
+            pool.close()
+            thread.join(timeout=10)
+    elif server == "cheroot":
+        from cheroot import wsgi
+
+        pool = wsgi.Server(("127.0.0.1", 0), app, numthreads=threads, max=-1)
+        pool.prepare()
+        thread = threading.Thread(target=pool.serve, name="bench-server", daemon=True)
+        thread.start()
+        try:
+            yield int(pool.bind_addr[1])
+        finally:
+            pool.stop()
+            thread.join(timeout=10)
+    elif server == "hypercorn":
+        import asyncio
+
+        from hypercorn.asyncio import serve as hyper_serve
+        from hypercorn.config import Config
+
+        from webui.server import UmpireASGI, listen
+
+        sock = listen("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        sock.close()
+        config = Config()
+        config.bind = [f"127.0.0.1:{port}"]
+        config.accesslog = None
+        config.errorlog = None
+        stop = asyncio.Event()
+        loop = asyncio.new_event_loop()
+        asgi = UmpireASGI(app)
+        thread = threading.Thread(
+            target=loop.run_until_complete,
+            args=(hyper_serve(asgi, config, shutdown_trigger=stop.wait),),
+            daemon=True,
+        )
+        thread.start()
+        time.sleep(2.0)
+        try:
+            yield port
+        finally:
+            if asgi.hub is not None:
+                loop.call_soon_threadsafe(asgi.hub.close_streams)
+            loop.call_soon_threadsafe(stop.set)
+            thread.join(timeout=15)
+    else:
+        raise ValueError(f"server {server!r} is not one of {', '.join(SERVERS)}")
+
+
+@contextmanager
+def serve(
+    live: Live,
+    data: Path,
+    token: str = "bench-token",
+    *,
+    server: str = "umpire",
+    threads: int = 64,
+) -> Iterator[Served]:
     """The real app over `live` (started here) on a free loopback port, with a game log in
-    `data`; waits for the first scene; stops the tracker and the server on leaving."""
+    `data`, served by `server` (`threads`: the pool of a thread-pool server); waits for the
+    first scene; stops the tracker and the server on leaving."""
     live.start()
     app = create_app({"DATA_DIR": str(data), "CSRF_TOKEN": token}, live=live)
     install_log(app, GameLog(data / LOG_FILE))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="bench-server", daemon=True)
-    thread.start()
     try:
-        deadline = time.monotonic() + 120
-        while live.state.scene is None:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the tracker never fitted the table: {live.status()}")
-            time.sleep(0.05)
-        yield Served(live, server.port, data, token)
+        with _running(app, server, threads) as port:
+            deadline = time.monotonic() + 120
+            while live.state.scene is None:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the tracker never fitted the table: {live.status()}")
+                time.sleep(0.05)
+            try:
+                yield Served(live, port, data, token)
+            finally:
+                live.stop()  # every stream ends before the server stops
     finally:
         live.stop()
-        server.shutdown()
-        thread.join(timeout=10)
 
 
 def get_json(port: int, path: str) -> Any:
@@ -108,10 +211,16 @@ def post(port: int, path: str, body: dict[str, Any], token: str) -> tuple[int, d
 
 
 def follow(
-    port: int, path: str, until: float, chunk: Callable[[bytes], None], stop: threading.Event
+    port: int,
+    path: str,
+    until: float,
+    chunk: Callable[[bytes], None],
+    stop: threading.Event,
+    address: str = "127.0.0.1",
 ) -> None:
-    """Read a stream until `until` (or `stop`), handing every chunk read to `chunk`."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    """Read a stream until `until` (or `stop`), handing every chunk read to `chunk`; the
+    connection comes from `address`."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(address, 0))
     try:
         conn.request("GET", path)
         response = conn.getresponse()
@@ -147,16 +256,19 @@ class Spectator:
     pictures: Counter = field(default_factory=lambda: Counter(b"Content-Type: image/jpeg"))
     events: Counter = field(default_factory=lambda: Counter(b"event: frame"))
     error: str | None = None
+    address: str = "127.0.0.1"
 
 
 def spectate(port: int, until: float, seen: Spectator, stop: threading.Event) -> None:
     """Follow the live view and the event stream together, as the table page does."""
     try:
         other = threading.Thread(
-            target=follow, args=(port, "/events", until, seen.events, stop), daemon=True
+            target=follow,
+            args=(port, "/events", until, seen.events, stop, seen.address),
+            daemon=True,
         )
         other.start()
-        follow(port, "/stream.mjpg", until, seen.pictures, stop)
+        follow(port, "/stream.mjpg", until, seen.pictures, stop, seen.address)
         other.join(timeout=15)
     except (OSError, http.client.HTTPException) as error:
         seen.error = f"{type(error).__name__}: {error}"

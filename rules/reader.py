@@ -26,6 +26,72 @@ MAX_LENGTH_MM: Final = 1e6
 typo or the wrong `unit`; refusing it keeps every distance, square and area the rules compute
 finite (1e300 is a finite number, but its square is not)."""
 
+MAX_BASES: Final = 2000
+"""The most bases a scene or a game file may hold: a big game is a few hundred, the largest the
+examples and benchmarks load 120. Every question measures all pairs, so 150,000 bases would ask
+for tens of GiB; 2,000 stay within a few hundred MB."""
+MAX_TERRAIN_POINTS: Final = 20_000
+"""The most corners all the terrain polygons of a scene or game file may have together."""
+MAX_SCENE_BYTES: Final = 16 * 1024 * 1024
+"""The largest scene file read (a scene of 2,000 bases is under 2 MB)."""
+MAX_GAME_BYTES: Final = 4 * 1024 * 1024
+"""The largest game file read (a game file of 2,000 bases is under 1 MB)."""
+
+
+def size_problem(units: Any, terrain: Any) -> str | None:
+    """What is too big in a document's `units` and `terrain` arrays (None: nothing), counted
+    before anything is read from them."""
+    bases = 0
+    if isinstance(units, list):
+        for unit in units:
+            found = unit.get("bases") if isinstance(unit, dict) else None
+            bases += len(found) if isinstance(found, list) else 0
+    if bases > MAX_BASES:
+        return f"{bases} bases; a scene or game holds at most {MAX_BASES}"
+    points = 0
+    if isinstance(terrain, list):
+        for piece in terrain:
+            found = piece.get("polygon") if isinstance(piece, dict) else None
+            points += len(found) if isinstance(found, list) else 0
+    if points > MAX_TERRAIN_POINTS:
+        return (
+            f"{points} terrain polygon corners; the terrain of a scene or game has at most "
+            f"{MAX_TERRAIN_POINTS} in all"
+        )
+    return None
+
+
+def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
+    """The path of the first text (key or value) in a decoded JSON document holding a lone
+    surrogate (`"\\ud800"`: JSON accepts it, but it is no Unicode text and cannot be printed
+    or saved as UTF-8); None when there is none."""
+    if isinstance(value, str):
+        return None if _is_unicode(value) else (path or "the document")
+    if depth > 200:
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = join_path(path, key) if _is_unicode(key) else (path or "the document")
+            if not _is_unicode(key):
+                return where
+            found = surrogate_path(item, where, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = surrogate_path(item, f"{path}[{i}]", depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 

@@ -22,7 +22,15 @@ from typing import Any, Final
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
 from .errors import SceneError, UnknownIdError, UnknownRulesetError
-from .reader import DocumentReader, Point, join_path
+from .reader import (
+    MAX_BASES,
+    MAX_SCENE_BYTES,
+    DocumentReader,
+    Point,
+    join_path,
+    size_problem,
+    surrogate_path,
+)
 from .state import close_key
 
 SCENE_FORMAT: Final = "umpire-scene/1"
@@ -218,7 +226,16 @@ def read_json_file(path: str | Path) -> Any:
     """A scene file read and decoded (`decode_json`). Raises `SceneError` for any bad input."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as Windows editors write
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_SCENE_BYTES + 1)
+        if len(raw) > MAX_SCENE_BYTES:
+            raise SceneError(
+                source,
+                "",
+                f"is larger than {MAX_SCENE_BYTES // (1024 * 1024)} MiB, more than any scene "
+                f"(of at most {MAX_BASES} bases); is it the right file?",
+            )
+        text = raw.decode("utf-8-sig")  # a BOM, as Windows editors write
     except FileNotFoundError:
         raise SceneError(source, "", "no such file") from None
     except IsADirectoryError:
@@ -247,7 +264,7 @@ def decode_json(text: str, source: str) -> Any:
         return out
 
     try:
-        return json.loads(text, parse_constant=no_constants, object_pairs_hook=no_duplicates)
+        doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
         raise SceneError(
             source, "", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
@@ -256,6 +273,15 @@ def decode_json(text: str, source: str) -> Any:
         raise SceneError(source, "", "JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal of thousands of digits
         raise SceneError(source, "", f"not a usable JSON document: {exc}") from None
+    where = surrogate_path(doc)
+    if where is not None:
+        raise SceneError(
+            source,
+            "",
+            f"text at {where} holds a lone surrogate (such as \\ud800): JSON allows it, but it "
+            "is not Unicode text; write the character itself",
+        )
+    return doc
 
 
 class _Reader(DocumentReader):
@@ -372,6 +398,9 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     if "uncertainty" in top:
         uncertainty = r.length(top["uncertainty"], "uncertainty", scale, minimum=0)
 
+    too_big = size_problem(top.get("units"), top.get("terrain"))
+    if too_big is not None:
+        raise r.fail("", f"too big: {too_big}")
     seen: dict[str, str] = {}
 
     def claim(ident: str, path: str) -> str:

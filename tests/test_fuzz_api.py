@@ -260,6 +260,19 @@ RAW_BODIES = (
             b"\xff\xfe{\x00}\x00",
             b'{"a": 1, "a": 2}',
             b"{" + b'"k":1,' * 5000 + b'"k":2}',
+            # Issue 17: what the JSON parser accepts, in the ids and values of every write.
+            b'{"unit": "ri\\ud800fles", "set": {"casualties": 1}}',
+            b'{"unit": "rifles", "set": {"\\udfff": 1}}',
+            b'{"unit": "rifles", "set": {"casualties": 1e999}}',
+            b'{"unit": "rifles", "set": {"casualties": ' + b"9" * 400 + b"}}",
+            b'{"unit": "rifles", "set": {"casualties": NaN}}',
+            b'{"base": "\\udc00", "set": {"removed": true}}',
+            b'{"game": true, "set": {"phase": "\\ud800"}}',
+            b'{"phase": "\\ud83d"}',
+            b'{"resolution": 1, "decision": "override", "changes": [{"unit": "\\ud800", '
+            b'"field": "casualties", "value": 1}]}',
+            b'{"resolution": 1, "decision": "confirm", "result": {"\\ud800": Infinity}}',
+            b'{"action": "measure", "args": ["rifles", "zouaves"], "select": "\\ud800"}',
         ]
     )
 )

@@ -46,7 +46,13 @@ from calibration.store import (
 )
 from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import SceneError, UmpireError
-from rules.reader import polygon_problem
+from rules.reader import (
+    MAX_BASES,
+    MAX_GAME_BYTES,
+    MAX_SCENE_BYTES,
+    MAX_TERRAIN_POINTS,
+    polygon_problem,
+)
 from rules.scene import Scene
 from tests.fuzz_mutate import damaged, mutated, renumbered, text_values, to_toml, values
 from vision.game import Game, GameError, game_tags, load_game, parse_game
@@ -751,3 +757,165 @@ def test_a_file_saved_with_a_bom_loads_like_the_same_file_without(
         )
     else:
         assert first == second
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 17: size caps, and any text the JSON parser accepts through the command's text output.
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    """`umpire ARGV` in-process, printing to strict UTF-8 streams as a terminal's are (a lone
+    surrogate printed there raised UnicodeEncodeError: a traceback). Any exception fails."""
+    raw_out, raw_err = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(raw_out, encoding="utf-8")
+    err = io.TextIOWrapper(raw_err, encoding="utf-8")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = umpire_main(argv)
+    out.flush()
+    err.flush()
+    return status, raw_out.getvalue().decode(), raw_err.getvalue().decode()
+
+
+def _tiled_scene(bases: int) -> dict[str, Any]:
+    """A skirmish-19c scene of `bases` bases in units of four, laid out in rows on a big table
+    (the same unit kinds as the example)."""
+    doc = _scene_doc()
+    doc["table"] = {"width": 2000, "depth": 2000}
+    doc["terrain"] = []
+    template = doc["units"][0]
+    units = []
+    for n in range(0, bases, 4):
+        unit = copy.deepcopy(template)
+        unit["id"] = f"u{n}"
+        unit["side"] = "british" if n % 8 == 0 else "french"
+        unit["bases"] = []
+        for k in range(min(4, bases - n)):
+            base = copy.deepcopy(template["bases"][0])
+            i = n + k
+            base["id"] = f"b{i}"
+            base["x"], base["y"] = 10 + (i % 40) * 45, 10 + (i // 40) * 45
+            unit["bases"].append(base)
+        units.append(unit)
+    doc["units"] = units
+    return doc
+
+
+def test_a_scene_of_1200_bases_loads_and_one_over_the_cap_is_refused(tmp_path: Path) -> None:
+    scene = read_scene(_tiled_scene(1200), "big.json")
+    assert sum(len(u.bases) for u in scene.units) == 1200
+    error = _scene_error(_tiled_scene(MAX_BASES + 1))
+    assert f"too big: {MAX_BASES + 1} bases" in error and str(MAX_BASES) in error
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(_tiled_scene(150_000 // 100)))  # loads: under the cap
+    status, out, err = _cli(["resolve", str(path), "measure", "u0", "u4"])
+    assert status == 0 and "edge to edge" in out, err
+    path.write_text(json.dumps(_tiled_scene(MAX_BASES + 4)))
+    status, out, err = _cli(["resolve", str(path), "measure", "u0", "u4"])
+    assert status == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "too big" in err and str(path) in err
+
+
+def test_terrain_with_too_many_corners_is_refused() -> None:
+    doc = _scene_doc()
+    ring = [[50 + 40 * math.cos(a / 1000), 50 + 40 * math.sin(a / 1000)] for a in range(6284)]
+    doc["terrain"] = [{"id": f"hill-{i}", "kind": "woods", "polygon": ring} for i in range(4)]
+    error = _scene_error(doc)
+    assert "too big" in error and f"at most {MAX_TERRAIN_POINTS}" in error
+
+
+def test_a_scene_or_game_file_too_large_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    scene = tmp_path / "scene.json"
+    with scene.open("wb") as file:
+        file.truncate(MAX_SCENE_BYTES + 1)  # sparse: no disk spent
+    status, out, err = _cli(["resolve", str(scene), "measure", "a", "b"])
+    assert status == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "larger than 16 MiB" in err and str(scene) in err
+    game = tmp_path / "game.toml"
+    with game.open("wb") as file:
+        file.truncate(MAX_GAME_BYTES + 1)
+    with pytest.raises(GameError) as caught:
+        load_game(game)
+    assert_one_line(caught.value)
+    assert "larger than 4 MiB" in str(caught.value)
+
+
+def test_a_game_of_too_many_bases_is_refused() -> None:
+    doc = _game_doc()
+    unit = doc["units"][0]
+    unit["bases"] = [copy.deepcopy(unit["bases"][0]) for _ in range(MAX_BASES + 1)]
+    others = sum(len(u["bases"]) for u in doc["units"][1:])
+    error = _game_error(doc)
+    assert f"too big: {MAX_BASES + 1 + others} bases" in error
+    assert f"at most {MAX_BASES}" in error
+
+
+SURROGATE_SCENES = {
+    "unit id": ('"rifles"', '"ri\\ud800fles"'),
+    "base id": ('"rifles-1"', '"rifles-\\udfff"'),
+    "side": ('"british"', '"brit\\ud83dish"'),
+    "a key": ('"commanded"', '"comm\\udc00anded"'),
+}
+
+
+@pytest.mark.parametrize("where", sorted(SURROGATE_SCENES))
+def test_bug_a_lone_surrogate_is_refused_not_a_traceback_in_the_text_output(
+    tmp_path: Path, where: str
+) -> None:
+    """`umpire resolve` printed a scene's id holding "\\ud800" and ended in UnicodeEncodeError."""
+    old, new = SURROGATE_SCENES[where]
+    text = (REPO / "examples" / "skirmish.json").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "scene.json"
+    path.write_text(text.replace(old, new, 1), encoding="ascii")
+    for argv in (["measure", "zouaves", "hussars"], ["suggest"]):
+        status, out, err = _cli(["resolve", str(path), *argv])
+        assert status == 2 and out == "" and len(err.splitlines()) == 1, err
+        assert "lone surrogate" in err and "\\ud" in err
+
+
+ACCEPTED_ODDITIES = [
+    '"width": 1e999',  # a float too large: infinity
+    '"width": -1e999',
+    '"width": ' + "9" * 5000,  # an integer of more digits than Python converts
+    '"width": ' + "9" * 400,  # a finite integer no float holds
+    '"width": NaN',
+    '"width": Infinity',
+    '"width": -Infinity',
+    '"width": ' + "[" * 5000 + "]" * 5000,  # deeply nested
+    '"width": 180, "deep": ' + "[" * 150 + "]" * 150,  # nested, beside a good width
+    '"width": 180, "deep": ' + '{"a": ' * 150 + "1" + "}" * 150,
+    '"width": 180, "\\ud800": 1',
+    '"width": 180, "note": "\\udfff\\ud800"',
+]
+
+
+@pytest.mark.parametrize("oddity", ACCEPTED_ODDITIES, ids=range(len(ACCEPTED_ODDITIES)))
+def test_any_text_the_json_parser_accepts_is_answered_or_refused_in_one_line(
+    tmp_path: Path, oddity: str
+) -> None:
+    text = (REPO / "examples" / "skirmish.json").read_text(encoding="utf-8")
+    text = text.replace('"width": 180', oddity, 1)
+    assert oddity in text
+    path = tmp_path / "scene.json"
+    path.write_text(text, encoding="utf-8")
+    for argv in (["measure", "zouaves", "hussars"], ["suggest"], ["measure", "x", "y", "--json"]):
+        status, out, err = _cli(["resolve", str(path), *argv])
+        assert status in (0, 2), (status, err)
+        assert "Traceback" not in err
+        if status == 2:
+            assert out == "" and len(err.splitlines()) == 1, err
+
+
+@fuzz(120)
+@given(mutated_scene_text)
+def test_a_mutated_scene_is_answered_or_refused_by_the_command_in_one_line(
+    workdir: Path, doc: Any
+) -> None:
+    """Any scene JSON text (keys and values of any kind, lone surrogates escaped as JSON allows)
+    through `umpire resolve`'s text output: an answer, or exit 2 and one line."""
+    path = workdir / "command.json"
+    path.write_text(json.dumps(doc, ensure_ascii=True), encoding="ascii")
+    status, out, err = _cli(["resolve", str(path), "measure", "rifles", "zouaves"])
+    assert status in (0, 2), err
+    if status == 2:
+        assert out == "" and len(err.splitlines()) == 1, err

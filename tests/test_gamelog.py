@@ -484,7 +484,9 @@ def test_stopping_the_server_closes_the_log_and_leaves_the_game_to_resume(
     made = create_app({"TESTING": True, "DATA_DIR": str(tmp_path)}, live=live)
     end_logged_game(made)  # nothing opened yet: nothing to close, no file made
     assert not (tmp_path / LOG_FILE).exists()
-    made.test_client().get("/api/log")  # the game is found (or started) on first use
+    made.test_client().get("/api/log")  # a read route opens (and makes) nothing
+    assert not (tmp_path / LOG_FILE).exists()
+    ask(made.test_client(), made, "measure", "rifles", "zouaves")  # the first write starts it
     end_logged_game(made)
     with GameLog(tmp_path / LOG_FILE) as log:
         [game] = log.games()

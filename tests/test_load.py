@@ -1,5 +1,6 @@
-"""Load, as behaviour: 50 spectators on loopback follow the live view and the event stream while
-the tracker runs and a player confirms results. Every spectator gets pictures and frame events,
+"""Load, as behaviour: 50 spectators on loopback (each from an address of its own, as at a show)
+follow the live view and the event stream of `umpire serve`'s server while the tracker runs and
+a player confirms results. Every spectator gets pictures and frame events,
 none gets an error, and every result the server confirmed with a 201 is in the game log.
 
 How fast the tracker keeps up under that load is measured, not asserted, by
@@ -27,6 +28,7 @@ from benchmarks.serving import (
     logged_results,
     serve,
     spectate,
+    spectator_address,
 )
 from webui.live import Live
 
@@ -51,7 +53,7 @@ def test_fifty_spectators_all_get_pictures_and_events_and_no_confirmed_result_is
 ) -> None:
     until = time.monotonic() + DEADLINE_S
     stop = threading.Event()
-    crowd = [Spectator() for _ in range(SPECTATORS)]
+    crowd = [Spectator(address=spectator_address(i)) for i in range(SPECTATORS)]
     threads = [
         threading.Thread(target=spectate, args=(served.port, until, s, stop), daemon=True)
         for s in crowd

@@ -30,7 +30,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from vision.demo import DEMO_DIR, open_demo_game
+from webui.api import install_playing, open_playing
 from webui.app import create_app
+from webui.gamelog import LOG_FILE, GameLog, install_log
 from webui.live import Live
 
 TOKEN = "test-csrf-token"
@@ -55,7 +57,13 @@ class Table:
             state = self.live.wait_for_version(state.version, 1.0)
         assert state.scene is not None, state.status
         config = {"TESTING": True, "DATA_DIR": str(data), "CSRF_TOKEN": TOKEN}
-        self.client: FlaskClient = create_app(config, live=self.live).test_client()
+        app = create_app(config, live=self.live)
+        # As `umpire serve` starts: the log and the game (resumed, applied to the tracker's
+        # scenes) opened before the first request; a read route never opens or starts one.
+        log = GameLog(data / LOG_FILE)
+        install_log(app, log)
+        install_playing(app, open_playing(log, self.live))
+        self.client: FlaskClient = app.test_client()
 
     # ----------------------------------------------------------------------------- requests
 

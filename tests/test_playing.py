@@ -20,15 +20,22 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.test_api import CSRF, TOKEN, live  # noqa: F401  (the tracker over a scanned photo)
+from webui.api import install_playing, open_playing
 from webui.app import create_app
-from webui.gamelog import LOG_FILE, GameLog
+from webui.gamelog import LOG_FILE, GameLog, install_log
 from webui.live import Live
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_app(live: Live, data: Path) -> Flask:  # noqa: F811
-    return create_app({"TESTING": True, "DATA_DIR": str(data), "CSRF_TOKEN": TOKEN}, live=live)
+    """The app as `umpire serve` makes it: its log and its game opened at start-up (a read
+    route never opens or starts one: tests/test_read_routes.py)."""
+    app = create_app({"TESTING": True, "DATA_DIR": str(data), "CSRF_TOKEN": TOKEN}, live=live)
+    log = GameLog(data / LOG_FILE)
+    install_log(app, log)
+    install_playing(app, open_playing(log, live))
+    return app
 
 
 @pytest.fixture

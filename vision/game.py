@@ -25,7 +25,7 @@ from typing import Any, Final
 from calibration.units import MM_PER_UNIT, UNITS
 from rules.engine import read_scene
 from rules.errors import DocumentError, accepted
-from rules.reader import DocumentReader, join_path
+from rules.reader import MAX_BASES, MAX_GAME_BYTES, DocumentReader, join_path, size_problem
 from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind
 from rules.state import close_key
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
@@ -225,7 +225,8 @@ def load_game(path: str | Path) -> Game:
     """Read and validate a game file. Raises `GameError` for any bad input."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_GAME_BYTES + 1)
     except FileNotFoundError:
         raise GameError(source, "", "no such file") from None
     except IsADirectoryError:
@@ -234,6 +235,13 @@ def load_game(path: str | Path) -> Game:
         raise GameError(source, "", "cannot be read (permission denied)") from None
     except OSError as exc:
         raise GameError(source, "", f"cannot be read ({exc.strerror})") from None
+    if len(raw) > MAX_GAME_BYTES:
+        raise GameError(
+            source,
+            "",
+            f"is larger than {MAX_GAME_BYTES // (1024 * 1024)} MiB, more than any game file "
+            f"(of at most {MAX_BASES} bases); is it the right file?",
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -329,6 +337,9 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
     units_doc = r.array(r.key(top, "units", ""), "units")
     if not units_doc:
         raise r.fail("units", "a game needs at least one unit ([[units]])")
+    too_big = size_problem(units_doc, top.get("terrain"))
+    if too_big is not None:
+        raise r.fail("", f"too big: {too_big}")
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, defaults, registry)
         for i, item in enumerate(units_doc)

@@ -16,8 +16,11 @@ phase from another phase starts the next turn). `GET /api/log` shows the game so
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -45,7 +48,15 @@ from rules.scene import Scene
 from rules.state import Scope
 
 from .app import umpire
-from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
+from .gamelog import (
+    DECISIONS,
+    LOG_FILE,
+    GameLog,
+    LogError,
+    NotInLog,
+    current_log,
+    json_depth,
+)
 from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
@@ -223,8 +234,11 @@ def playing() -> Playing:
     """This server's game in play: the installed one, or the one `open_playing` finds on first
     use (the last unfinished game of the tracker's game file)."""
     found = current_app.extensions.get("umpire_play")
-    if isinstance(found, Playing) and found.log is current_log():
+    installed = current_app.extensions.get("umpire_log")
+    if isinstance(found, Playing) and found.log is installed:
         return found
+    if request.method in ("GET", "HEAD"):
+        return _watched()
     with _recording_lock:
         found = current_app.extensions.get("umpire_play")
         if not (isinstance(found, Playing) and found.log is current_log()):
@@ -232,6 +246,29 @@ def playing() -> Playing:
             current_app.extensions["umpire_play"] = found
     assert isinstance(found, Playing)
     return found
+
+
+def _watched() -> Playing:
+    """The game as a read route sees it before any write opened it (no read route writes:
+    `umpire serve` opens its game at start-up, an app made by `create_app` on the first
+    write): the log only read, if there is one, and its unfinished game of the tracker's game
+    file as it stands; else the game file's first state, a game not yet in any log."""
+    live = tracker()
+    path = Path(current_app.config["DATA_DIR"]).expanduser() / LOG_FILE
+    installed = current_app.extensions.get("umpire_log")
+    log = installed if isinstance(installed, GameLog) else None
+    if log is None and path.is_file():
+        log = GameLog(path, read_only=True)
+    if log is None:
+        log = GameLog.memory()
+    return Playing(
+        log,
+        live.game,
+        live.ruleset,
+        key=live.game_key,
+        source=live.source.description,
+        create=False,
+    )
 
 
 def _recording() -> Recording:
@@ -409,10 +446,13 @@ def phase() -> ResponseReturnValue:
     log, recording, _ = _logged_game()
     if state.scene_doc is not None:
         _scene_row(log, recording, state, before.phase)  # the turn being left has its scene
-    step = game.set_phase(body["phase"])
+    step = game.set_phase(body["phase"])  # on disk before it is applied, or a 503
     play = game.play
     if play.turn != before.turn and state.scene_doc is not None:
-        _scene_row(log, recording, tracker().state, play.phase)
+        # The step stands (it is on disk): a full disk here only delays the new turn's scene
+        # row, which the next write of the turn records; the answer must not say otherwise.
+        with contextlib.suppress(LogError):
+            _scene_row(log, recording, tracker().state, play.phase)
     return {
         "phase": play.phase,
         "phases": list(game.ruleset.phases),
@@ -551,7 +591,15 @@ def _is_unicode(text: str) -> bool:
 def game_log() -> ResponseReturnValue:
     """This server's game in the log: the game, its turn, counts and the last 50 results."""
     game = playing()
-    summary = current_log().summary(game.game_id)
+    if game.game_id == 0:  # no game logged yet (see _watched)
+        summary: dict[str, Any] = {
+            "game": None,
+            "scenes": 0,
+            "resolutions": 0,
+            "results": [],
+        }
+    else:
+        summary = game.log.summary(game.game_id)
     summary["turn"] = game.play.turn
     summary["phase"] = game.play.phase
     summary["ended"] = game.ended
@@ -575,7 +623,7 @@ def state_now() -> ResponseReturnValue:
     last = game.undoable()
     return jsonify(
         {
-            "game": game.game_id,
+            "game": game.game_id or None,  # None: no game logged yet (see _watched)
             "resumed": game.resumed,
             "ended": game.ended,
             "ruleset": ruleset.id,
@@ -712,6 +760,24 @@ def _new_snapshot_id(folder: Path, now: float) -> str:
     return ident
 
 
+def _os_reason(error: OSError) -> str:
+    """An OSError in words, without a traceback (a full disk, read-only media)."""
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the data folder's disk is full ({reason}); free some space and try again"
+    if error.errno == errno.EROFS:
+        return f"the data folder is on read-only media ({reason})"
+    return reason
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """`data` in `path`, on disk when this returns (a full disk raises here, not later)."""
+    with path.open("wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+
+
 def _listing(ident: str) -> dict[str, Any]:
     return {"id": ident, "png": f"/snapshots/{ident}.png", "json": f"/snapshots/{ident}.json"}
 
@@ -744,7 +810,10 @@ def snapshot() -> ResponseReturnValue:
         _fail("the frame could not be encoded as PNG", 500)
     folder = _snapshot_dir()
     with _snapshot_lock:
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            _fail(f"the snapshot cannot be saved: {_os_reason(error)}", 503)
         created = time.time()
         ident = _new_snapshot_id(folder, created)
         record = {
@@ -756,16 +825,36 @@ def snapshot() -> ResponseReturnValue:
             "status": dict(state.status),
             "scene": dict(state.scene_doc or {}),
         }
-        (folder / f"{ident}.png").write_bytes(png.tobytes())
-        (folder / f"{ident}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
-        log.record_snapshot(
-            ident,
-            game,
-            question=record["question"],
-            resolution=log_id,
-            scene=scene_id,
-            created=created,
-        )
+        # Both files are written under names the listing never shows, then renamed; the log
+        # row comes last. Any failure (a full disk) removes whatever was written: a snapshot
+        # is its PNG, its JSON and its row, or nothing.
+        files = {
+            folder / f"{ident}.png": png.tobytes(),
+            folder / f"{ident}.json": json.dumps(record, indent=2).encode("utf-8"),
+        }
+        done: list[Path] = []
+        try:
+            for path, data in files.items():
+                part = path.with_name(f".{path.name}.part")
+                done.append(part)
+                _write_synced(part, data)
+            for path in files:
+                done.append(path)
+                os.replace(path.with_name(f".{path.name}.part"), path)
+            log.record_snapshot(
+                ident,
+                game,
+                question=record["question"],
+                resolution=log_id,
+                scene=scene_id,
+                created=created,
+            )
+        except (OSError, LogError) as error:
+            for path in done:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            why = _os_reason(error) if isinstance(error, OSError) else str(error)
+            _fail(f"the snapshot cannot be saved, nothing of it was kept: {why}", 503)
     return {**_listing(ident), "created": created, "log_id": log_id}, 201
 
 

@@ -198,6 +198,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long a base hidden from the camera stays on the map at its last place, marked "
         "stale (default 20)",
     )
+    serve.add_argument(
+        "--verbose",
+        action="store_true",
+        help="log every request (an access log line each) and the server's notices; by default "
+        "only errors are printed",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="open connections the server holds at most (default 2000, lowered to fit the "
+        "open-file limit); more are answered 503 and closed",
+    )
+    serve.add_argument(
+        "--max-per-address",
+        type=int,
+        default=32,
+        metavar="N",
+        help="open connections one address may hold (default 32: a page needs 3 to 6)",
+    )
     serve.set_defaults(run=_serve)
 
     from webui.benchcli import add_bench_parser
@@ -354,16 +375,21 @@ def _rulesets(opts: argparse.Namespace) -> int:
 
 
 def _serve(opts: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     from webui import security
     from webui.api import end_logged_game, install_playing, open_playing
     from webui.app import create_app, default_data_dir
     from webui.gamelog import LOG_FILE, GameLog, install_log
     from webui.live import STALE_SECONDS, Live, open_live
+    from webui.server import Limits, Server, listen
 
     if not 0 <= opts.port <= 65535:
         raise UsageError(f"--port must be 0 to 65535, got {opts.port}")
+    if not 1 <= opts.max_connections <= 100_000:
+        raise UsageError(f"--max-connections must be 1 to 100000, got {opts.max_connections}")
+    if not 1 <= opts.max_per_address <= opts.max_connections:
+        raise UsageError(
+            f"--max-per-address must be 1 to --max-connections, got {opts.max_per_address}"
+        )
     if opts.fps is not None and not 0 < opts.fps <= 240:
         raise UsageError(f"--fps must be above 0 and at most 240, got {opts.fps:g}")
     try:
@@ -410,12 +436,18 @@ def _serve(opts: argparse.Namespace) -> int:
     app = create_app(config, live=live)
     try:
         # Opened before serving: a foreign or damaged log file stops here with exit 2.
-        log = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE)
+        # A replay logs nothing (its log may be on read-only media): what is played on it
+        # is kept in memory and forgotten when it stops.
+        if opts.replay is not None:
+            log = GameLog.memory()
+        else:
+            log = GameLog(Path(app.config["DATA_DIR"]) / LOG_FILE)
         install_log(app, log)
         key = None if opts.replay is not None else ""  # a replay is always a game of its own
         game_in_play = open_playing(log, live, new=opts.new_game, key=key)
         install_playing(app, game_in_play)
-        server = make_server(opts.host, opts.port, app, threaded=True)
+        limits = Limits(max_connections=opts.max_connections, max_per_address=opts.max_per_address)
+        server = Server(app, listen(opts.host, opts.port), limits=limits, verbose=opts.verbose)
     except OSError as error:
         live.stop()
         raise UsageError(f"cannot listen on {opts.host}:{opts.port} ({error.strerror})") from None
@@ -448,9 +480,16 @@ def _serve(opts: argparse.Namespace) -> int:
             )
         else:
             print(f"umpire: game {game_in_play.game_id} starts at {turn}", flush=True)
+        if opts.replay is not None:
+            print(
+                "umpire: a replay logs nothing: its game log is only read, and what is played "
+                "on it is forgotten when it stops",
+                flush=True,
+            )
         if code is not None:
             _print_access_code(code, security.join_url_for(url, code))
-        server.serve_forever()  # returns on Ctrl-C (werkzeug catches the KeyboardInterrupt)
+        # Returns on Ctrl-C or SIGTERM (uvicorn ends every stream, then raises the signal again).
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
@@ -458,8 +497,8 @@ def _serve(opts: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("umpire: stopping", flush=True)
-        live.stop()  # wakes every open stream, which then ends
-        server.server_close()
+        live.stop()
+        server.stop()
         end_logged_game(app)
     return 0
 
@@ -482,6 +521,11 @@ def _print_access_code(code: str, join_url: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Text no encoding can write (a lone surrogate from a command-line argument) is printed
+    # escaped rather than ending the command with a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     parser = build_parser()
     opts = parser.parse_args(argv)
     try:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sqlite3
 import threading
 import time
@@ -156,6 +157,14 @@ def _busy(error: sqlite3.Error) -> bool:
     return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+def _read_only_media(path: Path) -> bool:
+    """Whether `path`'s file system is mounted read-only (a CD, a write-protected card)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -170,6 +179,9 @@ class GameLog:
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
         self.read_only = read_only  # a reader's (`umpire log`): never writes, refuses writes
+        self.in_memory = False
+        self.immutable = False
+        """Opened with SQLite's `immutable=1`: the file is on read-only media."""
         self._lock = threading.RLock()
         if self.path.exists() and not self.path.is_file():
             raise LogError(f"game log {str(self.path)!r} is not a file; give a file path")
@@ -189,6 +201,22 @@ class GameLog:
                 f"game log {str(self.path)!r}: cannot create its folder ({error.strerror})"
             ) from None
         self._db = self._open()
+
+    @classmethod
+    def memory(cls) -> GameLog:
+        """A log kept in memory only, written to no file (`umpire serve --replay`: what is
+        played on a replay is forgotten when it stops)."""
+        log = cls.__new__(cls)
+        log.path = Path(":memory:")
+        log.read_only = False
+        log.in_memory = True
+        log.immutable = False
+        log._lock = threading.RLock()
+        db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA foreign_keys=ON")
+        log._migrate(db)
+        log._db = db
+        return log
 
     def _fail(self, what: str) -> LogError:
         return LogError(f"game log {str(self.path)!r}: {what}")
@@ -219,8 +247,22 @@ class GameLog:
 
     def _open_read_only(self) -> sqlite3.Connection:
         """The file as SQLite's `mode=ro` gives it: SQLite refuses every write itself, and no
-        pragma that writes (WAL, migrations) is run."""
-        uri = f"{self.path.absolute().as_uri()}?mode=ro"  # as_uri quotes '?', '#' and '%'
+        pragma that writes (WAL, migrations) is run. On read-only media (or a folder this
+        user cannot write), where `mode=ro` cannot make the WAL's shared-memory file, with
+        `immutable=1` as well: SQLite then reads the file as it stands, taking no lock."""
+        if _read_only_media(self.path):
+            self.immutable = True
+            return self._connect_read_only("mode=ro&immutable=1")
+        try:
+            return self._connect_read_only("mode=ro")
+        except LogError:
+            if os.access(self.path.parent, os.W_OK):
+                raise
+        self.immutable = True
+        return self._connect_read_only("mode=ro&immutable=1")
+
+    def _connect_read_only(self, query: str) -> sqlite3.Connection:
+        uri = f"{self.path.absolute().as_uri()}?{query}"  # as_uri quotes '?', '#' and '%'
         try:
             db = sqlite3.connect(
                 uri,
@@ -325,7 +367,10 @@ class GameLog:
                 db.execute("COMMIT")
             except sqlite3.Error as error:
                 if db.in_transaction:
-                    db.execute("ROLLBACK")
+                    # A full disk can refuse the rollback's own journal work: SQLite rolls
+                    # the transaction back itself then, and nothing of it is on disk.
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 raise self._fail(f"cannot be written ({error})") from None
 
     @contextmanager

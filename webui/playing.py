@@ -76,7 +76,10 @@ class Playing:
         source: str,
         game_toml: str | None = None,
         new: bool = False,
+        create: bool = True,
     ) -> None:
+        """`create=False`: write nothing; without an unfinished game of `key` in the log,
+        `game_id` is 0 (no game logged yet) and the state is the game file's first."""
         self.log = log
         self.game = game
         self.ruleset = ruleset
@@ -90,6 +93,12 @@ class Playing:
         found = None if (new or key is None) else log.unfinished_game(key)
         self.resumed = found is not None
         """Whether this server took up a game left unfinished."""
+        self._steps: list[Step] = []
+        self._play = self.first
+        self.ended = False
+        if found is None and not create:
+            self.game_id = 0
+            return
         if found is None:
             if new and key is not None:
                 old = log.unfinished_game(key)
@@ -97,9 +106,6 @@ class Playing:
                     log.end_game(old)
             found = log.start_game(ruleset.id, source, game_toml, key=key)
         self.game_id = found
-        self.ended = False
-        self._steps: list[Step] = []
-        self._play = self.first
         for row in log.steps(found):
             step = Step(
                 int(row["id"]),

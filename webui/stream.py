@@ -3,10 +3,12 @@ each scanned frame, a comment heartbeat every 15 s; each frame event written cou
 tracker's frame-to-page latency) and `/stream.mjpg` (the live view with its
 overlays as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
 
-Each open stream holds one server thread (werkzeug's threaded server gives each request its
-own) and sleeps on the tracker's `Condition` between frames, so it costs nothing while the
-table is still. A stream ends when the client goes, when the tracker stops, or after the
-configured `SSE_MAX_S` / `MJPEG_MAX_S` seconds (unset: never).
+Served by `umpire serve` (`webui.server`), the two streams are the event loop's: these views
+only check the request and answer a marker, and one broadcaster makes each frame's event and
+picture once for every viewer. Served by werkzeug (tests, the Flask test client), each open
+stream holds one server thread and sleeps on the tracker's `Condition` between frames, so it
+costs nothing while the table is still. A stream ends when the client goes, when the tracker
+stops, or after the configured `SSE_MAX_S` / `MJPEG_MAX_S` seconds (unset: never).
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ def _deadline(setting: str) -> float:
     return float("inf") if limit is None else time.monotonic() + float(limit)
 
 
+NATIVE_KEY: Final = "umpire.native_streams"
+"""In the WSGI environ when `webui.server` serves the streams itself: the views then answer
+only whether the stream may open (every check of the app passed) and what it shows."""
+
+
+def _native(what: dict[str, Any]) -> ResponseReturnValue:
+    """The marker `webui.server` replaces with the stream itself."""
+    return Response(json.dumps(what), headers={"X-Umpire-Stream": "1", "Cache-Control": "no-store"})
+
+
 def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -53,6 +65,8 @@ def events() -> ResponseReturnValue:
     """`event: frame` {"frame", "status"} for each new frame; `event: status` when only the
     status changed (camera lost, phase); `: heartbeat` comments every `SSE_HEARTBEAT_S`."""
     live = tracker()
+    if request.environ.get(NATIVE_KEY):
+        return _native({"stream": "events"})
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
     deadline = _deadline("SSE_MAX_S")
 
@@ -155,6 +169,8 @@ def mjpeg() -> ResponseReturnValue:
             current.select(select)
         except UmpireError as error:
             raise BadRequest(str(error)) from None
+    if request.environ.get(NATIVE_KEY):
+        return _native({"stream": "mjpeg", "select": select})
     quality = int(current_app.config["MJPEG_QUALITY"])
     deadline = _deadline("MJPEG_MAX_S")
 

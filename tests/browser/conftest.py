@@ -31,7 +31,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from vision.demo import open_demo_game
+from webui.api import install_playing, open_playing
 from webui.app import create_app
+from webui.gamelog import LOG_FILE, GameLog, install_log
 from webui.live import Live
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +107,11 @@ class Served:
         demo = open_demo_game(str(options.pop("ruleset", "skirmish-19c")), **options)  # type: ignore[arg-type]
         live = Live(demo, demo.game).start()
         app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), **server_config}, live=live)
+        # Its log and game opened at start-up, as `umpire serve` does (a read route never
+        # opens or starts one).
+        log = GameLog(data_dir / LOG_FILE)
+        install_log(app, log)
+        install_playing(app, open_playing(log, live))
         server = make_server("127.0.0.1", port, app, threaded=True)
         thread = threading.Thread(
             target=server.serve_forever, name="browser-test-server", daemon=True
