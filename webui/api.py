@@ -45,6 +45,7 @@ from rules.scene import Scene
 from rules.state import Scope
 
 from .app import umpire
+from .bands import band_range
 from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
 from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
@@ -373,7 +374,10 @@ def resolve() -> ResponseReturnValue:
     ruleset = get_ruleset(current.ruleset)
     answer = ruleset.resolve(current, action, args).as_json()
     form = [r.as_json() for r in ruleset.report_form(current, action, args)]
-    return jsonify({**answer, "log_id": _logged(state, action, args, answer), "report_form": form})
+    extra = band_range(current, answer, args)
+    return jsonify(
+        {**answer, **extra, "log_id": _logged(state, action, args, answer), "report_form": form}
+    )
 
 
 @api.get("/api/suggest")
@@ -670,10 +674,16 @@ def game_new() -> ResponseReturnValue:
 
 @api.get("/api/map.svg")
 def map_svg() -> ResponseReturnValue:
-    """The top-down map: `?select=ID&target=ID&unit=cm|in`."""
-    unknown = sorted(set(request.args) - {"select", "target", "unit"})
+    """The top-down map: `?select=ID&target=ID&line=A,B&unit=cm|in`."""
+    unknown = sorted(set(request.args) - {"select", "target", "unit", "line"})
     if unknown:
-        _fail(f"unknown parameter {unknown[0]!r}; accepted: select, target, unit")
+        _fail(f"unknown parameter {unknown[0]!r}; accepted: select, target, line, unit")
+    line = None
+    if request.args.get("line"):
+        ends = [e.strip() for e in request.args["line"].split(",")]
+        if len(ends) != 2 or not all(ends):
+            _fail("'line' takes two ids separated by a comma: line=A,B")
+        line = (ends[0], ends[1])
     try:
         from .mapsvg import map_svg as draw_map
     except ImportError:
@@ -687,6 +697,7 @@ def map_svg() -> ResponseReturnValue:
             select=request.args.get("select") or None,
             target=request.args.get("target") or None,
             stale=stale,
+            line=line,
         )
     except ValueError as error:
         _fail(str(error))

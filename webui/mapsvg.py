@@ -113,13 +113,16 @@ def map_svg(
     size_px: int | None = None,
     stale: Collection[str] | None = None,
     proximity_mm: float = 50.0,
+    line: tuple[str, str] | None = None,
 ) -> str:
     """The table seen from above as an SVG document.
 
     `unit` (`cm`, `in` or `mm`; default the scene's) sets the grid, the scale bar and the
     measuring label. `select` (a unit or base id) highlights that unit and draws its command
     areas, proximity halos (`proximity_mm`, edge to edge) and flank/rear sectors; `target` (a
-    unit or base id) then adds the measuring line between the nearest pair of bases. Bases whose
+    unit or base id) then adds the measuring line between the nearest pair of bases; `line` (two
+    base or unit ids: the pair the answer card measured) draws that line instead, so the map and
+    the card show the same pair and the same length. Bases whose
     ids are in `stale` are drawn dashed. `size_px` sets the width in pixels (height follows the
     table); without it the SVG has no size of its own and fills what holds it.
 
@@ -156,12 +159,25 @@ def map_svg(
                 state.append("stale")
             parts.append(_base(u, b, colours[u.side], marks[u.side], state, view))
     parts.append("</g>")
-    if select is not None and target is not None:
+    if line is not None and _known(scene, line):
+        parts.append(_measuring_line(scene, line[0], line[1], shown, view))
+    elif select is not None and target is not None:
         parts.append(_measuring_line(scene, select, target, shown, view))
     parts.append(_scale_bar(scene, shown, view))
     parts.append(_legend(colours, marks, view))
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _known(scene: Scene, ids: Iterable[str]) -> bool:
+    """Whether every id names a base or unit of the scene (a base of the card's pair may have
+    been taken off the table since: the map then draws no line rather than failing)."""
+    try:
+        for ident in ids:
+            scene.select(ident)
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@
   const state = {
     select: null, // the first base clicked
     target: null, // the second base clicked
+    panel: null, // the base clicked alone: the Unit panel shows its unit (a suggestion leaves it)
+    line: null, // [a, b]: the two bases the card measured, drawn on the map with the same length
     unit: null, // the map's unit, cm or in; null until the ruleset's default is known
     ruleset: null,
     actions: [], // the ruleset's actions, from /api/rulesets
@@ -210,18 +212,34 @@
   // ------------------------------------------------------------------------------------------
   // Formatting: numbers are shown as the JSON gives them, so the page says what the CLI says.
 
-  const length = (v) => (v && typeof v === "object" ? `${v.value} ${v.unit}` : String(v));
+  /** A length as players read it: in the page's unit, to 0.1, as the map's label writes it
+   * (the JSON keeps the exact value). */
+  function length(v) {
+    if (!v || typeof v !== "object") return String(v);
+    const metric = { cm: 1, mm: 0.1, in: 2.54 };
+    let value = v.value;
+    let unit = v.unit;
+    if (state.unit && unit in metric && unit !== state.unit) {
+      value = (value * metric[unit]) / metric[state.unit];
+      unit = state.unit;
+    }
+    const shown = Number(value).toFixed(1);
+    return unit === "in" ? `${shown}"` : `${shown} ${unit}`;
+  }
   const percent = (p) => `${(100 * p).toFixed(1)}%`;
   const source = (s) => (s ? h("span", { class: "source" }, Array.isArray(s) ? s.join(", ") : s) : null);
   const signed = (n) => (n > 0 ? `+${n}` : String(n));
   const words = (key) => key.replace(/_/g, " ");
 
-  /** The same length in the map's unit, when the switch differs from the JSON's. */
-  function converted(v) {
-    if (!v || typeof v !== "object" || !state.unit || v.unit === state.unit) return null;
-    const cm = v.unit === "in" ? v.value * 2.54 : v.unit === "mm" ? v.value / 10 : v.value;
-    const value = state.unit === "in" ? cm / 2.54 : cm;
-    return h("span", { class: "converted" }, ` (${value.toFixed(2)} ${state.unit})`);
+  /** Lengths are shown in the map's unit already (see `length`): nothing more to add. */
+  const converted = () => null;
+
+  /** The two bases an answer measured between (`between`: {shooter, target} or {a, b}...). */
+  function pairOf(answer) {
+    const between = answer && typeof answer === "object" ? answer.between : null;
+    if (!between || typeof between !== "object") return null;
+    const ids = Object.values(between).filter((x) => typeof x === "string");
+    return ids.length >= 2 ? [ids[0], ids[1]] : null;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -356,6 +374,7 @@
     const query = new URLSearchParams();
     if (state.select) query.set("select", state.select);
     if (state.target) query.set("target", state.target);
+    if (state.line) query.set("line", state.line.join(","));
     if (state.unit) query.set("unit", state.unit);
     return query.toString();
   }
@@ -382,6 +401,22 @@
     box.innerHTML = text;
     markPicked();
   }, 150);
+
+  /** The unit of a base, as the map says (a unit's id is its own). */
+  function unitOf(id) {
+    const group = $("map").querySelector(`g.base[data-base="${CSS.escape(id)}"]`);
+    return group ? group.dataset.unit : id;
+  }
+
+  /** Every base and unit id on the map. */
+  function knownIds() {
+    const ids = new Set();
+    for (const group of $("map").querySelectorAll("g.base[data-base]")) {
+      ids.add(group.dataset.base);
+      ids.add(group.dataset.unit);
+    }
+    return ids;
+  }
 
   function markPicked() {
     for (const group of $("map").querySelectorAll("g.base[data-base]")) {
@@ -444,6 +479,8 @@
     } else {
       state.target = id;
     }
+    state.line = null;
+    state.panel = state.select;
     state.fromSuggest = false;
     afterPick();
   }
@@ -491,11 +528,27 @@
     const b = state.target;
     if (!a || !b) return;
     const hasShoot = state.actions.includes("shoot");
-    const [measured, shot] = await Promise.all([
+    let [measured, shot] = await Promise.all([
       resolve("measure", [a, b]).catch((error) => error),
       hasShoot ? resolve("shoot", [a, b]).catch((error) => error) : Promise.resolve(null),
     ]);
+    // One answer per question: the measurement, the map's line and the card name the pair the
+    // card measured (a unit shoots from its nearest base, not always the one clicked).
+    let pair = pairOf(shot);
+    const shotLength = shot && !(shot instanceof Error) && shot.distance ? shot.distance.value : null;
+    if (!pair && shotLength !== null && !(measured instanceof Error) && measured.distance.value !== shotLength) {
+      // The card measured unit to unit without naming the bases: the units' nearest pair.
+      const units = [unitOf(a), unitOf(b)];
+      const between = await resolve("measure", units).catch((error) => error);
+      if (!(between instanceof Error) && between.distance.value === shotLength) pair = pairOf(between);
+    }
+    pair = pair || pairOf(measured) || [a, b];
+    const measuredPair = pairOf(measured);
+    if (!(measured instanceof Error) && measuredPair && pair.join() !== measuredPair.join()) {
+      measured = await resolve("measure", pair).catch((error) => error);
+    }
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
+    showLine(pair);
     state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
     if (state.overriding === questionKey(state.question)) return; // a note is being written
     if (state.reporting === questionKey(state.question)) return; // dice are being entered
@@ -503,16 +556,26 @@
       h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
     );
     $("measure").replaceChildren(measured instanceof Error ? errorBox(measured) : measureView(measured));
-    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question)) : "");
+    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question, pair)) : "");
     $("card").dataset.frame = state.frame ?? "";
   }, 500);
+
+  /** The map draws its measuring line between this pair (and says the same length). */
+  function showLine(pair) {
+    const next = pair ? pair.join(",") : "";
+    if ((state.line ? state.line.join(",") : "") === next) return;
+    state.line = pair;
+    refreshMap();
+  }
 
   function errorBox(error) {
     return h("p", { class: "error", role: "alert" }, error.message);
   }
 
   function measureView(m) {
+    const pair = pairOf(m);
     const rows = [
+      ["between", h("span", { class: "pair" }, pair ? pair.join(" and ") : `${m.a} and ${m.b}`)],
       ["distance", h("span", null,
         h("span", { class: "distance" }, length(m.distance)),
         m.uncertainty ? h("span", { class: "uncertainty" }, ` ± ${length(m.uncertainty)}`) : null,
@@ -657,7 +720,7 @@
 
   /** The resolution card: band, dice, need, exact odds, modifiers, effects, reasons, and the
    * table's decision about it. */
-  function card(r, question) {
+  function card(r, question, measuredPair) {
     const parts = [];
     const who = [r.shooter || r.a || r.leader || r.unit, r.target || r.b].filter(Boolean).join(" → ");
     const verdict = r.allowed === undefined ? "" : r.allowed ? "allowed" : "not allowed";
@@ -669,7 +732,8 @@
     }
     const facts = [];
     if (r.distance) facts.push(["distance", h("span", null, h("span", { class: "distance" }, length(r.distance)), converted(r.distance))]);
-    if (r.between && typeof r.between === "object") facts.push(["between", Object.values(r.between).join(" and ")]);
+    const pair = pairOf(r) || (r.distance ? measuredPair : null);
+    if (pair) facts.push(["between", h("span", { class: "pair" }, pair.join(" and "))]);
     if (r.boxes !== undefined) facts.push(["boxes", h("span", { class: "boxes" }, r.boxes)]);
     if (r.band !== undefined) facts.push(["band", h("span", null, h("span", { class: "band" }, r.band), r.band_name ? ` (${r.band_name})` : "", source(r.band_source))]);
     if (r.weapon) facts.push(["weapon", typeof r.weapon === "object" ? r.weapon.name || JSON.stringify(r.weapon) : r.weapon]);
@@ -677,7 +741,7 @@
     if (r.shooters && r.shooters.fire !== undefined) facts.push(["firing", `${r.shooters.fire} of ${r.shooters.figures} (${r.shooters.rule})`]);
     if (facts.length) parts.push(h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])));
     const thresholds = thresholdList(r);
-    if (thresholds.length) parts.push(thresholdTable(thresholds));
+    if (thresholds.length) parts.push(thresholdTable(thresholds, r));
     if (Array.isArray(r.rolls) && r.rolls.length) parts.push(rollTable(r.rolls));
     const mods = Array.isArray(r.modifiers) ? r.modifiers : [];
     if (mods.length) parts.push(h("h4", null, "dice"), modifierList(mods));
@@ -737,17 +801,25 @@
     return found;
   }
 
-  function thresholdTable(list) {
-    const cell = (v) => (v === undefined ? "" : length(v));
-    return h("table", { class: "thresholds" },
-      h("thead", null, h("tr", null, ["", "measured", "limit", "margin", "±", "verdict"].map((t) => h("th", null, t)))),
-      h("tbody", null, list.map(([label, t]) => h("tr", { class: t.verdict === "too close to call" ? "close" : null },
-        h("th", null, label),
-        h("td", null, cell(t.measured !== undefined ? t.measured : t.boxes)),
-        h("td", null, cell(t.limit)),
-        h("td", null, cell(t.margin !== undefined ? t.margin : t.margin_boxes)),
-        h("td", null, cell(t.uncertainty)),
-        h("td", { class: "verdict" }, t.verdict)))));
+  /** One row a threshold, saying what it compares: "range 62.7 cm: medium band, 30.0-90.0 cm
+   * (within, 27.3 cm to spare, ± 0.3 cm)". */
+  function thresholdTable(list, r) {
+    return h("ul", { class: "thresholds" }, list.map(([label, t]) => {
+      const measured = t.measured !== undefined ? t.measured : t.boxes;
+      const margin = t.margin !== undefined ? t.margin : t.margin_boxes;
+      const isBand = label === "band threshold" && r && typeof r.band === "string";
+      const range = r && r.band_range ? `, ${length(r.band_range.from).replace(/[^0-9.]+$/, "")}-${length(r.band_range.to)}` : "";
+      const what = isBand ? `range ${length(measured)}: ${r.band} band${range}` : `${label} ${length(measured)}`;
+      const marginText = margin && typeof margin === "object" ? length({ ...margin, value: Math.abs(margin.value) }) : margin;
+      const side = t.verdict === "within" ? "to spare" : t.verdict === "beyond" ? "too far" : "margin";
+      const detail = [
+        t.limit !== undefined ? `${t.verdict} ${length(t.limit)}` : t.verdict,
+        margin !== undefined ? `${marginText} ${side}` : null,
+        t.uncertainty ? `± ${length(t.uncertainty)}` : null,
+      ].filter(Boolean).join(", ");
+      return h("li", { class: t.verdict === "too close to call" ? "threshold close" : "threshold" },
+        h("span", { class: "what" }, what), " ", h("span", { class: "verdict" }, `(${detail})`));
+    }));
   }
 
   /** One block a roll: `to hit: 4D8, need 4+, 5/8 a die (62.5%)`, then its note and modifiers. */
@@ -882,6 +954,17 @@
     state.overriding = null;
     state.fromSuggest = true;
     state.question = { action: item.kind, args: item.args };
+    // The map follows the card: the item's first two ids are highlighted and its measured pair
+    // is the line drawn.
+    const known = knownIds();
+    const ids = item.args.filter((x) => known.has(x));
+    state.select = ids[0] || null;
+    state.target = ids[1] || null;
+    state.line = pairOf(item.result);
+    markPicked();
+    showLiveView();
+    refreshMap();
+    $("pick").textContent = state.select ? `${[state.select, state.target].filter(Boolean).join(" and ")}: from the suggestion; click a base to start again.` : "Click a base, then another.";
     $("question").replaceChildren(h("p", null, "suggested: ", h("b", null, `${item.kind} ${item.args.join(" ")}`)));
     $("measure").replaceChildren();
     const question = state.question;
@@ -895,6 +978,7 @@
         if (!state.fromSuggest || questionKey(current) !== questionKey(question)) return;
         if (!Number.isInteger(answer.log_id) || state.overriding === questionKey(question)) return;
         if (state.reporting === questionKey(question)) return;
+        showLine(pairOf(answer) || state.line);
         $("card").replaceChildren(card(answer, question));
       }).catch((error) => console.warn(error));
     }
@@ -1144,7 +1228,7 @@
   function showUnit() {
     const game = state.game;
     const panel = $("unit-panel");
-    const base = state.select;
+    const base = state.panel;
     const unitId = game && base ? (game.bases || {})[base] || (game.units[base] ? base : null) : null;
     if (!game || !unitId || !game.units[unitId]) {
       panel.hidden = true;
@@ -1256,6 +1340,7 @@
     $("map").addEventListener("pointerup", onMapUp);
     $("clear").addEventListener("click", () => {
       state.select = null;
+      state.panel = null;
       state.target = null;
       state.fromSuggest = false;
       afterPick();
