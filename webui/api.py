@@ -45,6 +45,7 @@ from rules.scene import Scene
 from rules.state import Scope
 
 from .app import umpire
+from .arity import arities_json
 from .bands import band_range
 from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_depth
 from .live import Live, LiveState, ServeError
@@ -391,6 +392,13 @@ def suggest() -> ResponseReturnValue:
     args = [phase] if phase else []
     answer = ruleset.resolve(current, "suggest", args).as_json()
     return jsonify({**answer, "log_id": _logged(state, "suggest", args, answer)})
+
+
+@api.get("/api/actions")
+def actions() -> ResponseReturnValue:
+    """The current ruleset's actions and how many clicked units or bases each takes."""
+    _, current = _state_with_scene()
+    return jsonify({"actions": arities_json(get_ruleset(current.ruleset), current)})
 
 
 @api.get("/api/rulesets")

@@ -15,6 +15,8 @@
     unit: null, // the map's unit, cm or in; null until the ruleset's default is known
     ruleset: null,
     actions: [], // the ruleset's actions, from /api/rulesets
+    arity: [], // {name, least, most, usage}: how many clicked pieces each action takes
+    asked: null, // the two-piece action the player chose for the clicked pair (default shoot)
     phase: undefined,
     phases: [],
     frame: null,
@@ -348,6 +350,12 @@
       console.warn(error);
     }
     state.actions = info ? info.actions : [];
+    try {
+      state.arity = (await api("/api/actions")).actions || [];
+    } catch (error) {
+      console.warn(error);
+    }
+    showAsk();
     $("ruleset").textContent = info ? info.title : status.ruleset;
     if (!state.unit) setUnit((info && info.unit) || status.unit || "cm");
     if (state.select && state.target && !state.fromSuggest) refreshAnswer(); // now with `shoot`
@@ -474,6 +482,7 @@
     if (!state.select || state.target) {
       state.select = id;
       state.target = null;
+      state.asked = null;
     } else if (id === state.select) {
       state.select = null;
     } else {
@@ -488,6 +497,7 @@
   function afterPick() {
     state.overriding = null;
     state.reporting = null;
+    showAsk();
     showUnit();
     markPicked();
     showLiveView();
@@ -527,10 +537,11 @@
     const a = state.select;
     const b = state.target;
     if (!a || !b) return;
-    const hasShoot = state.actions.includes("shoot");
+    const action = pairAction();
+    const hasShoot = action !== "measure";
     let [measured, shot] = await Promise.all([
       resolve("measure", [a, b]).catch((error) => error),
-      hasShoot ? resolve("shoot", [a, b]).catch((error) => error) : Promise.resolve(null),
+      hasShoot ? resolve(action, [a, b]).catch((error) => error) : Promise.resolve(null),
     ]);
     // One answer per question: the measurement, the map's line and the card name the pair the
     // card measured (a unit shoots from its nearest base, not always the one clicked).
@@ -549,16 +560,55 @@
     }
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
     showLine(pair);
-    state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
+    state.question = { action, args: [a, b] };
     if (state.overriding === questionKey(state.question)) return; // a note is being written
     if (state.reporting === questionKey(state.question)) return; // dice are being entered
     $("question").replaceChildren(
-      h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
+      h("p", null, h("b", null, a), action === "shoot" ? " shoots at " : action === "measure" ? " and " : ` ${action} `, h("b", null, b)),
     );
     $("measure").replaceChildren(measured instanceof Error ? errorBox(measured) : measureView(measured));
     $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question, pair)) : "");
     $("card").dataset.frame = state.frame ?? "";
   }, 500);
+
+  /** The action the card answers for the clicked pair: the one chosen, else shoot, else measure. */
+  function pairAction() {
+    const two = offered(2).map((a) => a.name);
+    if (state.asked && two.includes(state.asked)) return state.asked;
+    if (state.actions.includes("shoot")) return "shoot";
+    return "measure";
+  }
+
+  /** The actions that take `n` clicked units or bases (from the ruleset's own list). */
+  const offered = (n) => state.arity.filter((a) => a.least <= n && n <= a.most);
+
+  /** Ask anything: the actions of what is clicked - none (the whole table), one piece, two. */
+  function showAsk() {
+    const n = state.select ? (state.target ? 2 : 1) : 0;
+    const args = [state.select, state.target].filter(Boolean);
+    const list = n === 0 ? offered(0) : [...offered(n), ...offered(0)];
+    const current = n === 2 ? pairAction() : null;
+    $("ask").replaceChildren(...(list.length ? [
+      h("span", { class: "hint" }, n === 0 ? "ask about the table: " : `ask about ${args.join(" and ")}: `),
+      ...list.map((a) => h("button", {
+        type: "button", class: a.name === current ? "ask-action current" : "ask-action",
+        "data-action": a.name, "aria-pressed": a.name === current ? "true" : null,
+        title: a.usage, onclick: () => askAction(a, args),
+      }, a.name)),
+    ] : []));
+  }
+
+  function askAction(action, args) {
+    if (action.least <= 2 && 2 <= action.most && args.length === 2) {
+      state.asked = action.name;
+      state.fromSuggest = false;
+      showAsk();
+      refreshAnswer();
+      return;
+    }
+    const used = action.most === 0 ? [] : args.slice(0, action.most);
+    showAsked({ kind: action.name, args: used, result: null, summary: "" }, "asked");
+  }
 
   /** The map draws its measuring line between this pair (and says the same length). */
   function showLine(pair) {
@@ -951,6 +1001,10 @@
   });
 
   function showSuggestion(item) {
+    showAsked(item, "suggested");
+  }
+
+  function showAsked(item, how) {
     state.overriding = null;
     state.fromSuggest = true;
     state.question = { action: item.kind, args: item.args };
@@ -964,23 +1018,30 @@
     markPicked();
     showLiveView();
     refreshMap();
-    $("pick").textContent = state.select ? `${[state.select, state.target].filter(Boolean).join(" and ")}: from the suggestion; click a base to start again.` : "Click a base, then another.";
-    $("question").replaceChildren(h("p", null, "suggested: ", h("b", null, `${item.kind} ${item.args.join(" ")}`)));
+    $("pick").textContent = state.select ? `${[state.select, state.target].filter(Boolean).join(" and ")}: ${how === "asked" ? "asked" : "from the suggestion"}; click a base to start again.` : "Click a base, then another.";
+    showAsk();
+    $("question").replaceChildren(h("p", null, `${how}: `, h("b", null, [item.kind, ...item.args].join(" "))));
     $("measure").replaceChildren();
     const question = state.question;
-    $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary));
+    $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary || "asking..."));
     $("clear").hidden = false;
-    if (canChange()) {
+    if (canChange() || !item.result) {
       // The suggest list is anybody's to read: a player asks the item alone, logged, to get
-      // the log_id that Confirm needs and the form for the dice.
+      // the log_id that Confirm needs and the form for the dice. A question asked from clicks
+      // is asked here, by anybody.
       resolve(item.kind, item.args).then((answer) => {
         const current = state.question;
         if (!state.fromSuggest || questionKey(current) !== questionKey(question)) return;
-        if (!Number.isInteger(answer.log_id) || state.overriding === questionKey(question)) return;
+        if (item.result && !Number.isInteger(answer.log_id)) return;
+        if (state.overriding === questionKey(question)) return;
         if (state.reporting === questionKey(question)) return;
         showLine(pairOf(answer) || state.line);
         $("card").replaceChildren(card(answer, question));
-      }).catch((error) => console.warn(error));
+      }).catch((error) => {
+        if (!item.result && state.fromSuggest && questionKey(state.question) === questionKey(question)) {
+          $("card").replaceChildren(errorBox(error));
+        } else console.warn(error);
+      });
     }
   }
 
