@@ -38,6 +38,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from rules.cite import sheet_lines, sheet_titles
 from rules.engine import describe, get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.play import Edit, edits_of, set_by_hand
@@ -392,6 +393,17 @@ def suggest() -> ResponseReturnValue:
     args = [phase] if phase else []
     answer = ruleset.resolve(current, "suggest", args).as_json()
     return jsonify({**answer, "log_id": _logged(state, "suggest", args, answer)})
+
+
+@api.get("/api/sheets")
+def sheets() -> ResponseReturnValue:
+    """The rule sheets as the page cites them: each file's title and its lines (quoted on hover)."""
+    return jsonify(
+        {
+            name: {"title": title, "lines": list(sheet_lines(name))}
+            for name, title in sheet_titles().items()
+        }
+    )
 
 
 @api.get("/api/actions")

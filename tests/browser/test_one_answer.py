@@ -89,7 +89,8 @@ def test_a_clicked_suggestion_moves_the_map_highlight(page: Page, served: Served
             break
     assert shot is not None
     pair = list(shot["result"]["between"].values())[:2]
-    page.locator("#suggest button.suggestion", has_text=shot["summary"]).first.click()
+    key = " ".join([shot["kind"], *shot["args"]])
+    page.locator(f'#suggest button.suggestion[data-key="{key}"]').first.click()
     page.wait_for_function(
         """pair => {
             const line = document.querySelector('#map g.measure');

@@ -181,7 +181,10 @@ def test_two_clicked_bases_show_what_umpire_resolve_says(
             assert row.locator(".exact").count() == 0
         else:
             assert row.locator(".need").inner_text() == f"{roll['need']}+"
-            assert row.locator(".exact").inner_text() == roll["p_success_exact"]
+            # Odds read as a percentage; a short fraction stays beside it (JSON keeps it exact).
+            odds = row.locator(".odds")
+            assert odds.get_attribute("title") == f"exactly {roll['p_success_exact']}"
+            assert number(odds.inner_text()) == round(100 * roll["p_success"], 1)
         assert row.locator(".modifier").count() == len(roll["modifiers"])
     assert card.locator(".too-close").count() == (1 if too_close_to_call(shot) else 0)
     # The map draws the measuring line between the pair it was asked about.

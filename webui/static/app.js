@@ -31,17 +31,70 @@
 
   const $ = (id) => document.getElementById(id);
 
-  /** A DOM element: h("li", {class: "x"}, "text", child, ...). Text is never parsed as HTML. */
+  // ------------------------------------------------------------------------------------------
+  // Words players use: a citation `000_157c880a83b52d41.txt:41` reads "19th Century rules: QRS,
+  // line 41" (the sheets' titles and lines from /api/sheets), long odds read as percentages,
+  // "1 figure" not "1 figures". Every text the page writes goes through `plainText`.
+
+  const sheets = { byFile: {} };
+  const CITE = /\b(\d{3}_[0-9a-f]{16}\.txt):(\d+)\b/g;
+  const FRACTION = /(^|[^\w/.])(\d+)\/(\d+)(?![\w/])/g;
+  const NOUNS = {
+    figures: "figure", points: "point", hits: "hit", bases: "base", kills: "kill", wounds: "wound",
+    grazes: "graze", casualties: "casualty", dice: "die", boxes: "box", units: "unit", turns: "turn",
+    rounds: "round", men: "man", stands: "stand", models: "model", actions: "action",
+    markers: "marker", steps: "step",
+  };
+  const ONE = new RegExp(`(^|[^\\w.,/-])(?:all |each of )?1 ((?:[a-z]+ )?)(${Object.keys(NOUNS).join("|")})\\b`, "g");
+
+  function citeWords(file, line) {
+    const sheet = sheets.byFile[file];
+    return `${sheet ? sheet.title : "the sheet"}, line ${line}`;
+  }
+
+  function quoteOf(file, line) {
+    const sheet = sheets.byFile[file];
+    const text = sheet && sheet.lines[line - 1];
+    return text ? text.replace(/\s+/g, " ").trim() : "";
+  }
+
+  function chance(p) {
+    const v = 100 * p;
+    if (v === 0 || v === 100) return `${v.toFixed(0)}%`;
+    if (v < 0.01) return "< 0.01%";
+    if (v > 99.99) return "> 99.99%";
+    return v >= 1 && v <= 99 ? `${v.toFixed(1)}%` : `${v.toFixed(2)}%`;
+  }
+
+  function plainText(text) {
+    return String(text)
+      .replace(CITE, (_, file, line) => citeWords(file, Number(line)))
+      .replace(FRACTION, (all, before, num, den) =>
+        num.length + den.length <= 4 || Number(den) === 0 ? all : `${before}${chance(Number(num) / Number(den))}`)
+      .replace(ONE, (_, before, adj, noun) => `${before}1 ${adj}${NOUNS[noun]}`);
+  }
+
+  async function loadSheets() {
+    try {
+      sheets.byFile = await api("/api/sheets");
+    } catch (error) {
+      console.warn(error);
+    }
+  }
+
+  /** A DOM element: h("li", {class: "x"}, "text", child, ...). Text is never parsed as HTML;
+   * it is written in players' words (`plainText`). */
   function h(tag, attrs, ...children) {
     const el = document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === null || value === undefined || value === false) continue;
       if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else if (key === "title") el.setAttribute(key, plainText(value));
       else el.setAttribute(key, value === true ? "" : String(value));
     }
     for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      el.append(child instanceof Node ? child : document.createTextNode(plainText(child)));
     }
     return el;
   }
@@ -228,8 +281,28 @@
     const shown = Number(value).toFixed(1);
     return unit === "in" ? `${shown}"` : `${shown} ${unit}`;
   }
-  const percent = (p) => `${(100 * p).toFixed(1)}%`;
-  const source = (s) => (s ? h("span", { class: "source" }, Array.isArray(s) ? s.join(", ") : s) : null);
+  const percent = (p) => chance(p);
+  /** Where a number comes from: "19th Century rules: QRS, line 41", the line quoted on hover
+   * (its title) or on a tap (shown under it). */
+  function source(s) {
+    if (!s) return null;
+    const refs = (Array.isArray(s) ? s : [s]).map(String);
+    return h("span", { class: "sources" }, refs.map((ref) => {
+      const found = /^(\d{3}_[0-9a-f]{16}\.txt):(\d+)$/.exec(ref.trim());
+      const quoted = found ? quoteOf(found[1], Number(found[2])) : "";
+      const cite = h("span", {
+        class: "source", tabindex: quoted ? 0 : null, role: quoted ? "button" : null,
+        title: quoted ? `“${quoted}”` : null,
+        onclick: quoted ? (event) => {
+          const open = cite.querySelector(".quote");
+          if (open) open.remove();
+          else cite.append(h("q", { class: "quote" }, quoted));
+          event.stopPropagation();
+        } : null,
+      }, ref);
+      return cite;
+    }));
+  }
   const signed = (n) => (n > 0 ? `+${n}` : String(n));
   const words = (key) => key.replace(/_/g, " ");
 
@@ -272,7 +345,7 @@
     // the table...), in the server's own sentences.
     const warnings = Array.isArray(status.warnings) ? status.warnings : [];
     $("st-warnings").hidden = warnings.length === 0;
-    $("st-warnings").textContent = warnings.join(" · ");
+    $("st-warnings").textContent = plainText(warnings.join(" · "));
     $("st-lost").hidden = !status.camera_lost;
     $("st-error").hidden = !status.error;
     $("st-error").textContent = status.error || "";
@@ -297,7 +370,7 @@
       const answer = await post("/api/source/next", {});
       $("source-msg").textContent = `photo ${answer.photo} of ${answer.photos} asked for`;
     } catch (error) {
-      $("source-msg").textContent = error.message;
+      $("source-msg").textContent = plainText(error.message);
     }
   }
 
@@ -762,7 +835,7 @@
       if (form) form.remove();
       loadState();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = plainText(error.message);
       for (const button of row.querySelectorAll("button")) button.disabled = false;
       showAccess();
     }
@@ -830,7 +903,7 @@
         .catch(() => {}); // an action whose result changes nothing: nothing to show
     }
     parts.push(decision);
-    parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
+    parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON, citations and long odds in words)"),
       h("pre", null, JSON.stringify(r, null, 2))));
     return h("article", { class: "resolution" }, parts);
   }
@@ -885,8 +958,8 @@
             : ["need ", h("span", { class: "need" }, `${roll.need}+`)],
           exact === null || exact === undefined
             ? null
-            : [", ", h("span", { class: "odds" }, h("span", { class: "exact" }, exact), " a die"),
-               ` (${percent(roll.p_success)})`]),
+            : [", ", h("span", { class: "odds", title: `exactly ${exact}` }, percent(roll.p_success), " a die"),
+               String(exact).replace("/", "").length <= 4 ? [" (", h("span", { class: "exact" }, exact), ")"] : null]),
         roll.note ? h("div", { class: "note" }, roll.note, source(roll.source)) : source(roll.source),
         roll.modifiers && roll.modifiers.length ? modifierList(roll.modifiers) : null);
     }));
@@ -908,7 +981,7 @@
     }
     const perHit = r.damage && r.damage.per_hit;
     if (perHit && typeof perHit === "object") {
-      for (const [name, p] of Object.entries(perHit)) rows.push([name, `${p.exact} a hit (${percent(p.value)})`, null]);
+      for (const [name, p] of Object.entries(perHit)) rows.push([name, `${percent(p.value)} a hit`, null]);
     }
     if (r.effect && typeof r.effect === "object") rows.push(["effect", r.effect.reason || JSON.stringify(r.effect), r.effect.source]);
     else if (typeof r.effect === "string") rows.push(["effect", r.effect, r.effect_source]);
@@ -916,7 +989,7 @@
       rows.push(["save", `${r.save.need}+${r.save.why ? `: ${r.save.why}` : ""}`, r.save.source]);
     }
     if (r.then && typeof r.then === "object") {
-      const p = r.then.p ? ` (${r.then.p.exact})` : "";
+      const p = r.then.p ? ` (${r.then.p.value !== undefined ? percent(r.then.p.value) : r.then.p.exact})` : "";
       rows.push([words(r.then.situation || "then") + p, r.then.on_fail || JSON.stringify(r.then), r.then.source]);
     }
     return rows;
@@ -929,13 +1002,13 @@
       const dist = distribution(value);
       if (!dist) continue;
       const mean = value && value.mean !== undefined
-        ? (typeof value.mean === "object" ? `${value.mean.exact} (${value.mean.value.toFixed(2)})` : Number(value.mean).toFixed(2))
+        ? (typeof value.mean === "object" ? value.mean.value.toFixed(2) : Number(value.mean).toFixed(2))
         : null;
       out.push(h("details", { class: "outcome" },
         h("summary", null, words(key), mean !== null ? `: expected ${mean}` : ""),
         h("table", { class: "distribution" },
           h("tbody", null, dist.filter(([, , p]) => p > 0).map(([k, exact, p]) =>
-            h("tr", null, h("th", null, k), h("td", null, exact), h("td", null, percent(p))))))));
+            h("tr", null, h("th", null, k), h("td", { title: `exactly ${exact}` }, percent(p))))))));
     }
     return out;
   }
@@ -996,7 +1069,7 @@
     }
     const items = Array.isArray(answer.items) ? answer.items : [];
     $("suggest").replaceChildren(...(items.length ? items.map((item) => h("li", null,
-      h("button", { type: "button", class: "suggestion", onclick: () => showSuggestion(item) },
+      h("button", { type: "button", class: "suggestion", "data-key": [item.kind, ...item.args].join(" "), onclick: () => showSuggestion(item) },
         h("span", { class: "kind" }, item.kind), " ", item.summary))) : [h("li", { class: "hint" }, "nothing to resolve in this phase")]));
   });
 
@@ -1193,7 +1266,7 @@
     try {
       game = await api("/api/state");
     } catch (error) {
-      $("game-msg").textContent = error.message;
+      $("game-msg").textContent = plainText(error.message);
       return;
     }
     const before = state.game;
@@ -1217,7 +1290,7 @@
       `· ${info.title || game.phase}`) : "");
     const acting = game.acting_sides && game.acting_sides.length ? game.acting_sides.join(", ") : "";
     $("acting").textContent = game.acting ? `acting: ${game.acting === "all" ? "every side" : `side ${game.acting}`}${acting ? ` (${acting})` : ""}` : "";
-    $("sides-rule").textContent = game.sides_rule || "";
+    $("sides-rule").textContent = plainText(game.sides_rule || "");
     const undo = game.undo;
     $("undo").textContent = undo ? `Undo ${undoWords(undo)}` : "Undo";
     $("undo").dataset.can = undo ? "yes" : "no";
@@ -1266,7 +1339,7 @@
       loadSuggest();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
     } catch (error) {
-      $("game-msg").textContent = error.message;
+      $("game-msg").textContent = plainText(error.message);
     }
   }
 
@@ -1355,7 +1428,7 @@
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = plainText(error.message);
     }
   }
 
@@ -1371,7 +1444,7 @@
       $("snap-msg").textContent = `saved ${saved.id}`;
       await loadSnapshots();
     } catch (error) {
-      $("snap-msg").textContent = error.message;
+      $("snap-msg").textContent = plainText(error.message);
     } finally {
       button.disabled = !canChange();
     }
@@ -1397,6 +1470,7 @@
 
   async function start() {
     startAccess().catch((error) => console.warn(error));
+    await loadSheets();
     $("map").addEventListener("pointerdown", onMapDown);
     $("map").addEventListener("pointerup", onMapUp);
     $("clear").addEventListener("click", () => {
@@ -1428,7 +1502,7 @@
       showStatus(await api("/api/status"));
     } catch (error) {
       $("st-error").hidden = false;
-      $("st-error").textContent = error.message;
+      $("st-error").textContent = plainText(error.message);
     }
     refreshMap();
     loadState();
