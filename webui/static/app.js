@@ -480,8 +480,90 @@
     if (text === shownMap) return; // the table has not changed: keep the drawing (and hover)
     shownMap = text;
     box.innerHTML = text;
+    const svg = box.querySelector("svg");
+    if (svg) {
+      zoom.whole = (svg.getAttribute("viewBox") || "").split(/[ ,]+/).map(Number);
+      applyZoom();
+      spreadLabels(svg);
+    }
     markPicked();
   }, 150);
+
+  // ------------------------------------------------------------------------------------------
+  // Zoom and pan: the wheel, a pinch, a drag, the + / − / whole-table buttons. The view is kept
+  // as the SVG's viewBox and put back on every new drawing of the map.
+
+  const zoom = { whole: null, view: null };
+
+  function applyZoom() {
+    const svg = $("map").querySelector("svg");
+    if (!svg || !zoom.whole || zoom.whole.length !== 4) return;
+    const v = zoom.view || zoom.whole;
+    svg.setAttribute("viewBox", v.map((n) => n.toFixed(2)).join(" "));
+    $("map").dataset.zoom = (zoom.whole[2] / v[2]).toFixed(3);
+  }
+
+  /** The map's point (its own units) under a point of the window. */
+  function mapPoint(x, y) {
+    const svg = $("map").querySelector("svg");
+    const m = svg && svg.getScreenCTM();
+    if (!m) return null;
+    const p = new DOMPoint(x, y).matrixTransform(m.inverse());
+    return [p.x, p.y];
+  }
+
+  /** Zoom by `factor` (2: twice as close) keeping the map's point under (x, y) where it is. */
+  function zoomAt(factor, x, y) {
+    if (!zoom.whole) return;
+    const v = zoom.view || zoom.whole;
+    const at = mapPoint(x, y) || [v[0] + v[2] / 2, v[1] + v[3] / 2];
+    const w = Math.min(zoom.whole[2], Math.max(zoom.whole[2] / 12, v[2] / factor));
+    const scale = w / v[2];
+    const h2 = v[3] * scale;
+    zoom.view = w >= zoom.whole[2] ? null : [at[0] - (at[0] - v[0]) * scale, at[1] - (at[1] - v[1]) * scale, w, h2];
+    applyZoom();
+  }
+
+  function zoomCentre(factor) {
+    const box = $("map").getBoundingClientRect();
+    zoomAt(factor, box.left + box.width / 2, box.top + box.height / 2);
+  }
+
+  /** Move the view by a drag of (dx, dy) window pixels. */
+  function panBy(dx, dy) {
+    if (!zoom.view) return;
+    const svg = $("map").querySelector("svg");
+    const m = svg && svg.getScreenCTM();
+    if (!m) return;
+    zoom.view = [zoom.view[0] - dx / m.a, zoom.view[1] - dy / m.d, zoom.view[2], zoom.view[3]];
+    applyZoom();
+  }
+
+  /** Labels that do not overlap: each base's id is moved down (then up) off the labels placed
+   * before it, a step of its own height at a time. */
+  function spreadLabels(svg) {
+    const placed = [];
+    const hit = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    for (const label of svg.querySelectorAll("g.base text.label")) {
+      let box;
+      try {
+        box = label.getBBox();
+      } catch (_) {
+        continue;
+      }
+      if (!box.width) continue;
+      const y0 = Number(label.getAttribute("y"));
+      const step = box.height * 1.05;
+      let shift = 0;
+      for (let i = 0; i < 12; i++) {
+        const candidate = { x: box.x, y: box.y + shift, width: box.width, height: box.height };
+        if (!placed.some((p) => hit(p, candidate))) break;
+        shift = i % 2 === 0 ? step * (i / 2 + 1) : -step * ((i + 1) / 2);
+      }
+      if (shift) label.setAttribute("y", String(y0 + shift));
+      placed.push({ x: box.x, y: box.y + shift, width: box.width, height: box.height });
+    }
+  }
 
   /** The unit of a base, as the map says (a unit's id is its own). */
   function unitOf(id) {
@@ -510,28 +592,64 @@
   // A click is read from where the pointer went down and up, not from the element it hit: the
   // map is redrawn with every frame, so the element under a slow click may be gone by its end.
   let pressed = null;
+  const pointers = new Map(); // pointerId -> {x, y}: the fingers (or mouse) on the map now
+  let pinch = null;
 
   function onMapDown(event) {
-    pressed = { id: event.pointerId, x: event.clientX, y: event.clientY };
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) };
+      pressed = null; // two fingers: a pinch, never a pick
+      return;
+    }
+    pressed = { id: event.pointerId, x: event.clientX, y: event.clientY, moved: false };
+  }
+
+  function onMapMove(event) {
+    const last = pointers.get(event.pointerId);
+    if (!last) return;
+    const now = { x: event.clientX, y: event.clientY };
+    pointers.set(event.pointerId, now);
+    if (pointers.size === 2 && pinch) {
+      const [a, b] = [...pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y);
+      if (pinch.d > 0 && d > 0) zoomAt(d / pinch.d, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      pinch.d = d;
+      return;
+    }
+    if (pressed && pressed.id === event.pointerId) {
+      if (Math.hypot(now.x - pressed.x, now.y - pressed.y) > 12) pressed.moved = true;
+      if (pressed.moved) panBy(now.x - last.x, now.y - last.y);
+    }
   }
 
   function onMapUp(event) {
+    pointers.delete(event.pointerId);
+    if (pointers.size < 2) pinch = null;
     const down = pressed;
     pressed = null;
-    if (!down || down.id !== event.pointerId) return;
+    if (!down || down.id !== event.pointerId || down.moved) return;
     if (Math.hypot(event.clientX - down.x, event.clientY - down.y) > 12) return; // a drag or scroll
     const group = baseAt(event.clientX, event.clientY);
     if (group) pick(group.dataset.base);
   }
 
-  /** The base under a point: its footprint first (a label may overlap another base), else the
-   * nearest footprint within a finger's reach, since bases are small and fingers are not. */
+  function onMapWheel(event) {
+    event.preventDefault();
+    zoomAt(Math.pow(1.2, -event.deltaY / 100), event.clientX, event.clientY);
+  }
+
+  /** The base under a point: its footprint first, else the nearest footprint within a finger's
+   * reach (44 px), since bases are small and fingers are not. A label never picks: it may lie
+   * over another base. */
+  const REACH_PX = 44;
+
   function baseAt(x, y) {
     const hits = document.elementsFromPoint(x, y).filter((el) => $("map").contains(el));
     const footprint = hits.find((el) => el.classList.contains("footprint") && el.closest("g.base[data-base]"));
     if (footprint) return footprint.closest("g.base[data-base]");
-    const group = hits.map((el) => el.closest("g.base[data-base]")).find(Boolean);
-    return group || nearestBase(x, y, 24);
+    return nearestBase(x, y, REACH_PX);
   }
 
   function nearestBase(x, y, reachPx) {
@@ -1473,6 +1591,19 @@
     await loadSheets();
     $("map").addEventListener("pointerdown", onMapDown);
     $("map").addEventListener("pointerup", onMapUp);
+    $("map").addEventListener("pointermove", onMapMove);
+    $("map").addEventListener("pointercancel", (event) => {
+      pointers.delete(event.pointerId);
+      pinch = null;
+      pressed = null;
+    });
+    $("map").addEventListener("wheel", onMapWheel, { passive: false });
+    $("zoom-in").addEventListener("click", () => zoomCentre(1.5));
+    $("zoom-out").addEventListener("click", () => zoomCentre(1 / 1.5));
+    $("zoom-reset").addEventListener("click", () => {
+      zoom.view = null;
+      applyZoom();
+    });
     $("clear").addEventListener("click", () => {
       state.select = null;
       state.panel = null;
