@@ -52,6 +52,7 @@ from .gamelog import DECISIONS, GameLog, LogError, NotInLog, current_log, json_d
 from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
+from .ruling import draw_ruling
 
 api = Blueprint("api", __name__)
 
@@ -758,9 +759,12 @@ def snapshot() -> ResponseReturnValue:
     answer: dict[str, Any] | None = None
     select: str | None = None
     log_id: int | None = None
+    lines: tuple[str, ...] = ()
     if asked is not None:
         action, args = asked
-        answer = get_ruleset(current.ruleset).resolve(current, action, args).as_json()
+        resolution = get_ruleset(current.ruleset).resolve(current, action, args)
+        answer = resolution.as_json()
+        lines = resolution.lines
         log_id = _logged(state, action, args, answer)
         answer = {**answer, "log_id": log_id}
         select = args[0] if args else None
@@ -770,6 +774,10 @@ def snapshot() -> ResponseReturnValue:
         picture = draw_overlay(state.image, state.scan, current, select)
     except UmpireError:
         picture = draw_overlay(state.image, state.scan, current, None)
+    drawn: dict[str, Any] = {}
+    if asked is not None and answer is not None:
+        # The ruling on the picture: the measured line, its length, the answer in words.
+        picture, drawn = draw_ruling(picture, state.scan.fit, current, answer, asked[1], lines)
     ok, png = cv2.imencode(".png", picture)
     if not ok:
         _fail("the frame could not be encoded as PNG", 500)
@@ -784,6 +792,7 @@ def snapshot() -> ResponseReturnValue:
             "frame": state.frame,
             "question": None if asked is None else {"action": asked[0], "args": asked[1]},
             "resolution": answer,
+            "drawn": drawn,
             "status": dict(state.status),
             "scene": dict(state.scene_doc or {}),
         }
