@@ -396,6 +396,45 @@ def suggest() -> ResponseReturnValue:
     return jsonify({**answer, "log_id": _logged(state, "suggest", args, answer)})
 
 
+def _replay() -> Any:
+    """The replay playing, or None when the source is not one."""
+    from .replay import ReplaySource
+
+    source = getattr(tracker(), "source", None)
+    return source if isinstance(source, ReplaySource) else None
+
+
+@api.route("/api/replay", methods=["GET", "POST"])
+def replay() -> ResponseReturnValue:
+    """A replay's scene, its logged turn, phase, state and decisions, and how it plays;
+    POST `{"do": "play"|"pause"|"step"}` or `{"speed": X}` (0.25 to 8) to change that."""
+    source = _replay()
+    if source is None:
+        if request.method == "POST":
+            _fail("not a replay: nothing to play, pause or step", 409)
+        return jsonify({"replay": False})
+    if request.method == "POST":
+        body = _body()
+        unknown = sorted(set(body) - {"do", "speed"})
+        if unknown:
+            _fail(f"unknown key {unknown[0]!r}; accepted: do (play, pause, step), speed")
+        do = body.get("do")
+        if do is not None and do not in ("play", "pause", "step"):
+            _fail(f"'do' must be play, pause or step, not {do!r}")
+        if "speed" in body:
+            try:
+                source.set_speed(body["speed"])
+            except LogError as error:
+                _fail(str(error))
+        if do == "play":
+            source.play()
+        elif do == "pause":
+            source.pause()
+        elif do == "step":
+            source.step()
+    return jsonify(source.replay_state())
+
+
 @api.get("/api/sheets")
 def sheets() -> ResponseReturnValue:
     """The rule sheets as the page cites them: each file's title and its lines (quoted on hover)."""

@@ -138,7 +138,7 @@ def _http_error(error: HTTPException) -> ResponseReturnValue:
         message = "no such page or API route; routes: /, /show, /api/status, /api/source/next, "
         message += "/api/scene, /api/resolve, "
         message += "/api/suggest, /api/rulesets, /api/actions, /api/sheets, /api/phase, "
-        message += "/api/results, /api/log, "
+        message += "/api/results, /api/log, /api/replay, "
         message += "/api/map.svg, /api/snapshot, "
         message += "/api/snapshots, /snapshots/<id>.png|.json, /api/access-check, "
         message += "/api/access-qr.svg, /events, /stream.mjpg"

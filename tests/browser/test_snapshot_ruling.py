@@ -32,6 +32,7 @@ def test_a_snapshot_draws_the_measured_line_its_length_and_the_ruling(
     assert drawn["ruling"] and drawn["ruling"][0].startswith("rifles-1 shoots at zouaves-1")
     png = page.request.get(f"{served.url}/snapshots/{ident}.png").body()
     picture = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert picture is not None
     (ax, ay), (bx, by) = drawn["line_pixels"]
     mid = picture[(ay + by) // 2 - 1 : (ay + by) // 2 + 2, (ax + bx) // 2 - 1 : (ax + bx) // 2 + 2]
     assert np.abs(mid.reshape(-1, 3).astype(int) - np.array(LINE_BGR)).sum(axis=1).min() < 60

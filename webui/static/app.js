@@ -359,9 +359,62 @@
     item.textContent = text;
   }
 
-  /** What the source is doing, in the server's words (the events stream is connected). */
+  /** What the source is doing, in the server's words (the events stream is connected); a
+   * replay says so, never "live". */
   let framesFrom = { state: "live", words: "live" };
-  const showSource = () => connection(framesFrom.state, framesFrom.words);
+  const showSource = () => (replaying.on
+    ? connection("replay", `replay of game ${replaying.game}${replaying.paused ? ", paused" : ""}`)
+    : connection(framesFrom.state, framesFrom.words));
+
+  // ------------------------------------------------------------------------------------------
+  // Replay (`umpire serve --replay GAME`): the logged turn, phase, state and decisions of the
+  // scene on show, and play, pause, step and speed.
+
+  const replaying = { on: false, game: null, paused: false };
+
+  function showReplay(r) {
+    replaying.on = Boolean(r && r.replay);
+    $("replay").hidden = !replaying.on;
+    document.body.classList.toggle("replaying", replaying.on);
+    if (!replaying.on) return;
+    replaying.game = r.game;
+    replaying.paused = r.paused;
+    $("replay-banner").textContent = `REPLAY of game ${r.game}: not live play`;
+    $("replay-where").textContent = `scene ${r.scene} of ${r.scenes}${r.paused ? " (paused)" : ""}`;
+    $("replay-turn").textContent = `logged: turn ${r.turn ?? "-"}, phase ${r.phase ?? "-"}`;
+    $("replay-speed").value = String(r.speed);
+    const state = r.state || {};
+    $("replay-state").replaceChildren(...Object.entries(state).map(([unit, values]) =>
+      h("p", { class: "replay-unit" }, h("b", null, unit), ": ",
+        Object.entries(values).map(([k, v]) => `${words(k)} ${valueWords(v)}`).join(", "))));
+    const decisions = r.decisions || [];
+    $("replay-decisions").replaceChildren(...(decisions.length ? decisions.map((d) => {
+      const q = d.question || {};
+      const result = d.result && typeof d.result === "object"
+        ? Object.entries(d.result).map(([k, v]) => `${words(k)} ${Array.isArray(v) ? v.join(", ") : valueWords(v)}`).join(", ") : "";
+      return h("li", { class: "replay-decision" },
+        `${d.decision === "confirm" ? "confirmed" : "overridden"}: ${[q.action, ...(q.args || [])].join(" ")}`,
+        result ? ` (${result})` : "", d.note ? `: ${d.note}` : "");
+    }) : [h("li", { class: "hint" }, "no decision logged with this scene")]));
+    showSource();
+  }
+
+  async function loadReplay() {
+    try {
+      showReplay(await api("/api/replay"));
+    } catch (error) {
+      console.warn(error);
+    }
+  }
+
+  async function replayDo(body) {
+    $("replay-msg").textContent = "";
+    try {
+      showReplay(await post("/api/replay", body));
+    } catch (error) {
+      $("replay-msg").textContent = plainText(error.message);
+    }
+  }
 
   /** The page's "Next photo": the folder shows its next photo now. */
   async function nextPhoto() {
@@ -388,6 +441,7 @@
       state.frame = data.frame;
       showStatus(data.status);
       $("st-frame").textContent = data.frame;
+      if (replaying.on) loadReplay();
       showSource();
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
@@ -1612,6 +1666,10 @@
       afterPick();
     });
     $("snap").addEventListener("click", takeSnapshot);
+    $("replay-play").addEventListener("click", () => replayDo({ do: "play" }));
+    $("replay-pause").addEventListener("click", () => replayDo({ do: "pause" }));
+    $("replay-step").addEventListener("click", () => replayDo({ do: "step" }));
+    $("replay-speed").addEventListener("change", () => replayDo({ speed: Number($("replay-speed").value) }));
     $("next-photo").addEventListener("click", nextPhoto);
     $("next-phase").addEventListener("click", nextPhase);
     $("undo").addEventListener("click", () => gameAction("/api/state/undo", {}, (a) => `undone (step ${a.undone})`));
@@ -1637,6 +1695,7 @@
     }
     refreshMap();
     loadState();
+    loadReplay();
     loadSnapshots().catch((error) => console.warn(error));
   }
 
