@@ -161,3 +161,18 @@ def test_range_rings_only_for_the_selected_unit_labelled_in_the_page_unit(
     assert page.locator("#map g.range path, #map g.range rect, #map g.range circle").count() == len(
         bands
     )
+
+
+def test_the_map_starts_above_the_fold_at_1920x1080(
+    browser: Browser, served: Served, tmp_path: Path
+) -> None:
+    page = open_page(browser, served, 1920, 1080)
+    try:
+        page.wait_for_function(
+            "() => document.querySelector('#map svg')?.getBoundingClientRect().height > 300"
+        )
+        box = page.locator("#map svg").bounding_box()
+        assert box is not None and box["y"] < 200 and box["y"] + box["height"] <= 1080, box
+        page.screenshot(path=str(tmp_path / "wide.png"))
+    finally:
+        page.context.close()
