@@ -78,8 +78,10 @@ def error_of(response: Any, status: int, *fragments: str) -> str:
 def logged(answer: dict[str, Any], *, by_post: bool = False) -> dict[str, Any]:
     """An API answer without what the server adds to the rules' answer (the `log_id` of the game
     log: an int for a player's POST, None for anybody's GET; the form for the dice), so it can
-    be compared with what the command line prints."""
+    be compared with what the command line prints; `band_range`, where the named band starts and
+    ends, for the page's range row)."""
     rest = dict(answer)
+    rest.pop("band_range", None)
     log_id = rest.pop("log_id", 0)
     assert isinstance(log_id, int) if by_post else log_id is None, log_id
     rest.pop("report_form", None)

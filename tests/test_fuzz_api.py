@@ -65,6 +65,10 @@ ROUTES: Final[dict[str, tuple[str, ...]]] = {
     "/api/outcome": ("POST",),
     "/api/game/end": ("POST",),
     "/api/game/new": ("POST",),
+    "/show": ("GET",),
+    "/api/actions": ("GET",),
+    "/api/sheets": ("GET",),
+    "/api/replay": ("GET", "POST"),
 }
 """Every route and the methods it answers (HEAD and OPTIONS come with GET and POST)."""
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -72,7 +76,7 @@ METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 IDS: Final = ("rifles", "rifles-1", "zouaves", "hussars", "hussars-2", "hart", "wood-1", "farm")
 ACTIONS: Final = ("measure", "shoot", "command", "suggest", "risk", "melee", "morale")
 PHASES: Final = ("command", "move-a", "shoot-a", "actions-b", "shoot-b", "melee")
-PARAMS: Final = ("action", "args", "phase", "select", "target", "unit", "code")
+PARAMS: Final = ("action", "args", "phase", "select", "target", "unit", "code", "line")
 CONTENT_TYPES: Final = (
     "application/json",
     "application/json; charset=utf-16",

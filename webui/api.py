@@ -41,6 +41,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
+from rules.cite import sheet_lines, sheet_titles
 from rules.engine import describe, get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.play import Edit, edits_of, set_by_hand
@@ -48,6 +49,8 @@ from rules.scene import Scene
 from rules.state import Scope
 
 from .app import umpire
+from .arity import arities_json
+from .bands import band_range
 from .gamelog import (
     DECISIONS,
     LOG_FILE,
@@ -60,6 +63,7 @@ from .gamelog import (
 from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
+from .ruling import draw_ruling
 
 api = Blueprint("api", __name__)
 
@@ -410,7 +414,10 @@ def resolve() -> ResponseReturnValue:
     ruleset = get_ruleset(current.ruleset)
     answer = ruleset.resolve(current, action, args).as_json()
     form = [r.as_json() for r in ruleset.report_form(current, action, args)]
-    return jsonify({**answer, "log_id": _logged(state, action, args, answer), "report_form": form})
+    extra = band_range(current, answer, args)
+    return jsonify(
+        {**answer, **extra, "log_id": _logged(state, action, args, answer), "report_form": form}
+    )
 
 
 @api.get("/api/suggest")
@@ -424,6 +431,63 @@ def suggest() -> ResponseReturnValue:
     args = [phase] if phase else []
     answer = ruleset.resolve(current, "suggest", args).as_json()
     return jsonify({**answer, "log_id": _logged(state, "suggest", args, answer)})
+
+
+def _replay() -> Any:
+    """The replay playing, or None when the source is not one."""
+    from .replay import ReplaySource
+
+    source = getattr(tracker(), "source", None)
+    return source if isinstance(source, ReplaySource) else None
+
+
+@api.route("/api/replay", methods=["GET", "POST"])
+def replay() -> ResponseReturnValue:
+    """A replay's scene, its logged turn, phase, state and decisions, and how it plays;
+    POST `{"do": "play"|"pause"|"step"}` or `{"speed": X}` (0.25 to 8) to change that."""
+    source = _replay()
+    if source is None:
+        if request.method == "POST":
+            _fail("not a replay: nothing to play, pause or step", 409)
+        return jsonify({"replay": False})
+    if request.method == "POST":
+        body = _body()
+        unknown = sorted(set(body) - {"do", "speed"})
+        if unknown:
+            _fail(f"unknown key {unknown[0]!r}; accepted: do (play, pause, step), speed")
+        do = body.get("do")
+        if do is not None and do not in ("play", "pause", "step"):
+            _fail(f"'do' must be play, pause or step, not {do!r}")
+        if "speed" in body:
+            try:
+                source.set_speed(body["speed"])
+            except LogError as error:
+                _fail(str(error))
+        if do == "play":
+            source.play()
+        elif do == "pause":
+            source.pause()
+        elif do == "step":
+            source.step()
+    return jsonify(source.replay_state())
+
+
+@api.get("/api/sheets")
+def sheets() -> ResponseReturnValue:
+    """The rule sheets as the page cites them: each file's title and its lines (quoted on hover)."""
+    return jsonify(
+        {
+            name: {"title": title, "lines": list(sheet_lines(name))}
+            for name, title in sheet_titles().items()
+        }
+    )
+
+
+@api.get("/api/actions")
+def actions() -> ResponseReturnValue:
+    """The current ruleset's actions and how many clicked units or bases each takes."""
+    _, current = _state_with_scene()
+    return jsonify({"actions": arities_json(get_ruleset(current.ruleset), current)})
 
 
 @api.get("/api/rulesets")
@@ -718,10 +782,16 @@ def game_new() -> ResponseReturnValue:
 
 @api.get("/api/map.svg")
 def map_svg() -> ResponseReturnValue:
-    """The top-down map: `?select=ID&target=ID&unit=cm|in`."""
-    unknown = sorted(set(request.args) - {"select", "target", "unit"})
+    """The top-down map: `?select=ID&target=ID&line=A,B&unit=cm|in`."""
+    unknown = sorted(set(request.args) - {"select", "target", "unit", "line"})
     if unknown:
-        _fail(f"unknown parameter {unknown[0]!r}; accepted: select, target, unit")
+        _fail(f"unknown parameter {unknown[0]!r}; accepted: select, target, line, unit")
+    line = None
+    if request.args.get("line"):
+        ends = [e.strip() for e in request.args["line"].split(",")]
+        if len(ends) != 2 or not all(ends):
+            _fail("'line' takes two ids separated by a comma: line=A,B")
+        line = (ends[0], ends[1])
     try:
         from .mapsvg import map_svg as draw_map
     except ImportError:
@@ -735,6 +805,7 @@ def map_svg() -> ResponseReturnValue:
             select=request.args.get("select") or None,
             target=request.args.get("target") or None,
             stale=stale,
+            line=line,
         )
     except ValueError as error:
         _fail(str(error))
@@ -793,9 +864,12 @@ def snapshot() -> ResponseReturnValue:
     answer: dict[str, Any] | None = None
     select: str | None = None
     log_id: int | None = None
+    lines: tuple[str, ...] = ()
     if asked is not None:
         action, args = asked
-        answer = get_ruleset(current.ruleset).resolve(current, action, args).as_json()
+        resolution = get_ruleset(current.ruleset).resolve(current, action, args)
+        answer = resolution.as_json()
+        lines = resolution.lines
         log_id = _logged(state, action, args, answer)
         answer = {**answer, "log_id": log_id}
         select = args[0] if args else None
@@ -805,6 +879,10 @@ def snapshot() -> ResponseReturnValue:
         picture = draw_overlay(state.image, state.scan, current, select)
     except UmpireError:
         picture = draw_overlay(state.image, state.scan, current, None)
+    drawn: dict[str, Any] = {}
+    if asked is not None and answer is not None:
+        # The ruling on the picture: the measured line, its length, the answer in words.
+        picture, drawn = draw_ruling(picture, state.scan.fit, current, answer, asked[1], lines)
     ok, png = cv2.imencode(".png", picture)
     if not ok:
         _fail("the frame could not be encoded as PNG", 500)
@@ -822,6 +900,7 @@ def snapshot() -> ResponseReturnValue:
             "frame": state.frame,
             "question": None if asked is None else {"action": asked[0], "args": asked[1]},
             "resolution": answer,
+            "drawn": drawn,
             "status": dict(state.status),
             "scene": dict(state.scene_doc or {}),
         }

@@ -93,6 +93,7 @@ def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None =
     app.register_blueprint(api)
     app.register_blueprint(stream)
     app.add_url_rule("/", "page", _page)
+    app.add_url_rule("/show", "show", _show)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
     return app
@@ -117,13 +118,27 @@ def _page() -> ResponseReturnValue:
     return page, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 
+def _show() -> ResponseReturnValue:
+    """`/show`: the full-screen view for a projector or a TV at a show - the map, the last
+    ruling in words, the turn, phase and side - updating live, for watching only."""
+    template = Path(current_app.root_path) / "templates" / "show.html"
+    if not template.is_file():
+        return NO_PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
+    return (
+        render_template("show.html"),
+        200,
+        {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"},
+    )
+
+
 def _http_error(error: HTTPException) -> ResponseReturnValue:
     """Any HTTP error as JSON, with what was wrong and what is accepted."""
     code = error.code or 500
     if code == 404:
-        message = "no such page or API route; routes: /, /api/status, /api/source/next, "
+        message = "no such page or API route; routes: /, /show, /api/status, /api/source/next, "
         message += "/api/scene, /api/resolve, "
-        message += "/api/suggest, /api/rulesets, /api/phase, /api/results, /api/log, "
+        message += "/api/suggest, /api/rulesets, /api/actions, /api/sheets, /api/phase, "
+        message += "/api/results, /api/log, /api/replay, "
         message += "/api/map.svg, /api/snapshot, "
         message += "/api/snapshots, /snapshots/<id>.png|.json, /api/access-check, "
         message += "/api/access-qr.svg, /events, /stream.mjpg"

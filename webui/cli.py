@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
+from rules.cite import plain_lines
 from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
 
@@ -239,7 +240,7 @@ def _resolve(opts: argparse.Namespace) -> int:
     if opts.json:
         print(json.dumps(answer.as_json(), indent=2))
     else:
-        print("\n".join(answer.lines))
+        print("\n".join(plain_lines(answer.action, answer.data, answer.lines)))
     return 0
 
 

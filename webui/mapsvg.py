@@ -113,13 +113,16 @@ def map_svg(
     size_px: int | None = None,
     stale: Collection[str] | None = None,
     proximity_mm: float = 50.0,
+    line: tuple[str, str] | None = None,
 ) -> str:
     """The table seen from above as an SVG document.
 
     `unit` (`cm`, `in` or `mm`; default the scene's) sets the grid, the scale bar and the
     measuring label. `select` (a unit or base id) highlights that unit and draws its command
     areas, proximity halos (`proximity_mm`, edge to edge) and flank/rear sectors; `target` (a
-    unit or base id) then adds the measuring line between the nearest pair of bases. Bases whose
+    unit or base id) then adds the measuring line between the nearest pair of bases; `line` (two
+    base or unit ids: the pair the answer card measured) draws that line instead, so the map and
+    the card show the same pair and the same length. Bases whose
     ids are in `stale` are drawn dashed. `size_px` sets the width in pixels (height follows the
     table); without it the SVG has no size of its own and fills what holds it.
 
@@ -143,7 +146,7 @@ def map_svg(
     parts.append(_table(scene, shown, view))
     parts.extend(_terrain(scene, view))
     if selected is not None:
-        parts.append(_selection_overlays(scene, selected, view, proximity_mm))
+        parts.append(_selection_overlays(scene, selected, view, proximity_mm, shown))
     parts.append(f'<g class="bases" font-family="sans-serif" font-size="{_num(view.font)}">')
     for u in scene.units:
         for b in u.bases:
@@ -156,12 +159,25 @@ def map_svg(
                 state.append("stale")
             parts.append(_base(u, b, colours[u.side], marks[u.side], state, view))
     parts.append("</g>")
-    if select is not None and target is not None:
+    if line is not None and _known(scene, line):
+        parts.append(_measuring_line(scene, line[0], line[1], shown, view))
+    elif select is not None and target is not None:
         parts.append(_measuring_line(scene, select, target, shown, view))
     parts.append(_scale_bar(scene, shown, view))
     parts.append(_legend(colours, marks, view))
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _known(scene: Scene, ids: Iterable[str]) -> bool:
+    """Whether every id names a base or unit of the scene (a base of the card's pair may have
+    been taken off the table since: the map then draws no line rather than failing)."""
+    try:
+        for ident in ids:
+            scene.select(ident)
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,16 +369,27 @@ def _facing_arrow(base: Base, view: _View) -> str:
 # The selected unit
 
 
-def _selection_overlays(scene: Scene, unit: Unit, view: _View, proximity_mm: float) -> str:
+def _selection_overlays(
+    scene: Scene, unit: Unit, view: _View, proximity_mm: float, shown: str = "cm"
+) -> str:
     """Range bands, command areas, proximity halos and flank/rear sectors of the selected
-    unit."""
+    unit. Each range band is one ring round the whole unit, labelled with the band and its
+    reach in the map's unit (`medium 90.0 cm`)."""
     out = [f'<g class="selection" data-unit={_attr(unit.id)}>']
     for band in range_bands(scene, unit):
+        ring, top = _unit_ring(unit, band.reach, view)
+        if top[1] < view.font:  # beyond the far edge: the label goes on the near side
+            bottom = max(view.xy(b.x, b.y)[1] for b in unit.bases)
+            top = (top[0], min(bottom + band.reach, view.depth - view.font * 1.2) - view.font * 1.1)
+        label = f"{band.label} {format_length(band.reach, shown)}"
         out.append(
             f'<g class="range" data-band={_attr(band.label)} data-reach-mm="{_num(band.reach)}" '
             f'stroke-dasharray="{_num(view.font * 0.8)} {_num(view.font * 0.5)}">'
-            + "".join(_grown(base, band.reach, view) for base in unit.bases)
-            + "</g>"
+            + ring
+            + f'<text class="band-label" x="{_num(top[0])}" y="{_num(top[1] + view.font * 1.1)}" '
+            f'font-family="sans-serif" font-size="{_num(view.font)}" text-anchor="middle" '
+            f'fill="#333333" stroke="#ffffff" stroke-width="{_num(view.font * 0.25)}" '
+            f'paint-order="stroke">{escape(label)}</text>' + "</g>"
         )
     for leader, radius in command_radii(scene, unit):
         out.append(
@@ -413,6 +440,71 @@ def command_radii(scene: Scene, unit: Unit) -> list[tuple[Base, float]]:
         if isinstance(value, int | float) and value > 0 and length_unit in MM_PER_UNIT:
             out.append((base, float(value) * MM_PER_UNIT[length_unit]))
     return out
+
+
+def _unit_ring(unit: Unit, grow: float, view: _View) -> tuple[str, tuple[float, float]]:
+    """One ring `grow` mm out from a unit's bases (the convex hull of their footprints, grown
+    by `grow`: a single base's footprint grown exactly), and the ring's topmost point."""
+    if len(unit.bases) == 1:
+        base = unit.bases[0]
+        sx, sy = view.xy(base.x, base.y)
+        reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
+        return _grown(base, grow, view), (sx, sy - reach - grow)
+    points: list[tuple[float, float]] = []
+    for base in unit.bases:
+        if base.footprint.circle:
+            r = geo.radius(base)
+            points.extend(
+                view.xy(
+                    base.x + r * math.cos(a / 8 * math.pi), base.y + r * math.sin(a / 8 * math.pi)
+                )
+                for a in range(16)
+            )
+        else:
+            points.extend(view.xy(float(x), float(y)) for x, y in geo.corners(base))
+    hull = _hull(points)
+    n = len(hull)
+    normals = []
+    for i in range(n):
+        (ax, ay), (bx, by) = hull[i], hull[(i + 1) % n]
+        length = math.hypot(bx - ax, by - ay) or 1.0
+        normals.append(((by - ay) / length, -(bx - ax) / length))
+    path = []
+    for i in range(n):
+        vx, vy = hull[i]
+        n_in, n_out = normals[i - 1], normals[i]
+        start = (vx + grow * n_in[0], vy + grow * n_in[1])
+        end = (vx + grow * n_out[0], vy + grow * n_out[1])
+        path.append(("M" if i == 0 else "L") + f"{_num(start[0])} {_num(start[1])}")
+        path.append(f"A{_num(grow)} {_num(grow)} 0 0 1 {_num(end[0])} {_num(end[1])}")
+    top_x, top_y = min(hull, key=lambda p: p[1])
+    ring = (
+        f'<path d="{" ".join(path)} Z" fill="none" stroke="#333333" '
+        f'stroke-width="{_num(view.font * 0.15)}"/>'
+    )
+    return ring, (top_x, top_y - grow)
+
+
+def _hull(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The convex hull of points, counter-clockwise (Andrew's monotone chain)."""
+    pts = sorted(set(points))
+    if len(pts) <= 2:
+        return pts
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple[float, float]] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple[float, float]] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
 
 
 def _grown(base: Base, grow: float, view: _View) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from rules.engine import get_ruleset
 from rules.errors import UmpireError
 from vision.game import Game, parse_game
 from vision.render import Effects, TableSpec, camera_for_table, render
@@ -53,6 +54,7 @@ class ReplaySource(BaseSource):
         realtime: bool = True,
         effects: Effects | None = REPLAY_EFFECTS,
         seed: int = 0,
+        info: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         super().__init__(f"replay of game {game_id} ({log_path})")
         if not scenes:
@@ -73,6 +75,11 @@ class ReplaySource(BaseSource):
             self._layout(game, scene, n) for n, scene in enumerate(scenes)
         )
         """The table of each logged scene, in the order played."""
+        self.info: tuple[Mapping[str, Any], ...] = tuple(info or ({} for _ in scenes))
+        """What the log says of each scene: its turn, phase and the decisions taken with it."""
+        self.paused = False
+        self.speed = 1.0
+        """Scenes go by `speed` times as fast as `hold_s` says (0.25 to 8)."""
         width, height = resolution
         self.camera = camera_for_table(self.tables[0], width, height)
         self._open()
@@ -86,13 +93,47 @@ class ReplaySource(BaseSource):
 
     def _open(self) -> None:
         self._played = 0
+        self._index = 0
+        self._in_scene = 0.0
         self._pacer = FramePacer(self.fps)
         self._shown: tuple[int, np.ndarray] | None = None
 
     @property
     def scene_index(self) -> int:
         """Which logged scene the next frame shows (0 for the first)."""
-        return (self._played // self.hold_frames) % len(self.tables)
+        return self._index
+
+    # ------------------------------------------------------------------ play, pause, step, speed
+
+    def play(self) -> None:
+        self.paused = False
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def step(self) -> None:
+        """The next logged scene now (paused or not)."""
+        self._index = (self._index + 1) % len(self.tables)
+        self._in_scene = 0.0
+
+    def set_speed(self, speed: float) -> None:
+        if not (isinstance(speed, int | float) and 0.25 <= speed <= 8):
+            raise LogError(f"replay: speed must be from 0.25 to 8, not {speed!r}")
+        self.speed = float(speed)
+
+    def replay_state(self) -> dict[str, Any]:
+        """What the page shows of the replay: which scene, the log's turn, phase and decisions
+        for it, and how it plays."""
+        index = self._index
+        return {
+            "replay": True,
+            "game": self.game_id,
+            "scene": index + 1,
+            "scenes": len(self.tables),
+            "paused": self.paused,
+            "speed": self.speed,
+            **dict(self.info[index] if index < len(self.info) else {}),
+        }
 
     def _grab(self) -> tuple[np.ndarray, float, str] | None:
         index = self.scene_index
@@ -103,6 +144,11 @@ class ReplaySource(BaseSource):
             self._shown = (index, render(self.tables[index], self.camera, self.effects, rng).image)
         timestamp = self._pacer.wait(self._played) if self.realtime else self._played / self.fps
         self._played += 1
+        if not self.paused:
+            self._in_scene += self.speed
+            if self._in_scene >= self.hold_frames:
+                self._index = (self._index + 1) % len(self.tables)
+                self._in_scene = 0.0
         return self._shown[1], timestamp, self.description
 
     def _release(self) -> None:
@@ -133,6 +179,57 @@ def open_replay(log_path: str | Path, game_id: int, **options: Any) -> tuple[Rep
     path = Path(log_path).expanduser()
     with GameLog(path, read_only=True) as log:  # never writes; a missing log is refused
         record = log.game(game_id)
-        scenes = [entry["doc"] for entry in log.scenes(game_id)]
+        entries = log.scenes(game_id)
+        results = log.summary(game_id, last=100_000).get("results", [])
+    scenes = [entry["doc"] for entry in entries]
     game = load_logged_game(record, path)
-    return ReplaySource(game, scenes, game_id=game_id, log_path=path, **options), game
+    info = scene_info(entries, results)
+    source = ReplaySource(game, scenes, game_id=game_id, log_path=path, info=info, **options)
+    return source, game
+
+
+def _state_fields(ruleset: object) -> tuple[str, ...]:
+    """The names of the state a ruleset keeps for units (casualties, shock...), none for an
+    unknown ruleset."""
+    try:
+        return tuple(f.name for f in get_ruleset(str(ruleset)).state_fields())
+    except (UmpireError, ValueError):
+        return ()
+
+
+def scene_info(
+    entries: Sequence[Mapping[str, Any]], results: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """For each logged scene: its turn and phase, the units' state the scene carried, and the
+    decisions the table took while it stood (results logged after it and before the next)."""
+    out = []
+    times = [float(e.get("created") or 0) for e in entries]
+    for n, entry in enumerate(entries):
+        start = times[n]
+        end = times[n + 1] if n + 1 < len(times) else float("inf")
+        decided = [
+            {
+                "decision": r.get("decision"),
+                "question": r.get("question"),
+                "result": r.get("result"),
+                "note": r.get("note"),
+            }
+            for r in sorted(results, key=lambda r: float(r.get("created") or 0))
+            if start <= float(r.get("created") or 0) < end
+        ]
+        doc = entry.get("doc") or {}
+        fields = _state_fields(doc.get("ruleset"))
+        state = {
+            str(u.get("id")): {k: u[k] for k in fields if k in u}
+            for u in doc.get("units", [])
+            if isinstance(u, Mapping) and any(k in u for k in fields)
+        }
+        out.append(
+            {
+                "turn": entry.get("turn"),
+                "phase": entry.get("phase"),
+                "state": state,
+                "decisions": decided,
+            }
+        )
+    return out

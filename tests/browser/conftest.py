@@ -307,7 +307,8 @@ class Player:
         assert found, (
             f"no suggestion {kind} {args} in {phase}: {[(i['kind'], i['args']) for i in items]}"
         )
-        button = self.page.locator("#suggest button.suggestion", has_text=found[0]["summary"])
+        key = " ".join([kind, *args])
+        button = self.page.locator(f'#suggest button.suggestion[data-key="{key}"]').first
         button.click()
         self.page.wait_for_function(
             "text => document.getElementById('question').textContent === text",

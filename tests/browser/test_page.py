@@ -145,8 +145,9 @@ def test_two_clicked_bases_show_what_umpire_resolve_says(
     scene_doc = page.request.get(served.url + "/api/scene").json()
     scene = tmp_path / "scene.json"
     scene.write_text(json.dumps(scene_doc), encoding="utf-8")
-    measured = umpire_resolve(scene, "measure", SHOOTER, TARGET)
     shot = umpire_resolve(scene, "shoot", SHOOTER, TARGET)
+    # One answer per question: the measurement shown is the pair the shot was measured between.
+    measured = umpire_resolve(scene, "measure", *shot["between"].values())
 
     pick_pair(page, SHOOTER, TARGET)
     page.wait_for_selector("#card .resolution")
@@ -156,14 +157,16 @@ def test_two_clicked_bases_show_what_umpire_resolve_says(
     assert unit == "cm"
     distance = measure.locator(".distance").inner_text()
     assert distance.endswith(f" {unit}")
-    assert number(distance) == measured["distance"]["value"]
-    assert number(measure.locator(".uncertainty").inner_text()) == measured["uncertainty"]["value"]
+    # The page shows lengths as the map's label does, to 0.1; the JSON keeps them exact.
+    assert abs(number(distance) - measured["distance"]["value"]) <= 0.051
+    uncertainty = number(measure.locator(".uncertainty").inner_text())
+    assert abs(uncertainty - measured["uncertainty"]["value"]) <= 0.051
     assert measure.locator(".aspect").inner_text() == measured["aspect"]
     sight = "in sight" if measured["in_sight"] else "out of sight"
     assert measure.locator(".sight").inner_text() == sight
 
     card = page.locator("#card .resolution")
-    assert number(card.locator(".distance").inner_text()) == shot["distance"]["value"]
+    assert abs(number(card.locator(".distance").inner_text()) - shot["distance"]["value"]) <= 0.051
     assert card.locator(".band").inner_text() == shot["band"]
     allowed = "allowed" if shot["allowed"] else "not allowed"
     assert card.locator(".allowed").inner_text() == allowed
@@ -178,7 +181,10 @@ def test_two_clicked_bases_show_what_umpire_resolve_says(
             assert row.locator(".exact").count() == 0
         else:
             assert row.locator(".need").inner_text() == f"{roll['need']}+"
-            assert row.locator(".exact").inner_text() == roll["p_success_exact"]
+            # Odds read as a percentage; a short fraction stays beside it (JSON keeps it exact).
+            odds = row.locator(".odds")
+            assert odds.get_attribute("title") == f"exactly {roll['p_success_exact']}"
+            assert number(odds.inner_text()) == round(100 * roll["p_success"], 1)
         assert row.locator(".modifier").count() == len(roll["modifiers"])
     assert card.locator(".too-close").count() == (1 if too_close_to_call(shot) else 0)
     # The map draws the measuring line between the pair it was asked about.

@@ -10,9 +10,13 @@
   const state = {
     select: null, // the first base clicked
     target: null, // the second base clicked
+    panel: null, // the base clicked alone: the Unit panel shows its unit (a suggestion leaves it)
+    line: null, // [a, b]: the two bases the card measured, drawn on the map with the same length
     unit: null, // the map's unit, cm or in; null until the ruleset's default is known
     ruleset: null,
     actions: [], // the ruleset's actions, from /api/rulesets
+    arity: [], // {name, least, most, usage}: how many clicked pieces each action takes
+    asked: null, // the two-piece action the player chose for the clicked pair (default shoot)
     phase: undefined,
     phases: [],
     frame: null,
@@ -27,17 +31,70 @@
 
   const $ = (id) => document.getElementById(id);
 
-  /** A DOM element: h("li", {class: "x"}, "text", child, ...). Text is never parsed as HTML. */
+  // ------------------------------------------------------------------------------------------
+  // Words players use: a citation `000_157c880a83b52d41.txt:41` reads "19th Century rules: QRS,
+  // line 41" (the sheets' titles and lines from /api/sheets), long odds read as percentages,
+  // "1 figure" not "1 figures". Every text the page writes goes through `plainText`.
+
+  const sheets = { byFile: {} };
+  const CITE = /\b(\d{3}_[0-9a-f]{16}\.txt):(\d+)\b/g;
+  const FRACTION = /(^|[^\w/.])(\d+)\/(\d+)(?![\w/])/g;
+  const NOUNS = {
+    figures: "figure", points: "point", hits: "hit", bases: "base", kills: "kill", wounds: "wound",
+    grazes: "graze", casualties: "casualty", dice: "die", boxes: "box", units: "unit", turns: "turn",
+    rounds: "round", men: "man", stands: "stand", models: "model", actions: "action",
+    markers: "marker", steps: "step",
+  };
+  const ONE = new RegExp(`(^|[^\\w.,/-])(?:all |each of )?1 ((?:[a-z]+ )?)(${Object.keys(NOUNS).join("|")})\\b`, "g");
+
+  function citeWords(file, line) {
+    const sheet = sheets.byFile[file];
+    return `${sheet ? sheet.title : "the sheet"}, line ${line}`;
+  }
+
+  function quoteOf(file, line) {
+    const sheet = sheets.byFile[file];
+    const text = sheet && sheet.lines[line - 1];
+    return text ? text.replace(/\s+/g, " ").trim() : "";
+  }
+
+  function chance(p) {
+    const v = 100 * p;
+    if (v === 0 || v === 100) return `${v.toFixed(0)}%`;
+    if (v < 0.01) return "< 0.01%";
+    if (v > 99.99) return "> 99.99%";
+    return v >= 1 && v <= 99 ? `${v.toFixed(1)}%` : `${v.toFixed(2)}%`;
+  }
+
+  function plainText(text) {
+    return String(text)
+      .replace(CITE, (_, file, line) => citeWords(file, Number(line)))
+      .replace(FRACTION, (all, before, num, den) =>
+        num.length + den.length <= 4 || Number(den) === 0 ? all : `${before}${chance(Number(num) / Number(den))}`)
+      .replace(ONE, (_, before, adj, noun) => `${before}1 ${adj}${NOUNS[noun]}`);
+  }
+
+  async function loadSheets() {
+    try {
+      sheets.byFile = await api("/api/sheets");
+    } catch (error) {
+      console.warn(error);
+    }
+  }
+
+  /** A DOM element: h("li", {class: "x"}, "text", child, ...). Text is never parsed as HTML;
+   * it is written in players' words (`plainText`). */
   function h(tag, attrs, ...children) {
     const el = document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === null || value === undefined || value === false) continue;
       if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else if (key === "title") el.setAttribute(key, plainText(value));
       else el.setAttribute(key, value === true ? "" : String(value));
     }
     for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
-      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      el.append(child instanceof Node ? child : document.createTextNode(plainText(child)));
     }
     return el;
   }
@@ -210,18 +267,54 @@
   // ------------------------------------------------------------------------------------------
   // Formatting: numbers are shown as the JSON gives them, so the page says what the CLI says.
 
-  const length = (v) => (v && typeof v === "object" ? `${v.value} ${v.unit}` : String(v));
-  const percent = (p) => `${(100 * p).toFixed(1)}%`;
-  const source = (s) => (s ? h("span", { class: "source" }, Array.isArray(s) ? s.join(", ") : s) : null);
+  /** A length as players read it: in the page's unit, to 0.1, as the map's label writes it
+   * (the JSON keeps the exact value). */
+  function length(v) {
+    if (!v || typeof v !== "object") return String(v);
+    const metric = { cm: 1, mm: 0.1, in: 2.54 };
+    let value = v.value;
+    let unit = v.unit;
+    if (state.unit && unit in metric && unit !== state.unit) {
+      value = (value * metric[unit]) / metric[state.unit];
+      unit = state.unit;
+    }
+    const shown = Number(value).toFixed(1);
+    return unit === "in" ? `${shown}"` : `${shown} ${unit}`;
+  }
+  const percent = (p) => chance(p);
+  /** Where a number comes from: "19th Century rules: QRS, line 41", the line quoted on hover
+   * (its title) or on a tap (shown under it). */
+  function source(s) {
+    if (!s) return null;
+    const refs = (Array.isArray(s) ? s : [s]).map(String);
+    return h("span", { class: "sources" }, refs.map((ref) => {
+      const found = /^(\d{3}_[0-9a-f]{16}\.txt):(\d+)$/.exec(ref.trim());
+      const quoted = found ? quoteOf(found[1], Number(found[2])) : "";
+      const cite = h("span", {
+        class: "source", tabindex: quoted ? 0 : null, role: quoted ? "button" : null,
+        title: quoted ? `“${quoted}”` : null,
+        onclick: quoted ? (event) => {
+          const open = cite.querySelector(".quote");
+          if (open) open.remove();
+          else cite.append(h("q", { class: "quote" }, quoted));
+          event.stopPropagation();
+        } : null,
+      }, ref);
+      return cite;
+    }));
+  }
   const signed = (n) => (n > 0 ? `+${n}` : String(n));
   const words = (key) => key.replace(/_/g, " ");
 
-  /** The same length in the map's unit, when the switch differs from the JSON's. */
-  function converted(v) {
-    if (!v || typeof v !== "object" || !state.unit || v.unit === state.unit) return null;
-    const cm = v.unit === "in" ? v.value * 2.54 : v.unit === "mm" ? v.value / 10 : v.value;
-    const value = state.unit === "in" ? cm / 2.54 : cm;
-    return h("span", { class: "converted" }, ` (${value.toFixed(2)} ${state.unit})`);
+  /** Lengths are shown in the map's unit already (see `length`): nothing more to add. */
+  const converted = () => null;
+
+  /** The two bases an answer measured between (`between`: {shooter, target} or {a, b}...). */
+  function pairOf(answer) {
+    const between = answer && typeof answer === "object" ? answer.between : null;
+    if (!between || typeof between !== "object") return null;
+    const ids = Object.values(between).filter((x) => typeof x === "string");
+    return ids.length >= 2 ? [ids[0], ids[1]] : null;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -252,7 +345,7 @@
     // the table...), in the server's own sentences.
     const warnings = Array.isArray(status.warnings) ? status.warnings : [];
     $("st-warnings").hidden = warnings.length === 0;
-    $("st-warnings").textContent = warnings.join(" · ");
+    $("st-warnings").textContent = plainText(warnings.join(" · "));
     $("st-lost").hidden = !status.camera_lost;
     $("st-error").hidden = !status.error;
     $("st-error").textContent = status.error || "";
@@ -266,9 +359,62 @@
     item.textContent = text;
   }
 
-  /** What the source is doing, in the server's words (the events stream is connected). */
+  /** What the source is doing, in the server's words (the events stream is connected); a
+   * replay says so, never "live". */
   let framesFrom = { state: "live", words: "live" };
-  const showSource = () => connection(framesFrom.state, framesFrom.words);
+  const showSource = () => (replaying.on
+    ? connection("replay", `replay of game ${replaying.game}${replaying.paused ? ", paused" : ""}`)
+    : connection(framesFrom.state, framesFrom.words));
+
+  // ------------------------------------------------------------------------------------------
+  // Replay (`umpire serve --replay GAME`): the logged turn, phase, state and decisions of the
+  // scene on show, and play, pause, step and speed.
+
+  const replaying = { on: false, game: null, paused: false };
+
+  function showReplay(r) {
+    replaying.on = Boolean(r && r.replay);
+    $("replay").hidden = !replaying.on;
+    document.body.classList.toggle("replaying", replaying.on);
+    if (!replaying.on) return;
+    replaying.game = r.game;
+    replaying.paused = r.paused;
+    $("replay-banner").textContent = `REPLAY of game ${r.game}: not live play`;
+    $("replay-where").textContent = `scene ${r.scene} of ${r.scenes}${r.paused ? " (paused)" : ""}`;
+    $("replay-turn").textContent = `logged: turn ${r.turn ?? "-"}, phase ${r.phase ?? "-"}`;
+    $("replay-speed").value = String(r.speed);
+    const state = r.state || {};
+    $("replay-state").replaceChildren(...Object.entries(state).map(([unit, values]) =>
+      h("p", { class: "replay-unit" }, h("b", null, unit), ": ",
+        Object.entries(values).map(([k, v]) => `${words(k)} ${valueWords(v)}`).join(", "))));
+    const decisions = r.decisions || [];
+    $("replay-decisions").replaceChildren(...(decisions.length ? decisions.map((d) => {
+      const q = d.question || {};
+      const result = d.result && typeof d.result === "object"
+        ? Object.entries(d.result).map(([k, v]) => `${words(k)} ${Array.isArray(v) ? v.join(", ") : valueWords(v)}`).join(", ") : "";
+      return h("li", { class: "replay-decision" },
+        `${d.decision === "confirm" ? "confirmed" : "overridden"}: ${[q.action, ...(q.args || [])].join(" ")}`,
+        result ? ` (${result})` : "", d.note ? `: ${d.note}` : "");
+    }) : [h("li", { class: "hint" }, "no decision logged with this scene")]));
+    showSource();
+  }
+
+  async function loadReplay() {
+    try {
+      showReplay(await api("/api/replay"));
+    } catch (error) {
+      console.warn(error);
+    }
+  }
+
+  async function replayDo(body) {
+    $("replay-msg").textContent = "";
+    try {
+      showReplay(await post("/api/replay", body));
+    } catch (error) {
+      $("replay-msg").textContent = plainText(error.message);
+    }
+  }
 
   /** The page's "Next photo": the folder shows its next photo now. */
   async function nextPhoto() {
@@ -277,7 +423,7 @@
       const answer = await post("/api/source/next", {});
       $("source-msg").textContent = `photo ${answer.photo} of ${answer.photos} asked for`;
     } catch (error) {
-      $("source-msg").textContent = error.message;
+      $("source-msg").textContent = plainText(error.message);
     }
   }
 
@@ -295,6 +441,7 @@
       state.frame = data.frame;
       showStatus(data.status);
       $("st-frame").textContent = data.frame;
+      if (replaying.on) loadReplay();
       showSource();
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
@@ -330,6 +477,12 @@
       console.warn(error);
     }
     state.actions = info ? info.actions : [];
+    try {
+      state.arity = (await api("/api/actions")).actions || [];
+    } catch (error) {
+      console.warn(error);
+    }
+    showAsk();
     $("ruleset").textContent = info ? info.title : status.ruleset;
     if (!state.unit) setUnit((info && info.unit) || status.unit || "cm");
     if (state.select && state.target && !state.fromSuggest) refreshAnswer(); // now with `shoot`
@@ -356,6 +509,7 @@
     const query = new URLSearchParams();
     if (state.select) query.set("select", state.select);
     if (state.target) query.set("target", state.target);
+    if (state.line) query.set("line", state.line.join(","));
     if (state.unit) query.set("unit", state.unit);
     return query.toString();
   }
@@ -380,8 +534,106 @@
     if (text === shownMap) return; // the table has not changed: keep the drawing (and hover)
     shownMap = text;
     box.innerHTML = text;
+    const svg = box.querySelector("svg");
+    if (svg) {
+      zoom.whole = (svg.getAttribute("viewBox") || "").split(/[ ,]+/).map(Number);
+      applyZoom();
+      spreadLabels(svg);
+    }
     markPicked();
   }, 150);
+
+  // ------------------------------------------------------------------------------------------
+  // Zoom and pan: the wheel, a pinch, a drag, the + / − / whole-table buttons. The view is kept
+  // as the SVG's viewBox and put back on every new drawing of the map.
+
+  const zoom = { whole: null, view: null };
+
+  function applyZoom() {
+    const svg = $("map").querySelector("svg");
+    if (!svg || !zoom.whole || zoom.whole.length !== 4) return;
+    const v = zoom.view || zoom.whole;
+    svg.setAttribute("viewBox", v.map((n) => n.toFixed(2)).join(" "));
+    $("map").dataset.zoom = (zoom.whole[2] / v[2]).toFixed(3);
+  }
+
+  /** The map's point (its own units) under a point of the window. */
+  function mapPoint(x, y) {
+    const svg = $("map").querySelector("svg");
+    const m = svg && svg.getScreenCTM();
+    if (!m) return null;
+    const p = new DOMPoint(x, y).matrixTransform(m.inverse());
+    return [p.x, p.y];
+  }
+
+  /** Zoom by `factor` (2: twice as close) keeping the map's point under (x, y) where it is. */
+  function zoomAt(factor, x, y) {
+    if (!zoom.whole) return;
+    const v = zoom.view || zoom.whole;
+    const at = mapPoint(x, y) || [v[0] + v[2] / 2, v[1] + v[3] / 2];
+    const w = Math.min(zoom.whole[2], Math.max(zoom.whole[2] / 12, v[2] / factor));
+    const scale = w / v[2];
+    const h2 = v[3] * scale;
+    zoom.view = w >= zoom.whole[2] ? null : [at[0] - (at[0] - v[0]) * scale, at[1] - (at[1] - v[1]) * scale, w, h2];
+    applyZoom();
+  }
+
+  function zoomCentre(factor) {
+    const box = $("map").getBoundingClientRect();
+    zoomAt(factor, box.left + box.width / 2, box.top + box.height / 2);
+  }
+
+  /** Move the view by a drag of (dx, dy) window pixels. */
+  function panBy(dx, dy) {
+    if (!zoom.view) return;
+    const svg = $("map").querySelector("svg");
+    const m = svg && svg.getScreenCTM();
+    if (!m) return;
+    zoom.view = [zoom.view[0] - dx / m.a, zoom.view[1] - dy / m.d, zoom.view[2], zoom.view[3]];
+    applyZoom();
+  }
+
+  /** Labels that do not overlap: each base's id is moved down (then up) off the labels placed
+   * before it, a step of its own height at a time. */
+  function spreadLabels(svg) {
+    const placed = [];
+    const hit = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    for (const label of svg.querySelectorAll("g.base text.label")) {
+      let box;
+      try {
+        box = label.getBBox();
+      } catch (_) {
+        continue;
+      }
+      if (!box.width) continue;
+      const y0 = Number(label.getAttribute("y"));
+      const step = box.height * 1.05;
+      let shift = 0;
+      for (let i = 0; i < 12; i++) {
+        const candidate = { x: box.x, y: box.y + shift, width: box.width, height: box.height };
+        if (!placed.some((p) => hit(p, candidate))) break;
+        shift = i % 2 === 0 ? step * (i / 2 + 1) : -step * ((i + 1) / 2);
+      }
+      if (shift) label.setAttribute("y", String(y0 + shift));
+      placed.push({ x: box.x, y: box.y + shift, width: box.width, height: box.height });
+    }
+  }
+
+  /** The unit of a base, as the map says (a unit's id is its own). */
+  function unitOf(id) {
+    const group = $("map").querySelector(`g.base[data-base="${CSS.escape(id)}"]`);
+    return group ? group.dataset.unit : id;
+  }
+
+  /** Every base and unit id on the map. */
+  function knownIds() {
+    const ids = new Set();
+    for (const group of $("map").querySelectorAll("g.base[data-base]")) {
+      ids.add(group.dataset.base);
+      ids.add(group.dataset.unit);
+    }
+    return ids;
+  }
 
   function markPicked() {
     for (const group of $("map").querySelectorAll("g.base[data-base]")) {
@@ -394,28 +646,64 @@
   // A click is read from where the pointer went down and up, not from the element it hit: the
   // map is redrawn with every frame, so the element under a slow click may be gone by its end.
   let pressed = null;
+  const pointers = new Map(); // pointerId -> {x, y}: the fingers (or mouse) on the map now
+  let pinch = null;
 
   function onMapDown(event) {
-    pressed = { id: event.pointerId, x: event.clientX, y: event.clientY };
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) };
+      pressed = null; // two fingers: a pinch, never a pick
+      return;
+    }
+    pressed = { id: event.pointerId, x: event.clientX, y: event.clientY, moved: false };
+  }
+
+  function onMapMove(event) {
+    const last = pointers.get(event.pointerId);
+    if (!last) return;
+    const now = { x: event.clientX, y: event.clientY };
+    pointers.set(event.pointerId, now);
+    if (pointers.size === 2 && pinch) {
+      const [a, b] = [...pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y);
+      if (pinch.d > 0 && d > 0) zoomAt(d / pinch.d, (a.x + b.x) / 2, (a.y + b.y) / 2);
+      pinch.d = d;
+      return;
+    }
+    if (pressed && pressed.id === event.pointerId) {
+      if (Math.hypot(now.x - pressed.x, now.y - pressed.y) > 12) pressed.moved = true;
+      if (pressed.moved) panBy(now.x - last.x, now.y - last.y);
+    }
   }
 
   function onMapUp(event) {
+    pointers.delete(event.pointerId);
+    if (pointers.size < 2) pinch = null;
     const down = pressed;
     pressed = null;
-    if (!down || down.id !== event.pointerId) return;
+    if (!down || down.id !== event.pointerId || down.moved) return;
     if (Math.hypot(event.clientX - down.x, event.clientY - down.y) > 12) return; // a drag or scroll
     const group = baseAt(event.clientX, event.clientY);
     if (group) pick(group.dataset.base);
   }
 
-  /** The base under a point: its footprint first (a label may overlap another base), else the
-   * nearest footprint within a finger's reach, since bases are small and fingers are not. */
+  function onMapWheel(event) {
+    event.preventDefault();
+    zoomAt(Math.pow(1.2, -event.deltaY / 100), event.clientX, event.clientY);
+  }
+
+  /** The base under a point: its footprint first, else the nearest footprint within a finger's
+   * reach (44 px), since bases are small and fingers are not. A label never picks: it may lie
+   * over another base. */
+  const REACH_PX = 44;
+
   function baseAt(x, y) {
     const hits = document.elementsFromPoint(x, y).filter((el) => $("map").contains(el));
     const footprint = hits.find((el) => el.classList.contains("footprint") && el.closest("g.base[data-base]"));
     if (footprint) return footprint.closest("g.base[data-base]");
-    const group = hits.map((el) => el.closest("g.base[data-base]")).find(Boolean);
-    return group || nearestBase(x, y, 24);
+    return nearestBase(x, y, REACH_PX);
   }
 
   function nearestBase(x, y, reachPx) {
@@ -439,11 +727,14 @@
     if (!state.select || state.target) {
       state.select = id;
       state.target = null;
+      state.asked = null;
     } else if (id === state.select) {
       state.select = null;
     } else {
       state.target = id;
     }
+    state.line = null;
+    state.panel = state.select;
     state.fromSuggest = false;
     afterPick();
   }
@@ -451,6 +742,7 @@
   function afterPick() {
     state.overriding = null;
     state.reporting = null;
+    showAsk();
     showUnit();
     markPicked();
     showLiveView();
@@ -490,29 +782,95 @@
     const a = state.select;
     const b = state.target;
     if (!a || !b) return;
-    const hasShoot = state.actions.includes("shoot");
-    const [measured, shot] = await Promise.all([
+    const action = pairAction();
+    const hasShoot = action !== "measure";
+    let [measured, shot] = await Promise.all([
       resolve("measure", [a, b]).catch((error) => error),
-      hasShoot ? resolve("shoot", [a, b]).catch((error) => error) : Promise.resolve(null),
+      hasShoot ? resolve(action, [a, b]).catch((error) => error) : Promise.resolve(null),
     ]);
+    // One answer per question: the measurement, the map's line and the card name the pair the
+    // card measured (a unit shoots from its nearest base, not always the one clicked).
+    let pair = pairOf(shot);
+    const shotLength = shot && !(shot instanceof Error) && shot.distance ? shot.distance.value : null;
+    if (!pair && shotLength !== null && !(measured instanceof Error) && measured.distance.value !== shotLength) {
+      // The card measured unit to unit without naming the bases: the units' nearest pair.
+      const units = [unitOf(a), unitOf(b)];
+      const between = await resolve("measure", units).catch((error) => error);
+      if (!(between instanceof Error) && between.distance.value === shotLength) pair = pairOf(between);
+    }
+    pair = pair || pairOf(measured) || [a, b];
+    const measuredPair = pairOf(measured);
+    if (!(measured instanceof Error) && measuredPair && pair.join() !== measuredPair.join()) {
+      measured = await resolve("measure", pair).catch((error) => error);
+    }
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
-    state.question = hasShoot ? { action: "shoot", args: [a, b] } : { action: "measure", args: [a, b] };
+    showLine(pair);
+    state.question = { action, args: [a, b] };
     if (state.overriding === questionKey(state.question)) return; // a note is being written
     if (state.reporting === questionKey(state.question)) return; // dice are being entered
     $("question").replaceChildren(
-      h("p", null, h("b", null, a), hasShoot ? " shoots at " : " and ", h("b", null, b)),
+      h("p", null, h("b", null, a), action === "shoot" ? " shoots at " : action === "measure" ? " and " : ` ${action} `, h("b", null, b)),
     );
     $("measure").replaceChildren(measured instanceof Error ? errorBox(measured) : measureView(measured));
-    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question)) : "");
+    $("card").replaceChildren(shot ? (shot instanceof Error ? errorBox(shot) : card(shot, state.question, pair)) : "");
     $("card").dataset.frame = state.frame ?? "";
   }, 500);
+
+  /** The action the card answers for the clicked pair: the one chosen, else shoot, else measure. */
+  function pairAction() {
+    const two = offered(2).map((a) => a.name);
+    if (state.asked && two.includes(state.asked)) return state.asked;
+    if (state.actions.includes("shoot")) return "shoot";
+    return "measure";
+  }
+
+  /** The actions that take `n` clicked units or bases (from the ruleset's own list). */
+  const offered = (n) => state.arity.filter((a) => a.least <= n && n <= a.most);
+
+  /** Ask anything: the actions of what is clicked - none (the whole table), one piece, two. */
+  function showAsk() {
+    const n = state.select ? (state.target ? 2 : 1) : 0;
+    const args = [state.select, state.target].filter(Boolean);
+    const list = n === 0 ? offered(0) : [...offered(n), ...offered(0)];
+    const current = n === 2 ? pairAction() : null;
+    $("ask").replaceChildren(...(list.length ? [
+      h("span", { class: "hint" }, n === 0 ? "ask about the table: " : `ask about ${args.join(" and ")}: `),
+      ...list.map((a) => h("button", {
+        type: "button", class: a.name === current ? "ask-action current" : "ask-action",
+        "data-action": a.name, "aria-pressed": a.name === current ? "true" : null,
+        title: a.usage, onclick: () => askAction(a, args),
+      }, a.name)),
+    ] : []));
+  }
+
+  function askAction(action, args) {
+    if (action.least <= 2 && 2 <= action.most && args.length === 2) {
+      state.asked = action.name;
+      state.fromSuggest = false;
+      showAsk();
+      refreshAnswer();
+      return;
+    }
+    const used = action.most === 0 ? [] : args.slice(0, action.most);
+    showAsked({ kind: action.name, args: used, result: null, summary: "" }, "asked");
+  }
+
+  /** The map draws its measuring line between this pair (and says the same length). */
+  function showLine(pair) {
+    const next = pair ? pair.join(",") : "";
+    if ((state.line ? state.line.join(",") : "") === next) return;
+    state.line = pair;
+    refreshMap();
+  }
 
   function errorBox(error) {
     return h("p", { class: "error", role: "alert" }, error.message);
   }
 
   function measureView(m) {
+    const pair = pairOf(m);
     const rows = [
+      ["between", h("span", { class: "pair" }, pair ? pair.join(" and ") : `${m.a} and ${m.b}`)],
       ["distance", h("span", null,
         h("span", { class: "distance" }, length(m.distance)),
         m.uncertainty ? h("span", { class: "uncertainty" }, ` ± ${length(m.uncertainty)}`) : null,
@@ -649,7 +1007,7 @@
       if (form) form.remove();
       loadState();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = plainText(error.message);
       for (const button of row.querySelectorAll("button")) button.disabled = false;
       showAccess();
     }
@@ -657,7 +1015,7 @@
 
   /** The resolution card: band, dice, need, exact odds, modifiers, effects, reasons, and the
    * table's decision about it. */
-  function card(r, question) {
+  function card(r, question, measuredPair) {
     const parts = [];
     const who = [r.shooter || r.a || r.leader || r.unit, r.target || r.b].filter(Boolean).join(" → ");
     const verdict = r.allowed === undefined ? "" : r.allowed ? "allowed" : "not allowed";
@@ -669,7 +1027,8 @@
     }
     const facts = [];
     if (r.distance) facts.push(["distance", h("span", null, h("span", { class: "distance" }, length(r.distance)), converted(r.distance))]);
-    if (r.between && typeof r.between === "object") facts.push(["between", Object.values(r.between).join(" and ")]);
+    const pair = pairOf(r) || (r.distance ? measuredPair : null);
+    if (pair) facts.push(["between", h("span", { class: "pair" }, pair.join(" and "))]);
     if (r.boxes !== undefined) facts.push(["boxes", h("span", { class: "boxes" }, r.boxes)]);
     if (r.band !== undefined) facts.push(["band", h("span", null, h("span", { class: "band" }, r.band), r.band_name ? ` (${r.band_name})` : "", source(r.band_source))]);
     if (r.weapon) facts.push(["weapon", typeof r.weapon === "object" ? r.weapon.name || JSON.stringify(r.weapon) : r.weapon]);
@@ -677,7 +1036,7 @@
     if (r.shooters && r.shooters.fire !== undefined) facts.push(["firing", `${r.shooters.fire} of ${r.shooters.figures} (${r.shooters.rule})`]);
     if (facts.length) parts.push(h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])));
     const thresholds = thresholdList(r);
-    if (thresholds.length) parts.push(thresholdTable(thresholds));
+    if (thresholds.length) parts.push(thresholdTable(thresholds, r));
     if (Array.isArray(r.rolls) && r.rolls.length) parts.push(rollTable(r.rolls));
     const mods = Array.isArray(r.modifiers) ? r.modifiers : [];
     if (mods.length) parts.push(h("h4", null, "dice"), modifierList(mods));
@@ -716,7 +1075,7 @@
         .catch(() => {}); // an action whose result changes nothing: nothing to show
     }
     parts.push(decision);
-    parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON)"),
+    parts.push(h("details", { class: "raw" }, h("summary", null, "the whole answer (JSON, citations and long odds in words)"),
       h("pre", null, JSON.stringify(r, null, 2))));
     return h("article", { class: "resolution" }, parts);
   }
@@ -737,17 +1096,25 @@
     return found;
   }
 
-  function thresholdTable(list) {
-    const cell = (v) => (v === undefined ? "" : length(v));
-    return h("table", { class: "thresholds" },
-      h("thead", null, h("tr", null, ["", "measured", "limit", "margin", "±", "verdict"].map((t) => h("th", null, t)))),
-      h("tbody", null, list.map(([label, t]) => h("tr", { class: t.verdict === "too close to call" ? "close" : null },
-        h("th", null, label),
-        h("td", null, cell(t.measured !== undefined ? t.measured : t.boxes)),
-        h("td", null, cell(t.limit)),
-        h("td", null, cell(t.margin !== undefined ? t.margin : t.margin_boxes)),
-        h("td", null, cell(t.uncertainty)),
-        h("td", { class: "verdict" }, t.verdict)))));
+  /** One row a threshold, saying what it compares: "range 62.7 cm: medium band, 30.0-90.0 cm
+   * (within, 27.3 cm to spare, ± 0.3 cm)". */
+  function thresholdTable(list, r) {
+    return h("ul", { class: "thresholds" }, list.map(([label, t]) => {
+      const measured = t.measured !== undefined ? t.measured : t.boxes;
+      const margin = t.margin !== undefined ? t.margin : t.margin_boxes;
+      const isBand = label === "band threshold" && r && typeof r.band === "string";
+      const range = r && r.band_range ? `, ${length(r.band_range.from).replace(/[^0-9.]+$/, "")}-${length(r.band_range.to)}` : "";
+      const what = isBand ? `range ${length(measured)}: ${r.band} band${range}` : `${label} ${length(measured)}`;
+      const marginText = margin && typeof margin === "object" ? length({ ...margin, value: Math.abs(margin.value) }) : margin;
+      const side = t.verdict === "within" ? "to spare" : t.verdict === "beyond" ? "too far" : "margin";
+      const detail = [
+        t.limit !== undefined ? `${t.verdict} ${length(t.limit)}` : t.verdict,
+        margin !== undefined ? `${marginText} ${side}` : null,
+        t.uncertainty ? `± ${length(t.uncertainty)}` : null,
+      ].filter(Boolean).join(", ");
+      return h("li", { class: t.verdict === "too close to call" ? "threshold close" : "threshold" },
+        h("span", { class: "what" }, what), " ", h("span", { class: "verdict" }, `(${detail})`));
+    }));
   }
 
   /** One block a roll: `to hit: 4D8, need 4+, 5/8 a die (62.5%)`, then its note and modifiers. */
@@ -763,8 +1130,8 @@
             : ["need ", h("span", { class: "need" }, `${roll.need}+`)],
           exact === null || exact === undefined
             ? null
-            : [", ", h("span", { class: "odds" }, h("span", { class: "exact" }, exact), " a die"),
-               ` (${percent(roll.p_success)})`]),
+            : [", ", h("span", { class: "odds", title: `exactly ${exact}` }, percent(roll.p_success), " a die"),
+               String(exact).replace("/", "").length <= 4 ? [" (", h("span", { class: "exact" }, exact), ")"] : null]),
         roll.note ? h("div", { class: "note" }, roll.note, source(roll.source)) : source(roll.source),
         roll.modifiers && roll.modifiers.length ? modifierList(roll.modifiers) : null);
     }));
@@ -786,7 +1153,7 @@
     }
     const perHit = r.damage && r.damage.per_hit;
     if (perHit && typeof perHit === "object") {
-      for (const [name, p] of Object.entries(perHit)) rows.push([name, `${p.exact} a hit (${percent(p.value)})`, null]);
+      for (const [name, p] of Object.entries(perHit)) rows.push([name, `${percent(p.value)} a hit`, null]);
     }
     if (r.effect && typeof r.effect === "object") rows.push(["effect", r.effect.reason || JSON.stringify(r.effect), r.effect.source]);
     else if (typeof r.effect === "string") rows.push(["effect", r.effect, r.effect_source]);
@@ -794,7 +1161,7 @@
       rows.push(["save", `${r.save.need}+${r.save.why ? `: ${r.save.why}` : ""}`, r.save.source]);
     }
     if (r.then && typeof r.then === "object") {
-      const p = r.then.p ? ` (${r.then.p.exact})` : "";
+      const p = r.then.p ? ` (${r.then.p.value !== undefined ? percent(r.then.p.value) : r.then.p.exact})` : "";
       rows.push([words(r.then.situation || "then") + p, r.then.on_fail || JSON.stringify(r.then), r.then.source]);
     }
     return rows;
@@ -807,13 +1174,13 @@
       const dist = distribution(value);
       if (!dist) continue;
       const mean = value && value.mean !== undefined
-        ? (typeof value.mean === "object" ? `${value.mean.exact} (${value.mean.value.toFixed(2)})` : Number(value.mean).toFixed(2))
+        ? (typeof value.mean === "object" ? value.mean.value.toFixed(2) : Number(value.mean).toFixed(2))
         : null;
       out.push(h("details", { class: "outcome" },
         h("summary", null, words(key), mean !== null ? `: expected ${mean}` : ""),
         h("table", { class: "distribution" },
           h("tbody", null, dist.filter(([, , p]) => p > 0).map(([k, exact, p]) =>
-            h("tr", null, h("th", null, k), h("td", null, exact), h("td", null, percent(p))))))));
+            h("tr", null, h("th", null, k), h("td", { title: `exactly ${exact}` }, percent(p))))))));
     }
     return out;
   }
@@ -874,29 +1241,52 @@
     }
     const items = Array.isArray(answer.items) ? answer.items : [];
     $("suggest").replaceChildren(...(items.length ? items.map((item) => h("li", null,
-      h("button", { type: "button", class: "suggestion", onclick: () => showSuggestion(item) },
+      h("button", { type: "button", class: "suggestion", "data-key": [item.kind, ...item.args].join(" "), onclick: () => showSuggestion(item) },
         h("span", { class: "kind" }, item.kind), " ", item.summary))) : [h("li", { class: "hint" }, "nothing to resolve in this phase")]));
   });
 
   function showSuggestion(item) {
+    showAsked(item, "suggested");
+  }
+
+  function showAsked(item, how) {
     state.overriding = null;
     state.fromSuggest = true;
     state.question = { action: item.kind, args: item.args };
-    $("question").replaceChildren(h("p", null, "suggested: ", h("b", null, `${item.kind} ${item.args.join(" ")}`)));
+    // The map follows the card: the item's first two ids are highlighted and its measured pair
+    // is the line drawn.
+    const known = knownIds();
+    const ids = item.args.filter((x) => known.has(x));
+    state.select = ids[0] || null;
+    state.target = ids[1] || null;
+    state.line = pairOf(item.result);
+    markPicked();
+    showLiveView();
+    refreshMap();
+    $("pick").textContent = state.select ? `${[state.select, state.target].filter(Boolean).join(" and ")}: ${how === "asked" ? "asked" : "from the suggestion"}; click a base to start again.` : "Click a base, then another.";
+    showAsk();
+    $("question").replaceChildren(h("p", null, `${how}: `, h("b", null, [item.kind, ...item.args].join(" "))));
     $("measure").replaceChildren();
     const question = state.question;
-    $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary));
+    $("card").replaceChildren(item.result ? card(item.result, question) : h("p", null, item.summary || "asking..."));
     $("clear").hidden = false;
-    if (canChange()) {
+    if (canChange() || !item.result) {
       // The suggest list is anybody's to read: a player asks the item alone, logged, to get
-      // the log_id that Confirm needs and the form for the dice.
+      // the log_id that Confirm needs and the form for the dice. A question asked from clicks
+      // is asked here, by anybody.
       resolve(item.kind, item.args).then((answer) => {
         const current = state.question;
         if (!state.fromSuggest || questionKey(current) !== questionKey(question)) return;
-        if (!Number.isInteger(answer.log_id) || state.overriding === questionKey(question)) return;
+        if (item.result && !Number.isInteger(answer.log_id)) return;
+        if (state.overriding === questionKey(question)) return;
         if (state.reporting === questionKey(question)) return;
+        showLine(pairOf(answer) || state.line);
         $("card").replaceChildren(card(answer, question));
-      }).catch((error) => console.warn(error));
+      }).catch((error) => {
+        if (!item.result && state.fromSuggest && questionKey(state.question) === questionKey(question)) {
+          $("card").replaceChildren(errorBox(error));
+        } else console.warn(error);
+      });
     }
   }
 
@@ -1048,7 +1438,7 @@
     try {
       game = await api("/api/state");
     } catch (error) {
-      $("game-msg").textContent = error.message;
+      $("game-msg").textContent = plainText(error.message);
       return;
     }
     const before = state.game;
@@ -1072,7 +1462,7 @@
       `· ${info.title || game.phase}`) : "");
     const acting = game.acting_sides && game.acting_sides.length ? game.acting_sides.join(", ") : "";
     $("acting").textContent = game.acting ? `acting: ${game.acting === "all" ? "every side" : `side ${game.acting}`}${acting ? ` (${acting})` : ""}` : "";
-    $("sides-rule").textContent = game.sides_rule || "";
+    $("sides-rule").textContent = plainText(game.sides_rule || "");
     const undo = game.undo;
     $("undo").textContent = undo ? `Undo ${undoWords(undo)}` : "Undo";
     $("undo").dataset.can = undo ? "yes" : "no";
@@ -1121,7 +1511,7 @@
       loadSuggest();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
     } catch (error) {
-      $("game-msg").textContent = error.message;
+      $("game-msg").textContent = plainText(error.message);
     }
   }
 
@@ -1144,7 +1534,7 @@
   function showUnit() {
     const game = state.game;
     const panel = $("unit-panel");
-    const base = state.select;
+    const base = state.panel;
     const unitId = game && base ? (game.bases || {})[base] || (game.units[base] ? base : null) : null;
     if (!game || !unitId || !game.units[unitId]) {
       panel.hidden = true;
@@ -1210,7 +1600,7 @@
       refreshMap();
       if (state.select && state.target && !state.fromSuggest) refreshAnswer();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = plainText(error.message);
     }
   }
 
@@ -1226,7 +1616,7 @@
       $("snap-msg").textContent = `saved ${saved.id}`;
       await loadSnapshots();
     } catch (error) {
-      $("snap-msg").textContent = error.message;
+      $("snap-msg").textContent = plainText(error.message);
     } finally {
       button.disabled = !canChange();
     }
@@ -1252,15 +1642,34 @@
 
   async function start() {
     startAccess().catch((error) => console.warn(error));
+    await loadSheets();
     $("map").addEventListener("pointerdown", onMapDown);
     $("map").addEventListener("pointerup", onMapUp);
+    $("map").addEventListener("pointermove", onMapMove);
+    $("map").addEventListener("pointercancel", (event) => {
+      pointers.delete(event.pointerId);
+      pinch = null;
+      pressed = null;
+    });
+    $("map").addEventListener("wheel", onMapWheel, { passive: false });
+    $("zoom-in").addEventListener("click", () => zoomCentre(1.5));
+    $("zoom-out").addEventListener("click", () => zoomCentre(1 / 1.5));
+    $("zoom-reset").addEventListener("click", () => {
+      zoom.view = null;
+      applyZoom();
+    });
     $("clear").addEventListener("click", () => {
       state.select = null;
+      state.panel = null;
       state.target = null;
       state.fromSuggest = false;
       afterPick();
     });
     $("snap").addEventListener("click", takeSnapshot);
+    $("replay-play").addEventListener("click", () => replayDo({ do: "play" }));
+    $("replay-pause").addEventListener("click", () => replayDo({ do: "pause" }));
+    $("replay-step").addEventListener("click", () => replayDo({ do: "step" }));
+    $("replay-speed").addEventListener("change", () => replayDo({ speed: Number($("replay-speed").value) }));
     $("next-photo").addEventListener("click", nextPhoto);
     $("next-phase").addEventListener("click", nextPhase);
     $("undo").addEventListener("click", () => gameAction("/api/state/undo", {}, (a) => `undone (step ${a.undone})`));
@@ -1282,10 +1691,11 @@
       showStatus(await api("/api/status"));
     } catch (error) {
       $("st-error").hidden = false;
-      $("st-error").textContent = error.message;
+      $("st-error").textContent = plainText(error.message);
     }
     refreshMap();
     loadState();
+    loadReplay();
     loadSnapshots().catch((error) => console.warn(error));
   }
 
