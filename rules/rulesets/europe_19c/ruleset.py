@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
@@ -358,10 +358,10 @@ class Europe19c(Ruleset):
         _check_enemies(attacker, defender)
         near = table.unit_distance(attacker, defender)
         touch, face = contact(table, near), _face(table, near.a, near.b)
-        ours = _melee_side(table, attacker, defender, near.a, near.b, face, charging=True)
-        theirs = _melee_side(table, defender, attacker, near.b, near.a, face, charging=False)
+        a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
+        d_side, d_roll, d_line = _melee_side(table, defender, attacker, near, face, charging=False)
         # The defender loses when it takes as many hits as the attacker or more (line 122).
-        mine, yours = ours.roll.distribution, theirs.roll.distribution
+        mine, yours = a_roll.distribution, d_roll.distribution
         hits = [(i, j, p * q) for i, p in enumerate(mine) for j, q in enumerate(yours)]
         p_defender = sum((p for i, j, p in hits if i >= j), Fraction(0))
         p_tie, p_attacker = sum((p for i, j, p in hits if i == j), Fraction(0)), 1 - p_defender
@@ -374,8 +374,8 @@ class Europe19c(Ruleset):
         outcome["sources"] = [str(CITE[c]) for c in fates]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
         data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
-        data |= {"face": face.name, "sides": {"attacker": ours.json, "defender": theirs.json}}
-        data |= {"rolls": [ours.roll.as_json(), theirs.roll.as_json()], "outcome": outcome}
+        data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
+        data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         lines = []
         if not in_contact(touch):
@@ -386,8 +386,8 @@ class Europe19c(Ruleset):
         elif touch.too_close_to_call:
             lines.append("base contact is too close to call; taken as in contact")
         lines += [
-            ours.line,
-            theirs.line,
+            a_line,
+            d_line,
             f"{defender.id} loses (takes more hits, or a tie) with chance {p_defender} "
             f"(tie {p_tie}) and {_loser_fate(defender)} [{CITE['retreat']}; {CITE['tie']}]",
             f"{attacker.id} loses with chance {p_attacker} and {_loser_fate(attacker)}; "
@@ -540,29 +540,23 @@ class Europe19c(Ruleset):
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
         units side by side) or the two are not in base contact."""
-        attacker, defender, note = a, d, ""
+        first, note = (a, d), ""
         if flag(d, "charged") and not flag(a, "charged"):
-            attacker, defender = d, a
+            first = (d, a)
         elif flag(a, "charged") == flag(d, "charged"):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
-        answer = self._may_fight(scene, attacker, defender)
-        if answer is None:
-            dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
-            note = f"{dash}: {defender.id} taken as the attacker"
-            attacker, defender = defender, attacker
-            answer = self._may_fight(scene, attacker, defender)
-        if answer is None or not answer.data["in_contact"]:
-            return None
-        return Fight("melee", (attacker.id, defender.id), note)
-
-    def _may_fight(self, scene: Scene, attacker: Unit, defender: Unit) -> Resolution | None:
-        """The melee of the two, None when the hand-to-hand table has `-` for it."""
-        try:
-            return self.melee(scene, (attacker.id, defender.id))
-        except MissingAttribute:
-            raise
-        except QuestionError:
-            return None
+        for attacker, defender in (first, first[::-1]):
+            try:
+                answer = self.melee(scene, (attacker.id, defender.id))
+            except MissingAttribute:
+                raise
+            except QuestionError:  # the hand-to-hand table has `-` this way round
+                dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
+                note = f"{dash}: {defender.id} taken as the attacker"
+                continue
+            fight = Fight("melee", (attacker.id, defender.id), note)
+            return fight if answer.data["in_contact"] else None
+        return None
 
 
 # What the answers are made of
@@ -634,14 +628,6 @@ class Shot:
         """`Inf line, Art against Normal`."""
         column = FIRING["columns"][self.column["column"]]["label"]
         return f"{FIRING['rows'][self.row]['label']} against {column}"
-
-
-class MeleeSide(NamedTuple):
-    """One side's dice in hand-to-hand: as the answer shows them, the roll, its line."""
-
-    json: dict[str, Any]
-    roll: Roll
-    line: str
 
 
 # Reading a unit in the sheet's words
@@ -878,11 +864,12 @@ def _save(
 
 
 def _melee_side(
-    table: Table, unit: Unit, enemy: Unit, base: Base, enemy_base: Base, face: Face, charging: bool
-) -> MeleeSide:
-    """One side's dice in hand-to-hand: its row against the enemy's column (lines 100-112), then
-    the modifiers a base (lines 114-115)."""
+    table: Table, unit: Unit, enemy: Unit, near: geo.Closest, face: Face, charging: bool
+) -> tuple[dict[str, Any], Roll, str]:
+    """One side's dice in hand-to-hand, as the answer shows them, the roll and its line: its row
+    against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""
     row = MELEE["rows"][MELEE["row_of"][kind_of(unit)]["charging" if charging else "defending"]]
+    base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
     column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
     per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
     if per_base is None:
@@ -914,7 +901,7 @@ def _melee_side(
     json["hits"] = {"distribution": dice_math.as_floats(roll.distribution), "exact": _exact(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
     says = f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}"
-    return MeleeSide(json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]")
+    return json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]"
 
 
 def _loser_fate(unit: Unit) -> str:
