@@ -17,8 +17,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
-import numpy as np
-
 from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
@@ -111,7 +109,10 @@ class Europe19c(Ruleset):
         for b, arc in zip(bases, arcs, strict=True):
             b.aims = [aim for aim, ok in zip(b.aims, arc, strict=True) if ok]
             b.in_arc = bool(b.aims)
-        seen = self._seen(table, [(b.base, aim) for b in bases for aim in b.aims])
+        # One sight line clear is enough: fire is by unit, the sheet asks for no whole base.
+        pairs = [(b.base, aim) for b in bases for aim in b.aims]
+        sight = table.seen_pairs(self.sight_policy, pairs, entire=False)
+        seen = {(v.id, t.id) for (v, t), ok in zip(pairs, sight, strict=True) if ok}
         for shot in shots:
             for b in shot.bases:
                 b.aim = next((aim for aim in b.aims if (b.base.id, aim.id) in seen), None)
@@ -161,17 +162,6 @@ class Europe19c(Ruleset):
                 shot.bases.append(BaseShot(base, in_town, half, d0, measured, bool(aims), aims))
                 shot.weapon, shot.bands, shot.row = weapon, bands, row
         return shots
-
-    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> set[tuple[str, str]]:
-        """The (viewer, target) ids of the pairs where the viewer sees its target: one sight line
-        clear is enough (fire is by unit; the sheet does not ask for the whole base), every pair
-        asked at once."""
-        if not pairs:
-            return set()
-        viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
-        targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
-        seen = table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
-        return {(v.id, t.id) for (v, t), ok in zip(pairs, seen, strict=True) if ok}
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
@@ -820,15 +810,10 @@ def _check_enemies(a: Unit, b: Unit) -> None:
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     """Why the unit may not fire at all: cavalry, limbered or pivoted artillery."""
-    kind, refusals = kind_of(unit), []
-    if kind == "cavalry":
-        why = "cavalry do not fire: the firing table has no cavalry row"
-        refusals.append(reason(why, FIRING["rows"]["inf-line-art"]["cite"]))
-    if formation_of(unit) == "limbered":
-        refusals.append(reason("limbered artillery can not fire", CITE["limbered"]))
-    if kind == "artillery" and flag(unit, "pivoted"):
-        refusals.append(reason("the artillery pivoted this turn", CITE["pivoted"]))
-    return refusals
+    kind = kind_of(unit)
+    refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
+    refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
+    return [refusal(why) for why, yes in refused.items() if yes]
 
 
 def _firer_reach(unit: Unit) -> float | None:
@@ -840,11 +825,8 @@ def _firer_reach(unit: Unit) -> float | None:
 
 def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
     if not any(s.in_range for s in shots):
-        return reason("out of range", CITE["weapons"])
-    if not any(s.in_arc for s in shots):
-        why = "no base of the target within 45 degrees of a firing base's front"
-        return reason(why, CITE["arc"])
-    return reason("no line of sight from any base in range and arc", CITE["level_fire"])
+        return refusal("out-of-range")
+    return refusal("out-of-sight" if any(s.in_arc for s in shots) else "out-of-arc")
 
 
 def _save(
@@ -917,6 +899,11 @@ def _loser_fate(unit: Unit) -> str:
 def reason(text: str, cite: Cite | None) -> dict[str, Any]:
     """A reason in an answer, with the line it comes from."""
     return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def refusal(why: str) -> dict[str, Any]:
+    """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`refusals`)."""
+    return reason(DATA["refusals"][why]["reason"], DATA["refusals"][why]["cite"])
 
 
 def shown(scene: Scene, mm: float) -> str:
