@@ -15,7 +15,7 @@ import pytest
 from rules.engine import Cite, OutcomeRule, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError
 from rules.scene import Scene
-from rules.state import Change, Field, Kind, Report, Scope, close_key
+from rules.state import Change, Field, Kind, Report, Scope, close_key, likeliest, removals
 from tests.builders import base, scene_doc, unit
 from tests.golden import ROOT
 
@@ -245,6 +245,18 @@ def test_a_change_to_a_description_or_an_unknown_field_is_refused() -> None:
         RULES.check_change(scene, Change("zouaves", "casualtes", 1, "typo"))
     with pytest.raises(QuestionError, match="accepted: 'steady' or 'running'"):
         RULES.check_change(scene, Change("zouaves", "status", "dancing", "?"))
+
+
+def test_removals_take_each_base_off_and_likeliest_is_the_lowest_most_likely_count() -> None:
+    cite = Cite("x.txt", 3, "killed")
+    assert removals(["a-1", "a-2"], "killed", cite) == (
+        Change("a-1", "removed", True, "killed", cite, Scope.BASE),
+        Change("a-2", "removed", True, "killed", cite, Scope.BASE),
+    )
+    assert removals([], "killed", None) == ()
+    assert likeliest([0.25, 0.5, 0.25]) == 1
+    assert likeliest([0.4, 0.2, 0.4]) == 0
+    assert likeliest([1]) == 0
 
 
 def test_close_keys() -> None:
