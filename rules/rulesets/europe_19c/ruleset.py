@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from ... import dice as dice_math
+from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import length_json as length
@@ -105,7 +106,8 @@ class Europe19c(Ruleset):
         that fire, the need and the save."""
         shots = [shot for firer, targets in fire for shot in self._shots(table, firer, targets)]
         bases = [b for s in shots for b in s.bases]
-        arcs = table.in_arcs([(b.base, b.aims, b.half) for b in bases])
+        half = NUMBERS["arc_half_angle"]  # all round from a town
+        arcs = table.in_arcs([(b.base, b.aims, 180.0 if b.in_town else half) for b in bases])
         for b, arc in zip(bases, arcs, strict=True):
             b.aims = [aim for aim, ok in zip(b.aims, arc, strict=True) if ok]
             b.in_arc = bool(b.aims)
@@ -152,14 +154,13 @@ class Europe19c(Ruleset):
         longest = bands[-1][1]
         for base in firer.bases:
             in_town = bool(_in_kinds(table, base, TOWNS))
-            half = 180.0 if in_town else NUMBERS["arc_half_angle"]
             away = table.distances[table.index[base.id]]
             for shot in shots:
                 order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
                 d0 = float(away[table.index[order[0].id]])
                 aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
                 measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
-                shot.bases.append(BaseShot(base, in_town, half, d0, measured, bool(aims), aims))
+                shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
                 shot.weapon, shot.bands, shot.row = weapon, bands, row
         return shots
 
@@ -567,8 +568,7 @@ class BaseShot:
 
     base: Base
     in_town: bool
-    half: float
-    """Its arc, degrees either side of straight ahead."""
+    """It fires all round (line 74)."""
     distance: float
     threshold: Threshold
     """The distance against the weapon's reach (of its band, when it fires)."""
@@ -655,19 +655,11 @@ def described(unit: Unit) -> str:
 
 
 def flag(unit: Unit, key: str) -> bool:
-    """A state flag (declared with a default, so a scene read by the engine has it)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "true or false", False)
-    return bool(value)
+    return engine.check_flag(unit, key, ruleset=ID)
 
 
 def count(unit: Unit, key: str) -> int:
-    """A state count (declared with a default, so a scene read by the engine has it)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
-    return int(value)
+    return engine.check_count(unit, key, ruleset=ID)
 
 
 def weapon_of(unit: Unit) -> str:
