@@ -14,21 +14,7 @@ from ...errors import QuestionError
 from ...measure import table_of
 from ...scene import Scene, Unit
 from ...state import Change, Kind, Report, likeliest, removals
-from .ruleset import (
-    CITE,
-    COMMAND,
-    DATA,
-    FIRING,
-    ID,
-    MORALE,
-    NUMBERS,
-    Europe19c,
-    contact,
-    count,
-    flag,
-    in_contact,
-    kind_of,
-)
+from .ruleset import CITE, DATA, ID, NUMBERS, Europe19c, contact, count, flag, in_contact, kind_of
 
 Args = Sequence[str]
 Reported = Mapping[str, Any]
@@ -47,7 +33,7 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
+        reports = [_successes("hits", label, DATA["firing"]["rows"][shot.row]["cite"], dice, need)]
         hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
@@ -86,12 +72,12 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         """The row of the command table the leader's D6 fell in (lines 145-149)."""
         rs.command(scene, args)  # the same checks as the question
         label = "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)"
-        rows = tuple(row["roll"] for row in COMMAND)
+        rows = tuple(row["roll"] for row in DATA["command"])
         return (Report("roll", Kind.CHOICE, label, CITE["command"], choices=rows, default=rows[1]),)
 
     def command_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         data = rs.command(scene, args).data
-        row = next(r for r in COMMAND if r["roll"] == reported["roll"])
+        row = next(r for r in DATA["command"] if r["roll"] == reported["roll"])
         score = next(o["score"] for o in data["outcomes"] if o["roll"] == row["roll"])
         why = f"rolled {row['roll']}: {data['rating']} leader, {data['game_size']} game"
         return (Change(str(data["leader"]), "command_score", int(score), why, row["cite"]),)
@@ -179,7 +165,7 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             return ()
         failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
         label = f"tests failed: the {tests} D6 showing under {data['need']}"
-        cite = MORALE[str(data["level"])]["cite"]
+        cite = DATA["morale"][str(data["level"])]["cite"]
         unit = scene.unit_of(data["unit"])
         return (
             Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
