@@ -501,8 +501,8 @@ class Europe19c(Ruleset):
         elif phase == "movement":
             yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
         elif phase == "firing":
-            reach = [(f, _firer_reach(f)) for f in units]
-            near = [(f, table.units_within(f, r)) for f, r in reach if r is not None]
+            firers = [f for f in units if not _cannot_fire(f) and not flag(f, "fired")]
+            near = [(f, table.units_within(f, bands_of(f)[-1][1])) for f in firers]
             shots = self.shots(table, [(f, [t for t in ts if t.side != f.side]) for f, ts in near])
             yield from (Candidate("shoot", (s.firer.id, s.target.id)) for s in shots if s.allowed)
         elif phase == "hand-to-hand":
@@ -806,13 +806,6 @@ def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
     refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
     return [refusal(why) for why, yes in refused.items() if yes]
-
-
-def _firer_reach(unit: Unit) -> float | None:
-    """The longest range (mm) of a unit that may fire and has not fired this turn."""
-    if _cannot_fire(unit) or flag(unit, "fired"):
-        return None
-    return bands_of(unit)[-1][1]
 
 
 def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
