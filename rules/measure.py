@@ -708,6 +708,16 @@ class Table:
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
 
+    def seen_pairs(
+        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], *, entire: bool
+    ) -> list[bool]:
+        """`seen` asked of (viewer, target) pairs of bases: whether each viewer sees its target."""
+        if not pairs:
+            return []
+        viewers = np.array(self.rows([v for v, _ in pairs]), dtype=int)
+        targets = np.array(self.rows([t for _, t in pairs]), dtype=int)
+        return [bool(ok) for ok in self.seen(policy, viewers, targets, entire=entire)]
+
     def _judge(
         self,
         policy: SightPolicy,

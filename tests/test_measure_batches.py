@@ -59,6 +59,18 @@ def test_sight_matrix_and_nearest_seen_are_the_per_pair_answers(example: Path) -
                 assert within[v, t] == expected, (v, t)
 
 
+@pytest.mark.parametrize("entire", [False, True])
+def test_seen_pairs_is_seen_asked_of_bases(entire: bool) -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    policy = get_ruleset(scene.ruleset).sight_policy
+    table, bases = Table(scene), Table(scene).bases
+    pairs = [(bases[i], bases[j]) for i in range(0, len(bases), 5) for j in range(len(bases))]
+    rows = np.array([[table.index[v.id], table.index[t.id]] for v, t in pairs])
+    expected = table.seen(policy, rows[:, 0], rows[:, 1], entire=entire).tolist()
+    assert Table(scene).seen_pairs(policy, pairs, entire=entire) == expected
+    assert table.seen_pairs(policy, [], entire=entire) == []
+
+
 def test_the_look_ups_and_the_terrain_are_the_scenes_answers() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table = Table(scene)

@@ -3,7 +3,7 @@ changes of state it leads to (README.md, "Outcomes")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -12,23 +12,9 @@ from ...answer import Cite
 from ...engine import OutcomeRule, expect_args
 from ...errors import QuestionError
 from ...measure import table_of
-from ...scene import Base, Scene, Unit
-from ...state import Change, Kind, Report, Scope
-from .ruleset import (
-    CITE,
-    COMMAND,
-    DATA,
-    FIRING,
-    ID,
-    MORALE,
-    NUMBERS,
-    Europe19c,
-    contact,
-    count,
-    flag,
-    in_contact,
-    kind_of,
-)
+from ...scene import Scene, Unit
+from ...state import Change, Kind, Report, likeliest, removals
+from .ruleset import CITE, DATA, ID, NUMBERS, Europe19c, contact, count, flag, in_contact, kind_of
 
 Args = Sequence[str]
 Reported = Mapping[str, Any]
@@ -47,12 +33,12 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
-        hits, saves = _likeliest(dice_math.successes(dice, 6, need)), 0
+        reports = [_successes("hits", label, DATA["firing"]["rows"][shot.row]["cite"], dice, need)]
+        hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
             reports.append(_successes("saved", label, save_cite, hits, save_need, most=dice))
-            saves = _likeliest(dice_math.successes(hits, 6, save_need))
+            saves = likeliest(dice_math.successes(hits, 6, save_need))
         return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
 
     def shoot_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -68,7 +54,7 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             )
         lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
         changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
-        changes += _removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
+        changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
         if lost:
             why = f"{len(lost)} base(s) removed: a morale test each"
             after = count(target, "bases_removed") + len(lost)
@@ -86,12 +72,12 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         """The row of the command table the leader's D6 fell in (lines 145-149)."""
         rs.command(scene, args)  # the same checks as the question
         label = "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)"
-        rows = tuple(row["roll"] for row in COMMAND)
+        rows = tuple(row["roll"] for row in DATA["command"])
         return (Report("roll", Kind.CHOICE, label, CITE["command"], choices=rows, default=rows[1]),)
 
     def command_apply(scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         data = rs.command(scene, args).data
-        row = next(r for r in COMMAND if r["roll"] == reported["roll"])
+        row = next(r for r in DATA["command"] if r["roll"] == reported["roll"])
         score = next(o["score"] for o in data["outcomes"] if o["roll"] == row["roll"])
         why = f"rolled {row['roll']}: {data['rating']} leader, {data['game_size']} game"
         return (Change(str(data["leader"]), "command_score", int(score), why, row["cite"]),)
@@ -144,11 +130,12 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             loser, why, cite = defender, f"a tie at {ours} hits: the defender", "tie"
         else:
             loser, why, cite = attacker, f"took {theirs} hits to {ours}", "retreat"
+        bases = [b.id for b in loser.bases]
         if kind_of(loser) == "artillery":
             why = f"{why}; artillery that lose are eliminated"
-            return _removals(loser.bases, why, CITE["artillery_eliminated"])
+            return removals(bases, why, CITE["artillery_eliminated"])
         if reported["retreat_blocked"]:
-            return _removals(loser.bases, f"{why}; its retreat is blocked", CITE["blocked"])
+            return removals(bases, f"{why}; its retreat is blocked", CITE["blocked"])
         retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
         why = f"lost hand-to-hand ({why}): {retreat} and takes two morale tests"
         return (Change(loser.id, "lost_melee", True, why, CITE[cite]),)
@@ -176,9 +163,9 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
         tests = int(data["tests"])
         if not tests:
             return ()
-        failed = _likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
+        failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
         label = f"tests failed: the {tests} D6 showing under {data['need']}"
-        cite = MORALE[str(data["level"])]["cite"]
+        cite = DATA["morale"][str(data["level"])]["cite"]
         unit = scene.unit_of(data["unit"])
         return (
             Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
@@ -192,7 +179,7 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
             return ()
         unit = scene.unit_of(data["unit"])
         lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
-        changes = list(_removals(lost, "failed a morale test", CITE["failure"]))
+        changes = list(removals(lost, "failed a morale test", CITE["failure"]))
         taken = "its tests are taken"
         if count(unit, "bases_removed"):
             changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
@@ -229,16 +216,11 @@ def outcome_rules(rs: Europe19c) -> dict[str, OutcomeRule]:
     }
 
 
-def _likeliest(dist: Sequence[Fraction]) -> int:
-    """The most likely number of successes (the lowest of equals): what a form shows first."""
-    return max(range(len(dist)), key=lambda k: (dist[k], -k))
-
-
 def _successes(
     name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
 ) -> Report:
     """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
-    likely, most = _likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
+    likely, most = likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
     return Report(name, Kind.COUNT, label, cite, maximum=most, default=likely)
 
 
@@ -254,18 +236,13 @@ def _bases_report(
     )
 
 
-def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[Base]:
-    """The bases named, when they are as many as `count` calls for (all the unit's bases at
-    most); a `QuestionError` otherwise."""
+def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[str]:
+    """The ids of the bases named, when they are as many as `count` calls for (all the unit's
+    bases at most); a `QuestionError` otherwise."""
     wanted = min(count, len(unit.bases))
     if len(removed) != wanted:
         raise QuestionError(
             f"{ID}: {count} {what} take off {wanted} base(s) of {unit.id}; "
             f"{len(removed)} named ({', '.join(removed) or 'none'})"
         )
-    return [b for b in unit.bases if b.id in set(removed)]
-
-
-def _removals(bases: Iterable[Base], why: str, cite: Cite) -> tuple[Change, ...]:
-    """Each base taken off the table."""
-    return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
+    return [b.id for b in unit.bases if b.id in set(removed)]

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Final, NamedTuple
-
-import numpy as np
+from typing import Any, ClassVar, Final
 
 from ... import dice as dice_math
+from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import length_json as length
@@ -107,11 +106,15 @@ class Europe19c(Ruleset):
         that fire, the need and the save."""
         shots = [shot for firer, targets in fire for shot in self._shots(table, firer, targets)]
         bases = [b for s in shots for b in s.bases]
-        arcs = table.in_arcs([(b.base, b.aims, b.half) for b in bases])
+        half = NUMBERS["arc_half_angle"]  # all round from a town
+        arcs = table.in_arcs([(b.base, b.aims, 180.0 if b.in_town else half) for b in bases])
         for b, arc in zip(bases, arcs, strict=True):
             b.aims = [aim for aim, ok in zip(b.aims, arc, strict=True) if ok]
             b.in_arc = bool(b.aims)
-        seen = self._seen(table, [(b.base, aim) for b in bases for aim in b.aims])
+        # One sight line clear is enough: fire is by unit, the sheet asks for no whole base.
+        pairs = [(b.base, aim) for b in bases for aim in b.aims]
+        sight = table.seen_pairs(self.sight_policy, pairs, entire=False)
+        seen = {(v.id, t.id) for (v, t), ok in zip(pairs, sight, strict=True) if ok}
         for shot in shots:
             for b in shot.bases:
                 b.aim = next((aim for aim in b.aims if (b.base.id, aim.id) in seen), None)
@@ -151,27 +154,15 @@ class Europe19c(Ruleset):
         longest = bands[-1][1]
         for base in firer.bases:
             in_town = bool(_in_kinds(table, base, TOWNS))
-            half = 180.0 if in_town else NUMBERS["arc_half_angle"]
             away = table.distances[table.index[base.id]]
             for shot in shots:
                 order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
                 d0 = float(away[table.index[order[0].id]])
                 aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
                 measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
-                shot.bases.append(BaseShot(base, in_town, half, d0, measured, bool(aims), aims))
+                shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
                 shot.weapon, shot.bands, shot.row = weapon, bands, row
         return shots
-
-    def _seen(self, table: Table, pairs: Sequence[tuple[Base, Base]]) -> set[tuple[str, str]]:
-        """The (viewer, target) ids of the pairs where the viewer sees its target: one sight line
-        clear is enough (fire is by unit; the sheet does not ask for the whole base), every pair
-        asked at once."""
-        if not pairs:
-            return set()
-        viewers = np.array(table.rows([v for v, _ in pairs]), dtype=int)
-        targets = np.array(table.rows([t for _, t in pairs]), dtype=int)
-        seen = table.seen(self.sight_policy, viewers, targets, entire=False).tolist()
-        return {(v.id, t.id) for (v, t), ok in zip(pairs, seen, strict=True) if ok}
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
@@ -358,10 +349,10 @@ class Europe19c(Ruleset):
         _check_enemies(attacker, defender)
         near = table.unit_distance(attacker, defender)
         touch, face = contact(table, near), _face(table, near.a, near.b)
-        ours = _melee_side(table, attacker, defender, near.a, near.b, face, charging=True)
-        theirs = _melee_side(table, defender, attacker, near.b, near.a, face, charging=False)
+        a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
+        d_side, d_roll, d_line = _melee_side(table, defender, attacker, near, face, charging=False)
         # The defender loses when it takes as many hits as the attacker or more (line 122).
-        mine, yours = ours.roll.distribution, theirs.roll.distribution
+        mine, yours = a_roll.distribution, d_roll.distribution
         hits = [(i, j, p * q) for i, p in enumerate(mine) for j, q in enumerate(yours)]
         p_defender = sum((p for i, j, p in hits if i >= j), Fraction(0))
         p_tie, p_attacker = sum((p for i, j, p in hits if i == j), Fraction(0)), 1 - p_defender
@@ -374,8 +365,8 @@ class Europe19c(Ruleset):
         outcome["sources"] = [str(CITE[c]) for c in fates]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
         data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
-        data |= {"face": face.name, "sides": {"attacker": ours.json, "defender": theirs.json}}
-        data |= {"rolls": [ours.roll.as_json(), theirs.roll.as_json()], "outcome": outcome}
+        data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
+        data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         lines = []
         if not in_contact(touch):
@@ -386,8 +377,8 @@ class Europe19c(Ruleset):
         elif touch.too_close_to_call:
             lines.append("base contact is too close to call; taken as in contact")
         lines += [
-            ours.line,
-            theirs.line,
+            a_line,
+            d_line,
             f"{defender.id} loses (takes more hits, or a tie) with chance {p_defender} "
             f"(tie {p_tie}) and {_loser_fate(defender)} [{CITE['retreat']}; {CITE['tie']}]",
             f"{attacker.id} loses with chance {p_attacker} and {_loser_fate(attacker)}; "
@@ -510,8 +501,8 @@ class Europe19c(Ruleset):
         elif phase == "movement":
             yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
         elif phase == "firing":
-            reach = [(f, _firer_reach(f)) for f in units]
-            near = [(f, table.units_within(f, r)) for f, r in reach if r is not None]
+            firers = [f for f in units if not _cannot_fire(f) and not flag(f, "fired")]
+            near = [(f, table.units_within(f, bands_of(f)[-1][1])) for f in firers]
             shots = self.shots(table, [(f, [t for t in ts if t.side != f.side]) for f, ts in near])
             yield from (Candidate("shoot", (s.firer.id, s.target.id)) for s in shots if s.allowed)
         elif phase == "hand-to-hand":
@@ -540,29 +531,23 @@ class Europe19c(Ruleset):
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
         units side by side) or the two are not in base contact."""
-        attacker, defender, note = a, d, ""
+        first, note = (a, d), ""
         if flag(d, "charged") and not flag(a, "charged"):
-            attacker, defender = d, a
+            first = (d, a)
         elif flag(a, "charged") == flag(d, "charged"):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
-        answer = self._may_fight(scene, attacker, defender)
-        if answer is None:
-            dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
-            note = f"{dash}: {defender.id} taken as the attacker"
-            attacker, defender = defender, attacker
-            answer = self._may_fight(scene, attacker, defender)
-        if answer is None or not answer.data["in_contact"]:
-            return None
-        return Fight("melee", (attacker.id, defender.id), note)
-
-    def _may_fight(self, scene: Scene, attacker: Unit, defender: Unit) -> Resolution | None:
-        """The melee of the two, None when the hand-to-hand table has `-` for it."""
-        try:
-            return self.melee(scene, (attacker.id, defender.id))
-        except MissingAttribute:
-            raise
-        except QuestionError:
-            return None
+        for attacker, defender in (first, first[::-1]):
+            try:
+                answer = self.melee(scene, (attacker.id, defender.id))
+            except MissingAttribute:
+                raise
+            except QuestionError:  # the hand-to-hand table has `-` this way round
+                dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
+                note = f"{dash}: {defender.id} taken as the attacker"
+                continue
+            fight = Fight("melee", (attacker.id, defender.id), note)
+            return fight if answer.data["in_contact"] else None
+        return None
 
 
 # What the answers are made of
@@ -583,8 +568,7 @@ class BaseShot:
 
     base: Base
     in_town: bool
-    half: float
-    """Its arc, degrees either side of straight ahead."""
+    """It fires all round (line 74)."""
     distance: float
     threshold: Threshold
     """The distance against the weapon's reach (of its band, when it fires)."""
@@ -636,14 +620,6 @@ class Shot:
         return f"{FIRING['rows'][self.row]['label']} against {column}"
 
 
-class MeleeSide(NamedTuple):
-    """One side's dice in hand-to-hand: as the answer shows them, the roll, its line."""
-
-    json: dict[str, Any]
-    roll: Roll
-    line: str
-
-
 # Reading a unit in the sheet's words
 
 
@@ -679,19 +655,11 @@ def described(unit: Unit) -> str:
 
 
 def flag(unit: Unit, key: str) -> bool:
-    """A state flag (declared with a default, so a scene read by the engine has it)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "true or false", False)
-    return bool(value)
+    return engine.check_flag(unit, key, ruleset=ID)
 
 
 def count(unit: Unit, key: str) -> int:
-    """A state count (declared with a default, so a scene read by the engine has it)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
-    return int(value)
+    return engine.check_count(unit, key, ruleset=ID)
 
 
 def weapon_of(unit: Unit) -> str:
@@ -834,31 +802,16 @@ def _check_enemies(a: Unit, b: Unit) -> None:
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     """Why the unit may not fire at all: cavalry, limbered or pivoted artillery."""
-    kind, refusals = kind_of(unit), []
-    if kind == "cavalry":
-        why = "cavalry do not fire: the firing table has no cavalry row"
-        refusals.append(reason(why, FIRING["rows"]["inf-line-art"]["cite"]))
-    if formation_of(unit) == "limbered":
-        refusals.append(reason("limbered artillery can not fire", CITE["limbered"]))
-    if kind == "artillery" and flag(unit, "pivoted"):
-        refusals.append(reason("the artillery pivoted this turn", CITE["pivoted"]))
-    return refusals
-
-
-def _firer_reach(unit: Unit) -> float | None:
-    """The longest range (mm) of a unit that may fire and has not fired this turn."""
-    if _cannot_fire(unit) or flag(unit, "fired"):
-        return None
-    return bands_of(unit)[-1][1]
+    kind = kind_of(unit)
+    refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
+    refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
+    return [refusal(why) for why, yes in refused.items() if yes]
 
 
 def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
     if not any(s.in_range for s in shots):
-        return reason("out of range", CITE["weapons"])
-    if not any(s.in_arc for s in shots):
-        why = "no base of the target within 45 degrees of a firing base's front"
-        return reason(why, CITE["arc"])
-    return reason("no line of sight from any base in range and arc", CITE["level_fire"])
+        return refusal("out-of-range")
+    return refusal("out-of-sight" if any(s.in_arc for s in shots) else "out-of-arc")
 
 
 def _save(
@@ -878,11 +831,12 @@ def _save(
 
 
 def _melee_side(
-    table: Table, unit: Unit, enemy: Unit, base: Base, enemy_base: Base, face: Face, charging: bool
-) -> MeleeSide:
-    """One side's dice in hand-to-hand: its row against the enemy's column (lines 100-112), then
-    the modifiers a base (lines 114-115)."""
+    table: Table, unit: Unit, enemy: Unit, near: geo.Closest, face: Face, charging: bool
+) -> tuple[dict[str, Any], Roll, str]:
+    """One side's dice in hand-to-hand, as the answer shows them, the roll and its line: its row
+    against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""
     row = MELEE["rows"][MELEE["row_of"][kind_of(unit)]["charging" if charging else "defending"]]
+    base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
     column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
     per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
     if per_base is None:
@@ -914,7 +868,7 @@ def _melee_side(
     json["hits"] = {"distribution": dice_math.as_floats(roll.distribution), "exact": _exact(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
     says = f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}"
-    return MeleeSide(json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]")
+    return json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]"
 
 
 def _loser_fate(unit: Unit) -> str:
@@ -930,6 +884,11 @@ def _loser_fate(unit: Unit) -> str:
 def reason(text: str, cite: Cite | None) -> dict[str, Any]:
     """A reason in an answer, with the line it comes from."""
     return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def refusal(why: str) -> dict[str, Any]:
+    """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`refusals`)."""
+    return reason(DATA["refusals"][why]["reason"], DATA["refusals"][why]["cite"])
 
 
 def shown(scene: Scene, mm: float) -> str:
