@@ -123,16 +123,10 @@ class ColonialAdventure(Ruleset):
     "fortification" (hard): README, Cover."""
 
     def actions(self) -> dict[str, Action]:
-        return {
-            **super().actions(),
-            "shoot": self.shoot,
-            "melee": self.melee,
-            "move": self.move,
-            "morale": self.morale,
-            "actions": self.unit_actions,
-            "initiative": self.initiative,
-            "suggest": self.suggest,
-        }
+        asked = {"shoot": self.shoot, "melee": self.melee, "move": self.move}
+        asked |= {"morale": self.morale, "actions": self.unit_actions}
+        asked |= {"initiative": self.initiative, "suggest": self.suggest}
+        return {**super().actions(), **asked}
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The bands in which the unit's weapon hits (lines 86-96), but the guns' open 36"+."""
@@ -282,27 +276,17 @@ class ColonialAdventure(Ruleset):
             lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
         lines += [f"not allowed: {r}" for r in reasons]
         lines.append(f"dice: {pool} ({'; '.join(_mod_text(m) for m in modifiers)})")
-        blocked = list(sight.blocked_by)
-        data: dict[str, Any] = {
-            "shooter": a,
-            "target": b,
-            "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length_json(scene, near.distance),
-            "band": band,
-            "band_source": None if index is None else str(bands[index]["cite"]),
-            "band_threshold": threshold_json(scene, threshold),
-            "allowed": not reasons,
-            "reasons": reasons,
-            "in_arc": in_arc,
-            "in_sight": sight.any,
-            "sight": {"rays": sight.rays, "clear": sight.clear_rays, "blocked_by": blocked},
-            "cover": COVER_WORD[cover.cover],
-            "cover_reasons": list(cover.reasons),
-            "weapon": weapon,
-            "dice": pool,
-            "modifiers": [m.as_json() for m in modifiers],
-            "rolls": [],
-        }
+        data: dict[str, Any] = {"shooter": a, "target": b}
+        data |= {"between": {"a": near.a.id, "b": near.b.id}}
+        data |= {"distance": length_json(scene, near.distance), "band": band}
+        data["band_source"] = None if index is None else str(bands[index]["cite"])
+        data["band_threshold"] = threshold_json(scene, threshold)
+        data |= {"allowed": not reasons, "reasons": reasons, "in_arc": in_arc}
+        data |= {"in_sight": sight.any, "sight": {"rays": sight.rays, "clear": sight.clear_rays}}
+        data["sight"]["blocked_by"] = list(sight.blocked_by)
+        data |= {"cover": COVER_WORD[cover.cover], "cover_reasons": list(cover.reasons)}
+        data |= {"weapon": weapon, "dice": pool, "modifiers": [m.as_json() for m in modifiers]}
+        data["rolls"] = []
         if need is None:
             return self._answer("shoot", data, lines)
 
@@ -317,17 +301,11 @@ class ColonialAdventure(Ruleset):
         bonus = (IN_FORMATION,) if formed else ()
         to_hit = Roll("to hit", pool, 6, final, hits.dist, bonus, row_cite, note)
         rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
-        effects = [
+        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits.as_json()}
+        data |= {"kills": kills.as_json(), "shock_points": shock.as_json()}
+        data["effects"] = [
             {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
         ]
-        data |= {
-            "need": final,
-            "rolls": [r.as_json() for r in rolls],
-            "hits": hits.as_json(),
-            "kills": kills.as_json(),
-            "shock_points": shock.as_json(),
-            "effects": effects,
-        }
         lines += [
             to_hit.describe(),
             f"expected {hits.mean:.2f} hits; P(at least one hit) = {data['hits']['p_any']:.1%}",
@@ -462,19 +440,13 @@ class ColonialAdventure(Ruleset):
             f"men killed, as shooting ({cite}, {LEADER_HIT['cite']})"
             for hit in leader_hits
         ]
-        data = {
-            "attacker": a,
-            "defender": b,
-            "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length_json(scene, near.distance),
-            "in_contact": touching or contact.too_close_to_call,
-            "contact": threshold_json(scene, contact),
-            "aspect": table.aspect(near.a, near.b).value,
-            "defender_cover": COVER_WORD[cover],
-            "sides": [att, dfd],
-            "results": results,
-            "leader_hit": leader_hits,
-        }
+        data: dict[str, Any] = {"attacker": a, "defender": b}
+        data["between"] = {"a": near.a.id, "b": near.b.id}
+        data |= {"distance": length_json(scene, near.distance)}
+        data |= {"in_contact": touching or contact.too_close_to_call}
+        data |= {"contact": threshold_json(scene, contact)}
+        data |= {"aspect": table.aspect(near.a, near.b).value, "defender_cover": COVER_WORD[cover]}
+        data |= {"sides": [att, dfd], "results": results, "leader_hit": leader_hits}
         return self._answer("melee", data, lines)
 
     def _melee_side(
@@ -517,15 +489,9 @@ class ColonialAdventure(Ruleset):
         rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
         roll = Roll("kill", pool, 6, kill, kills.dist, rolled, MELEE["kill_cite"], note)
 
-        side = {
-            "unit": unit.id,
-            "dice": pool,
-            "modifiers": [m.as_json() for m in mods],
-            "rolls": [roll.as_json()],
-            "kills": kills.as_json(),
-            "shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(),
-            "fighters": fighters,
-        }
+        side = {"unit": unit.id, "dice": pool, "modifiers": [m.as_json() for m in mods]}
+        side |= {"rolls": [roll.as_json()], "kills": kills.as_json()}
+        side |= {"shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(), "fighters": fighters}
         reasons = "; ".join(_mod_text(m) for m in mods)
         line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
         return side, kills, line
@@ -564,27 +530,17 @@ class ColonialAdventure(Ruleset):
         spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
         allowed, allowance = before + spent <= PER_TURN, mv["inches"] * INCH
         no_passing = DATA["interpenetration"]["cite"]
-        data = {
-            "unit": args[0],
-            "moves_as": key,
-            "allowance": length_json(scene, allowance),
-            "allowance_source": str(mv["cite"]),
-            "action_movement": {
-                "dice": mv["dice"],
-                "sides": mv["sides"],
-                "source": str(mv["dice_cite"]),
-                "distribution_inches": odds.dice.as_floats(spread),
-                "exact": [str(p) for p in spread],
-                "mean_inches": mean,
-            },
-            "stands_in": standing,
-            "actions": [_cost_json(c) for c in steps],
-            "actions_spent": spent,
-            "actions_spent_before": before,
-            "actions_per_turn": PER_TURN,
-            "allowed": allowed,
-            "interpenetration": str(no_passing),
-        }
+        rolled: dict[str, Any] = {"dice": mv["dice"], "sides": mv["sides"]}
+        rolled["source"] = str(mv["dice_cite"])
+        rolled |= {"distribution_inches": odds.dice.as_floats(spread)}
+        rolled |= {"exact": [str(p) for p in spread], "mean_inches": mean}
+        data: dict[str, Any] = {"unit": args[0], "moves_as": key}
+        data["allowance"] = length_json(scene, allowance)
+        data |= {"allowance_source": str(mv["cite"]), "action_movement": rolled}
+        data |= {"stands_in": standing, "actions": [_cost_json(c) for c in steps]}
+        data |= {"actions_spent": spent, "actions_spent_before": before}
+        data |= {"actions_per_turn": PER_TURN, "allowed": allowed}
+        data |= {"interpenetration": str(no_passing)}
         earlier = f", {before} spent before" if before else ""
         dice = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
         costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
@@ -685,16 +641,10 @@ class ColonialAdventure(Ruleset):
         unit = scene.unit_of(ident)
         costs, notes = self._costs(unit)
         left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
-        data: dict[str, Any] = {
-            "unit": ident,
-            "actions_per_turn": PER_TURN,
-            "source": str(PER_TURN_CITE),
-            "actions_spent": self._count(unit, "actions_spent"),
-            "actions_left": left,
-            "costs": [_cost_json(c) for _, c in costs],
-            "open_now": open_now,
-            "notes": notes,
-        }
+        data: dict[str, Any] = {"unit": ident, "actions_per_turn": PER_TURN}
+        data |= {"source": str(PER_TURN_CITE), "actions_spent": self._count(unit, "actions_spent")}
+        data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
+        data |= {"open_now": open_now, "notes": notes}
         lines = [f"{unit.id} has {PER_TURN} actions a turn ({PER_TURN_CITE}), {left} left:"]
         lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
         if self._troops(unit).commanders:
@@ -721,15 +671,10 @@ class ColonialAdventure(Ruleset):
         retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
         retire = 0.0 if broken else over * row["inches"] * INCH
-        data = {
-            "unit": ident,
-            "shock": shock,
-            "men": men,
-            "status": "broken" if broken else "retire" if over else "steady",
-            "over": over,
-            "retire": length_json(scene, retire),
-            "sources": [str(retire_cite), str(row["cite"]), str(broken_cite)],
-        }
+        data = {"unit": ident, "shock": shock, "men": men}
+        data |= {"status": "broken" if broken else "retire" if over else "steady", "over": over}
+        data |= {"retire": length_json(scene, retire)}
+        data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
         if broken:
             line = (
                 f"{unit.id} is broken: {shock} shock points, at least twice its {men} men; remove "
@@ -774,21 +719,11 @@ class ColonialAdventure(Ruleset):
             second: Fraction(sum(d < 0 for d in beats), 36),
         }
         tie = Fraction(beats.count(0), 36)
-        data = {
-            "source": str(INITIATIVE),
-            "sides": [
-                {
-                    "side": s,
-                    "leaders": leaders[s],
-                    "bonus": bonus[s],
-                    "p_win": float(wins[s]),
-                    "exact": str(wins[s]),
-                }
-                for s in sides
-            ],
-            "p_tie": float(tie),
-            "tie_exact": str(tie),
-        }
+        each = [{"side": s, "leaders": leaders[s], "bonus": bonus[s]} for s in sides]
+        for side, s in zip(each, sides, strict=True):
+            side |= {"p_win": float(wins[s]), "exact": str(wins[s])}
+        data = {"source": str(INITIATIVE), "sides": each, "p_tie": float(tie)}
+        data["tie_exact"] = str(tie)
         lines = [
             f"{s}: {leaders[s]} leaders, 1D6{'+1' if bonus[s] else ''}, wins {_fmt(wins[s])}"
             for s in sides
@@ -809,9 +744,8 @@ class ColonialAdventure(Ruleset):
             for i, unit in enumerate(scene.units):
                 for enemy in scene.units[i + 1 :]:
                     near = table.unit_distance(unit, enemy)
-                    if enemy.side != unit.side and near.distance <= table.uncertainty(
-                        near.a, near.b
-                    ):
+                    slack = table.uncertainty(near.a, near.b)
+                    if enemy.side != unit.side and near.distance <= slack:
                         yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
