@@ -81,6 +81,8 @@ __all__ = [
     "Suggestion",
     "Threshold",
     "check_attr",
+    "check_count",
+    "check_flag",
     "check_ruleset_id",
     "describe",
     "expect_args",
@@ -124,6 +126,24 @@ def check_attr(
             f"{accepted(accepted_values)}"
         )
     return str(value)
+
+
+def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
+    """A true-or-false state of play (declared with a default, so a scene read by the engine
+    has it); a `MissingAttribute` when the unit has none."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
+    return bool(value)
+
+
+def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
+    """A count of play from 0 (declared with a default, so a scene read by the engine has it);
+    a `MissingAttribute` when the unit has none."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
+    return int(value)
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]

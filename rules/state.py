@@ -210,6 +210,16 @@ class Change:
         }
 
 
+def removals(bases: Iterable[str], why: str, cite: Cite | None) -> tuple[Change, ...]:
+    """Each base (by id) taken off the table: a `removed` change of scope BASE."""
+    return tuple(Change(b, "removed", True, why, cite, Scope.BASE) for b in bases)
+
+
+def likeliest(dist: Sequence[Any]) -> int:
+    """The most likely count of a distribution (the lowest of equals): what a form shows first."""
+    return max(range(len(dist)), key=lambda k: (dist[k], -k))
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The changes of state that the dice the players reported lead to."""

@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, OutcomeRule, get_ruleset, read_scene
+from rules.engine import Cite, OutcomeRule, check_count, check_flag, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError
-from rules.scene import Scene
-from rules.state import Change, Field, Kind, Report, Scope, close_key
+from rules.scene import Scene, Unit
+from rules.state import Change, Field, Kind, Report, Scope, close_key, likeliest, removals
 from tests.builders import base, scene_doc, unit
 from tests.golden import ROOT
 
@@ -245,6 +245,27 @@ def test_a_change_to_a_description_or_an_unknown_field_is_refused() -> None:
         RULES.check_change(scene, Change("zouaves", "casualtes", 1, "typo"))
     with pytest.raises(QuestionError, match="accepted: 'steady' or 'running'"):
         RULES.check_change(scene, Change("zouaves", "status", "dancing", "?"))
+
+
+def test_removals_take_each_base_off_and_likeliest_is_the_lowest_most_likely_count() -> None:
+    cite = Cite("x.txt", 3, "killed")
+    assert removals(["a-1", "a-2"], "killed", cite) == (
+        Change("a-1", "removed", True, "killed", cite, Scope.BASE),
+        Change("a-2", "removed", True, "killed", cite, Scope.BASE),
+    )
+    assert removals([], "killed", None) == ()
+    assert likeliest([0.25, 0.5, 0.25]) == 1
+    assert likeliest([0.4, 0.2, 0.4]) == 0
+    assert likeliest([1]) == 0
+
+
+def test_check_flag_and_check_count_read_the_state_or_name_it_missing() -> None:
+    unit = Unit("a", "red", (), attrs={"fired": 1, "hits": "2", "none": None})
+    assert check_flag(unit, "fired", ruleset="r") is True
+    assert check_count(unit, "hits", ruleset="r") == 2
+    for check, wanted in ((check_flag, "true or false"), (check_count, "whole number")):
+        with pytest.raises(MissingAttribute, match=wanted):
+            check(unit, "none", ruleset="r")
 
 
 def test_close_keys() -> None:

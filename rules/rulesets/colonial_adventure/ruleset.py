@@ -13,14 +13,15 @@ from typing import Any, ClassVar
 
 from calibration.units import format_length
 
+from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope
+from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
 from . import odds
 
 SHEET = "002_9c2296e6290248df.txt"
@@ -171,17 +172,11 @@ class ColonialAdventure(Ruleset):
 
     def _count(self, unit: Unit, key: str) -> int:
         """A count of play (`shock`...), 0 at the start of a game."""
-        value = unit.get(key)
-        if value is None:
-            raise MissingAttribute(self.id, unit.id, key, "a whole number from 0", 0)
-        return int(value)
+        return engine.check_count(unit, key, ruleset=self.id)
 
     def _flag(self, unit: Unit, key: str) -> bool:
         """A flag of play; `mounted` has no start-of-game value."""
-        value = unit.get(key)
-        if value is None:
-            raise MissingAttribute(self.id, unit.id, key, "true or false", False)
-        return bool(value)
+        return engine.check_flag(unit, key, ruleset=self.id)
 
     def _left(self, unit: Unit, *, commander: bool = False) -> int:
         """Actions the unit (or the commander with it) has left this turn (line 16)."""
@@ -866,7 +861,7 @@ class ColonialAdventure(Ruleset):
         lost = before + killed
         if lost >= sum(figures.values()):
             dead = f"{why}: every man of {unit.id} is dead"
-            return [Change(b, "removed", True, dead, cite, Scope.BASE) for b in figures]
+            return list(removals(figures, dead, cite))
         taken = sum(figures[b] for b in removed)
         if taken > lost:
             raise QuestionError(
@@ -874,7 +869,7 @@ class ColonialAdventure(Ruleset):
                 f"{taken} figures, more than the {lost} men it has lost"
             )
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
-        changes = [Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed]
+        changes = list(removals(removed, f"killed ({why})", cite))
         if lost - taken != before:
             changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
         return changes
@@ -962,8 +957,7 @@ class ColonialAdventure(Ruleset):
         if data["status"] != "broken":
             return ()
         why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
-        cite = MORALE["removed_cite"]
-        return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
+        return removals([b.id for b in bases], why, MORALE["removed_cite"])
 
     def _actions_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Which action of the ACTION COST list (lines 18-33) the unit takes."""
@@ -1113,8 +1107,7 @@ def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any])
     """A count of dice read off the table: at most the dice rolled (the last count its
     distribution gives), shown first at its likeliest."""
     dist = outcome["distribution"]
-    likeliest = max(range(len(dist)), key=lambda k: (dist[k], -k))
-    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest)
+    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest(dist))
 
 
 def _removed_report(name: str, unit: Unit) -> Report:
