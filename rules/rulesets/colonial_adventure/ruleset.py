@@ -150,6 +150,10 @@ class ColonialAdventure(Ruleset):
         data = {"action": action, "ruleset": self.id, **data}
         return Resolution(action, MappingProxyType(data), tuple(lines))
 
+    def _refusal(self, key: str, **blanks: Any) -> QuestionError:
+        """The refusal `sheet.toml` words as `refusals.KEY`, its blanks filled."""
+        return QuestionError(DATA["refusals"][key].format(id=self.id, **blanks))
+
     # ----------------------------------------------------------------------------------------
     # A unit as the sheet reads it
 
@@ -164,9 +168,8 @@ class ColonialAdventure(Ruleset):
         kind, weapon = self._type(unit), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
-            raise QuestionError(
-                f"{self.id}: unit {unit.id!r} is {kind} but has weapon {weapon!r}; {kind} "
-                f"carries {accepted(allowed)}"
+            raise self._refusal(
+                "weapon", unit=unit.id, kind=kind, weapon=weapon, allowed=accepted(allowed)
             )
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
 
@@ -200,9 +203,8 @@ class ColonialAdventure(Ruleset):
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
             if b.role is not None and b.role not in ROLES:
-                raise QuestionError(
-                    f"{self.id}: base {b.id!r} of unit {unit.id!r} has role {b.role!r}; accepted "
-                    f"values are {accepted(ROLES)} (or no role)"
+                raise self._refusal(
+                    "role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES)
                 )
         lost = self._count(unit, "casualties")
         figures = sum(b.figures for b in unit.bases)
@@ -217,10 +219,7 @@ class ColonialAdventure(Ruleset):
         if ua.id == ub.id:
             raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
         if ua.side == ub.side:
-            raise QuestionError(
-                f"{self.id}: {ua.id!r} and {ub.id!r} are both on side {ua.side!r}; they do not "
-                "fight each other"
-            )
+            raise self._refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
         return ua, ub
 
     # ----------------------------------------------------------------------------------------
@@ -575,22 +574,12 @@ class ColonialAdventure(Ruleset):
         what its kind is (README: Movement)."""
         mark, barred = piece.attrs.get("obstacle"), piece.attrs.get("barred", False)
         if mark is not None and mark not in ("low", "high"):
-            raise QuestionError(
-                f"{self.id}: terrain {piece.id!r} has obstacle {mark!r}; accepted values are "
-                "'low' or 'high'"
-            )
+            raise self._refusal("obstacle", piece=piece.id, mark=mark)
         if mark is None and piece.kind is TerrainKind.BUILDING and barred is not False:
-            raise QuestionError(
-                f"{self.id}: terrain {piece.id!r} is a barred building (barred {barred!r}); the "
-                "sheet prices only entering an unbarred building (barred: false)"
-            )
+            raise self._refusal("barred", piece=piece.id, barred=barred)
         key = f"{mark}-obstacle" if mark else DATA["crossing"].get(str(piece.kind))
         if key is None:
-            raise QuestionError(
-                f"{self.id}: the sheet gives no action cost for crossing {piece.kind} "
-                f"({piece.id!r}); mark it obstacle 'low' or 'high', or use a hedge, fence, wall, "
-                "fortification or building"
-            )
+            raise self._refusal("no-crossing", kind=piece.kind, piece=piece.id)
         return COSTS[key]
 
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
@@ -691,10 +680,8 @@ class ColonialAdventure(Ruleset):
         with more (line 8)."""
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
-            raise QuestionError(
-                f"{self.id}: initiative is rolled between two sides; the scene has "
-                f"{len(sides)}: {', '.join(map(repr, sides)) or 'none'}"
-            )
+            named = ", ".join(map(repr, sides)) or "none"
+            raise self._refusal("two-sides", count=len(sides), sides=named)
         troops = [(u.side, self._troops(u)) for u in scene.units]
         leaders = {
             s: sum(t.leaders + t.commanders for side, t in troops if side == s) for s in sides
@@ -831,11 +818,8 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            raise QuestionError(
-                f"{self.id}: {kills} kills and {shock} shock points are more than the {hits} "
-                f"hits: each hit rolls one die, 1-2 no effect, 3-4 a shock point, 5-6 a kill "
-                f"({HITS[0]['cite']}-{HITS[2]['cite'].line})"
-            )
+            cites = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
+            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=cites)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
@@ -864,10 +848,8 @@ class ColonialAdventure(Ruleset):
             return list(removals(figures, dead, cite))
         taken = sum(figures[b] for b in removed)
         if taken > lost:
-            raise QuestionError(
-                f"{self.id}: the bases of {unit.id} taken off ({', '.join(removed)}) hold "
-                f"{taken} figures, more than the {lost} men it has lost"
-            )
+            named = ", ".join(removed)
+            raise self._refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
         changes = list(removals(removed, f"killed ({why})", cite))
         if lost - taken != before:
@@ -902,10 +884,8 @@ class ColonialAdventure(Ruleset):
         for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
-                raise QuestionError(
-                    f"{self.id}: {side['unit']} rolled {side['dice']} dice, fewer than its "
-                    f"{kills} kills and {shock} shock points (one face a die)"
-                )
+                dice = side["dice"]
+                raise self._refusal("dice", unit=side["unit"], dice=dice, kills=kills, shock=shock)
         # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
         taken, why, cites = {}, {}, {}
         for unit, enemy, role in (
@@ -965,11 +945,8 @@ class ColonialAdventure(Ruleset):
         unit = scene.unit_of(ident)
         names = tuple(cost["action"] for _, cost in self._open_now(unit))
         if not names:
-            raise QuestionError(
-                f"{self.id}: {unit.id} has no action open now: {self._left(unit)} of its "
-                f"{PER_TURN} actions left this turn ({PER_TURN_CITE}), nothing to reload, fix or "
-                "rally (fire is settled through shoot)"
-            )
+            left, cite = self._left(unit), PER_TURN_CITE
+            raise self._refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
         cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
         return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
 
@@ -1023,10 +1000,7 @@ class ColonialAdventure(Ruleset):
         )
         first, second = sides
         if totals[first] == totals[second]:
-            raise QuestionError(
-                f"{self.id}: a tie ({said}): the sheet does not say how a tie is broken; roll "
-                "again and report the new dice"
-            )
+            raise self._refusal("tie", said=said)
         winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
@@ -1043,10 +1017,8 @@ class ColonialAdventure(Ruleset):
         after = before + sum(c["actions"] for c in steps)
         if after > PER_TURN:
             costs = ", ".join(f"{c['action']} {c['actions']}" for c in steps)
-            raise QuestionError(
-                f"{self.id}: {unit.id} cannot make this move this turn: {costs} with {before} "
-                f"spent is {after} actions, more than {PER_TURN} ({PER_TURN_CITE})"
-            )
+            spent = {"before": before, "after": after, "per_turn": PER_TURN, "cite": PER_TURN_CITE}
+            raise self._refusal("move", unit=unit.id, costs=costs, **spent)
         return unit, steps, after
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
