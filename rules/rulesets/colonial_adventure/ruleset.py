@@ -655,25 +655,14 @@ class ColonialAdventure(Ruleset):
         retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
         retire = 0.0 if broken else over * row["inches"] * INCH
-        data = {"unit": ident, "shock": shock, "men": men}
-        data |= {"status": "broken" if broken else "retire" if over else "steady", "over": over}
+        status = "broken" if broken else "retire" if over else "steady"
+        data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
         data |= {"retire": length_json(scene, retire)}
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
-        if broken:
-            line = (
-                f"{unit.id} is broken: {shock} shock points, at least twice its {men} men; remove "
-                f"it from the table ({broken_cite})"
-            )
-        elif over:
-            line = (
-                f"{unit.id} retires {format_length(retire, scene.unit)} at the end of the turn: "
-                f'{over} shock points over its {men} men x {row["inches"]}" for class '
-                f"{cls.upper()} ({retire_cite}, {row['cite']})"
-            )
-        else:
-            line = f"{unit.id} stands: {shock} shock points, not more than its {men} men"
-            line += f" ({retire_cite})"
-        return self._answer("morale", data, [line])
+        said = {"unit": unit.id, "shock": shock, "men": men, "over": over, "cls": cls.upper()}
+        said |= {"retire": format_length(retire, scene.unit), "inches": row["inches"]}
+        said |= {"retire_cite": retire_cite, "row_cite": row["cite"], "broken_cite": broken_cite}
+        return self._answer("morale", data, [DATA["says"]["morale"][status].format(**said)])
 
     def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
         """The two sides (sorted), their leader and commander figures, and the +1 of the side
