@@ -66,9 +66,7 @@ HITS, MAN_FROM, LEADER_HIT = DATA["hits"], DATA["horse_or_man"], DATA["leader_hi
 KILL, SHOCK = Fraction(len(HITS[2]["faces"]), 6), Fraction(len(HITS[1]["faces"]), 6)
 """A hit's chance to kill (5-6) and to give a shock point (3-4) on its 1D6 (lines 104-106)."""
 DRAW, DEFEATS, MORALE = DATA["melee_draw"], DATA["melee_defeats"], DATA["morale"]
-IN_FORMATION = Modifier(
-    FIRE["formation"], "firer in formation: +1 on the roll", FIRE["formation_cite"]
-)
+IN_FORMATION = Modifier(FIRE["formation"], FIRE["formation_why"], FIRE["formation_cite"])
 FIGHTERS = Modifier(MELEE["fighters"], "fighters: +1 on the roll", MELEE["fighters_cite"])
 EFFECTS = "1-2 no effect, 3-4 shock point, 5-6 kill"
 HIT_EFFECT = Roll("effect of each hit", 1, 6, None, cite=HITS[0]["cite"], note=EFFECTS)
@@ -308,10 +306,8 @@ class ColonialAdventure(Ruleset):
         ]
         if mounted:
             data["horses_killed"] = horses.as_json()
-            lines.append(
-                f"{target.id} is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']});"
-                f" expected {horses.mean:.2f} horses killed"
-            )
+            split = f"is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']})"
+            lines.append(f"{target.id} {split}; expected {horses.mean:.2f} horses killed")
         if weapon == "repeating-gun":
             jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
             data["jam"] = _chance(jam, cite)
@@ -320,9 +316,8 @@ class ColonialAdventure(Ruleset):
             hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
             data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
             led = ", ".join(target_troops.leader_bases)
-            lines.append(
-                f"each of {led} is hit with chance {_fmt(hit)} (D10 at most the men killed, {cite})"
-            )
+            d10 = f"D10 at most the men killed, {cite}"
+            lines.append(f"each of {led} is hit with chance {_fmt(hit)} ({d10})")
         return self._answer("shoot", data, lines)
 
     def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
@@ -341,10 +336,8 @@ class ColonialAdventure(Ruleset):
             if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
                 out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber']['cite']})")
         elif self._left(unit) < fire["actions"]:
-            out.append(
-                f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE}); fire "
-                f"costs {fire['actions']} ({fire['cite']})"
-            )
+            spent = f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE})"
+            out.append(f"{spent}; fire costs {fire['actions']} ({fire['cite']})")
         return out
 
     def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
@@ -546,10 +539,8 @@ class ColonialAdventure(Ruleset):
         if not allowed:
             lines.append(f"not allowed this turn: {before + spent} actions is more than {PER_TURN}")
         if standing:
-            lines.append(
-                f"stands in {', '.join(standing)}: the sheet slows no terrain, only obstacles and "
-                "buildings cost actions"
-            )
+            slows = "the sheet slows no terrain, only obstacles and buildings cost actions"
+            lines.append(f"stands in {', '.join(standing)}: {slows}")
         lines.append(f"no troops may pass through other units ({no_passing})")
         return self._answer("move", data, lines)
 
@@ -563,9 +554,7 @@ class ColonialAdventure(Ruleset):
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
         if not args:
-            raise QuestionError(
-                "move takes a unit and optionally terrain ids (move UNIT [TERRAIN...]), got none"
-            )
+            raise self._refusal("move-args")
         unit = scene.unit_of(args[0])
         return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
 
@@ -593,9 +582,8 @@ class ColonialAdventure(Ruleset):
             cost, listed = self._reload_cost(unit, weapon), COSTS[RELOAD[weapon]]
             if cost["actions"] != listed["actions"]:
                 dead, extra = self._count(unit, "casualties"), cost["actions"] - listed["actions"]
-                notes.append(
-                    f"{dead} gunners dead: +{extra} to reload ({DATA['gunners_dead']['cite']})"
-                )
+                cite = DATA["gunners_dead"]["cite"]
+                notes.append(f"{dead} gunners dead: +{extra} to reload ({cite})")
             costs.append((RELOAD[weapon], cost))
         else:
             notes.append(f"the sheet lists no reload cost for a {weapon}")
@@ -633,14 +621,10 @@ class ColonialAdventure(Ruleset):
         lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
         if self._troops(unit).commanders:
             data["commander_actions_left"] = own = self._left(unit, commander=True)
-            notes.append(
-                f"its commander has {PER_TURN} actions of his own, {own} left: -1 shock point and "
-                "attack orders are his"
-            )
-        lines += notes
-        lines.append(
-            f"open now (fire is settled through shoot): {', '.join(open_now) or 'nothing'}"
-        )
+            his = "-1 shock point and attack orders are his"
+            notes.append(f"its commander has {PER_TURN} actions of his own, {own} left: {his}")
+        now = ", ".join(open_now) or "nothing"
+        lines += [*notes, f"open now (fire is settled through shoot): {now}"]
         return self._answer("actions", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -685,10 +669,8 @@ class ColonialAdventure(Ruleset):
         first, second = sides
         # Each of the 36 throws: by how much the first side's total beats the second's.
         beats = [x + bonus[first] - y - bonus[second] for x in range(1, 7) for y in range(1, 7)]
-        wins = {
-            first: Fraction(sum(d > 0 for d in beats), 36),
-            second: Fraction(sum(d < 0 for d in beats), 36),
-        }
+        wins = {first: Fraction(sum(d > 0 for d in beats), 36)}
+        wins[second] = Fraction(sum(d < 0 for d in beats), 36)
         tie = Fraction(beats.count(0), 36)
         each = [{"side": s, "leaders": leaders[s], "bonus": bonus[s]} for s in sides]
         for side, s in zip(each, sides, strict=True):
@@ -784,9 +766,7 @@ class ColonialAdventure(Ruleset):
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         data = self.shoot(scene, (a, b)).data
         if not data["allowed"]:
-            raise QuestionError(
-                f"{self.id}: {a} does not shoot at {b}: {'; '.join(data['reasons'])}"
-            )
+            raise self._refusal("no-shot", a=a, b=b, reasons="; ".join(data["reasons"]))
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
         hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
         kills = f"hits that{man} killed (5-6 on the hit's die)"
@@ -852,9 +832,7 @@ class ColonialAdventure(Ruleset):
         data = self.melee(scene, (a, b)).data
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
-            raise QuestionError(
-                f"{self.id}: {a} and {b} are not in base contact ({apart}); close combat needs it"
-            )
+            raise self._refusal("no-contact", a=a, b=b, apart=apart)
         units, reports = (scene.unit_of(a), scene.unit_of(b)), []
         for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
             kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
@@ -941,9 +919,8 @@ class ColonialAdventure(Ruleset):
 
     def _actions_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        key, cost = next(
-            (k, c) for k, c in self._open_now(unit) if c["action"] == reported["action"]
-        )
+        chosen = reported["action"]
+        key, cost = next((k, c) for k, c in self._open_now(unit) if c["action"] == chosen)
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
         who = f"{unit.id}'s commander" if by_commander else unit.id
         why = f"{who}: {action}, {_actions_word(cost['actions'])}"
