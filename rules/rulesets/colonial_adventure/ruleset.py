@@ -1050,10 +1050,8 @@ def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any])
 
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    label = (
-        f"bases of {unit.id} taken off for its men killed (a leader or commander whose D10 "
-        "scored at most the men killed falls in place of a man)"
-    )
+    falls = "a leader or commander whose D10 scored at most the men killed falls in place of a man"
+    label = f"bases of {unit.id} taken off for its men killed ({falls})"
     bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
     return Report(
         name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
