@@ -13,14 +13,15 @@ from typing import Any, ClassVar
 
 from calibration.units import format_length
 
+from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope
+from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
 from . import odds
 
 SHEET = "002_9c2296e6290248df.txt"
@@ -65,9 +66,7 @@ HITS, MAN_FROM, LEADER_HIT = DATA["hits"], DATA["horse_or_man"], DATA["leader_hi
 KILL, SHOCK = Fraction(len(HITS[2]["faces"]), 6), Fraction(len(HITS[1]["faces"]), 6)
 """A hit's chance to kill (5-6) and to give a shock point (3-4) on its 1D6 (lines 104-106)."""
 DRAW, DEFEATS, MORALE = DATA["melee_draw"], DATA["melee_defeats"], DATA["morale"]
-IN_FORMATION = Modifier(
-    FIRE["formation"], "firer in formation: +1 on the roll", FIRE["formation_cite"]
-)
+IN_FORMATION = Modifier(FIRE["formation"], FIRE["formation_why"], FIRE["formation_cite"])
 FIGHTERS = Modifier(MELEE["fighters"], "fighters: +1 on the roll", MELEE["fighters_cite"])
 EFFECTS = "1-2 no effect, 3-4 shock point, 5-6 kill"
 HIT_EFFECT = Roll("effect of each hit", 1, 6, None, cite=HITS[0]["cite"], note=EFFECTS)
@@ -123,16 +122,10 @@ class ColonialAdventure(Ruleset):
     "fortification" (hard): README, Cover."""
 
     def actions(self) -> dict[str, Action]:
-        return {
-            **super().actions(),
-            "shoot": self.shoot,
-            "melee": self.melee,
-            "move": self.move,
-            "morale": self.morale,
-            "actions": self.unit_actions,
-            "initiative": self.initiative,
-            "suggest": self.suggest,
-        }
+        asked = {"shoot": self.shoot, "melee": self.melee, "move": self.move}
+        asked |= {"morale": self.morale, "actions": self.unit_actions}
+        asked |= {"initiative": self.initiative, "suggest": self.suggest}
+        return {**super().actions(), **asked}
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The bands in which the unit's weapon hits (lines 86-96), but the guns' open 36"+."""
@@ -155,6 +148,10 @@ class ColonialAdventure(Ruleset):
         data = {"action": action, "ruleset": self.id, **data}
         return Resolution(action, MappingProxyType(data), tuple(lines))
 
+    def _refusal(self, key: str, **blanks: Any) -> QuestionError:
+        """The refusal `sheet.toml` words as `refusals.KEY`, its blanks filled."""
+        return QuestionError(DATA["refusals"][key].format(id=self.id, **blanks))
+
     # ----------------------------------------------------------------------------------------
     # A unit as the sheet reads it
 
@@ -169,25 +166,18 @@ class ColonialAdventure(Ruleset):
         kind, weapon = self._type(unit), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
-            raise QuestionError(
-                f"{self.id}: unit {unit.id!r} is {kind} but has weapon {weapon!r}; {kind} "
-                f"carries {accepted(allowed)}"
+            raise self._refusal(
+                "weapon", unit=unit.id, kind=kind, weapon=weapon, allowed=accepted(allowed)
             )
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
 
     def _count(self, unit: Unit, key: str) -> int:
         """A count of play (`shock`...), 0 at the start of a game."""
-        value = unit.get(key)
-        if value is None:
-            raise MissingAttribute(self.id, unit.id, key, "a whole number from 0", 0)
-        return int(value)
+        return engine.check_count(unit, key, ruleset=self.id)
 
     def _flag(self, unit: Unit, key: str) -> bool:
         """A flag of play; `mounted` has no start-of-game value."""
-        value = unit.get(key)
-        if value is None:
-            raise MissingAttribute(self.id, unit.id, key, "true or false", False)
-        return bool(value)
+        return engine.check_flag(unit, key, ruleset=self.id)
 
     def _left(self, unit: Unit, *, commander: bool = False) -> int:
         """Actions the unit (or the commander with it) has left this turn (line 16)."""
@@ -211,9 +201,8 @@ class ColonialAdventure(Ruleset):
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
             if b.role is not None and b.role not in ROLES:
-                raise QuestionError(
-                    f"{self.id}: base {b.id!r} of unit {unit.id!r} has role {b.role!r}; accepted "
-                    f"values are {accepted(ROLES)} (or no role)"
+                raise self._refusal(
+                    "role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES)
                 )
         lost = self._count(unit, "casualties")
         figures = sum(b.figures for b in unit.bases)
@@ -228,10 +217,7 @@ class ColonialAdventure(Ruleset):
         if ua.id == ub.id:
             raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
         if ua.side == ub.side:
-            raise QuestionError(
-                f"{self.id}: {ua.id!r} and {ub.id!r} are both on side {ua.side!r}; they do not "
-                "fight each other"
-            )
+            raise self._refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
         return ua, ub
 
     # ----------------------------------------------------------------------------------------
@@ -282,27 +268,17 @@ class ColonialAdventure(Ruleset):
             lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
         lines += [f"not allowed: {r}" for r in reasons]
         lines.append(f"dice: {pool} ({'; '.join(_mod_text(m) for m in modifiers)})")
-        blocked = list(sight.blocked_by)
-        data: dict[str, Any] = {
-            "shooter": a,
-            "target": b,
-            "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length_json(scene, near.distance),
-            "band": band,
-            "band_source": None if index is None else str(bands[index]["cite"]),
-            "band_threshold": threshold_json(scene, threshold),
-            "allowed": not reasons,
-            "reasons": reasons,
-            "in_arc": in_arc,
-            "in_sight": sight.any,
-            "sight": {"rays": sight.rays, "clear": sight.clear_rays, "blocked_by": blocked},
-            "cover": COVER_WORD[cover.cover],
-            "cover_reasons": list(cover.reasons),
-            "weapon": weapon,
-            "dice": pool,
-            "modifiers": [m.as_json() for m in modifiers],
-            "rolls": [],
-        }
+        data: dict[str, Any] = {"shooter": a, "target": b}
+        data |= {"between": {"a": near.a.id, "b": near.b.id}}
+        data |= {"distance": length_json(scene, near.distance), "band": band}
+        data["band_source"] = None if index is None else str(bands[index]["cite"])
+        data["band_threshold"] = threshold_json(scene, threshold)
+        data |= {"allowed": not reasons, "reasons": reasons, "in_arc": in_arc}
+        data |= {"in_sight": sight.any, "sight": {"rays": sight.rays, "clear": sight.clear_rays}}
+        data["sight"]["blocked_by"] = list(sight.blocked_by)
+        data |= {"cover": COVER_WORD[cover.cover], "cover_reasons": list(cover.reasons)}
+        data |= {"weapon": weapon, "dice": pool, "modifiers": [m.as_json() for m in modifiers]}
+        data["rolls"] = []
         if need is None:
             return self._answer("shoot", data, lines)
 
@@ -317,17 +293,11 @@ class ColonialAdventure(Ruleset):
         bonus = (IN_FORMATION,) if formed else ()
         to_hit = Roll("to hit", pool, 6, final, hits.dist, bonus, row_cite, note)
         rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
-        effects = [
+        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits.as_json()}
+        data |= {"kills": kills.as_json(), "shock_points": shock.as_json()}
+        data["effects"] = [
             {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
         ]
-        data |= {
-            "need": final,
-            "rolls": [r.as_json() for r in rolls],
-            "hits": hits.as_json(),
-            "kills": kills.as_json(),
-            "shock_points": shock.as_json(),
-            "effects": effects,
-        }
         lines += [
             to_hit.describe(),
             f"expected {hits.mean:.2f} hits; P(at least one hit) = {data['hits']['p_any']:.1%}",
@@ -336,10 +306,8 @@ class ColonialAdventure(Ruleset):
         ]
         if mounted:
             data["horses_killed"] = horses.as_json()
-            lines.append(
-                f"{target.id} is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']});"
-                f" expected {horses.mean:.2f} horses killed"
-            )
+            split = f"is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']})"
+            lines.append(f"{target.id} {split}; expected {horses.mean:.2f} horses killed")
         if weapon == "repeating-gun":
             jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
             data["jam"] = _chance(jam, cite)
@@ -348,9 +316,8 @@ class ColonialAdventure(Ruleset):
             hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
             data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
             led = ", ".join(target_troops.leader_bases)
-            lines.append(
-                f"each of {led} is hit with chance {_fmt(hit)} (D10 at most the men killed, {cite})"
-            )
+            d10 = f"D10 at most the men killed, {cite}"
+            lines.append(f"each of {led} is hit with chance {_fmt(hit)} ({d10})")
         return self._answer("shoot", data, lines)
 
     def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
@@ -369,10 +336,8 @@ class ColonialAdventure(Ruleset):
             if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
                 out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber']['cite']})")
         elif self._left(unit) < fire["actions"]:
-            out.append(
-                f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE}); fire "
-                f"costs {fire['actions']} ({fire['cite']})"
-            )
+            spent = f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE})"
+            out.append(f"{spent}; fire costs {fire['actions']} ({fire['cite']})")
         return out
 
     def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
@@ -462,19 +427,13 @@ class ColonialAdventure(Ruleset):
             f"men killed, as shooting ({cite}, {LEADER_HIT['cite']})"
             for hit in leader_hits
         ]
-        data = {
-            "attacker": a,
-            "defender": b,
-            "between": {"a": near.a.id, "b": near.b.id},
-            "distance": length_json(scene, near.distance),
-            "in_contact": touching or contact.too_close_to_call,
-            "contact": threshold_json(scene, contact),
-            "aspect": table.aspect(near.a, near.b).value,
-            "defender_cover": COVER_WORD[cover],
-            "sides": [att, dfd],
-            "results": results,
-            "leader_hit": leader_hits,
-        }
+        data: dict[str, Any] = {"attacker": a, "defender": b}
+        data["between"] = {"a": near.a.id, "b": near.b.id}
+        data |= {"distance": length_json(scene, near.distance)}
+        data |= {"in_contact": touching or contact.too_close_to_call}
+        data |= {"contact": threshold_json(scene, contact)}
+        data |= {"aspect": table.aspect(near.a, near.b).value, "defender_cover": COVER_WORD[cover]}
+        data |= {"sides": [att, dfd], "results": results, "leader_hit": leader_hits}
         return self._answer("melee", data, lines)
 
     def _melee_side(
@@ -517,15 +476,9 @@ class ColonialAdventure(Ruleset):
         rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
         roll = Roll("kill", pool, 6, kill, kills.dist, rolled, MELEE["kill_cite"], note)
 
-        side = {
-            "unit": unit.id,
-            "dice": pool,
-            "modifiers": [m.as_json() for m in mods],
-            "rolls": [roll.as_json()],
-            "kills": kills.as_json(),
-            "shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(),
-            "fighters": fighters,
-        }
+        side = {"unit": unit.id, "dice": pool, "modifiers": [m.as_json() for m in mods]}
+        side |= {"rolls": [roll.as_json()], "kills": kills.as_json()}
+        side |= {"shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(), "fighters": fighters}
         reasons = "; ".join(_mod_text(m) for m in mods)
         line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
         return side, kills, line
@@ -564,27 +517,17 @@ class ColonialAdventure(Ruleset):
         spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
         allowed, allowance = before + spent <= PER_TURN, mv["inches"] * INCH
         no_passing = DATA["interpenetration"]["cite"]
-        data = {
-            "unit": args[0],
-            "moves_as": key,
-            "allowance": length_json(scene, allowance),
-            "allowance_source": str(mv["cite"]),
-            "action_movement": {
-                "dice": mv["dice"],
-                "sides": mv["sides"],
-                "source": str(mv["dice_cite"]),
-                "distribution_inches": odds.dice.as_floats(spread),
-                "exact": [str(p) for p in spread],
-                "mean_inches": mean,
-            },
-            "stands_in": standing,
-            "actions": [_cost_json(c) for c in steps],
-            "actions_spent": spent,
-            "actions_spent_before": before,
-            "actions_per_turn": PER_TURN,
-            "allowed": allowed,
-            "interpenetration": str(no_passing),
-        }
+        rolled: dict[str, Any] = {"dice": mv["dice"], "sides": mv["sides"]}
+        rolled["source"] = str(mv["dice_cite"])
+        rolled |= {"distribution_inches": odds.dice.as_floats(spread)}
+        rolled |= {"exact": [str(p) for p in spread], "mean_inches": mean}
+        data: dict[str, Any] = {"unit": args[0], "moves_as": key}
+        data["allowance"] = length_json(scene, allowance)
+        data |= {"allowance_source": str(mv["cite"]), "action_movement": rolled}
+        data |= {"stands_in": standing, "actions": [_cost_json(c) for c in steps]}
+        data |= {"actions_spent": spent, "actions_spent_before": before}
+        data |= {"actions_per_turn": PER_TURN, "allowed": allowed}
+        data |= {"interpenetration": str(no_passing)}
         earlier = f", {before} spent before" if before else ""
         dice = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
         costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
@@ -596,10 +539,8 @@ class ColonialAdventure(Ruleset):
         if not allowed:
             lines.append(f"not allowed this turn: {before + spent} actions is more than {PER_TURN}")
         if standing:
-            lines.append(
-                f"stands in {', '.join(standing)}: the sheet slows no terrain, only obstacles and "
-                "buildings cost actions"
-            )
+            slows = "the sheet slows no terrain, only obstacles and buildings cost actions"
+            lines.append(f"stands in {', '.join(standing)}: {slows}")
         lines.append(f"no troops may pass through other units ({no_passing})")
         return self._answer("move", data, lines)
 
@@ -613,9 +554,7 @@ class ColonialAdventure(Ruleset):
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
         if not args:
-            raise QuestionError(
-                "move takes a unit and optionally terrain ids (move UNIT [TERRAIN...]), got none"
-            )
+            raise self._refusal("move-args")
         unit = scene.unit_of(args[0])
         return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
 
@@ -624,22 +563,12 @@ class ColonialAdventure(Ruleset):
         what its kind is (README: Movement)."""
         mark, barred = piece.attrs.get("obstacle"), piece.attrs.get("barred", False)
         if mark is not None and mark not in ("low", "high"):
-            raise QuestionError(
-                f"{self.id}: terrain {piece.id!r} has obstacle {mark!r}; accepted values are "
-                "'low' or 'high'"
-            )
+            raise self._refusal("obstacle", piece=piece.id, mark=mark)
         if mark is None and piece.kind is TerrainKind.BUILDING and barred is not False:
-            raise QuestionError(
-                f"{self.id}: terrain {piece.id!r} is a barred building (barred {barred!r}); the "
-                "sheet prices only entering an unbarred building (barred: false)"
-            )
+            raise self._refusal("barred", piece=piece.id, barred=barred)
         key = f"{mark}-obstacle" if mark else DATA["crossing"].get(str(piece.kind))
         if key is None:
-            raise QuestionError(
-                f"{self.id}: the sheet gives no action cost for crossing {piece.kind} "
-                f"({piece.id!r}); mark it obstacle 'low' or 'high', or use a hedge, fence, wall, "
-                "fortification or building"
-            )
+            raise self._refusal("no-crossing", kind=piece.kind, piece=piece.id)
         return COSTS[key]
 
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
@@ -653,9 +582,8 @@ class ColonialAdventure(Ruleset):
             cost, listed = self._reload_cost(unit, weapon), COSTS[RELOAD[weapon]]
             if cost["actions"] != listed["actions"]:
                 dead, extra = self._count(unit, "casualties"), cost["actions"] - listed["actions"]
-                notes.append(
-                    f"{dead} gunners dead: +{extra} to reload ({DATA['gunners_dead']['cite']})"
-                )
+                cite = DATA["gunners_dead"]["cite"]
+                notes.append(f"{dead} gunners dead: +{extra} to reload ({cite})")
             costs.append((RELOAD[weapon], cost))
         else:
             notes.append(f"the sheet lists no reload cost for a {weapon}")
@@ -685,28 +613,18 @@ class ColonialAdventure(Ruleset):
         unit = scene.unit_of(ident)
         costs, notes = self._costs(unit)
         left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
-        data: dict[str, Any] = {
-            "unit": ident,
-            "actions_per_turn": PER_TURN,
-            "source": str(PER_TURN_CITE),
-            "actions_spent": self._count(unit, "actions_spent"),
-            "actions_left": left,
-            "costs": [_cost_json(c) for _, c in costs],
-            "open_now": open_now,
-            "notes": notes,
-        }
+        data: dict[str, Any] = {"unit": ident, "actions_per_turn": PER_TURN}
+        data |= {"source": str(PER_TURN_CITE), "actions_spent": self._count(unit, "actions_spent")}
+        data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
+        data |= {"open_now": open_now, "notes": notes}
         lines = [f"{unit.id} has {PER_TURN} actions a turn ({PER_TURN_CITE}), {left} left:"]
         lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
         if self._troops(unit).commanders:
             data["commander_actions_left"] = own = self._left(unit, commander=True)
-            notes.append(
-                f"its commander has {PER_TURN} actions of his own, {own} left: -1 shock point and "
-                "attack orders are his"
-            )
-        lines += notes
-        lines.append(
-            f"open now (fire is settled through shoot): {', '.join(open_now) or 'nothing'}"
-        )
+            his = "-1 shock point and attack orders are his"
+            notes.append(f"its commander has {PER_TURN} actions of his own, {own} left: {his}")
+        now = ", ".join(open_now) or "nothing"
+        lines += [*notes, f"open now (fire is settled through shoot): {now}"]
         return self._answer("actions", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -721,40 +639,22 @@ class ColonialAdventure(Ruleset):
         retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
         retire = 0.0 if broken else over * row["inches"] * INCH
-        data = {
-            "unit": ident,
-            "shock": shock,
-            "men": men,
-            "status": "broken" if broken else "retire" if over else "steady",
-            "over": over,
-            "retire": length_json(scene, retire),
-            "sources": [str(retire_cite), str(row["cite"]), str(broken_cite)],
-        }
-        if broken:
-            line = (
-                f"{unit.id} is broken: {shock} shock points, at least twice its {men} men; remove "
-                f"it from the table ({broken_cite})"
-            )
-        elif over:
-            line = (
-                f"{unit.id} retires {format_length(retire, scene.unit)} at the end of the turn: "
-                f'{over} shock points over its {men} men x {row["inches"]}" for class '
-                f"{cls.upper()} ({retire_cite}, {row['cite']})"
-            )
-        else:
-            line = f"{unit.id} stands: {shock} shock points, not more than its {men} men"
-            line += f" ({retire_cite})"
-        return self._answer("morale", data, [line])
+        status = "broken" if broken else "retire" if over else "steady"
+        data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
+        data |= {"retire": length_json(scene, retire)}
+        data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
+        said = {"unit": unit.id, "shock": shock, "men": men, "over": over, "cls": cls.upper()}
+        said |= {"retire": format_length(retire, scene.unit), "inches": row["inches"]}
+        said |= {"retire_cite": retire_cite, "row_cite": row["cite"], "broken_cite": broken_cite}
+        return self._answer("morale", data, [DATA["says"]["morale"][status].format(**said)])
 
     def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
         """The two sides (sorted), their leader and commander figures, and the +1 of the side
         with more (line 8)."""
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
-            raise QuestionError(
-                f"{self.id}: initiative is rolled between two sides; the scene has "
-                f"{len(sides)}: {', '.join(map(repr, sides)) or 'none'}"
-            )
+            named = ", ".join(map(repr, sides)) or "none"
+            raise self._refusal("two-sides", count=len(sides), sides=named)
         troops = [(u.side, self._troops(u)) for u in scene.units]
         leaders = {
             s: sum(t.leaders + t.commanders for side, t in troops if side == s) for s in sides
@@ -769,26 +669,14 @@ class ColonialAdventure(Ruleset):
         first, second = sides
         # Each of the 36 throws: by how much the first side's total beats the second's.
         beats = [x + bonus[first] - y - bonus[second] for x in range(1, 7) for y in range(1, 7)]
-        wins = {
-            first: Fraction(sum(d > 0 for d in beats), 36),
-            second: Fraction(sum(d < 0 for d in beats), 36),
-        }
+        wins = {first: Fraction(sum(d > 0 for d in beats), 36)}
+        wins[second] = Fraction(sum(d < 0 for d in beats), 36)
         tie = Fraction(beats.count(0), 36)
-        data = {
-            "source": str(INITIATIVE),
-            "sides": [
-                {
-                    "side": s,
-                    "leaders": leaders[s],
-                    "bonus": bonus[s],
-                    "p_win": float(wins[s]),
-                    "exact": str(wins[s]),
-                }
-                for s in sides
-            ],
-            "p_tie": float(tie),
-            "tie_exact": str(tie),
-        }
+        each = [{"side": s, "leaders": leaders[s], "bonus": bonus[s]} for s in sides]
+        for side, s in zip(each, sides, strict=True):
+            side |= {"p_win": float(wins[s]), "exact": str(wins[s])}
+        data = {"source": str(INITIATIVE), "sides": each, "p_tie": float(tie)}
+        data["tie_exact"] = str(tie)
         lines = [
             f"{s}: {leaders[s]} leaders, 1D6{'+1' if bonus[s] else ''}, wins {_fmt(wins[s])}"
             for s in sides
@@ -809,9 +697,8 @@ class ColonialAdventure(Ruleset):
             for i, unit in enumerate(scene.units):
                 for enemy in scene.units[i + 1 :]:
                     near = table.unit_distance(unit, enemy)
-                    if enemy.side != unit.side and near.distance <= table.uncertainty(
-                        near.a, near.b
-                    ):
+                    slack = table.uncertainty(near.a, near.b)
+                    if enemy.side != unit.side and near.distance <= slack:
                         yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
@@ -879,9 +766,7 @@ class ColonialAdventure(Ruleset):
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         data = self.shoot(scene, (a, b)).data
         if not data["allowed"]:
-            raise QuestionError(
-                f"{self.id}: {a} does not shoot at {b}: {'; '.join(data['reasons'])}"
-            )
+            raise self._refusal("no-shot", a=a, b=b, reasons="; ".join(data["reasons"]))
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
         hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
         kills = f"hits that{man} killed (5-6 on the hit's die)"
@@ -902,11 +787,8 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            raise QuestionError(
-                f"{self.id}: {kills} kills and {shock} shock points are more than the {hits} "
-                f"hits: each hit rolls one die, 1-2 no effect, 3-4 a shock point, 5-6 a kill "
-                f"({HITS[0]['cite']}-{HITS[2]['cite'].line})"
-            )
+            cites = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
+            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=cites)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
@@ -932,15 +814,13 @@ class ColonialAdventure(Ruleset):
         lost = before + killed
         if lost >= sum(figures.values()):
             dead = f"{why}: every man of {unit.id} is dead"
-            return [Change(b, "removed", True, dead, cite, Scope.BASE) for b in figures]
+            return list(removals(figures, dead, cite))
         taken = sum(figures[b] for b in removed)
         if taken > lost:
-            raise QuestionError(
-                f"{self.id}: the bases of {unit.id} taken off ({', '.join(removed)}) hold "
-                f"{taken} figures, more than the {lost} men it has lost"
-            )
+            named = ", ".join(removed)
+            raise self._refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
-        changes = [Change(b, "removed", True, f"killed ({why})", cite, Scope.BASE) for b in removed]
+        changes = list(removals(removed, f"killed ({why})", cite))
         if lost - taken != before:
             changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
         return changes
@@ -952,9 +832,7 @@ class ColonialAdventure(Ruleset):
         data = self.melee(scene, (a, b)).data
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
-            raise QuestionError(
-                f"{self.id}: {a} and {b} are not in base contact ({apart}); close combat needs it"
-            )
+            raise self._refusal("no-contact", a=a, b=b, apart=apart)
         units, reports = (scene.unit_of(a), scene.unit_of(b)), []
         for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
             kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
@@ -973,10 +851,8 @@ class ColonialAdventure(Ruleset):
         for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
-                raise QuestionError(
-                    f"{self.id}: {side['unit']} rolled {side['dice']} dice, fewer than its "
-                    f"{kills} kills and {shock} shock points (one face a die)"
-                )
+                dice = side["dice"]
+                raise self._refusal("dice", unit=side["unit"], dice=dice, kills=kills, shock=shock)
         # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
         taken, why, cites = {}, {}, {}
         for unit, enemy, role in (
@@ -1028,8 +904,7 @@ class ColonialAdventure(Ruleset):
         if data["status"] != "broken":
             return ()
         why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
-        cite = MORALE["removed_cite"]
-        return tuple(Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases)
+        return removals([b.id for b in bases], why, MORALE["removed_cite"])
 
     def _actions_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Which action of the ACTION COST list (lines 18-33) the unit takes."""
@@ -1037,19 +912,15 @@ class ColonialAdventure(Ruleset):
         unit = scene.unit_of(ident)
         names = tuple(cost["action"] for _, cost in self._open_now(unit))
         if not names:
-            raise QuestionError(
-                f"{self.id}: {unit.id} has no action open now: {self._left(unit)} of its "
-                f"{PER_TURN} actions left this turn ({PER_TURN_CITE}), nothing to reload, fix or "
-                "rally (fire is settled through shoot)"
-            )
+            left, cite = self._left(unit), PER_TURN_CITE
+            raise self._refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
         cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
         return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
 
     def _actions_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        key, cost = next(
-            (k, c) for k, c in self._open_now(unit) if c["action"] == reported["action"]
-        )
+        chosen = reported["action"]
+        key, cost = next((k, c) for k, c in self._open_now(unit) if c["action"] == chosen)
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
         who = f"{unit.id}'s commander" if by_commander else unit.id
         why = f"{who}: {action}, {_actions_word(cost['actions'])}"
@@ -1095,10 +966,7 @@ class ColonialAdventure(Ruleset):
         )
         first, second = sides
         if totals[first] == totals[second]:
-            raise QuestionError(
-                f"{self.id}: a tie ({said}): the sheet does not say how a tie is broken; roll "
-                "again and report the new dice"
-            )
+            raise self._refusal("tie", said=said)
         winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
@@ -1115,10 +983,8 @@ class ColonialAdventure(Ruleset):
         after = before + sum(c["actions"] for c in steps)
         if after > PER_TURN:
             costs = ", ".join(f"{c['action']} {c['actions']}" for c in steps)
-            raise QuestionError(
-                f"{self.id}: {unit.id} cannot make this move this turn: {costs} with {before} "
-                f"spent is {after} actions, more than {PER_TURN} ({PER_TURN_CITE})"
-            )
+            spent = {"before": before, "after": after, "per_turn": PER_TURN, "cite": PER_TURN_CITE}
+            raise self._refusal("move", unit=unit.id, costs=costs, **spent)
         return unit, steps, after
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1179,16 +1045,13 @@ def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any])
     """A count of dice read off the table: at most the dice rolled (the last count its
     distribution gives), shown first at its likeliest."""
     dist = outcome["distribution"]
-    likeliest = max(range(len(dist)), key=lambda k: (dist[k], -k))
-    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest)
+    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest(dist))
 
 
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    label = (
-        f"bases of {unit.id} taken off for its men killed (a leader or commander whose D10 "
-        "scored at most the men killed falls in place of a man)"
-    )
+    falls = "a leader or commander whose D10 scored at most the men killed falls in place of a man"
+    label = f"bases of {unit.id} taken off for its men killed ({falls})"
     bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
     return Report(
         name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
