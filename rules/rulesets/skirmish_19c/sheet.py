@@ -186,9 +186,13 @@ def odds_json(p: Fraction) -> dict[str, Any]:
     return {"exact": str(p), "value": float(p)}
 
 
-def count_json(distribution: Sequence[Fraction], mean: Fraction) -> dict[str, Any]:
-    """The distribution of a count (hits, kills, command points) and its mean."""
-    return {"distribution": [odds_json(p) for p in distribution], "mean": odds_json(mean)}
+def count_json(shown: dice_math.Shown | dice_math.Sum, mean: Fraction) -> dict[str, Any]:
+    """The distribution of a count (hits, kills, command points), as `rules.dice` remembers
+    it shown, and its mean."""
+    distribution = [
+        {"exact": e, "value": v} for e, v in zip(shown.exact, shown.floats, strict=True)
+    ]
+    return {"distribution": distribution, "mean": odds_json(mean)}
 
 
 def volley(
@@ -215,14 +219,14 @@ def volley(
     mean = {k: shooters * p for k, p in each.items()}
     data = {
         "rolls": [to_hit.as_json(), damage.as_json()],
-        "hits": count_json(to_hit.distribution, mean["hit"]),
+        "hits": count_json(dice_math.binomial_shown(shooters, hit), mean["hit"]),
         "damage": {
             "row": "gunpowder weapons" if gunpowder else "other",
             "modifier": shift,
             "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
         },
-        "kills": count_json(dice_math.binomial(shooters, each["kill"]), mean["kill"]),
-        "wounds": count_json(dice_math.binomial(shooters, each["wound"]), mean["wound"]),
+        "kills": count_json(dice_math.binomial_shown(shooters, each["kill"]), mean["kill"]),
+        "wounds": count_json(dice_math.binomial_shown(shooters, each["wound"]), mean["wound"]),
     }
     sign = f" ({shift:+d})" if shift else ""
     read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
