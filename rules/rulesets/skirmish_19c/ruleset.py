@@ -545,21 +545,15 @@ class Skirmish19c(Ruleset):
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
-        unit = table.unit_of(leader_id)
-        if leader_id != unit.id:
-            base = table.select(leader_id)[0]
-            if not is_command_figure(base):
-                raise QuestionError(
-                    f"{RULESET}: base {leader_id!r} has role {base.role!r}; a command figure has "
-                    f"role {accepted(sorted(COMMAND_ROLES))}"
-                )
-            return unit, base
-        figures = [b for b in unit.bases if is_command_figure(b)]
+        unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
+        picked = unit.bases if leader_id == unit.id else table.select(leader_id)
+        figures = [b for b in picked if is_command_figure(b)]
+        if not figures and leader_id == unit.id:
+            why = f"unit {unit.id!r} has no command figure; give one of its bases role {roles}"
+            raise QuestionError(f"{RULESET}: {why}")
         if not figures:
-            raise QuestionError(
-                f"{RULESET}: unit {unit.id!r} has no command figure; give one of its bases "
-                f"role {accepted(sorted(COMMAND_ROLES))}"
-            )
+            why = f"base {leader_id!r} has role {picked[0].role!r}; a command figure has role"
+            raise QuestionError(f"{RULESET}: {why} {roles}")
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
@@ -620,21 +614,15 @@ class Skirmish19c(Ruleset):
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank)
-        shock = None
-        if kind == "infantry" and type_of(unit) == "infantry" and not covered:
-            shock = self._shock_cavalry(table, unit)
-        if shock is not None:
-            # A lone figure or a player character forms no square or circle: it has no
-            # formation to read (README.md).
-            alone = unit.figures <= 1 or is_player_character(unit)
-            if alone or str(state(unit, "formation")) not in ("square", "circle"):
-                how = "a lone figure in no square" if alone else "not in square or circle"
-                within = f"within 50 cm ({fmt(scene, shock[1].measured)})"
-                add(
-                    "shock-cavalry",
-                    f"shock cavalry {shock[0].id} {within}, {how}",
-                    threshold=shock[1],
-                )
+        foot = kind == "infantry" and type_of(unit) == "infantry"
+        shock = self._shock_cavalry(table, unit) if foot and not covered else None
+        # A lone figure or a player character forms no square or circle: it has no formation
+        # to read (README.md).
+        alone = unit.figures <= 1 or is_player_character(unit)
+        if shock and (alone or str(state(unit, "formation")) not in ("square", "circle")):
+            how = "a lone figure in no square" if alone else "not in square or circle"
+            why = f"shock cavalry {shock[0].id} within 50 cm ({fmt(scene, shock[1].measured)})"
+            add("shock-cavalry", f"{why}, {how}", threshold=shock[1])
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
             add("running", f"status {status}")
