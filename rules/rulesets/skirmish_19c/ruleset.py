@@ -517,7 +517,7 @@ class Skirmish19c(Ruleset):
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
-        data.update(points=sheet.count_json(points, points.mean), cost_all=cost_all)
+        data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         lines = [
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
