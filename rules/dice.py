@@ -189,6 +189,10 @@ class Shown(NamedTuple):
     exact: tuple[str, ...]
     mean: float
     p_any: float
+    mean_exact: str = ""
+    """The mean as an exact fraction in text (`5/4`)."""
+    p_any_exact: str = ""
+    """The chance of at least one as an exact fraction in text."""
 
 
 @lru_cache(maxsize=4096, typed=True)
@@ -197,4 +201,5 @@ def binomial_shown(dice: int, p: Fraction) -> Shown:
     again and again, and turning Fractions into floats and text costs more than the odds."""
     dist = binomial(dice, p)
     exact = tuple(str(q) for q in dist)
-    return Shown(tuple(as_floats(dist)), exact, float(dice * p), float(1 - dist[0]))
+    mean, p_any = dice * p, 1 - dist[0]
+    return Shown(tuple(as_floats(dist)), exact, float(mean), float(p_any), str(mean), str(p_any))

@@ -125,3 +125,5 @@ def test_binomial_shown_is_the_distribution_as_answers_show_it(n: int, p: Fracti
     assert shown.exact == tuple(str(q) for q in dist)
     assert shown.mean == float(dice.mean(dist))
     assert shown.p_any == float(dice.at_least(dist, 1))
+    assert shown.mean_exact == str(dice.mean(dist))
+    assert shown.p_any_exact == str(dice.at_least(dist, 1))

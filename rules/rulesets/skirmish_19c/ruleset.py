@@ -493,8 +493,7 @@ class Skirmish19c(Ruleset):
             why = f"{drummers[0]} (drummer or bugler) is commanded"
             modifiers.append(Modifier(1, why, COMMAND["drummer"]))
         total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
-        points = dice_math.total(total_dice, 6) if total_dice else (Fraction(1),)
-        mean_points = Fraction(7, 2) * total_dice  # a D6 averages 3.5
+        points = dice_math.dice_sum(total_dice, 6)
 
         costs, cost_all = [], 0
         for uid, bases in commanded.items():
@@ -509,7 +508,7 @@ class Skirmish19c(Ruleset):
                 dict(unit=uid, figures=figures, points_each=cost["points"], why=why)
                 | {"source": str(cost["cite"])}
             )
-        p_enough = dice_math.at_least(points, cost_all)
+        p_enough = points.p_at_least(cost_all)
         note = f"summed for command points [{COMMAND['points']}]"
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
         stands = f"in enclosed terrain ({here.id})" if here else "in the open"
@@ -518,7 +517,7 @@ class Skirmish19c(Ruleset):
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
-        data.update(points=sheet.count_json(points, mean_points), cost_all=cost_all)
+        data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         lines = [
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
@@ -527,7 +526,7 @@ class Skirmish19c(Ruleset):
             *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
             f"- throws {total_dice}D6 for command points [{dice_cite}]"
             + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
-            + f"; mean {float(mean_points):.1f} points",
+            + f"; mean {float(points.mean):.1f} points",
             *[
                 f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
                 f"({c['why']}) [{c['source']}]"
@@ -546,21 +545,15 @@ class Skirmish19c(Ruleset):
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
-        unit = table.unit_of(leader_id)
-        if leader_id != unit.id:
-            base = table.select(leader_id)[0]
-            if not is_command_figure(base):
-                raise QuestionError(
-                    f"{RULESET}: base {leader_id!r} has role {base.role!r}; a command figure has "
-                    f"role {accepted(sorted(COMMAND_ROLES))}"
-                )
-            return unit, base
-        figures = [b for b in unit.bases if is_command_figure(b)]
+        unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
+        picked = unit.bases if leader_id == unit.id else table.select(leader_id)
+        figures = [b for b in picked if is_command_figure(b)]
+        if not figures and leader_id == unit.id:
+            why = f"unit {unit.id!r} has no command figure; give one of its bases role {roles}"
+            raise QuestionError(f"{RULESET}: {why}")
         if not figures:
-            raise QuestionError(
-                f"{RULESET}: unit {unit.id!r} has no command figure; give one of its bases "
-                f"role {accepted(sorted(COMMAND_ROLES))}"
-            )
+            why = f"base {leader_id!r} has role {picked[0].role!r}; a command figure has role"
+            raise QuestionError(f"{RULESET}: {why} {roles}")
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
@@ -621,21 +614,15 @@ class Skirmish19c(Ruleset):
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank)
-        shock = None
-        if kind == "infantry" and type_of(unit) == "infantry" and not covered:
-            shock = self._shock_cavalry(table, unit)
-        if shock is not None:
-            # A lone figure or a player character forms no square or circle: it has no
-            # formation to read (README.md).
-            alone = unit.figures <= 1 or is_player_character(unit)
-            if alone or str(state(unit, "formation")) not in ("square", "circle"):
-                how = "a lone figure in no square" if alone else "not in square or circle"
-                within = f"within 50 cm ({fmt(scene, shock[1].measured)})"
-                add(
-                    "shock-cavalry",
-                    f"shock cavalry {shock[0].id} {within}, {how}",
-                    threshold=shock[1],
-                )
+        foot = kind == "infantry" and type_of(unit) == "infantry"
+        shock = self._shock_cavalry(table, unit) if foot and not covered else None
+        # A lone figure or a player character forms no square or circle: it has no formation
+        # to read (README.md).
+        alone = unit.figures <= 1 or is_player_character(unit)
+        if shock and (alone or str(state(unit, "formation")) not in ("square", "circle")):
+            how = "a lone figure in no square" if alone else "not in square or circle"
+            why = f"shock cavalry {shock[0].id} within 50 cm ({fmt(scene, shock[1].measured)})"
+            add("shock-cavalry", f"{why}, {how}", threshold=shock[1])
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
             add("running", f"status {status}")
@@ -680,7 +667,11 @@ class Skirmish19c(Ruleset):
         against the range: the nearest pair, the first figure of the unit and then the first
         enemy figure of equally near pairs."""
         units = table.scene.units
-        weapons = {e.id: weapon_of(e) for e in enemies(table.scene, unit)}
+        # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
+        weapons = {
+            e.id: sheet.WEAPONS.get(str(e.get("weapon"))) or weapon_of(e)
+            for e in enemies(table.scene, unit)
+        }
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
         block = nearest[rows]  # (figures, units)

@@ -186,9 +186,15 @@ def odds_json(p: Fraction) -> dict[str, Any]:
     return {"exact": str(p), "value": float(p)}
 
 
-def count_json(distribution: Sequence[Fraction], mean: Fraction) -> dict[str, Any]:
-    """The distribution of a count (hits, kills, command points) and its mean."""
-    return {"distribution": [odds_json(p) for p in distribution], "mean": odds_json(mean)}
+def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
+    """The distribution of a count (hits, kills, command points) and its mean, as `rules.dice`
+    remembers them shown."""
+    distribution = [
+        {"exact": e, "value": v} for e, v in zip(shown.exact, shown.floats, strict=True)
+    ]
+    if isinstance(shown, dice_math.Sum):
+        return {"distribution": distribution, "mean": odds_json(shown.mean)}
+    return {"distribution": distribution, "mean": {"exact": shown.mean_exact, "value": shown.mean}}
 
 
 def volley(
@@ -211,26 +217,27 @@ def volley(
     damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
     per_hit = damage_odds(gunpowder, shift)
     hit = dice_math.p_at_least(8, need)
-    each = {"hit": hit, "kill": hit * per_hit["kill"], "wound": hit * per_hit["wound"]}
-    mean = {k: shooters * p for k, p in each.items()}
+    hits, kills, wounds = (
+        dice_math.binomial_shown(shooters, p)
+        for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
+    )
     data = {
         "rolls": [to_hit.as_json(), damage.as_json()],
-        "hits": count_json(to_hit.distribution, mean["hit"]),
+        "hits": count_json(hits),
         "damage": {
             "row": "gunpowder weapons" if gunpowder else "other",
             "modifier": shift,
             "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
         },
-        "kills": count_json(dice_math.binomial(shooters, each["kill"]), mean["kill"]),
-        "wounds": count_json(dice_math.binomial(shooters, each["wound"]), mean["wound"]),
+        "kills": count_json(kills),
+        "wounds": count_json(wounds),
     }
     sign = f" ({shift:+d})" if shift else ""
     read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
-    hits, kills, wounds = (float(mean[k]) for k in ("hit", "kill", "wound"))
     return data, [
-        f"- {to_hit.describe()}; P(at least 1 hit) = {1 - to_hit.distribution[0]}",
+        f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
         f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-        f"- expected hits {hits:.2f}, kills {kills:.2f}, wounds {wounds:.2f}",
+        f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
     ]
 
 
