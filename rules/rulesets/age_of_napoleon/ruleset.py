@@ -1,7 +1,6 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3, on a square grid: the mechanics.
-The page's tables are data (sheet.toml, read by sheet.py), its boxes are in grid.py, and
-README.md says how each garbled or ambiguous line is read. Never imports cv2, flask or `vision`.
-"""
+The page's tables and texts are data (sheet.toml, read by sheet.py), its boxes are in grid.py,
+and README.md says how each garbled or ambiguous line is read."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ from ...measure import table_of
 from ...scene import Scene, Unit
 from ...state import Change, Field, Kind, Phase, Report, Scope
 from . import grid
-from .sheet import CHOICES, CITE, DATA, PHASE_STEPS, RULESET_ID, SHEET, UNIT_FIELDS, N, fail
+from .sheet import CHOICES, CITE, DATA, PHASE_STEPS, RULESET_ID, SHEET, UNIT_FIELDS, N, fail, say
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
@@ -47,8 +46,7 @@ class AgeOfNapoleon(Ruleset):
     scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
 
     def known_unit_keys(self) -> frozenset[str]:
-        """The declared fields and the QRC's modifier lists (lists of objects, not fields), so
-        that `fire_modifier` is refused as a typo of `fire_modifiers`."""
+        """The declared fields and the QRC's modifier lists, so `fire_modifier` is a typo."""
         return super().known_unit_keys() | {"fire_modifiers", "melee_modifiers"}
 
     def actions(self) -> dict[str, Action]:
@@ -63,8 +61,7 @@ class AgeOfNapoleon(Ruleset):
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
-            no_hits = f"which cause no hits ({CITE.rocket_no_hits}); ask 'rocket {a} {b}'"
-            raise fail(f"unit {shooter.id!r} fires rockets, {no_hits}")
+            raise fail(say("fires_rockets", unit=shooter.id, a=a, b=b))
         die = _die(shooter)
         data, lines = self._shot(scene, shooter, target, "shoot", a, b)
         dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
@@ -73,10 +70,10 @@ class AgeOfNapoleon(Ruleset):
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
         reasons = data["reasons"]
-        reasons.append(_reason("one die a base, including the leader's", CITE.dice_per_base))
-        reasons.append(
-            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"])
-        )
+        reasons += [
+            _reason("one die a base, including the leader's", CITE.dice_per_base),
+            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
+        ]
         if dice.modifiers:
             reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
         if dice.floor_applied:
@@ -88,26 +85,17 @@ class AgeOfNapoleon(Ruleset):
             reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
-            rolls.append(_hits_roll("hits (dice total)", dice, die, CITE.score_is_hits))
-            sides, fire = rolls[0].sides, (N.leader_check_hits, CITE.leader_check_fire)
-            data["hits"] = hits = _hits_json(dice.dice, sides)
-            data["leader_check"] = check = _leader_check(target, dice.dice, sides, *fire)
-            lines.append(
-                f"hits = the dice total ({CITE.score_is_hits}): {dice.dice} to "
-                f"{dice.dice * sides}, {hits['mean']:.2f} on average"
-            )
-            if check["target_has_leader"]:
+            roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
+            data.update(hits=hits, leader_check=check)
+            rolls.append(roll)
+            lines.append(say("fire_hits", dice=dice.dice, most=dice.dice * roll.sides, hits=hits))
+            if leader:
                 rolls.append(_roll("leader"))
-                lines.append(
-                    f"leader check on {target.id} (at least 5 hits and a {sides} rolled): "
-                    f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits Table "
-                    "(QRC)"
-                )
+                lines.append(leader)
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
-                halve = "halve the total, rounding up"
-                lines.append(f"no d3s? roll {dice.dice}d6 and {halve} ({CITE.d6_halved})")
+                lines.append(say("d3_substitute", dice=dice.dice))
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
         return _answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
@@ -115,8 +103,7 @@ class AgeOfNapoleon(Ruleset):
     def _shot(
         self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str
     ) -> tuple[dict[str, Any], list[str]]:
-        """The range band in boxes (a diagonal step counting 1.5, line 18), the sight and the
-        cover of a shot or a rocket."""
+        """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid_places(_box_size(scene))
         pa, pb = places[shooter.id], places[target.id]
@@ -127,8 +114,7 @@ class AgeOfNapoleon(Ruleset):
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         label, limit = ("out-of-range", bands[-1].limit) if band is None else band
-        data: dict[str, Any] = {"action": action, "ruleset": self.id, "shooter": a, "target": b}
-        data.update(between={"a": near.a.id, "b": near.b.id})
+        data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
         data.update(bands=[{"label": x.label, "limit": x.limit} for x in bands])
@@ -156,10 +142,7 @@ class AgeOfNapoleon(Ruleset):
         if min(dx, dy):
             data["reasons"].append(_reason("2 boxes on the diagonal are 3", CITE.diagonal_example))
         if not steady:
-            lines.append(
-                "range band too close to call: a unit's centre is within the measurement's "
-                "uncertainty of a box side"
-            )
+            lines.append(say("band_too_close"))
         blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
         lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
         if cover.cover.value != "none":
@@ -173,10 +156,7 @@ class AgeOfNapoleon(Ruleset):
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
-            raise fail(
-                f"unit {firer.id!r} has weapon {firer.get('weapon')!r}; rockets are fired by a "
-                "unit with weapon 'rocket' (ask 'shoot' for other weapons)"
-            )
+            raise fail(say("not_a_rocket", unit=firer.id, weapon=firer.get("weapon")))
         data, lines = self._shot(scene, firer, target, "rocket", a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
@@ -200,11 +180,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
         data.update(morale_checks=morale, hits=0)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
-        lines += [
-            f"1d6: lands on {b} on a 5 or 6 ({p_on}); on a 1-4 it drifts ({p_drift}): 1d8 for "
-            f"direction, 1d6 boxes ({CITE.rocket_drift})",
-            f"no hits; a unit it lands on takes a morale check ({CITE.rocket_no_hits})",
-        ]
+        lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
             lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
@@ -216,55 +192,27 @@ class AgeOfNapoleon(Ruleset):
         gun = scene.unit_of(a)
         kind = _attr(gun, "type")
         if kind != "machine-gun":
-            raise fail(
-                f"unit {gun.id!r} is {kind}; only a machine gun (type 'machine-gun') overheats"
-            )
-        turns, fired = _count(gun, "consecutive_fire"), _flag(gun, "fired")
-        state = _attr(gun, "gun_state")
-        check = state in ("ok", "overheated") and fired and turns >= N.overheat_from_turns
-        again = state == "overheated"
+            raise fail(say("not_a_gun", unit=gun.id, kind=kind))
+        case, turns = _overheat_case(gun)
+        state, fired, rule = gun.get("gun_state"), gun.get("fired"), DATA["overheat"][case]
+        check = case.startswith("check")
         p = Fraction(min(turns, 6), 6) if check else Fraction(0)  # 1d6 <= the turns firing
-        data: dict[str, Any] = {"action": "overheat", "ruleset": self.id, "gun": a}
-        data.update(consecutive_fire=turns, fired_this_turn=fired, gun_state=state, check=check)
-        data.update(overheated_before=again, p_overheat=_fraction_json(p), rolls=[])
+        data = _data("overheat", gun=a, consecutive_fire=turns, fired_this_turn=fired, check=check)
+        data.update(gun_state=state, overheated_before=state == "overheated", rolls=[])
+        data.update(p_overheat=_fraction_json(p), effect=rule["effect"])
+        if "cite" in rule:
+            data["effect_source"] = str(rule["cite"])
+        if check:
+            purpose, note = "overheating (the gun stays cool)", f"it overheats on {turns} or less"
+            cool = Roll.success_roll(purpose, 1, 6, turns + 1, cite=CITE.overheat_roll, note=note)
+            data["rolls"] = [cool.as_json()]
         lines = [
             f"{gun.id} has fired {turns} consecutive turns"
             + ("" if fired else " and has not fired this turn")
             + ("" if state == "ok" else f"; it is {state}")
         ]
-        effect, cite = "none", None
-        if state == "broken":
-            effect, cite = "permanently broken", CITE.overheat_again
-            lines.append(f"it is permanently broken ({cite}): no check")
-        elif state == "cooling":
-            effect, cite = "cools down", CITE.cools_down
-            lines.append(f"it rested this turn and now cools down and is ok ({cite})")
-        elif not fired:
-            effect, cite = "run ends" + (", cools down" if again else ""), CITE.overheat_start
-            cools = ", and a turn without firing cools it down" if again else ""
-            lines.append(
-                f"no check: it did not fire this turn ({cite}); its run of turns firing ends{cools}"
-            )
-        elif not check:
-            lines.append(
-                f"no check before {N.overheat_from_turns} consecutive turns ({CITE.overheat_start})"
-            )
-        else:
-            purpose, note = "overheating (the gun stays cool)", f"it overheats on {turns} or less"
-            cool = Roll.success_roll(purpose, 1, 6, turns + 1, cite=CITE.overheat_roll, note=note)
-            data["rolls"] = [cool.as_json()]
-            effect = "permanently broken" if again else "rest 1 turn or keep firing"
-            cite = CITE.overheat_again if again else CITE.overheat_rest
-            either = (
-                "either it rests 1 turn and cools down, or it keeps firing and checking and a "
-                "second failure breaks it for good"
-            )
-            on = f"a roll of {turns} or less" if turns < 6 else "any roll"
-            lines.append(f"1d6: overheats on {on} ({CITE.overheat_roll}): {p} = {float(p):.3f}")
-            lines.append(f"if it overheats: {'permanently broken' if again else either} ({cite})")
-        data["effect"] = effect
-        if cite is not None:
-            data["effect_source"] = str(cite)
+        on = f"a roll of {turns} or less" if turns < 6 else "any roll"
+        lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
         return _answer("overheat", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -273,25 +221,20 @@ class AgeOfNapoleon(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
         if len(args) not in (1, 2):
-            got = f"{len(args)}: {' '.join(args) or 'none'}"
-            raise QuestionError(f"move takes 1 or 2 arguments (move UNIT [FACING]), got {got}")
+            raise QuestionError(say("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}"))
         table, size = table_of(scene), _box_size(scene)
         unit = table.unit_of(args[0])
         kind = _attr(unit, "type")
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
         asked = None if len(args) == 1 else grid.parse_facing(args[1])
         if asked is not None and asked not in legal:
+            words = accepted(legal)
             raise fail(
-                f"unit {unit.id!r} is {kind} and may not face {asked!r} (a corner); "
-                f"accepted facings are {accepted(legal)} ({rule})"
+                say("may_not_face", unit=unit.id, kind=kind, asked=asked, legal=words, rule=rule)
             )
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
         now, off = grid.facing_name(degrees)
-        facing: dict[str, Any] = {
-            "degrees": degrees,
-            "nearest": now,
-            "off_by_degrees": round(off, 1),
-        }
+        facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
         facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
         illegal = f": illegal, {kind} must face a box side ({rule})"
         lines = [
@@ -301,8 +244,7 @@ class AgeOfNapoleon(Ruleset):
         moved = _flag(unit, "moved")
         if moved:
             lines.append(f"{unit.id} has already moved this turn")
-        data: dict[str, Any] = {"action": "move", "ruleset": self.id, "unit": args[0]}
-        data.update(type=kind, moved_this_turn=moved, box=list(place.box))
+        data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
         data.update(facing={**facing, "requested": asked})
         data.update(nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
@@ -351,38 +293,22 @@ class AgeOfNapoleon(Ruleset):
             side: dict[str, Any] = {"unit": me.id, "dice": _dice_json(dice, die)}
             sides[me.id] = side
             if in_contact and dice.dice > 0:
-                rolls.append(
-                    _hits_roll(f"hits on {them.id} (dice total)", dice, die, CITE.melee_hits)
-                )
-                top = rolls[-1].sides
-                side["hits"] = _hits_json(dice.dice, top)
-                side["leader_check"] = check = _leader_check(
-                    them, dice.dice, top, 0, CITE.leader_face
-                )
-                mean = side["hits"]["mean"]
+                purpose = f"hits on {them.id} (dice total)"
+                roll, hits, check, leader = _hits(purpose, dice, die, them, melee=True)
+                rolls.append(roll)
+                side.update(hits=hits, leader_check=check)
                 lines.append(
                     f"{me.id}: {dice.dice}{die} ({dice.bases} bases{_said(dice)}), the total is "
-                    f"the hits {them.id} takes ({CITE.melee_hits}), {mean:.2f} on average"
+                    f"the hits {them.id} takes ({CITE.melee_hits}), {hits['mean']:.2f} on average"
                 )
-                if check["target_has_leader"]:
-                    lines.append(
-                        f"  leader check on {them.id} (a {top} rolled, {CITE.leader_face}): "
-                        f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits "
-                        "Table (QRC)"
-                    )
+                lines += [leader] if leader else []
             elif in_contact:
                 lines.append(f"{me.id}: no dice after modifiers")
         if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
             rolls.append(_roll("leader"))
         gunners = [u for u in (ua, ub) if u.get("melee_die") is not None]
-        data: dict[str, Any] = {
-            "action": "melee",
-            "ruleset": self.id,
-            "a": a,
-            "b": b,
-            "in_contact": in_contact,
-        }
-        data.update(contact=contact, sides=sides, rolls=[r.as_json() for r in rolls])
+        data = _data("melee", a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
+        data["rolls"] = [r.as_json() for r in rolls]
         data["reasons"] = [
             _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
             _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
@@ -411,15 +337,11 @@ class AgeOfNapoleon(Ruleset):
             if mod is not None:
                 modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
                 said = f"{mod['modifier']:+d} ({mod['cite']})"
-            lines.append(
-                f"{forced} morale check{'s' if forced > 1 else ''} forced by a rocket "
-                f"({CITE.rocket_no_hits}): {said} for {kind}, in addition to any other modifiers"
-            )
-        qrc = "the morale procedure, modifiers and results are on the QRC, not on page 3"
-        lines.append(f"{qrc} ({CITE.morale_qrc})")
-        data: dict[str, Any] = {"action": "morale", "ruleset": self.id, "unit": a, "grade": grade}
-        data.update(grades=list(grades), source=str(CITE.morale_grades), broken=broken)
-        data.update(rocket_checks=forced, rocket_modifier=modifier)
+            s = "s" if forced > 1 else ""
+            lines.append(say("rocket_checks", n=forced, s=s, said=said, kind=kind))
+        lines.append(say("morale_on_qrc"))
+        data = _data("morale", unit=a, grade=grade, grades=list(grades), broken=broken)
+        data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
         return _answer("morale", data, lines)
 
@@ -500,13 +422,8 @@ class AgeOfNapoleon(Ruleset):
         res = self.rocket(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not fire a rocket at {args[1]}")
         on = [m["unit"] for m in res.data["morale_checks"]]
-        label = (
-            f"where the rocket landed: on {on[0]} on a 5 or 6; on a 1-4 it drifts (1d8 for "
-            f"direction, 1d6 boxes): the unit in that box, or {NOTHING}"
-        )
-        return (
-            Report("landed_on", Kind.CHOICE, label, CITE.on_target, (*on, NOTHING), default=on[0]),
-        )
+        label, landed = say("landed_on", unit=on[0], nothing=NOTHING), (*on, NOTHING)
+        return (Report("landed_on", Kind.CHOICE, label, CITE.on_target, landed, default=on[0]),)
 
     def _rocket_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         """A rocket causes no hits: the unit it lands on owes a morale check (line 22)."""
@@ -529,8 +446,7 @@ class AgeOfNapoleon(Ruleset):
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
         res = self.melee(scene, args)
         if not res.data["in_contact"]:
-            not_in_contact = f"not in base to base contact ({CITE.melee_dice}): no melee"
-            raise fail(f"{args[0]} and {args[1]} are {not_in_contact}")
+            raise fail(say("no_contact", a=args[0], b=args[1]))
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
         reports: list[Report] = []
         for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
@@ -581,43 +497,35 @@ class AgeOfNapoleon(Ruleset):
         score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
         if res.data["overheated_before"]:
             return (score,)
-        label = (
-            "if it overheats: rest (it may not fire for 1 turn, then cools down) or keep firing "
-            "(and checking: a second failure breaks it for good)"
-        )
-        choice = (REST, KEEP_FIRING)
-        return score, Report(
-            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST
-        )
+        label, choice = say("if_overheated"), (REST, KEEP_FIRING)
+        rest = Report("if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST)
+        return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         """Lines 13-17: a gun rests and cools down, keeps firing, or breaks for good; a turn
         without firing ends its run of turns firing and cools it down."""
         gun = scene.unit_of(args[0])
-        state, fired = _attr(gun, "gun_state"), _flag(gun, "fired")
-        turns = _count(gun, "consecutive_fire")
+        case, turns = _overheat_case(gun)
 
         def becomes(state: str, why: str, cite: Cite) -> Change:
             return Change(gun.id, "gun_state", state, why, cite)
 
         ends = "its run of turns firing ends"
         run_ends = (Change(gun.id, "consecutive_fire", 0, ends, CITE.gun_fired),) if turns else ()
-        if state == "broken":
-            return ()
-        if state == "cooling":
+        if case == "cooling":
             return (becomes("ok", "rested 1 turn: cools down, ok", CITE.cools_down), *run_ends)
-        if not fired:
+        if case.startswith("idle"):
             cool = becomes("ok", "a turn without firing: cools down", CITE.cools_down)
-            return (*run_ends, *((cool,) if state == "overheated" else ()))
-        if turns < N.overheat_from_turns:
-            return ()
+            return (*run_ends, *((cool,) if case == "idle_hot" else ()))
+        if not case.startswith("check"):
+            return ()  # broken for good, or not 2 turns firing yet
         score = got["score"]
         if score < 1:
             raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
         if score > turns:
             return ()
         why = f"overheated ({score} is {turns} or less)"
-        if state == "overheated":
+        if case == "check_hot":
             return (becomes("broken", f"{why} again: permanently broken", CITE.overheat_again),)
         if got["if_overheated"] == REST:
             rests = becomes("cooling", f"{why}: rests, may not fire for 1 turn", CITE.overheat_rest)
@@ -646,10 +554,7 @@ class AgeOfNapoleon(Ruleset):
 def _box_size(scene: Scene) -> float:
     """The side of one box, mm: every length of the page is counted in boxes."""
     if scene.grid_box is None:
-        raise fail(
-            'the scene has no grid; give "grid": {"box": SIDE} (the side of one square, in the '
-            f"scene's unit): every distance of this sheet is counted in boxes ({CITE.diagonal})"
-        )
+        raise fail(say("no_grid"))
     return scene.grid_box
 
 
@@ -666,26 +571,19 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
-    example = f'"ranges": {{"{weapon}": {{"short": B, "medium": B, "long": B}}}} (in boxes)'
-    qrc = "the range table is on the QRC, not on page 3"
-    of = f"weapon {weapon!r} of unit {unit.id!r}"
+    of = {"unit": unit.id, "weapon": weapon, "example": say("ranges_example", weapon=weapon)}
     if ranges is None:
-        raise fail(
-            f"the scene has no 'ranges', so the range of {of} is unknown ({qrc}); give {example}"
-        )
+        raise fail(say("no_ranges", **of))
     if not isinstance(ranges, dict):
-        raise fail(f"the scene's 'ranges' must be an object of weapons; give {example}")
+        raise fail(say("ranges_not_object", **of))
     if weapon not in ranges:
-        known = f"weapons with ranges: {accepted(sorted(ranges)) or 'none'}"
-        raise fail(f"the scene's 'ranges' has no entry for {of} ({known}); {qrc}; give {example}")
+        raise fail(say("no_range_for", **of, known=accepted(sorted(ranges)) or "none"))
     entry = ranges[weapon]
     if not isinstance(entry, dict) or not entry:
-        raise fail(f"ranges.{weapon} must be an object of band limits in boxes; give {example}")
+        raise fail(say("bad_ranges_entry", **of))
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise fail(
-                f"ranges.{weapon}.{label} must be a number of boxes (0 or more), got {limit!r}"
-            )
+            raise fail(say("bad_band_limit", **of, label=label, limit=limit))
     return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
 
 
@@ -727,6 +625,19 @@ def _missing_or_bad(unit: Unit, key: str, value: Any, words: str, stand_in: Any)
     raise fail(f"unit {unit.id!r} has {key} {value!r}; accepted: {words}")
 
 
+def _overheat_case(gun: Unit) -> tuple[str, int]:
+    """Which case of lines 13-17 a gun is in at the end of a turn (sheet.toml `[overheat]`), and
+    how many turns in a row it has fired."""
+    turns, fired = _count(gun, "consecutive_fire"), _flag(gun, "fired")
+    state = _attr(gun, "gun_state")
+    hot = "_hot" if state == "overheated" else ""
+    if state in ("broken", "cooling"):
+        return state, turns
+    if not fired:
+        return f"idle{hot}", turns
+    return (f"check{hot}" if turns >= N.overheat_from_turns else "early"), turns
+
+
 def _cannot_fire(unit: Unit) -> str:
     """Why a unit may not fire this turn, '' when it may: a machine gun resting to cool down,
     or broken for good (line 16)."""
@@ -742,10 +653,7 @@ def _leader(unit: Unit) -> str | None:
     """The id of the unit's leader base, if it has one (line 4; no other role is on the page)."""
     for base in unit.bases:
         if base.role not in (None, "leader"):
-            raise fail(
-                f"base {base.id!r} of unit {unit.id!r} has role {base.role!r}; the accepted value "
-                "is 'leader' (the unit's leader base, line 4)"
-            )
+            raise fail(say("bad_role", base=base.id, unit=unit.id, role=base.role))
     return next((base.id for base in unit.bases if base.role), None)
 
 
@@ -828,11 +736,8 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
         verdict = "too close to call"
     else:
         verdict = "not in contact"
-    contact = {
-        "verdict": verdict,
-        "boxes": [list(pa.box), list(pb.box)],
-        "adjacent_boxes": adjacent,
-    }
+    contact: dict[str, Any] = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)])
+    contact.update(adjacent_boxes=adjacent)
     contact.update(touching=threshold_json(scene, touch), between={"a": near.a.id, "b": near.b.id})
     return verdict, {**contact, "distance": length_json(scene, near.distance)}
 
@@ -875,13 +780,24 @@ def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -
     hits at least `least` and one or more dice showing the top face."""
     leader = _leader(target)
     p = dice_math.total_with_top_face(dice, sides, least) if leader else Fraction(0)
-    check: dict[str, Any] = {
-        "target_has_leader": leader is not None,
-        "leader_base": leader,
-        "min_hits": least,
-    }
-    check.update(top_face=sides, p=float(p), p_exact=str(p))
+    check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
+    check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
     return {**check, "source": [str(cite), str(CITE.leader_face)]}
+
+
+def _hits(
+    purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
+) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
+    """What fire and melee share (lines 5-10, 34-37): the roll whose total is the hits, P(k
+    hits), the leader check on the target and its line (None when it has no leader)."""
+    roll = _hits_roll(purpose, dice, die, CITE.melee_hits if melee else CITE.score_is_hits)
+    least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
+    check = _leader_check(target, dice.dice, roll.sides, least, why)
+    said = say(
+        f"leader_{'melee' if melee else 'fire'}", unit=target.id, sides=roll.sides, check=check
+    )
+    leader = said if check["target_has_leader"] else None
+    return roll, _hits_json(dice.dice, roll.sides), check, leader
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
@@ -894,6 +810,11 @@ def _said(dice: DiceCount) -> str:
     """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
     leader = f" including leader base {dice.leader}" if dice.leader else ""
     return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
+
+
+def _data(action: str, **fields: Any) -> dict[str, Any]:
+    """An answer's data: the action, the ruleset and the fields given."""
+    return {"action": action, "ruleset": RULESET_ID, **fields}
 
 
 def _answer(action: str, data: dict[str, Any], lines: list[str]) -> Resolution:
@@ -951,8 +872,7 @@ def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
 def _removed(name: str, unit: Unit) -> Report:
     """The bases taken off for the hits: the QRC's Unit Stats say how many (line 4: the camera
     then stops counting them)."""
-    label = f"bases of {unit.id} taken off for the hits (the QRC's Unit Stats say how many hits "
-    label += "take off a base; the leader's if the Leader Hits Table says so)"
+    label = say("bases_taken_off", unit=unit.id)
     bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
     return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
 

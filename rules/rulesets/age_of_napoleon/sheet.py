@@ -26,6 +26,12 @@ CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 
 
+def say(name: str, **values: Any) -> str:
+    """One of the texts of the answers (sheet.toml `[texts]`), its `{names}` filled in: the
+    values given, and the page's cites and numbers by name."""
+    return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
+
+
 def fail(message: str) -> QuestionError:
     """A question the page refuses, and why."""
     return QuestionError(f"{RULESET_ID}: {message}")
