@@ -9,14 +9,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple, NoReturn, TypeAlias
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
 
 from ... import dice as dice_math
 from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import table_of
 from ...scene import Scene, Unit
@@ -241,7 +241,7 @@ class AgeOfNapoleon(Ruleset):
             f"{unit.id} ({kind}) stands in box {place.box} facing {now} ({degrees:.0f} degrees)"
             + ("" if now in legal else illegal)
         ]
-        moved = _flag(unit, "moved")
+        moved = unit.get("moved")
         if moved:
             lines.append(f"{unit.id} has already moved this turn")
         data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
@@ -324,8 +324,8 @@ class AgeOfNapoleon(Ruleset):
         procedure, the other modifiers and the results are on the QRC."""
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(a)
-        grade, forced = _attr(unit, "quality"), _count(unit, "rocket_checks")
-        broken, grades = _flag(unit, "broken"), CHOICES["quality"]
+        grade, forced = _attr(unit, "quality"), unit.get("rocket_checks")
+        broken, grades = unit.get("broken"), CHOICES["quality"]
         lines = [
             f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades})"
             + (", and broken" if broken else "")
@@ -355,7 +355,7 @@ class AgeOfNapoleon(Ruleset):
             # has not fired this turn and may fire.
             steps, shots = table.grid_steps(_box_size(scene)), []
             for row, me in enumerate(units):
-                if me.get("weapon") is None or _flag(me, "fired") or _cannot_fire(me):
+                if me.get("weapon") is None or me.get("fired") or _cannot_fire(me):
                     continue
                 reach = within(steps[row], _range_bands(scene, me)[-1].limit)
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
@@ -366,7 +366,7 @@ class AgeOfNapoleon(Ruleset):
                 kind = "rocket" if shooter.get("weapon") == "rocket" else "shoot"
                 yield Candidate(kind, (shooter.id, target.id))
         elif phase == "movement":
-            yield from (Candidate("move", (u.id,)) for u in units if not _flag(u, "moved"))
+            yield from (Candidate("move", (u.id,)) for u in units if not u.get("moved"))
         elif phase == "melee":
             # Only units whose boxes may share a side (1 box apart) or whose bases may touch
             # (no more apart than their positions are uncertain) may be in contact.
@@ -376,7 +376,7 @@ class AgeOfNapoleon(Ruleset):
                 if units[i].side != units[j].side:
                     yield Candidate("melee", (units[i].id, units[j].id))
         elif phase == "morale":
-            yield from (Candidate("morale", (u.id,)) for u in units if _count(u, "rocket_checks"))
+            yield from (Candidate("morale", (u.id,)) for u in units if u.get("rocket_checks"))
         else:
             for unit in units:
                 if _attr(unit, "type") == "machine-gun" and _attr(unit, "gun_state") != "broken":
@@ -436,7 +436,7 @@ class AgeOfNapoleon(Ruleset):
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
         why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
-        checks, cite = _count(struck, "rocket_checks") + 1, (mod or {}).get("cite")
+        checks, cite = struck.get("rocket_checks") + 1, (mod or {}).get("cite")
         return (
             Change(struck.id, "rocket_checks", checks, why, cite or CITE.rocket_no_hits),
             *fired,
@@ -474,15 +474,15 @@ class AgeOfNapoleon(Ruleset):
         self.morale(scene, args)
         unit = scene.unit_of(args[0])
         label = f"is {unit.id} broken after the check? (the QRC's morale results)"
-        return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=_flag(unit, "broken")),)
+        return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=unit.get("broken")),)
 
     def _morale_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit, broken = scene.unit_of(args[0]), got["broken"]
         changes = []
-        if broken != _flag(unit, "broken"):
+        if broken != unit.get("broken"):
             why = f"{'broken' if broken else 'no longer broken'} (QRC morale result)"
             changes.append(Change(unit.id, "broken", broken, why, CITE.morale_qrc))
-        forced = _count(unit, "rocket_checks")
+        forced = unit.get("rocket_checks")
         if forced:
             why = "took the morale check a rocket forced"
             changes.append(Change(unit.id, "rocket_checks", forced - 1, why, CITE.rocket_no_hits))
@@ -542,7 +542,7 @@ class AgeOfNapoleon(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        if _flag(unit, "moved"):
+        if unit.get("moved"):
             return ()
         return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
 
@@ -603,32 +603,10 @@ def _die(unit: Unit, melee: bool = False) -> str:
     return _attr(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
 
 
-def _flag(unit: Unit, key: str) -> bool:
-    """A flag of the unit's state (its default is filled in when a scene is read)."""
-    value = unit.get(key)
-    if not isinstance(value, bool):
-        _missing_or_bad(unit, key, value, "true or false", False)
-    return value
-
-
-def _count(unit: Unit, key: str) -> int:
-    """A count of the unit's state (its default is filled in when a scene is read)."""
-    value = unit.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        _missing_or_bad(unit, key, value, "a whole number from 0", 0)
-    return value
-
-
-def _missing_or_bad(unit: Unit, key: str, value: Any, words: str, stand_in: Any) -> NoReturn:
-    if value is None:
-        raise MissingAttribute(RULESET_ID, unit.id, key, words, stand_in)
-    raise fail(f"unit {unit.id!r} has {key} {value!r}; accepted: {words}")
-
-
 def _overheat_case(gun: Unit) -> tuple[str, int]:
     """Which case of lines 13-17 a gun is in at the end of a turn (sheet.toml `[overheat]`), and
     how many turns in a row it has fired."""
-    turns, fired = _count(gun, "consecutive_fire"), _flag(gun, "fired")
+    turns, fired = gun.get("consecutive_fire"), gun.get("fired")
     state = _attr(gun, "gun_state")
     hot = "_hot" if state == "overheated" else ""
     if state in ("broken", "cooling"):
@@ -688,7 +666,7 @@ def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
     mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
     raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
     dice = max(math.ceil(raw), 0)
-    lifted = not melee and dice == 0 and not _flag(unit, "broken")
+    lifted = not melee and dice == 0 and not unit.get("broken")
     return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted)
 
 
@@ -890,7 +868,7 @@ def _hits_changes(
         table = f"{attacker.id} rolls 2d6 on the Leader Hits Table (QRC)"
         why = CITE.leader_check_fire if fire else CITE.leader_face
         reason += f"; a {sides} rolled{five}: {table} ({why})"
-    return (Change(victim.id, "hits", _count(victim, "hits") + hits, reason, cite),)
+    return (Change(victim.id, "hits", victim.get("hits") + hits, reason, cite),)
 
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
@@ -900,11 +878,11 @@ def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
 
 def _fired_changes(unit: Unit) -> Changes:
     """A unit fires once a turn: `fired`, and a machine gun's run of turns firing grows."""
-    if _flag(unit, "fired"):
+    if unit.get("fired"):
         return ()
     fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
     if unit.get("type") != "machine-gun":
         return (fired,)
-    turns = _count(unit, "consecutive_fire") + 1
+    turns = unit.get("consecutive_fire") + 1
     why = f"{turns} turns in a row"
     return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
