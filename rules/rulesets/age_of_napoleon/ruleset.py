@@ -1,14 +1,15 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3, on a square grid: the mechanics.
-The page's tables and texts are data (sheet.toml, read by sheet.py), its boxes are in grid.py,
-and README.md says how each garbled or ambiguous line is read."""
+The page's tables and the texts of the answers are data (sheet.toml), and README.md says how each
+garbled or ambiguous line is read."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from types import MappingProxyType
+from pathlib import Path
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -18,11 +19,37 @@ from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, 
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
-from ...measure import table_of
+from ...measure import Box, GridPlace, table_of
 from ...scene import Scene, Unit
+from ...sheetdata import load_sheet_data
 from ...state import Change, Field, Kind, Phase, Report, Scope
-from . import grid
-from .sheet import CHOICES, CITE, DATA, PHASE_STEPS, RULESET_ID, SHEET, UNIT_FIELDS, N, fail, say
+
+RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
+DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+CITE = SimpleNamespace(**DATA["cites"])
+"""The lines the mechanics quote, by name (`CITE.diagonal`)."""
+N = SimpleNamespace(**DATA["numbers"])
+"""The page's numbers, by name (`N.leader_check_hits`)."""
+
+UNIT_FIELDS = tuple(
+    Field(**{**f, "kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
+    for f in DATA["fields"]
+)
+PHASE_STEPS = tuple(Phase(**p, acting="all") for p in DATA["sequence"]["phases"])
+CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
+"""The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
+
+
+def say(name: str, **values: Any) -> str:
+    """One of the texts of the answers (sheet.toml `[texts]`), its `{names}` filled in: the
+    values given, and the page's cites and numbers by name."""
+    return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
+
+
+def fail(message: str) -> QuestionError:
+    """A question the page refuses, and why."""
+    return QuestionError(f"{RULESET_ID}: {message}")
+
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
@@ -109,7 +136,7 @@ class AgeOfNapoleon(Ruleset):
         pa, pb = places[shooter.id], places[target.id]
         boxes = grid_steps(pa.box, pb.box)
         band = _band_of(bands, boxes)
-        steady = grid.box_verdict(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
+        steady = box_verdict(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
@@ -166,7 +193,7 @@ class AgeOfNapoleon(Ruleset):
         # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
         table, size = table_of(scene), _box_size(scene)
         start = table.grid_places(size)[target.id].box
-        landings = grid.drift_landings(start, grid.boxes_on_table(scene, size))
+        landings = drift_landings(start, boxes_on_table(scene, size))
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -226,14 +253,14 @@ class AgeOfNapoleon(Ruleset):
         unit = table.unit_of(args[0])
         kind = _attr(unit, "type")
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
-        asked = None if len(args) == 1 else grid.parse_facing(args[1])
+        asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
             words = accepted(legal)
             raise fail(
                 say("may_not_face", unit=unit.id, kind=kind, asked=asked, legal=words, rule=rule)
             )
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
-        now, off = grid.facing_name(degrees)
+        now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
         facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
         illegal = f": illegal, {kind} must face a box side ({rule})"
@@ -255,9 +282,9 @@ class AgeOfNapoleon(Ruleset):
         if kind not in DATA["moves"]:
             data["boxes"] = None
             return _answer("move", data, [*lines, f"page 3 gives no move for {kind}: see the QRC"])
-        occupants, extent = table.grid_occupants(size), grid.boxes_on_table(scene, size)
+        occupants, extent = table.grid_occupants(size), boxes_on_table(scene, size)
         data["boxes"] = []
-        for box, pattern, first in grid.reachable(kind, place.box, extent):
+        for box, pattern, first in reachable(kind, place.box, extent):
             x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
             centre = {"x": x, "y": y, "unit": scene.unit}
             option: dict[str, Any] = {"box": list(box), "centre": centre}
@@ -703,7 +730,7 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     places = table.grid_places(_box_size(scene))
     pa, pb = places[ua.id], places[ub.id]
     adjacent = grid_steps(pa.box, pb.box) <= 1
-    steady = grid.box_verdict(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
+    steady = box_verdict(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
     near = table.unit_distance(ua, ub)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
     if touch.within:
@@ -886,3 +913,86 @@ def _fired_changes(unit: Unit) -> Changes:
     turns = unit.get("consecutive_fire") + 1
     why = f"{turns} turns in a row"
     return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
+
+
+# --------------------------------------------------------------------------------------------
+# The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
+# 24-25) and where a drifting rocket lands (line 21)
+
+DIRECTIONS: dict[str, Any] = DATA["directions"]
+"""The 8 directions of the grid, each a facing in degrees and the step to the next box."""
+STEP = {name: (d["step"][0], d["step"][1]) for name, d in DIRECTIONS.items()}
+STRAIGHT = tuple(STEP[name] for name in ("east", "north", "west", "south"))
+DIAGONAL = tuple(STEP[name] for name in ("north-east", "north-west", "south-west", "south-east"))
+STEPS = {"straight": STRAIGHT, "diagonal": DIAGONAL, "any": STRAIGHT + DIAGONAL}
+"""The one-box steps a move is made of (lines 26-31)."""
+
+
+def box_verdict(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], object]) -> bool:
+    """True when `judge` gives the same answer for every box each unit might be in."""
+    return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
+
+
+def boxes_on_table(scene: Scene, size: float) -> tuple[int, int]:
+    """Columns and rows of boxes wholly on the table."""
+    return math.floor(scene.table_width / size + 1e-9), math.floor(scene.table_depth / size + 1e-9)
+
+
+def on_table(box: Box, extent: tuple[int, int]) -> bool:
+    return 0 <= box[0] < extent[0] and 0 <= box[1] < extent[1]
+
+
+def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
+    """Where each of the 48 equally likely drifts (1d8 directions x 1d6 boxes, line 21) lands,
+    in the order of the dice; None when off the table."""
+    boxes = DATA["rolls"]["drift_distance"]["sides"]
+    x, y = start
+    landings = [(x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1)]
+    return [box if on_table(box, extent) else None for box in landings]
+
+
+def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
+    """Every box a unit of `kind` may end its move in: (box, the first of the sheet's moves
+    reaching it, the step into its first box). Steps off the table are not taken."""
+    found: dict[Box, tuple[Any, Box]] = {}
+
+    def walk(move: Any, at: Box, steps: list[str], first: Box | None) -> None:
+        if not steps:
+            if at != start and at not in found and first is not None:
+                found[at] = (move, first)
+            return
+        for step in STEPS[steps[0]]:
+            if move.get("same_line") and first is not None and step != first:
+                continue
+            nxt = (at[0] + step[0], at[1] + step[1])
+            if on_table(nxt, extent):
+                walk(move, nxt, steps[1:], first or step)
+
+    for move in DATA["moves"][kind]:
+        walk(move, start, move["steps"], None)
+    return [(box, move, first) for box, (move, first) in sorted(found.items())]
+
+
+def facing_name(degrees: float) -> tuple[str, float]:
+    """The nearest of the 8 grid directions to a facing, and how many degrees off it is."""
+    off = {name: abs(degrees - d["degrees"]) % 360.0 for name, d in DIRECTIONS.items()}
+    off = {name: min(d, 360.0 - d) for name, d in off.items()}
+    nearest = min(off, key=off.__getitem__)
+    return nearest, off[nearest]
+
+
+def parse_facing(text: str) -> str:
+    """A facing asked for: a direction's name or degrees that are a multiple of 45."""
+    word = text.strip().lower()
+    if word in DIRECTIONS:
+        return word
+    try:
+        nearest, off = facing_name(float(word))
+    except ValueError:
+        nearest, off = "", math.nan
+    if off < 1e-6:
+        return nearest
+    raise fail(
+        f"facing {text!r} is not a side or a corner of a box; give one of "
+        f"{accepted(DIRECTIONS)} or degrees (0 = east, 90 = north, the far edge)"
+    )
