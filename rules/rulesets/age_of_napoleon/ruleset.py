@@ -41,8 +41,7 @@ CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 
 
 def say(name: str, **values: Any) -> str:
-    """One of the texts of the answers (sheet.toml `[texts]`), its `{names}` filled in: the
-    values given, and the page's cites and numbers by name."""
+    """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
     return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
 
 
@@ -80,7 +79,6 @@ class AgeOfNapoleon(Ruleset):
         mine = (self.shoot, self.rocket, self.overheat, self.move, self.melee, self.morale)
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
-    # ----------------------------------------------------------------------------------------
     # Firing (lines 3-23)
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -178,8 +176,7 @@ class AgeOfNapoleon(Ruleset):
         return data, lines
 
     def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`rocket FIRER TARGET`: on target on a 5-6, else it drifts; no hits, but a morale
-        check on the unit it lands on (lines 20-23)."""
+        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
@@ -242,7 +239,6 @@ class AgeOfNapoleon(Ruleset):
         lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
         return _answer("overheat", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Movement (lines 24-31)
 
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -303,7 +299,6 @@ class AgeOfNapoleon(Ruleset):
             lines.append("its box is too close to call: its centre is near a box side")
         return _answer("move", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Melee (lines 32-37)
 
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -343,12 +338,10 @@ class AgeOfNapoleon(Ruleset):
         ]
         return _answer("melee", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Morale (lines 39-40)
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`morale UNIT`: its grade and the rocket modifiers of the checks rockets forced; the
-        procedure, the other modifiers and the results are on the QRC."""
+        """`morale UNIT`: its grade and rocket modifiers (the rest is on the QRC)."""
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(a)
         grade, forced = _attr(unit, "quality"), unit.get("rocket_checks")
@@ -372,7 +365,6 @@ class AgeOfNapoleon(Ruleset):
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
         return _answer("morale", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Suggest: the engine's, asking these questions of each phase
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
@@ -415,7 +407,6 @@ class AgeOfNapoleon(Ruleset):
             return None  # only units in contact fight
         return answer
 
-    # ----------------------------------------------------------------------------------------
     # Outcomes: what the players report of their dice, and the changes it leads to
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
@@ -426,8 +417,7 @@ class AgeOfNapoleon(Ruleset):
         }
 
     def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
-        """The hits (the dice total), a top face when a leader check may be due, the bases
-        taken off."""
+        """The hits (the dice total), a top face when a leader check is due, the bases lost."""
         res = self.shoot(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
         target, dice = scene.unit_of(args[1]), res.data["dice"]["dice"]
@@ -529,8 +519,7 @@ class AgeOfNapoleon(Ruleset):
         return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        """Lines 13-17: a gun rests and cools down, keeps firing, or breaks for good; a turn
-        without firing ends its run of turns firing and cools it down."""
+        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends."""
         gun = scene.unit_of(args[0])
         case, turns = _overheat_case(gun)
 
@@ -574,7 +563,6 @@ class AgeOfNapoleon(Ruleset):
         return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
 
 
-# --------------------------------------------------------------------------------------------
 # Reading the scene and its units under the page
 
 
@@ -593,8 +581,7 @@ class Band(NamedTuple):
 
 
 def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
-    """The range bands of a unit's weapon in boxes, from the scene's `ranges` (the range table
-    is on the QRC), nearest first."""
+    """A unit's weapon's range bands in boxes, nearest first, from the scene's `ranges` (QRC)."""
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
@@ -625,14 +612,12 @@ def _attr(unit: Unit, key: str) -> str:
 
 
 def _die(unit: Unit, melee: bool = False) -> str:
-    """The die a unit rolls: its `melee_die` in melee when the Unit Stats list gives one (line
-    35: gunners roll d3s), else its `die` (lines 7-9)."""
+    """The die a unit rolls (lines 7-9), its `melee_die` in melee if it has one (line 35)."""
     return _attr(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
 
 
 def _overheat_case(gun: Unit) -> tuple[str, int]:
-    """Which case of lines 13-17 a gun is in at the end of a turn (sheet.toml `[overheat]`), and
-    how many turns in a row it has fired."""
+    """A gun's case of lines 13-17 at the end of a turn (sheet.toml `[overheat]`), its turns."""
     turns, fired = gun.get("consecutive_fire"), gun.get("fired")
     state = _attr(gun, "gun_state")
     hot = "_hot" if state == "overheated" else ""
@@ -644,8 +629,7 @@ def _overheat_case(gun: Unit) -> tuple[str, int]:
 
 
 def _cannot_fire(unit: Unit) -> str:
-    """Why a unit may not fire this turn, '' when it may: a machine gun resting to cool down,
-    or broken for good (line 16)."""
+    """Why a unit may not fire this turn ('' when it may): a gun resting or broken (line 16)."""
     state = _attr(unit, "gun_state")
     if state == "cooling":
         return f"it overheated and rests: it may not fire this turn ({CITE.overheat_rest})"
@@ -670,14 +654,12 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
     if ua.id == ub.id:
         raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
     if ua.side == ub.side:
-        both = f"are both on side {ua.side!r}; pick an enemy unit"
-        raise fail(f"{action}: units {ua.id!r} and {ub.id!r} {both}")
+        raise fail(say("same_side", action=action, a=ua.id, b=ub.id, side=ua.side))
     return ua, ub
 
 
 class DiceCount(NamedTuple):
-    """How many dice a unit rolls and why: its bases, leader base and modifiers, their sum
-    before rounding, the dice, and whether line 6 lifted a zero to one die."""
+    """How many dice a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1 die)."""
 
     bases: int
     leader: str | None
@@ -688,8 +670,7 @@ class DiceCount(NamedTuple):
 
 
 def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
-    """One die a base including the leader's, plus the QRC's modifiers, rounded up (lines 4-5,
-    32-33); an unbroken unit fires at least one (line 6)."""
+    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
     mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
     raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
     dice = max(math.ceil(raw), 0)
@@ -698,8 +679,7 @@ def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
 
 
 def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
-    """The QRC's modifiers the players give on the unit (`fire_modifiers`, `melee_modifiers`),
-    but those given for another target."""
+    """The QRC's modifiers the scene gives the unit, but those given for another target."""
     given = unit.get(key)
     form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
     if given is not None and not isinstance(given, list):
@@ -719,13 +699,11 @@ def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
     return tuple(out)
 
 
-# --------------------------------------------------------------------------------------------
 # What the answers share
 
 
 def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
-    """Whether two units are in base to base contact: boxes sharing a side (1 box apart, or the
-    same box), or bases touching within the measurement's uncertainty."""
+    """Base to base contact: boxes sharing a side, or bases touching (within the uncertainty)."""
     table = table_of(scene)
     places = table.grid_places(_box_size(scene))
     pa, pb = places[ua.id], places[ub.id]
@@ -757,8 +735,7 @@ def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
 
 
 def _roll(name: str, *, total: bool = True) -> Roll:
-    """One of the page's rolls whose faces are read off (sheet.toml), with the distribution of
-    its total unless its faces only name something (a direction)."""
+    """A roll of sheet.toml whose faces are read off, with its total's odds (`total`)."""
     r = DATA["rolls"][name]
     faces = dice_math.total(r["dice"], r["sides"]) if total else ()
     return Roll(r["purpose"], r["dice"], r["sides"], None, faces, (), r["cite"], r["note"])
@@ -772,8 +749,7 @@ def _hits_roll(purpose: str, dice: DiceCount, die: str, cite: Cite) -> Roll:
 
 
 def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]:
-    """P(k hits) as floats and exact fractions, the mean and P(5 hits or more); `halved`: d6s
-    rolled for d3s and the total halved, rounding up (line 9)."""
+    """P(k hits), the mean and P(5 hits or more); `halved`: d6s for d3s, halved (line 9)."""
     hits = dice_math.dice_sum(dice, sides, halved)
     five = float(hits.p_at_least(N.leader_check_hits))
     shown = {"distribution": list(hits.floats), "distribution_exact": list(hits.exact)}
@@ -781,8 +757,7 @@ def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]
 
 
 def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -> dict[str, Any]:
-    """Whether and how likely the target's leader must be checked for (lines 10, 36-37): the
-    hits at least `least` and one or more dice showing the top face."""
+    """The chance of a check on the target's leader: `least` hits and a top face (10, 36-37)."""
     leader = _leader(target)
     p = dice_math.total_with_top_face(dice, sides, least) if leader else Fraction(0)
     check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
@@ -793,14 +768,11 @@ def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -
 def _hits(
     purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
-    """What fire and melee share (lines 5-10, 34-37): the roll whose total is the hits, P(k
-    hits), the leader check on the target and its line (None when it has no leader)."""
+    """Fire's and melee's hits roll, P(k hits), leader check and its line (lines 5-10, 34-37)."""
     roll = _hits_roll(purpose, dice, die, CITE.melee_hits if melee else CITE.score_is_hits)
     least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
     check = _leader_check(target, dice.dice, roll.sides, least, why)
-    said = say(
-        f"leader_{'melee' if melee else 'fire'}", unit=target.id, sides=roll.sides, check=check
-    )
+    said = say(f"leader_{'melee' if melee else 'fire'}", unit=target.id, roll=roll, check=check)
     leader = said if check["target_has_leader"] else None
     return roll, _hits_json(dice.dice, roll.sides), check, leader
 
@@ -838,13 +810,11 @@ def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
 
 
-# --------------------------------------------------------------------------------------------
 # Outcomes: the reports the players fill in and the changes they lead to
 
 
 def _refuse_unless_allowed(res: Resolution, what: str) -> None:
-    """No dice to report for a shot the rules do not allow (a range band too close to call
-    is the players' to decide, so its shot may be reported)."""
+    """No dice to report for a shot not allowed (but a band too close to call is the players')."""
     data = res.data
     if data["allowed"]:
         return
@@ -875,8 +845,7 @@ def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
 
 
 def _removed(name: str, unit: Unit) -> Report:
-    """The bases taken off for the hits: the QRC's Unit Stats say how many (line 4: the camera
-    then stops counting them)."""
+    """The bases taken off for the hits (the QRC's Unit Stats say how many; line 4)."""
     label = say("bases_taken_off", unit=unit.id)
     bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
     return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
@@ -915,16 +884,13 @@ def _fired_changes(unit: Unit) -> Changes:
     return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
 
 
-# --------------------------------------------------------------------------------------------
 # The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
 # 24-25) and where a drifting rocket lands (line 21)
 
 DIRECTIONS: dict[str, Any] = DATA["directions"]
 """The 8 directions of the grid, each a facing in degrees and the step to the next box."""
 STEP = {name: (d["step"][0], d["step"][1]) for name, d in DIRECTIONS.items()}
-STRAIGHT = tuple(STEP[name] for name in ("east", "north", "west", "south"))
-DIAGONAL = tuple(STEP[name] for name in ("north-east", "north-west", "south-west", "south-east"))
-STEPS = {"straight": STRAIGHT, "diagonal": DIAGONAL, "any": STRAIGHT + DIAGONAL}
+STEPS = {kind: tuple(STEP[name] for name in names) for kind, names in DATA["steps"].items()}
 """The one-box steps a move is made of (lines 26-31)."""
 
 
@@ -943,8 +909,7 @@ def on_table(box: Box, extent: tuple[int, int]) -> bool:
 
 
 def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
-    """Where each of the 48 equally likely drifts (1d8 directions x 1d6 boxes, line 21) lands,
-    in the order of the dice; None when off the table."""
+    """Where each of the 48 drifts (1d8 directions x 1d6 boxes, line 21) lands (None: off)."""
     boxes = DATA["rolls"]["drift_distance"]["sides"]
     x, y = start
     landings = [(x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1)]
@@ -952,8 +917,7 @@ def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
 
 
 def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
-    """Every box a unit of `kind` may end its move in: (box, the first of the sheet's moves
-    reaching it, the step into its first box). Steps off the table are not taken."""
+    """(box, the first move reaching it, its first step) for each box a `kind` may move to."""
     found: dict[Box, tuple[Any, Box]] = {}
 
     def walk(move: Any, at: Box, steps: list[str], first: Box | None) -> None:
@@ -992,7 +956,4 @@ def parse_facing(text: str) -> str:
         nearest, off = "", math.nan
     if off < 1e-6:
         return nearest
-    raise fail(
-        f"facing {text!r} is not a side or a corner of a box; give one of "
-        f"{accepted(DIRECTIONS)} or degrees (0 = east, 90 = north, the far edge)"
-    )
+    raise fail(say("bad_facing", facing=text, directions=accepted(DIRECTIONS)))
