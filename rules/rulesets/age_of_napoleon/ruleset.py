@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from types import MappingProxyType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -19,7 +19,7 @@ from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, 
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
-from ...measure import Box, GridPlace, table_of
+from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
 from ...sheetdata import load_sheet_data
 from ...state import Change, Field, Kind, Phase, Report, Scope
@@ -123,7 +123,7 @@ class AgeOfNapoleon(Ruleset):
                 lines.append(say("d3_substitute", dice=dice.dice))
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
-        return _answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+        return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(
         self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str
@@ -134,7 +134,7 @@ class AgeOfNapoleon(Ruleset):
         pa, pb = places[shooter.id], places[target.id]
         boxes = grid_steps(pa.box, pb.box)
         band = _band_of(bands, boxes)
-        steady = box_verdict(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
+        steady = steady_on_grid(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
@@ -190,7 +190,7 @@ class AgeOfNapoleon(Ruleset):
         # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
         table, size = table_of(scene), _box_size(scene)
         start = table.grid_places(size)[target.id].box
-        landings = drift_landings(start, boxes_on_table(scene, size))
+        landings = drift_landings(start, table.grid_extent(size))
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -208,7 +208,7 @@ class AgeOfNapoleon(Ruleset):
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
             lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
-        return _answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+        return Resolution.of("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -237,7 +237,7 @@ class AgeOfNapoleon(Ruleset):
         ]
         on = f"a roll of {turns} or less" if turns < 6 else "any roll"
         lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
-        return _answer("overheat", data, lines)
+        return Resolution.of("overheat", data, lines)
 
     # Movement (lines 24-31)
 
@@ -277,8 +277,9 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"it may change facing with no additional effect ({CITE.infantry_turn})")
         if kind not in DATA["moves"]:
             data["boxes"] = None
-            return _answer("move", data, [*lines, f"page 3 gives no move for {kind}: see the QRC"])
-        occupants, extent = table.grid_occupants(size), boxes_on_table(scene, size)
+            lines.append(f"page 3 gives no move for {kind}: see the QRC")
+            return Resolution.of("move", data, lines)
+        occupants, extent = table.grid_occupants(size), table.grid_extent(size)
         data["boxes"] = []
         for box, pattern, first in reachable(kind, place.box, extent):
             x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
@@ -297,7 +298,7 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"  {o['box']}: {o['how']}{held}")
         if place.boxes != {place.box}:
             lines.append("its box is too close to call: its centre is near a box side")
-        return _answer("move", data, lines)
+        return Resolution.of("move", data, lines)
 
     # Melee (lines 32-37)
 
@@ -336,7 +337,7 @@ class AgeOfNapoleon(Ruleset):
             _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
             *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
         ]
-        return _answer("melee", data, lines)
+        return Resolution.of("melee", data, lines)
 
     # Morale (lines 39-40)
 
@@ -363,7 +364,7 @@ class AgeOfNapoleon(Ruleset):
         data = _data("morale", unit=a, grade=grade, grades=list(grades), broken=broken)
         data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
-        return _answer("morale", data, lines)
+        return Resolution.of("morale", data, lines)
 
     # Suggest: the engine's, asking these questions of each phase
 
@@ -708,7 +709,7 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     places = table.grid_places(_box_size(scene))
     pa, pb = places[ua.id], places[ub.id]
     adjacent = grid_steps(pa.box, pb.box) <= 1
-    steady = box_verdict(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
+    steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
     near = table.unit_distance(ua, ub)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
     if touch.within:
@@ -783,6 +784,14 @@ def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
     return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
 
 
+def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
+def _fraction_json(p: Fraction) -> dict[str, Any]:
+    return {"p": float(p), "exact": str(p)}
+
+
 def _said(dice: DiceCount) -> str:
     """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
     leader = f" including leader base {dice.leader}" if dice.leader else ""
@@ -794,20 +803,8 @@ def _data(action: str, **fields: Any) -> dict[str, Any]:
     return {"action": action, "ruleset": RULESET_ID, **fields}
 
 
-def _answer(action: str, data: dict[str, Any], lines: list[str]) -> Resolution:
-    return Resolution(action, MappingProxyType(data), tuple(lines))
-
-
 def _boxes(n: float) -> str:
     return f"{n:g} box" if n == 1 else f"{n:g} boxes"
-
-
-def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
-    return {"reason": text, "source": None if cite is None else str(cite)}
-
-
-def _fraction_json(p: Fraction) -> dict[str, Any]:
-    return {"p": float(p), "exact": str(p)}
 
 
 # Outcomes: the reports the players fill in and the changes they lead to
@@ -892,16 +889,6 @@ DIRECTIONS: dict[str, Any] = DATA["directions"]
 STEP = {name: (d["step"][0], d["step"][1]) for name, d in DIRECTIONS.items()}
 STEPS = {kind: tuple(STEP[name] for name in names) for kind, names in DATA["steps"].items()}
 """The one-box steps a move is made of (lines 26-31)."""
-
-
-def box_verdict(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], object]) -> bool:
-    """True when `judge` gives the same answer for every box each unit might be in."""
-    return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
-
-
-def boxes_on_table(scene: Scene, size: float) -> tuple[int, int]:
-    """Columns and rows of boxes wholly on the table."""
-    return math.floor(scene.table_width / size + 1e-9), math.floor(scene.table_depth / size + 1e-9)
 
 
 def on_table(box: Box, extent: tuple[int, int]) -> bool:
