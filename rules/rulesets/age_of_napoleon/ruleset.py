@@ -53,6 +53,7 @@ def fail(message: str) -> QuestionError:
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
+Said: TypeAlias = tuple[dict[str, Any], list[str]]
 REST, KEEP_FIRING = "rest", "keep firing"
 """What the players choose for a gun that overheats for the first time (lines 15-17)."""
 NOTHING = "nothing"
@@ -125,9 +126,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
         return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
-    def _shot(
-        self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str
-    ) -> tuple[dict[str, Any], list[str]]:
+    def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid_places(_box_size(scene))
@@ -251,10 +250,8 @@ class AgeOfNapoleon(Ruleset):
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
         asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
-            words = accepted(legal)
-            raise fail(
-                say("may_not_face", unit=unit.id, kind=kind, asked=asked, legal=words, rule=rule)
-            )
+            words = {"unit": unit.id, "kind": kind, "asked": asked, "legal": accepted(legal)}
+            raise fail(say("may_not_face", **words, rule=rule))
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
@@ -411,7 +408,6 @@ class AgeOfNapoleon(Ruleset):
     # Outcomes: what the players report of their dice, and the changes it leads to
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        # Each action's form and changes: `_shoot_form` and `_shoot_apply`, ...
         kinds = ("shoot", "rocket", "melee", "morale", "overheat", "move")
         return {
             k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
@@ -454,11 +450,11 @@ class AgeOfNapoleon(Ruleset):
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
         why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
-        checks, cite = struck.get("rocket_checks") + 1, (mod or {}).get("cite")
-        return (
-            Change(struck.id, "rocket_checks", checks, why, cite or CITE.rocket_no_hits),
-            *fired,
+        checks, cite = (
+            struck.get("rocket_checks") + 1,
+            (mod or {}).get("cite") or CITE.rocket_no_hits,
         )
+        return (Change(struck.id, "rocket_checks", checks, why, cite), *fired)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
@@ -742,13 +738,6 @@ def _roll(name: str, *, total: bool = True) -> Roll:
     return Roll(r["purpose"], r["dice"], r["sides"], None, faces, (), r["cite"], r["note"])
 
 
-def _hits_roll(purpose: str, dice: DiceCount, die: str, cite: Cite) -> Roll:
-    """The dice whose total is the hits (lines 5, 34), with the distribution of that total."""
-    sides, note = DATA["dice"][die]["sides"], "the dice total is the number of hits"
-    total, note = dice_math.total(dice.dice, sides), f"{note}; distribution[k] = P(k hits)"
-    return Roll(purpose, dice.dice, sides, None, total, dice.modifiers, cite, note)
-
-
 def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]:
     """P(k hits), the mean and P(5 hits or more); `halved`: d6s for d3s, halved (line 9)."""
     hits = dice_math.dice_sum(dice, sides, halved)
@@ -757,25 +746,24 @@ def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]
     return {**shown, "mean": float(hits.mean), "p_at_least_5": five}
 
 
-def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -> dict[str, Any]:
-    """The chance of a check on the target's leader: `least` hits and a top face (10, 36-37)."""
-    leader = _leader(target)
-    p = dice_math.total_with_top_face(dice, sides, least) if leader else Fraction(0)
-    check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
-    check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
-    return {**check, "source": [str(cite), str(CITE.leader_face)]}
-
-
 def _hits(
     purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
-    """Fire's and melee's hits roll, P(k hits), leader check and its line (lines 5-10, 34-37)."""
-    roll = _hits_roll(purpose, dice, die, CITE.melee_hits if melee else CITE.score_is_hits)
+    """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
+    target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
+    sides, total, leader = DATA["dice"][die]["sides"], dice_math.total, _leader(target)
+    note = "the dice total is the number of hits; distribution[k] = P(k hits)"
+    cite = CITE.melee_hits if melee else CITE.score_is_hits
+    roll = Roll(
+        purpose, dice.dice, sides, None, total(dice.dice, sides), dice.modifiers, cite, note
+    )
     least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
-    check = _leader_check(target, dice.dice, roll.sides, least, why)
+    p = dice_math.total_with_top_face(dice.dice, sides, least) if leader else Fraction(0)
+    check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
+    check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
+    check["source"] = [str(why), str(CITE.leader_face)]
     said = say(f"leader_{'melee' if melee else 'fire'}", unit=target.id, roll=roll, check=check)
-    leader = said if check["target_has_leader"] else None
-    return roll, _hits_json(dice.dice, roll.sides), check, leader
+    return roll, _hits_json(dice.dice, sides), check, said if leader else None
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
