@@ -81,7 +81,6 @@ class AgeOfNapoleon(Ruleset):
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
     # Firing (lines 3-23)
-
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
@@ -239,7 +238,6 @@ class AgeOfNapoleon(Ruleset):
         return Resolution.of("overheat", data, lines)
 
     # Movement (lines 24-31)
-
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
         if len(args) not in (1, 2):
@@ -298,7 +296,6 @@ class AgeOfNapoleon(Ruleset):
         return Resolution.of("move", data, lines)
 
     # Melee (lines 32-37)
-
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: contact, each side's dice, hits and leader checks."""
         a, b = expect_args("melee", args, ("A", "B"))
@@ -337,7 +334,6 @@ class AgeOfNapoleon(Ruleset):
         return Resolution.of("melee", data, lines)
 
     # Morale (lines 39-40)
-
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`morale UNIT`: its grade and rocket modifiers (the rest is on the QRC)."""
         (a,) = expect_args("morale", args, ("UNIT",))
@@ -364,7 +360,6 @@ class AgeOfNapoleon(Ruleset):
         return Resolution.of("morale", data, lines)
 
     # Suggest: the engine's, asking these questions of each phase
-
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         table, units = table_of(scene), scene.units
         if phase == "firing":
@@ -406,7 +401,6 @@ class AgeOfNapoleon(Ruleset):
         return answer
 
     # Outcomes: what the players report of their dice, and the changes it leads to
-
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         kinds = ("shoot", "rocket", "melee", "morale", "overheat", "move")
         return {
@@ -450,11 +444,9 @@ class AgeOfNapoleon(Ruleset):
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
         why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
-        checks, cite = (
-            struck.get("rocket_checks") + 1,
-            (mod or {}).get("cite") or CITE.rocket_no_hits,
-        )
-        return (Change(struck.id, "rocket_checks", checks, why, cite), *fired)
+        cite = CITE.rocket_no_hits if mod is None else mod["cite"]
+        owes = Change(struck.id, "rocket_checks", struck.get("rocket_checks") + 1, why, cite)
+        return (owes, *fired)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
@@ -871,7 +863,6 @@ def _fired_changes(unit: Unit) -> Changes:
 
 # The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
 # 24-25) and where a drifting rocket lands (line 21)
-
 DIRECTIONS: dict[str, Any] = DATA["directions"]
 """The 8 directions of the grid, each a facing in degrees and the step to the next box."""
 STEP = {name: (d["step"][0], d["step"][1]) for name, d in DIRECTIONS.items()}
