@@ -228,11 +228,9 @@ class AgeOfNapoleon(Ruleset):
             purpose, note = "overheating (the gun stays cool)", f"it overheats on {turns} or less"
             cool = Roll.success_roll(purpose, 1, 6, turns + 1, cite=CITE.overheat_roll, note=note)
             data["rolls"] = [cool.as_json()]
-        lines = [
-            f"{gun.id} has fired {turns} consecutive turns"
-            + ("" if fired else " and has not fired this turn")
-            + ("" if state == "ok" else f"; it is {state}")
-        ]
+        idle = "" if fired else " and has not fired this turn"
+        now = "" if state == "ok" else f"; it is {state}"
+        lines = [f"{gun.id} has fired {turns} consecutive turns{idle}{now}"]
         on = f"a roll of {turns} or less" if turns < 6 else "any roll"
         lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
         return Resolution.of("overheat", data, lines)
@@ -253,18 +251,17 @@ class AgeOfNapoleon(Ruleset):
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
-        facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
-        illegal = f": illegal, {kind} must face a box side ({rule})"
-        lines = [
-            f"{unit.id} ({kind}) stands in box {place.box} facing {now} ({degrees:.0f} degrees)"
-            + ("" if now in legal else illegal)
-        ]
+        facing.update(
+            legal=now in legal, legal_facings=list(legal), source=str(rule), requested=asked
+        )
+        illegal = "" if now in legal else f": illegal, {kind} must face a box side ({rule})"
+        stands = f"{unit.id} ({kind}) stands in box {place.box}"
+        lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
         moved = unit.get("moved")
         if moved:
             lines.append(f"{unit.id} has already moved this turn")
         data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
-        data.update(facing={**facing, "requested": asked})
-        data.update(nearest_box_side=length_json(scene, place.edge_margin))
+        data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
         data["may_change_facing"] = {"value": None, "source": None}
         if kind == "infantry":
@@ -314,10 +311,8 @@ class AgeOfNapoleon(Ruleset):
                 roll, hits, check, leader = _hits(purpose, dice, die, them, melee=True)
                 rolls.append(roll)
                 side.update(hits=hits, leader_check=check)
-                lines.append(
-                    f"{me.id}: {dice.dice}{die} ({dice.bases} bases{_said(dice)}), the total is "
-                    f"the hits {them.id} takes ({CITE.melee_hits}), {hits['mean']:.2f} on average"
-                )
+                said = {"me": me.id, "them": them.id, "said": _said(dice)}
+                lines.append(say("melee_hits", dice=dice, die=die, hits=hits, **said))
                 lines += [leader] if leader else []
             elif in_contact:
                 lines.append(f"{me.id}: no dice after modifiers")
@@ -340,10 +335,8 @@ class AgeOfNapoleon(Ruleset):
         unit = scene.unit_of(a)
         grade, forced = _attr(unit, "quality"), unit.get("rocket_checks")
         broken, grades = unit.get("broken"), CHOICES["quality"]
-        lines = [
-            f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades})"
-            + (", and broken" if broken else "")
-        ]
+        now = ", and broken" if broken else ""
+        lines = [f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades}){now}"]
         modifier: dict[str, Any] = {"value": None, "source": None}
         if forced:
             kind = _attr(unit, "type")
