@@ -10,10 +10,11 @@ numpy, a ruleset, cv2 or flask.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from calibration.units import MM_PER_UNIT, check_unit
@@ -51,6 +52,11 @@ class Resolution:
     def as_json(self) -> dict[str, Any]:
         """The data as a plain dict for `json.dumps`."""
         return dict(self.data)
+
+    @classmethod
+    def of(cls, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
+        """The answer an action built up: its data (read-only from now on) and its lines."""
+        return cls(action, MappingProxyType(data), tuple(lines))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -140,6 +140,12 @@ class GridPlace:
     """mm: the largest position uncertainty of its bases."""
     boxes: frozenset[Box]
     """Every box the centre may be in, given that uncertainty (just `box` when it is clear)."""
+
+
+def steady_on_grid(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], object]) -> bool:
+    """True when `judge` gives one answer for every box each of two units may stand in
+    (`GridPlace.boxes`): the measurement's uncertainty cannot change it."""
+    return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
 
 
 def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
@@ -1534,6 +1540,11 @@ class Table:
         """The units standing in each occupied box of a grid of `size` mm squares (by
         `grid_places`), in the scene's order of units."""
         return self._grid_of(size).occupants
+
+    def grid_extent(self, size: float) -> tuple[int, int]:
+        """Columns and rows of `size` mm squares wholly on the table."""
+        width, depth = self.scene.table_width, self.scene.table_depth
+        return math.floor(width / size + 1e-9), math.floor(depth / size + 1e-9)
 
     def grid_steps(self, size: float) -> geo.Array:
         """(U, U) the fewest boxes between any box one unit may stand in and any the other may

@@ -9,7 +9,7 @@ import pytest
 
 from rules import geometry as geo
 from rules.errors import UnknownIdError
-from rules.measure import table_of
+from rules.measure import steady_on_grid, table_of
 from rules.scene import Scene
 from tests.builders import base, make_scene, unit
 
@@ -33,6 +33,20 @@ def test_a_unit_stands_in_the_box_of_the_mean_of_its_centres() -> None:
     place = table_of(sc).grid_places(BOX)["a"]
     assert (place.box, place.centre, place.edge_margin) == ((1, 2), (140.0, 250.0), 40.0)
     assert (place.uncertainty, place.boxes) == (2.0, frozenset({(1, 2)}))
+
+
+def test_the_grid_extent_counts_the_boxes_wholly_on_the_table() -> None:
+    # a 180 x 120 cm table: 18 x 12 boxes of 10 cm, 7 x 4 of 25 cm (the last part-boxes left out)
+    table = table_of(scene(at("a", "red", (12, 25))))
+    assert (table.grid_extent(BOX), table.grid_extent(250.0)) == ((18, 12), (7, 4))
+
+
+def test_a_judgement_is_steady_when_every_box_a_unit_may_be_in_gives_it() -> None:
+    # a at 19.9 cm may be in box 1 or 2 (row 2); b at 45 cm is in box 4: 2 or 3 boxes apart
+    places = table_of(scene(at("a", "red", (19.9, 25)), at("b", "blue", (45, 25)))).grid_places(BOX)
+    a, b = places["a"], places["b"]
+    assert steady_on_grid(a, b, lambda x, y: geo.grid_steps(x, y) <= 3)
+    assert not steady_on_grid(a, b, lambda x, y: geo.grid_steps(x, y) <= 2)
 
 
 def test_a_centre_within_its_uncertainty_of_a_side_may_be_in_either_box() -> None:

@@ -1,7 +1,6 @@
 """age-of-napoleon: "Warfare in the Age of Napoleon", page 3, on a square grid: the mechanics.
-The page's tables are data (sheet.toml, read by sheet.py), its boxes are in grid.py, and
-README.md says how each garbled or ambiguous line is read. Never imports cv2, flask or `vision`.
-"""
+The page's tables and the texts of the answers are data (sheet.toml), and README.md says how each
+garbled or ambiguous line is read."""
 
 from __future__ import annotations
 
@@ -9,25 +8,52 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple, NoReturn, TypeAlias
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
 
 from ... import dice as dice_math
 from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
-from ...measure import table_of
+from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
+from ...sheetdata import load_sheet_data
 from ...state import Change, Field, Kind, Phase, Report, Scope
-from . import grid
-from .sheet import CHOICES, CITE, DATA, PHASE_STEPS, RULESET_ID, SHEET, UNIT_FIELDS, N, fail
+
+RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
+DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+CITE = SimpleNamespace(**DATA["cites"])
+"""The lines the mechanics quote, by name (`CITE.diagonal`)."""
+N = SimpleNamespace(**DATA["numbers"])
+"""The page's numbers, by name (`N.leader_check_hits`)."""
+
+UNIT_FIELDS = tuple(
+    Field(**{**f, "kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
+    for f in DATA["fields"]
+)
+PHASE_STEPS = tuple(Phase(**p, acting="all") for p in DATA["sequence"]["phases"])
+CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
+"""The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
+
+
+def say(name: str, **values: Any) -> str:
+    """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
+    return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
+
+
+def fail(message: str) -> QuestionError:
+    """A question the page refuses, and why."""
+    return QuestionError(f"{RULESET_ID}: {message}")
+
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
+Said: TypeAlias = tuple[dict[str, Any], list[str]]
 REST, KEEP_FIRING = "rest", "keep firing"
 """What the players choose for a gun that overheats for the first time (lines 15-17)."""
 NOTHING = "nothing"
@@ -47,24 +73,20 @@ class AgeOfNapoleon(Ruleset):
     scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
 
     def known_unit_keys(self) -> frozenset[str]:
-        """The declared fields and the QRC's modifier lists (lists of objects, not fields), so
-        that `fire_modifier` is refused as a typo of `fire_modifiers`."""
+        """The declared fields and the QRC's modifier lists, so `fire_modifier` is a typo."""
         return super().known_unit_keys() | {"fire_modifiers", "melee_modifiers"}
 
     def actions(self) -> dict[str, Action]:
         mine = (self.shoot, self.rocket, self.overheat, self.move, self.melee, self.morale)
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
-    # ----------------------------------------------------------------------------------------
     # Firing (lines 3-23)
-
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
-            no_hits = f"which cause no hits ({CITE.rocket_no_hits}); ask 'rocket {a} {b}'"
-            raise fail(f"unit {shooter.id!r} fires rockets, {no_hits}")
+            raise fail(say("fires_rockets", unit=shooter.id, a=a, b=b))
         die = _die(shooter)
         data, lines = self._shot(scene, shooter, target, "shoot", a, b)
         dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
@@ -73,10 +95,10 @@ class AgeOfNapoleon(Ruleset):
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
         reasons = data["reasons"]
-        reasons.append(_reason("one die a base, including the leader's", CITE.dice_per_base))
-        reasons.append(
-            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"])
-        )
+        reasons += [
+            _reason("one die a base, including the leader's", CITE.dice_per_base),
+            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
+        ]
         if dice.modifiers:
             reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
         if dice.floor_applied:
@@ -88,47 +110,34 @@ class AgeOfNapoleon(Ruleset):
             reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
-            rolls.append(_hits_roll("hits (dice total)", dice, die, CITE.score_is_hits))
-            sides, fire = rolls[0].sides, (N.leader_check_hits, CITE.leader_check_fire)
-            data["hits"] = hits = _hits_json(dice.dice, sides)
-            data["leader_check"] = check = _leader_check(target, dice.dice, sides, *fire)
-            lines.append(
-                f"hits = the dice total ({CITE.score_is_hits}): {dice.dice} to "
-                f"{dice.dice * sides}, {hits['mean']:.2f} on average"
-            )
-            if check["target_has_leader"]:
+            roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
+            data.update(hits=hits, leader_check=check)
+            rolls.append(roll)
+            lines.append(say("fire_hits", dice=dice.dice, most=dice.dice * roll.sides, hits=hits))
+            if leader:
                 rolls.append(_roll("leader"))
-                lines.append(
-                    f"leader check on {target.id} (at least 5 hits and a {sides} rolled): "
-                    f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits Table "
-                    "(QRC)"
-                )
+                lines.append(leader)
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
-                halve = "halve the total, rounding up"
-                lines.append(f"no d3s? roll {dice.dice}d6 and {halve} ({CITE.d6_halved})")
+                lines.append(say("d3_substitute", dice=dice.dice))
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
-        return _answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+        return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
-    def _shot(
-        self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str
-    ) -> tuple[dict[str, Any], list[str]]:
-        """The range band in boxes (a diagonal step counting 1.5, line 18), the sight and the
-        cover of a shot or a rocket."""
+    def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
+        """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid_places(_box_size(scene))
         pa, pb = places[shooter.id], places[target.id]
         boxes = grid_steps(pa.box, pb.box)
         band = _band_of(bands, boxes)
-        steady = grid.box_verdict(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
+        steady = steady_on_grid(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         label, limit = ("out-of-range", bands[-1].limit) if band is None else band
-        data: dict[str, Any] = {"action": action, "ruleset": self.id, "shooter": a, "target": b}
-        data.update(between={"a": near.a.id, "b": near.b.id})
+        data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
         data.update(bands=[{"label": x.label, "limit": x.limit} for x in bands])
@@ -156,10 +165,7 @@ class AgeOfNapoleon(Ruleset):
         if min(dx, dy):
             data["reasons"].append(_reason("2 boxes on the diagonal are 3", CITE.diagonal_example))
         if not steady:
-            lines.append(
-                "range band too close to call: a unit's centre is within the measurement's "
-                "uncertainty of a box side"
-            )
+            lines.append(say("band_too_close"))
         blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
         lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
         if cover.cover.value != "none":
@@ -168,15 +174,11 @@ class AgeOfNapoleon(Ruleset):
         return data, lines
 
     def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`rocket FIRER TARGET`: on target on a 5-6, else it drifts; no hits, but a morale
-        check on the unit it lands on (lines 20-23)."""
+        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
-            raise fail(
-                f"unit {firer.id!r} has weapon {firer.get('weapon')!r}; rockets are fired by a "
-                "unit with weapon 'rocket' (ask 'shoot' for other weapons)"
-            )
+            raise fail(say("not_a_rocket", unit=firer.id, weapon=firer.get("weapon")))
         data, lines = self._shot(scene, firer, target, "rocket", a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
@@ -186,7 +188,7 @@ class AgeOfNapoleon(Ruleset):
         # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
         table, size = table_of(scene), _box_size(scene)
         start = table.grid_places(size)[target.id].box
-        landings = grid.drift_landings(start, grid.boxes_on_table(scene, size))
+        landings = drift_landings(start, table.grid_extent(size))
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -200,15 +202,11 @@ class AgeOfNapoleon(Ruleset):
         data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
         data.update(morale_checks=morale, hits=0)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
-        lines += [
-            f"1d6: lands on {b} on a 5 or 6 ({p_on}); on a 1-4 it drifts ({p_drift}): 1d8 for "
-            f"direction, 1d6 boxes ({CITE.rocket_drift})",
-            f"no hits; a unit it lands on takes a morale check ({CITE.rocket_no_hits})",
-        ]
+        lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
             lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
-        return _answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+        return Resolution.of("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -216,95 +214,54 @@ class AgeOfNapoleon(Ruleset):
         gun = scene.unit_of(a)
         kind = _attr(gun, "type")
         if kind != "machine-gun":
-            raise fail(
-                f"unit {gun.id!r} is {kind}; only a machine gun (type 'machine-gun') overheats"
-            )
-        turns, fired = _count(gun, "consecutive_fire"), _flag(gun, "fired")
-        state = _attr(gun, "gun_state")
-        check = state in ("ok", "overheated") and fired and turns >= N.overheat_from_turns
-        again = state == "overheated"
+            raise fail(say("not_a_gun", unit=gun.id, kind=kind))
+        case, turns = _overheat_case(gun)
+        state, fired, rule = gun.get("gun_state"), gun.get("fired"), DATA["overheat"][case]
+        check = case.startswith("check")
         p = Fraction(min(turns, 6), 6) if check else Fraction(0)  # 1d6 <= the turns firing
-        data: dict[str, Any] = {"action": "overheat", "ruleset": self.id, "gun": a}
-        data.update(consecutive_fire=turns, fired_this_turn=fired, gun_state=state, check=check)
-        data.update(overheated_before=again, p_overheat=_fraction_json(p), rolls=[])
-        lines = [
-            f"{gun.id} has fired {turns} consecutive turns"
-            + ("" if fired else " and has not fired this turn")
-            + ("" if state == "ok" else f"; it is {state}")
-        ]
-        effect, cite = "none", None
-        if state == "broken":
-            effect, cite = "permanently broken", CITE.overheat_again
-            lines.append(f"it is permanently broken ({cite}): no check")
-        elif state == "cooling":
-            effect, cite = "cools down", CITE.cools_down
-            lines.append(f"it rested this turn and now cools down and is ok ({cite})")
-        elif not fired:
-            effect, cite = "run ends" + (", cools down" if again else ""), CITE.overheat_start
-            cools = ", and a turn without firing cools it down" if again else ""
-            lines.append(
-                f"no check: it did not fire this turn ({cite}); its run of turns firing ends{cools}"
-            )
-        elif not check:
-            lines.append(
-                f"no check before {N.overheat_from_turns} consecutive turns ({CITE.overheat_start})"
-            )
-        else:
+        data = _data("overheat", gun=a, consecutive_fire=turns, fired_this_turn=fired, check=check)
+        data.update(gun_state=state, overheated_before=state == "overheated", rolls=[])
+        data.update(p_overheat=_fraction_json(p), effect=rule["effect"])
+        if "cite" in rule:
+            data["effect_source"] = str(rule["cite"])
+        if check:
             purpose, note = "overheating (the gun stays cool)", f"it overheats on {turns} or less"
             cool = Roll.success_roll(purpose, 1, 6, turns + 1, cite=CITE.overheat_roll, note=note)
             data["rolls"] = [cool.as_json()]
-            effect = "permanently broken" if again else "rest 1 turn or keep firing"
-            cite = CITE.overheat_again if again else CITE.overheat_rest
-            either = (
-                "either it rests 1 turn and cools down, or it keeps firing and checking and a "
-                "second failure breaks it for good"
-            )
-            on = f"a roll of {turns} or less" if turns < 6 else "any roll"
-            lines.append(f"1d6: overheats on {on} ({CITE.overheat_roll}): {p} = {float(p):.3f}")
-            lines.append(f"if it overheats: {'permanently broken' if again else either} ({cite})")
-        data["effect"] = effect
-        if cite is not None:
-            data["effect_source"] = str(cite)
-        return _answer("overheat", data, lines)
+        idle = "" if fired else " and has not fired this turn"
+        now = "" if state == "ok" else f"; it is {state}"
+        lines = [f"{gun.id} has fired {turns} consecutive turns{idle}{now}"]
+        on = f"a roll of {turns} or less" if turns < 6 else "any roll"
+        lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
+        return Resolution.of("overheat", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Movement (lines 24-31)
-
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
         if len(args) not in (1, 2):
-            got = f"{len(args)}: {' '.join(args) or 'none'}"
-            raise QuestionError(f"move takes 1 or 2 arguments (move UNIT [FACING]), got {got}")
+            raise QuestionError(say("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}"))
         table, size = table_of(scene), _box_size(scene)
         unit = table.unit_of(args[0])
         kind = _attr(unit, "type")
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
-        asked = None if len(args) == 1 else grid.parse_facing(args[1])
+        asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
-            raise fail(
-                f"unit {unit.id!r} is {kind} and may not face {asked!r} (a corner); "
-                f"accepted facings are {accepted(legal)} ({rule})"
-            )
+            words = {"unit": unit.id, "kind": kind, "asked": asked, "legal": accepted(legal)}
+            raise fail(say("may_not_face", **words, rule=rule))
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
-        now, off = grid.facing_name(degrees)
-        facing: dict[str, Any] = {
-            "degrees": degrees,
-            "nearest": now,
-            "off_by_degrees": round(off, 1),
-        }
-        facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
-        illegal = f": illegal, {kind} must face a box side ({rule})"
-        lines = [
-            f"{unit.id} ({kind}) stands in box {place.box} facing {now} ({degrees:.0f} degrees)"
-            + ("" if now in legal else illegal)
-        ]
-        moved = _flag(unit, "moved")
+        now, off = facing_name(degrees)
+        facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
+        facing.update(
+            legal=now in legal, legal_facings=list(legal), source=str(rule), requested=asked
+        )
+        illegal = "" if now in legal else f": illegal, {kind} must face a box side ({rule})"
+        stands = f"{unit.id} ({kind}) stands in box {place.box}"
+        lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
+        moved = unit.get("moved")
         if moved:
             lines.append(f"{unit.id} has already moved this turn")
-        data: dict[str, Any] = {"action": "move", "ruleset": self.id, "unit": args[0]}
-        data.update(type=kind, moved_this_turn=moved, box=list(place.box))
-        data.update(facing={**facing, "requested": asked})
-        data.update(nearest_box_side=length_json(scene, place.edge_margin))
+        data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
+        data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
         data["may_change_facing"] = {"value": None, "source": None}
         if kind == "infantry":
@@ -312,10 +269,11 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"it may change facing with no additional effect ({CITE.infantry_turn})")
         if kind not in DATA["moves"]:
             data["boxes"] = None
-            return _answer("move", data, [*lines, f"page 3 gives no move for {kind}: see the QRC"])
-        occupants, extent = table.grid_occupants(size), grid.boxes_on_table(scene, size)
+            lines.append(f"page 3 gives no move for {kind}: see the QRC")
+            return Resolution.of("move", data, lines)
+        occupants, extent = table.grid_occupants(size), table.grid_extent(size)
         data["boxes"] = []
-        for box, pattern, first in grid.reachable(kind, place.box, extent):
+        for box, pattern, first in reachable(kind, place.box, extent):
             x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
             centre = {"x": x, "y": y, "unit": scene.unit}
             option: dict[str, Any] = {"box": list(box), "centre": centre}
@@ -332,11 +290,9 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"  {o['box']}: {o['how']}{held}")
         if place.boxes != {place.box}:
             lines.append("its box is too close to call: its centre is near a box side")
-        return _answer("move", data, lines)
+        return Resolution.of("move", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Melee (lines 32-37)
-
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: contact, each side's dice, hits and leader checks."""
         a, b = expect_args("melee", args, ("A", "B"))
@@ -351,59 +307,36 @@ class AgeOfNapoleon(Ruleset):
             side: dict[str, Any] = {"unit": me.id, "dice": _dice_json(dice, die)}
             sides[me.id] = side
             if in_contact and dice.dice > 0:
-                rolls.append(
-                    _hits_roll(f"hits on {them.id} (dice total)", dice, die, CITE.melee_hits)
-                )
-                top = rolls[-1].sides
-                side["hits"] = _hits_json(dice.dice, top)
-                side["leader_check"] = check = _leader_check(
-                    them, dice.dice, top, 0, CITE.leader_face
-                )
-                mean = side["hits"]["mean"]
-                lines.append(
-                    f"{me.id}: {dice.dice}{die} ({dice.bases} bases{_said(dice)}), the total is "
-                    f"the hits {them.id} takes ({CITE.melee_hits}), {mean:.2f} on average"
-                )
-                if check["target_has_leader"]:
-                    lines.append(
-                        f"  leader check on {them.id} (a {top} rolled, {CITE.leader_face}): "
-                        f"{check['p_exact']} = {check['p']:.3f}; then 2d6 on the Leader Hits "
-                        "Table (QRC)"
-                    )
+                purpose = f"hits on {them.id} (dice total)"
+                roll, hits, check, leader = _hits(purpose, dice, die, them, melee=True)
+                rolls.append(roll)
+                side.update(hits=hits, leader_check=check)
+                said = {"me": me.id, "them": them.id, "said": _said(dice)}
+                lines.append(say("melee_hits", dice=dice, die=die, hits=hits, **said))
+                lines += [leader] if leader else []
             elif in_contact:
                 lines.append(f"{me.id}: no dice after modifiers")
         if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
             rolls.append(_roll("leader"))
         gunners = [u for u in (ua, ub) if u.get("melee_die") is not None]
-        data: dict[str, Any] = {
-            "action": "melee",
-            "ruleset": self.id,
-            "a": a,
-            "b": b,
-            "in_contact": in_contact,
-        }
-        data.update(contact=contact, sides=sides, rolls=[r.as_json() for r in rolls])
+        data = _data("melee", a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
+        data["rolls"] = [r.as_json() for r in rolls]
         data["reasons"] = [
             _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
             _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
             *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
         ]
-        return _answer("melee", data, lines)
+        return Resolution.of("melee", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Morale (lines 39-40)
-
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`morale UNIT`: its grade and the rocket modifiers of the checks rockets forced; the
-        procedure, the other modifiers and the results are on the QRC."""
+        """`morale UNIT`: its grade and rocket modifiers (the rest is on the QRC)."""
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(a)
-        grade, forced = _attr(unit, "quality"), _count(unit, "rocket_checks")
-        broken, grades = _flag(unit, "broken"), CHOICES["quality"]
-        lines = [
-            f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades})"
-            + (", and broken" if broken else "")
-        ]
+        grade, forced = _attr(unit, "quality"), unit.get("rocket_checks")
+        broken, grades = unit.get("broken"), CHOICES["quality"]
+        now = ", and broken" if broken else ""
+        lines = [f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades}){now}"]
         modifier: dict[str, Any] = {"value": None, "source": None}
         if forced:
             kind = _attr(unit, "type")
@@ -411,21 +344,15 @@ class AgeOfNapoleon(Ruleset):
             if mod is not None:
                 modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
                 said = f"{mod['modifier']:+d} ({mod['cite']})"
-            lines.append(
-                f"{forced} morale check{'s' if forced > 1 else ''} forced by a rocket "
-                f"({CITE.rocket_no_hits}): {said} for {kind}, in addition to any other modifiers"
-            )
-        qrc = "the morale procedure, modifiers and results are on the QRC, not on page 3"
-        lines.append(f"{qrc} ({CITE.morale_qrc})")
-        data: dict[str, Any] = {"action": "morale", "ruleset": self.id, "unit": a, "grade": grade}
-        data.update(grades=list(grades), source=str(CITE.morale_grades), broken=broken)
-        data.update(rocket_checks=forced, rocket_modifier=modifier)
+            s = "s" if forced > 1 else ""
+            lines.append(say("rocket_checks", n=forced, s=s, said=said, kind=kind))
+        lines.append(say("morale_on_qrc"))
+        data = _data("morale", unit=a, grade=grade, grades=list(grades), broken=broken)
+        data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
-        return _answer("morale", data, lines)
+        return Resolution.of("morale", data, lines)
 
-    # ----------------------------------------------------------------------------------------
     # Suggest: the engine's, asking these questions of each phase
-
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         table, units = table_of(scene), scene.units
         if phase == "firing":
@@ -433,7 +360,7 @@ class AgeOfNapoleon(Ruleset):
             # has not fired this turn and may fire.
             steps, shots = table.grid_steps(_box_size(scene)), []
             for row, me in enumerate(units):
-                if me.get("weapon") is None or _flag(me, "fired") or _cannot_fire(me):
+                if me.get("weapon") is None or me.get("fired") or _cannot_fire(me):
                     continue
                 reach = within(steps[row], _range_bands(scene, me)[-1].limit)
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
@@ -444,7 +371,7 @@ class AgeOfNapoleon(Ruleset):
                 kind = "rocket" if shooter.get("weapon") == "rocket" else "shoot"
                 yield Candidate(kind, (shooter.id, target.id))
         elif phase == "movement":
-            yield from (Candidate("move", (u.id,)) for u in units if not _flag(u, "moved"))
+            yield from (Candidate("move", (u.id,)) for u in units if not u.get("moved"))
         elif phase == "melee":
             # Only units whose boxes may share a side (1 box apart) or whose bases may touch
             # (no more apart than their positions are uncertain) may be in contact.
@@ -454,7 +381,7 @@ class AgeOfNapoleon(Ruleset):
                 if units[i].side != units[j].side:
                     yield Candidate("melee", (units[i].id, units[j].id))
         elif phase == "morale":
-            yield from (Candidate("morale", (u.id,)) for u in units if _count(u, "rocket_checks"))
+            yield from (Candidate("morale", (u.id,)) for u in units if u.get("rocket_checks"))
         else:
             for unit in units:
                 if _attr(unit, "type") == "machine-gun" and _attr(unit, "gun_state") != "broken":
@@ -466,19 +393,15 @@ class AgeOfNapoleon(Ruleset):
             return None  # only units in contact fight
         return answer
 
-    # ----------------------------------------------------------------------------------------
     # Outcomes: what the players report of their dice, and the changes it leads to
-
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        # Each action's form and changes: `_shoot_form` and `_shoot_apply`, ...
         kinds = ("shoot", "rocket", "melee", "morale", "overheat", "move")
         return {
             k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
         }
 
     def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
-        """The hits (the dice total), a top face when a leader check may be due, the bases
-        taken off."""
+        """The hits (the dice total), a top face when a leader check is due, the bases lost."""
         res = self.shoot(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
         target, dice = scene.unit_of(args[1]), res.data["dice"]["dice"]
@@ -500,13 +423,8 @@ class AgeOfNapoleon(Ruleset):
         res = self.rocket(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not fire a rocket at {args[1]}")
         on = [m["unit"] for m in res.data["morale_checks"]]
-        label = (
-            f"where the rocket landed: on {on[0]} on a 5 or 6; on a 1-4 it drifts (1d8 for "
-            f"direction, 1d6 boxes): the unit in that box, or {NOTHING}"
-        )
-        return (
-            Report("landed_on", Kind.CHOICE, label, CITE.on_target, (*on, NOTHING), default=on[0]),
-        )
+        label, landed = say("landed_on", unit=on[0], nothing=NOTHING), (*on, NOTHING)
+        return (Report("landed_on", Kind.CHOICE, label, CITE.on_target, landed, default=on[0]),)
 
     def _rocket_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         """A rocket causes no hits: the unit it lands on owes a morale check (line 22)."""
@@ -519,18 +437,15 @@ class AgeOfNapoleon(Ruleset):
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
         why = f"a rocket of {firer.id} landed on it: no hits, a morale check{at}"
-        checks, cite = _count(struck, "rocket_checks") + 1, (mod or {}).get("cite")
-        return (
-            Change(struck.id, "rocket_checks", checks, why, cite or CITE.rocket_no_hits),
-            *fired,
-        )
+        cite = CITE.rocket_no_hits if mod is None else mod["cite"]
+        owes = Change(struck.id, "rocket_checks", struck.get("rocket_checks") + 1, why, cite)
+        return (owes, *fired)
 
     def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
         res = self.melee(scene, args)
         if not res.data["in_contact"]:
-            not_in_contact = f"not in base to base contact ({CITE.melee_dice}): no melee"
-            raise fail(f"{args[0]} and {args[1]} are {not_in_contact}")
+            raise fail(say("no_contact", a=args[0], b=args[1]))
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
         reports: list[Report] = []
         for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
@@ -558,15 +473,15 @@ class AgeOfNapoleon(Ruleset):
         self.morale(scene, args)
         unit = scene.unit_of(args[0])
         label = f"is {unit.id} broken after the check? (the QRC's morale results)"
-        return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=_flag(unit, "broken")),)
+        return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=unit.get("broken")),)
 
     def _morale_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit, broken = scene.unit_of(args[0]), got["broken"]
         changes = []
-        if broken != _flag(unit, "broken"):
+        if broken != unit.get("broken"):
             why = f"{'broken' if broken else 'no longer broken'} (QRC morale result)"
             changes.append(Change(unit.id, "broken", broken, why, CITE.morale_qrc))
-        forced = _count(unit, "rocket_checks")
+        forced = unit.get("rocket_checks")
         if forced:
             why = "took the morale check a rocket forced"
             changes.append(Change(unit.id, "rocket_checks", forced - 1, why, CITE.rocket_no_hits))
@@ -581,43 +496,34 @@ class AgeOfNapoleon(Ruleset):
         score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
         if res.data["overheated_before"]:
             return (score,)
-        label = (
-            "if it overheats: rest (it may not fire for 1 turn, then cools down) or keep firing "
-            "(and checking: a second failure breaks it for good)"
-        )
-        choice = (REST, KEEP_FIRING)
-        return score, Report(
-            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST
-        )
+        label, choice = say("if_overheated"), (REST, KEEP_FIRING)
+        rest = Report("if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST)
+        return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        """Lines 13-17: a gun rests and cools down, keeps firing, or breaks for good; a turn
-        without firing ends its run of turns firing and cools it down."""
+        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends."""
         gun = scene.unit_of(args[0])
-        state, fired = _attr(gun, "gun_state"), _flag(gun, "fired")
-        turns = _count(gun, "consecutive_fire")
+        case, turns = _overheat_case(gun)
 
         def becomes(state: str, why: str, cite: Cite) -> Change:
             return Change(gun.id, "gun_state", state, why, cite)
 
         ends = "its run of turns firing ends"
         run_ends = (Change(gun.id, "consecutive_fire", 0, ends, CITE.gun_fired),) if turns else ()
-        if state == "broken":
-            return ()
-        if state == "cooling":
+        if case == "cooling":
             return (becomes("ok", "rested 1 turn: cools down, ok", CITE.cools_down), *run_ends)
-        if not fired:
+        if case.startswith("idle"):
             cool = becomes("ok", "a turn without firing: cools down", CITE.cools_down)
-            return (*run_ends, *((cool,) if state == "overheated" else ()))
-        if turns < N.overheat_from_turns:
-            return ()
+            return (*run_ends, *((cool,) if case == "idle_hot" else ()))
+        if not case.startswith("check"):
+            return ()  # broken for good, or not 2 turns firing yet
         score = got["score"]
         if score < 1:
             raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
         if score > turns:
             return ()
         why = f"overheated ({score} is {turns} or less)"
-        if state == "overheated":
+        if case == "check_hot":
             return (becomes("broken", f"{why} again: permanently broken", CITE.overheat_again),)
         if got["if_overheated"] == REST:
             rests = becomes("cooling", f"{why}: rests, may not fire for 1 turn", CITE.overheat_rest)
@@ -634,22 +540,18 @@ class AgeOfNapoleon(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        if _flag(unit, "moved"):
+        if unit.get("moved"):
             return ()
         return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
 
 
-# --------------------------------------------------------------------------------------------
 # Reading the scene and its units under the page
 
 
 def _box_size(scene: Scene) -> float:
     """The side of one box, mm: every length of the page is counted in boxes."""
     if scene.grid_box is None:
-        raise fail(
-            'the scene has no grid; give "grid": {"box": SIDE} (the side of one square, in the '
-            f"scene's unit): every distance of this sheet is counted in boxes ({CITE.diagonal})"
-        )
+        raise fail(say("no_grid"))
     return scene.grid_box
 
 
@@ -661,31 +563,23 @@ class Band(NamedTuple):
 
 
 def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
-    """The range bands of a unit's weapon in boxes, from the scene's `ranges` (the range table
-    is on the QRC), nearest first."""
+    """A unit's weapon's range bands in boxes, nearest first, from the scene's `ranges` (QRC)."""
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
-    example = f'"ranges": {{"{weapon}": {{"short": B, "medium": B, "long": B}}}} (in boxes)'
-    qrc = "the range table is on the QRC, not on page 3"
-    of = f"weapon {weapon!r} of unit {unit.id!r}"
+    of = {"unit": unit.id, "weapon": weapon, "example": say("ranges_example", weapon=weapon)}
     if ranges is None:
-        raise fail(
-            f"the scene has no 'ranges', so the range of {of} is unknown ({qrc}); give {example}"
-        )
+        raise fail(say("no_ranges", **of))
     if not isinstance(ranges, dict):
-        raise fail(f"the scene's 'ranges' must be an object of weapons; give {example}")
+        raise fail(say("ranges_not_object", **of))
     if weapon not in ranges:
-        known = f"weapons with ranges: {accepted(sorted(ranges)) or 'none'}"
-        raise fail(f"the scene's 'ranges' has no entry for {of} ({known}); {qrc}; give {example}")
+        raise fail(say("no_range_for", **of, known=accepted(sorted(ranges)) or "none"))
     entry = ranges[weapon]
     if not isinstance(entry, dict) or not entry:
-        raise fail(f"ranges.{weapon} must be an object of band limits in boxes; give {example}")
+        raise fail(say("bad_ranges_entry", **of))
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise fail(
-                f"ranges.{weapon}.{label} must be a number of boxes (0 or more), got {limit!r}"
-            )
+            raise fail(say("bad_band_limit", **of, label=label, limit=limit))
     return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
 
 
@@ -700,36 +594,24 @@ def _attr(unit: Unit, key: str) -> str:
 
 
 def _die(unit: Unit, melee: bool = False) -> str:
-    """The die a unit rolls: its `melee_die` in melee when the Unit Stats list gives one (line
-    35: gunners roll d3s), else its `die` (lines 7-9)."""
+    """The die a unit rolls (lines 7-9), its `melee_die` in melee if it has one (line 35)."""
     return _attr(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
 
 
-def _flag(unit: Unit, key: str) -> bool:
-    """A flag of the unit's state (its default is filled in when a scene is read)."""
-    value = unit.get(key)
-    if not isinstance(value, bool):
-        _missing_or_bad(unit, key, value, "true or false", False)
-    return value
-
-
-def _count(unit: Unit, key: str) -> int:
-    """A count of the unit's state (its default is filled in when a scene is read)."""
-    value = unit.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        _missing_or_bad(unit, key, value, "a whole number from 0", 0)
-    return value
-
-
-def _missing_or_bad(unit: Unit, key: str, value: Any, words: str, stand_in: Any) -> NoReturn:
-    if value is None:
-        raise MissingAttribute(RULESET_ID, unit.id, key, words, stand_in)
-    raise fail(f"unit {unit.id!r} has {key} {value!r}; accepted: {words}")
+def _overheat_case(gun: Unit) -> tuple[str, int]:
+    """A gun's case of lines 13-17 at the end of a turn (sheet.toml `[overheat]`), its turns."""
+    turns, fired = gun.get("consecutive_fire"), gun.get("fired")
+    state = _attr(gun, "gun_state")
+    hot = "_hot" if state == "overheated" else ""
+    if state in ("broken", "cooling"):
+        return state, turns
+    if not fired:
+        return f"idle{hot}", turns
+    return (f"check{hot}" if turns >= N.overheat_from_turns else "early"), turns
 
 
 def _cannot_fire(unit: Unit) -> str:
-    """Why a unit may not fire this turn, '' when it may: a machine gun resting to cool down,
-    or broken for good (line 16)."""
+    """Why a unit may not fire this turn ('' when it may): a gun resting or broken (line 16)."""
     state = _attr(unit, "gun_state")
     if state == "cooling":
         return f"it overheated and rests: it may not fire this turn ({CITE.overheat_rest})"
@@ -742,10 +624,7 @@ def _leader(unit: Unit) -> str | None:
     """The id of the unit's leader base, if it has one (line 4; no other role is on the page)."""
     for base in unit.bases:
         if base.role not in (None, "leader"):
-            raise fail(
-                f"base {base.id!r} of unit {unit.id!r} has role {base.role!r}; the accepted value "
-                "is 'leader' (the unit's leader base, line 4)"
-            )
+            raise fail(say("bad_role", base=base.id, unit=unit.id, role=base.role))
     return next((base.id for base in unit.bases if base.role), None)
 
 
@@ -757,14 +636,12 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
     if ua.id == ub.id:
         raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
     if ua.side == ub.side:
-        both = f"are both on side {ua.side!r}; pick an enemy unit"
-        raise fail(f"{action}: units {ua.id!r} and {ub.id!r} {both}")
+        raise fail(say("same_side", action=action, a=ua.id, b=ub.id, side=ua.side))
     return ua, ub
 
 
 class DiceCount(NamedTuple):
-    """How many dice a unit rolls and why: its bases, leader base and modifiers, their sum
-    before rounding, the dice, and whether line 6 lifted a zero to one die."""
+    """How many dice a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1 die)."""
 
     bases: int
     leader: str | None
@@ -775,18 +652,16 @@ class DiceCount(NamedTuple):
 
 
 def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
-    """One die a base including the leader's, plus the QRC's modifiers, rounded up (lines 4-5,
-    32-33); an unbroken unit fires at least one (line 6)."""
+    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
     mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
     raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
     dice = max(math.ceil(raw), 0)
-    lifted = not melee and dice == 0 and not _flag(unit, "broken")
+    lifted = not melee and dice == 0 and not unit.get("broken")
     return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted)
 
 
 def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
-    """The QRC's modifiers the players give on the unit (`fire_modifiers`, `melee_modifiers`),
-    but those given for another target."""
+    """The QRC's modifiers the scene gives the unit, but those given for another target."""
     given = unit.get(key)
     form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
     if given is not None and not isinstance(given, list):
@@ -806,18 +681,16 @@ def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
     return tuple(out)
 
 
-# --------------------------------------------------------------------------------------------
 # What the answers share
 
 
 def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
-    """Whether two units are in base to base contact: boxes sharing a side (1 box apart, or the
-    same box), or bases touching within the measurement's uncertainty."""
+    """Base to base contact: boxes sharing a side, or bases touching (within the uncertainty)."""
     table = table_of(scene)
     places = table.grid_places(_box_size(scene))
     pa, pb = places[ua.id], places[ub.id]
     adjacent = grid_steps(pa.box, pb.box) <= 1
-    steady = grid.box_verdict(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
+    steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
     near = table.unit_distance(ua, ub)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
     if touch.within:
@@ -828,11 +701,8 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
         verdict = "too close to call"
     else:
         verdict = "not in contact"
-    contact = {
-        "verdict": verdict,
-        "boxes": [list(pa.box), list(pb.box)],
-        "adjacent_boxes": adjacent,
-    }
+    contact: dict[str, Any] = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)])
+    contact.update(adjacent_boxes=adjacent)
     contact.update(touching=threshold_json(scene, touch), between={"a": near.a.id, "b": near.b.id})
     return verdict, {**contact, "distance": length_json(scene, near.distance)}
 
@@ -847,61 +717,44 @@ def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
 
 
 def _roll(name: str, *, total: bool = True) -> Roll:
-    """One of the page's rolls whose faces are read off (sheet.toml), with the distribution of
-    its total unless its faces only name something (a direction)."""
+    """A roll of sheet.toml whose faces are read off, with its total's odds (`total`)."""
     r = DATA["rolls"][name]
     faces = dice_math.total(r["dice"], r["sides"]) if total else ()
     return Roll(r["purpose"], r["dice"], r["sides"], None, faces, (), r["cite"], r["note"])
 
 
-def _hits_roll(purpose: str, dice: DiceCount, die: str, cite: Cite) -> Roll:
-    """The dice whose total is the hits (lines 5, 34), with the distribution of that total."""
-    sides, note = DATA["dice"][die]["sides"], "the dice total is the number of hits"
-    total, note = dice_math.total(dice.dice, sides), f"{note}; distribution[k] = P(k hits)"
-    return Roll(purpose, dice.dice, sides, None, total, dice.modifiers, cite, note)
-
-
 def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]:
-    """P(k hits) as floats and exact fractions, the mean and P(5 hits or more); `halved`: d6s
-    rolled for d3s and the total halved, rounding up (line 9)."""
+    """P(k hits), the mean and P(5 hits or more); `halved`: d6s for d3s, halved (line 9)."""
     hits = dice_math.dice_sum(dice, sides, halved)
     five = float(hits.p_at_least(N.leader_check_hits))
     shown = {"distribution": list(hits.floats), "distribution_exact": list(hits.exact)}
     return {**shown, "mean": float(hits.mean), "p_at_least_5": five}
 
 
-def _leader_check(target: Unit, dice: int, sides: int, least: int, cite: Cite) -> dict[str, Any]:
-    """Whether and how likely the target's leader must be checked for (lines 10, 36-37): the
-    hits at least `least` and one or more dice showing the top face."""
-    leader = _leader(target)
-    p = dice_math.total_with_top_face(dice, sides, least) if leader else Fraction(0)
-    check: dict[str, Any] = {
-        "target_has_leader": leader is not None,
-        "leader_base": leader,
-        "min_hits": least,
-    }
-    check.update(top_face=sides, p=float(p), p_exact=str(p))
-    return {**check, "source": [str(cite), str(CITE.leader_face)]}
+def _hits(
+    purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
+) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
+    """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
+    target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
+    sides, total, leader = DATA["dice"][die]["sides"], dice_math.total, _leader(target)
+    note = "the dice total is the number of hits; distribution[k] = P(k hits)"
+    cite = CITE.melee_hits if melee else CITE.score_is_hits
+    roll = Roll(
+        purpose, dice.dice, sides, None, total(dice.dice, sides), dice.modifiers, cite, note
+    )
+    least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
+    p = dice_math.total_with_top_face(dice.dice, sides, least) if leader else Fraction(0)
+    check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
+    check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
+    check["source"] = [str(why), str(CITE.leader_face)]
+    said = say(f"leader_{'melee' if melee else 'fire'}", unit=target.id, roll=roll, check=check)
+    return roll, _hits_json(dice.dice, sides), check, said if leader else None
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
     said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader, "dice": dice.dice}
     said.update(modifiers=[m.as_json() for m in dice.modifiers], before_rounding=float(dice.raw))
     return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
-
-
-def _said(dice: DiceCount) -> str:
-    """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
-    leader = f" including leader base {dice.leader}" if dice.leader else ""
-    return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
-
-
-def _answer(action: str, data: dict[str, Any], lines: list[str]) -> Resolution:
-    return Resolution(action, MappingProxyType(data), tuple(lines))
-
-
-def _boxes(n: float) -> str:
-    return f"{n:g} box" if n == 1 else f"{n:g} boxes"
 
 
 def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
@@ -912,13 +765,26 @@ def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
 
 
-# --------------------------------------------------------------------------------------------
+def _said(dice: DiceCount) -> str:
+    """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
+    leader = f" including leader base {dice.leader}" if dice.leader else ""
+    return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
+
+
+def _data(action: str, **fields: Any) -> dict[str, Any]:
+    """An answer's data: the action, the ruleset and the fields given."""
+    return {"action": action, "ruleset": RULESET_ID, **fields}
+
+
+def _boxes(n: float) -> str:
+    return f"{n:g} box" if n == 1 else f"{n:g} boxes"
+
+
 # Outcomes: the reports the players fill in and the changes they lead to
 
 
 def _refuse_unless_allowed(res: Resolution, what: str) -> None:
-    """No dice to report for a shot the rules do not allow (a range band too close to call
-    is the players' to decide, so its shot may be reported)."""
+    """No dice to report for a shot not allowed (but a band too close to call is the players')."""
     data = res.data
     if data["allowed"]:
         return
@@ -949,10 +815,8 @@ def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
 
 
 def _removed(name: str, unit: Unit) -> Report:
-    """The bases taken off for the hits: the QRC's Unit Stats say how many (line 4: the camera
-    then stops counting them)."""
-    label = f"bases of {unit.id} taken off for the hits (the QRC's Unit Stats say how many hits "
-    label += "take off a base; the leader's if the Leader Hits Table says so)"
+    """The bases taken off for the hits (the QRC's Unit Stats say how many; line 4)."""
+    label = say("bases_taken_off", unit=unit.id)
     bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
     return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
 
@@ -970,7 +834,7 @@ def _hits_changes(
         table = f"{attacker.id} rolls 2d6 on the Leader Hits Table (QRC)"
         why = CITE.leader_check_fire if fire else CITE.leader_face
         reason += f"; a {sides} rolled{five}: {table} ({why})"
-    return (Change(victim.id, "hits", _count(victim, "hits") + hits, reason, cite),)
+    return (Change(victim.id, "hits", victim.get("hits") + hits, reason, cite),)
 
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
@@ -980,11 +844,75 @@ def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
 
 def _fired_changes(unit: Unit) -> Changes:
     """A unit fires once a turn: `fired`, and a machine gun's run of turns firing grows."""
-    if _flag(unit, "fired"):
+    if unit.get("fired"):
         return ()
     fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
     if unit.get("type") != "machine-gun":
         return (fired,)
-    turns = _count(unit, "consecutive_fire") + 1
+    turns = unit.get("consecutive_fire") + 1
     why = f"{turns} turns in a row"
     return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
+
+
+# The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
+# 24-25) and where a drifting rocket lands (line 21)
+DIRECTIONS: dict[str, Any] = DATA["directions"]
+"""The 8 directions of the grid, each a facing in degrees and the step to the next box."""
+STEP = {name: (d["step"][0], d["step"][1]) for name, d in DIRECTIONS.items()}
+STEPS = {kind: tuple(STEP[name] for name in names) for kind, names in DATA["steps"].items()}
+"""The one-box steps a move is made of (lines 26-31)."""
+
+
+def on_table(box: Box, extent: tuple[int, int]) -> bool:
+    return 0 <= box[0] < extent[0] and 0 <= box[1] < extent[1]
+
+
+def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
+    """Where each of the 48 drifts (1d8 directions x 1d6 boxes, line 21) lands (None: off)."""
+    boxes = DATA["rolls"]["drift_distance"]["sides"]
+    x, y = start
+    landings = [(x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1)]
+    return [box if on_table(box, extent) else None for box in landings]
+
+
+def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
+    """(box, the first move reaching it, its first step) for each box a `kind` may move to."""
+    found: dict[Box, tuple[Any, Box]] = {}
+
+    def walk(move: Any, at: Box, steps: list[str], first: Box | None) -> None:
+        if not steps:
+            if at != start and at not in found and first is not None:
+                found[at] = (move, first)
+            return
+        for step in STEPS[steps[0]]:
+            if move.get("same_line") and first is not None and step != first:
+                continue
+            nxt = (at[0] + step[0], at[1] + step[1])
+            if on_table(nxt, extent):
+                walk(move, nxt, steps[1:], first or step)
+
+    for move in DATA["moves"][kind]:
+        walk(move, start, move["steps"], None)
+    return [(box, move, first) for box, (move, first) in sorted(found.items())]
+
+
+def facing_name(degrees: float) -> tuple[str, float]:
+    """The nearest of the 8 grid directions to a facing, and how many degrees off it is."""
+    off = {name: abs(degrees - d["degrees"]) % 360.0 for name, d in DIRECTIONS.items()}
+    off = {name: min(d, 360.0 - d) for name, d in off.items()}
+    nearest = min(off, key=off.__getitem__)
+    return nearest, off[nearest]
+
+
+def parse_facing(text: str) -> str:
+    """A facing asked for: a direction's name or degrees that are a multiple of 45."""
+    word = text.strip().lower()
+    if word in DIRECTIONS:
+        return word
+    try:
+        nearest, off = facing_name(float(word))
+    except ValueError:
+        nearest, off = "", math.nan
+    if off < 1e-6:
+        return nearest
+    raise fail(say("bad_facing", facing=text, directions=accepted(DIRECTIONS)))
