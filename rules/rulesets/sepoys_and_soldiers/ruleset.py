@@ -19,6 +19,9 @@ from calibration.units import format_length
 
 from ... import geometry as geo
 from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import chance_json as exact
+from ...answer import chances_json as chances
+from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
@@ -26,7 +29,7 @@ from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Laid, Table, table_of
 from ...scene import Base, Scene, Unit
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, exact, prob
+from .tables import CITE, DATA, ID, INCH, SITUATIONS
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -788,8 +791,8 @@ class SepoysAndSoldiers(Ruleset):
         p_both = exact(result.both_destroyed, result.whole)
         data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
         data |= dict(p_both_destroyed=p_both)
-        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost, result.whole))
-        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost, result.whole))
+        data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
+        data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
         data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}

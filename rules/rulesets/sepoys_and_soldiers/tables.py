@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...answer import Cite, Modifier, Roll
+from ...answer import Cite, Modifier, Roll, chance_json, chances_json
 from ...measure import Pattern
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
@@ -83,25 +83,6 @@ def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | 
     `target_kind` (infantry) or any (artillery)."""
     need = row.get(band)
     return need if need is None or target_kind is None else need[TYPES.index(target_kind)]
-
-
-def exact(count: int, whole: int) -> dict[str, Any]:
-    """The probability count / whole for JSON: the float and the exact fraction (as `prob`
-    gives them, without making a `Fraction`: asked thousands of times a `suggest`)."""
-    g = math.gcd(count, whole)
-    p, q = count // g, whole // g
-    return {"value": p / q, "exact": str(p) if q == 1 else f"{p}/{q}"}
-
-
-def prob(p: Fraction) -> dict[str, Any]:
-    """A probability for JSON: the float and the exact fraction."""
-    return {"value": p.numerator / p.denominator, "exact": str(p)}
-
-
-def dist_json(counts: list[int], whole: int) -> list[dict[str, Any]]:
-    """A distribution counted in whole numbers of 1 / `whole`, for JSON: the outcomes that
-    may happen, with their chances."""
-    return [{"k": k, **exact(n, whole)} for k, n in enumerate(counts) if n]
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,9 +167,8 @@ def volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> Vol
     lost = [0] * (bases + 1)
     for k, n in enumerate(ways):
         lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += n
-    hits = [{"k": k * hits_per, **exact(n, whole)} for k, n in enumerate(ways) if n]
-    lost_json = [{"k": k, **exact(n, whole)} for k, n in enumerate(lost) if n]
-    return Volley(hits, lost_json, Fraction(whole - lost[0], whole))
+    hits = [{"k": k * hits_per, **chance_json(n, whole)} for k, n in enumerate(ways) if n]
+    return Volley(hits, chances_json(lost, whole), Fraction(whole - lost[0], whole))
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,12 +182,15 @@ def commander_risk(commander: str, rating: str) -> dict[str, Any]:
     for r in IF_HIT:
         low, high = r["faces"]
         faces, result = f"{low}-{high}" if high > low else str(low), r["result"]
-        chance, overall = exact(high - low + 1, 6), exact(hit_up_to * (high - low + 1), 36)
+        chance, overall = (
+            chance_json(high - low + 1, 6),
+            chance_json(hit_up_to * (high - low + 1), 36),
+        )
         if_hit.append({"faces": faces, "result": result, "p": chance, "p_overall": overall})
         if_hit[-1]["source"] = str(r["cite"])
     hit_on = f"1-{hit_up_to}" if hit_up_to > 1 else "1"
     risk = {"commander": commander, "rating": rating, "hit_on": hit_on}
-    return risk | {"p_hit": exact(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
+    return risk | {"p_hit": chance_json(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
 
 
 @dataclass(frozen=True, slots=True)
