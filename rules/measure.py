@@ -28,6 +28,7 @@ import math
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
@@ -177,6 +178,33 @@ class Pattern:
     """(P, 2) mm"""
     weights: npt.NDArray[np.int64]
     """(P,) each point's weight"""
+
+
+def flight_pattern(
+    leg: float, legs: int, turns: Sequence[float], p_stop: Fraction
+) -> tuple[Pattern, int]:
+    """Where a thing flying from (0, 0) along +x may come down, as a `Pattern`, and the
+    denominator D of its weights (a point's chance is its weight / D). Before each leg of `leg`
+    mm it turns by one of `turns` (degrees to the left, each alike likely; the turns add up);
+    after each it comes down with chance `p_stop`; after `legs` legs it is spent, nowhere. The
+    3^k points of leg k (for three turns) each come down with (1/T)^k (1 - p_stop)^(k-1)
+    p_stop, T the number of turns."""
+    points: list[tuple[float, float]] = []
+    chances: list[Fraction] = []
+    paths = [((0.0, 0.0), 0.0)]
+    for k in range(1, legs + 1):
+        chance = Fraction(1, len(turns)) ** k * (1 - p_stop) ** (k - 1) * p_stop
+        paths = [
+            ((x + leg * math.cos(t), y + leg * math.sin(t)), heading + turn)
+            for (x, y), heading in paths
+            for turn in turns
+            for t in (math.radians(heading + turn),)
+        ]
+        points += [point for point, _ in paths]
+        chances += [chance] * len(paths)
+    whole = math.lcm(*(c.denominator for c in chances))
+    weights = np.array([int(c * whole) for c in chances], dtype=np.int64)
+    return Pattern(np.array(points), weights), whole
 
 
 @dataclass(frozen=True, slots=True)

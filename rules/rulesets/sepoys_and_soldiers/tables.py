@@ -13,10 +13,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ...answer import Cite, Modifier, Roll, chance_json, chances_json
-from ...measure import Pattern
+from ...measure import flight_pattern
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
 from ...state import Field, Kind, Phase
@@ -269,31 +267,7 @@ ROCKET_WHITE_DIE = Roll(
 )
 
 
-def _burst_pattern() -> tuple[np.ndarray, np.ndarray, int]:
-    """Every point a rocket may burst at, launched from (0, 0) along +x, its chance as a whole
-    number of 1/D, and D.
-
-    Leg k: the white die turns it (one way in three, the turns add up), it flies a leg, the
-    red die explodes it; it gets to leg k only if the red die failed k-1 times. So each of the
-    3^k points of leg k bursts with (1/3)^k (1 - e)^(k-1) e, e the red die's chance (1/3)."""
-    points: list[tuple[float, float]] = []
-    chances: list[Fraction] = []
-    paths = [((0.0, 0.0), 0.0)]
-    for k in range(1, ROCKET_LEGS + 1):
-        chance = Fraction(1, len(ROCKETS["turns"])) ** k * (1 - _EXPLODES) ** (k - 1) * _EXPLODES
-        paths = [
-            ((x + ROCKET_LEG * math.cos(t), y + ROCKET_LEG * math.sin(t)), heading + turn)
-            for (x, y), heading in paths
-            for turn in ROCKETS["turns"]
-            for t in (math.radians(heading + turn),)
-        ]
-        points += [point for point, _ in paths]
-        chances += [chance] * len(paths)
-    whole = math.lcm(*(c.denominator for c in chances))
-    return np.array(points), np.array([int(c * whole) for c in chances], dtype=np.int64), whole
-
-
-BURST_POINTS, BURST_WEIGHTS, BURST_DENOMINATOR = _burst_pattern()
-BURSTS = Pattern(BURST_POINTS, BURST_WEIGHTS)
-"""Where a rocket may burst, laid from the middle of its base's front toward the base it is
-aimed at (`Table.laid`); a burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
+BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
+"""Where a rocket may burst (the white die turns it, it flies a leg, the red die explodes it),
+laid from the middle of its base's front toward the base it is aimed at (`Table.laid`); a
+burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
