@@ -441,6 +441,20 @@ class Table:
         gaps = self.unit_gaps()[self.unit_row(unit)]
         return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
 
+    def enemy_pairs(
+        self, units: Sequence[Unit], limit: float
+    ) -> list[tuple[Unit, Unit, float, float]]:
+        """Every ordered pair of `units` of different sides at most `limit` apart edge to
+        edge, give or take the uncertainty of the distance, in the order of `units`: (a, b,
+        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
+        rows = np.array([self.unit_row(u) for u in units], dtype=int)
+        gaps = self.unit_gaps()[rows][:, rows]
+        unc = self.unit_uncertainties()[rows][:, rows]
+        sides = np.array([u.side for u in units], dtype=object)
+        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
+        found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
+        return [(units[i], units[j], gap, u) for i, j, gap, u in found]
+
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
         bases of two units (`uncertainty` of the pair `unit_distance` names), all at once."""

@@ -155,6 +155,21 @@ def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
         assert table.units_within(u, 150.0) == near and u in near
 
 
+def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    table, units = Table(scene), scene.units[::-1]  # in the order asked, not the scene's
+    expected = []
+    for a in units:
+        for b in units:
+            near = table.unit_distance(a, b)
+            unc = table.uncertainty(near.a, near.b)
+            if a.side != b.side and geo.within(near.distance, 150.0 + unc):
+                expected.append((a.id, b.id, near.distance, unc))
+    found = [(a.id, b.id, gap, unc) for a, b, gap, unc in table.enemy_pairs(units, 150.0)]
+    assert [f[:2] for f in found] == [e[:2] for e in expected] and expected
+    assert np.array([f[2:] for f in found]) == pytest.approx(np.array([e[2:] for e in expected]))
+
+
 def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     # A stream between a and b; a wood beside the line; a second stream the line only touches.
     scene = make_scene(

@@ -887,7 +887,7 @@ class SepoysAndSoldiers(Ruleset):
                     yield Candidate("nerve", (u.id, "attempt-to-reform"))
         elif phase == "charge":
             # Not artillery, nor a unit routed, falling back, disordered or that has acted.
-            for a, b, _, _ in self._enemy_pairs(table, troops, LONGEST_CHARGE):
+            for a, b, _, _ in table.enemy_pairs(troops, LONGEST_CHARGE):
                 may = _arm(a) != "artillery" and _status(a) is None
                 if may and not _flag(a, "disordered") and not _flag(a, "acted"):
                     yield Candidate("charge", (a.id, b.id))
@@ -902,7 +902,7 @@ class SepoysAndSoldiers(Ruleset):
             yield from self._shots(table, troops)
         elif phase == "combat":
             pairs: set[frozenset[str]] = set()
-            for a, b, _, _ in self._enemy_pairs(table, troops, 0.0):
+            for a, b, _, _ in table.enemy_pairs(troops, 0.0):
                 if (pair := frozenset((a.id, b.id))) not in pairs:
                     pairs.add(pair)
                     yield Candidate("melee", (a.id, b.id))
@@ -916,7 +916,7 @@ class SepoysAndSoldiers(Ruleset):
         shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
-        for a, b, gap, unc in self._enemy_pairs(table, troops, tables.ROCKET_REACH):
+        for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
@@ -940,19 +940,6 @@ class SepoysAndSoldiers(Ruleset):
         """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
         flights = laid[: len(shooter.bases)]
         return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
-
-    @staticmethod
-    def _enemy_pairs(
-        table: Table, troops: list[Unit], limit: float
-    ) -> list[tuple[Unit, Unit, float, float]]:
-        """Every ordered pair of enemy troops at most `limit` apart, give or take the
-        uncertainty of the distance, in the order of `troops`: (a, b, distance, uncertainty)."""
-        rows = np.array([table.unit_row(u) for u in troops], dtype=int)
-        gaps, unc = table.unit_gaps()[rows][:, rows], table.unit_uncertainties()[rows][:, rows]
-        sides = np.array([u.side for u in troops], dtype=object)
-        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
-        found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
-        return [(troops[i], troops[j], gap, u) for i, j, gap, u in found]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)
