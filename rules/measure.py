@@ -995,6 +995,20 @@ class Table:
         mask &= units[None, :] != units[targets][:, None]
         return mask
 
+    def blocked_by(
+        self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
+    ) -> list[str]:
+        """What blocks the sight lines from the bases of `group_a` to those of `group_b` at most
+        `limit` apart (`geometry.within`), the nearest pair's first, each named once."""
+        pairs = sorted(
+            ((self.distance(x, y), x, y) for x in group_a for y in group_b), key=lambda p: p[0]
+        )
+        lines = [(x, y) for d, x, y in pairs if geo.within(d, limit)]
+        blocked: list[str] = []
+        for sight in self.sights(policy, lines):
+            blocked += [o for o in sight.blocked_by if o not in blocked]
+        return blocked
+
     def blocking_bases(self, policy: SightPolicy, viewer: Base, target: Base) -> list[Base]:
         """The bases that may block sight from `viewer` to `target` (`_sight_mask`'s row)."""
         row = self._sight_mask(

@@ -455,13 +455,7 @@ class SepoysAndSoldiers(Ruleset):
         if seen is not None:
             pair = {"a": seen[0].id, "b": seen[1].id}
             return {"in_sight": True, "between": pair, "blocked_by": []}
-        pairs = sorted(
-            ((table.distance(x, y), x, y) for x in a.bases for y in b.bases), key=lambda p: p[0]
-        )
-        lines = [(x, y) for d, x, y in pairs if geo.within(d, limit)]
-        blocked: list[str] = []
-        for sight in table.sights(self.sight_policy, lines):
-            blocked += [o for o in sight.blocked_by if o not in blocked]
+        blocked = table.blocked_by(self.sight_policy, a.bases, b.bases, limit)
         return {"in_sight": False, "between": None, "blocked_by": blocked}
 
     def _rockets(
