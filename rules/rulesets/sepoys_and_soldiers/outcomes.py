@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .ruleset import SepoysAndSoldiers as Rules
 
 Args = Sequence[str]
+Answer = Resolution
 Reported = Mapping[str, Any]
 
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
@@ -49,6 +50,16 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
     """The error of an outcome asked of a question the rules refused."""
     why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
     return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
+
+
+def _two_units(rules: Rules, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Answer]:
+    """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
+    names = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET")}
+    a, b = (scene.unit_of(u) for u in expect_args(action, args, names.get(action, ("A", "B"))))
+    r = rules.actions()[action](scene, args)
+    if not r.data.get("allowed", True):
+        raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")
+    return a, b, r
 
 
 def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
@@ -106,14 +117,6 @@ def _acted(unit: Unit, why: str, cite: Cite) -> Change:
 # shoot: the dice that succeeded and the bases taken off; rockets: the bases each burst took
 
 
-def _shot(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    shooter, target = (scene.unit_of(a) for a in expect_args("shoot", args, ("SHOOTER", "TARGET")))
-    shot = rules.shoot(scene, args)
-    if not shot.data["allowed"]:
-        raise _refused(f"shoot {shooter.id} {target.id}", shot.data, f"{shooter.id} may not shoot")
-    return shooter, target, shot
-
-
 def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
     """The target, then every other unit with a base a rocket may burst on."""
     ids = dict.fromkeys([target.id, *(h["unit"] for h in shot.data["bases_hit"])])
@@ -121,7 +124,7 @@ def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
 
 
 def shoot_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    shooter, target, shot = _shot(rules, scene, args)
+    shooter, target, shot = _two_units(rules, scene, "shoot", args)
     if _arm(shooter) == "rockets":
         rockets = len(shooter.bases)
         fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
@@ -148,7 +151,7 @@ def shoot_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
 
 
 def shoot_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    shooter, target, shot = _shot(rules, scene, args)
+    shooter, target, shot = _two_units(rules, scene, "shoot", args)
     question = f"{ID} shoot {shooter.id} {target.id}"
     changes: list[Change] = []
     if _arm(shooter) == "rockets":
@@ -341,16 +344,8 @@ def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
 # charge: which end of the charge sequence came
 
 
-def _charge_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    charger, target = (scene.unit_of(a) for a in expect_args("charge", args, ("CHARGER", "TARGET")))
-    r = rules.charge(scene, args)
-    if not r.data["allowed"]:
-        raise _refused(f"charge {charger.id} {target.id}", r.data, f"{charger.id} may not charge")
-    return charger, target, r
-
-
 def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    charger, target, r = _charge_question(rules, scene, args)
+    charger, target, r = _two_units(rules, scene, "charge", args)
     odds = r.data["outcomes"]
     tests = r.data["steps"][1]["tests"]
     likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
@@ -374,7 +369,7 @@ def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
 
 
 def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    charger, target, r = _charge_question(rules, scene, args)
+    charger, target, r = _two_units(rules, scene, "charge", args)
     result = reported["result"]
     if result == "no-charge":
         stand = SITUATIONS["attempting-to-charge"]
@@ -401,13 +396,8 @@ def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> 
 # melee: the drawn rounds, the winner and the bases taken off (lines 88-91)
 
 
-def _combat_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    a, b = (scene.unit_of(u) for u in expect_args("melee", args, ("A", "B")))
-    return a, b, rules.melee(scene, args)
-
-
 def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    a, b, r = _combat_question(rules, scene, args)
+    a, b, r = _two_units(rules, scene, "melee", args)
     most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
     likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
     drawn = "rounds in which both sides passed or both failed (each costs each side 1 hit)"
@@ -434,7 +424,7 @@ def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
 
 
 def melee_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    a, b, _ = _combat_question(rules, scene, args)
+    a, b, _ = _two_units(rules, scene, "melee", args)
     question = f"{ID} melee {a.id} {b.id}"
     drawn, winner = reported["drawn_rounds"], reported["winner"]
     rounds = _plural(drawn, "drawn round")
