@@ -126,6 +126,23 @@ def check_attr(
     return str(value)
 
 
+def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
+    """A true-or-false unit attribute (the scene's, or its start-of-game value); missing, a
+    `MissingAttribute` as `check_attr`'s."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
+    return bool(value)
+
+
+def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
+    """A whole-number unit attribute from 0; missing, a `MissingAttribute` as `check_attr`'s."""
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
+    return int(value)
+
+
 Action = Callable[[Scene, Sequence[str]], Resolution]
 ReportForm = Callable[[Scene, Sequence[str]], tuple[Report, ...]]
 """What the players are asked after a resolution: (scene, args) -> the form's reports."""

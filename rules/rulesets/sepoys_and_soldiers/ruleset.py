@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration.units import format_length
 
+from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import chance_json as exact
@@ -25,7 +26,7 @@ from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import QuestionError, accepted
 from ...measure import Laid, Table, table_of
 from ...scene import Base, Scene, Unit
 from . import tables
@@ -89,19 +90,9 @@ def _status(unit: Unit) -> str | None:
     return None if status == tables.STEADY else status
 
 
-def _flag(unit: Unit, key: str) -> bool:
-    """A true-or-false state (the scene's, or its start-of-game value)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "true or false", False)
-    return bool(value)
-
-
-def _count(unit: Unit, key: str) -> int:
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
-    return int(value)
+_flag = partial(engine.check_flag, ruleset=ID)
+"""A true-or-false state of a unit (the scene's, or its start-of-game value)."""
+_count = partial(engine.check_count, ruleset=ID)
 
 
 def _hits(unit: Unit) -> int:
