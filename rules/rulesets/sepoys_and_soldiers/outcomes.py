@@ -18,6 +18,7 @@ from ...scene import Scene, Unit
 from ...state import Change, Kind, Report, Scope
 from . import tables
 from .ruleset import (
+    ARGUMENTS,
     Allowance,
     _arm,
     _flag,
@@ -54,8 +55,7 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
 
 def _two_units(rules: Rules, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Answer]:
     """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
-    names = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET")}
-    a, b = (scene.unit_of(u) for u in expect_args(action, args, names.get(action, ("A", "B"))))
+    a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
     r = rules.actions()[action](scene, args)
     if not r.data.get("allowed", True):
         raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")

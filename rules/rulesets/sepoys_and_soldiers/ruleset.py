@@ -35,6 +35,8 @@ from .tables import CITE, DATA, ID, INCH, SITUATIONS
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 """The farthest a unit charges: cavalry's move in the open (12", lines 50-52)."""
+ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
+Args = Sequence[str]
 MOVES_AFTER_ACTING = ("routed", "falling-back")
 """A unit that has acted still makes the move of a failed nerve test (line 21)."""
 
@@ -326,8 +328,21 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
-        mine = (self.shoot, self.command, self.nerve, self.charge, self.melee, self.move)
-        return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
+        ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
+        mine: dict[str, Action] = {"shoot": ask["shoot"], "command": self.command}
+        mine |= {"nerve": self.nerve, "charge": ask["charge"], "melee": ask["melee"]}
+        return {**super().actions(), **mine, "move": self.move, "suggest": self.suggest}
+
+    def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
+        """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
+        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
+        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        if action == "melee":
+            return self._melee(table_of(scene), a, b)
+        answer = self._shoot if action == "shoot" else self._charge
+        resolution = answer(table_of(scene), a, b)
+        assert resolution is not None  # asked without only_allowed: a refusal is answered
+        return resolution
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         from .outcomes import RULES  # what the players' dice change, beside the mechanics
@@ -336,13 +351,6 @@ class SepoysAndSoldiers(Ruleset):
 
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
-
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: the fire of one unit at another."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        shot = self._shoot(table_of(scene), scene.unit_of(a), scene.unit_of(b))
-        assert shot is not None  # a refusal is answered too
-        return shot
 
     def _shoot(
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
@@ -651,13 +659,6 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
 
-    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`charge CHARGER TARGET`: the charge sequence and its odds."""
-        a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
-        charge = self._charge(table_of(scene), scene.unit_of(a), scene.unit_of(b))
-        assert charge is not None  # a refusal is answered too
-        return charge
-
     def _charge(
         self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
@@ -756,11 +757,6 @@ class SepoysAndSoldiers(Ruleset):
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
-
-    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`melee A B`: a charge combat between two units."""
-        a, b = expect_args("melee", args, ("A", "B"))
-        return self._melee(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
         scene = table.scene
