@@ -13,8 +13,6 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-import numpy as np
-
 from calibration.units import format_length
 
 from ... import engine
@@ -27,7 +25,7 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Laid, Table, table_of
+from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from . import tables
 from .tables import CITE, DATA, ID, INCH, SITUATIONS
@@ -235,42 +233,26 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     return Allowance(row["obstacle"] * INCH, going, False, False, names, reasons)
 
 
-def _extent(bases: Sequence[Base], frame: tuple[np.ndarray, ...]) -> tuple[float, ...]:
-    """(right-min, right-max, ahead-min, ahead-max) of the bases' outlines in a frame, mm."""
-    origin, right, fwd = frame
-    pts = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
-    u, v = pts @ right, pts @ fwd
-    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
-
-
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
     """Friendly units to the rear of a unit falling back or routing, and whether it may
     manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
     judged in the frame of the unit's first base (its right, its front)."""
-    scene, ref = table.scene, unit.bases[0]
-    f = geo.forward(ref.facing)
-    frame = (np.array([ref.x, ref.y]), np.array([f[1], -f[0]]), f)
-    u0, u1, v0, _ = _extent(unit.bases, frame)
+    scene, frame = table.scene, frame_of(unit.bases[0])
+    u0, u1, v0, _ = extent(unit.bases, frame)
     frontage, out = u1 - u0, []
     for friend in scene.units:
         if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
             continue
-        fu0, fu1, fv0, fv1 = _extent(friend.bases, frame)
+        box = fu0, fu1, _, fv1 = extent(friend.bases, frame)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near, unc = _gap(table, unit, friend)
         apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
         others = [
-            _extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
+            extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
-        gaps: dict[str, Threshold | None] = {}
-        for side, edge, sign in (("left", fu0, -1), ("right", fu1, 1)):
-            free = math.inf  # the free width beside the friend, level with it
-            for ou0, ou1, ov0, ov1 in others:
-                gap = (edge - ou1) if sign < 0 else (ou0 - edge)
-                if not (ov1 <= fv0 or ov0 >= fv1) and gap >= -geo.EPS:
-                    free = min(free, max(gap, 0.0))
-            gaps[side] = None if math.isinf(free) else Threshold(frontage, free, unc)
+        free = dict(zip(("left", "right"), free_beside(box, others), strict=True))
+        gaps = {k: None if math.isinf(w) else Threshold(frontage, w, unc) for k, w in free.items()}
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
         close = any(t is not None and t.too_close_to_call for t in (apart, *gaps.values()))
