@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...answer import Cite, Resolution
@@ -27,7 +28,7 @@ from .ruleset import (
     _status,
     move_allowance,
 )
-from .tables import CITE, ID, SITUATIONS
+from .tables import CITE, ID, SITUATIONS, WORDS
 
 if TYPE_CHECKING:
     from .ruleset import SepoysAndSoldiers as Rules
@@ -264,32 +265,18 @@ def _nerve_question(
 def nerve_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     unit, situation, res = _nerve_question(rules, scene, args)
     dice, tests = res.data["dice"], res.data["tests"]
-    what, on_fail = (
-        ("attempting to rally", "it keeps routing")
-        if situation is None
-        else (situation["name"].lower(), situation["on_fail"])
-    )
+    what, on_fail = "attempting to rally", "it keeps routing"
+    if situation is not None:
+        what, on_fail = situation["name"].lower(), situation["on_fail"]
     each = f", in each of {tests} tests" if tests > 1 else ""
     label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
     likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
-    risk = (
-        "{}'s risk roll (1d6, hit on {}; then 1d6: 1 dead, 2-3 wounded, 4-5 horse killed, "
-        "6 a mere scratch)"
-    )
-    return (
-        Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely),
-        *(
-            Report(
-                f"risk_{r['commander']}",
-                Kind.CHOICE,
-                risk.format(r["commander"], r["hit_on"]),
-                CITE["risk_roll"],
-                choices=RISK_RESULTS,
-                default="not-hit",
-            )
-            for r in res.data["commander_risk"]
-        ),
-    )
+    risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
+    risks = [
+        risk(f"risk_{r['commander']}", label=WORDS["risk_roll"].format(**r), default="not-hit")
+        for r in res.data["commander_risk"]
+    ]
+    return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
 
 def nerve_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -356,16 +343,8 @@ def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
         + (" one of its two tests" if tests > 1 else "")
         + f"), charge-combat (both passed: {holds} and the units fight a charge combat)"
     )
-    return (
-        Report(
-            "result",
-            Kind.CHOICE,
-            label,
-            CITE["charge_test"],
-            choices=CHARGE_RESULTS,
-            default=likeliest,
-        ),
-    )
+    cite = CITE["charge_test"]
+    return (Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),)
 
 
 def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -387,9 +366,8 @@ def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> 
             _acted(charger, "charged home: the units fight a charge combat", cite),
             _acted(target, "counter-charged", cite),
         )
-    return (
-        _acted(charger, "charged home: the units fight a charge combat", CITE["infantry_stands"]),
-    )
+    why = "charged home: the units fight a charge combat"
+    return (_acted(charger, why, CITE["infantry_stands"]),)
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,16 +378,12 @@ def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     a, b, r = _two_units(rules, scene, "melee", args)
     most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
     likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
-    drawn = "rounds in which both sides passed or both failed (each costs each side 1 hit)"
-    winner = f"the side that alone passed its nerve ({BOTH_DESTROYED}: drawn rounds took "
-    winner += "the last base of both)"
-    sides = (a.id, b.id, BOTH_DESTROYED)
+    drawn, winner = WORDS["drawn_rounds"], WORDS["combat_winner"].format(BOTH_DESTROYED)
+    sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
     removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
     return (
         Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
-        Report(
-            "winner", Kind.CHOICE, winner, CITE["combat_reroll"], choices=sides, default=likelier
-        ),
+        Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
         *(
             _removed_report(
                 u,

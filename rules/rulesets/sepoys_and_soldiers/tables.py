@@ -26,6 +26,8 @@ INCH = 25.4
 
 DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
 CITE: dict[str, Cite] = DATA["cite"]
+WORDS: dict[str, str] = DATA["words"]
+"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
 UNIT_FIELDS = tuple(
     Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["fields"]
