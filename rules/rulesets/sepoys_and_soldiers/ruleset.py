@@ -28,7 +28,7 @@ from ...errors import QuestionError, accepted
 from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -278,11 +278,7 @@ class SepoysAndSoldiers(Ruleset):
     unit = "in"
     phases = tuple(p.name for p in tables.PHASE_STEPS)
     phase_steps = tables.PHASE_STEPS
-    sides_rule = (
-        "the sheet prints no sequence of play and dices for no initiative: every side acts in "
-        "every step (all), in the sheet's own order: orders (line 17), rally and reform "
-        "(line 21), charges (line 79), moves, fire, charge combats (line 86)"
-    )
+    sides_rule = WORDS["sides_rule"]
     unit_fields = tables.UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
@@ -652,8 +648,7 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            guns = "artillery cannot charge: European guns are only manhandled, Indian guns are "
-            reasons: list[tuple[str, Cite | None]] = [(guns + "static", CITE["european_guns"])]
+            reasons: list[tuple[str, Cite | None]] = [(WORDS["guns_charge"], CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
@@ -688,13 +683,8 @@ class SepoysAndSoldiers(Ruleset):
         odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = ("charge_continues", "stops_short", "repeat_cycle")
-        receives = "stands and receives the charge: charge combat"
-        if counter:
-            receives = "counter-charges: the units meet in a charge combat"
-        routs = (
-            "the charger continues to the extent of its charge move; meeting another unit it tests "
-            'nerve again and, failing, stops 4" short; passing, the cycle repeats with that unit'
-        )
+        receives = WORDS["counter_charges" if counter else "receives_charge"]
+        routs = WORDS["charger_follows_through"]
         first, second = SITUATIONS["attempting-to-charge"], situation
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
@@ -807,10 +797,7 @@ class SepoysAndSoldiers(Ruleset):
             f"{unit.id} in {', '.join(allowance.pieces) or 'the open'} ({allowance.going}): {how}"
             + (", and is disordered" if allowance.disordered else ""),
             *_said(allowance.reasons, "  "),
-            "it may pivot on its centre at the start or end of the turn at no cost "
-            f"{_src(CITE['pivot'])}",
-            "it passes freely through commanders and rocket troops, any other "
-            f"interpenetration disorders all units {_src(CITE['interpenetrate'])}",
+            *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
         if status in MOVES_AFTER_ACTING:
             full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
