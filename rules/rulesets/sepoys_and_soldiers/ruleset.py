@@ -484,8 +484,7 @@ class SepoysAndSoldiers(Ruleset):
         lines = [
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
             f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
-            f'each leg: white die turns it, flies 8", red die 5-6 explodes '
-            f"{_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
+            f"{WORDS['rocket_legs']} {_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
             f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
             f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
             f"{_src(CITE['rocket_loss'])}",
@@ -567,8 +566,7 @@ class SepoysAndSoldiers(Ruleset):
         checked = " (too close to call: check contact by eye)"
         listed = [u.id + checked * t.too_close_to_call for u, t in adjacent]
         lines = [
-            f"{commander.id} ({rating}) must be adjacent (in base contact) to a unit to change "
-            f"its orders {_src(CITE['adjacent'])}",
+            *_said([(f"{commander.id} ({rating}) {WORDS['adjacent']}", CITE["adjacent"])]),
             "adjacent: " + (", ".join(listed) or "no unit"),
             f"{roll.describe()} {_src(CITE['order_roll'])}: {roll.need}+ acts on the order this "
             f"turn, lower next turn {_src(row['cite'])}",
@@ -707,9 +705,7 @@ class SepoysAndSoldiers(Ruleset):
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
         said = {k: p["exact"] for k, p in odds.items()}
-        stands = "stands and the units fight a charge combat"
-        if counter:
-            stands = "counter-charges (both cavalry)"
+        stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
         lines = [
             f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
             f"from its {facing.aspect.value}"
@@ -722,8 +718,7 @@ class SepoysAndSoldiers(Ruleset):
             f"3. holding, it {stands} {_src(holds)}",
             f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
             f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
-            f"4-6. if the target routs the charger follows through; meeting another unit it "
-            f'tests again, failing it stops 4" short {_src(CITE["stops_short"])}',
+            *_said([(WORDS["follows_through"], CITE["stops_short"])]),
         ]
         return Resolution("charge", MappingProxyType(data), tuple(lines))
 
