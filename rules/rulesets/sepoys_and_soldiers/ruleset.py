@@ -372,11 +372,9 @@ class SepoysAndSoldiers(Ruleset):
                 needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
             reasons.append((needs, row["cite"]))
         if arm == "cavalry":
-            why = "cavalry: the sheet has fire tables for infantry, artillery and rockets only"
-            reasons.append((why, CITE["each_base_rolls"]))
+            reasons.append((WORDS["cavalry_no_fire"], CITE["each_base_rolls"]))
         if moved:
-            why = "European guns manhandled this turn may not fire"
-            reasons.append((why, CITE["guns_moved_no_fire"]))
+            reasons.append((WORDS["guns_moved_no_fire"], CITE["guns_moved_no_fire"]))
         sight = None if band is None else self._sight(table, shooter, target, seen, limit)
         if sight is not None and not sight["in_sight"]:
             allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
