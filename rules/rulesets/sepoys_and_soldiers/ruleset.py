@@ -126,6 +126,12 @@ def _fighting(action: str, *units: Unit) -> None:
         )
 
 
+def _one_or_two(action: str, args: Args, usage: str) -> None:
+    if len(args) not in (1, 2):
+        got = f"got {len(args)}: {' '.join(args) or 'none'}"
+        raise QuestionError(f"{action} takes 1 or 2 arguments ({action} {usage}), {got}")
+
+
 def _gap(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
     """The nearest bases of two units, their distance, and its uncertainty."""
     near = table.unit_distance(a, b)
@@ -447,7 +453,8 @@ class SepoysAndSoldiers(Ruleset):
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
-        for launcher, aim, laid in self._flights(table, shooter, target):
+        aims = self._aims(table, shooter, target)  # where each may burst: BURSTS laid toward it
+        for (launcher, aim), laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True):
             on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
             for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
                 spared[b.id] = spared.get(b.id, whole) // each * (each - w)
@@ -502,23 +509,12 @@ class SepoysAndSoldiers(Ruleset):
         """Each rocket base, and the target's base its rocket is aimed at: the nearest."""
         return [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
 
-    def _flights(self, table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
-        """Each rocket base's rocket, aimed at the target's nearest base: where it may burst
-        (`tables.BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
-        aims = self._aims(table, shooter, target)
-        laid = table.laid_many(tables.BURSTS, aims)
-        return [(*aim, where) for aim, where in zip(aims, laid, strict=True)]
-
     # ----------------------------------------------------------------------------------------
     # command (lines 11-20)
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
-        if len(args) not in (1, 2):
-            raise QuestionError(
-                f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
-                f"{' '.join(args) or 'none'}"
-            )
+        _one_or_two("command", args, "COMMANDER [UNIT]")
         unit = scene.unit_of(args[1]) if len(args) == 2 else None
         return self._command(table_of(scene), scene.unit_of(args[0]), unit)
 
@@ -584,11 +580,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def nerve(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
-        if len(args) not in (1, 2):
-            raise QuestionError(
-                f"nerve takes 1 or 2 arguments (nerve UNIT [SITUATION]), got {len(args)}: "
-                f"{' '.join(args) or 'none'}"
-            )
+        _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise QuestionError(
                 f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
