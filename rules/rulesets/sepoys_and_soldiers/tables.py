@@ -51,7 +51,6 @@ SITUATIONS: dict[str, dict[str, Any]] = {s["key"]: {"tests": 1} | s for s in DAT
 COMMANDERS: dict[str, dict[str, Any]] = DATA["commanders"]
 IF_HIT: list[dict[str, Any]] = DATA["if_hit"]
 """The if-hit rows: dead, wounded, horse killed, a mere scratch (faces from, to)."""
-MOVES: dict[str, dict[str, Any]] = DATA["moves"]
 ROUGH_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["rough"])
 OBSTACLE_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["obstacle"])
 
