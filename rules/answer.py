@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
+from math import gcd
 from types import MappingProxyType
 from typing import Any
 
@@ -191,6 +192,25 @@ def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
         "uncertainty": length_json(scene, uncertainty),
         "verdict": verdict,
     }
+
+
+def chance_json(count: int, whole: int) -> dict[str, Any]:
+    """The probability count / whole for JSON: `{"value": float, "exact": "p/q"}`, as
+    `fraction_json` gives it, without making a `Fraction` (cheap enough for thousands an answer)."""
+    g = gcd(count, whole)
+    p, q = count // g, whole // g
+    return {"value": p / q, "exact": str(p) if q == 1 else f"{p}/{q}"}
+
+
+def fraction_json(p: Fraction) -> dict[str, Any]:
+    """A probability for JSON: `{"value": float, "exact": "p/q"}`."""
+    return {"value": p.numerator / p.denominator, "exact": str(p)}
+
+
+def chances_json(counts: Sequence[int], whole: int) -> list[dict[str, Any]]:
+    """A distribution counted in whole numbers of 1 / `whole` (`counts[k]` the ways of k), for
+    JSON: each k that may happen, with its chance (`chance_json`)."""
+    return [{"k": k, **chance_json(n, whole)} for k, n in enumerate(counts) if n]
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ import math
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
@@ -183,6 +184,64 @@ class Pattern:
     """(P, 2) mm"""
     weights: npt.NDArray[np.int64]
     """(P,) each point's weight"""
+
+
+Extent = tuple[float, float, float, float]
+"""(right-min, right-max, ahead-min, ahead-max) of outlines in a base's frame, mm (`extent`)."""
+
+
+def frame_of(base: Base) -> tuple[geo.Array, geo.Array, geo.Array]:
+    """A base's frame: its centre, and unit vectors to its right and to its front."""
+    ahead = geo.forward(base.facing)
+    return np.array([base.x, base.y]), np.array([ahead[1], -ahead[0]]), ahead
+
+
+def extent(bases: Sequence[Base], frame: tuple[geo.Array, geo.Array, geo.Array]) -> Extent:
+    """How far the bases' outlines reach to the right and ahead in a frame (`frame_of`)."""
+    origin, right, ahead = frame
+    points = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
+    u, v = points @ right, points @ ahead
+    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
+
+
+def free_beside(box: Extent, others: Sequence[Extent]) -> tuple[float, float]:
+    """The free width to the left and to the right of `box` among `others` level with it (some
+    of them as far ahead as some of it), in one frame; inf where nothing is beside it."""
+    free = [math.inf, math.inf]
+    for left, right, near, far in others:
+        if far <= box[2] or near >= box[3]:
+            continue  # not level with it
+        for side, gap in enumerate((box[0] - right, left - box[1])):
+            if gap >= -geo.EPS:
+                free[side] = min(free[side], max(gap, 0.0))
+    return free[0], free[1]
+
+
+def flight_pattern(
+    leg: float, legs: int, turns: Sequence[float], p_stop: Fraction
+) -> tuple[Pattern, int]:
+    """Where a thing flying from (0, 0) along +x may come down, as a `Pattern`, and the
+    denominator D of its weights (a point's chance is its weight / D). Before each leg of `leg`
+    mm it turns by one of `turns` (degrees to the left, each alike likely; the turns add up);
+    after each it comes down with chance `p_stop`; after `legs` legs it is spent, nowhere. The
+    3^k points of leg k (for three turns) each come down with (1/T)^k (1 - p_stop)^(k-1)
+    p_stop, T the number of turns."""
+    points: list[tuple[float, float]] = []
+    chances: list[Fraction] = []
+    paths = [((0.0, 0.0), 0.0)]
+    for k in range(1, legs + 1):
+        chance = Fraction(1, len(turns)) ** k * (1 - p_stop) ** (k - 1) * p_stop
+        paths = [
+            ((x + leg * math.cos(t), y + leg * math.sin(t)), heading + turn)
+            for (x, y), heading in paths
+            for turn in turns
+            for t in (math.radians(heading + turn),)
+        ]
+        points += [point for point, _ in paths]
+        chances += [chance] * len(paths)
+    whole = math.lcm(*(c.denominator for c in chances))
+    weights = np.array([int(c * whole) for c in chances], dtype=np.int64)
+    return Pattern(np.array(points), weights), whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,6 +477,20 @@ class Table:
         order: a row of `unit_gaps`."""
         gaps = self.unit_gaps()[self.unit_row(unit)]
         return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
+
+    def enemy_pairs(
+        self, units: Sequence[Unit], limit: float
+    ) -> list[tuple[Unit, Unit, float, float]]:
+        """Every ordered pair of `units` of different sides at most `limit` apart edge to
+        edge, give or take the uncertainty of the distance, in the order of `units`: (a, b,
+        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
+        rows = np.array([self.unit_row(u) for u in units], dtype=int)
+        gaps = self.unit_gaps()[rows][:, rows]
+        unc = self.unit_uncertainties()[rows][:, rows]
+        sides = np.array([u.side for u in units], dtype=object)
+        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
+        found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
+        return [(units[i], units[j], gap, u) for i, j, gap, u in found]
 
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
@@ -968,6 +1041,20 @@ class Table:
         mask = self.others_apart(policy.shoot_over_within)[viewers]
         mask &= units[None, :] != units[targets][:, None]
         return mask
+
+    def blocked_by(
+        self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
+    ) -> list[str]:
+        """What blocks the sight lines from the bases of `group_a` to those of `group_b` at most
+        `limit` apart (`geometry.within`), the nearest pair's first, each named once."""
+        pairs = sorted(
+            ((self.distance(x, y), x, y) for x in group_a for y in group_b), key=lambda p: p[0]
+        )
+        lines = [(x, y) for d, x, y in pairs if geo.within(d, limit)]
+        blocked: list[str] = []
+        for sight in self.sights(policy, lines):
+            blocked += [o for o in sight.blocked_by if o not in blocked]
+        return blocked
 
     def blocking_bases(self, policy: SightPolicy, viewer: Base, target: Base) -> list[Base]:
         """The bases that may block sight from `viewer` to `target` (`_sight_mask`'s row)."""

@@ -1,10 +1,13 @@
-"""The values answers are built from (`rules/answer.py`)."""
+"""`rules/answer.py`: the values answers are built from, and probabilities for JSON, exact and as
+floats."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from rules.answer import Resolution
+from rules.answer import Resolution, chance_json, chances_json, fraction_json
 
 
 def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
@@ -13,3 +16,23 @@ def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
     assert (res.action, res.lines, res.as_json()) == ("shoot", ("a to b: 2 boxes", "allowed"), data)
     with pytest.raises(TypeError):
         res.data["allowed"] = False  # type: ignore[index]
+
+
+def test_chance_json_reduces_the_fraction() -> None:
+    assert chance_json(12, 36) == {"value": 1 / 3, "exact": "1/3"}
+    assert chance_json(36, 36) == {"value": 1.0, "exact": "1"}
+    assert chance_json(0, 6) == {"value": 0.0, "exact": "0"}
+
+
+def test_fraction_json_is_chance_json_of_a_fraction() -> None:
+    assert fraction_json(Fraction(25, 36)) == chance_json(25, 36)
+    assert fraction_json(Fraction(1)) == chance_json(6, 6)
+
+
+def test_chances_json_lists_what_may_happen() -> None:
+    # 2d6 needing 4+: 9, 18, 9 ways in 36 of 0, 1, 2 successes; a count of 0 is left out
+    assert chances_json([9, 18, 9, 0], 36) == [
+        {"k": 0, "value": 0.25, "exact": "1/4"},
+        {"k": 1, "value": 0.5, "exact": "1/2"},
+        {"k": 2, "value": 0.25, "exact": "1/4"},
+    ]

@@ -5,6 +5,7 @@ per-pair functions of `rules.geometry`."""
 from __future__ import annotations
 
 import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,8 @@ import pytest
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
-from rules.measure import Table, table_of
-from rules.scene import Scene, TerrainKind
+from rules.measure import Table, extent, frame_of, free_beside, table_of
+from rules.scene import Base, Footprint, Scene, TerrainKind
 from tests.builders import base, make_scene, rect, terrain, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
@@ -155,6 +156,21 @@ def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
         assert table.units_within(u, 150.0) == near and u in near
 
 
+def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() -> None:
+    scene = _tiled(EXAMPLES[0], 40)
+    table, units = Table(scene), scene.units[::-1]  # in the order asked, not the scene's
+    expected = []
+    for a in units:
+        for b in units:
+            near = table.unit_distance(a, b)
+            unc = table.uncertainty(near.a, near.b)
+            if a.side != b.side and geo.within(near.distance, 150.0 + unc):
+                expected.append((a.id, b.id, near.distance, unc))
+    found = [(a.id, b.id, gap, unc) for a, b, gap, unc in table.enemy_pairs(units, 150.0)]
+    assert [f[:2] for f in found] == [e[:2] for e in expected] and expected
+    assert np.array([f[2:] for f in found]) == pytest.approx(np.array([e[2:] for e in expected]))
+
+
 def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     # A stream between a and b; a wood beside the line; a second stream the line only touches.
     scene = make_scene(
@@ -200,3 +216,15 @@ def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face
     found = table.face(attacker, target)
     reading = geo.aspect(attacker, target)
     assert found.name == face and (found.aspect, found.margin) == (reading.aspect, reading.margin)
+
+
+def test_extent_in_a_bases_frame_and_the_free_width_beside() -> None:
+    # A base facing +y (its right is +x): 40 mm across, 20 deep at (100, 100); in its frame
+    # it reaches 20 mm either side and 10 mm ahead and behind.
+    ref = Base("r", "r", 100.0, 100.0, 90.0, Footprint(40.0, 20.0))
+    frame = frame_of(ref)
+    assert extent([ref], frame) == pytest.approx((-20.0, 20.0, -10.0, 10.0), abs=1e-9)
+    # Boxes level with it 5 mm to its left and 30 mm to its right; one far ahead is ignored.
+    others = [(-65.0, -25.0, -5.0, 5.0), (50.0, 90.0, 0.0, 30.0), (21.0, 30.0, 50.0, 60.0)]
+    assert free_beside((-20.0, 20.0, -10.0, 10.0), others) == (5.0, 30.0)
+    assert free_beside((-20.0, 20.0, -10.0, 10.0), others[2:]) == (math.inf, math.inf)

@@ -3,9 +3,12 @@ another, and the bases they fall on or too near to call, worked out by hand."""
 
 from __future__ import annotations
 
-import numpy as np
+from fractions import Fraction
 
-from rules.measure import Laid, Pattern, Table
+import numpy as np
+import pytest
+
+from rules.measure import Laid, Pattern, Table, flight_pattern
 from rules.scene import Base, Footprint, Scene, Unit
 
 
@@ -76,3 +79,13 @@ def test_laid_many_is_laid_one_by_one() -> None:
     alone = [_table(*bases).laid(pattern, s, a) for s, a in pairs]
     assert [_ids(laid) for laid in many] == [_ids(laid) for laid in alone]
     assert any(laid.on for laid in many) and any(laid.near for laid in many)
+
+
+def test_flight_pattern_one_point_a_path_weighted_by_its_chance() -> None:
+    # Two legs of 100 mm, turning 90 left or not at all, coming down with 1/2 after each:
+    # leg 1's 2 points come down with 1/2 x 1/2 = 1/4, leg 2's 4 with 1/4 x 1/2 x 1/2 = 1/16.
+    pattern, whole = flight_pattern(100.0, 2, (90.0, 0.0), Fraction(1, 2))
+    assert whole == 16
+    assert pattern.weights.tolist() == [4, 4, 1, 1, 1, 1]
+    expected = [(0, 100), (100, 0), (-100, 100), (0, 200), (100, 100), (200, 0)]
+    assert pattern.points == pytest.approx(np.array(expected, dtype=float), abs=1e-9)

@@ -86,3 +86,12 @@ def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
     fresh, _, _ = _table(_woods(-30.0, 30.0))
     alone = [_ids(fresh.nearest_seen_pair(WOODS, x, y, limit)) for x, y, limit in asks]
     assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]
+
+
+def test_blocked_by_names_what_blocks_the_lines_within_the_limit_once() -> None:
+    # One wood across every line: named once; past a limit shorter than the nearest pair's
+    # 260 mm, no line is looked at; nothing blocks in the open.
+    table, a, b = _table(_woods(-50.0, 150.0))
+    assert table.blocked_by(WOODS, a.bases, b.bases, 400.0) == ["wood"]
+    assert table.blocked_by(WOODS, a.bases, b.bases, 250.0) == []
+    assert table.blocked_by(OPEN, a.bases, b.bases, 400.0) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...answer import Cite, Resolution
@@ -18,6 +19,7 @@ from ...scene import Scene, Unit
 from ...state import Change, Kind, Report, Scope
 from . import tables
 from .ruleset import (
+    ARGUMENTS,
     Allowance,
     _arm,
     _flag,
@@ -26,12 +28,13 @@ from .ruleset import (
     _status,
     move_allowance,
 )
-from .tables import CITE, ID, SITUATIONS
+from .tables import CITE, ID, SITUATIONS, WORDS
 
 if TYPE_CHECKING:
     from .ruleset import SepoysAndSoldiers as Rules
 
 Args = Sequence[str]
+Answer = Resolution
 Reported = Mapping[str, Any]
 
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
@@ -49,6 +52,15 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
     """The error of an outcome asked of a question the rules refused."""
     why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
     return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
+
+
+def _two_units(rules: Rules, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Answer]:
+    """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
+    a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+    r = rules.actions()[action](scene, args)
+    if not r.data.get("allowed", True):
+        raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")
+    return a, b, r
 
 
 def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
@@ -106,14 +118,6 @@ def _acted(unit: Unit, why: str, cite: Cite) -> Change:
 # shoot: the dice that succeeded and the bases taken off; rockets: the bases each burst took
 
 
-def _shot(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    shooter, target = (scene.unit_of(a) for a in expect_args("shoot", args, ("SHOOTER", "TARGET")))
-    shot = rules.shoot(scene, args)
-    if not shot.data["allowed"]:
-        raise _refused(f"shoot {shooter.id} {target.id}", shot.data, f"{shooter.id} may not shoot")
-    return shooter, target, shot
-
-
 def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
     """The target, then every other unit with a base a rocket may burst on."""
     ids = dict.fromkeys([target.id, *(h["unit"] for h in shot.data["bases_hit"])])
@@ -121,7 +125,7 @@ def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
 
 
 def shoot_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    shooter, target, shot = _shot(rules, scene, args)
+    shooter, target, shot = _two_units(rules, scene, "shoot", args)
     if _arm(shooter) == "rockets":
         rockets = len(shooter.bases)
         fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
@@ -148,7 +152,7 @@ def shoot_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
 
 
 def shoot_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    shooter, target, shot = _shot(rules, scene, args)
+    shooter, target, shot = _two_units(rules, scene, "shoot", args)
     question = f"{ID} shoot {shooter.id} {target.id}"
     changes: list[Change] = []
     if _arm(shooter) == "rockets":
@@ -261,32 +265,18 @@ def _nerve_question(
 def nerve_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
     unit, situation, res = _nerve_question(rules, scene, args)
     dice, tests = res.data["dice"], res.data["tests"]
-    what, on_fail = (
-        ("attempting to rally", "it keeps routing")
-        if situation is None
-        else (situation["name"].lower(), situation["on_fail"])
-    )
+    what, on_fail = "attempting to rally", "it keeps routing"
+    if situation is not None:
+        what, on_fail = situation["name"].lower(), situation["on_fail"]
     each = f", in each of {tests} tests" if tests > 1 else ""
     label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
     likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
-    risk = (
-        "{}'s risk roll (1d6, hit on {}; then 1d6: 1 dead, 2-3 wounded, 4-5 horse killed, "
-        "6 a mere scratch)"
-    )
-    return (
-        Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely),
-        *(
-            Report(
-                f"risk_{r['commander']}",
-                Kind.CHOICE,
-                risk.format(r["commander"], r["hit_on"]),
-                CITE["risk_roll"],
-                choices=RISK_RESULTS,
-                default="not-hit",
-            )
-            for r in res.data["commander_risk"]
-        ),
-    )
+    risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
+    risks = [
+        risk(f"risk_{r['commander']}", label=WORDS["risk_roll"].format(**r), default="not-hit")
+        for r in res.data["commander_risk"]
+    ]
+    return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
 
 def nerve_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -341,16 +331,8 @@ def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
 # charge: which end of the charge sequence came
 
 
-def _charge_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    charger, target = (scene.unit_of(a) for a in expect_args("charge", args, ("CHARGER", "TARGET")))
-    r = rules.charge(scene, args)
-    if not r.data["allowed"]:
-        raise _refused(f"charge {charger.id} {target.id}", r.data, f"{charger.id} may not charge")
-    return charger, target, r
-
-
 def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    charger, target, r = _charge_question(rules, scene, args)
+    charger, target, r = _two_units(rules, scene, "charge", args)
     odds = r.data["outcomes"]
     tests = r.data["steps"][1]["tests"]
     likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
@@ -361,20 +343,12 @@ def charge_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
         + (" one of its two tests" if tests > 1 else "")
         + f"), charge-combat (both passed: {holds} and the units fight a charge combat)"
     )
-    return (
-        Report(
-            "result",
-            Kind.CHOICE,
-            label,
-            CITE["charge_test"],
-            choices=CHARGE_RESULTS,
-            default=likeliest,
-        ),
-    )
+    cite = CITE["charge_test"]
+    return (Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),)
 
 
 def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    charger, target, r = _charge_question(rules, scene, args)
+    charger, target, r = _two_units(rules, scene, "charge", args)
     result = reported["result"]
     if result == "no-charge":
         stand = SITUATIONS["attempting-to-charge"]
@@ -392,34 +366,24 @@ def charge_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> 
             _acted(charger, "charged home: the units fight a charge combat", cite),
             _acted(target, "counter-charged", cite),
         )
-    return (
-        _acted(charger, "charged home: the units fight a charge combat", CITE["infantry_stands"]),
-    )
+    why = "charged home: the units fight a charge combat"
+    return (_acted(charger, why, CITE["infantry_stands"]),)
 
 
 # --------------------------------------------------------------------------------------------
 # melee: the drawn rounds, the winner and the bases taken off (lines 88-91)
 
 
-def _combat_question(rules: Rules, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-    a, b = (scene.unit_of(u) for u in expect_args("melee", args, ("A", "B")))
-    return a, b, rules.melee(scene, args)
-
-
 def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
-    a, b, r = _combat_question(rules, scene, args)
+    a, b, r = _two_units(rules, scene, "melee", args)
     most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
     likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
-    drawn = "rounds in which both sides passed or both failed (each costs each side 1 hit)"
-    winner = f"the side that alone passed its nerve ({BOTH_DESTROYED}: drawn rounds took "
-    winner += "the last base of both)"
-    sides = (a.id, b.id, BOTH_DESTROYED)
+    drawn, winner = WORDS["drawn_rounds"], WORDS["combat_winner"].format(BOTH_DESTROYED)
+    sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
     removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
     return (
         Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
-        Report(
-            "winner", Kind.CHOICE, winner, CITE["combat_reroll"], choices=sides, default=likelier
-        ),
+        Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
         *(
             _removed_report(
                 u,
@@ -434,7 +398,7 @@ def melee_form(rules: Rules, scene: Scene, args: Args) -> tuple[Report, ...]:
 
 
 def melee_apply(rules: Rules, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-    a, b, _ = _combat_question(rules, scene, args)
+    a, b, _ = _two_units(rules, scene, "melee", args)
     question = f"{ID} melee {a.id} {b.id}"
     drawn, winner = reported["drawn_rounds"], reported["winner"]
     rounds = _plural(drawn, "drawn round")

@@ -13,24 +13,28 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-import numpy as np
-
 from calibration.units import format_length
 
+from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import chance_json as exact
+from ...answer import chances_json as chances
+from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
-from ...measure import Laid, Table, table_of
+from ...errors import QuestionError, accepted
+from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, exact, prob
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 """The farthest a unit charges: cavalry's move in the open (12", lines 50-52)."""
+ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
+Args = Sequence[str]
 MOVES_AFTER_ACTING = ("routed", "falling-back")
 """A unit that has acted still makes the move of a failed nerve test (line 21)."""
 
@@ -86,19 +90,9 @@ def _status(unit: Unit) -> str | None:
     return None if status == tables.STEADY else status
 
 
-def _flag(unit: Unit, key: str) -> bool:
-    """A true-or-false state (the scene's, or its start-of-game value)."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "true or false", False)
-    return bool(value)
-
-
-def _count(unit: Unit, key: str) -> int:
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ID, unit.id, key, "a whole number from 0", 0)
-    return int(value)
+_flag = partial(engine.check_flag, ruleset=ID)
+"""A true-or-false state of a unit (the scene's, or its start-of-game value)."""
+_count = partial(engine.check_count, ruleset=ID)
 
 
 def _hits(unit: Unit) -> int:
@@ -130,6 +124,12 @@ def _fighting(action: str, *units: Unit) -> None:
         raise QuestionError(
             f"{ID}: {action} pairs enemies, but {a.id!r} and {b.id!r} are both of side {a.side!r}"
         )
+
+
+def _one_or_two(action: str, args: Args, usage: str) -> None:
+    if len(args) not in (1, 2):
+        got = f"got {len(args)}: {' '.join(args) or 'none'}"
+        raise QuestionError(f"{action} takes 1 or 2 arguments ({action} {usage}), {got}")
 
 
 def _gap(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
@@ -239,42 +239,26 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     return Allowance(row["obstacle"] * INCH, going, False, False, names, reasons)
 
 
-def _extent(bases: Sequence[Base], frame: tuple[np.ndarray, ...]) -> tuple[float, ...]:
-    """(right-min, right-max, ahead-min, ahead-max) of the bases' outlines in a frame, mm."""
-    origin, right, fwd = frame
-    pts = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
-    u, v = pts @ right, pts @ fwd
-    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
-
-
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
     """Friendly units to the rear of a unit falling back or routing, and whether it may
     manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
     judged in the frame of the unit's first base (its right, its front)."""
-    scene, ref = table.scene, unit.bases[0]
-    f = geo.forward(ref.facing)
-    frame = (np.array([ref.x, ref.y]), np.array([f[1], -f[0]]), f)
-    u0, u1, v0, _ = _extent(unit.bases, frame)
+    scene, frame = table.scene, frame_of(unit.bases[0])
+    u0, u1, v0, _ = extent(unit.bases, frame)
     frontage, out = u1 - u0, []
     for friend in scene.units:
         if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
             continue
-        fu0, fu1, fv0, fv1 = _extent(friend.bases, frame)
+        box = fu0, fu1, _, fv1 = extent(friend.bases, frame)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near, unc = _gap(table, unit, friend)
         apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
         others = [
-            _extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
+            extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
-        gaps: dict[str, Threshold | None] = {}
-        for side, edge, sign in (("left", fu0, -1), ("right", fu1, 1)):
-            free = math.inf  # the free width beside the friend, level with it
-            for ou0, ou1, ov0, ov1 in others:
-                gap = (edge - ou1) if sign < 0 else (ou0 - edge)
-                if not (ov1 <= fv0 or ov0 >= fv1) and gap >= -geo.EPS:
-                    free = min(free, max(gap, 0.0))
-            gaps[side] = None if math.isinf(free) else Threshold(frontage, free, unc)
+        free = dict(zip(("left", "right"), free_beside(box, others), strict=True))
+        gaps = {k: None if math.isinf(w) else Threshold(frontage, w, unc) for k, w in free.items()}
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
         close = any(t is not None and t.too_close_to_call for t in (apart, *gaps.values()))
@@ -300,11 +284,7 @@ class SepoysAndSoldiers(Ruleset):
     unit = "in"
     phases = tuple(p.name for p in tables.PHASE_STEPS)
     phase_steps = tables.PHASE_STEPS
-    sides_rule = (
-        "the sheet prints no sequence of play and dices for no initiative: every side acts in "
-        "every step (all), in the sheet's own order: orders (line 17), rally and reform "
-        "(line 21), charges (line 79), moves, fire, charge combats (line 86)"
-    )
+    sides_rule = WORDS["sides_rule"]
     unit_fields = tables.UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
@@ -332,8 +312,21 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
-        mine = (self.shoot, self.command, self.nerve, self.charge, self.melee, self.move)
-        return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
+        ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
+        mine: dict[str, Action] = {"shoot": ask["shoot"], "command": self.command}
+        mine |= {"nerve": self.nerve, "charge": ask["charge"], "melee": ask["melee"]}
+        return {**super().actions(), **mine, "move": self.move, "suggest": self.suggest}
+
+    def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
+        """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
+        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
+        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        if action == "melee":
+            return self._melee(table_of(scene), a, b)
+        answer = self._shoot if action == "shoot" else self._charge
+        resolution = answer(table_of(scene), a, b)
+        assert resolution is not None  # asked without only_allowed: a refusal is answered
+        return resolution
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         from .outcomes import RULES  # what the players' dice change, beside the mechanics
@@ -342,13 +335,6 @@ class SepoysAndSoldiers(Ruleset):
 
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
-
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: the fire of one unit at another."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        shot = self._shoot(table_of(scene), scene.unit_of(a), scene.unit_of(b))
-        assert shot is not None  # a refusal is answered too
-        return shot
 
     def _shoot(
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
@@ -392,11 +378,9 @@ class SepoysAndSoldiers(Ruleset):
                 needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
             reasons.append((needs, row["cite"]))
         if arm == "cavalry":
-            why = "cavalry: the sheet has fire tables for infantry, artillery and rockets only"
-            reasons.append((why, CITE["each_base_rolls"]))
+            reasons.append((WORDS["cavalry_no_fire"], CITE["each_base_rolls"]))
         if moved:
-            why = "European guns manhandled this turn may not fire"
-            reasons.append((why, CITE["guns_moved_no_fire"]))
+            reasons.append((WORDS["guns_moved_no_fire"], CITE["guns_moved_no_fire"]))
         sight = None if band is None else self._sight(table, shooter, target, seen, limit)
         if sight is not None and not sight["in_sight"]:
             allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
@@ -452,13 +436,7 @@ class SepoysAndSoldiers(Ruleset):
         if seen is not None:
             pair = {"a": seen[0].id, "b": seen[1].id}
             return {"in_sight": True, "between": pair, "blocked_by": []}
-        pairs = sorted(
-            ((table.distance(x, y), x, y) for x in a.bases for y in b.bases), key=lambda p: p[0]
-        )
-        lines = [(x, y) for d, x, y in pairs if geo.within(d, limit)]
-        blocked: list[str] = []
-        for sight in table.sights(self.sight_policy, lines):
-            blocked += [o for o in sight.blocked_by if o not in blocked]
+        blocked = table.blocked_by(self.sight_policy, a.bases, b.bases, limit)
         return {"in_sight": False, "between": None, "blocked_by": blocked}
 
     def _rockets(
@@ -475,7 +453,8 @@ class SepoysAndSoldiers(Ruleset):
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
-        for launcher, aim, laid in self._flights(table, shooter, target):
+        aims = self._aims(table, shooter, target)  # where each may burst: BURSTS laid toward it
+        for (launcher, aim), laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True):
             on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
             for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
                 spared[b.id] = spared.get(b.id, whole) // each * (each - w)
@@ -510,8 +489,7 @@ class SepoysAndSoldiers(Ruleset):
         lines = [
             f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
             f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
-            f'each leg: white die turns it, flies 8", red die 5-6 explodes '
-            f"{_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
+            f"{WORDS['rocket_legs']} {_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
             f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
             f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
             f"{_src(CITE['rocket_loss'])}",
@@ -531,23 +509,12 @@ class SepoysAndSoldiers(Ruleset):
         """Each rocket base, and the target's base its rocket is aimed at: the nearest."""
         return [(r, min(target.bases, key=lambda b: table.distance(r, b))) for r in shooter.bases]
 
-    def _flights(self, table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base, Laid]]:
-        """Each rocket base's rocket, aimed at the target's nearest base: where it may burst
-        (`tables.BURSTS` laid from the middle of the launcher's front, pointing at that base)."""
-        aims = self._aims(table, shooter, target)
-        laid = table.laid_many(tables.BURSTS, aims)
-        return [(*aim, where) for aim, where in zip(aims, laid, strict=True)]
-
     # ----------------------------------------------------------------------------------------
     # command (lines 11-20)
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
-        if len(args) not in (1, 2):
-            raise QuestionError(
-                f"command takes 1 or 2 arguments (command COMMANDER [UNIT]), got {len(args)}: "
-                f"{' '.join(args) or 'none'}"
-            )
+        _one_or_two("command", args, "COMMANDER [UNIT]")
         unit = scene.unit_of(args[1]) if len(args) == 2 else None
         return self._command(table_of(scene), scene.unit_of(args[0]), unit)
 
@@ -593,8 +560,7 @@ class SepoysAndSoldiers(Ruleset):
         checked = " (too close to call: check contact by eye)"
         listed = [u.id + checked * t.too_close_to_call for u, t in adjacent]
         lines = [
-            f"{commander.id} ({rating}) must be adjacent (in base contact) to a unit to change "
-            f"its orders {_src(CITE['adjacent'])}",
+            *_said([(f"{commander.id} ({rating}) {WORDS['adjacent']}", CITE["adjacent"])]),
             "adjacent: " + (", ".join(listed) or "no unit"),
             f"{roll.describe()} {_src(CITE['order_roll'])}: {roll.need}+ acts on the order this "
             f"turn, lower next turn {_src(row['cite'])}",
@@ -614,11 +580,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def nerve(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
-        if len(args) not in (1, 2):
-            raise QuestionError(
-                f"nerve takes 1 or 2 arguments (nerve UNIT [SITUATION]), got {len(args)}: "
-                f"{' '.join(args) or 'none'}"
-            )
+        _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise QuestionError(
                 f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
@@ -663,13 +625,6 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
 
-    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`charge CHARGER TARGET`: the charge sequence and its odds."""
-        a, b = expect_args("charge", args, ("CHARGER", "TARGET"))
-        charge = self._charge(table_of(scene), scene.unit_of(a), scene.unit_of(b))
-        assert charge is not None  # a refusal is answered too
-        return charge
-
     def _charge(
         self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
@@ -681,8 +636,7 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            guns = "artillery cannot charge: European guns are only manhandled, Indian guns are "
-            reasons: list[tuple[str, Cite | None]] = [(guns + "static", CITE["european_guns"])]
+            reasons: list[tuple[str, Cite | None]] = [(WORDS["guns_charge"], CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
@@ -717,13 +671,8 @@ class SepoysAndSoldiers(Ruleset):
         odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = ("charge_continues", "stops_short", "repeat_cycle")
-        receives = "stands and receives the charge: charge combat"
-        if counter:
-            receives = "counter-charges: the units meet in a charge combat"
-        routs = (
-            "the charger continues to the extent of its charge move; meeting another unit it tests "
-            'nerve again and, failing, stops 4" short; passing, the cycle repeats with that unit'
-        )
+        receives = WORDS["counter_charges" if counter else "receives_charge"]
+        routs = WORDS["charger_follows_through"]
         first, second = SITUATIONS["attempting-to-charge"], situation
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
@@ -746,9 +695,7 @@ class SepoysAndSoldiers(Ruleset):
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
         said = {k: p["exact"] for k, p in odds.items()}
-        stands = "stands and the units fight a charge combat"
-        if counter:
-            stands = "counter-charges (both cavalry)"
+        stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
         lines = [
             f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
             f"from its {facing.aspect.value}"
@@ -761,18 +708,12 @@ class SepoysAndSoldiers(Ruleset):
             f"3. holding, it {stands} {_src(holds)}",
             f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
             f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
-            f"4-6. if the target routs the charger follows through; meeting another unit it "
-            f'tests again, failing it stops 4" short {_src(CITE["stops_short"])}',
+            *_said([(WORDS["follows_through"], CITE["stops_short"])]),
         ]
         return Resolution("charge", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
-
-    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`melee A B`: a charge combat between two units."""
-        a, b = expect_args("melee", args, ("A", "B"))
-        return self._melee(table_of(scene), scene.unit_of(a), scene.unit_of(b))
 
     def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
         scene = table.scene
@@ -788,8 +729,8 @@ class SepoysAndSoldiers(Ruleset):
         p_both = exact(result.both_destroyed, result.whole)
         data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
         data |= dict(p_both_destroyed=p_both)
-        data |= dict(a_bases_lost=tables.dist_json(result.a_bases_lost, result.whole))
-        data |= dict(b_bases_lost=tables.dist_json(result.b_bases_lost, result.whole))
+        data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
+        data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
         data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
@@ -841,10 +782,7 @@ class SepoysAndSoldiers(Ruleset):
             f"{unit.id} in {', '.join(allowance.pieces) or 'the open'} ({allowance.going}): {how}"
             + (", and is disordered" if allowance.disordered else ""),
             *_said(allowance.reasons, "  "),
-            "it may pivot on its centre at the start or end of the turn at no cost "
-            f"{_src(CITE['pivot'])}",
-            "it passes freely through commanders and rocket troops, any other "
-            f"interpenetration disorders all units {_src(CITE['interpenetrate'])}",
+            *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
         if status in MOVES_AFTER_ACTING:
             full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
@@ -884,7 +822,7 @@ class SepoysAndSoldiers(Ruleset):
                     yield Candidate("nerve", (u.id, "attempt-to-reform"))
         elif phase == "charge":
             # Not artillery, nor a unit routed, falling back, disordered or that has acted.
-            for a, b, _, _ in self._enemy_pairs(table, troops, LONGEST_CHARGE):
+            for a, b, _, _ in table.enemy_pairs(troops, LONGEST_CHARGE):
                 may = _arm(a) != "artillery" and _status(a) is None
                 if may and not _flag(a, "disordered") and not _flag(a, "acted"):
                     yield Candidate("charge", (a.id, b.id))
@@ -899,7 +837,7 @@ class SepoysAndSoldiers(Ruleset):
             yield from self._shots(table, troops)
         elif phase == "combat":
             pairs: set[frozenset[str]] = set()
-            for a, b, _, _ in self._enemy_pairs(table, troops, 0.0):
+            for a, b, _, _ in table.enemy_pairs(troops, 0.0):
                 if (pair := frozenset((a.id, b.id))) not in pairs:
                     pairs.add(pair)
                     yield Candidate("melee", (a.id, b.id))
@@ -913,7 +851,7 @@ class SepoysAndSoldiers(Ruleset):
         shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
-        for a, b, gap, unc in self._enemy_pairs(table, troops, tables.ROCKET_REACH):
+        for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
@@ -937,19 +875,6 @@ class SepoysAndSoldiers(Ruleset):
         """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
         flights = laid[: len(shooter.bases)]
         return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
-
-    @staticmethod
-    def _enemy_pairs(
-        table: Table, troops: list[Unit], limit: float
-    ) -> list[tuple[Unit, Unit, float, float]]:
-        """Every ordered pair of enemy troops at most `limit` apart, give or take the
-        uncertainty of the distance, in the order of `troops`: (a, b, distance, uncertainty)."""
-        rows = np.array([table.unit_row(u) for u in troops], dtype=int)
-        gaps, unc = table.unit_gaps()[rows][:, rows], table.unit_uncertainties()[rows][:, rows]
-        sides = np.array([u.side for u in troops], dtype=object)
-        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
-        found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
-        return [(troops[i], troops[j], gap, u) for i, j, gap, u in found]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)

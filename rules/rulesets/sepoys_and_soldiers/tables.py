@@ -13,10 +13,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ...answer import Cite, Modifier, Roll
-from ...measure import Pattern
+from ...answer import Cite, Modifier, Roll, chance_json, chances_json
+from ...measure import flight_pattern
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
 from ...state import Field, Kind, Phase
@@ -28,6 +26,8 @@ INCH = 25.4
 
 DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
 CITE: dict[str, Cite] = DATA["cite"]
+WORDS: dict[str, str] = DATA["words"]
+"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
 UNIT_FIELDS = tuple(
     Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["fields"]
@@ -51,7 +51,6 @@ SITUATIONS: dict[str, dict[str, Any]] = {s["key"]: {"tests": 1} | s for s in DAT
 COMMANDERS: dict[str, dict[str, Any]] = DATA["commanders"]
 IF_HIT: list[dict[str, Any]] = DATA["if_hit"]
 """The if-hit rows: dead, wounded, horse killed, a mere scratch (faces from, to)."""
-MOVES: dict[str, dict[str, Any]] = DATA["moves"]
 ROUGH_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["rough"])
 OBSTACLE_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["obstacle"])
 
@@ -83,25 +82,6 @@ def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | 
     `target_kind` (infantry) or any (artillery)."""
     need = row.get(band)
     return need if need is None or target_kind is None else need[TYPES.index(target_kind)]
-
-
-def exact(count: int, whole: int) -> dict[str, Any]:
-    """The probability count / whole for JSON: the float and the exact fraction (as `prob`
-    gives them, without making a `Fraction`: asked thousands of times a `suggest`)."""
-    g = math.gcd(count, whole)
-    p, q = count // g, whole // g
-    return {"value": p / q, "exact": str(p) if q == 1 else f"{p}/{q}"}
-
-
-def prob(p: Fraction) -> dict[str, Any]:
-    """A probability for JSON: the float and the exact fraction."""
-    return {"value": p.numerator / p.denominator, "exact": str(p)}
-
-
-def dist_json(counts: list[int], whole: int) -> list[dict[str, Any]]:
-    """A distribution counted in whole numbers of 1 / `whole`, for JSON: the outcomes that
-    may happen, with their chances."""
-    return [{"k": k, **exact(n, whole)} for k, n in enumerate(counts) if n]
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,9 +166,8 @@ def volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> Vol
     lost = [0] * (bases + 1)
     for k, n in enumerate(ways):
         lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += n
-    hits = [{"k": k * hits_per, **exact(n, whole)} for k, n in enumerate(ways) if n]
-    lost_json = [{"k": k, **exact(n, whole)} for k, n in enumerate(lost) if n]
-    return Volley(hits, lost_json, Fraction(whole - lost[0], whole))
+    hits = [{"k": k * hits_per, **chance_json(n, whole)} for k, n in enumerate(ways) if n]
+    return Volley(hits, chances_json(lost, whole), Fraction(whole - lost[0], whole))
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,12 +181,15 @@ def commander_risk(commander: str, rating: str) -> dict[str, Any]:
     for r in IF_HIT:
         low, high = r["faces"]
         faces, result = f"{low}-{high}" if high > low else str(low), r["result"]
-        chance, overall = exact(high - low + 1, 6), exact(hit_up_to * (high - low + 1), 36)
+        chance, overall = (
+            chance_json(high - low + 1, 6),
+            chance_json(hit_up_to * (high - low + 1), 36),
+        )
         if_hit.append({"faces": faces, "result": result, "p": chance, "p_overall": overall})
         if_hit[-1]["source"] = str(r["cite"])
     hit_on = f"1-{hit_up_to}" if hit_up_to > 1 else "1"
     risk = {"commander": commander, "rating": rating, "hit_on": hit_on}
-    return risk | {"p_hit": exact(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
+    return risk | {"p_hit": chance_json(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,31 +268,7 @@ ROCKET_WHITE_DIE = Roll(
 )
 
 
-def _burst_pattern() -> tuple[np.ndarray, np.ndarray, int]:
-    """Every point a rocket may burst at, launched from (0, 0) along +x, its chance as a whole
-    number of 1/D, and D.
-
-    Leg k: the white die turns it (one way in three, the turns add up), it flies a leg, the
-    red die explodes it; it gets to leg k only if the red die failed k-1 times. So each of the
-    3^k points of leg k bursts with (1/3)^k (1 - e)^(k-1) e, e the red die's chance (1/3)."""
-    points: list[tuple[float, float]] = []
-    chances: list[Fraction] = []
-    paths = [((0.0, 0.0), 0.0)]
-    for k in range(1, ROCKET_LEGS + 1):
-        chance = Fraction(1, len(ROCKETS["turns"])) ** k * (1 - _EXPLODES) ** (k - 1) * _EXPLODES
-        paths = [
-            ((x + ROCKET_LEG * math.cos(t), y + ROCKET_LEG * math.sin(t)), heading + turn)
-            for (x, y), heading in paths
-            for turn in ROCKETS["turns"]
-            for t in (math.radians(heading + turn),)
-        ]
-        points += [point for point, _ in paths]
-        chances += [chance] * len(paths)
-    whole = math.lcm(*(c.denominator for c in chances))
-    return np.array(points), np.array([int(c * whole) for c in chances], dtype=np.int64), whole
-
-
-BURST_POINTS, BURST_WEIGHTS, BURST_DENOMINATOR = _burst_pattern()
-BURSTS = Pattern(BURST_POINTS, BURST_WEIGHTS)
-"""Where a rocket may burst, laid from the middle of its base's front toward the base it is
-aimed at (`Table.laid`); a burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
+BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
+"""Where a rocket may burst (the white die turns it, it flies a leg, the red die explodes it),
+laid from the middle of its base's front toward the base it is aimed at (`Table.laid`); a
+burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
