@@ -33,6 +33,7 @@ from calibration.camera import CameraModel, as_points, read_only, undistort_poin
 from calibration.errors import CalibrationError
 from calibration.homography import (
     DEFAULT_MAX_RESIDUAL_MM,
+    DEFAULT_TOLERANCE_PX,
     TableFit,
     degenerate,
     fit_table_transform,
@@ -158,10 +159,13 @@ def fit_corner_tags(
     lens: CameraModel | None = None,
     fit_lens: bool | None = None,
     facings_deg: Mapping[int, float] | None = None,
+    tolerance_px: float = DEFAULT_TOLERANCE_PX,
 ) -> TableFit:
     """The table fit from the reference tags seen, or a CalibrationError saying what to fix.
 
-    With `lens` (known intrinsics) pixels are lens-corrected first. Without, and with
+    Each reference tag's tolerance is `tolerance_px` pixels where it lies, or `max_residual_mm`
+    if larger (`fit_table_transform`). With `lens` (known intrinsics) pixels are lens-corrected
+    first. Without, and with
     `fit_lens` True, or None and 8+ reference tags seen, the lens is fitted along with the
     table (`fit_lens_and_table`; needs `image_size`).
     """
@@ -190,6 +194,7 @@ def fit_corner_tags(
         image_size=image_size,
         table_size_mm=table_size_mm,
         lens=lens,
+        tolerance_px=tolerance_px,
     )
 
 
