@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from benchmarks import render_sample
 from vision.game import load_game
@@ -59,4 +60,4 @@ def test_render_sample_draws_the_example_game(tmp_path: Path) -> None:
     assert render_sample.main([str(out), "--frames", "0"]) == 0
     image = cv2.imread(str(out))
     assert image is not None
-    check_every_base(Scanner(load_game(GAME)).scan(image).scene)
+    check_every_base(Scanner(load_game(GAME)).scan(np.asarray(image, dtype=np.uint8)).scene)
