@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import cv2
@@ -33,6 +33,7 @@ from calibration.camera import CameraModel, as_points, read_only, undistort_poin
 from calibration.errors import CalibrationError
 from calibration.homography import (
     DEFAULT_MAX_RESIDUAL_MM,
+    DEFAULT_TOLERANCE_PX,
     TableFit,
     degenerate,
     fit_table_transform,
@@ -158,10 +159,13 @@ def fit_corner_tags(
     lens: CameraModel | None = None,
     fit_lens: bool | None = None,
     facings_deg: Mapping[int, float] | None = None,
+    tolerance_px: float = DEFAULT_TOLERANCE_PX,
 ) -> TableFit:
     """The table fit from the reference tags seen, or a CalibrationError saying what to fix.
 
-    With `lens` (known intrinsics) pixels are lens-corrected first. Without, and with
+    Each reference tag's tolerance is `tolerance_px` pixels where it lies, or `max_residual_mm`
+    if larger (`fit_table_transform`). With `lens` (known intrinsics) pixels are lens-corrected
+    first. Without, and with
     `fit_lens` True, or None and 8+ reference tags seen, the lens is fitted along with the
     table (`fit_lens_and_table`; needs `image_size`).
     """
@@ -190,6 +194,7 @@ def fit_corner_tags(
         image_size=image_size,
         table_size_mm=table_size_mm,
         lens=lens,
+        tolerance_px=tolerance_px,
     )
 
 
@@ -435,6 +440,15 @@ class CharucoSpec:
     """Side of the ArUco marker inside a white square, mm (smaller than `square_mm`)."""
     dictionary: str = "DICT_4X4_50"
     """OpenCV ArUco dictionary name of the markers."""
+    legacy: bool = False
+    """OpenCV's layout before 4.6 (and most boards printed from older tools): for an even number
+    of rows the chessboard starts with a white square at the top left, not a black one."""
+
+    def describe(self) -> str:
+        """The board in words, as the command line's flags name it."""
+        return f"{self.squares_x}x{self.squares_y} ChArUco board of {self.dictionary} markers" + (
+            " (legacy layout)" if self.legacy else ""
+        )
 
     def __post_init__(self) -> None:
         if not (
@@ -461,15 +475,114 @@ class CharucoSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class AprilGridSpec:
+    """A printed Kalibr aprilgrid: `tags_x` x `tags_y` AprilTags with a 2-cell black border,
+    `spacing` times the tag size apart. Tag 0 is at the bottom left of the board as printed,
+    ids running along each row, rows upwards, each tag turned half a turn from OpenCV's picture
+    of it (Kalibr's layout, as its photos show it)."""
+
+    tags_x: int = 6
+    """Tags along the board's width (Kalibr's tagCols)."""
+    tags_y: int = 6
+    """Tags along its height (tagRows)."""
+    tag_mm: float = 88.0
+    """Side of one tag's black square, mm (tagSize)."""
+    spacing: float = 0.3
+    """Gap between tags over the tag size (tagSpacing)."""
+    dictionary: str = "DICT_APRILTAG_36h11"
+    """OpenCV dictionary name of the tags (tag36h11 is `DICT_APRILTAG_36h11`)."""
+
+    def describe(self) -> str:
+        """The board in words, as the command line's flags name it."""
+        return f"{self.tags_x}x{self.tags_y} aprilgrid of {self.dictionary} tags"
+
+    def __post_init__(self) -> None:
+        if not (
+            isinstance(self.tags_x, int)
+            and isinstance(self.tags_y, int)
+            and self.tags_x >= 1
+            and self.tags_y >= 1
+            and self.tags_x * self.tags_y >= 2
+        ):
+            raise CalibrationError(
+                f"an aprilgrid needs at least 2 tags, got {self.tags_x!r} x {self.tags_y!r}"
+            )
+        if not (math.isfinite(self.tag_mm) and self.tag_mm > 0):
+            raise CalibrationError(f"aprilgrid tag size {self.tag_mm!r} mm must be positive")
+        if not (math.isfinite(self.spacing) and self.spacing >= 0):
+            raise CalibrationError(f"aprilgrid spacing {self.spacing!r} must be 0 or more")
+        size = _dictionary(self.dictionary).bytesList.shape[0]
+        if self.tags_x * self.tags_y > size:
+            raise CalibrationError(
+                f"a {self.tags_x} x {self.tags_y} aprilgrid needs {self.tags_x * self.tags_y} "
+                f"tags; {self.dictionary} has {size}"
+            )
+
+    def object_corners(self, tag: int) -> NDArray[np.float64]:
+        """(4, 3) board millimetres of the tag's corners (OpenCV's order: top-left, top-right,
+        bottom-right, bottom-left of its picture), origin at the top-left of the grid, x right,
+        y down the board as printed, z = 0."""
+        pitch = self.tag_mm * (1 + self.spacing)
+        col, row = tag % self.tags_x, self.tags_y - 1 - tag // self.tags_x
+        x0, y0, side = col * pitch, row * pitch, self.tag_mm
+        # Kalibr draws each tag turned half a turn from OpenCV's picture of the same id (read off
+        # real aprilgrid photos): the picture's top-left corner is the tag's bottom right.
+        return np.array(
+            [[x0 + side, y0 + side, 0], [x0, y0 + side, 0], [x0, y0, 0], [x0 + side, y0, 0]],
+            dtype=float,
+        )
+
+
+def render_aprilgrid(
+    spec: AprilGridSpec, px_per_mm: float = 4.0, margin_mm: float = 10.0
+) -> NDArray[np.uint8]:
+    """The aprilgrid as a white-margined greyscale picture: board point (X, Y) mm is at pixel
+    ``margin - 0.5 + (X, Y) * px_per_mm`` (tags drawn whole pixels wide: choose a scale that
+    makes the tag and the gap whole pixels)."""
+    side = round(spec.tag_mm * px_per_mm)
+    pitch = round(spec.tag_mm * (1 + spec.spacing) * px_per_mm)
+    margin = round(margin_mm * px_per_mm)
+    if side < 16:
+        raise CalibrationError(f"{px_per_mm:g} px/mm draws the tags {side} px wide; 16 needed")
+    width = 2 * margin + (spec.tags_x - 1) * pitch + side
+    height = 2 * margin + (spec.tags_y - 1) * pitch + side
+    image = np.full((height, width), 255, dtype=np.uint8)
+    dictionary = _dictionary(spec.dictionary)
+    for tag in range(spec.tags_x * spec.tags_y):
+        col, row = tag % spec.tags_x, spec.tags_y - 1 - tag // spec.tags_x
+        marker = np.rot90(cv2.aruco.generateImageMarker(dictionary, tag, side, borderBits=2), 2)
+        y, x = margin + row * pitch, margin + col * pitch
+        image[y : y + side, x : x + side] = marker
+    return image
+
+
+Board = CharucoSpec | AprilGridSpec
+"""A calibration board as printed."""
+
+REFUSE_SPREAD = 0.05
+"""A calibration whose focal length is uncertain by more than this fraction (one standard
+deviation), or its principal point by more than this fraction of the picture's width, is
+refused: the views do not pin the camera down."""
+
+WARN_SPREAD = 0.01
+"""Above this fraction (1%) it is kept with a warning and the views to add."""
+
+
+@dataclass(frozen=True, slots=True)
 class BoardCalibration:
-    """Camera intrinsics from photos of a ChArUco board, and which photos were used."""
+    """Camera intrinsics from photos of a calibration board, and which photos were used."""
 
     camera: CameraModel
     """The fitted camera (its `reprojection_error_px` is the RMS over all corners used)."""
     views_used: tuple[int, ...]
     """Indices of the photos that showed enough of the board to be used."""
     corners_per_view: tuple[int, ...]
-    """Chessboard corners found in each photo given (0 where the board was not found)."""
+    """Board corners found in each photo given (0 where the board was not found)."""
+    std_px: Mapping[str, float] = field(default_factory=dict)
+    """One standard deviation of each parameter as OpenCV estimates it (`fx`, `fy`, `cx`, `cy`
+    in pixels; `k1`, `k2`, `p1`, `p2` unitless)."""
+    warnings: tuple[str, ...] = ()
+    """What is poorly determined, and which views to add."""
 
     @property
     def rms_px(self) -> float:
@@ -480,12 +593,14 @@ class BoardCalibration:
 def charuco_board(spec: CharucoSpec) -> cv2.aruco.CharucoBoard:
     """The OpenCV board object of `spec` (object points in mm, origin at the top-left corner of
     the board's picture, x right, y down the picture, z = 0)."""
-    return cv2.aruco.CharucoBoard(
+    board = cv2.aruco.CharucoBoard(
         (spec.squares_x, spec.squares_y),
         float(spec.square_mm),
         float(spec.marker_mm),
         _dictionary(spec.dictionary),
     )
+    board.setLegacyPattern(bool(spec.legacy))
+    return board
 
 
 def render_charuco_board(
@@ -516,36 +631,33 @@ def render_charuco_board(
 
 def calibrate_camera(
     views: Sequence[ArrayLike],
-    spec: CharucoSpec | None = None,
+    spec: Board | None = None,
     *,
     min_views: int = 3,
     min_corners: int = 8,
     max_rms_px: float = 1.0,
 ) -> BoardCalibration:
-    """Intrinsics and distortion (k1, k2, p1, p2) from several photos of a ChArUco board.
+    """Intrinsics and distortion (k1, k2, p1, p2) from several photos of a calibration board
+    (a ChArUco board, default the one `umpire tags --charuco` prints, or a Kalibr aprilgrid).
 
-    Photos where fewer than `min_corners` chessboard corners are found are skipped. Refuses
-    fewer than `min_views` usable photos, photos of different sizes, and a fit whose RMS
-    reprojection error is over `max_rms_px` (blurred photos, a board that is not flat, or
-    photos from different cameras) or whose intrinsics are implausible.
+    Photos where fewer than `min_corners` board corners are found are skipped. Refuses fewer
+    than `min_views` usable photos (saying which board the photos show when it is not `spec`),
+    photos of different sizes, a fit whose RMS reprojection error is over `max_rms_px` (blurred
+    photos, a board that is not flat, or photos from different cameras), and one whose focal
+    length or principal point OpenCV's own uncertainty leaves undetermined (more than
+    `REFUSE_SPREAD`); warns above `WARN_SPREAD`. Refusals and warnings say which views to add.
     """
     spec = spec or CharucoSpec()
-    board = charuco_board(spec)
-    detector = cv2.aruco.CharucoDetector(board)
     sizes = set()
     object_points, image_points, used, counts = [], [], [], []
+    greys = []
     for index, view in enumerate(views):
         image = _grey(view, index)
+        greys.append(image)
         sizes.add((image.shape[1], image.shape[0]))
-        corners, ids, _, _ = detector.detectBoard(image)
-        found = 0 if ids is None else len(ids)
-        counts.append(found)
-        if found < min_corners:
-            continue
-        # The stubs type only the ArUco-board form (a list of marker corners); ChArUco corners
-        # are one (N, 1, 2) array, which OpenCV accepts.
-        objects, pixels = board.matchImagePoints(corners, ids)  # type: ignore[call-overload]
-        if objects is None or len(objects) < min_corners:
+        objects, pixels = board_points(image, spec)
+        counts.append(len(objects))
+        if len(objects) < min_corners:
             continue
         object_points.append(np.asarray(objects, dtype=np.float32).reshape(-1, 1, 3))
         image_points.append(np.asarray(pixels, dtype=np.float32).reshape(-1, 1, 2))
@@ -556,14 +668,22 @@ def calibrate_camera(
             "the same camera at the same resolution"
         )
     if len(used) < min_views:
+        seen = identify_board(greys, spec) if greys else ""
+        if seen:
+            raise CalibrationError(
+                f"only {len(used)} of {len(counts)} photos show the {spec.describe()}, but "
+                f"they show {seen}"
+            )
         raise CalibrationError(
-            f"only {len(used)} of {len(counts)} photos show the ChArUco board clearly (at least "
+            f"only {len(used)} of {len(counts)} photos show the {_kind(spec)} clearly (at least "
             f"{min_corners} corners each); at least {min_views} are needed: photograph the "
             "whole board, sharp and well lit, from several angles"
         )
     (width, height) = sizes.pop()
     flags = cv2.CALIB_FIX_K3
-    rms, matrix, distortion, _, _ = cv2.calibrateCamera(
+    # The stubs want arrays for the camera matrix and coefficients to start from; None (no
+    # guess) is what OpenCV takes.
+    rms, matrix, distortion, rvecs, _, std_intrinsics, _, _ = cv2.calibrateCameraExtended(  # type: ignore[call-overload]
         object_points, image_points, (width, height), None, None, flags=flags
     )
     coefficients = np.asarray(distortion, dtype=float).ravel()[:4]
@@ -576,8 +696,210 @@ def calibrate_camera(
             f"camera calibration reprojection error {rms:.2f} px is over the {max_rms_px:g} px "
             "limit: retake the photos sharp, with the board flat, all from the same camera"
         )
+    deviations = np.asarray(std_intrinsics, dtype=float).ravel()
+    names = ("fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2")
+    std = dict(zip(names, deviations[:8].tolist(), strict=True))
     camera = CameraModel.from_values(matrix, coefficients, (width, height), rms)
-    return BoardCalibration(camera, tuple(used), tuple(counts))
+    focal = max(std["fx"] / camera.fx, std["fy"] / camera.fy)
+    centre = max(std["cx"], std["cy"]) / width
+    worst = max(focal, centre)
+    warnings: list[str] = []
+    if worst > WARN_SPREAD or not math.isfinite(worst):
+        advice = views_to_add(image_points, rvecs, (width, height))
+        found = (
+            f"fx {camera.fx:.0f} +- {std['fx']:.0f}, fy {camera.fy:.0f} +- {std['fy']:.0f}, "
+            f"centre ({camera.cx:.0f} +- {std['cx']:.0f}, {camera.cy:.0f} +- {std['cy']:.0f}) px"
+        )
+        if worst > REFUSE_SPREAD or not math.isfinite(worst):
+            raise CalibrationError(
+                f"the photos do not pin the camera down: {found} (reprojection error "
+                f"{rms:.2f} px); {advice}"
+            )
+        warnings.append(f"the camera is only loosely determined: {found}; {advice}")
+    return BoardCalibration(
+        camera, tuple(used), tuple(counts), MappingProxyType(std), tuple(warnings)
+    )
+
+
+def board_points(
+    image: NDArray[np.uint8], spec: Board
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(N, 3) board millimetres and (N, 2) pixels of the board corners found in one photo."""
+    if isinstance(spec, AprilGridSpec):
+        detector = cv2.aruco.ArucoDetector(_dictionary(spec.dictionary), _aprilgrid_params())
+        corners, ids, _ = detector.detectMarkers(image)
+        objects, pixels = [], []
+        for quad, tag in zip(corners, [] if ids is None else ids.ravel(), strict=False):
+            if 0 <= int(tag) < spec.tags_x * spec.tags_y:
+                objects.append(spec.object_corners(int(tag)))
+                pixels.append(np.asarray(quad, dtype=float).reshape(4, 2))
+        if not objects:
+            return np.zeros((0, 3)), np.zeros((0, 2))
+        return np.vstack(objects), np.vstack(pixels)
+    board = charuco_board(spec)
+    charuco, ids, _, _ = cv2.aruco.CharucoDetector(board).detectBoard(image)
+    if ids is None or len(ids) == 0:
+        return np.zeros((0, 3)), np.zeros((0, 2))
+    # The stubs type only the ArUco-board form (a list of marker corners); ChArUco corners
+    # are one (N, 1, 2) array, which OpenCV accepts.
+    objects, pixels = board.matchImagePoints(charuco, ids)  # type: ignore[call-overload]
+    if objects is None:
+        return np.zeros((0, 3)), np.zeros((0, 2))
+    return np.asarray(objects, dtype=float).reshape(-1, 3), np.asarray(pixels, dtype=float).reshape(
+        -1, 2
+    )
+
+
+def _aprilgrid_params() -> cv2.aruco.DetectorParameters:
+    # AprilTag's own corner refinement: on three phone photos of an aprilgrid it fits them to
+    # 0.30 px RMS, where sub-pixel corners give 1.9 px and contour fitting 1.4 px.
+    params = cv2.aruco.DetectorParameters()
+    params.markerBorderBits = 2
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_APRILTAG
+    return params
+
+
+def _kind(spec: Board) -> str:
+    return "aprilgrid" if isinstance(spec, AprilGridSpec) else "ChArUco board"
+
+
+_CANDIDATES = (
+    "DICT_4X4_1000",
+    "DICT_5X5_1000",
+    "DICT_6X6_1000",
+    "DICT_7X7_1000",
+    "DICT_ARUCO_ORIGINAL",
+    "DICT_APRILTAG_36h11",
+    "DICT_APRILTAG_25h9",
+    "DICT_APRILTAG_16h5",
+)
+
+
+def identify_board(views: Sequence[NDArray[np.uint8]], named: Board) -> str:
+    """Which board the photos show, in words with the flags to give, when markers of another
+    dictionary, border or layout are found in them; "" when none is recognised."""
+    sample = list(views[:4])
+
+    def markers(name: str, border: int) -> tuple[int, list[int]]:
+        params = cv2.aruco.DetectorParameters()
+        params.markerBorderBits = border
+        detector = cv2.aruco.ArucoDetector(_dictionary(name), params)
+        ids: list[int] = []
+        counts = []
+        for image in sample:
+            _, found, _ = detector.detectMarkers(image)
+            got = [] if found is None else [int(v) for v in found.ravel()]
+            counts.append(len(got))
+            ids.extend(got)
+        return (int(np.median(counts)) if counts else 0), sorted(set(ids))
+
+    # The named board's own markers, as many as any other's: the board is the one named (some
+    # photos are poor, or its corners were not found), so nothing else to say.
+    # (Its first markers are those of the larger dictionaries of the same bits: an 8x8 board of
+    # DICT_4X4_1000 shows DICT_4X4_50's ids 0-31, so then only the layout tells them apart.)
+    own_border = 2 if isinstance(named, AprilGridSpec) else 1
+    own, own_ids = markers(named.dictionary, own_border)
+    best: tuple[int, str, int, list[int]] = (own, named.dictionary, own_border, own_ids)
+    for name in _CANDIDATES:
+        for border in (1, 2):
+            score, ids = markers(name, border)
+            if score > best[0]:
+                best = (score, name, border, ids)
+    score, name, border, ids = best
+    same = name == named.dictionary and border == own_border
+    if score < 4 or (same and not isinstance(named, CharucoSpec)):
+        return ""
+    top = max(ids)
+    if border == 2:
+        side = math.isqrt(top + 1)
+        grid = f"{side}x{side}" if side * side == top + 1 else f"CxR with C*R = {top + 1}"
+        family = name.replace("DICT_APRILTAG_", "tag")
+        return (
+            f"a Kalibr aprilgrid ({family} tags with a 2-cell border, ids 0-{top}): give "
+            f"--board aprilgrid --squares {grid} --square-size TAG_MM"
+            + ("" if family == "tag36h11" else f" --dictionary {name}")
+        )
+    if isinstance(named, CharucoSpec):
+        # Another layout must find more corners than the named board does, not as many.
+        floor = max(8.0, float(np.median([len(board_points(im, named)[0]) for im in sample])) + 1)
+        for shape in _charuco_shapes(top + 1):
+            # The legacy layout differs only when the number of rows is even.
+            for legacy in (False, True) if shape[1] % 2 == 0 else (False,):
+                candidate = CharucoSpec(
+                    shape[0], shape[1], named.square_mm, named.marker_mm, name, legacy
+                )
+                if candidate == named:
+                    continue
+                found = [len(board_points(image, candidate)[0]) for image in sample]
+                if np.median(found) >= floor:
+                    return (
+                        f"a {candidate.describe()}: give --squares {shape[0]}x{shape[1]} "
+                        f"--dictionary {name}" + (" --legacy" if legacy else "")
+                    )
+    if same:
+        return ""
+    return (
+        f"{name} markers (ids 0-{top}, about {score} a photo): give --dictionary {name} and "
+        f"--squares CxR of the board as printed (C*R/2 markers)"
+    )
+
+
+def _charuco_shapes(markers: int) -> list[tuple[int, int]]:
+    """Board shapes (squares across, down) holding exactly `markers` markers, squarest first."""
+    shapes = [(c, r) for c in range(3, 33) for r in range(3, 33) if c * r // 2 == markers]
+    return sorted(shapes, key=lambda s: (abs(s[0] - s[1]), -s[0]))
+
+
+_PLACES = {
+    (0, 0): "top left",
+    (1, 0): "top",
+    (2, 0): "top right",
+    (0, 1): "left",
+    (1, 1): "middle",
+    (2, 1): "right",
+    (0, 2): "bottom left",
+    (1, 2): "bottom",
+    (2, 2): "bottom right",
+}
+
+
+def views_to_add(
+    image_points: Sequence[ArrayLike], rvecs: Sequence[ArrayLike], image_size: tuple[int, int]
+) -> str:
+    """Which views would pin the camera down: parts of the picture the board never reached,
+    and tilts it was never seen at (the focal length is measured by the board seen tilted,
+    in more than one direction)."""
+    width, height = image_size
+    covered: set[tuple[int, int]] = set()
+    for pts in image_points:
+        xy = np.asarray(pts, dtype=float).reshape(-1, 2)
+        cells = np.clip((xy / (width / 3, height / 3)).astype(int), 0, 2)
+        covered.update((int(c), int(r)) for c, r in cells)
+    missing = [words for cell, words in _PLACES.items() if cell not in covered]
+    tilts, directions = [], []
+    for rvec in rvecs:
+        rotation, _ = cv2.Rodrigues(np.asarray(rvec, dtype=float))
+        normal = rotation[:, 2]
+        tilts.append(math.degrees(math.acos(min(1.0, abs(float(normal[2]))))))
+        directions.append(math.degrees(math.atan2(float(normal[1]), float(normal[0]))) % 180.0)
+    advice = []
+    tilted = [d for t, d in zip(tilts, directions, strict=True) if t > 15.0]
+    if len(tilted) < 2:
+        advice.append("the board tilted 30-45 degrees, to the left and right and up and down")
+    else:
+        spread = max(min(abs(a - b), 180.0 - abs(a - b)) for a in tilted for b in tilted)
+        if spread < 45.0:
+            advice.append(
+                "the board tilted the other way too (it leans the same way in every photo): "
+                "turn it a quarter turn, or tilt it up and down as well as sideways"
+            )
+    if max(tilts, default=0.0) - min(tilts, default=0.0) < 15.0 and len(tilted) >= 2:
+        advice.append("one view of the board square to the camera")
+    if missing:
+        advice.append(f"the board near the {', '.join(missing)} of the picture")
+    if not advice:
+        return "add more views from other angles and distances"
+    return "add views with " + "; ".join(advice)
 
 
 def _grey(view: ArrayLike, index: int) -> NDArray[np.uint8]:

@@ -18,7 +18,6 @@ Imports cv2 and numpy; never imports `rules` or `vision`.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,11 +36,21 @@ refused. Detection noise on a 1080p
 frame of a 180 x 120 cm table is a few tenths of a millimetre, so 2 mm leaves room for it while
 catching a knocked tag or an uncorrected lens."""
 
+DEFAULT_TOLERANCE_PX = 1.0
+"""A reference is within tolerance when its residual is under this many pixels of table where it
+lies (or `max_residual_mm`, whichever is larger): on a 752 x 480 view of the whole table one
+pixel spans 2-3 mm, and the joint fit of unmoved tags leaves 0.4-0.65 px there."""
+
+_SIGMAS = 3.0
+"""A left-out reference agrees when its prediction misses it by no more than its limit and this
+many times the error the prediction is expected to have, in quadrature."""
+
+_MIN_NOISE_PX = 0.05
+"""The least pixel noise assumed when the fitted references show less (a perfect render)."""
+
 _DEGENERATE = 1e-3
 """Smallest accepted ratio of the 8th to the 1st singular value of the normalised DLT system:
 below it the points (nearly) lie on a line, or repeat, and do not determine a homography."""
-
-_MAX_HYPOTHESES = 300
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -120,8 +129,14 @@ class TableFit:
     """The limit the fit was held to."""
     lens: CameraModel | None = None
     """Lens model applied to pixels before the homography, or None."""
+    uncertainty_mm: float = 0.0
+    """How far off a position may be from the fit alone, mm, beyond `rms_mm`: set (to the worst
+    reference's residual) when the fit kept references it could not confirm."""
+    warnings: tuple[str, ...] = ()
+    """What the fit accepted without being able to check it, in words."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "warnings", tuple(str(w) for w in self.warnings))
         for name in ("image_points", "table_points", "residuals_mm", "inliers"):
             value = np.array(getattr(self, name))
             value.setflags(write=False)
@@ -187,6 +202,7 @@ def fit_table_transform(
     image_size: tuple[int, int] | None = None,
     table_size_mm: tuple[float, float] | None = None,
     lens: CameraModel | None = None,
+    tolerance_px: float = DEFAULT_TOLERANCE_PX,
 ) -> TableFit:
     """Fit the image -> table homography to reference points, robustly, or refuse.
 
@@ -196,10 +212,19 @@ def fit_table_transform(
     `table_size_mm` the box around the reference points stands for the table. With `lens`,
     pixels are lens-corrected before fitting.
 
+    Each reference's tolerance is `tolerance_px` pixels turned into table millimetres where it
+    lies, or `max_residual_mm` where that is larger (the floor). A reference left out of a
+    hypothesis is judged against the error its prediction from the others is expected to have
+    (one pixel of noise propagated through their homography: predicting one corner tag from
+    three far away multiplies it several times). When every reference is within tolerance of
+    the joint fit but the vote cannot confirm them, or when the vote cannot tell which one is
+    off, the fit is kept with a warning and `uncertainty_mm` set; a reference that is clearly
+    off (a confirmed agreement of the others, beyond the expected error) is rejected.
+
     Refuses (CalibrationError) fewer than 4 points, NaN, points on a line or repeated, residuals
-    over `max_residual_mm` that no choice of outliers explains (or that could be explained
-    more than one way), a transform that mirrors the table, and one that puts the table behind
-    the camera or absurdly far outside the picture.
+    over tolerance that no choice of outliers explains (or that could be explained more than
+    one way), a transform that mirrors the table, and one that puts the table behind the camera
+    or absurdly far outside the picture.
     """
     seen = as_points(image_points, "image points")
     true = as_points(table_points, "table points")
@@ -215,6 +240,8 @@ def fit_table_transform(
         )
     if not (math.isfinite(max_residual_mm) and max_residual_mm > 0):
         raise CalibrationError(f"max_residual_mm {max_residual_mm!r} must be a positive number")
+    if not (math.isfinite(tolerance_px) and tolerance_px >= 0):
+        raise CalibrationError(f"tolerance_px {tolerance_px!r} must be a number at least 0")
     labels = np.arange(len(seen)) if groups is None else np.array(groups, dtype=int)
     if labels.shape != (len(seen),):
         raise CalibrationError(f"groups must give one label per point, got {len(labels)}")
@@ -225,78 +252,248 @@ def fit_table_transform(
             "use tags near at least 4 corners of the table"
         )
 
-    inliers = _robust_inliers(pixels, true, labels, max_residual_mm)
+    limits = _limits(_least_squares(pixels, true), pixels, labels, max_residual_mm, tolerance_px)
+    inliers, warning = _robust_inliers(pixels, true, labels, limits, tolerance_px)
     matrix = _least_squares(pixels[inliers], true[inliers])
     residuals = _residuals(matrix, pixels, true)
     transform = plausible_transform(matrix, pixels[inliers], true, image_size, table_size_mm)
     fit = TableFit(transform, seen, true, residuals, inliers, tuple(labels), max_residual_mm, lens)
-    if fit.worst_group_mm > max_residual_mm:
-        raise CalibrationError(_over_limit(fit, lens is None))
+    by_group = fit.residuals_by_group()
+    kept = set(labels[inliers].tolist())
+    over = [g for g in sorted(kept) if by_group[g] > limits[g]]
+    if over:
+        raise CalibrationError(_over_limit(fit, over, limits, lens is None))
+    if warning:
+        worst = max(by_group[g] for g in kept)
+        return TableFit(
+            transform,
+            seen,
+            true,
+            residuals,
+            inliers,
+            tuple(labels),
+            max_residual_mm,
+            lens,
+            uncertainty_mm=worst,
+            warnings=(warning + f"; positions carry {worst:.1f} mm more uncertainty",),
+        )
     return fit
+
+
+def _limits(
+    matrix: NDArray[np.float64],
+    pixels: NDArray[np.float64],
+    labels: NDArray[np.int_],
+    floor_mm: float,
+    tolerance_px: float,
+) -> dict[int, float]:
+    """Each reference's tolerance, mm: `tolerance_px` pixels of table where its points lie (the
+    RMS of the local scale along the two image axes), or `floor_mm` if larger."""
+    names, member_of = np.unique(labels, return_inverse=True)
+    spans = np.sqrt(np.sum(_local_jacobians(matrix, pixels) ** 2, axis=(1, 2)) / 2)
+    spans = np.where(np.isfinite(spans), spans, 0.0)
+    mean_span = np.bincount(member_of, spans) / np.bincount(member_of)
+    return {
+        int(name): max(floor_mm, tolerance_px * float(span))
+        for name, span in zip(names, mean_span, strict=True)
+    }
+
+
+def _local_jacobians(
+    matrix: NDArray[np.float64], pixels: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(N, 2, 2) derivative of the table position by the pixel at each point."""
+    w = _homogeneous(pixels) @ matrix[2]
+    mapped = _project(matrix, pixels)
+    jac = np.empty((len(pixels), 2, 2))
+    for row in range(2):
+        for col in range(2):
+            jac[:, row, col] = (matrix[row, col] - mapped[:, row] * matrix[2, col]) / w
+    return jac
+
+
+def prediction_spread(
+    matrix: NDArray[np.float64],
+    pixels: NDArray[np.float64],
+    fitted: NDArray[np.bool_],
+) -> NDArray[np.float64]:
+    """(N,) expected error, mm (RMS, both axes), of each point's table position predicted by
+    the homography `matrix` fitted to the `fitted` points, with one pixel of noise on every
+    pixel (its own included for points not fitted; fitted points get their own noise only).
+
+    The fit's covariance, propagated: with J the derivative of the mapped point by the 8
+    homography parameters and C = A A^T its noise (A the local pixel-to-table derivative), the
+    parameters' covariance is (sum J^T C^-1 J)^-1 over the fitted points and a prediction's is
+    J cov J^T + C. Computed on Hartley-normalised pixels, so the sums are well conditioned."""
+    centre = pixels[fitted].mean(axis=0)
+    spread = float(np.mean(np.linalg.norm(pixels[fitted] - centre, axis=1)))
+    scale = math.sqrt(2) / spread if spread > 0 else 1.0
+    normaliser = np.array(
+        [[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]]
+    )
+    h = matrix @ np.linalg.inv(normaliser)
+    own = _local_jacobians(matrix, pixels)
+    noise = own @ np.transpose(own, (0, 2, 1))
+    own_var = np.trace(noise, axis1=1, axis2=2)
+    if abs(h[2, 2]) < 1e-12:
+        return np.sqrt(own_var)
+    h = h / h[2, 2]
+    norm = (pixels - centre) * scale
+    w = norm @ h[2, :2] + 1.0
+    mapped = _project(h, norm)
+    jac = np.zeros((len(norm), 2, 8))
+    for row in range(2):
+        jac[:, row, 3 * row] = norm[:, 0] / w
+        jac[:, row, 3 * row + 1] = norm[:, 1] / w
+        jac[:, row, 3 * row + 2] = 1.0 / w
+        jac[:, row, 6] = -mapped[:, row] * norm[:, 0] / w
+        jac[:, row, 7] = -mapped[:, row] * norm[:, 1] / w
+    try:
+        weights = np.linalg.inv(noise[fitted])
+        information = np.einsum(
+            "nij,njk,nkl->il", np.transpose(jac[fitted], (0, 2, 1)), weights, jac[fitted]
+        )
+        covariance = np.linalg.pinv(information)
+    except np.linalg.LinAlgError:
+        return np.sqrt(own_var)
+    predicted = np.einsum("nij,jk,nlk->nil", jac, covariance, jac)
+    var = np.trace(predicted, axis1=1, axis2=2)
+    var = np.where(fitted, own_var, var + own_var)
+    return np.sqrt(np.where(np.isfinite(var), var, np.inf))
 
 
 def _robust_inliers(
     pixels: NDArray[np.float64],
     table: NDArray[np.float64],
     labels: NDArray[np.int_],
-    limit: float,
-) -> NDArray[np.bool_]:
-    """Which points to fit: those of the groups that agree with the best group hypothesis."""
+    limits: dict[int, float],
+    tolerance_px: float,
+) -> tuple[NDArray[np.bool_], str]:
+    """Which points to fit: those of the groups that agree with the best group hypothesis; and
+    a warning when all were kept though the vote could not confirm them (else "").
+
+    Each group is predicted from the others (leave one out): it agrees when the prediction
+    misses it by no more than the hypot of its limit and 3 times the extra error the prediction
+    is expected to have (the pixel noise the others' residuals show, at most `tolerance_px`,
+    propagated through their homography). A group that alone disagrees, and whose leaving out
+    makes the rest agree, is rejected; with one group to spare, or several whose leaving out
+    would do, the fit cannot tell which moved."""
     names, member_of, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    limit = np.array([limits[int(n)] for n in names])
     smallest = int(sizes.min())
     sample = max(3, math.ceil(4 / smallest))
     everyone = np.ones(len(pixels), dtype=bool)
+    joint = group_rms(_residuals(_least_squares(pixels, table), pixels, table), labels)[1]
+    within = bool(np.all(joint <= limit))
     if len(names) <= sample:  # no group to spare: nothing to vote with
-        residuals = _residuals(_least_squares(pixels, table), pixels, table)
-        if group_rms(residuals, labels)[1].max() <= limit:
-            return everyone
-        raise _unexplained(residuals, limit)
+        if within:
+            return everyone, ""
+        raise _unexplained(joint, names, limit)
 
     # Every group agreeing closely with one fit of them all is the common case: no vote needed.
     # (A vote by a few tags alone extrapolates their perspective by several mm to a far tag.)
     # Closely: a knocked tag among few pulls the common fit towards itself, so its residual
     # shrinks to near the limit; only a fit well inside the limit skips the vote.
-    residuals = _residuals(_least_squares(pixels, table), pixels, table)
-    if group_rms(residuals, labels)[1].max() <= limit / 2:
-        return everyone
+    if np.all(joint <= limit / 2):
+        return everyone, ""
 
-    subsets: list[tuple[int, ...]] = list(
-        itertools.islice(itertools.combinations(names.tolist(), sample), _MAX_HYPOTHESES + 1)
-    )
-    if len(subsets) > _MAX_HYPOTHESES:
-        rng = np.random.default_rng(0)  # deterministic: the same frame gives the same fit
-        subsets = [
-            tuple(rng.choice(names, size=sample, replace=False).tolist())
-            for _ in range(_MAX_HYPOTHESES)
-        ]
-    best: list[tuple[float, frozenset[int]]] = []
-    best_count = 0
-    for subset in subsets:
-        chosen = np.isin(labels, subset)
-        if degenerate(pixels[chosen], table[chosen]):
-            continue
-        residuals = _residuals(_least_squares(pixels[chosen], table[chosen]), pixels, table)
-        agrees = np.bincount(member_of, residuals**2) / sizes <= limit**2
-        agreeing = frozenset(names[agrees].tolist())
-        cost = float(np.sum(residuals[agrees[member_of]] ** 2))
-        if len(agreeing) > best_count:
-            best_count, best = len(agreeing), [(cost, agreeing)]
-        elif len(agreeing) == best_count:
-            best.append((cost, agreeing))
-    # Trust an agreement only if a group outside the sample confirms it, and most groups agree.
-    # One reference to spare shows that one moved, but not which: every sample fits as well.
-    one_spare = best_count == sample == len(names) - 1
-    if not one_spare and (best_count <= sample or 2 * best_count <= len(names)):
-        residuals = _residuals(_least_squares(pixels, table), pixels, table)
-        raise _unexplained(residuals, limit)
-    if one_spare or len({agreeing for _, agreeing in best}) > 1:
+    group_of = names[member_of]
+
+    def ratios(keep: frozenset[int]) -> dict[int, float]:
+        """Each kept group's residual predicted from the other kept groups, over what that
+        prediction may miss by: its limit and its expected extra error, in quadrature."""
+        out = {}
+        for name in keep:
+            fitted = np.isin(group_of, list(keep - {name}))
+            if degenerate(pixels[fitted], table[fitted]):
+                out[name] = 0.0  # the others cannot predict it: no evidence against it
+                continue
+            matrix = _least_squares(pixels[fitted], table[fitted])
+            mine = group_of == name
+            miss = math.sqrt(float(np.mean(_residuals(matrix, pixels[mine], table[mine]) ** 2)))
+            expected = prediction_spread(matrix, pixels, fitted)[mine]
+            own = _own_spread(pixels[mine], matrix)
+            extra = math.sqrt(max(float(np.mean(expected**2 - own**2)), 0.0))
+            noise = _noise_px(matrix, pixels[fitted], table[fitted], tolerance_px)
+            out[name] = miss / math.hypot(limits[name], _SIGMAS * noise * extra)
+        return out
+
+    def consistent(keep: frozenset[int]) -> bool:
+        return max(ratios(keep).values()) <= 1.0
+
+    everyone_set = frozenset(int(n) for n in names)
+    first = ratios(everyone_set)
+    if max(first.values()) <= 1.0:
+        return everyone, ""
+    n = len(names)
+    if n - 1 <= sample:  # one reference to spare shows that one moved, but not which
+        if within:
+            return everyone, (
+                "the reference tags agree with one fit within tolerance, but there are too few "
+                "to tell whether one has moved"
+            )
         raise CalibrationError(
-            f"the reference points disagree by more than {limit:g} mm and there are too few to "
-            "tell which one moved; check the positions of the reference tags in the game file, "
-            "or add reference tags"
+            f"the reference points disagree by more than their tolerance "
+            f"({_tolerances(limit)}) and there are too few to tell which one moved: check the "
+            f"positions of the reference tags in the game file, or add a reference tag (with "
+            f"{n + 1} the fit can name the one that moved)"
         )
-    agreeing = min(best, key=lambda item: item[0])[1]
-    return np.isin(labels, list(agreeing))
+    fixes = [g for g, r in first.items() if r > 1.0 and consistent(everyone_set - {g})]
+    if len(fixes) == 1:
+        return np.isin(labels, list(everyone_set - {fixes[0]})), ""
+    if len(fixes) > 1:
+        if within:
+            return everyone, (
+                "the reference tags agree with one fit within tolerance, but leaving out any "
+                f"one of {', '.join(str(g) for g in sorted(fixes))} fits as well"
+            )
+        raise CalibrationError(
+            f"the reference points disagree by more than their tolerance "
+            f"({_tolerances(limit)}) and leaving out any one of "
+            f"{', '.join(str(g) for g in sorted(fixes))} fits as well, so there is no telling "
+            "which moved: check their positions in the game file"
+        )
+    # More than one off: leave out the worst until the rest agree, while most groups remain
+    # and each is confirmed by more than a bare sample of others.
+    keep, current = everyone_set, first
+    while True:
+        keep = keep - {max(current, key=lambda g: current[g])}
+        if len(keep) <= sample or 2 * len(keep) <= n:
+            break
+        current = ratios(keep)
+        if max(current.values()) <= 1.0:
+            return np.isin(labels, list(keep)), ""
+    if within:
+        return everyone, (
+            "the reference tags agree with one fit within tolerance, but not with each other's "
+            "predictions"
+        )
+    raise _unexplained(joint, names, limit)
+
+
+def _noise_px(
+    matrix: NDArray[np.float64],
+    pixels: NDArray[np.float64],
+    table: NDArray[np.float64],
+    tolerance_px: float,
+) -> float:
+    """The pixel noise (per axis) the fitted points' residuals show, with 8 degrees of freedom
+    taken by the homography, kept between `_MIN_NOISE_PX` and `tolerance_px`."""
+    per_axis = _own_spread(pixels, matrix) / math.sqrt(2)
+    in_px = _residuals(matrix, pixels, table) / np.maximum(per_axis, 1e-12)
+    dof = max(2 * len(pixels) - 8, 1)
+    sigma = math.sqrt(float(np.sum(in_px**2)) / dof)
+    return min(max(sigma, _MIN_NOISE_PX), max(tolerance_px, _MIN_NOISE_PX))
+
+
+def _own_spread(pixels: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N,) table error, mm (RMS, both axes), of one pixel of noise at each point."""
+    return np.sqrt(np.sum(_local_jacobians(matrix, pixels) ** 2, axis=(1, 2)))
+
+
+def _tolerances(limit: NDArray[np.float64]) -> str:
+    low, high = float(limit.min()), float(limit.max())
+    return f"{low:.1f} mm" if high - low < 0.05 else f"{low:.1f}-{high:.1f} mm"
 
 
 def group_rms(
@@ -311,20 +508,21 @@ def group_rms(
     return names, np.sqrt(np.bincount(member_of, np.asarray(residuals) ** 2) / sizes)
 
 
-def _unexplained(residuals: NDArray[np.float64], limit: float) -> CalibrationError:
+def _unexplained(
+    joint: NDArray[np.float64], names: NDArray[np.int_], limit: NDArray[np.float64]
+) -> CalibrationError:
+    worst = int(np.argmax(joint / limit))
     return CalibrationError(
-        f"reference residuals reach {residuals.max():.1f} mm, over the {limit:g} mm limit, "
-        "and no choice of moved tags explains them: check the reference positions in the game "
-        "file, or the lens distortion (give [camera] intrinsics, or 8+ reference tags so the "
-        "lens can be fitted)"
+        f"reference residuals reach {joint[worst]:.1f} mm (reference {int(names[worst])}), over "
+        f"the {limit[worst]:.1f} mm limit, and no choice of moved tags explains them: check the "
+        "reference positions in the game file, or the lens distortion (give [camera] "
+        "intrinsics, or 8+ reference tags so the lens can be fitted)"
     )
 
 
-def _over_limit(fit: TableFit, no_lens: bool) -> str:
-    worst = max(
-        (g for g, ok in zip(fit.groups, fit.inliers, strict=True) if ok),
-        key=lambda g: fit.residuals_by_group()[g],
-    )
+def _over_limit(fit: TableFit, over: Sequence[int], limits: dict[int, float], no_lens: bool) -> str:
+    by_group = fit.residuals_by_group()
+    worst = max(over, key=lambda g: by_group[g] / limits[g])
     hint = (
         "; the lens may be bending the picture: give [camera] intrinsics or use 8+ reference "
         "tags so the lens can be fitted"
@@ -332,8 +530,8 @@ def _over_limit(fit: TableFit, no_lens: bool) -> str:
         else ""
     )
     return (
-        f"reference {worst} is {fit.residuals_by_group()[worst]:.1f} mm from where the fit puts "
-        f"it, over the {fit.max_residual_mm:g} mm limit: check its position in the game file" + hint
+        f"reference {worst} is {by_group[worst]:.1f} mm from where the fit puts "
+        f"it, over its {limits[worst]:.1f} mm limit: check its position in the game file" + hint
     )
 
 

@@ -187,7 +187,7 @@ def test_refuses_collinear_or_repeated_points(table: list[list[float]]) -> None:
 
 def test_refuses_residuals_no_moved_point_explains() -> None:
     noisy = by_hand_pixels(REFS) + np.random.default_rng(3).normal(0, 4, (len(REFS), 2))
-    refuse("over the 2 mm limit, and no choice of moved tags", noisy, REFS)
+    refuse("over the 2.0 mm limit, and no choice of moved tags", noisy, REFS)
 
 
 def test_refuses_when_too_few_points_to_tell_which_one_moved() -> None:

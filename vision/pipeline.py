@@ -400,12 +400,16 @@ class Scanner:
         doc["detection"]["calibration"] = self._calibration_report(fit, camera, pose)
         doc["detection"]["image"] = {"width": image_size[0], "height": image_size[1]}
         raised = [t.owner for t in self.tags if t.height > 0 and t.role is TagRole.BASE]
+        if fit.warnings:
+            doc["detection"].setdefault("warnings", []).extend(fit.warnings)
         if raised and pose is None:
-            doc["detection"]["warnings"] = [
-                f"{len(raised)} base tags stand above the table but the camera's intrinsics "
-                "are unknown, so their parallax is not corrected: give [camera] in the game "
-                "file or --camera from `umpire calibrate camera`"
-            ]
+            doc["detection"].setdefault("warnings", []).extend(
+                [
+                    f"{len(raised)} base tags stand above the table but the camera's intrinsics "
+                    "are unknown, so their parallax is not corrected: give [camera] in the game "
+                    "file or --camera from `umpire calibrate camera`"
+                ]
+            )
         return doc
 
     def game_camera(self, image_size: tuple[int, int]) -> CameraModel | None:
@@ -435,7 +439,7 @@ class Scanner:
         mm_per_px = float(np.max(fit.transform.mm_per_pixel(centre_px[None])))
         # The centre averages four corners: its noise is half a corner's.
         noise = CORNER_NOISE_PX / 2 * mm_per_px
-        sigma = math.hypot(noise, fit.rms_mm)
+        sigma = math.hypot(noise, max(fit.rms_mm, fit.uncertainty_mm))
         return TagObservation(det.family, det.tag_id, corners_mm, sigma)
 
     def _calibration_report(

@@ -25,7 +25,7 @@ from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
 
 if TYPE_CHECKING:
-    from calibration.fit import CharucoSpec
+    from calibration.fit import Board, CharucoSpec
 
 EXIT_BAD_INPUT = 2
 
@@ -117,14 +117,53 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = commands.add_parser(
         "calibrate",
-        help="calibrate the camera from photos of the printed ChArUco board",
-        description="Fit the camera's intrinsics and lens distortion to several photos of the "
-        "ChArUco board printed by 'umpire tags --charuco', and save them for 'umpire scan "
-        "--camera'.",
+        help="calibrate the camera from photos of a printed calibration board",
+        description="Fit the camera's intrinsics and lens distortion to several photos of a "
+        "calibration board (by default the ChArUco board printed by 'umpire tags --charuco'; "
+        "the flags describe another ChArUco board or a Kalibr aprilgrid as printed), with each "
+        "parameter's uncertainty, and save them for 'umpire scan --camera'.",
     )
     calibrate.add_argument("what", choices=("camera",), help="what to calibrate")
     calibrate.add_argument("images", metavar="IMAGE", nargs="+", help="photos of the board")
     calibrate.add_argument("--out", required=True, metavar="CAMERA.json", help="where to save")
+    calibrate.add_argument(
+        "--board",
+        choices=("charuco", "aprilgrid"),
+        default="charuco",
+        help="the board as printed: ChArUco (default) or a Kalibr aprilgrid",
+    )
+    calibrate.add_argument(
+        "--squares",
+        metavar="CxR",
+        help="ChArUco squares across x down (default 7x5); aprilgrid: tags across x down "
+        "(default 6x6)",
+    )
+    calibrate.add_argument(
+        "--square-size",
+        type=float,
+        metavar="MM",
+        help="ChArUco square side (default 25); aprilgrid: tag side (default 88)",
+    )
+    calibrate.add_argument(
+        "--marker-size", type=float, metavar="MM", help="ChArUco marker side (default 18)"
+    )
+    calibrate.add_argument(
+        "--dictionary",
+        metavar="DICT",
+        help="marker dictionary (default DICT_4X4_50; aprilgrid: DICT_APRILTAG_36h11, or tag36h11)",
+    )
+    calibrate.add_argument(
+        "--legacy",
+        action="store_true",
+        help="ChArUco in OpenCV's layout before 4.6 (boards from older tools)",
+    )
+    calibrate.add_argument(
+        "--spacing",
+        type=float,
+        default=0.3,
+        metavar="RATIO",
+        help="aprilgrid gap between tags over the tag size (Kalibr's tagSpacing, default 0.3)",
+    )
     calibrate.set_defaults(run=_calibrate)
 
     serve = commands.add_parser(
@@ -352,16 +391,66 @@ def _calibrate(opts: argparse.Namespace) -> int:
     from calibration.store import save_camera
     from vision.pipeline import read_image
 
+    board = _board_as_printed(opts)
     views = [read_image(path) for path in opts.images]
-    result = calibrate_camera(views, _board())
+    result = calibrate_camera(views, board)
     model: CameraModel = result.camera
     save_camera(opts.out, model)
+    std = result.std_px
     print(
-        f"camera calibrated from {len(result.views_used)} of {len(views)} photos: "
-        f"fx {model.fx:.1f}, fy {model.fy:.1f}, centre ({model.cx:.1f}, {model.cy:.1f}) px, "
-        f"reprojection error {result.rms_px:.3f} px; saved to {opts.out}"
+        f"camera calibrated from {len(result.views_used)} of {len(views)} photos of the "
+        f"{board.describe()}: fx {model.fx:.1f} +- {std['fx']:.1f}, fy {model.fy:.1f} +- "
+        f"{std['fy']:.1f}, centre ({model.cx:.1f} +- {std['cx']:.1f}, {model.cy:.1f} +- "
+        f"{std['cy']:.1f}) px, k1 {model.distortion[0]:.3f} +- {std['k1']:.3f}, reprojection "
+        f"error {result.rms_px:.3f} px; saved to {opts.out}"
     )
+    for warning in result.warnings:
+        print(f"warning: {warning}")
     return 0
+
+
+def _board_as_printed(opts: argparse.Namespace) -> Board:
+    """The calibration board the flags describe (defaults: the board `umpire tags --charuco`
+    prints, or Kalibr's 6x6 aprilgrid of 88 mm tag36h11 tags)."""
+    from calibration.fit import AprilGridSpec, CharucoSpec
+
+    if opts.board == "aprilgrid":
+        if opts.marker_size is not None or opts.legacy:
+            raise UsageError(
+                "--marker-size and --legacy are for ChArUco boards, not --board aprilgrid"
+            )
+        across, down = (6, 6) if opts.squares is None else _count_pair(opts.squares)
+        dictionary = opts.dictionary or "DICT_APRILTAG_36h11"
+        if dictionary.startswith("tag"):
+            dictionary = "DICT_APRILTAG_" + dictionary[3:]
+        return AprilGridSpec(
+            across,
+            down,
+            88.0 if opts.square_size is None else opts.square_size,
+            opts.spacing,
+            dictionary,
+        )
+    default = _board()
+    across, down = (
+        (default.squares_x, default.squares_y)
+        if opts.squares is None
+        else _count_pair(opts.squares)
+    )
+    square = default.square_mm if opts.square_size is None else opts.square_size
+    marker = opts.marker_size
+    if marker is None:
+        marker = default.marker_mm * square / default.square_mm
+    return CharucoSpec(
+        across, down, square, marker, opts.dictionary or default.dictionary, bool(opts.legacy)
+    )
+
+
+def _count_pair(text: str) -> tuple[int, int]:
+    try:
+        across, down = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--squares must be two whole numbers like 7x5, got {text!r}") from None
+    return across, down
 
 
 def _rulesets(opts: argparse.Namespace) -> int:
