@@ -5,6 +5,8 @@ The command line turns any `UmpireError` into one line on stderr and exit status
 
 from __future__ import annotations
 
+import difflib
+import functools
 from collections.abc import Iterable
 
 
@@ -72,3 +74,43 @@ def accepted(values: Iterable[object]) -> str:
     if len(quoted) <= 1:
         return "".join(quoted)
     return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def close_key(key: str, known: Iterable[str]) -> str | None:
+    """The known key that `key` is plainly a typo of (`heavy_armor` for `heavy_armour`,
+    `facng` for `facing`), or None when it is not close to any (`name`, `notes`).
+
+    Remembered for the last few thousand questions: a live scene asks it of every base's
+    extra keys (`tag`, `stale`) on every frame, and the fuzzy match is the dearest part of
+    reading a scene."""
+    if not isinstance(key, str):
+        return None
+    return _close_key(key, tuple(known))
+
+
+@functools.lru_cache(maxsize=4096)
+def _close_key(key: str, known_keys: tuple[str, ...]) -> str | None:
+    known = [k for k in known_keys if k != key]
+    norm = key.lower().replace("-", "_")
+    for k in known:
+        if k.lower().replace("-", "_") == norm:
+            return k
+    found = difflib.get_close_matches(key, known, n=5, cutoff=0.8)
+    if not found:
+        return None
+    # The fewest edits wins; between equals, a key of the same length (a mistyped letter
+    # rather than a missing one: `unitz` is `units`, not `unit`).
+    return min(found, key=lambda k: (_edits(key, k), len(k) != len(key)))
+
+
+def _edits(a: str, b: str) -> int:
+    """Letters to insert, delete, change or swap to turn `a` into `b`."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb)))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope, close_key
+from .errors import QuestionError, accepted, close_key
+from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset

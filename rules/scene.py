@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
-from .errors import SceneError, UnknownIdError, UnknownRulesetError
+from .errors import SceneError, UnknownIdError, UnknownRulesetError, close_key
 from .reader import (
     MAX_BASES,
     MAX_SCENE_BYTES,
@@ -31,7 +31,6 @@ from .reader import (
     size_problem,
     surrogate_path,
 )
-from .state import close_key
 
 SCENE_FORMAT: Final = "umpire-scene/1"
 DEFAULT_UNCERTAINTY_MM: Final = 2.0

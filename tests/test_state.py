@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 import pytest
 
 from rules.engine import Cite, OutcomeRule, check_count, check_flag, get_ruleset, read_scene
-from rules.errors import MissingAttribute, QuestionError
+from rules.errors import MissingAttribute, QuestionError, close_key
 from rules.scene import Scene, Unit
-from rules.state import Change, Field, Kind, Report, Scope, close_key, likeliest, removals
+from rules.state import Change, Field, Kind, Report, Scope, likeliest, removals
 from tests.builders import base, scene_doc, unit
 from tests.golden import ROOT
 

@@ -24,10 +24,9 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS
 from rules.engine import read_scene
-from rules.errors import DocumentError, accepted
+from rules.errors import DocumentError, accepted, close_key
 from rules.reader import MAX_BASES, MAX_GAME_BYTES, DocumentReader, join_path, size_problem
 from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind
-from rules.state import close_key
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
