@@ -38,6 +38,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import resource
 import socket
 import threading
@@ -66,6 +67,11 @@ TICK_S: Final = 0.25
 PICTURE_SHARE: Final = 0.4
 """The most of one core the live view's selected-unit pictures may take (the plain picture is
 always made): viewers of a selection get fewer frames rather than the tracker fewer cores."""
+PICTURE_NICENESS: Final = 5
+"""How much lower the broadcaster thread (which draws and encodes the live view's pictures)
+runs than the tracker, where the system lets one thread be set apart (Linux): on a busy CPU the
+tracker's scan comes first and a picture waits, instead of every frame's scene waiting behind
+the pictures of the frame before."""
 WORKERS: Final = 8
 """Threads running the Flask app (short API calls)."""
 HEAD_MAX_BYTES: Final = 16 * 1024
@@ -305,6 +311,7 @@ class Hub:
                 loop.call_soon_threadsafe(func, *args)
 
     def _run(self) -> None:
+        _lower_this_thread(PICTURE_NICENESS)
         live = self.live
         state = live.state
         self._publish_event(state)
@@ -697,3 +704,12 @@ def _quiet_logs(verbose: bool) -> None:
             logger.addHandler(handler)
         if name == "uvicorn":
             logger.propagate = False
+
+
+def _lower_this_thread(niceness: int) -> None:
+    """Run the calling thread `niceness` steps below the others of the process, where the
+    system schedules threads one by one (Linux: a thread is a task with its own nice value);
+    elsewhere, or if the system refuses, nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + niceness)
