@@ -1,12 +1,13 @@
 """Issue 13: frame-to-page latency, end to end, at 1920x1080 with 120 tags.
 
-Run: `python -m benchmarks.bench_latency [--seconds 20] [--warmup 5] [--no-view] [--json]`
+Run: `python -m benchmarks.bench_latency [--seconds 20] [--warmup 5] [--no-view] [--spectators N]
+[--json]`
 
 The table of `umpire bench` (vision/benchtrack.py: 120 tags of 16 to 25 mm on a 180 x 120 cm
 table, units pushed by a hand, a hand sweeping over it, sensor noise in every frame) is rendered
 at 1920x1080 first (90 frames), then played like a webcam at 30 frames a second (forward, then
 backward, and again) into the real tracker (`webui.live.Live`) behind the real app
-(`umpire serve`'s, werkzeug on loopback). A client in another process follows `/events` as the
+(`umpire serve`'s server on loopback). A client in another process follows `/events` as the
 table page does, and the live view `/stream.mjpg` beside it as the page does (`--no-view`: the
 events alone). For every `frame` event it receives after the warm-up:
 
@@ -18,7 +19,10 @@ status's `updated` (when the tracker published the frame's scene) into capture-t
 frame waiting for the tracker, and its scan) and scene-to-page (the event made, written and
 read). Printed: median, p95 and worst of each, the frames the tracker scanned and dropped, and
 the server's own figure (`latency_ms` of `/api/status`: capture to the event written, the last
-10 s). The load average is printed too: the machine may be shared. Nothing here is asserted.
+10 s). `--spectators N` adds a crowd in a third process (benchmarks/crowd.py: each spectator
+holds the event stream and the live view and asks `/api/status` every second) for the whole
+measurement. The load average is printed too: the machine may be shared. Nothing here is
+asserted.
 """
 
 from __future__ import annotations
@@ -129,7 +133,9 @@ def _summary(values_s: list[float]) -> dict[str, float | None]:
     }
 
 
-def run(seconds: float, warmup: float, view: bool, seed: int = 0) -> dict[str, Any]:
+def run(
+    seconds: float, warmup: float, view: bool, seed: int = 0, spectators: int = 0
+) -> dict[str, Any]:
     load_before = os.getloadavg()
     game = bench_game(TAGS, TAG_SIZE, seed)
     rendered = time.perf_counter()
@@ -150,9 +156,34 @@ def run(seconds: float, warmup: float, view: bool, seed: int = 0) -> dict[str, A
             str(warmup),
             *([] if view else ["--no-view"]),
         ]
+        crowd = None
+        if spectators:
+            crowd = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "benchmarks.crowd",
+                    str(served.port),
+                    *("--spectators", str(spectators)),
+                    *("--seconds", str(seconds + 2 * warmup)),
+                    *("--warmup", "0"),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            time.sleep(warmup)  # the crowd connected before the client's warm-up begins
         scanned_before, dropped_before = live.scanned, live.dropped
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         scanned, dropped = live.scanned - scanned_before, live.dropped - dropped_before
+        watched = None
+        if crowd is not None:
+            out, _ = crowd.communicate(timeout=seconds + 300)
+            seen = json.loads(out)["spectators"]
+            watched = {
+                "spectators": spectators,
+                "errors": sum(len(s["errors"]) for s in seen),
+                "fewest_events": min((s["events"] for s in seen), default=0),
+            }
         server = get_json(served.port, "/api/status")
     got = json.loads(done.stdout)
     events = got["events"]
@@ -168,6 +199,7 @@ def run(seconds: float, warmup: float, view: bool, seed: int = 0) -> dict[str, A
         "seconds": seconds,
         "warmup_s": warmup,
         "live_view": view,
+        "crowd": watched,
         "frame_events": len(events),
         "latency_ms": _summary(total),
         "capture_to_scene_ms": _summary(to_scene),
@@ -209,6 +241,14 @@ def text(result: dict[str, Any]) -> str:
             f"  {result['frame_events']} frame events; {result['scanned']} frames scanned, "
             f"{result['dropped']} dropped for newer ones; {result['pictures']} live-view "
             "pictures",
+            *(
+                [
+                    f"  {crowd['spectators']} spectators watching meanwhile: "
+                    f"{crowd['errors']} errors, the fewest got {crowd['fewest_events']} events"
+                ]
+                if (crowd := result["crowd"])
+                else []
+            ),
             f"  load average {' '.join(map(str, load['before']))} before, "
             f"{' '.join(map(str, load['after']))} after, on {result['cpus']} CPUs",
         ]
@@ -221,13 +261,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0, help="not measured (default 5)")
     parser.add_argument("--no-view", action="store_true", help="no /stream.mjpg client")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--spectators", type=int, default=0, help="a crowd watching meanwhile (default none)"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--client", type=int, metavar="PORT", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.client is not None:
         print(json.dumps(client(opts.client, opts.seconds, opts.warmup, not opts.no_view)))
         return 0
-    result = run(opts.seconds, opts.warmup, not opts.no_view, opts.seed)
+    if opts.spectators < 0:
+        parser.error(f"--spectators must be 0 or more, not {opts.spectators}")
+    result = run(opts.seconds, opts.warmup, not opts.no_view, opts.seed, opts.spectators)
     print(json.dumps(result, indent=2) if opts.json else text(result))
     return 0
 
