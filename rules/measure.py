@@ -1252,12 +1252,8 @@ class Table:
     def crossed(self, a: Base, b: Base, kinds: Collection[TerrainKind]) -> list[Terrain]:
         """The terrain pieces of these kinds that the line between the two bases' centres runs
         through (more than touches), in the scene's order: a stream between two fighters."""
-        crossed = []
-        for piece in (t for t in self.scene.terrain if t.kind in kinds):
-            obstacle = geo.Obstacle(piece.id, np.asarray(piece.polygon, dtype=float))
-            if geo.length_inside((a.x, a.y), (b.x, b.y), obstacle)[0] > geo.EPS:
-                crossed.append(piece)
-        return crossed
+        on_line = self.pieces_on_line((a.x, a.y), (b.x, b.y))
+        return [piece for piece, inside in on_line if piece.kind in kinds and inside > geo.EPS]
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).

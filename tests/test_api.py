@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.conftest import run_umpire
+from tests.conftest import live_over_photo, run_umpire
 from vision.game import load_game
-from vision.render import Effects, camera_for_table, render
 from vision.sources import open_source
-from vision.synthetic import table_spec
 from webui.app import MAX_BODY_BYTES, create_app
 from webui.cli import main
 from webui.live import Live
@@ -39,18 +36,9 @@ that one without it is refused."""
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """The tracker over one photo of skirmish.json (1280x720, a clean render), scanned once."""
-    game = load_game(GAME)
-    spec = table_spec(game, json.loads(LAYOUT.read_text()))
-    photo = tmp_path_factory.mktemp("photo") / "table.png"
-    cv2.imwrite(str(photo), render(spec, camera_for_table(spec, 1280, 720), Effects()).image)
-    tracker = Live(open_source(str(photo)), game).start()
-    deadline = time.monotonic() + 90
-    state = tracker.state
-    while state.scene is None and time.monotonic() < deadline:
-        state = tracker.wait_for_version(state.version, 1.0)
-    assert state.scene is not None, state.status
-    yield tracker
-    tracker.stop()
+    folder = tmp_path_factory.mktemp("photo")
+    with live_over_photo(load_game(GAME), json.loads(LAYOUT.read_text()), folder) as tracker:
+        yield tracker
     assert not [t for t in threading.enumerate() if t.name.startswith("umpire-")]
 
 

@@ -9,23 +9,19 @@ never a 500, never an HTML error page, never a traceback."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
-import cv2
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import live_over_photo
 from vision.game import load_game
-from vision.render import Effects, camera_for_table, render
-from vision.sources import open_source
-from vision.synthetic import table_spec
 from webui.app import create_app
 from webui.live import Live
 
@@ -95,18 +91,11 @@ CONTENT_TYPES: Final = (
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """A real tracker over one photo of the demo table (a fixed scene), scanned once."""
-    game = load_game(DEMO_GAME)
-    spec = table_spec(game, json.loads(DEMO_LAYOUT.read_text()))
-    photo = tmp_path_factory.mktemp("photo") / "table.png"
-    cv2.imwrite(str(photo), render(spec, camera_for_table(spec, 1280, 720), Effects()).image)
-    tracker = Live(open_source(str(photo)), game).start()
-    deadline = time.monotonic() + 90
-    state = tracker.state
-    while state.scene is None and time.monotonic() < deadline:
-        state = tracker.wait_for_version(state.version, 1.0)
-    assert state.scene is not None, state.status
-    yield tracker
-    tracker.stop()
+    folder = tmp_path_factory.mktemp("photo")
+    with live_over_photo(
+        load_game(DEMO_GAME), json.loads(DEMO_LAYOUT.read_text()), folder
+    ) as tracker:
+        yield tracker
 
 
 @pytest.fixture(scope="module")

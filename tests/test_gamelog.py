@@ -15,21 +15,18 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cv2
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.conftest import live_over_photo
 from vision.game import load_game
 from vision.pipeline import Scanner
-from vision.render import Effects, camera_for_table, render
-from vision.sources import FrameSource, open_source
-from vision.synthetic import table_spec
+from vision.sources import FrameSource
 from webui.api import end_logged_game
 from webui.app import create_app
 from webui.gamelog import (
@@ -309,18 +306,9 @@ def test_a_folder_is_not_a_log(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """The tracker over one clean photo of the demo layout, scanned once."""
-    game = load_game(DEMO_GAME)
-    spec = table_spec(game, LAYOUT)
-    photo = tmp_path_factory.mktemp("photo") / "table.png"
-    cv2.imwrite(str(photo), render(spec, camera_for_table(spec, 1280, 720), Effects()).image)
-    tracker = Live(open_source(str(photo)), game).start()
-    deadline = time.monotonic() + 90
-    state = tracker.state
-    while state.scene is None and time.monotonic() < deadline:
-        state = tracker.wait_for_version(state.version, 1.0)
-    assert state.scene is not None, state.status
-    yield tracker
-    tracker.stop()
+    folder = tmp_path_factory.mktemp("photo")
+    with live_over_photo(load_game(DEMO_GAME), LAYOUT, folder) as tracker:
+        yield tracker
 
 
 @pytest.fixture

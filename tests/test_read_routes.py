@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import cv2
 import pytest
 from flask import Flask
 
+from tests.conftest import live_over_photo
 from vision.game import load_game
-from vision.render import Effects, camera_for_table, render
-from vision.sources import open_source
-from vision.synthetic import table_spec
 from webui.api import install_playing, open_playing
 from webui.app import create_app
 from webui.gamelog import LOG_FILE, GameLog, install_log
@@ -33,18 +29,9 @@ CSRF = {"X-CSRF-Token": TOKEN}
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    game = load_game(GAME)
-    spec = table_spec(game, json.loads(LAYOUT.read_text()))
-    photo = tmp_path_factory.mktemp("photo") / "table.png"
-    cv2.imwrite(str(photo), render(spec, camera_for_table(spec, 1280, 720), Effects()).image)
-    tracker = Live(open_source(str(photo)), game).start()
-    deadline = time.monotonic() + 90
-    state = tracker.state
-    while state.scene is None and time.monotonic() < deadline:
-        state = tracker.wait_for_version(state.version, 1.0)
-    assert state.scene is not None, state.status
-    yield tracker
-    tracker.stop()
+    folder = tmp_path_factory.mktemp("photo")
+    with live_over_photo(load_game(GAME), json.loads(LAYOUT.read_text()), folder) as tracker:
+        yield tracker
     assert not [t for t in threading.enumerate() if t.name.startswith("umpire-")]
 
 
