@@ -1,14 +1,19 @@
-"""The live view's overlays, drawn with OpenCV onto a copy of a camera frame where the bases
-really stand: every table point goes through the scan's fit (`fit.table_to_image`).
+"""The overlays drawn with OpenCV onto a copy of a camera frame where the bases really stand:
+every table point goes through the scan's fit (`fit.table_to_image`).
 
 Drawn for every base: its outline and id (side colours; grey when the base is stale, that is,
-not seen in this frame) and a facing arrow. For the selected unit or base: its command radius
-(the ruleset's `command` answer), its weapon's range bands (when the ruleset's `shoot` answer
-lists them), a 5 cm proximity halo (enemy bases inside it ringed) and its flank and rear sectors
-(`rules.geometry.front_half_angle`).
+not seen in this frame) and a facing arrow. That is all the live view's picture carries: it is
+the same for every viewer (webui/stream.py), and the page draws each viewer's selection over it.
+
+With `select` (a dispute snapshot, `POST /api/snapshot`, draws the selection into the saved
+picture): the selected unit's command radii, its weapon's range bands, a 5 cm proximity halo
+(enemy bases inside it ringed) and its flank and rear sectors
+(`rules.geometry.front_half_angle`). Which rings a unit has is the map's answer
+(`mapsvg.range_bands`, `mapsvg.command_radii`), so the map, the page's live-view layer and the
+snapshot draw the same rings.
 
 `draw_overlay(image, scan, scene, select)` is a pure function: the same inputs give the same
-picture, the input image is never written. What the rules say (radius, bands) comes from
+picture, the input image is never written. What the rules say (radii, bands) comes from
 `selected_overlays`, also pure. Never imports flask.
 """
 
@@ -24,14 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.homography import TableFit
-from calibration.units import to_mm
 from rules import geometry as geo
-from rules.engine import get_ruleset
-from rules.errors import UmpireError
 from rules.scene import Base, Scene
 from vision.pipeline import Scan
 
-from .mapsvg import side_colours
+from .mapsvg import command_radii, range_bands, side_colours
 
 Array = npt.NDArray[np.float64]
 BGR = tuple[int, int, int]
@@ -66,10 +68,8 @@ class SelectedOverlays:
 
     bases: tuple[Base, ...]
     """The selected bases."""
-    command_radius_mm: float | None = None
-    """The command radius, from the ruleset's `command` answer (None: no such answer)."""
-    leader: Base | None = None
-    """The base the command radius is measured from."""
+    commands: tuple[tuple[Base, float], ...] = ()
+    """(leader base, command radius in mm) of each leader of the unit (`mapsvg.command_radii`)."""
     bands: tuple[Band, ...] = ()
     """The unit's weapon range bands (`Ruleset.range_bands`; empty when the sheet gives none)."""
     close_enemies: tuple[Base, ...] = ()
@@ -88,28 +88,14 @@ def selected_overlays(scene: Scene, select: str) -> SelectedOverlays:
     a question the ruleset cannot answer for it (no leader, no weapon) leaves that part out."""
     bases = scene.select(select)
     unit = scene.unit_of(select)
-    ruleset = get_ruleset(scene.ruleset)
-    actions = ruleset.actions()
-    radius: float | None = None
-    leader: Base | None = None
-    if "command" in actions:
-        try:
-            answer = ruleset.resolve(scene, "command", [select]).as_json()
-            radius = to_mm(float(answer["radius"]["value"]), answer["radius"]["unit"])
-            leader = scene.base(str(answer.get("leader_base", bases[0].id)))
-        except (UmpireError, KeyError, TypeError):
-            radius, leader = None, None
-    enemies = [u for u in scene.units if u.side != unit.side and u.bases]
-    try:
-        bands = tuple(Band(b.label, b.reach) for b in ruleset.range_bands(scene, unit))
-    except UmpireError:
-        bands = ()  # a weapon the sheet does not know: the answer card says so
-    enemy_bases = [b for u in enemies for b in u.bases]
+    commands = tuple(command_radii(scene, unit))
+    bands = tuple(Band(b.label, b.reach) for b in range_bands(scene, unit))
+    enemy_bases = [b for u in scene.units if u.side != unit.side for b in u.bases]
     close: tuple[Base, ...] = ()
     if enemy_bases:
         gaps = geo.distance_matrix(bases, enemy_bases).min(axis=0)
         close = tuple(b for b, gap in zip(enemy_bases, gaps, strict=True) if gap <= PROXIMITY_MM)
-    return SelectedOverlays(bases, radius, leader, bands, close)
+    return SelectedOverlays(bases, commands, bands, close)
 
 
 # --------------------------------------------------------------------------------- geometry
@@ -314,7 +300,7 @@ def _draw_selection(
         if len(ring) >= 3:
             colour = BAND_COLOURS[min(i, len(BAND_COLOURS) - 1)]
             cv2.polylines(out, [_pixels(fit, ring)], True, colour, thick, cv2.LINE_AA)
-    if chosen.command_radius_mm is not None and chosen.leader is not None:
-        ring = _on_table(_grown([chosen.leader], chosen.command_radius_mm), scene)
+    for leader, radius in chosen.commands:
+        ring = _on_table(_grown([leader], radius), scene)
         if len(ring) >= 3:
             cv2.polylines(out, [_pixels(fit, ring)], True, COMMAND_COLOUR, thick + 1, cv2.LINE_AA)

@@ -7,7 +7,8 @@ each connection a thread (werkzeug's development server, waitress's and cheroot'
 pools, gunicorn's gthread workers) either runs out of workers or pays a thread, its stack and a
 per-stream copy of every picture for each of them. Here a stream is a coroutine on one event
 loop: each new frame's event text and JPEG are made once, in one broadcaster thread, and every
-viewer's coroutine hands the same bytes to its socket; a viewer that reads slowly skips to the
+viewer's coroutine hands the same bytes to its socket (one picture a frame whatever each viewer
+selected: the page draws the selection over it); a viewer that reads slowly skips to the
 newest frame instead of queueing frames (at most one picture waits in its socket's buffer), so
 memory per viewer is bounded whatever the viewer does. The API's short calls run the unchanged
 Flask app in a small thread pool (a2wsgi).
@@ -53,7 +54,7 @@ from flask import Flask
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .live import Live, LiveState
-from .stream import BOUNDARY, NATIVE_KEY, PART_HEAD, _picture
+from .stream import BOUNDARY, NATIVE_KEY, PART_HEAD, frame_event, picture
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -64,11 +65,8 @@ MARKER_HEADER: Final = "X-Umpire-Stream"
 STREAM_PATHS: Final = frozenset({"/events", "/stream.mjpg"})
 TICK_S: Final = 0.25
 """How often every stream looks at the clock and the stop flag."""
-PICTURE_SHARE: Final = 0.4
-"""The most of one core the live view's selected-unit pictures may take (the plain picture is
-always made): viewers of a selection get fewer frames rather than the tracker fewer cores."""
 PICTURE_NICENESS: Final = 5
-"""How much lower the broadcaster thread (which draws and encodes the live view's pictures)
+"""How much lower the broadcaster thread (which draws and encodes the live view's picture)
 runs than the tracker, where the system lets one thread be set apart (Linux): on a busy CPU the
 tracker's scan comes first and a picture waits, instead of every frame's scene waiting behind
 the pictures of the frame before."""
@@ -243,8 +241,8 @@ class _Viewer:
 
 @dataclass(slots=True)
 class _Channel:
-    """The latest item of one stream kind (a picture of one selection, or the event text) and
-    the viewers waiting for it."""
+    """The latest item of one stream kind (the live view's picture, or the event text) and the
+    viewers waiting for it."""
 
     viewers: set[_Viewer] = field(default_factory=set)
     latest: Any = None
@@ -265,17 +263,22 @@ class _Event:
 
 class Hub:
     """One broadcaster per server: a thread follows the tracker and makes, once per new state,
-    the event text and (for the live views being watched) the JPEGs; the event loop hands them
-    to every viewer."""
+    the event text and (while somebody watches the live view) the JPEG; the event loop hands
+    them to every viewer.
+
+    A frame's event goes out before any picture work starts, and the picture is always of the
+    newest frame: when the tracker gets ahead of the encoding, the frames in between get an
+    event each but no picture (the live view shows fewer frames, the page's scene never
+    waits)."""
 
     def __init__(self, live: Live, quality: int) -> None:
         self.live = live
         self.quality = quality
         self.loop: asyncio.AbstractEventLoop | None = None
         self.events = _Channel()
-        self.pictures: dict[str | None, _Channel] = {}
-        self._wanted: list[str | None] = []
-        self._wanted_lock = threading.Lock()
+        self.pictures = _Channel()
+        self._watched = threading.Event()
+        """Set while at least one live view is open: the broadcaster encodes only then."""
         self._closed = threading.Event()
         self.closing = False
         """Set on the loop when the server stops: every stream ends."""
@@ -298,7 +301,7 @@ class Hub:
         self.tick()
 
     def tick(self) -> None:
-        for channel in (self.events, *self.pictures.values()):
+        for channel in (self.events, self.pictures):
             for viewer in channel.viewers:
                 viewer.wake.set()
 
@@ -315,8 +318,7 @@ class Hub:
         live = self.live
         state = live.state
         self._publish_event(state)
-        drawn: dict[str | None, int] = {}
-        spent: list[tuple[float, float]] = []  # (when, seconds) of selection pictures
+        drawn = -2  # the frame of the last picture made
         while not self._closed.is_set():
             newer = live.wait_for_version(state.version, 0.1)
             if live.stopping and newer.version == state.version:
@@ -324,61 +326,38 @@ class Hub:
             if newer.version != state.version:
                 state = newer
                 self._publish_event(state)
-            with self._wanted_lock:
-                wanted = list(self._wanted)
-            now = time.monotonic()
-            spent = [(t, s) for t, s in spent if now - t < 1.0]
-            for key in wanted:
-                if state.image is None or drawn.get(key) == state.frame:
-                    continue
-                if key is not None:
-                    if live.state.frame != state.frame:
-                        break  # a newer frame: the plain picture first
-                    if sum(s for _, s in spent) > PICTURE_SHARE:
-                        break
-                started = time.monotonic()
-                jpeg = _picture(state, key, self.quality)
-                if key is not None:
-                    spent.append((started, time.monotonic() - started))
-                drawn[key] = state.frame
-                if jpeg is not None:
-                    self._call(self._put_picture, key, state.frame, jpeg)
-            for key in [k for k in drawn if k not in wanted]:
-                del drawn[key]
+            if not self._watched.is_set():
+                drawn = -2  # nobody watches: the next viewer's first picture is made afresh
+                continue
+            if state.image is None or drawn == state.frame:
+                continue
+            if live.state.version != state.version:
+                continue  # a newer state came meanwhile: its event first, then its picture
+            drawn = state.frame
+            jpeg = picture(state, self.quality)
+            if jpeg is not None:
+                self._call(self._put_picture, state.frame, jpeg)
 
     def _publish_event(self, state: LiveState) -> None:
         self._seq += 1
-        doc = {"frame": state.frame, "status": self.live.status()}
+        doc = frame_event(state, self.live.status())
         data = b"data: " + json.dumps(doc, separators=(",", ":")).encode() + b"\n\n"
         self._call(self.events.put, _Event(self._seq, state, data))
 
     # ------------------------------------------------------------------ on the loop
 
-    def _put_picture(self, key: str | None, frame: int, jpeg: bytes) -> None:
-        channel = self.pictures.get(key)
-        if channel is not None:
-            channel.put((frame, jpeg))
+    def _put_picture(self, frame: int, jpeg: bytes) -> None:
+        self.pictures.put((frame, jpeg))
 
-    def join_pictures(self, key: str | None, viewer: _Viewer) -> _Channel:
-        channel = self.pictures.setdefault(key, _Channel())
-        channel.viewers.add(viewer)
-        self._set_wanted()
-        return channel
+    def join_pictures(self, viewer: _Viewer) -> _Channel:
+        self.pictures.viewers.add(viewer)
+        self._watched.set()
+        return self.pictures
 
-    def leave_pictures(self, key: str | None, viewer: _Viewer) -> None:
-        channel = self.pictures.get(key)
-        if channel is None:
-            return
-        channel.viewers.discard(viewer)
-        if not channel.viewers:
-            del self.pictures[key]
-            self._set_wanted()
-
-    def _set_wanted(self) -> None:
-        # The plain picture first, then the selections most watched.
-        keys = sorted(self.pictures, key=lambda k: (k is not None, -len(self.pictures[k].viewers)))
-        with self._wanted_lock:
-            self._wanted = keys
+    def leave_pictures(self, viewer: _Viewer) -> None:
+        self.pictures.viewers.discard(viewer)
+        if not self.pictures.viewers:
+            self._watched.clear()
 
 
 def _headers(raw: list[tuple[bytes, bytes]], content_type: str) -> list[tuple[bytes, bytes]]:
@@ -536,7 +515,7 @@ class UmpireASGI:
             }
         )
         state = live.state
-        doc = {"frame": state.frame, "status": live.status()}
+        doc = frame_event(state, live.status())
         first = f"retry: 2000\n\nevent: frame\ndata: {json.dumps(doc, separators=(',', ':'))}\n\n"
         await send({"type": "http.response.body", "body": first.encode(), "more_body": True})
         sent_frame = state.frame
@@ -586,8 +565,6 @@ class UmpireASGI:
     ) -> None:
         hub = self.hub
         assert hub is not None
-        select = what.get("select")
-        key = select if isinstance(select, str) and select else None
         deadline = self._deadline("MJPEG_MAX_S")
         viewer = _Viewer()
         await send(
@@ -598,7 +575,7 @@ class UmpireASGI:
             }
         )
         await send({"type": "http.response.body", "body": PART_HEAD, "more_body": True})
-        channel = hub.join_pictures(key, viewer)
+        channel = hub.join_pictures(viewer)
         sent = None
         try:
             with self._watching(receive, viewer):
@@ -617,7 +594,7 @@ class UmpireASGI:
                     await viewer.wake.wait()
                     viewer.wake.clear()
         finally:
-            hub.leave_pictures(key, viewer)
+            hub.leave_pictures(viewer)
         await send({"type": "http.response.body", "body": b""})
 
 

@@ -1,7 +1,13 @@
 """The pushed routes: `/events` (server-sent events: `event: frame` within a few milliseconds of
 each scanned frame, a comment heartbeat every 15 s; each frame event written counts in the
-tracker's frame-to-page latency) and `/stream.mjpg` (the live view with its
-overlays as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
+tracker's frame-to-page latency) and `/stream.mjpg` (the live view with the overlays common to
+every viewer, as `multipart/x-mixed-replace` JPEGs, which an `<img>` shows as video).
+
+One picture per frame for everybody: the live view shows every base's outline, facing arrow
+and id, never a viewer's selection. The page draws the selected unit's rings, sectors and
+measuring line itself over the picture (webui/static/app.js), through the table-to-pixel
+mapping each frame event carries (`view`, `frame_view`): fifty viewers selecting fifty units
+cost the server one JPEG a frame, not fifty.
 
 Served by `umpire serve` (`webui.server`), the two streams are the event loop's: these views
 only check the request and answer a marker, and one broadcaster makes each frame's event and
@@ -60,9 +66,39 @@ def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+def frame_view(state: LiveState) -> dict[str, Any] | None:
+    """How the page puts a table point on this frame's picture: `{"frame", "width", "height",
+    "table_to_image", "lens"}`, None before the table is fitted. `table_to_image` is the 3x3
+    homography from table millimetres (x, y, 1) to pixels; `lens` (None for a plain fit) is the
+    camera's `matrix` and OpenCV `distortion` (k1, k2, p1, p2[, k3]) that then bend the
+    homography's pixels into the pixels seen, as `TableFit.table_to_image` does."""
+    if state.image is None or state.scan is None:
+        return None
+    fit = state.scan.fit
+    height, width = state.image.shape[:2]
+    lens = fit.lens
+    return {
+        "frame": state.frame,
+        "width": int(width),
+        "height": int(height),
+        "table_to_image": [[float(v) for v in row] for row in fit.transform.table_to_image_matrix],
+        "lens": None
+        if lens is None
+        else {
+            "matrix": [[float(v) for v in row] for row in lens.camera_matrix],
+            "distortion": [float(v) for v in lens.dist_coeffs.ravel()],
+        },
+    }
+
+
+def frame_event(state: LiveState, status: dict[str, Any]) -> dict[str, Any]:
+    """The body of a `frame` (or `status`) event: the frame, the status and the frame's `view`."""
+    return {"frame": state.frame, "status": status, "view": frame_view(state)}
+
+
 @stream.get("/events")
 def events() -> ResponseReturnValue:
-    """`event: frame` {"frame", "status"} for each new frame; `event: status` when only the
+    """`event: frame` {"frame", "status", "view"} for each new frame; `event: status` when only the
     status changed (camera lost, phase); `: heartbeat` comments every `SSE_HEARTBEAT_S`."""
     live = tracker()
     if request.environ.get(NATIVE_KEY):
@@ -73,7 +109,7 @@ def events() -> ResponseReturnValue:
     def generate() -> Iterator[str]:
         yield "retry: 2000\n\n"
         state = live.state
-        yield _event("frame", {"frame": state.frame, "status": live.status()})
+        yield _event("frame", frame_event(state, live.status()))
         beat = time.monotonic() + heartbeat
         while not live.stopping and time.monotonic() < deadline:
             wait = min(WAIT_STEP_S, beat - time.monotonic(), deadline - time.monotonic())
@@ -81,7 +117,7 @@ def events() -> ResponseReturnValue:
             if newer.version != state.version:
                 kind = "frame" if newer.frame != state.frame else "status"
                 state = newer
-                yield _event(kind, {"frame": state.frame, "status": live.status()})
+                yield _event(kind, frame_event(state, live.status()))
                 if kind == "frame":
                     # werkzeug asks for the next chunk once this one is written and flushed:
                     # the frame has reached this page's connection now.
@@ -98,45 +134,43 @@ def events() -> ResponseReturnValue:
 
 
 class _Pictures:
-    """The JPEGs of the latest frames, drawn and encoded once however many streams show them.
+    """The JPEGs of the latest frames, encoded once however many streams show them.
 
     Fifty spectators on one frame would otherwise draw and encode it fifty times (a 720p frame
     costs ~5 ms): the tracker's two cores would go to them. An entry is found by the frame's
-    image object itself (kept alive by the entry, so never confused with a newer one), the
-    selected unit and the quality; the lock also makes the streams that ask for a new frame at
-    once wait for the one that encodes it."""
+    image object itself (kept alive by the entry, so never confused with a newer one) and the
+    quality; the lock also makes the streams that ask for a new frame at once wait for the one
+    that encodes it."""
 
-    KEEP: Final = 8
+    KEEP: Final = 2
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: list[tuple[Any, str | None, int, bytes | None]] = []
+        self._entries: list[tuple[Any, int, bytes | None]] = []
 
-    def get(self, state: LiveState, select: str | None, quality: int) -> bytes | None:
+    def get(self, state: LiveState, quality: int) -> bytes | None:
         if state.image is None:
             return None
         with self._lock:
-            for image, chosen, q, jpeg in self._entries:
-                if image is state.image and chosen == select and q == quality:
+            for image, q, jpeg in self._entries:
+                if image is state.image and q == quality:
                     return jpeg
-            jpeg = _picture(state, select, quality)
-            self._entries = [(state.image, select, quality, jpeg), *self._entries][: self.KEEP]
+            jpeg = picture(state, quality)
+            self._entries = [(state.image, quality, jpeg), *self._entries][: self.KEEP]
             return jpeg
 
 
 _pictures = _Pictures()
 
 
-def _picture(state: LiveState, select: str | None, quality: int) -> bytes | None:
-    """The frame with its overlays as a JPEG (the bare frame before the table is fitted)."""
+def picture(state: LiveState, quality: int) -> bytes | None:
+    """The frame with the overlays every viewer shares (each base's outline, facing and id) as
+    a JPEG; the bare frame before the table is fitted."""
     if state.image is None:
         return None
     image = state.image
     if state.scan is not None and state.scene is not None:
-        try:
-            image = draw_overlay(state.image, state.scan, state.scene, select)
-        except UmpireError:  # the selected unit left the scene: draw the rest
-            image = draw_overlay(state.image, state.scan, state.scene, None)
+        image = draw_overlay(state.image, state.scan, state.scene)
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return jpeg.tobytes() if ok else None
 
@@ -156,8 +190,9 @@ def _part(jpeg: bytes) -> bytes:
 
 @stream.get("/stream.mjpg")
 def mjpeg() -> ResponseReturnValue:
-    """The live view, `?select=ID` adding that unit's command radius, range bands, halos and
-    sectors. An id not in the current scene is a 400."""
+    """The live view: one picture a frame, the same for every viewer. `?select=ID` is still
+    accepted (an id not in the current scene is a 400) but changes nothing: the page draws the
+    selection over the picture itself."""
     unknown = sorted(set(request.args) - {"select"})
     if unknown:
         raise BadRequest(f"unknown parameter {unknown[0]!r}; accepted: select")
@@ -170,7 +205,7 @@ def mjpeg() -> ResponseReturnValue:
         except UmpireError as error:
             raise BadRequest(str(error)) from None
     if request.environ.get(NATIVE_KEY):
-        return _native({"stream": "mjpeg", "select": select})
+        return _native({"stream": "mjpeg"})
     quality = int(current_app.config["MJPEG_QUALITY"])
     deadline = _deadline("MJPEG_MAX_S")
 
@@ -180,7 +215,7 @@ def mjpeg() -> ResponseReturnValue:
         sent = -2
         while not live.stopping and time.monotonic() < deadline:
             if state.frame != sent:
-                jpeg = _pictures.get(state, select, quality)
+                jpeg = _pictures.get(state, quality)
                 if jpeg is not None:
                     sent = state.frame
                     yield _part(jpeg)

@@ -1,5 +1,6 @@
 """One answer per question (issue 15): for every pair of bases clicked, the measurement, the
-answer card and the map's measuring line name the same two bases and the same length; a
+answer card, the map's measuring line and the line the page draws over the live view name the
+same two bases and the same length; a
 suggestion clicked moves the map's highlight and line to its own pair; the range row says
 what it compares."""
 
@@ -25,6 +26,7 @@ def shown(page: Page) -> dict[str, object]:
         """() => {
             const text = (sel) => document.querySelector(sel)?.textContent ?? null;
             const line = document.querySelector('#map g.measure');
+            const view = document.querySelector('#live-overlay g.measure');
             return {
                 measurePair: text('#measure .pair'),
                 measureLength: text('#measure .distance'),
@@ -32,6 +34,9 @@ def shown(page: Page) -> dict[str, object]:
                 cardLength: text('#card .resolution .distance'),
                 mapPair: line ? `${line.dataset.a} and ${line.dataset.b}` : null,
                 mapLength: line ? line.querySelector('text').textContent : null,
+                viewPair: view ? `${view.dataset.a} and ${view.dataset.b}` : null,
+                viewLength: view ? view.querySelector('text.length')?.textContent : null,
+                viewLabel: view ? view.dataset.label : null,
             };
         }"""
     )
@@ -48,15 +53,27 @@ def test_card_map_and_measurement_agree_for_every_clicked_pair(page: Page, serve
         page.wait_for_function(
             """() => {
                 const line = document.querySelector('#map g.measure');
+                const view = document.querySelector('#live-overlay g.measure');
                 const pair = document.querySelector('#card .resolution .pair')?.textContent;
                 return line && pair === `${line.dataset.a} and ${line.dataset.b}`
+                    && view && pair === `${view.dataset.a} and ${view.dataset.b}`
                     && document.querySelector('#measure .pair')?.textContent === pair;
             }""",
             timeout=10_000,
         )
         got = shown(page)
-        assert got["measurePair"] == got["cardPair"] == got["mapPair"], (first, second, got)
-        assert got["measureLength"] == got["cardLength"] == got["mapLength"], (first, second, got)
+        assert got["measurePair"] == got["cardPair"] == got["mapPair"] == got["viewPair"], (
+            first,
+            second,
+            got,
+        )
+        assert (
+            got["measureLength"]
+            == got["cardLength"]
+            == got["mapLength"]
+            == got["viewLength"]
+            == got["viewLabel"]
+        ), (first, second, got)
         assert re.fullmatch(r"\d+\.\d cm", str(got["cardLength"])), got
 
 

@@ -439,6 +439,7 @@
     events.addEventListener("frame", (event) => {
       const data = JSON.parse(event.data);
       state.frame = data.frame;
+      setView(data.view);
       showStatus(data.status);
       $("st-frame").textContent = data.frame;
       if (replaying.on) loadReplay();
@@ -451,6 +452,7 @@
     events.addEventListener("status", (event) => {
       // The game's state changed (a result confirmed elsewhere, a new turn) or the camera did.
       const data = JSON.parse(event.data);
+      setView(data.view);
       showStatus(data.status);
       showSource();
       refreshMap();
@@ -497,9 +499,216 @@
   }
 
   function showLiveView() {
-    const src = state.select ? `/stream.mjpg?select=${encodeURIComponent(state.select)}` : "/stream.mjpg";
+    // One picture for every viewer: the selection is drawn by this page, over it (below).
     const img = $("live");
-    if (img.getAttribute("src") !== src) img.setAttribute("src", src);
+    if (img.getAttribute("src") !== "/stream.mjpg") img.setAttribute("src", "/stream.mjpg");
+    drawOverlay();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The live view's layer: the selected unit's range bands, command radii, proximity halos,
+  // flank/rear sectors and the card's measuring line, drawn by this page over the picture (the
+  // server sends every viewer the same picture). What is drawn is read off the map's own
+  // drawing (webui/mapsvg.py: one source of truth for what a ring is, its band and its length
+  // in the page's unit), sampled along each shape in table millimetres and put on the picture
+  // through the frame's table-to-pixel mapping (`view` in each frame event: the homography and,
+  // for a calibrated lens, its matrix and distortion).
+
+  let view = null; // the latest frame's {frame, width, height, table_to_image, lens}
+  let viewKey = "";
+
+  function setView(next) {
+    if (!next) return; // before the table is fitted: keep what is drawn
+    const key = JSON.stringify([next.width, next.height, next.table_to_image, next.lens]);
+    view = next;
+    if (key === viewKey) return; // the same mapping: the drawing still fits
+    viewKey = key;
+    drawOverlay();
+  }
+
+  /** The picture's pixel of a table point (mm), as `TableFit.table_to_image` computes it; null
+   * beyond the table plane's horizon. */
+  function toPixel(x, y) {
+    const m = view.table_to_image;
+    const w = m[2][0] * x + m[2][1] * y + m[2][2];
+    if (!(w > 1e-12 * (Math.abs(m[2][0]) + Math.abs(m[2][1]) + Math.abs(m[2][2])))) return null;
+    let u = (m[0][0] * x + m[0][1] * y + m[0][2]) / w;
+    let v = (m[1][0] * x + m[1][1] * y + m[1][2]) / w;
+    const lens = view.lens;
+    if (lens) {
+      // OpenCV's lens model (cv2.projectPoints) applied to the ideal pinhole pixel.
+      const k = lens.matrix;
+      const [k1, k2, p1, p2, k3 = 0] = lens.distortion;
+      const yn = (v - k[1][2]) / k[1][1];
+      const xn = (u - k[0][2] - k[0][1] * yn) / k[0][0];
+      const r2 = xn * xn + yn * yn;
+      const radial = 1 + k1 * r2 + k2 * r2 * r2 + k3 * r2 * r2 * r2;
+      const xd = xn * radial + 2 * p1 * xn * yn + p2 * (r2 + 2 * xn * xn);
+      const yd = yn * radial + p1 * (r2 + 2 * yn * yn) + 2 * p2 * xn * yn;
+      u = k[0][0] * xd + k[0][2];
+      v = k[1][1] * yd + k[1][2];
+    }
+    return [u, v];
+  }
+
+  /** The map's drawing in table millimetres: its SVG y runs down from the far edge. */
+  function mapToTable(svg, x, y) {
+    return [x, Number(svg.dataset.tableDepthMm) - y];
+  }
+
+  /** The transform from an element's own coordinates to the map's (its and its groups'). */
+  function mapMatrix(el, svg) {
+    let m = new DOMMatrix();
+    for (let node = el; node && node !== svg; node = node.parentNode) {
+      const list = node.transform && node.transform.baseVal;
+      const t = list && list.numberOfItems ? list.consolidate() : null;
+      if (t) m = DOMMatrix.fromMatrix(t.matrix).multiply(m);
+    }
+    return m;
+  }
+
+  /** Points along a shape of the map (path, rect, circle, polygon, line) in table mm, about
+   * every 4 mm; closed shapes end where they start. */
+  function sampleShape(shape, svg) {
+    const total = shape.getTotalLength();
+    const n = Math.max(2, Math.min(720, Math.ceil(total / 4)));
+    const m = mapMatrix(shape, svg);
+    const out = [];
+    for (let i = 0; i <= n; i++) {
+      const at = shape.getPointAtLength((total * i) / n);
+      const q = new DOMPoint(at.x, at.y).matrixTransform(m);
+      out.push(mapToTable(svg, q.x, q.y));
+    }
+    return out;
+  }
+
+  /** A straight line between two table points, in `n` steps (its picture may bend: a lens). */
+  function segment(a, b, n) {
+    return Array.from({ length: n + 1 }, (_, k) => [a[0] + ((b[0] - a[0]) * k) / n, a[1] + ((b[1] - a[1]) * k) / n]);
+  }
+
+  /** The straight lines of a map path made of `M x,y L x,y` moves, in table mm. */
+  function pathLines(svg, path) {
+    const d = path.getAttribute("d") || "";
+    return [...d.matchAll(/M\s*([-\d.]+)[ ,]([-\d.]+)\s*L\s*([-\d.]+)[ ,]([-\d.]+)/g)].map((m) =>
+      segment(mapToTable(svg, +m[1], +m[2]), mapToTable(svg, +m[3], +m[4]), 16));
+  }
+
+  /** Table points to pixel polylines: a point off the table (a plane homography sends points
+   * far beyond it to nonsense) or beyond the horizon breaks the line there. */
+  function pixelRuns(svg, points) {
+    const margin = 20;
+    const width = Number(svg.dataset.tableWidthMm);
+    const depth = Number(svg.dataset.tableDepthMm);
+    const runs = [];
+    let run = [];
+    for (const [x, y] of points) {
+      const on = x >= -margin && y >= -margin && x <= width + margin && y <= depth + margin;
+      const px = on ? toPixel(x, y) : null;
+      if (px) run.push(px);
+      else if (run.length) {
+        runs.push(run);
+        run = [];
+      }
+    }
+    if (run.length) runs.push(run);
+    return runs.filter((r) => r.length >= 2);
+  }
+
+  const NS = "http://www.w3.org/2000/svg";
+  const fixed = (n) => n.toFixed(1);
+
+  function svgEl(tag, attrs, ...children) {
+    const el = document.createElementNS(NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value !== null && value !== undefined) el.setAttribute(key, String(value));
+    }
+    for (const child of children) if (child) el.append(child);
+    return el;
+  }
+
+  function polylines(svg, points, cls) {
+    return pixelRuns(svg, points).map((run) =>
+      svgEl("polyline", { class: cls, points: run.map((p) => `${fixed(p[0])},${fixed(p[1])}`).join(" ") }));
+  }
+
+  /** A text of the map (a band's label, the measured length) at its place on the picture. */
+  function labelAt(svg, text, cls) {
+    const [x, y] = mapToTable(svg, Number(text.getAttribute("x")), Number(text.getAttribute("y")));
+    const px = toPixel(x, y);
+    if (!px) return null;
+    return svgEl("text", { class: cls, x: fixed(px[0]), y: fixed(px[1]) }, text.textContent);
+  }
+
+  /** The centre of a base's footprint on the map, in table mm. */
+  function footprintCentre(svg, footprint) {
+    if (footprint.tagName === "circle") {
+      return mapToTable(svg, Number(footprint.getAttribute("cx")), Number(footprint.getAttribute("cy")));
+    }
+    const points = footprint.getAttribute("points").trim().split(/\s+/).map((p) => p.split(",").map(Number));
+    const x = points.reduce((a, p) => a + p[0], 0) / points.length;
+    const y = points.reduce((a, p) => a + p[1], 0) / points.length;
+    return mapToTable(svg, x, y);
+  }
+
+  function drawOverlay() {
+    const layer = $("live-overlay");
+    if (!layer) return;
+    const svg = $("map").querySelector("svg.umpire-map");
+    if (!view || !svg) {
+      layer.replaceChildren();
+      return;
+    }
+    layer.setAttribute("viewBox", `0 0 ${view.width} ${view.height}`);
+    layer.dataset.frame = String(view.frame);
+    layer.setAttribute("font-size", fixed(Math.max(12, view.width / 70)));
+    const parts = [];
+    const selection = svg.querySelector("g.selection");
+    if (selection) {
+      for (const g of selection.querySelectorAll("g.sectors")) {
+        const rear = g.querySelector("polygon.rear");
+        const lines = g.querySelector("path.diagonals");
+        parts.push(svgEl("g", { class: "sectors", "data-for": g.dataset.for },
+          ...(rear ? polylines(svg, sampleShape(rear, svg), "rear") : []),
+          ...(lines ? pathLines(svg, lines).flatMap((points) => polylines(svg, points, "diagonal")) : [])));
+      }
+      for (const g of selection.querySelectorAll("g.halo")) {
+        const shape = g.querySelector("path, rect, circle");
+        if (shape) parts.push(svgEl("g", { class: "halo", "data-for": g.dataset.for, "data-distance-mm": g.dataset.distanceMm },
+          ...polylines(svg, sampleShape(shape, svg), "ring")));
+      }
+      for (const g of selection.querySelectorAll("g.range")) {
+        const shape = g.querySelector("path, rect, circle");
+        const text = g.querySelector("text.band-label");
+        if (!shape) continue;
+        parts.push(svgEl("g", { class: "range", "data-band": g.dataset.band, "data-reach-mm": g.dataset.reachMm,
+          "data-label": text ? text.textContent : null },
+          ...polylines(svg, sampleShape(shape, svg), "ring"), text ? labelAt(svg, text, "band-label") : null));
+      }
+      for (const g of selection.querySelectorAll("g.command")) {
+        const shape = g.querySelector("path, rect, circle");
+        if (shape) parts.push(svgEl("g", { class: "command", "data-for": g.dataset.for, "data-radius-mm": g.dataset.radiusMm },
+          ...polylines(svg, sampleShape(shape, svg), "ring")));
+      }
+    }
+    for (const g of svg.querySelectorAll("g.base.selected[data-base], g.base.target[data-base]")) {
+      const footprint = g.querySelector(".footprint");
+      const px = footprint && toPixel(...footprintCentre(svg, footprint));
+      if (!px) continue;
+      parts.push(svgEl("circle", { class: g.classList.contains("selected") ? "base-mark selected" : "base-mark target",
+        "data-base": g.dataset.base, "data-unit": g.dataset.unit, cx: fixed(px[0]), cy: fixed(px[1]), r: 6 }));
+    }
+    const measure = svg.querySelector("g.measure");
+    if (measure) {
+      const line = measure.querySelector("line");
+      const text = measure.querySelector("text");
+      const ends = ["1", "2"].map((k) => mapToTable(svg, Number(line.getAttribute(`x${k}`)), Number(line.getAttribute(`y${k}`))));
+      const steps = segment(ends[0], ends[1], 16);
+      parts.push(svgEl("g", { class: "measure", "data-a": measure.dataset.a, "data-b": measure.dataset.b,
+        "data-distance-mm": measure.dataset.distanceMm, "data-label": text ? text.textContent : null },
+        ...polylines(svg, steps, "line"), text ? labelAt(svg, text, "length") : null));
+    }
+    layer.replaceChildren(...parts);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -529,6 +738,7 @@
       }
       box.replaceChildren(h("p", { class: "error" }, message));
       shownMap = "";
+      drawOverlay();
       return;
     }
     if (text === shownMap) return; // the table has not changed: keep the drawing (and hover)
@@ -541,6 +751,7 @@
       spreadLabels(svg);
     }
     markPicked();
+    drawOverlay();
   }, 150);
 
   // ------------------------------------------------------------------------------------------
