@@ -2,13 +2,17 @@
 holds the event stream (`/events`) and the live view (`/stream.mjpg`) open, as the table page
 does, and asks for `/api/status` every `--poll` seconds, from an address of its own on the
 loopback network (127.0.1.x). A player may ask a question and confirm the answer every 2 s.
+With `--map`, each spectator also asks for the map (`/api/map.svg`) after each frame event, one
+at a time, as the table page does; with `--selects A,B,...` spectator 1 has selected A, spectator
+2 B, and so on (spectator 0 selects nothing): their map draws that unit's rings, and their live
+view is asked for with `?select=` as the page once did.
 
-Run by `benchmarks.bench_load` (not by hand):
+Run by `benchmarks.bench_load` and `benchmarks.bench_viewers` (not by hand):
 
     python -m benchmarks.crowd PORT --spectators N --seconds S --warmup W [--poll 1]
-        [--select ID] [--token T]
+        [--select ID | --selects A,B,...] [--map] [--token T]
 
-Prints one JSON document: per spectator the pictures and frame events received within the
+Prints one JSON document: per spectator the pictures, frame events and maps received within the
 measured window (after the warm-up), every `/api/status` time in the window, errors, and the
 results the player had confirmed. asyncio: one process and one thread hold every connection, so
 the crowd costs the machine as little as it can. Every loop has a deadline.
@@ -33,7 +37,10 @@ READ_BYTES = 1 << 18
 class Seen:
     pictures: int = 0
     events: int = 0
+    maps: int = 0
     connected: int = 0
+    frame_seen: asyncio.Event | None = None
+    """Set on each frame event when the spectator's page asks for the map after it."""
     status_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -114,6 +121,8 @@ async def follow(
                     seen.pictures += count
                 else:
                     seen.events += count
+            if kind == "events" and seen.frame_seen is not None and marker in joined:
+                seen.frame_seen.set()
             tail = joined[-len(marker) + 1 :]
     except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
         seen.errors.append(f"{path}: {type(error).__name__} {error}")
@@ -142,6 +151,36 @@ async def poll(port: int, address: str, every: float, seen: Seen, window: Window
                 writer.close()
             reader = writer = None
         await asyncio.sleep(every)
+    if writer is not None:
+        writer.close()
+
+
+async def page_map(port: int, address: str, select: str | None, seen: Seen, window: Window) -> None:
+    """The map after each frame event, one request at a time (the page's `refreshMap`)."""
+    assert seen.frame_seen is not None
+    path = "/api/map.svg?unit=cm" + (f"&select={select}" if select else "")
+    reader: asyncio.StreamReader | None = None
+    writer: asyncio.StreamWriter | None = None
+    while not window.over():
+        try:
+            await asyncio.wait_for(seen.frame_seen.wait(), timeout=1.0)
+        except TimeoutError:
+            continue
+        seen.frame_seen.clear()
+        try:
+            if writer is None or reader is None:
+                reader, writer = await _connect(port, address)
+            writer.write(_request("GET", path))
+            status, _ = await asyncio.wait_for(_response(reader), timeout=30)
+            if status != 200:
+                seen.errors.append(f"{path}: HTTP {status}")
+            elif window.inside():
+                seen.maps += 1
+        except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
+            seen.errors.append(f"{path}: {type(error).__name__} {error}")
+            if writer is not None:
+                writer.close()
+            reader = writer = None
     if writer is not None:
         writer.close()
 
@@ -176,14 +215,19 @@ async def crowd(opts: argparse.Namespace) -> dict[str, Any]:
     window = Window(opts.warmup, opts.seconds)
     seen = [Seen() for _ in range(opts.spectators)]
     confirmed: list[int] = []
-    view = "/stream.mjpg" + (f"?select={opts.select}" if opts.select else "")
+    selects = [None, *opts.selects.split(",")] if opts.selects else [opts.select]
     tasks = []
     for i, s in enumerate(seen):
         address = spectator_address(i)
+        select = selects[i] if i < len(selects) else selects[-1]
+        view = "/stream.mjpg" + (f"?select={select}" if select else "")
         tasks += [
             follow(opts.port, address, "/events", b"event: frame", s, window, "events"),
             follow(opts.port, address, view, b"Content-Type: image/jpeg", s, window, "pictures"),
         ]
+        if opts.map:
+            s.frame_seen = asyncio.Event()
+            tasks.append(page_map(opts.port, address, select, s, window))
         if opts.poll > 0:
             tasks.append(poll(opts.port, address, opts.poll, s, window))
     if opts.token:
@@ -194,6 +238,7 @@ async def crowd(opts: argparse.Namespace) -> dict[str, Any]:
             {
                 "pictures": s.pictures,
                 "events": s.events,
+                "maps": s.maps,
                 "connected": s.connected,
                 "errors": s.errors[:5],
             }
@@ -213,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--poll", type=float, default=1.0, help="status every S s (0: never)")
     parser.add_argument("--select", help="every viewer watches the live view of this unit")
+    parser.add_argument("--selects", help="A,B,...: spectator 1 selects A, 2 B, ... (0 none)")
+    parser.add_argument("--map", action="store_true", help="the map after each frame event")
     parser.add_argument("--token", help="the CSRF token: a player confirms results")
     opts = parser.parse_args(argv)
     print(json.dumps(asyncio.run(crowd(opts))))

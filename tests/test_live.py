@@ -30,6 +30,7 @@ from vision.synthetic import table_spec
 from webui.app import create_app
 from webui.live import Live, LiveState, ServeError, open_live
 from webui.overlay import draw_overlay
+from webui.stream import frame_view, picture
 
 from .test_sources import FakeClock
 
@@ -171,6 +172,46 @@ def test_overlay_of_a_selected_unit_draws_its_command_radius_and_sectors(scanned
     # 4 cm straight behind rifles-1 (facing 90): (20, 26) cm is in its rear sector.
     rear = scan.fit.table_to_image([[200.0, 260.0]])[0]
     assert changed_near(plain, chosen, rear, r=1)
+
+
+def test_a_1080p_frame_is_shown_at_1280x720_with_the_bases_drawn_where_they_stand() -> None:
+    """The live view's picture is at most 1280 wide: a 1920x1080 frame is shrunk by 2/3 before
+    the bases are drawn on it, and the frame event's `view` says so (`scale`)."""
+    game = load_game(GAME)
+    spec = table_spec(game, json.loads(LAYOUT.read_text()))
+    image = render(spec, camera_for_table(spec, 1920, 1080), Effects()).image
+    scan = Scanner(game).scan(image)
+    scene = read_scene(json.loads(json.dumps(scan.scene)))
+    state = LiveState(1, 7, image, scan, scan.scene, scene, {})
+    shown = cv2.imdecode(np.frombuffer(picture(state, 95) or b"", np.uint8), cv2.IMREAD_COLOR)
+    assert shown is not None and shown.shape == (720, 1280, 3)
+    view = frame_view(state)
+    assert view is not None
+    assert (view["frame"], view["width"], view["height"]) == (7, 1280, 720)
+    assert view["scale"] == pytest.approx(2 / 3)
+    bare = cv2.resize(image, (1280, 720), interpolation=cv2.INTER_AREA)
+    # rifles-1 stands at (20, 30) cm facing 90: its facing arrow runs over (20, 32) cm; the
+    # frame's pixel of that point times 2/3 is the picture's.
+    on_arrow = scan.fit.table_to_image([[200.0, 320.0]])[0] * (2 / 3)
+    assert (
+        int(
+            np.abs(shown.astype(int) - bare.astype(int))[
+                round(on_arrow[1]) - 2 : round(on_arrow[1]) + 3,
+                round(on_arrow[0]) - 2 : round(on_arrow[0]) + 3,
+            ].max()
+        )
+        > 60
+    )
+    # (160, 100) cm: open table, far from every piece: only the JPEG's noise.
+    empty = scan.fit.table_to_image([[1600.0, 1000.0]])[0] * (2 / 3)
+    assert (
+        int(
+            np.abs(shown.astype(int) - bare.astype(int))[
+                round(empty[1]) - 8 : round(empty[1]) + 9, round(empty[0]) - 8 : round(empty[0]) + 9
+            ].max()
+        )
+        < 40
+    )
 
 
 # --------------------------------------------------------------------------------- the tracker

@@ -129,7 +129,7 @@ def _on_table(polygon: Array, scene: Scene) -> Array:
     return np.asarray(geo.clip_to_convex(polygon, table), dtype=np.float64)
 
 
-def _pixels(fit: TableFit, points: Array) -> npt.NDArray[np.int32]:
+def _pixels(fit: TableFit | _Shrunk, points: Array) -> npt.NDArray[np.int32]:
     return np.round(fit.table_to_image(points)).astype(np.int32).reshape(-1, 1, 2)
 
 
@@ -143,13 +143,33 @@ def _sector(base: Base, start_deg: float, end_deg: float, reach: float) -> Array
 # --------------------------------------------------------------------------------- drawing
 
 
+class _Shrunk:
+    """A fit's `table_to_image` for a picture shrunk by `factor` from the frame it was fitted
+    on (the live view's picture may be smaller than the camera's frame)."""
+
+    __slots__ = ("factor", "fit")
+
+    def __init__(self, fit: TableFit, factor: float) -> None:
+        self.fit = fit
+        self.factor = factor
+
+    def table_to_image(self, points: Array) -> Array:
+        return np.asarray(self.fit.table_to_image(points) * self.factor, dtype=np.float64)
+
+
 def draw_overlay(
-    image: npt.NDArray[np.uint8], scan: Scan, scene: Scene, select: str | None = None
+    image: npt.NDArray[np.uint8],
+    scan: Scan,
+    scene: Scene,
+    select: str | None = None,
+    *,
+    shrunk: float = 1.0,
 ) -> npt.NDArray[np.uint8]:
     """A copy of `image` with the overlays drawn where the bases stand. `select` names a unit
-    or base of `scene` (an unknown id raises `UnknownIdError`)."""
+    or base of `scene` (an unknown id raises `UnknownIdError`). `shrunk`: `image` is the
+    scanned frame resized by this factor (pixels of `image` per pixel of the frame)."""
     out = np.array(image, dtype=np.uint8, copy=True)
-    fit = scan.fit
+    fit: TableFit | _Shrunk = scan.fit if shrunk == 1.0 else _Shrunk(scan.fit, shrunk)
     scale = max(out.shape[1] / 1600.0, 0.4)
     thick = max(1, round(2 * scale))
     chosen = selected_overlays(scene, select) if select else None
@@ -186,7 +206,9 @@ def draw_overlay(
     return out
 
 
-def _pixels_of(fit: TableFit, *groups: Sequence[Array]) -> list[list[npt.NDArray[np.int32]]]:
+def _pixels_of(
+    fit: TableFit | _Shrunk, *groups: Sequence[Array]
+) -> list[list[npt.NDArray[np.int32]]]:
     """`_pixels` of many point sets at once, in one pass through the fit: for each group, the
     pixels of each of its point sets."""
     sets = [points for group in groups for points in group]
@@ -272,7 +294,7 @@ def _blend(out: npt.NDArray[np.uint8], layer: npt.NDArray[np.uint8], alpha: floa
 
 def _draw_selection(
     out: npt.NDArray[np.uint8],
-    fit: TableFit,
+    fit: TableFit | _Shrunk,
     scene: Scene,
     chosen: SelectedOverlays,
     thick: int,

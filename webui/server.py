@@ -66,10 +66,14 @@ STREAM_PATHS: Final = frozenset({"/events", "/stream.mjpg"})
 TICK_S: Final = 0.25
 """How often every stream looks at the clock and the stop flag."""
 PICTURE_NICENESS: Final = 5
-"""How much lower the broadcaster thread (which draws and encodes the live view's picture)
-runs than the tracker, where the system lets one thread be set apart (Linux): on a busy CPU the
-tracker's scan comes first and a picture waits, instead of every frame's scene waiting behind
-the pictures of the frame before."""
+"""How much lower the pictures thread (which draws and encodes the live view's picture) runs
+than the tracker and the events thread, where the system lets one thread be set apart (Linux):
+on a busy CPU the tracker's scan and the frame's event come first and a picture waits, instead
+of every frame's scene waiting behind the picture of the frame before."""
+PICTURE_MAX_FPS: Final = 15.0
+"""The most live-view pictures made a second, whatever the camera's rate: a 30 fps camera's
+every other frame is enough to watch the table by, and the encoding's share of the cores is
+halved for the tracker."""
 WORKERS: Final = 8
 """Threads running the Flask app (short API calls)."""
 HEAD_MAX_BYTES: Final = 16 * 1024
@@ -262,14 +266,15 @@ class _Event:
 
 
 class Hub:
-    """One broadcaster per server: a thread follows the tracker and makes, once per new state,
-    the event text and (while somebody watches the live view) the JPEG; the event loop hands
-    them to every viewer.
+    """One broadcaster per server: two threads follow the tracker. The events thread makes, once
+    per new state, the event text; the pictures thread (while somebody watches the live view)
+    the JPEG of the newest frame. The event loop hands both to every viewer.
 
-    A frame's event goes out before any picture work starts, and the picture is always of the
-    newest frame: when the tracker gets ahead of the encoding, the frames in between get an
-    event each but no picture (the live view shows fewer frames, the page's scene never
-    waits)."""
+    A frame's event never waits for a picture: the events thread runs at the tracker's
+    priority and does nothing else, and the pictures thread runs `PICTURE_NICENESS` below it
+    and makes at most `PICTURE_MAX_FPS` pictures a second, always of the newest frame (when
+    the tracker gets ahead of the encoding, the frames in between get an event each but no
+    picture: the live view shows fewer frames, the page's scene never waits)."""
 
     def __init__(self, live: Live, quality: int) -> None:
         self.live = live
@@ -278,22 +283,26 @@ class Hub:
         self.events = _Channel()
         self.pictures = _Channel()
         self._watched = threading.Event()
-        """Set while at least one live view is open: the broadcaster encodes only then."""
+        """Set while at least one live view is open: the pictures thread encodes only then."""
         self._closed = threading.Event()
         self.closing = False
         """Set on the loop when the server stops: every stream ends."""
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._seq = 0
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self._thread = threading.Thread(target=self._run, name="umpire-broadcast", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._run_events, name="umpire-events", daemon=True),
+            threading.Thread(target=self._run_pictures, name="umpire-pictures", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def stop(self) -> None:
         self._closed.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        for thread in self._threads:
+            thread.join(timeout=10)
 
     def close_streams(self) -> None:
         """On the loop: end every stream."""
@@ -305,7 +314,7 @@ class Hub:
             for viewer in channel.viewers:
                 viewer.wake.set()
 
-    # ------------------------------------------------------------------ the broadcaster thread
+    # ------------------------------------------------------------------ the broadcaster threads
 
     def _call(self, func: Callable[..., None], *args: Any) -> None:
         loop = self.loop
@@ -313,26 +322,36 @@ class Hub:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(func, *args)
 
-    def _run(self) -> None:
-        _lower_this_thread(PICTURE_NICENESS)
+    def _run_events(self) -> None:
         live = self.live
         state = live.state
         self._publish_event(state)
-        drawn = -2  # the frame of the last picture made
         while not self._closed.is_set():
             newer = live.wait_for_version(state.version, 0.1)
-            if live.stopping and newer.version == state.version:
-                self._closed.wait(0.1)
             if newer.version != state.version:
                 state = newer
                 self._publish_event(state)
-            if not self._watched.is_set():
+            elif live.stopping:
+                self._closed.wait(0.1)
+
+    def _run_pictures(self) -> None:
+        _lower_this_thread(PICTURE_NICENESS)
+        live = self.live
+        drawn = -2  # the frame of the last picture made
+        last = 0.0  # when it was started
+        while not self._closed.is_set():
+            if not self._watched.wait(0.1):
                 drawn = -2  # nobody watches: the next viewer's first picture is made afresh
                 continue
-            if state.image is None or drawn == state.frame:
+            state = live.state
+            if state.image is None or state.frame == drawn:
+                live.wait_for_version(state.version, 0.1)
                 continue
-            if live.state.version != state.version:
-                continue  # a newer state came meanwhile: its event first, then its picture
+            wait = last + 1.0 / PICTURE_MAX_FPS - time.monotonic()
+            if wait > 0:
+                self._closed.wait(wait)
+                continue  # then the newest frame, not this one
+            last = time.monotonic()
             drawn = state.frame
             jpeg = picture(state, self.quality)
             if jpeg is not None:

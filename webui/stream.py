@@ -40,6 +40,10 @@ stream = Blueprint("stream", __name__)
 BOUNDARY: Final = "umpireframe"
 WAIT_STEP_S: Final = 1.0
 """Longest sleep between two looks at the stop flag and the clock."""
+LIVE_VIEW_MAX_WIDTH: Final = 1280
+"""The live view's picture is at most this wide: a 1080p frame is shrunk to 1280x720 before it
+is drawn on and encoded (less than half the pixels to encode: the encoding competes with the
+tracker for the cores), which a phone or a laptop's page panel shows just as well."""
 
 
 @stream.errorhandler(BadRequest)
@@ -66,21 +70,36 @@ def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+def shrink_factor(width: int) -> float:
+    """Pixels of the live view's picture per pixel of a frame `width` wide."""
+    return min(1.0, LIVE_VIEW_MAX_WIDTH / width)
+
+
+def picture_size(width: int, height: int) -> tuple[int, int]:
+    """The live view's picture size for a frame of this size (as `cv2.resize` rounds it)."""
+    factor = shrink_factor(width)
+    return (width, height) if factor == 1.0 else (round(width * factor), round(height * factor))
+
+
 def frame_view(state: LiveState) -> dict[str, Any] | None:
-    """How the page puts a table point on this frame's picture: `{"frame", "width", "height",
-    "table_to_image", "lens"}`, None before the table is fitted. `table_to_image` is the 3x3
-    homography from table millimetres (x, y, 1) to pixels; `lens` (None for a plain fit) is the
-    camera's `matrix` and OpenCV `distortion` (k1, k2, p1, p2[, k3]) that then bend the
-    homography's pixels into the pixels seen, as `TableFit.table_to_image` does."""
+    """How the page puts a table point on this frame's live-view picture: `{"frame", "width",
+    "height", "table_to_image", "lens", "scale"}`, None before the table is fitted.
+    `table_to_image` is the 3x3 homography from table millimetres (x, y, 1) to the frame's
+    pixels; `lens` (None for a plain fit) is the camera's `matrix` and OpenCV `distortion`
+    (k1, k2, p1, p2[, k3]) that then bend the homography's pixels into the pixels seen, as
+    `TableFit.table_to_image` does; `scale` (at most 1) turns the frame's pixels into the
+    picture's, `width` x `height`."""
     if state.image is None or state.scan is None:
         return None
     fit = state.scan.fit
-    height, width = state.image.shape[:2]
+    frame_height, frame_width = state.image.shape[:2]
+    width, height = picture_size(frame_width, frame_height)
     lens = fit.lens
     return {
         "frame": state.frame,
-        "width": int(width),
-        "height": int(height),
+        "width": width,
+        "height": height,
+        "scale": shrink_factor(frame_width),
         "table_to_image": [[float(v) for v in row] for row in fit.transform.table_to_image_matrix],
         "lens": None
         if lens is None
@@ -165,12 +184,16 @@ _pictures = _Pictures()
 
 def picture(state: LiveState, quality: int) -> bytes | None:
     """The frame with the overlays every viewer shares (each base's outline, facing and id) as
-    a JPEG; the bare frame before the table is fitted."""
+    a JPEG at most `LIVE_VIEW_MAX_WIDTH` wide; the bare frame before the table is fitted."""
     if state.image is None:
         return None
     image = state.image
+    factor = shrink_factor(image.shape[1])
+    if factor < 1.0:
+        size = picture_size(image.shape[1], image.shape[0])
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     if state.scan is not None and state.scene is not None:
-        image = draw_overlay(state.image, state.scan, state.scene)
+        image = draw_overlay(image, state.scan, state.scene, shrunk=factor)
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return jpeg.tobytes() if ok else None
 

@@ -514,20 +514,20 @@
   // through the frame's table-to-pixel mapping (`view` in each frame event: the homography and,
   // for a calibrated lens, its matrix and distortion).
 
-  let view = null; // the latest frame's {frame, width, height, table_to_image, lens}
+  let view = null; // the latest frame's {frame, width, height, table_to_image, lens, scale}
   let viewKey = "";
 
   function setView(next) {
     if (!next) return; // before the table is fitted: keep what is drawn
-    const key = JSON.stringify([next.width, next.height, next.table_to_image, next.lens]);
+    const key = JSON.stringify([next.width, next.height, next.scale, next.table_to_image, next.lens]);
     view = next;
     if (key === viewKey) return; // the same mapping: the drawing still fits
     viewKey = key;
     drawOverlay();
   }
 
-  /** The picture's pixel of a table point (mm), as `TableFit.table_to_image` computes it; null
-   * beyond the table plane's horizon. */
+  /** The live view picture's pixel of a table point (mm), as `TableFit.table_to_image` computes
+   * it (then shrunk with the picture); null beyond the table plane's horizon. */
   function toPixel(x, y) {
     const m = view.table_to_image;
     const w = m[2][0] * x + m[2][1] * y + m[2][2];
@@ -548,7 +548,8 @@
       u = k[0][0] * xd + k[0][2];
       v = k[1][1] * yd + k[1][2];
     }
-    return [u, v];
+    const scale = view.scale ?? 1; // the live view's picture may be smaller than the frame
+    return [u * scale, v * scale];
   }
 
   /** The map's drawing in table millimetres: its SVG y runs down from the far edge. */
