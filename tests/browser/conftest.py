@@ -31,6 +31,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from vision.demo import open_demo_game
+from vision.game import load_game
+from vision.sources import FrameSource, open_source
 from webui.api import install_playing, open_playing
 from webui.app import create_app
 from webui.gamelog import LOG_FILE, GameLog, install_log
@@ -104,8 +106,15 @@ class Served:
     ) -> Served:
         """The real app over a demo camera, as `umpire serve` starts it, once it has a scene."""
         options = dict(demo_options)
-        demo = open_demo_game(str(options.pop("ruleset", "skirmish-19c")), **options)  # type: ignore[arg-type]
-        live = Live(demo, demo.game).start()
+        camera = options.pop("camera", None)  # a lens model (`[camera]` of a game file)
+        photo = options.pop("photo", None)  # a still photo of the example table instead
+        if photo is not None:
+            source: FrameSource = open_source(str(photo))
+            game = load_game(EXAMPLE_GAME)
+        else:
+            demo = open_demo_game(str(options.pop("ruleset", "skirmish-19c")), **options)  # type: ignore[arg-type]
+            source, game = demo, demo.game
+        live = Live(source, game, camera).start()  # type: ignore[arg-type]
         app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), **server_config}, live=live)
         # Its log and game opened at start-up, as `umpire serve` does (a read route never
         # opens or starts one).
@@ -171,7 +180,8 @@ def server_config() -> dict[str, object]:
 @pytest.fixture
 def demo_options() -> dict[str, object]:
     """How the demo camera plays: the example table by default; a test module overrides this
-    fixture to serve a ruleset's own demo game (`{"ruleset": ..., "move_every": 0}`)."""
+    fixture to serve a ruleset's own demo game (`{"ruleset": ..., "move_every": 0}`), or a still
+    photo of the example table seen through a lens (`{"photo": PATH, "camera": CameraModel}`)."""
     return {"game_path": EXAMPLE_GAME, "layout_path": EXAMPLE_LAYOUT}
 
 
