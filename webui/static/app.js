@@ -678,11 +678,11 @@
         if (shape) parts.push(svgEl("g", { class: "halo", "data-for": g.dataset.for, "data-distance-mm": g.dataset.distanceMm },
           ...polylines(svg, sampleShape(shape, svg), "ring")));
       }
-      for (const g of selection.querySelectorAll("g.range")) {
+      for (const [i, g] of [...selection.querySelectorAll("g.range")].entries()) {
         const shape = g.querySelector("path, rect, circle");
         const text = g.querySelector("text.band-label");
         if (!shape) continue;
-        parts.push(svgEl("g", { class: "range", "data-band": g.dataset.band, "data-reach-mm": g.dataset.reachMm,
+        parts.push(svgEl("g", { class: `range band-${Math.min(i, 3)}`, "data-band": g.dataset.band, "data-reach-mm": g.dataset.reachMm,
           "data-label": text ? text.textContent : null },
           ...polylines(svg, sampleShape(shape, svg), "ring"), text ? labelAt(svg, text, "band-label") : null));
       }
