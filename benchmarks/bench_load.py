@@ -17,7 +17,8 @@ of the first); each spectator's pictures and frame events a second (the fewest, 
 as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; this
 process's (tracker and server) resident memory at its largest and its threads; errors; results
 confirmed and found in the game log; the load average (the machine may be shared). Every
-viewer watches the plain live view (`--select ID`: all of them the same unit's). Nothing here is
+viewer watches the plain live view (`--select ID`: all of them ask for it with `?select=ID`,
+which the server accepts and ignores since the page draws the selection). Nothing here is
 asserted: tests/test_load.py checks, without timing, that every spectator is served and no
 confirmed result is lost.
 """
@@ -191,7 +192,7 @@ def text(r: dict[str, Any]) -> str:
         [
             f"{r['spectators']} spectators on {r['server']}'s server for {r['seconds']:g} s "
             f"({r['source']}, 1280x720)"
-            + (f", every live view of {r['select']}" if r["select"] else ""),
+            + (f", every live view asked with ?select={r['select']}" if r["select"] else ""),
             f"  tracker: {r['fps_alone']} frames a second alone, {r['fps_loaded']} with the "
             f"crowd ({r['share']:.0%})",
             f"  each viewer, pictures a second: fewest {r['viewer_pictures_fps']['fewest']}, "
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=float, default=10.0, help="alone (default 10)")
     parser.add_argument("--server", choices=SERVERS, default="umpire")
     parser.add_argument("--threads", type=int, help="a thread-pool server's threads")
-    parser.add_argument("--select", metavar="ID", help="every live view shows this unit's")
+    parser.add_argument("--select", metavar="ID", help="every live view asks ?select=ID")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
     result = run(

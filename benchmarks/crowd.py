@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--poll", type=float, default=1.0, help="status every S s (0: never)")
-    parser.add_argument("--select", help="every viewer watches the live view of this unit")
+    parser.add_argument("--select", help="every viewer asks for the live view ?select=ID")
     parser.add_argument("--selects", help="A,B,...: spectator 1 selects A, 2 B, ... (0 none)")
     parser.add_argument("--map", action="store_true", help="the map after each frame event")
     parser.add_argument("--token", help="the CSRF token: a player confirms results")
