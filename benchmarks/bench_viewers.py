@@ -1,7 +1,7 @@
 """Viewers who each select a different unit: what they cost a plain viewer's live view.
 
-Run: `python -m benchmarks.bench_viewers [--viewers 14] [--seconds 20] [--demo europe-19c]
-[--no-map] [--json]`
+Run: `python -m benchmarks.bench_viewers [--viewers 14] [--seconds 15] [--rounds 2]
+[--demo europe-19c] [--no-map] [--json]`
 
 A built-in demo as `umpire serve` starts it (its synthetic camera at 1280x720 and 10 frames a
 second; `europe-19c` by default, whose table has 18 units: `skirmish-19c`, the default of
@@ -13,11 +13,11 @@ event, as app.js does (`--no-map`: the two streams alone, to see the live view's
 First one plain viewer (nothing selected) alone, for `--seconds`; then the same plain viewer
 beside `--viewers` viewers who each selected a different unit (their map draws its rings; their
 live view is asked for with `?select=UNIT`, as the page did before the selection moved into the
-page), for `--seconds` again. Both in one run, on one server. Printed: the plain viewer's live
-view and frame events a second in each phase, the second as a share of the first (the goal:
-at least 80%), the tracker's frames a second in each phase, the selecting viewers' pictures and
-maps a second, errors, and the load average (the machine may be shared: under load every figure
-is pessimistic). Nothing is asserted.
+page), for `--seconds` again; `--rounds` times in turn, all in one run, on one server. Printed:
+the plain viewer's live view and frame events a second alone and beside them, the second as a
+share of the first (the goal: at least 80%), the tracker's frames a second in each, the
+selecting viewers' pictures and maps a second, errors, and the load average (the machine may be
+shared: under load every figure is pessimistic). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def _phase(
     return got
 
 
-def run(viewers: int, seconds: float, demo: str, maps: bool = True) -> dict[str, Any]:
+def run(
+    viewers: int, seconds: float, demo: str, maps: bool = True, rounds: int = 2
+) -> dict[str, Any]:
     load_before = os.getloadavg()
     live = open_live(demo=demo)  # the built-in demo as `umpire serve --demo` starts it
     units = [u.id for u in live.game.units]
@@ -87,38 +89,47 @@ def run(viewers: int, seconds: float, demo: str, maps: bool = True) -> dict[str,
             "choose fewer viewers or another --demo"
         )
     selects = units[:viewers]
+    alone: list[Any] = []
+    beside: list[Any] = []
     with tempfile.TemporaryDirectory() as data, serve(live, Path(data)) as served:
         time.sleep(3.0)  # past the first frames' whole scans
-        alone = _phase(live, served.port, 1, seconds, [], maps)
-        beside = _phase(live, served.port, 1 + viewers, seconds, selects, maps)
+        # Alone and beside in turn, so that a change of the machine's load meanwhile falls on
+        # both alike.
+        for _ in range(rounds):
+            alone.append(_phase(live, served.port, 1, seconds, [], maps))
+            beside.append(_phase(live, served.port, 1 + viewers, seconds, selects, maps))
     load_during = os.getloadavg()
-    plain_alone, plain_beside = alone["spectators"][0], beside["spectators"][0]
-    others = beside["spectators"][1:]
-    alone_fps = plain_alone["pictures"] / seconds
-    beside_fps = plain_beside["pictures"] / seconds
-    errors = [e for s in alone["spectators"] + beside["spectators"] for e in s["errors"]]
+    measured = seconds * rounds
+
+    def plain(phases: list[Any], key: str) -> float:
+        return sum(p["spectators"][0][key] for p in phases) / measured
+
+    def tracker(phases: list[Any]) -> float:
+        return statistics.fmean(p["tracker_fps"] for p in phases)
+
+    others = [
+        sum(p["spectators"][i][key] for p in beside) / measured
+        for i in range(1, viewers + 1)
+        for key in ("pictures", "maps")
+    ]
+    errors = [e for p in alone + beside for s in p["spectators"] for e in s["errors"]]
+    alone_fps, beside_fps = plain(alone, "pictures"), plain(beside, "pictures")
     return {
         "demo": demo,
         "viewers": viewers,
         "selects": selects,
         "seconds": seconds,
+        "rounds": rounds,
         "maps": maps,
         "plain_pictures_fps": {"alone": round(alone_fps, 2), "beside": round(beside_fps, 2)},
         "plain_events_fps": {
-            "alone": round(plain_alone["events"] / seconds, 2),
-            "beside": round(plain_beside["events"] / seconds, 2),
+            "alone": round(plain(alone, "events"), 2),
+            "beside": round(plain(beside, "events"), 2),
         },
         "share": round(beside_fps / alone_fps, 3) if alone_fps else None,
-        "tracker_fps": {
-            "alone": round(alone["tracker_fps"], 2),
-            "beside": round(beside["tracker_fps"], 2),
-        },
-        "selecting_pictures_fps_median": round(
-            statistics.median(s["pictures"] / seconds for s in others), 2
-        ),
-        "selecting_maps_fps_median": round(
-            statistics.median(s["maps"] / seconds for s in others), 2
-        ),
+        "tracker_fps": {"alone": round(tracker(alone), 2), "beside": round(tracker(beside), 2)},
+        "selecting_pictures_fps_median": round(statistics.median(others[0::2]), 2),
+        "selecting_maps_fps_median": round(statistics.median(others[1::2]), 2),
         "errors": len(errors),
         "error_examples": errors[:5],
         "load_average": {
@@ -135,7 +146,7 @@ def text(r: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"a plain viewer, then beside {r['viewers']} viewers each selecting a different unit "
-            f"({r['demo']} demo, 1280x720, {r['seconds']:g} s each"
+            f"({r['demo']} demo, 1280x720, {r['rounds']} rounds of {r['seconds']:g} s each"
             + (", every page asking for its map after each frame)" if r["maps"] else ")"),
             f"  plain viewer's live view: {pictures['alone']} pictures a second alone, "
             f"{pictures['beside']} beside them ({r['share']:.0%}; goal: 80% or more)",
@@ -153,16 +164,17 @@ def text(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--viewers", type=int, default=14)
-    parser.add_argument("--seconds", type=float, default=20.0, help="each phase (default 20)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="each phase (default 15)")
+    parser.add_argument("--rounds", type=int, default=2, help="alone then beside (default 2)")
     parser.add_argument("--demo", default="europe-19c", help="a built-in demo's ruleset")
     parser.add_argument(
         "--no-map", action="store_true", help="the pages never ask for the map (streams only)"
     )
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
-    if opts.viewers < 1 or opts.seconds <= 0:
-        parser.error("--viewers must be 1 or more and --seconds above 0")
-    result = run(opts.viewers, opts.seconds, opts.demo, not opts.no_map)
+    if opts.viewers < 1 or opts.seconds <= 0 or opts.rounds < 1:
+        parser.error("--viewers and --rounds must be 1 or more, --seconds above 0")
+    result = run(opts.viewers, opts.seconds, opts.demo, not opts.no_map, opts.rounds)
     print(json.dumps(result, indent=2) if opts.json else text(result))
     return 0
 
