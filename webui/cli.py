@@ -33,11 +33,9 @@ EXIT_BAD_INPUT = 2
 def _board() -> CharucoSpec:
     """The ChArUco board `umpire tags --charuco` prints and `umpire calibrate camera` looks for
     (it fits an A4 or letter page)."""
-    from calibration.fit import CharucoSpec
+    from calibration.fit import PRINTED_BOARD
 
-    return CharucoSpec(
-        squares_x=7, squares_y=5, square_mm=25.0, marker_mm=18.0, dictionary="DICT_4X4_50"
-    )
+    return PRINTED_BOARD
 
 
 class UsageError(UmpireError):
