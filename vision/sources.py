@@ -222,6 +222,12 @@ class BaseSource(ABC):
     def _release(self) -> None:
         """Let go of whatever `_open` acquired (safe to call twice)."""
 
+    @property
+    def delivered(self) -> int:
+        """Frames delivered so far: the index the next frame will have (or, for a frame being
+        read right now, the one it gets)."""
+        return self._delivered
+
     def read(self) -> CapturedFrame | None:
         if self._closed:
             return None
