@@ -600,7 +600,10 @@ def coverage_picture() -> ResponseReturnValue:
     with state.lock:
         views = [c.view for c in state.captured]
         coverage = _coverage(state)
-    svg = coverage_svg(views, coverage)
+    live = current_app.extensions["umpire"].live
+    image = None if live is None else live.state.image
+    size = (640, 480) if image is None else (image.shape[1], image.shape[0])
+    svg = coverage_svg(views, coverage, size)
     return svg, 200, {"Content-Type": "image/svg+xml", "Cache-Control": "no-store"}
 
 
@@ -718,18 +721,22 @@ def draw_residuals(image: np.ndarray, doc: Mapping[str, Any]) -> np.ndarray:
 _VIEW_COLOURS: Final = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
-def coverage_svg(views: Sequence[BoardView], coverage: BoardCoverage | None) -> str:
+def coverage_svg(
+    views: Sequence[BoardView],
+    coverage: BoardCoverage | None,
+    image_size: tuple[int, int] = (640, 480),
+) -> str:
     """The coverage as an SVG string: on the left the picture (3 x 3 cells, darker where more
     corners were seen, each corner a dot coloured by its view); on the right the tilt dial
     (each view a dot: its distance from the centre is the tilt, 0-60 degrees, its angle the
     direction it leans; the dial's rings are 15, 30 and 45 degrees)."""
     width_px = 320.0
-    size = (640, 480) if coverage is None else coverage.image_size
+    size = image_size if coverage is None else coverage.image_size
     height_px = width_px * size[1] / size[0]
     k = width_px / size[0]
     dial_r = min(90.0, height_px / 2 - 10)
     dial_x, dial_y = width_px + 30 + dial_r, 10 + dial_r
-    total_w, total_h = dial_x + dial_r + 10, max(height_px, 2 * dial_r + 30) + 10
+    total_w, total_h = dial_x + dial_r + 60, max(height_px, 2 * dial_r + 30) + 10
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {total_w:.0f} {total_h:.0f}" '
         f'width="{total_w:.0f}" height="{total_h:.0f}" font-family="sans-serif" '
@@ -763,8 +770,8 @@ def coverage_svg(views: Sequence[BoardView], coverage: BoardCoverage | None) -> 
             f'fill="none" stroke="#bbb"/>'
         )
     parts.append(
-        f'<text x="{dial_x - dial_r:.0f}" y="{dial_y + dial_r + 14:.0f}">tilt (rings 15-60 '
-        "degrees) and which way</text>"
+        f'<text x="{dial_x - dial_r:.0f}" y="{dial_y + dial_r + 14:.0f}">tilts: rings at '
+        "15-60 deg</text>"
     )
     for index, tilt in enumerate(coverage.tilts if coverage is not None else ()):
         radius = dial_r * min(tilt.tilt_deg, 60.0) / 60.0

@@ -175,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--source",
         default="demo",
-        metavar="demo|camera:N|FILE|DIR|URL",
-        help="where frames come from (default: demo)",
+        metavar="demo|board|camera:N|FILE|DIR|URL",
+        help="where frames come from (default: demo; board: a synthetic camera filming the "
+        "calibration board, for the calibration page)",
     )
     serve.add_argument("--game", metavar="GAME.toml", help="the game file (not for the demo)")
     serve.add_argument(

@@ -84,7 +84,7 @@
         $(`asked-${key}`).textContent = shown(asked[key]);
         $(`took-${key}`).textContent = shown(took[key]);
       }
-      list("refused", doc.controls.refused.map((r) => `refused: ${r}`));
+      list("refused", doc.controls.refused);
     }
     list("notes", doc.notes);
     $("view-count").textContent = String(doc.views.length);
@@ -174,6 +174,7 @@
   async function tableCheck() {
     try {
       const doc = await (await fetch("/api/calibration/table-check")).json();
+      $("table-check").hidden = !doc.fitted;
       if (!doc.fitted) {
         $("table-summary").textContent = `No table fit yet${doc.error ? `: ${doc.error}` : ""}.`;
         return;
