@@ -5,6 +5,7 @@ and the table fit's residual per reference tag."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Iterator
@@ -287,5 +288,25 @@ def test_the_table_check_gives_each_reference_tags_residual(tmp_path: Path) -> N
         picture = client.get("/api/calibration/table-check.jpg")
         assert picture.status_code == 200 and picture.mimetype == "image/jpeg"
         assert picture.data[:2] == b"\xff\xd8"
+    finally:
+        live.stop()
+
+
+def test_a_settings_file_edited_wrongly_is_said_not_applied(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    settings = {"camera": 0, "resolution": "big", "exposure": None, "focus": None}
+    stored = {
+        "format": "umpire-camera-settings/1",
+        "games": {str(GAME.resolve()): {"settings": settings}},
+    }
+    (data_dir / "camera-settings.json").write_text(json.dumps(stored))
+    app, live = board_app(data_dir)
+    try:
+        doc = app.test_client().get("/api/calibration").json
+        assert doc is not None
+        assert doc["controls"]["took"]["resolution"] == "640x480"
+        assert doc["notes"][0].startswith("the stored camera settings were not applied: ")
+        assert "'resolution': 'big'" in doc["notes"][0]
     finally:
         live.stop()

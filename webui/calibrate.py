@@ -217,12 +217,32 @@ def install_calibration(app: Flask) -> None:
 
 
 def _settings_from_json(data: Mapping[str, Any]) -> CameraSettings:
-    resolution = data.get("resolution")
+    """Settings as `camera-settings.json` keeps them; `CalibrationPageError` for a value that
+    is not of their form (a file edited by hand)."""
+    camera, resolution = data.get("camera"), data.get("resolution")
+    exposure, focus = data.get("exposure"), data.get("focus")
+    fine = (
+        (camera is None or (isinstance(camera, int) and not isinstance(camera, bool)))
+        and (
+            resolution is None
+            or (
+                isinstance(resolution, list)
+                and len(resolution) == 2
+                and all(isinstance(v, int) and v > 0 for v in resolution)
+            )
+        )
+        and all(v is None or isinstance(v, int | float) for v in (exposure, focus))
+    )
+    if not fine:
+        raise CalibrationPageError(
+            f"{SETTINGS_FILE}: settings {dict(data)!r} are not of the form {{camera: N, "
+            "resolution: [W, H], exposure: number or null, focus: number or null}"
+        )
     return CameraSettings(
-        data.get("camera"),
-        None if resolution is None else (int(resolution[0]), int(resolution[1])),
-        data.get("exposure"),
-        data.get("focus"),
+        camera,
+        None if resolution is None else (resolution[0], resolution[1]),
+        None if exposure is None else float(exposure),
+        None if focus is None else float(focus),
     )
 
 
