@@ -707,7 +707,7 @@ def draw_residuals(image: np.ndarray, doc: Mapping[str, Any]) -> np.ndarray:
     """`image` with each reference tag ringed (green within half the fit's limit, amber
     within it, red for a tag the fit rejected) and its residual written beside it."""
     out = np.ascontiguousarray(image.copy())
-    scale = max(1.0, out.shape[1] / 1280)
+    scale = max(1.0, out.shape[1] / 800)
     limit = float(doc.get("limit_mm") or 1.0)
     for ref in doc["references"]:
         centre = (round(ref["x_px"]), round(ref["y_px"]))
@@ -721,7 +721,12 @@ def draw_residuals(image: np.ndarray, doc: Mapping[str, Any]) -> np.ndarray:
         words = f"tag {ref['tag']}: {ref['residual_mm']:.2f} mm / {ref['residual_px']:.2f} px"
         if ref["rejected"]:
             words += " (rejected)"
-        where = (centre[0] + round(22 * scale), centre[1] + round(6 * scale))
+        (width, _), _ = cv2.getTextSize(words, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, 1)
+        # Beside the ring, on the side towards the middle of the picture (a corner tag's words
+        # would run off the edge otherwise).
+        step = round(22 * scale)
+        left = centre[0] > out.shape[1] / 2
+        where = (centre[0] - step - width if left else centre[0] + step, centre[1] + step // 3)
         for thickness, shade in ((4, (0, 0, 0)), (1, colour)):
             cv2.putText(
                 out,

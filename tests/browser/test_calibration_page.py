@@ -148,3 +148,22 @@ def test_views_captured_on_the_page_give_camera_json_and_a_restart_keeps_the_set
         assert served.live.tracker.camera.fx == pytest.approx(saved["matrix"][0][0])
     finally:
         served.stop()
+
+
+def test_the_table_page_links_to_the_table_fit_check_on_the_demo(page: Page) -> None:
+    """The demo table (no camera settings): the link from the table page, and each reference
+    tag's residual drawn on the view."""
+    page.click("#calibrate-link")
+    page.wait_for_url("**/calibrate")
+    page.wait_for_function(
+        "() => /^4 reference tags, rms [0-9.]+ mm, worst tag \\d+ at [0-9.]+ mm/"
+        ".test(document.getElementById('table-summary').textContent)"
+    )
+    assert page.locator("#not-adjustable").is_visible()
+    assert not page.locator("#settings").is_visible()
+    page.wait_for_function(
+        "() => { const img = document.getElementById('table-check');"
+        " return img.complete && img.naturalWidth > 0 && !img.hidden; }"
+    )
+    size = page.eval_on_selector("#table-check", "img => [img.naturalWidth, img.naturalHeight]")
+    assert size == [1280, 720]  # the demo camera's frame, residuals drawn on it

@@ -64,6 +64,7 @@
     $("board").textContent = doc.board;
     $("not-adjustable").hidden = doc.adjustable;
     $("settings").hidden = !doc.adjustable;
+    $("controls").hidden = !doc.adjustable;
     if (doc.adjustable && doc.choices && doc.controls) {
       const took = doc.controls.took;
       const asked = doc.controls.asked;
