@@ -178,6 +178,21 @@ def test_captured_views_calibrate_and_the_saved_camera_drives_the_scan(
     assert model.image_size == (640, 480)
     assert live.tracker.camera == model
     assert saved.json is not None and saved.json["camera_file"] == "cams/board.json"
+    assert saved.json["camera_mismatch"] is None
+    # Another resolution: the views are dropped, and the camera file is said not to fit.
+    bigger = client.post(
+        "/api/calibration/settings", json={"resolution": "800x600"}, headers=CHANGE
+    )
+    assert bigger.json is not None and bigger.json["dropped_views"] == 8
+    deadline = time.monotonic() + WAIT_S
+    while live.state.image is None or live.state.image.shape != (600, 800, 3):
+        assert time.monotonic() < deadline, "no 800x600 frame"
+        time.sleep(0.1)
+    doc = client.get("/api/calibration").json
+    assert doc is not None and doc["views"] == []
+    assert doc["camera_mismatch"].startswith(
+        "the camera file was calibrated at 640x480 but the camera now gives 800x600"
+    )
 
 
 def test_a_washed_out_picture_is_not_captured(served: tuple[FlaskClient, Live, Path]) -> None:

@@ -410,12 +410,29 @@ def status_doc(state: CalibrationSession, live: Live | None) -> dict[str, Any]:
         "camera_file": state.camera_file,
         "camera_in_use": None if state.camera_in_use is None else _camera_json(state.camera_in_use),
         "notes": list(state.notes),
+        "camera_mismatch": _mismatch(state.camera_in_use, live),
     }
     if state.controls is not None:
         doc["controls"] = _controls_json(state.controls)
     elif doc["adjustable"] and live is not None:
         doc["controls"] = _controls_json(live.source.controls())  # type: ignore[attr-defined]
     return doc
+
+
+def _mismatch(camera: CameraModel | None, live: Live | None) -> str | None:
+    """Why the camera file in use does not fit the frames the camera now gives, if it does
+    not (intrinsics in pixels belong to one resolution)."""
+    image = None if live is None else live.state.image
+    if camera is None or camera.image_size is None or image is None:
+        return None
+    size = (image.shape[1], image.shape[0])
+    if size == camera.image_size:
+        return None
+    return (
+        f"the camera file was calibrated at {camera.image_size[0]}x{camera.image_size[1]} but "
+        f"the camera now gives {size[0]}x{size[1]}: calibrate again at this resolution, or set "
+        "the resolution back"
+    )
 
 
 def _controls_json(controls: CameraControls) -> dict[str, Any]:

@@ -105,6 +105,7 @@
     $("in-use").textContent = used
       ? `The live scan uses ${doc.camera_file}: fx ${used.fx}, fy ${used.fy}, centre (${used.cx}, ${used.cy}) px at ${used.image_size ? used.image_size.join("x") : "any size"}.`
       : "The live scan uses no camera file: it measures from the corner tags alone.";
+    if (doc.camera_mismatch) $("in-use").textContent += ` Warning: ${doc.camera_mismatch}.`;
   }
 
   async function refresh() {
