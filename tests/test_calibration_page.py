@@ -188,9 +188,9 @@ def test_captured_views_calibrate_and_the_saved_camera_drives_the_scan(
     while live.state.image is None or live.state.image.shape != (600, 800, 3):
         assert time.monotonic() < deadline, "no 800x600 frame"
         time.sleep(0.1)
-    doc = client.get("/api/calibration").json
-    assert doc is not None and doc["views"] == []
-    assert doc["camera_mismatch"].startswith(
+    now = client.get("/api/calibration").json
+    assert now is not None and now["views"] == []
+    assert now["camera_mismatch"].startswith(
         "the camera file was calibrated at 640x480 but the camera now gives 800x600"
     )
 
