@@ -583,6 +583,8 @@ class BoardCalibration:
     in pixels; `k1`, `k2`, `p1`, `p2` unitless)."""
     warnings: tuple[str, ...] = ()
     """What is poorly determined, and which views to add."""
+    coverage: BoardCoverage | None = None
+    """Where in the picture the board's corners were seen, and at which tilts."""
 
     @property
     def rms_px(self) -> float:
@@ -629,6 +631,34 @@ def render_charuco_board(
     return np.asarray(image, dtype=np.uint8)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class BoardView:
+    """The board corners found in one photo: what a calibration is fitted to."""
+
+    object_points: NDArray[np.float64]
+    """(N, 3) board millimetres of the corners found (read-only)."""
+    image_points: NDArray[np.float64]
+    """(N, 2) their pixels (read-only)."""
+    image_size: tuple[int, int]
+    """(width, height) of the photo, pixels."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "object_points", read_only(np.array(self.object_points, float)))
+        object.__setattr__(self, "image_points", read_only(np.array(self.image_points, float)))
+
+    @property
+    def corners(self) -> int:
+        """How many board corners were found."""
+        return len(self.object_points)
+
+
+def board_view(view: ArrayLike, spec: Board, index: int = 0) -> BoardView:
+    """The board corners one photo shows (`index` names the photo in error messages)."""
+    image = _grey(view, index)
+    objects, pixels = board_points(image, spec)
+    return BoardView(objects, pixels, (image.shape[1], image.shape[0]))
+
+
 def calibrate_camera(
     views: Sequence[ArrayLike],
     spec: Board | None = None,
@@ -648,37 +678,52 @@ def calibrate_camera(
     `REFUSE_SPREAD`); warns above `WARN_SPREAD`. Refusals and warnings say which views to add.
     """
     spec = spec or CharucoSpec()
-    sizes = set()
-    object_points, image_points, used, counts = [], [], [], []
-    greys = []
-    for index, view in enumerate(views):
-        image = _grey(view, index)
-        greys.append(image)
-        sizes.add((image.shape[1], image.shape[0]))
-        objects, pixels = board_points(image, spec)
-        counts.append(len(objects))
-        if len(objects) < min_corners:
-            continue
-        object_points.append(np.asarray(objects, dtype=np.float32).reshape(-1, 1, 3))
-        image_points.append(np.asarray(pixels, dtype=np.float32).reshape(-1, 1, 2))
-        used.append(index)
+    greys = [_grey(view, index) for index, view in enumerate(views)]
+    found = [board_view(image, spec, index) for index, image in enumerate(greys)]
+    usable = [view.corners >= min_corners for view in found]
+    if sum(usable) < min_views and len({view.image_size for view in found}) <= 1:
+        seen = identify_board(greys, spec) if greys else ""
+        if seen:
+            raise CalibrationError(
+                f"only {sum(usable)} of {len(found)} photos show the {spec.describe()}, but "
+                f"they show {seen}"
+            )
+    return calibrate_views(
+        found, spec, min_views=min_views, min_corners=min_corners, max_rms_px=max_rms_px
+    )
+
+
+def calibrate_views(
+    views: Sequence[BoardView],
+    spec: Board,
+    *,
+    min_views: int = 3,
+    min_corners: int = 8,
+    max_rms_px: float = 1.0,
+) -> BoardCalibration:
+    """`calibrate_camera` from board corners already found (one `BoardView` a photo): the
+    calibration page finds each view's corners once, when it is captured, and fits again as
+    views are added. Refuses and warns as `calibrate_camera` does."""
+    sizes = {view.image_size for view in views}
     if len(sizes) > 1:
         raise CalibrationError(
             f"the calibration photos have different sizes {sorted(sizes)}: take them all with "
             "the same camera at the same resolution"
         )
+    used = [index for index, view in enumerate(views) if view.corners >= min_corners]
+    counts = tuple(view.corners for view in views)
     if len(used) < min_views:
-        seen = identify_board(greys, spec) if greys else ""
-        if seen:
-            raise CalibrationError(
-                f"only {len(used)} of {len(counts)} photos show the {spec.describe()}, but "
-                f"they show {seen}"
-            )
         raise CalibrationError(
-            f"only {len(used)} of {len(counts)} photos show the {_kind(spec)} clearly (at least "
+            f"only {len(used)} of {len(views)} photos show the {_kind(spec)} clearly (at least "
             f"{min_corners} corners each); at least {min_views} are needed: photograph the "
             "whole board, sharp and well lit, from several angles"
         )
+    object_points = [
+        np.asarray(views[i].object_points, dtype=np.float32).reshape(-1, 1, 3) for i in used
+    ]
+    image_points = [
+        np.asarray(views[i].image_points, dtype=np.float32).reshape(-1, 1, 2) for i in used
+    ]
     (width, height) = sizes.pop()
     flags = cv2.CALIB_FIX_K3
     # The stubs want arrays for the camera matrix and coefficients to start from; None (no
@@ -700,12 +745,13 @@ def calibrate_camera(
     names = ("fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2")
     std = dict(zip(names, deviations[:8].tolist(), strict=True))
     camera = CameraModel.from_values(matrix, coefficients, (width, height), rms)
+    seen = board_coverage(image_points, rvecs, (width, height))
     focal = max(std["fx"] / camera.fx, std["fy"] / camera.fy)
     centre = max(std["cx"], std["cy"]) / width
     worst = max(focal, centre)
     warnings: list[str] = []
     if worst > WARN_SPREAD or not math.isfinite(worst):
-        advice = views_to_add(image_points, rvecs, (width, height))
+        advice = seen.advice()
         found = (
             f"fx {camera.fx:.0f} +- {std['fx']:.0f}, fy {camera.fy:.0f} +- {std['fy']:.0f}, "
             f"centre ({camera.cx:.0f} +- {std['cx']:.0f}, {camera.cy:.0f} +- {std['cy']:.0f}) px"
@@ -717,7 +763,7 @@ def calibrate_camera(
             )
         warnings.append(f"the camera is only loosely determined: {found}; {advice}")
     return BoardCalibration(
-        camera, tuple(used), tuple(counts), MappingProxyType(std), tuple(warnings)
+        camera, tuple(used), counts, MappingProxyType(std), tuple(warnings), seen
     )
 
 
@@ -863,43 +909,93 @@ _PLACES = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class ViewTilt:
+    """How one view saw the board: how far it leans from square to the camera, and which way."""
+
+    tilt_deg: float
+    """Angle between the board's normal and the camera's axis, degrees (0: seen square on)."""
+    direction_deg: float
+    """Which way it leans in the picture, degrees 0-180 (0: about the picture's vertical
+    axis, towards the left or right; 90: about its horizontal axis, up or down)."""
+
+
+TILTED_DEG = 15.0
+"""A view whose board leans more than this from square to the camera counts as tilted."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardCoverage:
+    """Where the board's corners have been seen over all views (the picture cut into 3 x 3
+    cells) and the tilt of each view: what pins the principal point and the focal length."""
+
+    image_size: tuple[int, int]
+    """(width, height) of the picture, pixels."""
+    cells: tuple[tuple[int, ...], ...]
+    """Corners seen in each cell, rows top to bottom, cells left to right."""
+    tilts: tuple[ViewTilt, ...]
+    """One per view, in the order given."""
+
+    def missing_places(self) -> list[str]:
+        """The parts of the picture the board never reached, in words."""
+        return [words for (c, r), words in _PLACES.items() if self.cells[r][c] == 0]
+
+    def advice(self) -> str:
+        """Which views would pin the camera down, in words."""
+        tilted = [t.direction_deg for t in self.tilts if t.tilt_deg > TILTED_DEG]
+        tilts = [t.tilt_deg for t in self.tilts]
+        advice = []
+        if len(tilted) < 2:
+            advice.append("the board tilted 30-45 degrees, to the left and right and up and down")
+        else:
+            spread = max(min(abs(a - b), 180.0 - abs(a - b)) for a in tilted for b in tilted)
+            if spread < 45.0:
+                advice.append(
+                    "the board tilted the other way too (it leans the same way in every "
+                    "photo): turn it a quarter turn, or tilt it up and down as well as sideways"
+                )
+        if max(tilts, default=0.0) - min(tilts, default=0.0) < TILTED_DEG and len(tilted) >= 2:
+            advice.append("one view of the board square to the camera")
+        missing = self.missing_places()
+        if missing:
+            advice.append(f"the board near the {', '.join(missing)} of the picture")
+        if not advice:
+            return "add more views from other angles and distances"
+        return "add views with " + "; ".join(advice)
+
+
+def board_coverage(
+    image_points: Sequence[ArrayLike],
+    rvecs: Sequence[ArrayLike],
+    image_size: tuple[int, int],
+) -> BoardCoverage:
+    """The coverage of views whose corners are `image_points` and whose board poses (from the
+    calibration) are `rvecs`; `rvecs` may be empty before a fit (then no tilts are known)."""
+    width, height = image_size
+    counts = np.zeros((3, 3), dtype=int)
+    for pts in image_points:
+        xy = np.asarray(pts, dtype=float).reshape(-1, 2)
+        cells = np.clip((xy / (width / 3, height / 3)).astype(int), 0, 2)
+        np.add.at(counts, (cells[:, 1], cells[:, 0]), 1)
+    tilts = []
+    for rvec in rvecs:
+        rotation, _ = cv2.Rodrigues(np.asarray(rvec, dtype=float))
+        normal = rotation[:, 2]
+        tilt = math.degrees(math.acos(min(1.0, abs(float(normal[2])))))
+        direction = math.degrees(math.atan2(float(normal[1]), float(normal[0]))) % 180.0
+        tilts.append(ViewTilt(tilt, direction))
+    return BoardCoverage(
+        (int(width), int(height)), tuple(tuple(int(v) for v in row) for row in counts), tuple(tilts)
+    )
+
+
 def views_to_add(
     image_points: Sequence[ArrayLike], rvecs: Sequence[ArrayLike], image_size: tuple[int, int]
 ) -> str:
     """Which views would pin the camera down: parts of the picture the board never reached,
     and tilts it was never seen at (the focal length is measured by the board seen tilted,
     in more than one direction)."""
-    width, height = image_size
-    covered: set[tuple[int, int]] = set()
-    for pts in image_points:
-        xy = np.asarray(pts, dtype=float).reshape(-1, 2)
-        cells = np.clip((xy / (width / 3, height / 3)).astype(int), 0, 2)
-        covered.update((int(c), int(r)) for c, r in cells)
-    missing = [words for cell, words in _PLACES.items() if cell not in covered]
-    tilts, directions = [], []
-    for rvec in rvecs:
-        rotation, _ = cv2.Rodrigues(np.asarray(rvec, dtype=float))
-        normal = rotation[:, 2]
-        tilts.append(math.degrees(math.acos(min(1.0, abs(float(normal[2]))))))
-        directions.append(math.degrees(math.atan2(float(normal[1]), float(normal[0]))) % 180.0)
-    advice = []
-    tilted = [d for t, d in zip(tilts, directions, strict=True) if t > 15.0]
-    if len(tilted) < 2:
-        advice.append("the board tilted 30-45 degrees, to the left and right and up and down")
-    else:
-        spread = max(min(abs(a - b), 180.0 - abs(a - b)) for a in tilted for b in tilted)
-        if spread < 45.0:
-            advice.append(
-                "the board tilted the other way too (it leans the same way in every photo): "
-                "turn it a quarter turn, or tilt it up and down as well as sideways"
-            )
-    if max(tilts, default=0.0) - min(tilts, default=0.0) < 15.0 and len(tilted) >= 2:
-        advice.append("one view of the board square to the camera")
-    if missing:
-        advice.append(f"the board near the {', '.join(missing)} of the picture")
-    if not advice:
-        return "add more views from other angles and distances"
-    return "add views with " + "; ".join(advice)
+    return board_coverage(image_points, rvecs, image_size).advice()
 
 
 def _grey(view: ArrayLike, index: int) -> NDArray[np.uint8]:
@@ -921,3 +1017,8 @@ def _dictionary(name: str) -> cv2.aruco.Dictionary:
             f"unknown ArUco dictionary {name!r}: accepted are {', '.join(known)}"
         )
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+PRINTED_BOARD = CharucoSpec(7, 5, 25.0, 18.0, "DICT_4X4_50")
+"""The ChArUco board `umpire tags --charuco` prints and `umpire calibrate camera` looks for
+by default (it fits an A4 or letter page)."""

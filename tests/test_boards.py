@@ -224,3 +224,53 @@ def test_umpire_calibrate_camera_takes_an_8x8_board_by_its_flags(tmp_path: Path)
     assert out.returncode == 0, out.stderr
     camera = json.loads((tmp_path / "cam.json").read_text(encoding="utf-8"))
     assert camera["matrix"][0][0] == pytest.approx(520.0, rel=0.01)
+
+
+# --------------------------------------------------------------------------------------------
+# The synthetic board camera (`--source board`): what the calibration page is tested on
+
+
+def test_the_board_camera_calibrates_to_its_known_focal_length() -> None:
+    from calibration.fit import PRINTED_BOARD, board_view, calibrate_views
+    from vision.boardcam import POSES, BoardCameraSource
+
+    with BoardCameraSource(realtime=False, hold=1) as camera:
+        frames = [camera.read() for _ in POSES]
+        views = [board_view(frame.image, PRINTED_BOARD) for frame in frames if frame is not None]
+        truth = camera.true_camera()
+    # 60 degree horizontal field of view over 640 pixels: fx = 320 / tan(30 degrees).
+    assert truth.fx == pytest.approx(320 / np.tan(np.radians(30)))
+    assert (truth.cx, truth.cy) == (319.5, 239.5)
+    result = calibrate_views(views, PRINTED_BOARD)
+    assert result.camera.fx == pytest.approx(554.256, rel=0.01)
+    assert result.camera.fy == pytest.approx(554.256, rel=0.01)
+    assert result.camera.cx == pytest.approx(319.5, abs=6)
+    assert result.camera.cy == pytest.approx(239.5, abs=6)
+    assert result.coverage is not None
+    # Tilted every way: the views lean about four directions 45 degrees apart, or more.
+    directions = sorted(t.direction_deg for t in result.coverage.tilts if t.tilt_deg > 15)
+    assert len(directions) >= 8
+    assert max(np.diff(directions)) < 50
+
+
+def test_the_board_camera_settings_act_on_its_picture() -> None:
+    from vision.boardcam import BoardCameraSource
+    from vision.sources import CameraSettings, SourceError
+
+    with BoardCameraSource(realtime=False, hold=100) as camera:
+        normal = camera.read()
+        assert normal is not None and normal.image.shape == (480, 640, 3)
+        took = camera.adjust(CameraSettings(resolution=(800, 600), exposure=-1.0, focus=30.0))
+        assert took.took.resolution == (800, 600) and took.took.exposure == -1.0
+        assert took.refused == ("focus 30 refused: the synthetic board camera has a fixed focus",)
+        darker = camera.read()
+        assert darker is not None and darker.image.shape == (600, 800, 3)
+        # One stop darker: every grey halves (the board, the table round it, alike).
+        assert float(darker.image.mean()) == pytest.approx(float(normal.image.mean()) / 2, rel=0.05)
+        assert camera.true_camera().fx == pytest.approx(400 / np.tan(np.radians(30)))
+        with pytest.raises(SourceError, match="accepted: 640x480, 800x600, 1024x768, 1280x720"):
+            camera.adjust(CameraSettings(resolution=(1920, 1080)))
+        with pytest.raises(SourceError, match="accepted: -3 to 3 stops"):
+            camera.adjust(CameraSettings(exposure=5.0))
+        other = camera.adjust(CameraSettings(camera=2))
+        assert other.refused == ("the synthetic board camera is camera 0; there is no camera 2",)

@@ -851,7 +851,13 @@ def refine_corners_on_edges(
     """
     quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     side_px = float(np.mean(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)))
-    reach = min(2.0, max(0.75, 0.5 * side_px / marker_cells))
+    # The detector's corners can be off by more on a larger tag: on a 12.5 MP photo of an
+    # aprilgrid (tags 150 px across, their edges soft over several pixels) OpenCV's contour
+    # corners lay 4 px (median) and up to 8.5 px inside the edges, out of reach of 2 px
+    # profiles, and the fit refused the photo (the same polygon fit to 1% of the perimeter
+    # instead of 3% did no better). So the reach grows with the tag: a twentieth of its side,
+    # at least 2 px (as before for tags up to 40 px across), never beyond half a cell.
+    reach = min(max(2.0, side_px / 20.0), max(0.75, 0.5 * side_px / marker_cells))
     # Work on a float patch around the tag: converting a whole frame per tag would cost more
     # than the fit itself.
     margin = math.ceil(3.0 * reach) + 2

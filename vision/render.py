@@ -183,6 +183,9 @@ class CameraSpec:
     distortion: tuple[float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0)
     """OpenCV's order: k1, k2, p1, p2, k3."""
     target_mm: Point | None = None
+    roll_deg: float = 0.0
+    """Turns the camera about its own optical axis (the picture turns the other way): a
+    calibration board seen tilted about any direction of the picture, not only up and down."""
 
     def __post_init__(self) -> None:
         if self.width_px < 8 or self.height_px < 8:
@@ -388,6 +391,12 @@ def _camera_pose(camera: CameraSpec, target: Point) -> tuple[np.ndarray, np.ndar
     turn = np.array(
         [[math.cos(yaw), -math.sin(yaw), 0.0], [math.sin(yaw), math.cos(yaw), 0.0], [0, 0, 1.0]]
     )
+    if camera.roll_deg:
+        roll = math.radians(camera.roll_deg)
+        x_axis, y_axis = (
+            math.cos(roll) * x_axis + math.sin(roll) * y_axis,
+            -math.sin(roll) * x_axis + math.cos(roll) * y_axis,
+        )
     rotation = np.stack([turn @ x_axis, turn @ y_axis, turn @ z_axis])
     centre = np.array([target[0], target[1], 0.0]) + turn @ back
     return rotation, centre
@@ -440,6 +449,16 @@ def _table_map(
     map_y = np.where(keep, y * px_per_mm - 0.5, -1e4).astype(np.float32)
     fixed, fraction = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
     return fixed, fraction
+
+
+def plane_maps(
+    camera: CameraSpec, target: Point, px_per_mm: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every pixel of `camera` aimed at `target`, where on a picture of the plane z = 0
+    (point (x, y) mm at picture pixel (x, y) * px_per_mm - 0.5) it looks: fixed-point maps for
+    `cv2.remap`, through the camera's lens. The table's projection, for any flat picture (the
+    synthetic calibration board camera of `vision.boardcam` films a board with it)."""
+    return _table_map(camera, target, float(px_per_mm))
 
 
 def _texture_scale(camera: CameraSpec, table: TableSpec, target: Point) -> float:

@@ -7,6 +7,8 @@ go of the device, and `with` does the closing. `open_source(spec)` turns the `--
 the contract into a source:
 
     demo                         the synthetic table of `vision.render`, bases moving, a hand
+    board                        a synthetic camera filming the printed ChArUco board at varied
+                                 poses, with known intrinsics (`vision.boardcam`)
     camera:N                     the webcam with OpenCV index N
     FILE.mp4 (.avi, .mkv, ...)   a video file, played once (or with `loop=True`)
     FILE.png (.jpg, ...)         one still photo, one frame (or the same one again with `loop`)
@@ -67,6 +69,8 @@ __all__ = [
     "STREAM_READERS",
     "URL_SCHEMES",
     "VIDEO_SUFFIXES",
+    "CameraControls",
+    "CameraSettings",
     "CameraSource",
     "CapturedFrame",
     "DemoSource",
@@ -88,7 +92,8 @@ VIDEO_SUFFIXES: Final = (".avi", ".mp4", ".mkv", ".webm", ".mov", ".m4v", ".mpg"
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 URL_SCHEMES: Final = ("http", "https", "rtsp")
 ACCEPTED_FORMS: Final = (
-    "accepted: 'demo', 'camera:N' (N = 0, 1, ...), a video file ("
+    "accepted: 'demo', 'board' (a synthetic camera filming a calibration board), "
+    "'camera:N' (N = 0, 1, ...), a video file ("
     + ", ".join(VIDEO_SUFFIXES)
     + "), an image file or a folder of images ("
     + ", ".join(IMAGE_SUFFIXES)
@@ -216,6 +221,12 @@ class BaseSource(ABC):
     @abstractmethod
     def _release(self) -> None:
         """Let go of whatever `_open` acquired (safe to call twice)."""
+
+    @property
+    def delivered(self) -> int:
+        """Frames delivered so far: the index the next frame will have (or, for a frame being
+        read right now, the one it gets)."""
+        return self._delivered
 
     def read(self) -> CapturedFrame | None:
         if self._closed:
@@ -399,6 +410,60 @@ class FramePacer:
 # --------------------------------------------------------------------------- camera
 
 
+# --------------------------------------------------------------------------- camera settings
+
+
+COMMON_RESOLUTIONS: Final = (
+    (640, 480),
+    (800, 600),
+    (1280, 720),
+    (1280, 960),
+    (1920, 1080),
+    (2560, 1440),
+    (3840, 2160),
+)
+"""Resolutions a webcam is offered at (the driver takes the nearest it has, said back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CameraSettings:
+    """What a camera is asked for, or what its driver says it took. None: left as it is
+    (for exposure and focus: the camera's automatic setting)."""
+
+    camera: int | None = None
+    """The camera's index (OpenCV's, as `camera:N`)."""
+    resolution: tuple[int, int] | None = None
+    """(width, height) in pixels."""
+    exposure: float | None = None
+    """The driver's own exposure number (a webcam's CAP_PROP_EXPOSURE: often log2 of seconds,
+    or 100 microsecond steps; the synthetic board camera: stops brighter, -3 to 3); None is
+    automatic exposure."""
+    focus: float | None = None
+    """The driver's own focus number (CAP_PROP_FOCUS); None is autofocus."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "camera": self.camera,
+            "resolution": None if self.resolution is None else list(self.resolution),
+            "exposure": self.exposure,
+            "focus": self.focus,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CameraControls:
+    """The outcome of asking a camera for settings: what was asked, what the driver reports it
+    took (read back), and each setting it refused or changed, in words."""
+
+    asked: CameraSettings
+    took: CameraSettings
+    refused: tuple[str, ...] = ()
+
+
+def _resolution_words(size: tuple[int, int] | None) -> str:
+    return "unknown" if size is None else f"{size[0]}x{size[1]}"
+
+
 @contextmanager
 def _quiet_opencv() -> Iterator[None]:
     """Silence OpenCV's warnings while probing a device: a missing camera is reported by our
@@ -427,6 +492,12 @@ class CameraSource(BaseSource):
         self.index = index
         self._size = (width, height)
         self._capture: Any = None
+        self._adjusting = threading.Lock()
+        """Held while a frame is read and while settings change (two threads use them)."""
+        self._asked = CameraSettings(
+            index, None if width is None or height is None else (width, height)
+        )
+        self._refused: tuple[str, ...] = ()
         self._open()
 
     def _open(self) -> None:
@@ -447,9 +518,10 @@ class CameraSource(BaseSource):
         self._capture = capture
 
     def _grab(self) -> tuple[np.ndarray, float, str] | None:
-        if self._capture is None:
-            return None
-        ok, image = self._capture.read()
+        with self._adjusting:
+            if self._capture is None:
+                return None
+            ok, image = self._capture.read()
         if not ok or image is None:
             return None
         return image, time.monotonic(), self.description
@@ -458,6 +530,93 @@ class CameraSource(BaseSource):
         if self._capture is not None:
             self._capture.release()
             self._capture = None
+
+    # The settings the calibration page offers. A driver takes what it can: every value is
+    # read back after it is set, and what differs is said in `refused`.
+
+    resolutions: tuple[tuple[int, int], ...] = COMMON_RESOLUTIONS
+    """Resolutions offered (the driver takes the nearest it has)."""
+    cameras: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
+    """Camera indices that may be asked for (whether one is attached shows when it opens)."""
+    exposure_range: tuple[float, float] | None = None
+    """No fixed range: each driver has its own exposure numbers."""
+    focus_range: tuple[float, float] | None = None
+
+    def controls(self) -> CameraControls:
+        """What the camera is set to now, as its driver reports it."""
+        with self._adjusting:
+            took = self._read_back()
+        return CameraControls(self._asked, took, self._refused)
+
+    def adjust(self, settings: CameraSettings) -> CameraControls:
+        """Ask the driver for `settings` (another camera index is opened first; if it does not
+        open, the current camera is kept and that is said) and read back what it took."""
+        refused: list[str] = []
+        with self._adjusting:
+            if settings.camera is not None and settings.camera != self.index:
+                with _quiet_opencv():
+                    other = cv2.VideoCapture(settings.camera)
+                if other.isOpened():
+                    self._release()
+                    self._capture = other
+                    self.index = settings.camera
+                    self.description = f"camera:{settings.camera}"
+                else:
+                    other.release()
+                    refused.append(
+                        f"camera:{settings.camera} did not open (none attached with that index, "
+                        f"or another program uses it); still using camera:{self.index}"
+                    )
+            capture = self._capture
+            if capture is None:
+                raise SourceError(f"camera:{self.index} is closed; nothing to adjust")
+            if settings.resolution is not None:
+                self._size = settings.resolution
+                capture.set(cv2.CAP_PROP_FRAME_WIDTH, settings.resolution[0])
+                capture.set(cv2.CAP_PROP_FRAME_HEIGHT, settings.resolution[1])
+            # V4L2's auto-exposure control: 1 is manual, 3 is automatic.
+            if settings.exposure is None:
+                capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3)
+            else:
+                capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)
+                if not capture.set(cv2.CAP_PROP_EXPOSURE, settings.exposure):
+                    refused.append(f"the driver refused exposure {settings.exposure:g}")
+            if settings.focus is None:
+                capture.set(cv2.CAP_PROP_AUTOFOCUS, 1)
+            else:
+                capture.set(cv2.CAP_PROP_AUTOFOCUS, 0)
+                if not capture.set(cv2.CAP_PROP_FOCUS, settings.focus):
+                    refused.append(f"the driver refused focus {settings.focus:g}")
+            self._asked = settings
+            took = self._read_back()
+        if settings.resolution is not None and took.resolution != settings.resolution:
+            refused.append(
+                f"asked for {_resolution_words(settings.resolution)}, the driver took "
+                f"{_resolution_words(took.resolution)}"
+            )
+        for name in ("exposure", "focus"):
+            want, got = getattr(settings, name), getattr(took, name)
+            told = any(name in words for words in refused)
+            if want is not None and got is not None and abs(got - want) > 1e-6 and not told:
+                refused.append(f"asked for {name} {want:g}, the driver reports {got:g}")
+        self._refused = tuple(refused)
+        return CameraControls(settings, took, self._refused)
+
+    def _read_back(self) -> CameraSettings:
+        capture = self._capture
+        if capture is None:
+            return CameraSettings(self.index)
+        width = int(capture.get(cv2.CAP_PROP_FRAME_WIDTH))
+        height = int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        # A driver without the control reports 0 (or -1) whatever is set.
+        exposure = float(capture.get(cv2.CAP_PROP_EXPOSURE))
+        focus = float(capture.get(cv2.CAP_PROP_FOCUS))
+        return CameraSettings(
+            self.index,
+            (width, height) if width > 0 and height > 0 else None,
+            exposure if self._asked.exposure is not None else None,
+            focus if self._asked.focus is not None else None,
+        )
 
 
 # --------------------------------------------------------------------------- video file
@@ -1066,9 +1225,27 @@ class DemoSource(BaseSource):
 # --------------------------------------------------------------------------- opening by spec
 
 
+def _board_camera(
+    *,
+    resolution: str | tuple[int, int] = "640x480",
+    fps: float = 5.0,
+    hold: int = 3,
+    realtime: bool = True,
+    seed: int = 0,
+) -> BaseSource:
+    """The synthetic calibration board camera (`vision.boardcam`, which builds on this
+    module, so it is imported when asked for)."""
+    from vision.boardcam import BoardCameraSource
+
+    return BoardCameraSource(
+        resolution=resolution, fps=fps, hold=hold, realtime=realtime, seed=seed
+    )
+
+
 SOURCE_KINDS: Final[Mapping[str, Callable[..., BaseSource]]] = MappingProxyType(
     {
         "demo": DemoSource,
+        "board": _board_camera,
         "camera": CameraSource,
         "video": VideoFileSource,
         "images": ImageFolderSource,
@@ -1095,6 +1272,8 @@ def parse_source(spec: str) -> SourceSpec:
     text = spec.strip()
     if text.lower() == "demo":
         return SourceSpec("demo", None)
+    if text.lower() == "board":
+        return SourceSpec("board", None)
     if text.lower().startswith("camera:"):
         number = text.partition(":")[2].strip()
         if not number.isdigit():

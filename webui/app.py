@@ -92,6 +92,10 @@ def create_app(test_config: dict[str, Any] | None = None, *, live: Live | None =
     security.install(app)
     app.register_blueprint(api)
     app.register_blueprint(stream)
+    from .calibrate import calibrate, install_calibration
+
+    app.register_blueprint(calibrate)
+    install_calibration(app)
     app.add_url_rule("/", "page", _page)
     app.add_url_rule("/show", "show", _show)
     app.register_error_handler(HTTPException, _http_error)
@@ -141,7 +145,7 @@ def _http_error(error: HTTPException) -> ResponseReturnValue:
         message += "/api/results, /api/log, /api/replay, "
         message += "/api/map.svg, /api/snapshot, "
         message += "/api/snapshots, /snapshots/<id>.png|.json, /api/access-check, "
-        message += "/api/access-qr.svg, /events, /stream.mjpg"
+        message += "/api/access-qr.svg, /events, /stream.mjpg, /calibrate, /api/calibration"
     elif code == 405:
         allowed = sorted(getattr(error, "valid_methods", None) or [])
         message = f"method not allowed here; accepted: {', '.join(allowed) or 'none'}"

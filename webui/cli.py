@@ -33,11 +33,9 @@ EXIT_BAD_INPUT = 2
 def _board() -> CharucoSpec:
     """The ChArUco board `umpire tags --charuco` prints and `umpire calibrate camera` looks for
     (it fits an A4 or letter page)."""
-    from calibration.fit import CharucoSpec
+    from calibration.fit import PRINTED_BOARD
 
-    return CharucoSpec(
-        squares_x=7, squares_y=5, square_mm=25.0, marker_mm=18.0, dictionary="DICT_4X4_50"
-    )
+    return PRINTED_BOARD
 
 
 class UsageError(UmpireError):
@@ -177,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--source",
         default="demo",
-        metavar="demo|camera:N|FILE|DIR|URL",
-        help="where frames come from (default: demo)",
+        metavar="demo|board|camera:N|FILE|DIR|URL",
+        help="where frames come from (default: demo; board: a synthetic camera filming the "
+        "calibration board, for the calibration page)",
     )
     serve.add_argument("--game", metavar="GAME.toml", help="the game file (not for the demo)")
     serve.add_argument(

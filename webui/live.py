@@ -56,6 +56,8 @@ from rules.scene import Scene
 from vision.game import Game, load_game
 from vision.pipeline import Scan
 from vision.sources import (
+    CameraControls,
+    CameraSettings,
     FrameSource,
     ImageFolderSource,
     SourceError,
@@ -221,6 +223,27 @@ class Live:
             thread.join(timeout)
         self._threads = []
         self.source.close()
+
+    def adjust_camera(self, settings: CameraSettings) -> CameraControls:
+        """Ask the source's camera for other settings (the calibration page): it answers with
+        what its driver took and what it refused. The tracker starts afresh with the next frame
+        (another camera or resolution sees the table elsewhere). `ServeError` for a source
+        without camera settings; `SourceError` for a value the camera does not accept."""
+        adjust = getattr(self.source, "adjust", None)
+        if not callable(adjust):
+            raise ServeError(
+                f"{self.source.description} has no camera settings: they are for a camera "
+                "(camera:N) or the synthetic board camera (--source board)"
+            )
+        controls: CameraControls = adjust(settings)
+        self._reset_tracker.set()
+        return controls
+
+    def use_camera(self, camera: CameraModel | None) -> None:
+        """Scan with these intrinsics from the next frame on (a calibration just saved)."""
+        with self._scan_lock:
+            self.tracker.scanner.camera = camera
+            self.tracker.reset()
 
     @property
     def running(self) -> bool:
