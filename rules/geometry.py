@@ -425,11 +425,6 @@ def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
     return Closest(float(m[i, j]), group_a[int(i)], group_b[int(j)])
 
 
-def centre_distance(a: Base, b: Base) -> float:
-    """Distance between the centres of two bases (mm)."""
-    return math.hypot(a.x - b.x, a.y - b.y)
-
-
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)
@@ -561,15 +556,6 @@ def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
     return regions
 
 
-def point_in_arc(shooter: Base, point: Point, half_angle: float) -> bool:
-    """Whether a point lies in the shooter's fire arc (boundaries included)."""
-    regions = arc_regions(shooter, half_angle)
-    if regions is None:
-        return True
-    p = np.repeat(np.array(point, dtype=float)[None], 4, axis=0)
-    return any(convex_distance(r, 0.0, p, 0.0) <= EPS for r in regions)
-
-
 def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
     """Whether any part of `target`'s footprint lies in the shooter's fire arc."""
     regions = arc_regions(shooter, half_angle)
@@ -671,9 +657,9 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
     return Containment.PARTLY
 
 
-def _convex_sides(poly: Array) -> tuple[Array, Array] | None:
+def convex_sides(poly: Array) -> tuple[Array, Array] | None:
     """The sides of a strictly convex polygon (either way round) as outward unit normals (E, 2)
-    and offsets (E,), for `_outside`; None for a polygon that is not strictly convex."""
+    and offsets (E,), for `distance_outside`; None for a polygon that is not strictly convex."""
     if len(poly) < 3:
         return None
     e1, e2 = _edges(poly)
@@ -687,8 +673,8 @@ def _convex_sides(poly: Array) -> tuple[Array, Array] | None:
     return normal, np.sum(normal * e1, axis=1)
 
 
-def _outside(points: Array, sides: tuple[Array, Array]) -> Array:
-    """(R, E) how far (mm) each point (R, 2) lies outside each side's line (`_convex_sides`;
+def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
+    """(R, E) how far (mm) each point (R, 2) lies outside each side's line (`convex_sides`;
     negative: inside it). Products, not a matrix product (BLAS threads stall on a busy
     machine)."""
     normal, offset = sides
@@ -703,10 +689,10 @@ def _plain_containment(foot: Array, poly: Array) -> Containment | None:
     (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
     side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
     strictly convex (`containment` then clips)."""
-    sides = _convex_sides(poly)
+    sides = convex_sides(poly)
     if sides is None:
         return None
-    out = _outside(foot, sides)  # (4, E) how far each corner lies outside each side, mm
+    out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side, mm
     if np.any(np.all(out > 1.0, axis=0)):
         return Containment.OUTSIDE
     if np.all(out < -1.0):
@@ -745,73 +731,17 @@ def obstacle_of_base(base: Base) -> Obstacle:
     return Obstacle(base.id, corners(base), radius(base))
 
 
-def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
-    """How much of segment a-b runs inside an obstacle: (total, from_a, from_b).
+def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Array, Array]:
+    """How much of each segment eyes[r]-aims[r] (R, 2) runs inside a polygon (any shape):
+    (total, from_a, from_b), (R,) each. `from_a` is the first inside stretch when eyes[r]
+    itself is inside (else 0), `from_b` likewise at aims[r], so callers can forgive the
+    terrain a figure stands in. A stretch along an edge is not inside; a split point within
+    `EPS` of an end is the end; a segment shorter than `EPS` runs nowhere.
 
-    `from_a` is the length of the first inside stretch when `a` itself is inside (else 0), and
-    `from_b` likewise at `b`, so callers can forgive the terrain a figure stands in.
-    """
-    pa, pb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    ab = pb - pa
-    length = float(np.hypot(*ab))
-    if length <= EPS:
-        return 0.0, 0.0, 0.0
-    if obstacle.radius > 0:
-        # A round base: the chord of the circle around its centre.
-        c = obstacle.polygon[0]
-        t0 = float(np.dot(c - pa, ab) / length**2)
-        perp = float(np.hypot(*(pa + t0 * ab - c)))
-        if perp >= obstacle.radius:
-            return 0.0, 0.0, 0.0
-        half = math.sqrt(obstacle.radius**2 - perp**2) / length
-        lo, hi = max(0.0, t0 - half), min(1.0, t0 + half)
-        if hi <= lo:
-            return 0.0, 0.0, 0.0
-        total = (hi - lo) * length
-        return total, total if lo == 0 else 0.0, total if hi == 1 else 0.0
-    poly = obstacle.polygon
-    e1, e2 = _edges(poly)
-    edge = e2 - e1
-    denom = _cross(ab, edge)
-    ok = np.abs(denom) > 1e-12
-    safe = np.where(ok, denom, 1.0)
-    t = _cross(e1 - pa, edge) / safe
-    s = _cross(e1 - pa, ab) / safe
-    t_lo, t_hi = EPS / length, 1 - EPS / length  # split points this near an end are the end
-    hits = t[ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)]
-    tv = _vertex_params(pa, ab, poly)
-    ts = np.unique(np.concatenate([[0.0, 1.0], hits, tv[(tv > t_lo) & (tv < t_hi)]]))
-    mids = pa + ((ts[:-1] + ts[1:]) / 2)[:, None] * ab
-    inside = point_in_polygon(mids, poly) & (np.diff(ts) > 0)
-    # A midpoint exactly on an edge (a ray along a side) is not inside.
-    if inside.any():
-        on_edge = point_segment_distance(mids[:, None, :], e1[None], e2[None]).min(axis=1) <= EPS
-        inside &= ~on_edge
-    spans = np.diff(ts) * length
-    total = float(spans[inside].sum())
-    from_a = float(spans[0]) if inside[0] else 0.0
-    from_b = float(spans[-1]) if inside[-1] else 0.0
-    return total, from_a, from_b
-
-
-def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
-    """Parameters along a-b of polygon vertices that lie on the segment (grazing corners)."""
-    rel = poly - pa
-    length2 = float(np.dot(ab, ab))
-    t = rel @ ab / length2
-    off = np.abs(_cross(ab, rel)) / math.sqrt(length2)
-    return t[(off <= EPS) & (t > 0) & (t < 1)]
-
-
-def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
-    """Whether each sight line from `eye` to `aims` (R, 2) is blocked by one polygon obstacle:
-    it runs inside for more than `EPS`, besides up to `see_into` at an end standing inside it
-    (that end's own terrain), the lengths as `length_inside` measures them, line by line.
-
-    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
+    `eyes` is one point (2,) shared by every segment, or one point per segment (R, 2)."""
     pb = np.asarray(aims, dtype=float).reshape(-1, 2)
-    pa = np.broadcast_to(np.asarray(eye, dtype=float), pb.shape)  # (R, 2)
-    poly = obstacle.polygon
+    pa = np.broadcast_to(np.asarray(eyes, dtype=float), pb.shape)  # (R, 2)
+    poly = np.asarray(polygon, dtype=float)
     ab = pb - pa  # (R, 2)
     length = np.hypot(ab[:, 0], ab[:, 1])
     safe_len = np.where(length > EPS, length, 1.0)
@@ -856,8 +786,29 @@ def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.
     rows = np.arange(n)
     from_a = np.where(inside[:, 0], spans[:, 0], 0.0)
     from_b = np.where(inside[rows, last], spans[rows, last], 0.0)
+    short = length <= EPS
+    return np.where(short, 0.0, total), np.where(short, 0.0, from_a), np.where(short, 0.0, from_b)
+
+
+def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
+    """How much of segment a-b runs inside a polygon obstacle: (total, from_a, from_b), as
+    `inside_lengths` measures it."""
+    lengths = inside_lengths(
+        np.array([a], dtype=float), np.array([b], dtype=float), obstacle.polygon
+    )
+    total, from_a, from_b = (float(x[0]) for x in lengths)
+    return total, from_a, from_b
+
+
+def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
+    """Whether each sight line from `eye` to `aims` (R, 2) is blocked by one polygon obstacle:
+    it runs inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end
+    standing inside it (that end's own terrain).
+
+    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
+    total, from_a, from_b = inside_lengths(eye, aims, obstacle.polygon)
     forgiven = np.minimum(from_a, obstacle.see_into) + np.minimum(from_b, obstacle.see_into)
-    return np.asarray((total > EPS) & (total - forgiven > EPS) & (length > EPS))
+    return np.asarray((total > EPS) & (total - forgiven > EPS))
 
 
 def sight_points(base: Base) -> Array:
@@ -1097,10 +1048,10 @@ def convex_verdicts(
       more than a millimetre, clear when under it by more than one.
     - Both ends more than 1 mm outside one side: the whole line is. Clear."""
     none = np.zeros(len(eyes), dtype=bool)
-    sides = _convex_sides(poly)
+    sides = convex_sides(poly)
     if len(eyes) == 0 or sides is None:
         return none, none.copy()
-    ha, hb = _outside(eyes, sides), _outside(aims, sides)
+    ha, hb = distance_outside(eyes, sides), distance_outside(aims, sides)
     entering, exiting = ha > hb, hb > ha
     with np.errstate(divide="ignore", invalid="ignore"):
         t = ha / (ha - hb)  # where the line crosses each side's line
@@ -1118,7 +1069,7 @@ def convex_verdicts(
         & (hb[rows, side_out] > 1.0)
     )
     mid = np.where(crossing, (np.where(crossing, lo, 0.0) + np.where(crossing, hi, 0.0)) / 2, 0.0)
-    depth = np.min(-_outside(eyes + mid[:, None] * (aims - eyes), sides), axis=1)
+    depth = np.min(-distance_outside(eyes + mid[:, None] * (aims - eyes), sides), axis=1)
     through = crossing & (depth > 1.0)
     eye_in = np.all(ha < -1.0, axis=1) & np.any(hb > 1.0, axis=1)
     aim_in = np.all(hb < -1.0, axis=1) & np.any(ha > 1.0, axis=1)

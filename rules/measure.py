@@ -1292,25 +1292,15 @@ class Table:
         self, piece_id: str, poly: geo.Array
     ) -> list[tuple[float, float, float]] | None:
         """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
-        `_plainly_beside` (remembered per piece); None for an outline with no area."""
+        `_plainly_beside` (remembered per piece; `geometry.convex_sides`); None for an outline
+        with no area."""
         if piece_id not in self._hulls:
             self._hulls[piece_id] = _hull_of(poly)
-        hull = self._hulls[piece_id][0]
-        if len(hull) < 3:
+        sides = geo.convex_sides(self._hulls[piece_id][0])
+        if sides is None:
             return None
-        edge = np.concatenate([hull[1:], hull[:1]]) - hull
-        normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)  # outward: the hull turns left
-        size = np.hypot(normal[:, 0], normal[:, 1])
-        if np.any(size == 0):
-            return None
-        normal /= size[:, None]
-        offset = normal[:, 0] * hull[:, 0] + normal[:, 1] * hull[:, 1]
-        return [
-            (nx, ny, off)
-            for nx, ny, off in zip(
-                normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True
-            )
-        ]
+        normal, offset = sides
+        return list(zip(normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True))
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
@@ -1350,72 +1340,45 @@ class Table:
 
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
-        yet against every shooter's arc regions in one pass of separating axes
-        (`overlap_pairs`), pair by pair the same test as one shooter at a time."""
+        yet against their shooter's arc regions in one pass of separating axes (`overlap_pairs`)
+        for each number of corners a region has; a round target by `circle_in_arc` when that
+        is plain, else `geometry.base_in_arc`."""
         with self._lock:
             return self._in_arcs(asks)
 
     def _in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         memo = self._arcs
-        regions: list[geo.Array] = []  # every shooter's arc regions, each once
-        # Per shooter: its memo, the rectangles to test, its first region and how many it has.
-        blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
+        todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to test
+        # The tests, by how many corners the region has: (regions, target rows, todo index).
+        tests: dict[int, tuple[list[geo.Array], list[int], list[int]]] = {}
         for shooter, targets, half_angle in asks:
             known = memo.setdefault((shooter.id, half_angle), {})
             missing = [t for t in targets if t.id not in known]
-            if not missing:
-                continue
-            arc = geo.arc_regions(shooter, half_angle)
-            if arc is None:
-                known.update({t.id: True for t in missing})
-                continue
-            rects = []
+            arc = geo.arc_regions(shooter, half_angle) if missing else None
             for t in missing:
-                if t.footprint.circle:
+                if arc is None:
+                    known[t.id] = True  # all round
+                elif t.footprint.circle:
                     plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
                     known[t.id] = (
                         geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
                     )
                 else:
-                    rects.append(t)
-            if rects:
-                blocks.append((known, rects, len(regions), len(arc)))
-            regions += arc
-        if blocks:
-            index = self.index
-            todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
-            rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
-            # One test per pair and region of its shooter: `of` the pair, `which` the region.
-            pairs = [len(rects) for _, rects, _, _ in blocks]
-            count = np.repeat([n for _, _, _, n in blocks], pairs)
-            first = np.repeat([f for _, _, f, _ in blocks], pairs)
-            of = np.repeat(np.arange(len(todo)), count)
-            which = (
-                np.repeat(first, count)
-                + np.arange(len(of))
-                - np.repeat(count.cumsum() - count, count)
+                    todo.append((known, t.id))
+                    for region in arc:
+                        regions, rows, of = tests.setdefault(len(region), ([], [], []))
+                        regions.append(region)
+                        rows.append(self.index[t.id])
+                        of.append(len(todo) - 1)
+        inside = np.zeros(len(todo), dtype=bool)
+        for regions, rows, of in tests.values():
+            stacked = np.stack(regions)
+            hit = overlap_pairs(
+                stacked, edge_normals(stacked), self.outlines[rows], self.outline_normals[rows]
             )
-            outlines, normals = self.outlines, self.outline_normals
-            inside = np.zeros(len(todo), dtype=bool)
-            feet = rows[of]
-            corners = np.array([len(r) for r in regions], dtype=int)
-            for k in sorted(set(corners.tolist())):  # regions of k corners together
-                # Each region of k corners once (and its normals), then one row per test.
-                ours = np.flatnonzero(corners == k)
-                place = np.zeros(len(regions), dtype=int)
-                place[ours] = np.arange(len(ours))
-                stacked = np.stack([regions[i] for i in ours.tolist()])
-                picked = np.flatnonzero(corners[which] == k)
-                at = place[which[picked]]
-                hit = overlap_pairs(
-                    stacked[at],
-                    edge_normals(stacked)[at],
-                    outlines[feet[picked]],
-                    normals[feet[picked]],
-                )
-                inside[of[picked[hit]]] = True
-            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-                known[target_id] = ok
+            inside[np.array(of)[hit]] = True
+        for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+            known[target_id] = ok
         return [[memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks]
 
     @cached_property

@@ -7,6 +7,7 @@ against every obstacle, one at a time, with nothing skipped. Pure numpy and `rul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,9 +17,11 @@ from rules.geometry import (
     Array,
     Obstacle,
     Sight,
+    _cross,
     _edges,
     counter_clockwise,
-    length_inside,
+    point_in_polygon,
+    point_segment_distance,
     sight_points,
 )
 from rules.scene import Base, Point
@@ -124,3 +127,62 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     blocked_by = tuple(obstacles[int(k)].id for k in np.flatnonzero(hits.any(axis=0)))
     clear = int(np.sum(~hits.any(axis=1)))
     return Sight(len(points), clear, blocked_by)
+
+
+def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
+    """How much of segment a-b runs inside an obstacle, polygon or round: (total, from_a,
+    from_b), one segment at a time (`geometry.inside_lengths` is held to it).
+
+    `from_a` is the length of the first inside stretch when `a` itself is inside (else 0), and
+    `from_b` likewise at `b`, so callers can forgive the terrain a figure stands in.
+    """
+    pa, pb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ab = pb - pa
+    length = float(np.hypot(*ab))
+    if length <= EPS:
+        return 0.0, 0.0, 0.0
+    if obstacle.radius > 0:
+        # A round base: the chord of the circle around its centre.
+        c = obstacle.polygon[0]
+        t0 = float(np.dot(c - pa, ab) / length**2)
+        perp = float(np.hypot(*(pa + t0 * ab - c)))
+        if perp >= obstacle.radius:
+            return 0.0, 0.0, 0.0
+        half = math.sqrt(obstacle.radius**2 - perp**2) / length
+        lo, hi = max(0.0, t0 - half), min(1.0, t0 + half)
+        if hi <= lo:
+            return 0.0, 0.0, 0.0
+        total = (hi - lo) * length
+        return total, total if lo == 0 else 0.0, total if hi == 1 else 0.0
+    poly = obstacle.polygon
+    e1, e2 = _edges(poly)
+    edge = e2 - e1
+    denom = _cross(ab, edge)
+    ok = np.abs(denom) > 1e-12
+    safe = np.where(ok, denom, 1.0)
+    t = _cross(e1 - pa, edge) / safe
+    s = _cross(e1 - pa, ab) / safe
+    t_lo, t_hi = EPS / length, 1 - EPS / length  # split points this near an end are the end
+    hits = t[ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)]
+    tv = _vertex_params(pa, ab, poly)
+    ts = np.unique(np.concatenate([[0.0, 1.0], hits, tv[(tv > t_lo) & (tv < t_hi)]]))
+    mids = pa + ((ts[:-1] + ts[1:]) / 2)[:, None] * ab
+    inside = point_in_polygon(mids, poly) & (np.diff(ts) > 0)
+    # A midpoint exactly on an edge (a ray along a side) is not inside.
+    if inside.any():
+        on_edge = point_segment_distance(mids[:, None, :], e1[None], e2[None]).min(axis=1) <= EPS
+        inside &= ~on_edge
+    spans = np.diff(ts) * length
+    total = float(spans[inside].sum())
+    from_a = float(spans[0]) if inside[0] else 0.0
+    from_b = float(spans[-1]) if inside[-1] else 0.0
+    return total, from_a, from_b
+
+
+def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
+    """Parameters along a-b of polygon vertices that lie on the segment (grazing corners)."""
+    rel = poly - pa
+    length2 = float(np.dot(ab, ab))
+    t = rel @ ab / length2
+    off = np.abs(_cross(ab, rel)) / math.sqrt(length2)
+    return t[(off <= EPS) & (t > 0) & (t < 1)]
