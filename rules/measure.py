@@ -4,8 +4,8 @@ every question and every ruleset about it.
 `table_of(scene)` hands out the scene's `Table` (the last few scenes asked about are kept, so a
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
-- edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
-  between units (`unit_distance` and `closest` name the nearest pair,
+- edge distances: between every two bases (`distances`, `distance`, `block`, `within`,
+  `pairs_within`), between units (`unit_distance` and `closest` name the nearest pair,
   `unit_gap` / `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
 - aspects: where each base stands relative to every other's facing (`aspects`, `aspect`);
 - terrain: what each base stands in (`standing`, `centre_in`);
@@ -347,6 +347,19 @@ class Table:
             across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
             name = "right-flank" if across > 0 else "left-flank"
         return Face(name, reading.aspect, reading.margin)
+
+    def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+        """Every ordered pair of different bases at most `reach` apart, edge to edge
+        (`geometry.within`), as (rows, columns) of `distances` in reading order (memoised per
+        reach, read-only)."""
+
+        def make() -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+            near = geo.within(self.distances, reach)
+            np.fill_diagonal(near, False)
+            rows, cols = np.nonzero(near)
+            return _read_only(rows), _read_only(cols)
+
+        return self._remember(("pairs_within", reach), make)
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -979,15 +992,19 @@ class Table:
 
     @cached_property
     def outlines(self) -> geo.Array:
-        """(N, 4, 2) every base's outline (`geometry.corners`), in table order."""
-        return np.stack([geo.corners(b) for b in self.bases]).reshape(-1, 4, 2)
+        """(N, 4, 2) every base's outline (`geometry.corners`), in table order (read-only)."""
+        return _read_only(geo.stack_shapes(self.bases)[0])
+
+    @cached_property
+    def radii(self) -> geo.Array:
+        """(N,) every round base's radius (`geometry.radius`), 0 for a rectangle (read-only)."""
+        return _read_only(geo.stack_shapes(self.bases)[1])
 
     @cached_property
     def solids(self) -> geo.Solids:
         """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
         of each, from the outlines already stacked)."""
-        radii = np.array([geo.radius(b) for b in self.bases], dtype=float)
-        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, radii)
+        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
@@ -1398,8 +1415,7 @@ class Table:
         front = np.array(
             [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
         )
-        outlines, radii = geo.stack_shapes(bases)
-        reach = np.einsum("tkc,sc->stk", outlines, forward).max(axis=2) + radii[None, :]
+        reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 

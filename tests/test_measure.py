@@ -56,7 +56,7 @@ def test_one_table_per_scene_and_its_arrays_are_read_only() -> None:
         table.aspects[0, 1] = 0
 
 
-def test_aspects_and_distances_are_the_per_pair_answers() -> None:
+def test_aspects_and_pairs_within_are_the_per_pair_answers() -> None:
     scene = _tiled(EXAMPLES[-1], 40)
     table = Table(scene)
     bases = table.bases
@@ -64,9 +64,7 @@ def test_aspects_and_distances_are_the_per_pair_answers() -> None:
         for j in range(0, len(bases), 5):
             if i != j:
                 assert table.aspect(bases[i], bases[j]) == geo.aspect(bases[i], bases[j]).aspect
-    near = geo.within(table.distances, 100.0)
-    np.fill_diagonal(near, False)
-    rows, cols = np.nonzero(near)
+    rows, cols = table.pairs_within(100.0)
     expected = [
         (i, j)
         for i, a in enumerate(bases)
@@ -87,7 +85,8 @@ def test_a_length_on_a_reach_is_within_it() -> None:
         ],
         unit="mm",
     )
-    assert geo.within(table_of(pair).distances, 101.6).all()
+    rows, cols = table_of(pair).pairs_within(101.6)
+    assert np.array_equal(rows, [0, 1]) and np.array_equal(cols, [1, 0])
 
 
 def _bases_on_a_table(seed: int) -> list[dict[str, Any]]:
