@@ -425,11 +425,6 @@ def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
     return Closest(float(m[i, j]), group_a[int(i)], group_b[int(j)])
 
 
-def centre_distance(a: Base, b: Base) -> float:
-    """Distance between the centres of two bases (mm)."""
-    return math.hypot(a.x - b.x, a.y - b.y)
-
-
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)
@@ -523,46 +518,42 @@ def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
         raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half_angle!r}")
     if half_angle >= 180:
         return None
-    f = forward(shooter.facing)
-    right = np.array([f[1], -f[0]])
-    c = np.array([shooter.x, shooter.y])
+    # Plain floats (a `suggest` asks this of every firing base): forward (fx, fy), right
+    # (fy, -fx), the front corners fr and fl.
+    t = math.radians(shooter.facing)
+    fx, fy = math.cos(t), math.sin(t)
     if shooter.footprint.circle:
         # A round base shoots from the point of its rim straight ahead.
-        fr = fl = c + f * radius(shooter)
+        r = radius(shooter)
+        fr = fl = (shooter.x + fx * r, shooter.y + fy * r)
     else:
-        fr = c + f * shooter.footprint.depth / 2 + right * shooter.footprint.width / 2
-        fl = c + f * shooter.footprint.depth / 2 - right * shooter.footprint.width / 2
+        ahead_x = shooter.x + fx * shooter.footprint.depth / 2
+        ahead_y = shooter.y + fy * shooter.footprint.depth / 2
+        side_x, side_y = fy * shooter.footprint.width / 2, -fx * shooter.footprint.width / 2
+        fr = (ahead_x + side_x, ahead_y + side_y)
+        fl = (ahead_x - side_x, ahead_y - side_y)
 
-    def turn(vec: Array, deg: float) -> Array:
-        t = math.radians(deg)
-        return np.array(
-            [
-                vec[0] * math.cos(t) - vec[1] * math.sin(t),
-                vec[0] * math.sin(t) + vec[1] * math.cos(t),
-            ]
-        )
+    def ray(start: tuple[float, float], x: float, y: float, deg: float) -> list[float]:
+        """The point REACH from `start` along (x, y) turned `deg` degrees counter-clockwise."""
+        c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+        return [start[0] + REACH * (x * c - y * s), start[1] + REACH * (x * s + y * c)]
 
     if half_angle < 90:
-        d_right, d_left = turn(f, -half_angle), turn(f, half_angle)
-        return [np.array([fr, fr + REACH * d_right, fl + REACH * d_left, fl])]
+        return [np.array([fr, ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle), fl])]
     front = np.array(
-        [fr + REACH * right, fr + REACH * (right + f), fl + REACH * (f - right), fl - REACH * right]
+        [
+            ray(fr, fy, -fx, 0.0),
+            ray(fr, fy + fx, fy - fx, 0.0),
+            ray(fl, fx - fy, fy + fx, 0.0),
+            ray(fl, -fy, fx, 0.0),
+        ]
     )
     regions = [front]
     if half_angle > 90:
         extra = half_angle - 90
-        regions.append(np.array([fr, fr + REACH * turn(right, -extra), fr + REACH * right]))
-        regions.append(np.array([fl, fl - REACH * right, fl + REACH * turn(-right, extra)]))
+        regions.append(np.array([fr, ray(fr, fy, -fx, -extra), ray(fr, fy, -fx, 0.0)]))
+        regions.append(np.array([fl, ray(fl, -fy, fx, 0.0), ray(fl, -fy, fx, extra)]))
     return regions
-
-
-def point_in_arc(shooter: Base, point: Point, half_angle: float) -> bool:
-    """Whether a point lies in the shooter's fire arc (boundaries included)."""
-    regions = arc_regions(shooter, half_angle)
-    if regions is None:
-        return True
-    p = np.repeat(np.array(point, dtype=float)[None], 4, axis=0)
-    return any(convex_distance(r, 0.0, p, 0.0) <= EPS for r in regions)
 
 
 def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
@@ -666,12 +657,9 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
     return Containment.PARTLY
 
 
-def _plain_containment(foot: Array, poly: Array) -> Containment | None:
-    """How a rectangle `foot` (4, 2) stands in a strictly convex polygon when that is plain
-    without clipping: OUTSIDE when every corner lies more than a millimetre outside one side
-    (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
-    side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
-    strictly convex (`containment` then clips)."""
+def convex_sides(poly: Array) -> tuple[Array, Array] | None:
+    """The sides of a strictly convex polygon (either way round) as outward unit normals (E, 2)
+    and offsets (E,), for `distance_outside`; None for a polygon that is not strictly convex."""
     if len(poly) < 3:
         return None
     e1, e2 = _edges(poly)
@@ -681,10 +669,30 @@ def _plain_containment(foot: Array, poly: Array) -> Containment | None:
     if area2 == 0 or not (np.all(turns > 0) if area2 > 0 else np.all(turns < 0)):
         return None
     normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) * (1.0 if area2 > 0 else -1.0)
-    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]  # outward, unit length
-    offset = np.sum(normal * e1, axis=1)
-    # (4, E) how far each corner lies outside each side's line, mm
-    out = foot[:, 0, None] * normal[None, :, 0] + foot[:, 1, None] * normal[None, :, 1] - offset
+    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]
+    return normal, np.sum(normal * e1, axis=1)
+
+
+def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
+    """(R, E) how far (mm) each point (R, 2) lies outside each side's line (`convex_sides`;
+    negative: inside it). Products, not a matrix product (BLAS threads stall on a busy
+    machine)."""
+    normal, offset = sides
+    return np.asarray(
+        points[:, 0, None] * normal[None, :, 0] + points[:, 1, None] * normal[None, :, 1] - offset
+    )
+
+
+def _plain_containment(foot: Array, poly: Array) -> Containment | None:
+    """How a rectangle `foot` (4, 2) stands in a strictly convex polygon when that is plain
+    without clipping: OUTSIDE when every corner lies more than a millimetre outside one side
+    (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
+    side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
+    strictly convex (`containment` then clips)."""
+    sides = convex_sides(poly)
+    if sides is None:
+        return None
+    out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side, mm
     if np.any(np.all(out > 1.0, axis=0)):
         return Containment.OUTSIDE
     if np.all(out < -1.0):
@@ -704,13 +712,14 @@ class Obstacle:
     polygon: Array
     """Vertices (k, 2); for a round base, its centre repeated and `radius` set."""
     radius: float = 0.0
+    """A round base's radius (a round obstacle is solid: `see_into` 0), else 0."""
     see_into: float = 0.0
     """How deep (mm) a sight line may run inside it from an end that stands in it (woods that
     can be seen into for 10 cm); 0 for solid obstacles."""
 
 
 def counter_clockwise(polys: Array) -> Array:
-    """(N, k, 2) outlines, each turned counter-clockwise (as `solid_inside_lengths` needs; a
+    """(N, k, 2) outlines, each turned counter-clockwise (as `paired_inside_lengths` needs; a
     terrain polygon may be listed either way round, and clockwise it would block nothing)."""
     x, y = polys[..., 0], polys[..., 1]
     twice_area = np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
@@ -722,91 +731,17 @@ def obstacle_of_base(base: Base) -> Obstacle:
     return Obstacle(base.id, corners(base), radius(base))
 
 
-def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
-    """How much of segment a-b runs inside an obstacle: (total, from_a, from_b).
+def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Array, Array]:
+    """How much of each segment eyes[r]-aims[r] (R, 2) runs inside a polygon (any shape):
+    (total, from_a, from_b), (R,) each. `from_a` is the first inside stretch when eyes[r]
+    itself is inside (else 0), `from_b` likewise at aims[r], so callers can forgive the
+    terrain a figure stands in. A stretch along an edge is not inside; a split point within
+    `EPS` of an end is the end; a segment shorter than `EPS` runs nowhere.
 
-    `from_a` is the length of the first inside stretch when `a` itself is inside (else 0), and
-    `from_b` likewise at `b`, so callers can forgive the terrain a figure stands in.
-    """
-    pa, pb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    ab = pb - pa
-    length = float(np.hypot(*ab))
-    if length <= EPS:
-        return 0.0, 0.0, 0.0
-    if obstacle.radius > 0:
-        # A round base: the chord of the circle around its centre.
-        c = obstacle.polygon[0]
-        t0 = float(np.dot(c - pa, ab) / length**2)
-        perp = float(np.hypot(*(pa + t0 * ab - c)))
-        if perp >= obstacle.radius:
-            return 0.0, 0.0, 0.0
-        half = math.sqrt(obstacle.radius**2 - perp**2) / length
-        lo, hi = max(0.0, t0 - half), min(1.0, t0 + half)
-        if hi <= lo:
-            return 0.0, 0.0, 0.0
-        total = (hi - lo) * length
-        return total, total if lo == 0 else 0.0, total if hi == 1 else 0.0
-    poly = obstacle.polygon
-    e1, e2 = _edges(poly)
-    edge = e2 - e1
-    denom = _cross(ab, edge)
-    ok = np.abs(denom) > 1e-12
-    safe = np.where(ok, denom, 1.0)
-    t = _cross(e1 - pa, edge) / safe
-    s = _cross(e1 - pa, ab) / safe
-    t_lo, t_hi = EPS / length, 1 - EPS / length  # split points this near an end are the end
-    hits = t[ok & (t > t_lo) & (t < t_hi) & (s >= 0) & (s <= 1)]
-    tv = _vertex_params(pa, ab, poly)
-    ts = np.unique(np.concatenate([[0.0, 1.0], hits, tv[(tv > t_lo) & (tv < t_hi)]]))
-    mids = pa + ((ts[:-1] + ts[1:]) / 2)[:, None] * ab
-    inside = point_in_polygon(mids, poly) & (np.diff(ts) > 0)
-    # A midpoint exactly on an edge (a ray along a side) is not inside.
-    if inside.any():
-        on_edge = point_segment_distance(mids[:, None, :], e1[None], e2[None]).min(axis=1) <= EPS
-        inside &= ~on_edge
-    spans = np.diff(ts) * length
-    total = float(spans[inside].sum())
-    from_a = float(spans[0]) if inside[0] else 0.0
-    from_b = float(spans[-1]) if inside[-1] else 0.0
-    return total, from_a, from_b
-
-
-def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
-    """Parameters along a-b of polygon vertices that lie on the segment (grazing corners)."""
-    rel = poly - pa
-    length2 = float(np.dot(ab, ab))
-    t = rel @ ab / length2
-    off = np.abs(_cross(ab, rel)) / math.sqrt(length2)
-    return t[(off <= EPS) & (t > 0) & (t < 1)]
-
-
-def ray_blocked(
-    a: Point, b: Point, obstacle: Obstacle, a_inside_ok: bool = True, b_inside_ok: bool = True
-) -> bool:
-    """Whether the segment a-b is blocked by the obstacle.
-
-    It is blocked when it runs inside the obstacle for more than `EPS`, except for up to
-    `see_into` at an end standing inside it (that end's own terrain).
-    """
-    total, from_a, from_b = length_inside(a, b, obstacle)
-    if total <= EPS:
-        return False
-    forgiven = 0.0
-    if a_inside_ok and from_a > 0:
-        forgiven += min(from_a, obstacle.see_into)
-    if b_inside_ok and from_b > 0:
-        forgiven += min(from_b, obstacle.see_into)
-    return total - forgiven > EPS
-
-
-def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
-    """`ray_blocked` for many sight lines from `eye` to `aims` (R, 2) past one polygon
-    obstacle, vectorised over the lines (each end forgiven up to `see_into` inside it).
-
-    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
+    `eyes` is one point (2,) shared by every segment, or one point per segment (R, 2)."""
     pb = np.asarray(aims, dtype=float).reshape(-1, 2)
-    pa = np.broadcast_to(np.asarray(eye, dtype=float), pb.shape)  # (R, 2)
-    poly = obstacle.polygon
+    pa = np.broadcast_to(np.asarray(eyes, dtype=float), pb.shape)  # (R, 2)
+    poly = np.asarray(polygon, dtype=float)
     ab = pb - pa  # (R, 2)
     length = np.hypot(ab[:, 0], ab[:, 1])
     safe_len = np.where(length > EPS, length, 1.0)
@@ -851,8 +786,29 @@ def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.
     rows = np.arange(n)
     from_a = np.where(inside[:, 0], spans[:, 0], 0.0)
     from_b = np.where(inside[rows, last], spans[rows, last], 0.0)
+    short = length <= EPS
+    return np.where(short, 0.0, total), np.where(short, 0.0, from_a), np.where(short, 0.0, from_b)
+
+
+def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
+    """How much of segment a-b runs inside a polygon obstacle: (total, from_a, from_b), as
+    `inside_lengths` measures it."""
+    lengths = inside_lengths(
+        np.array([a], dtype=float), np.array([b], dtype=float), obstacle.polygon
+    )
+    total, from_a, from_b = (float(x[0]) for x in lengths)
+    return total, from_a, from_b
+
+
+def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
+    """Whether each sight line from `eye` to `aims` (R, 2) is blocked by one polygon obstacle:
+    it runs inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end
+    standing inside it (that end's own terrain).
+
+    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
+    total, from_a, from_b = inside_lengths(eye, aims, obstacle.polygon)
     forgiven = np.minimum(from_a, obstacle.see_into) + np.minimum(from_b, obstacle.see_into)
-    return np.asarray((total > EPS) & (total - forgiven > EPS) & (length > EPS))
+    return np.asarray((total > EPS) & (total - forgiven > EPS))
 
 
 def sight_points(base: Base) -> Array:
@@ -892,96 +848,12 @@ class Sight:
         return self.clear_rays > 0
 
 
-def solid_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
-    """Length (R, P) of each segment a[r]-b[r] inside each solid convex obstacle p (a base).
-
-    Vectorised Cyrus-Beck clipping against counter-clockwise convex outlines (R x P x edges);
-    an outline with no area is a round base, whose chord is used instead. A segment running
-    along an edge is not inside.
-    """
-    a = np.asarray(a, dtype=float).reshape(-1, 2)
-    b = np.asarray(b, dtype=float).reshape(-1, 2)
-    n_rays, n_obs = len(a), len(polys)
-    if n_rays == 0 or n_obs == 0:
-        return np.zeros((n_rays, n_obs))
-    d = b - a  # (R, 2)
-    length = np.hypot(d[:, 0], d[:, 1])  # (R,)
-    e1, e2 = _edges(polys)  # (P, k, 2)
-    edge = e2 - e1
-    normal = np.stack([edge[..., 1], -edge[..., 0]], axis=-1)  # outward for CCW
-    num = np.einsum("pki,rpki->rpk", normal, a[:, None, None, :] - e1[None])  # n.(a - p)
-    den = np.einsum("pki,ri->rpk", normal, d)  # n.d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = -num / den
-    entering = den < -1e-12
-    exiting = den > 1e-12
-    parallel_out = (~entering & ~exiting) & (num >= -EPS * np.maximum(1.0, np.abs(den)))
-    degenerate = np.all(np.abs(edge) < 1e-12, axis=(-1, -2))  # round bases
-    parallel_out &= ~degenerate[None, :, None]
-    t_in = np.max(np.where(entering, t, 0.0), axis=-1)
-    t_out = np.min(np.where(exiting, t, 1.0), axis=-1)
-    t_in = np.clip(t_in, 0.0, 1.0)
-    t_out = np.clip(t_out, 0.0, 1.0)
-    inside = np.where(np.any(parallel_out, axis=-1), 0.0, np.maximum(0.0, t_out - t_in))
-    out = inside * length[:, None]
-    if np.any(degenerate):
-        c = polys[degenerate][:, 0, :]  # (C, 2)
-        r = radii[degenerate]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t0 = np.einsum("rci,ri->rc", c[None] - a[:, None], d) / (length**2)[:, None]
-        foot = a[:, None] + t0[..., None] * d[:, None]
-        perp = np.hypot(*np.moveaxis(foot - c[None], -1, 0))
-        half = np.sqrt(np.maximum(0.0, r[None] ** 2 - perp**2)) / length[:, None]
-        lo = np.clip(t0 - half, 0.0, 1.0)
-        hi = np.clip(t0 + half, 0.0, 1.0)
-        chord = np.where(perp < r[None], np.maximum(0.0, hi - lo), 0.0) * length[:, None]
-        out[:, degenerate] = chord
-    return np.asarray(np.where(length[:, None] > EPS, out, 0.0))
-
-
-def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
-    """Trace sight lines from the viewer's centre to the target's centre and corners.
-
-    Solid obstacles (bases: `see_into` 0 and at most 4 vertices, convex) are clipped against all
-    sight lines at once; terrain pieces, which may be concave and seen into, one by one after a
-    bounding-box test.
-    """
-    eye = np.array([viewer.x, viewer.y])
-    points = sight_points(target)
-    hits = np.zeros((len(points), len(obstacles)), dtype=bool)
-    solid = [k for k, o in enumerate(obstacles) if o.see_into == 0 and len(o.polygon) == 4]
-    if solid:
-        polys = counter_clockwise(np.stack([obstacles[k].polygon for k in solid]))
-        radii = np.array([obstacles[k].radius for k in solid])
-        lengths = solid_inside_lengths(
-            np.repeat(eye[None], len(points), axis=0), points, polys, radii
-        )
-        hits[:, solid] = lengths > EPS
-    lo = np.minimum(points.min(axis=0), eye)
-    hi = np.maximum(points.max(axis=0), eye)
-    solid_set = set(solid)
-    for k, o in enumerate(obstacles):
-        if k in solid_set:
-            continue
-        if np.any(o.polygon.min(axis=0) - o.radius > hi) or np.any(
-            o.polygon.max(axis=0) + o.radius < lo
-        ):
-            continue
-        if o.radius > 0:
-            for r, p in enumerate(points):
-                hits[r, k] = ray_blocked((eye[0], eye[1]), (float(p[0]), float(p[1])), o)
-        else:
-            hits[:, k] = rays_blocked(eye, points, o)
-    blocked_by = tuple(obstacles[int(k)].id for k in np.flatnonzero(hits.any(axis=0)))
-    clear = int(np.sum(~hits.any(axis=1)))
-    return Sight(len(points), clear, blocked_by)
-
-
 def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
-    """Length (M,) of each segment a[m]-b[m] inside its own solid convex obstacle polys[m].
+    """Length (M,) of each segment a[m]-b[m] inside its own solid convex obstacle polys[m]
+    (counter-clockwise), radii[m] the radius of a round one.
 
-    `solid_inside_lengths` for chosen (segment, obstacle) pairs instead of every segment against
-    every obstacle, with the same arithmetic step for step, so the two agree to the last bit.
+    Cyrus-Beck clipping against each outline's edges; an outline with no area is a round base,
+    whose chord is used instead. A segment running along an edge is not inside.
     """
     a = np.asarray(a, dtype=float).reshape(-1, 2)
     b = np.asarray(b, dtype=float).reshape(-1, 2)
@@ -1060,15 +932,15 @@ def sight_many(
     may_block: npt.NDArray[np.bool_] | None,
     terrain_may_block: npt.NDArray[np.bool_] | None = None,
 ) -> list[Sight]:
-    """`sight` for P viewer-target pairs at once: lines from eyes[p] (P, 2) to points[p]
-    (P, K, 2) past the terrain pieces each pair's row of `terrain_may_block` (P, T) allows
-    (None: every piece) and the solids each pair's row of `may_block` (P, N) allows (None: no
-    solid blocks). Ray for ray the same answer as `sight` with the obstacle list
-    `[allowed terrain] + [allowed solids in their order]`.
+    """What P viewers see of their targets: lines from eyes[p] (P, 2) to points[p] (P, K, 2)
+    past the terrain pieces each pair's row of `terrain_may_block` (P, T) allows (None: every
+    piece; each judged by `terrain_hits`) and the solids each pair's row of `may_block` (P, N)
+    allows (None: no solid blocks). `blocked_by` names the terrain first, then the solids, each
+    in its order.
 
     Only a solid whose centre lies within its reach (plus the spread of the target's points)
     of the line from the eye to the target's first point can touch a sight line, so only those
-    (pair, solid) candidates are clipped; terrain pieces are box-tested per pair as in `sight`.
+    (pair, solid) candidates are clipped (`paired_inside_lengths`).
     """
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     points = np.asarray(points, dtype=float)
@@ -1086,7 +958,8 @@ def sight_many(
         for p in np.flatnonzero(hits.any(axis=1)).tolist():
             names[p].append(piece.id)
     if may_block is not None and len(solids.ids):
-        pair, solid = _solid_candidates(eyes, points, solids, may_block)
+        spread = np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1)
+        pair, solid, _ = _near_solids(eyes, points[:, 0], spread, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
             inside = paired_inside_lengths(
@@ -1106,14 +979,22 @@ def sight_many(
     return [Sight(k, c, tuple(n)) for c, n in zip(clear, names, strict=True)]
 
 
+def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
+    """The sight lines from the viewer's centre to the target's centre and corners
+    (`sight_points`) past the obstacles, each judged by `terrain_hits` (a solid one, `see_into`
+    0 with four corners, as a base is, by its clipped length): `sight_many` of the one pair."""
+    eye = np.array([[viewer.x, viewer.y]])
+    return sight_many(eye, sight_points(target)[None], obstacles, Solids.of(()), None)[0]
+
+
 def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:
     """(R,): whether each sight line eyes[r]-aims[r] is blocked by one terrain piece, line by
     line as `sight` judges it (a line's answer never depends on the other lines)."""
     if piece.see_into == 0 and len(piece.polygon) == 4:
-        # `sight` clips such a piece as a solid, past every line (no box test).
-        polys = counter_clockwise(piece.polygon[None])
-        inside = solid_inside_lengths(eyes, aims, polys, np.array([piece.radius]))
-        return np.asarray(inside[:, 0] > EPS)
+        # A solid (a base, a piece not seen into): clipped past every line, no box test.
+        polys = np.repeat(counter_clockwise(piece.polygon[None]), len(eyes), axis=0)
+        inside = paired_inside_lengths(eyes, aims, polys, np.full(len(eyes), piece.radius))
+        return np.asarray(inside > EPS)
     # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
     # box-tests the pair's lines together: a coarser test, the same answer).
     # (Column by column: numpy reduces a trailing axis of two or four slowly.)
@@ -1138,105 +1019,46 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         right &= side < -margin
     near = near[~(left | right)]
     flat = np.zeros(len(eyes), dtype=bool)
-    if len(near) and piece.radius > 0:
-        for r in near.tolist():
-            flat[r] = ray_blocked(
-                (float(eyes[r, 0]), float(eyes[r, 1])),
-                (float(aims[r, 0]), float(aims[r, 1])),
-                piece,
-            )
-    elif len(near):
-        # Lines plainly through or plainly clear of a convex piece need not be clipped exactly;
-        # the rest are.
-        through, clear = _convex_verdicts(eyes[near], aims[near], piece.polygon)
-        flat[near[through]] = True
-        rest = near[~through & ~clear]
-        if len(rest):
-            # Lines from a figure standing inside the piece: settled by how deep they run.
-            blocked, seen = end_inside_verdicts(
-                eyes[rest], aims[rest], piece.polygon, piece.see_into
-            )
-            flat[rest[blocked]] = True
-            rest = rest[~blocked & ~seen]
+    if len(near):
+        # Lines a convex piece plainly blocks or plainly leaves clear need not be clipped
+        # exactly; the rest are.
+        blocked, clear = convex_verdicts(eyes[near], aims[near], piece.polygon, piece.see_into)
+        flat[near[blocked]] = True
+        rest = near[~blocked & ~clear]
         if len(rest):
             flat[rest] = rays_blocked(eyes[rest], aims[rest], piece)
     return flat
 
 
-def end_inside_verdicts(
+def convex_verdicts(
     eyes: Array, aims: Array, poly: Array, see_into: float
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """(blocked, clear) (R,): the lines with one end inside a strictly convex polygon that
-    `rays_blocked` is sure to find blocked, and those it is sure to find clear, by how far
-    they run inside it against `see_into`.
+    """(blocked, clear) (R,): the lines `rays_blocked` is sure to find blocked by a strictly
+    convex polygon seen into `see_into` from an end standing in it, and those it is sure to
+    find clear; every other line, and every line past a polygon not strictly convex, is
+    neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a
+    millimetre, cannot change it.
 
-    One end more than 1 mm inside every side, the other more than 1 mm outside some side: the
-    line runs inside in one stretch, from that end to where it leaves (a convex piece is never
-    re-entered), and only that end's stretch is forgiven, up to `see_into`; so it is blocked
-    when the stretch is over `see_into` by more than a millimetre, and clear when it is under
-    by more than one (rounding, at a millionth of a millimetre, cannot change either). Every
-    other line, and every line past a polygon not strictly convex, is neither."""
+    - Through: each end more than 1 mm outside the side it crosses, and the middle of the part
+      inside more than 1 mm deep: the line runs over 2 mm inside and no end stands inside
+      (nothing is forgiven). Blocked.
+    - From an end inside: one end more than 1 mm inside every side, the other more than 1 mm
+      outside some side: the line runs inside in one stretch, from that end to where it leaves
+      (a convex piece is never re-entered), forgiven up to `see_into`. Blocked when over it by
+      more than a millimetre, clear when under it by more than one.
+    - Both ends more than 1 mm outside one side: the whole line is. Clear."""
     none = np.zeros(len(eyes), dtype=bool)
-    e1, e2 = _edges(poly)
-    edge = e2 - e1
-    area2 = float(np.sum(_cross(e1, e2)))
-    turns = _cross(edge, np.concatenate([edge[1:], edge[:1]]))
-    if len(eyes) == 0 or area2 == 0 or not (np.all(turns > 0) if area2 > 0 else np.all(turns < 0)):
+    sides = convex_sides(poly)
+    if len(eyes) == 0 or sides is None:
         return none, none.copy()
-    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) * (1.0 if area2 > 0 else -1.0)
-    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]  # outward, unit length
-    offset = np.sum(normal * e1, axis=1)
-    # (R, E) mm outside each side (negative: inside it); products, not a matrix product (BLAS
-    # threads stall on a busy machine)
-    ha = eyes[:, 0, None] * normal[None, :, 0] + eyes[:, 1, None] * normal[None, :, 1] - offset
-    hb = aims[:, 0, None] * normal[None, :, 0] + aims[:, 1, None] * normal[None, :, 1] - offset
-    eye_in = np.all(ha < -1.0, axis=1) & np.any(hb > 1.0, axis=1)
-    aim_in = np.all(hb < -1.0, axis=1) & np.any(ha > 1.0, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = ha / (ha - hb)  # where the line crosses each side's line
-    leaves = np.min(np.where(hb > ha, t, np.inf), axis=1)  # from an eye inside
-    enters = np.max(np.where(ha > hb, t, -np.inf), axis=1)  # to an aim inside
-    length = np.hypot(aims[:, 0] - eyes[:, 0], aims[:, 1] - eyes[:, 1])
-    stretch = np.where(eye_in, leaves, np.where(aim_in, 1.0 - enters, 0.0)) * length
-    one_end = eye_in | aim_in
-    return one_end & (stretch > see_into + 1.0), one_end & (stretch < see_into - 1.0)
-
-
-def _convex_verdicts(
-    eyes: Array, aims: Array, poly: Array
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """(through, clear) (R,): the lines `rays_blocked` is sure to find blocked by a convex
-    polygon, and those it is sure to find clear. Through: each end more than 1 mm outside the
-    side it crosses, and the middle of the part inside more than 1 mm deep, so the line runs
-    over 2 mm inside, no end stands inside (nothing is forgiven), and rounding, at a millionth
-    of a millimetre, cannot change that. Clear: both ends more than 1 mm outside one side, so
-    the whole line is. All False for a polygon that is not strictly convex."""
-    e1, e2 = _edges(poly)
-    edge = e2 - e1
-    area2 = float(np.sum(_cross(e1, e2)))
-    turns = _cross(edge, np.concatenate([edge[1:], edge[:1]]))
-    if area2 == 0 or not (np.all(turns > 0) if area2 > 0 else np.all(turns < 0)):
-        return np.zeros(len(eyes), dtype=bool), np.zeros(len(eyes), dtype=bool)
-    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) * (1.0 if area2 > 0 else -1.0)
-    normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]  # outward, unit length
-    offset = np.sum(normal * e1, axis=1)
-
-    def outside(points: Array) -> Array:
-        """(R, E) how far each point lies outside each side's line (negative: inside it)."""
-        return np.asarray(
-            points[:, None, 0] * normal[None, :, 0]
-            + points[:, None, 1] * normal[None, :, 1]
-            - offset[None]
-        )
-
-    ha, hb = outside(eyes), outside(aims)
+    ha, hb = distance_outside(eyes, sides), distance_outside(aims, sides)
     entering, exiting = ha > hb, hb > ha
     with np.errstate(divide="ignore", invalid="ignore"):
         t = ha / (ha - hb)  # where the line crosses each side's line
     side_in = np.argmax(np.where(entering, t, -np.inf), axis=1)
     side_out = np.argmin(np.where(exiting, t, np.inf), axis=1)
     rows = np.arange(len(eyes))
-    lo, hi = t[rows, side_in], t[rows, side_out]
+    lo, hi = t[rows, side_in], t[rows, side_out]  # where it enters, where it leaves
     crossing = (
         entering[rows, side_in]
         & exiting[rows, side_out]
@@ -1247,29 +1069,48 @@ def _convex_verdicts(
         & (hb[rows, side_out] > 1.0)
     )
     mid = np.where(crossing, (np.where(crossing, lo, 0.0) + np.where(crossing, hi, 0.0)) / 2, 0.0)
-    depth = np.min(-outside(eyes + mid[:, None] * (aims - eyes)), axis=1)
-    clear = np.any((ha > 1.0) & (hb > 1.0), axis=1)
-    return np.asarray(crossing & (depth > 1.0)), np.asarray(clear)
+    depth = np.min(-distance_outside(eyes + mid[:, None] * (aims - eyes), sides), axis=1)
+    through = crossing & (depth > 1.0)
+    eye_in = np.all(ha < -1.0, axis=1) & np.any(hb > 1.0, axis=1)
+    aim_in = np.all(hb < -1.0, axis=1) & np.any(ha > 1.0, axis=1)
+    length = np.hypot(aims[:, 0] - eyes[:, 0], aims[:, 1] - eyes[:, 1])
+    stretch = np.where(eye_in, hi, np.where(aim_in, 1.0 - lo, 0.0)) * length
+    one_end = eye_in | aim_in
+    blocked = through | (one_end & (stretch > see_into + 1.0))
+    clear = np.any((ha > 1.0) & (hb > 1.0), axis=1) | (one_end & (stretch < see_into - 1.0))
+    return np.asarray(blocked), np.asarray(clear)
 
 
-def _solid_candidates(
-    eyes: Array, points: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
-) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-    """The (pair, solid) pairs worth clipping, in reading order: solids `may_block` allows
-    whose centre lies within their reach (plus the spread of the target's points) of the line
-    from the eye to the target's first point.
+def _near_solids(
+    eyes: Array, aims: Array, spread: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], Array]:
+    """The (line, solid) pairs, in reading order, that `may_block` allows and whose centre
+    lies within the solid's reach plus spread[p] plus a millimetre of the line eyes[p]-aims[p],
+    and that squared distance (`_gap2`).
 
     A cheap strip test comes first (`_strip`), and the exact test (`_gap2`) runs on the rest
     only, element for element the same arithmetic as on every pair."""
-    aim = points[:, 0]
-    spread = np.hypot(*np.moveaxis(points - aim[:, None], -1, 0)).max(axis=1)
-    ab = aim - eyes
+    ab = aims - eyes
     length2 = np.sum(ab * ab, axis=1)
     pair, solid = _strip(eyes, ab, length2, spread, solids, may_block)
     gap2 = _gap2(eyes, ab, length2, solids, pair, solid)
     limit = solids.reach[solid] + spread[pair] + 1.0
     near = gap2 <= limit * limit
-    return pair[near], solid[near]
+    return pair[near], solid[near], gap2[near]
+
+
+def _clips(
+    eyes: Array,
+    aims: Array,
+    solids: Solids,
+    pair: npt.NDArray[np.int_],
+    solid: npt.NDArray[np.int_],
+) -> npt.NDArray[np.bool_]:
+    """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]."""
+    inside = paired_inside_lengths(
+        eyes[pair], aims[pair], solids.polygons[solid], solids.radii[solid]
+    )
+    return np.asarray(inside > EPS)
 
 
 def _strip(
@@ -1336,60 +1177,35 @@ def solids_block(
     """(P,): whether some solid `may_block` (P, N) allows blocks the one sight line
     eyes[p]-aims[p], as `sight_many` judges that line (the same candidates and arithmetic)."""
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    out = np.zeros(len(eyes), dtype=bool)
-    if len(eyes) == 0 or len(solids.ids) == 0:
-        return out
-    pair, solid = _solid_candidates(eyes, aims[:, None], solids, may_block)
-    return _clip_candidates(eyes, aims, solids, pair, solid)
+    pair, _, hit = solids_near_lines(eyes, aims, np.zeros(len(eyes)), solids, may_block)
+    return np.bincount(pair[hit], minlength=len(eyes)) > 0
 
 
-def _clip_candidates(
-    eyes: Array,
-    aims: Array,
-    solids: Solids,
-    pair: npt.NDArray[np.int_],
-    solid: npt.NDArray[np.int_],
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether some candidate solid[m] runs more than EPS across line pair[m]."""
-    out = np.zeros(len(eyes), dtype=bool)
-    if len(pair):
-        inside = paired_inside_lengths(
-            eyes[pair], aims[pair], solids.polygons[solid], solids.radii[solid]
-        )
-        out[pair[inside > EPS]] = True
-    return out
-
-
-def solids_block_spread(
+def solids_near_lines(
     eyes: Array,
     aims: Array,
     spread: Array,
     solids: Solids,
     may_block: npt.NDArray[np.bool_],
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-    """`solids_block(eyes, aims, solids, may_block)`, and with it the (line, solid) pairs
-    `may_block` allows whose centre lies within its reach plus spread[p] plus 2 mm of line p:
-    for any line from eyes[p] to a point within spread[p] of aims[p], a superset of the solids
-    `solids_block` would clip (each point of that line lies within spread[p] of the line to
-    aims[p]), to hand to `solids_block_among` instead of searching every solid again."""
+) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], npt.NDArray[np.bool_]]:
+    """The (line, solid) pairs `may_block` allows whose centre lies within its reach plus
+    spread[p] plus 2 mm of line p, and whether each solid blocks the line itself (as
+    `sight_many` judges it: the same candidates and arithmetic).
+
+    For any line from eyes[p] to a point within spread[p] of aims[p], the pairs are a superset
+    of the solids that may block it (each point of that line lies within spread[p] of the line
+    to aims[p]): hand them to `solids_block_among` instead of searching every solid again."""
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    none = np.zeros(0, dtype=int)
     if len(eyes) == 0 or len(solids.ids) == 0:
-        return np.zeros(len(eyes), dtype=bool), none, none
-    ab = aims - eyes
-    length2 = np.sum(ab * ab, axis=1)
-    wide = np.asarray(spread, dtype=float) + 1.0
-    pair, solid = _strip(eyes, ab, length2, wide, solids, may_block)
-    gap2 = _gap2(eyes, ab, length2, solids, pair, solid)
-    limit = solids.reach[solid] + wide[pair] + 1.0
-    keep = gap2 <= limit * limit
-    pair, solid, gap2 = pair[keep], solid[keep], gap2[keep]
-    # The line's own candidates: `_solid_candidates` with no spread, the same arithmetic.
-    own = solids.reach[solid] + np.zeros(len(eyes))[pair] + 1.0
-    near = gap2 <= own * own
-    return _clip_candidates(eyes, aims, solids, pair[near], solid[near]), pair, solid
+        return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=bool)
+    pair, solid, gap2 = _near_solids(eyes, aims, spread + 1.0, solids, may_block)
+    # The line's own candidates: those `_near_solids` finds with no spread.
+    own = solids.reach[solid] + 1.0
+    near = np.flatnonzero(gap2 <= own * own)
+    hit = np.zeros(len(pair), dtype=bool)
+    hit[near] = _clips(eyes, aims, solids, pair[near], solid[near])
+    return pair, solid, hit
 
 
 def solids_block_among(
@@ -1400,16 +1216,16 @@ def solids_block_among(
     solid: npt.NDArray[np.int_],
 ) -> npt.NDArray[np.bool_]:
     """(P,): `solids_block` of the lines eyes[p]-aims[p], given (line, solid) pairs among which
-    are all the solids `solids_block` would clip on each line (`solids_block_spread`): the
-    same exact test and clipping on those only, so the same verdicts."""
+    are all the solids that may block each line (`solids_near_lines`): the same exact test and
+    clipping on those only, so the same verdicts."""
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     aims = np.asarray(aims, dtype=float).reshape(-1, 2)
     ab = aims - eyes
-    length2 = np.sum(ab * ab, axis=1)
-    gap2 = _gap2(eyes, ab, length2, solids, pair, solid)
-    limit = solids.reach[solid] + np.zeros(len(eyes))[pair] + 1.0
-    near = gap2 <= limit * limit
-    return _clip_candidates(eyes, aims, solids, pair[near], solid[near])
+    gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
+    own = solids.reach[solid] + 1.0
+    near = gap2 <= own * own
+    hit = _clips(eyes, aims, solids, pair[near], solid[near])
+    return np.bincount(pair[near][hit], minlength=len(eyes)) > 0
 
 
 # --------------------------------------------------------------------------------------------

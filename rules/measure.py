@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,9 @@ from . import geometry as geo
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 
 _T = TypeVar("_T", bound=np.generic)
+_V = TypeVar("_V")
+_UNKNOWN = object()
+"""`Table._remember`'s mark of a question not answered yet (None may be an answer)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -262,7 +265,7 @@ class _Near(NamedTuple):
     pair: npt.NDArray[np.int_]
     """(M,) the pair (of the batch) each candidate base belongs to"""
     base: npt.NDArray[np.int_]
-    """(M,) a base that may block a line of that pair (`geometry.solids_block_spread`)"""
+    """(M,) a base that may block a line of that pair (`geometry.solids_near_lines`)"""
 
 
 class Face(NamedTuple):
@@ -286,32 +289,28 @@ class Table:
         self.bases: tuple[Base, ...] = tuple(scene.bases())
         self.index = {b.id: i for i, b in enumerate(self.bases)}
         self._lock = threading.RLock()
+        self._memo: dict[Hashable, Any] = {}
         self._sight: dict[SightPolicy, dict[tuple[str, str], geo.Sight]] = {}
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
-        self._standing: dict[str, tuple[Standing, ...]] = {}
-        self._terrain_obstacles: dict[SightPolicy, tuple[geo.Obstacle, ...]] = {}
-        self._base_obstacles: dict[str, geo.Obstacle] = {}
-        self._unit_distance: dict[tuple[str, str], geo.Closest] = {}
-        self._centre_in: dict[str, tuple[Terrain, ...]] = {}
-        self._cover: dict[CoverPolicy, dict[tuple[str, str], CoverReading]] = {}
         self._hulls: dict[str, tuple[geo.Array, float]] = {}
         self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
         self._gaps: dict[tuple[str, str], float] = {}
-        self._shown: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
-        self._limits: dict[SightPolicy, geo.Array] = {}
-        self._hiders: dict[SightPolicy, npt.NDArray[np.bool_]] = {}
-        self._in_hiders: dict[SightPolicy, list[bool]] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
-        self._apart: dict[float, npt.NDArray[np.bool_]] = {}
-        self._others_apart: dict[float, npt.NDArray[np.bool_]] = {}
-        self._pairs_within: dict[float, tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]] = {}
-        self._grid: dict[float, _Grid] = {}
-        self._sight_matrix: dict[SightPolicy, geo.Array] = {}
-        self._nearest_seen: dict[SightPolicy, tuple[geo.Array, npt.NDArray[np.int_]]] = {}
         self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
         self._nearest_seen_pairs: dict[
             SightPolicy, dict[tuple[str, str, float], tuple[Base, Base] | None]
         ] = {}
+
+    def _remember(self, key: Hashable, make: Callable[[], _V]) -> _V:
+        """The answer remembered under `key` (a question's name and arguments), made by `make`
+        under the lock the first time it is asked, and the same object ever after."""
+        found = self._memo.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            with self._lock:
+                found = self._memo.get(key, _UNKNOWN)
+                if found is _UNKNOWN:
+                    found = self._memo[key] = make()
+        return cast(_V, found)
 
     @cached_property
     def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
@@ -353,35 +352,25 @@ class Table:
         """Every ordered pair of different bases at most `reach` apart, edge to edge
         (`geometry.within`), as (rows, columns) of `distances` in reading order (memoised per
         reach, read-only)."""
-        found = self._pairs_within.get(reach)
-        if found is None:
-            with self._lock:
-                near = geo.within(self.distances, reach)
-                np.fill_diagonal(near, False)
-                rows, cols = np.nonzero(near)
-                found = self._pairs_within[reach] = (_read_only(rows), _read_only(cols))
-        return found
 
-    def apart(self, limit: float) -> npt.NDArray[np.bool_]:
-        """(N, N) whether each two bases are more than `limit` mm apart, edge to edge
-        (memoised per limit: sight masks gather rows of it for thousands of lines)."""
-        found = self._apart.get(limit)
-        if found is None:
-            with self._lock:
-                found = self._apart[limit] = _read_only(self.distances > limit)
-        return found
+        def make() -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+            near = geo.within(self.distances, reach)
+            np.fill_diagonal(near, False)
+            rows, cols = np.nonzero(near)
+            return _read_only(rows), _read_only(cols)
+
+        return self._remember(("pairs_within", reach), make)
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
         it, edge to edge (memoised per limit: a viewer's row of it is where a sight mask that
         lets near bases be seen over starts, for thousands of lines)."""
-        found = self._others_apart.get(limit)
-        if found is None:
-            with self._lock:
-                units = self.unit_numbers
-                found = (units[None, :] != units[:, None]) & self.apart(limit)
-                found = self._others_apart[limit] = _read_only(found)
-        return found
+
+        def make() -> npt.NDArray[np.bool_]:
+            units = self.unit_numbers
+            return _read_only((units[None, :] != units[:, None]) & (self.distances > limit))
+
+        return self._remember(("others_apart", limit), make)
 
     def distance(self, a: Base, b: Base) -> float:
         """Edge-to-edge distance between two bases, mm."""
@@ -427,12 +416,7 @@ class Table:
     def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
         """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
         same two units again and again)."""
-        key = (a.id, b.id)
-        found = self._unit_distance.get(key)
-        if found is None:
-            with self._lock:
-                found = self._unit_distance[key] = self._unit_nearest(a, b)
-        return found
+        return self._remember(("unit_distance", a.id, b.id), lambda: self._unit_nearest(a, b))
 
     def _unit_nearest(self, a: Unit, b: Unit) -> geo.Closest:
         """`closest(a.bases, b.bases)` read off `_unit_pairs`, the first nearest pair."""
@@ -565,11 +549,7 @@ class Table:
 
     def standing(self, base: Base) -> tuple[Standing, ...]:
         """The terrain pieces a base stands in, entirely or partly."""
-        found = self._standing.get(base.id)
-        if found is None:
-            with self._lock:
-                found = self._standing[base.id] = self._stands_in(base)
-        return found
+        return self._remember(("standing", base.id), lambda: self._stands_in(base))
 
     def _stands_in(self, base: Base) -> tuple[Standing, ...]:
         out = []
@@ -660,13 +640,7 @@ class Table:
         first to the second where the first sees it under a policy (`visible`), else infinity
         (and for two bases of one side). Every base against every enemy base in one batch,
         remembered per policy (read-only)."""
-        found = self._sight_matrix.get(policy)
-        if found is None:
-            with self._lock:
-                found = self._sight_matrix.get(policy)
-                if found is None:
-                    found = self._sight_matrix[policy] = self._sight_matrix_of(policy)
-        return found
+        return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
 
     def _sight_matrix_of(self, policy: SightPolicy) -> geo.Array:
         units = self.scene.units
@@ -685,14 +659,9 @@ class Table:
         base, the first of the unit's equally near ones. Remembered per policy (read-only).
 
         Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
-        found = self._nearest_seen.get(policy)
-        if found is None:
-            seen = self.sight_matrix(policy)
-            with self._lock:
-                found = self._nearest_seen.get(policy)
-                if found is None:
-                    found = self._nearest_seen[policy] = self._nearest_of(seen)
-        return found
+        return self._remember(
+            ("nearest_seen", policy), lambda: self._nearest_of(self.sight_matrix(policy))
+        )
 
     def _nearest_of(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         n, u = len(self.bases), len(self.scene.units)
@@ -782,7 +751,10 @@ class Table:
                 known = memo[viewers, targets]
                 todo = np.flatnonzero(known < 0)
                 if len(todo):
-                    v, t = viewers[todo], targets[todo]
+                    # each pair once (`_centre_lines_near` traces a line for the pairs asking it)
+                    n = len(self.bases)
+                    asked = np.unique(viewers[todo] * n + targets[todo])
+                    v, t = asked // n, asked % n
                     memo[v, t] = self._judge(policy, v, t, entire=entire)
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
@@ -816,13 +788,17 @@ class Table:
                 if sight is not None:
                     fresh[p] = False
                     seen[p] = sight.entire if entire else sight.any
+        reach = self.sight_reach(policy, viewers, targets)
+        if reach is not None:
+            # A pair farther apart than the terrain lets it see is not in sight, whatever its
+            # lines: only the pairs within reach are traced.
+            in_reach = geo.within(self.distances[viewers, targets], reach)
+            seen &= in_reach
+            fresh &= in_reach
         open_ = np.flatnonzero(fresh)
         points = self.sight_points.shape[1] if len(self.bases) else 0
         if len(open_) and points:
             self._seen_lines(policy, viewers, targets, open_, seen, entire=entire)
-        reach = self.sight_reach(policy, viewers, targets)
-        if reach is not None:
-            seen &= geo.within(self.distances[viewers, targets], reach)
         return seen
 
     def _seen_lines(
@@ -872,18 +848,53 @@ class Table:
     ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
         """`_lines_clear` of the lines to the targets' centres, and, when bases may block
         sight, what may block the other lines of the pairs no terrain blocks the centre line of
-        (`_Near`); None when no base blocks sight."""
-        eyes, aims = self.centres[viewers], self.sight_points[targets, 0]
-        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        open_ = np.flatnonzero(clear)
-        mask = self._sight_mask(policy, viewers[open_], targets[open_])
-        if mask is None:
-            return clear, None
-        blocked, pair, base = geo.solids_block_spread(
-            eyes[open_], aims[open_], self._sight_spread[targets[open_]], self.solids, mask
+        (`_Near`); None when no base blocks sight.
+
+        The line from one centre to another is the line back: each is traced once, for both
+        pairs that ask it (the whole table asks both). Terrain and the bases of other units
+        than the two block it either way; only which bases the viewer sees over differs, and
+        that is read off each blocking base afterwards."""
+        n = len(self.bases)
+        ends = np.sort(np.stack([viewers, targets]), axis=0)
+        lines, first, line_of = np.unique(
+            ends[0] * n + ends[1], return_index=True, return_inverse=True
         )
-        clear[open_] = ~blocked
-        return clear, _Near(open_[pair], base)
+        line_of = line_of.reshape(-1)
+        # each line traced the way its first pair looks along it
+        eye, aim = viewers[first], targets[first]
+        clear = self._terrain_clear(policy, self.centres[eye], self.sight_points[aim, 0], eye, aim)[
+            line_of
+        ]
+        if not policy.bases_block:
+            return clear, None
+        open_ = np.flatnonzero(clear[first])  # lines (of `lines`) no terrain blocks
+        units = self.unit_numbers
+        a, b = eye[open_], aim[open_]
+        mask = (units[None, :] != units[a][:, None]) & (units[None, :] != units[b][:, None])
+        if policy.shoot_over_within is not None:
+            apart = self.others_apart(policy.shoot_over_within)
+            mask &= apart[a] | apart[b]
+        spread = np.maximum(self._sight_spread[a], self._sight_spread[b])
+        line, base, hit = geo.solids_near_lines(
+            self.centres[a], self.sight_points[b, 0], spread, self.solids, mask
+        )
+        # Each candidate base of a line, for each of the (at most two) pairs asking it whose
+        # viewer does not see over the base.
+        line = open_[line]
+        asked = np.flatnonzero(clear)
+        along = viewers[asked] == eye[line_of[asked]]  # the pair looks the way it was traced
+        near_pairs, near_bases = [], []
+        for way in (asked[along], asked[~along]):
+            pair_of_line = np.full(len(lines), -1)
+            pair_of_line[line_of[way]] = way
+            pair = pair_of_line[line]
+            ok = pair >= 0
+            if policy.shoot_over_within is not None:
+                ok[ok] = apart[viewers[pair[ok]], base[ok]]
+            clear[pair[ok & hit]] = False
+            near_pairs.append(pair[ok])
+            near_bases.append(base[ok])
+        return clear, _Near(np.concatenate(near_pairs), np.concatenate(near_bases))
 
     def _lines_clear_among(
         self,
@@ -927,13 +938,6 @@ class Table:
         if not len(points):
             return np.zeros(0)
         return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
-
-    def centre_lines_clear(
-        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]
-    ) -> npt.NDArray[np.bool_]:
-        """(P,): whether the sight line from each viewer's centre to its target's centre (the
-        first of `sight_points`) is clear under a policy (`lines_clear` of point 0)."""
-        return self.lines_clear(policy, pairs, 0)
 
     def lines_clear(
         self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], point: int
@@ -988,15 +992,19 @@ class Table:
 
     @cached_property
     def outlines(self) -> geo.Array:
-        """(N, 4, 2) every base's outline (`geometry.corners`), in table order."""
-        return np.stack([geo.corners(b) for b in self.bases]).reshape(-1, 4, 2)
+        """(N, 4, 2) every base's outline (`geometry.corners`), in table order (read-only)."""
+        return _read_only(geo.stack_shapes(self.bases)[0])
+
+    @cached_property
+    def radii(self) -> geo.Array:
+        """(N,) every round base's radius (`geometry.radius`), 0 for a rectangle (read-only)."""
+        return _read_only(geo.stack_shapes(self.bases)[1])
 
     @cached_property
     def solids(self) -> geo.Solids:
-        """Every base as a solid obstacle to sight, in table order (`base_obstacle` of each,
-        from the outlines already stacked)."""
-        radii = np.array([geo.radius(b) for b in self.bases], dtype=float)
-        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, radii)
+        """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
+        of each, from the outlines already stacked)."""
+        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
@@ -1006,18 +1014,18 @@ class Table:
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
-        found = self._terrain_obstacles.get(policy)
-        if found is None:
-            with self._lock:
-                found = self._terrain_obstacles[policy] = tuple(
-                    geo.Obstacle(
-                        self.scene.terrain[k].id,
-                        np.asarray(self.scene.terrain[k].polygon, dtype=float),
-                        see_into=policy.see_into_of(self.scene.terrain[k].kind),
-                    )
-                    for k in self._obstacle_pieces(policy)
+        terrain = self.scene.terrain
+        return self._remember(
+            ("terrain_obstacles", policy),
+            lambda: tuple(
+                geo.Obstacle(
+                    terrain[k].id,
+                    np.asarray(terrain[k].polygon, dtype=float),
+                    see_into=policy.see_into_of(terrain[k].kind),
                 )
-        return found
+                for k in self._obstacle_pieces(policy)
+            ),
+        )
 
     def _obstacle_pieces(self, policy: SightPolicy) -> list[int]:
         """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
@@ -1056,13 +1064,6 @@ class Table:
             blocked += [o for o in sight.blocked_by if o not in blocked]
         return blocked
 
-    def blocking_bases(self, policy: SightPolicy, viewer: Base, target: Base) -> list[Base]:
-        """The bases that may block sight from `viewer` to `target` (`_sight_mask`'s row)."""
-        row = self._sight_mask(
-            policy, np.array([self.index[viewer.id]]), np.array([self.index[target.id]])
-        )
-        return [] if row is None else [self.bases[k] for k in np.flatnonzero(row[0])]
-
     @cached_property
     def _centre_inside(self) -> npt.NDArray[np.bool_]:
         """(N, T) whether the centre of base n stands in terrain piece t (`centre_in`: a base
@@ -1076,13 +1077,11 @@ class Table:
         """(T,) how far two bases standing in terrain piece t see each other inside it under
         a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit
         (memoised per policy)."""
-        found = self._limits.get(policy)
-        if found is None:
-            limits = dict(policy.visibility_within)
-            found = np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain], dtype=float)
-            with self._lock:
-                found = self._limits[policy] = _read_only(found)
-        return found
+        limits = dict(policy.visibility_within)
+        return self._remember(
+            ("visibility", policy),
+            lambda: _read_only(np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain])),
+        )
 
     def _terrain_exempt(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -1144,49 +1143,40 @@ class Table:
     def _in_hiding(self, policy: SightPolicy) -> list[bool]:
         """Whether each base's centre stands in a piece that hides it (`_hides`), as plain
         values (read once a shot; memoised per policy)."""
-        found = self._in_hiders.get(policy)
-        if found is None:
+
+        def make() -> list[bool]:
             hidden = np.any(self._centre_inside & self._hides(policy)[None, :], axis=1)
-            found = [bool(h) for h in np.asarray(hidden).tolist()]
-            with self._lock:
-                self._in_hiders[policy] = found
-        return found
+            return [bool(h) for h in np.asarray(hidden).tolist()]
+
+        return self._remember(("in_hiding", policy), make)
 
     def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
         a piece the scene says gives no cover hides nobody (memoised per policy)."""
-        found = self._hiders.get(policy)
-        if found is None:
-            terrain = self.scene.terrain
-            found = np.array(
-                [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain],
-                dtype=bool,
-            )
-            with self._lock:
-                found = self._hiders[policy] = _read_only(found)
-        return found
+        hides = [
+            t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in self.scene.terrain
+        ]
+        return self._remember(("hides", policy), lambda: _read_only(np.array(hides, dtype=bool)))
 
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
         its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
         `SightPolicy.hidden_edge` of the piece's edge (memoised per policy; False where the
         base is not hidden in the piece)."""
-        found = self._shown.get(policy)
-        if found is None:
-            with self._lock:
-                found = np.zeros(self._centre_inside.shape, dtype=bool)
-                terrain = self.scene.terrain
-                for n, k in zip(
-                    *np.nonzero(self._centre_inside & self._hides(policy)), strict=True
-                ):
-                    base = self.bases[n]
-                    unit = self._units[base.unit_id]
-                    revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
-                    found[n, k] = revealed is True or self._near_edge(
-                        base, terrain[k], policy.hidden_edge
-                    )
-                found = self._shown[policy] = _read_only(found)
-        return found
+
+        def make() -> npt.NDArray[np.bool_]:
+            found = np.zeros(self._centre_inside.shape, dtype=bool)
+            terrain = self.scene.terrain
+            for n, k in zip(*np.nonzero(self._centre_inside & self._hides(policy)), strict=True):
+                base = self.bases[n]
+                unit = self._units[base.unit_id]
+                revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
+                found[n, k] = revealed is True or self._near_edge(
+                    base, terrain[k], policy.hidden_edge
+                )
+            return _read_only(found)
+
+        return self._remember(("shows", policy), make)
 
     @staticmethod
     def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
@@ -1204,25 +1194,11 @@ class Table:
     def _units(self) -> dict[str, Unit]:
         return {u.id: u for u in self.scene.units}
 
-    def base_obstacle(self, base: Base) -> geo.Obstacle:
-        """A base as an obstacle to sight (memoised)."""
-        found = self._base_obstacles.get(base.id)
-        if found is None:
-            with self._lock:
-                found = self._base_obstacles[base.id] = geo.obstacle_of_base(base)
-        return found
-
     def centre_in(self, base: Base) -> list[Terrain]:
-        """Terrain pieces holding the base's centre (the piece it counts as standing in)."""
-        found = self._centre_in.get(base.id)
-        if found is None:
-            with self._lock:
-                found = self._centre_in[base.id] = tuple(
-                    s.terrain
-                    for s in self.standing(base)
-                    if bool(geo.point_in_polygon((base.x, base.y), s.terrain.polygon))
-                )
-        return list(found)
+        """Terrain pieces holding the base's centre (the piece it counts as standing in), in the
+        scene's order."""
+        row = self._centre_inside[self.index[base.id]]
+        return [self.scene.terrain[k] for k in np.flatnonzero(row).tolist()]
 
     def centres_in(self, pieces: Sequence[Terrain]) -> npt.NDArray[np.bool_]:
         """(N,) whether each base's centre stands in any of the terrain pieces (of this scene):
@@ -1263,14 +1239,10 @@ class Table:
         sight line from the shooter's centre to the target's centre crosses within
         `CoverPolicy.behind_within` mm of the target's edge.
         """
-        memo = self._cover.get(policy)
-        key = (shooter.id, target.id)
-        found = None if memo is None else memo.get(key)
-        if found is None:
-            with self._lock:
-                memo = self._cover.setdefault(policy, {})
-                found = memo[key] = self._find_cover(policy, shooter, target)
-        return found
+        return self._remember(
+            ("cover", policy, shooter.id, target.id),
+            lambda: self._find_cover(policy, shooter, target),
+        )
 
     def _find_cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         found: list[tuple[Cover, str]] = []
@@ -1337,25 +1309,15 @@ class Table:
         self, piece_id: str, poly: geo.Array
     ) -> list[tuple[float, float, float]] | None:
         """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
-        `_plainly_beside` (remembered per piece); None for an outline with no area."""
+        `_plainly_beside` (remembered per piece; `geometry.convex_sides`); None for an outline
+        with no area."""
         if piece_id not in self._hulls:
             self._hulls[piece_id] = _hull_of(poly)
-        hull = self._hulls[piece_id][0]
-        if len(hull) < 3:
+        sides = geo.convex_sides(self._hulls[piece_id][0])
+        if sides is None:
             return None
-        edge = np.concatenate([hull[1:], hull[:1]]) - hull
-        normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)  # outward: the hull turns left
-        size = np.hypot(normal[:, 0], normal[:, 1])
-        if np.any(size == 0):
-            return None
-        normal /= size[:, None]
-        offset = normal[:, 0] * hull[:, 0] + normal[:, 1] * hull[:, 1]
-        return [
-            (nx, ny, off)
-            for nx, ny, off in zip(
-                normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True
-            )
-        ]
+        normal, offset = sides
+        return list(zip(normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True))
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
@@ -1395,72 +1357,45 @@ class Table:
 
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
-        yet against every shooter's arc regions in one pass of separating axes
-        (`overlap_pairs`), pair by pair the same test as one shooter at a time."""
+        yet against their shooter's arc regions in one pass of separating axes (`overlap_pairs`)
+        for each number of corners a region has; a round target by `circle_in_arc` when that
+        is plain, else `geometry.base_in_arc`."""
         with self._lock:
             return self._in_arcs(asks)
 
     def _in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         memo = self._arcs
-        regions: list[geo.Array] = []  # every shooter's arc regions, each once
-        # Per shooter: its memo, the rectangles to test, its first region and how many it has.
-        blocks: list[tuple[dict[str, bool], list[Base], int, int]] = []
+        todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to test
+        # The tests, by how many corners the region has: (regions, target rows, todo index).
+        tests: dict[int, tuple[list[geo.Array], list[int], list[int]]] = {}
         for shooter, targets, half_angle in asks:
             known = memo.setdefault((shooter.id, half_angle), {})
             missing = [t for t in targets if t.id not in known]
-            if not missing:
-                continue
-            arc = arc_regions(shooter, half_angle)
-            if arc is None:
-                known.update({t.id: True for t in missing})
-                continue
-            rects = []
+            arc = geo.arc_regions(shooter, half_angle) if missing else None
             for t in missing:
-                if t.footprint.circle:
+                if arc is None:
+                    known[t.id] = True  # all round
+                elif t.footprint.circle:
                     plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
                     known[t.id] = (
                         geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
                     )
                 else:
-                    rects.append(t)
-            if rects:
-                blocks.append((known, rects, len(regions), len(arc)))
-            regions += arc
-        if blocks:
-            index = self.index
-            todo = [(known, t.id) for known, rects, _, _ in blocks for t in rects]
-            rows = np.array([index[t.id] for _, rects, _, _ in blocks for t in rects], dtype=int)
-            # One test per pair and region of its shooter: `of` the pair, `which` the region.
-            pairs = [len(rects) for _, rects, _, _ in blocks]
-            count = np.repeat([n for _, _, _, n in blocks], pairs)
-            first = np.repeat([f for _, _, f, _ in blocks], pairs)
-            of = np.repeat(np.arange(len(todo)), count)
-            which = (
-                np.repeat(first, count)
-                + np.arange(len(of))
-                - np.repeat(count.cumsum() - count, count)
+                    todo.append((known, t.id))
+                    for region in arc:
+                        regions, rows, of = tests.setdefault(len(region), ([], [], []))
+                        regions.append(region)
+                        rows.append(self.index[t.id])
+                        of.append(len(todo) - 1)
+        inside = np.zeros(len(todo), dtype=bool)
+        for regions, rows, of in tests.values():
+            stacked = np.stack(regions)
+            hit = overlap_pairs(
+                stacked, edge_normals(stacked), self.outlines[rows], self.outline_normals[rows]
             )
-            outlines, normals = self.outlines, self.outline_normals
-            inside = np.zeros(len(todo), dtype=bool)
-            feet = rows[of]
-            corners = np.array([len(r) for r in regions], dtype=int)
-            for k in sorted(set(corners.tolist())):  # regions of k corners together
-                # Each region of k corners once (and its normals), then one row per test.
-                ours = np.flatnonzero(corners == k)
-                place = np.zeros(len(regions), dtype=int)
-                place[ours] = np.arange(len(ours))
-                stacked = np.stack([regions[i] for i in ours.tolist()])
-                picked = np.flatnonzero(corners[which] == k)
-                at = place[which[picked]]
-                hit = overlap_pairs(
-                    stacked[at],
-                    edge_normals(stacked)[at],
-                    outlines[feet[picked]],
-                    normals[feet[picked]],
-                )
-                inside[of[picked[hit]]] = True
-            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-                known[target_id] = ok
+            inside[np.array(of)[hit]] = True
+        for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+            known[target_id] = ok
         return [[memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks]
 
     @cached_property
@@ -1480,8 +1415,7 @@ class Table:
         front = np.array(
             [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
         )
-        outlines, radii = geo.stack_shapes(bases)
-        reach = np.einsum("tkc,sc->stk", outlines, forward).max(axis=2) + radii[None, :]
+        reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 
@@ -1636,11 +1570,7 @@ class Table:
         return self._grid_of(size).steps
 
     def _grid_of(self, size: float) -> _Grid:
-        found = self._grid.get(size)
-        if found is None:
-            with self._lock:
-                found = self._grid[size] = _grid(self.scene, size)
-        return found
+        return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
 # Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
@@ -1651,39 +1581,6 @@ def edge_normals(poly: geo.Array) -> geo.Array:
     e = np.roll(poly, -1, axis=-2) - poly
     n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
     return np.asarray(n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None])
-
-
-def arc_regions(shooter: Base, half_angle: float) -> list[geo.Array] | None:
-    """`geometry.arc_regions`, bit for bit: for a rectangular base firing less than 90
-    degrees either side (the sheet's 45) its one region worked out in plain floats, the
-    same operations in the same order as the array arithmetic there (a quarter of the cost;
-    a `suggest` asks it of every firing base); anything else from `geometry`."""
-    if shooter.footprint.circle or not 0 <= half_angle < 90:
-        return geo.arc_regions(shooter, half_angle)
-    t = math.radians(shooter.facing)
-    fx, fy = math.cos(t), math.sin(t)  # forward; right is (fy, -fx)
-    depth, width = shooter.footprint.depth, shooter.footprint.width
-    ahead_x, ahead_y = shooter.x + fx * depth / 2, shooter.y + fy * depth / 2
-    side_x, side_y = fy * width / 2, -fx * width / 2
-    fr_x, fr_y = ahead_x + side_x, ahead_y + side_y
-    fl_x, fl_y = ahead_x - side_x, ahead_y - side_y
-    turn = math.radians(-half_angle)
-    right_x = fx * math.cos(turn) - fy * math.sin(turn)
-    right_y = fx * math.sin(turn) + fy * math.cos(turn)
-    turn = math.radians(half_angle)
-    left_x = fx * math.cos(turn) - fy * math.sin(turn)
-    left_y = fx * math.sin(turn) + fy * math.cos(turn)
-    reach = geo.REACH
-    return [
-        np.array(
-            [
-                [fr_x, fr_y],
-                [fr_x + reach * right_x, fr_y + reach * right_y],
-                [fl_x + reach * left_x, fl_y + reach * left_y],
-                [fl_x, fl_y],
-            ]
-        )
-    ]
 
 
 PLAIN_MARGIN = 1e-3
@@ -1754,7 +1651,9 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
     exempt = table._terrain_exempt(policy, *pair)
     if exempt is not None:
         out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
-    out.extend(table.base_obstacle(b) for b in table.blocking_bases(policy, viewer, target))
+    mask = table._sight_mask(policy, *pair)
+    if mask is not None:
+        out.extend(geo.obstacle_of_base(table.bases[k]) for k in np.flatnonzero(mask[0]))
     return out
 
 

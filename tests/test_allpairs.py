@@ -24,6 +24,7 @@ from rules.engine import Ruleset, get_ruleset
 from rules.measure import Table
 from rules.scene import Scene, TerrainKind
 from tests import allpairs
+from tests import sight_reference as ref
 from tests.allpairs import AllPairs, measure_all
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -374,7 +375,7 @@ def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     polys = np.stack([o.polygon for o in others])
     radii = np.array([o.radius for o in others])
     with np.errstate(over="ignore", invalid="ignore"):  # lines of no length: t is infinite
-        inside = geo.solid_inside_lengths(eye, aim, polys, radii)
+        inside = ref.solid_inside_lengths(eye, aim, polys, radii)
     return not bool(np.any(inside > geo.EPS))
 
 

@@ -1,7 +1,7 @@
 """The shortcuts that make `suggest` fast, each against hand-worked geometry and against the slow
 path it stands in for: bases near a centre sight line reused for the lines to the target's corners
-(`geometry.solids_block_spread`, `solids_block_among`), lines from a figure standing in a convex
-piece settled by how deep they run (`geometry.end_inside_verdicts`), bases plainly in or out of a
+(`geometry.solids_near_lines`, `solids_block_among`), lines from a figure standing in a convex
+piece settled by how deep they run (`geometry.convex_verdicts`), bases plainly in or out of a
 convex piece (`geometry.containment`), distance blocks read as slices (`Table.block`), the
 sight points of every base at once (`Table.sight_points`), the corners by scalar arithmetic
 (`geometry.corners`) and remembered lengths (`engine.length_json`)."""
@@ -17,6 +17,7 @@ from rules import geometry as geo
 from rules.engine import length_json
 from rules.measure import Table
 from rules.scene import Base, Footprint
+from tests import sight_reference as ref
 from tests.builders import base, make_scene, unit
 
 
@@ -40,8 +41,10 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     eyes = np.array([[0.0, 0.0], [0.0, 100.0]])
     aims = np.array([[100.0, 0.0], [100.0, 100.0]])
     mask = np.array([[True, True, False, True], [True, True, True, True]])
-    blocked, pair, solid = geo.solids_block_spread(eyes, aims, np.array([30.0, 30.0]), solids, mask)
+    pair, solid, hit = geo.solids_near_lines(eyes, aims, np.array([30.0, 30.0]), solids, mask)
+    blocked = np.bincount(pair[hit], minlength=2) > 0
     assert blocked.tolist() == [False, True]
+    assert hit.tolist() == [False, True]  # A misses the centre line, D blocks the second
     assert blocked.tolist() == geo.solids_block(eyes, aims, solids, mask).tolist()
     # pair 0: only A (index 0); pair 1: D (index 3) on the line, A 86 mm off and B 40 mm off
     # (7.07 + 30 + 2 = 39.07 < 40), C 101 mm off
@@ -76,25 +79,25 @@ _PIECE = np.array([[0.0, 0.0], [200.0, 0.0], [200.0, 200.0], [0.0, 200.0]])
         # both ends inside, or an end half a millimetre deep: left to the exact clip
         ((100.0, 100.0), (150.0, 100.0), False, False),
         ((199.5, 100.0), (300.0, 100.0), False, False),
-        # neither end inside: not this shortcut's question
-        ((-100.0, 100.0), (300.0, 100.0), False, False),
+        # neither end inside, right through the middle (200 mm): blocked
+        ((-100.0, 100.0), (300.0, 100.0), True, False),
     ],
 )
 def test_lines_from_inside_a_convex_piece(
     eye: tuple[float, float], aim: tuple[float, float], blocked: bool, clear: bool
 ) -> None:
-    got_blocked, got_clear = geo.end_inside_verdicts(np.array([eye]), np.array([aim]), _PIECE, 30.0)
+    got_blocked, got_clear = geo.convex_verdicts(np.array([eye]), np.array([aim]), _PIECE, 30.0)
     assert (bool(got_blocked[0]), bool(got_clear[0])) == (blocked, clear)
     # a settled line is what the exact clip says
-    exact = geo.ray_blocked(eye, aim, geo.Obstacle("piece", _PIECE, see_into=30.0))
+    exact = ref.ray_blocked(eye, aim, geo.Obstacle("piece", _PIECE, see_into=30.0))
     if blocked or clear:
         assert exact == blocked
 
 
-def test_end_inside_verdicts_leave_a_concave_piece_alone() -> None:
+def test_convex_verdicts_leave_a_concave_piece_alone() -> None:
     """An L-shaped piece is not convex: a line from inside may leave and come back in."""
     ell = np.array([[0, 0], [200, 0], [200, 100], [100, 100], [100, 200], [0, 200]], float)
-    blocked, clear = geo.end_inside_verdicts(
+    blocked, clear = geo.convex_verdicts(
         np.array([[50.0, 50.0]]), np.array([[300.0, 50.0]]), ell, 30.0
     )
     assert not blocked[0] and not clear[0]

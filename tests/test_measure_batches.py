@@ -18,6 +18,7 @@ from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import Table
 from rules.scene import Scene
+from tests import sight_reference as ref
 from tests.builders import make_scene, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
@@ -89,11 +90,12 @@ def test_the_look_ups_and_the_terrain_are_the_scenes_answers() -> None:
     crossed = table.pieces_on_line((a.x, a.y), (b.x, b.y))
     for piece, length in crossed:
         poly = np.asarray(piece.polygon, dtype=float)
-        assert length == geo.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
+        want = ref.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
+        assert length == pytest.approx(want, abs=1e-9)
     missed = {t.id for t in pieces} - {p.id for p, _ in crossed}
     for piece in (t for t in pieces if t.id in missed):
         poly = np.asarray(piece.polygon, dtype=float)
-        inside_len = geo.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
+        inside_len = ref.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
         assert inside_len <= geo.EPS
 
 

@@ -17,6 +17,7 @@ from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
 from rules.measure import Table, obstacles, table_of
 from rules.scene import Base, Scene, TerrainKind
+from tests import sight_reference as ref
 from tests.builders import make_scene, terrain, unit
 
 
@@ -103,12 +104,12 @@ def _reference_rays(viewer: Base, target: Base, obstacles: list[geo.Obstacle]) -
         blocked = False
         for o in obstacles:
             if o.see_into == 0 and len(o.polygon) == 4:
-                inside = geo.solid_inside_lengths(
+                inside = ref.solid_inside_lengths(
                     np.array([eye]), p[None], o.polygon[None], np.array([o.radius])
                 )
                 blocked |= bool(inside[0, 0] > geo.EPS)
             else:
-                blocked |= geo.ray_blocked(eye, (float(p[0]), float(p[1])), o)
+                blocked |= ref.ray_blocked(eye, (float(p[0]), float(p[1])), o)
         out.append(blocked)
     return out
 
@@ -132,7 +133,7 @@ def test_batched_sight_matches_reference(ident: str, seed: int) -> None:
     batched = table.sights(rs.sight_policy, pairs)
     blocked_somewhere = 0
     for (a, b), got in zip(pairs, batched, strict=True):
-        want = geo.sight(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
+        want = ref.sight(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
         assert got == want, (a.id, b.id)
         blocked_somewhere += want.clear_rays < want.rays
     # the scenes are busy enough to test something: many pairs have a blocked line
@@ -169,9 +170,9 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
 def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None:
-    """`Table.centre_lines_clear` is the reference's verdict on the line to the target's centre
-    (the first sight point), and `Table.visible`, which answers most pairs from that line alone,
-    is the reference's whole-base or any-line verdict for every pair."""
+    """`Table.lines_clear` of point 0 is the reference's verdict on the line to the target's
+    centre (the first sight point), and `Table.visible`, which answers most pairs from that
+    line alone, is the reference's whole-base or any-line verdict for every pair."""
     rs = _ruleset(ident)
     scene = _random_scene(200 + seed, "skirmish-19c")
     table = Table(scene)
@@ -182,7 +183,7 @@ def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None
         for a in red
         for b in blue
     }
-    centre = table.centre_lines_clear(rs.sight_policy, [(a, b) for a in red for b in blue])
+    centre = table.lines_clear(rs.sight_policy, [(a, b) for a in red for b in blue], 0)
     assert centre.tolist() == [not refs[(a.id, b.id)][0] for a in red for b in blue]
     seen = table.visible(rs.sight_policy, red, blue)
     for i, a in enumerate(red):
@@ -235,7 +236,7 @@ def test_terrain_hits_is_ray_blocked_line_by_line(seed: int) -> None:
     aims[:50] = eyes[:50] + rng.uniform(-1, 1)  # some lines shorter than a millimetre
     aims[50:100, 0] = 100.0  # some lines ending on a side of the quadrilateral
     # the shortcut is taken: many lines plainly cross the quadrilateral
-    through, clear = geo._convex_verdicts(eyes, aims, np.array(quad))
+    through, clear = geo.convex_verdicts(eyes, aims, np.array(quad), 0.0)
     assert through.sum() > 50 and clear.sum() > 50
     for poly in (quad, quad[::-1], hexagon, ell):
         for see_into in (0.0, 30.0):
@@ -244,7 +245,7 @@ def test_terrain_hits_is_ray_blocked_line_by_line(seed: int) -> None:
                 continue  # clipped as a solid: not this path
             got = geo.terrain_hits(eyes, aims, piece)
             want = [
-                geo.ray_blocked(tuple(a), tuple(b), piece)
+                ref.ray_blocked(tuple(a), tuple(b), piece)
                 for a, b in zip(eyes.tolist(), aims.tolist(), strict=True)
             ]
             assert got.tolist() == want
@@ -255,17 +256,21 @@ def test_terrain_hits_is_ray_blocked_line_by_line(seed: int) -> None:
 def test_lines_plainly_through_or_clear_of_a_convex_piece_are_settled_without_clipping() -> None:
     """A line from 1 m left of a 200 mm square to 1 m right of it, through its middle, is
     surely blocked (over 2 mm inside, both ends outside); one ending 0.5 mm short of the square,
-    grazing along a side or ending inside is left to the exact clip; one ending 2 mm short, or
-    passing 5 mm below the square, is surely clear."""
+    grazing along a side, or ending 100 mm inside when the square is seen into 100 mm, is left
+    to the exact clip; one ending 2 mm short, or passing 5 mm below the square, is surely
+    clear."""
     square = np.array([[0.0, 0.0], [200.0, 0.0], [200.0, 200.0], [0.0, 200.0]])
     eyes = np.array([[-1000.0, 100.0]] * 3 + [[-1000.0, 0.0], [-1000.0, -5.0]])
     aims = np.array([[1200.0, 100.0], [-0.5, 100.0], [-2.0, 100.0], [1200.0, 0.0], [1200.0, -5.0]])
     aims = np.vstack([aims, [[100.0, 100.0]]])
     eyes = np.vstack([eyes, [[-1000.0, 100.0]]])
-    through, clear = geo._convex_verdicts(eyes, aims, square)
+    through, clear = geo.convex_verdicts(eyes, aims, square, 100.0)
     # through; 0.5 mm short; 2 mm short; along the side y = 0; 5 mm below; ends inside
     assert through.tolist() == [True, False, False, False, False, False]
     assert clear.tolist() == [False, False, True, False, True, False]
+    # seen into only 30 mm, the line ending 100 mm deep is plainly blocked
+    blocked, clear = geo.convex_verdicts(eyes[-1:], aims[-1:], square, 30.0)
+    assert (blocked.tolist(), clear.tolist()) == ([True], [False])
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -315,8 +320,41 @@ def test_skirmish_shoots_over_bases_within_2cm() -> None:
         viewer, target = table.bases[0], table.bases[1]
         assert math.isclose(table.distance(viewer, table.bases[2]), gap_cm * 10)
         (seen,) = table.sights(rs.sight_policy, [(viewer, target)])
-        assert seen == geo.sight(
+        assert seen == ref.sight(
             viewer, target, obstacles(table_of(scene), rs.sight_policy, viewer, target)
         )
         assert seen.entire is not blocks
         assert seen.blocked_by == (("x-1",) if blocks else ())
+
+
+def test_a_line_traced_once_answers_both_ways() -> None:
+    """The centre line from the viewer to the target is the line back, traced once for both
+    pairs, but a base seen over from one end still blocks from the other: viewer v-1 at (50, 10)
+    sees over x-1, whose near edge is 1 cm from it (line 55's 2 cm), to t-1 at (50, 40); t-1
+    looks back past x-1 from 24.5 cm away (x-1 spans y 12.25..14.25, t-1 starts at 38.75), and
+    every line to v-1 (2.5 cm wide, behind the 4 cm wide x-1) is blocked."""
+    rs = get_ruleset("skirmish-19c")
+    scene = make_scene(
+        "skirmish-19c",
+        [
+            unit(
+                "v",
+                "red",
+                [{"id": "v-1", "x": 50, "y": 10, "facing": 90, "width": 2.5, "depth": 2.5}],
+            ),
+            unit(
+                "t",
+                "blue",
+                [{"id": "t-1", "x": 50, "y": 40, "facing": 90, "width": 2.5, "depth": 2.5}],
+            ),
+            unit(
+                "x",
+                "blue",
+                [{"id": "x-1", "x": 50, "y": 13.25, "facing": 90, "width": 4, "depth": 2}],
+            ),
+        ],
+    )
+    table = Table(scene)
+    for entire in (True, False):
+        both = table.seen(rs.sight_policy, np.array([0, 1]), np.array([1, 0]), entire=entire)
+        assert both.tolist() == [True, False]
