@@ -22,22 +22,8 @@ from calibration.units import format_length
 
 from ... import dice as dice_math
 from ... import geometry as geo
-from ...engine import (
-    Action,
-    Candidate,
-    Cite,
-    Modifier,
-    OutcomeRule,
-    RangeBand,
-    Resolution,
-    Roll,
-    Ruleset,
-    Threshold,
-    check_attr,
-    expect_args,
-    length_json,
-    threshold_json,
-)
+from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -54,6 +40,7 @@ LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
+INSIDE = geo.Containment.INSIDE
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,11 +261,8 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = (
-            table.closest(shooter.bases, aimed).distance
-            if individual
-            else table.unit_gap(shooter, target)
-        )
+        whole = table.unit_gap(shooter, target)
+        nearest = table.closest(shooter.bases, aimed).distance if individual else whole
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -308,9 +292,8 @@ class Skirmish19c(Ruleset):
         if hidden is not None:
             reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
             note = f"{aim.id} stands in {hidden.id}: {reaching}"
-            spot = Roll.success_roll(
-                "to spot", 1, 6, sheet.spotting_need(distance), cite=SIGHT["spotting"], note=note
-            )
+            need = sheet.spotting_need(distance)
+            spot = Roll.success_roll("to spot", 1, 6, need, cite=SIGHT["spotting"], note=note)
             data["spotting"] = spot.as_json()
             why = (
                 f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
@@ -332,8 +315,8 @@ class Skirmish19c(Ruleset):
                 + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
                 + (" (too close to call)" if t.too_close_to_call else "")
             )
-            verdict_json = {"threshold": threshold_json(scene, t), "verdict": verdict(t)}
-            data["nearest"] = {"other": group.id, **verdict_json}
+            data["nearest"] = {"other": group.id, "threshold": threshold_json(scene, t)}
+            data["nearest"]["verdict"] = verdict(t)
             if not t.within:
                 why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
                 return no_shot(distance, why, SHOOTING["nearest_only"])
@@ -403,9 +386,7 @@ class Skirmish19c(Ruleset):
         data.setdefault("band", sheet.band_of(weapon, at))
         data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
-        return answer(
-            "shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"], False
-        )
+        return answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -416,23 +397,18 @@ class Skirmish19c(Ruleset):
             summary = f"a player character picks his target: hits fall on {aimed[0].id}"
             source = str(SHOOTING["pc_targets"])
             return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
-        pool, joined = list(target.bases), list[dict[str, Any]]()
-        join_within = cm(SHOOTING["leaders_join_cm"])
+        join_within, source = cm(SHOOTING["leaders_join_cm"]), str(SHOOTING["leaders_join"])
         officers = comrades(table.scene, target, lambda u, b: b.role in OFFICER_ROLES)
-        for officer, gap, near in gaps_to(table, officers, target.bases):
-            if geo.within(gap, join_within):
-                t = Threshold(gap, join_within, table.uncertainty(officer, near))
-                pool.append(officer)
-                joined.append(
-                    dict(base=officer.id, threshold=threshold_json(table.scene, t))
-                    | {"source": str(SHOOTING["leaders_join"])}
-                )
+        near = [o for o in gaps_to(table, officers, target.bases) if geo.within(o[1], join_within)]
+        pool = [*target.bases, *(officer for officer, _, _ in near)]
+        thresholds = [Threshold(gap, join_within, table.uncertainty(o, b)) for o, gap, b in near]
+        joined: list[dict[str, Any]] = [
+            {"base": o.id, "threshold": threshold_json(table.scene, t), "source": source}
+            for (o, _, _), t in zip(near, thresholds, strict=True)
+        ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
-        summary = (
-            f"hits are randomised among the nearest {among} of {total} figures"
-            if total > among
-            else f"hits are randomised among the {total} figures of the group"
-        )
+        of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
+        summary = f"hits are randomised among {of}" + " of the group" * (total <= among)
         if joined:
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
@@ -706,15 +682,9 @@ class Skirmish19c(Ruleset):
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
         reasons = []
         for base in unit.bases:
-            found = next(
-                (
-                    f"{base.id} stands entirely in {s.terrain.id} ({s.terrain.kind})"
-                    for s in table.standing(base)
-                    if s.containment is geo.Containment.INSIDE
-                    and self.cover_of(s.terrain) is not Cover.NONE
-                ),
-                "",
-            )
+            inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
+            covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
+            found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
             if not found and others:
                 nearest = table.closest([base], others).b
                 reading = table.cover(self.cover_policy, nearest, base)
@@ -879,16 +849,14 @@ class Skirmish19c(Ruleset):
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
+            paces = sheet.CAVALRY_PACES
             data["paces"] = [
-                dict(pace=p, source=str(c))
-                | {"from": length_json(scene, lo)}
+                {"pace": p, "source": str(c), "from": length_json(scene, lo)}
                 | {"to": length_json(scene, hi)}
-                for p, lo, hi, c in sheet.CAVALRY_PACES
+                for p, lo, hi, c in paces
             ]
-            paces = (
-                f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in sheet.CAVALRY_PACES
-            )
-            lines.append(f"- {', '.join(paces)} [{sheet.CAVALRY_PACES[0][3]}]")
+            said = ", ".join(f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in paces)
+            lines.append(f"- {said} [{paces[0][3]}]")
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
@@ -908,22 +876,14 @@ class Skirmish19c(Ruleset):
             t = path["threshold"]
             data.update(reachable=t.within, threshold=threshold_json(scene, t))
             d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
-            lines.append(
-                f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
-                f"{path['to'].id}"
-                + (
-                    f", +{d_cost} for difficult going ({', '.join(path['difficult_pieces'])}) "
-                    f"[{MOVEMENT['difficult']}]"
-                    if path["difficult"] > 0
-                    else ""
-                )
-                + (
-                    f", +{b_cost} to clear {', '.join(path['barriers'])} [{MOVEMENT['barrier']}]"
-                    if path["barriers"]
-                    else ""
-                )
-                + f": costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance"
-            )
+            hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
+            said = f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
+            said += path["to"].id
+            if path["difficult"] > 0:
+                said += f", +{d_cost} for difficult going ({hard}) [{MOVEMENT['difficult']}]"
+            if path["barriers"]:
+                said += f", +{b_cost} to clear {over} [{MOVEMENT['barrier']}]"
+            lines.append(f"{said}: costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance")
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
@@ -1176,16 +1136,9 @@ class Skirmish19c(Ruleset):
         won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
         worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
         label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
-        reports = [
-            Report(
-                "worse",
-                Kind.CHOICE,
-                label + " 5 cm, both if drawn",
-                MELEE["back"],
-                choices=(a.id, b.id, "drawn"),
-                default=worse,
-            )
-        ]
+        sides = (a.id, b.id, "drawn")
+        label += " 5 cm, both if drawn"
+        reports = [Report("worse", Kind.CHOICE, label, MELEE["back"], choices=sides, default=worse)]
         for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
             reports += [
@@ -1221,14 +1174,12 @@ class Skirmish19c(Ruleset):
             kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
             changes += self._losses(scene, unit, (kills, wounds), off, (what, MELEE["hits"]))
         worse = reported["worse"]
-        for unit in units.values():
-            if worse in (unit.id, "drawn"):
-                why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
-                changes.append(
-                    Change(
-                        unit.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE["back"]
-                    )
-                )
+        why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
+        changes += [
+            Change(u.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE["back"])
+            for u in units.values()
+            if worse in (u.id, "drawn")
+        ]
         return tuple(changes)
 
     def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
@@ -1454,7 +1405,7 @@ def answer_data(action: str, **data: Any) -> dict[str, Any]:
     return {"action": action, "ruleset": RULESET, **data}
 
 
-def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool) -> Resolution:
+def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool = False) -> Resolution:
     """An answer; in brief (as `suggest` lists it) only its first line."""
     return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
 
