@@ -29,7 +29,7 @@ from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from ...state import Change, Kind, Report, Scope
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, refusal
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -110,10 +110,7 @@ def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
     hits = _count(unit, "hits")
     if hits >= tables.HITS_PER_BASE:
-        raise QuestionError(
-            f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
-            f"removed ({CITE['hits_per_base']}): remove the base and give hits 0, 1 or 2"
-        )
+        raise refusal("hits-carried", unit=unit.id, hits=hits)
     return hits
 
 
@@ -126,15 +123,10 @@ def _fighting(action: str, *units: Unit) -> None:
     """Commanders neither fight nor fire; an action of two units pairs enemies."""
     for unit in units:
         if is_commander(unit):
-            raise QuestionError(
-                f"{ID}: {unit.id!r} is a commander; {action} is for units "
-                "(a commander changes orders: use command)"
-            )
+            raise refusal("commander-acts", unit=unit.id, action=action)
     if len(units) == 2 and units[0].side == units[1].side:
         a, b = units
-        raise QuestionError(
-            f"{ID}: {action} pairs enemies, but {a.id!r} and {b.id!r} are both of side {a.side!r}"
-        )
+        raise refusal("same-side", action=action, a=a.id, b=b.id, side=a.side)
 
 
 def _one_or_two(action: str, args: Args, usage: str) -> None:
@@ -212,10 +204,7 @@ class Allowance:
 def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
     """The move of a unit in the terrain it stands in plus any it must cross."""
     if is_commander(unit):
-        raise QuestionError(
-            f"{ID}: {unit.id!r} is a commander; the sheet gives no move allowance for a "
-            "commander (he moves independently or with a unit, line 21)"
-        )
+        raise refusal("commander-moves", unit=unit.id)
     arm = _arm(unit)
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
@@ -535,20 +524,14 @@ class SepoysAndSoldiers(Ruleset):
     def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
         scene = table.scene
         if not is_commander(commander):
-            raise QuestionError(
-                f"{ID}: {commander.id!r} is not a commander: a commander is a unit with a base "
-                "whose role is 'commander'"
-            )
+            raise refusal("not-commander", unit=commander.id)
         rating = _rating(commander)
         row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
         refusals, units = _order_refusals(commander), _commanded(scene, commander)
         if asked is not None:
             if asked.side != commander.side or is_commander(asked):
-                raise QuestionError(
-                    f"{ID}: {commander.id!r} commands only units of side {commander.side!r}; "
-                    f"{asked.id!r} is of side {asked.side!r}"
-                    + (" and is a commander" if is_commander(asked) else "")
-                )
+                too = " and is a commander" if is_commander(asked) else ""
+                raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
             units = [asked]
         contacts = [(u, _contact(table, commander, u)) for u in units]
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
@@ -596,10 +579,7 @@ class SepoysAndSoldiers(Ruleset):
         """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
         _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
-            raise QuestionError(
-                f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
-                f"{accepted(SITUATIONS)}"
-            )
+            raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
         return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
 
@@ -1015,10 +995,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
         if len(args) != 2:
-            raise QuestionError(
-                f"{ID}: the dice of a change of orders are reported for one unit: command "
-                f"COMMANDER UNIT (got {_plural(len(args), 'argument')})"
-            )
+            raise refusal("one-order", got=_plural(len(args), "argument"))
         commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
         r = self.command(scene, args)
         if not r.data["allowed"]:
@@ -1084,11 +1061,7 @@ class SepoysAndSoldiers(Ruleset):
         unit = scene.unit_of(args[0])
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
         if situation is None and _status(unit) != "routed":
-            raise QuestionError(
-                f"{ID}: name the situation {unit.id} tests its nerve in (nerve UNIT SITUATION, "
-                f"one of {accepted(SITUATIONS)}): only a routed unit tests without one, to "
-                f"rally ({CITE['rally']})"
-            )
+            raise refusal("no-situation", unit=unit.id, accepted=accepted(SITUATIONS))
         return unit, situation, res
 
     def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -1211,10 +1184,7 @@ class SepoysAndSoldiers(Ruleset):
                     f"combat ended there: the winner is {ended}, not {winner}"
                 )
         elif winner == BOTH_DESTROYED:
-            raise QuestionError(
-                f"{question}: after {rounds} both sides still have bases: name the side that alone "
-                f"passed its nerve ({a.id} or {b.id})"
-            )
+            raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
         else:
             taken[winner] += tables.COMBAT_HITS["win"]
             taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
@@ -1252,9 +1222,7 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
         if _flag(unit, "acted") and _status(unit) not in ("routed", "falling-back"):
-            raise QuestionError(
-                f"{question}: {unit.id} has taken its one action this turn ({CITE['one_action']})"
-            )
+            raise refusal("acted", question=question, unit=unit.id)
         return unit, allowance, res
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
