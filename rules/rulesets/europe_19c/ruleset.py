@@ -445,10 +445,7 @@ class Europe19c(Ruleset):
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
         removed = count(unit, "bases_removed")
         if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
-            raise QuestionError(
-                f"{ID}: unit {unit.id!r} has fired_on true but is {kind_of(unit)}; only "
-                f"charging cavalry test for being fired on ({CITE['fired_on']})"
-            )
+            raise question_error("fired-on", unit=unit, kind=kind_of(unit))
         causes = [  # how many tests each calls for (lines 130-132)
             (removed, f"{removed} base(s) removed", CITE["base_removed"]),
             (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
@@ -867,10 +864,7 @@ def weapon_of(unit: Unit) -> str:
         raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
     name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
     if name not in arms:
-        raise QuestionError(
-            f"{ID}: unit {unit.id!r} is {kind} with weapon {name!r}; a unit of type {kind} "
-            f"carries {accepted(arms)}"
-        )
+        raise question_error("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
     return name
 
 
@@ -895,9 +889,7 @@ def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
         return "standard", "the scene gives no game_size, so the standard game"
     if value not in ("standard", "mini"):
         where = "the scene's game_size is" if given is None else "game size"
-        raise QuestionError(
-            f"{ID}: {where} {value!r}; accepted values are {accepted(('standard', 'mini'))}"
-        )
+        raise question_error("game-size", where=where, value=value)
     return str(value), "the scene's game_size" if given is None else "as asked"
 
 
@@ -990,10 +982,7 @@ def _done_moving(unit: Unit) -> bool:
 
 def _check_enemies(a: Unit, b: Unit) -> None:
     if a.side == b.side:
-        raise QuestionError(
-            f"{ID}: {a.id!r} and {b.id!r} are both on side {a.side!r}; "
-            "the question needs two opposing units"
-        )
+        raise question_error("same-side", a=a, b=b)
 
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
@@ -1036,11 +1025,7 @@ def _melee_side(
     column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
     per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
     if per_base is None:
-        raise QuestionError(
-            f"{ID}: {unit.id!r} ({row['label']}) against {enemy.id!r} ({column}) is '-' on the "
-            f"hand-to-hand table ({row['cite']}): that combat cannot happen (see the charge "
-            "table, lines 27-32)"
-        )
+        raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     mods = []
     if charging and face.aspect is not geo.Aspect.FRONT:
         mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
@@ -1075,6 +1060,11 @@ def _loser_fate(unit: Unit) -> str:
 
 
 # Small pieces of answers
+
+
+def question_error(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
+    return QuestionError(DATA["errors"][key].format(id=ID, cite=CITE, **blanks))
 
 
 def reason(text: str, cite: Cite | None) -> dict[str, Any]:
