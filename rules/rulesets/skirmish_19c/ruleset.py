@@ -221,9 +221,9 @@ class Skirmish19c(Ruleset):
         """The two groups an action names, which must be enemies."""
         units = [table.unit_of(a) for a in args]
         if units[0].side == units[1].side:
-            raise QuestionError(
-                f"{RULESET}: {args[0]!r} and {args[1]!r} are both of side {units[0].side!r}; "
-                f"{action} names {what}"
+            side = units[0].side
+            raise sheet.question_error(
+                "same-side", a=args[0], b=args[1], side=side, action=action, what=what
             )
         return units
 
@@ -735,10 +735,7 @@ class Skirmish19c(Ruleset):
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         for b in (*bases_a, *bases_b):
             if b.figures != 1:
-                raise QuestionError(
-                    f"{RULESET}: base {b.id!r} holds {b.figures} figures; melee is figure to "
-                    "figure, so give each figure its own base (figures: 1)"
-                )
+                raise sheet.question_error("figures", base=b)
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -1075,9 +1072,8 @@ class Skirmish19c(Ruleset):
         what = f"{args[0]} shoot {args[1]}"
         source = sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > hits:
-            raise QuestionError(
-                f"{RULESET} {what}: {kills} killed and {wounds} wounded come from {hits} hits; "
-                f"each hit throws one damage D6 [{source}]"
+            raise sheet.question_error(
+                "damage", what=what, kills=kills, wounds=wounds, hits=hits, source=source
             )
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
@@ -1095,16 +1091,15 @@ class Skirmish19c(Ruleset):
         (kills, wounds), (what, source) = hurt, why
         taken = sum(b.figures for b in off)
         if taken > kills:
-            raise QuestionError(
-                f"{RULESET} {what}: {', '.join(b.id for b in off)} hold {taken} figures, but "
-                f"{kills} were killed"
+            bases = ", ".join(b.id for b in off)
+            raise sheet.question_error(
+                "taken-off", what=what, bases=bases, taken=taken, kills=kills
             )
         off_ids = {b.id for b in off}
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise QuestionError(
-                f"{RULESET} {what}: {kills} killed, so take off {kills - taken - spare} more "
-                f"figure(s) of those hit (a base with one figure goes when he is killed)"
+            raise sheet.question_error(
+                "more-off", what=what, kills=kills, more=kills - taken - spare
             )
         by_group: dict[str, int] = {}
         for b in off:
@@ -1163,10 +1158,8 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            raise QuestionError(
-                f"{RULESET} {what}: {hits} figures killed or wounded, but only {fights} fights: "
-                f"the winner of a fight wounds or kills one opponent [{MELEE['hits']}]"
-            )
+            cite = MELEE["hits"]
+            raise sheet.question_error("fights", what=what, hits=hits, fights=fights, cite=cite)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1239,10 +1232,11 @@ class Skirmish19c(Ruleset):
         data = self.resolve(scene, "command", args).data
         points = int(reported.get("points", 0))
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
-        if sum(map(cost_of, chosen)) > points:
-            raise QuestionError(
-                f"{RULESET} command {args[0]}: the groups chosen cost {sum(map(cost_of, chosen))} "
-                f"points, but {points} were thrown [{LOYAL['cite']}]"
+        cost = sum(map(cost_of, chosen))
+        if cost > points:
+            cite = LOYAL["cite"]
+            raise sheet.question_error(
+                "points", leader=args[0], cost=cost, points=points, cite=cite
             )
         changes = []
         for c in chosen:

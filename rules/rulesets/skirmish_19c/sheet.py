@@ -15,6 +15,7 @@ from typing import Any
 from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, Roll, Threshold
+from ...errors import QuestionError
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
 from ...state import Field, Kind, Phase
@@ -22,6 +23,11 @@ from ...state import Field, Kind, Phase
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
 DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+
+
+def question_error(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
+    return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
 
 
 def cm(length: float) -> float:
