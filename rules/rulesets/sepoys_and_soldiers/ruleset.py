@@ -37,14 +37,10 @@ LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
 Args = Sequence[str]
 Reported = Mapping[str, Any]
-
-
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
 """A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
-
 CHARGE_RESULTS = ("no-charge", "target-routs", "charge-combat")
 """How a charge ended (lines 79-84), as the players report it."""
-
 BOTH_DESTROYED = "both-destroyed"
 MOVES_AFTER_ACTING = ("routed", "falling-back")
 """A unit that has acted still makes the move of a failed nerve test (line 21)."""

@@ -31,8 +31,6 @@ from ...state import Change, Kind, Report, Scope
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
 
-QUALITIES = ("hero", "veteran", "raw")
-TYPES = ("infantry", "cavalry", "civilians")
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
@@ -70,11 +68,11 @@ def state(unit: Unit, key: str) -> Any:
 
 
 def quality_of(unit: Unit) -> str:
-    return check_attr(unit, "quality", QUALITIES, ruleset=RULESET)
+    return check_attr(unit, "quality", sheet.FIELDS["quality"].choices, ruleset=RULESET)
 
 
 def type_of(unit: Unit) -> str:
-    return check_attr(unit, "type", TYPES, ruleset=RULESET)
+    return check_attr(unit, "type", sheet.FIELDS["type"].choices, ruleset=RULESET)
 
 
 def weapon_of(unit: Unit) -> Weapon:
