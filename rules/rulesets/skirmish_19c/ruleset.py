@@ -35,6 +35,10 @@ COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
+Args = Sequence[str]
+Reported = Mapping[str, Any]
+Reports = tuple[Report, ...]
+Changes = tuple[Change, ...]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
@@ -1029,7 +1033,7 @@ class Skirmish19c(Ruleset):
             "move": OutcomeRule(_no_form, self._move_apply),
         }
 
-    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
         and the figures killed, taken off the table (lines 51-53)."""
         data = self.resolve(scene, "shoot", args).data
@@ -1045,24 +1049,20 @@ class Skirmish19c(Ruleset):
             "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         ]
         label = f"hits: D8s showing {need} or more ({fire} thrown)"
+
+        def reading(result: str) -> str:
+            return f"hits whose {read} reads {result.title()} ({_faces(row['faces'], result)})"
+
         return (
             count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
             *[
-                count(
-                    f"{result}s",
-                    f"figures {word}: hits whose {read} reads {result.title()} "
-                    f"({_faces(row['faces'], result)})",
-                    row["cite"],
-                    fire,
-                )
+                count(f"{result}s", f"figures {word}: {reading(result)}", row["cite"], fire)
                 for result, word in (("kill", "killed"), ("wound", "wounded"))
             ],
             taken_off("taken_off", target, pool, picked, fire),
         )
 
-    def _shoot_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
             return ()
         hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
@@ -1118,7 +1118,7 @@ class Skirmish19c(Ruleset):
         ]
         return changes
 
-    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _melee_form(self, scene: Scene, args: Args) -> Reports:
         """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
         6s (line 78), and the figures killed."""
         data = self.resolve(scene, "melee", args).data
@@ -1134,21 +1134,13 @@ class Skirmish19c(Ruleset):
         reports = [Report("worse", Kind.CHOICE, label, MELEE["back"], choices=sides, default=worse)]
         for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
-            reports += [
-                count(
-                    f"{hurt}_{key}",
-                    f"figures of {unit.id} {hurt} (an opponent won with a natural {face})",
-                    MELEE["hits"],
-                    n,
-                )
-                for hurt, face in (("killed", 6), ("wounded", 5))
-            ]
+            for hurt, face in (("killed", 6), ("wounded", 5)):
+                label = f"figures of {unit.id} {hurt} (an opponent won with a natural {face})"
+                reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
-    def _melee_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         form = self._melee_form(scene, args)
         if not form:
             return ()
@@ -1173,21 +1165,18 @@ class Skirmish19c(Ruleset):
         ]
         return tuple(changes)
 
-    def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _risk_form(self, scene: Scene, args: Args) -> Reports:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
         row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
+        rows = sheet.ROW_LABELS
         return (
-            Report(
-                "row", Kind.CHOICE, label, row.cite, choices=sheet.ROW_LABELS, default=data["row"]
-            ),
+            Report("row", Kind.CHOICE, label, row.cite, choices=rows, default=data["row"]),
             count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
         )
 
-    def _risk_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         face = int(reported["face"])
         if face < 1:
             raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
@@ -1201,7 +1190,7 @@ class Skirmish19c(Ruleset):
             return ()
         return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
 
-    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _command_form(self, scene: Scene, args: Args) -> Reports:
         """The command points thrown (line 84), and which groups in command distance they
         activate (lines 99-103)."""
         data = self.resolve(scene, "command", args).data
@@ -1219,41 +1208,33 @@ class Skirmish19c(Ruleset):
                 f"pt ({c['why']}) = {cost_of(c)} pts"
             )
             cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
-            reports.append(
-                Report(f"command_{c['unit']}", Kind.FLAG, label, cite, default=spent <= mean)
-            )
+            asked = f"command_{c['unit']}"
+            reports.append(Report(asked, Kind.FLAG, label, cite, default=spent <= mean))
         return tuple(reports)
 
-    def _command_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         data = self.resolve(scene, "command", args).data
         points = int(reported.get("points", 0))
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            cite = LOYAL["cite"]
             raise sheet.question_error(
-                "points", leader=args[0], cost=cost, points=points, cite=cite
+                "points", leader=args[0], cost=cost, points=points, cite=LOYAL["cite"]
             )
-        changes = []
-        for c in chosen:
-            why = f"activated by {data['leader_base']}: {cost_of(c)} of {points} command points"
-            changes.append(Change(c["unit"], "commanded", True, why, COMMAND["points"]))
-        return tuple(changes)
+        why = f"activated by {data['leader_base']}: {{}} of {points} command points"
+        cite = COMMAND["points"]
+        return tuple(
+            Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
+        )
 
-    def _charge_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
         if not self.resolve(scene, "charge", args).data["allowed"]:
             return ()
         unit, why = scene.unit_of(args[0]), f"charged {args[1]}"
         return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
 
-    def _move_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A move has no dice: the group has moved this turn (line 34: moving troops shoot
         1 per 3 figures)."""
         unit = scene.unit_of(args[0])

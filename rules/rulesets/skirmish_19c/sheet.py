@@ -15,6 +15,7 @@ from typing import Any
 from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, Roll, Threshold
+from ...answer import fraction_json as odds_json
 from ...errors import QuestionError
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
@@ -186,10 +187,6 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
     faces = DAMAGE["gunpowder" if gunpowder else "other"]["faces"]
     read = [faces[min(6, max(1, face + modifier)) - 1] for face in range(1, 7)]
     return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
-
-
-def odds_json(p: Fraction) -> dict[str, Any]:
-    return {"exact": str(p), "value": float(p)}
 
 
 def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
