@@ -127,15 +127,14 @@ ACTIONS_TABLE = {
     }
     for kind, rows in DATA["actions"].items()
 }
-ROW_LABELS = ("RF0", "RF1", "RF2-5", "RF6-8", "RF9+")
+ROW_LABELS = tuple(DATA["actions"]["infantry"])
+"""The rows of the actions tables, from 'Up to RF0' to RF9+."""
 
 
 def row_label(risk_factor: int) -> str:
-    """The actions-table row for a risk factor: 'Up to RF0', RF1, RF2-5, RF6-8, RF9+."""
-    for label, top in zip(ROW_LABELS, (0, 1, 5, 8), strict=False):
-        if risk_factor <= top:
-            return label
-    return "RF9+"
+    """The actions-table row for a risk factor (`[risk] row_tops`)."""
+    tops = RISK["row_tops"].items()
+    return next((label for label, top in tops if risk_factor <= top), ROW_LABELS[-1])
 
 
 def status_after(cell: Cell, row: str, status: str, commanded: bool) -> tuple[str, str]:
