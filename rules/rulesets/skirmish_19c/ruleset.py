@@ -21,6 +21,7 @@ import numpy as np
 from calibration.units import format_length
 
 from ... import dice as dice_math
+from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
@@ -50,25 +51,16 @@ INSIDE = geo.Containment.INSIDE
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`sheet.UNIT_FIELDS`): the unit's value, else its start-of-game default.
-    A missing description (`regular`, `bayonet`, `formation`) is a `MissingAttribute`, which
-    the engine gathers with the question's other missing ones; a value the field does not
-    accept is a `QuestionError`."""
+    """A declared attribute (`sheet.UNIT_FIELDS`), read with the engine's checks: the scene was
+    checked against the fields and given their start-of-game values when it was read, so a
+    missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
+    which the engine gathers with the question's other missing ones."""
     declared = sheet.FIELDS[key]
-    value = unit.get(key)
-    if value is None:
-        value = declared.default
-    if value is None:
-        wanted, stand_in = {
-            Kind.FLAG: ("true or false", False),
-            Kind.COUNT: ("a whole number from 0", 0),
-            Kind.TEXT: ("a name", "?"),
-        }.get(declared.kind, (f"one of {accepted(declared.choices)}", (*declared.choices, "")[0]))
-        raise MissingAttribute(RULESET, unit.id, key, wanted, stand_in)
-    problem = declared.check(value, f"unit {unit.id!r}:")
-    if problem:
-        raise QuestionError(f"{RULESET}: {problem}")
-    return value
+    if declared.kind is Kind.FLAG:
+        return engine.check_flag(unit, key, ruleset=RULESET)
+    if declared.kind is Kind.COUNT:
+        return engine.check_count(unit, key, ruleset=RULESET)
+    return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
 
 def quality_of(unit: Unit) -> str:
