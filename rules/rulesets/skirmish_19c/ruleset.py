@@ -215,9 +215,8 @@ class Skirmish19c(Ruleset):
         """The two groups an action names, which must be enemies."""
         units = [table.unit_of(a) for a in args]
         if units[0].side == units[1].side:
-            side = units[0].side
             raise sheet.question_error(
-                "same-side", a=args[0], b=args[1], side=side, action=action, what=what
+                "same-side", a=args[0], b=args[1], side=units[0].side, action=action, what=what
             )
         return units
 
