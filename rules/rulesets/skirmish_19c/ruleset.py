@@ -637,16 +637,16 @@ class Skirmish19c(Ruleset):
         enemy figure of equally near pairs."""
         units = table.scene.units
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = {
-            e.id: sheet.WEAPONS.get(str(e.get("weapon"))) or weapon_of(e)
-            for e in enemies(table.scene, unit)
-        }
+        weapons = [
+            None if u.side == unit.side else sheet.WEAPONS.get(str(u.get("weapon"))) or weapon_of(u)
+            for u in units
+        ]
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
         block = nearest[rows]  # (figures, units)
         if not (block < math.inf).any():
             return False, None
-        reach = np.array([weapons[u.id].reach if u.id in weapons else -math.inf for u in units])
+        reach = np.array([-math.inf if w is None else w.reach for w in weapons])
         in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
         k = int(in_reach.argmin())
         if not in_reach.flat[k] < math.inf:
@@ -654,8 +654,8 @@ class Skirmish19c(Ruleset):
         figure, group = divmod(k, len(units))
         a = table.bases[rows.start + figure]
         b = table.bases[int(which[rows.start + figure, group])]
-        enemy = units[group]
-        weapon = weapons[enemy.id]
+        enemy, weapon = units[group], weapons[group]
+        assert weapon is not None  # the unit's own side is never in reach
         t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
         return True, (enemy, weapon, t)
 
@@ -673,17 +673,20 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
+        # Each figure's nearest enemy figure, the first of equally near ones.
+        facing: list[Base | None] = [None] * len(unit.bases)
+        if others:
+            facing = [others[k] for k in table.block(unit.bases, others).argmin(axis=1).tolist()]
         reasons = []
-        for base in unit.bases:
+        for base, enemy in zip(unit.bases, facing, strict=True):
             inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
             covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
-            if not found and others:
-                nearest = table.closest([base], others).b
-                reading = table.cover(self.cover_policy, nearest, base)
+            if not found and enemy is not None:
+                reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
-                    found = f"{behind[0]} against {nearest.id}"
+                    found = f"{behind[0]} against {enemy.id}"
             if not found:
                 return False, [f"{base.id} is not in cover"]
             reasons.append(found)
@@ -929,15 +932,19 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit.
+        # Linked by gaps of at most 5 cm: grow the group from this unit. Pairs further apart
+        # than 5 cm and any uncertainty are neither within nor too close to call.
+        rows = [table.unit_row(m) for m in members]
+        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()  # (members, members)
+        slack = 2 * table.most_uncertain
         linked, close = {unit.id}, []
         grow = True
         while grow:
             grow = False
-            for m in (m for m in members if m.id not in linked):
-                for other in (o for o in members if o.id in linked):
-                    if table.unit_gap(m, other) - limit > 2 * table.most_uncertain:
-                        continue  # neither within 5 cm nor too close to call
+            for i, m in ((i, m) for i, m in enumerate(members) if m.id not in linked):
+                for j, other in ((j, o) for j, o in enumerate(members) if o.id in linked):
+                    if gaps[i][j] - limit > slack:
+                        continue
                     near = table.unit_distance(m, other)
                     t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
                     if t.too_close_to_call:

@@ -188,6 +188,28 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
     return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
 
 
+def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
+    """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
+    hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
+    mods = tuple(
+        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
+        for q in ("hero", "raw")
+        if q == quality
+    )
+    row = DAMAGE["gunpowder" if gunpowder else "other"]
+    faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
+    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
+    return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
+
+
+DAMAGE_ROLLS = {
+    (gunpowder, quality): damage_roll(gunpowder, quality)
+    for gunpowder in (True, False)
+    for quality in FIELDS["quality"].choices
+}
+"""`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
+
+
 def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
     """The distribution of a count (hits, kills, command points) and its mean, as `rules.dice`
     remembers them shown."""
@@ -208,16 +230,8 @@ def volley(
     answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
-    mods = tuple(
-        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
-        for q in ("hero", "raw")
-        if q == quality
-    )
-    shift = int(sum(m.value for m in mods))
-    row = DAMAGE["gunpowder" if gunpowder else "other"]
-    faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
-    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
-    per_hit = damage_odds(gunpowder, shift)
+    damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
+    shift = int(sum(m.value for m in damage.modifiers))
     hit = dice_math.p_at_least(8, need)
     hits, kills, wounds = (
         dice_math.binomial_shown(shooters, p)
