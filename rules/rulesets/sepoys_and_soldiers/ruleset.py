@@ -797,8 +797,16 @@ class SepoysAndSoldiers(Ruleset):
         if phase == "orders":
             # Each unit a commander may give new orders (adjacent, orders left: line 17); a
             # commander who may order none is asked alone, to say why.
+            # Only units this near him may touch him: no length between two bases is more
+            # uncertain than twice the most uncertain base.
+            touch = 2 * table.most_uncertain + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
-                near = [u for u in _commanded(scene, c) if _touching(_contact(table, c, u))]
+                nearby = {u.id for u in table.units_within(c, touch)}
+                near = [
+                    u
+                    for u in _commanded(scene, c)
+                    if u.id in nearby and _touching(_contact(table, c, u))
+                ]
                 if near and not _order_refusals(c):
                     yield from (Candidate("command", (c.id, u.id)) for u in near)
                 else:
@@ -838,32 +846,35 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
+        shots: list[tuple[Unit, Unit, bool, int]] = []  # rockets?, where its question is
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
+        reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, len(aims)))
+                shots.append((a, b, True, len(aims)))
                 aims += self._aims(table, a, b)
-            elif geo.within(gap, self.range_bands(table.scene, a)[-1].reach):
+                continue
+            if a.id not in reach:
+                reach[a.id] = self.range_bands(table.scene, a)[-1].reach
+            if geo.within(gap, reach[a.id]):
                 bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
-                shots.append((a, b, len(sights)))
+                shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
         seen = table.nearest_seen_pairs(self.sight_policy, sights)
         laid = table.laid_many(tables.BURSTS, aims)
         return [
             Candidate("shoot", (a.id, b.id))
-            for a, b, k in shots
-            if (seen[k] is not None if _arm(a) != "rockets" else self._may_burst_on(laid[k:], a, b))
+            for a, b, rockets, k in shots
+            if (self._may_burst_on(laid[k : k + len(a.bases)], b) if rockets else seen[k])
         ]
 
     @staticmethod
-    def _may_burst_on(laid: Sequence[Laid], shooter: Unit, target: Unit) -> bool:
-        """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
-        flights = laid[: len(shooter.bases)]
+    def _may_burst_on(flights: Sequence[Laid], target: Unit) -> bool:
+        """Whether one of the rockets `flights` may burst on the target."""
         return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
