@@ -339,8 +339,9 @@ class SepoysAndSoldiers(Ruleset):
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
         """`shoot`; None for a shot the rules refuse when `only_allowed` (what `suggest`
-        lists). Range is the distance between the nearest bases, and some firing base must see
-        some base of the target within the longest range."""
+        lists, by its data: then without the readable lines). Range is the distance between
+        the nearest bases, and some firing base must see some base of the target within the
+        longest range."""
         scene = table.scene
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
@@ -395,13 +396,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
-        lines = [
-            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
-            f"(+/- {format_length(unc, scene.unit)}), "
-            + ("out of range" if band is None else f"{band.label} range")
-            + (" - too close to call, check the band by hand" if close else ""),
-            *_said(reasons),
-        ]
+        fire = None
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
@@ -412,6 +407,18 @@ class SepoysAndSoldiers(Ruleset):
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
             data |= {"bases_lost": odds.lost, "p_base_lost": prob(odds.p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
+            fire = (roll, odds, carried)
+        if only_allowed:  # `suggest` lists the data; it shows none of these lines
+            return Resolution("shoot", MappingProxyType(data), ())
+        lines = [
+            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+            f"(+/- {format_length(unc, scene.unit)}), "
+            + ("out of range" if band is None else f"{band.label} range")
+            + (" - too close to call, check the band by hand" if close else ""),
+            *_said(reasons),
+        ]
+        if fire is not None and band is not None:
+            (roll, odds, carried), loss = fire, SITUATIONS["loss-of-a-base"]
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
@@ -619,7 +626,8 @@ class SepoysAndSoldiers(Ruleset):
         self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
         """`charge`; None for a charge the rules refuse when `only_allowed` (what `suggest`
-        lists). A charge reaches as far as the charger's move in the going it stands in."""
+        lists, by its data: then without the readable lines). A charge reaches as far as the
+        charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
         arm, target_arm = _arm(charger), _arm(target)
@@ -684,6 +692,8 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
+        if only_allowed:  # `suggest` lists the data; it shows none of these lines
+            return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
         stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
         lines = [
