@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -40,9 +40,13 @@ CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 
 
+NAMES = MappingProxyType({**vars(CITE), **vars(N)})
+"""What a text of sheet.toml's `[texts]` may name besides its values: the cites, the numbers."""
+
+
 def say(name: str, **values: Any) -> str:
     """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
-    return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
+    return str(DATA["texts"][name]).format(**NAMES, **values)
 
 
 def fail(message: str) -> QuestionError:
@@ -567,19 +571,23 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
-    of = {"unit": unit.id, "weapon": weapon, "example": say("ranges_example", weapon=weapon)}
+
+    def refused(text: str, **more: Any) -> QuestionError:
+        example = say("ranges_example", weapon=weapon)
+        return fail(say(text, unit=unit.id, weapon=weapon, example=example, **more))
+
     if ranges is None:
-        raise fail(say("no_ranges", **of))
+        raise refused("no_ranges")
     if not isinstance(ranges, dict):
-        raise fail(say("ranges_not_object", **of))
+        raise refused("ranges_not_object")
     if weapon not in ranges:
-        raise fail(say("no_range_for", **of, known=accepted(sorted(ranges)) or "none"))
+        raise refused("no_range_for", known=accepted(sorted(ranges)) or "none")
     entry = ranges[weapon]
     if not isinstance(entry, dict) or not entry:
-        raise fail(say("bad_ranges_entry", **of))
+        raise refused("bad_ranges_entry")
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise fail(say("bad_band_limit", **of, label=label, limit=limit))
+            raise refused("bad_band_limit", label=label, limit=limit)
     return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
 
 
