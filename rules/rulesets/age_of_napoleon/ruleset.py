@@ -85,8 +85,9 @@ class AgeOfNapoleon(Ruleset):
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
     # Firing (lines 3-23)
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
+    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check;
+        `brief` (as `suggest` lists it): only the first of the readable lines."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
@@ -96,8 +97,6 @@ class AgeOfNapoleon(Ruleset):
         dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
-        floor = " (never less than one die)" if dice.floor_applied else ""
-        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
         reasons = data["reasons"]
         reasons += [
             _reason("one die a base, including the leader's", CITE.dice_per_base),
@@ -107,26 +106,31 @@ class AgeOfNapoleon(Ruleset):
             reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
         if dice.floor_applied:
             reasons.append(_reason("an unbroken unit rolls at least 1 die", CITE.at_least_one))
-        if dice.dice == 0:
-            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
         if why_not:
-            lines.append(f"{shooter.id} does not fire: {why_not}")
             reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
             roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
             data.update(hits=hits, leader_check=check)
-            rolls.append(roll)
-            lines.append(say("fire_hits", dice=dice.dice, most=dice.dice * roll.sides, hits=hits))
-            if leader:
-                rolls.append(_roll("leader"))
-                lines.append(leader)
+            rolls += [roll, _roll("leader")] if leader else [roll]
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
-                lines.append(say("d3_substitute", dice=dice.dice))
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
+        if brief:
+            return Resolution.of("shoot", data, lines[:1])
+        floor = " (never less than one die)" if dice.floor_applied else ""
+        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
+        if dice.dice == 0:
+            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
+        if why_not:
+            lines.append(f"{shooter.id} does not fire: {why_not}")
+        if allowed:
+            most = dice.dice * rolls[0].sides
+            lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
+            lines += [leader] if leader else []
+            lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
         return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
@@ -177,8 +181,9 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"{b} has {said}: its modifier is on the QRC (give it in fire_modifiers)")
         return data, lines
 
-    def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
+    def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
+        `brief` (as `suggest` lists it): only the first of the readable lines."""
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
@@ -206,6 +211,8 @@ class AgeOfNapoleon(Ruleset):
         data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
         data.update(morale_checks=morale, hits=0)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
+        if brief:
+            return Resolution.of("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
@@ -392,7 +399,9 @@ class AgeOfNapoleon(Ruleset):
                     yield Candidate("overheat", (unit.id,))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args)  # the action
+        # The action; a shot or rocket as the list shows it (its first line only).
+        brief = {"brief": True} if candidate.kind in ("shoot", "rocket") else {}
+        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args, **brief)
         if candidate.kind == "melee" and not answer.data["in_contact"]:
             return None  # only units in contact fight
         return answer
@@ -755,8 +764,9 @@ def _hits(
     check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
     check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
     check["source"] = [str(why), str(CITE.leader_face)]
-    said = say(f"leader_{'melee' if melee else 'fire'}", unit=target.id, roll=roll, check=check)
-    return roll, _hits_json(dice.dice, sides), check, said if leader else None
+    text = f"leader_{'melee' if melee else 'fire'}"
+    said = say(text, unit=target.id, roll=roll, check=check) if leader else None
+    return roll, _hits_json(dice.dice, sides), check, said
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
