@@ -201,7 +201,8 @@ class AgeOfNapoleon(Ruleset):
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
-        drifts = [(u, share * struck[u.id]) for u in scene.units if u.id in struck]
+        chance = {n: share * n for n in set(struck.values())}  # of a unit struck n times
+        drifts = [(u, chance[struck[u.id]]) for u in scene.units if u.id in struck]
         morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
         off = Fraction(landings.count(None), len(landings)) * p_drift
         rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
@@ -728,9 +729,15 @@ def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
     """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
     kind = _attr(unit, "type")
     mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
-    said: dict[str, Any] = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
-    said.update(modifier=mod["modifier"], source=None if mod["cite"] is None else str(mod["cite"]))
-    return {**said, "note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
+    return {
+        "unit": unit.id,
+        "type": kind,
+        "p": float(p),
+        "exact": str(p),
+        "modifier": mod["modifier"],
+        "source": None if mod["cite"] is None else str(mod["cite"]),
+        "note": "morale procedure, modifiers and results on the QRC (not on page 3)",
+    }
 
 
 def _roll(name: str, *, total: bool = True) -> Roll:
