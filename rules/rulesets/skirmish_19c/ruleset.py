@@ -351,6 +351,8 @@ class Skirmish19c(Ruleset):
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        if brief:
+            return answer("shoot", data, [head])
         lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
         lines += [*shot_lines, f"- {allocation['summary']}"]
         return answer("shoot", data, [head, *lines], brief)
@@ -488,9 +490,14 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        lines = [
+        head = (
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
-            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]",
+            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]"
+        )
+        if brief:
+            return answer("command", data, [head])
+        lines = [
+            head,
             f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
             *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
             f"- throws {total_dice}D6 for command points [{dice_cite}]"
@@ -608,10 +615,13 @@ class Skirmish19c(Ruleset):
         rule = "commanded troops and player characters ignore shooting and movement instructions"
         italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
+        head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
+        if brief:
+            return answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
         lines = [
-            f"{unit_id} ({kind} table): risk factor {rf}, row {label}",
+            head,
             *(listed or ["- no risk factor applies"]),
             *[f"- too close to call: {c}" for c in close_calls],
             *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
