@@ -942,19 +942,19 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit. Pairs further apart
-        # than 5 cm and any uncertainty are neither within nor too close to call.
+        # Linked by gaps of at most 5 cm: grow the group from this unit. Only the members no
+        # further apart than 5 cm and any uncertainty may be within or too close to call.
         rows = [table.unit_row(m) for m in members]
-        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()  # (members, members)
-        slack = 2 * table.most_uncertain
+        past = table.unit_gaps()[np.ix_(rows, rows)] - limit  # (members, members)
+        near_enough = [np.flatnonzero(row <= 2 * table.most_uncertain).tolist() for row in past]
         linked, close = {unit.id}, []
         grow = True
         while grow:
             grow = False
-            for i, m in ((i, m) for i, m in enumerate(members) if m.id not in linked):
-                for j, other in ((j, o) for j, o in enumerate(members) if o.id in linked):
-                    if gaps[i][j] - limit > slack:
-                        continue
+            for m, others in zip(members, near_enough, strict=True):
+                if m.id in linked:
+                    continue
+                for other in (members[j] for j in others if members[j].id in linked):
                     near = table.unit_distance(m, other)
                     t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
                     if t.too_close_to_call:
