@@ -724,10 +724,12 @@ class Skirmish19c(Ruleset):
         for enemy in enemies(table.scene, unit):
             if enemy.get("type") != "cavalry" or enemy.get("weapon") not in RISK["shock_weapons"]:
                 continue
+            if not geo.within(table.unit_gap(unit, enemy), limit):
+                continue
             near = table.unit_distance(unit, enemy)
-            t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
-            if t.within:
-                found.append((enemy, t))
+            found.append(
+                (enemy, Threshold(near.distance, limit, table.uncertainty(near.a, near.b)))
+            )
         return min(found, key=lambda f: f[1].measured) if found else None
 
     # ----------------------------------------------------------------------------------------
