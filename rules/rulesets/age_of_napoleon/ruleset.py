@@ -729,15 +729,10 @@ def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
     """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
     kind = _attr(unit, "type")
     mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
-    return {
-        "unit": unit.id,
-        "type": kind,
-        "p": float(p),
-        "exact": str(p),
-        "modifier": mod["modifier"],
-        "source": None if mod["cite"] is None else str(mod["cite"]),
-        "note": "morale procedure, modifiers and results on the QRC (not on page 3)",
-    }
+    source = None if mod["cite"] is None else str(mod["cite"])
+    said = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
+    said |= {"modifier": mod["modifier"], "source": source}
+    return said | {"note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
 
 
 def _roll(name: str, *, total: bool = True) -> Roll:
