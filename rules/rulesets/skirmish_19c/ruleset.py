@@ -9,7 +9,7 @@ measuring layer (`rules.measure.table_of`), which remembers them; nothing is kep
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
@@ -34,6 +34,7 @@ from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_
 
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
+HERO = frozenset({"hero"})
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
 Args = Sequence[str]
@@ -104,15 +105,17 @@ def side_bases(scene: Scene, side: str) -> list[Base]:
     return [b for u in scene.units if u.side == side for b in u.bases]
 
 
-def comrades(scene: Scene, unit: Unit, keep: Callable[[Unit, Base], bool]) -> list[Base]:
-    """The figures of the other groups of the unit's side that `keep` keeps (by their group
-    and themselves), in the scene's order."""
+def comrades(
+    scene: Scene, unit: Unit, roles: frozenset[str], qualities: frozenset[str] = frozenset()
+) -> list[Base]:
+    """The figures of the other groups of the unit's side with one of `roles`, or in a group
+    of one of `qualities`, in the scene's order."""
     return [
         b
         for u in scene.units
         if u.side == unit.side and u.id != unit.id
         for b in u.bases
-        if keep(u, b)
+        if b.role in roles or u.quality in qualities
     ]
 
 
@@ -369,7 +372,8 @@ class Skirmish19c(Ruleset):
         else:
             nearest, index = table.nearest_seen(self.sight_policy)
             rows, column = table.span(shooter), table.unit_row(target)
-            distance, which = nearest[rows, column], [table.bases[j] for j in index[rows, column]]
+            distance = nearest[rows, column]
+            which = [table.bases[j] for j in index[rows, column].tolist()]
         seeing = zip(distance.tolist(), shooter.bases, which, strict=True)
         return [(d, f, b) for d, f, b in seeing if d < math.inf]
 
@@ -393,7 +397,7 @@ class Skirmish19c(Ruleset):
             source = str(SHOOTING["pc_targets"])
             return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
         join_within, source = cm(SHOOTING["leaders_join_cm"]), str(SHOOTING["leaders_join"])
-        officers = comrades(table.scene, target, lambda u, b: b.role in OFFICER_ROLES)
+        officers = comrades(table.scene, target, OFFICER_ROLES)
         near = [o for o in gaps_to(table, officers, target.bases) if geo.within(o[1], join_within)]
         pool = [*target.bases, *(officer for officer, _, _ in near)]
         thresholds = [Threshold(gap, join_within, table.uncertainty(o, b)) for o, gap, b in near]
@@ -672,7 +676,7 @@ class Skirmish19c(Ruleset):
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the scene's order), with its distance to
         the nearest figure of the unit against 5 cm (line 119)."""
-        heroes = comrades(table.scene, unit, lambda u, b: b.role == "hero" or u.quality == "hero")
+        heroes = comrades(table.scene, unit, HERO, HERO)  # a hero figure, or a group of heroes
         near = cm(RISK["hero_near_cm"])
         return [
             (hero, Threshold(gap, near, table.uncertainty(hero, b)))
