@@ -652,24 +652,27 @@ class Skirmish19c(Ruleset):
         units = table.scene.units
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
         weapons = [
-            None if u.side == unit.side else sheet.WEAPONS.get(str(u.get("weapon"))) or weapon_of(u)
+            None if u.side == unit.side else sheet.WEAPONS.get(str(u.weapon)) or weapon_of(u)
             for u in units
         ]
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
-        block = nearest[rows]  # (figures, units)
-        if not (block < math.inf).any():
+        seen = np.flatnonzero((nearest[rows] < math.inf).any(axis=0)).tolist()  # groups in sight
+        if not seen:
             return False, None
-        reach = np.array([-math.inf if w is None else w.reach for w in weapons])
+        block = nearest[rows][:, seen]  # (figures, groups in sight)
+        # Only enemies are seen (`nearest_seen`): each has a weapon.
+        reach = np.array([w.reach if (w := weapons[g]) else -math.inf for g in seen])
         in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
         k = int(in_reach.argmin())
         if not in_reach.flat[k] < math.inf:
             return True, None
-        figure, group = divmod(k, len(units))
+        figure, column = divmod(k, len(seen))
+        group = seen[column]
         a = table.bases[rows.start + figure]
         b = table.bases[int(which[rows.start + figure, group])]
         enemy, weapon = units[group], weapons[group]
-        assert weapon is not None  # the unit's own side is never in reach
+        assert weapon is not None  # an enemy
         t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
         return True, (enemy, weapon, t)
 
@@ -726,7 +729,7 @@ class Skirmish19c(Ruleset):
         limit = cm(RISK["shock_cavalry_cm"])
         found = []
         for enemy in enemies(table.scene, unit):
-            if enemy.get("type") != "cavalry" or enemy.get("weapon") not in RISK["shock_weapons"]:
+            if enemy.type != "cavalry" or enemy.weapon not in RISK["shock_weapons"]:
                 continue
             if not geo.within(table.unit_gap(unit, enemy), limit):
                 continue
