@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -40,9 +40,13 @@ CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 
 
+NAMES = MappingProxyType({**vars(CITE), **vars(N)})
+"""What a text of sheet.toml's `[texts]` may name besides its values: the cites, the numbers."""
+
+
 def say(name: str, **values: Any) -> str:
     """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
-    return str(DATA["texts"][name]).format(**vars(CITE), **vars(N), **values)
+    return str(DATA["texts"][name]).format(**NAMES, **values)
 
 
 def fail(message: str) -> QuestionError:
@@ -81,8 +85,9 @@ class AgeOfNapoleon(Ruleset):
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
     # Firing (lines 3-23)
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
+    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check;
+        `brief` (as `suggest` lists it): only the first of the readable lines."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
@@ -92,8 +97,6 @@ class AgeOfNapoleon(Ruleset):
         dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
-        floor = " (never less than one die)" if dice.floor_applied else ""
-        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
         reasons = data["reasons"]
         reasons += [
             _reason("one die a base, including the leader's", CITE.dice_per_base),
@@ -103,26 +106,31 @@ class AgeOfNapoleon(Ruleset):
             reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
         if dice.floor_applied:
             reasons.append(_reason("an unbroken unit rolls at least 1 die", CITE.at_least_one))
-        if dice.dice == 0:
-            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
         if why_not:
-            lines.append(f"{shooter.id} does not fire: {why_not}")
             reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
             roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
             data.update(hits=hits, leader_check=check)
-            rolls.append(roll)
-            lines.append(say("fire_hits", dice=dice.dice, most=dice.dice * roll.sides, hits=hits))
-            if leader:
-                rolls.append(_roll("leader"))
-                lines.append(leader)
+            rolls += [roll, _roll("leader")] if leader else [roll]
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
-                lines.append(say("d3_substitute", dice=dice.dice))
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
+        if brief:
+            return Resolution.of("shoot", data, lines[:1])
+        floor = " (never less than one die)" if dice.floor_applied else ""
+        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
+        if dice.dice == 0:
+            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
+        if why_not:
+            lines.append(f"{shooter.id} does not fire: {why_not}")
+        if allowed:
+            most = dice.dice * rolls[0].sides
+            lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
+            lines += [leader] if leader else []
+            lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
         return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
@@ -173,8 +181,9 @@ class AgeOfNapoleon(Ruleset):
             lines.append(f"{b} has {said}: its modifier is on the QRC (give it in fire_modifiers)")
         return data, lines
 
-    def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
+    def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
+        `brief` (as `suggest` lists it): only the first of the readable lines."""
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
@@ -192,7 +201,8 @@ class AgeOfNapoleon(Ruleset):
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
-        drifts = [(u, share * struck[u.id]) for u in scene.units if u.id in struck]
+        chance = {n: share * n for n in set(struck.values())}  # of a unit struck n times
+        drifts = [(u, chance[struck[u.id]]) for u in scene.units if u.id in struck]
         morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
         off = Fraction(landings.count(None), len(landings)) * p_drift
         rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
@@ -202,6 +212,8 @@ class AgeOfNapoleon(Ruleset):
         data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
         data.update(morale_checks=morale, hits=0)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
+        if brief:
+            return Resolution.of("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
@@ -388,7 +400,9 @@ class AgeOfNapoleon(Ruleset):
                     yield Candidate("overheat", (unit.id,))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args)  # the action
+        # The action; a shot or rocket as the list shows it (its first line only).
+        brief = {"brief": True} if candidate.kind in ("shoot", "rocket") else {}
+        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args, **brief)
         if candidate.kind == "melee" and not answer.data["in_contact"]:
             return None  # only units in contact fight
         return answer
@@ -567,19 +581,23 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
-    of = {"unit": unit.id, "weapon": weapon, "example": say("ranges_example", weapon=weapon)}
+
+    def refused(text: str, **more: Any) -> QuestionError:
+        example = say("ranges_example", weapon=weapon)
+        return fail(say(text, unit=unit.id, weapon=weapon, example=example, **more))
+
     if ranges is None:
-        raise fail(say("no_ranges", **of))
+        raise refused("no_ranges")
     if not isinstance(ranges, dict):
-        raise fail(say("ranges_not_object", **of))
+        raise refused("ranges_not_object")
     if weapon not in ranges:
-        raise fail(say("no_range_for", **of, known=accepted(sorted(ranges)) or "none"))
+        raise refused("no_range_for", known=accepted(sorted(ranges)) or "none")
     entry = ranges[weapon]
     if not isinstance(entry, dict) or not entry:
-        raise fail(say("bad_ranges_entry", **of))
+        raise refused("bad_ranges_entry")
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise fail(say("bad_band_limit", **of, label=label, limit=limit))
+            raise refused("bad_band_limit", label=label, limit=limit)
     return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
 
 
@@ -711,9 +729,10 @@ def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
     """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
     kind = _attr(unit, "type")
     mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
-    said: dict[str, Any] = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
-    said.update(modifier=mod["modifier"], source=None if mod["cite"] is None else str(mod["cite"]))
-    return {**said, "note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
+    source = None if mod["cite"] is None else str(mod["cite"])
+    said = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
+    said |= {"modifier": mod["modifier"], "source": source}
+    return said | {"note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
 
 
 def _roll(name: str, *, total: bool = True) -> Roll:
@@ -747,8 +766,9 @@ def _hits(
     check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
     check.update(min_hits=least, top_face=sides, p=float(p), p_exact=str(p))
     check["source"] = [str(why), str(CITE.leader_face)]
-    said = say(f"leader_{'melee' if melee else 'fire'}", unit=target.id, roll=roll, check=check)
-    return roll, _hits_json(dice.dice, sides), check, said if leader else None
+    text = f"leader_{'melee' if melee else 'fire'}"
+    said = say(text, unit=target.id, roll=roll, check=check) if leader else None
+    return roll, _hits_json(dice.dice, sides), check, said
 
 
 def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 The questions, in the sheet's order (firing, command, charge, hand-to-hand, movement, morale,
 formations), then what `suggest` lists at each step of the sequence of play. The sheet's tables
 are in `sheet.toml`; what a unit must say and how the sheet's doubtful lines are read, in
-`README.md`; what the players' dice change, in `outcomes.py`. Lengths are mm; every length,
-piece of terrain stood in and sight line is asked of the measuring layer (`rules.measure`).
+`README.md`; what the players' dice change, at the end of the class. Lengths are mm; every
+length, piece of terrain stood in and sight line is asked of the measuring layer
+(`rules.measure`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Face, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet_data
-from ...state import Field, Kind, Phase
+from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
 
 SHEET: Final = "004_8318ee244ed3ffb0.txt"
 ID: Final = "europe-19c"
@@ -53,6 +54,10 @@ TOWNS: Final = frozenset({TerrainKind.TOWN, TerrainKind.BUILDING})
 STREAMS: Final = frozenset({TerrainKind.STREAM, TerrainKind.RIVER})
 ROADS: Final = frozenset({TerrainKind.ROAD, TerrainKind.BRIDGE})
 HILLS: Final = frozenset({TerrainKind.HILL})
+STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
+"""The line of each step of the sequence of play: what a unit did this turn is set by its step."""
+Args = Sequence[str]
+Reported = Mapping[str, Any]
 
 
 class Europe19c(Ruleset):
@@ -78,9 +83,17 @@ class Europe19c(Ruleset):
         return {**super().actions(), **{q.__name__: q for q in asked}}
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        from .outcomes import outcome_rules  # it reads this module's questions
-
-        return outcome_rules(self)
+        """The questions whose dice change the game: the form the players fill, what it changes
+        (README.md, "Outcomes")."""
+        return {
+            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
+            "command": OutcomeRule(self._command_form, self._command_apply),
+            "charge": OutcomeRule(self._charge_form, self._charge_apply),
+            "melee": OutcomeRule(self._melee_form, self._melee_apply),
+            "move": OutcomeRule(self._move_form, self._move_apply),
+            "morale": OutcomeRule(self._morale_form, self._morale_apply),
+            "formation": OutcomeRule(self._formation_form, self._formation_apply),
+        }
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapon table's bands (lines 62-72); cavalry have no row of the firing table."""
@@ -432,10 +445,7 @@ class Europe19c(Ruleset):
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
         removed = count(unit, "bases_removed")
         if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
-            raise QuestionError(
-                f"{ID}: unit {unit.id!r} has fired_on true but is {kind_of(unit)}; only "
-                f"charging cavalry test for being fired on ({CITE['fired_on']})"
-            )
+            raise question_error("fired-on", unit=unit, kind=kind_of(unit))
         causes = [  # how many tests each calls for (lines 130-132)
             (removed, f"{removed} base(s) removed", CITE["base_removed"]),
             (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
@@ -549,8 +559,191 @@ class Europe19c(Ruleset):
             return fight if answer.data["in_contact"] else None
         return None
 
+    # What the answers are made of
 
-# What the answers are made of
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: what the players report after rolling each question's dice, and the changes of
+    # state it leads to
+
+    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Hits (the firing table's need), saves (one die a hit, when the target has a save)
+        and the bases taken off, one for each unsaved hit (lines 80-96, 130)."""
+        shot = self.shot(scene, args)
+        if not shot.allowed or shot.save is None:
+            return ()
+        (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
+        label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
+        reports = [_successes("hits", label, DATA["firing"]["rows"][shot.row]["cite"], dice, need)]
+        hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
+        if save_need is not None:
+            label = f"saves: the saving dice (one a hit) showing {save_need}+"
+            reports.append(_successes("saved", label, save_cite, hits, save_need, most=dice))
+            saves = likeliest(dice_math.successes(hits, 6, save_need))
+        return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
+
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        shot = self.shot(scene, args)
+        if not shot.allowed:
+            return ()
+        firer, target = shot.firer, shot.target
+        hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
+        if saved > hits:
+            raise QuestionError(
+                f"{ID} shoot {' '.join(args)}: {saved} saves for {hits} hits; a saving die is "
+                f"rolled for each hit ({DATA['saves']['terrain']['open']['cite']})"
+            )
+        lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
+        changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
+        changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
+        if lost:
+            why = f"{len(lost)} base(s) removed: a morale test each"
+            after = count(target, "bases_removed") + len(lost)
+            changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
+        # Charging cavalry in contact with the firer it charged is fired on by its target.
+        table = table_of(scene)
+        touching = in_contact(contact(table, table.unit_distance(firer, target)))
+        charging = touching and kind_of(target) == "cavalry" and flag(target, "charged")
+        if charging and not flag(target, "fired_on"):
+            why = f"charging cavalry fired on by its target {firer.id}: a morale test"
+            changes.append(Change(target.id, "fired_on", True, why, CITE["fired_on"]))
+        return tuple(changes)
+
+    def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """The row of the command table the leader's D6 fell in (lines 145-149)."""
+        self.command(scene, args)  # the same checks as the question
+        label = "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)"
+        rows = tuple(row["roll"] for row in DATA["command"])
+        return (Report("roll", Kind.CHOICE, label, CITE["command"], choices=rows, default=rows[1]),)
+
+    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        data = self.command(scene, args).data
+        row = next(r for r in DATA["command"] if r["roll"] == reported["roll"])
+        score = next(o["score"] for o in data["outcomes"] if o["roll"] == row["roll"])
+        why = f"rolled {row['roll']}: {data['rating']} leader, {data['game_size']} game"
+        return (Change(str(data["leader"]), "command_score", int(score), why, row["cite"]),)
+
+    def _charge_facts(self, scene: Scene, args: Args) -> tuple[Mapping[str, Any], bool]:
+        """The charge, and whether the players are asked: when it is allowed or refused only
+        for a move to contact too close to call (they judge it)."""
+        data = self.charge(scene, args).data
+        close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
+        only_reach = all(r["source"] == str(CITE["contact"]) for r in data["reasons"])
+        return data, bool(data["allowed"]) or (close and only_reach)
+
+    def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Whether the charger reached base contact (line 38); nothing for a refused charge."""
+        data, asked = self._charge_facts(scene, args)
+        label = f"the charger moved into base contact with {data['target']}"
+        flag_ = Report("contact", Kind.FLAG, label, CITE["contact"], default=data["allowed"])
+        return (flag_,) if asked else ()
+
+    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        data, asked = self._charge_facts(scene, args)
+        attacker, target = data["attacker"], data["target"]
+        why = "its move this turn was the charge"
+        moved = Change(attacker, "moved", True, why, CITE["contact"])
+        charged = Change(attacker, "charged", True, f"charged {target}", STEP["charge"])
+        return () if not asked else (charged, moved) if reported["contact"] else (moved,)
+
+    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
+        blocked (line 121)."""
+        data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
+        reports = []
+        for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
+            dice = int(roll["dice"])
+            label = f"hits scored by {data[name]}: the dice of its {dice}D6 showing {need}+"
+            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], dice, need))
+        blocked = f"the loser's {NUMBERS['retreat_cm']} cm retreat facing the enemy is blocked"
+        label = f"{blocked} (it is eliminated)"
+        blocked_flag = Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False)
+        return (*reports, blocked_flag)
+
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        """The side that took more hits loses, a tie the defender (lines 120-122)."""
+        data = self.melee(scene, args).data
+        attacker, defender = (scene.unit_of(data[k]) for k in ("attacker", "defender"))
+        ours, theirs = int(reported["attacker_hits"]), int(reported["defender_hits"])
+        if ours > theirs:
+            loser, why, cite = defender, f"took {ours} hits to {theirs}", "retreat"
+        elif ours == theirs:
+            loser, why, cite = defender, f"a tie at {ours} hits: the defender", "tie"
+        else:
+            loser, why, cite = attacker, f"took {theirs} hits to {ours}", "retreat"
+        bases = [b.id for b in loser.bases]
+        if kind_of(loser) == "artillery":
+            why = f"{why}; artillery that lose are eliminated"
+            return removals(bases, why, CITE["artillery_eliminated"])
+        if reported["retreat_blocked"]:
+            return removals(bases, f"{why}; its retreat is blocked", CITE["blocked"])
+        retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
+        why = f"lost hand-to-hand ({why}): {retreat} and takes two morale tests"
+        return (Change(loser.id, "lost_melee", True, why, CITE[cite]),)
+
+    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
+        data = self.move(scene, args).data
+        if kind_of(scene.unit_of(data["unit"])) != "artillery":
+            return ()
+        label = "the battery pivoted (it cannot fire this turn)"
+        return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
+
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        unit = scene.unit_of(expect_args("move", args, ("UNIT",))[0])
+        changes = [Change(unit.id, "moved", True, "moved this turn", STEP["movement"])]
+        if reported.get("pivoted") and not flag(unit, "pivoted"):
+            why = "pivoted: it cannot fire this turn"
+            changes.append(Change(unit.id, "pivoted", True, why, CITE["pivoted"]))
+        return tuple(changes)
+
+    def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """The tests failed (a D6 under the level's score each) and the bases they take off
+        (line 141); nothing when the unit's state gives no reason to test."""
+        data = self.morale(scene, args).data
+        tests = int(data["tests"])
+        if not tests:
+            return ()
+        failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
+        label = f"tests failed: the {tests} D6 showing under {data['need']}"
+        cite = DATA["morale"][str(data["level"])]["cite"]
+        unit = scene.unit_of(data["unit"])
+        return (
+            Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
+            _bases_report(unit, failed, "one for each failed test", CITE["failure"], tests),
+        )
+
+    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        """The bases the failed tests take off; the tests are taken (lines 130-132, 141)."""
+        data = self.morale(scene, args).data
+        if not data["tests"]:
+            return ()
+        unit = scene.unit_of(data["unit"])
+        lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
+        changes = list(removals(lost, "failed a morale test", CITE["failure"]))
+        taken = "its tests are taken"
+        if count(unit, "bases_removed"):
+            changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
+        flags = [k for k in ("fired_on", "lost_melee") if flag(unit, k)]
+        changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
+        return tuple(changes)
+
+    def _formation_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        """The formation the unit is in now (lines 15, 19); nothing for a type with none."""
+        data = self.formation(scene, args).data
+        options = tuple(data["formations"])
+        if not options:
+            return ()
+        label = f"the formation it is in now: {' or '.join(options)}"
+        cite = CITE[f"{kind_of(scene.unit_of(data['unit']))}_formations"]
+        default = data["may_change_to"][0]
+        return (Report("formation", Kind.CHOICE, label, cite, choices=options, default=default),)
+
+    def _formation_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        data = self.formation(scene, args).data
+        before, after = data["formation"], reported.get("formation", data["formation"])
+        why = f"changed formation from {before} to {after}"
+        change = Change(str(data["unit"]), "formation", after, why, STEP["change-formation"])
+        return () if after == before else (change,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -671,10 +864,7 @@ def weapon_of(unit: Unit) -> str:
         raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
     name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
     if name not in arms:
-        raise QuestionError(
-            f"{ID}: unit {unit.id!r} is {kind} with weapon {name!r}; a unit of type {kind} "
-            f"carries {accepted(arms)}"
-        )
+        raise question_error("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
     return name
 
 
@@ -699,9 +889,7 @@ def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
         return "standard", "the scene gives no game_size, so the standard game"
     if value not in ("standard", "mini"):
         where = "the scene's game_size is" if given is None else "game size"
-        raise QuestionError(
-            f"{ID}: {where} {value!r}; accepted values are {accepted(('standard', 'mini'))}"
-        )
+        raise question_error("game-size", where=where, value=value)
     return str(value), "the scene's game_size" if given is None else "as asked"
 
 
@@ -794,10 +982,7 @@ def _done_moving(unit: Unit) -> bool:
 
 def _check_enemies(a: Unit, b: Unit) -> None:
     if a.side == b.side:
-        raise QuestionError(
-            f"{ID}: {a.id!r} and {b.id!r} are both on side {a.side!r}; "
-            "the question needs two opposing units"
-        )
+        raise question_error("same-side", a=a, b=b)
 
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
@@ -840,11 +1025,7 @@ def _melee_side(
     column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
     per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
     if per_base is None:
-        raise QuestionError(
-            f"{ID}: {unit.id!r} ({row['label']}) against {enemy.id!r} ({column}) is '-' on the "
-            f"hand-to-hand table ({row['cite']}): that combat cannot happen (see the charge "
-            "table, lines 27-32)"
-        )
+        raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     mods = []
     if charging and face.aspect is not geo.Aspect.FRONT:
         mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
@@ -881,6 +1062,11 @@ def _loser_fate(unit: Unit) -> str:
 # Small pieces of answers
 
 
+def question_error(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
+    return QuestionError(DATA["errors"][key].format(id=ID, cite=CITE, **blanks))
+
+
 def reason(text: str, cite: Cite | None) -> dict[str, Any]:
     """A reason in an answer, with the line it comes from."""
     return {"reason": text, "source": None if cite is None else str(cite)}
@@ -899,3 +1085,35 @@ def shown(scene: Scene, mm: float) -> str:
 def _exact(odds: Roll | Sequence[Fraction]) -> list[str]:
     """A distribution's exact chances, as text (`1/6`)."""
     return [str(p) for p in (odds.distribution if isinstance(odds, Roll) else odds)]
+
+
+def _successes(
+    name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
+) -> Report:
+    """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
+    likely, most = likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
+    return Report(name, Kind.COUNT, label, cite, maximum=most, default=likely)
+
+
+def _bases_report(
+    unit: Unit, likely: int, why: str, cite: Cite = CITE["base_removed"], most: int | None = None
+) -> Report:
+    """Which bases of `unit` the players take off; first shown: its last `likely` bases."""
+    ids, label = tuple(b.id for b in unit.bases), f"bases of {unit.id} taken off: {why}"
+    most = len(ids) if most is None else min(most, len(ids))
+    shown = ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else ()
+    return Report(
+        "removed", Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=ids, default=shown
+    )
+
+
+def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[str]:
+    """The ids of the bases named, when they are as many as `count` calls for (all the unit's
+    bases at most); a `QuestionError` otherwise."""
+    wanted = min(count, len(unit.bases))
+    if len(removed) != wanted:
+        raise QuestionError(
+            f"{ID}: {count} {what} take off {wanted} base(s) of {unit.id}; "
+            f"{len(removed)} named ({', '.join(removed) or 'none'})"
+        )
+    return [b.id for b in unit.bases if b.id in set(removed)]

@@ -1,6 +1,6 @@
-"""Sepoys & Soldiers - QRS: the mechanics. The sheet's tables are `tables.py` (read from
-`sheet.toml`), what the players' dice change is `outcomes.py`, and how the garbled lines of the
-sheet are read is README.md. Pure: never imports cv2, flask, vision or webui.
+"""Sepoys & Soldiers - QRS: the mechanics, and at the end of the class what the players' dice
+change. The sheet's tables are `tables.py` (read from `sheet.toml`), and how the garbled lines
+of the sheet are read is README.md. Pure: never imports cv2, flask, vision or webui.
 """
 
 from __future__ import annotations
@@ -27,14 +27,21 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import QuestionError, accepted
 from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
+from ...state import Change, Kind, Report, Scope
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, refusal
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 """The farthest a unit charges: cavalry's move in the open (12", lines 50-52)."""
 ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
 Args = Sequence[str]
+Reported = Mapping[str, Any]
+RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
+"""A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
+CHARGE_RESULTS = ("no-charge", "target-routs", "charge-combat")
+"""How a charge ended (lines 79-84), as the players report it."""
+BOTH_DESTROYED = "both-destroyed"
 MOVES_AFTER_ACTING = ("routed", "falling-back")
 """A unit that has acted still makes the move of a failed nerve test (line 21)."""
 
@@ -99,10 +106,7 @@ def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
     hits = _count(unit, "hits")
     if hits >= tables.HITS_PER_BASE:
-        raise QuestionError(
-            f"{ID}: unit {unit.id!r} has hits {hits}; each base takes 3 hits before it is "
-            f"removed ({CITE['hits_per_base']}): remove the base and give hits 0, 1 or 2"
-        )
+        raise refusal("hits-carried", unit=unit.id, hits=hits)
     return hits
 
 
@@ -115,15 +119,10 @@ def _fighting(action: str, *units: Unit) -> None:
     """Commanders neither fight nor fire; an action of two units pairs enemies."""
     for unit in units:
         if is_commander(unit):
-            raise QuestionError(
-                f"{ID}: {unit.id!r} is a commander; {action} is for units "
-                "(a commander changes orders: use command)"
-            )
+            raise refusal("commander-acts", unit=unit.id, action=action)
     if len(units) == 2 and units[0].side == units[1].side:
         a, b = units
-        raise QuestionError(
-            f"{ID}: {action} pairs enemies, but {a.id!r} and {b.id!r} are both of side {a.side!r}"
-        )
+        raise refusal("same-side", action=action, a=a.id, b=b.id, side=a.side)
 
 
 def _one_or_two(action: str, args: Args, usage: str) -> None:
@@ -201,10 +200,7 @@ class Allowance:
 def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
     """The move of a unit in the terrain it stands in plus any it must cross."""
     if is_commander(unit):
-        raise QuestionError(
-            f"{ID}: {unit.id!r} is a commander; the sheet gives no move allowance for a "
-            "commander (he moves independently or with a unit, line 21)"
-        )
+        raise refusal("commander-moves", unit=unit.id)
     arm = _arm(unit)
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
@@ -329,9 +325,12 @@ class SepoysAndSoldiers(Ruleset):
         return resolution
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        from .outcomes import RULES  # what the players' dice change, beside the mechanics
-
-        return {k: OutcomeRule(partial(f, self), partial(a, self)) for k, (f, a) in RULES.items()}
+        """What the players' dice change: each action's form and what it leads to (at the end
+        of the class)."""
+        kinds = ("shoot", "command", "nerve", "charge", "melee", "move")
+        return {
+            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
+        }
 
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
@@ -340,8 +339,9 @@ class SepoysAndSoldiers(Ruleset):
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
         """`shoot`; None for a shot the rules refuse when `only_allowed` (what `suggest`
-        lists). Range is the distance between the nearest bases, and some firing base must see
-        some base of the target within the longest range."""
+        lists, by its data: then without the readable lines). Range is the distance between
+        the nearest bases, and some firing base must see some base of the target within the
+        longest range."""
         scene = table.scene
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
@@ -396,13 +396,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
-        lines = [
-            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
-            f"(+/- {format_length(unc, scene.unit)}), "
-            + ("out of range" if band is None else f"{band.label} range")
-            + (" - too close to call, check the band by hand" if close else ""),
-            *_said(reasons),
-        ]
+        fire = None
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
@@ -413,6 +407,18 @@ class SepoysAndSoldiers(Ruleset):
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
             data |= {"bases_lost": odds.lost, "p_base_lost": prob(odds.p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
+            fire = (roll, odds, carried)
+        if only_allowed:  # `suggest` lists the data; it shows none of these lines
+            return Resolution("shoot", MappingProxyType(data), ())
+        lines = [
+            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
+            f"(+/- {format_length(unc, scene.unit)}), "
+            + ("out of range" if band is None else f"{band.label} range")
+            + (" - too close to call, check the band by hand" if close else ""),
+            *_said(reasons),
+        ]
+        if fire is not None and band is not None:
+            (roll, odds, carried), loss = fire, SITUATIONS["loss-of-a-base"]
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
@@ -521,20 +527,14 @@ class SepoysAndSoldiers(Ruleset):
     def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
         scene = table.scene
         if not is_commander(commander):
-            raise QuestionError(
-                f"{ID}: {commander.id!r} is not a commander: a commander is a unit with a base "
-                "whose role is 'commander'"
-            )
+            raise refusal("not-commander", unit=commander.id)
         rating = _rating(commander)
         row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
         refusals, units = _order_refusals(commander), _commanded(scene, commander)
         if asked is not None:
             if asked.side != commander.side or is_commander(asked):
-                raise QuestionError(
-                    f"{ID}: {commander.id!r} commands only units of side {commander.side!r}; "
-                    f"{asked.id!r} is of side {asked.side!r}"
-                    + (" and is a commander" if is_commander(asked) else "")
-                )
+                too = " and is a commander" if is_commander(asked) else ""
+                raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
             units = [asked]
         contacts = [(u, _contact(table, commander, u)) for u in units]
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
@@ -582,10 +582,7 @@ class SepoysAndSoldiers(Ruleset):
         """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
         _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
-            raise QuestionError(
-                f"{ID}: unknown nerve situation {args[1]!r}; accepted values are "
-                f"{accepted(SITUATIONS)}"
-            )
+            raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
         return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
 
@@ -629,7 +626,8 @@ class SepoysAndSoldiers(Ruleset):
         self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
     ) -> Resolution | None:
         """`charge`; None for a charge the rules refuse when `only_allowed` (what `suggest`
-        lists). A charge reaches as far as the charger's move in the going it stands in."""
+        lists, by its data: then without the readable lines). A charge reaches as far as the
+        charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
         arm, target_arm = _arm(charger), _arm(target)
@@ -694,6 +692,8 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
+        if only_allowed:  # `suggest` lists the data; it shows none of these lines
+            return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
         stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
         lines = [
@@ -807,8 +807,16 @@ class SepoysAndSoldiers(Ruleset):
         if phase == "orders":
             # Each unit a commander may give new orders (adjacent, orders left: line 17); a
             # commander who may order none is asked alone, to say why.
+            # Only units this near him may touch him: no length between two bases is more
+            # uncertain than twice the most uncertain base.
+            touch = 2 * table.most_uncertain + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
-                near = [u for u in _commanded(scene, c) if _touching(_contact(table, c, u))]
+                nearby = {u.id for u in table.units_within(c, touch)}
+                near = [
+                    u
+                    for u in _commanded(scene, c)
+                    if u.id in nearby and _touching(_contact(table, c, u))
+                ]
                 if near and not _order_refusals(c):
                     yield from (Candidate("command", (c.id, u.id)) for u in near)
                 else:
@@ -848,32 +856,35 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, int]] = []  # and where its question is in its batch
+        shots: list[tuple[Unit, Unit, bool, int]] = []  # rockets?, where its question is
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
+        reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, len(aims)))
+                shots.append((a, b, True, len(aims)))
                 aims += self._aims(table, a, b)
-            elif geo.within(gap, self.range_bands(table.scene, a)[-1].reach):
+                continue
+            if a.id not in reach:
+                reach[a.id] = self.range_bands(table.scene, a)[-1].reach
+            if geo.within(gap, reach[a.id]):
                 bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
-                shots.append((a, b, len(sights)))
+                shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
         seen = table.nearest_seen_pairs(self.sight_policy, sights)
         laid = table.laid_many(tables.BURSTS, aims)
         return [
             Candidate("shoot", (a.id, b.id))
-            for a, b, k in shots
-            if (seen[k] is not None if _arm(a) != "rockets" else self._may_burst_on(laid[k:], a, b))
+            for a, b, rockets, k in shots
+            if (self._may_burst_on(laid[k : k + len(a.bases)], b) if rockets else seen[k])
         ]
 
     @staticmethod
-    def _may_burst_on(laid: Sequence[Laid], shooter: Unit, target: Unit) -> bool:
-        """Whether a rocket of the shooter's (its rockets laid first) may burst on the target."""
-        flights = laid[: len(shooter.bases)]
+    def _may_burst_on(flights: Sequence[Laid], target: Unit) -> bool:
+        """Whether one of the rockets `flights` may burst on the target."""
         return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
@@ -925,3 +936,445 @@ class SepoysAndSoldiers(Ruleset):
     def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
         head = f"{len(items)} things to resolve" + (f" in the {phase} phase" if phase else "")
         return (head, *(f"[{i.kind}] {i.summary}" for i in items))
+
+    # ----------------------------------------------------------------------------------------
+    # Outcomes: after a question the players roll real dice and report them in the sheet's
+    # words (the form, `Report`s); the answer is the new state (`Change`s)
+
+    def _reported_pair(
+        self, scene: Scene, action: str, args: Args
+    ) -> tuple[Unit, Unit, Resolution]:
+        """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
+        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        r = self.actions()[action](scene, args)
+        if not r.data.get("allowed", True):
+            raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")
+        return a, b, r
+
+    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        if _arm(shooter) == "rockets":
+            rockets = len(shooter.bases)
+            fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
+            label = "bases of {} a rocket burst on (each burst takes one base, " + fired + ")"
+            return tuple(
+                _removed_report(unit, label.format(unit.id), CITE["rocket_loss"], rockets)
+                for unit in _rocket_risk(scene, target, shot)
+            )
+        roll = shot.data["rolls"][0]
+        dice, need, per = roll["dice"], roll["need"], shot.data["hits_per_success"]
+        dist = roll["distribution"]
+        carried = shot.data["target_hits_carried"]
+        artillery = _arm(shooter) == "artillery"
+        dice_cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
+        likeliest = max(range(len(dist)), key=lambda k: dist[k])
+        label = f"dice of the {dice}d6 that scored {need}+ (each success {_plural(per, 'hit')})"
+        removed = f"bases of {target.id} taken off: one for every 3 hits, counting the {carried}"
+        removed += " it carries"
+        return (
+            Report("successes", Kind.COUNT, label, dice_cite, maximum=dice, default=likeliest),
+            _removed_report(
+                target, removed, CITE["hits_per_base"], len(target.bases), likeliest * per
+            ),
+        )
+
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        question = f"{ID} shoot {shooter.id} {target.id}"
+        changes: list[Change] = []
+        if _arm(shooter) == "rockets":
+            rockets = len(shooter.bases)
+            units = _rocket_risk(scene, target, shot)
+            named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
+            if len(named) > rockets:
+                raise QuestionError(
+                    f"{question}: {len(named)} bases named, but {shooter.id} fired "
+                    f"{_plural(rockets, 'rocket')} and each burst takes one base "
+                    f"({CITE['rocket_loss']})"
+                )
+            for unit, base_id in named:
+                tests = "" if unit.side == shooter.side else "; its unit tests its nerve (line 23)"
+                why = f"a rocket of {shooter.id} burst on it: loss of a base{tests}"
+                changes.append(
+                    Change(base_id, "removed", True, why, CITE["rocket_loss"], Scope.BASE)
+                )
+        else:
+            bands = (
+                tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
+            )
+            band = next(b for b in bands if b.label == shot.data["band"])
+            successes, carried = reported["successes"], shot.data["target_hits_carried"]
+            why = f"{_plural(successes, 'success', 'es')} at {band.label} range"
+            hits, named = successes * band.hits, reported[f"removed_{target.id}"]
+            changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
+        changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
+        return tuple(changes)
+
+    def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
+        if len(args) != 2:
+            raise refusal("one-order", got=_plural(len(args), "argument"))
+        commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
+        r = self.command(scene, args)
+        if not r.data["allowed"]:
+            why = f"{unit.id} is not adjacent to {commander.id} (line 17)"
+            raise _refused(f"command {commander.id} {unit.id}", r.data, why)
+        return commander, unit, r
+
+    def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        commander, unit, r = self._order_change(scene, args)
+        need, now = r.data["rolls"][0]["need"], r.data["orders"]
+        order = f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)"
+        other = next(t for t in tables.TYPES if t != now)
+        this_turn = (
+            f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on the "
+            "order this turn; lower, next turn"
+        )
+        likely = r.data["this_turn"]["value"] >= 0.5
+        return (
+            Report(
+                "order", Kind.CHOICE, order, CITE["orders"], choices=tables.TYPES, default=other
+            ),
+            Report("this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely),
+        )
+
+    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        commander, unit, r = self._order_change(scene, args)
+        order, now = reported["order"], _order(unit)
+        if reported["this_turn"]:
+            cite = CITE["order_this_turn"]
+            why = f"{commander.id}'s die equalled his quality or more: acts on the order this turn"
+            changes = [Change(unit.id, "orders", order, why, cite)]
+            if unit.get("orders_this_turn") != tables.AS_ORDERED:
+                changes.append(
+                    Change(unit.id, "orders_this_turn", tables.AS_ORDERED, "acts on it now", cite)
+                )
+        else:
+            cite = CITE["order_next_turn"]
+            why = f"{commander.id}'s die was lower than his quality: acts on the order next turn"
+            changes = [
+                Change(unit.id, "orders", order, why, cite),
+                Change(
+                    unit.id, "orders_this_turn", now, f"keeps to its {now} orders this turn", cite
+                ),
+            ]
+        given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
+        why = f"{given} of the {most} order change{'s' * (most > 1)} he may try each turn"
+        changes.append(
+            Change(
+                commander.id,
+                "orders_given",
+                given,
+                why,
+                tables.COMMANDERS[r.data["rating"]]["cite"],
+            )
+        )
+        return tuple(changes)
+
+    def _nerve_question(
+        self, scene: Scene, args: Args
+    ) -> tuple[Unit, dict[str, Any] | None, Resolution]:
+        """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
+        res = self.nerve(scene, args)  # checks the arguments and the situation's name
+        unit = scene.unit_of(args[0])
+        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+        if situation is None and _status(unit) != "routed":
+            raise refusal("no-situation", unit=unit.id, accepted=accepted(SITUATIONS))
+        return unit, situation, res
+
+    def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        unit, situation, res = self._nerve_question(scene, args)
+        dice, tests = res.data["dice"], res.data["tests"]
+        what, on_fail = "attempting to rally", "it keeps routing"
+        if situation is not None:
+            what, on_fail = situation["name"].lower(), situation["on_fail"]
+        each = f", in each of {tests} tests" if tests > 1 else ""
+        label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
+        likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
+        risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
+        risks = [
+            risk(f"risk_{r['commander']}", label=WORDS["risk_roll"].format(**r), default="not-hit")
+            for r in res.data["commander_risk"]
+        ]
+        return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
+
+    def _nerve_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        unit, situation, res = self._nerve_question(scene, args)
+        passed = reported["passed"]
+        changes: list[Change] = []
+        if situation is None:
+            if passed:
+                why = "rallied: it stops routing (disordered still, it must reform)"
+                changes.append(Change(unit.id, "status", tables.STEADY, why, CITE["rally"]))
+            changes.append(_acted(unit, "attempting to rally is its action", CITE["rally"]))
+        elif situation["key"] == "attempt-to-reform":
+            if passed:
+                why = "reformed; it cannot move"
+                changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
+            stands = "" if passed else ": stand - remain disordered"
+            changes.append(
+                _acted(unit, f"attempting to reform is its action{stands}", CITE["reform"])
+            )
+        elif not passed:
+            changes += _nerve_failed(unit, situation)
+        for risk in res.data["commander_risk"]:
+            changes += _commander_hit(
+                scene, risk["commander"], reported[f"risk_{risk['commander']}"]
+            )
+        return tuple(changes)
+
+    def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        charger, target, r = self._reported_pair(scene, "charge", args)
+        odds = r.data["outcomes"]
+        tests = r.data["steps"][1]["tests"]
+        likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
+        holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
+        label = (
+            f"how the charge ended: no-charge ({charger.id} failed its nerve and stands), "
+            f"target-routs ({charger.id} passed, {target.id} failed"
+            + (" one of its two tests" if tests > 1 else "")
+            + f"), charge-combat (both passed: {holds} and the units fight a charge combat)"
+        )
+        cite = CITE["charge_test"]
+        return (
+            Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),
+        )
+
+    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        charger, target, r = self._reported_pair(scene, "charge", args)
+        result = reported["result"]
+        if result == "no-charge":
+            stand = SITUATIONS["attempting-to-charge"]
+            return (_acted(charger, f"failed its nerve: {stand['on_fail']}", stand["cite"]),)
+        if result == "target-routs":
+            situation = SITUATIONS[r.data["steps"][1]["situation"]]
+            why = "charged: it continues to the extent of its charge move"
+            return (
+                *_routs(target, f"failed its nerve: {situation['on_fail']}", situation["cite"]),
+                _acted(charger, why, CITE["charge_continues"]),
+            )
+        if r.data["counter_charge"]:
+            cite = CITE["counter_charge"]
+            return (
+                _acted(charger, "charged home: the units fight a charge combat", cite),
+                _acted(target, "counter-charged", cite),
+            )
+        why = "charged home: the units fight a charge combat"
+        return (_acted(charger, why, CITE["infantry_stands"]),)
+
+    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        a, b, r = self._reported_pair(scene, "melee", args)
+        most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
+        likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
+        drawn, winner = WORDS["drawn_rounds"], WORDS["combat_winner"].format(BOTH_DESTROYED)
+        sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
+        removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
+        return (
+            Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
+            Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
+            *(
+                _removed_report(
+                    u,
+                    removed.format(u.id, _hits(u)),
+                    CITE["hits_per_base"],
+                    len(u.bases),
+                    tables.COMBAT_HITS["win" if u.id == likelier else "lose"],
+                )
+                for u in (a, b)
+            ),
+        )
+
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        a, b, _ = self._reported_pair(scene, "melee", args)
+        question = f"{ID} melee {a.id} {b.id}"
+        drawn, winner = reported["drawn_rounds"], reported["winner"]
+        rounds = _plural(drawn, "drawn round")
+        carried = {u.id: _hits(u) for u in (a, b)}
+        taken = {a.id: drawn, b.id: drawn}
+        dead = [
+            u.id for u in (a, b) if carried[u.id] + drawn >= tables.HITS_PER_BASE * len(u.bases)
+        ]
+        if dead:
+            ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
+            if winner != ended:
+                raise QuestionError(
+                    f"{question}: after {rounds} {' and '.join(dead)} had no base left and the "
+                    f"combat ended there: the winner is {ended}, not {winner}"
+                )
+        elif winner == BOTH_DESTROYED:
+            raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
+        else:
+            taken[winner] += tables.COMBAT_HITS["win"]
+            taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
+        changes: list[Change] = []
+        cite = CITE["combat_draw" if dead else "combat_win"]
+        for u in (a, b):
+            why = rounds + (
+                "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
+            )
+            named = reported[f"removed_{u.id}"]
+            changes += _hits_landed(u, carried[u.id], taken[u.id], named, why, cite, question)
+        for u in (a, b):
+            if carried[u.id] + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
+                continue  # destroyed
+            if not dead and u.id != winner:
+                changes += _routs(
+                    u, "lost the charge combat: routs one full move", CITE["combat_rout"]
+                )
+                continue
+            if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
+                why = "British cavalry must pursue"
+                changes.append(Change(u.id, "status", "pursuing", why, CITE["combat_pursue"]))
+            if not _flag(u, "disordered"):
+                why = "after resolving a charge combat (all units involved)"
+                changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
+        return tuple(changes)
+
+    def _move_question(self, scene: Scene, args: Args) -> tuple[Unit, Allowance, Resolution]:
+        res = self.move(scene, args)
+        unit = scene.unit_of(args[0])
+        allowance = move_allowance(table_of(scene), unit, tuple(args[1:]))
+        question = f"{ID} move {' '.join(args)}"
+        if not allowance.distance and not allowance.whole_turn:
+            raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
+        if _flag(unit, "moved"):
+            raise QuestionError(f"{question}: {unit.id} has moved this turn")
+        if _flag(unit, "acted") and _status(unit) not in ("routed", "falling-back"):
+            raise refusal("acted", question=question, unit=unit.id)
+        return unit, allowance, res
+
+    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+        unit, _, res = self._move_question(scene, args)
+        label = (
+            f"{unit.id} moved straight back through {{}} (no room to manoeuvre past it: "
+            '8" between them and a gap of its frontage beside it)'
+        )
+        return tuple(
+            Report(f"through_{f}", Kind.FLAG, label.format(f), CITE["gap_otherwise"], default=True)
+            for f in _through(res)
+        )
+
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+        unit, allowance, res = self._move_question(scene, args)
+        changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
+        if not _flag(unit, "acted"):
+            changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
+        disorder: tuple[str, Cite] | None = None
+        if allowance.disordered:
+            going = f"{allowance.going} going ({', '.join(allowance.pieces)})"
+            disorder = (going, allowance.reasons[0][1])
+        status = _status(unit)
+        for friend in (f for f in _through(res) if reported[f"through_{f}"]):
+            why = f"{unit.id} fell back straight through it"
+            changes.append(Change(friend, "disordered", True, why, CITE["gap_otherwise"]))
+            if disorder is None:
+                cite = CITE[
+                    "passed_through" if status == "routed" else "interpenetration_disorders"
+                ]
+                disorder = (f"passed through {friend}", cite)
+        if disorder is not None and not _flag(unit, "disordered"):
+            changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
+        if status == "falling-back":
+            why, cite = (
+                "has fallen back its full move (end facing enemy)",
+                SITUATIONS["loss-of-a-base"]["cite"],
+            )
+            changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
+        return tuple(changes)
+
+
+def _plural(n: int, word: str, many: str = "s") -> str:
+    return f"{n} {word}{many * (n != 1)}"
+
+
+def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
+    """The error of an outcome asked of a question the rules refused."""
+    why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
+    return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
+
+
+def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
+    """Which bases of `unit` the players take off (at most `most`); shown first: the last
+    bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
+    bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
+    lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
+    name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
+    return Report(
+        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
+    )
+
+
+def _hits_landed(
+    unit: Unit, carried: int, hits: int, named: Sequence[str], why: str, cite: Cite, question: str
+) -> list[Change]:
+    """`hits` more on a unit carrying `carried`: every third removes a base (line 3), the
+    players having named the bases; what is left over stays on the unit as `hits`."""
+    total, bases = carried + hits, len(unit.bases)
+    lost = min(total // tables.HITS_PER_BASE, bases)
+    if len(named) != lost:
+        raise QuestionError(
+            f"{question}: {why} make {_plural(hits, 'hit')}; with the {carried} {unit.id} "
+            f"carried that is {total}, and each base takes 3 hits before it is removed "
+            f"({CITE['hits_per_base']}): name {_plural(lost, 'base')} of {unit.id} to take off, "
+            f"not {len(named)}"
+        )
+    tests = "" if lost == bases else "; it tests its nerve for the loss of a base (line 23)"
+    why_removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
+    changes = [
+        Change(b, "removed", True, why_removed, CITE["hits_per_base"], Scope.BASE) for b in named
+    ]
+    left = total - tables.HITS_PER_BASE * lost
+    if lost < bases and left != carried:
+        lost_too = f", {_plural(lost, 'base')} lost" if lost else ""
+        reason = f"{why}: {_plural(hits, 'hit')} on the {carried} it carried{lost_too}"
+        changes.append(Change(unit.id, "hits", left, reason, cite))
+    return changes
+
+
+def _routs(unit: Unit, why: str, cite: Cite) -> list[Change]:
+    """A unit routs: `status` routed, and disordered while routing (line 44)."""
+    changes = [Change(unit.id, "status", "routed", why, cite)]
+    if not _flag(unit, "disordered"):
+        why = "disordered while routing"
+        changes.append(Change(unit.id, "disordered", True, why, CITE["rout_disorders"]))
+    return changes
+
+
+def _acted(unit: Unit, why: str, cite: Cite) -> Change:
+    return Change(unit.id, "acted", True, why, cite)
+
+
+def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
+    """The target, then every other unit with a base a rocket may burst on."""
+    ids = dict.fromkeys([target.id, *(h["unit"] for h in shot.data["bases_hit"])])
+    return [scene.unit_of(i) for i in ids]
+
+
+def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
+    """What failing the nerve test of `situation` does (lines 22-30)."""
+    why = f"failed its nerve ({situation['name'].lower()}): {situation['on_fail']}"
+    if situation["key"] == "attempting-to-charge":
+        return [_acted(unit, why, situation["cite"])]
+    if situation["on_fail"].startswith("fall back"):
+        if _status(unit) == "routed":
+            return []  # already routing, which is worse
+        return [Change(unit.id, "status", "falling-back", why, situation["cite"])]
+    return _routs(unit, why, situation["cite"])
+
+
+def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
+    """What a commander's risk roll did to him (lines 11-15)."""
+    if result == "dead":
+        cite = tables.IF_HIT[0]["cite"]
+        return [
+            Change(b.id, "removed", True, f"{ident} is dead", cite, Scope.BASE)
+            for b in scene.unit_of(ident).bases
+        ]
+    if result in ("wounded", "horse-killed"):
+        row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
+        return [Change(ident, "hurt", result, row["result"], row["cite"])]
+    return []
+
+
+def _through(res: Resolution) -> list[str]:
+    """The friends a falling-back or routing unit has no room to manoeuvre past."""
+    return [p["friend"] for p in res.data.get("fall_back_past", ()) if not p["may_manoeuvre"]]

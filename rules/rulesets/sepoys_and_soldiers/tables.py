@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...answer import Cite, Modifier, Roll, chance_json, chances_json
+from ...errors import QuestionError
 from ...measure import flight_pattern
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
@@ -33,6 +34,12 @@ UNIT_FIELDS = tuple(
     for f in DATA["fields"]
 )
 PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
+
+
+def refusal(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
+    return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+
 
 _WORDS = {f.name: f.choices for f in UNIT_FIELDS}
 TYPES = _WORDS["type"]

@@ -9,7 +9,7 @@ measuring layer (`rules.measure.table_of`), which remembers them; nothing is kep
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
@@ -21,23 +21,10 @@ import numpy as np
 from calibration.units import format_length
 
 from ... import dice as dice_math
+from ... import engine
 from ... import geometry as geo
-from ...engine import (
-    Action,
-    Candidate,
-    Cite,
-    Modifier,
-    OutcomeRule,
-    RangeBand,
-    Resolution,
-    Roll,
-    Ruleset,
-    Threshold,
-    check_attr,
-    expect_args,
-    length_json,
-    threshold_json,
-)
+from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -45,15 +32,19 @@ from ...state import Change, Kind, Report, Scope
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
 
-QUALITIES = ("hero", "veteran", "raw")
-TYPES = ("infantry", "cavalry", "civilians")
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
+HERO = frozenset({"hero"})
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
+Args = Sequence[str]
+Reported = Mapping[str, Any]
+Reports = tuple[Report, ...]
+Changes = tuple[Change, ...]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
+INSIDE = geo.Containment.INSIDE
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,33 +52,24 @@ COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard 
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`sheet.UNIT_FIELDS`): the unit's value, else its start-of-game default.
-    A missing description (`regular`, `bayonet`, `formation`) is a `MissingAttribute`, which
-    the engine gathers with the question's other missing ones; a value the field does not
-    accept is a `QuestionError`."""
+    """A declared attribute (`sheet.UNIT_FIELDS`), read with the engine's checks: the scene was
+    checked against the fields and given their start-of-game values when it was read, so a
+    missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
+    which the engine gathers with the question's other missing ones."""
     declared = sheet.FIELDS[key]
-    value = unit.get(key)
-    if value is None:
-        value = declared.default
-    if value is None:
-        wanted, stand_in = {
-            Kind.FLAG: ("true or false", False),
-            Kind.COUNT: ("a whole number from 0", 0),
-            Kind.TEXT: ("a name", "?"),
-        }.get(declared.kind, (f"one of {accepted(declared.choices)}", (*declared.choices, "")[0]))
-        raise MissingAttribute(RULESET, unit.id, key, wanted, stand_in)
-    problem = declared.check(value, f"unit {unit.id!r}:")
-    if problem:
-        raise QuestionError(f"{RULESET}: {problem}")
-    return value
+    if declared.kind is Kind.FLAG:
+        return engine.check_flag(unit, key, ruleset=RULESET)
+    if declared.kind is Kind.COUNT:
+        return engine.check_count(unit, key, ruleset=RULESET)
+    return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
 
 def quality_of(unit: Unit) -> str:
-    return check_attr(unit, "quality", QUALITIES, ruleset=RULESET)
+    return check_attr(unit, "quality", sheet.FIELDS["quality"].choices, ruleset=RULESET)
 
 
 def type_of(unit: Unit) -> str:
-    return check_attr(unit, "type", TYPES, ruleset=RULESET)
+    return check_attr(unit, "type", sheet.FIELDS["type"].choices, ruleset=RULESET)
 
 
 def weapon_of(unit: Unit) -> Weapon:
@@ -123,15 +105,17 @@ def side_bases(scene: Scene, side: str) -> list[Base]:
     return [b for u in scene.units if u.side == side for b in u.bases]
 
 
-def comrades(scene: Scene, unit: Unit, keep: Callable[[Unit, Base], bool]) -> list[Base]:
-    """The figures of the other groups of the unit's side that `keep` keeps (by their group
-    and themselves), in the scene's order."""
+def comrades(
+    scene: Scene, unit: Unit, roles: frozenset[str], qualities: frozenset[str] = frozenset()
+) -> list[Base]:
+    """The figures of the other groups of the unit's side with one of `roles`, or in a group
+    of one of `qualities`, in the scene's order."""
     return [
         b
         for u in scene.units
         if u.side == unit.side and u.id != unit.id
         for b in u.bases
-        if keep(u, b)
+        if b.role in roles or u.quality in qualities
     ]
 
 
@@ -234,9 +218,8 @@ class Skirmish19c(Ruleset):
         """The two groups an action names, which must be enemies."""
         units = [table.unit_of(a) for a in args]
         if units[0].side == units[1].side:
-            raise QuestionError(
-                f"{RULESET}: {args[0]!r} and {args[1]!r} are both of side {units[0].side!r}; "
-                f"{action} names {what}"
+            raise sheet.question_error(
+                "same-side", a=args[0], b=args[1], side=units[0].side, action=action, what=what
             )
         return units
 
@@ -274,11 +257,8 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = (
-            table.closest(shooter.bases, aimed).distance
-            if individual
-            else table.unit_gap(shooter, target)
-        )
+        whole = table.unit_gap(shooter, target)
+        nearest = table.closest(shooter.bases, aimed).distance if individual else whole
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -308,9 +288,8 @@ class Skirmish19c(Ruleset):
         if hidden is not None:
             reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
             note = f"{aim.id} stands in {hidden.id}: {reaching}"
-            spot = Roll.success_roll(
-                "to spot", 1, 6, sheet.spotting_need(distance), cite=SIGHT["spotting"], note=note
-            )
+            need = sheet.spotting_need(distance)
+            spot = Roll.success_roll("to spot", 1, 6, need, cite=SIGHT["spotting"], note=note)
             data["spotting"] = spot.as_json()
             why = (
                 f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
@@ -332,8 +311,8 @@ class Skirmish19c(Ruleset):
                 + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
                 + (" (too close to call)" if t.too_close_to_call else "")
             )
-            verdict_json = {"threshold": threshold_json(scene, t), "verdict": verdict(t)}
-            data["nearest"] = {"other": group.id, **verdict_json}
+            data["nearest"] = {"other": group.id, "threshold": threshold_json(scene, t)}
+            data["nearest"]["verdict"] = verdict(t)
             if not t.within:
                 why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
                 return no_shot(distance, why, SHOOTING["nearest_only"])
@@ -375,6 +354,8 @@ class Skirmish19c(Ruleset):
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        if brief:
+            return answer("shoot", data, [head])
         lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
         lines += [*shot_lines, f"- {allocation['summary']}"]
         return answer("shoot", data, [head, *lines], brief)
@@ -391,7 +372,8 @@ class Skirmish19c(Ruleset):
         else:
             nearest, index = table.nearest_seen(self.sight_policy)
             rows, column = table.span(shooter), table.unit_row(target)
-            distance, which = nearest[rows, column], [table.bases[j] for j in index[rows, column]]
+            distance = nearest[rows, column]
+            which = [table.bases[j] for j in index[rows, column].tolist()]
         seeing = zip(distance.tolist(), shooter.bases, which, strict=True)
         return [(d, f, b) for d, f, b in seeing if d < math.inf]
 
@@ -403,9 +385,7 @@ class Skirmish19c(Ruleset):
         data.setdefault("band", sheet.band_of(weapon, at))
         data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
-        return answer(
-            "shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"], False
-        )
+        return answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -416,23 +396,18 @@ class Skirmish19c(Ruleset):
             summary = f"a player character picks his target: hits fall on {aimed[0].id}"
             source = str(SHOOTING["pc_targets"])
             return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
-        pool, joined = list(target.bases), list[dict[str, Any]]()
-        join_within = cm(SHOOTING["leaders_join_cm"])
-        officers = comrades(table.scene, target, lambda u, b: b.role in OFFICER_ROLES)
-        for officer, gap, near in gaps_to(table, officers, target.bases):
-            if geo.within(gap, join_within):
-                t = Threshold(gap, join_within, table.uncertainty(officer, near))
-                pool.append(officer)
-                joined.append(
-                    dict(base=officer.id, threshold=threshold_json(table.scene, t))
-                    | {"source": str(SHOOTING["leaders_join"])}
-                )
+        join_within, source = cm(SHOOTING["leaders_join_cm"]), str(SHOOTING["leaders_join"])
+        officers = comrades(table.scene, target, OFFICER_ROLES)
+        near = [o for o in gaps_to(table, officers, target.bases) if geo.within(o[1], join_within)]
+        pool = [*target.bases, *(officer for officer, _, _ in near)]
+        thresholds = [Threshold(gap, join_within, table.uncertainty(o, b)) for o, gap, b in near]
+        joined: list[dict[str, Any]] = [
+            {"base": o.id, "threshold": threshold_json(table.scene, t), "source": source}
+            for (o, _, _), t in zip(near, thresholds, strict=True)
+        ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
-        summary = (
-            f"hits are randomised among the nearest {among} of {total} figures"
-            if total > among
-            else f"hits are randomised among the {total} figures of the group"
-        )
+        of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
+        summary = f"hits are randomised among {of}" + " of the group" * (total <= among)
         if joined:
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
@@ -519,9 +494,14 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        lines = [
+        head = (
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
-            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]",
+            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]"
+        )
+        if brief:
+            return answer("command", data, [head])
+        lines = [
+            head,
             f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
             *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
             f"- throws {total_dice}D6 for command points [{dice_cite}]"
@@ -639,10 +619,13 @@ class Skirmish19c(Ruleset):
         rule = "commanded troops and player characters ignore shooting and movement instructions"
         italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
+        head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
+        if brief:
+            return answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
         lines = [
-            f"{unit_id} ({kind} table): risk factor {rf}, row {label}",
+            head,
             *(listed or ["- no risk factor applies"]),
             *[f"- too close to call: {c}" for c in close_calls],
             *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
@@ -668,32 +651,35 @@ class Skirmish19c(Ruleset):
         enemy figure of equally near pairs."""
         units = table.scene.units
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = {
-            e.id: sheet.WEAPONS.get(str(e.get("weapon"))) or weapon_of(e)
-            for e in enemies(table.scene, unit)
-        }
+        weapons = [
+            None if u.side == unit.side else sheet.WEAPONS.get(str(u.weapon)) or weapon_of(u)
+            for u in units
+        ]
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
-        block = nearest[rows]  # (figures, units)
-        if not (block < math.inf).any():
+        seen = np.flatnonzero((nearest[rows] < math.inf).any(axis=0)).tolist()  # groups in sight
+        if not seen:
             return False, None
-        reach = np.array([weapons[u.id].reach if u.id in weapons else -math.inf for u in units])
+        block = nearest[rows][:, seen]  # (figures, groups in sight)
+        # Only enemies are seen (`nearest_seen`): each has a weapon.
+        reach = np.array([w.reach if (w := weapons[g]) else -math.inf for g in seen])
         in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
         k = int(in_reach.argmin())
         if not in_reach.flat[k] < math.inf:
             return True, None
-        figure, group = divmod(k, len(units))
+        figure, column = divmod(k, len(seen))
+        group = seen[column]
         a = table.bases[rows.start + figure]
         b = table.bases[int(which[rows.start + figure, group])]
-        enemy = units[group]
-        weapon = weapons[enemy.id]
+        enemy, weapon = units[group], weapons[group]
+        assert weapon is not None  # an enemy
         t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
         return True, (enemy, weapon, t)
 
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the scene's order), with its distance to
         the nearest figure of the unit against 5 cm (line 119)."""
-        heroes = comrades(table.scene, unit, lambda u, b: b.role == "hero" or u.quality == "hero")
+        heroes = comrades(table.scene, unit, HERO, HERO)  # a hero figure, or a group of heroes
         near = cm(RISK["hero_near_cm"])
         return [
             (hero, Threshold(gap, near, table.uncertainty(hero, b)))
@@ -704,23 +690,20 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
+        # Each figure's nearest enemy figure, the first of equally near ones.
+        facing: list[Base | None] = [None] * len(unit.bases)
+        if others:
+            facing = [others[k] for k in table.block(unit.bases, others).argmin(axis=1).tolist()]
         reasons = []
-        for base in unit.bases:
-            found = next(
-                (
-                    f"{base.id} stands entirely in {s.terrain.id} ({s.terrain.kind})"
-                    for s in table.standing(base)
-                    if s.containment is geo.Containment.INSIDE
-                    and self.cover_of(s.terrain) is not Cover.NONE
-                ),
-                "",
-            )
-            if not found and others:
-                nearest = table.closest([base], others).b
-                reading = table.cover(self.cover_policy, nearest, base)
+        for base, enemy in zip(unit.bases, facing, strict=True):
+            inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
+            covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
+            found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
+            if not found and enemy is not None:
+                reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
-                    found = f"{behind[0]} against {nearest.id}"
+                    found = f"{behind[0]} against {enemy.id}"
             if not found:
                 return False, [f"{base.id} is not in cover"]
             reasons.append(found)
@@ -746,12 +729,14 @@ class Skirmish19c(Ruleset):
         limit = cm(RISK["shock_cavalry_cm"])
         found = []
         for enemy in enemies(table.scene, unit):
-            if enemy.get("type") != "cavalry" or enemy.get("weapon") not in RISK["shock_weapons"]:
+            if enemy.type != "cavalry" or enemy.weapon not in RISK["shock_weapons"]:
+                continue
+            if not geo.within(table.unit_gap(unit, enemy), limit):
                 continue
             near = table.unit_distance(unit, enemy)
-            t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
-            if t.within:
-                found.append((enemy, t))
+            found.append(
+                (enemy, Threshold(near.distance, limit, table.uncertainty(near.a, near.b)))
+            )
         return min(found, key=lambda f: f[1].measured) if found else None
 
     # ----------------------------------------------------------------------------------------
@@ -765,10 +750,7 @@ class Skirmish19c(Ruleset):
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         for b in (*bases_a, *bases_b):
             if b.figures != 1:
-                raise QuestionError(
-                    f"{RULESET}: base {b.id!r} holds {b.figures} figures; melee is figure to "
-                    "figure, so give each figure its own base (figures: 1)"
-                )
+                raise sheet.question_error("figures", base=b)
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -879,16 +861,14 @@ class Skirmish19c(Ruleset):
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
+            paces = sheet.CAVALRY_PACES
             data["paces"] = [
-                dict(pace=p, source=str(c))
-                | {"from": length_json(scene, lo)}
+                {"pace": p, "source": str(c), "from": length_json(scene, lo)}
                 | {"to": length_json(scene, hi)}
-                for p, lo, hi, c in sheet.CAVALRY_PACES
+                for p, lo, hi, c in paces
             ]
-            paces = (
-                f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in sheet.CAVALRY_PACES
-            )
-            lines.append(f"- {', '.join(paces)} [{sheet.CAVALRY_PACES[0][3]}]")
+            said = ", ".join(f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in paces)
+            lines.append(f"- {said} [{paces[0][3]}]")
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
@@ -908,22 +888,14 @@ class Skirmish19c(Ruleset):
             t = path["threshold"]
             data.update(reachable=t.within, threshold=threshold_json(scene, t))
             d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
-            lines.append(
-                f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
-                f"{path['to'].id}"
-                + (
-                    f", +{d_cost} for difficult going ({', '.join(path['difficult_pieces'])}) "
-                    f"[{MOVEMENT['difficult']}]"
-                    if path["difficult"] > 0
-                    else ""
-                )
-                + (
-                    f", +{b_cost} to clear {', '.join(path['barriers'])} [{MOVEMENT['barrier']}]"
-                    if path["barriers"]
-                    else ""
-                )
-                + f": costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance"
-            )
+            hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
+            said = f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
+            said += path["to"].id
+            if path["difficult"] > 0:
+                said += f", +{d_cost} for difficult going ({hard}) [{MOVEMENT['difficult']}]"
+            if path["barriers"]:
+                said += f", +{b_cost} to clear {over} [{MOVEMENT['barrier']}]"
+            lines.append(f"{said}: costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance")
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
@@ -979,15 +951,19 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit.
+        # Linked by gaps of at most 5 cm: grow the group from this unit. Only the members no
+        # further apart than 5 cm and any uncertainty may be within or too close to call.
+        rows = [table.unit_row(m) for m in members]
+        past = table.unit_gaps()[np.ix_(rows, rows)] - limit  # (members, members)
+        near_enough = [np.flatnonzero(row <= 2 * table.most_uncertain).tolist() for row in past]
         linked, close = {unit.id}, []
         grow = True
         while grow:
             grow = False
-            for m in (m for m in members if m.id not in linked):
-                for other in (o for o in members if o.id in linked):
-                    if table.unit_gap(m, other) - limit > 2 * table.most_uncertain:
-                        continue  # neither within 5 cm nor too close to call
+            for m, others in zip(members, near_enough, strict=True):
+                if m.id in linked:
+                    continue
+                for other in (members[j] for j in others if members[j].id in linked):
                     near = table.unit_distance(m, other)
                     t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
                     if t.too_close_to_call:
@@ -1074,7 +1050,7 @@ class Skirmish19c(Ruleset):
             "move": OutcomeRule(_no_form, self._move_apply),
         }
 
-    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
         and the figures killed, taken off the table (lines 51-53)."""
         data = self.resolve(scene, "shoot", args).data
@@ -1090,24 +1066,20 @@ class Skirmish19c(Ruleset):
             "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         ]
         label = f"hits: D8s showing {need} or more ({fire} thrown)"
+
+        def reading(result: str) -> str:
+            return f"hits whose {read} reads {result.title()} ({_faces(row['faces'], result)})"
+
         return (
             count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
             *[
-                count(
-                    f"{result}s",
-                    f"figures {word}: hits whose {read} reads {result.title()} "
-                    f"({_faces(row['faces'], result)})",
-                    row["cite"],
-                    fire,
-                )
+                count(f"{result}s", f"figures {word}: {reading(result)}", row["cite"], fire)
                 for result, word in (("kill", "killed"), ("wound", "wounded"))
             ],
             taken_off("taken_off", target, pool, picked, fire),
         )
 
-    def _shoot_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
             return ()
         hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
@@ -1115,9 +1087,8 @@ class Skirmish19c(Ruleset):
         what = f"{args[0]} shoot {args[1]}"
         source = sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > hits:
-            raise QuestionError(
-                f"{RULESET} {what}: {kills} killed and {wounds} wounded come from {hits} hits; "
-                f"each hit throws one damage D6 [{source}]"
+            raise sheet.question_error(
+                "damage", what=what, kills=kills, wounds=wounds, hits=hits, source=source
             )
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
@@ -1135,16 +1106,15 @@ class Skirmish19c(Ruleset):
         (kills, wounds), (what, source) = hurt, why
         taken = sum(b.figures for b in off)
         if taken > kills:
-            raise QuestionError(
-                f"{RULESET} {what}: {', '.join(b.id for b in off)} hold {taken} figures, but "
-                f"{kills} were killed"
+            bases = ", ".join(b.id for b in off)
+            raise sheet.question_error(
+                "taken-off", what=what, bases=bases, taken=taken, kills=kills
             )
         off_ids = {b.id for b in off}
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise QuestionError(
-                f"{RULESET} {what}: {kills} killed, so take off {kills - taken - spare} more "
-                f"figure(s) of those hit (a base with one figure goes when he is killed)"
+            raise sheet.question_error(
+                "more-off", what=what, kills=kills, more=kills - taken - spare
             )
         by_group: dict[str, int] = {}
         for b in off:
@@ -1165,7 +1135,7 @@ class Skirmish19c(Ruleset):
         ]
         return changes
 
-    def _melee_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _melee_form(self, scene: Scene, args: Args) -> Reports:
         """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
         6s (line 78), and the figures killed."""
         data = self.resolve(scene, "melee", args).data
@@ -1176,33 +1146,18 @@ class Skirmish19c(Ruleset):
         won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
         worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
         label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
-        reports = [
-            Report(
-                "worse",
-                Kind.CHOICE,
-                label + " 5 cm, both if drawn",
-                MELEE["back"],
-                choices=(a.id, b.id, "drawn"),
-                default=worse,
-            )
-        ]
+        sides = (a.id, b.id, "drawn")
+        label += " 5 cm, both if drawn"
+        reports = [Report("worse", Kind.CHOICE, label, MELEE["back"], choices=sides, default=worse)]
         for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
-            reports += [
-                count(
-                    f"{hurt}_{key}",
-                    f"figures of {unit.id} {hurt} (an opponent won with a natural {face})",
-                    MELEE["hits"],
-                    n,
-                )
-                for hurt, face in (("killed", 6), ("wounded", 5))
-            ]
+            for hurt, face in (("killed", 6), ("wounded", 5)):
+                label = f"figures of {unit.id} {hurt} (an opponent won with a natural {face})"
+                reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
-    def _melee_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         form = self._melee_form(scene, args)
         if not form:
             return ()
@@ -1210,10 +1165,8 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            raise QuestionError(
-                f"{RULESET} {what}: {hits} figures killed or wounded, but only {fights} fights: "
-                f"the winner of a fight wounds or kills one opponent [{MELEE['hits']}]"
-            )
+            cite = MELEE["hits"]
+            raise sheet.question_error("fights", what=what, hits=hits, fights=fights, cite=cite)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1221,31 +1174,26 @@ class Skirmish19c(Ruleset):
             kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
             changes += self._losses(scene, unit, (kills, wounds), off, (what, MELEE["hits"]))
         worse = reported["worse"]
-        for unit in units.values():
-            if worse in (unit.id, "drawn"):
-                why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
-                changes.append(
-                    Change(
-                        unit.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE["back"]
-                    )
-                )
+        why = "drawn: both move back 5 cm" if worse == "drawn" else "worse results"
+        changes += [
+            Change(u.id, "status", "retreating", f"{why}, moved back 5 cm", MELEE["back"])
+            for u in units.values()
+            if worse in (u.id, "drawn")
+        ]
         return tuple(changes)
 
-    def _risk_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _risk_form(self, scene: Scene, args: Args) -> Reports:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
         row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
+        rows = sheet.ROW_LABELS
         return (
-            Report(
-                "row", Kind.CHOICE, label, row.cite, choices=sheet.ROW_LABELS, default=data["row"]
-            ),
+            Report("row", Kind.CHOICE, label, row.cite, choices=rows, default=data["row"]),
             count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
         )
 
-    def _risk_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         face = int(reported["face"])
         if face < 1:
             raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
@@ -1259,7 +1207,7 @@ class Skirmish19c(Ruleset):
             return ()
         return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
 
-    def _command_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+    def _command_form(self, scene: Scene, args: Args) -> Reports:
         """The command points thrown (line 84), and which groups in command distance they
         activate (lines 99-103)."""
         data = self.resolve(scene, "command", args).data
@@ -1277,40 +1225,33 @@ class Skirmish19c(Ruleset):
                 f"pt ({c['why']}) = {cost_of(c)} pts"
             )
             cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
-            reports.append(
-                Report(f"command_{c['unit']}", Kind.FLAG, label, cite, default=spent <= mean)
-            )
+            asked = f"command_{c['unit']}"
+            reports.append(Report(asked, Kind.FLAG, label, cite, default=spent <= mean))
         return tuple(reports)
 
-    def _command_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         data = self.resolve(scene, "command", args).data
         points = int(reported.get("points", 0))
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
-        if sum(map(cost_of, chosen)) > points:
-            raise QuestionError(
-                f"{RULESET} command {args[0]}: the groups chosen cost {sum(map(cost_of, chosen))} "
-                f"points, but {points} were thrown [{LOYAL['cite']}]"
+        cost = sum(map(cost_of, chosen))
+        if cost > points:
+            raise sheet.question_error(
+                "points", leader=args[0], cost=cost, points=points, cite=LOYAL["cite"]
             )
-        changes = []
-        for c in chosen:
-            why = f"activated by {data['leader_base']}: {cost_of(c)} of {points} command points"
-            changes.append(Change(c["unit"], "commanded", True, why, COMMAND["points"]))
-        return tuple(changes)
+        why = f"activated by {data['leader_base']}: {{}} of {points} command points"
+        cite = COMMAND["points"]
+        return tuple(
+            Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
+        )
 
-    def _charge_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
         if not self.resolve(scene, "charge", args).data["allowed"]:
             return ()
         unit, why = scene.unit_of(args[0]), f"charged {args[1]}"
         return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
 
-    def _move_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A move has no dice: the group has moved this turn (line 34: moving troops shoot
         1 per 3 figures)."""
         unit = scene.unit_of(args[0])
@@ -1454,7 +1395,7 @@ def answer_data(action: str, **data: Any) -> dict[str, Any]:
     return {"action": action, "ruleset": RULESET, **data}
 
 
-def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool) -> Resolution:
+def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool = False) -> Resolution:
     """An answer; in brief (as `suggest` lists it) only its first line."""
     return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
 

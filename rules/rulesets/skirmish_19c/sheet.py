@@ -15,6 +15,8 @@ from typing import Any
 from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, Roll, Threshold
+from ...answer import fraction_json as odds_json
+from ...errors import QuestionError
 from ...scene import TerrainKind
 from ...sheetdata import load_sheet_data
 from ...state import Field, Kind, Phase
@@ -22,6 +24,11 @@ from ...state import Field, Kind, Phase
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
 DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+
+
+def question_error(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
+    return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
 
 
 def cm(length: float) -> float:
@@ -120,15 +127,14 @@ ACTIONS_TABLE = {
     }
     for kind, rows in DATA["actions"].items()
 }
-ROW_LABELS = ("RF0", "RF1", "RF2-5", "RF6-8", "RF9+")
+ROW_LABELS = tuple(DATA["actions"]["infantry"])
+"""The rows of the actions tables, from 'Up to RF0' to RF9+."""
 
 
 def row_label(risk_factor: int) -> str:
-    """The actions-table row for a risk factor: 'Up to RF0', RF1, RF2-5, RF6-8, RF9+."""
-    for label, top in zip(ROW_LABELS, (0, 1, 5, 8), strict=False):
-        if risk_factor <= top:
-            return label
-    return "RF9+"
+    """The actions-table row for a risk factor (`[risk] row_tops`)."""
+    tops = RISK["row_tops"].items()
+    return next((label for label, top in tops if risk_factor <= top), ROW_LABELS[-1])
 
 
 def status_after(cell: Cell, row: str, status: str, commanded: bool) -> tuple[str, str]:
@@ -182,8 +188,26 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
     return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
 
 
-def odds_json(p: Fraction) -> dict[str, Any]:
-    return {"exact": str(p), "value": float(p)}
+def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
+    """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
+    hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
+    mods = tuple(
+        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
+        for q in ("hero", "raw")
+        if q == quality
+    )
+    row = DAMAGE["gunpowder" if gunpowder else "other"]
+    faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
+    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
+    return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
+
+
+DAMAGE_ROLLS = {
+    (gunpowder, quality): damage_roll(gunpowder, quality)
+    for gunpowder in (True, False)
+    for quality in FIELDS["quality"].choices
+}
+"""`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
 
 
 def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
@@ -206,16 +230,8 @@ def volley(
     answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
-    mods = tuple(
-        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
-        for q in ("hero", "raw")
-        if q == quality
-    )
-    shift = int(sum(m.value for m in mods))
-    row = DAMAGE["gunpowder" if gunpowder else "other"]
-    faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
-    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
-    per_hit = damage_odds(gunpowder, shift)
+    damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
+    shift = int(sum(m.value for m in damage.modifiers))
     hit = dice_math.p_at_least(8, need)
     hits, kills, wounds = (
         dice_math.binomial_shown(shooters, p)
