@@ -263,7 +263,7 @@ class _Near(NamedTuple):
     line to its centre (`Table._centre_lines_near`)."""
 
     pair: npt.NDArray[np.int_]
-    """(M,) the pair (of the batch) each candidate base belongs to"""
+    """(M,) the pair (or line) of the batch each candidate base belongs to"""
     base: npt.NDArray[np.int_]
     """(M,) a base that may block a line of that pair (`geometry.solids_near_lines`)"""
 
@@ -826,9 +826,8 @@ class Table:
             others = np.arange(1, points)
             pair = np.repeat(open_, len(others))
             aims = np.tile(others, len(open_))
-            if near is None:
-                clear = self._lines_clear(policy, viewers[pair], targets[pair], aims)
-            else:
+            among = None
+            if near is not None:
                 # The bases near each centre line are the only ones that may block the lines
                 # to the same target's other points: line k of open pair i is i * (K - 1) + k.
                 place = np.full(len(centre), -1)
@@ -836,10 +835,8 @@ class Table:
                 at = place[near.pair]
                 kept = at >= 0
                 lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                blockers = np.repeat(near.base[kept], len(others))
-                clear = self._lines_clear_among(
-                    policy, viewers[pair], targets[pair], aims, lines, blockers
-                )
+                among = _Near(lines, np.repeat(near.base[kept], len(others)))
+            clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, among)
             clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
 
@@ -896,23 +893,6 @@ class Table:
             near_bases.append(base[ok])
         return clear, _Near(np.concatenate(near_pairs), np.concatenate(near_bases))
 
-    def _lines_clear_among(
-        self,
-        policy: SightPolicy,
-        viewers: npt.NDArray[np.int_],
-        targets: npt.NDArray[np.int_],
-        point: npt.NDArray[np.int_],
-        lines: npt.NDArray[np.int_],
-        bases: npt.NDArray[np.int_],
-    ) -> npt.NDArray[np.bool_]:
-        """`_lines_clear`, the bases that may block line lines[m] being among bases[m]
-        (`geometry.solids_block_among`): the same verdicts without searching every base."""
-        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        keep = clear[lines]
-        clear &= ~geo.solids_block_among(eyes, aims, self.solids, lines[keep], bases[keep])
-        return clear
-
     def _terrain_clear(
         self,
         policy: SightPolicy,
@@ -923,13 +903,11 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
         viewers[p] to base targets[p], under a policy (`_terrain_exempt` pieces block none)."""
-        clear = np.ones(len(eyes), dtype=bool)
         exempt = self._terrain_exempt(policy, viewers, targets)
-        for k, piece in enumerate(self.terrain_obstacles(policy)):
-            asked = clear if exempt is None else clear & ~exempt[:, k]
-            open_ = np.flatnonzero(asked)
-            clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
-        return clear
+        hits = geo.terrain_blocks(
+            eyes, aims, self.terrain_obstacles(policy), None if exempt is None else ~exempt
+        )
+        return np.asarray(~hits.any(axis=1))
 
     @cached_property
     def _sight_spread(self) -> geo.Array:
@@ -955,11 +933,20 @@ class Table:
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
         point: int | npt.NDArray[np.int_],
+        among: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
         """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
-        point `point` of every target or point[p] of each."""
+        point `point` of every target or point[p] of each. With `among`, the bases that may
+        block line among.pair[m] are among among.base[m] (`geometry.solids_block_among`): the
+        same verdicts without searching every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
         clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
+        if among is not None:
+            keep = clear[among.pair]
+            blockers = geo.solids_block_among(
+                eyes, aims, self.solids, among.pair[keep], among.base[keep]
+            )
+            return np.asarray(clear & ~blockers)
         # Only the lines no terrain blocks are clipped against the bases.
         open_ = np.flatnonzero(clear)
         mask = self._sight_mask(policy, viewers[open_], targets[open_])
