@@ -152,7 +152,7 @@ def steady_on_grid(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], objec
     return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
 
 
-def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
+def _hull_of(poly: geo.Array) -> geo.Array:
     """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
     pts = sorted(map(tuple, poly.tolist()))
 
@@ -172,7 +172,7 @@ def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
         return out
 
     lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
+    return np.array(lower[:-1] + upper[:-1], dtype=float)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -292,9 +292,6 @@ class Table:
         self._memo: dict[Hashable, Any] = {}
         self._sight: dict[SightPolicy, dict[tuple[str, str], geo.Sight]] = {}
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
-        self._hulls: dict[str, tuple[geo.Array, float]] = {}
-        self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
-        self._gaps: dict[tuple[str, str], float] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
         self._nearest_seen_pairs: dict[
@@ -1279,9 +1276,9 @@ class Table:
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
         and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
-        if piece_id not in self._hull_sides:
-            self._hull_sides[piece_id] = self._outward_sides(piece_id, poly)
-        sides = self._hull_sides[piece_id]
+        sides = self._remember(
+            ("outward_sides", piece_id), lambda: self._outward_sides(piece_id, poly)
+        )
         if sides is None:
             return False
         # Each side's outward distance of both ends, in the arithmetic of the arrays it was
@@ -1298,9 +1295,7 @@ class Table:
         """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
         `_plainly_beside` (remembered per piece; `geometry.convex_sides`); None for an outline
         with no area."""
-        if piece_id not in self._hulls:
-            self._hulls[piece_id] = _hull_of(poly)
-        sides = geo.convex_sides(self._hulls[piece_id][0])
+        sides = geo.convex_sides(self._hull(piece_id, poly))
         if sides is None:
             return None
         normal, offset = sides
@@ -1309,13 +1304,16 @@ class Table:
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
         target is shot at from many sides)."""
-        key = (piece_id, target.id)
-        if key not in self._gaps:
-            if piece_id not in self._hulls:
-                self._hulls[piece_id] = _hull_of(poly)
-            hull = self._hulls[piece_id]
-            self._gaps[key] = geo.convex_distance(geo.corners(target), geo.radius(target), *hull)
-        return self._gaps[key]
+        return self._remember(
+            ("gap_to", piece_id, target.id),
+            lambda: geo.convex_distance(
+                geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+            ),
+        )
+
+    def _hull(self, piece_id: str, poly: geo.Array) -> geo.Array:
+        """The convex outline of a cover obstacle (`_hull_of`, remembered per piece)."""
+        return self._remember(("hull", piece_id), lambda: _hull_of(poly))
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
