@@ -960,16 +960,8 @@ def sight_many(
         pair, solid, _ = _near_solids(eyes, points[:, 0], spread, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
-            inside = paired_inside_lengths(
-                flat_eyes[rays],
-                flat_points[rays],
-                np.repeat(solids.polygons[solid], k, axis=0),
-                np.repeat(solids.radii[solid], k),
-            ).reshape(-1, k)
-            hit = inside > EPS
-            blocked |= (
-                np.bincount(rays[hit.reshape(-1)], minlength=n_pairs * k).reshape(n_pairs, k) > 0
-            )
+            hit = _clips(flat_eyes, flat_points, solids, rays, np.repeat(solid, k)).reshape(-1, k)
+            blocked.reshape(-1)[rays[hit.reshape(-1)]] = True  # (a view: `hits.any` is fresh)
             stops = np.flatnonzero(hit.any(axis=1))
             for p, s in zip(pair[stops].tolist(), solid[stops].tolist(), strict=True):
                 names[p].append(solids.ids[s])
