@@ -1038,9 +1038,10 @@ def terrain_blocks(
     for t, piece in enumerate(terrain):
         asked = open_ if may_block is None else open_ & may_block[:, t]
         rows = np.flatnonzero(asked)
-        hits[rows, t] = terrain_hits(eyes[rows], aims[rows], piece)
+        rows = rows[terrain_hits(eyes[rows], aims[rows], piece)]
+        hits[rows, t] = True
         if not every:
-            open_ &= ~hits[:, t]
+            open_[rows] = False
     return hits
 
 
