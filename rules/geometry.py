@@ -945,33 +945,23 @@ def sight_many(
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     points = np.asarray(points, dtype=float)
     n_pairs, k = points.shape[:2]
-    blocked = np.zeros((n_pairs, k), dtype=bool)
-    names: list[list[str]] = [[] for _ in range(n_pairs)]
     if n_pairs == 0:
         return []
+    names: list[list[str]] = [[] for _ in range(n_pairs)]
     flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
-    for t, piece in enumerate(terrain):
-        hits = terrain_hits(flat_eyes, flat_points, piece).reshape(n_pairs, k)
-        if terrain_may_block is not None:
-            hits &= terrain_may_block[:, t, None]
-        blocked |= hits
-        for p in np.flatnonzero(hits.any(axis=1)).tolist():
-            names[p].append(piece.id)
+    allowed = None if terrain_may_block is None else np.repeat(terrain_may_block, k, axis=0)
+    hits = terrain_blocks(flat_eyes, flat_points, terrain, allowed, every=True)
+    hits = hits.reshape(n_pairs, k, len(terrain))
+    blocked = hits.any(axis=2)
+    for p, t in np.argwhere(hits.any(axis=1)).tolist():  # by pair, then piece
+        names[p].append(terrain[t].id)
     if may_block is not None and len(solids.ids):
         spread = np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1)
         pair, solid, _ = _near_solids(eyes, points[:, 0], spread, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
-            inside = paired_inside_lengths(
-                flat_eyes[rays],
-                flat_points[rays],
-                np.repeat(solids.polygons[solid], k, axis=0),
-                np.repeat(solids.radii[solid], k),
-            ).reshape(-1, k)
-            hit = inside > EPS
-            blocked |= (
-                np.bincount(rays[hit.reshape(-1)], minlength=n_pairs * k).reshape(n_pairs, k) > 0
-            )
+            hit = _clips(flat_eyes, flat_points, solids, rays, np.repeat(solid, k)).reshape(-1, k)
+            blocked.reshape(-1)[rays[hit.reshape(-1)]] = True  # (a view: `hits.any` is fresh)
             stops = np.flatnonzero(hit.any(axis=1))
             for p, s in zip(pair[stops].tolist(), solid[stops].tolist(), strict=True):
                 names[p].append(solids.ids[s])
@@ -1028,6 +1018,31 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         if len(rest):
             flat[rest] = rays_blocked(eyes[rest], aims[rest], piece)
     return flat
+
+
+def terrain_blocks(
+    eyes: Array,
+    aims: Array,
+    terrain: Sequence[Obstacle],
+    may_block: npt.NDArray[np.bool_] | None = None,
+    *,
+    every: bool = False,
+) -> npt.NDArray[np.bool_]:
+    """(R, T): whether terrain piece t blocks the sight line eyes[r]-aims[r] (`terrain_hits`),
+    of the pieces line r's row of `may_block` (R, T) allows (None: every piece). The one
+    terrain verdict of both the full trace (`sight_many`, `every`: each piece asked of every
+    line, to name them all) and a line's clear-or-not (not `every`: a line is asked no more
+    once a piece blocks it, so only its first blocking piece is marked)."""
+    hits = np.zeros((len(eyes), len(terrain)), dtype=bool)
+    open_ = np.ones(len(eyes), dtype=bool)
+    for t, piece in enumerate(terrain):
+        asked = open_ if may_block is None else open_ & may_block[:, t]
+        rows = np.flatnonzero(asked)
+        rows = rows[terrain_hits(eyes[rows], aims[rows], piece)]
+        hits[rows, t] = True
+        if not every:
+            open_[rows] = False
+    return hits
 
 
 def convex_verdicts(

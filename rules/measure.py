@@ -152,7 +152,7 @@ def steady_on_grid(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], objec
     return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
 
 
-def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
+def _hull_of(poly: geo.Array) -> geo.Array:
     """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
     pts = sorted(map(tuple, poly.tolist()))
 
@@ -172,7 +172,7 @@ def _hull_of(poly: geo.Array) -> tuple[geo.Array, float]:
         return out
 
     lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=float), 0.0
+    return np.array(lower[:-1] + upper[:-1], dtype=float)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -263,7 +263,7 @@ class _Near(NamedTuple):
     line to its centre (`Table._centre_lines_near`)."""
 
     pair: npt.NDArray[np.int_]
-    """(M,) the pair (of the batch) each candidate base belongs to"""
+    """(M,) the pair (or line) of the batch each candidate base belongs to"""
     base: npt.NDArray[np.int_]
     """(M,) a base that may block a line of that pair (`geometry.solids_near_lines`)"""
 
@@ -292,9 +292,6 @@ class Table:
         self._memo: dict[Hashable, Any] = {}
         self._sight: dict[SightPolicy, dict[tuple[str, str], geo.Sight]] = {}
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
-        self._hulls: dict[str, tuple[geo.Array, float]] = {}
-        self._hull_sides: dict[str, list[tuple[float, float, float]] | None] = {}
-        self._gaps: dict[tuple[str, str], float] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
         self._nearest_seen_pairs: dict[
@@ -826,9 +823,8 @@ class Table:
             others = np.arange(1, points)
             pair = np.repeat(open_, len(others))
             aims = np.tile(others, len(open_))
-            if near is None:
-                clear = self._lines_clear(policy, viewers[pair], targets[pair], aims)
-            else:
+            among = None
+            if near is not None:
                 # The bases near each centre line are the only ones that may block the lines
                 # to the same target's other points: line k of open pair i is i * (K - 1) + k.
                 place = np.full(len(centre), -1)
@@ -836,10 +832,8 @@ class Table:
                 at = place[near.pair]
                 kept = at >= 0
                 lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                blockers = np.repeat(near.base[kept], len(others))
-                clear = self._lines_clear_among(
-                    policy, viewers[pair], targets[pair], aims, lines, blockers
-                )
+                among = _Near(lines, np.repeat(near.base[kept], len(others)))
+            clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, among)
             clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
 
@@ -896,23 +890,6 @@ class Table:
             near_bases.append(base[ok])
         return clear, _Near(np.concatenate(near_pairs), np.concatenate(near_bases))
 
-    def _lines_clear_among(
-        self,
-        policy: SightPolicy,
-        viewers: npt.NDArray[np.int_],
-        targets: npt.NDArray[np.int_],
-        point: npt.NDArray[np.int_],
-        lines: npt.NDArray[np.int_],
-        bases: npt.NDArray[np.int_],
-    ) -> npt.NDArray[np.bool_]:
-        """`_lines_clear`, the bases that may block line lines[m] being among bases[m]
-        (`geometry.solids_block_among`): the same verdicts without searching every base."""
-        eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        keep = clear[lines]
-        clear &= ~geo.solids_block_among(eyes, aims, self.solids, lines[keep], bases[keep])
-        return clear
-
     def _terrain_clear(
         self,
         policy: SightPolicy,
@@ -923,13 +900,11 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
         viewers[p] to base targets[p], under a policy (`_terrain_exempt` pieces block none)."""
-        clear = np.ones(len(eyes), dtype=bool)
         exempt = self._terrain_exempt(policy, viewers, targets)
-        for k, piece in enumerate(self.terrain_obstacles(policy)):
-            asked = clear if exempt is None else clear & ~exempt[:, k]
-            open_ = np.flatnonzero(asked)
-            clear[open_] = ~geo.terrain_hits(eyes[open_], aims[open_], piece)
-        return clear
+        hits = geo.terrain_blocks(
+            eyes, aims, self.terrain_obstacles(policy), None if exempt is None else ~exempt
+        )
+        return np.asarray(~hits.any(axis=1))
 
     @cached_property
     def _sight_spread(self) -> geo.Array:
@@ -955,11 +930,20 @@ class Table:
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
         point: int | npt.NDArray[np.int_],
+        among: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
         """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
-        point `point` of every target or point[p] of each."""
+        point `point` of every target or point[p] of each. With `among`, the bases that may
+        block line among.pair[m] are among among.base[m] (`geometry.solids_block_among`): the
+        same verdicts without searching every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
         clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
+        if among is not None:
+            keep = clear[among.pair]
+            blockers = geo.solids_block_among(
+                eyes, aims, self.solids, among.pair[keep], among.base[keep]
+            )
+            return np.asarray(clear & ~blockers)
         # Only the lines no terrain blocks are clipped against the bases.
         open_ = np.flatnonzero(clear)
         mask = self._sight_mask(policy, viewers[open_], targets[open_])
@@ -1292,9 +1276,9 @@ class Table:
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
         and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
-        if piece_id not in self._hull_sides:
-            self._hull_sides[piece_id] = self._outward_sides(piece_id, poly)
-        sides = self._hull_sides[piece_id]
+        sides = self._remember(
+            ("outward_sides", piece_id), lambda: self._outward_sides(piece_id, poly)
+        )
         if sides is None:
             return False
         # Each side's outward distance of both ends, in the arithmetic of the arrays it was
@@ -1311,9 +1295,7 @@ class Table:
         """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
         `_plainly_beside` (remembered per piece; `geometry.convex_sides`); None for an outline
         with no area."""
-        if piece_id not in self._hulls:
-            self._hulls[piece_id] = _hull_of(poly)
-        sides = geo.convex_sides(self._hulls[piece_id][0])
+        sides = geo.convex_sides(self._hull(piece_id, poly))
         if sides is None:
             return None
         normal, offset = sides
@@ -1322,13 +1304,16 @@ class Table:
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
         target is shot at from many sides)."""
-        key = (piece_id, target.id)
-        if key not in self._gaps:
-            if piece_id not in self._hulls:
-                self._hulls[piece_id] = _hull_of(poly)
-            hull = self._hulls[piece_id]
-            self._gaps[key] = geo.convex_distance(geo.corners(target), geo.radius(target), *hull)
-        return self._gaps[key]
+        return self._remember(
+            ("gap_to", piece_id, target.id),
+            lambda: geo.convex_distance(
+                geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+            ),
+        )
+
+    def _hull(self, piece_id: str, poly: geo.Array) -> geo.Array:
+        """The convex outline of a cover obstacle (`_hull_of`, remembered per piece)."""
+        return self._remember(("hull", piece_id), lambda: _hull_of(poly))
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""

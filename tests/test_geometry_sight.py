@@ -4,7 +4,8 @@ path it stands in for: bases near a centre sight line reused for the lines to th
 piece settled by how deep they run (`geometry.convex_verdicts`), bases plainly in or out of a
 convex piece (`geometry.containment`), distance blocks read as slices (`Table.block`), the
 sight points of every base at once (`Table.sight_points`), the corners by scalar arithmetic
-(`geometry.corners`) and remembered lengths (`engine.length_json`)."""
+(`geometry.corners`), remembered lengths (`engine.length_json`) and the terrain pieces across
+each line (`geometry.terrain_blocks`)."""
 
 from __future__ import annotations
 
@@ -202,3 +203,22 @@ def test_length_json_remembers_but_keeps_the_sign_of_zero() -> None:
     assert length_json(scene, 25.4) == {"value": 1.0, "unit": "in"}
     assert math.copysign(1.0, length_json(scene, -0.0)["value"]) == -1.0
     assert math.copysign(1.0, length_json(scene, 0.0)["value"]) == 1.0
+
+
+def test_terrain_blocks_names_every_piece_or_stops_at_the_first() -> None:
+    """Three lines from x = 0 to x = 100: along y = 0, y = 20 and y = 50. Square pieces of side
+    10, not seen into: P at (30, 0) and Q at (60, 0) both stand across the first line, R at
+    (60, 20) across the second; nothing stands across the third (P spans y -5..5, R 15..25).
+
+    Every piece asked of every line: P and Q block line 0, R line 1. A verdict only: line 0
+    is asked no more after P. With P left out of line 0 (may_block), Q is its first blocker."""
+    pieces = [_square(30, 0), _square(60, 0), _square(60, 20)]
+    eyes = np.array([[0.0, 0.0], [0.0, 20.0], [0.0, 50.0]])
+    aims = np.array([[100.0, 0.0], [100.0, 20.0], [100.0, 50.0]])
+    every = geo.terrain_blocks(eyes, aims, pieces, every=True)
+    assert every.tolist() == [[True, True, False], [False, False, True], [False, False, False]]
+    first = geo.terrain_blocks(eyes, aims, pieces)
+    assert first.tolist() == [[True, False, False], [False, False, True], [False, False, False]]
+    allowed = np.array([[False, True, True], [True, True, True], [True, True, True]])
+    masked = geo.terrain_blocks(eyes, aims, pieces, allowed)
+    assert masked.tolist() == [[False, True, False], [False, False, True], [False, False, False]]
