@@ -5,8 +5,6 @@ reads them, so `umpire scan` and the table fit do not refuse it."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
@@ -14,6 +12,7 @@ import numpy as np
 import pytest
 
 from calibration.errors import CalibrationError
+from tests.conftest import run_umpire
 from vision.game import load_game
 from vision.pipeline import Scanner
 from vision.render import Effects, camera_for_table, render
@@ -57,12 +56,7 @@ def test_the_scan_reads_them_in_its_coarse_pass(oblique: np.ndarray) -> None:
 def test_umpire_scan_accepts_the_oblique_photo(oblique: np.ndarray, tmp_path: Path) -> None:
     photo = tmp_path / "oblique.png"
     cv2.imwrite(str(photo), oblique)
-    out = subprocess.run(
-        [sys.executable, "-m", "webui.cli", "scan", str(photo), "--game", str(GAME), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    out = run_umpire("scan", photo, "--game", GAME, "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["detection"]["calibration"]["reference_tags"] == [0, 1, 2, 3]

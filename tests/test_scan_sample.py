@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import cv2
 import numpy as np
 
 from benchmarks import render_sample
+from tests.conftest import run_umpire
 from vision.game import load_game
 from vision.pipeline import Scanner
 
@@ -42,12 +41,7 @@ def check_every_base(doc: Mapping[str, Any]) -> None:
 
 
 def test_umpire_scan_reads_the_sample_on_the_first_try(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "webui.cli", "scan", str(PHOTO), "--game", str(GAME), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    out = run_umpire("scan", PHOTO, "--game", GAME, "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     check_every_base(doc)
