@@ -286,14 +286,28 @@ class Player:
         )
 
     def at(self, turn: int, phase: str) -> None:
-        """Wait until the page shows this turn and phase."""
-        self.page.wait_for_function(
-            """([turn, phase]) => document.getElementById('turn').textContent === `Turn ${turn}`
-                && document.querySelector('#phases button.phase.current')?.dataset.phase === phase
-                && document.getElementById('suggest-head').textContent
-                    === `Suggested for ${phase}`""",
-            arg=[turn, phase],
-        )
+        """Wait until the page shows this turn and phase; if it never does, fail saying what
+        the page and the server show instead."""
+        try:
+            self.page.wait_for_function(
+                """([turn, phase]) => document.getElementById('turn').textContent === `Turn ${turn}`
+                    && document.querySelector('#phases button.phase.current')?.dataset.phase
+                        === phase
+                    && document.getElementById('suggest-head').textContent
+                        === `Suggested for ${phase}`""",
+                arg=[turn, phase],
+            )
+        except PlaywrightTimeout:
+            shown = self.page.evaluate(
+                """() => [document.getElementById('turn').textContent,
+                    document.querySelector('#phases button.phase.current')?.dataset.phase,
+                    document.getElementById('suggest-head').textContent]"""
+            )
+            server = self.state()
+            pytest.fail(
+                f"waited for turn {turn}, phase {phase!r}: the page shows {shown}, the server "
+                f"turn {server['turn']}, phase {server['phase']!r}"
+            )
 
     def next_phase(self, turn: int, phase: str) -> None:
         """Click Next phase and wait for the page to show where it leads."""

@@ -168,11 +168,15 @@ def test_the_map_starts_above_the_fold_at_1920x1080(
 ) -> None:
     page = open_page(browser, served, 1920, 1080)
     try:
-        page.wait_for_function(
-            "() => document.querySelector('#map svg')?.getBoundingClientRect().height > 300"
-        )
-        box = page.locator("#map svg").bounding_box()
-        assert box is not None and box["y"] < 200 and box["y"] + box["height"] <= 1080, box
+        # The map is redrawn with every frame: its box is read in the same turn of the page's
+        # script that found it drawn, never from an element a redraw may have replaced since.
+        box = page.wait_for_function(
+            """() => {
+                const rect = document.querySelector('#map svg')?.getBoundingClientRect();
+                return rect && rect.height > 300 ? {y: rect.y, height: rect.height} : null;
+            }"""
+        ).json_value()
+        assert box["y"] < 200 and box["y"] + box["height"] <= 1080, box
         page.screenshot(path=str(tmp_path / "wide.png"))
     finally:
         page.context.close()
