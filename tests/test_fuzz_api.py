@@ -65,6 +65,16 @@ ROUTES: Final[dict[str, tuple[str, ...]]] = {
     "/api/actions": ("GET",),
     "/api/sheets": ("GET",),
     "/api/replay": ("GET", "POST"),
+    "/calibrate": ("GET",),
+    "/api/calibration": ("GET",),
+    "/api/calibration/settings": ("POST",),
+    "/api/calibration/capture": ("POST",),
+    "/api/calibration/clear": ("POST",),
+    "/api/calibration/save": ("POST",),
+    "/api/calibration/coverage.svg": ("GET",),
+    "/api/calibration/frame.jpg": ("GET",),
+    "/api/calibration/table-check": ("GET",),
+    "/api/calibration/table-check.jpg": ("GET",),
 }
 """Every route and the methods it answers (HEAD and OPTIONS come with GET and POST)."""
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -212,6 +222,21 @@ OUTCOME_BODIES = st.fixed_dictionaries(
     },
 )
 """Reported dice (and an override's hand changes), good and bad."""
+CALIBRATION_BODIES = st.fixed_dictionaries(
+    {},
+    optional={
+        "camera": st.integers(min_value=-1, max_value=2) | JSON_VALUES,
+        "resolution": st.sampled_from(("640x480", "800x600", "1280x720", "9x9", "wide"))
+        | st.lists(st.integers(min_value=-10, max_value=5000), max_size=3)
+        | JSON_VALUES,
+        "exposure": st.floats(min_value=-20, max_value=20) | JSON_VALUES,
+        "focus": st.integers(min_value=-5, max_value=300) | JSON_VALUES,
+        "path": st.sampled_from(("camera.json", "../camera.json", "/tmp/x.json", "c.txt", ""))
+        | st.text(max_size=30)
+        | JSON_VALUES,
+    },
+)
+"""Camera settings and a camera file's name for the calibration page, good and bad."""
 GOOD_RESULTS = st.fixed_dictionaries(
     {
         "resolution": st.integers(min_value=1, max_value=4),
@@ -280,6 +305,7 @@ BODIES = (
     | st.builds(encoded, GOOD_RESULTS)
     | st.builds(encoded, STATE_BODIES)
     | st.builds(encoded, OUTCOME_BODIES)
+    | st.builds(encoded, CALIBRATION_BODIES)
     | RAW_BODIES
     | st.just(b"")
 )
