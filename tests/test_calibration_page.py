@@ -325,3 +325,27 @@ def test_a_settings_file_edited_wrongly_is_said_not_applied(tmp_path: Path) -> N
         assert "'resolution': 'big'" in doc["notes"][0]
     finally:
         live.stop()
+
+
+def test_a_still_photo_is_not_waited_for(tmp_path: Path) -> None:
+    """A still photo gives no newer frame: a capture is refused at once (409) saying so and
+    pointing to `umpire calibrate camera`, not a 503 after waiting for a frame that cannot
+    come."""
+    live = Live(open_source(str(ROOT / "examples" / "skirmish.jpg")), load_game(GAME)).start()
+    try:
+        app = create_app(
+            {"TESTING": True, "DATA_DIR": str(tmp_path), "CSRF_TOKEN": TOKEN, "ACCESS_CODE": CODE},
+            live=live,
+        )
+        client = app.test_client()
+        deadline = time.monotonic() + WAIT_S
+        while live.state.frame < 0:
+            assert time.monotonic() < deadline, "the photo was never read"
+            time.sleep(0.1)
+        first = client.post("/api/calibration/capture", json={}, headers=CHANGE)
+        assert first.status_code == 409, first.json
+        error = first.json["error"]
+        assert "still photo skirmish.jpg" in error and "no new frame will come" in error
+        assert "umpire calibrate camera" in error
+    finally:
+        live.stop()

@@ -526,6 +526,7 @@ def capture() -> ResponseReturnValue:
     live = _live()
     state = session()
     with state.lock:
+        _expect_new_frames(live, state.last_frame)
         want = state.controls.took.resolution if state.controls is not None else None
         frame, image = _fresh_frame(live, state.last_frame, want)
         state.last_frame = frame
@@ -549,6 +550,22 @@ def capture() -> ResponseReturnValue:
         state.captured.append(Captured(frame, view))
         state.refit()
         return status_doc(state, live)
+
+
+def _expect_new_frames(live: Live, last: int) -> None:
+    """409 at once when no newer frame can come without the player: a still photo, a video or
+    folder played to its end, a folder stepped by hand whose photo was captured already."""
+    status = live.status()
+    playback, words = status.get("source_state"), status.get("source_words")
+    waiting = playback == "stepping" and live.state.frame <= last
+    if playback in ("still", "ended") or waiting:
+        then = "press Next photo, then capture" if waiting else "no new frame will come"
+        raise CalibrationPageError(
+            f"{words}: {then}; the calibration page captures views from a camera (or a folder "
+            "of board photos stepped with Next photo). For photos already taken: umpire "
+            "calibrate camera PHOTO...",
+            409,
+        )
 
 
 def _fresh_frame(live: Live, last: int, size: tuple[int, int] | None) -> tuple[int, np.ndarray]:
