@@ -343,8 +343,9 @@ def test_a_still_photo_is_not_waited_for(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "the photo was never read"
             time.sleep(0.1)
         first = client.post("/api/calibration/capture", json={}, headers=CHANGE)
-        assert first.status_code == 409, first.json
-        error = first.json["error"]
+        refused = first.json
+        assert first.status_code == 409 and refused is not None, first.data
+        error = refused["error"]
         assert "still photo skirmish.jpg" in error and "no new frame will come" in error
         assert "umpire calibrate camera" in error
     finally:
