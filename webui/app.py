@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from flask import Flask, current_app, render_template, request
+from flask import Flask, current_app, render_template
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -110,15 +110,7 @@ def _page() -> ResponseReturnValue:
     template = Path(current_app.root_path) / "templates" / "index.html"
     if not template.is_file():
         return NO_PAGE, 200, {"Content-Type": "text/html; charset=utf-8"}
-    code = current_app.config.get("ACCESS_CODE")
-    local = security.is_loopback(request.remote_addr)
-    page = render_template(
-        "index.html",
-        csrf_token=current_app.config["CSRF_TOKEN"],
-        code_needed=code is not None,
-        access_code=code if local else None,
-        join_url=security.join_url() if local else None,
-    )
+    page = render_template("index.html", **security.page_secrets())
     return page, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 

@@ -460,14 +460,7 @@ def _page_error(error: CalibrationPageError) -> ResponseReturnValue:
 
 @calibrate.get("/calibrate")
 def page() -> ResponseReturnValue:
-    code = current_app.config.get("ACCESS_CODE")
-    local = security.is_loopback(request.remote_addr)
-    html = render_template(
-        "calibrate.html",
-        csrf_token=current_app.config["CSRF_TOKEN"],
-        code_needed=code is not None,
-        access_code=code if local else None,
-    )
+    html = render_template("calibrate.html", **security.page_secrets())
     return html, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 

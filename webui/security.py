@@ -455,6 +455,21 @@ def join_url() -> str | None:
     return None if code is None else join_url_for(the_page_url(), str(code))
 
 
+def page_secrets() -> dict[str, Any]:
+    """What a served page carries for its scripts: the CSRF token, whether changes need the
+    access code and, on the server's own machine only, the code itself and the page address
+    that carries it (so the operator never types it). Both change with each start: a page
+    carrying them is never cached."""
+    code = current_app.config.get("ACCESS_CODE")
+    local = is_loopback(request.remote_addr)
+    return {
+        "csrf_token": current_app.config["CSRF_TOKEN"],
+        "code_needed": code is not None,
+        "access_code": code if local else None,
+        "join_url": join_url() if local else None,
+    }
+
+
 def qr_svg(text: str) -> str:
     """An SVG QR code of `text` (dark modules on white, 4 px a module)."""
     buffer = io.BytesIO()
