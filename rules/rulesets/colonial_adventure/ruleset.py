@@ -4,6 +4,7 @@ read `README.md`, and here are the mechanics."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -13,7 +14,7 @@ from typing import Any, ClassVar
 
 from calibration.units import format_length
 
-from ... import engine
+from ... import dice, engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
@@ -285,35 +286,38 @@ class ColonialAdventure(Ruleset):
         # The hits (lines 98-120): on mounted men each hit is the horse's or the man's, then
         # each hit's 1D6 gives a shock point or kills; only the man's hits kill men.
         final = need - FIRE["formation"] if formed else need
-        man = odds.dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
-        p = odds.dice.p_at_least(6, final)
-        hits, kills = odds.Outcome(pool, p), odds.Outcome(pool, p * KILL * man)
-        shock, horses = odds.Outcome(pool, p * SHOCK), odds.Outcome(pool, p * KILL * (1 - man))
+        man = dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
+        p = dice.p_at_least(6, final)
+        hits, kills = odds.counted(pool, p), odds.counted(pool, p * KILL * man)
+        shock = odds.counted(pool, p * SHOCK)
         note = f'need {need}+ at {band}"' + (", +1 on the roll in formation" if formed else "")
         bonus = (IN_FORMATION,) if formed else ()
-        to_hit = Roll("to hit", pool, 6, final, hits.dist, bonus, row_cite, note)
+        to_hit = Roll("to hit", pool, 6, final, dice.binomial(pool, p), bonus, row_cite, note)
         rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
-        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits.as_json()}
-        data |= {"kills": kills.as_json(), "shock_points": shock.as_json()}
+        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits}
+        data |= {"kills": kills, "shock_points": shock}
         data["effects"] = [
             {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
         ]
         lines += [
             to_hit.describe(),
-            f"expected {hits.mean:.2f} hits; P(at least one hit) = {data['hits']['p_any']:.1%}",
+            f"expected {hits['mean']:.2f} hits; P(at least one hit) = {hits['p_any']:.1%}",
             f"each hit 1D6: {EFFECTS} ({HITS[0]['cite']}-{HITS[2]['cite'].line}): expected "
-            f"{kills.mean:.2f} kills, {shock.mean:.2f} shock points",
+            f"{kills['mean']:.2f} kills, {shock['mean']:.2f} shock points",
         ]
         if mounted:
-            data["horses_killed"] = horses.as_json()
+            data["horses_killed"] = horses = odds.counted(pool, p * KILL * (1 - man))
             split = f"is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']})"
-            lines.append(f"{target.id} {split}; expected {horses.mean:.2f} horses killed")
+            lines.append(f"{target.id} {split}; expected {horses['mean']:.2f} horses killed")
         if weapon == "repeating-gun":
             jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
             data["jam"] = _chance(jam, cite)
             lines.append(f"the gun jams on more 1s than 6s: {_fmt(jam)} ({cite})")
         if target_troops.leader_bases:
-            hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
+            hit, cite = (
+                odds.leader_hit_chance(pool, p * KILL * man, LEADER_HIT["sides"]),
+                LEADER_HIT["cite"],
+            )
             data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
             led = ", ".join(target_troops.leader_bases)
             d10 = f"D10 at most the men killed, {cite}"
@@ -390,8 +394,9 @@ class ColonialAdventure(Ruleset):
         dfd, dfd_kills, dfd_line = self._melee_side(table, defender, attacker, near, False)
         # The defender's dead are the attacker's kills: a margin m > 0 means the defender lost
         # m more men than the attacker, so the defender is "defeated by m".
-        margin = odds.margin(att_kills.dist, dfd_kills.dist)
-        p_draw = margin.get(0, Fraction(0))
+        att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
+        margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
+        p_draw = margin[0]
         apart = f"{format_length(near.distance, scene.unit)} apart"
         if touching:
             contact_text = "in base contact"
@@ -418,7 +423,7 @@ class ColonialAdventure(Ruleset):
                 lines.append(f"{loser.id} {row['label']}: {_fmt(p)}, {thrown} ({row['cite']})")
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
-            _chance(odds.leader_hit_chance(kills, LEADER_HIT["sides"]), cite, base=led)
+            _chance(odds.leader_hit_chance(*kills, LEADER_HIT["sides"]), cite, base=led)
             for kills, enemy in ((att_kills, defender), (dfd_kills, attacker))
             for led in self._troops(enemy).leader_bases
         ]
@@ -438,7 +443,7 @@ class ColonialAdventure(Ruleset):
 
     def _melee_side(
         self, table: Table, unit: Unit, enemy: Unit, near: geo.Closest, attacking: bool
-    ) -> tuple[dict[str, Any], odds.Outcome, str]:
+    ) -> tuple[dict[str, Any], tuple[int, Fraction], str]:
         """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
         and its line. The defender's cover counts (hard: a fortification); the sheet gives the
         attacker none."""
@@ -471,17 +476,20 @@ class ColonialAdventure(Ruleset):
         fighters = self._flag(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
-        kills = odds.Outcome(pool, odds.dice.p_at_least(6, kill))
+        p_kill = dice.p_at_least(6, kill)
+        kills = odds.counted(pool, p_kill)
         note = f"{kill}+ kills, {shock} a shock point"
         rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
-        roll = Roll("kill", pool, 6, kill, kills.dist, rolled, MELEE["kill_cite"], note)
+        roll = Roll(
+            "kill", pool, 6, kill, dice.binomial(pool, p_kill), rolled, MELEE["kill_cite"], note
+        )
 
         side = {"unit": unit.id, "dice": pool, "modifiers": [m.as_json() for m in mods]}
-        side |= {"rolls": [roll.as_json()], "kills": kills.as_json()}
-        side |= {"shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(), "fighters": fighters}
+        side |= {"rolls": [roll.as_json()], "kills": kills, "fighters": fighters}
+        side["shock_points"] = odds.counted(pool, Fraction(1, 6))
         reasons = "; ".join(_mod_text(m) for m in mods)
-        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
-        return side, kills, line
+        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills['mean']:.2f} kills"
+        return side, (pool, p_kill), line
 
     def _melee_dice(self, unit: Unit, cls: str, enemy_cls: str) -> tuple[int, list[Modifier]]:
         """The additive part of the close combat pool (lines 124-131)."""
@@ -510,8 +518,8 @@ class ColonialAdventure(Ruleset):
         unit, steps = self._move_steps(scene, args)
         key = self._moves_as(unit)
         mv = MOVEMENT[key]
-        spread = odds.dice.total(mv["dice"], mv["sides"])
-        mean = float(odds.dice.mean(spread))
+        spread = dice.total(mv["dice"], mv["sides"])
+        mean = float(dice.mean(spread))
         table = table_of(scene)
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
         spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
@@ -519,7 +527,7 @@ class ColonialAdventure(Ruleset):
         no_passing = DATA["interpenetration"]["cite"]
         rolled: dict[str, Any] = {"dice": mv["dice"], "sides": mv["sides"]}
         rolled["source"] = str(mv["dice_cite"])
-        rolled |= {"distribution_inches": odds.dice.as_floats(spread)}
+        rolled |= {"distribution_inches": dice.as_floats(spread)}
         rolled |= {"exact": [str(p) for p in spread], "mean_inches": mean}
         data: dict[str, Any] = {"unit": args[0], "moves_as": key}
         data["allowance"] = length_json(scene, allowance)
@@ -529,11 +537,11 @@ class ColonialAdventure(Ruleset):
         data |= {"actions_per_turn": PER_TURN, "allowed": allowed}
         data |= {"interpenetration": str(no_passing)}
         earlier = f", {before} spent before" if before else ""
-        dice = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
+        thrown = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
         costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
         lines = [
             f"{unit.id} moves as {key}: {format_length(allowance, scene.unit)} a Move action "
-            f"({mv['cite']}); Action Movement {dice}",
+            f"({mv['cite']}); Action Movement {thrown}",
             f"actions: {costs}; {spent}{earlier} of {PER_TURN} a turn ({PER_TURN_CITE})",
         ]
         if not allowed:
@@ -694,12 +702,10 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            for i, unit in enumerate(scene.units):
-                for enemy in scene.units[i + 1 :]:
-                    near = table.unit_distance(unit, enemy)
-                    slack = table.uncertainty(near.a, near.b)
-                    if enemy.side != unit.side and near.distance <= slack:
-                        yield Candidate("melee", (unit.id, enemy.id))
+            order = {u.id: k for k, u in enumerate(scene.units)}
+            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
+                if order[unit.id] < order[enemy.id]:
+                    yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
                 if self._count(unit, "shock") > self._troops(unit).men:
@@ -716,18 +722,13 @@ class ColonialAdventure(Ruleset):
     def _shots(self, scene: Scene, table: Table, *, guns: bool) -> list[tuple[Unit, Unit]]:
         """Each unit ready to fire (a gun when `guns`) and each enemy unit within its weapon's
         reach (or too close to call), their sight lines traced at once."""
-        shots = []
-        for shooter in scene.units:
-            if (self._type(shooter) == "artillery") != guns:
-                continue
-            reach = _reach(self._weapon(shooter))
-            for enemy in scene.units:
-                if enemy.side != shooter.side:
-                    near = table.unit_distance(shooter, enemy)
-                    slack = table.uncertainty(near.a, near.b)
-                    if reach is None or geo.within(near.distance, reach + slack):
-                        shots.append((shooter, enemy))
-        shots = [(s, t) for s, t in shots if not self._not_ready(s, self._weapon(s))]
+        shots = [
+            (shooter, enemy)
+            for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
+            if (self._type(shooter) == "artillery") == guns
+            and ((reach := _reach(self._weapon(shooter))) is None or geo.within(gap, reach + slack))
+            and not self._not_ready(shooter, self._weapon(shooter))
+        ]
         nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
         table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
         return shots
