@@ -81,6 +81,13 @@ SIDES = ("attacker", "defender")
 """The sides of `melee ATTACKER DEFENDER`, as its report form names them."""
 SPENT = {False: "actions_spent", True: "commander_actions"}
 """Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
+
+
+def say(name: str, **values: Any) -> str:
+    """A text of sheet.toml's `[texts]`, its `{blanks}` filled in."""
+    return str(DATA["texts"][name]).format(**values)
+
+
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Changes = tuple[Change, ...]
@@ -748,13 +755,11 @@ class ColonialAdventure(Ruleset):
     # Outcomes: what the dice the players rolled do to the game
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
+        """Each action whose dice change the game: its form (`_ACTION_form`) and what the
+        reported dice do (`_ACTION_apply`)."""
+        kinds = ("shoot", "melee", "morale", "actions", "initiative", "move")
         return {
-            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
-            "melee": OutcomeRule(self._melee_form, self._melee_apply),
-            "morale": OutcomeRule(self._morale_form, self._morale_apply),
-            "actions": OutcomeRule(self._actions_form, self._actions_apply),
-            "initiative": OutcomeRule(self._initiative_form, self._initiative_apply),
-            "move": OutcomeRule(self._move_form, self._move_apply),
+            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
         }
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
@@ -848,52 +853,38 @@ class ColonialAdventure(Ruleset):
         return tuple(reports)
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
         for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
-                dice = side["dice"]
-                raise self._refusal("dice", unit=side["unit"], dice=dice, kills=kills, shock=shock)
-        # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
-        taken, why, cites = {}, {}, {}
-        for unit, enemy, role in (
-            (attacker, defender, "defender"),
-            (defender, attacker, "attacker"),
+                dice = {"unit": side["unit"], "dice": side["dice"], "kills": kills, "shock": shock}
+                raise self._refusal("dice", **dice)
+        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
+        margin = int(reported["attacker_kills"]) - int(reported["defender_kills"])
+        shocked: list[Change] = []
+        losses: list[Change] = []
+        for unit, enemy, role, foe, by in (
+            (defender, attacker, "defender", "attacker", margin),
+            (attacker, defender, "attacker", "defender", -margin),
         ):
-            taken[unit.id] = int(reported[f"{role}_shock"])
-            why[unit.id] = [f"{taken[unit.id]} shock from {enemy.id}'s dice"]
-            cites[unit.id] = MELEE["shock_face_cite"]
-        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
-        margin = a_kills - d_kills  # the defender's dead less the attacker's
-        if margin:
-            loser, by = (defender if margin > 0 else attacker), abs(margin)
-            row = DEFEATS[min(by, len(DEFEATS)) - 1]
-            back = row["horse_back"] if self._mounted(loser) else row["foot_back"]
-            extra = 0 if by == 1 else 2 if by < len(DEFEATS) else taken[loser.id]
-            why[loser.id].append(
-                f'{row["label"]}: thrown back {back:g}" facing the enemy'
-                + (f", +{extra} shock" if extra else "")
-                + (", no movement next turn" if by == 3 else "")
-                + (", may only remove shock points next turn" if by >= 4 else "")
+            # The enemy's 5s (line 138), then the result (lines 146-150): defeated `by` if > 0.
+            shock, cite = int(reported[f"{foe}_shock"]), MELEE["shock_face_cite"]
+            why = [f"{shock} shock from {enemy.id}'s dice"]
+            if by > 0:
+                row = DEFEATS[min(by, len(DEFEATS)) - 1]
+                back = row["horse_back" if self._mounted(unit) else "foot_back"]
+                extra = shock if row["shock"] == "double" else row["shock"]
+                plus = f", +{extra} shock" if extra else ""
+                why.append(say("defeated", **row, back=back, plus=plus))
+                shock, cite = shock + extra, row["cite"]
+            elif by == 0:
+                why.append(DRAW["effect"])
+            if shock:  # the attacker's first
+                shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
+            fight, killed = f"close combat with {enemy.id}", int(reported[f"{foe}_kills"])
+            losses += self._losses(
+                unit, killed, reported[f"{role}_removed"], fight, MELEE["kill_cite"]
             )
-            taken[loser.id] += extra
-            cites[loser.id] = row["cite"]
-        else:
-            for said in why.values():
-                said.append(DRAW["effect"])
-        changes = [
-            self._add(u, "shock", taken[u.id], "; ".join(why[u.id]), cites[u.id])
-            for u in (attacker, defender)
-            if taken[u.id]
-        ]
-        for unit, killed, role, enemy in (
-            (defender, a_kills, "defender", attacker),
-            (attacker, d_kills, "attacker", defender),
-        ):
-            fight = f"close combat with {enemy.id}"
-            removed = reported[f"{role}_removed"]
-            changes += self._losses(unit, killed, removed, fight, MELEE["kill_cite"])
-        return tuple(changes)
+        return (*shocked, *losses)
 
     def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """No dice: the shock points against the men decide (lines 154-161)."""
