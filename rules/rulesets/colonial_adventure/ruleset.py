@@ -70,6 +70,11 @@ DRAW, DEFEATS, MORALE = DATA["melee_draw"], DATA["melee_defeats"], DATA["morale"
 IN_FORMATION = Modifier(FIRE["formation"], FIRE["formation_why"], FIRE["formation_cite"])
 FIGHTERS = Modifier(MELEE["fighters"], "fighters: +1 on the roll", MELEE["fighters_cite"])
 EFFECTS = "1-2 no effect, 3-4 shock point, 5-6 kill"
+EFFECTS_CITE = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
+"""Where a hit's effects stand (lines 104-106)."""
+EFFECTS_JSON = [
+    {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
+]
 HIT_EFFECT = Roll("effect of each hit", 1, 6, None, cite=HITS[0]["cite"], note=EFFECTS)
 MAN_NOT_HORSE = Roll(
     "man not horse", 1, 6, MAN_FROM["man_from"], cite=MAN_FROM["cite"], note=MAN_FROM["note"]
@@ -295,40 +300,24 @@ class ColonialAdventure(Ruleset):
         final = need - FIRE["formation"] if formed else need
         man = dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
         p = dice.p_at_least(6, final)
-        hits, kills = odds.counted(pool, p), odds.counted(pool, p * KILL * man)
-        shock = odds.counted(pool, p * SHOCK)
         note = f'need {need}+ at {band}"' + (", +1 on the roll in formation" if formed else "")
         bonus = (IN_FORMATION,) if formed else ()
         to_hit = Roll("to hit", pool, 6, final, dice.binomial(pool, p), bonus, row_cite, note)
         rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
-        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits}
-        data |= {"kills": kills, "shock_points": shock}
-        data["effects"] = [
-            {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
-        ]
-        lines += [
-            to_hit.describe(),
-            f"expected {hits['mean']:.2f} hits; P(at least one hit) = {hits['p_any']:.1%}",
-            f"each hit 1D6: {EFFECTS} ({HITS[0]['cite']}-{HITS[2]['cite'].line}): expected "
-            f"{kills['mean']:.2f} kills, {shock['mean']:.2f} shock points",
-        ]
+        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "effects": EFFECTS_JSON}
+        data |= {"hits": odds.counted(pool, p), "shock_points": odds.counted(pool, p * SHOCK)}
+        data["kills"] = odds.counted(pool, p * KILL * man)
+        lines += [to_hit.describe(), say("hits", **data), say("effects", **data, cite=EFFECTS_CITE)]
         if mounted:
-            data["horses_killed"] = horses = odds.counted(pool, p * KILL * (1 - man))
-            split = f"is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']})"
-            lines.append(f"{target.id} {split}; expected {horses['mean']:.2f} horses killed")
+            data["horses_killed"] = odds.counted(pool, p * KILL * (1 - man))
+            lines.append(say("horses", **data, unit=target.id, cite=MAN_FROM["cite"]))
         if weapon == "repeating-gun":
-            jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
-            data["jam"] = _chance(jam, cite)
-            lines.append(f"the gun jams on more 1s than 6s: {_fmt(jam)} ({cite})")
-        if target_troops.leader_bases:
-            hit, cite = (
-                odds.leader_hit_chance(pool, p * KILL * man, LEADER_HIT["sides"]),
-                LEADER_HIT["cite"],
-            )
-            data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
-            led = ", ".join(target_troops.leader_bases)
-            d10 = f"D10 at most the men killed, {cite}"
-            lines.append(f"each of {led} is hit with chance {_fmt(hit)} ({d10})")
+            data["jam"] = _chance(odds.jam_chance(pool), FIRE["jam_cite"])
+            lines.append(say("jam", **data["jam"]))
+        if led := target_troops.leader_bases:
+            hit = odds.leader_hit_chance(pool, p * KILL * man, LEADER_HIT["sides"])
+            data["leader_hit"] = [_chance(hit, LEADER_HIT["cite"], base=b) for b in led]
+            lines.append(say("leader-hit", **data["leader_hit"][0], led=", ".join(led)))
         return self._answer("shoot", data, lines)
 
     def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
@@ -404,41 +393,28 @@ class ColonialAdventure(Ruleset):
         att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
         p_draw = margin[0]
-        apart = f"{format_length(near.distance, scene.unit)} apart"
-        if touching:
-            contact_text = "in base contact"
-        elif contact.too_close_to_call:
-            contact_text = f"base contact too close to call: {apart}"
-        else:
-            contact_text = f"NOT in base contact: {apart}"
-        lines = [
-            f"close combat: {attacker.id} attacks {defender.id} ({contact_text})",
-            att_line,
-            dfd_line,
-            f"draw {_fmt(p_draw)}: {DRAW['effect']} ({DRAW['cite']})",
-        ]
+        state = "in" if touching else "close" if contact.too_close_to_call else "apart"
+        names = {"attacker": attacker.id, "defender": defender.id}
+        apart = format_length(near.distance, scene.unit)
+        lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
         results = [_result(scene, None, DRAW, p_draw, DRAW["foot_back"] * INCH)]
+        lines.append(say("draw", **results[0]))
         for loser, sign in ((defender, 1), (attacker, -1)):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
             for by, row in enumerate(DEFEATS, start=1):
-                last = by == len(DEFEATS)
-                ways = (q for m, q in margin.items() if m * sign == by or (last and m * sign > by))
+                last = by == len(DEFEATS)  # "defeated by 4 or more"
+                ways = [q for m, q in margin.items() if m * sign == by or (last and m * sign > by)]
                 p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
-                thrown = f"thrown back {format_length(back, scene.unit)}, {row['effect']}"
-                lines.append(f"{loser.id} {row['label']}: {_fmt(p)}, {thrown} ({row['cite']})")
+                lines.append(say("defeat", **results[-1], back=format_length(back, scene.unit)))
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
             _chance(odds.leader_hit_chance(*kills, LEADER_HIT["sides"]), cite, base=led)
             for kills, enemy in ((att_kills, defender), (dfd_kills, attacker))
             for led in self._troops(enemy).leader_bases
         ]
-        lines += [
-            f"{hit['base']} is hit with chance {hit['exact']} ({hit['p']:.1%}): a D10 at most the "
-            f"men killed, as shooting ({cite}, {LEADER_HIT['cite']})"
-            for hit in leader_hits
-        ]
+        lines += [say("melee-leader-hit", **hit, d10=LEADER_HIT["cite"]) for hit in leader_hits]
         data: dict[str, Any] = {"attacker": a, "defender": b}
         data["between"] = {"a": near.a.id, "b": near.b.id}
         data |= {"distance": length_json(scene, near.distance)}
@@ -793,8 +769,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            cites = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
-            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=cites)
+            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
