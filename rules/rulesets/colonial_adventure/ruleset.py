@@ -499,40 +499,33 @@ class ColonialAdventure(Ruleset):
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
         unit, steps = self._move_steps(scene, args)
-        key = self._moves_as(unit)
-        mv = MOVEMENT[key]
-        spread = dice.total(mv["dice"], mv["sides"])
-        mean = float(dice.mean(spread))
-        table = table_of(scene)
+        key, table = self._moves_as(unit), table_of(scene)
+        mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
+        rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
         spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
-        allowed, allowance = before + spent <= PER_TURN, mv["inches"] * INCH
-        no_passing = DATA["interpenetration"]["cite"]
-        rolled: dict[str, Any] = {"dice": mv["dice"], "sides": mv["sides"]}
-        rolled["source"] = str(mv["dice_cite"])
-        rolled |= {"distribution_inches": dice.as_floats(spread)}
-        rolled |= {"exact": [str(p) for p in spread], "mean_inches": mean}
-        data: dict[str, Any] = {"unit": args[0], "moves_as": key}
-        data["allowance"] = length_json(scene, allowance)
-        data |= {"allowance_source": str(mv["cite"]), "action_movement": rolled}
-        data |= {"stands_in": standing, "actions": [_cost_json(c) for c in steps]}
+        thrown = {"dice": mv["dice"], "sides": mv["sides"], "source": str(mv["dice_cite"])}
+        thrown |= {"distribution_inches": list(rolled.floats), "exact": list(rolled.exact)}
+        thrown["mean_inches"] = float(rolled.mean)
+        data: dict[str, Any] = {"unit": args[0], "moves_as": key, "stands_in": standing}
+        data |= {"allowance": length_json(scene, allowance), "allowance_source": str(mv["cite"])}
+        data |= {"action_movement": thrown, "actions": [_cost_json(c) for c in steps]}
         data |= {"actions_spent": spent, "actions_spent_before": before}
-        data |= {"actions_per_turn": PER_TURN, "allowed": allowed}
-        data |= {"interpenetration": str(no_passing)}
-        earlier = f", {before} spent before" if before else ""
-        thrown = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
-        costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
-        lines = [
-            f"{unit.id} moves as {key}: {format_length(allowance, scene.unit)} a Move action "
-            f"({mv['cite']}); Action Movement {thrown}",
-            f"actions: {costs}; {spent}{earlier} of {PER_TURN} a turn ({PER_TURN_CITE})",
-        ]
-        if not allowed:
-            lines.append(f"not allowed this turn: {before + spent} actions is more than {PER_TURN}")
+        data |= {"actions_per_turn": PER_TURN, "allowed": before + spent <= PER_TURN}
+        data["interpenetration"] = str(DATA["interpenetration"]["cite"])
+        said = {
+            "who": unit.id,
+            "reach": format_length(allowance, scene.unit),
+            "cite": PER_TURN_CITE,
+        }
+        said |= {"earlier": f", {before} spent before" if before else "", "total": before + spent}
+        said["costs"] = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
+        lines = [say("move", **data, **thrown, **said), say("move-actions", **data, **said)]
+        if not data["allowed"]:
+            lines.append(say("move-not-allowed", **data, **said))
         if standing:
-            slows = "the sheet slows no terrain, only obstacles and buildings cost actions"
-            lines.append(f"stands in {', '.join(standing)}: {slows}")
-        lines.append(f"no troops may pass through other units ({no_passing})")
+            lines.append(say("stands-in", where=", ".join(standing)))
+        lines.append(say("no-passing", **data))
         return self._answer("move", data, lines)
 
     def _moves_as(self, unit: Unit) -> str:
