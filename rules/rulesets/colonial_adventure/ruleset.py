@@ -327,10 +327,11 @@ class ColonialAdventure(Ruleset):
         the Artillery Phase, line 7, and spend their actions reloading)."""
         out = []
         if not self._loaded(unit, weapon):
-            reload = _cost_text(self._reload_cost(unit, weapon))
-            out.append(f"{unit.id} is not loaded: reload first ({reload})")
+            out.append(
+                say("not-loaded", unit=unit.id, **_cost_said(self._reload_cost(unit, weapon)))
+            )
         if weapon == "repeating-gun" and self._flag(unit, "jammed"):
-            out.append(f"{unit.id} is jammed: fix it first ({_cost_text(COSTS['fix-jam'])})")
+            out.append(say("jammed", unit=unit.id, **_cost_said(COSTS["fix-jam"])))
         fire = COSTS["fire"]
         if weapon in GUNS:
             if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
@@ -364,15 +365,9 @@ class ColonialAdventure(Ruleset):
                 mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
         mods += _leaders(troops, FIRE, "leader figures")
         mods += _shock_dice(self._count(shooter, "shock"), FIRE, " on the firer")
-        pool = max(0, int(sum(m.value for m in mods)))
-        if cover is not Cover.NONE:
-            key = "fortification" if cover is Cover.HARD else "cover"
-            share = Fraction(FIRE[f"{key}_share"])
-            cut = odds.share_of(pool, share)
-            why = f"target in {COVER_WORD[cover]}: -{share} of {pool} dice, rounded up"
-            mods.append(Modifier(-cut, why, FIRE[f"{key}_cite"]))
-            pool -= cut
-        return pool, mods
+        key = "fortification" if cover is Cover.HARD else "cover"
+        shares = [(key, f"target in {COVER_WORD[cover]}")] if cover is not Cover.NONE else []
+        return _by_shares(max(0, int(sum(m.value for m in mods))), mods, FIRE, shares), mods
 
     # ----------------------------------------------------------------------------------------
     # Close combat (lines 122-150)
@@ -432,7 +427,19 @@ class ColonialAdventure(Ruleset):
         attacker none."""
         aspect = table.aspect(near.a, near.b)  # where the attacker stands to the defender
         cover = table.cover(self.cover_policy, near.a, near.b).cover
-        pool, mods = self._melee_dice(unit, self._class(unit), self._class(enemy))
+        cls, enemy_cls, troops = self._class(unit), self._class(enemy), self._troops(unit)
+        men = troops.firing * MELEE["per_man"]
+        mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
+        mods += _leaders(troops, MELEE, "officers/leaders")
+        for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
+            if n := self._count(unit, field):
+                why = f"{n} {field.replace('_', ' ')}"
+                mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
+        if (steps := CLASSES.index(enemy_cls) - CLASSES.index(cls)) > 0:
+            why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
+            mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
+        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
+        pool = max(0, int(sum(m.value for m in mods)))
         mounted = self._mounted(unit)
         shares = []  # the sheet's percentages, each of the pool as it then stands
         if not attacking and cover is Cover.HARD:
@@ -450,12 +457,7 @@ class ColonialAdventure(Ruleset):
             shares.append(("cavalry_open", "cavalry against unformed infantry in the open"))
         if mounted and attacking and cover is Cover.HARD:
             shares.append(("cavalry_fort", "cavalry against troops in fortification"))
-        for key, why in shares:
-            share = Fraction(MELEE[f"{key}_share"])
-            change = odds.share_of(pool, share)
-            text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
-            mods.append(Modifier(change, text, MELEE[f"{key}_cite"]))
-            pool = max(0, pool + change)
+        pool = _by_shares(pool, mods, MELEE, shares)
         fighters = self._flag(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
@@ -473,24 +475,6 @@ class ColonialAdventure(Ruleset):
         reasons = "; ".join(_mod_text(m) for m in mods)
         line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills['mean']:.2f} kills"
         return side, (pool, p_kill), line
-
-    def _melee_dice(self, unit: Unit, cls: str, enemy_cls: str) -> tuple[int, list[Modifier]]:
-        """The additive part of the close combat pool (lines 124-131)."""
-        troops = self._troops(unit)
-        men = troops.firing * MELEE["per_man"]
-        mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
-        mods += _leaders(troops, MELEE, "officers/leaders")
-        for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
-            n = self._count(unit, field)
-            if n:
-                why = f"{n} {field.replace('_', ' ')}"
-                mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
-        steps = CLASSES.index(enemy_cls) - CLASSES.index(cls)
-        if steps > 0:
-            why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
-            mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
-        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
-        return max(0, int(sum(m.value for m in mods))), mods
 
     # ----------------------------------------------------------------------------------------
     # Movement and actions (lines 14-55)
@@ -661,11 +645,8 @@ class ColonialAdventure(Ruleset):
             side |= {"p_win": float(wins[s]), "exact": str(wins[s])}
         data = {"source": str(INITIATIVE), "sides": each, "p_tie": float(tie)}
         data["tie_exact"] = str(tie)
-        lines = [
-            f"{s}: {leaders[s]} leaders, 1D6{'+1' if bonus[s] else ''}, wins {_fmt(wins[s])}"
-            for s in sides
-        ]
-        lines.append(f"tie {_fmt(tie)}: the sheet does not say how a tie is broken ({INITIATIVE})")
+        lines = [say("initiative", **e, plus="+1" if e["bonus"] else "") for e in each]
+        lines.append(say("initiative-tie", **data))
         return self._answer("initiative", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -771,10 +752,10 @@ class ColonialAdventure(Ruleset):
         changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
         if weapon in RELOAD:
             reload = self._reload_cost(shooter, weapon)
-            why = f"fired: {reload['action']} costs {_actions_word(reload['actions'])}"
+            why = say("fired-unloads", **_cost_said(reload))
             changes.append(Change(shooter.id, "loaded", False, why, reload["cite"]))
         if weapon not in GUNS:
-            fire, why = COSTS["fire"], f"fired: {_actions_word(COSTS['fire']['actions'])}"
+            fire, why = COSTS["fire"], say("fired", **_cost_said(COSTS["fire"]))
             changes.append(self._add(shooter, "actions_spent", fire["actions"], why, fire["cite"]))
         if reported.get("jammed"):
             changes.append(Change(shooter.id, "jammed", True, "more 1s than 6s", FIRE["jam_cite"]))
@@ -988,6 +969,20 @@ def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]
     return [Modifier(-(shock // per), why, table["shock_cite"])] if shock >= per else []
 
 
+def _by_shares(
+    pool: int, mods: list[Modifier], table: Mapping[str, Any], shares: Sequence[tuple[str, str]]
+) -> int:
+    """The pool after the sheet's percentages (`table[KEY_share]`, lines 82-83 and 132-135),
+    each of the pool as it then stands, the change rounded up; each a modifier in `mods`."""
+    for key, why in shares:
+        share = Fraction(table[f"{key}_share"])
+        change = odds.share_of(pool, share)
+        text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
+        mods.append(Modifier(change, text, table[f"{key}_cite"]))
+        pool = max(0, pool + change)
+    return pool
+
+
 def _chance(p: Fraction, cite: Cite, **more: Any) -> dict[str, Any]:
     """A chance and where it comes from, for JSON (with `more` keys)."""
     return {**more, "p": float(p), "exact": str(p), "source": str(cite)}
@@ -1022,8 +1017,9 @@ def _actions_word(n: int) -> str:
     return f"{n} action" + ("s" if n != 1 else "")
 
 
-def _cost_text(cost: Cost) -> str:
-    return f"{cost['action']}, {_actions_word(cost['actions'])}, {cost['cite']}"
+def _cost_said(cost: Cost) -> dict[str, Any]:
+    """An action's cost, as the [texts] name it: `action`, `cite`, `costs` ("2 actions")."""
+    return {**cost, "costs": _actions_word(cost["actions"])}
 
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
@@ -1032,7 +1028,3 @@ def _cost_json(cost: Cost) -> dict[str, Any]:
 
 def _mod_text(m: Modifier) -> str:
     return f"{m.value:+g} {m.reason}" + (f" ({m.cite})" if m.cite else "")
-
-
-def _fmt(p: Fraction) -> str:
-    return f"{p} ({float(p):.1%})"
