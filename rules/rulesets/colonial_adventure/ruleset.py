@@ -585,14 +585,11 @@ class ColonialAdventure(Ruleset):
         data |= {"source": str(PER_TURN_CITE), "actions_spent": self._count(unit, "actions_spent")}
         data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
         data |= {"open_now": open_now, "notes": notes}
-        lines = [f"{unit.id} has {PER_TURN} actions a turn ({PER_TURN_CITE}), {left} left:"]
-        lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
+        lines = [say("actions", **data, who=unit.id), *(say("cost", **c) for _, c in costs)]
         if self._troops(unit).commanders:
-            data["commander_actions_left"] = own = self._left(unit, commander=True)
-            his = "-1 shock point and attack orders are his"
-            notes.append(f"its commander has {PER_TURN} actions of his own, {own} left: {his}")
-        now = ", ".join(open_now) or "nothing"
-        lines += [*notes, f"open now (fire is settled through shoot): {now}"]
+            data["commander_actions_left"] = self._left(unit, commander=True)
+            notes.append(say("commander-actions", **data))
+        lines += [*notes, say("open-now", now=", ".join(open_now) or "nothing")]
         return self._answer("actions", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -719,22 +716,19 @@ class ColonialAdventure(Ruleset):
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
         for a repeating gun whether it jammed (line 98)."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        data = self.shoot(scene, (a, b)).data
+        data = self.shoot(scene, args).data
         if not data["allowed"]:
-            raise self._refusal("no-shot", a=a, b=b, reasons="; ".join(data["reasons"]))
+            reasons = "; ".join(data["reasons"])
+            raise self._refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
-        hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
-        kills = f"hits that{man} killed (5-6 on the hit's die)"
-        shock = "hits that gave a shock point (3-4 on the hit's die)"
         reports = [
-            _count_report("hits", hits, NEEDS[data["weapon"]][1], data["hits"]),
-            _count_report("kills", kills, HITS[2]["cite"], data["kills"]),
-            _count_report("shock", shock, HITS[1]["cite"], data["shock_points"]),
-            _removed_report("removed", scene.unit_of(b)),
+            _count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], data["hits"]),
+            _count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], data["kills"]),
+            _count_report("shock", say("shock-hits"), HITS[1]["cite"], data["shock_points"]),
+            _removed_report("removed", scene.unit_of(data["target"])),
         ]
         if data["weapon"] == "repeating-gun":
-            jam = "more 1s than 6s among the gun's dice"
+            jam = say("jam-report")
             reports.append(Report("jammed", Kind.FLAG, jam, FIRE["jam_cite"], default=False))
         return tuple(reports)
 
@@ -783,8 +777,8 @@ class ColonialAdventure(Ruleset):
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
         enemy (lines 136-138), and the bases each side takes off."""
-        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        data = self.melee(scene, (a, b)).data
+        data = self.melee(scene, args).data
+        a, b = data["attacker"], data["defender"]
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
             raise self._refusal("no-contact", a=a, b=b, apart=apart)
@@ -866,15 +860,12 @@ class ColonialAdventure(Ruleset):
         who = f"{unit.id}'s commander" if by_commander else unit.id
         why = f"{who}: {action}, {_actions_word(cost['actions'])}"
         changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
-        if key.startswith("reload"):
-            changes.append(Change(unit.id, "loaded", True, action, cite))
-        elif key == "fix-jam":
-            changes.append(Change(unit.id, "jammed", False, action, cite))
-        elif key == "rally":
-            changes.append(self._add(unit, "shock", -1, action, cite))
-        elif key == "attack-order":
-            why = f"{action}: +1D6 in close combat"
-            changes.append(self._add(unit, "attack_actions", 1, why, MELEE["attack_action_cite"]))
+        does = DATA["does"].get(key, {})
+        if "sets" in does:
+            changes.append(Change(unit.id, does["sets"], does["to"], action, cite))
+        elif "adds" in does:
+            why, cite = does.get("why", action), does.get("cite", cite)
+            changes.append(self._add(unit, does["adds"], does["by"], why, cite))
         elif key == "mount":
             mounted = self._flag(unit, "mounted")
             now = "dismounts" if mounted else "mounts"
