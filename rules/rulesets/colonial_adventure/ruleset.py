@@ -608,10 +608,9 @@ class ColonialAdventure(Ruleset):
         data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
         data |= {"retire": length_json(scene, retire)}
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
-        said = {"unit": unit.id, "shock": shock, "men": men, "over": over, "cls": cls.upper()}
-        said |= {"retire": format_length(retire, scene.unit), "inches": row["inches"]}
-        said |= {"retire_cite": retire_cite, "row_cite": row["cite"], "broken_cite": broken_cite}
-        return self._answer("morale", data, [DATA["says"]["morale"][status].format(**said)])
+        said = {"unit": unit.id, "cls": cls.upper(), "retire": format_length(retire, scene.unit)}
+        said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
+        return self._answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
     def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
         """The two sides (sorted), their leader and commander figures, and the +1 of the side
