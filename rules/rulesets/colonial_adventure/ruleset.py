@@ -121,10 +121,7 @@ class ColonialAdventure(Ruleset):
     unit = "in"
     phases = tuple(p.name for p in PHASE_STEPS)
     phase_steps = PHASE_STEPS
-    sides_rule = (
-        "all: every side on the table; initiative-order: the same sides, the side that won the "
-        f"initiative die roll ({INITIATIVE}) first (in table order until it is rolled)"
-    )
+    sides_rule = say("sides-rule", cite=INITIATIVE)
     unit_fields = UNIT_FIELDS
     terrain_keys = frozenset({"obstacle", "barred"})
     """What the action costs read of terrain (lines 21-23)."""
@@ -995,9 +992,8 @@ def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any])
 
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    falls = "a leader or commander whose D10 scored at most the men killed falls in place of a man"
-    label = f"bases of {unit.id} taken off for its men killed ({falls})"
-    bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
+    label, cite = say("removed", unit=unit.id), LEADER_HIT["cite"]
+    bases = tuple(b.id for b in unit.bases)
     return Report(
         name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
     )
