@@ -324,9 +324,8 @@ class ColonialAdventure(Ruleset):
         the Artillery Phase, line 7, and spend their actions reloading)."""
         out = []
         if not self._loaded(unit, weapon):
-            out.append(
-                say("not-loaded", unit=unit.id, **_cost_said(self._reload_cost(unit, weapon)))
-            )
+            reload = _cost_said(self._reload_cost(unit, weapon))
+            out.append(say("not-loaded", unit=unit.id, **reload))
         if weapon == "repeating-gun" and self._flag(unit, "jammed"):
             out.append(say("jammed", unit=unit.id, **_cost_said(COSTS["fix-jam"])))
         fire = COSTS["fire"]
