@@ -898,24 +898,19 @@ class ColonialAdventure(Ruleset):
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        """No dice to report: the move spends its actions (lines 20-23)."""
-        self._move_spent(scene, args)
+        """No dice to report: the move spends its actions (lines 20-23); a move the actions left
+        this turn cannot pay for is refused."""
+        data = self.move(scene, args).data
+        if not data["allowed"]:
+            costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
+            said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
+            after = data["actions_spent_before"] + data["actions_spent"]
+            raise self._refusal("move", **data | said, after=after)
         return ()
 
-    def _move_spent(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost], int]:
-        """The unit, its move's costs and its actions spent after it; a move the actions left
-        this turn cannot pay for is refused."""
-        unit, steps = self._move_steps(scene, args)
-        before = self._count(unit, "actions_spent")
-        after = before + sum(c["actions"] for c in steps)
-        if after > PER_TURN:
-            costs = ", ".join(f"{c['action']} {c['actions']}" for c in steps)
-            spent = {"before": before, "after": after, "per_turn": PER_TURN, "cite": PER_TURN_CITE}
-            raise self._refusal("move", unit=unit.id, costs=costs, **spent)
-        return unit, steps, after
-
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        unit, steps, after = self._move_spent(scene, args)
+        unit, steps = self._move_steps(scene, args)
+        after = self._count(unit, "actions_spent") + sum(c["actions"] for c in steps)
         why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 
