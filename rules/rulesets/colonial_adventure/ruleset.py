@@ -905,7 +905,7 @@ class ColonialAdventure(Ruleset):
             costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
             said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
             after = data["actions_spent_before"] + data["actions_spent"]
-            raise self._refusal("move", **data | said, after=after)
+            raise self._refusal("move", **{**data, **said}, after=after)
         return ()
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
