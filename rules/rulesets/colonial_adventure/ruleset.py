@@ -608,24 +608,19 @@ class ColonialAdventure(Ruleset):
         said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
         return self._answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
-    def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
-        """The two sides (sorted), their leader and commander figures, and the +1 of the side
-        with more (line 8)."""
+    def initiative(self, scene: Scene, args: Args) -> Resolution:
+        """`initiative`: each side's 1D6, +1 to the side with more leader and commander figures
+        (line 8)."""
+        expect_args("initiative", args, ())
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             named = ", ".join(map(repr, sides)) or "none"
             raise self._refusal("two-sides", count=len(sides), sides=named)
-        troops = [(u.side, self._troops(u)) for u in scene.units]
-        leaders = {
-            s: sum(t.leaders + t.commanders for side, t in troops if side == s) for s in sides
-        }
+        leaders = dict.fromkeys(sides, 0)
+        for unit in scene.units:
+            troops = self._troops(unit)
+            leaders[unit.side] += troops.leaders + troops.commanders
         bonus = {s: int(leaders[s] > leaders[o]) for s, o in (sides, sides[::-1])}
-        return sides, leaders, bonus
-
-    def initiative(self, scene: Scene, args: Args) -> Resolution:
-        """`initiative`: each side's 1D6, +1 to the side with more leaders (line 8)."""
-        expect_args("initiative", args, ())
-        sides, leaders, bonus = self._initiative_bonus(scene)
         first, second = sides
         # Each of the 36 throws: by how much the first side's total beats the second's.
         beats = [x + bonus[first] - y - bonus[second] for x in range(1, 7) for y in range(1, 7)]
@@ -873,29 +868,31 @@ class ColonialAdventure(Ruleset):
 
     def _initiative_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
-        expect_args("initiative", args, ())
-        sides, _, bonus = self._initiative_bonus(scene)
         added = " (its +1 for more leaders is added for you)"
-        labels = {s: f"{s}'s 1D6{added if bonus[s] else ''}" for s in sides}
         return tuple(
-            Report(f"roll_{s}", Kind.COUNT, labels[s], INITIATIVE, maximum=6) for s in sides
+            Report(f"roll_{s}", Kind.COUNT, f"{s}'s 1D6{added if b else ''}", INITIATIVE, maximum=6)
+            for s, b in self._bonus(scene, args).items()
         )
 
     def _initiative_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        sides, _, bonus = self._initiative_bonus(scene)
-        faces = {s: int(reported[f"roll_{s}"]) for s in sides}
-        bad = [f"roll_{s} is {faces[s]}" for s in sides if not 1 <= faces[s] <= 6]
+        bonus = self._bonus(scene, args)
+        faces = {s: int(reported[f"roll_{s}"]) for s in bonus}
+        bad = [f"roll_{s} is {faces[s]}" for s in bonus if not 1 <= faces[s] <= 6]
         if bad:
             raise QuestionError(f"{self.id}: {'; '.join(bad)}; a D6 shows 1 to 6")
-        totals = {s: faces[s] + bonus[s] for s in sides}
+        totals = {s: faces[s] + bonus[s] for s in bonus}
         said = " against ".join(
-            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in sides
+            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in bonus
         )
-        first, second = sides
+        first, second = bonus
         if totals[first] == totals[second]:
             raise self._refusal("tie", said=said)
-        winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
+        winner, why = max(bonus, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
+
+    def _bonus(self, scene: Scene, args: Args) -> dict[str, int]:
+        """Each side's +1 for more leaders (line 8), as `initiative` answers it."""
+        return {s["side"]: s["bonus"] for s in self.initiative(scene, args).data["sides"]}
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """No dice to report: the move spends its actions (lines 20-23); a move the actions left
