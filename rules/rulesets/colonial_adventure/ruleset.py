@@ -461,10 +461,7 @@ class ColonialAdventure(Ruleset):
         kills = odds.counted(pool, p_kill)
         note = f"{kill}+ kills, {shock} a shock point"
         rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
-        roll = Roll(
-            "kill", pool, 6, kill, dice.binomial(pool, p_kill), rolled, MELEE["kill_cite"], note
-        )
-
+        roll = Roll.success_roll("kill", pool, 6, kill, rolled, MELEE["kill_cite"], note)
         side = {"unit": unit.id, "dice": pool, "modifiers": [m.as_json() for m in mods]}
         side |= {"rolls": [roll.as_json()], "kills": kills, "fighters": fighters}
         side["shock_points"] = odds.counted(pool, Fraction(1, 6))
