@@ -276,36 +276,30 @@ class Europe19c(Ruleset):
         formation_of(target)  # read all the same: it must be one of its type's
         row = CHARGE["rows"][ours]
         entry = row["cells"][CHARGE["columns"].index(theirs)]
-        refusals: list[dict[str, Any]] = []
-        said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
-        if entry == "no":
-            refusals.append(reason(f"{ours} may not charge {theirs}", row["cite"]))
-        elif entry == "maybe":
-            mine, yours = len(attacker.bases), len(target.bases)
-            said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
-            said["maybe_source"] = str(CITE["maybe"])
-            if mine <= yours:
-                why = f"maybe, but {attacker.id} ({mine} bases) does not begin larger than "
-                refusals.append(reason(f"{why}{target.id} ({yours} bases)", CITE["maybe"]))
-        if ours == "infantry" and in_line:
-            refusals.append(reason("infantry in line may not move", CITE["line_no_move"]))
         near = table.unit_distance(attacker, target)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
-        if rivals:
-            why = f"the {face.name} of {target.id} is already attacked by {', '.join(rivals)}"
-            refusals.append(reason(why, CITE["one_per_face"]))
         allowance, column = _charge_move(table, attacker, target)
-        reach, gap = None, f"{shown(scene, near.distance)} to contact"
-        if allowance is None:
-            move_row = MOVE["rows"][move_row_of(attacker)]
-            why = f"{move_row['label']} may not move in {column} (N/A)"
-            refusals.append(reason(why, move_row["cite"]))
-        else:
-            reach = Threshold(near.distance, allowance, table.uncertainty(near.a, near.b))
-            if not reach.within:
-                why = f"{gap}, beyond the {shown(scene, allowance)} move ({column})"
-                refusals.append(reason(why, CITE["contact"]))
+        move_row, unc = MOVE["rows"][move_row_of(attacker)], table.uncertainty(near.a, near.b)
+        reach = None if allowance is None else Threshold(near.distance, allowance, unc)
+        mine, yours = len(attacker.bases), len(target.bases)
+        facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
+        facts |= {"mine": mine, "yours": yours, "face": face, "rivals": ", ".join(rivals)}
+        facts |= {"move_row": move_row, "column": column, "gap": shown(scene, near.distance)}
+        facts["allowance"] = None if allowance is None else shown(scene, allowance)
+        refused = [  # whether each refuses the charge, its text, its line
+            (entry == "no", "charge-no", row["cite"]),
+            (entry == "maybe" and mine <= yours, "charge-not-larger", CITE["maybe"]),
+            (ours == "infantry" and in_line, "charge-in-line", CITE["line_no_move"]),
+            (bool(rivals), "charge-face-taken", CITE["one_per_face"]),
+            (reach is None, "charge-no-move", move_row["cite"]),
+            (reach is not None and not reach.within, "charge-beyond", CITE["contact"]),
+        ]
+        refusals = [reason(say(text, **facts)[0], cite) for no, text, cite in refused if no]
+        said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
+        if entry == "maybe":
+            said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
+            said["maybe_source"] = str(CITE["maybe"])
         flank, in_town = face.aspect is not geo.Aspect.FRONT, math.isinf(face.margin)
         data: dict[str, Any] = {"attacker": attacker.id, "target": target.id}
         data |= {"allowed": not refusals, "charge_table": said, "reasons": refusals}
@@ -317,19 +311,14 @@ class Europe19c(Ruleset):
         data["move"] = None if reach is None else compared(scene, reach)
         bonus = "+1 die per base attacking flank or rear"
         data["melee_bonus"] = reason(bonus, CITE["flank"]) if flank else None
-        fired_on = "if the target fires on the charging cavalry, the cavalry test morale"
-        data["notes"] = [reason("the charger may pivot 45 degrees", CITE["pivot_45"])]
-        data["notes"] += [reason(fired_on, CITE["fired_on"])] if ours == "cavalry" else []
-        facts = {"attacker": attacker, "target": target, "row": row, "entry": entry, "near": near}
-        facts |= {"attacker_is": described(attacker), "target_is": described(target), "face": face}
-        facts |= {"may": "may not" if refusals else "may", "gap": gap, "column": column}
+        notes = (n for n in DATA["notes"]["charge"] if n.get("only", ours) == ours)
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in notes]
+        facts |= {"row": row, "entry": entry, "near": near, "may": "may not" if refusals else "may"}
+        facts |= {"attacker_is": described(attacker), "target_is": described(target)}
         facts["town"] = say("charge-in-town")[0] if in_town else ""
         facts["flank"] = say("charge-flank")[0] if flank else ""
         lines = say("charge", **facts)
-        if reach is not None:
-            lines += say(
-                "charge-move", reach=shown(scene, reach.limit), close=close_call(reach), **facts
-            )
+        lines += [] if reach is None else say("charge-move", close=close_call(reach), **facts)
         return self._refused("charge", data, lines)
 
     # Hand-to-hand (lines 98-124)
