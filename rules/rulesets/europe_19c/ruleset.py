@@ -501,10 +501,8 @@ class Europe19c(Ruleset):
         elif flag(a, "charged") == flag(d, "charged"):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
         for attacker, defender in (first, first[::-1]):
-            if (
-                _melee_dice(attacker, defender, True)[2]
-                and _melee_dice(defender, attacker, False)[2]
-            ):
+            sides = ((attacker, defender, True), (defender, attacker, False))
+            if all(_melee_dice(*side)[2] is not None for side in sides):
                 return Fight("melee", (attacker.id, defender.id), note)
             dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
             note = f"{dash}: {defender.id} taken as the attacker"
@@ -751,8 +749,8 @@ class Shot:
     @property
     def row_note(self) -> str:
         """`Inf line, Art against Normal`."""
-        column = FIRING["columns"][self.column["column"]]["label"]
-        return f"{FIRING['rows'][self.row]['label']} against {column}"
+        column = FIRING["columns"][self.column["column"]]
+        return say("row-note", row=FIRING["rows"][self.row], column=column)[0]
 
 
 # Reading a unit in the sheet's words
@@ -879,11 +877,8 @@ def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
     for base in unit.bases:
         kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
         woods |= {i for k, i in kinds.items() if k in TERRAIN["woods-towns"]}
-        streams |= {
-            i
-            for k, i in kinds.items()
-            if k in TERRAIN["streams"] and TerrainKind.BRIDGE not in kinds
-        }
+        bridged = TerrainKind.BRIDGE in kinds
+        streams |= {i for k, i in kinds.items() if k in TERRAIN["streams"] and not bridged}
     for column, pieces in (("woods-towns", woods), ("stream", streams)):
         if pieces:
             return column, f"stands in {', '.join(sorted(pieces))}"
@@ -903,8 +898,8 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     limit = NUMBERS["road_enemy_cm"]
     t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
-    away = f"{shown(table.scene, near.distance)} away, {'at least' if far else 'under'} {limit} cm"
-    why = f"nearest enemy {near.b.id} is {away}{close}"
+    facts = {"near": near, "away": shown(table.scene, near.distance), "limit": limit}
+    why = say("road-enemy", than="at least" if far else "under", close=close, **facts)[0]
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
 
@@ -978,29 +973,26 @@ def _melee_side(
     if per_base is None:
         raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
-    mods = []
-    if charging and face.aspect is not geo.Aspect.FRONT:
-        mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
-    front = not charging and face.aspect is geo.Aspect.FRONT
-    river = table.crossed(enemy_base, base, TERRAIN["streams"]) if front else []
-    if river:
-        bank = f"defending the bank of {river[0].id} frontally"
-        mods.append(Modifier(1, bank, CITE["riverbank"]))
+    front_defence = not charging and face.aspect is geo.Aspect.FRONT
+    river = table.crossed(enemy_base, base, TERRAIN["streams"]) if front_defence else []
     hill = _in_kinds(table, base, TERRAIN["hills"])
-    if hill and not _in_kinds(table, enemy_base, TERRAIN["hills"]):
-        mods.append(Modifier(1, f"on higher ground ({hill[0]})", CITE["higher"]))
-    if kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry" and order_of(enemy) == "close":
-        cite = CITE["cavalry_vs_close_order"]
-        mods.append(Modifier(-1, "cavalry against close order infantry", cite))
+    higher = bool(hill) and not _in_kinds(table, enemy_base, TERRAIN["hills"])
+    on_infantry = kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry"
+    facts = {"face": face, "river": river[0].id if river else "", "hill": hill[0] if hill else ""}
+    found = [  # whether each modifier applies, its dice a base, its line and text
+        (charging and face.aspect is not geo.Aspect.FRONT, 1, "flank"),
+        (bool(river), 1, "riverbank"),
+        (higher, 1, "higher"),
+        (on_infantry and order_of(enemy) == "close", -1, "cavalry_vs_close_order"),
+    ]
+    mods = [Modifier(value, say(key, **facts)[0], CITE[key]) for yes, value, key in found if yes]
     each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
     purpose, need, note = f"hits by {unit.id}", NUMBERS["melee_hit_need"], f"{bases} bases x {each}"
     roll = Roll.success_roll(purpose, each * bases, 6, need, mods, CITE["melee_hit"], note)
     json = {"unit": unit.id, "row": row["label"], "column": column, "source": str(row["cite"])}
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
     json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
-    said = "".join(
-        say("melee-modifier", value=m.value, reason=m.reason, cite=m.cite)[0] for m in mods
-    )
+    said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
     facts = {"unit": unit, "row": row, "column": column, "per_base": per_base, "mods": said}
     return json, roll, say("melee-side", roll=roll.describe(), **facts)[0]
 
