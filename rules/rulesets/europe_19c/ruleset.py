@@ -978,7 +978,8 @@ def _melee_side(
     hill = _in_kinds(table, base, TERRAIN["hills"])
     higher = bool(hill) and not _in_kinds(table, enemy_base, TERRAIN["hills"])
     on_infantry = kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry"
-    facts = {"face": face, "river": river[0].id if river else "", "hill": hill[0] if hill else ""}
+    facts: dict[str, Any] = {"face": face, "unit": unit, "row": row, "column": column}
+    facts |= {"river": river[0].id if river else "", "hill": hill[0] if hill else ""}
     found = [  # whether each modifier applies, its dice a base, its line and text
         (charging and face.aspect is not geo.Aspect.FRONT, 1, "flank"),
         (bool(river), 1, "riverbank"),
@@ -993,7 +994,7 @@ def _melee_side(
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
     json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    facts = {"unit": unit, "row": row, "column": column, "per_base": per_base, "mods": said}
+    facts |= {"per_base": per_base, "mods": said}
     return json, roll, say("melee-side", roll=roll.describe(), **facts)[0]
 
 
