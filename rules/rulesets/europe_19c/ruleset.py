@@ -174,9 +174,9 @@ class Europe19c(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
         table, shot = table_of(scene), self.shot(scene, args)
-        nearest, column, lead = shot.nearest, shot.column, shot.lead
+        firer, nearest, column, lead = shot.firer, shot.nearest, shot.column, shot.lead
         category = FIRING["columns"][column["column"]]
-        data: dict[str, Any] = {"shooter": shot.firer.id, "target": shot.target.id, "rolls": []}
+        data: dict[str, Any] = {"shooter": firer.id, "target": shot.target.id, "rolls": []}
         data["distance"] = length(scene, nearest.distance)
         data["target_category"] = {"column": category["label"], "why": column["why"]}
         data["target_category"]["source"] = str(category["cite"])
@@ -190,7 +190,7 @@ class Europe19c(Ruleset):
             | {"dice_per_base": b["dice"], "source": str(b["cite"])}
             for b, mm in shot.bands
         ]
-        starred = weapon.get("starred") and kind_of(shot.firer) == "skirmishers"
+        starred = weapon.get("starred") and kind_of(firer) == "skirmishers"
         bonus = length(scene, NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM) if starred else None
         data["weapon"] = {"name": shot.weapon, "bands": bands, "skirmisher_bonus": bonus}
         data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
@@ -226,12 +226,7 @@ class Europe19c(Ruleset):
         if save_need is not None:
             said = {"saving": f"saved on {save_need}+", "save_says": f"save {save_need}+ a hit"}
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
-        said |= {
-            "mean": mean,
-            "fire": fire,
-            "bases": len(shot.firer.bases),
-            "odds": chances(unsaved),
-        }
+        said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
         said |= {"at": shown(scene, lead.distance), "close": close_call(lead.threshold)}
         return self._answer("shoot", data, say("shoot", **said))
 
@@ -248,9 +243,8 @@ class Europe19c(Ruleset):
         # Each row of the table is two faces of the D6: a third.
         rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
         rows = [{**row, "source": str(r["cite"])} for row, r in zip(rows, COMMAND, strict=True)]
-        side = [
-            b.id for u in scene.units if u.side == leader.side and u is not leader for b in u.bases
-        ]
+        others = [u for u in scene.units if u.side == leader.side and u is not leader]
+        side = [b.id for u in others for b in u.bases]
         note = f"{rating} leader, {size} game: the faces index the command table"
         roll = Roll("command roll", 1, 6, None, cite=CITE["command"], note=note)
         data: dict[str, Any] = {"leader": args[0], "rating": rating, "game_size": size}
@@ -260,9 +254,8 @@ class Europe19c(Ruleset):
         data["mean_score"] = str(sum(Fraction(r["score"], 3) for r in rows))
         lines = say("command", leader=leader, rating=rating, size=size, size_why=size_why)
         lines += [line for r in rows for line in say("command-row", **r)]
-        return self._answer(
-            "command", data, lines + say("command-radius", leader=leader, bases=len(side))
-        )
+        lines += say("command-radius", leader=leader, bases=len(side))
+        return self._answer("command", data, lines)
 
     # Charge sequence (lines 25-38)
 
@@ -446,10 +439,9 @@ class Europe19c(Ruleset):
         table, units = table_of(scene), scene.units
         slack = 2 * table.most_uncertain + geo.EPS  # more than any length can be off by
         if phase == "change-formation":
-            rating = [u for u in units if u.get("rating") is not None]
-            yield from (
-                Candidate("command", (u.id,)) for u in rating if not count(u, "command_score")
-            )
+            leaders = (u for u in units if u.get("rating") is not None)
+            unrolled = (u for u in leaders if not count(u, "command_score"))
+            yield from (Candidate("command", (u.id,)) for u in unrolled)
             yield from (Candidate("formation", (u.id,)) for u in units if kind_of(u) in FORMATIONS)
         elif phase == "charge":
             for a in units:
@@ -583,9 +575,8 @@ class Europe19c(Ruleset):
         if not self._charge_form(scene, args):
             return ()
         attacker, target = (scene.unit_of(name).id for name in args)
-        moved = Change(
-            attacker, "moved", True, "its move this turn was the charge", CITE["contact"]
-        )
+        why = "its move this turn was the charge"
+        moved = Change(attacker, "moved", True, why, CITE["contact"])
         charged = Change(attacker, "charged", True, f"charged {target}", STEP["charge"])
         return (charged, moved) if reported["contact"] else (moved,)
 
@@ -595,13 +586,13 @@ class Europe19c(Ruleset):
         data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
-            dice = int(roll["dice"])
-            label = f"hits scored by {data[name]}: the dice of its {dice}D6 showing {need}+"
-            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], dice, need))
-        blocked = f"the loser's {NUMBERS['retreat_cm']} cm retreat facing the enemy is blocked"
-        label = f"{blocked} (it is eliminated)"
-        blocked_flag = Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False)
-        return (*reports, blocked_flag)
+            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
+            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], roll["dice"], need))
+        label = say("report-blocked")[0]
+        return (
+            *reports,
+            Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
+        )
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """The side that took more hits loses, a tie the defender (lines 120-122)."""
@@ -626,7 +617,7 @@ class Europe19c(Ruleset):
         data = self.move(scene, args).data
         if kind_of(scene.unit_of(data["unit"])) != "artillery":
             return ()
-        label = "the battery pivoted (it cannot fire this turn)"
+        label = say("report-pivoted")[0]
         return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
