@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -111,7 +111,30 @@ class Europe19c(Ruleset):
         round from a town, line 74), then in its sight (lines 75-76), every arc and every sight
         line of all the shots asked of the measuring layer at once; then the dice of the bases
         that fire, the need and the save."""
-        shots = [shot for firer, targets in fire for shot in self._shots(table, firer, targets)]
+        shots = []
+        for firer, targets in fire:
+            for target in targets:
+                _check_enemies(firer, target)
+            column, apart = FIRING["column_of"], table.unit_distance
+            mine = [Shot(firer, t, apart(firer, t), column[described(t)]) for t in targets]
+            shots += mine
+            refusals = _cannot_fire(firer)
+            if refusals:
+                for shot in mine:
+                    shot.refusals = list(refusals)
+                continue
+            weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
+            longest = bands[-1][1]
+            for base in firer.bases:  # the bases of each target in its range, nearest first
+                in_town = bool(_in_kinds(table, base, TERRAIN["towns"]))
+                away = table.distances[table.index[base.id]]
+                for shot in mine:
+                    order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
+                    d0 = float(away[table.index[order[0].id]])
+                    aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
+                    measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
+                    shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
+                    shot.weapon, shot.bands, shot.row = weapon, bands, row
         bases = [b for s in shots for b in s.bases]
         half = NUMBERS["arc_half_angle"]  # all round from a town
         arcs = table.in_arcs([(b.base, b.aims, 180.0 if b.in_town else half) for b in bases])
@@ -143,33 +166,6 @@ class Europe19c(Ruleset):
         table = table_of(scene)
         firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
         return self.shots(table, [(firer, [target])])[0]
-
-    def _shots(self, table: Table, firer: Unit, targets: Sequence[Unit]) -> list[Shot]:
-        """A firer's shots as far as the units and the distances tell: why it may not fire at
-        all, else its weapon and the bases of each target in each of its bases' range, nearest
-        first."""
-        for target in targets:
-            _check_enemies(firer, target)
-        column = FIRING["column_of"]
-        shots = [
-            Shot(firer, t, table.unit_distance(firer, t), column[described(t)]) for t in targets
-        ]
-        refusals = _cannot_fire(firer)
-        if refusals:
-            return [replace(shot, refusals=list(refusals)) for shot in shots]
-        weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
-        longest = bands[-1][1]
-        for base in firer.bases:
-            in_town = bool(_in_kinds(table, base, TERRAIN["towns"]))
-            away = table.distances[table.index[base.id]]
-            for shot in shots:
-                order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
-                d0 = float(away[table.index[order[0].id]])
-                aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
-                measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
-                shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
-                shot.weapon, shot.bands, shot.row = weapon, bands, row
-        return shots
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
