@@ -372,9 +372,8 @@ class Europe19c(Ruleset):
         data |= {"may_move": bool(allowance), "may_pivot": True, "road": road}
         data["source"] = str(row["cite"] if static is None else CITE[static])
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
-        facts = {"unit": unit, "row": row, "column": column, "cm": cm, "why": why, "pivot": pivot}
+        facts = data | {"cm": cm, "described": described(unit), "row_cite": row["cite"]}
         verdict = "move-static" if static else "move-na" if cm is None else "move"
-        facts |= {"described": described(unit), "static": data["source"], "road": road}
         lines = say(verdict, **facts) + say("pivot-free" if pivot is None else "pivot", **facts)
         return self._answer("move", data, lines + ([] if road is None else say("road", **facts)))
 
@@ -403,9 +402,7 @@ class Europe19c(Ruleset):
         data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
         data |= {"rolls": [roll.as_json()], "bases_lost": odds(lost)}
         data["bases_lost"]["source"] = str(CITE["failure"])
-        lines = say(
-            "morale", unit=unit, level=level, need=need, p_pass=p_pass, level_cite=level_cite
-        )
+        lines = say("morale", level_cite=level_cite, **data)
         lines += [line for r in reasons for line in say("morale-reason", **r)]
         lines += say("morale-fails", odds=chances(lost)) if tests else say("morale-none")
         return self._answer("morale", data, lines)
