@@ -327,12 +327,11 @@ class Europe19c(Ruleset):
         hits = [(i, j, p * q) for i, p in enumerate(mine) for j, q in enumerate(yours)]
         p_defender = sum((p for i, j, p in hits if i >= j), Fraction(0))
         p_tie, p_attacker = sum((p for i, j, p in hits if i == j), Fraction(0)), 1 - p_defender
-        fates = {"defender_fate": _loser_fate(defender), "attacker_fate": _loser_fate(attacker)}
         outcome: dict[str, Any] = {"defender_loses": str(p_defender), "tie": str(p_tie)}
         outcome |= {"attacker_loses": str(p_attacker), "loser_morale_tests": 2}
         outcome |= {"defender_loses_float": float(p_defender)}
         outcome |= {"attacker_loses_float": float(p_attacker)}
-        outcome |= {"loser": fates["defender_fate"], "attacker_loser": fates["attacker_fate"]}
+        outcome |= {"loser": _loser_fate(defender), "attacker_loser": _loser_fate(attacker)}
         sources = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
         outcome["sources"] = [str(CITE[c]) for c in sources]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
@@ -340,8 +339,7 @@ class Europe19c(Ruleset):
         data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
-        facts = {"attacker": attacker, "defender": defender, "p_defender": p_defender, **fates}
-        facts |= {"p_tie": p_tie, "p_attacker": p_attacker, "apart": shown(scene, near.distance)}
+        facts = data | {"apart": shown(scene, near.distance)}
         opening = say("melee-close") if touch.too_close_to_call else []
         opening = opening if in_contact(touch) else say("melee-apart", **facts)
         return self._answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
@@ -962,8 +960,7 @@ def _melee_side(
     hill = _in_kinds(table, base, TERRAIN["hills"])
     higher = bool(hill) and not _in_kinds(table, enemy_base, TERRAIN["hills"])
     on_infantry = kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry"
-    facts: dict[str, Any] = {"face": face, "unit": unit, "row": row, "column": column}
-    facts |= {"river": river[0].id if river else "", "hill": hill[0] if hill else ""}
+    facts = {"face": face, "river": river[0].id if river else "", "hill": hill[0] if hill else ""}
     found = [  # whether each modifier applies, its dice a base, its line and text
         (charging and face.aspect is not geo.Aspect.FRONT, 1, "flank"),
         (bool(river), 1, "riverbank"),
@@ -978,8 +975,7 @@ def _melee_side(
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
     json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    facts |= {"per_base": per_base, "mods": said}
-    return json, roll, say("melee-side", roll=roll.describe(), **facts)[0]
+    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)[0]
 
 
 def _loser_fate(unit: Unit) -> str:
