@@ -11,6 +11,7 @@ length, piece of terrain stood in and sight line is asked of the measuring layer
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -52,6 +53,12 @@ TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
+TEXTS: Final = {
+    name: re.sub(r"\{(cite|numbers)\[(\w+)\]\}", lambda m: str(DATA[m[1]][m[2]]), text)
+    for name, text in DATA["texts"].items()
+}
+"""The texts of the answers (`say`), each `{cite[name]}` and `{numbers[name]}` in them read off
+the sheet once."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
@@ -176,10 +183,10 @@ class Europe19c(Ruleset):
         data["distance"] = length(scene, nearest.distance)
         data["target_category"] = {"column": category["label"], "why": column["why"]}
         data["target_category"]["source"] = str(category["cite"])
-        opening = say("shoot-opening", shot=shot, apart=shown(scene, nearest.distance))
+        opening = {"shot": shot, "apart": shown(scene, nearest.distance)}  # of a refusal
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
-            return self._refused("shoot", data, opening)
+            return self._refused("shoot", data, say("shoot-opening", **opening))
         weapon, row = WEAPONS[shot.weapon], FIRING["rows"][shot.row]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
@@ -201,7 +208,8 @@ class Europe19c(Ruleset):
         if lead is None:
             near = (b["label"] for b, mm in shot.bands if geo.within(nearest.distance, mm))
             data |= {"band": next(near, "out-of-range"), "allowed": False}
-            return self._refused("shoot", data | {"reasons": [_why_no_shot(shot.bases)]}, opening)
+            data["reasons"] = [_why_no_shot(shot.bases)]
+            return self._refused("shoot", data, say("shoot-opening", **opening))
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
         hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
@@ -731,8 +739,8 @@ class Shot:
     @property
     def row_note(self) -> str:
         """`Inf line, Art against Normal`."""
-        column = FIRING["columns"][self.column["column"]]
-        return say("row-note", row=FIRING["rows"][self.row], column=column)[0]
+        column = FIRING["columns"][self.column["column"]]["label"]
+        return f"{FIRING['rows'][self.row]['label']} against {column}"
 
 
 # Reading a unit in the sheet's words
@@ -986,10 +994,8 @@ def _loser_fate(unit: Unit) -> str:
 
 
 def say(text: str, **values: Any) -> list[str]:
-    """The lines of a text of sheet.toml's `[texts]`, `{names}` filled in from `values`, else
-    `{cite[name]}` from `[cite]` and `{numbers[name]}` from `[numbers]`."""
-    filled = str(DATA["texts"][text]).format(**{"cite": CITE, "numbers": NUMBERS} | values)
-    return filled.split("\n")
+    """The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in from `values`."""
+    return TEXTS[text].format_map(values).split("\n")
 
 
 def question_error(key: str, **blanks: Any) -> QuestionError:
