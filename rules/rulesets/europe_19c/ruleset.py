@@ -208,7 +208,9 @@ class Europe19c(Ruleset):
         if lead is None:
             near = (b["label"] for b, mm in shot.bands if geo.within(nearest.distance, mm))
             data |= {"band": next(near, "out-of-range"), "allowed": False}
-            data["reasons"] = [_why_no_shot(shot.bases)]
+            in_range = any(s.in_range for s in shot.bases)
+            why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
+            data["reasons"] = [refusal(why if in_range else "out-of-range")]
             return self._refused("shoot", data, say("shoot-opening", **opening))
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
@@ -885,11 +887,11 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     if not enemies:
         return road | {"why": "every base is on the road and no enemy is on the table"}
     near = table.closest(unit.bases, enemies)
-    limit = NUMBERS["road_enemy_cm"]
-    t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
+    reach, unc = NUMBERS["road_enemy_cm"] * MM_PER_CM, table.uncertainty(near.a, near.b)
+    t = Threshold(near.distance, reach, unc)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
-    facts = {"near": near, "away": shown(table.scene, near.distance), "limit": limit}
-    why = say("road-enemy", than="at least" if far else "under", close=close, **facts)[0]
+    facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
+    why = say("road-enemy", than="at least" if far else "under", **facts)[0]
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
 
@@ -922,12 +924,6 @@ def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
     refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
     return [refusal(why) for why, yes in refused.items() if yes]
-
-
-def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
-    if not any(s.in_range for s in shots):
-        return refusal("out-of-range")
-    return refusal("out-of-sight" if any(s.in_arc for s in shots) else "out-of-arc")
 
 
 def _save(
