@@ -1,6 +1,7 @@
 """Sepoys & Soldiers - QRS: the mechanics, and at the end of the class what the players' dice
-change. The sheet's tables are `tables.py` (read from `sheet.toml`), and how the garbled lines
-of the sheet are read is README.md. Pure: never imports cv2, flask, vision or webui.
+change. The sheet's tables are `tables.py` (read from `sheet.toml`, with the texts the answers
+fill in), and how the garbled lines of the sheet are read is README.md. Pure: never imports cv2,
+flask, vision or webui.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
+from ...measure import Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from ...state import Change, Kind, Report, Scope
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, refusal
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -37,6 +38,7 @@ LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
 Args = Sequence[str]
 Reported = Mapping[str, Any]
+Reasons = list[tuple[str, Cite | None]]
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
 """A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
 CHARGE_RESULTS = ("no-charge", "target-routs", "charge-combat")
@@ -152,13 +154,13 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
     return [u for u in scene.units if u.side == commander.side and not is_commander(u)]
 
 
-def _order_refusals(commander: Unit) -> list[tuple[str, Cite]]:
+def _order_refusals(commander: Unit) -> Reasons:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
     row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
-    out = []
+    out: Reasons = []
     if given >= row["orders"]:
-        changes = f"{row['orders']} order change{'s' * (row['orders'] > 1)}"
+        changes = plural(row["orders"], "order change")
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
     if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
         out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
@@ -170,14 +172,6 @@ def _pursuit(unit: Unit) -> str:
     if _arm(unit) == "cavalry" and unit.side.lower() == "british":
         return "pursues for two moves (British cavalry)"
     return "advances and occupies the enemy position"
-
-
-def _risk_line(r: dict[str, Any]) -> str:
-    hit = f"hit on {r['hit_on']} ({r['p_hit']['exact']})"
-    then = "1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch"
-    return (
-        f"commander {r['commander']} ({r['rating']}) rolls 1d6: {hit}, then {then} [{r['source']}]"
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,7 +192,8 @@ class Allowance:
 
 
 def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
-    """The move of a unit in the terrain it stands in plus any it must cross."""
+    """The move of a unit in the terrain it stands in plus any it must cross: its order's row
+    of the movement table (lines 49-52), or its guns' (line 56)."""
     if is_commander(unit):
         raise refusal("commander-moves", unit=unit.id)
     arm = _arm(unit)
@@ -208,31 +203,23 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     going = "rough" if kinds & tables.ROUGH_KINDS else "open"
     going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
     if arm == "artillery":
-        guns, european = _guns(unit), CITE["european_guns"]
-        if guns == "indian":
-            why = ("Indian artillery is static", CITE["indian_static"])
-        elif going != "open":
-            why = ("European guns manhandle across open ground only", european)
-        else:
-            why = ('European guns manhandle 2" across open ground, and may not fire', european)
-            return Allowance(tables.EUROPEAN_GUNS_MOVE, going, False, False, names, (why,))
-        return Allowance(0.0, going, False, False, names, (why,))
+        static = _guns(unit) == "indian"
+        moves = not static and going == "open"
+        text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
+        why = (WORDS[text], CITE["indian_static" if static else "european_guns"])
+        return Allowance(tables.EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
-    if going == "open":
-        what = "cavalry" if arm == "cavalry" else "foot"
-        why = (f"{kind} {what} in the open", row["cite"])
-        return Allowance(row[what] * INCH, going, False, False, names, (why,))
-    if going == "rough":
-        why = (f"{kind} in rough ground/hills/woods/rivers/bridges", row["cite"])
-        reasons = (why, ("", CITE["rough"]))
-        return Allowance(row["rough"] * INCH, going, row["rough_disorders"], False, names, reasons)
-    if row["obstacle_whole_turn"]:
-        why = (f"{kind}: crossing hedges, walls, etc takes the whole turn", row["cite"])
-        return Allowance(0.0, going, True, True, names, (why, ("", CITE["obstacle"])))
-    why = (f"{kind} across hedges, walls, etc", row["cite"])
-    reasons = (why, ("", CITE["obstacle"]))
-    return Allowance(row["obstacle"] * INCH, going, False, False, names, reasons)
+    whole_turn = going == "obstacle" and row["obstacle_whole_turn"]
+    column = ("cavalry" if arm == "cavalry" else "foot") if going == "open" else going
+    why = (
+        say("move_whole_turn" if whole_turn else f"move_{going}", kind=kind, arm=column),
+        row["cite"],
+    )
+    reasons = (why,) if going == "open" else (why, ("", CITE[going]))
+    disordered = whole_turn or (going == "rough" and row["rough_disorders"])
+    distance = 0.0 if whole_turn else row[column] * INCH
+    return Allowance(distance, going, disordered, whole_turn, names, reasons)
 
 
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
@@ -347,8 +334,6 @@ class SepoysAndSoldiers(Ruleset):
         arm = _arm(shooter)
         if arm == "rockets":
             return self._rockets(table, shooter, target, only_allowed=only_allowed)
-        if arm == "cavalry" and only_allowed:
-            return None  # cavalry have no fire table
         near, unc = _gap(table, shooter, target)
         guns = _guns(shooter) if arm == "artillery" else None
         kind = None if guns else _order(shooter)
@@ -365,26 +350,26 @@ class SepoysAndSoldiers(Ruleset):
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
         if only_allowed and not (allowed and seen):
             return None
-        reasons: list[tuple[str, Cite | None]]
         if band is None:
-            longest = f"beyond the longest range ({format_length(limit - unc, 'in')})"
-            reasons = [(longest, bands[-1].range_cite)]
+            longest = format_length(limit - unc, "in")
+            reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
         else:
-            at = f"{band.label} range"
-            reasons = [(f"{at} (up to {format_length(band.limit, 'in')})", band.range_cite)]
-            needs = f"{kind} firing at {target_kind} at {at}: {need}+"
-            if guns:
-                na = need is None
-                needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
-            reasons.append((needs, row["cite"]))
+            up_to = say("band_range", band=band.label, limit=format_length(band.limit, "in"))
+            text = "needs_na" if need is None else "needs_guns" if guns else "needs"
+            needs = say(text, kind=kind, target=target_kind, guns=guns, band=band.label, need=need)
+            reasons = [(up_to, band.range_cite), (needs, row["cite"])]
         if arm == "cavalry":
             reasons.append((WORDS["cavalry_no_fire"], CITE["each_base_rolls"]))
         if moved:
             reasons.append((WORDS["guns_moved_no_fire"], CITE["guns_moved_no_fire"]))
-        sight = None if band is None else self._sight(table, shooter, target, seen, limit)
-        if sight is not None and not sight["in_sight"]:
-            allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
-            reasons.append((f"no firing base can see the target (blocked by {blockers})", None))
+        sight = None
+        if band is not None:
+            blocked = [] if seen else table.blocked_by(policy, shooter.bases, target.bases, limit)
+            pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
+            sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
+            if not seen:
+                allowed = False
+                reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
         close = any(t.too_close_to_call for _, t in banded)
@@ -410,11 +395,17 @@ class SepoysAndSoldiers(Ruleset):
             fire = (roll, odds, carried)
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("shoot", MappingProxyType(data), ())
+        fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
         lines = [
-            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
-            f"(+/- {format_length(unc, scene.unit)}), "
-            + ("out of range" if band is None else f"{band.label} range")
-            + (" - too close to call, check the band by hand" if close else ""),
+            say(
+                "shoot",
+                shooter=shooter.id,
+                target=target.id,
+                distance=fmt(near.distance),
+                unc=fmt(unc),
+                band=at or "out of range",
+            )
+            + WORDS["close_band"] * close,
             *_said(reasons),
         ]
         if fire is not None and band is not None:
@@ -422,28 +413,12 @@ class SepoysAndSoldiers(Ruleset):
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            lines.append(
-                f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
-                f"{_src(band.hits_cite)}; {target.id} carries {carried} hits, a base goes at "
-                f"every 3rd {_src(CITE['hits_per_base'])}"
-            )
-            lines.append(
-                f"chance {target.id} loses a base: {odds.p_lost} ({float(odds.p_lost):.3f}); "
-                f"then it tests nerve or falls back a full move {_src(loss['cite'])}"
-            )
+            hits = plural(band.hits, "hit")
+            lines.append(say("hits", hits=hits, source=band.hits_cite, target=target.id, n=carried))
+            p = odds.p_lost
+            lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
-
-    def _sight(
-        self, table: Table, a: Unit, b: Unit, seen: tuple[Base, Base] | None, limit: float
-    ) -> dict[str, Any]:
-        """Whether some base of `a` sees some base of `b` within `limit`: the nearest pair that
-        sees; when none does, what blocks the lines of every pair, nearest first."""
-        if seen is not None:
-            pair = {"a": seen[0].id, "b": seen[1].id}
-            return {"in_sight": True, "between": pair, "blocked_by": []}
-        blocked = table.blocked_by(self.sight_policy, a.bases, b.bases, limit)
-        return {"in_sight": False, "between": None, "blocked_by": blocked}
 
     def _rockets(
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
@@ -492,18 +467,15 @@ class SepoysAndSoldiers(Ruleset):
         data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
+        away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
         lines = [
-            f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
-            f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
-            f"{WORDS['rocket_legs']} {_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
-            f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
-            f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
-            f"{_src(CITE['rocket_loss'])}",
-        ]
-        lines += [
-            f"  {h['base']} ({h['unit']}, {h['side']}): lost with {h['p_lost']['exact']}"
-            + (" - a burst point is too close to call" if h["too_close_to_call"] else "")
-            for h in hit_list
+            say("rockets", shooter=shooter.id, rockets=fired, target=target.id, away=away),
+            say("rocket_legs", burn_out=tables.ROCKET_BURN_OUT),
+            say("rocket_loss", target=target.id, p=p_hit, f=float(p_hit)),
+            *(
+                say("rocket_base", **h) + WORDS["close_burst"] * h["too_close_to_call"]
+                for h in hit_list
+            ),
         ]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
@@ -521,11 +493,8 @@ class SepoysAndSoldiers(Ruleset):
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
         _one_or_two("command", args, "COMMANDER [UNIT]")
-        unit = scene.unit_of(args[1]) if len(args) == 2 else None
-        return self._command(table_of(scene), scene.unit_of(args[0]), unit)
-
-    def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
-        scene = table.scene
+        table, commander = table_of(scene), scene.unit_of(args[0])
+        asked = scene.unit_of(args[1]) if len(args) == 2 else None
         if not is_commander(commander):
             raise refusal("not-commander", unit=commander.id)
         rating = _rating(commander)
@@ -558,21 +527,19 @@ class SepoysAndSoldiers(Ruleset):
             data |= {"unit": asked.id, "orders": _order(asked)}
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
-        listed = [u.id + checked * t.too_close_to_call for u, t in adjacent]
+        listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
         lines = [
-            *_said([(f"{commander.id} ({rating}) {WORDS['adjacent']}", CITE["adjacent"])]),
-            "adjacent: " + (", ".join(listed) or "no unit"),
-            f"{roll.describe()} {_src(CITE['order_roll'])}: {roll.need}+ acts on the order this "
-            f"turn, lower next turn {_src(row['cite'])}",
-            f"orders per turn: {row['orders']}, tried this turn: {given} {_src(row['cite'])}",
-            _risk_line(risk),
+            say("adjacent", commander=commander.id, rating=rating),
+            "adjacent: " + (listed or "no unit"),
+            say("order_roll", roll=roll.describe(), need=roll.need, source=row["cite"]),
+            say("orders_tried", orders=row["orders"], given=given, source=row["cite"]),
+            say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
-            lines.append(f"{asked.id} acts on {_order(asked)} orders now {_src(CITE['orders'])}")
+            lines.append(say("acts_on", unit=asked.id, orders=_order(asked)))
             if not adjacent:
-                far = f"{asked.id} is not adjacent: {commander.id} cannot change its orders"
-                lines.insert(1, far)
+                lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
         return Resolution("command", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -583,16 +550,14 @@ class SepoysAndSoldiers(Ruleset):
         _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
+        table, unit = table_of(scene), scene.unit_of(args[0])
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
-        return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
-
-    def _nerve(self, table: Table, unit: Unit, situation: dict[str, Any] | None) -> Resolution:
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
         test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         risks = [
             tables.commander_risk(u.id, _rating(u))
-            for u in table.scene.units
+            for u in scene.units
             if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
         ]
         data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
@@ -601,13 +566,11 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
-        failing = {
-            k: (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for k, s in SITUATIONS.items()
-        }
+        failing = {k: say("failing", s=s) for k, s in SITUATIONS.items()}
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
-            lines += _said([failing[situation["key"]]])
+            lines.append(failing[situation["key"]])
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
@@ -615,8 +578,8 @@ class SepoysAndSoldiers(Ruleset):
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            lines += _said(list(failing.values()), "  ")
-        lines += [_risk_line(r) for r in risks]
+            lines += ["  " + line for line in failing.values()]
+        lines += [say("risk_line", **r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -634,11 +597,11 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            reasons: list[tuple[str, Cite | None]] = [(WORDS["guns_charge"], CITE["european_guns"])]
+            reasons: Reasons = [(WORDS["guns_charge"], CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
-            how_far = f"charge reach: the {move.going} move of {format_length(move.distance, 'in')}"
+            how_far = say("charge_reach", going=move.going, move=format_length(move.distance, "in"))
             reasons = [(how_far, move.reasons[0][1])]
             if not _touching(reach):
                 reasons.append(("the target is beyond the charge move", None))
@@ -695,19 +658,25 @@ class SepoysAndSoldiers(Ruleset):
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
-        stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
+        distance = format_length(near.distance, scene.unit)
         lines = [
-            f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
-            f"from its {facing.aspect.value}"
-            + (" (too close to call: check the aspect by eye)" if aspect_close else ""),
+            say(
+                "charges",
+                charger=charger.id,
+                target=target.id,
+                distance=distance,
+                aspect=facing.aspect.value,
+            )
+            + WORDS["close_aspect"] * aspect_close,
             *_said(reasons),
-            f"1. {charger_test.describe(charger.id)}; failing, stand - no charge "
-            f"{_src(CITE['charge_test'])}",
-            f"2. {target_test.describe(target.id)}; failing, {situation['on_fail']} "
-            f"{_src(situation['cite'])}",
-            f"3. holding, it {stands} {_src(holds)}",
-            f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
-            f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
+            say("charge_1", test=charger_test.describe(charger.id)),
+            say("charge_2", test=target_test.describe(target.id), s=situation),
+            say(
+                "charge_3",
+                stands=WORDS["counter_stands" if counter else "stands_combat"],
+                source=holds,
+            ),
+            say("charge_odds", **said),
             *_said([(WORDS["follows_through"], CITE["stops_short"])]),
         ]
         return Resolution("charge", MappingProxyType(data), tuple(lines))
@@ -735,22 +704,18 @@ class SepoysAndSoldiers(Ruleset):
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
-        won = f"the winner {_pursuit(a)} and takes 1 hit"
-        if _pursuit(a) != _pursuit(b):
-            won = f"the winner takes 1 hit ({a.id} {_pursuit(a)}; {b.id} {_pursuit(b)})"
-        both = f", both destroyed {p_both['exact']}" if result.both_destroyed else ""
+        same = _pursuit(a) == _pursuit(b)
+        won = say("won", pursuit=_pursuit(a))
+        if not same:
+            won = say("won_apart", a=a.id, b=b.id, pa=_pursuit(a), pb=_pursuit(b))
+        both = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
         lines = [
-            f"charge combat {a.id} v {b.id}"
-            + ("" if _touching(contact) else " (not yet in contact: the combat a charge brings)"),
-            f"both test nerve at once {_src(CITE['combat_tests'])}: {ta.describe(a.id)}; "
-            f"{tb.describe(b.id)}",
-            f"both pass or both fail ({result.p_drawn_round}): each takes 1 hit, no nerve test "
-            f"for a base so lost, roll again {_src(CITE['combat_draw'])}",
-            f"{a.id} wins {p_a['exact']} ({p_a['value']:.3f}), {b.id} wins "
-            f"{p_b['exact']} ({p_b['value']:.3f}){both}",
-            f"{won}; the loser takes 2 hits and routs a full move {_src(CITE['combat_win'])}"
-            + ("" if _pursuit(a) != _pursuit(b) else f" {_src(CITE['combat_rout'])}"),
-            f"afterwards all units involved are disordered {_src(CITE['combat_disorders'])}",
+            f"charge combat {a.id} v {b.id}" + WORDS["not_in_contact"] * (not _touching(contact)),
+            say("combat_tests", a=ta.describe(a.id), b=tb.describe(b.id)),
+            say("combat_draw", p=result.p_drawn_round),
+            say("combat_odds", a=a.id, b=b.id, pa=p_a, pb=p_b, both=both),
+            say("combat_won", won=won) + f" {_src(CITE['combat_rout'])}" * same,
+            say("combat_after"),
         ]
         return Resolution("melee", MappingProxyType(data), tuple(lines))
 
@@ -761,10 +726,7 @@ class SepoysAndSoldiers(Ruleset):
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
         if not args:
             raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
-        return self._move(table_of(scene), scene.unit_of(args[0]), tuple(args[1:]))
-
-    def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
-        scene = table.scene
+        table, unit, crossing = table_of(scene), scene.unit_of(args[0]), tuple(args[1:])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
         data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
         data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
@@ -778,9 +740,10 @@ class SepoysAndSoldiers(Ruleset):
             how = "crossing takes the whole turn"
         elif not allowance.distance:
             how += f" ({allowance.reasons[0][0]})"
+        where = ", ".join(allowance.pieces) or "the open"
         lines = [
-            f"{unit.id} in {', '.join(allowance.pieces) or 'the open'} ({allowance.going}): {how}"
-            + (", and is disordered" if allowance.disordered else ""),
+            say("moves", unit=unit.id, where=where, going=allowance.going, how=how)
+            + ", and is disordered" * allowance.disordered,
             *_said(allowance.reasons, "  "),
             *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
@@ -789,14 +752,9 @@ class SepoysAndSoldiers(Ruleset):
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
-                how = "must move straight back through it, disordering it"
-                how = "may manoeuvre past it" if p["may_manoeuvre"] else how
-                lines.append(
-                    f"friendly {p['friend']} to the rear: {how}"
-                    f' (8" apart: {p["at_least_8in"]}; gap of frontage: {p["gap_of_frontage"]})'
-                    + (" - too close to call" if p["too_close_to_call"] else "")
-                    + f" {_src(CITE['gap_distance'])}"
-                )
+                how = "may manoeuvre past it" if p["may_manoeuvre"] else WORDS["through_it"]
+                close = WORDS["close_past"] * p["too_close_to_call"]
+                lines.append(say("past", how=how, close=close, **p))
         return Resolution("move", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -874,64 +832,46 @@ class SepoysAndSoldiers(Ruleset):
                 bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
                 shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
-        seen = table.nearest_seen_pairs(self.sight_policy, sights)
-        laid = table.laid_many(tables.BURSTS, aims)
+        seen, laid = (
+            table.nearest_seen_pairs(self.sight_policy, sights),
+            table.laid_many(tables.BURSTS, aims),
+        )
         return [
             Candidate("shoot", (a.id, b.id))
             for a, b, rockets, k in shots
-            if (self._may_burst_on(laid[k : k + len(a.bases)], b) if rockets else seen[k])
+            if (
+                any(
+                    h.unit_id == b.id for flight in laid[k : k + len(a.bases)] for h, _ in flight.on
+                )
+                if rockets
+                else seen[k]
+            )
         ]
 
-    @staticmethod
-    def _may_burst_on(flights: Sequence[Laid], target: Unit) -> bool:
-        """Whether one of the rockets `flights` may burst on the target."""
-        return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
-
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)
-        a = table.unit_of(args[0])
-        if kind == "nerve":
-            return self._nerve(table, a, SITUATIONS[args[1]] if args[1:] else None)
-        b = table.unit_of(args[1]) if args[1:] else None
-        if kind == "command":
-            return self._command(table, a, b)
-        if kind == "move":
-            moves = self._move(table, a, ())
-            return moves if moves.data["allowance"]["value"] or moves.data["whole_turn"] else None
-        assert b is not None  # the other actions pair two units
-        if kind == "charge":
-            return self._charge(table, a, b, only_allowed=True)
-        if kind == "shoot":
-            return self._shoot(table, a, b, only_allowed=True)
-        return self._melee(table, a, b)
+        """The action's answer; a shot or charge the rules refuse, or a unit that may not move
+        at all, is left off the list."""
+        kind, args = candidate.kind, candidate.args
+        if kind in ("shoot", "charge"):
+            a, b = (scene.unit_of(u) for u in args)
+            answer = self._shoot if kind == "shoot" else self._charge
+            return answer(table_of(scene), a, b, only_allowed=True)
+        res = self.actions()[kind](scene, args)
+        moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
+        return res if moves else None
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         d, (kind, args) = result.data, (candidate.kind, candidate.args)
-        if kind == "command" and len(args) == 2:
-            acts = f"(now {d['orders']}): {d['rolls'][0]['need']}+ on 1d6 acts on them this turn"
-            return f"{args[0]} may change the orders of {args[1]} {acts}"
-        if kind == "command":
+        if kind == "command" and len(args) == 1:
             adjacent = any(u["adjacent"] for u in d["units"])
             why = "; ".join(r["reason"] for r in d["reasons"]) if adjacent else "none adjacent"
-            return f"{args[0]} may change no unit's orders ({why})"
+            return say("no_orders", commander=args[0], why=why)
         if kind == "nerve":
-            must = "is routed and must attempt to rally"
-            must = "is disordered and must attempt to reform" if args[1:] else must
-            return f"{args[0]} {must}: pass {d['p_pass']['exact']}"
-        if kind == "charge":
-            odds = d["outcomes"]
-            combat, routs = odds["charge_combat"]["exact"], odds["target_routs"]["exact"]
-            return f"{args[0]} may charge {args[1]}: combat {combat}, target routs {routs}"
-        if kind == "shoot" and "rockets" in d:
-            loses = d["p_target_loses_base"]["exact"]
-            return f"{args[0]} may fire rockets at {args[1]}: loses a base {loses}"
-        if kind == "shoot":
-            loses = d["p_base_lost"]["exact"]
-            return f"{args[0]} may fire at {args[1]} ({d['band']}): loses a base {loses}"
-        if kind == "melee":
-            wins = d["p_a_wins"]["exact"]
-            return f"{args[0]} and {args[1]} are in contact: {args[0]} wins {wins}"
-        return result.lines[0]
+            return say("reform" if args[1:] else "rally", unit=args[0], p=d["p_pass"]["exact"])
+        if kind == "move":
+            return result.lines[0]
+        key = "rockets" if kind == "shoot" and "rockets" in d else kind
+        return say(f"suggest_{key}", a=args[0], b=args[-1], d=d)
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
         head = f"{len(items)} things to resolve" + (f" in the {phase} phase" if phase else "")
@@ -955,7 +895,7 @@ class SepoysAndSoldiers(Ruleset):
         shooter, target, shot = self._reported_pair(scene, "shoot", args)
         if _arm(shooter) == "rockets":
             rockets = len(shooter.bases)
-            fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
+            fired = f"whoever's; {plural(rockets, 'rocket')} fired"
             label = "bases of {} a rocket burst on (each burst takes one base, " + fired + ")"
             return tuple(
                 _removed_report(unit, label.format(unit.id), CITE["rocket_loss"], rockets)
@@ -968,7 +908,7 @@ class SepoysAndSoldiers(Ruleset):
         artillery = _arm(shooter) == "artillery"
         dice_cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         likeliest = max(range(len(dist)), key=lambda k: dist[k])
-        label = f"dice of the {dice}d6 that scored {need}+ (each success {_plural(per, 'hit')})"
+        label = f"dice of the {dice}d6 that scored {need}+ (each success {plural(per, 'hit')})"
         removed = f"bases of {target.id} taken off: one for every 3 hits, counting the {carried}"
         removed += " it carries"
         return (
@@ -989,7 +929,7 @@ class SepoysAndSoldiers(Ruleset):
             if len(named) > rockets:
                 raise QuestionError(
                     f"{question}: {len(named)} bases named, but {shooter.id} fired "
-                    f"{_plural(rockets, 'rocket')} and each burst takes one base "
+                    f"{plural(rockets, 'rocket')} and each burst takes one base "
                     f"({CITE['rocket_loss']})"
                 )
             for unit, base_id in named:
@@ -1004,7 +944,7 @@ class SepoysAndSoldiers(Ruleset):
             )
             band = next(b for b in bands if b.label == shot.data["band"])
             successes, carried = reported["successes"], shot.data["target_hits_carried"]
-            why = f"{_plural(successes, 'success', 'es')} at {band.label} range"
+            why = f"{plural(successes, 'success', 'es')} at {band.label} range"
             hits, named = successes * band.hits, reported[f"removed_{target.id}"]
             changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
@@ -1012,7 +952,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
         if len(args) != 2:
-            raise refusal("one-order", got=_plural(len(args), "argument"))
+            raise refusal("one-order", got=plural(len(args), "argument"))
         commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
         r = self.command(scene, args)
         if not r.data["allowed"]:
@@ -1187,7 +1127,7 @@ class SepoysAndSoldiers(Ruleset):
         a, b, _ = self._reported_pair(scene, "melee", args)
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
-        rounds = _plural(drawn, "drawn round")
+        rounds = plural(drawn, "drawn round")
         carried = {u.id: _hits(u) for u in (a, b)}
         taken = {a.id: drawn, b.id: drawn}
         dead = [
@@ -1282,10 +1222,6 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(changes)
 
 
-def _plural(n: int, word: str, many: str = "s") -> str:
-    return f"{n} {word}{many * (n != 1)}"
-
-
 def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
     """The error of an outcome asked of a question the rules refused."""
     why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
@@ -1312,9 +1248,9 @@ def _hits_landed(
     lost = min(total // tables.HITS_PER_BASE, bases)
     if len(named) != lost:
         raise QuestionError(
-            f"{question}: {why} make {_plural(hits, 'hit')}; with the {carried} {unit.id} "
+            f"{question}: {why} make {plural(hits, 'hit')}; with the {carried} {unit.id} "
             f"carried that is {total}, and each base takes 3 hits before it is removed "
-            f"({CITE['hits_per_base']}): name {_plural(lost, 'base')} of {unit.id} to take off, "
+            f"({CITE['hits_per_base']}): name {plural(lost, 'base')} of {unit.id} to take off, "
             f"not {len(named)}"
         )
     tests = "" if lost == bases else "; it tests its nerve for the loss of a base (line 23)"
@@ -1324,8 +1260,8 @@ def _hits_landed(
     ]
     left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
-        lost_too = f", {_plural(lost, 'base')} lost" if lost else ""
-        reason = f"{why}: {_plural(hits, 'hit')} on the {carried} it carried{lost_too}"
+        lost_too = f", {plural(lost, 'base')} lost" if lost else ""
+        reason = f"{why}: {plural(hits, 'hit')} on the {carried} it carried{lost_too}"
         changes.append(Change(unit.id, "hits", left, reason, cite))
     return changes
 

@@ -36,9 +36,19 @@ UNIT_FIELDS = tuple(
 PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
 
 
+def say(name: str, **blanks: Any) -> str:
+    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
+    return WORDS[name].format(cite=CITE, **blanks)
+
+
 def refusal(key: str, **blanks: Any) -> QuestionError:
     """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
     return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+
+
+def plural(n: int, word: str, many: str = "s") -> str:
+    """`1 hit`, `2 hits`: a count and its word."""
+    return f"{n} {word}{many * (n != 1)}"
 
 
 _WORDS = {f.name: f.choices for f in UNIT_FIELDS}
