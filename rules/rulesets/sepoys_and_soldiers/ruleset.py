@@ -894,28 +894,19 @@ class SepoysAndSoldiers(Ruleset):
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         shooter, target, shot = self._reported_pair(scene, "shoot", args)
         if _arm(shooter) == "rockets":
-            rockets = len(shooter.bases)
-            fired = f"whoever's; {plural(rockets, 'rocket')} fired"
-            label = "bases of {} a rocket burst on (each burst takes one base, " + fired + ")"
-            return tuple(
-                _removed_report(unit, label.format(unit.id), CITE["rocket_loss"], rockets)
-                for unit in _rocket_risk(scene, target, shot)
-            )
-        roll = shot.data["rolls"][0]
-        dice, need, per = roll["dice"], roll["need"], shot.data["hits_per_success"]
-        dist = roll["distribution"]
-        carried = shot.data["target_hits_carried"]
-        artillery = _arm(shooter) == "artillery"
-        dice_cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
+            fired, cite = len(shooter.bases), CITE["rocket_loss"]
+            burst = partial(say, "burst_bases", rockets=plural(fired, "rocket"))
+            risk = _rocket_risk(scene, target, shot)
+            return tuple(_removed_report(u, fired, 0, burst(unit=u.id), cite) for u in risk)
+        roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
+        dice, dist = roll["dice"], roll["distribution"]
         likeliest = max(range(len(dist)), key=lambda k: dist[k])
-        label = f"dice of the {dice}d6 that scored {need}+ (each success {plural(per, 'hit')})"
-        removed = f"bases of {target.id} taken off: one for every 3 hits, counting the {carried}"
-        removed += " it carries"
+        label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
+        artillery = _arm(shooter) == "artillery"
+        cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, dice_cite, maximum=dice, default=likeliest),
-            _removed_report(
-                target, removed, CITE["hits_per_base"], len(target.bases), likeliest * per
-            ),
+            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likeliest),
+            _removed_report(target, len(target.bases), likeliest * per),
         )
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -923,30 +914,23 @@ class SepoysAndSoldiers(Ruleset):
         question = f"{ID} shoot {shooter.id} {target.id}"
         changes: list[Change] = []
         if _arm(shooter) == "rockets":
-            rockets = len(shooter.bases)
+            fired = plural(len(shooter.bases), "rocket")
             units = _rocket_risk(scene, target, shot)
             named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
-            if len(named) > rockets:
-                raise QuestionError(
-                    f"{question}: {len(named)} bases named, but {shooter.id} fired "
-                    f"{plural(rockets, 'rocket')} and each burst takes one base "
-                    f"({CITE['rocket_loss']})"
-                )
-            for unit, base_id in named:
-                tests = "" if unit.side == shooter.side else "; its unit tests its nerve (line 23)"
-                why = f"a rocket of {shooter.id} burst on it: loss of a base{tests}"
-                changes.append(
-                    Change(base_id, "removed", True, why, CITE["rocket_loss"], Scope.BASE)
-                )
+            if len(named) > len(shooter.bases):
+                raise refusal("bursts", q=question, n=len(named), unit=shooter.id, fired=fired)
+            for unit, base in named:
+                tests = "" if unit.side == shooter.side else WORDS["its_unit_tests"]
+                why = say("burst_on", shooter=shooter.id, tests=tests)
+                changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
-            bands = (
-                tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
-            )
+            artillery = _arm(shooter) == "artillery"
+            bands = tables.ARTILLERY_BANDS if artillery else tables.INFANTRY_BANDS
             band = next(b for b in bands if b.label == shot.data["band"])
-            successes, carried = reported["successes"], shot.data["target_hits_carried"]
+            successes, named = reported["successes"], reported[f"removed_{target.id}"]
             why = f"{plural(successes, 'success', 'es')} at {band.label} range"
-            hits, named = successes * band.hits, reported[f"removed_{target.id}"]
-            changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
+            hits = successes * band.hits
+            changes += _hits_landed(target, hits, named, why, band.hits_cite, question)
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
         return tuple(changes)
 
@@ -962,53 +946,35 @@ class SepoysAndSoldiers(Ruleset):
 
     def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         commander, unit, r = self._order_change(scene, args)
-        need, now = r.data["rolls"][0]["need"], r.data["orders"]
-        order = f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)"
-        other = next(t for t in tables.TYPES if t != now)
-        this_turn = (
-            f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on the "
-            "order this turn; lower, next turn"
-        )
-        likely = r.data["this_turn"]["value"] >= 0.5
+        who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
+        order = say("order_given", now=now, **who)
+        this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
+        other, likely = next(t for t in tables.TYPES if t != now), r.data["this_turn"]["value"]
         return (
             Report(
                 "order", Kind.CHOICE, order, CITE["orders"], choices=tables.TYPES, default=other
             ),
-            Report("this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely),
+            Report(
+                "this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely >= 0.5
+            ),
         )
 
     def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         commander, unit, r = self._order_change(scene, args)
-        order, now = reported["order"], _order(unit)
-        if reported["this_turn"]:
-            cite = CITE["order_this_turn"]
-            why = f"{commander.id}'s die equalled his quality or more: acts on the order this turn"
-            changes = [Change(unit.id, "orders", order, why, cite)]
-            if unit.get("orders_this_turn") != tables.AS_ORDERED:
-                changes.append(
-                    Change(unit.id, "orders_this_turn", tables.AS_ORDERED, "acts on it now", cite)
-                )
-        else:
-            cite = CITE["order_next_turn"]
-            why = f"{commander.id}'s die was lower than his quality: acts on the order next turn"
-            changes = [
-                Change(unit.id, "orders", order, why, cite),
-                Change(
-                    unit.id, "orders_this_turn", now, f"keeps to its {now} orders this turn", cite
-                ),
-            ]
+        now, this_turn = _order(unit), reported["this_turn"]
+        cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
+        why = say("order_now" if this_turn else "order_next", commander=commander.id)
+        changes = [Change(unit.id, "orders", reported["order"], why, cite)]
+        if not this_turn:
+            why = f"keeps to its {now} orders this turn"
+            changes.append(Change(unit.id, "orders_this_turn", now, why, cite))
+        elif unit.get("orders_this_turn") != tables.AS_ORDERED:
+            why = "acts on it now"
+            changes.append(Change(unit.id, "orders_this_turn", tables.AS_ORDERED, why, cite))
         given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
-        why = f"{given} of the {most} order change{'s' * (most > 1)} he may try each turn"
-        changes.append(
-            Change(
-                commander.id,
-                "orders_given",
-                given,
-                why,
-                tables.COMMANDERS[r.data["rating"]]["cite"],
-            )
-        )
-        return tuple(changes)
+        why = f"{given} of the {plural(most, 'order change')} he may try each turn"
+        cite = tables.COMMANDERS[r.data["rating"]]["cite"]
+        return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
     def _nerve_question(
         self, scene: Scene, args: Args
@@ -1023,16 +989,17 @@ class SepoysAndSoldiers(Ruleset):
 
     def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         unit, situation, res = self._nerve_question(scene, args)
-        dice, tests = res.data["dice"], res.data["tests"]
-        what, on_fail = "attempting to rally", "it keeps routing"
+        what, on_fail, tests = "attempting to rally", "it keeps routing", res.data["tests"]
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
         each = f", in each of {tests} tests" if tests > 1 else ""
-        label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
+        label = say(
+            "passed", unit=unit.id, dice=res.data["dice"], each=each, what=what, fail=on_fail
+        )
         likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
         risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
         risks = [
-            risk(f"risk_{r['commander']}", label=WORDS["risk_roll"].format(**r), default="not-hit")
+            risk(f"risk_{r['commander']}", label=say("risk_roll", **r), default="not-hit")
             for r in res.data["commander_risk"]
         ]
         return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
@@ -1050,30 +1017,24 @@ class SepoysAndSoldiers(Ruleset):
             if passed:
                 why = "reformed; it cannot move"
                 changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
-            stands = "" if passed else ": stand - remain disordered"
-            changes.append(
-                _acted(unit, f"attempting to reform is its action{stands}", CITE["reform"])
+            why = "attempting to reform is its action" + ": stand - remain disordered" * (
+                not passed
             )
+            changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
         for risk in res.data["commander_risk"]:
-            changes += _commander_hit(
-                scene, risk["commander"], reported[f"risk_{risk['commander']}"]
-            )
+            name = risk["commander"]
+            changes += _commander_hit(scene, name, reported[f"risk_{name}"])
         return tuple(changes)
 
     def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         charger, target, r = self._reported_pair(scene, "charge", args)
-        odds = r.data["outcomes"]
-        tests = r.data["steps"][1]["tests"]
+        odds, tests = r.data["outcomes"], r.data["steps"][1]["tests"]
         likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
         holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
-        label = (
-            f"how the charge ended: no-charge ({charger.id} failed its nerve and stands), "
-            f"target-routs ({charger.id} passed, {target.id} failed"
-            + (" one of its two tests" if tests > 1 else "")
-            + f"), charge-combat (both passed: {holds} and the units fight a charge combat)"
-        )
+        one_of = " one of its two tests" * (tests > 1)
+        label = say("charge_ended", charger=charger.id, target=target.id, of=one_of, holds=holds)
         cite = CITE["charge_test"]
         return (
             Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),
@@ -1092,53 +1053,37 @@ class SepoysAndSoldiers(Ruleset):
                 *_routs(target, f"failed its nerve: {situation['on_fail']}", situation["cite"]),
                 _acted(charger, why, CITE["charge_continues"]),
             )
+        why = "charged home: the units fight a charge combat"
         if r.data["counter_charge"]:
             cite = CITE["counter_charge"]
-            return (
-                _acted(charger, "charged home: the units fight a charge combat", cite),
-                _acted(target, "counter-charged", cite),
-            )
-        why = "charged home: the units fight a charge combat"
+            return (_acted(charger, why, cite), _acted(target, "counter-charged", cite))
         return (_acted(charger, why, CITE["infantry_stands"]),)
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         a, b, r = self._reported_pair(scene, "melee", args)
         most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
-        drawn, winner = WORDS["drawn_rounds"], WORDS["combat_winner"].format(BOTH_DESTROYED)
+        drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
-        removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
+        hits = {u.id: tables.COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
         return (
             Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
             Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
-            *(
-                _removed_report(
-                    u,
-                    removed.format(u.id, _hits(u)),
-                    CITE["hits_per_base"],
-                    len(u.bases),
-                    tables.COMBAT_HITS["win" if u.id == likelier else "lose"],
-                )
-                for u in (a, b)
-            ),
+            *(_removed_report(u, len(u.bases), hits[u.id]) for u in (a, b)),
         )
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         a, b, _ = self._reported_pair(scene, "melee", args)
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
-        rounds = plural(drawn, "drawn round")
-        carried = {u.id: _hits(u) for u in (a, b)}
-        taken = {a.id: drawn, b.id: drawn}
-        dead = [
-            u.id for u in (a, b) if carried[u.id] + drawn >= tables.HITS_PER_BASE * len(u.bases)
-        ]
+        rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
+        dead = [u.id for u in (a, b) if _hits(u) + drawn >= tables.HITS_PER_BASE * len(u.bases)]
         if dead:
             ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
             if winner != ended:
-                raise QuestionError(
-                    f"{question}: after {rounds} {' and '.join(dead)} had no base left and the "
-                    f"combat ended there: the winner is {ended}, not {winner}"
+                gone = " and ".join(dead)
+                raise refusal(
+                    "ended", q=question, rounds=rounds, gone=gone, ended=ended, winner=winner
                 )
         elif winner == BOTH_DESTROYED:
             raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
@@ -1151,15 +1096,14 @@ class SepoysAndSoldiers(Ruleset):
             why = rounds + (
                 "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
             )
-            named = reported[f"removed_{u.id}"]
-            changes += _hits_landed(u, carried[u.id], taken[u.id], named, why, cite, question)
+            changes += _hits_landed(
+                u, taken[u.id], reported[f"removed_{u.id}"], why, cite, question
+            )
         for u in (a, b):
-            if carried[u.id] + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
+            if _hits(u) + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
             if not dead and u.id != winner:
-                changes += _routs(
-                    u, "lost the charge combat: routs one full move", CITE["combat_rout"]
-                )
+                changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
                 continue
             if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
                 why = "British cavalry must pursue"
@@ -1178,18 +1122,15 @@ class SepoysAndSoldiers(Ruleset):
             raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
         if _flag(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
-        if _flag(unit, "acted") and _status(unit) not in ("routed", "falling-back"):
+        if _flag(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
             raise refusal("acted", question=question, unit=unit.id)
         return unit, allowance, res
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         unit, _, res = self._move_question(scene, args)
-        label = (
-            f"{unit.id} moved straight back through {{}} (no room to manoeuvre past it: "
-            '8" between them and a gap of its frontage beside it)'
-        )
+        label = partial(say, "moved_through", unit=unit.id)
         return tuple(
-            Report(f"through_{f}", Kind.FLAG, label.format(f), CITE["gap_otherwise"], default=True)
+            Report(f"through_{f}", Kind.FLAG, label(friend=f), CITE["gap_otherwise"], default=True)
             for f in _through(res)
         )
 
@@ -1212,12 +1153,9 @@ class SepoysAndSoldiers(Ruleset):
                 ]
                 disorder = (f"passed through {friend}", cite)
         if disorder is not None and not _flag(unit, "disordered"):
-            changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
+            changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
-            why, cite = (
-                "has fallen back its full move (end facing enemy)",
-                SITUATIONS["loss-of-a-base"]["cite"],
-            )
+            why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
             changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
         return tuple(changes)
 
@@ -1228,11 +1166,14 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
     return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
 
 
-def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
+def _removed_report(
+    unit: Unit, most: int, likely_hits: int = 0, label: str = "", cite: Cite = CITE["hits_per_base"]
+) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
     bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
     lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
+    label = label or say("removed", unit=unit.id, carried=_hits(unit))
     name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
         name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
@@ -1240,23 +1181,22 @@ def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: 
 
 
 def _hits_landed(
-    unit: Unit, carried: int, hits: int, named: Sequence[str], why: str, cite: Cite, question: str
+    unit: Unit, hits: int, named: Sequence[str], why: str, cite: Cite, question: str
 ) -> list[Change]:
-    """`hits` more on a unit carrying `carried`: every third removes a base (line 3), the
-    players having named the bases; what is left over stays on the unit as `hits`."""
-    total, bases = carried + hits, len(unit.bases)
+    """`hits` more on a unit: every third, counting those it carries, removes a base (line 3),
+    the players having named the bases; what is left over stays on the unit as `hits`."""
+    carried, bases = _hits(unit), len(unit.bases)
+    total = carried + hits
     lost = min(total // tables.HITS_PER_BASE, bases)
     if len(named) != lost:
-        raise QuestionError(
-            f"{question}: {why} make {plural(hits, 'hit')}; with the {carried} {unit.id} "
-            f"carried that is {total}, and each base takes 3 hits before it is removed "
-            f"({CITE['hits_per_base']}): name {plural(lost, 'base')} of {unit.id} to take off, "
-            f"not {len(named)}"
+        made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
+        raise refusal(
+            "name-bases", q=question, why=why, carried=carried, unit=unit.id, total=total, **made
         )
-    tests = "" if lost == bases else "; it tests its nerve for the loss of a base (line 23)"
-    why_removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
+    tests = "" if lost == bases else WORDS["tests_for_loss"]
+    removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = [
-        Change(b, "removed", True, why_removed, CITE["hits_per_base"], Scope.BASE) for b in named
+        Change(b, "removed", True, removed, CITE["hits_per_base"], Scope.BASE) for b in named
     ]
     left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
@@ -1300,10 +1240,9 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
 def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
-        cite = tables.IF_HIT[0]["cite"]
+        why, cite = f"{ident} is dead", tables.IF_HIT[0]["cite"]
         return [
-            Change(b.id, "removed", True, f"{ident} is dead", cite, Scope.BASE)
-            for b in scene.unit_of(ident).bases
+            Change(b.id, "removed", True, why, cite, Scope.BASE) for b in scene.unit_of(ident).bases
         ]
     if result in ("wounded", "horse-killed"):
         row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
