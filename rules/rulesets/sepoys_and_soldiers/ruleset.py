@@ -396,26 +396,16 @@ class SepoysAndSoldiers(Ruleset):
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("shoot", MappingProxyType(data), ())
         fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
-        lines = [
-            say(
-                "shoot",
-                shooter=shooter.id,
-                target=target.id,
-                distance=fmt(near.distance),
-                unc=fmt(unc),
-                band=at or "out of range",
-            )
-            + WORDS["close_band"] * close,
-            *_said(reasons),
-        ]
+        head = dict(shooter=shooter.id, target=target.id, distance=fmt(near.distance))
+        lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
+        lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
         if fire is not None and band is not None:
             (roll, odds, carried), loss = fire, SITUATIONS["loss-of-a-base"]
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            hits = plural(band.hits, "hit")
+            hits, p = plural(band.hits, "hit"), odds.p_lost
             lines.append(say("hits", hits=hits, source=band.hits_cite, target=target.id, n=carried))
-            p = odds.p_lost
             lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
@@ -447,13 +437,13 @@ class SepoysAndSoldiers(Ruleset):
             return None  # no rocket may burst on the target
         for bid in sorted(close):
             spared.setdefault(bid, whole)
-        hit_list: list[dict[str, Any]] = []
+        hits: list[dict[str, Any]] = []
         for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
             if left < whole or bid in close:
                 unit = table.unit_of(table.bases[table.index[bid]].unit_id)
                 lost = exact(whole - left, whole)
                 hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
-                hit_list.append(hit | {"too_close_to_call": bid in close})
+                hits.append(hit | {"too_close_to_call": bid in close})
         near, unc = _gap(table, shooter, target)
         reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
@@ -463,8 +453,8 @@ class SepoysAndSoldiers(Ruleset):
         data["band"] = "rocket" if _touching(reach) else "out-of-range"
         data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
         data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
-        data |= {"bases_hit": hit_list, "too_close_to_call": sorted(close)}
-        data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
+        data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
+        data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
         away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
@@ -472,10 +462,9 @@ class SepoysAndSoldiers(Ruleset):
             say("rockets", shooter=shooter.id, rockets=fired, target=target.id, away=away),
             say("rocket_legs", burn_out=tables.ROCKET_BURN_OUT),
             say("rocket_loss", target=target.id, p=p_hit, f=float(p_hit)),
-            *(
-                say("rocket_base", **h) + WORDS["close_burst"] * h["too_close_to_call"]
-                for h in hit_list
-            ),
+        ]
+        lines += [
+            say("rocket_base", **h) + WORDS["close_burst"] * h["too_close_to_call"] for h in hits
         ]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
@@ -555,11 +544,9 @@ class SepoysAndSoldiers(Ruleset):
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
         test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
-        risks = [
-            tables.commander_risk(u.id, _rating(u))
-            for u in scene.units
-            if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
-        ]
+        by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
+        by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
+        risks = [tables.commander_risk(u.id, _rating(u)) for u in by]
         data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
         data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
         data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
@@ -648,34 +635,23 @@ class SepoysAndSoldiers(Ruleset):
         ]
         data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
         data |= dict(target=target.id, distance=length(scene, near.distance))
-        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value)
-        data |= dict(
-            aspect_margin=length(scene, facing.margin), aspect_too_close_to_call=aspect_close
-        )
-        data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, steps=steps)
+        data |= dict(aspect_margin=length(scene, facing.margin), allowed=allowed)
+        data |= dict(aspect_too_close_to_call=aspect_close, counter_charge=counter)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
-        distance = format_length(near.distance, scene.unit)
+        who = dict(charger=charger.id, target=target.id, aspect=facing.aspect.value)
+        stands = WORDS["counter_stands" if counter else "stands_combat"]
         lines = [
-            say(
-                "charges",
-                charger=charger.id,
-                target=target.id,
-                distance=distance,
-                aspect=facing.aspect.value,
-            )
+            say("charges", distance=format_length(near.distance, scene.unit), **who)
             + WORDS["close_aspect"] * aspect_close,
             *_said(reasons),
             say("charge_1", test=charger_test.describe(charger.id)),
             say("charge_2", test=target_test.describe(target.id), s=situation),
-            say(
-                "charge_3",
-                stands=WORDS["counter_stands" if counter else "stands_combat"],
-                source=holds,
-            ),
+            say("charge_3", stands=stands, source=holds),
             say("charge_odds", **said),
             *_said([(WORDS["follows_through"], CITE["stops_short"])]),
         ]
@@ -770,11 +746,8 @@ class SepoysAndSoldiers(Ruleset):
             touch = 2 * table.most_uncertain + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
                 nearby = {u.id for u in table.units_within(c, touch)}
-                near = [
-                    u
-                    for u in _commanded(scene, c)
-                    if u.id in nearby and _touching(_contact(table, c, u))
-                ]
+                near = [u for u in _commanded(scene, c) if u.id in nearby]
+                near = [u for u in near if _touching(_contact(table, c, u))]
                 if near and not _order_refusals(c):
                     yield from (Candidate("command", (c.id, u.id)) for u in near)
                 else:
@@ -795,9 +768,8 @@ class SepoysAndSoldiers(Ruleset):
         elif phase == "move":
             # Not a unit that has moved, or acted (but for the move of a failed nerve test).
             for u in troops:
-                if not _flag(u, "moved") and (
-                    not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
-                ):
+                may = not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
+                if may and not _flag(u, "moved"):
                     yield Candidate("move", (u.id,))
         elif phase == "fire":
             yield from self._shots(table, troops)
@@ -832,21 +804,18 @@ class SepoysAndSoldiers(Ruleset):
                 bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
                 shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
-        seen, laid = (
-            table.nearest_seen_pairs(self.sight_policy, sights),
-            table.laid_many(tables.BURSTS, aims),
-        )
-        return [
-            Candidate("shoot", (a.id, b.id))
-            for a, b, rockets, k in shots
-            if (
-                any(
-                    h.unit_id == b.id for flight in laid[k : k + len(a.bases)] for h, _ in flight.on
-                )
+        seen = table.nearest_seen_pairs(self.sight_policy, sights)
+        laid = table.laid_many(tables.BURSTS, aims)
+
+        def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
+            flights = laid[k : k + len(a.bases)]  # where its rockets may burst
+            return (
+                any(h.unit_id == b.id for f in flights for h, _ in f.on)
                 if rockets
-                else seen[k]
+                else bool(seen[k])
             )
-        ]
+
+        return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot or charge the rules refuse, or a unit that may not move
