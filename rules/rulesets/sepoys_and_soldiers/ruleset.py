@@ -303,11 +303,12 @@ class SepoysAndSoldiers(Ruleset):
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        table = table_of(scene)
+        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         if action == "melee":
-            return self._melee(table_of(scene), a, b)
+            return self._melee(table, a, b)
         answer = self._shoot if action == "shoot" else self._charge
-        resolution = answer(table_of(scene), a, b)
+        resolution = answer(table, a, b)
         assert resolution is not None  # asked without only_allowed: a refusal is answered
         return resolution
 
@@ -482,8 +483,8 @@ class SepoysAndSoldiers(Ruleset):
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
         _one_or_two("command", args, "COMMANDER [UNIT]")
-        table, commander = table_of(scene), scene.unit_of(args[0])
-        asked = scene.unit_of(args[1]) if len(args) == 2 else None
+        table = table_of(scene)
+        commander, asked = table.unit_of(args[0]), table.unit_of(args[-1]) if args[1:] else None
         if not is_commander(commander):
             raise refusal("not-commander", unit=commander.id)
         rating = _rating(commander)
@@ -539,7 +540,8 @@ class SepoysAndSoldiers(Ruleset):
         _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
-        table, unit = table_of(scene), scene.unit_of(args[0])
+        table = table_of(scene)
+        unit = table.unit_of(args[0])
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
@@ -702,7 +704,8 @@ class SepoysAndSoldiers(Ruleset):
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
         if not args:
             raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
-        table, unit, crossing = table_of(scene), scene.unit_of(args[0]), tuple(args[1:])
+        table, crossing = table_of(scene), tuple(args[1:])
+        unit = table.unit_of(args[0])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
         data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
         data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
@@ -822,9 +825,9 @@ class SepoysAndSoldiers(Ruleset):
         at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in ("shoot", "charge"):
-            a, b = (scene.unit_of(u) for u in args)
+            table = table_of(scene)
             answer = self._shoot if kind == "shoot" else self._charge
-            return answer(table_of(scene), a, b, only_allowed=True)
+            return answer(table, *(table.unit_of(u) for u in args), only_allowed=True)
         res = self.actions()[kind](scene, args)
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
