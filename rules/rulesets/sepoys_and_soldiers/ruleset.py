@@ -386,14 +386,16 @@ class SepoysAndSoldiers(Ruleset):
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
+            hits, lost, p_lost = tables.volley(
+                roll.dice, need, band.hits, carried, len(target.bases)
+            )
             loss = SITUATIONS["loss-of-a-base"]
-            then = {"situation": loss["key"], "p": prob(odds.p_lost), "on_fail": loss["on_fail"]}
-            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": odds.hits}
+            then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
+            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
-            data |= {"bases_lost": odds.lost, "p_base_lost": prob(odds.p_lost)}
+            data |= {"bases_lost": lost, "p_base_lost": prob(p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
-            fire = (roll, odds, carried)
+            fire = (roll, p_lost, carried)
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("shoot", MappingProxyType(data), ())
         fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
@@ -401,12 +403,12 @@ class SepoysAndSoldiers(Ruleset):
         lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
         lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
         if fire is not None and band is not None:
-            (roll, odds, carried), loss = fire, SITUATIONS["loss-of-a-base"]
+            (roll, p, carried), loss = fire, SITUATIONS["loss-of-a-base"]
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            hits, p = plural(band.hits, "hit"), odds.p_lost
-            lines.append(say("hits", hits=hits, source=band.hits_cite, target=target.id, n=carried))
+            each = plural(band.hits, "hit")
+            lines.append(say("hits", hits=each, source=band.hits_cite, target=target.id, n=carried))
             lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
