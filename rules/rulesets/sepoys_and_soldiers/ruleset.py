@@ -88,9 +88,8 @@ def _order(unit: Unit) -> str:
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
     if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
         return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
-    return check_attr(
-        unit, "type" if unit.get("orders") is None else "orders", tables.TYPES, ruleset=ID
-    )
+    key = "type" if unit.get("orders") is None else "orders"
+    return check_attr(unit, key, tables.TYPES, ruleset=ID)
 
 
 def _status(unit: Unit) -> str | None:
@@ -212,11 +211,8 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     row = DATA["moves"][kind]
     whole_turn = going == "obstacle" and row["obstacle_whole_turn"]
     column = ("cavalry" if arm == "cavalry" else "foot") if going == "open" else going
-    why = (
-        say("move_whole_turn" if whole_turn else f"move_{going}", kind=kind, arm=column),
-        row["cite"],
-    )
-    reasons = (why,) if going == "open" else (why, ("", CITE[going]))
+    text = say("move_whole_turn" if whole_turn else f"move_{going}", kind=kind, arm=column)
+    reasons = ((text, row["cite"]),) + (() if going == "open" else (("", CITE[going]),))
     disordered = whole_turn or (going == "rough" and row["rough_disorders"])
     distance = 0.0 if whole_turn else row[column] * INCH
     return Allowance(distance, going, disordered, whole_turn, names, reasons)
@@ -386,9 +382,8 @@ class SepoysAndSoldiers(Ruleset):
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            hits, lost, p_lost = tables.volley(
-                roll.dice, need, band.hits, carried, len(target.bases)
-            )
+            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
+            hits, lost, p_lost = odds
             loss = SITUATIONS["loss-of-a-base"]
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
@@ -466,9 +461,8 @@ class SepoysAndSoldiers(Ruleset):
             say("rocket_legs", burn_out=tables.ROCKET_BURN_OUT),
             say("rocket_loss", target=target.id, p=p_hit, f=float(p_hit)),
         ]
-        lines += [
-            say("rocket_base", **h) + WORDS["close_burst"] * h["too_close_to_call"] for h in hits
-        ]
+        close_burst = WORDS["close_burst"]
+        lines += [say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
             lines.insert(0, f"{ACTED} {_src(CITE['one_action'])}")
@@ -813,12 +807,9 @@ class SepoysAndSoldiers(Ruleset):
         laid = table.laid_many(tables.BURSTS, aims)
 
         def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
-            flights = laid[k : k + len(a.bases)]  # where its rockets may burst
-            return (
-                any(h.unit_id == b.id for f in flights for h, _ in f.on)
-                if rockets
-                else bool(seen[k])
-            )
+            if not rockets:
+                return seen[k] is not None
+            return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
 
         return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
 
@@ -924,13 +915,10 @@ class SepoysAndSoldiers(Ruleset):
         order = say("order_given", now=now, **who)
         this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
         other, likely = next(t for t in tables.TYPES if t != now), r.data["this_turn"]["value"]
+        cite, now_cite = CITE["orders"], CITE["order_this_turn"]
         return (
-            Report(
-                "order", Kind.CHOICE, order, CITE["orders"], choices=tables.TYPES, default=other
-            ),
-            Report(
-                "this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely >= 0.5
-            ),
+            Report("order", Kind.CHOICE, order, cite, choices=tables.TYPES, default=other),
+            Report("this_turn", Kind.FLAG, this_turn, now_cite, default=likely >= 0.5),
         )
 
     def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -967,9 +955,7 @@ class SepoysAndSoldiers(Ruleset):
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
         each = f", in each of {tests} tests" if tests > 1 else ""
-        label = say(
-            "passed", unit=unit.id, dice=res.data["dice"], each=each, what=what, fail=on_fail
-        )
+        label = say("passed", unit=unit.id, dice=res.data["dice"], each=each, what=(what, on_fail))
         likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
         risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
         risks = [
@@ -991,10 +977,10 @@ class SepoysAndSoldiers(Ruleset):
             if passed:
                 why = "reformed; it cannot move"
                 changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
-            why = "attempting to reform is its action" + ": stand - remain disordered" * (
-                not passed
+            stands = "" if passed else ": stand - remain disordered"
+            changes.append(
+                _acted(unit, f"attempting to reform is its action{stands}", CITE["reform"])
             )
-            changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
         for risk in res.data["commander_risk"]:
@@ -1055,10 +1041,8 @@ class SepoysAndSoldiers(Ruleset):
         if dead:
             ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
             if winner != ended:
-                gone = " and ".join(dead)
-                raise refusal(
-                    "ended", q=question, rounds=rounds, gone=gone, ended=ended, winner=winner
-                )
+                gone, chosen = " and ".join(dead), dict(ended=ended, winner=winner)
+                raise refusal("ended", q=question, rounds=rounds, gone=gone, **chosen)
         elif winner == BOTH_DESTROYED:
             raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
         else:
@@ -1067,12 +1051,9 @@ class SepoysAndSoldiers(Ruleset):
         changes: list[Change] = []
         cite = CITE["combat_draw" if dead else "combat_win"]
         for u in (a, b):
-            why = rounds + (
-                "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
-            )
-            changes += _hits_landed(
-                u, taken[u.id], reported[f"removed_{u.id}"], why, cite, question
-            )
+            last = "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
+            named = reported[f"removed_{u.id}"]
+            changes += _hits_landed(u, taken[u.id], named, rounds + last, cite, question)
         for u in (a, b):
             if _hits(u) + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
@@ -1102,9 +1083,9 @@ class SepoysAndSoldiers(Ruleset):
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         unit, _, res = self._move_question(scene, args)
-        label = partial(say, "moved_through", unit=unit.id)
+        label, cite = partial(say, "moved_through", unit=unit.id), CITE["gap_otherwise"]
         return tuple(
-            Report(f"through_{f}", Kind.FLAG, label(friend=f), CITE["gap_otherwise"], default=True)
+            Report(f"through_{f}", Kind.FLAG, label(friend=f), cite, default=True)
             for f in _through(res)
         )
 
@@ -1122,10 +1103,8 @@ class SepoysAndSoldiers(Ruleset):
             why = f"{unit.id} fell back straight through it"
             changes.append(Change(friend, "disordered", True, why, CITE["gap_otherwise"]))
             if disorder is None:
-                cite = CITE[
-                    "passed_through" if status == "routed" else "interpenetration_disorders"
-                ]
-                disorder = (f"passed through {friend}", cite)
+                why = "passed_through" if status == "routed" else "interpenetration_disorders"
+                disorder = (f"passed through {friend}", CITE[why])
         if disorder is not None and not _flag(unit, "disordered"):
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
@@ -1141,12 +1120,12 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
 
 
 def _removed_report(
-    unit: Unit, most: int, likely_hits: int = 0, label: str = "", cite: Cite = CITE["hits_per_base"]
+    unit: Unit, most: int, likely: int = 0, label: str = "", cite: Cite = CITE["hits_per_base"]
 ) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
-    bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
+    bases of the unit, as many as `likely` more hits would take (line 3)."""
     bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
+    lost = min((_hits(unit) + likely) // tables.HITS_PER_BASE, len(bases))
     label = label or say("removed", unit=unit.id, carried=_hits(unit))
     name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
@@ -1165,13 +1144,14 @@ def _hits_landed(
     if len(named) != lost:
         made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
         raise refusal(
-            "name-bases", q=question, why=why, carried=carried, unit=unit.id, total=total, **made
+            "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
         )
     tests = "" if lost == bases else WORDS["tests_for_loss"]
-    removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
-    changes = [
-        Change(b, "removed", True, removed, CITE["hits_per_base"], Scope.BASE) for b in named
-    ]
+    removed, cite_lost = (
+        f"{unit.id} has taken {total} hits, a base for every 3{tests}",
+        CITE["hits_per_base"],
+    )
+    changes = [Change(b, "removed", True, removed, cite_lost, Scope.BASE) for b in named]
     left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
         lost_too = f", {plural(lost, 'base')} lost" if lost else ""
@@ -1214,10 +1194,8 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
 def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
-        why, cite = f"{ident} is dead", tables.IF_HIT[0]["cite"]
-        return [
-            Change(b.id, "removed", True, why, cite, Scope.BASE) for b in scene.unit_of(ident).bases
-        ]
+        why, cite, bases = f"{ident} is dead", tables.IF_HIT[0]["cite"], scene.unit_of(ident).bases
+        return [Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases]
     if result in ("wounded", "horse-killed"):
         row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
         return [Change(ident, "hurt", result, row["result"], row["cite"])]
