@@ -39,6 +39,8 @@ ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "m
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Reasons = list[tuple[str, Cite | None]]
+Situation = dict[str, Any]
+"""A row of the nerve table (lines 22-30): `key`, `name`, `on_fail`, `tests`, `cite`."""
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
 """A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
 CHARGE_RESULTS = ("no-charge", "target-routs", "charge-combat")
@@ -846,9 +848,7 @@ class SepoysAndSoldiers(Ruleset):
     # Outcomes: after a question the players roll real dice and report them in the sheet's
     # words (the form, `Report`s); the answer is the new state (`Change`s)
 
-    def _reported_pair(
-        self, scene: Scene, action: str, args: Args
-    ) -> tuple[Unit, Unit, Resolution]:
+    def _pair(self, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Resolution]:
         """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
         a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         r = self.actions()[action](scene, args)
@@ -857,7 +857,7 @@ class SepoysAndSoldiers(Ruleset):
         return a, b, r
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        shooter, target, shot = self._pair(scene, "shoot", args)
         if _arm(shooter) == "rockets":
             fired, cite = len(shooter.bases), CITE["rocket_loss"]
             burst = partial(say, "burst_bases", rockets=plural(fired, "rocket"))
@@ -875,7 +875,7 @@ class SepoysAndSoldiers(Ruleset):
         )
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        shooter, target, shot = self._pair(scene, "shoot", args)
         question = f"{ID} shoot {shooter.id} {target.id}"
         changes: list[Change] = []
         if _arm(shooter) == "rockets":
@@ -938,9 +938,7 @@ class SepoysAndSoldiers(Ruleset):
         cite = tables.COMMANDERS[r.data["rating"]]["cite"]
         return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
-    def _nerve_question(
-        self, scene: Scene, args: Args
-    ) -> tuple[Unit, dict[str, Any] | None, Resolution]:
+    def _nerve_asked(self, scene: Scene, args: Args) -> tuple[Unit, Situation | None, Resolution]:
         """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
         res = self.nerve(scene, args)  # checks the arguments and the situation's name
         unit = scene.unit_of(args[0])
@@ -950,7 +948,7 @@ class SepoysAndSoldiers(Ruleset):
         return unit, situation, res
 
     def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        unit, situation, res = self._nerve_question(scene, args)
+        unit, situation, res = self._nerve_asked(scene, args)
         what, on_fail, tests = "attempting to rally", "it keeps routing", res.data["tests"]
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
@@ -965,7 +963,7 @@ class SepoysAndSoldiers(Ruleset):
         return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
     def _nerve_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        unit, situation, res = self._nerve_question(scene, args)
+        unit, situation, res = self._nerve_asked(scene, args)
         passed = reported["passed"]
         changes: list[Change] = []
         if situation is None:
@@ -977,10 +975,8 @@ class SepoysAndSoldiers(Ruleset):
             if passed:
                 why = "reformed; it cannot move"
                 changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
-            stands = "" if passed else ": stand - remain disordered"
-            changes.append(
-                _acted(unit, f"attempting to reform is its action{stands}", CITE["reform"])
-            )
+            why = "attempting to reform is its action" + ("" if passed else WORDS["stands"])
+            changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
         for risk in res.data["commander_risk"]:
@@ -989,19 +985,17 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(changes)
 
     def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        charger, target, r = self._reported_pair(scene, "charge", args)
+        charger, target, r = self._pair(scene, "charge", args)
         odds, tests = r.data["outcomes"], r.data["steps"][1]["tests"]
         likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
         holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
         one_of = " one of its two tests" * (tests > 1)
         label = say("charge_ended", charger=charger.id, target=target.id, of=one_of, holds=holds)
-        cite = CITE["charge_test"]
-        return (
-            Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),
-        )
+        ended = Report("result", Kind.CHOICE, label, CITE["charge_test"], choices=CHARGE_RESULTS)
+        return (replace(ended, default=likeliest),)
 
     def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        charger, target, r = self._reported_pair(scene, "charge", args)
+        charger, target, r = self._pair(scene, "charge", args)
         result = reported["result"]
         if result == "no-charge":
             stand = SITUATIONS["attempting-to-charge"]
@@ -1020,7 +1014,7 @@ class SepoysAndSoldiers(Ruleset):
         return (_acted(charger, why, CITE["infantry_stands"]),)
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        a, b, r = self._reported_pair(scene, "melee", args)
+        a, b, r = self._pair(scene, "melee", args)
         most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
         drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
@@ -1033,7 +1027,7 @@ class SepoysAndSoldiers(Ruleset):
         )
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        a, b, _ = self._reported_pair(scene, "melee", args)
+        a, b, _ = self._pair(scene, "melee", args)
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
         rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
