@@ -72,16 +72,10 @@ def is_commander(unit: Unit) -> bool:
     return "commander" in [b.role for b in unit.bases]
 
 
-def _arm(unit: Unit) -> str:
-    return check_attr(unit, "arm", tables.ARMS, ruleset=ID)
-
-
-def _guns(unit: Unit) -> str:
-    return check_attr(unit, "weapon", tables.GUNS, ruleset=ID)
-
-
-def _rating(commander: Unit) -> str:
-    return check_attr(commander, "rating", tables.RATINGS, ruleset=ID)
+_arm = partial(check_attr, key="arm", accepted_values=tables.ARMS, ruleset=ID)
+_guns = partial(check_attr, key="weapon", accepted_values=tables.GUNS, ruleset=ID)
+_rating = partial(check_attr, key="rating", accepted_values=tables.RATINGS, ruleset=ID)
+"""A unit's arm, an artillery unit's guns, a commander's rating, in the sheet's words."""
 
 
 def _order(unit: Unit) -> str:
@@ -676,14 +670,13 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(p_both_destroyed=p_both)
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
-        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
+        pa, pb = _pursuit(a), _pursuit(b)
+        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
-        same = _pursuit(a) == _pursuit(b)
-        won = say("won", pursuit=_pursuit(a))
-        if not same:
-            won = say("won_apart", a=a.id, b=b.id, pa=_pursuit(a), pb=_pursuit(b))
+        same = pa == pb
+        won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
         both = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
         lines = [
             f"charge combat {a.id} v {b.id}" + WORDS["not_in_contact"] * (not _touching(contact)),
