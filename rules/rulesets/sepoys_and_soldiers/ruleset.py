@@ -811,12 +811,14 @@ class SepoysAndSoldiers(Ruleset):
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot or charge the rules refuse, or a unit that may not move
         at all, is left off the list."""
-        kind, args = candidate.kind, candidate.args
-        if kind in ("shoot", "charge"):
-            table = table_of(scene)
+        kind, args, table = candidate.kind, candidate.args, table_of(scene)
+        if kind in ARGUMENTS:  # shoot, charge, melee: two units
+            a, b = (table.unit_of(u) for u in args)
+            if kind == "melee":
+                return self._melee(table, a, b)
             answer = self._shoot if kind == "shoot" else self._charge
-            return answer(table, *(table.unit_of(u) for u in args), only_allowed=True)
-        res = self.actions()[kind](scene, args)
+            return answer(table, a, b, only_allowed=True)
+        res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
 
