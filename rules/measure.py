@@ -4,14 +4,14 @@ every question and every ruleset about it.
 `table_of(scene)` hands out the scene's `Table` (the last few scenes asked about are kept, so a
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
-- edge distances: between every two bases (`distances`, `distance`, `block`, `within`,
-  `pairs_within`), between units (`unit_distance` and `closest` name the nearest pair,
-  `unit_gap` / `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
+- edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
+  between units (`unit_distance` and `closest` name the nearest pair, `unit_gap` /
+  `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
 - aspects: where each base stands relative to every other's facing (`aspects`, `aspect`);
 - terrain: what each base stands in (`standing`, `centre_in`);
 - sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
   an end stands in, whether bases block, whether the entire base must be seen, how far the
-  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `visible`,
+  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `in_sight`,
   remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
 - cover under a frozen `CoverPolicy` (`cover`);
 - a square grid: the box each unit stands in and the units in each box (`grid_places`,
@@ -294,9 +294,6 @@ class Table:
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
-        self._nearest_seen_pairs: dict[
-            SightPolicy, dict[tuple[str, str, float], tuple[Base, Base] | None]
-        ] = {}
 
     def _remember(self, key: Hashable, make: Callable[[], _V]) -> _V:
         """The answer remembered under `key` (a question's name and arguments), made by `make`
@@ -344,19 +341,6 @@ class Table:
             across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
             name = "right-flank" if across > 0 else "left-flank"
         return Face(name, reading.aspect, reading.margin)
-
-    def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-        """Every ordered pair of different bases at most `reach` apart, edge to edge
-        (`geometry.within`), as (rows, columns) of `distances` in reading order (memoised per
-        reach, read-only)."""
-
-        def make() -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-            near = geo.within(self.distances, reach)
-            np.fill_diagonal(near, False)
-            rows, cols = np.nonzero(near)
-            return _read_only(rows), _read_only(cols)
-
-        return self._remember(("pairs_within", reach), make)
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -599,19 +583,10 @@ class Table:
             None if exempt is None else ~exempt,
         )
 
-    def visible(
-        self, policy: SightPolicy, viewers: Sequence[Base], targets: Sequence[Base]
-    ) -> npt.NDArray[np.bool_]:
-        """(V, T): whether each viewer sees each target under a policy (every line clear when
-        `entire_base`, else any): `seen` of every pair."""
-        rows = np.repeat(np.array(self.rows(viewers), dtype=int), len(targets))
-        cols = np.tile(np.array(self.rows(targets), dtype=int), len(viewers))
-        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
-        return seen.reshape(len(viewers), len(targets))
-
     def in_sight(self, policy: SightPolicy, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` sees `target` under a policy (`visible` of the one pair)."""
-        return bool(self.visible(policy, [viewer], [target])[0, 0])
+        """Whether `viewer` sees `target` under a policy (`seen`: every line clear when
+        `entire_base`, else any)."""
+        return self.seen_pairs(policy, [(viewer, target)], entire=policy.entire_base)[0]
 
     def sight_distances(
         self,
@@ -621,20 +596,38 @@ class Table:
         within: float = math.inf,
     ) -> geo.Array:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
-        under a policy (`visible`) no farther than `within` (`geometry.within`), else
+        under a policy (`in_sight`) no farther than `within` (`geometry.within`), else
         infinity."""
-        block = self.block(viewers, targets)
-        near = np.asarray(geo.within(block, within))
-        r, c = np.nonzero(near)
-        if len(r):
-            rows = np.array(self.rows(viewers), dtype=int)
-            cols = np.array(self.rows(targets), dtype=int)
-            near[r, c] = self.seen(policy, rows[r], cols[c], entire=policy.entire_base)
-        return np.where(near, block, np.inf)
+        return self._seen_blocks(policy, [(viewers, targets, within)])[0]
+
+    def _seen_blocks(
+        self, policy: SightPolicy, asks: Sequence[tuple[Sequence[Base], Sequence[Base], float]]
+    ) -> list[geo.Array]:
+        """`sight_distances` of many (viewers, targets, within): the pairs within reach of
+        every ask judged in one batch (`seen`)."""
+        blocks, near, rows, cols = [], [], [np.zeros(0, dtype=int)], [np.zeros(0, dtype=int)]
+        for viewers, targets, within in asks:
+            block = self.block(viewers, targets)
+            r, c = np.nonzero(geo.within(block, within))
+            blocks.append(block)
+            near.append((r, c))
+            rows.append(np.array(self.rows(viewers), dtype=int)[r])
+            cols.append(np.array(self.rows(targets), dtype=int)[c])
+        sees_all = self.seen(
+            policy, np.concatenate(rows), np.concatenate(cols), entire=policy.entire_base
+        )
+        out, at = [], 0
+        for block, (r, c) in zip(blocks, near, strict=True):
+            sees = sees_all[at : at + len(r)]
+            at += len(r)
+            found = np.full(block.shape, np.inf)
+            found[r[sees], c[sees]] = block[r[sees], c[sees]]
+            out.append(found)
+        return out
 
     def sight_matrix(self, policy: SightPolicy) -> geo.Array:
         """(N, N) for every two bases of units of different sides, the edge distance from the
-        first to the second where the first sees it under a policy (`visible`), else infinity
+        first to the second where the first sees it under a policy (`in_sight`), else infinity
         (and for two bases of one side). Every base against every enemy base in one batch,
         remembered per policy (read-only)."""
         return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
@@ -656,64 +649,39 @@ class Table:
         base, the first of the unit's equally near ones. Remembered per policy (read-only).
 
         Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
-        return self._remember(
-            ("nearest_seen", policy), lambda: self._nearest_of(self.sight_matrix(policy))
-        )
 
-    def _nearest_of(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
-        n, u = len(self.bases), len(self.scene.units)
-        if not n or any(not unit.bases for unit in self.scene.units):
-            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), dtype=int))
-        starts = np.array(self._unit_first, dtype=int)
-        nearest = np.minimum.reduceat(seen, starts, axis=1)
-        # The first base of each unit at its least distance: columns in reading order.
-        at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
-        first = np.minimum.reduceat(at, starts, axis=1)
-        return _read_only(nearest), _read_only(first)
+        def make() -> tuple[geo.Array, npt.NDArray[np.int_]]:
+            seen = self.sight_matrix(policy)
+            n, u = len(self.bases), len(self.scene.units)
+            if not n or any(not unit.bases for unit in self.scene.units):
+                return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
+            starts = np.array(self._unit_first, dtype=int)
+            nearest = np.minimum.reduceat(seen, starts, axis=1)
+            # The first base of each unit at its least distance: columns in reading order.
+            at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
+            return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
+
+        return self._remember(("nearest_seen", policy), make)
 
     def nearest_seen_pair(
         self, policy: SightPolicy, a: Unit, b: Unit, limit: float
     ) -> tuple[Base, Base] | None:
-        """The nearest pair of bases at most `limit` apart (`geometry.within`), one of `a`
-        seeing one of `b` under a policy (`seen`); of equally near pairs, the first in the
-        units' reading order. None when no such pair sees. Remembered (`nearest_seen_pairs`
-        answers many at once)."""
+        """`nearest_seen_pairs` of one (a, b, limit)."""
         return self.nearest_seen_pairs(policy, [(a, b, limit)])[0]
 
     def nearest_seen_pairs(
         self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
     ) -> list[tuple[Base, Base] | None]:
-        """`nearest_seen_pair` of many (a, b, limit): the pairs of bases of those not known yet
-        judged in one batch (`seen`), the nearest of each found by one sort."""
-        with self._lock:
-            memo = self._nearest_seen_pairs.setdefault(policy, {})
-            todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
-            for a, b, limit in asks:
-                if (a.id, b.id, limit) not in memo:
-                    todo.setdefault((a.id, b.id), (a, b, limit))
-            if todo:
-                memo.update(self._nearest_seen_of(policy, list(todo.values())))
-                return self.nearest_seen_pairs(policy, asks)  # those left: another limit
-            return [memo[a.id, b.id, limit] for a, b, limit in asks]
-
-    def _nearest_seen_of(
-        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
-    ) -> dict[tuple[str, str, float], tuple[Base, Base] | None]:
-        """`nearest_seen_pair` of asks about different pairs of units."""
-        units, owner = self._unit_number, self.unit_numbers
-        ask_of = np.full((len(units),) * 2, -1, dtype=int)
-        limits = np.full((len(units),) * 2, -np.inf)
-        for k, (a, b, limit) in enumerate(asks):
-            ask_of[units[a.id], units[b.id]], limits[units[a.id], units[b.id]] = k, limit
-        rows, cols = np.nonzero(geo.within(self.distances, limits[owner][:, owner]))
-        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
-        rows, cols = rows[seen], cols[seen]
-        ask = ask_of[owner[rows], owner[cols]]
-        # By ask, then distance, then reading order (a unit's bases are consecutive).
-        order = np.lexsort((cols, rows, self.distances[rows, cols], ask))
-        first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
-        found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
-        return {(a.id, b.id, limit): found.get(k) for k, (a, b, limit) in enumerate(asks)}
+        """For each (a, b, limit), the nearest pair of bases at most `limit` apart
+        (`geometry.within`), one of `a` seeing one of `b` under a policy (`sight_distances`,
+        every ask in one batch); of equally near pairs, the first in the units' reading
+        order. None when no such pair sees."""
+        blocks = self._seen_blocks(policy, [(a.bases, b.bases, limit) for a, b, limit in asks])
+        found: list[tuple[Base, Base] | None] = []
+        for (a, b, _), block in zip(asks, blocks, strict=True):
+            i, j = divmod(int(block.argmin()), len(b.bases)) if block.size else (0, 0)
+            found.append((a.bases[i], b.bases[j]) if block.size and block[i, j] < np.inf else None)
+        return found
 
     def seen(
         self,
@@ -730,7 +698,7 @@ class Table:
         Pairs traced before are read off their lines. For the rest the line to the target's
         centre is judged first: when it is blocked no base is entirely in sight, and when it
         is clear some of the base is, so it alone answers most pairs. The other lines of the
-        pairs it leaves open are judged in one more batch (`lines_clear`): the same verdict,
+        pairs it leaves open are judged in one more batch (`_lines_clear`): the same verdict,
         line for line, as the full trace, without its list of obstacles or the lines it need
         not trace.
         """
@@ -914,16 +882,6 @@ class Table:
             return np.zeros(0)
         return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
 
-    def lines_clear(
-        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], point: int
-    ) -> npt.NDArray[np.bool_]:
-        """(P,): whether the sight line from each viewer's centre to sight point `point` of its
-        target (`sight_points`) is clear under a policy: the same answer, to the bit, as that
-        line of the full trace, at a fraction of the work. Not memoised."""
-        viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
-        targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
-        return self._lines_clear(policy, viewers, targets, point)
-
     def _lines_clear(
         self,
         policy: SightPolicy,
@@ -932,8 +890,10 @@ class Table:
         point: int | npt.NDArray[np.int_],
         among: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
-        """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
-        point `point` of every target or point[p] of each. With `among`, the bases that may
+        """(P,): whether the sight line from the centre of base viewers[p] to sight point
+        `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
+        policy: the same answer, to the bit, as that line of the full trace, at a fraction of
+        the work. With `among`, the bases that may
         block line among.pair[m] are among among.base[m] (`geometry.solids_block_among`): the
         same verdicts without searching every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
@@ -959,20 +919,7 @@ class Table:
     @cached_property
     def sight_points(self) -> geo.Array:
         """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
-        if not self.bases:
-            return np.zeros((0, 5, 2))
-        # Rectangles all at once, element for element `geometry.sight_points`' arithmetic
-        # (c + (point - c) * (1 - 1e-9) of the centre and the corners); round bases one by one.
-        out = np.empty((len(self.bases), 5, 2))
-        rects = [k for k, b in enumerate(self.bases) if not b.footprint.circle]
-        if rects:
-            c = self.centres[rects][:, None]
-            points = np.concatenate([c, self.outlines[rects]], axis=1)
-            out[rects] = c + (points - c) * (1 - 1e-9)
-        for k, b in enumerate(self.bases):
-            if b.footprint.circle:
-                out[k] = geo.sight_points(b)
-        return out
+        return _read_only(geo.sight_points(self.bases))
 
     @cached_property
     def outlines(self) -> geo.Array:
