@@ -695,9 +695,9 @@ class Table:
         every sight line clear when `entire`, else any, and no farther than the terrain lets
         it see (`sight_reach`). Remembered per policy.
 
-        Pairs traced before are read off their lines. For the rest the line to the target's
-        centre is judged first: when it is blocked no base is entirely in sight, and when it
-        is clear some of the base is, so it alone answers most pairs. The other lines of the
+        The line to the target's centre is judged first: when it is blocked no base is
+        entirely in sight, and when it is clear some of the base is, so it alone answers most
+        pairs. The other lines of the
         pairs it leaves open are judged in one more batch (`_lines_clear`): the same verdict,
         line for line, as the full trace, without its list of obstacles or the lines it need
         not trace.
@@ -744,25 +744,13 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """`seen` of pairs not remembered yet."""
         seen = np.zeros(len(viewers), dtype=bool)
-        fresh = np.ones(len(viewers), dtype=bool)
-        traced = self._sight.get(policy)
-        if traced:
-            bases = self.bases
-            for p, (i, j) in enumerate(zip(viewers.tolist(), targets.tolist(), strict=True)):
-                sight = traced.get((bases[i].id, bases[j].id))
-                if sight is not None:
-                    fresh[p] = False
-                    seen[p] = sight.entire if entire else sight.any
+        open_ = np.arange(len(viewers))
         reach = self.sight_reach(policy, viewers, targets)
         if reach is not None:
             # A pair farther apart than the terrain lets it see is not in sight, whatever its
             # lines: only the pairs within reach are traced.
-            in_reach = geo.within(self.distances[viewers, targets], reach)
-            seen &= in_reach
-            fresh &= in_reach
-        open_ = np.flatnonzero(fresh)
-        points = self.sight_points.shape[1] if len(self.bases) else 0
-        if len(open_) and points:
+            open_ = np.flatnonzero(geo.within(self.distances[viewers, targets], reach))
+        if len(open_):
             self._seen_lines(policy, viewers, targets, open_, seen, entire=entire)
         return seen
 
@@ -1277,21 +1265,13 @@ class Table:
     # ----------------------------------------------------------------------------------------
     # Fire arcs
 
-    def in_arc(self, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
-        """Whether each target base lies (partly) in the shooter's fire arc of `half_angle`
-        degrees either side of its facing: `geometry.base_in_arc`, remembered per shooter and
-        angle (`in_arcs`)."""
-        known = self._arcs.get((shooter.id, half_angle), {})
-        try:
-            return [known[t.id] for t in targets]  # all known (a `suggest` asked them first)
-        except KeyError:
-            return self.in_arcs([(shooter, targets, half_angle)])[0]
-
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
-        """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
-        yet against their shooter's arc regions in one pass of separating axes (`overlap_pairs`)
-        for each number of corners a region has; a round target by `circle_in_arc` when that
-        is plain, else `geometry.base_in_arc`."""
+        """For many (shooter, targets, half angle): whether each target base lies (partly) in
+        the shooter's fire arc of `half_angle` degrees either side of its facing
+        (`geometry.base_in_arc`), remembered per shooter and angle. The rectangles not known
+        yet are tested against their shooter's arc regions in one pass of separating axes
+        (`overlap_pairs`) for each number of corners a region has; a round target by
+        `circle_in_arc` when that is plain, else by `geometry.base_in_arc`."""
         with self._lock:
             return self._in_arcs(asks)
 
@@ -1342,30 +1322,32 @@ class Table:
         half-plane ahead of the front edge; for a round base, ahead of the tangent at its
         front), as `geometry.base_in_arc(i, j, 90)` draws it. One numpy pass a table."""
         bases = self.bases
-        centres = np.array([(b.x, b.y) for b in bases])
         forward = np.stack([geo.forward(b.facing) for b in bases])
         front = np.array(
             [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
         )
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
-        reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
+        reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 
     def any_in_arc(
         self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
     ) -> bool:
         """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
-        of some base of `shooters` (`in_arc` of each pair). The 180 degree arc (90 either side)
-        is read off `ahead` for every pair at once: a base plainly ahead of a front edge's line
-        (by `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line
-        are asked of `in_arc`."""
-        if half_angle != 90:
-            return any(any(self.in_arc(shooter, targets, half_angle)) for shooter in shooters)
-        reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
-        if bool((reach > PLAIN_MARGIN).any()):
-            return True
-        on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
-        return any(self.in_arc(shooters[i], [targets[j]], half_angle)[0] for i, j in on_line)
+        of some base of `shooters` (`in_arcs`). The 180 degree arc (90 either side) is read off
+        `ahead` for every pair at once: a base plainly ahead of a front edge's line (by
+        `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line are
+        asked of `in_arcs`."""
+        asks: list[tuple[Base, Sequence[Base], float]]
+        if half_angle == 90:
+            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+            if bool((reach > PLAIN_MARGIN).any()):
+                return True
+            on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
+            asks = [(shooters[i], [targets[j]], half_angle) for i, j in on_line]
+        else:
+            asks = [(shooter, targets, half_angle) for shooter in shooters]
+        return any(any(row) for row in self.in_arcs(asks))
 
     def laid(self, pattern: Pattern, source: Base, aim: Base) -> Laid:
         """Where `pattern` falls laid from `source` toward `aim` (`Pattern`): the bases its
