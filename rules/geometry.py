@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -128,13 +128,34 @@ def outline_polygon(base: Base, segments: int = 32) -> Array:
 
 
 def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions: each
-    outline to the bit `corners(b)`.
+    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions."""
+    outlines, radii, _ = _shapes(bases)
+    return outlines, radii
+
+
+class _Frames(NamedTuple):
+    """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each; a
+    round base has no width and no depth (its radius is taken off later, as for every
+    distance)."""
+
+    cx: Array
+    cy: Array
+    ct: Array
+    st: Array
+    hw: Array
+    hd: Array
+
+
+def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
+    """Outlines (N, 4, 2) and radii (N,) of many bases, each outline to the bit `corners(b)`,
+    and their frames (`_Frames`).
 
     The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
     in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
     n = len(bases)
-    cx, cy, ct, st, half, ratio, radii = (np.zeros(n) for _ in range(7))
+    if n == 0:
+        return np.zeros((0, 4, 2)), np.zeros(0), _Frames(*(np.zeros(0) for _ in range(6)))
+    cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
     round_ = np.zeros(n, dtype=bool)
     for k, b in enumerate(bases):
         t = math.radians(b.facing)
@@ -143,8 +164,9 @@ def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
             round_[k] = True
             radii[k] = b.footprint.width / 2
         else:
-            half[k], ratio[k] = b.footprint.depth / 2, b.footprint.width / b.footprint.depth
-    fx, fy = ct * half, st * half
+            hw[k], hd[k] = b.footprint.width / 2, b.footprint.depth / 2
+            ratio[k] = b.footprint.width / b.footprint.depth
+    fx, fy = ct * hd, st * hd
     rx, ry = fy * ratio, -fx * ratio
     ax, ay, bx, by = cx + fx, cy + fy, cx - fx, cy - fy
     outlines = np.empty((n, 4, 2))
@@ -154,7 +176,7 @@ def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
     outlines[:, 3, 0], outlines[:, 3, 1] = bx + rx, by + ry
     # A round base's outline is its centre four times, as `corners` gives it.
     outlines[round_] = np.stack([cx[round_], cy[round_]], axis=1)[:, None]
-    return outlines, radii
+    return outlines, radii, _Frames(cx, cy, ct, st, hw, hd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,55 +249,145 @@ def edge_distance(a: Base, b: Base) -> float:
     return convex_distance(corners(a), radius(a), corners(b), radius(b))
 
 
-def _vertex_edge_sq(pa: Array, pb: Array) -> Array:
-    """(M, N) the squared distance from the nearest vertex of outline i of `pa` (M, k, 2) to
-    the nearest edge of outline j of `pb` (N, k, 2): `point_segment_distance`'s arithmetic,
-    squared, in place, (edge, i, j) at a time."""
-    b1, b2 = _edges(pb)
-    x, y = b1[..., 0].T[:, None, :], b1[..., 1].T[:, None, :]  # (edge, 1, N)
-    run_x, run_y = b2[..., 0].T[:, None, :] - x, b2[..., 1].T[:, None, :] - y
-    denom = run_x * run_x + run_y * run_y
-    denom = np.where(denom > 0, denom, 1.0)  # a round base's edges are points
-    nearest = np.full((len(pa), len(pb)), np.inf)
+class _EdgeTable(NamedTuple):
+    """Every outline's edges as contiguous (k, N) arrays, edge by edge: start x, y, run x, y
+    and squared length (1 for a point, which `point_segment_distance` never divides by).
+    Edge-major, because numpy reduces and gathers along a short trailing axis slowly."""
+
+    x: Array
+    y: Array
+    run_x: Array
+    run_y: Array
+    denom: Array
+
+    @classmethod
+    def of(cls, poly: Array) -> _EdgeTable:
+        b1, b2 = _edges(poly)
+        x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
+        run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
+        denom = run_x * run_x + run_y * run_y
+        return cls(x, y, run_x, run_y, np.where(denom > 0, denom, 1.0))
+
+
+def _vertex_edge_sq(px: Array, py: Array, edges: _EdgeTable, of: npt.NDArray[np.intp]) -> Array:
+    """Squared distance (C,) from each point (px[c], py[c]) to the nearest edge of outline
+    of[c]. The arithmetic of `point_segment_distance`, step for step and in place: every
+    (vertex, edge) pair gets the same number to the bit however many are measured at once."""
+    abx, aby = edges.run_x.take(of, axis=1), edges.run_y.take(of, axis=1)
+    rx = px - edges.x.take(of, axis=1)
+    ry = py - edges.y.take(of, axis=1)
+    # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
+    t = rx * abx
+    scratch = ry * aby
+    t += scratch
+    t /= edges.denom.take(of, axis=1)
+    np.clip(t, 0.0, 1.0, out=t)
+    np.multiply(t, abx, out=scratch)
+    rx -= scratch
+    np.multiply(t, aby, out=scratch)
+    ry -= scratch
+    rx *= rx
+    ry *= ry
+    rx += ry
+    return np.asarray(rx.min(axis=0))
+
+
+APART = 1e-3
+"""mm: outlines beyond one side of each other by more than this neither cross nor contain one
+another, rounding and the slack of `_inside_convex` notwithstanding."""
+
+
+def _vertex_solid_sq(pa: Array, frames_b: _Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
+    """Squared distance (k, M, N) from vertex k of each outline in `pa` to the SOLID footprint
+    of each base framed in `frames_b` (0 for a vertex inside it); and (M, N) whether every
+    vertex lies beyond one and the same side of that footprint (more than `APART` out), which
+    separates the two outright.
+
+    In a base's own frame a point (u to its right, v ahead) is hypot(max(|u| - w/2, 0),
+    max(|v| - d/2, 0)) from the filled rectangle: four cheap terms per vertex and base instead
+    of four point-to-edge distances."""
+    cx, cy, ct, st, hw, hd = frames_b
+    out = np.empty((pa.shape[1], len(pa), len(cx)))
+    beyond = np.ones((4, len(pa), len(cx)), dtype=bool)  # right, left, ahead, behind
     for k in range(pa.shape[1]):
-        rx, ry = pa[None, :, k, 0, None] - x, pa[None, :, k, 1, None] - y
-        # t = clip((rx run_x + ry run_y) / denom), o = r - t run, sq = o.o
-        t = rx * run_x
-        scratch = ry * run_y
-        t += scratch
-        t /= denom
-        np.clip(t, 0.0, 1.0, out=t)
-        np.multiply(t, run_x, out=scratch)
-        rx -= scratch
-        np.multiply(t, run_y, out=scratch)
-        ry -= scratch
-        rx *= rx
-        ry *= ry
-        rx += ry
-        np.minimum(nearest, rx.min(axis=0), out=nearest)
-    return nearest
+        dx = pa[:, k, 0, None] - cx  # (M, N)
+        dy = pa[:, k, 1, None] - cy
+        u = dx * st
+        u -= dy * ct  # to the base's right (sin f, -cos f)
+        v = dx * ct
+        v += dy * st  # ahead of it (cos f, sin f)
+        beyond[0] &= u > hw + APART
+        beyond[1] &= u < -hw - APART
+        beyond[2] &= v > hd + APART
+        beyond[3] &= v < -hd - APART
+        np.abs(u, out=u)
+        u -= hw
+        np.maximum(u, 0.0, out=u)
+        np.abs(v, out=v)
+        v -= hd
+        np.maximum(v, 0.0, out=v)
+        u *= u
+        v *= v
+        np.add(u, v, out=out[k])
+    return out, np.asarray(beyond.any(axis=0))
+
+
+NEAR_TIE = 1e-6
+"""mm: every vertex within this of the nearest distance of a pair is measured exactly
+(rounding moves a distance by about a millionth of this)."""
+
+
+def _nearest_vertex_edge_sq(pa: Array, pb: Array, solid: Array, limit: Array) -> Array:
+    """(M, N) the squared distance from the vertices of each outline in `pa` to the edges of
+    each outline in `pb`, measured only for the vertices whose distance to the solid other
+    (`solid`, (k, M, N) squared) is within `limit` (M, N, squared): the others are farther
+    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is."""
+    out = np.full(limit.size, np.inf)
+    edges = _EdgeTable.of(pb)
+    for k in range(pa.shape[1]):
+        i, j = np.nonzero(solid[k] <= limit)
+        if len(i):
+            sq = _vertex_edge_sq(pa[i, k, 0], pa[i, k, 1], edges, j)
+            flat = i * limit.shape[1] + j
+            out[flat] = np.minimum(out[flat], sq)
+    return out.reshape(limit.shape)
 
 
 def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = None) -> Array:
     """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`.
 
     With one argument, all pairs of `bases_a` (the diagonal is 0). For outlines that do not
-    overlap the distance is the nearest vertex-to-edge distance either way; only pairs whose
-    bounding circles meet are tested for crossing edges or containment. Vectorised.
+    overlap the distance is the nearest vertex-to-edge distance either way. The distance of
+    every vertex to the solid other footprint (a few cheap terms) picks the vertices that may
+    be nearest, and only those are measured to the other's edges: the same arithmetic, and
+    the same numbers to the bit, as measuring every vertex. Only pairs whose bounding circles
+    meet, and neither lies wholly beyond a side of the other, are tested for crossing edges
+    or containment. Vectorised.
     """
     same = bases_b is None
-    pa, ra = stack_shapes(bases_a)
-    pb, rb = (pa, ra) if bases_b is None else stack_shapes(bases_b)
+    pa, ra, frames_a = _shapes(bases_a)
+    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else _shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
-    ab = _vertex_edge_sq(pa, pb)
-    ba = ab.T if same else _vertex_edge_sq(pb, pa).T
+    solid_ab, apart_ab = _vertex_solid_sq(pa, frames_b)
+    solid_ba, apart_ba = (solid_ab, apart_ab) if same else _vertex_solid_sq(pb, frames_a)
+    nearest = np.minimum(solid_ab.min(axis=0), solid_ba.min(axis=0).T)
+    limit = np.sqrt(nearest)
+    limit += NEAR_TIE
+    limit *= limit
+    # A vertex on or in the other footprint may be farther from its edges than another
+    # vertex is: measure every vertex of such a pair.
+    limit[nearest <= NEAR_TIE * NEAR_TIE] = np.inf
+    ab = _nearest_vertex_edge_sq(pa, pb, solid_ab, limit)
+    ba = ab.T if same else _nearest_vertex_edge_sq(pb, pa, solid_ba, limit.T).T
     d = np.sqrt(np.minimum(ab, ba))
     ca, cb = pa.mean(axis=1), pb.mean(axis=1)
     reach_a = np.max(np.hypot(*np.moveaxis(pa - ca[:, None], -1, 0)), axis=1)
     reach_b = np.max(np.hypot(*np.moveaxis(pb - cb[:, None], -1, 0)), axis=1)
     gap = np.hypot(*np.moveaxis(ca[:, None] - cb[None], -1, 0))
     touching = gap <= reach_a[:, None] + reach_b[None] + EPS
+    touching &= ~apart_ab
+    touching &= ~apart_ba.T
     if same:
         # A base lies on itself: 0 apart with no test.
         np.fill_diagonal(touching, False)

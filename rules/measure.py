@@ -598,32 +598,14 @@ class Table:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
         under a policy (`in_sight`) no farther than `within` (`geometry.within`), else
         infinity."""
-        return self._seen_blocks(policy, [(viewers, targets, within)])[0]
-
-    def _seen_blocks(
-        self, policy: SightPolicy, asks: Sequence[tuple[Sequence[Base], Sequence[Base], float]]
-    ) -> list[geo.Array]:
-        """`sight_distances` of many (viewers, targets, within): the pairs within reach of
-        every ask judged in one batch (`seen`)."""
-        blocks, near, rows, cols = [], [], [np.zeros(0, dtype=int)], [np.zeros(0, dtype=int)]
-        for viewers, targets, within in asks:
-            block = self.block(viewers, targets)
-            r, c = np.nonzero(geo.within(block, within))
-            blocks.append(block)
-            near.append((r, c))
-            rows.append(np.array(self.rows(viewers), dtype=int)[r])
-            cols.append(np.array(self.rows(targets), dtype=int)[c])
-        sees_all = self.seen(
-            policy, np.concatenate(rows), np.concatenate(cols), entire=policy.entire_base
-        )
-        out, at = [], 0
-        for block, (r, c) in zip(blocks, near, strict=True):
-            sees = sees_all[at : at + len(r)]
-            at += len(r)
-            found = np.full(block.shape, np.inf)
-            found[r[sees], c[sees]] = block[r[sees], c[sees]]
-            out.append(found)
-        return out
+        block = self.block(viewers, targets)
+        near = np.asarray(geo.within(block, within))
+        r, c = np.nonzero(near)
+        if len(r):
+            rows = np.array(self.rows(viewers), dtype=int)
+            cols = np.array(self.rows(targets), dtype=int)
+            near[r, c] = self.seen(policy, rows[r], cols[c], entire=policy.entire_base)
+        return np.where(near, block, np.inf)
 
     def sight_matrix(self, policy: SightPolicy) -> geo.Array:
         """(N, N) for every two bases of units of different sides, the edge distance from the
@@ -673,15 +655,46 @@ class Table:
         self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
     ) -> list[tuple[Base, Base] | None]:
         """For each (a, b, limit), the nearest pair of bases at most `limit` apart
-        (`geometry.within`), one of `a` seeing one of `b` under a policy (`sight_distances`,
-        every ask in one batch); of equally near pairs, the first in the units' reading
-        order. None when no such pair sees."""
-        blocks = self._seen_blocks(policy, [(a.bases, b.bases, limit) for a, b, limit in asks])
-        found: list[tuple[Base, Base] | None] = []
-        for (a, b, _), block in zip(asks, blocks, strict=True):
-            i, j = divmod(int(block.argmin()), len(b.bases)) if block.size else (0, 0)
-            found.append((a.bases[i], b.bases[j]) if block.size and block[i, j] < np.inf else None)
-        return found
+        (`geometry.within`), one of `a` seeing one of `b` under a policy (`seen`); of equally
+        near pairs, the first in the units' reading order. None when no such pair sees.
+        Remembered: the asks not known yet are judged in one batch (a `suggest` asks them
+        all, then each shot asks its own again)."""
+
+        def key(a: Unit, b: Unit, limit: float) -> Hashable:
+            return ("nearest_seen_pair", policy, a.id, b.id, limit)
+
+        todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
+        for a, b, limit in asks:
+            if key(a, b, limit) not in self._memo:
+                todo.setdefault((a.id, b.id), (a, b, limit))
+        if not todo:
+            return [self._memo[key(*ask)] for ask in asks]
+        found = self._nearest_seen_of(policy, list(todo.values()))
+        with self._lock:
+            for ask, pair in zip(todo.values(), found, strict=True):
+                self._memo.setdefault(key(*ask), pair)
+        return self.nearest_seen_pairs(policy, asks)  # those left: another limit, same units
+
+    def _nearest_seen_of(
+        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
+    ) -> list[tuple[Base, Base] | None]:
+        """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
+        of bases within its ask's limit judged in one batch (`seen`), the nearest of each ask
+        found by one sort."""
+        units, owner = self._unit_number, self.unit_numbers
+        ask_of = np.full((len(units),) * 2, -1, dtype=int)
+        limits = np.full((len(units),) * 2, -np.inf)
+        for k, (a, b, limit) in enumerate(asks):
+            ask_of[units[a.id], units[b.id]], limits[units[a.id], units[b.id]] = k, limit
+        rows, cols = np.nonzero(geo.within(self.distances, limits[owner][:, owner]))
+        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
+        rows, cols = rows[seen], cols[seen]
+        ask = ask_of[owner[rows], owner[cols]]
+        # By ask, then distance, then reading order (a unit's bases are consecutive).
+        order = np.lexsort((cols, rows, self.distances[rows, cols], ask))
+        first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
+        found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
+        return [found.get(k) for k in range(len(asks))]
 
     def seen(
         self,

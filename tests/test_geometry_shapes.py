@@ -1,10 +1,13 @@
 """Tests of the array form of the footprints (`geometry.stack_shapes`): each
-outline to the bit what `corners` gives base by base.
+outline to the bit what `corners` gives base by base, and each base's frame (centre, facing,
+half width and depth) as `distance_matrix` measures in it.
 
 Lengths in millimetres; facings in degrees counter-clockwise from +x.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from hypothesis import given, settings
@@ -34,6 +37,18 @@ def test_stacked_outlines_are_corners_to_the_bit(group: list[Base]) -> None:
     outlines, radii = g.stack_shapes(group)
     assert outlines.tobytes() == np.stack([g.corners(b) for b in group]).tobytes()
     assert radii.tobytes() == np.array([g.radius(b) for b in group]).tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(bases(), min_size=1, max_size=8))
+def test_frames_are_each_bases_centre_facing_and_half_sizes(group: list[Base]) -> None:
+    _, _, frames = g._shapes(group)
+    for k, b in enumerate(group):
+        t = math.radians(b.facing)
+        half = (0.0, 0.0) if b.footprint.circle else (b.footprint.width / 2, b.footprint.depth / 2)
+        assert (frames.cx[k], frames.cy[k]) == (b.x, b.y)
+        assert (frames.ct[k], frames.st[k]) == (math.cos(t), math.sin(t))
+        assert (frames.hw[k], frames.hd[k]) == half
 
 
 def test_stacked_outlines_by_hand() -> None:
