@@ -451,19 +451,16 @@ class Table:
         distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
         rows = np.array([self.unit_row(u) for u in units], dtype=int)
         gaps = self.unit_gaps()[rows][:, rows]
-        unc = self.unit_uncertainties()[rows][:, rows]
+        unc = self.unit_uncertainties[rows][:, rows]
         sides = np.array([u.side for u in units], dtype=object)
         near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
         found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
         return [(units[i], units[j], gap, u) for i, j, gap, u in found]
 
+    @cached_property
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
         bases of two units (`uncertainty` of the pair `unit_distance` names), all at once."""
-        return self._unit_uncertainties
-
-    @cached_property
-    def _unit_uncertainties(self) -> geo.Array:
         distance, cell = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
@@ -1112,14 +1109,7 @@ class Table:
 
     @staticmethod
     def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
-        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`),
-        told by its centre's distance to the edge when that settles it by a millimetre."""
-        centre = geo.distance_to_boundary((base.x, base.y), piece.polygon)
-        if geo.within(centre, edge):
-            return True  # the footprint holds the centre: it is no farther from the edge
-        spread = math.hypot(base.footprint.width, base.footprint.depth) / 2
-        if centre - spread > edge + 1.0:
-            return False  # no point of the footprint comes nearer than that
+        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`)."""
         return geo.within(geo.gap_to_boundary(base, piece.polygon), edge)
 
     @cached_property
