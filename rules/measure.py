@@ -707,10 +707,9 @@ class Table:
 
         The line to the target's centre is judged first: when it is blocked no base is
         entirely in sight, and when it is clear some of the base is, so it alone answers most
-        pairs. The other lines of the
-        pairs it leaves open are judged in one more batch (`_lines_clear`): the same verdict,
-        line for line, as the full trace, without its list of obstacles or the lines it need
-        not trace.
+        pairs. The other lines of the pairs it leaves open are judged in one more batch
+        (`_lines_clear`): the same verdict, line for line, as the full trace, without its list
+        of obstacles or the lines it need not trace.
         """
         viewers = np.asarray(viewers, dtype=int)
         targets = np.asarray(targets, dtype=int)
@@ -891,9 +890,9 @@ class Table:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
         policy: the same answer, to the bit, as that line of the full trace, at a fraction of
-        the work. With `among`, the bases that may
-        block line among.pair[m] are among among.base[m] (`geometry.solids_block_among`): the
-        same verdicts without searching every base."""
+        the work. With `among`, the bases that may block line among.pair[m] are among
+        among.base[m] (`geometry.solids_block_among`): the same verdicts without searching
+        every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
         clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
         if among is not None:
