@@ -116,10 +116,6 @@ class Play:
             self.bases,
         )
 
-    def unit_state(self, unit: str) -> dict[str, Any]:
-        """One unit's state as `/api/state` shows it."""
-        return dict(self.units[unit])
-
     def as_json(self) -> dict[str, Any]:
         return {
             "turn": self.turn,
@@ -258,12 +254,3 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
                 if f.name in play.units[unit]:
                     changes.append(Change(unit, f.name, f.default, "a new turn"))
     return edits_of(play, changes)
-
-
-def next_phase(ruleset: Ruleset, play: Play) -> str:
-    """The phase after the current one (the first again after the last: a new turn)."""
-    phases = ruleset.phases
-    if not phases:
-        raise QuestionError(f"{ruleset.id} has no sequence of play")
-    at = phases.index(play.phase) if play.phase in phases else -1
-    return phases[(at + 1) % len(phases)]

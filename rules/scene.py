@@ -330,7 +330,14 @@ STATE_FLAGS: Final = (
     "fighters",
 )
 _TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
-_UNIT_FIELDS: Final = ("id", "side", "type", "quality", "weapon", "bases")
+SCENE_KEYS: Final = frozenset(
+    {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
+)
+"""The top-level keys of the format; any other is kept in `Scene.extra`."""
+UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
+"""A unit's keys of the format; any other is kept in `Unit.attrs`."""
+TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
+"""A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
 _BASE_FIELDS: Final = (
     "id",
     "x",
@@ -341,17 +348,6 @@ _BASE_FIELDS: Final = (
     "diameter",
     "figures",
     "role",
-    "uncertainty",
-)
-_TERRAIN_FIELDS: Final = ("id", "kind", "cover", "enclosed", "polygon")
-_TOP_FIELDS: Final = (
-    "format",
-    "ruleset",
-    "unit",
-    "table",
-    "grid",
-    "terrain",
-    "units",
     "uncertainty",
 )
 
@@ -420,7 +416,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, claim) for i, item in enumerate(units_doc)
     )
-    extra = {k: v for k, v in top.items() if k not in _TOP_FIELDS}
+    extra = {k: v for k, v in top.items() if k not in SCENE_KEYS}
     scene = Scene(
         ruleset=ruleset,
         unit=unit,
@@ -478,7 +474,7 @@ def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -
     if obj.get("enclosed") is not None:
         enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
     polygon = r.polygon(r.key(obj, "polygon", path), _join(path, "polygon"), scale)
-    extra = {k: v for k, v in obj.items() if k not in _TERRAIN_FIELDS}
+    extra = {k: v for k, v in obj.items() if k not in TERRAIN_KEYS}
     return Terrain(ident, kind, polygon, cover, enclosed, MappingProxyType(extra))
 
 
@@ -492,7 +488,7 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
         optional[key] = None if value is None else r.text(value, _join(path, key))
     attrs: dict[str, Any] = {}
     for key, value in obj.items():
-        if key in _UNIT_FIELDS:
+        if key in UNIT_KEYS:
             continue
         kpath = _join(path, key)
         if key in STATE_COUNTS:
