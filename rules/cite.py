@@ -2,7 +2,7 @@
 
 The rules cite a line of a sheet as `000_157c880a83b52d41.txt:41` (a `Cite`'s file and line)
 and give odds as exact fractions; people say "19th Century rules: QRS, line 41" and "62.5%".
-`sheet_title` reads the sheets' own index (the table of `rules/sheets/README.md`: file, title
+`sheet_titles` reads the sheets' own index (the table of `rules/sheets/README.md`: file, title
 on the sheet) and `sheet_lines` a sheet's lines, for the page; `cite_words` turns a citation
 into words;
 `plain` rewrites a sentence of an answer (citations, long fractions, "1 figures"), and
@@ -75,11 +75,6 @@ def sheet_titles() -> dict[str, str]:
     return titles
 
 
-def sheet_title(sheet: str) -> str:
-    """The title a sheet carries; its file name when the index does not list it."""
-    return sheet_titles().get(sheet, sheet)
-
-
 @cache
 def sheet_lines(sheet: str) -> tuple[str, ...]:
     """The lines of a sheet of `rules/sheets/` (none for a name that is not one)."""
@@ -91,7 +86,8 @@ def sheet_lines(sheet: str) -> tuple[str, ...]:
 
 def cite_words(ref: str) -> str:
     """`000_157c880a83b52d41.txt:41` -> `19th Century rules: QRS, line 41`; other text as is."""
-    return CITE.sub(lambda m: f"{sheet_title(m['sheet'])}, line {m['line']}", ref)
+    titles = sheet_titles()
+    return CITE.sub(lambda m: f"{titles.get(m['sheet'], m['sheet'])}, line {m['line']}", ref)
 
 
 def percent(p: Fraction | float) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 from math import comb
 from typing import NamedTuple
 
@@ -109,11 +110,9 @@ def dice_sum(dice: int, sides: int, halved: bool = False) -> Sum:
         for k, p in enumerate(dist):
             out[(k + 1) // 2] += p
         dist = tuple(out)
-    tails = [Fraction(0)] * len(dist)
-    for k in range(len(dist) - 1, -1, -1):
-        tails[k] = dist[k] + (tails[k + 1] if k + 1 < len(dist) else 0)
+    tails = tuple(accumulate(reversed(dist)))[::-1]
     exact = tuple(str(p) for p in dist)
-    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tuple(tails))
+    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tails)
 
 
 @lru_cache(maxsize=4096, typed=True)

@@ -44,7 +44,6 @@ from .scene import (
     grouped_problems,
     parse_scene,
     read_json_file,
-    scene_ruleset,
 )
 from .state import (
     BASE_FIELDS,
@@ -551,50 +550,45 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def check_change(self, scene: Scene | None, change: Change) -> None:
-        """A change names a known field with a value it accepts; `QuestionError` otherwise."""
+    def check_change(self, scene: Scene, change: Change) -> None:
+        """A change names a known field of a unit or base of `scene` with a value it accepts;
+        `QuestionError` otherwise."""
         if change.scope is Scope.BASE:
             if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
                 raise QuestionError(
                     f"{self.id}: base {change.target!r}: {change.field} = {change.value!r}; "
                     f"accepted: {accepted(BASE_FIELDS)} set to true or false"
                 )
-            if scene is not None:
-                scene.base(change.target)
-            return
-        if change.scope is Scope.GAME:
+            scene.base(change.target)
+        elif change.scope is Scope.GAME:
             if change.field not in GAME_FIELDS:
                 raise QuestionError(
                     f"{self.id}: no game field {change.field!r}; accepted: {accepted(GAME_FIELDS)}"
                 )
-            return
-        declared = self.unit_field(change.field)
-        if not declared.in_play:
-            raise QuestionError(
-                f"{self.id}: {change.field} describes the troops and does not change in play"
-            )
-        problem = declared.check(change.value, f"unit {change.target!r}:")
-        if problem:
-            raise QuestionError(f"{self.id}: {problem}")
-        if scene is not None:
+        else:
+            declared = self.unit_field(change.field)
+            if not declared.in_play:
+                raise QuestionError(
+                    f"{self.id}: {change.field} describes the troops and does not change in play"
+                )
+            problem = declared.check(change.value, f"unit {change.target!r}:")
+            if problem:
+                raise QuestionError(f"{self.id}: {problem}")
             scene.unit_of(change.target)
 
     def describe_change(self, scene: Scene, change: Change) -> str:
-        """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`."""
-        before = self.value_before(scene, change)
+        """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""
+        if change.scope is Scope.BASE:
+            before: Any = False  # a removed base is not in the scene
+        elif change.scope is Scope.GAME:
+            before = scene.extra.get(change.field)
+        else:
+            before = scene.unit_of(change.target).get(change.field)
         where = f" ({change.cite})" if change.cite is not None else ""
         return (
             f"{change.target} {change.field.replace('_', ' ')} {_word(before)} -> "
             f"{_word(change.value)}: {change.reason}{where}"
         )
-
-    def value_before(self, scene: Scene, change: Change) -> Any:
-        """The value a change replaces, as the scene has it."""
-        if change.scope is Scope.BASE:
-            return False  # a removed base is not in the scene
-        if change.scope is Scope.GAME:
-            return scene.extra.get(change.field)
-        return scene.unit_of(change.target).get(change.field)
 
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
@@ -798,14 +792,13 @@ def read_scene(doc: Any, source: str = "<scene>") -> Scene:
     (`Ruleset.problems`), the start-of-game state left out filled in
     (`Ruleset.with_defaults`). Any fault is a `SceneError` naming the path and what is
     accepted."""
-    ident = scene_ruleset(doc, source, ruleset_ids())
-    rules = get_ruleset(ident)
-    scene = parse_scene(doc, source)
+    scene = parse_scene(doc, source, ruleset_ids())
+    rules = get_ruleset(scene.ruleset)
     if scene.grid_box is None and rules.grid:
         raise SceneError(
             source,
             "grid",
-            f"missing (required): {ident} measures in grid boxes, so the scene must give "
+            f"missing (required): {scene.ruleset} measures in grid boxes, so the scene must give "
             "grid.box, the side of one square",
         )
     problems = grouped_problems(rules.problems(scene, doc))

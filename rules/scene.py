@@ -293,10 +293,6 @@ class _Reader(DocumentReader):
 _join = join_path
 
 
-def _describe(value: Any) -> str:
-    return _Reader("").describe(value)
-
-
 # Unit state the loader type-checks; the ruleset checks the values it reads.
 STATE_COUNTS: Final = (
     "casualties",
@@ -352,31 +348,19 @@ _BASE_FIELDS: Final = (
 )
 
 
-def scene_ruleset(doc: Any, source: str, known: Sequence[str]) -> str:
-    """The ruleset a decoded scene document names, one of `known`: the first thing read of a
-    scene (after its format), since the ruleset says how to read the rest."""
+def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
+    """Validate a decoded scene document as the format says, naming one of `rulesets`, and
+    convert it to a `Scene` in millimetres. The ruleset's own checks are
+    `rules.engine.read_scene`'s."""
     r = _Reader(source)
     top = r.mapping(doc, "")
-    _check_format(r, top)
-    ruleset = r.text(r.key(top, "ruleset", "", tuple(known)), "ruleset")
-    if ruleset not in known:
-        raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(known))))
-    return ruleset
-
-
-def _check_format(r: _Reader, top: dict[str, Any]) -> None:
     fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
-        raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
-
-
-def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
-    """Validate a decoded scene document as the format says and convert it to a `Scene` in
-    millimetres. The ruleset's own checks are `rules.engine.read_scene`'s."""
-    r = _Reader(source)
-    top = r.mapping(doc, "")
-    _check_format(r, top)
-    ruleset = r.text(r.key(top, "ruleset", ""), "ruleset")
+        raise r.fail("format", f"got {r.describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
+    # The ruleset first: it says how to read the rest.
+    ruleset = r.text(r.key(top, "ruleset", "", tuple(rulesets)), "ruleset")
+    if ruleset not in rulesets:
+        raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(rulesets))))
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
@@ -460,13 +444,8 @@ def grouped_problems(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
     obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    kind = TerrainKind(
-        r.choice(
-            r.key(obj, "kind", path, tuple(k.value for k in TerrainKind)),
-            _join(path, "kind"),
-            tuple(k.value for k in TerrainKind),
-        )
-    )
+    kinds = tuple(k.value for k in TerrainKind)
+    kind = TerrainKind(r.choice(r.key(obj, "kind", path, kinds), _join(path, "kind"), kinds))
     cover = None
     if obj.get("cover") is not None:
         cover = Cover(r.choice(obj["cover"], _join(path, "cover"), tuple(c.value for c in Cover)))

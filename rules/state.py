@@ -199,16 +199,6 @@ class Change:
     cite: Cite | None = None
     scope: Scope = Scope.UNIT
 
-    def as_json(self, before: Any = None) -> dict[str, Any]:
-        return {
-            self.scope.value: self.target,
-            "field": self.field,
-            "before": before,
-            "after": self.value,
-            "reason": self.reason,
-            "source": None if self.cite is None else str(self.cite),
-        }
-
 
 def removals(bases: Iterable[str], why: str, cite: Cite | None) -> tuple[Change, ...]:
     """Each base (by id) taken off the table: a `removed` change of scope BASE."""
