@@ -550,16 +550,17 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def check_change(self, scene: Scene, change: Change) -> None:
-        """A change names a known field of a unit or base of `scene` with a value it accepts;
-        `QuestionError` otherwise."""
+    def check_change(self, scene: Scene | None, change: Change) -> None:
+        """A change names a known field with a value it accepts, of a unit or base of `scene`
+        (None: the caller checks the id); `QuestionError` otherwise."""
         if change.scope is Scope.BASE:
             if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
                 raise QuestionError(
                     f"{self.id}: base {change.target!r}: {change.field} = {change.value!r}; "
                     f"accepted: {accepted(BASE_FIELDS)} set to true or false"
                 )
-            scene.base(change.target)
+            if scene is not None:
+                scene.base(change.target)
         elif change.scope is Scope.GAME:
             if change.field not in GAME_FIELDS:
                 raise QuestionError(
@@ -574,7 +575,8 @@ class Ruleset:
             problem = declared.check(change.value, f"unit {change.target!r}:")
             if problem:
                 raise QuestionError(f"{self.id}: {problem}")
-            scene.unit_of(change.target)
+            if scene is not None:
+                scene.unit_of(change.target)
 
     def describe_change(self, scene: Scene, change: Change) -> str:
         """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from .errors import QuestionError, accepted, close_key
+from .errors import QuestionError, accepted
 from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
@@ -183,21 +183,14 @@ def set_by_hand(
             raise QuestionError(
                 f"no unit {target!r} in this game; units: {', '.join(sorted(play.units))}"
             )
-        fields = {f.name: f for f in ruleset.state_fields()}
         for name, value in values.items():
-            if name not in fields:
-                near = close_key(name, fields)
-                hint = f" (did you mean {near!r}?)" if near else ""
-                problems.append(
-                    f"{name!r} is not a state field of {ruleset.id}{hint}; fields: "
-                    f"{', '.join(fields) or 'none'}"
-                )
-                continue
-            problem = fields[name].check(value, f"{target}:")
-            if problem:
-                problems.append(problem)
+            change = Change(target, name, value, "set by hand")
+            try:
+                ruleset.check_change(None, change)  # the unit is the game's, checked above
+            except QuestionError as refused:
+                problems.append(str(refused))
             else:
-                changes.append(Change(target, name, value, "set by hand"))
+                changes.append(change)
     elif scope is Scope.BASE:
         if target not in play.bases:
             raise QuestionError(f"no base {target!r} in this game")

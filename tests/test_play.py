@@ -103,10 +103,10 @@ def test_values_set_by_hand_are_checked_all_at_once() -> None:
             {"casualtes": 1, "fired": "yes", "formation": "square", "quality": "veteran"},
         )
     message = str(caught.value)
-    assert "'casualtes' is not a state field" in message and "did you mean 'casualties'" in message
+    assert "no unit field 'casualtes' (did you mean 'casualties'?)" in message
     assert "fired is 'yes'; accepted: true or false" in message
     assert "formation is 'square'" in message
-    assert "'quality' is not a state field" in message  # a description does not change in play
+    assert "quality describes the troops and does not change in play" in message
     with pytest.raises(QuestionError, match="no unit 'dragoons'"):
         set_by_hand(RULES, play, Scope.UNIT, "dragoons", {"casualties": 1})
     with pytest.raises(QuestionError, match="no base 'r9'"):
