@@ -261,7 +261,7 @@ class Ruleset:
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
         """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
-        than the terrain lets it see (`sight_reach`)."""
+        than the terrain lets it see (`Table.sight_reach`)."""
         return table_of(scene).in_sight(self.sight_policy, viewer, target)
 
     # ----------------------------------------------------------------------------------------
