@@ -135,6 +135,16 @@ def mean(dist: Distribution) -> Fraction:
     return sum((k * p for k, p in enumerate(dist)), Fraction(0))
 
 
+def convolve(a: Sequence[Fraction], b: Sequence[Fraction]) -> Distribution:
+    """Distribution of the sum of two independent outcomes."""
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, pa in enumerate(a):
+        if pa:
+            for j, pb in enumerate(b):
+                out[i + j] += pa * pb
+    return tuple(out)
+
+
 def as_floats(dist: Sequence[Fraction]) -> list[float]:
     """A distribution as floats, for JSON and the page: each the numerator divided by the
     denominator, the float `float(p)` gives (a correctly rounded integer division), without

@@ -121,3 +121,14 @@ def test_binomial_shown_is_the_distribution_as_answers_show_it(n: int, p: Fracti
     assert shown.p_any == float(sum(dist[1:]))
     assert shown.mean_exact == str(dice.mean(dist))
     assert shown.p_any_exact == str(sum(dist[1:], Fraction(0)))
+
+
+def test_convolve_sums_two_independent_outcomes() -> None:
+    # Two fair coins counted 0/1: 0 once in 4, 1 twice, 2 once. A D6 less a D6 (the second
+    # reversed): a draw (margin 0) in 6 of the 36 ways.
+    coin = (Fraction(1, 2), Fraction(1, 2))
+    assert dice.convolve(coin, coin) == (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    d6 = (Fraction(0),) + (Fraction(1, 6),) * 6
+    margin = dice.convolve(d6, d6[::-1])
+    assert margin[len(d6) - 1] == Fraction(6, 36)
+    assert sum(margin) == 1
