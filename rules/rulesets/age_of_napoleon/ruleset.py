@@ -8,6 +8,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from itertools import accumulate, product
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
@@ -22,7 +23,7 @@ from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
 from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope
+from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
 
 RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
 DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
@@ -62,6 +63,9 @@ REST, KEEP_FIRING = "rest", "keep firing"
 """What the players choose for a gun that overheats for the first time (lines 15-17)."""
 NOTHING = "nothing"
 """Where a rocket lands that drifts onto an empty box or off the table."""
+SHOT = ("hits", "top_face")
+ON_A, ON_B = ("hits_on_a", "top_face_by_b"), ("hits_on_b", "top_face_by_a")
+"""The reports of the hits a unit takes and of its enemy's top faces: a shot's, a melee's."""
 
 
 class AgeOfNapoleon(Ruleset):
@@ -144,11 +148,13 @@ class AgeOfNapoleon(Ruleset):
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
-        label, limit = ("out-of-range", bands[-1].limit) if band is None else band
+        label, limit = (
+            ("out-of-range", [*bands.values()][-1]) if band is None else (band, bands[band])
+        )
         data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
-        data.update(bands=[{"label": x.label, "limit": x.limit} for x in bands])
+        data.update(bands=[{"label": x, "limit": limit} for x, limit in bands.items()])
         data["range"] = {"boxes": boxes, "limit": limit, "margin_boxes": limit - boxes}
         data["range"].update(
             nearest_box_side=length_json(scene, min(pa.edge_margin, pb.edge_margin)),
@@ -374,7 +380,7 @@ class AgeOfNapoleon(Ruleset):
             for row, me in enumerate(units):
                 if me.get("weapon") is None or me.get("fired") or _cannot_fire(me):
                     continue
-                reach = within(steps[row], _range_bands(scene, me)[-1].limit)
+                reach = within(steps[row], max(_range_bands(scene, me).values()))
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
             # Every sight line the shots trace, in one batch (each shot then finds its own).
             pairs = [table.unit_distance(shooter, target) for shooter, target in shots]
@@ -418,18 +424,13 @@ class AgeOfNapoleon(Ruleset):
         """The hits (the dice total), a top face when a leader check is due, the bases lost."""
         res = self.shoot(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
-        target, dice = scene.unit_of(args[1]), res.data["dice"]["dice"]
-        sides = DATA["dice"][res.data["die"]]["sides"]
-        reports = [_hits_report("hits", target, args[0], dice, sides, CITE.score_is_hits)]
-        if _leader(target) and dice * sides >= N.leader_check_hits:
-            reports.append(_top_face_report("top_face", target, args[0], sides))
-        return (*reports, _removed("removed", target))
+        target = scene.unit_of(args[1])
+        hits = _hits_reports(SHOT, target, args[0], res.data["dice"], melee=False)
+        return (*hits, _removed("removed", target))
 
     def _shoot_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
-        sides = DATA["dice"][_die(shooter)]["sides"]
-        checked = bool(got.get("top_face")) and got["hits"] >= N.leader_check_hits
-        hits = _hits_changes(target, shooter, got["hits"], checked, sides, CITE.score_is_hits)
+        hits = _hits_changes(SHOT, target, shooter, got, melee=False)
         return (*hits, *_removed_changes(got["removed"], shooter), *_fired_changes(shooter))
 
     def _rocket_form(self, scene: Scene, args: Sequence[str]) -> Reports:
@@ -461,26 +462,19 @@ class AgeOfNapoleon(Ruleset):
         if not res.data["in_contact"]:
             raise fail(say("no_contact", a=args[0], b=args[1]))
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
-        reports: list[Report] = []
-        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
-            dice = res.data["sides"][attacker.id]["dice"]
-            count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
-            reports.append(
-                _hits_report(f"hits_on_{key}", victim, attacker.id, count, sides, CITE.melee_hits)
-            )
-            if _leader(victim) and count > 0:
-                reports.append(_top_face_report(f"top_face_by_{other}", victim, attacker.id, sides))
-        return (*reports, _removed("removed_a", ua), _removed("removed_b", ub))
+        sides = res.data["sides"]
+        on_a = _hits_reports(ON_A, ua, ub.id, sides[ub.id]["dice"], melee=True)
+        on_b = _hits_reports(ON_B, ub, ua.id, sides[ua.id]["dice"], melee=True)
+        return (*on_a, *on_b, _removed("removed_a", ua), _removed("removed_b", ub))
 
     def _melee_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
-        changes: list[Change] = []
-        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
-            sides = DATA["dice"][_die(attacker, melee=True)]["sides"]
-            checked, hits = bool(got.get(f"top_face_by_{other}")), got[f"hits_on_{key}"]
-            changes += _hits_changes(victim, attacker, hits, checked, sides, CITE.melee_hits)
-        changes += _removed_changes(got["removed_a"], ub)
-        return (*changes, *_removed_changes(got["removed_b"], ua))
+        hits = (
+            *_hits_changes(ON_A, ua, ub, got, melee=True),
+            *_hits_changes(ON_B, ub, ua, got, melee=True),
+        )
+        removed = (*_removed_changes(got["removed_a"], ub), *_removed_changes(got["removed_b"], ua))
+        return (*hits, *removed)
 
     def _morale_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """Whether the QRC's result leaves the unit broken (the one result the page knows)."""
@@ -569,15 +563,9 @@ def _box_size(scene: Scene) -> float:
     return scene.grid_box
 
 
-class Band(NamedTuple):
-    """One range band of a weapon: it reaches out to `limit` boxes."""
-
-    label: str
-    limit: float
-
-
-def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
-    """A unit's weapon's range bands in boxes, nearest first, from the scene's `ranges` (QRC)."""
+def _range_bands(scene: Scene, unit: Unit) -> dict[str, float]:
+    """A unit's weapon's range bands, label: limit in boxes, nearest first, from the scene's
+    `ranges` (QRC)."""
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
@@ -598,12 +586,12 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
             raise refused("bad_band_limit", label=label, limit=limit)
-    return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
+    return {str(k): float(v) for k, v in sorted(entry.items(), key=lambda band: band[1])}
 
 
-def _band_of(bands: Sequence[Band], boxes: float) -> Band | None:
+def _band_of(bands: Mapping[str, float], boxes: float) -> str | None:
     """The nearest band reaching `boxes`, or None when beyond the longest."""
-    return next((b for b in bands if within(boxes, b.limit)), None)
+    return next((label for label, limit in bands.items() if within(boxes, limit)), None)
 
 
 def _attr(unit: Unit, key: str) -> str:
@@ -821,17 +809,20 @@ def _refuse_unless_allowed(res: Resolution, what: str) -> None:
     raise fail(f"{what}: {why}, so there are no dice to report")
 
 
-def _hits_report(name: str, victim: Unit, by: str, dice: int, sides: int, cite: Cite) -> Report:
-    """The hits a unit takes, its enemy's dice total; the likeliest total first."""
-    dist = dice_math.total(dice, sides)
-    likeliest = max(range(len(dist)), key=lambda k: dist[k])
-    label = f"hits {victim.id} takes: the total of the {dice}d{sides} of {by}"
-    return Report(name, Kind.COUNT, label, cite, maximum=dice * sides, default=likeliest)
-
-
-def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
+def _hits_reports(
+    names: tuple[str, str], victim: Unit, by: str, dice: Mapping[str, Any], *, melee: bool
+) -> list[Report]:
+    """The hits a unit takes, its enemy's dice total (the likeliest first), and whether a top
+    face showed when a leader check may be due (5 hits in fire, any in melee: lines 10, 37)."""
+    count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
+    label = f"hits {victim.id} takes: the total of the {count}d{sides} of {by}"
+    cite, most = CITE.melee_hits if melee else CITE.score_is_hits, count * sides
+    likely = likeliest(dice_math.total(count, sides))
+    hits = Report(names[0], Kind.COUNT, label, cite, maximum=most, default=likely)
+    if not _leader(victim) or most < (1 if melee else N.leader_check_hits):
+        return [hits]
     label = f"one or more {sides}s rolled by {by} (a leader check on {victim.id})"
-    return Report(name, Kind.FLAG, label, CITE.leader_face, default=False)
+    return [hits, Report(names[1], Kind.FLAG, label, CITE.leader_face, default=False)]
 
 
 def _removed(name: str, unit: Unit) -> Report:
@@ -842,24 +833,23 @@ def _removed(name: str, unit: Unit) -> Report:
 
 
 def _hits_changes(
-    victim: Unit, attacker: Unit, hits: int, leader_check: bool, sides: int, cite: Cite
+    names: tuple[str, str], victim: Unit, attacker: Unit, got: Reported, *, melee: bool
 ) -> Changes:
     """The hits a unit takes, added to those it took before; a leader check when due."""
+    hits, cite = got[names[0]], CITE.melee_hits if melee else CITE.score_is_hits
     if not hits:
         return ()
     reason = f"{hits} hits from {attacker.id} (the dice total)"
-    if leader_check:
-        fire = cite == CITE.score_is_hits
-        five = " with at least 5 hits" if fire else ""
-        table = f"{attacker.id} rolls 2d6 on the Leader Hits Table (QRC)"
-        why = CITE.leader_check_fire if fire else CITE.leader_face
-        reason += f"; a {sides} rolled{five}: {table} ({why})"
+    if got.get(names[1]) and (melee or hits >= N.leader_check_hits):
+        sides = DATA["dice"][_die(attacker, melee=melee)]["sides"]
+        reason += say(
+            f"leader_due_{'melee' if melee else 'fire'}", sides=sides, attacker=attacker.id
+        )
     return (Change(victim.id, "hits", victim.get("hits") + hits, reason, cite),)
 
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
-    why = f"taken off for the hits of {attacker.id}"
-    return tuple(Change(b, "removed", True, why, CITE.dice_per_base, Scope.BASE) for b in bases)
+    return removals(bases, f"taken off for the hits of {attacker.id}", CITE.dice_per_base)
 
 
 def _fired_changes(unit: Unit) -> Changes:
@@ -898,21 +888,15 @@ def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
 def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
     """(box, the first move reaching it, its first step) for each box a `kind` may move to."""
     found: dict[Box, tuple[Any, Box]] = {}
-
-    def walk(move: Any, at: Box, steps: list[str], first: Box | None) -> None:
-        if not steps:
-            if at != start and at not in found and first is not None:
-                found[at] = (move, first)
-            return
-        for step in STEPS[steps[0]]:
-            if move.get("same_line") and first is not None and step != first:
-                continue
-            nxt = (at[0] + step[0], at[1] + step[1])
-            if on_table(nxt, extent):
-                walk(move, nxt, steps[1:], first or step)
-
     for move in DATA["moves"][kind]:
-        walk(move, start, move["steps"], None)
+        for steps in product(*(STEPS[s] for s in move["steps"])):
+            if move.get("same_line") and len(set(steps)) > 1:
+                continue
+            path = list(
+                accumulate(steps, lambda at, s: (at[0] + s[0], at[1] + s[1]), initial=start)
+            )
+            if all(on_table(box, extent) for box in path) and path[-1] != start:
+                found.setdefault(path[-1], (move, steps[0]))
     return [(box, move, first) for box, (move, first) in sorted(found.items())]
 
 
