@@ -509,35 +509,22 @@ class AgeOfNapoleon(Ruleset):
         return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends."""
+        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends:
+        its case's changes (sheet.toml `[overheat]`), but one that changes nothing."""
         gun = scene.unit_of(args[0])
         case, turns = _overheat_case(gun)
-
-        def becomes(state: str, why: str, cite: Cite) -> Change:
-            return Change(gun.id, "gun_state", state, why, cite)
-
-        ends = "its run of turns firing ends"
-        run_ends = (Change(gun.id, "consecutive_fire", 0, ends, CITE.gun_fired),) if turns else ()
-        if case == "cooling":
-            return (becomes("ok", "rested 1 turn: cools down, ok", CITE.cools_down), *run_ends)
-        if case.startswith("idle"):
-            cool = becomes("ok", "a turn without firing: cools down", CITE.cools_down)
-            return (*run_ends, *((cool,) if case == "idle_hot" else ()))
-        if not case.startswith("check"):
-            return ()  # broken for good, or not 2 turns firing yet
-        score = got["score"]
-        if score < 1:
-            raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
-        if score > turns:
-            return ()
-        why = f"overheated ({score} is {turns} or less)"
-        if case == "check_hot":
-            return (becomes("broken", f"{why} again: permanently broken", CITE.overheat_again),)
-        if got["if_overheated"] == REST:
-            rests = becomes("cooling", f"{why}: rests, may not fire for 1 turn", CITE.overheat_rest)
-            return (rests, *run_ends)
-        why += ": keeps firing; a second failure breaks it for good"
-        return (becomes("overheated", why, CITE.overheat_keep_firing),)
+        then, score = DATA["overheat"][case].get("then", ()), got.get("score")
+        if case.startswith("check"):
+            if score < 1:
+                raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
+            if score > turns:
+                return ()
+            then = then[got["if_overheated"]] if case == "check" else then
+        why = {"score": score, "turns": turns}
+        changes = [
+            Change(gun.id, c["field"], c["value"], c["why"].format(**why), c["cite"]) for c in then
+        ]
+        return tuple(c for c in changes if c.value != gun.get(c.field))
 
     def _move_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """A move rolls no dice: nothing to report (the camera sees where the unit went)."""
