@@ -513,7 +513,7 @@ class AgeOfNapoleon(Ruleset):
         its case's changes (sheet.toml `[overheat]`), but one that changes nothing."""
         gun = scene.unit_of(args[0])
         case, turns = _overheat_case(gun)
-        then, score = DATA["overheat"][case].get("then", ()), got.get("score")
+        then, score = DATA["overheat"][case].get("then", ()), got.get("score", 0)
         if case.startswith("check"):
             if score < 1:
                 raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
