@@ -101,17 +101,12 @@ class AgeOfNapoleon(Ruleset):
         dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
-        reasons = data["reasons"]
-        reasons += [
+        data["reasons"] += [
             _reason("one die a base, including the leader's", CITE.dice_per_base),
             _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
+            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.floor_applied),
+            *([_reason(why_not, None)] if why_not else []),
         ]
-        if dice.modifiers:
-            reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
-        if dice.floor_applied:
-            reasons.append(_reason("an unbroken unit rolls at least 1 die", CITE.at_least_one))
-        if why_not:
-            reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
             roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
@@ -126,10 +121,8 @@ class AgeOfNapoleon(Ruleset):
             return Resolution.of("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
-        if dice.dice == 0:
-            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
-        if why_not:
-            lines.append(f"{shooter.id} does not fire: {why_not}")
+        lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
+        lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
         if allowed:
             most = dice.dice * rolls[0].sides
             lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
@@ -165,27 +158,20 @@ class AgeOfNapoleon(Ruleset):
         data["sight"]["blocked_by"] = list(sight.blocked_by)
         qrc = "the cover modifier is on the QRC: give it in fire_modifiers"
         data["cover"] = {"cover": cover.cover.value, "reasons": list(cover.reasons), "note": qrc}
+        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
         data["reasons"] = [
             _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", CITE.diagonal),
             _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
+            *_reasons_due(diagonal_example=min(dx, dy)),
         ]
-        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
         where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
-        steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
-        lines = [
-            f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
-            f"counting 1.5, {CITE.diagonal}): {where}"
-        ]
-        if min(dx, dy):
-            data["reasons"].append(_reason("2 boxes on the diagonal are 3", CITE.diagonal_example))
-        if not steady:
-            lines.append(say("band_too_close"))
-        blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
-        lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
-        if cover.cover.value != "none":
-            said = f"{cover.cover.value} cover ({'; '.join(cover.reasons)})"
-            lines.append(f"{b} has {said}: its modifier is on the QRC (give it in fire_modifiers)")
-        return data, lines
+        steps = {"diagonals": min(dx, dy), "straights": abs(dx - dy), "where": where}
+        lines = [say("shot", a=a, b=b, weapon=shooter.get("weapon"), boxes=_boxes(boxes), **steps)]
+        lines += [] if steady else [say("band_too_close")]
+        blocked = ", ".join(sight.blocked_by)
+        lines.append(say("in_sight" if sight.any else "blocked", a=a, b=b, blocked=blocked))
+        said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
+        return data, lines + ([say("cover", **said)] if cover.cover.value != "none" else [])
 
     def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
         """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
@@ -202,8 +188,7 @@ class AgeOfNapoleon(Ruleset):
         p_drift = 1 - p_on
         # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
         table, size = table_of(scene), _box_size(scene)
-        start = table.grid_places(size)[target.id].box
-        landings = drift_landings(start, table.grid_extent(size))
+        landings = drift_landings(tuple(data["target_box"]), table.grid_extent(size))
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -212,11 +197,10 @@ class AgeOfNapoleon(Ruleset):
         morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
         off = Fraction(landings.count(None), len(landings)) * p_drift
         rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
-        data.update(allowed=allowed, weapon=firer.get("weapon"))
+        data.update(allowed=allowed, weapon=firer.get("weapon"), morale_checks=morale, hits=0)
         data.update(rolls=[r.as_json() for r in rolls] if allowed else [])
-        data.update(on_target=_fraction_json(p_on))
-        data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
-        data.update(morale_checks=morale, hits=0)
+        data.update(on_target=_fraction_json(p_on), drift=_fraction_json(p_drift))
+        data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
         if brief:
             return Resolution.of("rocket", data, lines[:1])
@@ -756,6 +740,11 @@ def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
     return {"reason": text, "source": None if cite is None else str(cite)}
 
 
+def _reasons_due(**due: Any) -> list[dict[str, Any]]:
+    """The reasons of sheet.toml `[reasons]` (named as their cites) whose condition holds."""
+    return [_reason(DATA["reasons"][name], getattr(CITE, name)) for name, on in due.items() if on]
+
+
 def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
 
@@ -781,19 +770,15 @@ def _boxes(n: float) -> str:
 def _refuse_unless_allowed(res: Resolution, what: str) -> None:
     """No dice to report for a shot not allowed (but a band too close to call is the players')."""
     data = res.data
-    if data["allowed"]:
-        return
-    if not data["in_sight"]:
-        why = "out of sight"
-    elif not data.get("may_fire", True):
-        why = "it may not fire this turn"
-    elif "dice" in data and not data["dice"]["dice"]:
-        why = "it has no dice"
-    elif data["range"]["verdict"] == "too close to call":
-        return
-    else:
-        why = "out of range"
-    raise fail(f"{what}: {why}, so there are no dice to report")
+    refusals = (
+        (not data["in_sight"], "out of sight"),
+        (not data.get("may_fire", True), "it may not fire this turn"),
+        ("dice" in data and not data["dice"]["dice"], "it has no dice"),
+        (data["range"]["verdict"] != "too close to call", "out of range"),
+    )
+    why = next((why for refused, why in refusals if refused), None)
+    if not data["allowed"] and why:
+        raise fail(f"{what}: {why}, so there are no dice to report")
 
 
 def _hits_reports(
