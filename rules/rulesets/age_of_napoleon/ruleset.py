@@ -165,11 +165,14 @@ class AgeOfNapoleon(Ruleset):
             *_reasons_due(diagonal_example=min(dx, dy)),
         ]
         where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
-        steps = {"diagonals": min(dx, dy), "straights": abs(dx - dy), "where": where}
-        lines = [say("shot", a=a, b=b, weapon=shooter.get("weapon"), boxes=_boxes(boxes), **steps)]
+        steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
+        lines = [
+            f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
+            f"counting 1.5, {CITE.diagonal}): {where}"
+        ]
         lines += [] if steady else [say("band_too_close")]
-        blocked = ", ".join(sight.blocked_by)
-        lines.append(say("in_sight" if sight.any else "blocked", a=a, b=b, blocked=blocked))
+        blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
+        lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
         said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
         return data, lines + ([say("cover", **said)] if cover.cover.value != "none" else [])
 
