@@ -59,8 +59,6 @@ Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
 Said: TypeAlias = tuple[dict[str, Any], list[str]]
-REST, KEEP_FIRING = "rest", "keep firing"
-"""What the players choose for a gun that overheats for the first time (lines 15-17)."""
 NOTHING = "nothing"
 """Where a rocket lands that drifts onto an empty box or off the table."""
 SHOT = ("hits", "top_face")
@@ -98,7 +96,7 @@ class AgeOfNapoleon(Ruleset):
             raise fail(say("fires_rockets", unit=shooter.id, a=a, b=b))
         die = _die(shooter)
         data, lines = self._shot(scene, shooter, target, "shoot", a, b)
-        dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
+        dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
         data["reasons"] += [
@@ -109,18 +107,18 @@ class AgeOfNapoleon(Ruleset):
         ]
         rolls: list[Roll] = []
         if allowed:
-            roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
+            roll, hits, check, leader = _hits("hits (dice total)", dice, target, melee=False)
             data.update(hits=hits, leader_check=check)
             rolls += [roll, _roll("leader")] if leader else [roll]
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
-        data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
+        data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
             return Resolution.of("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
-        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
+        lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
         lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
         if allowed:
@@ -308,16 +306,16 @@ class AgeOfNapoleon(Ruleset):
         sides: dict[str, Any] = {}
         rolls: list[Roll] = []
         for me, them in ((ua, ub), (ub, ua)):
-            die, dice = _die(me, melee=True), _count_dice(me, them, melee=True)
-            side: dict[str, Any] = {"unit": me.id, "dice": _dice_json(dice, die)}
+            dice = _count_dice(me, them, _die(me, melee=True), melee=True)
+            side: dict[str, Any] = {"unit": me.id, "dice": dice.as_json()}
             sides[me.id] = side
             if in_contact and dice.dice > 0:
                 purpose = f"hits on {them.id} (dice total)"
-                roll, hits, check, leader = _hits(purpose, dice, die, them, melee=True)
+                roll, hits, check, leader = _hits(purpose, dice, them, melee=True)
                 rolls.append(roll)
                 side.update(hits=hits, leader_check=check)
-                said = {"me": me.id, "them": them.id, "said": _said(dice)}
-                lines.append(say("melee_hits", dice=dice, die=die, hits=hits, **said))
+                said = {"me": me.id, "them": them.id, "said": dice.said()}
+                lines.append(say("melee_hits", dice=dice, hits=hits, **said))
                 lines += [leader] if leader else []
             elif in_contact:
                 lines.append(f"{me.id}: no dice after modifiers")
@@ -491,8 +489,10 @@ class AgeOfNapoleon(Ruleset):
         score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
         if res.data["overheated_before"]:
             return (score,)
-        label, choice = say("if_overheated"), (REST, KEEP_FIRING)
-        rest = Report("if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST)
+        label, choice = say("if_overheated"), tuple(DATA["overheat"]["check"]["then"])  # rest first
+        rest = Report(
+            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=choice[0]
+        )
         return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
@@ -621,7 +621,7 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
 
 
 class DiceCount(NamedTuple):
-    """How many dice a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1 die)."""
+    """How many dice of which die a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1)."""
 
     bases: int
     leader: str | None
@@ -629,15 +629,28 @@ class DiceCount(NamedTuple):
     raw: Fraction
     dice: int
     floor_applied: bool
+    die: str
+
+    def as_json(self) -> dict[str, Any]:
+        said: dict[str, Any] = {"bases": self.bases, "leader_base": self.leader, "dice": self.dice}
+        said.update(
+            modifiers=[m.as_json() for m in self.modifiers], before_rounding=float(self.raw)
+        )
+        return {**said, "die": self.die, "never_less_than_one_applied": self.floor_applied}
+
+    def said(self) -> str:
+        """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
+        leader = f" including leader base {self.leader}" if self.leader else ""
+        return leader + "".join(f", {m.value:+g} {m.reason}" for m in self.modifiers)
 
 
-def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
+def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount:
     """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
     mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
     raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
     dice = max(math.ceil(raw), 0)
     lifted = not melee and dice == 0 and not unit.get("broken")
-    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted)
+    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
 
 
 def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
@@ -713,11 +726,11 @@ def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]
 
 
 def _hits(
-    purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
+    purpose: str, dice: DiceCount, target: Unit, *, melee: bool
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
     """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
     target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
-    sides, total, leader = DATA["dice"][die]["sides"], dice_math.total, _leader(target)
+    sides, total, leader = DATA["dice"][dice.die]["sides"], dice_math.total, _leader(target)
     note = "the dice total is the number of hits; distribution[k] = P(k hits)"
     cite = CITE.melee_hits if melee else CITE.score_is_hits
     roll = Roll(
@@ -733,12 +746,6 @@ def _hits(
     return roll, _hits_json(dice.dice, sides), check, said
 
 
-def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
-    said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader, "dice": dice.dice}
-    said.update(modifiers=[m.as_json() for m in dice.modifiers], before_rounding=float(dice.raw))
-    return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
-
-
 def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
     return {"reason": text, "source": None if cite is None else str(cite)}
 
@@ -750,12 +757,6 @@ def _reasons_due(**due: Any) -> list[dict[str, Any]]:
 
 def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
-
-
-def _said(dice: DiceCount) -> str:
-    """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
-    leader = f" including leader base {dice.leader}" if dice.leader else ""
-    return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
 
 
 def _data(action: str, **fields: Any) -> dict[str, Any]:
