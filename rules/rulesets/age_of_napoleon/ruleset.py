@@ -254,15 +254,13 @@ class AgeOfNapoleon(Ruleset):
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
-        facing.update(
-            legal=now in legal, legal_facings=list(legal), source=str(rule), requested=asked
-        )
+        facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
+        facing["requested"] = asked
         illegal = "" if now in legal else f": illegal, {kind} must face a box side ({rule})"
         stands = f"{unit.id} ({kind}) stands in box {place.box}"
         lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
         moved = unit.get("moved")
-        if moved:
-            lines.append(f"{unit.id} has already moved this turn")
+        lines += [f"{unit.id} has already moved this turn"] if moved else []
         data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
         data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
@@ -286,13 +284,12 @@ class AgeOfNapoleon(Ruleset):
             data["boxes"].append(option)
         rules = ", ".join(f"{m['how']} ({m['cite']})" for m in DATA["moves"][kind])
         lines.append(f"{len(data['boxes'])} boxes in reach: {rules}")
-        if kind == "cavalry":
-            lines.append(f"never 2 boxes diagonally ({CITE.never_two_diagonals})")
+        never = f"never 2 boxes diagonally ({CITE.never_two_diagonals})"
+        lines += [never] if kind == "cavalry" else []
         for o in data["boxes"]:
             held = f" (occupied by {', '.join(o['occupied_by'])})" if o["occupied_by"] else ""
             lines.append(f"  {o['box']}: {o['how']}{held}")
-        if place.boxes != {place.box}:
-            lines.append("its box is too close to call: its centre is near a box side")
+        lines += [] if place.boxes == {place.box} else [say("box_too_close")]
         return Resolution.of("move", data, lines)
 
     # Melee (lines 32-37)
