@@ -139,9 +139,8 @@ class AgeOfNapoleon(Ruleset):
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
-        label, limit = (
-            ("out-of-range", [*bands.values()][-1]) if band is None else (band, bands[band])
-        )
+        reached = band is not None
+        label, limit = (band, bands[band]) if reached else ("out-of-range", max(bands.values()))
         data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
@@ -150,7 +149,7 @@ class AgeOfNapoleon(Ruleset):
         data["range"].update(
             nearest_box_side=length_json(scene, min(pa.edge_margin, pb.edge_margin)),
             uncertainty=length_json(scene, max(pa.uncertainty, pb.uncertainty)),
-            verdict="too close to call" if not steady else "within" if band else "beyond",
+            verdict="too close to call" if not steady else "within" if reached else "beyond",
         )
         data.update(in_sight=sight.any, sight={"rays": sight.rays, "clear": sight.clear_rays})
         data["sight"]["blocked_by"] = list(sight.blocked_by)
@@ -162,7 +161,9 @@ class AgeOfNapoleon(Ruleset):
             _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
             *_reasons_due(diagonal_example=min(dx, dy)),
         ]
-        where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
+        where = (
+            f"{label} (out to {_boxes(limit)})" if reached else f"out-of-range (beyond {limit:g})"
+        )
         steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
         lines = [
             f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
