@@ -140,7 +140,9 @@ class AgeOfNapoleon(Ruleset):
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         reached = band is not None
-        label, limit = (band, bands[band]) if reached else ("out-of-range", max(bands.values()))
+        label, limit = (
+            ("out-of-range", max(bands.values())) if band is None else (band, bands[band])
+        )
         data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
