@@ -522,9 +522,8 @@ class AgeOfNapoleon(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        if unit.get("moved"):
-            return ()
-        return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
+        moved = Change(unit.id, "moved", True, "moved this turn", CITE.movement_section)
+        return () if unit.get("moved") else (moved,)
 
 
 # Reading the scene and its units under the page
@@ -611,8 +610,7 @@ def _leader(unit: Unit) -> str | None:
 def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
     """The two units a question names, on different sides."""
     _box_size(scene)
-    table = table_of(scene)
-    ua, ub = table.unit_of(a), table.unit_of(b)
+    ua, ub = table_of(scene).unit_of(a), table_of(scene).unit_of(b)
     if ua.id == ub.id:
         raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
     if ua.side == ub.side:
@@ -686,16 +684,13 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
     near = table.unit_distance(ua, ub)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
-    if touch.within:
-        verdict = "touching"
-    elif adjacent and steady:
-        verdict = "adjacent boxes"
-    elif adjacent or not steady or touch.too_close_to_call:
-        verdict = "too close to call"
-    else:
-        verdict = "not in contact"
-    contact: dict[str, Any] = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)])
-    contact.update(adjacent_boxes=adjacent)
+    verdicts = (
+        (touch.within, "touching"),
+        (adjacent and steady, "adjacent boxes"),
+        (adjacent or not steady or touch.too_close_to_call, "too close to call"),
+    )
+    verdict = next((said for holds, said in verdicts if holds), "not in contact")
+    contact = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)], adjacent_boxes=adjacent)
     contact.update(touching=threshold_json(scene, touch), between={"a": near.a.id, "b": near.b.id})
     return verdict, {**contact, "distance": length_json(scene, near.distance)}
 
@@ -833,11 +828,11 @@ def _fired_changes(unit: Unit) -> Changes:
     if unit.get("fired"):
         return ()
     fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
-    if unit.get("type") != "machine-gun":
-        return (fired,)
     turns = unit.get("consecutive_fire") + 1
-    why = f"{turns} turns in a row"
-    return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
+    run = Change(
+        unit.id, "consecutive_fire", turns, f"{turns} turns in a row", CITE.consecutive_turns
+    )
+    return (fired, run) if unit.get("type") == "machine-gun" else (fired,)
 
 
 # The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
