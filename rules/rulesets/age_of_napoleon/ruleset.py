@@ -592,11 +592,7 @@ def _overheat_case(gun: Unit) -> tuple[str, int]:
 def _cannot_fire(unit: Unit) -> str:
     """Why a unit may not fire this turn ('' when it may): a gun resting or broken (line 16)."""
     state = _attr(unit, "gun_state")
-    if state == "cooling":
-        return f"it overheated and rests: it may not fire this turn ({CITE.overheat_rest})"
-    if state == "broken":
-        return f"it overheated twice and is permanently broken ({CITE.overheat_again})"
-    return ""
+    return say(f"cannot_fire_{state}") if state in ("cooling", "broken") else ""
 
 
 def _leader(unit: Unit) -> str | None:
