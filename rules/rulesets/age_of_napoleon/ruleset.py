@@ -107,7 +107,7 @@ class AgeOfNapoleon(Ruleset):
         ]
         rolls: list[Roll] = []
         if allowed:
-            roll, hits, check, leader = _hits("hits (dice total)", dice, target, melee=False)
+            roll, hits, check, leader = _hits(dice, target, melee=False)
             data.update(hits=hits, leader_check=check)
             rolls += [roll, _roll("leader")] if leader else [roll]
             if die == "d3":
@@ -310,8 +310,7 @@ class AgeOfNapoleon(Ruleset):
             side: dict[str, Any] = {"unit": me.id, "dice": dice.as_json()}
             sides[me.id] = side
             if in_contact and dice.dice > 0:
-                purpose = f"hits on {them.id} (dice total)"
-                roll, hits, check, leader = _hits(purpose, dice, them, melee=True)
+                roll, hits, check, leader = _hits(dice, them, melee=True)
                 rolls.append(roll)
                 side.update(hits=hits, leader_check=check)
                 said = {"me": me.id, "them": them.id, "said": dice.said()}
@@ -717,11 +716,12 @@ def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]
 
 
 def _hits(
-    purpose: str, dice: DiceCount, target: Unit, *, melee: bool
+    dice: DiceCount, target: Unit, *, melee: bool
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
     """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
     target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
     sides, total, leader = DATA["dice"][dice.die]["sides"], dice_math.total, _leader(target)
+    purpose = f"hits on {target.id} (dice total)" if melee else "hits (dice total)"
     note = "the dice total is the number of hits; distribution[k] = P(k hits)"
     cite = CITE.melee_hits if melee else CITE.score_is_hits
     roll = Roll(
