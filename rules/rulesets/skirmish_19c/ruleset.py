@@ -64,16 +64,8 @@ def state(unit: Unit, key: str) -> Any:
     return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
 
-def quality_of(unit: Unit) -> str:
-    return check_attr(unit, "quality", sheet.FIELDS["quality"].choices, ruleset=RULESET)
-
-
-def type_of(unit: Unit) -> str:
-    return check_attr(unit, "type", sheet.FIELDS["type"].choices, ruleset=RULESET)
-
-
 def weapon_of(unit: Unit) -> Weapon:
-    return sheet.WEAPONS[check_attr(unit, "weapon", tuple(sheet.WEAPONS), ruleset=RULESET)]
+    return sheet.WEAPONS[state(unit, "weapon")]
 
 
 def is_command_figure(base: Base) -> bool:
@@ -246,12 +238,12 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 24-55, 61)
 
-    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
-        weapon, quality = weapon_of(shooter), quality_of(shooter)
+        weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
@@ -280,7 +272,7 @@ class Skirmish19c(Ruleset):
         data["band_threshold"] = threshold_json(scene, edge)
         close = " (too close to call against the band edge)" if edge.too_close_to_call else ""
         where = f"{aim.id} is {fmt(scene, distance)} from {first.id}: {band} range for "
-        reasons: list[tuple[str, Cite | None]] = [(where + weapon.row + close, weapon.cite)]
+        reasons: list[tuple[str, Cite]] = [(where + weapon.row + close, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
         hidden = table.hiding(self.sight_policy, first, aim)
@@ -354,11 +346,8 @@ class Skirmish19c(Ruleset):
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
-        if brief:
-            return answer("shoot", data, [head])
-        lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
-        lines += [*shot_lines, f"- {allocation['summary']}"]
-        return answer("shoot", data, [head, *lines], brief)
+        lines = [f"- {r} [{c}]" for r, c in reasons]
+        return answer("shoot", data, [head, *lines, *shot_lines, f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -424,12 +413,12 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Command (lines 84, 93-103)
 
-    def command(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command LEADER`: who the command figure may command and its activation dice."""
         (leader_id,) = expect_args("command", args, ("LEADER",))
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
-        quality = quality_of(unit)
+        quality = state(unit, "quality")
         dice, dice_cite = sheet.ACTIVATION[quality]
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
@@ -498,8 +487,6 @@ class Skirmish19c(Ruleset):
             f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
             f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]"
         )
-        if brief:
-            return answer("command", data, [head])
         lines = [
             head,
             f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
@@ -514,7 +501,7 @@ class Skirmish19c(Ruleset):
             ],
             f"- P(enough points to activate all {cost_all} pts) = {p_enough}",
         ]
-        return answer("command", data, lines, brief)
+        return answer("command", data, lines)
 
     def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
         """How far the command figure commands each of `bases` (line 99): 25 cm when either
@@ -539,13 +526,13 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Risk factors and the actions table (lines 117-197)
 
-    def risk(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def risk(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
         (unit_id,) = expect_args("risk", args, ("UNIT",))
         table = table_of(scene)
         unit = table.unit_of(unit_id)
-        kind = "cavalry" if type_of(unit) == "cavalry" else "infantry"
-        quality = quality_of(unit)
+        kind = "cavalry" if state(unit, "type") == "cavalry" else "infantry"
+        quality = state(unit, "quality")
         factors: list[dict[str, Any]] = []
         close_calls: list[str] = []
 
@@ -594,7 +581,7 @@ class Skirmish19c(Ruleset):
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank)
-        foot = kind == "infantry" and type_of(unit) == "infantry"
+        foot = kind == "infantry" and state(unit, "type") == "infantry"
         shock = self._shock_cavalry(table, unit) if foot and not covered else None
         # A lone figure or a player character forms no square or circle: it has no formation
         # to read (README.md).
@@ -620,8 +607,6 @@ class Skirmish19c(Ruleset):
         italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
-        if brief:
-            return answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
         lines = [
@@ -630,7 +615,7 @@ class Skirmish19c(Ruleset):
             *[f"- too close to call: {c}" for c in close_calls],
             *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
         ]
-        return answer("risk", data, lines, brief)
+        return answer("risk", data, lines)
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -742,7 +727,7 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Melee (lines 67-80)
 
-    def melee(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
@@ -764,9 +749,7 @@ class Skirmish19c(Ruleset):
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
             apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
-            return answer(
-                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"], brief
-            )
+            return answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
         opponents: dict[str, list[str]] = {}
@@ -819,14 +802,14 @@ class Skirmish19c(Ruleset):
             "source": str(MELEE["back"]),
             "rule": rule,
         }
-        return answer("melee", data, lines, brief)
+        return answer("melee", data, lines)
 
     def _melee_modifiers(
         self, table: Table, me: Base, unit: Unit, opponents: list[Unit]
     ) -> list[Modifier]:
         """Lines 72-74, for one figure against the groups of the opponents it fights."""
         mods = []
-        if quality_of(unit) == "raw":
+        if state(unit, "quality") == "raw":
             mods.append(Modifier(-1, "raw", MELEE["raw"]))
         touching = enemy_contacts(table, me, unit.side)
         if len(touching) > 1:
@@ -849,14 +832,14 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Movement, platoons and charges (lines 67-69, 107-111, 143, 186)
 
-    def move(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
         names = ("UNIT", "TARGET")
         unit_id, target_id = (args[0], None) if len(args) == 1 else expect_args("move", args, names)
         table = table_of(scene)
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
-        kind = type_of(unit)
+        kind = state(unit, "type")
         data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
@@ -902,11 +885,11 @@ class Skirmish19c(Ruleset):
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
         lines.append(f"- {data['platoon']['summary']}")
-        return answer("move", data, lines, brief)
+        return answer("move", data, lines)
 
     def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
         """The most a group may move this turn (lines 107-109), with why."""
-        kind = type_of(unit)
+        kind = state(unit, "type")
         if kind == "cavalry":
             pace, _, top, pace_cite = sheet.CAVALRY_PACES[-1]
             return top, f"cavalry at the {pace}", pace_cite
@@ -999,7 +982,7 @@ class Skirmish19c(Ruleset):
         out.update(officer=officer, in_company=in_company, too_close_to_call=close)
         return out | {"source": source, "summary": summary}
 
-    def charge(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
@@ -1035,7 +1018,7 @@ class Skirmish19c(Ruleset):
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
-        return answer("charge", data, [head, *[f"- {r}" for r in reasons]], brief)
+        return answer("charge", data, [head, *[f"- {r}" for r in reasons]])
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
@@ -1215,7 +1198,7 @@ class Skirmish19c(Ruleset):
             return ()
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
         label = f"command points: the {dice}D6 of {data['leader_base']} summed"
-        cite = sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1]
+        cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
         reports = [count("points", label, cite, 6 * dice, round(mean))]
         spent = 0
         for c in data["costs"]:
@@ -1317,16 +1300,14 @@ class Skirmish19c(Ruleset):
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
         try:
-            # Each action is the method of its name; `suggest` lists its first line only.
-            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args, brief=True)
-            return found
+            return self.actions()[candidate.kind](scene, candidate.args)
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
                     self.resolve(scene, candidate.kind, candidate.args)
                 except QuestionError as gathered:
                     error = gathered
-            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"], False)
+            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"])
 
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
@@ -1395,13 +1376,11 @@ def answer_data(action: str, **data: Any) -> dict[str, Any]:
     return {"action": action, "ruleset": RULESET, **data}
 
 
-def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool = False) -> Resolution:
-    """An answer; in brief (as `suggest` lists it) only its first line."""
-    return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
+answer = Resolution.of
 
 
-def reasons_json(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+def reasons_json(reasons: Sequence[tuple[str, Cite]]) -> list[dict[str, Any]]:
+    return [{"reason": r, "source": str(c)} for r, c in reasons]
 
 
 def cost_of(group: Mapping[str, Any]) -> int:
