@@ -27,7 +27,6 @@ from rules.rulesets.skirmish_19c.sheet import (
     match_evenly,
     melee_odds,
     row_label,
-    shooters_allowed,
 )
 from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
@@ -175,6 +174,7 @@ def test_cover_column(d: float, kind: str, cover: str, need: int) -> None:
         (5, {"commanded": True, "loaded": True}, 5),
         # Line 33: stationary, 1 per 2 figures: 5 // 2 = 2.
         (5, {"commanded": False, "moved": False}, 2),
+        (3, {"commanded": False, "moved": False}, 1),
         # Line 34: moving, 1 per 3 figures: 5 // 3 = 1.
         (5, {"commanded": False, "moved": True}, 1),
         # Line 36: Baker rifles 1 per 3 stationary (6 // 3 = 2), 1 per 4 moving (8 // 4 = 2).
@@ -187,11 +187,6 @@ def test_shooters_by_ratio(figures: int, attrs: dict[str, Any], fire: int) -> No
     out = ask(scene([shooter(figures, **attrs), target(20)]), "shoot", "red", "blue")
     assert out["shooters"]["fire"] == fire
     assert out["rolls"][0]["dice"] == fire
-
-
-def test_shooters_allowed_rounds_down() -> None:
-    # "1 per 2 figures": one shooter for each whole two.
-    assert [shooters_allowed(n, 2) for n in range(6)] == [0, 0, 1, 1, 2, 2]
 
 
 def test_a_lone_stationary_uncommanded_figure_has_no_shot() -> None:

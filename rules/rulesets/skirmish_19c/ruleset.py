@@ -30,7 +30,7 @@ from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, Scope
 from . import sheet
-from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
+from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm, say
 
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
@@ -45,6 +45,7 @@ Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 INSIDE = geo.Containment.INSIDE
+CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,14 +244,17 @@ class Skirmish19c(Ruleset):
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
-        weapon, quality = weapon_of(shooter), state(shooter, "quality")
-        pc = is_player_character(shooter)
+        weapon, quality, pc = (
+            weapon_of(shooter),
+            state(shooter, "quality"),
+            is_player_character(shooter),
+        )
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
         data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        whole = table.unit_gap(shooter, target)
-        nearest = table.closest(shooter.bases, aimed).distance if individual else whole
+        nearest = table.unit_gap(shooter, target)
+        nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -259,36 +263,28 @@ class Skirmish19c(Ruleset):
         reach = weapon.reach
         seeing = self._figures_seeing(table, shooter, target, aimed if individual else None)
         eligible = sorted((s for s in seeing if geo.within(s[0], reach)), key=lambda s: s[0])
+        if not eligible and geo.within(nearest, reach):
+            return no_shot(nearest, say("unseen"), SIGHT["entire_base"])
         if not eligible:
-            if geo.within(nearest, reach):
-                why = "no figure sees the entire base of a target figure within range"
-                return no_shot(nearest, why, SIGHT["entire_base"])
-            return no_shot(nearest, f"beyond long range ({fmt(scene, reach)})", weapon.cite)
+            return no_shot(nearest, say("beyond", reach=fmt(scene, reach)), weapon.cite)
         distance, first, aim = eligible[0]
         band = sheet.band_of(weapon, distance)
         edge = sheet.band_threshold(weapon, distance, table.uncertainty(first, aim))
         between = {"shooter": first.id, "target": aim.id}
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
-        close = " (too close to call against the band edge)" if edge.too_close_to_call else ""
-        where = f"{aim.id} is {fmt(scene, distance)} from {first.id}: {band} range for "
-        reasons: list[tuple[str, Cite]] = [(where + weapon.row + close, weapon.cite)]
+        said = dict(aim=aim.id, at=fmt(scene, distance), first=first.id, band=band, row=weapon.row)
+        where = say("band", close=CLOSE_EDGE * edge.too_close_to_call, **said)
+        reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
         hidden = table.hiding(self.sight_policy, first, aim)
         spot = None
         if hidden is not None:
-            reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
-            note = f"{aim.id} stands in {hidden.id}: {reaching}"
-            need = sheet.spotting_need(distance)
+            need, note = sheet.spotting_need(distance), say("spot-note", piece=hidden, **said)
             spot = Roll.success_roll("to spot", 1, 6, need, cite=SIGHT["spotting"], note=note)
             data["spotting"] = spot.as_json()
-            why = (
-                f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
-                f"reaches {fmt(scene, distance)}, {spot.need}+ on the D6 (the hits below are "
-                "those of a shot at a figure spotted)"
-            )
-            reasons.append((why, SIGHT["spotting"]))
+            reasons.append((say("spot", piece=hidden, need=need, **said), SIGHT["spotting"]))
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(state(shooter, "commanded"))
@@ -297,17 +293,13 @@ class Skirmish19c(Ruleset):
         if other is not None:
             d_other, group, a, b = other
             t = Threshold(distance, d_other, table.uncertainty(a, b))
-            why = (
-                f"{target.id} ({fmt(scene, distance)}) is "
-                + ("nearer than" if t.within else "further than")
-                + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
-                + (" (too close to call)" if t.too_close_to_call else "")
-            )
+            than, close = "nearer than" if t.within else "further than", CLOSE * t.too_close_to_call
+            said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
+            why = say("nearest", than=than, close=close, **said)
             data["nearest"] = {"other": group.id, "threshold": threshold_json(scene, t)}
             data["nearest"]["verdict"] = verdict(t)
             if not t.within:
-                why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
-                return no_shot(distance, why, SHOOTING["nearest_only"])
+                return no_shot(distance, say("not-nearest", why=why), SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
 
         # How many figures shoot (lines 24-36).
@@ -316,17 +308,16 @@ class Skirmish19c(Ruleset):
         if commanded:
             who = "player character" if pc else "commanded troops"
             if weapon.gunpowder and not state(shooter, "loaded"):
-                note = f" (a Baker rifle is no Minie: 1½ turns halted [{SHOOTING['non_minie']}])"
-                why = f"{who} must spend a turn halted to load" + (note if baker else "")
+                why = say("loading", who=who, baker=say("non-minie") * baker)
                 return no_shot(distance, why, SHOOTING["loading"])
             shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
-            reasons.append((f"{who}: all {figures} figures that see a target fire", cite))
+            reasons.append((say("all-fire", who=who, figures=figures), cite))
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
             per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
-            shooters, rule = sheet.shooters_allowed(figures, per), f"1 per {per}"
+            shooters, rule = figures // per, f"1 per {per}"  # line 33: "1 per 2 figures"
             troops = "Baker riflemen" if baker else "troops"
-            fire = f"{rule} of {figures} figures that see a target: {shooters} fire"
+            fire = say("some-fire", rule=rule, figures=figures, shooters=shooters)
             reasons.append((f"{how} {troops}: {fire}", cite))
         data["shooters"] = {"figures": figures, "fire": shooters, "rule": rule}
         if shooters == 0 and not commanded:

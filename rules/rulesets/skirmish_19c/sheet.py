@@ -31,6 +31,12 @@ def question_error(key: str, **blanks: Any) -> QuestionError:
     return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
 
 
+def say(name: str, **values: Any) -> str:
+    """A readable line of sheet.toml's `[texts]`, `{names}` filled in: `values`, and the
+    sheet's tables by name (`{MELEE[die]}` is the line of the melee die)."""
+    return str(DATA["texts"][name]).format(**TABLES, **values)
+
+
 def cm(length: float) -> float:
     """A length the sheet gives in cm, in mm."""
     return length * 10.0
@@ -69,6 +75,8 @@ WEAPONS = {
 }
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
+TABLES = {name.upper(): table for name, table in DATA.items()}
+"""The sheet's tables by name, as a text of `[texts]` names them (`{MELEE[die]}`)."""
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
 RISK_FACTORS = {
     kind: {key: (f["value"], f["cite"]) for key, f in factors.items()}
@@ -168,11 +176,6 @@ def band_threshold(weapon: Weapon, distance: float, uncertainty: float) -> Thres
     """The distance against the band edge nearest to it."""
     nearest = min((reach for _, reach in weapon.bands), key=lambda reach: abs(reach - distance))
     return Threshold(distance, nearest, uncertainty)
-
-
-def shooters_allowed(figures: int, per: int) -> int:
-    """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
-    return figures // per
 
 
 def spotting_need(distance: float) -> int:
