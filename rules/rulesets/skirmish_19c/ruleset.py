@@ -30,7 +30,21 @@ from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, Scope
 from . import sheet
-from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm, say
+from .sheet import (
+    COMMAND,
+    MELEE,
+    MOVEMENT,
+    RISK,
+    RULESET,
+    SHOOTING,
+    SIGHT,
+    TO_HIT,
+    Weapon,
+    cm,
+    each,
+    say,
+    say_lines,
+)
 
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
@@ -437,9 +451,8 @@ class Skirmish19c(Ruleset):
         busy = [k for k in ("fired", "loading") if state(unit, k)]
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
-            doing = (["loading or firing"] if busy else []) + [
-                f"in melee with {c[0].id}" for c in in_melee[:1]
-            ]
+            doing = ["loading or firing"] * bool(busy)
+            doing += [f"in melee with {c[0].id}" for c in in_melee[:1]]
             modifiers.append(
                 Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
             )
@@ -459,10 +472,8 @@ class Skirmish19c(Ruleset):
             figures = sum(b.figures for b in bases)
             cost_all += cost["points"] * figures
             why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
-            costs.append(
-                dict(unit=uid, figures=figures, points_each=cost["points"], why=why)
-                | {"source": str(cost["cite"])}
-            )
+            costs.append(dict(unit=uid, figures=figures, points_each=cost["points"], why=why))
+            costs[-1]["source"] = str(cost["cite"])
         p_enough = points.p_at_least(cost_all)
         note = f"summed for command points [{COMMAND['points']}]"
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
@@ -474,25 +485,11 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        head = (
-            f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
-            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]"
-        )
-        lines = [
-            head,
-            f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
-            *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
-            f"- throws {total_dice}D6 for command points [{dice_cite}]"
-            + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
-            + f"; mean {float(points.mean):.1f} points",
-            *[
-                f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
-                f"({c['why']}) [{c['source']}]"
-                for c in costs
-            ],
-            f"- P(enough points to activate all {cost_all} pts) = {p_enough}",
-        ]
-        return answer("command", data, lines)
+        said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
+        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
+        said |= dict(close=each("command-close", close_calls), costs=each("command-cost", costs))
+        said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
+        return answer("command", data, say_lines("command", cost=cost_all, p=p_enough, **said))
 
     def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
         """How far the command figure commands each of `bases` (line 99): 25 cm when either

@@ -37,6 +37,16 @@ def say(name: str, **values: Any) -> str:
     return str(DATA["texts"][name]).format(**TABLES, **values)
 
 
+def say_lines(name: str, **values: Any) -> list[str]:
+    """A text of several lines (`say`), those left empty (an empty list) left out."""
+    return [line for line in say(name, **values).split("\n") if line]
+
+
+def each(name: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """A line of `[texts]` for each of `rows` (its `{names}` filled in from the row)."""
+    return "\n".join(say(name, **row) for row in rows)
+
+
 def cm(length: float) -> float:
     """A length the sheet gives in cm, in mm."""
     return length * 10.0
