@@ -748,7 +748,7 @@ class Skirmish19c(Ruleset):
             f: self._melee_modifiers(table, *figure[f], [figure[o][1] for o in opponents[f]])
             for f in opponents
         }
-        fights, lines = [], [f"melee {a_id} against {b_id} [{MELEE['matching']}]"]
+        fights, lines = [], [say("melee", a=a_id, b=b_id)]
         won = {"a": Fraction(0), "b": Fraction(0)}
         for x, y in pairs:
             mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
@@ -759,37 +759,19 @@ class Skirmish19c(Ruleset):
                 | dict(b_modifiers=[m.as_json() for m in mods[y]], b_modifier=my)
                 | {"odds": {k: sheet.odds_json(p) for k, p in odds.items()}}
             )
-            a_won, b_won = (
-                f"wins {odds[f'{k}_wins']} (wounds {odds[f'{k}_wounds']}, kills "
-                f"{odds[f'{k}_kills']})"
-                for k in "ab"
-            )
-            lines.append(
-                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} {a_won}, {y} {b_won}, draw {odds['draw']}"
-            )
-            lines += [
-                f"    {f} {m.value:+g}: {m.reason} [{m.cite}]" for f in (x, y) for m in mods[f]
-            ]
+            lines.append(say("fight", x=x, y=y, mx=mx, my=my, **odds))
+            lines += [say("fight-modifier", f=f, m=m) for f in (x, y) for m in mods[f]]
         engaged = {f for p in pairs for f in p}
-        back = fmt(scene, cm(MELEE["back_cm"]))
-        lines += [f"- {c['a']} and {c['b']}: contact too close to call" for c in close]
-        lines.append(
-            f"- each D6 [{MELEE['die']}]; the winner wounds on a natural 5, kills on a natural 6 "
-            f"[{MELEE['hits']}]; the side with the worse results (both if drawn) is moved back "
-            f"{back} [{MELEE['back']}]"
-        )
+        lines += [say("contact-close", **c) for c in close]
+        lines.append(say("melee-rule", back=fmt(scene, cm(MELEE["back_cm"]))))
         note = "one D6 a figure, modified; compare with the opponent"
         die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
         data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
         data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
         data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
         data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
-        rule = "the group(s) with the worst results, or both if drawn, move back"
-        data["pull_back"] = {
-            "loser": length_json(scene, cm(MELEE["back_cm"])),
-            "source": str(MELEE["back"]),
-            "rule": rule,
-        }
+        back = {"loser": length_json(scene, cm(MELEE["back_cm"])), "source": str(MELEE["back"])}
+        data["pull_back"] = back | {"rule": say("pull-back")}
         return answer("melee", data, lines)
 
     def _melee_modifiers(
