@@ -825,10 +825,8 @@ class Skirmish19c(Ruleset):
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
-            lines.append(
-                f"- stands in difficult going ({', '.join(standing)}): every cm there counts "
-                f"double, {fmt(scene, allowance / 2)} of it at most [{MOVEMENT['difficult']}]"
-            )
+            half = fmt(scene, allowance / 2)
+            lines.append(say("difficult-going", pieces=", ".join(standing), half=half))
         if target_id is not None:
             target = table.select(target_id)
             if any(b.unit_id == unit.id for b in target):
@@ -838,17 +836,13 @@ class Skirmish19c(Ruleset):
             lengths = ("distance", "difficult", "barrier_cost", "cost")
             data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
             data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
-            t = path["threshold"]
+            f, t = path["said"], path["threshold"]
             data.update(reachable=t.within, threshold=threshold_json(scene, t))
-            d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
-            said = f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
-            said += path["to"].id
-            if path["difficult"] > 0:
-                said += f", +{d_cost} for difficult going ({hard}) [{MOVEMENT['difficult']}]"
-            if path["barriers"]:
-                said += f", +{b_cost} to clear {over} [{MOVEMENT['barrier']}]"
-            lines.append(f"{said}: costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance")
+            said = say("path", to=target_id, f=f, a=path["from"].id, b=path["to"].id)
+            said += say("path-difficult", f=f, hard=hard) * (path["difficult"] > 0)
+            said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
+            lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
@@ -889,10 +883,11 @@ class Skirmish19c(Ruleset):
         difficult = min(difficult, near.distance)
         barrier_cost = allowance / 4 * len(barriers)
         cost = near.distance + difficult + barrier_cost
-        path = dict(distance=near.distance, difficult=difficult, difficult_pieces=hard_going)
-        path.update(barriers=barriers, barrier_cost=barrier_cost, cost=cost)
-        reach = Threshold(cost, allowance, table.uncertainty(near.a, near.b))
-        return path | {"from": near.a, "to": near.b, "threshold": reach}
+        lengths = dict(distance=near.distance, difficult=difficult, barrier_cost=barrier_cost)
+        path: dict[str, Any] = lengths | {"cost": cost, "from": near.a, "to": near.b}
+        path["said"] = {k: fmt(table.scene, v) for k, v in (lengths | {"cost": cost}).items()}
+        path.update(difficult_pieces=hard_going, barriers=barriers)
+        return path | {"threshold": Threshold(cost, allowance, table.uncertainty(near.a, near.b))}
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
@@ -937,17 +932,10 @@ class Skirmish19c(Ruleset):
             if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
                 close.append(b.id)
         in_company = together and officer is not None
-        company = (
-            ": uncommanded, it stays in company with the first group of its platoon to move when "
-            "its orders are in italics"
-        )
-        summary = (
-            f"platoon {name!r} ({', '.join(m.id for m in members)}): "
-            + ("all within 5 cm of each other" if together else "not all within 5 cm")
-            + (f", {officer} within 5 cm" if officer else ", no officer or NCO within 5 cm")
-            + (company if in_company else ": each group acts alone")
-            + f" [{rule}]"
-        )
+        said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
+        said["together"] = say("platoon-together" if together else "platoon-apart")
+        said["officer"] = say("platoon-officer", officer=officer) if officer else say("no-officer")
+        summary = say("platoon", company=say(f"platoon-{in_company}"), **said)
         out = dict(platoon=name, members=[m.id for m in members], together=together)
         out.update(officer=officer, in_company=in_company, too_close_to_call=close)
         return out | {"source": source, "summary": summary}
@@ -961,27 +949,19 @@ class Skirmish19c(Ruleset):
         commanded = pc or bool(state(unit, "commanded"))
         allowance, why, allowance_cite = self._allowance(unit)
         path = self._path(table, unit, table.select(b_id), allowance)
-        t = path["threshold"]
-        allowed = t.within
-        reasons = [
-            f"{b_id} costs {fmt(scene, path['cost'])} to reach ({fmt(scene, path['distance'])}"
-            + (f" + {fmt(scene, path['difficult'])} difficult going" if path["difficult"] else "")
-            + (f" + {fmt(scene, path['barrier_cost'])} for barriers" if path["barriers"] else "")
-            + f"), reach {fmt(scene, allowance)} ({why}): {verdict(t)} [{allowance_cite}]"
-        ]
-        nearest_id = None
+        f, t = path["said"], path["threshold"]
+        extra = say("plus-difficult", f=f) * bool(path["difficult"])
+        extra += say("plus-barriers", f=f) * bool(path["barriers"])
+        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
+        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
+        allowed, nearest_id = t.within, None
         if commanded:
-            reasons.append(
-                f"{'a player character' if pc else 'commanded troops'} may charge if in reach "
-                f"and not forced to move otherwise by the actions table [{MELEE['who_charges']}]"
-            )
+            who = "a player character" if pc else "commanded troops"
+            reasons.append(say("charge-commanded", who=who))
         else:
             nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
-            reasons.append(
-                f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
-                f"nearest enemy in reach ({nearest_id}) [{MELEE['nearest']}]"
-            )
+            reasons.append(say("charge-uncommanded", nearest=nearest_id))
         data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
         data.update({k: length_json(scene, v) for k, v in lengths.items()})

@@ -31,13 +31,13 @@ def question_error(key: str, **blanks: Any) -> QuestionError:
     return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
 
 
-def say(name: str, **values: Any) -> str:
+def say(name: str, /, **values: Any) -> str:
     """A readable line of sheet.toml's `[texts]`, `{names}` filled in: `values`, and the
     sheet's tables by name (`{MELEE[die]}` is the line of the melee die)."""
     return str(DATA["texts"][name]).format(**TABLES, **values)
 
 
-def say_lines(name: str, **values: Any) -> list[str]:
+def say_lines(name: str, /, **values: Any) -> list[str]:
     """A text of several lines (`say`), those left empty (an empty list) left out."""
     return [line for line in say(name, **values).split("\n") if line]
 
