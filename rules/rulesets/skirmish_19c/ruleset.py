@@ -620,34 +620,23 @@ class Skirmish19c(Ruleset):
     ) -> tuple[bool, tuple[Unit, Weapon, Threshold] | None]:
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
-        against the range: the nearest pair, the first figure of the unit and then the first
-        enemy figure of equally near pairs."""
-        units = table.scene.units
+        against the range (`sighted`: the nearest pair, the unit's first figure of equally
+        near ones)."""
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = [
-            None if u.side == unit.side else sheet.WEAPONS.get(str(u.weapon)) or weapon_of(u)
-            for u in units
-        ]
-        nearest, which = table.nearest_seen(self.sight_policy)
-        rows = table.span(unit)
-        seen = np.flatnonzero((nearest[rows] < math.inf).any(axis=0)).tolist()  # groups in sight
-        if not seen:
-            return False, None
-        block = nearest[rows][:, seen]  # (figures, groups in sight)
-        # Only enemies are seen (`nearest_seen`): each has a weapon.
-        reach = np.array([w.reach if (w := weapons[g]) else -math.inf for g in seen])
-        in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
-        k = int(in_reach.argmin())
-        if not in_reach.flat[k] < math.inf:
-            return True, None
-        figure, column = divmod(k, len(seen))
-        group = seen[column]
-        a = table.bases[rows.start + figure]
-        b = table.bases[int(which[rows.start + figure, group])]
-        enemy, weapon = units[group], weapons[group]
-        assert weapon is not None  # an enemy
-        t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
-        return True, (enemy, weapon, t)
+        weapons = {
+            e.id: sheet.WEAPONS.get(str(e.weapon)) or weapon_of(e)
+            for e in enemies(table.scene, unit)
+        }
+        seen = self.sighted(table, unit, math.inf)
+        for d, enemy, a, b in seen:
+            reach = weapons[enemy.id].reach
+            if geo.within(d, reach):
+                return True, (
+                    enemy,
+                    weapons[enemy.id],
+                    Threshold(d, reach, table.uncertainty(a, b)),
+                )
+        return bool(seen), None
 
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the scene's order), with its distance to

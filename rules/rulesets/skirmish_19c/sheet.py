@@ -93,18 +93,11 @@ RISK_FACTORS = {
     for kind, factors in DATA["risk_factors"].items()
 }
 UNIT_FIELDS = tuple(
-    Field(
-        f["name"],
-        Kind(f["kind"]),
-        f["cite"],
-        f["label"],
-        choices=tuple(f.get("choices", ())),
-        **{k: f[k] for k in ("default", "in_play", "per_turn") if k in f},
-    )
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["unit_fields"]
 )
 FIELDS = {f.name: f for f in UNIT_FIELDS}
-PHASE_STEPS = tuple(Phase(p["name"], p["title"], p["acting"], p["cite"]) for p in DATA["phases"])
+PHASE_STEPS = tuple(Phase(**p) for p in DATA["phases"])
 PHASE_CITES = {p.name: p.cite for p in PHASE_STEPS}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
