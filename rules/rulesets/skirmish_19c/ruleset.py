@@ -524,8 +524,10 @@ class Skirmish19c(Ruleset):
         factors: list[dict[str, Any]] = []
         close_calls: list[str] = []
 
-        def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
+        def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
+            """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
             value, source = sheet.RISK_FACTORS[kind][key]
+            reason = say(f"risk-{key}", kind=kind, **said)
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
@@ -535,40 +537,38 @@ class Skirmish19c(Ruleset):
 
         any_seen, ranged = self._enemy_in_sight(table, unit)
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
-            add("no-enemy", "no enemy, and no friends retreating, in sight")
+            add("no-enemy")
         if kind == "infantry":
             heroes = self._heroes_near(table, unit)
             near = [(b, t) for b, t in heroes if t.within]
             if near:
                 base, t = min(near, key=lambda h: h[1].measured)
-                add("hero", f"hero {base.id} within 5 cm ({fmt(scene, t.measured)})", threshold=t)
+                add("hero", threshold=t, hero=base.id, at=fmt(scene, t.measured))
             elif any(t.too_close_to_call for _, t in heroes):
                 close_calls.append("a hero just beyond 5 cm (too close to call)")
             if state(unit, "regular"):
-                add("regulars", "unit formed of regulars")
+                add("regulars")
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
-            good = f"{quality} troops" if quality != "raw" else "an officer leads it"
-            add("good", f"good troops or officer: {good}")
+            add("good", good=f"{quality} troops" if quality != "raw" else "an officer leads it")
         covered, cover_reasons = self._entirely_in_cover(table, unit)
         if covered:
-            add("cover", "unit entirely in cover: " + "; ".join(cover_reasons))
+            add("cover", reasons="; ".join(cover_reasons))
         if ranged is not None:
             enemy, weapon, t = ranged
-            where = f"{fmt(scene, t.measured)} away, within {weapon.row.lower()} range"
-            add("in-range", f"{enemy.id} in sight, {where} ({fmt(scene, t.limit)})", threshold=t)
+            at, reach = fmt(scene, t.measured), fmt(scene, t.limit)
+            add("in-range", threshold=t, enemy=enemy.id, at=at, row=weapon.row.lower(), reach=reach)
             if quality == "raw":
-                add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
+                add("raw", enemy=enemy.id, poor="raw" if kind == "infantry" else "poor")
         losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
         strength = unit.figures + losses
         if unit.get("strength") is not None:
             strength = int(state(unit, "strength"))
         tenths = (10 * (losses + wounded)) // strength if strength else 0
         if tenths:
-            why = f"{losses + wounded} of {strength} figures wounded or killed: {tenths} x 10%"
-            add("losses", why, times=tenths)
+            add("losses", times=tenths, hurt=losses + wounded, strength=strength, tenths=tenths)
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
-            add("flank", flank)
+            add("flank", flank=flank)
         foot = kind == "infantry" and state(unit, "type") == "infantry"
         shock = self._shock_cavalry(table, unit) if foot and not covered else None
         # A lone figure or a player character forms no square or circle: it has no formation
@@ -576,11 +576,11 @@ class Skirmish19c(Ruleset):
         alone = unit.figures <= 1 or is_player_character(unit)
         if shock and (alone or str(state(unit, "formation")) not in ("square", "circle")):
             how = "a lone figure in no square" if alone else "not in square or circle"
-            why = f"shock cavalry {shock[0].id} within 50 cm ({fmt(scene, shock[1].measured)})"
-            add("shock-cavalry", f"{why}, {how}", threshold=shock[1])
+            at = fmt(scene, shock[1].measured)
+            add("shock-cavalry", threshold=shock[1], cavalry=shock[0].id, at=at, how=how)
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
-            add("running", f"status {status}")
+            add("running", status=status)
 
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
@@ -591,19 +591,15 @@ class Skirmish19c(Ruleset):
         data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
         data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
         data["outcomes"] = [c.as_json() for c in cells]
-        rule = "commanded troops and player characters ignore shooting and movement instructions"
-        italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
+        italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
-        head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
-        lines = [
-            head,
-            *(listed or ["- no risk factor applies"]),
-            *[f"- too close to call: {c}" for c in close_calls],
-            *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
-        ]
-        return answer("risk", data, lines)
+        said = dict(unit=unit_id, kind=kind, rf=rf, row=label, factors=each("factor", factors))
+        said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
+        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
+        return answer(
+            "risk", data, say_lines("risk", none=say("no-factor") * (not factors), **said)
+        )
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
