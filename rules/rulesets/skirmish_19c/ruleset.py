@@ -976,26 +976,24 @@ class Skirmish19c(Ruleset):
             return ()
         fire, need = int(data["shooters"]["fire"]), int(data["rolls"][0]["need"])
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
-        shift = int(data["damage"]["modifier"])
-        read = "damage D6" + {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
+        shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
         hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
         picked = SHOOTING[
             "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         ]
-        label = f"hits: D8s showing {need} or more ({fire} thrown)"
-
-        def reading(result: str) -> str:
-            return f"hits whose {read} reads {result.title()} ({_faces(row['faces'], result)})"
-
-        return (
-            count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
-            *[
-                count(f"{result}s", f"figures {word}: {reading(result)}", row["cite"], fire)
-                for result, word in (("kill", "killed"), ("wound", "wounded"))
-            ],
-            taken_off("taken_off", target, pool, picked, fire),
-        )
+        label = say("hits-label", need=need, fire=fire)
+        damage = [
+            count(
+                f"{result}s",
+                say(f"{result}s-label", shift=shift, faces=faces(row, result)),
+                row["cite"],
+                fire,
+            )
+            for result in ("kill", "wound")
+        ]
+        hit = count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits)))
+        return (hit, *damage, taken_off("taken_off", target, pool, picked, fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
@@ -1063,14 +1061,12 @@ class Skirmish19c(Ruleset):
         a, b = scene.unit_of(args[0]), scene.unit_of(args[1])
         won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
         worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
-        label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
-        sides = (a.id, b.id, "drawn")
-        label += " 5 cm, both if drawn"
+        label, sides = say("worse-label", a=a.id, b=b.id), (a.id, b.id, "drawn")
         reports = [Report("worse", Kind.CHOICE, label, MELEE["back"], choices=sides, default=worse)]
         for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
-            for hurt, face in (("killed", 6), ("wounded", 5)):
-                label = f"figures of {unit.id} {hurt} (an opponent won with a natural {face})"
+            for hurt in ("killed", "wounded"):
+                label = say(f"{hurt}-label", unit=unit.id)
                 reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
@@ -1132,16 +1128,13 @@ class Skirmish19c(Ruleset):
         if not data["costs"]:
             return ()
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
-        label = f"command points: the {dice}D6 of {data['leader_base']} summed"
+        label = say("points-label", dice=dice, leader=data["leader_base"])
         cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
         reports = [count("points", label, cite, 6 * dice, round(mean))]
         spent = 0
         for c in data["costs"]:
             spent += cost_of(c)
-            label = (
-                f"{c['unit']} commanded this turn: {c['figures']} figures at {c['points_each']} "
-                f"pt ({c['why']}) = {cost_of(c)} pts"
-            )
+            label = say("commanded-label", cost=cost_of(c), **c)
             cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
             asked = f"command_{c['unit']}"
             reports.append(Report(asked, Kind.FLAG, label, cite, default=spent <= mean))
@@ -1336,7 +1329,7 @@ def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: i
     )
 
 
-def _faces(faces: Sequence[str], result: str) -> str:
+def faces(row: Mapping[str, Any], result: str) -> str:
     """The faces of a damage row that read `result`: `5-6`, `6`."""
-    shown = [k for k, f in enumerate(faces, 1) if f == result]
+    shown = [k for k, f in enumerate(row["faces"], 1) if f == result]
     return f"{shown[0]}" if len(shown) == 1 else f"{shown[0]}-{shown[-1]}"
