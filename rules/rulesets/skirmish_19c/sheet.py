@@ -208,14 +208,6 @@ def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction
     return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
 
 
-DAMAGE_ROLLS = {
-    (gunpowder, quality): damage_roll(gunpowder, quality)
-    for gunpowder in (True, False)
-    for quality in FIELDS["quality"].choices
-}
-"""`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
-
-
 def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
     """The distribution of a count (hits, kills, command points) and its mean, as `rules.dice`
     remembers them shown."""
@@ -236,23 +228,22 @@ def volley(
     answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
-    damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
+    damage, per_hit = damage_roll(gunpowder, quality)
     shift = int(sum(m.value for m in damage.modifiers))
     hit = dice_math.p_at_least(8, need)
     hits, kills, wounds = (
         dice_math.binomial_shown(shooters, p)
         for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
     )
-    data = {
-        "rolls": [to_hit.as_json(), damage.as_json()],
-        "hits": count_json(hits),
-        "damage": {
-            "row": "gunpowder weapons" if gunpowder else "other",
-            "modifier": shift,
-            "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
-        },
-        "kills": count_json(kills),
-        "wounds": count_json(wounds),
+    data: dict[str, Any] = {"rolls": [to_hit.as_json(), damage.as_json()]}
+    data |= {
+        name: count_json(n) for name, n in (("hits", hits), ("kills", kills), ("wounds", wounds))
+    }
+    per = {k: odds_json(v) for k, v in per_hit.items()}
+    data["damage"] = {
+        "row": "gunpowder weapons" if gunpowder else "other",
+        "modifier": shift,
+        "per_hit": per,
     }
     sign = f" ({shift:+d})" if shift else ""
     read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
