@@ -30,22 +30,9 @@ from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, Scope
 from . import sheet
-from .sheet import (
-    COMMAND,
-    MELEE,
-    MOVEMENT,
-    RISK,
-    RULESET,
-    SHOOTING,
-    SIGHT,
-    TO_HIT,
-    Weapon,
-    cm,
-    each,
-    say,
-    say_lines,
-)
+from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
+Weapon = sheet.Weapon
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 HERO = frozenset({"hero"})
@@ -372,7 +359,13 @@ class Skirmish19c(Ruleset):
         return [(d, f, b) for d, f, b in seeing if d < math.inf]
 
     def _no_shot(
-        self, scene: Scene, data: dict[str, Any], weapon: Weapon, at: float, why: str, cite: Cite
+        self,
+        scene: Scene,
+        data: dict[str, Any],
+        weapon: Weapon,
+        at: float,
+        why: str,
+        cite: Cite,
     ) -> Resolution:
         """A shot that may not be taken, with the reason (`at`: the distance measured)."""
         data.setdefault("distance", length_json(scene, at))
@@ -487,9 +480,13 @@ class Skirmish19c(Ruleset):
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(close=each("command-close", close_calls), costs=each("command-cost", costs))
+        said |= dict(
+            close=sheet.each("command-close", close_calls), costs=sheet.each("command-cost", costs)
+        )
         said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
-        return answer("command", data, say_lines("command", cost=cost_all, p=p_enough, **said))
+        return answer(
+            "command", data, sheet.say_lines("command", cost=cost_all, p=p_enough, **said)
+        )
 
     def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
         """How far the command figure commands each of `bases` (line 99): 25 cm when either
@@ -594,11 +591,13 @@ class Skirmish19c(Ruleset):
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        said = dict(unit=unit_id, kind=kind, rf=rf, row=label, factors=each("factor", factors))
+        said = dict(
+            unit=unit_id, kind=kind, rf=rf, row=label, factors=sheet.each("factor", factors)
+        )
         said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
         said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
         return answer(
-            "risk", data, say_lines("risk", none=say("no-factor") * (not factors), **said)
+            "risk", data, sheet.say_lines("risk", none=say("no-factor") * (not factors), **said)
         )
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:

@@ -235,16 +235,11 @@ def volley(
         dice_math.binomial_shown(shooters, p)
         for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
     )
-    data: dict[str, Any] = {"rolls": [to_hit.as_json(), damage.as_json()]}
-    data |= {
-        name: count_json(n) for name, n in (("hits", hits), ("kills", kills), ("wounds", wounds))
-    }
+    row = "gunpowder weapons" if gunpowder else "other"
     per = {k: odds_json(v) for k, v in per_hit.items()}
-    data["damage"] = {
-        "row": "gunpowder weapons" if gunpowder else "other",
-        "modifier": shift,
-        "per_hit": per,
-    }
+    counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
+    data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
+    data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
     sign = f" ({shift:+d})" if shift else ""
     read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
     return data, [
