@@ -104,13 +104,8 @@ def comrades(
 ) -> list[Base]:
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
-    return [
-        b
-        for u in scene.units
-        if u.side == unit.side and u.id != unit.id
-        for b in u.bases
-        if b.role in roles or u.quality in qualities
-    ]
+    others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
+    return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
 
 
 def gaps_to(
@@ -138,21 +133,16 @@ def is_difficult(piece: Terrain) -> bool:
 
 
 def verdict(t: Threshold) -> str:
-    if t.too_close_to_call:
-        return "too close to call"
-    return "within" if t.within else "beyond"
+    return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
 def contacts(table: Table, base: Base) -> list[tuple[Base, Threshold]]:
     """The bases in base contact with `base`, in the scene's order: touching, or a gap inside
     the measurement's uncertainty (then too close to call). No two bases' combined uncertainty
     exceeds twice the largest, so only bases that near are asked."""
-    out = []
-    for other in table.within(base, 2 * table.most_uncertain):
-        d, unc = table.distance(base, other), table.uncertainty(base, other)
-        if d <= unc:
-            out.append((other, Threshold(d, 0.0, unc)))
-    return out
+    near = table.within(base, 2 * table.most_uncertain)
+    gaps = [(o, table.distance(base, o), table.uncertainty(base, o)) for o in near]
+    return [(o, Threshold(d, 0.0, unc)) for o, d, unc in gaps if d <= unc]
 
 
 def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Threshold]]:
