@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any
 
@@ -235,11 +236,8 @@ class Skirmish19c(Ruleset):
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
-        weapon, quality, pc = (
-            weapon_of(shooter),
-            state(shooter, "quality"),
-            is_player_character(shooter),
-        )
+        weapon, quality = weapon_of(shooter), state(shooter, "quality")
+        pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
         data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
@@ -269,8 +267,7 @@ class Skirmish19c(Ruleset):
         reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
-        hidden = table.hiding(self.sight_policy, first, aim)
-        spot = None
+        hidden, spot = table.hiding(self.sight_policy, first, aim), None
         if hidden is not None:
             need, note = sheet.spotting_need(distance), say("spot-note", piece=hidden, **said)
             spot = Roll.success_roll("to spot", 1, 6, need, cite=SIGHT["spotting"], note=note)
@@ -287,8 +284,9 @@ class Skirmish19c(Ruleset):
             than, close = "nearer than" if t.within else "further than", CLOSE * t.too_close_to_call
             said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
             why = say("nearest", than=than, close=close, **said)
-            data["nearest"] = {"other": group.id, "threshold": threshold_json(scene, t)}
-            data["nearest"]["verdict"] = verdict(t)
+            data["nearest"] = dict(
+                other=group.id, threshold=threshold_json(scene, t), verdict=verdict(t)
+            )
             if not t.within:
                 return no_shot(distance, say("not-nearest", why=why), SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
@@ -349,13 +347,7 @@ class Skirmish19c(Ruleset):
         return [(d, f, b) for d, f, b in seeing if d < math.inf]
 
     def _no_shot(
-        self,
-        scene: Scene,
-        data: dict[str, Any],
-        weapon: Weapon,
-        at: float,
-        why: str,
-        cite: Cite,
+        self, scene: Scene, data: dict[str, Any], weapon: Weapon, at: float, why: str, cite: Cite
     ) -> Resolution:
         """A shot that may not be taken, with the reason (`at`: the distance measured)."""
         data.setdefault("distance", length_json(scene, at))
@@ -389,12 +381,9 @@ class Skirmish19c(Ruleset):
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
         nearest = table.block(shooter.bases, pool).min(axis=0).tolist()
-        chosen, figures = [], 0
-        for k in sorted(range(len(pool)), key=nearest.__getitem__):
-            if figures >= among:
-                break
-            chosen.append(pool[k].id)
-            figures += pool[k].figures
+        order = sorted(range(len(pool)), key=nearest.__getitem__)
+        before = accumulate((pool[k].figures for k in order), initial=0)  # figures before each
+        chosen = [pool[k].id for k, n in zip(order, before, strict=False) if n < among]
         source = str(SHOOTING["nearest_ten"])
         return {"figures": chosen, "joined": joined, "summary": summary, "source": source}
 
