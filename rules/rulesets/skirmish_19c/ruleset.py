@@ -479,12 +479,9 @@ class Skirmish19c(Ruleset):
         unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
         picked = unit.bases if leader_id == unit.id else table.select(leader_id)
         figures = [b for b in picked if is_command_figure(b)]
-        if not figures and leader_id == unit.id:
-            why = f"unit {unit.id!r} has no command figure; give one of its bases role {roles}"
-            raise QuestionError(f"{RULESET}: {why}")
         if not figures:
-            why = f"base {leader_id!r} has role {picked[0].role!r}; a command figure has role"
-            raise QuestionError(f"{RULESET}: {why} {roles}")
+            key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
+            raise sheet.question_error(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
@@ -1155,20 +1152,13 @@ class Skirmish19c(Ruleset):
         who is side A (the engine's `suggestion_lines` is not given the scene)."""
         listed = super().suggest(scene, args)
         phase, side_a = listed.data["phase"], listed.data["side_a"]
-        head = (
-            f"{len(listed.data['items'])} suggestions"
-            + (f" for phase {phase}" if phase else "")
-            + f"; side A (with player characters): {', '.join(side_a) or 'none'}"
-        )
+        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" * bool(phase))
+        head = say("suggest", side_a=", ".join(side_a) or "none", **said)
         return replace(listed, lines=(head, *listed.lines))
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
-        return {
-            "side_a": sorted(sides_with_player_characters(scene)),
-            "phase_sources": {
-                p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)
-            },
-        }
+        sources = {p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)}
+        return {"side_a": sorted(sides_with_player_characters(scene)), "phase_sources": sources}
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
         return tuple(f"- {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
@@ -1177,27 +1167,21 @@ class Skirmish19c(Ruleset):
         """Command phase: every command figure of side A, the groups of side A out of command,
         each group of side A on the actions table; side A moves and charges; each side
         shoots; side B dices on the actions table, moves and charges; every melee."""
-        table = table_of(scene)
-        side_a = sides_with_player_characters(scene)
-        group_a = [u for u in scene.units if u.side in side_a]
-        group_b = [u for u in scene.units if u.side not in side_a]
+        table, side_a = table_of(scene), sides_with_player_characters(scene)
+        acting = [u for u in scene.units if (u.side in side_a) == (phase[-1] != "b")]
         if phase == "command":
-            for u in group_a:
-                yield from (Candidate("command", (b.id,)) for b in u.bases if is_command_figure(b))
-            for u in group_a:
-                if not is_player_character(u):
-                    yield Candidate("out-of-command", (u.id,))
-            yield from (Candidate("risk", (u.id,)) for u in group_a)
-        elif phase in ("move-a", "actions-b"):
-            for u in group_a if phase == "move-a" else group_b:
-                if phase == "actions-b":
-                    yield Candidate("risk", (u.id,))
-                yield Candidate("move", (u.id,))
-                yield from self._charges(table, u)
-        elif phase in ("shoot-a", "shoot-b"):
-            for u in group_a if phase == "shoot-a" else group_b:
-                yield from self._shots(table, u)
-        elif phase == "melee":
+            leaders = [b for u in acting for b in u.bases if is_command_figure(b)]
+            yield from (Candidate("command", (b.id,)) for b in leaders)
+            groups = [u for u in acting if not is_player_character(u)]
+            yield from (Candidate("out-of-command", (u.id,)) for u in groups)
+            yield from (Candidate("risk", (u.id,)) for u in acting)
+        for u in acting if phase in ("move-a", "actions-b") else ():
+            yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
+            yield Candidate("move", (u.id,))
+            yield from self._charges(table, u)
+        for u in acting if phase in ("shoot-a", "shoot-b") else ():
+            yield from self._shots(table, u)
+        if phase == "melee":
             yield from self._melees(table)
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
