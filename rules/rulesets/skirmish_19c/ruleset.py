@@ -973,14 +973,12 @@ class Skirmish19c(Ruleset):
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
             return ()
-        hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
+        said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
+        kills, wounds = said["kills"], said["wounds"]
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
-        what = f"{args[0]} shoot {args[1]}"
-        source = sheet.DAMAGE["gunpowder"]["cite"]
-        if kills + wounds > hits:
-            raise sheet.question_error(
-                "damage", what=what, kills=kills, wounds=wounds, hits=hits, source=source
-            )
+        what, source = f"{args[0]} shoot {args[1]}", sheet.DAMAGE["gunpowder"]["cite"]
+        if kills + wounds > said["hits"]:
+            raise sheet.question_error("damage", what=what, source=source, **said)
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
         changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
@@ -995,18 +993,13 @@ class Skirmish19c(Ruleset):
         must fit on the bases that stay. An officer of another group who had joined it (line
         53) counts in his own group's casualties; wounds count in the target group (README)."""
         (kills, wounds), (what, source) = hurt, why
-        taken = sum(b.figures for b in off)
+        taken, off_ids = sum(b.figures for b in off), {b.id for b in off}
+        said = dict(what=what, kills=kills, taken=taken)
         if taken > kills:
-            bases = ", ".join(b.id for b in off)
-            raise sheet.question_error(
-                "taken-off", what=what, bases=bases, taken=taken, kills=kills
-            )
-        off_ids = {b.id for b in off}
+            raise sheet.question_error("taken-off", bases=", ".join(b.id for b in off), **said)
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise sheet.question_error(
-                "more-off", what=what, kills=kills, more=kills - taken - spare
-            )
+            raise sheet.question_error("more-off", more=kills - taken - spare, **said)
         by_group: dict[str, int] = {}
         for b in off:
             by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
@@ -1054,8 +1047,7 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            cite = MELEE["hits"]
-            raise sheet.question_error("fights", what=what, hits=hits, fights=fights, cite=cite)
+            raise sheet.question_error("fights", what=what, hits=hits, fights=fights)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1121,9 +1113,7 @@ class Skirmish19c(Ruleset):
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            raise sheet.question_error(
-                "points", leader=args[0], cost=cost, points=points, cite=LOYAL["cite"]
-            )
+            raise sheet.question_error("points", leader=args[0], cost=cost, points=points)
         why = f"activated by {data['leader_base']}: {{}} of {points} command points"
         cite = COMMAND["points"]
         return tuple(

@@ -28,7 +28,7 @@ DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml")
 
 def question_error(key: str, **blanks: Any) -> QuestionError:
     """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
+    return QuestionError(DATA["errors"][key].format(id=RULESET, **TABLES, **blanks))
 
 
 def say(name: str, /, **values: Any) -> str:
