@@ -681,9 +681,8 @@ class Skirmish19c(Ruleset):
         table = table_of(scene)
         unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
-        for b in (*bases_a, *bases_b):
-            if b.figures != 1:
-                raise sheet.question_error("figures", base=b)
+        if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
+            raise sheet.question_error("figures", base=crowded[0])
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -699,15 +698,9 @@ class Skirmish19c(Ruleset):
             apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
             return answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
-        figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
-        opponents: dict[str, list[str]] = {}
-        for x, y in pairs:
-            opponents.setdefault(x, []).append(y)
-            opponents.setdefault(y, []).append(x)
-        mods = {
-            f: self._melee_modifiers(table, *figure[f], [figure[o][1] for o in opponents[f]])
-            for f in opponents
-        }
+        figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
+        figure |= {b.id: (b, unit_b, unit_a) for b in bases_b}
+        mods = {f: self._melee_modifiers(table, *figure[f]) for pair in pairs for f in pair}
         fights, lines = [], [say("melee", a=a_id, b=b_id)]
         won = {"a": Fraction(0), "b": Fraction(0)}
         for x, y in pairs:
@@ -721,23 +714,20 @@ class Skirmish19c(Ruleset):
             )
             lines.append(say("fight", x=x, y=y, mx=mx, my=my, **odds))
             lines += [say("fight-modifier", f=f, m=m) for f in (x, y) for m in mods[f]]
-        engaged = {f for p in pairs for f in p}
         lines += [say("contact-close", **c) for c in close]
         lines.append(say("melee-rule", back=fmt(scene, cm(MELEE["back_cm"]))))
         note = "one D6 a figure, modified; compare with the opponent"
         die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
         data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
         data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
-        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
+        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in mods]
         data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
         back = {"loser": length_json(scene, cm(MELEE["back_cm"])), "source": str(MELEE["back"])}
         data["pull_back"] = back | {"rule": say("pull-back")}
         return answer("melee", data, lines)
 
-    def _melee_modifiers(
-        self, table: Table, me: Base, unit: Unit, opponents: list[Unit]
-    ) -> list[Modifier]:
-        """Lines 72-74, for one figure against the groups of the opponents it fights."""
+    def _melee_modifiers(self, table: Table, me: Base, unit: Unit, foe: Unit) -> list[Modifier]:
+        """Lines 72-74, for one figure of `unit` against the figures of `foe` it fights."""
         mods = []
         if state(unit, "quality") == "raw":
             mods.append(Modifier(-1, "raw", MELEE["raw"]))
@@ -747,8 +737,7 @@ class Skirmish19c(Ruleset):
             mods.append(Modifier(-(len(touching) - 1), why, MELEE["raw"]))
         if me.role == "hero" or unit.quality == "hero":
             mods.append(Modifier(1, "a hero", MELEE["hero"]))
-        mine = self._melee_factor(unit)
-        theirs = max(self._melee_factor(u) for u in opponents)
+        mine, theirs = self._melee_factor(unit), self._melee_factor(foe)
         if mine > theirs:
             mods.append(Modifier(1, f"melee factor {mine} beats {theirs}", MELEE["factor"]))
         return mods
