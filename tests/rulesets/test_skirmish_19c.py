@@ -679,6 +679,24 @@ def test_matching_as_evenly_as_possible() -> None:
     # a1 touches both, a2 only d1: the matching pairs a2-d1 and a1-d2, no ganging up.
     touching = {("a1", "d1"), ("a1", "d2"), ("a2", "d1")}
     assert match_evenly(["a1", "a2"], ["d1", "d2"], touching) == [("a1", "d2"), ("a2", "d1")]
+    # One attacker touching three defenders: one pair, then the two defenders left over each
+    # fight the only figure they touch, a1 (line 67: a figure in contact fights).
+    touching = {("a1", "d1"), ("a1", "d2"), ("a1", "d3")}
+    assert match_evenly(["a1"], ["d1", "d2", "d3"], touching) == [
+        ("a1", "d1"),
+        ("a1", "d2"),
+        ("a1", "d3"),
+    ]
+    # Two defenders left over with a choice of attackers join the one with fewest assailants:
+    # a1-d1 and a2-d2 pair off; d3 touches both and joins a1 (both have one, a1 first); d4
+    # touches only a2.
+    touching = {("a1", "d1"), ("a2", "d2"), ("a1", "d3"), ("a2", "d3"), ("a2", "d4")}
+    assert match_evenly(["a1", "a2"], ["d1", "d2", "d3", "d4"], touching) == [
+        ("a1", "d1"),
+        ("a1", "d3"),
+        ("a2", "d2"),
+        ("a2", "d4"),
+    ]
 
 
 def melee_scene(red_n: int, blue_n: int, red: Any = None, blue: Any = None) -> Scene:

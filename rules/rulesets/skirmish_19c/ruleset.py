@@ -659,17 +659,16 @@ class Skirmish19c(Ruleset):
     def _shock_cavalry(self, table: Table, unit: Unit) -> tuple[Unit, Threshold] | None:
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
-        limit = cm(RISK["shock_cavalry_cm"])
-        found = []
-        for enemy in enemies(table.scene, unit):
-            if enemy.type != "cavalry" or enemy.weapon not in RISK["shock_weapons"]:
-                continue
-            if not geo.within(table.unit_gap(unit, enemy), limit):
-                continue
-            near = table.unit_distance(unit, enemy)
-            found.append(
-                (enemy, Threshold(near.distance, limit, table.uncertainty(near.a, near.b)))
-            )
+        limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
+        cavalry = [
+            e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
+        ]
+        near = [
+            (e, table.unit_distance(unit, e))
+            for e in cavalry
+            if geo.within(table.unit_gap(unit, e), limit)
+        ]
+        found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
         return min(found, key=lambda f: f[1].measured) if found else None
 
     # ----------------------------------------------------------------------------------------

@@ -297,16 +297,11 @@ def match_evenly(
     load: dict[str, int] = {}
     for a, d in pairs:
         load[a], load[d] = load.get(a, 0) + 1, load.get(d, 0) + 1
-    for a in attackers:
-        near = [d for d in defenders if (a, d) in touching]
-        if a not in load and near:
-            d = min(near, key=lambda k: (load.get(k, 0), defenders.index(k)))
-            pairs.append((a, d))
-            load[a], load[d] = 1, load.get(d, 0) + 1
-    for d in defenders:
-        near = [a for a in attackers if (a, d) in touching]
-        if d not in load and near:
-            a = min(near, key=lambda k: (load.get(k, 0), attackers.index(k)))
-            pairs.append((a, d))
-            load[d], load[a] = 1, load.get(a, 0) + 1
+    for mine, theirs, flip in ((attackers, defenders, False), (defenders, attackers, True)):
+        for f in mine:  # the figures left over, attackers first
+            near = [o for o in theirs if ((o, f) if flip else (f, o)) in touching]
+            if f not in load and near:
+                o = min(near, key=lambda k: (load.get(k, 0), theirs.index(k)))
+                pairs.append((o, f) if flip else (f, o))
+                load[f], load[o] = 1, load.get(o, 0) + 1
     return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
