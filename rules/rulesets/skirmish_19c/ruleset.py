@@ -60,10 +60,8 @@ def state(unit: Unit, key: str) -> Any:
     missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
     which the engine gathers with the question's other missing ones."""
     declared = sheet.FIELDS[key]
-    if declared.kind is Kind.FLAG:
-        return engine.check_flag(unit, key, ruleset=RULESET)
-    if declared.kind is Kind.COUNT:
-        return engine.check_count(unit, key, ruleset=RULESET)
+    if check := {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}.get(declared.kind):
+        return check(unit, key, ruleset=RULESET)
     return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
 
@@ -499,7 +497,7 @@ class Skirmish19c(Ruleset):
 
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
-            value, source = sheet.RISK_FACTORS[kind][key]
+            value, source = (sheet.DATA["risk_factors"][kind][key][k] for k in ("value", "cite"))
             reason = say(f"risk-{key}", kind=kind, **said)
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:

@@ -88,10 +88,6 @@ COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"
 TABLES = {name.upper(): table for name, table in DATA.items()}
 """The sheet's tables by name, as a text of `[texts]` names them (`{MELEE[die]}`)."""
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-RISK_FACTORS = {
-    kind: {key: (f["value"], f["cite"]) for key, f in factors.items()}
-    for kind, factors in DATA["risk_factors"].items()
-}
 UNIT_FIELDS = tuple(
     Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["unit_fields"]
