@@ -47,6 +47,7 @@ Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 INSIDE = geo.Containment.INSIDE
+CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -60,7 +61,7 @@ def state(unit: Unit, key: str) -> Any:
     missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
     which the engine gathers with the question's other missing ones."""
     declared = sheet.FIELDS[key]
-    if check := {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}.get(declared.kind):
+    if check := CHECKS.get(declared.kind):
         return check(unit, key, ruleset=RULESET)
     return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
@@ -589,8 +590,7 @@ class Skirmish19c(Ruleset):
     ) -> tuple[bool, tuple[Unit, Weapon, Threshold] | None]:
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
-        against the range (`sighted`: the nearest pair, the unit's first figure of equally
-        near ones)."""
+        against the range; of equally near groups the first in the scene's order (`sighted`)."""
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
         weapons = {
             e.id: sheet.WEAPONS.get(str(e.weapon)) or weapon_of(e)
@@ -598,13 +598,9 @@ class Skirmish19c(Ruleset):
         }
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            reach = weapons[enemy.id].reach
-            if geo.within(d, reach):
-                return True, (
-                    enemy,
-                    weapons[enemy.id],
-                    Threshold(d, reach, table.uncertainty(a, b)),
-                )
+            weapon = weapons[enemy.id]
+            if geo.within(d, weapon.reach):
+                return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
 
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
@@ -1166,7 +1162,8 @@ class Skirmish19c(Ruleset):
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
         try:
-            return self.actions()[candidate.kind](scene, candidate.args)
+            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args)  # the action
+            return found
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
