@@ -389,8 +389,9 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Command (lines 84, 93-103)
 
-    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`command LEADER`: who the command figure may command and its activation dice."""
+    def command(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`command LEADER`: who the command figure may command and its activation dice; in
+        `brief` (as `suggest` lists it) the first line alone."""
         (leader_id,) = expect_args("command", args, ("LEADER",))
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
@@ -457,14 +458,13 @@ class Skirmish19c(Ruleset):
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
+        if brief:
+            return answer("command", data, [say("command-head", **said)])
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(
-            close=sheet.each("command-close", close_calls), costs=sheet.each("command-cost", costs)
-        )
+        said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
         said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
-        return answer(
-            "command", data, sheet.say_lines("command", cost=cost_all, p=p_enough, **said)
-        )
+        lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
+        return answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
         """How far the command figure commands each of `bases` (line 99): 25 cm when either
@@ -486,8 +486,9 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Risk factors and the actions table (lines 117-197)
 
-    def risk(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
+    def risk(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes; in `brief`
+        (as `suggest` lists it) the first line alone."""
         (unit_id,) = expect_args("risk", args, ("UNIT",))
         table = table_of(scene)
         unit = table.unit_of(unit_id)
@@ -498,7 +499,8 @@ class Skirmish19c(Ruleset):
 
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
-            value, source = (sheet.DATA["risk_factors"][kind][key][k] for k in ("value", "cite"))
+            factor = sheet.DATA["risk_factors"][kind][key]
+            value, source = factor["value"], factor["cite"]
             reason = say(f"risk-{key}", kind=kind, **said)
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:
@@ -565,15 +567,14 @@ class Skirmish19c(Ruleset):
         data["outcomes"] = [c.as_json() for c in cells]
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
+        head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
+        if brief:
+            return answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        said = dict(
-            unit=unit_id, kind=kind, rf=rf, row=label, factors=sheet.each("factor", factors)
-        )
+        said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
         said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
         said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
-        return answer(
-            "risk", data, sheet.say_lines("risk", none=say("no-factor") * (not factors), **said)
-        )
+        return answer("risk", data, [head, *sheet.say_lines("risk", **said)])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -1162,7 +1163,11 @@ class Skirmish19c(Ruleset):
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
         try:
-            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args)  # the action
+            # Each action is the method of its name; `suggest` lists its first line only, which
+            # the long answers say alone in `brief`.
+            action = getattr(self, candidate.kind)
+            brief = {"brief": True} if candidate.kind in ("risk", "command") else {}
+            found: Resolution = action(scene, candidate.args, **brief)
             return found
         except QuestionError as error:
             if isinstance(error, MissingAttribute):

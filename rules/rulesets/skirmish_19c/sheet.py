@@ -204,6 +204,14 @@ def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction
     return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
 
 
+DAMAGE_ROLLS = {
+    (gunpowder, quality): damage_roll(gunpowder, quality)
+    for gunpowder in (True, False)
+    for quality in FIELDS["quality"].choices
+}
+"""`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
+
+
 def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
     """The distribution of a count (hits, kills, command points) and its mean, as `rules.dice`
     remembers them shown."""
@@ -224,7 +232,7 @@ def volley(
     answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
-    damage, per_hit = damage_roll(gunpowder, quality)
+    damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
     shift = int(sum(m.value for m in damage.modifiers))
     hit = dice_math.p_at_least(8, need)
     hits, kills, wounds = (
