@@ -27,7 +27,6 @@ from rules.rulesets.skirmish_19c.sheet import (
     match_evenly,
     melee_odds,
     row_label,
-    shooters_allowed,
 )
 from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
@@ -175,6 +174,7 @@ def test_cover_column(d: float, kind: str, cover: str, need: int) -> None:
         (5, {"commanded": True, "loaded": True}, 5),
         # Line 33: stationary, 1 per 2 figures: 5 // 2 = 2.
         (5, {"commanded": False, "moved": False}, 2),
+        (3, {"commanded": False, "moved": False}, 1),
         # Line 34: moving, 1 per 3 figures: 5 // 3 = 1.
         (5, {"commanded": False, "moved": True}, 1),
         # Line 36: Baker rifles 1 per 3 stationary (6 // 3 = 2), 1 per 4 moving (8 // 4 = 2).
@@ -187,11 +187,6 @@ def test_shooters_by_ratio(figures: int, attrs: dict[str, Any], fire: int) -> No
     out = ask(scene([shooter(figures, **attrs), target(20)]), "shoot", "red", "blue")
     assert out["shooters"]["fire"] == fire
     assert out["rolls"][0]["dice"] == fire
-
-
-def test_shooters_allowed_rounds_down() -> None:
-    # "1 per 2 figures": one shooter for each whole two.
-    assert [shooters_allowed(n, 2) for n in range(6)] == [0, 0, 1, 1, 2, 2]
 
 
 def test_a_lone_stationary_uncommanded_figure_has_no_shot() -> None:
@@ -684,6 +679,24 @@ def test_matching_as_evenly_as_possible() -> None:
     # a1 touches both, a2 only d1: the matching pairs a2-d1 and a1-d2, no ganging up.
     touching = {("a1", "d1"), ("a1", "d2"), ("a2", "d1")}
     assert match_evenly(["a1", "a2"], ["d1", "d2"], touching) == [("a1", "d2"), ("a2", "d1")]
+    # One attacker touching three defenders: one pair, then the two defenders left over each
+    # fight the only figure they touch, a1 (line 67: a figure in contact fights).
+    touching = {("a1", "d1"), ("a1", "d2"), ("a1", "d3")}
+    assert match_evenly(["a1"], ["d1", "d2", "d3"], touching) == [
+        ("a1", "d1"),
+        ("a1", "d2"),
+        ("a1", "d3"),
+    ]
+    # Two defenders left over with a choice of attackers join the one with fewest assailants:
+    # a1-d1 and a2-d2 pair off; d3 touches both and joins a1 (both have one, a1 first); d4
+    # touches only a2.
+    touching = {("a1", "d1"), ("a2", "d2"), ("a1", "d3"), ("a2", "d3"), ("a2", "d4")}
+    assert match_evenly(["a1", "a2"], ["d1", "d2", "d3", "d4"], touching) == [
+        ("a1", "d1"),
+        ("a1", "d3"),
+        ("a2", "d2"),
+        ("a2", "d4"),
+    ]
 
 
 def melee_scene(red_n: int, blue_n: int, red: Any = None, blue: Any = None) -> Scene:

@@ -8,6 +8,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
+from itertools import accumulate, product
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
@@ -22,7 +23,7 @@ from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
 from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope
+from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
 
 RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
 DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
@@ -58,10 +59,11 @@ Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
 Said: TypeAlias = tuple[dict[str, Any], list[str]]
-REST, KEEP_FIRING = "rest", "keep firing"
-"""What the players choose for a gun that overheats for the first time (lines 15-17)."""
 NOTHING = "nothing"
 """Where a rocket lands that drifts onto an empty box or off the table."""
+SHOT = ("hits", "top_face")
+ON_A, ON_B = ("hits_on_a", "top_face_by_b"), ("hits_on_b", "top_face_by_a")
+"""The reports of the hits a unit takes and of its enemy's top faces: a shot's, a melee's."""
 
 
 class AgeOfNapoleon(Ruleset):
@@ -94,38 +96,31 @@ class AgeOfNapoleon(Ruleset):
             raise fail(say("fires_rockets", unit=shooter.id, a=a, b=b))
         die = _die(shooter)
         data, lines = self._shot(scene, shooter, target, "shoot", a, b)
-        dice, why_not = _count_dice(shooter, target, melee=False), _cannot_fire(shooter)
+        dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
-        reasons = data["reasons"]
-        reasons += [
+        data["reasons"] += [
             _reason("one die a base, including the leader's", CITE.dice_per_base),
             _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
+            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.floor_applied),
+            *([_reason(why_not, None)] if why_not else []),
         ]
-        if dice.modifiers:
-            reasons.append(_reason("modifiers added, fractions rounded up", CITE.round_up))
-        if dice.floor_applied:
-            reasons.append(_reason("an unbroken unit rolls at least 1 die", CITE.at_least_one))
-        if why_not:
-            reasons.append(_reason(why_not, None))
         rolls: list[Roll] = []
         if allowed:
-            roll, hits, check, leader = _hits("hits (dice total)", dice, die, target, melee=False)
+            roll, hits, check, leader = _hits(dice, target, melee=False)
             data.update(hits=hits, leader_check=check)
             rolls += [roll, _roll("leader")] if leader else [roll]
             if die == "d3":
                 halved = _hits_json(dice.dice, 6, halved=True)
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
-        data.update(die=die, dice=_dice_json(dice, die), rolls=[r.as_json() for r in rolls])
+        data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
             return Resolution.of("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
-        lines.append(f"{dice.dice}{die} for {dice.bases} bases{_said(dice)}{floor}")
-        if dice.dice == 0:
-            lines.append(f"{shooter.id} is broken and ends with no dice: it does not fire")
-        if why_not:
-            lines.append(f"{shooter.id} does not fire: {why_not}")
+        lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
+        lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
+        lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
         if allowed:
             most = dice.dice * rolls[0].sides
             lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
@@ -144,42 +139,43 @@ class AgeOfNapoleon(Ruleset):
         near = table.unit_distance(shooter, target)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
-        label, limit = ("out-of-range", bands[-1].limit) if band is None else band
+        reached = band is not None
+        label, limit = (
+            ("out-of-range", max(bands.values())) if band is None else (band, bands[band])
+        )
         data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
-        data.update(bands=[{"label": x.label, "limit": x.limit} for x in bands])
+        data.update(bands=[{"label": x, "limit": limit} for x, limit in bands.items()])
         data["range"] = {"boxes": boxes, "limit": limit, "margin_boxes": limit - boxes}
         data["range"].update(
             nearest_box_side=length_json(scene, min(pa.edge_margin, pb.edge_margin)),
             uncertainty=length_json(scene, max(pa.uncertainty, pb.uncertainty)),
-            verdict="too close to call" if not steady else "within" if band else "beyond",
+            verdict="too close to call" if not steady else "within" if reached else "beyond",
         )
         data.update(in_sight=sight.any, sight={"rays": sight.rays, "clear": sight.clear_rays})
         data["sight"]["blocked_by"] = list(sight.blocked_by)
         qrc = "the cover modifier is on the QRC: give it in fire_modifiers"
         data["cover"] = {"cover": cover.cover.value, "reasons": list(cover.reasons), "note": qrc}
+        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
         data["reasons"] = [
             _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", CITE.diagonal),
             _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
+            *_reasons_due(diagonal_example=min(dx, dy)),
         ]
-        dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
-        where = f"{label} (out to {_boxes(limit)})" if band else f"out-of-range (beyond {limit:g})"
+        where = (
+            f"{label} (out to {_boxes(limit)})" if reached else f"out-of-range (beyond {limit:g})"
+        )
         steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
         lines = [
             f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
             f"counting 1.5, {CITE.diagonal}): {where}"
         ]
-        if min(dx, dy):
-            data["reasons"].append(_reason("2 boxes on the diagonal are 3", CITE.diagonal_example))
-        if not steady:
-            lines.append(say("band_too_close"))
+        lines += [] if steady else [say("band_too_close")]
         blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
         lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
-        if cover.cover.value != "none":
-            said = f"{cover.cover.value} cover ({'; '.join(cover.reasons)})"
-            lines.append(f"{b} has {said}: its modifier is on the QRC (give it in fire_modifiers)")
-        return data, lines
+        said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
+        return data, lines + ([say("cover", **said)] if cover.cover.value != "none" else [])
 
     def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
         """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
@@ -196,8 +192,7 @@ class AgeOfNapoleon(Ruleset):
         p_drift = 1 - p_on
         # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
         table, size = table_of(scene), _box_size(scene)
-        start = table.grid_places(size)[target.id].box
-        landings = drift_landings(start, table.grid_extent(size))
+        landings = drift_landings(tuple(data["target_box"]), table.grid_extent(size))
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -206,11 +201,10 @@ class AgeOfNapoleon(Ruleset):
         morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
         off = Fraction(landings.count(None), len(landings)) * p_drift
         rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
-        data.update(allowed=allowed, weapon=firer.get("weapon"))
+        data.update(allowed=allowed, weapon=firer.get("weapon"), morale_checks=morale, hits=0)
         data.update(rolls=[r.as_json() for r in rolls] if allowed else [])
-        data.update(on_target=_fraction_json(p_on))
-        data.update(drift={**_fraction_json(p_drift), "off_table": _fraction_json(off)})
-        data.update(morale_checks=morale, hits=0)
+        data.update(on_target=_fraction_json(p_on), drift=_fraction_json(p_drift))
+        data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
         if brief:
             return Resolution.of("rocket", data, lines[:1])
@@ -263,15 +257,13 @@ class AgeOfNapoleon(Ruleset):
         place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
-        facing.update(
-            legal=now in legal, legal_facings=list(legal), source=str(rule), requested=asked
-        )
+        facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
+        facing["requested"] = asked
         illegal = "" if now in legal else f": illegal, {kind} must face a box side ({rule})"
         stands = f"{unit.id} ({kind}) stands in box {place.box}"
         lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
         moved = unit.get("moved")
-        if moved:
-            lines.append(f"{unit.id} has already moved this turn")
+        lines += [f"{unit.id} has already moved this turn"] if moved else []
         data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
         data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
@@ -295,13 +287,12 @@ class AgeOfNapoleon(Ruleset):
             data["boxes"].append(option)
         rules = ", ".join(f"{m['how']} ({m['cite']})" for m in DATA["moves"][kind])
         lines.append(f"{len(data['boxes'])} boxes in reach: {rules}")
-        if kind == "cavalry":
-            lines.append(f"never 2 boxes diagonally ({CITE.never_two_diagonals})")
+        never = f"never 2 boxes diagonally ({CITE.never_two_diagonals})"
+        lines += [never] if kind == "cavalry" else []
         for o in data["boxes"]:
             held = f" (occupied by {', '.join(o['occupied_by'])})" if o["occupied_by"] else ""
             lines.append(f"  {o['box']}: {o['how']}{held}")
-        if place.boxes != {place.box}:
-            lines.append("its box is too close to call: its centre is near a box side")
+        lines += [] if place.boxes == {place.box} else [say("box_too_close")]
         return Resolution.of("move", data, lines)
 
     # Melee (lines 32-37)
@@ -315,16 +306,15 @@ class AgeOfNapoleon(Ruleset):
         sides: dict[str, Any] = {}
         rolls: list[Roll] = []
         for me, them in ((ua, ub), (ub, ua)):
-            die, dice = _die(me, melee=True), _count_dice(me, them, melee=True)
-            side: dict[str, Any] = {"unit": me.id, "dice": _dice_json(dice, die)}
+            dice = _count_dice(me, them, _die(me, melee=True), melee=True)
+            side: dict[str, Any] = {"unit": me.id, "dice": dice.as_json()}
             sides[me.id] = side
             if in_contact and dice.dice > 0:
-                purpose = f"hits on {them.id} (dice total)"
-                roll, hits, check, leader = _hits(purpose, dice, die, them, melee=True)
+                roll, hits, check, leader = _hits(dice, them, melee=True)
                 rolls.append(roll)
                 side.update(hits=hits, leader_check=check)
-                said = {"me": me.id, "them": them.id, "said": _said(dice)}
-                lines.append(say("melee_hits", dice=dice, die=die, hits=hits, **said))
+                said = {"me": me.id, "them": them.id, "said": dice.said()}
+                lines.append(say("melee_hits", dice=dice, hits=hits, **said))
                 lines += [leader] if leader else []
             elif in_contact:
                 lines.append(f"{me.id}: no dice after modifiers")
@@ -374,7 +364,7 @@ class AgeOfNapoleon(Ruleset):
             for row, me in enumerate(units):
                 if me.get("weapon") is None or me.get("fired") or _cannot_fire(me):
                     continue
-                reach = within(steps[row], _range_bands(scene, me)[-1].limit)
+                reach = within(steps[row], max(_range_bands(scene, me).values()))
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
             # Every sight line the shots trace, in one batch (each shot then finds its own).
             pairs = [table.unit_distance(shooter, target) for shooter, target in shots]
@@ -418,18 +408,13 @@ class AgeOfNapoleon(Ruleset):
         """The hits (the dice total), a top face when a leader check is due, the bases lost."""
         res = self.shoot(scene, args)
         _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
-        target, dice = scene.unit_of(args[1]), res.data["dice"]["dice"]
-        sides = DATA["dice"][res.data["die"]]["sides"]
-        reports = [_hits_report("hits", target, args[0], dice, sides, CITE.score_is_hits)]
-        if _leader(target) and dice * sides >= N.leader_check_hits:
-            reports.append(_top_face_report("top_face", target, args[0], sides))
-        return (*reports, _removed("removed", target))
+        target = scene.unit_of(args[1])
+        hits = _hits_reports(SHOT, target, args[0], res.data["dice"], melee=False)
+        return (*hits, _removed("removed", target))
 
     def _shoot_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
-        sides = DATA["dice"][_die(shooter)]["sides"]
-        checked = bool(got.get("top_face")) and got["hits"] >= N.leader_check_hits
-        hits = _hits_changes(target, shooter, got["hits"], checked, sides, CITE.score_is_hits)
+        hits = _hits_changes(SHOT, target, shooter, got, melee=False)
         return (*hits, *_removed_changes(got["removed"], shooter), *_fired_changes(shooter))
 
     def _rocket_form(self, scene: Scene, args: Sequence[str]) -> Reports:
@@ -461,26 +446,19 @@ class AgeOfNapoleon(Ruleset):
         if not res.data["in_contact"]:
             raise fail(say("no_contact", a=args[0], b=args[1]))
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
-        reports: list[Report] = []
-        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
-            dice = res.data["sides"][attacker.id]["dice"]
-            count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
-            reports.append(
-                _hits_report(f"hits_on_{key}", victim, attacker.id, count, sides, CITE.melee_hits)
-            )
-            if _leader(victim) and count > 0:
-                reports.append(_top_face_report(f"top_face_by_{other}", victim, attacker.id, sides))
-        return (*reports, _removed("removed_a", ua), _removed("removed_b", ub))
+        sides = res.data["sides"]
+        on_a = _hits_reports(ON_A, ua, ub.id, sides[ub.id]["dice"], melee=True)
+        on_b = _hits_reports(ON_B, ub, ua.id, sides[ua.id]["dice"], melee=True)
+        return (*on_a, *on_b, _removed("removed_a", ua), _removed("removed_b", ub))
 
     def _melee_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
-        changes: list[Change] = []
-        for key, victim, attacker, other in (("a", ua, ub, "b"), ("b", ub, ua, "a")):
-            sides = DATA["dice"][_die(attacker, melee=True)]["sides"]
-            checked, hits = bool(got.get(f"top_face_by_{other}")), got[f"hits_on_{key}"]
-            changes += _hits_changes(victim, attacker, hits, checked, sides, CITE.melee_hits)
-        changes += _removed_changes(got["removed_a"], ub)
-        return (*changes, *_removed_changes(got["removed_b"], ua))
+        hits = (
+            *_hits_changes(ON_A, ua, ub, got, melee=True),
+            *_hits_changes(ON_B, ub, ua, got, melee=True),
+        )
+        removed = (*_removed_changes(got["removed_a"], ub), *_removed_changes(got["removed_b"], ua))
+        return (*hits, *removed)
 
     def _morale_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """Whether the QRC's result leaves the unit broken (the one result the page knows)."""
@@ -510,40 +488,29 @@ class AgeOfNapoleon(Ruleset):
         score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
         if res.data["overheated_before"]:
             return (score,)
-        label, choice = say("if_overheated"), (REST, KEEP_FIRING)
-        rest = Report("if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=REST)
+        label, choice = say("if_overheated"), tuple(DATA["overheat"]["check"]["then"])  # rest first
+        rest = Report(
+            "if_overheated", Kind.CHOICE, label, CITE.overheat_rest, choice, default=choice[0]
+        )
         return score, rest
 
     def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends."""
+        """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends:
+        its case's changes (sheet.toml `[overheat]`), but one that changes nothing."""
         gun = scene.unit_of(args[0])
         case, turns = _overheat_case(gun)
-
-        def becomes(state: str, why: str, cite: Cite) -> Change:
-            return Change(gun.id, "gun_state", state, why, cite)
-
-        ends = "its run of turns firing ends"
-        run_ends = (Change(gun.id, "consecutive_fire", 0, ends, CITE.gun_fired),) if turns else ()
-        if case == "cooling":
-            return (becomes("ok", "rested 1 turn: cools down, ok", CITE.cools_down), *run_ends)
-        if case.startswith("idle"):
-            cool = becomes("ok", "a turn without firing: cools down", CITE.cools_down)
-            return (*run_ends, *((cool,) if case == "idle_hot" else ()))
-        if not case.startswith("check"):
-            return ()  # broken for good, or not 2 turns firing yet
-        score = got["score"]
-        if score < 1:
-            raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
-        if score > turns:
-            return ()
-        why = f"overheated ({score} is {turns} or less)"
-        if case == "check_hot":
-            return (becomes("broken", f"{why} again: permanently broken", CITE.overheat_again),)
-        if got["if_overheated"] == REST:
-            rests = becomes("cooling", f"{why}: rests, may not fire for 1 turn", CITE.overheat_rest)
-            return (rests, *run_ends)
-        why += ": keeps firing; a second failure breaks it for good"
-        return (becomes("overheated", why, CITE.overheat_keep_firing),)
+        then, score = DATA["overheat"][case].get("then", ()), got.get("score", 0)
+        if case.startswith("check"):
+            if score < 1:
+                raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
+            if score > turns:
+                return ()
+            then = then[got["if_overheated"]] if case == "check" else then
+        why = {"score": score, "turns": turns}
+        changes = [
+            Change(gun.id, c["field"], c["value"], c["why"].format(**why), c["cite"]) for c in then
+        ]
+        return tuple(c for c in changes if c.value != gun.get(c.field))
 
     def _move_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """A move rolls no dice: nothing to report (the camera sees where the unit went)."""
@@ -554,9 +521,8 @@ class AgeOfNapoleon(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
         unit = scene.unit_of(args[0])
-        if unit.get("moved"):
-            return ()
-        return (Change(unit.id, "moved", True, "moved this turn", CITE.movement_section),)
+        moved = Change(unit.id, "moved", True, "moved this turn", CITE.movement_section)
+        return () if unit.get("moved") else (moved,)
 
 
 # Reading the scene and its units under the page
@@ -569,15 +535,9 @@ def _box_size(scene: Scene) -> float:
     return scene.grid_box
 
 
-class Band(NamedTuple):
-    """One range band of a weapon: it reaches out to `limit` boxes."""
-
-    label: str
-    limit: float
-
-
-def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
-    """A unit's weapon's range bands in boxes, nearest first, from the scene's `ranges` (QRC)."""
+def _range_bands(scene: Scene, unit: Unit) -> dict[str, float]:
+    """A unit's weapon's range bands, label: limit in boxes, nearest first, from the scene's
+    `ranges` (QRC)."""
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
         raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
@@ -598,12 +558,12 @@ def _range_bands(scene: Scene, unit: Unit) -> list[Band]:
     for label, limit in entry.items():
         if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
             raise refused("bad_band_limit", label=label, limit=limit)
-    return sorted((Band(str(k), float(v)) for k, v in entry.items()), key=lambda b: b.limit)
+    return {str(k): float(v) for k, v in sorted(entry.items(), key=lambda band: band[1])}
 
 
-def _band_of(bands: Sequence[Band], boxes: float) -> Band | None:
+def _band_of(bands: Mapping[str, float], boxes: float) -> str | None:
     """The nearest band reaching `boxes`, or None when beyond the longest."""
-    return next((b for b in bands if within(boxes, b.limit)), None)
+    return next((label for label, limit in bands.items() if within(boxes, limit)), None)
 
 
 def _attr(unit: Unit, key: str) -> str:
@@ -631,11 +591,7 @@ def _overheat_case(gun: Unit) -> tuple[str, int]:
 def _cannot_fire(unit: Unit) -> str:
     """Why a unit may not fire this turn ('' when it may): a gun resting or broken (line 16)."""
     state = _attr(unit, "gun_state")
-    if state == "cooling":
-        return f"it overheated and rests: it may not fire this turn ({CITE.overheat_rest})"
-    if state == "broken":
-        return f"it overheated twice and is permanently broken ({CITE.overheat_again})"
-    return ""
+    return say(f"cannot_fire_{state}") if state in ("cooling", "broken") else ""
 
 
 def _leader(unit: Unit) -> str | None:
@@ -649,8 +605,7 @@ def _leader(unit: Unit) -> str | None:
 def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
     """The two units a question names, on different sides."""
     _box_size(scene)
-    table = table_of(scene)
-    ua, ub = table.unit_of(a), table.unit_of(b)
+    ua, ub = table_of(scene).unit_of(a), table_of(scene).unit_of(b)
     if ua.id == ub.id:
         raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
     if ua.side == ub.side:
@@ -659,7 +614,7 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
 
 
 class DiceCount(NamedTuple):
-    """How many dice a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1 die)."""
+    """How many dice of which die a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1)."""
 
     bases: int
     leader: str | None
@@ -667,15 +622,28 @@ class DiceCount(NamedTuple):
     raw: Fraction
     dice: int
     floor_applied: bool
+    die: str
+
+    def as_json(self) -> dict[str, Any]:
+        said: dict[str, Any] = {"bases": self.bases, "leader_base": self.leader, "dice": self.dice}
+        said.update(
+            modifiers=[m.as_json() for m in self.modifiers], before_rounding=float(self.raw)
+        )
+        return {**said, "die": self.die, "never_less_than_one_applied": self.floor_applied}
+
+    def said(self) -> str:
+        """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
+        leader = f" including leader base {self.leader}" if self.leader else ""
+        return leader + "".join(f", {m.value:+g} {m.reason}" for m in self.modifiers)
 
 
-def _count_dice(unit: Unit, target: Unit, *, melee: bool) -> DiceCount:
+def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount:
     """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
     mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
     raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
     dice = max(math.ceil(raw), 0)
     lifted = not melee and dice == 0 and not unit.get("broken")
-    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted)
+    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
 
 
 def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
@@ -711,16 +679,13 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
     near = table.unit_distance(ua, ub)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
-    if touch.within:
-        verdict = "touching"
-    elif adjacent and steady:
-        verdict = "adjacent boxes"
-    elif adjacent or not steady or touch.too_close_to_call:
-        verdict = "too close to call"
-    else:
-        verdict = "not in contact"
-    contact: dict[str, Any] = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)])
-    contact.update(adjacent_boxes=adjacent)
+    verdicts = (
+        (touch.within, "touching"),
+        (adjacent and steady, "adjacent boxes"),
+        (adjacent or not steady or touch.too_close_to_call, "too close to call"),
+    )
+    verdict = next((said for holds, said in verdicts if holds), "not in contact")
+    contact = dict(verdict=verdict, boxes=[list(pa.box), list(pb.box)], adjacent_boxes=adjacent)
     contact.update(touching=threshold_json(scene, touch), between={"a": near.a.id, "b": near.b.id})
     return verdict, {**contact, "distance": length_json(scene, near.distance)}
 
@@ -751,11 +716,12 @@ def _hits_json(dice: int, sides: int, *, halved: bool = False) -> dict[str, Any]
 
 
 def _hits(
-    purpose: str, dice: DiceCount, die: str, target: Unit, *, melee: bool
+    dice: DiceCount, target: Unit, *, melee: bool
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
     """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
     target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
-    sides, total, leader = DATA["dice"][die]["sides"], dice_math.total, _leader(target)
+    sides, total, leader = DATA["dice"][dice.die]["sides"], dice_math.total, _leader(target)
+    purpose = f"hits on {target.id} (dice total)" if melee else "hits (dice total)"
     note = "the dice total is the number of hits; distribution[k] = P(k hits)"
     cite = CITE.melee_hits if melee else CITE.score_is_hits
     roll = Roll(
@@ -771,24 +737,17 @@ def _hits(
     return roll, _hits_json(dice.dice, sides), check, said
 
 
-def _dice_json(dice: DiceCount, die: str) -> dict[str, Any]:
-    said: dict[str, Any] = {"bases": dice.bases, "leader_base": dice.leader, "dice": dice.dice}
-    said.update(modifiers=[m.as_json() for m in dice.modifiers], before_rounding=float(dice.raw))
-    return {**said, "die": die, "never_less_than_one_applied": dice.floor_applied}
-
-
 def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
     return {"reason": text, "source": None if cite is None else str(cite)}
 
 
+def _reasons_due(**due: Any) -> list[dict[str, Any]]:
+    """The reasons of sheet.toml `[reasons]` (named as their cites) whose condition holds."""
+    return [_reason(DATA["reasons"][name], getattr(CITE, name)) for name, on in due.items() if on]
+
+
 def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
-
-
-def _said(dice: DiceCount) -> str:
-    """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
-    leader = f" including leader base {dice.leader}" if dice.leader else ""
-    return leader + "".join(f", {m.value:+g} {m.reason}" for m in dice.modifiers)
 
 
 def _data(action: str, **fields: Any) -> dict[str, Any]:
@@ -806,32 +765,31 @@ def _boxes(n: float) -> str:
 def _refuse_unless_allowed(res: Resolution, what: str) -> None:
     """No dice to report for a shot not allowed (but a band too close to call is the players')."""
     data = res.data
-    if data["allowed"]:
-        return
-    if not data["in_sight"]:
-        why = "out of sight"
-    elif not data.get("may_fire", True):
-        why = "it may not fire this turn"
-    elif "dice" in data and not data["dice"]["dice"]:
-        why = "it has no dice"
-    elif data["range"]["verdict"] == "too close to call":
-        return
-    else:
-        why = "out of range"
-    raise fail(f"{what}: {why}, so there are no dice to report")
+    refusals = (
+        (not data["in_sight"], "out of sight"),
+        (not data.get("may_fire", True), "it may not fire this turn"),
+        ("dice" in data and not data["dice"]["dice"], "it has no dice"),
+        (data["range"]["verdict"] != "too close to call", "out of range"),
+    )
+    why = next((why for refused, why in refusals if refused), None)
+    if not data["allowed"] and why:
+        raise fail(f"{what}: {why}, so there are no dice to report")
 
 
-def _hits_report(name: str, victim: Unit, by: str, dice: int, sides: int, cite: Cite) -> Report:
-    """The hits a unit takes, its enemy's dice total; the likeliest total first."""
-    dist = dice_math.total(dice, sides)
-    likeliest = max(range(len(dist)), key=lambda k: dist[k])
-    label = f"hits {victim.id} takes: the total of the {dice}d{sides} of {by}"
-    return Report(name, Kind.COUNT, label, cite, maximum=dice * sides, default=likeliest)
-
-
-def _top_face_report(name: str, victim: Unit, by: str, sides: int) -> Report:
+def _hits_reports(
+    names: tuple[str, str], victim: Unit, by: str, dice: Mapping[str, Any], *, melee: bool
+) -> list[Report]:
+    """The hits a unit takes, its enemy's dice total (the likeliest first), and whether a top
+    face showed when a leader check may be due (5 hits in fire, any in melee: lines 10, 37)."""
+    count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
+    label = f"hits {victim.id} takes: the total of the {count}d{sides} of {by}"
+    cite, most = CITE.melee_hits if melee else CITE.score_is_hits, count * sides
+    likely = likeliest(dice_math.total(count, sides))
+    hits = Report(names[0], Kind.COUNT, label, cite, maximum=most, default=likely)
+    if not _leader(victim) or most < (1 if melee else N.leader_check_hits):
+        return [hits]
     label = f"one or more {sides}s rolled by {by} (a leader check on {victim.id})"
-    return Report(name, Kind.FLAG, label, CITE.leader_face, default=False)
+    return [hits, Report(names[1], Kind.FLAG, label, CITE.leader_face, default=False)]
 
 
 def _removed(name: str, unit: Unit) -> Report:
@@ -842,24 +800,23 @@ def _removed(name: str, unit: Unit) -> Report:
 
 
 def _hits_changes(
-    victim: Unit, attacker: Unit, hits: int, leader_check: bool, sides: int, cite: Cite
+    names: tuple[str, str], victim: Unit, attacker: Unit, got: Reported, *, melee: bool
 ) -> Changes:
     """The hits a unit takes, added to those it took before; a leader check when due."""
+    hits, cite = got[names[0]], CITE.melee_hits if melee else CITE.score_is_hits
     if not hits:
         return ()
     reason = f"{hits} hits from {attacker.id} (the dice total)"
-    if leader_check:
-        fire = cite == CITE.score_is_hits
-        five = " with at least 5 hits" if fire else ""
-        table = f"{attacker.id} rolls 2d6 on the Leader Hits Table (QRC)"
-        why = CITE.leader_check_fire if fire else CITE.leader_face
-        reason += f"; a {sides} rolled{five}: {table} ({why})"
+    if got.get(names[1]) and (melee or hits >= N.leader_check_hits):
+        sides = DATA["dice"][_die(attacker, melee=melee)]["sides"]
+        reason += say(
+            f"leader_due_{'melee' if melee else 'fire'}", sides=sides, attacker=attacker.id
+        )
     return (Change(victim.id, "hits", victim.get("hits") + hits, reason, cite),)
 
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:
-    why = f"taken off for the hits of {attacker.id}"
-    return tuple(Change(b, "removed", True, why, CITE.dice_per_base, Scope.BASE) for b in bases)
+    return removals(bases, f"taken off for the hits of {attacker.id}", CITE.dice_per_base)
 
 
 def _fired_changes(unit: Unit) -> Changes:
@@ -867,11 +824,11 @@ def _fired_changes(unit: Unit) -> Changes:
     if unit.get("fired"):
         return ()
     fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
-    if unit.get("type") != "machine-gun":
-        return (fired,)
     turns = unit.get("consecutive_fire") + 1
-    why = f"{turns} turns in a row"
-    return fired, Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
+    run = Change(
+        unit.id, "consecutive_fire", turns, f"{turns} turns in a row", CITE.consecutive_turns
+    )
+    return (fired, run) if unit.get("type") == "machine-gun" else (fired,)
 
 
 # The grid: boxes next to each other, the boxes a move reaches (lines 26-31), facings (lines
@@ -898,21 +855,15 @@ def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
 def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
     """(box, the first move reaching it, its first step) for each box a `kind` may move to."""
     found: dict[Box, tuple[Any, Box]] = {}
-
-    def walk(move: Any, at: Box, steps: list[str], first: Box | None) -> None:
-        if not steps:
-            if at != start and at not in found and first is not None:
-                found[at] = (move, first)
-            return
-        for step in STEPS[steps[0]]:
-            if move.get("same_line") and first is not None and step != first:
-                continue
-            nxt = (at[0] + step[0], at[1] + step[1])
-            if on_table(nxt, extent):
-                walk(move, nxt, steps[1:], first or step)
-
     for move in DATA["moves"][kind]:
-        walk(move, start, move["steps"], None)
+        for steps in product(*(STEPS[s] for s in move["steps"])):
+            if move.get("same_line") and len(set(steps)) > 1:
+                continue
+            path = list(
+                accumulate(steps, lambda at, s: (at[0] + s[0], at[1] + s[1]), initial=start)
+            )
+            if all(on_table(box, extent) for box in path) and path[-1] != start:
+                found.setdefault(path[-1], (move, steps[0]))
     return [(box, move, first) for box, (move, first) in sorted(found.items())]
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any
 
@@ -30,8 +31,9 @@ from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, Scope
 from . import sheet
-from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, Weapon, cm
+from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
+Weapon = sheet.Weapon
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 HERO = frozenset({"hero"})
@@ -45,6 +47,8 @@ Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 INSIDE = geo.Containment.INSIDE
+CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
+CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -57,23 +61,13 @@ def state(unit: Unit, key: str) -> Any:
     missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
     which the engine gathers with the question's other missing ones."""
     declared = sheet.FIELDS[key]
-    if declared.kind is Kind.FLAG:
-        return engine.check_flag(unit, key, ruleset=RULESET)
-    if declared.kind is Kind.COUNT:
-        return engine.check_count(unit, key, ruleset=RULESET)
+    if check := CHECKS.get(declared.kind):
+        return check(unit, key, ruleset=RULESET)
     return check_attr(unit, key, declared.choices, ruleset=RULESET)
 
 
-def quality_of(unit: Unit) -> str:
-    return check_attr(unit, "quality", sheet.FIELDS["quality"].choices, ruleset=RULESET)
-
-
-def type_of(unit: Unit) -> str:
-    return check_attr(unit, "type", sheet.FIELDS["type"].choices, ruleset=RULESET)
-
-
 def weapon_of(unit: Unit) -> Weapon:
-    return sheet.WEAPONS[check_attr(unit, "weapon", tuple(sheet.WEAPONS), ruleset=RULESET)]
+    return sheet.WEAPONS[state(unit, "weapon")]
 
 
 def is_command_figure(base: Base) -> bool:
@@ -110,13 +104,8 @@ def comrades(
 ) -> list[Base]:
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
-    return [
-        b
-        for u in scene.units
-        if u.side == unit.side and u.id != unit.id
-        for b in u.bases
-        if b.role in roles or u.quality in qualities
-    ]
+    others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
+    return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
 
 
 def gaps_to(
@@ -144,21 +133,16 @@ def is_difficult(piece: Terrain) -> bool:
 
 
 def verdict(t: Threshold) -> str:
-    if t.too_close_to_call:
-        return "too close to call"
-    return "within" if t.within else "beyond"
+    return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
 def contacts(table: Table, base: Base) -> list[tuple[Base, Threshold]]:
     """The bases in base contact with `base`, in the scene's order: touching, or a gap inside
     the measurement's uncertainty (then too close to call). No two bases' combined uncertainty
     exceeds twice the largest, so only bases that near are asked."""
-    out = []
-    for other in table.within(base, 2 * table.most_uncertain):
-        d, unc = table.distance(base, other), table.uncertainty(base, other)
-        if d <= unc:
-            out.append((other, Threshold(d, 0.0, unc)))
-    return out
+    near = table.within(base, 2 * table.most_uncertain)
+    gaps = [(o, table.distance(base, o), table.uncertainty(base, o)) for o in near]
+    return [(o, Threshold(d, 0.0, unc)) for o, d, unc in gaps if d <= unc]
 
 
 def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Threshold]]:
@@ -246,19 +230,19 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 24-55, 61)
 
-    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
-        weapon, quality = weapon_of(shooter), quality_of(shooter)
+        weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
         data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        whole = table.unit_gap(shooter, target)
-        nearest = table.closest(shooter.bases, aimed).distance if individual else whole
+        nearest = table.unit_gap(shooter, target)
+        nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -267,36 +251,27 @@ class Skirmish19c(Ruleset):
         reach = weapon.reach
         seeing = self._figures_seeing(table, shooter, target, aimed if individual else None)
         eligible = sorted((s for s in seeing if geo.within(s[0], reach)), key=lambda s: s[0])
+        if not eligible and geo.within(nearest, reach):
+            return no_shot(nearest, say("unseen"), SIGHT["entire_base"])
         if not eligible:
-            if geo.within(nearest, reach):
-                why = "no figure sees the entire base of a target figure within range"
-                return no_shot(nearest, why, SIGHT["entire_base"])
-            return no_shot(nearest, f"beyond long range ({fmt(scene, reach)})", weapon.cite)
+            return no_shot(nearest, say("beyond", reach=fmt(scene, reach)), weapon.cite)
         distance, first, aim = eligible[0]
         band = sheet.band_of(weapon, distance)
         edge = sheet.band_threshold(weapon, distance, table.uncertainty(first, aim))
         between = {"shooter": first.id, "target": aim.id}
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
-        close = " (too close to call against the band edge)" if edge.too_close_to_call else ""
-        where = f"{aim.id} is {fmt(scene, distance)} from {first.id}: {band} range for "
-        reasons: list[tuple[str, Cite | None]] = [(where + weapon.row + close, weapon.cite)]
+        said = dict(aim=aim.id, at=fmt(scene, distance), first=first.id, band=band, row=weapon.row)
+        where = say("band", close=CLOSE_EDGE * edge.too_close_to_call, **said)
+        reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
-        hidden = table.hiding(self.sight_policy, first, aim)
-        spot = None
+        hidden, spot = table.hiding(self.sight_policy, first, aim), None
         if hidden is not None:
-            reaching = f"a D6 x 10 cm must reach {fmt(scene, distance)}"
-            note = f"{aim.id} stands in {hidden.id}: {reaching}"
-            need = sheet.spotting_need(distance)
+            need, note = sheet.spotting_need(distance), say("spot-note", piece=hidden, **said)
             spot = Roll.success_roll("to spot", 1, 6, need, cite=SIGHT["spotting"], note=note)
             data["spotting"] = spot.as_json()
-            why = (
-                f"{aim.id} stands in {hidden.id} ({hidden.kind}): seen only if a D6 x 10 cm "
-                f"reaches {fmt(scene, distance)}, {spot.need}+ on the D6 (the hits below are "
-                "those of a shot at a figure spotted)"
-            )
-            reasons.append((why, SIGHT["spotting"]))
+            reasons.append((say("spot", piece=hidden, need=need, **said), SIGHT["spotting"]))
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
         commanded = pc or bool(state(shooter, "commanded"))
@@ -305,17 +280,14 @@ class Skirmish19c(Ruleset):
         if other is not None:
             d_other, group, a, b = other
             t = Threshold(distance, d_other, table.uncertainty(a, b))
-            why = (
-                f"{target.id} ({fmt(scene, distance)}) is "
-                + ("nearer than" if t.within else "further than")
-                + f" {group.id} ({fmt(scene, d_other)}), the nearest other enemy it can hit"
-                + (" (too close to call)" if t.too_close_to_call else "")
+            than, close = "nearer than" if t.within else "further than", CLOSE * t.too_close_to_call
+            said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
+            why = say("nearest", than=than, close=close, **said)
+            data["nearest"] = dict(
+                other=group.id, threshold=threshold_json(scene, t), verdict=verdict(t)
             )
-            data["nearest"] = {"other": group.id, "threshold": threshold_json(scene, t)}
-            data["nearest"]["verdict"] = verdict(t)
             if not t.within:
-                why = "uncommanded troops only shoot at the nearest enemy they can hit: " + why
-                return no_shot(distance, why, SHOOTING["nearest_only"])
+                return no_shot(distance, say("not-nearest", why=why), SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
 
         # How many figures shoot (lines 24-36).
@@ -324,17 +296,16 @@ class Skirmish19c(Ruleset):
         if commanded:
             who = "player character" if pc else "commanded troops"
             if weapon.gunpowder and not state(shooter, "loaded"):
-                note = f" (a Baker rifle is no Minie: 1½ turns halted [{SHOOTING['non_minie']}])"
-                why = f"{who} must spend a turn halted to load" + (note if baker else "")
+                why = say("loading", who=who, baker=say("non-minie") * baker)
                 return no_shot(distance, why, SHOOTING["loading"])
             shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
-            reasons.append((f"{who}: all {figures} figures that see a target fire", cite))
+            reasons.append((say("all-fire", who=who, figures=figures), cite))
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
             per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
-            shooters, rule = sheet.shooters_allowed(figures, per), f"1 per {per}"
+            shooters, rule = figures // per, f"1 per {per}"  # line 33: "1 per 2 figures"
             troops = "Baker riflemen" if baker else "troops"
-            fire = f"{rule} of {figures} figures that see a target: {shooters} fire"
+            fire = say("some-fire", rule=rule, figures=figures, shooters=shooters)
             reasons.append((f"{how} {troops}: {fire}", cite))
         data["shooters"] = {"figures": figures, "fire": shooters, "rule": rule}
         if shooters == 0 and not commanded:
@@ -354,11 +325,8 @@ class Skirmish19c(Ruleset):
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
-        if brief:
-            return answer("shoot", data, [head])
-        lines = [f"- {r}" + (f" [{c}]" if c else "") for r, c in reasons]
-        lines += [*shot_lines, f"- {allocation['summary']}"]
-        return answer("shoot", data, [head, *lines], brief)
+        lines = [f"- {r} [{c}]" for r, c in reasons]
+        return answer("shoot", data, [head, *lines, *shot_lines, f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -412,12 +380,9 @@ class Skirmish19c(Ruleset):
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
         nearest = table.block(shooter.bases, pool).min(axis=0).tolist()
-        chosen, figures = [], 0
-        for k in sorted(range(len(pool)), key=nearest.__getitem__):
-            if figures >= among:
-                break
-            chosen.append(pool[k].id)
-            figures += pool[k].figures
+        order = sorted(range(len(pool)), key=nearest.__getitem__)
+        before = accumulate((pool[k].figures for k in order), initial=0)  # figures before each
+        chosen = [pool[k].id for k, n in zip(order, before, strict=False) if n < among]
         source = str(SHOOTING["nearest_ten"])
         return {"figures": chosen, "joined": joined, "summary": summary, "source": source}
 
@@ -425,11 +390,12 @@ class Skirmish19c(Ruleset):
     # Command (lines 84, 93-103)
 
     def command(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`command LEADER`: who the command figure may command and its activation dice."""
+        """`command LEADER`: who the command figure may command and its activation dice; in
+        `brief` (as `suggest` lists it) the first line alone."""
         (leader_id,) = expect_args("command", args, ("LEADER",))
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
-        quality = quality_of(unit)
+        quality = state(unit, "quality")
         dice, dice_cite = sheet.ACTIVATION[quality]
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
@@ -457,9 +423,8 @@ class Skirmish19c(Ruleset):
         busy = [k for k in ("fired", "loading") if state(unit, k)]
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
-            doing = (["loading or firing"] if busy else []) + [
-                f"in melee with {c[0].id}" for c in in_melee[:1]
-            ]
+            doing = ["loading or firing"] * bool(busy)
+            doing += [f"in melee with {c[0].id}" for c in in_melee[:1]]
             modifiers.append(
                 Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
             )
@@ -479,10 +444,8 @@ class Skirmish19c(Ruleset):
             figures = sum(b.figures for b in bases)
             cost_all += cost["points"] * figures
             why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
-            costs.append(
-                dict(unit=uid, figures=figures, points_each=cost["points"], why=why)
-                | {"source": str(cost["cite"])}
-            )
+            costs.append(dict(unit=uid, figures=figures, points_each=cost["points"], why=why))
+            costs[-1]["source"] = str(cost["cite"])
         p_enough = points.p_at_least(cost_all)
         note = f"summed for command points [{COMMAND['points']}]"
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
@@ -494,27 +457,14 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        head = (
-            f"{leader.id} ({quality}) commands within {fmt(scene, radius)} "
-            f"({radius_reason}; 25 cm to or from enclosed terrain) [{COMMAND['distance']}]"
-        )
+        said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
         if brief:
-            return answer("command", data, [head])
-        lines = [
-            head,
-            f"- may command {len(in_command)} figures: {', '.join(in_command) or 'none'}",
-            *[f"- {c['base']}: too close to call at the command distance" for c in close_calls],
-            f"- throws {total_dice}D6 for command points [{dice_cite}]"
-            + "".join(f"; {m.value:+g} die: {m.reason} [{m.cite}]" for m in modifiers)
-            + f"; mean {float(points.mean):.1f} points",
-            *[
-                f"- {c['unit']}: {c['figures']} figures at {c['points_each']} pt each "
-                f"({c['why']}) [{c['source']}]"
-                for c in costs
-            ],
-            f"- P(enough points to activate all {cost_all} pts) = {p_enough}",
-        ]
-        return answer("command", data, lines, brief)
+            return answer("command", data, [say("command-head", **said)])
+        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
+        said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
+        said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
+        lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
+        return answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
         """How far the command figure commands each of `bases` (line 99): 25 cm when either
@@ -528,29 +478,30 @@ class Skirmish19c(Ruleset):
         unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
         picked = unit.bases if leader_id == unit.id else table.select(leader_id)
         figures = [b for b in picked if is_command_figure(b)]
-        if not figures and leader_id == unit.id:
-            why = f"unit {unit.id!r} has no command figure; give one of its bases role {roles}"
-            raise QuestionError(f"{RULESET}: {why}")
         if not figures:
-            why = f"base {leader_id!r} has role {picked[0].role!r}; a command figure has role"
-            raise QuestionError(f"{RULESET}: {why} {roles}")
+            key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
+            raise sheet.question_error(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
     # Risk factors and the actions table (lines 117-197)
 
     def risk(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
+        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes; in `brief`
+        (as `suggest` lists it) the first line alone."""
         (unit_id,) = expect_args("risk", args, ("UNIT",))
         table = table_of(scene)
         unit = table.unit_of(unit_id)
-        kind = "cavalry" if type_of(unit) == "cavalry" else "infantry"
-        quality = quality_of(unit)
+        kind = "cavalry" if state(unit, "type") == "cavalry" else "infantry"
+        quality = state(unit, "quality")
         factors: list[dict[str, Any]] = []
         close_calls: list[str] = []
 
-        def add(key: str, reason: str, times: int = 1, threshold: Threshold | None = None) -> None:
-            value, source = sheet.RISK_FACTORS[kind][key]
+        def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
+            """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
+            factor = sheet.DATA["risk_factors"][kind][key]
+            value, source = factor["value"], factor["cite"]
+            reason = say(f"risk-{key}", kind=kind, **said)
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
@@ -560,52 +511,50 @@ class Skirmish19c(Ruleset):
 
         any_seen, ranged = self._enemy_in_sight(table, unit)
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
-            add("no-enemy", "no enemy, and no friends retreating, in sight")
+            add("no-enemy")
         if kind == "infantry":
             heroes = self._heroes_near(table, unit)
             near = [(b, t) for b, t in heroes if t.within]
             if near:
                 base, t = min(near, key=lambda h: h[1].measured)
-                add("hero", f"hero {base.id} within 5 cm ({fmt(scene, t.measured)})", threshold=t)
+                add("hero", threshold=t, hero=base.id, at=fmt(scene, t.measured))
             elif any(t.too_close_to_call for _, t in heroes):
                 close_calls.append("a hero just beyond 5 cm (too close to call)")
             if state(unit, "regular"):
-                add("regulars", "unit formed of regulars")
+                add("regulars")
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
-            good = f"{quality} troops" if quality != "raw" else "an officer leads it"
-            add("good", f"good troops or officer: {good}")
+            add("good", good=f"{quality} troops" if quality != "raw" else "an officer leads it")
         covered, cover_reasons = self._entirely_in_cover(table, unit)
         if covered:
-            add("cover", "unit entirely in cover: " + "; ".join(cover_reasons))
+            add("cover", reasons="; ".join(cover_reasons))
         if ranged is not None:
             enemy, weapon, t = ranged
-            where = f"{fmt(scene, t.measured)} away, within {weapon.row.lower()} range"
-            add("in-range", f"{enemy.id} in sight, {where} ({fmt(scene, t.limit)})", threshold=t)
+            at, reach = fmt(scene, t.measured), fmt(scene, t.limit)
+            add("in-range", threshold=t, enemy=enemy.id, at=at, row=weapon.row.lower(), reach=reach)
             if quality == "raw":
-                add("raw", f"{'raw' if kind == 'infantry' else 'poor'} unit in range of {enemy.id}")
+                add("raw", enemy=enemy.id, poor="raw" if kind == "infantry" else "poor")
         losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
         strength = unit.figures + losses
         if unit.get("strength") is not None:
             strength = int(state(unit, "strength"))
         tenths = (10 * (losses + wounded)) // strength if strength else 0
         if tenths:
-            why = f"{losses + wounded} of {strength} figures wounded or killed: {tenths} x 10%"
-            add("losses", why, times=tenths)
+            add("losses", times=tenths, hurt=losses + wounded, strength=strength, tenths=tenths)
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
-            add("flank", flank)
-        foot = kind == "infantry" and type_of(unit) == "infantry"
+            add("flank", flank=flank)
+        foot = kind == "infantry" and state(unit, "type") == "infantry"
         shock = self._shock_cavalry(table, unit) if foot and not covered else None
         # A lone figure or a player character forms no square or circle: it has no formation
         # to read (README.md).
         alone = unit.figures <= 1 or is_player_character(unit)
         if shock and (alone or str(state(unit, "formation")) not in ("square", "circle")):
             how = "a lone figure in no square" if alone else "not in square or circle"
-            why = f"shock cavalry {shock[0].id} within 50 cm ({fmt(scene, shock[1].measured)})"
-            add("shock-cavalry", f"{why}, {how}", threshold=shock[1])
+            at = fmt(scene, shock[1].measured)
+            add("shock-cavalry", threshold=shock[1], cavalry=shock[0].id, at=at, how=how)
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
-            add("running", f"status {status}")
+            add("running", status=status)
 
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
@@ -616,21 +565,16 @@ class Skirmish19c(Ruleset):
         data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
         data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
         data["outcomes"] = [c.as_json() for c in cells]
-        rule = "commanded troops and player characters ignore shooting and movement instructions"
-        italics = {"rule": rule + " written in italics", "source": str(RISK["italics"][kind])}
+        italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
-        head = f"{unit_id} ({kind} table): risk factor {rf}, row {label}"
+        head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
         if brief:
             return answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        listed = [f"- {f['value']:+d} {f['reason']} [{f['source']}]" for f in factors]
-        lines = [
-            head,
-            *(listed or ["- no risk factor applies"]),
-            *[f"- too close to call: {c}" for c in close_calls],
-            *[f"  D6 {c.face}: {c.text}{italic if c.italic else ''}" for c in cells],
-        ]
-        return answer("risk", data, lines, brief)
+        said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
+        said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
+        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
+        return answer("risk", data, [head, *sheet.say_lines("risk", **said)])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -647,34 +591,18 @@ class Skirmish19c(Ruleset):
     ) -> tuple[bool, tuple[Unit, Weapon, Threshold] | None]:
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
-        against the range: the nearest pair, the first figure of the unit and then the first
-        enemy figure of equally near pairs."""
-        units = table.scene.units
+        against the range; of equally near groups the first in the scene's order (`sighted`)."""
         # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = [
-            None if u.side == unit.side else sheet.WEAPONS.get(str(u.weapon)) or weapon_of(u)
-            for u in units
-        ]
-        nearest, which = table.nearest_seen(self.sight_policy)
-        rows = table.span(unit)
-        seen = np.flatnonzero((nearest[rows] < math.inf).any(axis=0)).tolist()  # groups in sight
-        if not seen:
-            return False, None
-        block = nearest[rows][:, seen]  # (figures, groups in sight)
-        # Only enemies are seen (`nearest_seen`): each has a weapon.
-        reach = np.array([w.reach if (w := weapons[g]) else -math.inf for g in seen])
-        in_reach = np.where(geo.within(block, reach[None, :]), block, math.inf)
-        k = int(in_reach.argmin())
-        if not in_reach.flat[k] < math.inf:
-            return True, None
-        figure, column = divmod(k, len(seen))
-        group = seen[column]
-        a = table.bases[rows.start + figure]
-        b = table.bases[int(which[rows.start + figure, group])]
-        enemy, weapon = units[group], weapons[group]
-        assert weapon is not None  # an enemy
-        t = Threshold(float(in_reach.flat[k]), weapon.reach, table.uncertainty(a, b))
-        return True, (enemy, weapon, t)
+        weapons = {
+            e.id: sheet.WEAPONS.get(str(e.weapon)) or weapon_of(e)
+            for e in enemies(table.scene, unit)
+        }
+        seen = self.sighted(table, unit, math.inf)
+        for d, enemy, a, b in seen:
+            weapon = weapons[enemy.id]
+            if geo.within(d, weapon.reach):
+                return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
+        return bool(seen), None
 
     def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
         """Each hero of another group of the side (in the scene's order), with its distance to
@@ -726,31 +654,29 @@ class Skirmish19c(Ruleset):
     def _shock_cavalry(self, table: Table, unit: Unit) -> tuple[Unit, Threshold] | None:
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
-        limit = cm(RISK["shock_cavalry_cm"])
-        found = []
-        for enemy in enemies(table.scene, unit):
-            if enemy.type != "cavalry" or enemy.weapon not in RISK["shock_weapons"]:
-                continue
-            if not geo.within(table.unit_gap(unit, enemy), limit):
-                continue
-            near = table.unit_distance(unit, enemy)
-            found.append(
-                (enemy, Threshold(near.distance, limit, table.uncertainty(near.a, near.b)))
-            )
+        limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
+        cavalry = [
+            e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
+        ]
+        near = [
+            (e, table.unit_distance(unit, e))
+            for e in cavalry
+            if geo.within(table.unit_gap(unit, e), limit)
+        ]
+        found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
         return min(found, key=lambda f: f[1].measured) if found else None
 
     # ----------------------------------------------------------------------------------------
     # Melee (lines 67-80)
 
-    def melee(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
         unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
-        for b in (*bases_a, *bases_b):
-            if b.figures != 1:
-                raise sheet.question_error("figures", base=b)
+        if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
+            raise sheet.question_error("figures", base=crowded[0])
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -764,20 +690,12 @@ class Skirmish19c(Ruleset):
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
             apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
-            return answer(
-                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"], brief
-            )
+            return answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
-        figure = {b.id: (b, unit_a) for b in bases_a} | {b.id: (b, unit_b) for b in bases_b}
-        opponents: dict[str, list[str]] = {}
-        for x, y in pairs:
-            opponents.setdefault(x, []).append(y)
-            opponents.setdefault(y, []).append(x)
-        mods = {
-            f: self._melee_modifiers(table, *figure[f], [figure[o][1] for o in opponents[f]])
-            for f in opponents
-        }
-        fights, lines = [], [f"melee {a_id} against {b_id} [{MELEE['matching']}]"]
+        figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
+        figure |= {b.id: (b, unit_b, unit_a) for b in bases_b}
+        mods = {f: self._melee_modifiers(table, *figure[f]) for pair in pairs for f in pair}
+        fights, lines = [], [say("melee", a=a_id, b=b_id)]
         won = {"a": Fraction(0), "b": Fraction(0)}
         for x, y in pairs:
             mx, my = int(sum(m.value for m in mods[x])), int(sum(m.value for m in mods[y]))
@@ -788,45 +706,24 @@ class Skirmish19c(Ruleset):
                 | dict(b_modifiers=[m.as_json() for m in mods[y]], b_modifier=my)
                 | {"odds": {k: sheet.odds_json(p) for k, p in odds.items()}}
             )
-            a_won, b_won = (
-                f"wins {odds[f'{k}_wins']} (wounds {odds[f'{k}_wounds']}, kills "
-                f"{odds[f'{k}_kills']})"
-                for k in "ab"
-            )
-            lines.append(
-                f"- {x} ({mx:+d}) v {y} ({my:+d}): {x} {a_won}, {y} {b_won}, draw {odds['draw']}"
-            )
-            lines += [
-                f"    {f} {m.value:+g}: {m.reason} [{m.cite}]" for f in (x, y) for m in mods[f]
-            ]
-        engaged = {f for p in pairs for f in p}
-        back = fmt(scene, cm(MELEE["back_cm"]))
-        lines += [f"- {c['a']} and {c['b']}: contact too close to call" for c in close]
-        lines.append(
-            f"- each D6 [{MELEE['die']}]; the winner wounds on a natural 5, kills on a natural 6 "
-            f"[{MELEE['hits']}]; the side with the worse results (both if drawn) is moved back "
-            f"{back} [{MELEE['back']}]"
-        )
+            lines.append(say("fight", x=x, y=y, mx=mx, my=my, **odds))
+            lines += [say("fight-modifier", f=f, m=m) for f in (x, y) for m in mods[f]]
+        lines += [say("contact-close", **c) for c in close]
+        lines.append(say("melee-rule", back=fmt(scene, cm(MELEE["back_cm"]))))
         note = "one D6 a figure, modified; compare with the opponent"
         die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
         data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
         data.update(too_close_to_call=close, fights=fights, rolls=[die.as_json()])
-        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in engaged]
+        data["not_engaged"] = [b.id for b in (*bases_a, *bases_b) if b.id not in mods]
         data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
-        rule = "the group(s) with the worst results, or both if drawn, move back"
-        data["pull_back"] = {
-            "loser": length_json(scene, cm(MELEE["back_cm"])),
-            "source": str(MELEE["back"]),
-            "rule": rule,
-        }
-        return answer("melee", data, lines, brief)
+        back = {"loser": length_json(scene, cm(MELEE["back_cm"])), "source": str(MELEE["back"])}
+        data["pull_back"] = back | {"rule": say("pull-back")}
+        return answer("melee", data, lines)
 
-    def _melee_modifiers(
-        self, table: Table, me: Base, unit: Unit, opponents: list[Unit]
-    ) -> list[Modifier]:
-        """Lines 72-74, for one figure against the groups of the opponents it fights."""
+    def _melee_modifiers(self, table: Table, me: Base, unit: Unit, foe: Unit) -> list[Modifier]:
+        """Lines 72-74, for one figure of `unit` against the figures of `foe` it fights."""
         mods = []
-        if quality_of(unit) == "raw":
+        if state(unit, "quality") == "raw":
             mods.append(Modifier(-1, "raw", MELEE["raw"]))
         touching = enemy_contacts(table, me, unit.side)
         if len(touching) > 1:
@@ -834,8 +731,7 @@ class Skirmish19c(Ruleset):
             mods.append(Modifier(-(len(touching) - 1), why, MELEE["raw"]))
         if me.role == "hero" or unit.quality == "hero":
             mods.append(Modifier(1, "a hero", MELEE["hero"]))
-        mine = self._melee_factor(unit)
-        theirs = max(self._melee_factor(u) for u in opponents)
+        mine, theirs = self._melee_factor(unit), self._melee_factor(foe)
         if mine > theirs:
             mods.append(Modifier(1, f"melee factor {mine} beats {theirs}", MELEE["factor"]))
         return mods
@@ -849,14 +745,14 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Movement, platoons and charges (lines 67-69, 107-111, 143, 186)
 
-    def move(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
         names = ("UNIT", "TARGET")
         unit_id, target_id = (args[0], None) if len(args) == 1 else expect_args("move", args, names)
         table = table_of(scene)
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
-        kind = type_of(unit)
+        kind = state(unit, "type")
         data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
@@ -872,10 +768,8 @@ class Skirmish19c(Ruleset):
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
-            lines.append(
-                f"- stands in difficult going ({', '.join(standing)}): every cm there counts "
-                f"double, {fmt(scene, allowance / 2)} of it at most [{MOVEMENT['difficult']}]"
-            )
+            half = fmt(scene, allowance / 2)
+            lines.append(say("difficult-going", pieces=", ".join(standing), half=half))
         if target_id is not None:
             target = table.select(target_id)
             if any(b.unit_id == unit.id for b in target):
@@ -885,28 +779,24 @@ class Skirmish19c(Ruleset):
             lengths = ("distance", "difficult", "barrier_cost", "cost")
             data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
             data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
-            t = path["threshold"]
+            f, t = path["said"], path["threshold"]
             data.update(reachable=t.within, threshold=threshold_json(scene, t))
-            d_cost, b_cost = fmt(scene, path["difficult"]), fmt(scene, path["barrier_cost"])
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
-            said = f"- to {target_id}: {fmt(scene, path['distance'])} from {path['from'].id} to "
-            said += path["to"].id
-            if path["difficult"] > 0:
-                said += f", +{d_cost} for difficult going ({hard}) [{MOVEMENT['difficult']}]"
-            if path["barriers"]:
-                said += f", +{b_cost} to clear {over} [{MOVEMENT['barrier']}]"
-            lines.append(f"{said}: costs {fmt(scene, path['cost'])}, {verdict(t)} the allowance")
+            said = say("path", to=target_id, f=f, a=path["from"].id, b=path["to"].id)
+            said += say("path-difficult", f=f, hard=hard) * (path["difficult"] > 0)
+            said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
+            lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
                 data["pace"] = pace
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
         lines.append(f"- {data['platoon']['summary']}")
-        return answer("move", data, lines, brief)
+        return answer("move", data, lines)
 
     def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
         """The most a group may move this turn (lines 107-109), with why."""
-        kind = type_of(unit)
+        kind = state(unit, "type")
         if kind == "cavalry":
             pace, _, top, pace_cite = sheet.CAVALRY_PACES[-1]
             return top, f"cavalry at the {pace}", pace_cite
@@ -936,10 +826,11 @@ class Skirmish19c(Ruleset):
         difficult = min(difficult, near.distance)
         barrier_cost = allowance / 4 * len(barriers)
         cost = near.distance + difficult + barrier_cost
-        path = dict(distance=near.distance, difficult=difficult, difficult_pieces=hard_going)
-        path.update(barriers=barriers, barrier_cost=barrier_cost, cost=cost)
-        reach = Threshold(cost, allowance, table.uncertainty(near.a, near.b))
-        return path | {"from": near.a, "to": near.b, "threshold": reach}
+        lengths = dict(distance=near.distance, difficult=difficult, barrier_cost=barrier_cost)
+        path: dict[str, Any] = lengths | {"cost": cost, "from": near.a, "to": near.b}
+        path["said"] = {k: fmt(table.scene, v) for k, v in (lengths | {"cost": cost}).items()}
+        path.update(difficult_pieces=hard_going, barriers=barriers)
+        return path | {"threshold": Threshold(cost, allowance, table.uncertainty(near.a, near.b))}
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
@@ -984,22 +875,15 @@ class Skirmish19c(Ruleset):
             if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
                 close.append(b.id)
         in_company = together and officer is not None
-        company = (
-            ": uncommanded, it stays in company with the first group of its platoon to move when "
-            "its orders are in italics"
-        )
-        summary = (
-            f"platoon {name!r} ({', '.join(m.id for m in members)}): "
-            + ("all within 5 cm of each other" if together else "not all within 5 cm")
-            + (f", {officer} within 5 cm" if officer else ", no officer or NCO within 5 cm")
-            + (company if in_company else ": each group acts alone")
-            + f" [{rule}]"
-        )
+        said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
+        said["together"] = say("platoon-together" if together else "platoon-apart")
+        said["officer"] = say("platoon-officer", officer=officer) if officer else say("no-officer")
+        summary = say("platoon", company=say(f"platoon-{in_company}"), **said)
         out = dict(platoon=name, members=[m.id for m in members], together=together)
         out.update(officer=officer, in_company=in_company, too_close_to_call=close)
         return out | {"source": source, "summary": summary}
 
-    def charge(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+    def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
@@ -1008,34 +892,26 @@ class Skirmish19c(Ruleset):
         commanded = pc or bool(state(unit, "commanded"))
         allowance, why, allowance_cite = self._allowance(unit)
         path = self._path(table, unit, table.select(b_id), allowance)
-        t = path["threshold"]
-        allowed = t.within
-        reasons = [
-            f"{b_id} costs {fmt(scene, path['cost'])} to reach ({fmt(scene, path['distance'])}"
-            + (f" + {fmt(scene, path['difficult'])} difficult going" if path["difficult"] else "")
-            + (f" + {fmt(scene, path['barrier_cost'])} for barriers" if path["barriers"] else "")
-            + f"), reach {fmt(scene, allowance)} ({why}): {verdict(t)} [{allowance_cite}]"
-        ]
-        nearest_id = None
+        f, t = path["said"], path["threshold"]
+        extra = say("plus-difficult", f=f) * bool(path["difficult"])
+        extra += say("plus-barriers", f=f) * bool(path["barriers"])
+        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
+        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
+        allowed, nearest_id = t.within, None
         if commanded:
-            reasons.append(
-                f"{'a player character' if pc else 'commanded troops'} may charge if in reach "
-                f"and not forced to move otherwise by the actions table [{MELEE['who_charges']}]"
-            )
+            who = "a player character" if pc else "commanded troops"
+            reasons.append(say("charge-commanded", who=who))
         else:
             nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
-            reasons.append(
-                f"uncommanded: charges only on a (Charge?) result of the actions table, at the "
-                f"nearest enemy in reach ({nearest_id}) [{MELEE['nearest']}]"
-            )
+            reasons.append(say("charge-uncommanded", nearest=nearest_id))
         data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
         data.update({k: length_json(scene, v) for k, v in lengths.items()})
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
-        return answer("charge", data, [head, *[f"- {r}" for r in reasons]], brief)
+        return answer("charge", data, [head, *[f"- {r}" for r in reasons]])
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
@@ -1058,38 +934,34 @@ class Skirmish19c(Ruleset):
             return ()
         fire, need = int(data["shooters"]["fire"]), int(data["rolls"][0]["need"])
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
-        shift = int(data["damage"]["modifier"])
-        read = "damage D6" + {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(shift, "")
+        shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
         hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
         picked = SHOOTING[
             "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         ]
-        label = f"hits: D8s showing {need} or more ({fire} thrown)"
-
-        def reading(result: str) -> str:
-            return f"hits whose {read} reads {result.title()} ({_faces(row['faces'], result)})"
-
-        return (
-            count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits))),
-            *[
-                count(f"{result}s", f"figures {word}: {reading(result)}", row["cite"], fire)
-                for result, word in (("kill", "killed"), ("wound", "wounded"))
-            ],
-            taken_off("taken_off", target, pool, picked, fire),
-        )
+        label = say("hits-label", need=need, fire=fire)
+        damage = [
+            count(
+                f"{result}s",
+                say(f"{result}s-label", shift=shift, faces=faces(row, result)),
+                row["cite"],
+                fire,
+            )
+            for result in ("kill", "wound")
+        ]
+        hit = count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits)))
+        return (hit, *damage, taken_off("taken_off", target, pool, picked, fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
             return ()
-        hits, kills, wounds = (int(reported[k]) for k in ("hits", "kills", "wounds"))
+        said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
+        kills, wounds = said["kills"], said["wounds"]
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
-        what = f"{args[0]} shoot {args[1]}"
-        source = sheet.DAMAGE["gunpowder"]["cite"]
-        if kills + wounds > hits:
-            raise sheet.question_error(
-                "damage", what=what, kills=kills, wounds=wounds, hits=hits, source=source
-            )
+        what, source = f"{args[0]} shoot {args[1]}", sheet.DAMAGE["gunpowder"]["cite"]
+        if kills + wounds > said["hits"]:
+            raise sheet.question_error("damage", what=what, source=source, **said)
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
         changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
@@ -1104,18 +976,13 @@ class Skirmish19c(Ruleset):
         must fit on the bases that stay. An officer of another group who had joined it (line
         53) counts in his own group's casualties; wounds count in the target group (README)."""
         (kills, wounds), (what, source) = hurt, why
-        taken = sum(b.figures for b in off)
+        taken, off_ids = sum(b.figures for b in off), {b.id for b in off}
+        said = dict(what=what, kills=kills, taken=taken)
         if taken > kills:
-            bases = ", ".join(b.id for b in off)
-            raise sheet.question_error(
-                "taken-off", what=what, bases=bases, taken=taken, kills=kills
-            )
-        off_ids = {b.id for b in off}
+            raise sheet.question_error("taken-off", bases=", ".join(b.id for b in off), **said)
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise sheet.question_error(
-                "more-off", what=what, kills=kills, more=kills - taken - spare
-            )
+            raise sheet.question_error("more-off", more=kills - taken - spare, **said)
         by_group: dict[str, int] = {}
         for b in off:
             by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
@@ -1145,14 +1012,12 @@ class Skirmish19c(Ruleset):
         a, b = scene.unit_of(args[0]), scene.unit_of(args[1])
         won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
         worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
-        label = f"which group had the worse results ({a.id}, {b.id} or drawn): it is moved back"
-        sides = (a.id, b.id, "drawn")
-        label += " 5 cm, both if drawn"
+        label, sides = say("worse-label", a=a.id, b=b.id), (a.id, b.id, "drawn")
         reports = [Report("worse", Kind.CHOICE, label, MELEE["back"], choices=sides, default=worse)]
         for key, unit in (("a", a), ("b", b)):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
-            for hurt, face in (("killed", 6), ("wounded", 5)):
-                label = f"figures of {unit.id} {hurt} (an opponent won with a natural {face})"
+            for hurt in ("killed", "wounded"):
+                label = say(f"{hurt}-label", unit=unit.id)
                 reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
@@ -1165,8 +1030,7 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            cite = MELEE["hits"]
-            raise sheet.question_error("fights", what=what, hits=hits, fights=fights, cite=cite)
+            raise sheet.question_error("fights", what=what, hits=hits, fights=fights)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1214,16 +1078,13 @@ class Skirmish19c(Ruleset):
         if not data["costs"]:
             return ()
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
-        label = f"command points: the {dice}D6 of {data['leader_base']} summed"
-        cite = sheet.ACTIVATION[quality_of(scene.unit_of(args[0]))][1]
+        label = say("points-label", dice=dice, leader=data["leader_base"])
+        cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
         reports = [count("points", label, cite, 6 * dice, round(mean))]
         spent = 0
         for c in data["costs"]:
             spent += cost_of(c)
-            label = (
-                f"{c['unit']} commanded this turn: {c['figures']} figures at {c['points_each']} "
-                f"pt ({c['why']}) = {cost_of(c)} pts"
-            )
+            label = say("commanded-label", cost=cost_of(c), **c)
             cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
             asked = f"command_{c['unit']}"
             reports.append(Report(asked, Kind.FLAG, label, cite, default=spent <= mean))
@@ -1235,9 +1096,7 @@ class Skirmish19c(Ruleset):
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            raise sheet.question_error(
-                "points", leader=args[0], cost=cost, points=points, cite=LOYAL["cite"]
-            )
+            raise sheet.question_error("points", leader=args[0], cost=cost, points=points)
         why = f"activated by {data['leader_base']}: {{}} of {points} command points"
         cite = COMMAND["points"]
         return tuple(
@@ -1266,20 +1125,13 @@ class Skirmish19c(Ruleset):
         who is side A (the engine's `suggestion_lines` is not given the scene)."""
         listed = super().suggest(scene, args)
         phase, side_a = listed.data["phase"], listed.data["side_a"]
-        head = (
-            f"{len(listed.data['items'])} suggestions"
-            + (f" for phase {phase}" if phase else "")
-            + f"; side A (with player characters): {', '.join(side_a) or 'none'}"
-        )
+        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" * bool(phase))
+        head = say("suggest", side_a=", ".join(side_a) or "none", **said)
         return replace(listed, lines=(head, *listed.lines))
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
-        return {
-            "side_a": sorted(sides_with_player_characters(scene)),
-            "phase_sources": {
-                p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)
-            },
-        }
+        sources = {p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)}
+        return {"side_a": sorted(sides_with_player_characters(scene)), "phase_sources": sources}
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
         return tuple(f"- {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
@@ -1288,27 +1140,21 @@ class Skirmish19c(Ruleset):
         """Command phase: every command figure of side A, the groups of side A out of command,
         each group of side A on the actions table; side A moves and charges; each side
         shoots; side B dices on the actions table, moves and charges; every melee."""
-        table = table_of(scene)
-        side_a = sides_with_player_characters(scene)
-        group_a = [u for u in scene.units if u.side in side_a]
-        group_b = [u for u in scene.units if u.side not in side_a]
+        table, side_a = table_of(scene), sides_with_player_characters(scene)
+        acting = [u for u in scene.units if (u.side in side_a) == (phase[-1] != "b")]
         if phase == "command":
-            for u in group_a:
-                yield from (Candidate("command", (b.id,)) for b in u.bases if is_command_figure(b))
-            for u in group_a:
-                if not is_player_character(u):
-                    yield Candidate("out-of-command", (u.id,))
-            yield from (Candidate("risk", (u.id,)) for u in group_a)
-        elif phase in ("move-a", "actions-b"):
-            for u in group_a if phase == "move-a" else group_b:
-                if phase == "actions-b":
-                    yield Candidate("risk", (u.id,))
-                yield Candidate("move", (u.id,))
-                yield from self._charges(table, u)
-        elif phase in ("shoot-a", "shoot-b"):
-            for u in group_a if phase == "shoot-a" else group_b:
-                yield from self._shots(table, u)
-        elif phase == "melee":
+            leaders = [b for u in acting for b in u.bases if is_command_figure(b)]
+            yield from (Candidate("command", (b.id,)) for b in leaders)
+            groups = [u for u in acting if not is_player_character(u)]
+            yield from (Candidate("out-of-command", (u.id,)) for u in groups)
+            yield from (Candidate("risk", (u.id,)) for u in acting)
+        for u in acting if phase in ("move-a", "actions-b") else ():
+            yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
+            yield Candidate("move", (u.id,))
+            yield from self._charges(table, u)
+        for u in acting if phase in ("shoot-a", "shoot-b") else ():
+            yield from self._shots(table, u)
+        if phase == "melee":
             yield from self._melees(table)
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
@@ -1317,8 +1163,11 @@ class Skirmish19c(Ruleset):
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
         try:
-            # Each action is the method of its name; `suggest` lists its first line only.
-            found: Resolution = getattr(self, candidate.kind)(scene, candidate.args, brief=True)
+            # Each action is the method of its name; `suggest` lists its first line only, which
+            # the long answers say alone in `brief`.
+            action = getattr(self, candidate.kind)
+            brief = {"brief": True} if candidate.kind in ("risk", "command") else {}
+            found: Resolution = action(scene, candidate.args, **brief)
             return found
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
@@ -1326,7 +1175,7 @@ class Skirmish19c(Ruleset):
                     self.resolve(scene, candidate.kind, candidate.args)
                 except QuestionError as gathered:
                     error = gathered
-            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"], False)
+            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"])
 
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
@@ -1395,13 +1244,11 @@ def answer_data(action: str, **data: Any) -> dict[str, Any]:
     return {"action": action, "ruleset": RULESET, **data}
 
 
-def answer(action: str, data: dict[str, Any], lines: list[str], brief: bool = False) -> Resolution:
-    """An answer; in brief (as `suggest` lists it) only its first line."""
-    return Resolution(action, MappingProxyType(data), tuple(lines[:1] if brief else lines))
+answer = Resolution.of
 
 
-def reasons_json(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+def reasons_json(reasons: Sequence[tuple[str, Cite]]) -> list[dict[str, Any]]:
+    return [{"reason": r, "source": str(c)} for r, c in reasons]
 
 
 def cost_of(group: Mapping[str, Any]) -> int:
@@ -1422,7 +1269,7 @@ def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: i
     )
 
 
-def _faces(faces: Sequence[str], result: str) -> str:
+def faces(row: Mapping[str, Any], result: str) -> str:
     """The faces of a damage row that read `result`: `5-6`, `6`."""
-    shown = [k for k, f in enumerate(faces, 1) if f == result]
+    shown = [k for k, f in enumerate(row["faces"], 1) if f == result]
     return f"{shown[0]}" if len(shown) == 1 else f"{shown[0]}-{shown[-1]}"

@@ -28,7 +28,23 @@ DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml")
 
 def question_error(key: str, **blanks: Any) -> QuestionError:
     """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=RULESET, **blanks))
+    return QuestionError(DATA["errors"][key].format(id=RULESET, **TABLES, **blanks))
+
+
+def say(name: str, /, **values: Any) -> str:
+    """A readable line of sheet.toml's `[texts]`, `{names}` filled in: `values`, and the
+    sheet's tables by name (`{MELEE[die]}` is the line of the melee die)."""
+    return str(DATA["texts"][name]).format(**TABLES, **values)
+
+
+def say_lines(name: str, /, **values: Any) -> list[str]:
+    """A text of several lines (`say`), those left empty (an empty list) left out."""
+    return [line for line in say(name, **values).split("\n") if line]
+
+
+def each(name: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """A line of `[texts]` for each of `rows` (its `{names}` filled in from the row)."""
+    return "\n".join(say(name, **row) for row in rows)
 
 
 def cm(length: float) -> float:
@@ -69,24 +85,15 @@ WEAPONS = {
 }
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
+TABLES = {name.upper(): table for name, table in DATA.items()}
+"""The sheet's tables by name, as a text of `[texts]` names them (`{MELEE[die]}`)."""
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-RISK_FACTORS = {
-    kind: {key: (f["value"], f["cite"]) for key, f in factors.items()}
-    for kind, factors in DATA["risk_factors"].items()
-}
 UNIT_FIELDS = tuple(
-    Field(
-        f["name"],
-        Kind(f["kind"]),
-        f["cite"],
-        f["label"],
-        choices=tuple(f.get("choices", ())),
-        **{k: f[k] for k in ("default", "in_play", "per_turn") if k in f},
-    )
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
     for f in DATA["unit_fields"]
 )
 FIELDS = {f.name: f for f in UNIT_FIELDS}
-PHASE_STEPS = tuple(Phase(p["name"], p["title"], p["acting"], p["cite"]) for p in DATA["phases"])
+PHASE_STEPS = tuple(Phase(**p) for p in DATA["phases"])
 PHASE_CITES = {p.name: p.cite for p in PHASE_STEPS}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
@@ -170,11 +177,6 @@ def band_threshold(weapon: Weapon, distance: float, uncertainty: float) -> Thres
     return Threshold(distance, nearest, uncertainty)
 
 
-def shooters_allowed(figures: int, per: int) -> int:
-    """One shooter per whole `per` figures (line 33: '1 per 2 figures')."""
-    return figures // per
-
-
 def spotting_need(distance: float) -> int:
     """The lowest D6 face whose 10 cm a face reach `distance` (mm): line 61's D6 x 10 cm."""
     step = cm(SIGHT["spotting_step_cm"])
@@ -237,17 +239,11 @@ def volley(
         dice_math.binomial_shown(shooters, p)
         for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
     )
-    data = {
-        "rolls": [to_hit.as_json(), damage.as_json()],
-        "hits": count_json(hits),
-        "damage": {
-            "row": "gunpowder weapons" if gunpowder else "other",
-            "modifier": shift,
-            "per_hit": {k: odds_json(v) for k, v in per_hit.items()},
-        },
-        "kills": count_json(kills),
-        "wounds": count_json(wounds),
-    }
+    row = "gunpowder weapons" if gunpowder else "other"
+    per = {k: odds_json(v) for k, v in per_hit.items()}
+    counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
+    data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
+    data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
     sign = f" ({shift:+d})" if shift else ""
     read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
     return data, [
@@ -305,16 +301,11 @@ def match_evenly(
     load: dict[str, int] = {}
     for a, d in pairs:
         load[a], load[d] = load.get(a, 0) + 1, load.get(d, 0) + 1
-    for a in attackers:
-        near = [d for d in defenders if (a, d) in touching]
-        if a not in load and near:
-            d = min(near, key=lambda k: (load.get(k, 0), defenders.index(k)))
-            pairs.append((a, d))
-            load[a], load[d] = 1, load.get(d, 0) + 1
-    for d in defenders:
-        near = [a for a in attackers if (a, d) in touching]
-        if d not in load and near:
-            a = min(near, key=lambda k: (load.get(k, 0), attackers.index(k)))
-            pairs.append((a, d))
-            load[d], load[a] = 1, load.get(a, 0) + 1
+    for mine, theirs, flip in ((attackers, defenders, False), (defenders, attackers, True)):
+        for f in mine:  # the figures left over, attackers first
+            near = [o for o in theirs if ((o, f) if flip else (f, o)) in touching]
+            if f not in load and near:
+                o = min(near, key=lambda k: (load.get(k, 0), theirs.index(k)))
+                pairs.append((o, f) if flip else (f, o))
+                load[f], load[o] = 1, load.get(o, 0) + 1
     return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
