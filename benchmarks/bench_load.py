@@ -14,8 +14,9 @@ question and confirms the answer every 2 s. After a warm-up, `--seconds` are mea
 
 Printed: frames a second the tracker scanned alone and under the crowd (the second as a share
 of the first); each spectator's pictures and frame events a second (the fewest, the median),
-as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; this
-process's (tracker and server) resident memory at its largest and its threads; errors; results
+as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; the
+server's resident memory (this process and the tracker's own) at its largest, and this
+process's threads; errors; results
 confirmed and found in the game log; the load average (the machine may be shared). Every
 viewer watches the plain live view (`--select ID`: all of them ask for it with `?select=ID`,
 which the server accepts and ignores since the page draws the selection). Nothing here is
@@ -63,12 +64,15 @@ def demo_frames(count: int) -> tuple[list[np.ndarray], Game]:
     return [f.image for f in frames if f is not None], demo.game
 
 
-def rss_mb() -> float:
-    """This process's resident memory now, in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def rss_mb(live: Live) -> float:
+    """The server's resident memory now, in MB: this process's and its tracker's process's."""
+    pids = ["self"] + ([str(pid)] if (pid := getattr(live.tracker, "pid", None)) else [])
+    total = 0.0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 def scanned_per_second(live: Live, seconds: float) -> float:
@@ -97,7 +101,7 @@ def run(
     threads: int | None = None,
 ) -> dict[str, Any]:
     load_before = os.getloadavg()
-    live = open_live()  # the built-in demo as `umpire serve` starts it
+    live = open_live(tracker_process=True)  # the built-in demo as `umpire serve` starts it
     pool = threads if threads is not None else 2 * spectators + 32
     with (
         tempfile.TemporaryDirectory() as data,
@@ -105,7 +109,7 @@ def run(
     ):
         time.sleep(3.0)  # past the first frames' whole scans
         alone = scanned_per_second(live, baseline)
-        rss_alone = rss_mb()
+        rss_alone = rss_mb(live)
         command = [
             sys.executable,
             "-m",
@@ -126,7 +130,7 @@ def run(
 
         def sample() -> None:
             while not done.wait(1.0):
-                largest[0] = max(largest[0], rss_mb())
+                largest[0] = max(largest[0], rss_mb(live))
                 largest[1] = max(largest[1], float(threading.active_count()))
 
         sampler = threading.Thread(target=sample, daemon=True)
