@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,6 +99,34 @@ def test_a_killed_process_is_said_and_started_again(
     assert apart._process is not None and apart._process.pid != process.pid
     assert apart.stats["mode"] == "whole frame"
     assert {u["id"] for u in _units(again.scene)} == {u["id"] for u in _units(first.scene)}
+
+
+def test_closing_does_not_wait_for_a_stuck_process(
+    demo: tuple[Game, list[np.ndarray]], apart: TrackerProcess
+) -> None:
+    frames = demo[1]
+    apart.scan(frames[0])
+    process = apart._process
+    assert process is not None
+    os.kill(process.pid, signal.SIGSTOP)  # stuck: it will never answer
+    failed: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            apart.scan(frames[1])
+        except TrackerError as error:
+            failed.append(error)
+
+    scanning = threading.Thread(target=scan)
+    scanning.start()
+    deadline = time.monotonic() + 30
+    while not apart._lock.locked() and time.monotonic() < deadline:
+        time.sleep(0.01)  # until the frame is on its way to the stuck process
+    apart.close(timeout=1.0)
+    scanning.join(30)
+    assert not scanning.is_alive()
+    assert process.wait(10) == -signal.SIGKILL
+    assert len(failed) == 1 and "tracker's process ended" in str(failed[0])
 
 
 def test_ctrl_c_is_the_servers_not_the_trackers(

@@ -112,9 +112,18 @@ class TrackerProcess:
         self._ask(("camera", camera))
 
     def close(self, timeout: float = 5.0) -> None:
-        """End the tracker's process (it is started again by the next call)."""
-        with self._lock:
-            self._stop(timeout)
+        """End the tracker's process (it is started again by the next call). A frame stuck in
+        it for `timeout` seconds is not waited for: the process is killed, and that frame's
+        `scan` raises `TrackerError`."""
+        if self._lock.acquire(timeout=timeout):
+            try:
+                self._stop(timeout)
+            finally:
+                self._lock.release()
+            return
+        process = self._process
+        if process is not None:
+            process.kill()  # the scan waiting for it raises TrackerError
 
     # ------------------------------------------------------------------------ the process
 
