@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import lru_cache
 from math import gcd
 from types import MappingProxyType
 from typing import Any
@@ -227,25 +227,15 @@ class RangeBand:
 def length_json(scene: Scene, value_mm: float) -> dict[str, Any]:
     """A length for JSON: `{"value": ..., "unit": ...}` in the scene's unit, to 3 decimals."""
     value, unit = float(value_mm), scene.unit
-    # Zero is worked out each time: the memo would not tell 0.0 from -0.0.
-    return {"value": _in_unit(value, unit) if value else _rounded(value, unit), "unit": unit}
+    # Zero (0.0 or -0.0) is itself in every unit, and the memo would not tell the two apart.
+    return {"value": _in_unit(value, unit) if value else value, "unit": unit}
 
 
-def _rounded(value_mm: float, unit: str) -> float:
-    """A length in `unit`, to 3 decimals."""
-    return round(value_mm / _mm_per(unit), 3)
-
-
-_in_unit = lru_cache(maxsize=8192)(_rounded)
-"""`_rounded`, remembered: a `suggest` answer holds thousands of lengths, many the same
-(rounding to decimals costs more than looking the answer up)."""
-
-
-@cache
-def _mm_per(unit: str) -> float:
-    """Millimetres in one `unit`: `from_mm`'s divisor, checked once per unit rather than for
-    each of the thousands of lengths a `suggest` answer holds."""
-    return MM_PER_UNIT[check_unit(unit)]
+@lru_cache(maxsize=8192)
+def _in_unit(value_mm: float, unit: str) -> float:
+    """A length in `unit`, to 3 decimals, remembered: a `suggest` answer holds thousands of
+    lengths, many the same (rounding to decimals costs more than looking the answer up)."""
+    return round(value_mm / MM_PER_UNIT[check_unit(unit)], 3)
 
 
 @dataclass(frozen=True, slots=True)

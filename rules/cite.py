@@ -2,8 +2,9 @@
 
 The rules cite a line of a sheet as `000_157c880a83b52d41.txt:41` (a `Cite`'s file and line)
 and give odds as exact fractions; people say "19th Century rules: QRS, line 41" and "62.5%".
-`sheet_title` reads the sheets' own index (the table of `rules/sheets/README.md`: file, title
-on the sheet); `cite_words` and `quote` turn a citation into words and the line it quotes;
+`sheet_titles` reads the sheets' own index (the table of `rules/sheets/README.md`: file, title
+on the sheet) and `sheet_lines` a sheet's lines, for the page; `cite_words` turns a citation
+into words;
 `plain` rewrites a sentence of an answer (citations, long fractions, "1 figures"), and
 `plain_lines` a whole text answer, with one heading for every ruleset's suggestions. The JSON
 answers keep their fields: only the text people read changes. Pure: reads the sheets, nothing
@@ -74,11 +75,6 @@ def sheet_titles() -> dict[str, str]:
     return titles
 
 
-def sheet_title(sheet: str) -> str:
-    """The title a sheet carries; its file name when the index does not list it."""
-    return sheet_titles().get(sheet, sheet)
-
-
 @cache
 def sheet_lines(sheet: str) -> tuple[str, ...]:
     """The lines of a sheet of `rules/sheets/` (none for a name that is not one)."""
@@ -88,31 +84,10 @@ def sheet_lines(sheet: str) -> tuple[str, ...]:
     return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines())
 
 
-def quote(sheet: str, line: int) -> str:
-    """The line of the sheet a citation points at, trimmed; empty when there is none."""
-    lines = sheet_lines(sheet)
-    if not 1 <= line <= len(lines):
-        return ""
-    return " ".join(lines[line - 1].split())
-
-
 def cite_words(ref: str) -> str:
     """`000_157c880a83b52d41.txt:41` -> `19th Century rules: QRS, line 41`; other text as is."""
-    return CITE.sub(lambda m: f"{sheet_title(m['sheet'])}, line {m['line']}", ref)
-
-
-def cite_json(ref: str) -> dict[str, Any]:
-    """A citation for the page: its words (`title, line N`), title, line and quoted line."""
-    found = CITE.fullmatch(ref.strip())
-    if found is None:
-        return {"words": ref, "title": "", "line": None, "quote": ""}
-    line = int(found["line"])
-    return {
-        "words": cite_words(ref.strip()),
-        "title": sheet_title(found["sheet"]),
-        "line": line,
-        "quote": quote(found["sheet"], line),
-    }
+    titles = sheet_titles()
+    return CITE.sub(lambda m: f"{titles.get(m['sheet'], m['sheet'])}, line {m['line']}", ref)
 
 
 def percent(p: Fraction | float) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 from math import comb
 from typing import NamedTuple
 
@@ -59,31 +60,26 @@ def successes(dice: int, sides: int, need: int) -> Distribution:
     return binomial(dice, p_at_least(sides, need))
 
 
-def face_counts(dice: int, sides: int) -> dict[int, int]:
-    """How many of the sides**dice outcomes give each total of `dice` dice."""
-    return dict(_face_counts(dice, sides))
-
-
 @lru_cache(maxsize=256, typed=True)
-def _face_counts(dice: int, sides: int) -> tuple[tuple[int, int], ...]:
+def _ways(dice: int, sides: int) -> tuple[int, ...]:
+    """How many of the sides**dice outcomes of `dice` dice of `sides` give each total (index =
+    the total)."""
     _check(dice, sides)
-    counts = {0: 1}
+    ways = [1]
     for _ in range(dice):
-        nxt: dict[int, int] = {}
-        for total, n in counts.items():
+        nxt = [0] * (len(ways) + sides)
+        for low, n in enumerate(ways):
             for face in range(1, sides + 1):
-                nxt[total + face] = nxt.get(total + face, 0) + n
-        counts = nxt
-    return tuple(counts.items())
+                nxt[low + face] += n
+        ways = nxt
+    return tuple(ways)
 
 
 @lru_cache(maxsize=4096, typed=True)
 def total(dice: int, sides: int) -> Distribution:
     """Distribution of the sum of `dice` dice of `sides` (index = the sum)."""
-    counts = face_counts(dice, sides)
     whole = sides**dice
-    top = max(counts)
-    return tuple(Fraction(counts.get(s, 0), whole) for s in range(top + 1))
+    return tuple(Fraction(n, whole) for n in _ways(dice, sides))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +110,9 @@ def dice_sum(dice: int, sides: int, halved: bool = False) -> Sum:
         for k, p in enumerate(dist):
             out[(k + 1) // 2] += p
         dist = tuple(out)
-    tails = [Fraction(0)] * len(dist)
-    for k in range(len(dist) - 1, -1, -1):
-        tails[k] = dist[k] + (tails[k + 1] if k + 1 < len(dist) else 0)
+    tails = tuple(accumulate(reversed(dist)))[::-1]
     exact = tuple(str(p) for p in dist)
-    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tuple(tails))
+    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tails)
 
 
 @lru_cache(maxsize=4096, typed=True)
@@ -128,40 +122,17 @@ def total_with_top_face(dice: int, sides: int, at_least: int) -> Fraction:
     sides - 1 only."""
     if dice == 0:
         return Fraction(0)
-    every = face_counts(dice, sides)
-    no_top = face_counts(dice, sides - 1) if sides > 2 else {dice: 1}
-    hits = sum(n for t, n in every.items() if t >= at_least)
-    misses = sum(n for t, n in no_top.items() if t >= at_least)
+    every = _ways(dice, sides)
+    no_top = _ways(dice, sides - 1) if sides > 2 else (0,) * dice + (1,)
+    hits, misses = sum(every[max(at_least, 0) :]), sum(no_top[max(at_least, 0) :])
     return Fraction(hits - misses, sides**dice)
 
 
-def at_least(dist: Sequence[Fraction], k: int) -> Fraction:
-    """P(outcome >= k) of a distribution."""
-    return sum(dist[max(k, 0) :], Fraction(0))
-
-
-def mean(dist: Sequence[Fraction]) -> Fraction:
-    """Expected outcome of a distribution."""
-    if isinstance(dist, tuple):
-        return _mean_of(dist)
-    return sum((k * p for k, p in enumerate(dist)), Fraction(0))
-
-
 @lru_cache(maxsize=4096)
-def _mean_of(dist: Distribution) -> Fraction:
-    """`mean` of a distribution as a tuple, remembered: the few distributions of a sheet are
+def mean(dist: Distribution) -> Fraction:
+    """Expected outcome of a distribution, remembered: the few distributions of a sheet are
     averaged again and again (hashing one costs less than summing it in Fractions)."""
     return sum((k * p for k, p in enumerate(dist)), Fraction(0))
-
-
-def scale(dist: Sequence[Fraction], factor: int) -> Distribution:
-    """Distribution of `factor` times the outcome (each success worth `factor` hits)."""
-    if factor < 1:
-        raise ValueError(f"factor must be at least 1, got {factor!r}")
-    out = [Fraction(0)] * ((len(dist) - 1) * factor + 1)
-    for k, p in enumerate(dist):
-        out[k * factor] += p
-    return tuple(out)
 
 
 def convolve(a: Sequence[Fraction], b: Sequence[Fraction]) -> Distribution:

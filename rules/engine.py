@@ -25,20 +25,16 @@ import numpy as np
 from calibration.units import format_length
 
 from . import geometry as geo
-from .answer import (
-    Cite,
-    Modifier,
-    RangeBand,
-    Resolution,
-    Roll,
-    Suggestion,
-    Threshold,
-    length_json,
-    threshold_json,
-)
+
+# Roll too, though the engine does not use it: the rulesets' tests take it from here.
+from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
+from .answer import Roll as Roll
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
+    SCENE_KEYS,
+    TERRAIN_KEYS,
+    UNIT_KEYS,
     Base,
     Cover,
     Scene,
@@ -48,7 +44,6 @@ from .scene import (
     grouped_problems,
     parse_scene,
     read_json_file,
-    scene_ruleset,
 )
 from .state import (
     BASE_FIELDS,
@@ -62,37 +57,6 @@ from .state import (
     check_reported,
     close_key,
 )
-
-# The engine's own names, and what an answer is made of (`rules.answer`: Cite, Modifier,
-# RangeBand, Resolution, Roll, Suggestion, Threshold, length_json, threshold_json), here too
-# for the rulesets' and callers' sake.
-__all__ = [
-    "REGISTRY",
-    "Action",
-    "Candidate",
-    "Cite",
-    "Modifier",
-    "OutcomeRule",
-    "RangeBand",
-    "Resolution",
-    "Roll",
-    "Ruleset",
-    "RulesetInfo",
-    "Suggestion",
-    "Threshold",
-    "check_attr",
-    "check_count",
-    "check_flag",
-    "check_ruleset_id",
-    "describe",
-    "expect_args",
-    "get_ruleset",
-    "length_json",
-    "load_scene",
-    "read_scene",
-    "ruleset_ids",
-    "threshold_json",
-]
 
 
 def check_attr(
@@ -171,13 +135,8 @@ class OutcomeRule:
 
 MAX_MISSING: Final = 40
 """Most missing attributes gathered for one question before the message is given anyway."""
-SCENE_FORMAT_KEYS: Final = frozenset(
-    {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
-)
 SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name", "notes"})
 """Top-level keys Umpire itself writes into scenes (the tracker's diagnostics, the phase)."""
-UNIT_FORMAT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
-TERRAIN_FORMAT_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 
 
 class Ruleset:
@@ -302,19 +261,8 @@ class Ruleset:
 
     def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
         """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
-        than the terrain lets it see (`sight_reach`)."""
+        than the terrain lets it see (`Table.sight_reach`)."""
         return table_of(scene).in_sight(self.sight_policy, viewer, target)
-
-    def sight_reach(self, scene: Scene, viewer: Base, target: Base) -> float:
-        """How far (mm) `viewer` may see `target` under this sheet's terrain rules, whatever
-        the sight lines (`Table.sight_reach`): infinity when they set no limit."""
-        table = table_of(scene)
-        reach = table.sight_reach(
-            self.sight_policy,
-            np.array([table.index[viewer.id]]),
-            np.array([table.index[target.id]]),
-        )
-        return math.inf if reach is None else float(reach[0])
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -329,6 +277,15 @@ class Ruleset:
     def actions(self) -> dict[str, Action]:
         """The actions this ruleset answers, by name (as in `umpire resolve SCENE ACTION`)."""
         return {"measure": self.measure}
+
+    def action(self, name: str) -> Action:
+        """The action called `name`; a `QuestionError` naming the actions otherwise."""
+        table = self.actions()
+        if name not in table:
+            raise QuestionError(
+                f"{self.id} has no action {name!r}; its actions are {', '.join(table)}"
+            )
+        return table[name]
 
     # ----------------------------------------------------------------------------------------
     # Suggestions: one `suggest` for every sheet. A ruleset says which questions each phase
@@ -348,55 +305,46 @@ class Ruleset:
             raise QuestionError(
                 f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
             )
-        context = self.suggestion_context(scene)
-        items: list[Suggestion] = []
-        for name in self.phases if phase is None else (phase,):
-            items += self._suggestions(context, self.candidates(context, name), name)
-        items += self._suggestions(context, self.standing_candidates(context), None)
+        asked: list[tuple[str | None, Iterable[Candidate]]] = [
+            (name, self.candidates(scene, name))
+            for name in (self.phases if phase is None else (phase,))
+        ]
+        asked.append((None, self.standing_candidates(scene)))
+        items = []
+        for name, candidates in asked:
+            for candidate in candidates:
+                result = self.answer_candidate(scene, candidate)
+                if result is not None:
+                    summary = self.summarise(scene, candidate, result)
+                    items.append(Suggestion(candidate.kind, candidate.args, result, summary, name))
         data = {
             "action": "suggest",
             "ruleset": self.id,
             "phase": phase,
             "phases": list(self.phases),
-            **self.suggestion_extras(context, phase),
+            **self.suggestion_extras(scene, phase),
             "items": [i.as_json(self.suggestions_say_their_phase) for i in items],
         }
         return Resolution("suggest", MappingProxyType(data), self.suggestion_lines(phase, items))
 
-    def _suggestions(
-        self, context: Any, candidates: Iterable[Candidate], phase: str | None
-    ) -> list[Suggestion]:
-        out = []
-        for candidate in candidates:
-            result = self.answer_candidate(context, candidate)
-            if result is not None:
-                summary = self.summarise(context, candidate, result)
-                out.append(Suggestion(candidate.kind, candidate.args, result, summary, phase))
-        return out
-
-    def suggestion_context(self, scene: Scene) -> Any:
-        """What every candidate of one `suggest` is asked in: by default the scene; a ruleset
-        may wrap it with what its questions share (the measuring layer keeps the rest)."""
-        return scene
-
-    def candidates(self, context: Any, phase: str) -> Iterable[Candidate]:
+    def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         """The questions `phase` asks of the table, in the order they are listed."""
         return ()
 
-    def standing_candidates(self, context: Any) -> Iterable[Candidate]:
+    def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
         """Questions every phase asks (listed after the phase's own, with no phase)."""
         return ()
 
-    def answer_candidate(self, context: Any, candidate: Candidate) -> Resolution | None:
+    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The answer to a candidate, None to leave it off the list (nothing to resolve). By
         default the action itself, asked of the scene."""
-        return self.actions()[candidate.kind](context, candidate.args)
+        return self.actions()[candidate.kind](scene, candidate.args)
 
-    def summarise(self, context: Any, candidate: Candidate, result: Resolution) -> str:
+    def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         """A suggestion's line in the list: by default its answer's first line."""
         return result.lines[0] if result.lines else candidate.kind
 
-    def suggestion_extras(self, context: Any, phase: str | None) -> dict[str, Any]:
+    def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
         """Keys a sheet adds to the `suggest` answer (who is side A, where the phases come
         from...)."""
         return {}
@@ -413,16 +361,12 @@ class Ruleset:
         question is then asked again with a stand-in value, until every missing attribute is
         known, and one `QuestionError` names them all. An answer that relied on start-of-game
         defaults for the units it names says which."""
-        table = self.actions()
-        if action not in table:
-            raise QuestionError(
-                f"{self.id} has no action {action!r}; its actions are {', '.join(table)}"
-            )
+        answering = self.action(action)
         gaps: list[MissingAttribute] = []
         asked = scene
         while True:
             try:
-                answer = table[action](asked, args)
+                answer = answering(asked, args)
             except MissingAttribute as gap:
                 if len(gaps) >= MAX_MISSING or any(
                     (g.unit, g.key) == (gap.unit, gap.key) for g in gaps
@@ -500,14 +444,14 @@ class Ruleset:
 
     def known_unit_keys(self) -> frozenset[str]:
         """Every key a unit of this sheet may carry that is not a free note."""
-        return UNIT_FORMAT_KEYS | {f.name for f in self.unit_fields}
+        return UNIT_KEYS | {f.name for f in self.unit_fields}
 
     def problems(self, scene: Scene, doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         """What is wrong with a parsed scene under this sheet, as (path, message) pairs: a
         declared attribute with a value the sheet does not accept, and keys that are plainly
         typos of known ones (`heavy_armor`, `facng`). Free keys (`name`, `notes`) pass."""
         out: list[tuple[str, str]] = []
-        top_known = SCENE_FORMAT_KEYS | SCENE_TOOL_KEYS | self.scene_keys
+        top_known = SCENE_KEYS | SCENE_TOOL_KEYS | self.scene_keys
         out += _typos(doc, "", top_known, "a scene key")
         unit_known = self.known_unit_keys()
         fields = {f.name: f for f in self.unit_fields}
@@ -521,7 +465,7 @@ class Ruleset:
                 problem = f.check(value, f"unit {unit.id!r}:")
                 if problem:
                     out.append((f"{path}.{name}", problem))
-        terrain_known = TERRAIN_FORMAT_KEYS | self.terrain_keys
+        terrain_known = TERRAIN_KEYS | self.terrain_keys
         for i, piece in enumerate(doc.get("terrain", ()) or ()):
             out += _typos(piece, f"terrain[{i}]", terrain_known, "a terrain key")
         return out
@@ -572,10 +516,7 @@ class Ruleset:
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
         """What the players are asked after `action args`: empty for an action whose result
         changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
-        if action not in self.actions():
-            raise QuestionError(
-                f"{self.id} has no action {action!r}; its actions are {', '.join(self.actions())}"
-            )
+        self.action(action)
         rule = self.outcomes().get(action)
         if rule is None:
             return ()
@@ -592,13 +533,9 @@ class Ruleset:
         """The changes of state that the reported dice of `action args` lead to on `scene`
         (nothing is changed here: the caller applies them). A bad report is one
         `QuestionError` naming every problem."""
+        self.action(action)
         rule = self.outcomes().get(action)
         if rule is None:
-            if action not in self.actions():
-                raise QuestionError(
-                    f"{self.id} has no action {action!r}; its actions are "
-                    f"{', '.join(self.actions())}"
-                )
             raise QuestionError(
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
                 f"whose dice do: {', '.join(self.outcomes()) or 'none'}"
@@ -614,7 +551,8 @@ class Ruleset:
         )
 
     def check_change(self, scene: Scene | None, change: Change) -> None:
-        """A change names a known field with a value it accepts; `QuestionError` otherwise."""
+        """A change names a known field with a value it accepts, of a unit or base of `scene`
+        (None: the caller checks the id); `QuestionError` otherwise."""
         if change.scope is Scope.BASE:
             if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
                 raise QuestionError(
@@ -623,40 +561,36 @@ class Ruleset:
                 )
             if scene is not None:
                 scene.base(change.target)
-            return
-        if change.scope is Scope.GAME:
+        elif change.scope is Scope.GAME:
             if change.field not in GAME_FIELDS:
                 raise QuestionError(
                     f"{self.id}: no game field {change.field!r}; accepted: {accepted(GAME_FIELDS)}"
                 )
-            return
-        declared = self.unit_field(change.field)
-        if not declared.in_play:
-            raise QuestionError(
-                f"{self.id}: {change.field} describes the troops and does not change in play"
-            )
-        problem = declared.check(change.value, f"unit {change.target!r}:")
-        if problem:
-            raise QuestionError(f"{self.id}: {problem}")
-        if scene is not None:
-            scene.unit_of(change.target)
+        else:
+            declared = self.unit_field(change.field)
+            if not declared.in_play:
+                raise QuestionError(
+                    f"{self.id}: {change.field} describes the troops and does not change in play"
+                )
+            problem = declared.check(change.value, f"unit {change.target!r}:")
+            if problem:
+                raise QuestionError(f"{self.id}: {problem}")
+            if scene is not None:
+                scene.unit_of(change.target)
 
     def describe_change(self, scene: Scene, change: Change) -> str:
-        """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`."""
-        before = self.value_before(scene, change)
+        """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""
+        if change.scope is Scope.BASE:
+            before: Any = False  # a removed base is not in the scene
+        elif change.scope is Scope.GAME:
+            before = scene.extra.get(change.field)
+        else:
+            before = scene.unit_of(change.target).get(change.field)
         where = f" ({change.cite})" if change.cite is not None else ""
         return (
             f"{change.target} {change.field.replace('_', ' ')} {_word(before)} -> "
             f"{_word(change.value)}: {change.reason}{where}"
         )
-
-    def value_before(self, scene: Scene, change: Change) -> Any:
-        """The value a change replaces, as the scene has it."""
-        if change.scope is Scope.BASE:
-            return False  # a removed base is not in the scene
-        if change.scope is Scope.GAME:
-            return scene.extra.get(change.field)
-        return scene.unit_of(change.target).get(change.field)
 
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
@@ -664,8 +598,12 @@ class Ruleset:
         group_a, group_b = scene.select(a_id), scene.select(b_id)
         near = geo.closest(group_a, group_b)
         reading = geo.aspect(near.a, near.b)
-        sight = self.sight(scene, near.a, near.b)
-        reach = self.sight_reach(scene, near.a, near.b)
+        table = table_of(scene)
+        sight = table.sight(self.sight_policy, near.a, near.b)
+        # How far the terrain lets near.a see near.b whatever the lines (None: no limit).
+        pair = np.array([table.index[near.a.id]]), np.array([table.index[near.b.id]])
+        reaches = table.sight_reach(self.sight_policy, *pair)
+        reach = math.inf if reaches is None else float(reaches[0])
         lines_clear = sight.entire if self.sight_needs_entire_base else sight.any
         in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
@@ -856,14 +794,13 @@ def read_scene(doc: Any, source: str = "<scene>") -> Scene:
     (`Ruleset.problems`), the start-of-game state left out filled in
     (`Ruleset.with_defaults`). Any fault is a `SceneError` naming the path and what is
     accepted."""
-    ident = scene_ruleset(doc, source, ruleset_ids())
-    rules = get_ruleset(ident)
-    scene = parse_scene(doc, source)
+    scene = parse_scene(doc, source, ruleset_ids())
+    rules = get_ruleset(scene.ruleset)
     if scene.grid_box is None and rules.grid:
         raise SceneError(
             source,
             "grid",
-            f"missing (required): {ident} measures in grid boxes, so the scene must give "
+            f"missing (required): {scene.ruleset} measures in grid boxes, so the scene must give "
             "grid.box, the side of one square",
         )
     problems = grouped_problems(rules.problems(scene, doc))

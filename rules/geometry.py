@@ -811,20 +811,19 @@ def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.
     return np.asarray((total > EPS) & (total - forgiven > EPS))
 
 
-def sight_points(base: Base) -> Array:
-    """The points of a base that a sight line aims at: its centre and its corners (for a round
-    base, the four points of its rim ahead, behind and to each side), pulled a billionth of the way
-    towards the centre so a target's own edge never grazes an obstacle it only touches."""
-    c = np.array([base.x, base.y])
-    if base.footprint.circle:
-        f = forward(base.facing)
-        rim = [c + f * radius(base), c - f * radius(base)]
-        side = np.array([f[1], -f[0]]) * radius(base)
-        rim += [c + side, c - side]
-        pts = np.array([c, *rim])
-    else:
-        pts = np.vstack([c[None], corners(base)])
-    return c + (pts - c) * (1 - 1e-9)
+def sight_points(bases: Sequence[Base]) -> Array:
+    """(N, 5, 2) the points of each base that a sight line aims at: its centre and its corners
+    (for a round base, the four points of its rim ahead, behind and to each side), pulled a
+    billionth of the way towards the centre so a target's own edge never grazes an obstacle
+    it only touches."""
+    outlines, radii = stack_shapes(bases)
+    centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 1, 2)
+    points = np.concatenate([centres, outlines], axis=1)
+    for k in np.flatnonzero(radii).tolist():
+        c, ahead = centres[k, 0], forward(bases[k].facing) * radii[k]
+        side = np.array([ahead[1], -ahead[0]])
+        points[k, 1:] = [c + ahead, c - ahead, c + side, c - side]
+    return centres + (points - centres) * (1 - 1e-9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -974,7 +973,7 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     (`sight_points`) past the obstacles, each judged by `terrain_hits` (a solid one, `see_into`
     0 with four corners, as a base is, by its clipped length): `sight_many` of the one pair."""
     eye = np.array([[viewer.x, viewer.y]])
-    return sight_many(eye, sight_points(target)[None], obstacles, Solids.of(()), None)[0]
+    return sight_many(eye, sight_points([target]), obstacles, Solids.of(()), None)[0]
 
 
 def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:

@@ -4,14 +4,14 @@ every question and every ruleset about it.
 `table_of(scene)` hands out the scene's `Table` (the last few scenes asked about are kept, so a
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
-- edge distances: between every two bases (`distances`, `distance`, `block`, `within`,
-  `pairs_within`), between units (`unit_distance` and `closest` name the nearest pair,
-  `unit_gap` / `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
+- edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
+  between units (`unit_distance` and `closest` name the nearest pair, `unit_gap` /
+  `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
 - aspects: where each base stands relative to every other's facing (`aspects`, `aspect`);
 - terrain: what each base stands in (`standing`, `centre_in`);
 - sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
   an end stands in, whether bases block, whether the entire base must be seen, how far the
-  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `visible`,
+  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `in_sight`,
   remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
 - cover under a frozen `CoverPolicy` (`cover`);
 - a square grid: the box each unit stands in and the units in each box (`grid_places`,
@@ -294,9 +294,6 @@ class Table:
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
         self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
-        self._nearest_seen_pairs: dict[
-            SightPolicy, dict[tuple[str, str, float], tuple[Base, Base] | None]
-        ] = {}
 
     def _remember(self, key: Hashable, make: Callable[[], _V]) -> _V:
         """The answer remembered under `key` (a question's name and arguments), made by `make`
@@ -344,19 +341,6 @@ class Table:
             across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
             name = "right-flank" if across > 0 else "left-flank"
         return Face(name, reading.aspect, reading.margin)
-
-    def pairs_within(self, reach: float) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-        """Every ordered pair of different bases at most `reach` apart, edge to edge
-        (`geometry.within`), as (rows, columns) of `distances` in reading order (memoised per
-        reach, read-only)."""
-
-        def make() -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-            near = geo.within(self.distances, reach)
-            np.fill_diagonal(near, False)
-            rows, cols = np.nonzero(near)
-            return _read_only(rows), _read_only(cols)
-
-        return self._remember(("pairs_within", reach), make)
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -467,19 +451,16 @@ class Table:
         distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
         rows = np.array([self.unit_row(u) for u in units], dtype=int)
         gaps = self.unit_gaps()[rows][:, rows]
-        unc = self.unit_uncertainties()[rows][:, rows]
+        unc = self.unit_uncertainties[rows][:, rows]
         sides = np.array([u.side for u in units], dtype=object)
         near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
         found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
         return [(units[i], units[j], gap, u) for i, j, gap, u in found]
 
+    @cached_property
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
         bases of two units (`uncertainty` of the pair `unit_distance` names), all at once."""
-        return self._unit_uncertainties
-
-    @cached_property
-    def _unit_uncertainties(self) -> geo.Array:
         distance, cell = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
@@ -599,19 +580,10 @@ class Table:
             None if exempt is None else ~exempt,
         )
 
-    def visible(
-        self, policy: SightPolicy, viewers: Sequence[Base], targets: Sequence[Base]
-    ) -> npt.NDArray[np.bool_]:
-        """(V, T): whether each viewer sees each target under a policy (every line clear when
-        `entire_base`, else any): `seen` of every pair."""
-        rows = np.repeat(np.array(self.rows(viewers), dtype=int), len(targets))
-        cols = np.tile(np.array(self.rows(targets), dtype=int), len(viewers))
-        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
-        return seen.reshape(len(viewers), len(targets))
-
     def in_sight(self, policy: SightPolicy, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` sees `target` under a policy (`visible` of the one pair)."""
-        return bool(self.visible(policy, [viewer], [target])[0, 0])
+        """Whether `viewer` sees `target` under a policy (`seen`: every line clear when
+        `entire_base`, else any)."""
+        return self.seen_pairs(policy, [(viewer, target)], entire=policy.entire_base)[0]
 
     def sight_distances(
         self,
@@ -621,7 +593,7 @@ class Table:
         within: float = math.inf,
     ) -> geo.Array:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
-        under a policy (`visible`) no farther than `within` (`geometry.within`), else
+        under a policy (`in_sight`) no farther than `within` (`geometry.within`), else
         infinity."""
         block = self.block(viewers, targets)
         near = np.asarray(geo.within(block, within))
@@ -634,7 +606,7 @@ class Table:
 
     def sight_matrix(self, policy: SightPolicy) -> geo.Array:
         """(N, N) for every two bases of units of different sides, the edge distance from the
-        first to the second where the first sees it under a policy (`visible`), else infinity
+        first to the second where the first sees it under a policy (`in_sight`), else infinity
         (and for two bases of one side). Every base against every enemy base in one batch,
         remembered per policy (read-only)."""
         return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
@@ -656,50 +628,56 @@ class Table:
         base, the first of the unit's equally near ones. Remembered per policy (read-only).
 
         Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
-        return self._remember(
-            ("nearest_seen", policy), lambda: self._nearest_of(self.sight_matrix(policy))
-        )
 
-    def _nearest_of(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
-        n, u = len(self.bases), len(self.scene.units)
-        if not n or any(not unit.bases for unit in self.scene.units):
-            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), dtype=int))
-        starts = np.array(self._unit_first, dtype=int)
-        nearest = np.minimum.reduceat(seen, starts, axis=1)
-        # The first base of each unit at its least distance: columns in reading order.
-        at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
-        first = np.minimum.reduceat(at, starts, axis=1)
-        return _read_only(nearest), _read_only(first)
+        def make() -> tuple[geo.Array, npt.NDArray[np.int_]]:
+            seen = self.sight_matrix(policy)
+            n, u = len(self.bases), len(self.scene.units)
+            if not n or any(not unit.bases for unit in self.scene.units):
+                return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
+            starts = np.array(self._unit_first, dtype=int)
+            nearest = np.minimum.reduceat(seen, starts, axis=1)
+            # The first base of each unit at its least distance: columns in reading order.
+            at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
+            return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
+
+        return self._remember(("nearest_seen", policy), make)
 
     def nearest_seen_pair(
         self, policy: SightPolicy, a: Unit, b: Unit, limit: float
     ) -> tuple[Base, Base] | None:
-        """The nearest pair of bases at most `limit` apart (`geometry.within`), one of `a`
-        seeing one of `b` under a policy (`seen`); of equally near pairs, the first in the
-        units' reading order. None when no such pair sees. Remembered (`nearest_seen_pairs`
-        answers many at once)."""
+        """`nearest_seen_pairs` of one (a, b, limit)."""
         return self.nearest_seen_pairs(policy, [(a, b, limit)])[0]
 
     def nearest_seen_pairs(
         self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
     ) -> list[tuple[Base, Base] | None]:
-        """`nearest_seen_pair` of many (a, b, limit): the pairs of bases of those not known yet
-        judged in one batch (`seen`), the nearest of each found by one sort."""
+        """For each (a, b, limit), the nearest pair of bases at most `limit` apart
+        (`geometry.within`), one of `a` seeing one of `b` under a policy (`seen`); of equally
+        near pairs, the first in the units' reading order. None when no such pair sees.
+        Remembered: the asks not known yet are judged in one batch (a `suggest` asks them
+        all, then each shot asks its own again)."""
+
+        def key(a: Unit, b: Unit, limit: float) -> Hashable:
+            return ("nearest_seen_pair", policy, a.id, b.id, limit)
+
+        todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
+        for a, b, limit in asks:
+            if key(a, b, limit) not in self._memo:
+                todo.setdefault((a.id, b.id), (a, b, limit))
+        if not todo:
+            return [self._memo[key(*ask)] for ask in asks]
+        found = self._nearest_seen_of(policy, list(todo.values()))
         with self._lock:
-            memo = self._nearest_seen_pairs.setdefault(policy, {})
-            todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
-            for a, b, limit in asks:
-                if (a.id, b.id, limit) not in memo:
-                    todo.setdefault((a.id, b.id), (a, b, limit))
-            if todo:
-                memo.update(self._nearest_seen_of(policy, list(todo.values())))
-                return self.nearest_seen_pairs(policy, asks)  # those left: another limit
-            return [memo[a.id, b.id, limit] for a, b, limit in asks]
+            for ask, pair in zip(todo.values(), found, strict=True):
+                self._memo.setdefault(key(*ask), pair)
+        return self.nearest_seen_pairs(policy, asks)  # those left: another limit, same units
 
     def _nearest_seen_of(
         self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
-    ) -> dict[tuple[str, str, float], tuple[Base, Base] | None]:
-        """`nearest_seen_pair` of asks about different pairs of units."""
+    ) -> list[tuple[Base, Base] | None]:
+        """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
+        of bases within its ask's limit judged in one batch (`seen`), the nearest of each ask
+        found by one sort."""
         units, owner = self._unit_number, self.unit_numbers
         ask_of = np.full((len(units),) * 2, -1, dtype=int)
         limits = np.full((len(units),) * 2, -np.inf)
@@ -713,7 +691,7 @@ class Table:
         order = np.lexsort((cols, rows, self.distances[rows, cols], ask))
         first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
         found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
-        return {(a.id, b.id, limit): found.get(k) for k, (a, b, limit) in enumerate(asks)}
+        return [found.get(k) for k in range(len(asks))]
 
     def seen(
         self,
@@ -727,12 +705,11 @@ class Table:
         every sight line clear when `entire`, else any, and no farther than the terrain lets
         it see (`sight_reach`). Remembered per policy.
 
-        Pairs traced before are read off their lines. For the rest the line to the target's
-        centre is judged first: when it is blocked no base is entirely in sight, and when it
-        is clear some of the base is, so it alone answers most pairs. The other lines of the
-        pairs it leaves open are judged in one more batch (`lines_clear`): the same verdict,
-        line for line, as the full trace, without its list of obstacles or the lines it need
-        not trace.
+        The line to the target's centre is judged first: when it is blocked no base is
+        entirely in sight, and when it is clear some of the base is, so it alone answers most
+        pairs. The other lines of the pairs it leaves open are judged in one more batch
+        (`_lines_clear`): the same verdict, line for line, as the full trace, without its list
+        of obstacles or the lines it need not trace.
         """
         viewers = np.asarray(viewers, dtype=int)
         targets = np.asarray(targets, dtype=int)
@@ -776,25 +753,13 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """`seen` of pairs not remembered yet."""
         seen = np.zeros(len(viewers), dtype=bool)
-        fresh = np.ones(len(viewers), dtype=bool)
-        traced = self._sight.get(policy)
-        if traced:
-            bases = self.bases
-            for p, (i, j) in enumerate(zip(viewers.tolist(), targets.tolist(), strict=True)):
-                sight = traced.get((bases[i].id, bases[j].id))
-                if sight is not None:
-                    fresh[p] = False
-                    seen[p] = sight.entire if entire else sight.any
+        open_ = np.arange(len(viewers))
         reach = self.sight_reach(policy, viewers, targets)
         if reach is not None:
             # A pair farther apart than the terrain lets it see is not in sight, whatever its
             # lines: only the pairs within reach are traced.
-            in_reach = geo.within(self.distances[viewers, targets], reach)
-            seen &= in_reach
-            fresh &= in_reach
-        open_ = np.flatnonzero(fresh)
-        points = self.sight_points.shape[1] if len(self.bases) else 0
-        if len(open_) and points:
+            open_ = np.flatnonzero(geo.within(self.distances[viewers, targets], reach))
+        if len(open_):
             self._seen_lines(policy, viewers, targets, open_, seen, entire=entire)
         return seen
 
@@ -914,16 +879,6 @@ class Table:
             return np.zeros(0)
         return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
 
-    def lines_clear(
-        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], point: int
-    ) -> npt.NDArray[np.bool_]:
-        """(P,): whether the sight line from each viewer's centre to sight point `point` of its
-        target (`sight_points`) is clear under a policy: the same answer, to the bit, as that
-        line of the full trace, at a fraction of the work. Not memoised."""
-        viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
-        targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
-        return self._lines_clear(policy, viewers, targets, point)
-
     def _lines_clear(
         self,
         policy: SightPolicy,
@@ -932,10 +887,12 @@ class Table:
         point: int | npt.NDArray[np.int_],
         among: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
-        """`lines_clear` of the bases viewers[p] and targets[p] (table indices), to sight
-        point `point` of every target or point[p] of each. With `among`, the bases that may
-        block line among.pair[m] are among among.base[m] (`geometry.solids_block_among`): the
-        same verdicts without searching every base."""
+        """(P,): whether the sight line from the centre of base viewers[p] to sight point
+        `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
+        policy: the same answer, to the bit, as that line of the full trace, at a fraction of
+        the work. With `among`, the bases that may block line among.pair[m] are among
+        among.base[m] (`geometry.solids_block_among`): the same verdicts without searching
+        every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
         clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
         if among is not None:
@@ -959,20 +916,7 @@ class Table:
     @cached_property
     def sight_points(self) -> geo.Array:
         """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
-        if not self.bases:
-            return np.zeros((0, 5, 2))
-        # Rectangles all at once, element for element `geometry.sight_points`' arithmetic
-        # (c + (point - c) * (1 - 1e-9) of the centre and the corners); round bases one by one.
-        out = np.empty((len(self.bases), 5, 2))
-        rects = [k for k, b in enumerate(self.bases) if not b.footprint.circle]
-        if rects:
-            c = self.centres[rects][:, None]
-            points = np.concatenate([c, self.outlines[rects]], axis=1)
-            out[rects] = c + (points - c) * (1 - 1e-9)
-        for k, b in enumerate(self.bases):
-            if b.footprint.circle:
-                out[k] = geo.sight_points(b)
-        return out
+        return _read_only(geo.sight_points(self.bases))
 
     @cached_property
     def outlines(self) -> geo.Array:
@@ -1164,14 +1108,7 @@ class Table:
 
     @staticmethod
     def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
-        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`),
-        told by its centre's distance to the edge when that settles it by a millimetre."""
-        centre = geo.distance_to_boundary((base.x, base.y), piece.polygon)
-        if geo.within(centre, edge):
-            return True  # the footprint holds the centre: it is no farther from the edge
-        spread = math.hypot(base.footprint.width, base.footprint.depth) / 2
-        if centre - spread > edge + 1.0:
-            return False  # no point of the footprint comes nearer than that
+        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`)."""
         return geo.within(geo.gap_to_boundary(base, piece.polygon), edge)
 
     @cached_property
@@ -1330,21 +1267,13 @@ class Table:
     # ----------------------------------------------------------------------------------------
     # Fire arcs
 
-    def in_arc(self, shooter: Base, targets: Sequence[Base], half_angle: float) -> list[bool]:
-        """Whether each target base lies (partly) in the shooter's fire arc of `half_angle`
-        degrees either side of its facing: `geometry.base_in_arc`, remembered per shooter and
-        angle (`in_arcs`)."""
-        known = self._arcs.get((shooter.id, half_angle), {})
-        try:
-            return [known[t.id] for t in targets]  # all known (a `suggest` asked them first)
-        except KeyError:
-            return self.in_arcs([(shooter, targets, half_angle)])[0]
-
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
-        """`in_arc` of many (shooter, targets, half angle) at once: the rectangles not known
-        yet against their shooter's arc regions in one pass of separating axes (`overlap_pairs`)
-        for each number of corners a region has; a round target by `circle_in_arc` when that
-        is plain, else `geometry.base_in_arc`."""
+        """For many (shooter, targets, half angle): whether each target base lies (partly) in
+        the shooter's fire arc of `half_angle` degrees either side of its facing
+        (`geometry.base_in_arc`), remembered per shooter and angle. The rectangles not known
+        yet are tested against their shooter's arc regions in one pass of separating axes
+        (`overlap_pairs`) for each number of corners a region has; a round target by
+        `circle_in_arc` when that is plain, else by `geometry.base_in_arc`."""
         with self._lock:
             return self._in_arcs(asks)
 
@@ -1395,30 +1324,32 @@ class Table:
         half-plane ahead of the front edge; for a round base, ahead of the tangent at its
         front), as `geometry.base_in_arc(i, j, 90)` draws it. One numpy pass a table."""
         bases = self.bases
-        centres = np.array([(b.x, b.y) for b in bases])
         forward = np.stack([geo.forward(b.facing) for b in bases])
         front = np.array(
             [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
         )
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
-        reach -= np.einsum("sc,sc->s", centres, forward)[:, None]
+        reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
 
     def any_in_arc(
         self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
     ) -> bool:
         """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
-        of some base of `shooters` (`in_arc` of each pair). The 180 degree arc (90 either side)
-        is read off `ahead` for every pair at once: a base plainly ahead of a front edge's line
-        (by `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line
-        are asked of `in_arc`."""
-        if half_angle != 90:
-            return any(any(self.in_arc(shooter, targets, half_angle)) for shooter in shooters)
-        reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
-        if bool((reach > PLAIN_MARGIN).any()):
-            return True
-        on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
-        return any(self.in_arc(shooters[i], [targets[j]], half_angle)[0] for i, j in on_line)
+        of some base of `shooters` (`in_arcs`). The 180 degree arc (90 either side) is read off
+        `ahead` for every pair at once: a base plainly ahead of a front edge's line (by
+        `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line are
+        asked of `in_arcs`."""
+        asks: list[tuple[Base, Sequence[Base], float]]
+        if half_angle == 90:
+            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+            if bool((reach > PLAIN_MARGIN).any()):
+                return True
+            on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
+            asks = [(shooters[i], [targets[j]], half_angle) for i, j in on_line]
+        else:
+            asks = [(shooter, targets, half_angle) for shooter in shooters]
+        return any(any(row) for row in self.in_arcs(asks))
 
     def laid(self, pattern: Pattern, source: Base, aim: Base) -> Laid:
         """Where `pattern` falls laid from `source` toward `aim` (`Pattern`): the bases its

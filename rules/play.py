@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from .errors import QuestionError, accepted, close_key
+from .errors import QuestionError, accepted
 from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
@@ -116,10 +116,6 @@ class Play:
             self.bases,
         )
 
-    def unit_state(self, unit: str) -> dict[str, Any]:
-        """One unit's state as `/api/state` shows it."""
-        return dict(self.units[unit])
-
     def as_json(self) -> dict[str, Any]:
         return {
             "turn": self.turn,
@@ -187,21 +183,14 @@ def set_by_hand(
             raise QuestionError(
                 f"no unit {target!r} in this game; units: {', '.join(sorted(play.units))}"
             )
-        fields = {f.name: f for f in ruleset.state_fields()}
         for name, value in values.items():
-            if name not in fields:
-                near = close_key(name, fields)
-                hint = f" (did you mean {near!r}?)" if near else ""
-                problems.append(
-                    f"{name!r} is not a state field of {ruleset.id}{hint}; fields: "
-                    f"{', '.join(fields) or 'none'}"
-                )
-                continue
-            problem = fields[name].check(value, f"{target}:")
-            if problem:
-                problems.append(problem)
+            change = Change(target, name, value, "set by hand")
+            try:
+                ruleset.check_change(None, change)  # the unit is the game's, checked above
+            except QuestionError as refused:
+                problems.append(str(refused))
             else:
-                changes.append(Change(target, name, value, "set by hand"))
+                changes.append(change)
     elif scope is Scope.BASE:
         if target not in play.bases:
             raise QuestionError(f"no base {target!r} in this game")
@@ -258,12 +247,3 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
                 if f.name in play.units[unit]:
                     changes.append(Change(unit, f.name, f.default, "a new turn"))
     return edits_of(play, changes)
-
-
-def next_phase(ruleset: Ruleset, play: Play) -> str:
-    """The phase after the current one (the first again after the last: a new turn)."""
-    phases = ruleset.phases
-    if not phases:
-        raise QuestionError(f"{ruleset.id} has no sequence of play")
-    at = phases.index(play.phase) if play.phase in phases else -1
-    return phases[(at + 1) % len(phases)]

@@ -71,10 +71,9 @@ def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
         return None
     if isinstance(value, dict):
         for key, item in value.items():
-            where = join_path(path, key) if _is_unicode(key) else (path or "the document")
             if not _is_unicode(key):
-                return where
-            found = surrogate_path(item, where, depth + 1)
+                return path or "the document"
+            found = surrogate_path(item, join_path(path, key), depth + 1)
             if found is not None:
                 return found
     elif isinstance(value, list):

@@ -293,10 +293,6 @@ class _Reader(DocumentReader):
 _join = join_path
 
 
-def _describe(value: Any) -> str:
-    return _Reader("").describe(value)
-
-
 # Unit state the loader type-checks; the ruleset checks the values it reads.
 STATE_COUNTS: Final = (
     "casualties",
@@ -330,7 +326,14 @@ STATE_FLAGS: Final = (
     "fighters",
 )
 _TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
-_UNIT_FIELDS: Final = ("id", "side", "type", "quality", "weapon", "bases")
+SCENE_KEYS: Final = frozenset(
+    {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
+)
+"""The top-level keys of the format; any other is kept in `Scene.extra`."""
+UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
+"""A unit's keys of the format; any other is kept in `Unit.attrs`."""
+TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
+"""A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
 _BASE_FIELDS: Final = (
     "id",
     "x",
@@ -343,44 +346,21 @@ _BASE_FIELDS: Final = (
     "role",
     "uncertainty",
 )
-_TERRAIN_FIELDS: Final = ("id", "kind", "cover", "enclosed", "polygon")
-_TOP_FIELDS: Final = (
-    "format",
-    "ruleset",
-    "unit",
-    "table",
-    "grid",
-    "terrain",
-    "units",
-    "uncertainty",
-)
 
 
-def scene_ruleset(doc: Any, source: str, known: Sequence[str]) -> str:
-    """The ruleset a decoded scene document names, one of `known`: the first thing read of a
-    scene (after its format), since the ruleset says how to read the rest."""
+def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
+    """Validate a decoded scene document as the format says, naming one of `rulesets`, and
+    convert it to a `Scene` in millimetres. The ruleset's own checks are
+    `rules.engine.read_scene`'s."""
     r = _Reader(source)
     top = r.mapping(doc, "")
-    _check_format(r, top)
-    ruleset = r.text(r.key(top, "ruleset", "", tuple(known)), "ruleset")
-    if ruleset not in known:
-        raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(known))))
-    return ruleset
-
-
-def _check_format(r: _Reader, top: dict[str, Any]) -> None:
     fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
-        raise r.fail("format", f"got {_describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
-
-
-def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
-    """Validate a decoded scene document as the format says and convert it to a `Scene` in
-    millimetres. The ruleset's own checks are `rules.engine.read_scene`'s."""
-    r = _Reader(source)
-    top = r.mapping(doc, "")
-    _check_format(r, top)
-    ruleset = r.text(r.key(top, "ruleset", ""), "ruleset")
+        raise r.fail("format", f"got {r.describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
+    # The ruleset first: it says how to read the rest.
+    ruleset = r.text(r.key(top, "ruleset", "", tuple(rulesets)), "ruleset")
+    if ruleset not in rulesets:
+        raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(rulesets))))
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
 
@@ -420,7 +400,7 @@ def parse_scene(doc: Any, source: str = "<scene>") -> Scene:
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, claim) for i, item in enumerate(units_doc)
     )
-    extra = {k: v for k, v in top.items() if k not in _TOP_FIELDS}
+    extra = {k: v for k, v in top.items() if k not in SCENE_KEYS}
     scene = Scene(
         ruleset=ruleset,
         unit=unit,
@@ -464,13 +444,8 @@ def grouped_problems(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
     obj = r.mapping(item, path)
     ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    kind = TerrainKind(
-        r.choice(
-            r.key(obj, "kind", path, tuple(k.value for k in TerrainKind)),
-            _join(path, "kind"),
-            tuple(k.value for k in TerrainKind),
-        )
-    )
+    kinds = tuple(k.value for k in TerrainKind)
+    kind = TerrainKind(r.choice(r.key(obj, "kind", path, kinds), _join(path, "kind"), kinds))
     cover = None
     if obj.get("cover") is not None:
         cover = Cover(r.choice(obj["cover"], _join(path, "cover"), tuple(c.value for c in Cover)))
@@ -478,7 +453,7 @@ def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -
     if obj.get("enclosed") is not None:
         enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
     polygon = r.polygon(r.key(obj, "polygon", path), _join(path, "polygon"), scale)
-    extra = {k: v for k, v in obj.items() if k not in _TERRAIN_FIELDS}
+    extra = {k: v for k, v in obj.items() if k not in TERRAIN_KEYS}
     return Terrain(ident, kind, polygon, cover, enclosed, MappingProxyType(extra))
 
 
@@ -492,7 +467,7 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
         optional[key] = None if value is None else r.text(value, _join(path, key))
     attrs: dict[str, Any] = {}
     for key, value in obj.items():
-        if key in _UNIT_FIELDS:
+        if key in UNIT_KEYS:
             continue
         kpath = _join(path, key)
         if key in STATE_COUNTS:

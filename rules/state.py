@@ -76,18 +76,8 @@ class Field:
 
     def check(self, value: Any, where: str) -> str | None:
         """None when `value` is one this field accepts, else what is wrong (for a message)."""
-        if self.kind is Kind.COUNT:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                return f"{where} {self.name} is {value!r}; accepted: a whole number from 0"
-        elif self.kind is Kind.FLAG:
-            if not isinstance(value, bool):
-                return f"{where} {self.name} is {value!r}; accepted: true or false"
-        elif self.kind is Kind.CHOICE:
-            if value not in self.choices:
-                return f"{where} {self.name} is {value!r}; accepted: {accepted(self.choices)}"
-        elif not isinstance(value, str) or not value:
-            return f"{where} {self.name} is {value!r}; accepted: a name (text)"
-        return None
+        problem = _problem(self.name, self.kind, value, self.choices)
+        return None if problem is None else f"{where} {problem}"
 
     def as_json(self) -> dict[str, Any]:
         """What `/api/state` lists of a field."""
@@ -125,22 +115,9 @@ class Report:
 
     def check(self, value: Any) -> str | None:
         """None when `value` is one this report accepts, else what is wrong."""
-        if self.kind is Kind.COUNT:
-            top = "" if self.maximum is None else f" to {self.maximum}"
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or value < 0
-                or (self.maximum is not None and value > self.maximum)
-            ):
-                return f"{self.name} is {value!r}; accepted: a whole number from 0{top}"
-        elif self.kind is Kind.FLAG:
-            if not isinstance(value, bool):
-                return f"{self.name} is {value!r}; accepted: true or false"
-        elif self.kind is Kind.CHOICE:
-            if value not in self.choices:
-                return f"{self.name} is {value!r}; accepted: {accepted(self.choices)}"
-        elif self.kind is Kind.BASES and (
+        if self.kind is not Kind.BASES:
+            return _problem(self.name, self.kind, value, self.choices, self.maximum)
+        if (
             not isinstance(value, list)
             or not all(isinstance(v, str) for v in value)
             or len(set(value)) != len(value)
@@ -167,6 +144,31 @@ class Report:
             "bases": list(self.bases),
             "default": default,
         }
+
+
+def _problem(
+    name: str, kind: Kind, value: Any, choices: Sequence[str], maximum: int | None = None
+) -> str | None:
+    """What is wrong with `value` for the field or report `name` of `kind` (a count of at most
+    `maximum`, a choice of `choices`), or None when it is accepted."""
+    if kind is Kind.COUNT:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < 0
+            or (maximum is not None and value > maximum)
+        ):
+            top = "" if maximum is None else f" to {maximum}"
+            return f"{name} is {value!r}; accepted: a whole number from 0{top}"
+    elif kind is Kind.FLAG:
+        if not isinstance(value, bool):
+            return f"{name} is {value!r}; accepted: true or false"
+    elif kind is Kind.CHOICE:
+        if value not in choices:
+            return f"{name} is {value!r}; accepted: {accepted(choices)}"
+    elif not isinstance(value, str) or not value:
+        return f"{name} is {value!r}; accepted: a name (text)"
+    return None
 
 
 class Scope(StrEnum):
@@ -197,16 +199,6 @@ class Change:
     cite: Cite | None = None
     scope: Scope = Scope.UNIT
 
-    def as_json(self, before: Any = None) -> dict[str, Any]:
-        return {
-            self.scope.value: self.target,
-            "field": self.field,
-            "before": before,
-            "after": self.value,
-            "reason": self.reason,
-            "source": None if self.cite is None else str(self.cite),
-        }
-
 
 def removals(bases: Iterable[str], why: str, cite: Cite | None) -> tuple[Change, ...]:
     """Each base (by id) taken off the table: a `removed` change of scope BASE."""
@@ -234,9 +226,13 @@ def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what:
     """Every reported value accepted by its report, none missing, none unknown; else one
     `QuestionError` naming every problem."""
     known = {r.name: r for r in reports}
-    problems = [
-        f"unknown report {name!r}" + _maybe(name, known) for name in reported if name not in known
-    ]
+    problems = []
+    for name in reported:
+        if name not in known:
+            near = close_key(name, known)
+            problems.append(
+                f"unknown report {name!r}" + (f" (did you mean {near!r}?)" if near else "")
+            )
     for report in reports:
         if report.name not in reported:
             problems.append(f"{report.name} is missing ({report.label})")
@@ -247,11 +243,6 @@ def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what:
     if problems:
         asks = ", ".join(r.name for r in reports) or "nothing"
         raise QuestionError(f"{what}: {'; '.join(problems)} (the form asks for: {asks})")
-
-
-def _maybe(key: str, known: Iterable[str]) -> str:
-    near = close_key(key, known)
-    return f" (did you mean {near!r}?)" if near else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,14 +67,8 @@ def test_hand_computed_pool() -> None:
     assert dice.successes(2, 6, 5) == (Fraction(4, 9), Fraction(4, 9), Fraction(1, 9))
     # 2D6 total 7 has 6 of 36 ways
     assert dice.total(2, 6)[7] == Fraction(1, 6)
-    assert dice.at_least(dice.total(2, 6), 11) == Fraction(3, 36)
+    assert sum(dice.total(2, 6)[11:]) == Fraction(3, 36)  # 5+6, 6+5, 6+6
     assert dice.mean(dice.total(3, 6)) == Fraction(21, 2)
-
-
-def test_scale_and_convolve() -> None:
-    one = dice.successes(1, 6, 4)  # (1/2, 1/2)
-    assert dice.scale(one, 4) == (Fraction(1, 2), 0, 0, 0, Fraction(1, 2))
-    assert dice.convolve(one, one) == (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
 
 
 @pytest.mark.parametrize(("n", "sides"), [(-1, 6), (2, 1), (2, 0)])
@@ -124,6 +118,17 @@ def test_binomial_shown_is_the_distribution_as_answers_show_it(n: int, p: Fracti
     assert shown.floats == tuple(float(q) for q in dist)
     assert shown.exact == tuple(str(q) for q in dist)
     assert shown.mean == float(dice.mean(dist))
-    assert shown.p_any == float(dice.at_least(dist, 1))
+    assert shown.p_any == float(sum(dist[1:]))
     assert shown.mean_exact == str(dice.mean(dist))
-    assert shown.p_any_exact == str(dice.at_least(dist, 1))
+    assert shown.p_any_exact == str(sum(dist[1:], Fraction(0)))
+
+
+def test_convolve_sums_two_independent_outcomes() -> None:
+    # Two fair coins counted 0/1: 0 once in 4, 1 twice, 2 once. A D6 less a D6 (the second
+    # reversed): a draw (margin 0) in 6 of the 36 ways.
+    coin = (Fraction(1, 2), Fraction(1, 2))
+    assert dice.convolve(coin, coin) == (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    d6 = (Fraction(0),) + (Fraction(1, 6),) * 6
+    margin = dice.convolve(d6, d6[::-1])
+    assert margin[len(d6) - 1] == Fraction(6, 36)
+    assert sum(margin) == 1

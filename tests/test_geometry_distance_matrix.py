@@ -142,4 +142,4 @@ def test_europe_fire_arcs_of_many_shooters_at_once_by_hand() -> None:
     assert together == [[True, False, False], [False, False, True]]
     # One shooter at a time, on a fresh table: the same verdicts.
     fresh = Table(scene)
-    assert [fresh.in_arc(s, targets, 45.0) for s in (s1, s2)] == together
+    assert [fresh.in_arcs([(s, targets, 45.0)])[0] for s in (s1, s2)] == together

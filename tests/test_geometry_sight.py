@@ -153,7 +153,7 @@ def test_block_reads_unit_slices_and_any_group() -> None:
 def test_sight_points_of_every_base_at_once() -> None:
     """A 4 x 2 cm base at (10, 5) cm facing 90: centre (100, 50) mm, corners 20 mm to either
     side in x and 10 mm ahead or behind in y, pulled a billionth towards the centre; a round
-    base's points are worked out one by one, as `geometry.sight_points` does them."""
+    base's points are worked out one by one (`sight_reference.sight_points`)."""
     scene = make_scene(
         "skirmish-19c",
         [
@@ -171,7 +171,7 @@ def test_sight_points_of_every_base_at_once() -> None:
         (120.0, 60.0),
     ]
     for k, b in enumerate(table.bases):
-        assert points[k].tobytes() == geo.sight_points(b).tobytes()
+        assert points[k].tobytes() == ref.sight_points(b).tobytes()
 
 
 @pytest.mark.parametrize("facing", [0.0, 30.0, 90.0, 137.5, 270.0, 359.9])

@@ -56,7 +56,7 @@ def test_one_table_per_scene_and_its_arrays_are_read_only() -> None:
         table.aspects[0, 1] = 0
 
 
-def test_aspects_and_pairs_within_are_the_per_pair_answers() -> None:
+def test_aspects_and_bases_within_are_the_per_pair_answers() -> None:
     scene = _tiled(EXAMPLES[-1], 40)
     table = Table(scene)
     bases = table.bases
@@ -64,14 +64,14 @@ def test_aspects_and_pairs_within_are_the_per_pair_answers() -> None:
         for j in range(0, len(bases), 5):
             if i != j:
                 assert table.aspect(bases[i], bases[j]) == geo.aspect(bases[i], bases[j]).aspect
-    rows, cols = table.pairs_within(100.0)
+    found = [(i, table.index[b.id]) for i, a in enumerate(bases) for b in table.within(a, 100.0)]
     expected = [
         (i, j)
         for i, a in enumerate(bases)
         for j, b in enumerate(bases)
         if i != j and geo.within(geo.edge_distance(a, b), 100.0)
     ]
-    assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == expected
+    assert found == expected
 
 
 def test_a_length_on_a_reach_is_within_it() -> None:
@@ -85,8 +85,9 @@ def test_a_length_on_a_reach_is_within_it() -> None:
         ],
         unit="mm",
     )
-    rows, cols = table_of(pair).pairs_within(101.6)
-    assert np.array_equal(rows, [0, 1]) and np.array_equal(cols, [1, 0])
+    table = table_of(pair)
+    a, b = table.bases
+    assert table.within(a, 101.6) == [b] and table.within(b, 101.6) == [a]
 
 
 def _bases_on_a_table(seed: int) -> list[dict[str, Any]]:

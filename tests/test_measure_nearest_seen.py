@@ -45,13 +45,13 @@ def test_unit_is_the_scenes_unit() -> None:
 def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
     # Every base 2 mm uncertain (the scene's default): a distance sqrt(2^2 + 2^2) mm.
     table, a, b = _table()
-    unc = table.unit_uncertainties()
+    unc = table.unit_uncertainties
     assert unc[table.unit_row(a), table.unit_row(b)] == pytest.approx(math.hypot(2, 2))
     # a1 5 mm uncertain: a-b is measured between a1 and b1 (the first of the nearest pairs)
     table, a, b = _table(uncertainty=5.0)
     near = table.unit_distance(a, b)
     assert (near.a.id, near.b.id) == ("a1", "b1")
-    assert table.unit_uncertainties()[table.unit_row(a), table.unit_row(b)] == pytest.approx(
+    assert table.unit_uncertainties[table.unit_row(a), table.unit_row(b)] == pytest.approx(
         table.uncertainty(near.a, near.b)
     )
 

@@ -100,7 +100,7 @@ def _reference_rays(viewer: Base, target: Base, obstacles: list[geo.Obstacle]) -
     obstacles (`see_into` 0, four corners) by their clipped length, the rest by `ray_blocked`."""
     eye = (viewer.x, viewer.y)
     out = []
-    for p in geo.sight_points(target):
+    for p in ref.sight_points(target):
         blocked = False
         for o in obstacles:
             if o.see_into == 0 and len(o.polygon) == 4:
@@ -167,11 +167,16 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
     assert any(row[3] for row in rows) and not all(row[3] for row in rows)
 
 
+def _rows(table: Table, pairs: list[tuple[Base, Base]]) -> tuple[np.ndarray, np.ndarray]:
+    """The table indices of the viewers and of the targets of (viewer, target) pairs."""
+    return np.array(table.rows([a for a, _ in pairs])), np.array(table.rows([b for _, b in pairs]))
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
-def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None:
-    """`Table.lines_clear` of point 0 is the reference's verdict on the line to the target's
-    centre (the first sight point), and `Table.visible`, which answers most pairs from that
+def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
+    """`Table._lines_clear` of point 0 is the reference's verdict on the line to the target's
+    centre (the first sight point), and `Table.seen_pairs`, which answers most pairs from that
     line alone, is the reference's whole-base or any-line verdict for every pair."""
     rs = _ruleset(ident)
     scene = _random_scene(200 + seed, "skirmish-19c")
@@ -183,9 +188,12 @@ def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None
         for a in red
         for b in blue
     }
-    centre = table.lines_clear(rs.sight_policy, [(a, b) for a in red for b in blue], 0)
-    assert centre.tolist() == [not refs[(a.id, b.id)][0] for a in red for b in blue]
-    seen = table.visible(rs.sight_policy, red, blue)
+    pairs = [(a, b) for a in red for b in blue]
+    centre = table._lines_clear(rs.sight_policy, *_rows(table, pairs), 0)
+    assert centre.tolist() == [not refs[(a.id, b.id)][0] for a, b in pairs]
+    policy = rs.sight_policy
+    seen = np.array(table.seen_pairs(policy, pairs, entire=policy.entire_base))
+    seen = seen.reshape(len(red), len(blue))
     for i, a in enumerate(red):
         for j, b in enumerate(blue):
             rays = refs[(a.id, b.id)]
@@ -198,8 +206,8 @@ def test_centre_lines_and_visible_match_reference(ident: str, seed: int) -> None
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
 def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> None:
-    """`Table.lines_clear` at each sight point is the reference's verdict on that one line
-    (which `Table.visible` relies on when it judges the open pairs a line at a time)."""
+    """`Table._lines_clear` at each sight point is the reference's verdict on that one line
+    (which `Table.seen` relies on when it judges the open pairs a line at a time)."""
     rs = _ruleset(ident)
     scene = _random_scene(400 + seed, "skirmish-19c")
     table = Table(scene)
@@ -211,7 +219,7 @@ def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> Non
     ]
     points = table.sight_points.shape[1]
     for point in range(points):
-        got = table.lines_clear(rs.sight_policy, pairs, point)
+        got = table._lines_clear(rs.sight_policy, *_rows(table, pairs), point)
         assert got.tolist() == [not rays[point] for rays in refs], point
     # busy enough to test something: some lines to the corners blocked, some clear
     corners = [rays[k] for rays in refs for k in range(1, points)]

@@ -741,7 +741,7 @@ def state_set() -> ResponseReturnValue:
     step = game.set_values(scope, target, values)
     play = game.play
     if scope is Scope.UNIT:
-        now: Any = play.unit_state(target)
+        now: Any = dict(play.units[target])
     elif scope is Scope.BASE:
         now = {"removed": target in play.removed, "held": target in play.held}
     else:

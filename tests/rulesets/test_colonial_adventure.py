@@ -28,6 +28,7 @@ from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 RS = get_ruleset("colonial-adventure")
+SHEET = "002_9c2296e6290248df.txt"
 SHOOTER_FRONT = 10.5
 
 
@@ -193,6 +194,18 @@ def test_movement_allowance_and_action_dice(
     assert (am["dice"], am["sides"]) == (dice_count, sides)
     # The mean of nD(s) is n (s + 1) / 2.
     assert am["mean_inches"] == pytest.approx(dice_count * (sides + 1) / 2)
+
+
+def test_move_readable_lines() -> None:
+    # Infantry: 6" a Move action (line 39), 1D6 of Action Movement, mean 3.5" (line 47); the
+    # move costs 1 (line 20) of the 2 actions a turn (line 16); no passing through (line 55).
+    lines = RS.resolve(duel(20, {"type": "infantry"}), "move", ["s"]).lines
+    assert lines[:3] == (
+        f's moves as infantry: 6.0" a Move action ({SHEET}:39); Action Movement 1D6, mean 3.5" '
+        f"({SHEET}:47)",
+        f"actions: move 1 ({SHEET}:20); 1 of 2 a turn ({SHEET}:16)",
+        f"no troops may pass through other units ({SHEET}:55)",
+    )
 
 
 def test_cavalry_action_movement_distribution() -> None:
@@ -556,6 +569,20 @@ def test_melee_pool_with_every_additive_modifier() -> None:
     assert data["in_contact"] is True
     assert data["sides"][0]["dice"] == 19
     assert data["sides"][1]["dice"] == 1  # the lower class gets no status dice
+
+
+def test_melee_readable_lines_say_the_result_table() -> None:
+    # The same one-man fight, as the players read it: a draw 26/36 = 13/18 (72.2%) and each side
+    # defeated by 1 with 5/36 (13.9%), thrown back 4" (lines 146-147); more cannot happen.
+    lines = RS.resolve(melee_scene({}, {}), "melee", ["a", "d"]).lines
+    assert lines[0] == "close combat: a attacks d (in base contact)"
+    assert lines[3].startswith("draw 13/18 (72.2%): fight again immediately")
+    assert lines[3].endswith(f'retire 2" ({SHEET}:146)')
+    assert lines[4] == (
+        f'd defeated by 1: 5/36 (13.9%), thrown back 4.0", thrown back facing the enemy '
+        f"({SHEET}:147)"
+    )
+    assert lines[5].startswith("d defeated by 2: 0 (0.0%)")
 
 
 @pytest.mark.parametrize(

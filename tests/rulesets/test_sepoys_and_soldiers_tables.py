@@ -38,17 +38,17 @@ def test_volley_counts_hits_and_lost_bases() -> None:
     # 2 dice needing 5+ (1/3 each), 2 hits a success, on a unit of 2 bases carrying 1 hit:
     # 0 successes 4/9 (1 hit, no base), 1 success 4/9 (3 hits, a base), 2 successes 1/9
     # (5 hits, a base).
-    odds = t.volley(2, 5, 2, 1, 2)
-    assert [(h["k"], Fraction(h["exact"])) for h in odds.hits] == [
+    hits, lost, p_lost = t.volley(2, 5, 2, 1, 2)
+    assert [(h["k"], Fraction(h["exact"])) for h in hits] == [
         (0, Fraction(4, 9)),
         (2, Fraction(4, 9)),
         (4, Fraction(1, 9)),
     ]
-    assert [(h["k"], Fraction(h["exact"])) for h in odds.lost] == [
+    assert [(h["k"], Fraction(h["exact"])) for h in lost] == [
         (0, Fraction(4, 9)),
         (1, Fraction(5, 9)),
     ]
-    assert odds.p_lost == Fraction(5, 9)
+    assert p_lost == Fraction(5, 9)
 
 
 def test_charge_combat_one_die_each() -> None:

@@ -4,6 +4,7 @@ read `README.md`, and here are the mechanics."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -13,7 +14,7 @@ from typing import Any, ClassVar
 
 from calibration.units import format_length
 
-from ... import engine
+from ... import dice, engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
@@ -69,6 +70,11 @@ DRAW, DEFEATS, MORALE = DATA["melee_draw"], DATA["melee_defeats"], DATA["morale"
 IN_FORMATION = Modifier(FIRE["formation"], FIRE["formation_why"], FIRE["formation_cite"])
 FIGHTERS = Modifier(MELEE["fighters"], "fighters: +1 on the roll", MELEE["fighters_cite"])
 EFFECTS = "1-2 no effect, 3-4 shock point, 5-6 kill"
+EFFECTS_CITE = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
+"""Where a hit's effects stand (lines 104-106)."""
+EFFECTS_JSON = [
+    {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
+]
 HIT_EFFECT = Roll("effect of each hit", 1, 6, None, cite=HITS[0]["cite"], note=EFFECTS)
 MAN_NOT_HORSE = Roll(
     "man not horse", 1, 6, MAN_FROM["man_from"], cite=MAN_FROM["cite"], note=MAN_FROM["note"]
@@ -80,6 +86,13 @@ SIDES = ("attacker", "defender")
 """The sides of `melee ATTACKER DEFENDER`, as its report form names them."""
 SPENT = {False: "actions_spent", True: "commander_actions"}
 """Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
+
+
+def say(name: str, **values: Any) -> str:
+    """A text of sheet.toml's `[texts]`, its `{blanks}` filled in."""
+    return str(DATA["texts"][name]).format(**values)
+
+
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Changes = tuple[Change, ...]
@@ -108,10 +121,7 @@ class ColonialAdventure(Ruleset):
     unit = "in"
     phases = tuple(p.name for p in PHASE_STEPS)
     phase_steps = PHASE_STEPS
-    sides_rule = (
-        "all: every side on the table; initiative-order: the same sides, the side that won the "
-        f"initiative die roll ({INITIATIVE}) first (in table order until it is rolled)"
-    )
+    sides_rule = say("sides-rule", cite=INITIATIVE)
     unit_fields = UNIT_FIELDS
     terrain_keys = frozenset({"obstacle", "barred"})
     """What the action costs read of terrain (lines 21-23)."""
@@ -285,39 +295,26 @@ class ColonialAdventure(Ruleset):
         # The hits (lines 98-120): on mounted men each hit is the horse's or the man's, then
         # each hit's 1D6 gives a shock point or kills; only the man's hits kill men.
         final = need - FIRE["formation"] if formed else need
-        man = odds.dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
-        p = odds.dice.p_at_least(6, final)
-        hits, kills = odds.Outcome(pool, p), odds.Outcome(pool, p * KILL * man)
-        shock, horses = odds.Outcome(pool, p * SHOCK), odds.Outcome(pool, p * KILL * (1 - man))
+        man = dice.p_at_least(6, MAN_FROM["man_from"]) if mounted else Fraction(1)
+        p = dice.p_at_least(6, final)
         note = f'need {need}+ at {band}"' + (", +1 on the roll in formation" if formed else "")
         bonus = (IN_FORMATION,) if formed else ()
-        to_hit = Roll("to hit", pool, 6, final, hits.dist, bonus, row_cite, note)
+        to_hit = Roll("to hit", pool, 6, final, dice.binomial(pool, p), bonus, row_cite, note)
         rolls = [to_hit, MAN_NOT_HORSE, HIT_EFFECT] if mounted else [to_hit, HIT_EFFECT]
-        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "hits": hits.as_json()}
-        data |= {"kills": kills.as_json(), "shock_points": shock.as_json()}
-        data["effects"] = [
-            {"faces": h["faces"], "effect": h["effect"], "source": str(h["cite"])} for h in HITS
-        ]
-        lines += [
-            to_hit.describe(),
-            f"expected {hits.mean:.2f} hits; P(at least one hit) = {data['hits']['p_any']:.1%}",
-            f"each hit 1D6: {EFFECTS} ({HITS[0]['cite']}-{HITS[2]['cite'].line}): expected "
-            f"{kills.mean:.2f} kills, {shock.mean:.2f} shock points",
-        ]
+        data |= {"need": final, "rolls": [r.as_json() for r in rolls], "effects": EFFECTS_JSON}
+        data |= {"hits": odds.counted(pool, p), "shock_points": odds.counted(pool, p * SHOCK)}
+        data["kills"] = odds.counted(pool, p * KILL * man)
+        lines += [to_hit.describe(), say("hits", **data), say("effects", **data, cite=EFFECTS_CITE)]
         if mounted:
-            data["horses_killed"] = horses.as_json()
-            split = f"is mounted: each hit 1-3 the horse, 4-6 the man ({MAN_FROM['cite']})"
-            lines.append(f"{target.id} {split}; expected {horses.mean:.2f} horses killed")
+            data["horses_killed"] = odds.counted(pool, p * KILL * (1 - man))
+            lines.append(say("horses", **data, unit=target.id, cite=MAN_FROM["cite"]))
         if weapon == "repeating-gun":
-            jam, cite = odds.jam_chance(pool), FIRE["jam_cite"]
-            data["jam"] = _chance(jam, cite)
-            lines.append(f"the gun jams on more 1s than 6s: {_fmt(jam)} ({cite})")
-        if target_troops.leader_bases:
-            hit, cite = odds.leader_hit_chance(kills, LEADER_HIT["sides"]), LEADER_HIT["cite"]
-            data["leader_hit"] = [_chance(hit, cite, base=b) for b in target_troops.leader_bases]
-            led = ", ".join(target_troops.leader_bases)
-            d10 = f"D10 at most the men killed, {cite}"
-            lines.append(f"each of {led} is hit with chance {_fmt(hit)} ({d10})")
+            data["jam"] = _chance(odds.jam_chance(pool), FIRE["jam_cite"])
+            lines.append(say("jam", **data["jam"]))
+        if led := target_troops.leader_bases:
+            hit = odds.leader_hit_chance(pool, p * KILL * man, LEADER_HIT["sides"])
+            data["leader_hit"] = [_chance(hit, LEADER_HIT["cite"], base=b) for b in led]
+            lines.append(say("leader-hit", **data["leader_hit"][0], led=", ".join(led)))
         return self._answer("shoot", data, lines)
 
     def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
@@ -327,10 +324,10 @@ class ColonialAdventure(Ruleset):
         the Artillery Phase, line 7, and spend their actions reloading)."""
         out = []
         if not self._loaded(unit, weapon):
-            reload = _cost_text(self._reload_cost(unit, weapon))
-            out.append(f"{unit.id} is not loaded: reload first ({reload})")
+            reload = _cost_said(self._reload_cost(unit, weapon))
+            out.append(say("not-loaded", unit=unit.id, **reload))
         if weapon == "repeating-gun" and self._flag(unit, "jammed"):
-            out.append(f"{unit.id} is jammed: fix it first ({_cost_text(COSTS['fix-jam'])})")
+            out.append(say("jammed", unit=unit.id, **_cost_said(COSTS["fix-jam"])))
         fire = COSTS["fire"]
         if weapon in GUNS:
             if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
@@ -364,15 +361,9 @@ class ColonialAdventure(Ruleset):
                 mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
         mods += _leaders(troops, FIRE, "leader figures")
         mods += _shock_dice(self._count(shooter, "shock"), FIRE, " on the firer")
-        pool = max(0, int(sum(m.value for m in mods)))
-        if cover is not Cover.NONE:
-            key = "fortification" if cover is Cover.HARD else "cover"
-            share = Fraction(FIRE[f"{key}_share"])
-            cut = odds.share_of(pool, share)
-            why = f"target in {COVER_WORD[cover]}: -{share} of {pool} dice, rounded up"
-            mods.append(Modifier(-cut, why, FIRE[f"{key}_cite"]))
-            pool -= cut
-        return pool, mods
+        key = "fortification" if cover is Cover.HARD else "cover"
+        shares = [(key, f"target in {COVER_WORD[cover]}")] if cover is not Cover.NONE else []
+        return _by_shares(max(0, int(sum(m.value for m in mods))), mods, FIRE, shares), mods
 
     # ----------------------------------------------------------------------------------------
     # Close combat (lines 122-150)
@@ -390,43 +381,31 @@ class ColonialAdventure(Ruleset):
         dfd, dfd_kills, dfd_line = self._melee_side(table, defender, attacker, near, False)
         # The defender's dead are the attacker's kills: a margin m > 0 means the defender lost
         # m more men than the attacker, so the defender is "defeated by m".
-        margin = odds.margin(att_kills.dist, dfd_kills.dist)
-        p_draw = margin.get(0, Fraction(0))
-        apart = f"{format_length(near.distance, scene.unit)} apart"
-        if touching:
-            contact_text = "in base contact"
-        elif contact.too_close_to_call:
-            contact_text = f"base contact too close to call: {apart}"
-        else:
-            contact_text = f"NOT in base contact: {apart}"
-        lines = [
-            f"close combat: {attacker.id} attacks {defender.id} ({contact_text})",
-            att_line,
-            dfd_line,
-            f"draw {_fmt(p_draw)}: {DRAW['effect']} ({DRAW['cite']})",
-        ]
+        att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
+        margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
+        p_draw = margin[0]
+        state = "in" if touching else "close" if contact.too_close_to_call else "apart"
+        names = {"attacker": attacker.id, "defender": defender.id}
+        apart = format_length(near.distance, scene.unit)
+        lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
         results = [_result(scene, None, DRAW, p_draw, DRAW["foot_back"] * INCH)]
+        lines.append(say("draw", **results[0]))
         for loser, sign in ((defender, 1), (attacker, -1)):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
             for by, row in enumerate(DEFEATS, start=1):
-                last = by == len(DEFEATS)
-                ways = (q for m, q in margin.items() if m * sign == by or (last and m * sign > by))
+                last = by == len(DEFEATS)  # "defeated by 4 or more"
+                ways = [q for m, q in margin.items() if m * sign == by or (last and m * sign > by)]
                 p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
-                thrown = f"thrown back {format_length(back, scene.unit)}, {row['effect']}"
-                lines.append(f"{loser.id} {row['label']}: {_fmt(p)}, {thrown} ({row['cite']})")
+                lines.append(say("defeat", **results[-1], back=format_length(back, scene.unit)))
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
-            _chance(odds.leader_hit_chance(kills, LEADER_HIT["sides"]), cite, base=led)
+            _chance(odds.leader_hit_chance(*kills, LEADER_HIT["sides"]), cite, base=led)
             for kills, enemy in ((att_kills, defender), (dfd_kills, attacker))
             for led in self._troops(enemy).leader_bases
         ]
-        lines += [
-            f"{hit['base']} is hit with chance {hit['exact']} ({hit['p']:.1%}): a D10 at most the "
-            f"men killed, as shooting ({cite}, {LEADER_HIT['cite']})"
-            for hit in leader_hits
-        ]
+        lines += [say("melee-leader-hit", **hit, d10=LEADER_HIT["cite"]) for hit in leader_hits]
         data: dict[str, Any] = {"attacker": a, "defender": b}
         data["between"] = {"a": near.a.id, "b": near.b.id}
         data |= {"distance": length_json(scene, near.distance)}
@@ -438,13 +417,25 @@ class ColonialAdventure(Ruleset):
 
     def _melee_side(
         self, table: Table, unit: Unit, enemy: Unit, near: geo.Closest, attacking: bool
-    ) -> tuple[dict[str, Any], odds.Outcome, str]:
+    ) -> tuple[dict[str, Any], tuple[int, Fraction], str]:
         """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
         and its line. The defender's cover counts (hard: a fortification); the sheet gives the
         attacker none."""
         aspect = table.aspect(near.a, near.b)  # where the attacker stands to the defender
         cover = table.cover(self.cover_policy, near.a, near.b).cover
-        pool, mods = self._melee_dice(unit, self._class(unit), self._class(enemy))
+        cls, enemy_cls, troops = self._class(unit), self._class(enemy), self._troops(unit)
+        men = troops.firing * MELEE["per_man"]
+        mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
+        mods += _leaders(troops, MELEE, "officers/leaders")
+        for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
+            if n := self._count(unit, field):
+                why = f"{n} {field.replace('_', ' ')}"
+                mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
+        if (steps := CLASSES.index(enemy_cls) - CLASSES.index(cls)) > 0:
+            why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
+            mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
+        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
+        pool = max(0, int(sum(m.value for m in mods)))
         mounted = self._mounted(unit)
         shares = []  # the sheet's percentages, each of the pool as it then stands
         if not attacking and cover is Cover.HARD:
@@ -462,44 +453,21 @@ class ColonialAdventure(Ruleset):
             shares.append(("cavalry_open", "cavalry against unformed infantry in the open"))
         if mounted and attacking and cover is Cover.HARD:
             shares.append(("cavalry_fort", "cavalry against troops in fortification"))
-        for key, why in shares:
-            share = Fraction(MELEE[f"{key}_share"])
-            change = odds.share_of(pool, share)
-            text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
-            mods.append(Modifier(change, text, MELEE[f"{key}_cite"]))
-            pool = max(0, pool + change)
+        pool = _by_shares(pool, mods, MELEE, shares)
         fighters = self._flag(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
-        kills = odds.Outcome(pool, odds.dice.p_at_least(6, kill))
+        p_kill = dice.p_at_least(6, kill)
+        kills = odds.counted(pool, p_kill)
         note = f"{kill}+ kills, {shock} a shock point"
         rolled = (*mods, FIGHTERS) if fighters else tuple(mods)
-        roll = Roll("kill", pool, 6, kill, kills.dist, rolled, MELEE["kill_cite"], note)
-
+        roll = Roll.success_roll("kill", pool, 6, kill, rolled, MELEE["kill_cite"], note)
         side = {"unit": unit.id, "dice": pool, "modifiers": [m.as_json() for m in mods]}
-        side |= {"rolls": [roll.as_json()], "kills": kills.as_json()}
-        side |= {"shock_points": odds.Outcome(pool, Fraction(1, 6)).as_json(), "fighters": fighters}
+        side |= {"rolls": [roll.as_json()], "kills": kills, "fighters": fighters}
+        side["shock_points"] = odds.counted(pool, Fraction(1, 6))
         reasons = "; ".join(_mod_text(m) for m in mods)
-        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills.mean:.2f} kills"
-        return side, kills, line
-
-    def _melee_dice(self, unit: Unit, cls: str, enemy_cls: str) -> tuple[int, list[Modifier]]:
-        """The additive part of the close combat pool (lines 124-131)."""
-        troops = self._troops(unit)
-        men = troops.firing * MELEE["per_man"]
-        mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
-        mods += _leaders(troops, MELEE, "officers/leaders")
-        for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
-            n = self._count(unit, field)
-            if n:
-                why = f"{n} {field.replace('_', ' ')}"
-                mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
-        steps = CLASSES.index(enemy_cls) - CLASSES.index(cls)
-        if steps > 0:
-            why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
-            mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
-        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
-        return max(0, int(sum(m.value for m in mods))), mods
+        line = f"{unit.id}: {pool} dice ({reasons}); {note}; expected {kills['mean']:.2f} kills"
+        return side, (pool, p_kill), line
 
     # ----------------------------------------------------------------------------------------
     # Movement and actions (lines 14-55)
@@ -508,40 +476,33 @@ class ColonialAdventure(Ruleset):
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
         unit, steps = self._move_steps(scene, args)
-        key = self._moves_as(unit)
-        mv = MOVEMENT[key]
-        spread = odds.dice.total(mv["dice"], mv["sides"])
-        mean = float(odds.dice.mean(spread))
-        table = table_of(scene)
+        key, table = self._moves_as(unit), table_of(scene)
+        mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
+        rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
         spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
-        allowed, allowance = before + spent <= PER_TURN, mv["inches"] * INCH
-        no_passing = DATA["interpenetration"]["cite"]
-        rolled: dict[str, Any] = {"dice": mv["dice"], "sides": mv["sides"]}
-        rolled["source"] = str(mv["dice_cite"])
-        rolled |= {"distribution_inches": odds.dice.as_floats(spread)}
-        rolled |= {"exact": [str(p) for p in spread], "mean_inches": mean}
-        data: dict[str, Any] = {"unit": args[0], "moves_as": key}
-        data["allowance"] = length_json(scene, allowance)
-        data |= {"allowance_source": str(mv["cite"]), "action_movement": rolled}
-        data |= {"stands_in": standing, "actions": [_cost_json(c) for c in steps]}
+        thrown = {"dice": mv["dice"], "sides": mv["sides"], "source": str(mv["dice_cite"])}
+        thrown |= {"distribution_inches": list(rolled.floats), "exact": list(rolled.exact)}
+        thrown["mean_inches"] = float(rolled.mean)
+        data: dict[str, Any] = {"unit": args[0], "moves_as": key, "stands_in": standing}
+        data |= {"allowance": length_json(scene, allowance), "allowance_source": str(mv["cite"])}
+        data |= {"action_movement": thrown, "actions": [_cost_json(c) for c in steps]}
         data |= {"actions_spent": spent, "actions_spent_before": before}
-        data |= {"actions_per_turn": PER_TURN, "allowed": allowed}
-        data |= {"interpenetration": str(no_passing)}
-        earlier = f", {before} spent before" if before else ""
-        dice = f'{mv["dice"]}D{mv["sides"]}, mean {mean:g}" ({mv["dice_cite"]})'
-        costs = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
-        lines = [
-            f"{unit.id} moves as {key}: {format_length(allowance, scene.unit)} a Move action "
-            f"({mv['cite']}); Action Movement {dice}",
-            f"actions: {costs}; {spent}{earlier} of {PER_TURN} a turn ({PER_TURN_CITE})",
-        ]
-        if not allowed:
-            lines.append(f"not allowed this turn: {before + spent} actions is more than {PER_TURN}")
+        data |= {"actions_per_turn": PER_TURN, "allowed": before + spent <= PER_TURN}
+        data["interpenetration"] = str(DATA["interpenetration"]["cite"])
+        said = {
+            "who": unit.id,
+            "reach": format_length(allowance, scene.unit),
+            "cite": PER_TURN_CITE,
+        }
+        said |= {"earlier": f", {before} spent before" if before else "", "total": before + spent}
+        said["costs"] = ", ".join(f"{c['action']} {c['actions']} ({c['cite']})" for c in steps)
+        lines = [say("move", **data, **thrown, **said), say("move-actions", **data, **said)]
+        if not data["allowed"]:
+            lines.append(say("move-not-allowed", **data, **said))
         if standing:
-            slows = "the sheet slows no terrain, only obstacles and buildings cost actions"
-            lines.append(f"stands in {', '.join(standing)}: {slows}")
-        lines.append(f"no troops may pass through other units ({no_passing})")
+            lines.append(say("stands-in", where=", ".join(standing)))
+        lines.append(say("no-passing", **data))
         return self._answer("move", data, lines)
 
     def _moves_as(self, unit: Unit) -> str:
@@ -617,14 +578,11 @@ class ColonialAdventure(Ruleset):
         data |= {"source": str(PER_TURN_CITE), "actions_spent": self._count(unit, "actions_spent")}
         data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
         data |= {"open_now": open_now, "notes": notes}
-        lines = [f"{unit.id} has {PER_TURN} actions a turn ({PER_TURN_CITE}), {left} left:"]
-        lines += [f"  {c['action']}: {c['actions']} ({c['cite']})" for _, c in costs]
+        lines = [say("actions", **data, who=unit.id), *(say("cost", **c) for _, c in costs)]
         if self._troops(unit).commanders:
-            data["commander_actions_left"] = own = self._left(unit, commander=True)
-            his = "-1 shock point and attack orders are his"
-            notes.append(f"its commander has {PER_TURN} actions of his own, {own} left: {his}")
-        now = ", ".join(open_now) or "nothing"
-        lines += [*notes, f"open now (fire is settled through shoot): {now}"]
+            data["commander_actions_left"] = self._left(unit, commander=True)
+            notes.append(say("commander-actions", **data))
+        lines += [*notes, say("open-now", now=", ".join(open_now) or "nothing")]
         return self._answer("actions", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -643,29 +601,23 @@ class ColonialAdventure(Ruleset):
         data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
         data |= {"retire": length_json(scene, retire)}
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
-        said = {"unit": unit.id, "shock": shock, "men": men, "over": over, "cls": cls.upper()}
-        said |= {"retire": format_length(retire, scene.unit), "inches": row["inches"]}
-        said |= {"retire_cite": retire_cite, "row_cite": row["cite"], "broken_cite": broken_cite}
-        return self._answer("morale", data, [DATA["says"]["morale"][status].format(**said)])
+        said = {"unit": unit.id, "cls": cls.upper(), "retire": format_length(retire, scene.unit)}
+        said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
+        return self._answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
-    def _initiative_bonus(self, scene: Scene) -> tuple[list[str], dict[str, int], dict[str, int]]:
-        """The two sides (sorted), their leader and commander figures, and the +1 of the side
-        with more (line 8)."""
+    def initiative(self, scene: Scene, args: Args) -> Resolution:
+        """`initiative`: each side's 1D6, +1 to the side with more leader and commander figures
+        (line 8)."""
+        expect_args("initiative", args, ())
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             named = ", ".join(map(repr, sides)) or "none"
             raise self._refusal("two-sides", count=len(sides), sides=named)
-        troops = [(u.side, self._troops(u)) for u in scene.units]
-        leaders = {
-            s: sum(t.leaders + t.commanders for side, t in troops if side == s) for s in sides
-        }
+        leaders = dict.fromkeys(sides, 0)
+        for unit in scene.units:
+            troops = self._troops(unit)
+            leaders[unit.side] += troops.leaders + troops.commanders
         bonus = {s: int(leaders[s] > leaders[o]) for s, o in (sides, sides[::-1])}
-        return sides, leaders, bonus
-
-    def initiative(self, scene: Scene, args: Args) -> Resolution:
-        """`initiative`: each side's 1D6, +1 to the side with more leaders (line 8)."""
-        expect_args("initiative", args, ())
-        sides, leaders, bonus = self._initiative_bonus(scene)
         first, second = sides
         # Each of the 36 throws: by how much the first side's total beats the second's.
         beats = [x + bonus[first] - y - bonus[second] for x in range(1, 7) for y in range(1, 7)]
@@ -677,11 +629,8 @@ class ColonialAdventure(Ruleset):
             side |= {"p_win": float(wins[s]), "exact": str(wins[s])}
         data = {"source": str(INITIATIVE), "sides": each, "p_tie": float(tie)}
         data["tie_exact"] = str(tie)
-        lines = [
-            f"{s}: {leaders[s]} leaders, 1D6{'+1' if bonus[s] else ''}, wins {_fmt(wins[s])}"
-            for s in sides
-        ]
-        lines.append(f"tie {_fmt(tie)}: the sheet does not say how a tie is broken ({INITIATIVE})")
+        lines = [say("initiative", **e, plus="+1" if e["bonus"] else "") for e in each]
+        lines.append(say("initiative-tie", **data))
         return self._answer("initiative", data, lines)
 
     # ----------------------------------------------------------------------------------------
@@ -694,12 +643,10 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            for i, unit in enumerate(scene.units):
-                for enemy in scene.units[i + 1 :]:
-                    near = table.unit_distance(unit, enemy)
-                    slack = table.uncertainty(near.a, near.b)
-                    if enemy.side != unit.side and near.distance <= slack:
-                        yield Candidate("melee", (unit.id, enemy.id))
+            order = {u.id: k for k, u in enumerate(scene.units)}
+            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
+                if order[unit.id] < order[enemy.id]:
+                    yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
                 if self._count(unit, "shock") > self._troops(unit).men:
@@ -716,18 +663,13 @@ class ColonialAdventure(Ruleset):
     def _shots(self, scene: Scene, table: Table, *, guns: bool) -> list[tuple[Unit, Unit]]:
         """Each unit ready to fire (a gun when `guns`) and each enemy unit within its weapon's
         reach (or too close to call), their sight lines traced at once."""
-        shots = []
-        for shooter in scene.units:
-            if (self._type(shooter) == "artillery") != guns:
-                continue
-            reach = _reach(self._weapon(shooter))
-            for enemy in scene.units:
-                if enemy.side != shooter.side:
-                    near = table.unit_distance(shooter, enemy)
-                    slack = table.uncertainty(near.a, near.b)
-                    if reach is None or geo.within(near.distance, reach + slack):
-                        shots.append((shooter, enemy))
-        shots = [(s, t) for s, t in shots if not self._not_ready(s, self._weapon(s))]
+        shots = [
+            (shooter, enemy)
+            for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
+            if (self._type(shooter) == "artillery") == guns
+            and ((reach := _reach(self._weapon(shooter))) is None or geo.within(gap, reach + slack))
+            and not self._not_ready(shooter, self._weapon(shooter))
+        ]
         nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
         table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
         return shots
@@ -747,13 +689,11 @@ class ColonialAdventure(Ruleset):
     # Outcomes: what the dice the players rolled do to the game
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
+        """Each action whose dice change the game: its form (`_ACTION_form`) and what the
+        reported dice do (`_ACTION_apply`)."""
+        kinds = ("shoot", "melee", "morale", "actions", "initiative", "move")
         return {
-            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
-            "melee": OutcomeRule(self._melee_form, self._melee_apply),
-            "morale": OutcomeRule(self._morale_form, self._morale_apply),
-            "actions": OutcomeRule(self._actions_form, self._actions_apply),
-            "initiative": OutcomeRule(self._initiative_form, self._initiative_apply),
-            "move": OutcomeRule(self._move_form, self._move_apply),
+            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
         }
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
@@ -763,22 +703,19 @@ class ColonialAdventure(Ruleset):
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
         for a repeating gun whether it jammed (line 98)."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
-        data = self.shoot(scene, (a, b)).data
+        data = self.shoot(scene, args).data
         if not data["allowed"]:
-            raise self._refusal("no-shot", a=a, b=b, reasons="; ".join(data["reasons"]))
+            reasons = "; ".join(data["reasons"])
+            raise self._refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
-        hits = f"dice that hit ({data['need']}+ on {data['dice']} dice)"
-        kills = f"hits that{man} killed (5-6 on the hit's die)"
-        shock = "hits that gave a shock point (3-4 on the hit's die)"
         reports = [
-            _count_report("hits", hits, NEEDS[data["weapon"]][1], data["hits"]),
-            _count_report("kills", kills, HITS[2]["cite"], data["kills"]),
-            _count_report("shock", shock, HITS[1]["cite"], data["shock_points"]),
-            _removed_report("removed", scene.unit_of(b)),
+            _count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], data["hits"]),
+            _count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], data["kills"]),
+            _count_report("shock", say("shock-hits"), HITS[1]["cite"], data["shock_points"]),
+            _removed_report("removed", scene.unit_of(data["target"])),
         ]
         if data["weapon"] == "repeating-gun":
-            jam = "more 1s than 6s among the gun's dice"
+            jam = say("jam-report")
             reports.append(Report("jammed", Kind.FLAG, jam, FIRE["jam_cite"], default=False))
         return tuple(reports)
 
@@ -787,8 +724,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            cites = f"{HITS[0]['cite']}-{HITS[2]['cite'].line}"
-            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=cites)
+            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
@@ -797,10 +733,10 @@ class ColonialAdventure(Ruleset):
         changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
         if weapon in RELOAD:
             reload = self._reload_cost(shooter, weapon)
-            why = f"fired: {reload['action']} costs {_actions_word(reload['actions'])}"
+            why = say("fired-unloads", **_cost_said(reload))
             changes.append(Change(shooter.id, "loaded", False, why, reload["cite"]))
         if weapon not in GUNS:
-            fire, why = COSTS["fire"], f"fired: {_actions_word(COSTS['fire']['actions'])}"
+            fire, why = COSTS["fire"], say("fired", **_cost_said(COSTS["fire"]))
             changes.append(self._add(shooter, "actions_spent", fire["actions"], why, fire["cite"]))
         if reported.get("jammed"):
             changes.append(Change(shooter.id, "jammed", True, "more 1s than 6s", FIRE["jam_cite"]))
@@ -828,8 +764,8 @@ class ColonialAdventure(Ruleset):
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
         enemy (lines 136-138), and the bases each side takes off."""
-        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        data = self.melee(scene, (a, b)).data
+        data = self.melee(scene, args).data
+        a, b = data["attacker"], data["defender"]
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
             raise self._refusal("no-contact", a=a, b=b, apart=apart)
@@ -847,52 +783,38 @@ class ColonialAdventure(Ruleset):
         return tuple(reports)
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
         for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
-                dice = side["dice"]
-                raise self._refusal("dice", unit=side["unit"], dice=dice, kills=kills, shock=shock)
-        # Shock points each unit takes: the enemy's 5s (line 138), then the result (148-150).
-        taken, why, cites = {}, {}, {}
-        for unit, enemy, role in (
-            (attacker, defender, "defender"),
-            (defender, attacker, "attacker"),
+                dice = {"unit": side["unit"], "dice": side["dice"], "kills": kills, "shock": shock}
+                raise self._refusal("dice", **dice)
+        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
+        margin = int(reported["attacker_kills"]) - int(reported["defender_kills"])
+        shocked: list[Change] = []
+        losses: list[Change] = []
+        for unit, enemy, role, foe, by in (
+            (defender, attacker, "defender", "attacker", margin),
+            (attacker, defender, "attacker", "defender", -margin),
         ):
-            taken[unit.id] = int(reported[f"{role}_shock"])
-            why[unit.id] = [f"{taken[unit.id]} shock from {enemy.id}'s dice"]
-            cites[unit.id] = MELEE["shock_face_cite"]
-        a_kills, d_kills = int(reported["attacker_kills"]), int(reported["defender_kills"])
-        margin = a_kills - d_kills  # the defender's dead less the attacker's
-        if margin:
-            loser, by = (defender if margin > 0 else attacker), abs(margin)
-            row = DEFEATS[min(by, len(DEFEATS)) - 1]
-            back = row["horse_back"] if self._mounted(loser) else row["foot_back"]
-            extra = 0 if by == 1 else 2 if by < len(DEFEATS) else taken[loser.id]
-            why[loser.id].append(
-                f'{row["label"]}: thrown back {back:g}" facing the enemy'
-                + (f", +{extra} shock" if extra else "")
-                + (", no movement next turn" if by == 3 else "")
-                + (", may only remove shock points next turn" if by >= 4 else "")
+            # The enemy's 5s (line 138), then the result (lines 146-150): defeated `by` if > 0.
+            shock, cite = int(reported[f"{foe}_shock"]), MELEE["shock_face_cite"]
+            why = [f"{shock} shock from {enemy.id}'s dice"]
+            if by > 0:
+                row = DEFEATS[min(by, len(DEFEATS)) - 1]
+                back = row["horse_back" if self._mounted(unit) else "foot_back"]
+                extra = shock if row["shock"] == "double" else row["shock"]
+                plus = f", +{extra} shock" if extra else ""
+                why.append(say("defeated", **row, back=back, plus=plus))
+                shock, cite = shock + extra, row["cite"]
+            elif by == 0:
+                why.append(DRAW["effect"])
+            if shock:  # the attacker's first
+                shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
+            fight, killed = f"close combat with {enemy.id}", int(reported[f"{foe}_kills"])
+            losses += self._losses(
+                unit, killed, reported[f"{role}_removed"], fight, MELEE["kill_cite"]
             )
-            taken[loser.id] += extra
-            cites[loser.id] = row["cite"]
-        else:
-            for said in why.values():
-                said.append(DRAW["effect"])
-        changes = [
-            self._add(u, "shock", taken[u.id], "; ".join(why[u.id]), cites[u.id])
-            for u in (attacker, defender)
-            if taken[u.id]
-        ]
-        for unit, killed, role, enemy in (
-            (defender, a_kills, "defender", attacker),
-            (attacker, d_kills, "attacker", defender),
-        ):
-            fight = f"close combat with {enemy.id}"
-            removed = reported[f"{role}_removed"]
-            changes += self._losses(unit, killed, removed, fight, MELEE["kill_cite"])
-        return tuple(changes)
+        return (*shocked, *losses)
 
     def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """No dice: the shock points against the men decide (lines 154-161)."""
@@ -925,15 +847,12 @@ class ColonialAdventure(Ruleset):
         who = f"{unit.id}'s commander" if by_commander else unit.id
         why = f"{who}: {action}, {_actions_word(cost['actions'])}"
         changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
-        if key.startswith("reload"):
-            changes.append(Change(unit.id, "loaded", True, action, cite))
-        elif key == "fix-jam":
-            changes.append(Change(unit.id, "jammed", False, action, cite))
-        elif key == "rally":
-            changes.append(self._add(unit, "shock", -1, action, cite))
-        elif key == "attack-order":
-            why = f"{action}: +1D6 in close combat"
-            changes.append(self._add(unit, "attack_actions", 1, why, MELEE["attack_action_cite"]))
+        does = DATA["does"].get(key, {})
+        if "sets" in does:
+            changes.append(Change(unit.id, does["sets"], does["to"], action, cite))
+        elif "adds" in does:
+            why, cite = does.get("why", action), does.get("cite", cite)
+            changes.append(self._add(unit, does["adds"], does["by"], why, cite))
         elif key == "mount":
             mounted = self._flag(unit, "mounted")
             now = "dismounts" if mounted else "mounts"
@@ -946,49 +865,46 @@ class ColonialAdventure(Ruleset):
 
     def _initiative_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
-        expect_args("initiative", args, ())
-        sides, _, bonus = self._initiative_bonus(scene)
         added = " (its +1 for more leaders is added for you)"
-        labels = {s: f"{s}'s 1D6{added if bonus[s] else ''}" for s in sides}
         return tuple(
-            Report(f"roll_{s}", Kind.COUNT, labels[s], INITIATIVE, maximum=6) for s in sides
+            Report(f"roll_{s}", Kind.COUNT, f"{s}'s 1D6{added if b else ''}", INITIATIVE, maximum=6)
+            for s, b in self._bonus(scene, args).items()
         )
 
     def _initiative_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        sides, _, bonus = self._initiative_bonus(scene)
-        faces = {s: int(reported[f"roll_{s}"]) for s in sides}
-        bad = [f"roll_{s} is {faces[s]}" for s in sides if not 1 <= faces[s] <= 6]
+        bonus = self._bonus(scene, args)
+        faces = {s: int(reported[f"roll_{s}"]) for s in bonus}
+        bad = [f"roll_{s} is {faces[s]}" for s in bonus if not 1 <= faces[s] <= 6]
         if bad:
             raise QuestionError(f"{self.id}: {'; '.join(bad)}; a D6 shows 1 to 6")
-        totals = {s: faces[s] + bonus[s] for s in sides}
+        totals = {s: faces[s] + bonus[s] for s in bonus}
         said = " against ".join(
-            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in sides
+            f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in bonus
         )
-        first, second = sides
+        first, second = bonus
         if totals[first] == totals[second]:
             raise self._refusal("tie", said=said)
-        winner, why = max(sides, key=totals.__getitem__), f"won the initiative die roll: {said}"
+        winner, why = max(bonus, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
+    def _bonus(self, scene: Scene, args: Args) -> dict[str, int]:
+        """Each side's +1 for more leaders (line 8), as `initiative` answers it."""
+        return {s["side"]: s["bonus"] for s in self.initiative(scene, args).data["sides"]}
+
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        """No dice to report: the move spends its actions (lines 20-23)."""
-        self._move_spent(scene, args)
+        """No dice to report: the move spends its actions (lines 20-23); a move the actions left
+        this turn cannot pay for is refused."""
+        data = self.move(scene, args).data
+        if not data["allowed"]:
+            costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
+            said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
+            after = data["actions_spent_before"] + data["actions_spent"]
+            raise self._refusal("move", **{**data, **said}, after=after)
         return ()
 
-    def _move_spent(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost], int]:
-        """The unit, its move's costs and its actions spent after it; a move the actions left
-        this turn cannot pay for is refused."""
-        unit, steps = self._move_steps(scene, args)
-        before = self._count(unit, "actions_spent")
-        after = before + sum(c["actions"] for c in steps)
-        if after > PER_TURN:
-            costs = ", ".join(f"{c['action']} {c['actions']}" for c in steps)
-            spent = {"before": before, "after": after, "per_turn": PER_TURN, "cite": PER_TURN_CITE}
-            raise self._refusal("move", unit=unit.id, costs=costs, **spent)
-        return unit, steps, after
-
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        unit, steps, after = self._move_spent(scene, args)
+        unit, steps = self._move_steps(scene, args)
+        after = self._count(unit, "actions_spent") + sum(c["actions"] for c in steps)
         why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 
@@ -1028,6 +944,20 @@ def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]
     return [Modifier(-(shock // per), why, table["shock_cite"])] if shock >= per else []
 
 
+def _by_shares(
+    pool: int, mods: list[Modifier], table: Mapping[str, Any], shares: Sequence[tuple[str, str]]
+) -> int:
+    """The pool after the sheet's percentages (`table[KEY_share]`, lines 82-83 and 132-135),
+    each of the pool as it then stands, the change rounded up; each a modifier in `mods`."""
+    for key, why in shares:
+        share = Fraction(table[f"{key}_share"])
+        change = odds.share_of(pool, share)
+        text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
+        mods.append(Modifier(change, text, table[f"{key}_cite"]))
+        pool = max(0, pool + change)
+    return pool
+
+
 def _chance(p: Fraction, cite: Cite, **more: Any) -> dict[str, Any]:
     """A chance and where it comes from, for JSON (with `more` keys)."""
     return {**more, "p": float(p), "exact": str(p), "source": str(cite)}
@@ -1050,9 +980,8 @@ def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any])
 
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    falls = "a leader or commander whose D10 scored at most the men killed falls in place of a man"
-    label = f"bases of {unit.id} taken off for its men killed ({falls})"
-    bases, cite = tuple(b.id for b in unit.bases), LEADER_HIT["cite"]
+    label, cite = say("removed", unit=unit.id), LEADER_HIT["cite"]
+    bases = tuple(b.id for b in unit.bases)
     return Report(
         name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
     )
@@ -1062,8 +991,9 @@ def _actions_word(n: int) -> str:
     return f"{n} action" + ("s" if n != 1 else "")
 
 
-def _cost_text(cost: Cost) -> str:
-    return f"{cost['action']}, {_actions_word(cost['actions'])}, {cost['cite']}"
+def _cost_said(cost: Cost) -> dict[str, Any]:
+    """An action's cost, as the [texts] name it: `action`, `cite`, `costs` ("2 actions")."""
+    return {**cost, "costs": _actions_word(cost["actions"])}
 
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
@@ -1072,7 +1002,3 @@ def _cost_json(cost: Cost) -> dict[str, Any]:
 
 def _mod_text(m: Modifier) -> str:
     return f"{m.value:+g} {m.reason}" + (f" ({m.cite})" if m.cite else "")
-
-
-def _fmt(p: Fraction) -> str:
-    return f"{p} ({float(p):.1%})"

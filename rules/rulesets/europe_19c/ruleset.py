@@ -11,11 +11,11 @@ length, piece of terrain stood in and sight line is asked of the measuring layer
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from ... import dice as dice_math
@@ -49,15 +49,22 @@ WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
 PHASE_STEPS: Final = tuple(Phase(p["name"], p["what"], "all", p["cite"]) for p in DATA["phases"])
-WOODS_TOWNS: Final = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
-TOWNS: Final = frozenset({TerrainKind.TOWN, TerrainKind.BUILDING})
-STREAMS: Final = frozenset({TerrainKind.STREAM, TerrainKind.RIVER})
-ROADS: Final = frozenset({TerrainKind.ROAD, TerrainKind.BRIDGE})
-HILLS: Final = frozenset({TerrainKind.HILL})
+TERRAIN: Final = {
+    name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
+}
+"""The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
+TEXTS: Final = {
+    name: re.sub(r"\{(cite|numbers)\[(\w+)\]\}", lambda m: str(DATA[m[1]][m[2]]), text)
+    for name, text in DATA["texts"].items()
+}
+"""The texts of the answers (`say`), each `{cite[name]}` and `{numbers[name]}` in them read off
+the sheet once."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
+Reports = tuple[Report, ...]
+Changes = tuple[Change, ...]
 
 
 class Europe19c(Ruleset):
@@ -83,16 +90,11 @@ class Europe19c(Ruleset):
         return {**super().actions(), **{q.__name__: q for q in asked}}
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """The questions whose dice change the game: the form the players fill, what it changes
-        (README.md, "Outcomes")."""
+        """The questions whose dice change the game: the form the players fill (`_X_form`), what
+        it changes (`_X_apply`) (README.md, "Outcomes")."""
         return {
-            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
-            "command": OutcomeRule(self._command_form, self._command_apply),
-            "charge": OutcomeRule(self._charge_form, self._charge_apply),
-            "melee": OutcomeRule(self._melee_form, self._melee_apply),
-            "move": OutcomeRule(self._move_form, self._move_apply),
-            "morale": OutcomeRule(self._morale_form, self._morale_apply),
-            "formation": OutcomeRule(self._formation_form, self._formation_apply),
+            q: OutcomeRule(getattr(self, f"_{q}_form"), getattr(self, f"_{q}_apply"))
+            for q in ("shoot", "command", "charge", "melee", "move", "morale", "formation")
         }
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
@@ -102,12 +104,11 @@ class Europe19c(Ruleset):
         return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
 
     def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
-        data = {"action": action, "ruleset": self.id, **data}
-        return Resolution(action, MappingProxyType(data), tuple(lines))
+        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
 
-    def _refused(self, action: str, data: dict[str, Any], opening: str) -> Resolution:
-        said = [f"not allowed: {r['reason']} ({r['source']})" for r in data["reasons"]]
-        return self._answer(action, data, (opening, *said))
+    def _refused(self, action: str, data: dict[str, Any], opening: Iterable[str]) -> Resolution:
+        said = [line for r in data["reasons"] for line in say("refused", **r)]
+        return self._answer(action, data, (*opening, *said))
 
     # Firing (lines 60-96)
 
@@ -117,7 +118,30 @@ class Europe19c(Ruleset):
         round from a town, line 74), then in its sight (lines 75-76), every arc and every sight
         line of all the shots asked of the measuring layer at once; then the dice of the bases
         that fire, the need and the save."""
-        shots = [shot for firer, targets in fire for shot in self._shots(table, firer, targets)]
+        shots = []
+        for firer, targets in fire:
+            for target in targets:
+                _check_enemies(firer, target)
+            column, apart = FIRING["column_of"], table.unit_distance
+            mine = [Shot(firer, t, apart(firer, t), column[described(t)]) for t in targets]
+            shots += mine
+            refusals = _cannot_fire(firer)
+            if refusals:
+                for shot in mine:
+                    shot.refusals = list(refusals)
+                continue
+            weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
+            longest = bands[-1][1]
+            for base in firer.bases:  # the bases of each target in its range, nearest first
+                in_town = bool(_in_kinds(table, base, TERRAIN["towns"]))
+                away = table.distances[table.index[base.id]]
+                for shot in mine:
+                    order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
+                    d0 = float(away[table.index[order[0].id]])
+                    aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
+                    measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
+                    shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
+                    shot.weapon, shot.bands, shot.row = weapon, bands, row
         bases = [b for s in shots for b in s.bases]
         half = NUMBERS["arc_half_angle"]  # all round from a town
         arcs = table.in_arcs([(b.base, b.aims, 180.0 if b.in_town else half) for b in bases])
@@ -150,48 +174,20 @@ class Europe19c(Ruleset):
         firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
         return self.shots(table, [(firer, [target])])[0]
 
-    def _shots(self, table: Table, firer: Unit, targets: Sequence[Unit]) -> list[Shot]:
-        """A firer's shots as far as the units and the distances tell: why it may not fire at
-        all, else its weapon and the bases of each target in each of its bases' range, nearest
-        first."""
-        for target in targets:
-            _check_enemies(firer, target)
-        column = FIRING["column_of"]
-        shots = [
-            Shot(firer, t, table.unit_distance(firer, t), column[described(t)]) for t in targets
-        ]
-        refusals = _cannot_fire(firer)
-        if refusals:
-            return [replace(shot, refusals=list(refusals)) for shot in shots]
-        weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
-        longest = bands[-1][1]
-        for base in firer.bases:
-            in_town = bool(_in_kinds(table, base, TOWNS))
-            away = table.distances[table.index[base.id]]
-            for shot in shots:
-                order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
-                d0 = float(away[table.index[order[0].id]])
-                aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
-                measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
-                shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
-                shot.weapon, shot.bands, shot.row = weapon, bands, row
-        return shots
-
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
         table, shot = table_of(scene), self.shot(scene, args)
-        firer, target, nearest, column = shot.firer, shot.target, shot.nearest, shot.column
+        firer, nearest, column, lead = shot.firer, shot.nearest, shot.column, shot.lead
         category = FIRING["columns"][column["column"]]
-        data: dict[str, Any] = {"shooter": firer.id, "target": target.id}
+        data: dict[str, Any] = {"shooter": firer.id, "target": shot.target.id, "rolls": []}
         data["distance"] = length(scene, nearest.distance)
         data["target_category"] = {"column": category["label"], "why": column["why"]}
         data["target_category"]["source"] = str(category["cite"])
-        apart = f"{shown(scene, nearest.distance)} edge to edge at the nearest"
-        opening = f"{firer.id} fires at {target.id}: {apart}"
+        opening = {"shot": shot, "apart": shown(scene, nearest.distance)}  # of a refusal
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
-            return self._refused("shoot", {**data, "rolls": []}, opening)
-        weapon, row, lead = WEAPONS[shot.weapon], FIRING["rows"][shot.row], shot.lead
+            return self._refused("shoot", data, say("shoot-opening", **opening))
+        weapon, row = WEAPONS[shot.weapon], FIRING["rows"][shot.row]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
             | {"dice_per_base": b["dice"], "source": str(b["cite"])}
@@ -207,78 +203,64 @@ class Europe19c(Ruleset):
         data["arc"] = {"half_angle": NUMBERS["arc_half_angle"], "source": str(CITE["arc"])}
         data["arc"]["all_round_in_town"] = [s.base.id for s in shot.bases if s.in_town]
         data["firing_bases"] = [s.as_json(scene) for s in shot.bases]
+        fire = sum(s.aim is not None for s in shot.bases)
+        data["in_sight"] = fire > 0
         if lead is None:
-            why = _why_no_shot(shot.bases)
             near = (b["label"] for b, mm in shot.bands if geo.within(nearest.distance, mm))
-            data |= {"band": next(near, "out-of-range"), "allowed": False, "reasons": [why]}
-            data |= {"in_sight": any(s.aim is not None for s in shot.bases), "rolls": []}
-            return self._refused("shoot", data, opening)
+            data |= {"band": next(near, "out-of-range"), "allowed": False}
+            in_range = any(s.in_range for s in shot.bases)
+            why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
+            data["reasons"] = [refusal(why if in_range else "out-of-range")]
+            return self._refused("shoot", data, say("shoot-opening", **opening))
         assert lead.band is not None and lead.aim is not None and shot.save is not None
-        (dice, need), (save_need, save_why, save_cite) = (shot.dice, shot.need), shot.save
+        (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
         hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
         rolls = [hit]
         if save_need is not None:
-            purpose = "save (one die per hit)"
-            rolls.append(Roll.success_roll(purpose, 1, 6, save_need, (), save_cite, save_why))
+            purpose, (_, why, cite) = "save (one die per hit)", shot.save
+            rolls.append(Roll.success_roll(purpose, 1, 6, save_need, (), cite, why))
         p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
         unsaved = dice_math.binomial(dice, dice_math.p_at_least(6, need) * (1 - p_save))
         mean = float(dice_math.mean(unsaved))
         data |= {"band": lead.band["label"], "band_name": lead.band["name"], "allowed": True}
-        data |= {"in_sight": True, "reasons": [], "rolls": [r.as_json() for r in rolls]}
-        data["hits"] = {"distribution": dice_math.as_floats(hit.distribution), "exact": _exact(hit)}
-        data["save"] = {"need": save_need, "why": save_why, "source": str(save_cite)}
-        data["unsaved_hits"] = {"distribution": dice_math.as_floats(unsaved), "mean": mean}
-        data["unsaved_hits"] |= {"exact": _exact(unsaved), "p_at_least_one": str(1 - unsaved[0])}
+        data |= {"reasons": [], "rolls": [r.as_json() for r in rolls], "hits": odds(hit)}
+        data["save"] = {"need": save_need, "why": shot.save[1], "source": str(shot.save[2])}
+        data["unsaved_hits"] = odds(unsaved) | {"mean": mean, "p_at_least_one": str(1 - unsaved[0])}
         effect = "each unsaved hit removes a base; each base removed is a morale test"
         data["effect"] = reason(effect, CITE["base_removed"])
-        saving = "no save" if save_need is None else f"saved on {save_need}+"
-        save_says = "no saving roll" if save_need is None else f"save {save_need}+ a hit"
-        close = " - too close to call" if lead.threshold.too_close_to_call else ""
-        fire = sum(s.aim is not None for s in shot.bases)
-        lines = [
-            f"{firer.id} fires at {target.id}: {dice}D6 hitting on {need}+, {saving}, "
-            f"{mean:.2f} unsaved hits expected",
-            f"{fire} of {len(firer.bases)} bases fire ({weapon['name']}, {lead.band['name']}, "
-            f"{lead.band['cite']}); nearest firing base {shown(scene, lead.distance)} from "
-            f"{lead.aim.id}{close}",
-            f"{hit.describe()} [{row['cite']}]; {column['why']}",
-            f"{save_says}: {save_why} [{save_cite}]",
-            f"unsaved hits: {', '.join(f'{k}: {p}' for k, p in enumerate(unsaved) if p)}; each "
-            f"removes a base and is a morale test [{CITE['base_removed']}]",
-        ]
-        return self._answer("shoot", data, lines)
+        said: dict[str, Any] = {"saving": "no save", "save_says": "no saving roll"}
+        if save_need is not None:
+            said = {"saving": f"saved on {save_need}+", "save_says": f"save {save_need}+ a hit"}
+        said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
+        said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
+        said |= {"at": shown(scene, lead.distance), "close": close_call(lead.threshold)}
+        return self._answer("shoot", data, say("shoot", **said))
 
     # Command roll (lines 143-149)
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command LEADER [standard|mini]`: the command roll table for the leader's rating."""
         if len(args) not in (1, 2):
-            raise QuestionError(
-                f"command takes 1 or 2 arguments (command LEADER [standard|mini]), got "
-                f"{len(args)}: {' '.join(args) or 'none'}"
-            )
+            raise question_error("command-args", n=len(args), got=" ".join(args) or "none")
         leader = table_of(scene).unit_of(args[0])
         size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
         rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
+        # Each row of the table is two faces of the D6: a third.
         rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
         rows = [{**row, "source": str(r["cite"])} for row, r in zip(rows, COMMAND, strict=True)]
         others = [u for u in scene.units if u.side == leader.side and u is not leader]
         side = [b.id for u in others for b in u.bases]
         note = f"{rating} leader, {size} game: the faces index the command table"
+        roll = Roll("command roll", 1, 6, None, cite=CITE["command"], note=note)
         data: dict[str, Any] = {"leader": args[0], "rating": rating, "game_size": size}
         data |= {"game_size_from": size_why, "radius": None, "in_command": side}
         data["radius_note"] = "the sheet gives no command radius: every unit of the side"
-        roll = Roll("command roll", 1, 6, None, cite=CITE["command"], note=note)
-        data["rolls"] = [roll.as_json()]
-        # Each row of the table is two faces of the D6: a third.
-        data |= {"outcomes": rows, "mean_score": str(sum(Fraction(r["score"], 3) for r in rows))}
-        lines = [
-            f"command roll for {leader.id} ({rating}, {size} game: {size_why}) [{CITE['command']}]",
-            *(f"  D6 {r['roll']}: {r['score']} [{r['source']}]" for r in rows),
-            "the sheet gives no command radius: every other unit of side "
-            f"{leader.side!r} is in command ({len(side)} bases)",
-        ]
+        data |= {"rolls": [roll.as_json()], "outcomes": rows}
+        data["mean_score"] = str(sum(Fraction(r["score"], 3) for r in rows))
+        lines = say("command", leader=leader, rating=rating, size=size, size_why=size_why)
+        lines += [line for r in rows for line in say("command-row", **r)]
+        lines += say("command-radius", leader=leader, bases=len(side))
         return self._answer("command", data, lines)
 
     # Charge sequence (lines 25-38)
@@ -293,64 +275,50 @@ class Europe19c(Ruleset):
         formation_of(target)  # read all the same: it must be one of its type's
         row = CHARGE["rows"][ours]
         entry = row["cells"][CHARGE["columns"].index(theirs)]
-        refusals: list[dict[str, Any]] = []
-        said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
-        if entry == "no":
-            refusals.append(reason(f"{ours} may not charge {theirs}", row["cite"]))
-        elif entry == "maybe":
-            mine, yours = len(attacker.bases), len(target.bases)
-            said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
-            said["maybe_source"] = str(CITE["maybe"])
-            if mine <= yours:
-                why = f"maybe, but {attacker.id} ({mine} bases) does not begin larger than "
-                refusals.append(reason(f"{why}{target.id} ({yours} bases)", CITE["maybe"]))
-        if ours == "infantry" and in_line:
-            refusals.append(reason("infantry in line may not move", CITE["line_no_move"]))
         near = table.unit_distance(attacker, target)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
-        if rivals:
-            why = f"the {face.name} of {target.id} is already attacked by {', '.join(rivals)}"
-            refusals.append(reason(why, CITE["one_per_face"]))
         allowance, column = _charge_move(table, attacker, target)
-        reach, gap = None, f"{shown(scene, near.distance)} to contact"
-        if allowance is None:
-            move_row = MOVE["rows"][move_row_of(attacker)]
-            why = f"{move_row['label']} may not move in {column} (N/A)"
-            refusals.append(reason(why, move_row["cite"]))
-        else:
-            reach = Threshold(near.distance, allowance, table.uncertainty(near.a, near.b))
-            if not reach.within:
-                why = f"{gap}, beyond the {shown(scene, allowance)} move ({column})"
-                refusals.append(reason(why, CITE["contact"]))
-        flank = face.aspect is not geo.Aspect.FRONT
-        in_town = math.isinf(face.margin)
+        move_row, unc = MOVE["rows"][move_row_of(attacker)], table.uncertainty(near.a, near.b)
+        reach = None if allowance is None else Threshold(near.distance, allowance, unc)
+        mine, yours = len(attacker.bases), len(target.bases)
+        facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
+        facts |= {"mine": mine, "yours": yours, "face": face, "rivals": ", ".join(rivals)}
+        facts |= {"move_row": move_row, "column": column, "gap": shown(scene, near.distance)}
+        facts["allowance"] = None if allowance is None else shown(scene, allowance)
+        refused = [  # whether each refuses the charge, its text, its line
+            (entry == "no", "charge-no", row["cite"]),
+            (entry == "maybe" and mine <= yours, "charge-not-larger", CITE["maybe"]),
+            (ours == "infantry" and in_line, "charge-in-line", CITE["line_no_move"]),
+            (bool(rivals), "charge-face-taken", CITE["one_per_face"]),
+            (reach is None, "charge-no-move", move_row["cite"]),
+            (reach is not None and not reach.within, "charge-beyond", CITE["contact"]),
+        ]
+        refusals = [reason(say(text, **facts)[0], cite) for no, text, cite in refused if no]
+        said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
+        if entry == "maybe":
+            said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
+            said["maybe_source"] = str(CITE["maybe"])
+        flank, in_town = face.aspect is not geo.Aspect.FRONT, math.isinf(face.margin)
         data: dict[str, Any] = {"attacker": attacker.id, "target": target.id}
-        data |= {"allowed": not refusals, "charge_table": said}
+        data |= {"allowed": not refusals, "charge_table": said, "reasons": refusals}
         data |= {"distance": length(scene, near.distance), "face": face.name}
         data["between"] = {"attacker": near.a.id, "target": near.b.id}
         margin = None if in_town else length(scene, face.margin)
         data |= {"aspect": face.aspect.value, "aspect_margin": margin}
-        data |= {"face_taken_by": rivals, "move_column": column, "reasons": refusals}
+        data |= {"face_taken_by": rivals, "move_column": column}
         data["move"] = None if reach is None else compared(scene, reach)
         bonus = "+1 die per base attacking flank or rear"
         data["melee_bonus"] = reason(bonus, CITE["flank"]) if flank else None
-        fired_on = "if the target fires on the charging cavalry, the cavalry test morale"
-        data["notes"] = [reason("the charger may pivot 45 degrees", CITE["pivot_45"])]
-        data["notes"] += [reason(fired_on, CITE["fired_on"])] if ours == "cavalry" else []
-        lines = [
-            f"{attacker.id} ({described(attacker)}) {'may not' if refusals else 'may'} charge "
-            f"{target.id} ({described(target)}): charge table says {entry} [{row['cite']}]",
-            f"{near.a.id} strikes the {face.name} of {near.b.id}"
-            + (f" [{CITE['no_flank_in_town']}]" if in_town else "")
-            + (f"; +1 die per base in hand-to-hand [{CITE['flank']}]" if flank else ""),
-        ]
-        if reach is not None:
-            close = " - too close to call" if reach.too_close_to_call else ""
-            move = f"move {shown(scene, reach.limit)} ({column}) [{CITE['contact']}]{close}"
-            lines.append(f"{gap}, {move}")
-        lines += [f"not allowed: {r['reason']} ({r['source']})" for r in refusals]
-        return self._answer("charge", data, lines)
+        notes = (n for n in DATA["notes"]["charge"] if n.get("only", ours) == ours)
+        data["notes"] = [reason(n["reason"], n["cite"]) for n in notes]
+        facts |= {"row": row, "entry": entry, "near": near, "may": "may not" if refusals else "may"}
+        facts |= {"attacker_is": described(attacker), "target_is": described(target)}
+        facts["town"] = say("charge-in-town")[0] if in_town else ""
+        facts["flank"] = say("charge-flank")[0] if flank else ""
+        lines = say("charge", **facts)
+        lines += [] if reach is None else say("charge-move", close=close_call(reach), **facts)
+        return self._refused("charge", data, lines)
 
     # Hand-to-hand (lines 98-124)
 
@@ -374,30 +342,17 @@ class Europe19c(Ruleset):
         outcome |= {"defender_loses_float": float(p_defender)}
         outcome |= {"attacker_loses_float": float(p_attacker)}
         outcome |= {"loser": _loser_fate(defender), "attacker_loser": _loser_fate(attacker)}
-        fates = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
-        outcome["sources"] = [str(CITE[c]) for c in fates]
+        sources = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
+        outcome["sources"] = [str(CITE[c]) for c in sources]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
         data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
         data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
-        lines = []
-        if not in_contact(touch):
-            lines.append(
-                f"{attacker.id} and {defender.id} are not in base contact "
-                f"({shown(scene, near.distance)} apart); the dice below are what contact would give"
-            )
-        elif touch.too_close_to_call:
-            lines.append("base contact is too close to call; taken as in contact")
-        lines += [
-            a_line,
-            d_line,
-            f"{defender.id} loses (takes more hits, or a tie) with chance {p_defender} "
-            f"(tie {p_tie}) and {_loser_fate(defender)} [{CITE['retreat']}; {CITE['tie']}]",
-            f"{attacker.id} loses with chance {p_attacker} and {_loser_fate(attacker)}; "
-            f"the loser takes two morale tests [{CITE['lost_melee']}]",
-        ]
-        return self._answer("melee", data, lines)
+        facts = data | {"apart": shown(scene, near.distance)}
+        opening = say("melee-close") if touch.too_close_to_call else []
+        opening = opening if in_contact(touch) else say("melee-apart", **facts)
+        return self._answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
 
     # Movement (lines 40-58)
 
@@ -414,12 +369,6 @@ class Europe19c(Ruleset):
             column, why = "road", road["why"]
         cm = row["cm"].get(column)
         allowance = 0.0 if static else None if cm is None else cm * MM_PER_CM
-        if static is not None:
-            verdict = f"{described(unit)} may not move but may pivot [{CITE[static]}]"
-        elif cm is None:
-            verdict = f"{row['label']} may not move in {column} (N/A) [{row['cite']}]"
-        else:
-            verdict = f"{row['label']} moves {cm} cm in {column} ({why}) [{row['cite']}]"
         pivot = Fraction(row["pivot_cost"]) if "pivot_cost" in row else None
         data: dict[str, Any] = {"unit": unit.id, "row": row["label"], "column": column}
         data |= {"why": why, "allowance": None if allowance is None else length(scene, allowance)}
@@ -431,10 +380,10 @@ class Europe19c(Ruleset):
         data |= {"may_move": bool(allowance), "may_pivot": True, "road": road}
         data["source"] = str(row["cite"] if static is None else CITE[static])
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
-        pivots = "pivots cost nothing" if pivot is None else f"each pivot costs {pivot} of the move"
-        lines = [f"{unit.id}: {verdict}", f"{pivots} [{row['cite']}]"]
-        lines += [] if road is None else [f"road: {road['why']} [{CITE['road']}]"]
-        return self._answer("move", data, lines)
+        facts = data | {"cm": cm, "described": described(unit), "row_cite": row["cite"]}
+        verdict = "move-static" if static else "move-na" if cm is None else "move"
+        lines = say(verdict, **facts) + say("pivot-free" if pivot is None else "pivot", **facts)
+        return self._answer("move", data, lines + ([] if road is None else say("road", **facts)))
 
     # Morale (lines 126-141)
 
@@ -459,15 +408,12 @@ class Europe19c(Ruleset):
         p_pass = dice_math.p_at_least(6, need)
         data: dict[str, Any] = {"unit": unit.id, "level": level, "need": need}
         data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
-        data["rolls"] = [roll.as_json()]
-        data["bases_lost"] = {"distribution": dice_math.as_floats(lost), "exact": _exact(lost)}
+        data |= {"rolls": [roll.as_json()], "bases_lost": odds(lost)}
         data["bases_lost"]["source"] = str(CITE["failure"])
-        lines = [f"{unit.id} is {level}: {need}+ on a D6 passes ({p_pass} a test) [{level_cite}]"]
-        lines += [f"  {r['tests']} test(s): {r['reason']} [{r['source']}]" for r in reasons]
-        odds = ", ".join(f"{k}: {p}" for k, p in enumerate(lost) if p)
-        failing = f"bases lost (a failure removes a base): {odds} [{CITE['failure']}]"
-        none = "its state gives no reason to test now (bases_removed, fired_on, lost_melee)"
-        return self._answer("morale", data, [*lines, failing if tests else none])
+        lines = say("morale", level_cite=level_cite, **data)
+        lines += [line for r in reasons for line in say("morale-reason", **r)]
+        lines += say("morale-fails", odds=chances(lost)) if tests else say("morale-none")
+        return self._answer("morale", data, lines)
 
     # Formations (lines 13-23)
 
@@ -479,11 +425,11 @@ class Europe19c(Ruleset):
         data: dict[str, Any] = {"unit": unit.id, "formation": current}
         data["may_change_to"] = [f for f in options if f != current]
         data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
-        lines = [f"{unit.id} is in {current}"]
-        lines += [f"  {f}: {o['allows']} [{o['cite']}]" for f, o in options.items()]
-        only = "the sheet gives formations only to infantry and artillery"
-        plain = [f"{unit.id} ({kind}): {only} [{CITE['infantry_formations']}]"]
-        return self._answer("formation", data, lines if options else plain)
+        if not options:
+            return self._answer("formation", data, say("formation-none", unit=unit, kind=kind))
+        lines = say("formation", unit=unit, current=current)
+        lines += [line for f, o in options.items() for line in say("formation-option", name=f, **o)]
+        return self._answer("formation", data, lines)
 
     # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
     # turn: a unit that fired is not listed to fire again, one that charged or moved not to charge
@@ -494,10 +440,9 @@ class Europe19c(Ruleset):
         table, units = table_of(scene), scene.units
         slack = 2 * table.most_uncertain + geo.EPS  # more than any length can be off by
         if phase == "change-formation":
-            rating = [u for u in units if u.get("rating") is not None]
-            yield from (
-                Candidate("command", (u.id,)) for u in rating if not count(u, "command_score")
-            )
+            leaders = (u for u in units if u.get("rating") is not None)
+            unrolled = (u for u in leaders if not count(u, "command_score"))
+            yield from (Candidate("command", (u.id,)) for u in unrolled)
             yield from (Candidate("formation", (u.id,)) for u in units if kind_of(u) in FORMATIONS)
         elif phase == "charge":
             for a in units:
@@ -519,7 +464,7 @@ class Europe19c(Ruleset):
             for i, a in enumerate(units):
                 close = table.units_within(a, slack)
                 enemies = [d for d in close if table.unit_row(d) > i and d.side != a.side]
-                yield from filter(None, (self._fight(scene, a, d) for d in enemies))
+                yield from filter(None, (self._fight(table, a, d) for d in enemies))
 
     def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
         """Every unit whose state calls for a morale test (lines 128-132), at every step."""
@@ -536,36 +481,31 @@ class Europe19c(Ruleset):
         head = f"{len(items)} resolutions for {phase or 'every phase'}"
         return (head, *(f"  [{i.kind}] {i.summary}" for i in items))
 
-    def _fight(self, scene: Scene, a: Unit, d: Unit) -> Fight | None:
+    def _fight(self, table: Table, a: Unit, d: Unit) -> Fight | None:
         """The hand-to-hand `suggest` lists for two units (`a` first in the scene): the one
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
         units side by side) or the two are not in base contact."""
+        if not in_contact(contact(table, table.unit_distance(a, d))):
+            return None
         first, note = (a, d), ""
         if flag(d, "charged") and not flag(a, "charged"):
             first = (d, a)
         elif flag(a, "charged") == flag(d, "charged"):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
         for attacker, defender in (first, first[::-1]):
-            try:
-                answer = self.melee(scene, (attacker.id, defender.id))
-            except MissingAttribute:
-                raise
-            except QuestionError:  # the hand-to-hand table has `-` this way round
-                dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
-                note = f"{dash}: {defender.id} taken as the attacker"
-                continue
-            fight = Fight("melee", (attacker.id, defender.id), note)
-            return fight if answer.data["in_contact"] else None
+            sides = ((attacker, defender, True), (defender, attacker, False))
+            if all(_melee_dice(*side)[2] is not None for side in sides):
+                return Fight("melee", (attacker.id, defender.id), note)
+            dash = f"{attacker.id} against {defender.id} is '-' on the hand-to-hand table"
+            note = f"{dash}: {defender.id} taken as the attacker"
         return None
-
-    # What the answers are made of
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the players report after rolling each question's dice, and the changes of
     # state it leads to
 
-    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (the firing table's need), saves (one die a hit, when the target has a save)
         and the bases taken off, one for each unsaved hit (lines 80-96, 130)."""
         shot = self.shot(scene, args)
@@ -573,7 +513,7 @@ class Europe19c(Ruleset):
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        reports = [_successes("hits", label, DATA["firing"]["rows"][shot.row]["cite"], dice, need)]
+        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
         hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
@@ -581,17 +521,15 @@ class Europe19c(Ruleset):
             saves = likeliest(dice_math.successes(hits, 6, save_need))
         return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
 
-    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         shot = self.shot(scene, args)
         if not shot.allowed:
             return ()
         firer, target = shot.firer, shot.target
         hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
         if saved > hits:
-            raise QuestionError(
-                f"{ID} shoot {' '.join(args)}: {saved} saves for {hits} hits; a saving die is "
-                f"rolled for each hit ({DATA['saves']['terrain']['open']['cite']})"
-            )
+            said = {"args": " ".join(args), "saved": saved, "hits": hits}
+            raise question_error("too-many-saves", line=SAVES["terrain"]["open"]["cite"], **said)
         lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
         changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
         changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
@@ -608,68 +546,63 @@ class Europe19c(Ruleset):
             changes.append(Change(target.id, "fired_on", True, why, CITE["fired_on"]))
         return tuple(changes)
 
-    def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _command_form(self, scene: Scene, args: Args) -> Reports:
         """The row of the command table the leader's D6 fell in (lines 145-149)."""
         self.command(scene, args)  # the same checks as the question
         label = "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)"
-        rows = tuple(row["roll"] for row in DATA["command"])
+        rows = tuple(row["roll"] for row in COMMAND)
         return (Report("roll", Kind.CHOICE, label, CITE["command"], choices=rows, default=rows[1]),)
 
-    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         data = self.command(scene, args).data
-        row = next(r for r in DATA["command"] if r["roll"] == reported["roll"])
+        row = next(r for r in COMMAND if r["roll"] == reported["roll"])
         score = next(o["score"] for o in data["outcomes"] if o["roll"] == row["roll"])
         why = f"rolled {row['roll']}: {data['rating']} leader, {data['game_size']} game"
         return (Change(str(data["leader"]), "command_score", int(score), why, row["cite"]),)
 
-    def _charge_facts(self, scene: Scene, args: Args) -> tuple[Mapping[str, Any], bool]:
-        """The charge, and whether the players are asked: when it is allowed or refused only
-        for a move to contact too close to call (they judge it)."""
+    def _charge_form(self, scene: Scene, args: Args) -> Reports:
+        """Whether the charger reached base contact (line 38), asked when the charge is allowed
+        or refused only for a move to contact too close to call (the players judge it); nothing
+        for a refused charge."""
         data = self.charge(scene, args).data
         close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
         only_reach = all(r["source"] == str(CITE["contact"]) for r in data["reasons"])
-        return data, bool(data["allowed"]) or (close and only_reach)
-
-    def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        """Whether the charger reached base contact (line 38); nothing for a refused charge."""
-        data, asked = self._charge_facts(scene, args)
+        if not (data["allowed"] or (close and only_reach)):
+            return ()
         label = f"the charger moved into base contact with {data['target']}"
-        flag_ = Report("contact", Kind.FLAG, label, CITE["contact"], default=data["allowed"])
-        return (flag_,) if asked else ()
+        return (Report("contact", Kind.FLAG, label, CITE["contact"], default=data["allowed"]),)
 
-    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        data, asked = self._charge_facts(scene, args)
-        attacker, target = data["attacker"], data["target"]
+    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+        if not self._charge_form(scene, args):
+            return ()
+        attacker, target = (scene.unit_of(name).id for name in args)
         why = "its move this turn was the charge"
         moved = Change(attacker, "moved", True, why, CITE["contact"])
         charged = Change(attacker, "charged", True, f"charged {target}", STEP["charge"])
-        return () if not asked else (charged, moved) if reported["contact"] else (moved,)
+        return (charged, moved) if reported["contact"] else (moved,)
 
-    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _melee_form(self, scene: Scene, args: Args) -> Reports:
         """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
         blocked (line 121)."""
         data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
-            dice = int(roll["dice"])
-            label = f"hits scored by {data[name]}: the dice of its {dice}D6 showing {need}+"
-            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], dice, need))
-        blocked = f"the loser's {NUMBERS['retreat_cm']} cm retreat facing the enemy is blocked"
-        label = f"{blocked} (it is eliminated)"
-        blocked_flag = Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False)
-        return (*reports, blocked_flag)
+            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
+            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], roll["dice"], need))
+        label = say("report-blocked")[0]
+        return (
+            *reports,
+            Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
+        )
 
-    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """The side that took more hits loses, a tie the defender (lines 120-122)."""
-        data = self.melee(scene, args).data
-        attacker, defender = (scene.unit_of(data[k]) for k in ("attacker", "defender"))
+        attacker, defender = (scene.unit_of(name) for name in args)
         ours, theirs = int(reported["attacker_hits"]), int(reported["defender_hits"])
-        if ours > theirs:
-            loser, why, cite = defender, f"took {ours} hits to {theirs}", "retreat"
-        elif ours == theirs:
-            loser, why, cite = defender, f"a tie at {ours} hits: the defender", "tie"
-        else:
-            loser, why, cite = attacker, f"took {theirs} hits to {ours}", "retreat"
+        loser, cite = attacker if ours < theirs else defender, "retreat"
+        why = f"took {max(ours, theirs)} hits to {min(ours, theirs)}"
+        if ours == theirs:
+            cite, why = "tie", f"a tie at {ours} hits: the defender"
         bases = [b.id for b in loser.bases]
         if kind_of(loser) == "artillery":
             why = f"{why}; artillery that lose are eliminated"
@@ -680,15 +613,15 @@ class Europe19c(Ruleset):
         why = f"lost hand-to-hand ({why}): {retreat} and takes two morale tests"
         return (Change(loser.id, "lost_melee", True, why, CITE[cite]),)
 
-    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _move_form(self, scene: Scene, args: Args) -> Reports:
         """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
         data = self.move(scene, args).data
         if kind_of(scene.unit_of(data["unit"])) != "artillery":
             return ()
-        label = "the battery pivoted (it cannot fire this turn)"
+        label = say("report-pivoted")[0]
         return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
 
-    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit = scene.unit_of(expect_args("move", args, ("UNIT",))[0])
         changes = [Change(unit.id, "moved", True, "moved this turn", STEP["movement"])]
         if reported.get("pivoted") and not flag(unit, "pivoted"):
@@ -696,23 +629,22 @@ class Europe19c(Ruleset):
             changes.append(Change(unit.id, "pivoted", True, why, CITE["pivoted"]))
         return tuple(changes)
 
-    def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _morale_form(self, scene: Scene, args: Args) -> Reports:
         """The tests failed (a D6 under the level's score each) and the bases they take off
         (line 141); nothing when the unit's state gives no reason to test."""
         data = self.morale(scene, args).data
-        tests = int(data["tests"])
+        tests, unit = int(data["tests"]), scene.unit_of(data["unit"])
         if not tests:
             return ()
         failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
         label = f"tests failed: the {tests} D6 showing under {data['need']}"
-        cite = DATA["morale"][str(data["level"])]["cite"]
-        unit = scene.unit_of(data["unit"])
+        cite = MORALE[str(data["level"])]["cite"]
         return (
             Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
             _bases_report(unit, failed, "one for each failed test", CITE["failure"], tests),
         )
 
-    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """The bases the failed tests take off; the tests are taken (lines 130-132, 141)."""
         data = self.morale(scene, args).data
         if not data["tests"]:
@@ -727,7 +659,7 @@ class Europe19c(Ruleset):
         changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
         return tuple(changes)
 
-    def _formation_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _formation_form(self, scene: Scene, args: Args) -> Reports:
         """The formation the unit is in now (lines 15, 19); nothing for a type with none."""
         data = self.formation(scene, args).data
         options = tuple(data["formations"])
@@ -738,7 +670,7 @@ class Europe19c(Ruleset):
         default = data["may_change_to"][0]
         return (Report("formation", Kind.CHOICE, label, cite, choices=options, default=default),)
 
-    def _formation_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
+    def _formation_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         data = self.formation(scene, args).data
         before, after = data["formation"], reported.get("formation", data["formation"])
         why = f"changed formation from {before} to {after}"
@@ -914,7 +846,7 @@ def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[s
 def _face(table: Table, attacker: Base, target: Base) -> Face:
     """Which face of `target` the attacker stands against (`Table.face`); in a town only the
     front, at an infinite margin: it has no flank or rear."""
-    if _in_kinds(table, target, TOWNS):
+    if _in_kinds(table, target, TERRAIN["towns"]):
         return Face("front", geo.Aspect.FRONT, math.inf)
     return table.face(attacker, target)
 
@@ -936,8 +868,9 @@ def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
     woods, streams = set[str](), set[str]()
     for base in unit.bases:
         kinds = {s.terrain.kind: s.terrain.id for s in table.standing(base)}
-        woods |= {i for k, i in kinds.items() if k in WOODS_TOWNS}
-        streams |= {i for k, i in kinds.items() if k in STREAMS and TerrainKind.BRIDGE not in kinds}
+        woods |= {i for k, i in kinds.items() if k in TERRAIN["woods-towns"]}
+        bridged = TerrainKind.BRIDGE in kinds
+        streams |= {i for k, i in kinds.items() if k in TERRAIN["streams"] and not bridged}
     for column, pieces in (("woods-towns", woods), ("stream", streams)):
         if pieces:
             return column, f"stands in {', '.join(sorted(pieces))}"
@@ -947,18 +880,18 @@ def _standing_column(table: Table, unit: Unit) -> tuple[str, str]:
 def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     """Whether the road rate applies (line 52), why, the nearest enemy against 24 cm; None
     when the unit is not on a road."""
-    if not all(_in_kinds(table, b, ROADS) for b in unit.bases):
+    if not all(_in_kinds(table, b, TERRAIN["roads"]) for b in unit.bases):
         return None
     road = {"eligible": True, "enemy": None, "source": str(CITE["road"])}
     enemies = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
     if not enemies:
         return road | {"why": "every base is on the road and no enemy is on the table"}
     near = table.closest(unit.bases, enemies)
-    limit = NUMBERS["road_enemy_cm"]
-    t = Threshold(near.distance, limit * MM_PER_CM, table.uncertainty(near.a, near.b))
+    reach, unc = NUMBERS["road_enemy_cm"] * MM_PER_CM, table.uncertainty(near.a, near.b)
+    t = Threshold(near.distance, reach, unc)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
-    away = f"{shown(table.scene, near.distance)} away, {'at least' if far else 'under'} {limit} cm"
-    why = f"nearest enemy {near.b.id} is {away}{close}"
+    facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
+    why = say("road-enemy", than="at least" if far else "under", **facts)[0]
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
 
@@ -993,18 +926,12 @@ def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     return [refusal(why) for why, yes in refused.items() if yes]
 
 
-def _why_no_shot(shots: Sequence[BaseShot]) -> dict[str, Any]:
-    if not any(s.in_range for s in shots):
-        return refusal("out-of-range")
-    return refusal("out-of-sight" if any(s.in_arc for s in shots) else "out-of-arc")
-
-
 def _save(
     table: Table, weapon: dict[str, Any], target: Unit, aimed: Base
 ) -> tuple[int | None, str, Cite]:
     """The saving roll (lines 91-96): the terrain of the base fired at, the weapon, the target's
     formation."""
-    woods = _in_kinds(table, aimed, WOODS_TOWNS)
+    woods = _in_kinds(table, aimed, TERRAIN["woods-towns"])
     terrain = SAVES["terrain"]["woods-towns" if woods else "open"]
     column = "all-else"
     if weapon.get("breech_loader", False):
@@ -1015,51 +942,56 @@ def _save(
     return terrain["need"].get(column), f"{where}, {label}", terrain["cite"]
 
 
+def _melee_dice(unit: Unit, enemy: Unit, charging: bool) -> tuple[dict[str, Any], str, int | None]:
+    """A side's row of the hand-to-hand table, the enemy's column, and the dice a base it gives
+    (None: `-`, that combat cannot happen) (lines 100-112)."""
+    row = MELEE["rows"][MELEE["row_of"][kind_of(unit)]["charging" if charging else "defending"]]
+    column = MELEE["column_of"][troops(enemy)]
+    return row, MELEE["columns"][column], row["dice"].get(column)
+
+
 def _melee_side(
     table: Table, unit: Unit, enemy: Unit, near: geo.Closest, face: Face, charging: bool
 ) -> tuple[dict[str, Any], Roll, str]:
     """One side's dice in hand-to-hand, as the answer shows them, the roll and its line: its row
     against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""
-    row = MELEE["rows"][MELEE["row_of"][kind_of(unit)]["charging" if charging else "defending"]]
-    base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
-    column = MELEE["columns"][MELEE["column_of"][troops(enemy)]]
-    per_base = row["dice"].get(MELEE["column_of"][troops(enemy)])
+    row, column, per_base = _melee_dice(unit, enemy, charging)
     if per_base is None:
         raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
-    mods = []
-    if charging and face.aspect is not geo.Aspect.FRONT:
-        mods.append(Modifier(1, f"attacking the {face.name}", CITE["flank"]))
-    front = not charging and face.aspect is geo.Aspect.FRONT
-    river = table.crossed(enemy_base, base, STREAMS) if front else []
-    if river:
-        bank = f"defending the bank of {river[0].id} frontally"
-        mods.append(Modifier(1, bank, CITE["riverbank"]))
-    hill = _in_kinds(table, base, HILLS)
-    if hill and not _in_kinds(table, enemy_base, HILLS):
-        mods.append(Modifier(1, f"on higher ground ({hill[0]})", CITE["higher"]))
-    if kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry" and order_of(enemy) == "close":
-        cite = CITE["cavalry_vs_close_order"]
-        mods.append(Modifier(-1, "cavalry against close order infantry", cite))
+    base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
+    front_defence = not charging and face.aspect is geo.Aspect.FRONT
+    river = table.crossed(enemy_base, base, TERRAIN["streams"]) if front_defence else []
+    hill = _in_kinds(table, base, TERRAIN["hills"])
+    higher = bool(hill) and not _in_kinds(table, enemy_base, TERRAIN["hills"])
+    on_infantry = kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry"
+    facts = {"face": face, "river": river[0].id if river else "", "hill": hill[0] if hill else ""}
+    found = [  # whether each modifier applies, its dice a base, its line and text
+        (charging and face.aspect is not geo.Aspect.FRONT, 1, "flank"),
+        (bool(river), 1, "riverbank"),
+        (higher, 1, "higher"),
+        (on_infantry and order_of(enemy) == "close", -1, "cavalry_vs_close_order"),
+    ]
+    mods = [Modifier(value, say(key, **facts)[0], CITE[key]) for yes, value, key in found if yes]
     each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
     purpose, need, note = f"hits by {unit.id}", NUMBERS["melee_hit_need"], f"{bases} bases x {each}"
     roll = Roll.success_roll(purpose, each * bases, 6, need, mods, CITE["melee_hit"], note)
     json = {"unit": unit.id, "row": row["label"], "column": column, "source": str(row["cite"])}
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
-    json["modifiers"] = [m.as_json() for m in mods]
-    json["hits"] = {"distribution": dice_math.as_floats(roll.distribution), "exact": _exact(roll)}
+    json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    says = f"{unit.id}: {row['label']} vs {column} {per_base} a base [{row['cite']}]{said}"
-    return json, roll, f"{says}; {roll.describe()} [{CITE['melee_hit']}]"
+    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)[0]
 
 
 def _loser_fate(unit: Unit) -> str:
-    if kind_of(unit) == "artillery":
-        return f"is eliminated ({CITE['artillery_eliminated']})"
-    retreat = f"retreats {NUMBERS['retreat_cm']} cm facing the enemy"
-    return f"{retreat}, eliminated if the retreat is blocked ({CITE['blocked']})"
+    return say("fate-artillery" if kind_of(unit) == "artillery" else "fate")[0]
 
 
 # Small pieces of answers
+
+
+def say(text: str, **values: Any) -> list[str]:
+    """The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in from `values`."""
+    return TEXTS[text].format_map(values).split("\n")
 
 
 def question_error(key: str, **blanks: Any) -> QuestionError:
@@ -1082,9 +1014,19 @@ def shown(scene: Scene, mm: float) -> str:
     return f"{scene.show(mm):.1f} {scene.unit}"
 
 
-def _exact(odds: Roll | Sequence[Fraction]) -> list[str]:
-    """A distribution's exact chances, as text (`1/6`)."""
-    return [str(p) for p in (odds.distribution if isinstance(odds, Roll) else odds)]
+def odds(chances: Roll | Sequence[Fraction]) -> dict[str, Any]:
+    """A distribution as an answer's JSON gives it: as floats, and exact as text (`1/6`)."""
+    dist = chances.distribution if isinstance(chances, Roll) else chances
+    return {"distribution": dice_math.as_floats(dist), "exact": [str(p) for p in dist]}
+
+
+def chances(dist: Sequence[Fraction]) -> str:
+    """A distribution as a line gives it: `0: 1/4, 1: 3/4`, the impossible left out."""
+    return ", ".join(f"{k}: {p}" for k, p in enumerate(dist) if p)
+
+
+def close_call(t: Threshold) -> str:
+    return " - too close to call" if t.too_close_to_call else ""
 
 
 def _successes(
@@ -1112,8 +1054,7 @@ def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) ->
     bases at most); a `QuestionError` otherwise."""
     wanted = min(count, len(unit.bases))
     if len(removed) != wanted:
-        raise QuestionError(
-            f"{ID}: {count} {what} take off {wanted} base(s) of {unit.id}; "
-            f"{len(removed)} named ({', '.join(removed) or 'none'})"
-        )
+        said = {"count": count, "what": what, "wanted": wanted, "unit": unit}
+        names = ", ".join(removed) or "none"
+        raise question_error("removed", named=len(removed), names=names, **said)
     return [b.id for b in unit.bases if b.id in set(removed)]

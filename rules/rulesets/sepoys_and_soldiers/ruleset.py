@@ -1,6 +1,7 @@
 """Sepoys & Soldiers - QRS: the mechanics, and at the end of the class what the players' dice
-change. The sheet's tables are `tables.py` (read from `sheet.toml`), and how the garbled lines
-of the sheet are read is README.md. Pure: never imports cv2, flask, vision or webui.
+change. The sheet's tables are `tables.py` (read from `sheet.toml`, with the texts the answers
+fill in), and how the garbled lines of the sheet are read is README.md. Pure: never imports cv2,
+flask, vision or webui.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Laid, Table, extent, frame_of, free_beside, table_of
+from ...measure import Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
 from ...state import Change, Kind, Report, Scope
 from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, refusal
+from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -37,6 +38,9 @@ LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
 Args = Sequence[str]
 Reported = Mapping[str, Any]
+Reasons = list[tuple[str, Cite | None]]
+Situation = dict[str, Any]
+"""A row of the nerve table (lines 22-30): `key`, `name`, `on_fail`, `tests`, `cite`."""
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
 """A commander's lose-a-base/nerve roll as the players report it (lines 11-15)."""
 CHARGE_RESULTS = ("no-charge", "target-routs", "charge-combat")
@@ -68,16 +72,10 @@ def is_commander(unit: Unit) -> bool:
     return "commander" in [b.role for b in unit.bases]
 
 
-def _arm(unit: Unit) -> str:
-    return check_attr(unit, "arm", tables.ARMS, ruleset=ID)
-
-
-def _guns(unit: Unit) -> str:
-    return check_attr(unit, "weapon", tables.GUNS, ruleset=ID)
-
-
-def _rating(commander: Unit) -> str:
-    return check_attr(commander, "rating", tables.RATINGS, ruleset=ID)
+_arm = partial(check_attr, key="arm", accepted_values=tables.ARMS, ruleset=ID)
+_guns = partial(check_attr, key="weapon", accepted_values=tables.GUNS, ruleset=ID)
+_rating = partial(check_attr, key="rating", accepted_values=tables.RATINGS, ruleset=ID)
+"""A unit's arm, an artillery unit's guns, a commander's rating, in the sheet's words."""
 
 
 def _order(unit: Unit) -> str:
@@ -86,9 +84,8 @@ def _order(unit: Unit) -> str:
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
     if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
         return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
-    return check_attr(
-        unit, "type" if unit.get("orders") is None else "orders", tables.TYPES, ruleset=ID
-    )
+    key = "type" if unit.get("orders") is None else "orders"
+    return check_attr(unit, key, tables.TYPES, ruleset=ID)
 
 
 def _status(unit: Unit) -> str | None:
@@ -152,13 +149,13 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
     return [u for u in scene.units if u.side == commander.side and not is_commander(u)]
 
 
-def _order_refusals(commander: Unit) -> list[tuple[str, Cite]]:
+def _order_refusals(commander: Unit) -> Reasons:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
     row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
-    out = []
+    out: Reasons = []
     if given >= row["orders"]:
-        changes = f"{row['orders']} order change{'s' * (row['orders'] > 1)}"
+        changes = plural(row["orders"], "order change")
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
     if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
         out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
@@ -170,14 +167,6 @@ def _pursuit(unit: Unit) -> str:
     if _arm(unit) == "cavalry" and unit.side.lower() == "british":
         return "pursues for two moves (British cavalry)"
     return "advances and occupies the enemy position"
-
-
-def _risk_line(r: dict[str, Any]) -> str:
-    hit = f"hit on {r['hit_on']} ({r['p_hit']['exact']})"
-    then = "1 dead, 2-3 wounded, 4-5 horse killed, 6 a scratch"
-    return (
-        f"commander {r['commander']} ({r['rating']}) rolls 1d6: {hit}, then {then} [{r['source']}]"
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,7 +187,8 @@ class Allowance:
 
 
 def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Allowance:
-    """The move of a unit in the terrain it stands in plus any it must cross."""
+    """The move of a unit in the terrain it stands in plus any it must cross: its order's row
+    of the movement table (lines 49-52), or its guns' (line 56)."""
     if is_commander(unit):
         raise refusal("commander-moves", unit=unit.id)
     arm = _arm(unit)
@@ -208,31 +198,20 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     going = "rough" if kinds & tables.ROUGH_KINDS else "open"
     going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
     if arm == "artillery":
-        guns, european = _guns(unit), CITE["european_guns"]
-        if guns == "indian":
-            why = ("Indian artillery is static", CITE["indian_static"])
-        elif going != "open":
-            why = ("European guns manhandle across open ground only", european)
-        else:
-            why = ('European guns manhandle 2" across open ground, and may not fire', european)
-            return Allowance(tables.EUROPEAN_GUNS_MOVE, going, False, False, names, (why,))
-        return Allowance(0.0, going, False, False, names, (why,))
+        static = _guns(unit) == "indian"
+        moves = not static and going == "open"
+        text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
+        why = (WORDS[text], CITE["indian_static" if static else "european_guns"])
+        return Allowance(tables.EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
-    if going == "open":
-        what = "cavalry" if arm == "cavalry" else "foot"
-        why = (f"{kind} {what} in the open", row["cite"])
-        return Allowance(row[what] * INCH, going, False, False, names, (why,))
-    if going == "rough":
-        why = (f"{kind} in rough ground/hills/woods/rivers/bridges", row["cite"])
-        reasons = (why, ("", CITE["rough"]))
-        return Allowance(row["rough"] * INCH, going, row["rough_disorders"], False, names, reasons)
-    if row["obstacle_whole_turn"]:
-        why = (f"{kind}: crossing hedges, walls, etc takes the whole turn", row["cite"])
-        return Allowance(0.0, going, True, True, names, (why, ("", CITE["obstacle"])))
-    why = (f"{kind} across hedges, walls, etc", row["cite"])
-    reasons = (why, ("", CITE["obstacle"]))
-    return Allowance(row["obstacle"] * INCH, going, False, False, names, reasons)
+    whole_turn = going == "obstacle" and row["obstacle_whole_turn"]
+    column = ("cavalry" if arm == "cavalry" else "foot") if going == "open" else going
+    text = say("move_whole_turn" if whole_turn else f"move_{going}", kind=kind, arm=column)
+    reasons = ((text, row["cite"]),) + (() if going == "open" else (("", CITE[going]),))
+    disordered = whole_turn or (going == "rough" and row["rough_disorders"])
+    distance = 0.0 if whole_turn else row[column] * INCH
+    return Allowance(distance, going, disordered, whole_turn, names, reasons)
 
 
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
@@ -316,11 +295,12 @@ class SepoysAndSoldiers(Ruleset):
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        table = table_of(scene)
+        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         if action == "melee":
-            return self._melee(table_of(scene), a, b)
+            return self._melee(table, a, b)
         answer = self._shoot if action == "shoot" else self._charge
-        resolution = answer(table_of(scene), a, b)
+        resolution = answer(table, a, b)
         assert resolution is not None  # asked without only_allowed: a refusal is answered
         return resolution
 
@@ -347,8 +327,6 @@ class SepoysAndSoldiers(Ruleset):
         arm = _arm(shooter)
         if arm == "rockets":
             return self._rockets(table, shooter, target, only_allowed=only_allowed)
-        if arm == "cavalry" and only_allowed:
-            return None  # cavalry have no fire table
         near, unc = _gap(table, shooter, target)
         guns = _guns(shooter) if arm == "artillery" else None
         kind = None if guns else _order(shooter)
@@ -365,26 +343,26 @@ class SepoysAndSoldiers(Ruleset):
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
         if only_allowed and not (allowed and seen):
             return None
-        reasons: list[tuple[str, Cite | None]]
         if band is None:
-            longest = f"beyond the longest range ({format_length(limit - unc, 'in')})"
-            reasons = [(longest, bands[-1].range_cite)]
+            longest = format_length(limit - unc, "in")
+            reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
         else:
-            at = f"{band.label} range"
-            reasons = [(f"{at} (up to {format_length(band.limit, 'in')})", band.range_cite)]
-            needs = f"{kind} firing at {target_kind} at {at}: {need}+"
-            if guns:
-                na = need is None
-                needs = f"{guns} guns: N/A at {at}" if na else f"{guns} guns at {at}: {need}+"
-            reasons.append((needs, row["cite"]))
+            up_to = say("band_range", band=band.label, limit=format_length(band.limit, "in"))
+            text = "needs_na" if need is None else "needs_guns" if guns else "needs"
+            needs = say(text, kind=kind, target=target_kind, guns=guns, band=band.label, need=need)
+            reasons = [(up_to, band.range_cite), (needs, row["cite"])]
         if arm == "cavalry":
             reasons.append((WORDS["cavalry_no_fire"], CITE["each_base_rolls"]))
         if moved:
             reasons.append((WORDS["guns_moved_no_fire"], CITE["guns_moved_no_fire"]))
-        sight = None if band is None else self._sight(table, shooter, target, seen, limit)
-        if sight is not None and not sight["in_sight"]:
-            allowed, blockers = False, ", ".join(sight["blocked_by"]) or "nothing"
-            reasons.append((f"no firing base can see the target (blocked by {blockers})", None))
+        sight = None
+        if band is not None:
+            blocked = [] if seen else table.blocked_by(policy, shooter.bases, target.bases, limit)
+            pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
+            sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
+            if not seen:
+                allowed = False
+                reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
         close = any(t.too_close_to_call for _, t in banded)
@@ -401,49 +379,30 @@ class SepoysAndSoldiers(Ruleset):
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
             odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
+            hits, lost, p_lost = odds
             loss = SITUATIONS["loss-of-a-base"]
-            then = {"situation": loss["key"], "p": prob(odds.p_lost), "on_fail": loss["on_fail"]}
-            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": odds.hits}
+            then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
+            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
-            data |= {"bases_lost": odds.lost, "p_base_lost": prob(odds.p_lost)}
+            data |= {"bases_lost": lost, "p_base_lost": prob(p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
-            fire = (roll, odds, carried)
+            fire = (roll, p_lost, carried)
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("shoot", MappingProxyType(data), ())
-        lines = [
-            f"{shooter.id} shoots at {target.id}: {format_length(near.distance, scene.unit)} "
-            f"(+/- {format_length(unc, scene.unit)}), "
-            + ("out of range" if band is None else f"{band.label} range")
-            + (" - too close to call, check the band by hand" if close else ""),
-            *_said(reasons),
-        ]
+        fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
+        head = dict(shooter=shooter.id, target=target.id, distance=fmt(near.distance))
+        lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
+        lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
         if fire is not None and band is not None:
-            (roll, odds, carried), loss = fire, SITUATIONS["loss-of-a-base"]
+            (roll, p, carried), loss = fire, SITUATIONS["loss-of-a-base"]
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} {_src(dice_cite)}")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            lines.append(
-                f"each success causes {band.hits} hit{'s' * (band.hits > 1)} "
-                f"{_src(band.hits_cite)}; {target.id} carries {carried} hits, a base goes at "
-                f"every 3rd {_src(CITE['hits_per_base'])}"
-            )
-            lines.append(
-                f"chance {target.id} loses a base: {odds.p_lost} ({float(odds.p_lost):.3f}); "
-                f"then it tests nerve or falls back a full move {_src(loss['cite'])}"
-            )
+            each = plural(band.hits, "hit")
+            lines.append(say("hits", hits=each, source=band.hits_cite, target=target.id, n=carried))
+            lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
-
-    def _sight(
-        self, table: Table, a: Unit, b: Unit, seen: tuple[Base, Base] | None, limit: float
-    ) -> dict[str, Any]:
-        """Whether some base of `a` sees some base of `b` within `limit`: the nearest pair that
-        sees; when none does, what blocks the lines of every pair, nearest first."""
-        if seen is not None:
-            pair = {"a": seen[0].id, "b": seen[1].id}
-            return {"in_sight": True, "between": pair, "blocked_by": []}
-        blocked = table.blocked_by(self.sight_policy, a.bases, b.bases, limit)
-        return {"in_sight": False, "between": None, "blocked_by": blocked}
 
     def _rockets(
         self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
@@ -472,13 +431,13 @@ class SepoysAndSoldiers(Ruleset):
             return None  # no rocket may burst on the target
         for bid in sorted(close):
             spared.setdefault(bid, whole)
-        hit_list: list[dict[str, Any]] = []
+        hits: list[dict[str, Any]] = []
         for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
             if left < whole or bid in close:
                 unit = table.unit_of(table.bases[table.index[bid]].unit_id)
                 lost = exact(whole - left, whole)
                 hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
-                hit_list.append(hit | {"too_close_to_call": bid in close})
+                hits.append(hit | {"too_close_to_call": bid in close})
         near, unc = _gap(table, shooter, target)
         reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
@@ -488,23 +447,18 @@ class SepoysAndSoldiers(Ruleset):
         data["band"] = "rocket" if _touching(reach) else "out-of-range"
         data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
         data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
-        data |= {"bases_hit": hit_list, "too_close_to_call": sorted(close)}
-        data["friendly_at_risk"] = [h["base"] for h in hit_list if h["side"] == shooter.side]
+        data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
+        data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
+        away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
         lines = [
-            f"{shooter.id} fires {len(shooter.bases)} rocket(s) at {target.id} "
-            f"({format_length(near.distance, scene.unit)} away) {_src(CITE['rocket_path'])}",
-            f"{WORDS['rocket_legs']} {_src(CITE['rocket_explodes'])}; after 4 legs it burns out "
-            f"({tables.ROCKET_BURN_OUT}) {_src(CITE['rocket_four_moves'])}",
-            f"chance {target.id} loses a base: {p_hit} ({float(p_hit):.3f}) "
-            f"{_src(CITE['rocket_loss'])}",
+            say("rockets", shooter=shooter.id, rockets=fired, target=target.id, away=away),
+            say("rocket_legs", burn_out=tables.ROCKET_BURN_OUT),
+            say("rocket_loss", target=target.id, p=p_hit, f=float(p_hit)),
         ]
-        lines += [
-            f"  {h['base']} ({h['unit']}, {h['side']}): lost with {h['p_lost']['exact']}"
-            + (" - a burst point is too close to call" if h["too_close_to_call"] else "")
-            for h in hit_list
-        ]
+        close_burst = WORDS["close_burst"]
+        lines += [say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
             lines.insert(0, f"{ACTED} {_src(CITE['one_action'])}")
@@ -521,11 +475,8 @@ class SepoysAndSoldiers(Ruleset):
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
         _one_or_two("command", args, "COMMANDER [UNIT]")
-        unit = scene.unit_of(args[1]) if len(args) == 2 else None
-        return self._command(table_of(scene), scene.unit_of(args[0]), unit)
-
-    def _command(self, table: Table, commander: Unit, asked: Unit | None) -> Resolution:
-        scene = table.scene
+        table = table_of(scene)
+        commander, asked = table.unit_of(args[0]), table.unit_of(args[-1]) if args[1:] else None
         if not is_commander(commander):
             raise refusal("not-commander", unit=commander.id)
         rating = _rating(commander)
@@ -558,21 +509,19 @@ class SepoysAndSoldiers(Ruleset):
             data |= {"unit": asked.id, "orders": _order(asked)}
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
-        listed = [u.id + checked * t.too_close_to_call for u, t in adjacent]
+        listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
         lines = [
-            *_said([(f"{commander.id} ({rating}) {WORDS['adjacent']}", CITE["adjacent"])]),
-            "adjacent: " + (", ".join(listed) or "no unit"),
-            f"{roll.describe()} {_src(CITE['order_roll'])}: {roll.need}+ acts on the order this "
-            f"turn, lower next turn {_src(row['cite'])}",
-            f"orders per turn: {row['orders']}, tried this turn: {given} {_src(row['cite'])}",
-            _risk_line(risk),
+            say("adjacent", commander=commander.id, rating=rating),
+            "adjacent: " + (listed or "no unit"),
+            say("order_roll", roll=roll.describe(), need=roll.need, source=row["cite"]),
+            say("orders_tried", orders=row["orders"], given=given, source=row["cite"]),
+            say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
-            lines.append(f"{asked.id} acts on {_order(asked)} orders now {_src(CITE['orders'])}")
+            lines.append(say("acts_on", unit=asked.id, orders=_order(asked)))
             if not adjacent:
-                far = f"{asked.id} is not adjacent: {commander.id} cannot change its orders"
-                lines.insert(1, far)
+                lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
         return Resolution("command", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -583,31 +532,26 @@ class SepoysAndSoldiers(Ruleset):
         _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
+        table = table_of(scene)
+        unit = table.unit_of(args[0])
         situation = SITUATIONS[args[1]] if len(args) == 2 else None
-        return self._nerve(table_of(scene), scene.unit_of(args[0]), situation)
-
-    def _nerve(self, table: Table, unit: Unit, situation: dict[str, Any] | None) -> Resolution:
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
         test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
-        risks = [
-            tables.commander_risk(u.id, _rating(u))
-            for u in table.scene.units
-            if u.side == unit.side and is_commander(u) and _touching(_contact(table, u, unit))
-        ]
+        by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
+        by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
+        risks = [tables.commander_risk(u.id, _rating(u)) for u in by]
         data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
         data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
         data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
-        failing = {
-            k: (f"{s['name']}: failing, {s['on_fail']}", s["cite"]) for k, s in SITUATIONS.items()
-        }
+        failing = {k: say("failing", s=s) for k, s in SITUATIONS.items()}
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
-            lines += _said([failing[situation["key"]]])
+            lines.append(failing[situation["key"]])
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
@@ -615,8 +559,8 @@ class SepoysAndSoldiers(Ruleset):
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            lines += _said(list(failing.values()), "  ")
-        lines += [_risk_line(r) for r in risks]
+            lines += ["  " + line for line in failing.values()]
+        lines += [say("risk_line", **r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -634,11 +578,11 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            reasons: list[tuple[str, Cite | None]] = [(WORDS["guns_charge"], CITE["european_guns"])]
+            reasons: Reasons = [(WORDS["guns_charge"], CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
-            how_far = f"charge reach: the {move.going} move of {format_length(move.distance, 'in')}"
+            how_far = say("charge_reach", going=move.going, move=format_length(move.distance, "in"))
             reasons = [(how_far, move.reasons[0][1])]
             if not _touching(reach):
                 reasons.append(("the target is beyond the charge move", None))
@@ -685,29 +629,24 @@ class SepoysAndSoldiers(Ruleset):
         ]
         data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
         data |= dict(target=target.id, distance=length(scene, near.distance))
-        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value)
-        data |= dict(
-            aspect_margin=length(scene, facing.margin), aspect_too_close_to_call=aspect_close
-        )
-        data |= dict(allowed=allowed, counter_charge=counter, steps=steps)
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, steps=steps)
+        data |= dict(aspect_margin=length(scene, facing.margin), allowed=allowed)
+        data |= dict(aspect_too_close_to_call=aspect_close, counter_charge=counter)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
-        stands = "counter-charges (both cavalry)" if counter else WORDS["stands_combat"]
+        who = dict(charger=charger.id, target=target.id, aspect=facing.aspect.value)
+        stands = WORDS["counter_stands" if counter else "stands_combat"]
         lines = [
-            f"{charger.id} charges {target.id}: {format_length(near.distance, scene.unit)}, "
-            f"from its {facing.aspect.value}"
-            + (" (too close to call: check the aspect by eye)" if aspect_close else ""),
+            say("charges", distance=format_length(near.distance, scene.unit), **who)
+            + WORDS["close_aspect"] * aspect_close,
             *_said(reasons),
-            f"1. {charger_test.describe(charger.id)}; failing, stand - no charge "
-            f"{_src(CITE['charge_test'])}",
-            f"2. {target_test.describe(target.id)}; failing, {situation['on_fail']} "
-            f"{_src(situation['cite'])}",
-            f"3. holding, it {stands} {_src(holds)}",
-            f"no charge {said['no_charge']}, target routs {said['target_routs']}, charge combat "
-            f"{said['charge_combat']}; the charger wins the combat {said['charger_wins_combat']}",
+            say("charge_1", test=charger_test.describe(charger.id)),
+            say("charge_2", test=target_test.describe(target.id), s=situation),
+            say("charge_3", stands=stands, source=holds),
+            say("charge_odds", **said),
             *_said([(WORDS["follows_through"], CITE["stops_short"])]),
         ]
         return Resolution("charge", MappingProxyType(data), tuple(lines))
@@ -731,26 +670,21 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(p_both_destroyed=p_both)
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
-        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": _pursuit(a), "b": _pursuit(b)}
+        pa, pb = _pursuit(a), _pursuit(b)
+        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
-        won = f"the winner {_pursuit(a)} and takes 1 hit"
-        if _pursuit(a) != _pursuit(b):
-            won = f"the winner takes 1 hit ({a.id} {_pursuit(a)}; {b.id} {_pursuit(b)})"
-        both = f", both destroyed {p_both['exact']}" if result.both_destroyed else ""
+        same = pa == pb
+        won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
+        both = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
         lines = [
-            f"charge combat {a.id} v {b.id}"
-            + ("" if _touching(contact) else " (not yet in contact: the combat a charge brings)"),
-            f"both test nerve at once {_src(CITE['combat_tests'])}: {ta.describe(a.id)}; "
-            f"{tb.describe(b.id)}",
-            f"both pass or both fail ({result.p_drawn_round}): each takes 1 hit, no nerve test "
-            f"for a base so lost, roll again {_src(CITE['combat_draw'])}",
-            f"{a.id} wins {p_a['exact']} ({p_a['value']:.3f}), {b.id} wins "
-            f"{p_b['exact']} ({p_b['value']:.3f}){both}",
-            f"{won}; the loser takes 2 hits and routs a full move {_src(CITE['combat_win'])}"
-            + ("" if _pursuit(a) != _pursuit(b) else f" {_src(CITE['combat_rout'])}"),
-            f"afterwards all units involved are disordered {_src(CITE['combat_disorders'])}",
+            f"charge combat {a.id} v {b.id}" + WORDS["not_in_contact"] * (not _touching(contact)),
+            say("combat_tests", a=ta.describe(a.id), b=tb.describe(b.id)),
+            say("combat_draw", p=result.p_drawn_round),
+            say("combat_odds", a=a.id, b=b.id, pa=p_a, pb=p_b, both=both),
+            say("combat_won", won=won) + f" {_src(CITE['combat_rout'])}" * same,
+            say("combat_after"),
         ]
         return Resolution("melee", MappingProxyType(data), tuple(lines))
 
@@ -761,10 +695,8 @@ class SepoysAndSoldiers(Ruleset):
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
         if not args:
             raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
-        return self._move(table_of(scene), scene.unit_of(args[0]), tuple(args[1:]))
-
-    def _move(self, table: Table, unit: Unit, crossing: Sequence[str]) -> Resolution:
-        scene = table.scene
+        table, crossing = table_of(scene), tuple(args[1:])
+        unit = table.unit_of(args[0])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
         data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
         data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
@@ -778,9 +710,10 @@ class SepoysAndSoldiers(Ruleset):
             how = "crossing takes the whole turn"
         elif not allowance.distance:
             how += f" ({allowance.reasons[0][0]})"
+        where = ", ".join(allowance.pieces) or "the open"
         lines = [
-            f"{unit.id} in {', '.join(allowance.pieces) or 'the open'} ({allowance.going}): {how}"
-            + (", and is disordered" if allowance.disordered else ""),
+            say("moves", unit=unit.id, where=where, going=allowance.going, how=how)
+            + ", and is disordered" * allowance.disordered,
             *_said(allowance.reasons, "  "),
             *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
@@ -789,14 +722,9 @@ class SepoysAndSoldiers(Ruleset):
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
-                how = "must move straight back through it, disordering it"
-                how = "may manoeuvre past it" if p["may_manoeuvre"] else how
-                lines.append(
-                    f"friendly {p['friend']} to the rear: {how}"
-                    f' (8" apart: {p["at_least_8in"]}; gap of frontage: {p["gap_of_frontage"]})'
-                    + (" - too close to call" if p["too_close_to_call"] else "")
-                    + f" {_src(CITE['gap_distance'])}"
-                )
+                how = "may manoeuvre past it" if p["may_manoeuvre"] else WORDS["through_it"]
+                close = WORDS["close_past"] * p["too_close_to_call"]
+                lines.append(say("past", how=how, close=close, **p))
         return Resolution("move", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -812,11 +740,8 @@ class SepoysAndSoldiers(Ruleset):
             touch = 2 * table.most_uncertain + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
                 nearby = {u.id for u in table.units_within(c, touch)}
-                near = [
-                    u
-                    for u in _commanded(scene, c)
-                    if u.id in nearby and _touching(_contact(table, c, u))
-                ]
+                near = [u for u in _commanded(scene, c) if u.id in nearby]
+                near = [u for u in near if _touching(_contact(table, c, u))]
                 if near and not _order_refusals(c):
                     yield from (Candidate("command", (c.id, u.id)) for u in near)
                 else:
@@ -837,9 +762,8 @@ class SepoysAndSoldiers(Ruleset):
         elif phase == "move":
             # Not a unit that has moved, or acted (but for the move of a failed nerve test).
             for u in troops:
-                if not _flag(u, "moved") and (
-                    not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
-                ):
+                may = not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
+                if may and not _flag(u, "moved"):
                     yield Candidate("move", (u.id,))
         elif phase == "fire":
             yield from self._shots(table, troops)
@@ -876,62 +800,40 @@ class SepoysAndSoldiers(Ruleset):
                 sights.append((a, b, bands[-1].limit + unc))
         seen = table.nearest_seen_pairs(self.sight_policy, sights)
         laid = table.laid_many(tables.BURSTS, aims)
-        return [
-            Candidate("shoot", (a.id, b.id))
-            for a, b, rockets, k in shots
-            if (self._may_burst_on(laid[k : k + len(a.bases)], b) if rockets else seen[k])
-        ]
 
-    @staticmethod
-    def _may_burst_on(flights: Sequence[Laid], target: Unit) -> bool:
-        """Whether one of the rockets `flights` may burst on the target."""
-        return any(b.unit_id == target.id for flight in flights for b, _ in flight.on)
+        def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
+            if not rockets:
+                return seen[k] is not None
+            return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
+
+        return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        table, (kind, args) = table_of(scene), (candidate.kind, candidate.args)
-        a = table.unit_of(args[0])
-        if kind == "nerve":
-            return self._nerve(table, a, SITUATIONS[args[1]] if args[1:] else None)
-        b = table.unit_of(args[1]) if args[1:] else None
-        if kind == "command":
-            return self._command(table, a, b)
-        if kind == "move":
-            moves = self._move(table, a, ())
-            return moves if moves.data["allowance"]["value"] or moves.data["whole_turn"] else None
-        assert b is not None  # the other actions pair two units
-        if kind == "charge":
-            return self._charge(table, a, b, only_allowed=True)
-        if kind == "shoot":
-            return self._shoot(table, a, b, only_allowed=True)
-        return self._melee(table, a, b)
+        """The action's answer; a shot or charge the rules refuse, or a unit that may not move
+        at all, is left off the list."""
+        kind, args, table = candidate.kind, candidate.args, table_of(scene)
+        if kind in ARGUMENTS:  # shoot, charge, melee: two units
+            a, b = (table.unit_of(u) for u in args)
+            if kind == "melee":
+                return self._melee(table, a, b)
+            answer = self._shoot if kind == "shoot" else self._charge
+            return answer(table, a, b, only_allowed=True)
+        res = getattr(self, kind)(scene, args)  # command, nerve, move
+        moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
+        return res if moves else None
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         d, (kind, args) = result.data, (candidate.kind, candidate.args)
-        if kind == "command" and len(args) == 2:
-            acts = f"(now {d['orders']}): {d['rolls'][0]['need']}+ on 1d6 acts on them this turn"
-            return f"{args[0]} may change the orders of {args[1]} {acts}"
-        if kind == "command":
+        if kind == "command" and len(args) == 1:
             adjacent = any(u["adjacent"] for u in d["units"])
             why = "; ".join(r["reason"] for r in d["reasons"]) if adjacent else "none adjacent"
-            return f"{args[0]} may change no unit's orders ({why})"
+            return say("no_orders", commander=args[0], why=why)
         if kind == "nerve":
-            must = "is routed and must attempt to rally"
-            must = "is disordered and must attempt to reform" if args[1:] else must
-            return f"{args[0]} {must}: pass {d['p_pass']['exact']}"
-        if kind == "charge":
-            odds = d["outcomes"]
-            combat, routs = odds["charge_combat"]["exact"], odds["target_routs"]["exact"]
-            return f"{args[0]} may charge {args[1]}: combat {combat}, target routs {routs}"
-        if kind == "shoot" and "rockets" in d:
-            loses = d["p_target_loses_base"]["exact"]
-            return f"{args[0]} may fire rockets at {args[1]}: loses a base {loses}"
-        if kind == "shoot":
-            loses = d["p_base_lost"]["exact"]
-            return f"{args[0]} may fire at {args[1]} ({d['band']}): loses a base {loses}"
-        if kind == "melee":
-            wins = d["p_a_wins"]["exact"]
-            return f"{args[0]} and {args[1]} are in contact: {args[0]} wins {wins}"
-        return result.lines[0]
+            return say("reform" if args[1:] else "rally", unit=args[0], p=d["p_pass"]["exact"])
+        if kind == "move":
+            return result.lines[0]
+        key = "rockets" if kind == "shoot" and "rockets" in d else kind
+        return say(f"suggest_{key}", a=args[0], b=args[-1], d=d)
 
     def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
         head = f"{len(items)} things to resolve" + (f" in the {phase} phase" if phase else "")
@@ -941,9 +843,7 @@ class SepoysAndSoldiers(Ruleset):
     # Outcomes: after a question the players roll real dice and report them in the sheet's
     # words (the form, `Report`s); the answer is the new state (`Change`s)
 
-    def _reported_pair(
-        self, scene: Scene, action: str, args: Args
-    ) -> tuple[Unit, Unit, Resolution]:
+    def _pair(self, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Resolution]:
         """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
         a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         r = self.actions()[action](scene, args)
@@ -952,67 +852,51 @@ class SepoysAndSoldiers(Ruleset):
         return a, b, r
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        shooter, target, shot = self._pair(scene, "shoot", args)
         if _arm(shooter) == "rockets":
-            rockets = len(shooter.bases)
-            fired = f"whoever's; {_plural(rockets, 'rocket')} fired"
-            label = "bases of {} a rocket burst on (each burst takes one base, " + fired + ")"
-            return tuple(
-                _removed_report(unit, label.format(unit.id), CITE["rocket_loss"], rockets)
-                for unit in _rocket_risk(scene, target, shot)
-            )
-        roll = shot.data["rolls"][0]
-        dice, need, per = roll["dice"], roll["need"], shot.data["hits_per_success"]
-        dist = roll["distribution"]
-        carried = shot.data["target_hits_carried"]
-        artillery = _arm(shooter) == "artillery"
-        dice_cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
+            fired, cite = len(shooter.bases), CITE["rocket_loss"]
+            burst = partial(say, "burst_bases", rockets=plural(fired, "rocket"))
+            risk = _rocket_risk(scene, target, shot)
+            return tuple(_removed_report(u, fired, 0, burst(unit=u.id), cite) for u in risk)
+        roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
+        dice, dist = roll["dice"], roll["distribution"]
         likeliest = max(range(len(dist)), key=lambda k: dist[k])
-        label = f"dice of the {dice}d6 that scored {need}+ (each success {_plural(per, 'hit')})"
-        removed = f"bases of {target.id} taken off: one for every 3 hits, counting the {carried}"
-        removed += " it carries"
+        label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
+        artillery = _arm(shooter) == "artillery"
+        cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, dice_cite, maximum=dice, default=likeliest),
-            _removed_report(
-                target, removed, CITE["hits_per_base"], len(target.bases), likeliest * per
-            ),
+            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likeliest),
+            _removed_report(target, len(target.bases), likeliest * per),
         )
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        shooter, target, shot = self._reported_pair(scene, "shoot", args)
+        shooter, target, shot = self._pair(scene, "shoot", args)
         question = f"{ID} shoot {shooter.id} {target.id}"
         changes: list[Change] = []
         if _arm(shooter) == "rockets":
-            rockets = len(shooter.bases)
+            fired = plural(len(shooter.bases), "rocket")
             units = _rocket_risk(scene, target, shot)
             named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
-            if len(named) > rockets:
-                raise QuestionError(
-                    f"{question}: {len(named)} bases named, but {shooter.id} fired "
-                    f"{_plural(rockets, 'rocket')} and each burst takes one base "
-                    f"({CITE['rocket_loss']})"
-                )
-            for unit, base_id in named:
-                tests = "" if unit.side == shooter.side else "; its unit tests its nerve (line 23)"
-                why = f"a rocket of {shooter.id} burst on it: loss of a base{tests}"
-                changes.append(
-                    Change(base_id, "removed", True, why, CITE["rocket_loss"], Scope.BASE)
-                )
+            if len(named) > len(shooter.bases):
+                raise refusal("bursts", q=question, n=len(named), unit=shooter.id, fired=fired)
+            for unit, base in named:
+                tests = "" if unit.side == shooter.side else WORDS["its_unit_tests"]
+                why = say("burst_on", shooter=shooter.id, tests=tests)
+                changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
-            bands = (
-                tables.ARTILLERY_BANDS if _arm(shooter) == "artillery" else tables.INFANTRY_BANDS
-            )
+            artillery = _arm(shooter) == "artillery"
+            bands = tables.ARTILLERY_BANDS if artillery else tables.INFANTRY_BANDS
             band = next(b for b in bands if b.label == shot.data["band"])
-            successes, carried = reported["successes"], shot.data["target_hits_carried"]
-            why = f"{_plural(successes, 'success', 'es')} at {band.label} range"
-            hits, named = successes * band.hits, reported[f"removed_{target.id}"]
-            changes += _hits_landed(target, carried, hits, named, why, band.hits_cite, question)
+            successes, named = reported["successes"], reported[f"removed_{target.id}"]
+            why = f"{plural(successes, 'success', 'es')} at {band.label} range"
+            hits = successes * band.hits
+            changes += _hits_landed(target, hits, named, why, band.hits_cite, question)
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
         return tuple(changes)
 
     def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
         if len(args) != 2:
-            raise refusal("one-order", got=_plural(len(args), "argument"))
+            raise refusal("one-order", got=plural(len(args), "argument"))
         commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
         r = self.command(scene, args)
         if not r.data["allowed"]:
@@ -1022,57 +906,34 @@ class SepoysAndSoldiers(Ruleset):
 
     def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         commander, unit, r = self._order_change(scene, args)
-        need, now = r.data["rolls"][0]["need"], r.data["orders"]
-        order = f"the order {commander.id} gives {unit.id} (it acts on {now} orders now)"
-        other = next(t for t in tables.TYPES if t != now)
-        this_turn = (
-            f"the 1d6 scored {need}+ ({commander.id}'s quality or more): {unit.id} acts on the "
-            "order this turn; lower, next turn"
-        )
-        likely = r.data["this_turn"]["value"] >= 0.5
+        who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
+        order = say("order_given", now=now, **who)
+        this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
+        other, likely = next(t for t in tables.TYPES if t != now), r.data["this_turn"]["value"]
+        cite, now_cite = CITE["orders"], CITE["order_this_turn"]
         return (
-            Report(
-                "order", Kind.CHOICE, order, CITE["orders"], choices=tables.TYPES, default=other
-            ),
-            Report("this_turn", Kind.FLAG, this_turn, CITE["order_this_turn"], default=likely),
+            Report("order", Kind.CHOICE, order, cite, choices=tables.TYPES, default=other),
+            Report("this_turn", Kind.FLAG, this_turn, now_cite, default=likely >= 0.5),
         )
 
     def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         commander, unit, r = self._order_change(scene, args)
-        order, now = reported["order"], _order(unit)
-        if reported["this_turn"]:
-            cite = CITE["order_this_turn"]
-            why = f"{commander.id}'s die equalled his quality or more: acts on the order this turn"
-            changes = [Change(unit.id, "orders", order, why, cite)]
-            if unit.get("orders_this_turn") != tables.AS_ORDERED:
-                changes.append(
-                    Change(unit.id, "orders_this_turn", tables.AS_ORDERED, "acts on it now", cite)
-                )
-        else:
-            cite = CITE["order_next_turn"]
-            why = f"{commander.id}'s die was lower than his quality: acts on the order next turn"
-            changes = [
-                Change(unit.id, "orders", order, why, cite),
-                Change(
-                    unit.id, "orders_this_turn", now, f"keeps to its {now} orders this turn", cite
-                ),
-            ]
+        now, this_turn = _order(unit), reported["this_turn"]
+        cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
+        why = say("order_now" if this_turn else "order_next", commander=commander.id)
+        changes = [Change(unit.id, "orders", reported["order"], why, cite)]
+        if not this_turn:
+            why = f"keeps to its {now} orders this turn"
+            changes.append(Change(unit.id, "orders_this_turn", now, why, cite))
+        elif unit.get("orders_this_turn") != tables.AS_ORDERED:
+            why = "acts on it now"
+            changes.append(Change(unit.id, "orders_this_turn", tables.AS_ORDERED, why, cite))
         given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
-        why = f"{given} of the {most} order change{'s' * (most > 1)} he may try each turn"
-        changes.append(
-            Change(
-                commander.id,
-                "orders_given",
-                given,
-                why,
-                tables.COMMANDERS[r.data["rating"]]["cite"],
-            )
-        )
-        return tuple(changes)
+        why = f"{given} of the {plural(most, 'order change')} he may try each turn"
+        cite = tables.COMMANDERS[r.data["rating"]]["cite"]
+        return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
-    def _nerve_question(
-        self, scene: Scene, args: Args
-    ) -> tuple[Unit, dict[str, Any] | None, Resolution]:
+    def _nerve_asked(self, scene: Scene, args: Args) -> tuple[Unit, Situation | None, Resolution]:
         """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
         res = self.nerve(scene, args)  # checks the arguments and the situation's name
         unit = scene.unit_of(args[0])
@@ -1082,23 +943,22 @@ class SepoysAndSoldiers(Ruleset):
         return unit, situation, res
 
     def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        unit, situation, res = self._nerve_question(scene, args)
-        dice, tests = res.data["dice"], res.data["tests"]
-        what, on_fail = "attempting to rally", "it keeps routing"
+        unit, situation, res = self._nerve_asked(scene, args)
+        what, on_fail, tests = "attempting to rally", "it keeps routing", res.data["tests"]
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
         each = f", in each of {tests} tests" if tests > 1 else ""
-        label = f"{unit.id} passed: a 4+ on any of its {dice}d6{each} ({what}; failing: {on_fail})"
+        label = say("passed", unit=unit.id, dice=res.data["dice"], each=each, what=(what, on_fail))
         likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
         risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
         risks = [
-            risk(f"risk_{r['commander']}", label=WORDS["risk_roll"].format(**r), default="not-hit")
+            risk(f"risk_{r['commander']}", label=say("risk_roll", **r), default="not-hit")
             for r in res.data["commander_risk"]
         ]
         return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
     def _nerve_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        unit, situation, res = self._nerve_question(scene, args)
+        unit, situation, res = self._nerve_asked(scene, args)
         passed = reported["passed"]
         changes: list[Change] = []
         if situation is None:
@@ -1110,37 +970,27 @@ class SepoysAndSoldiers(Ruleset):
             if passed:
                 why = "reformed; it cannot move"
                 changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
-            stands = "" if passed else ": stand - remain disordered"
-            changes.append(
-                _acted(unit, f"attempting to reform is its action{stands}", CITE["reform"])
-            )
+            why = "attempting to reform is its action" + ("" if passed else WORDS["stands"])
+            changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
         for risk in res.data["commander_risk"]:
-            changes += _commander_hit(
-                scene, risk["commander"], reported[f"risk_{risk['commander']}"]
-            )
+            name = risk["commander"]
+            changes += _commander_hit(scene, name, reported[f"risk_{name}"])
         return tuple(changes)
 
     def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        charger, target, r = self._reported_pair(scene, "charge", args)
-        odds = r.data["outcomes"]
-        tests = r.data["steps"][1]["tests"]
+        charger, target, r = self._pair(scene, "charge", args)
+        odds, tests = r.data["outcomes"], r.data["steps"][1]["tests"]
         likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
         holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
-        label = (
-            f"how the charge ended: no-charge ({charger.id} failed its nerve and stands), "
-            f"target-routs ({charger.id} passed, {target.id} failed"
-            + (" one of its two tests" if tests > 1 else "")
-            + f"), charge-combat (both passed: {holds} and the units fight a charge combat)"
-        )
-        cite = CITE["charge_test"]
-        return (
-            Report("result", Kind.CHOICE, label, cite, choices=CHARGE_RESULTS, default=likeliest),
-        )
+        one_of = " one of its two tests" * (tests > 1)
+        label = say("charge_ended", charger=charger.id, target=target.id, of=one_of, holds=holds)
+        ended = Report("result", Kind.CHOICE, label, CITE["charge_test"], choices=CHARGE_RESULTS)
+        return (replace(ended, default=likeliest),)
 
     def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        charger, target, r = self._reported_pair(scene, "charge", args)
+        charger, target, r = self._pair(scene, "charge", args)
         result = reported["result"]
         if result == "no-charge":
             stand = SITUATIONS["attempting-to-charge"]
@@ -1152,54 +1002,36 @@ class SepoysAndSoldiers(Ruleset):
                 *_routs(target, f"failed its nerve: {situation['on_fail']}", situation["cite"]),
                 _acted(charger, why, CITE["charge_continues"]),
             )
+        why = "charged home: the units fight a charge combat"
         if r.data["counter_charge"]:
             cite = CITE["counter_charge"]
-            return (
-                _acted(charger, "charged home: the units fight a charge combat", cite),
-                _acted(target, "counter-charged", cite),
-            )
-        why = "charged home: the units fight a charge combat"
+            return (_acted(charger, why, cite), _acted(target, "counter-charged", cite))
         return (_acted(charger, why, CITE["infantry_stands"]),)
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        a, b, r = self._reported_pair(scene, "melee", args)
+        a, b, r = self._pair(scene, "melee", args)
         most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
-        drawn, winner = WORDS["drawn_rounds"], WORDS["combat_winner"].format(BOTH_DESTROYED)
+        drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
-        removed = "bases of {} taken off: one for every 3 hits, counting the {} it carries"
+        hits = {u.id: tables.COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
         return (
             Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
             Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
-            *(
-                _removed_report(
-                    u,
-                    removed.format(u.id, _hits(u)),
-                    CITE["hits_per_base"],
-                    len(u.bases),
-                    tables.COMBAT_HITS["win" if u.id == likelier else "lose"],
-                )
-                for u in (a, b)
-            ),
+            *(_removed_report(u, len(u.bases), hits[u.id]) for u in (a, b)),
         )
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        a, b, _ = self._reported_pair(scene, "melee", args)
+        a, b, _ = self._pair(scene, "melee", args)
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
-        rounds = _plural(drawn, "drawn round")
-        carried = {u.id: _hits(u) for u in (a, b)}
-        taken = {a.id: drawn, b.id: drawn}
-        dead = [
-            u.id for u in (a, b) if carried[u.id] + drawn >= tables.HITS_PER_BASE * len(u.bases)
-        ]
+        rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
+        dead = [u.id for u in (a, b) if _hits(u) + drawn >= tables.HITS_PER_BASE * len(u.bases)]
         if dead:
             ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
             if winner != ended:
-                raise QuestionError(
-                    f"{question}: after {rounds} {' and '.join(dead)} had no base left and the "
-                    f"combat ended there: the winner is {ended}, not {winner}"
-                )
+                gone, chosen = " and ".join(dead), dict(ended=ended, winner=winner)
+                raise refusal("ended", q=question, rounds=rounds, gone=gone, **chosen)
         elif winner == BOTH_DESTROYED:
             raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
         else:
@@ -1208,18 +1040,14 @@ class SepoysAndSoldiers(Ruleset):
         changes: list[Change] = []
         cite = CITE["combat_draw" if dead else "combat_win"]
         for u in (a, b):
-            why = rounds + (
-                "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
-            )
+            last = "" if dead else f" and the {'winning' if u.id == winner else 'losing'} round"
             named = reported[f"removed_{u.id}"]
-            changes += _hits_landed(u, carried[u.id], taken[u.id], named, why, cite, question)
+            changes += _hits_landed(u, taken[u.id], named, rounds + last, cite, question)
         for u in (a, b):
-            if carried[u.id] + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
+            if _hits(u) + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
             if not dead and u.id != winner:
-                changes += _routs(
-                    u, "lost the charge combat: routs one full move", CITE["combat_rout"]
-                )
+                changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
                 continue
             if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
                 why = "British cavalry must pursue"
@@ -1238,18 +1066,15 @@ class SepoysAndSoldiers(Ruleset):
             raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
         if _flag(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
-        if _flag(unit, "acted") and _status(unit) not in ("routed", "falling-back"):
+        if _flag(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
             raise refusal("acted", question=question, unit=unit.id)
         return unit, allowance, res
 
     def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         unit, _, res = self._move_question(scene, args)
-        label = (
-            f"{unit.id} moved straight back through {{}} (no room to manoeuvre past it: "
-            '8" between them and a gap of its frontage beside it)'
-        )
+        label, cite = partial(say, "moved_through", unit=unit.id), CITE["gap_otherwise"]
         return tuple(
-            Report(f"through_{f}", Kind.FLAG, label.format(f), CITE["gap_otherwise"], default=True)
+            Report(f"through_{f}", Kind.FLAG, label(friend=f), cite, default=True)
             for f in _through(res)
         )
 
@@ -1267,23 +1092,14 @@ class SepoysAndSoldiers(Ruleset):
             why = f"{unit.id} fell back straight through it"
             changes.append(Change(friend, "disordered", True, why, CITE["gap_otherwise"]))
             if disorder is None:
-                cite = CITE[
-                    "passed_through" if status == "routed" else "interpenetration_disorders"
-                ]
-                disorder = (f"passed through {friend}", cite)
+                why = "passed_through" if status == "routed" else "interpenetration_disorders"
+                disorder = (f"passed through {friend}", CITE[why])
         if disorder is not None and not _flag(unit, "disordered"):
-            changes.append(Change(unit.id, "disordered", True, disorder[0], disorder[1]))
+            changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
-            why, cite = (
-                "has fallen back its full move (end facing enemy)",
-                SITUATIONS["loss-of-a-base"]["cite"],
-            )
+            why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
             changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
         return tuple(changes)
-
-
-def _plural(n: int, word: str, many: str = "s") -> str:
-    return f"{n} {word}{many * (n != 1)}"
 
 
 def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
@@ -1292,11 +1108,14 @@ def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionE
     return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
 
 
-def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: int = 0) -> Report:
+def _removed_report(
+    unit: Unit, most: int, likely: int = 0, label: str = "", cite: Cite = CITE["hits_per_base"]
+) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
-    bases of the unit, as many as `likely_hits` more hits would take (line 3)."""
+    bases of the unit, as many as `likely` more hits would take (line 3)."""
     bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely_hits) // tables.HITS_PER_BASE, len(bases))
+    lost = min((_hits(unit) + likely) // tables.HITS_PER_BASE, len(bases))
+    label = label or say("removed", unit=unit.id, carried=_hits(unit))
     name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
         name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
@@ -1304,28 +1123,28 @@ def _removed_report(unit: Unit, label: str, cite: Cite, most: int, likely_hits: 
 
 
 def _hits_landed(
-    unit: Unit, carried: int, hits: int, named: Sequence[str], why: str, cite: Cite, question: str
+    unit: Unit, hits: int, named: Sequence[str], why: str, cite: Cite, question: str
 ) -> list[Change]:
-    """`hits` more on a unit carrying `carried`: every third removes a base (line 3), the
-    players having named the bases; what is left over stays on the unit as `hits`."""
-    total, bases = carried + hits, len(unit.bases)
+    """`hits` more on a unit: every third, counting those it carries, removes a base (line 3),
+    the players having named the bases; what is left over stays on the unit as `hits`."""
+    carried, bases = _hits(unit), len(unit.bases)
+    total = carried + hits
     lost = min(total // tables.HITS_PER_BASE, bases)
     if len(named) != lost:
-        raise QuestionError(
-            f"{question}: {why} make {_plural(hits, 'hit')}; with the {carried} {unit.id} "
-            f"carried that is {total}, and each base takes 3 hits before it is removed "
-            f"({CITE['hits_per_base']}): name {_plural(lost, 'base')} of {unit.id} to take off, "
-            f"not {len(named)}"
+        made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
+        raise refusal(
+            "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
         )
-    tests = "" if lost == bases else "; it tests its nerve for the loss of a base (line 23)"
-    why_removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
-    changes = [
-        Change(b, "removed", True, why_removed, CITE["hits_per_base"], Scope.BASE) for b in named
-    ]
+    tests = "" if lost == bases else WORDS["tests_for_loss"]
+    removed, cite_lost = (
+        f"{unit.id} has taken {total} hits, a base for every 3{tests}",
+        CITE["hits_per_base"],
+    )
+    changes = [Change(b, "removed", True, removed, cite_lost, Scope.BASE) for b in named]
     left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
-        lost_too = f", {_plural(lost, 'base')} lost" if lost else ""
-        reason = f"{why}: {_plural(hits, 'hit')} on the {carried} it carried{lost_too}"
+        lost_too = f", {plural(lost, 'base')} lost" if lost else ""
+        reason = f"{why}: {plural(hits, 'hit')} on the {carried} it carried{lost_too}"
         changes.append(Change(unit.id, "hits", left, reason, cite))
     return changes
 
@@ -1364,11 +1183,8 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
 def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
-        cite = tables.IF_HIT[0]["cite"]
-        return [
-            Change(b.id, "removed", True, f"{ident} is dead", cite, Scope.BASE)
-            for b in scene.unit_of(ident).bases
-        ]
+        why, cite, bases = f"{ident} is dead", tables.IF_HIT[0]["cite"], scene.unit_of(ident).bases
+        return [Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases]
     if result in ("wounded", "horse-killed"):
         row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
         return [Change(ident, "hurt", result, row["result"], row["cite"])]

@@ -36,9 +36,19 @@ UNIT_FIELDS = tuple(
 PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
 
 
+def say(name: str, **blanks: Any) -> str:
+    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
+    return WORDS[name].format(cite=CITE, **blanks)
+
+
 def refusal(key: str, **blanks: Any) -> QuestionError:
     """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
     return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+
+
+def plural(n: int, word: str, many: str = "s") -> str:
+    """`1 hit`, `2 hits`: a count and its word."""
+    return f"{n} {word}{many * (n != 1)}"
 
 
 _WORDS = {f.name: f.choices for f in UNIT_FIELDS}
@@ -67,21 +77,18 @@ class FireBand:
     """One range band of a fire table: how far it reaches (mm) and the hits of a success."""
 
     label: str
-    limit: float
+    inches: float
     hits: int
     range_cite: Cite
     hits_cite: Cite
 
-
-def _bands(key: str) -> tuple[FireBand, ...]:
-    bands = [
-        (b["label"], b["inches"] * INCH, b["hits"], b["range_cite"], b["hits_cite"])
-        for b in DATA[key]
-    ]
-    return tuple(FireBand(*band) for band in bands)
+    @property
+    def limit(self) -> float:
+        return self.inches * INCH
 
 
-INFANTRY_BANDS, ARTILLERY_BANDS = _bands("infantry_bands"), _bands("artillery_bands")
+INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
+ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
 
 
 def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | None:
@@ -154,27 +161,23 @@ def to_hit_roll(bases: int, disordered: bool, need: int, band: FireBand, cite: C
     return Roll.success_roll("to hit", dice, 6, need, mods, cite, note)
 
 
-@dataclass(frozen=True, slots=True)
-class Volley:
-    """The odds of one volley, for JSON: its hits and the bases they take."""
-
-    hits: list[dict[str, Any]]
-    lost: list[dict[str, Any]]
-    p_lost: Fraction
-    """The chance the target loses at least one base."""
+Chances = list[dict[str, Any]]
 
 
-def volley(dice: int, need: int, hits_per: int, carried: int, bases: int) -> Volley:
-    """`dice` d6 needing `need`+, each success `hits_per` hits, on a unit of `bases` bases
-    carrying `carried` hits: every third hit removes a base, at most all of them. Counted in
-    whole numbers of the 6^dice ways the dice fall."""
+def volley(
+    dice: int, need: int, hits_per: int, carried: int, bases: int
+) -> tuple[Chances, Chances, Fraction]:
+    """The odds of `dice` d6 needing `need`+, each success `hits_per` hits, on a unit of `bases`
+    bases carrying `carried` hits (every third hit removes a base, at most all of them), for
+    JSON: of each number of hits and of each number of bases lost; and of losing one or more.
+    Counted in whole numbers of the 6^dice ways the dice fall."""
     scoring, whole = 7 - need, 6**dice
     ways = [math.comb(dice, k) * scoring**k * (6 - scoring) ** (dice - k) for k in range(dice + 1)]
     lost = [0] * (bases + 1)
     for k, n in enumerate(ways):
         lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += n
     hits = [{"k": k * hits_per, **chance_json(n, whole)} for k, n in enumerate(ways) if n]
-    return Volley(hits, chances_json(lost, whole), Fraction(whole - lost[0], whole))
+    return hits, chances_json(lost, whole), Fraction(whole - lost[0], whole)
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,14 +189,10 @@ def commander_risk(commander: str, rating: str) -> dict[str, Any]:
     row = COMMANDERS[rating]
     hit_up_to, if_hit = row["hit_up_to"], []
     for r in IF_HIT:
-        low, high = r["faces"]
-        faces, result = f"{low}-{high}" if high > low else str(low), r["result"]
-        chance, overall = (
-            chance_json(high - low + 1, 6),
-            chance_json(hit_up_to * (high - low + 1), 36),
-        )
-        if_hit.append({"faces": faces, "result": result, "p": chance, "p_overall": overall})
-        if_hit[-1]["source"] = str(r["cite"])
+        (low, high), source = r["faces"], str(r["cite"])
+        faces, p = f"{low}-{high}" if high > low else str(low), chance_json(high - low + 1, 6)
+        overall = chance_json(hit_up_to * (high - low + 1), 36)
+        if_hit.append(dict(faces=faces, result=r["result"], p=p, p_overall=overall, source=source))
     hit_on = f"1-{hit_up_to}" if hit_up_to > 1 else "1"
     risk = {"commander": commander, "rating": rating, "hit_on": hit_on}
     return risk | {"p_hit": chance_json(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
