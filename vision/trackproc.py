@@ -62,9 +62,11 @@ class TrackerProcess:
     """A `Tracker` of `game` running in a child process (see the module's docstring). `close()`
     ends the process; so does the end of the parent."""
 
-    def __init__(self, game: Game, camera: CameraModel | None = None) -> None:
+    def __init__(self, game: Game, camera: CameraModel | None = None, **options: Any) -> None:
+        """`options`: the `Tracker`'s own (its budgets), for the tracker in the process."""
         self.game = game
         self._camera = camera
+        self._options = options
         self.stats: dict[str, Any] = {}
         self.missing: tuple[str, ...] = ()
         self._removed: frozenset[str] = frozenset()
@@ -166,7 +168,7 @@ class TrackerProcess:
         )
         theirs.close()
         conn = Connection(mine.detach())
-        conn.send((self.game, self._camera, self._removed))
+        conn.send((self.game, self._camera, self._removed, self._options))
         if not conn.poll(START_TIMEOUT_S) or conn.recv() != "ready":
             process.kill()
             conn.close()
@@ -194,10 +196,10 @@ def _serve(conn: Connection) -> None:
     server has gone). Ctrl-C is the server's to handle: it stops this process by `close()`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        game, camera, removed = conn.recv()
+        game, camera, removed, options = conn.recv()
     except EOFError:
         return
-    tracker = Tracker(game, camera)
+    tracker = Tracker(game, camera, **options)
     tracker.set_removed(removed)
     conn.send("ready")
     while True:
