@@ -296,16 +296,21 @@ def test_ctrl_c_stops_the_server_and_its_tracker_quietly(tmp_path: Path, presses
     terminal: the server stops, its tracker's process with it, and nothing but `stopping` is
     said (a forced stop once logged the cancelled lifespan's traceback)."""
     process, said = _serve(tmp_path, group=True)
-    url = said.split("\n", 1)[0]
-    deadline = time.monotonic() + 60
-    while _http(url + "/api/status")["frame"] < 1 and time.monotonic() < deadline:
-        time.sleep(0.2)  # until a frame is scanned: the tracker's process has started
-    children = _children(process.pid)
-    assert children, "umpire serve runs its tracker in a process of its own"
-    for _ in range(presses):  # impatient: the second press at once
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: to the terminal's whole process group
-        time.sleep(0.01)
-    out, err = process.communicate(timeout=60)
+    try:
+        url = said.split("\n", 1)[0]
+        deadline = time.monotonic() + 60
+        while _http(url + "/api/status")["frame"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)  # until a frame is scanned: the tracker's process has started
+        children = _children(process.pid)
+        assert children, "umpire serve runs its tracker in a process of its own"
+        for _ in range(presses):  # impatient: the second press at once
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: to the whole process group
+            time.sleep(0.01)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:  # a failed check above: nothing may outlive the test
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "Traceback" not in err and "Traceback" not in out, err
     assert out.rstrip().endswith("umpire: stopping"), out
