@@ -104,7 +104,7 @@ def run(connections: int) -> dict[str, Any]:
         limit = want if hard == resource.RLIM_INFINITY else min(want, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
     limits = Limits()
-    live = open_live()
+    live = open_live(tracker_process=True)
     with tempfile.TemporaryDirectory() as data, serve(live, Path(data)) as served:
         port = served.port
         before = {"page": _ask(port, "/", 5), "status": _ask(port, "/api/status", 5)}

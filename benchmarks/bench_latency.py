@@ -134,7 +134,12 @@ def _summary(values_s: list[float]) -> dict[str, float | None]:
 
 
 def run(
-    seconds: float, warmup: float, view: bool, seed: int = 0, spectators: int = 0
+    seconds: float,
+    warmup: float,
+    view: bool,
+    seed: int = 0,
+    spectators: int = 0,
+    tracker_process: bool = True,
 ) -> dict[str, Any]:
     load_before = os.getloadavg()
     game = bench_game(TAGS, TAG_SIZE, seed)
@@ -142,7 +147,7 @@ def run(
     video = make_video(game, FRAMES, RESOLUTION, seed)
     rendered = time.perf_counter() - rendered
     source = LoopSource(list(video.images), FPS, pingpong=True)
-    live = Live(source, game, video.camera)
+    live = Live(source, game, video.camera, tracker_process=tracker_process)
     with tempfile.TemporaryDirectory() as data, serve(live, Path(data)) as served:
         command = [
             sys.executable,
@@ -196,6 +201,7 @@ def run(
         "tags": TAGS,
         "tag_size_mm": list(TAG_SIZE),
         "source_fps": FPS,
+        "tracker_process": tracker_process,
         "seconds": seconds,
         "warmup_s": warmup,
         "live_view": view,
@@ -230,8 +236,9 @@ def text(result: dict[str, Any]) -> str:
         [
             f"{result['resolution']}, {result['tags']} tags of {result['tag_size_mm'][0]:g}-"
             f"{result['tag_size_mm'][1]:g} mm, frames at {result['source_fps']:g} fps; "
-            f"{result['seconds']:g} s measured after {result['warmup_s']:g} s; a client in "
-            "another process on /events"
+            f"{result['seconds']:g} s measured after {result['warmup_s']:g} s; the tracker in "
+            + ("a process of its own" if result["tracker_process"] else "the server's process")
+            + "; a client in another process on /events"
             + (" and /stream.mjpg" if result["live_view"] else " only"),
             row("capture to page (client)", result["latency_ms"]),
             row("  capture to scene", result["capture_to_scene_ms"]),
@@ -262,6 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-view", action="store_true", help="no /stream.mjpg client")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--tracker",
+        choices=("process", "thread"),
+        default="process",
+        help="the tracker in a process of its own, as `umpire serve` runs it (default), or in "
+        "a thread of the server's process",
+    )
+    parser.add_argument(
         "--spectators", type=int, default=0, help="a crowd watching meanwhile (default none)"
     )
     parser.add_argument("--json", action="store_true")
@@ -272,7 +286,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if opts.spectators < 0:
         parser.error(f"--spectators must be 0 or more, not {opts.spectators}")
-    result = run(opts.seconds, opts.warmup, not opts.no_view, opts.seed, opts.spectators)
+    result = run(
+        opts.seconds,
+        opts.warmup,
+        not opts.no_view,
+        opts.seed,
+        opts.spectators,
+        opts.tracker == "process",
+    )
     print(json.dumps(result, indent=2) if opts.json else text(result))
     return 0
 

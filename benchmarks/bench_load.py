@@ -2,20 +2,22 @@
 every spectator gets.
 
 Run: `python -m benchmarks.bench_load [--spectators 200] [--seconds 30] [--baseline 10]
-[--server umpire|werkzeug|waitress|cheroot|hypercorn] [--select ID] [--json]`
+[--server umpire|werkzeug|waitress|cheroot|hypercorn] [--select ID] [--map] [--json]`
 
 `umpire serve`'s built-in demo as it starts (skirmish-19c, its synthetic camera at 1280x720 and
 10 frames a second, each frame rendered as it is due) runs the real tracker behind the real app,
 served on loopback by `umpire serve`'s server (or, to compare, another: `--server`). The tracker
 runs alone for `--baseline` seconds, then a crowd in another process (benchmarks/crowd.py)
 connects `--spectators` spectators, each from an address of its own, each holding the event
-stream and the live view open and asking for `/api/status` every second, while a player asks a
+stream and the live view open and asking for `/api/status` every second (with `--map`, also
+asking for the map after each frame event, as the table page does), while a player asks a
 question and confirms the answer every 2 s. After a warm-up, `--seconds` are measured.
 
 Printed: frames a second the tracker scanned alone and under the crowd (the second as a share
 of the first); each spectator's pictures and frame events a second (the fewest, the median),
-as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; this
-process's (tracker and server) resident memory at its largest and its threads; errors; results
+as a share of the tracker's rate under the crowd; `/api/status` median, p95 and worst; the
+server's resident memory (this process and the tracker's own) at its largest, and this
+process's threads; errors; results
 confirmed and found in the game log; the load average (the machine may be shared). Every
 viewer watches the plain live view (`--select ID`: all of them ask for it with `?select=ID`,
 which the server accepts and ignores since the page draws the selection). Nothing here is
@@ -63,12 +65,15 @@ def demo_frames(count: int) -> tuple[list[np.ndarray], Game]:
     return [f.image for f in frames if f is not None], demo.game
 
 
-def rss_mb() -> float:
-    """This process's resident memory now, in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def rss_mb(live: Live) -> float:
+    """The server's resident memory now, in MB: this process's and its tracker's process's."""
+    pids = ["self"] + ([str(pid)] if (pid := getattr(live.tracker, "pid", None)) else [])
+    total = 0.0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 def scanned_per_second(live: Live, seconds: float) -> float:
@@ -95,9 +100,10 @@ def run(
     server: str = "umpire",
     select: str | None = None,
     threads: int | None = None,
+    maps: bool = False,
 ) -> dict[str, Any]:
     load_before = os.getloadavg()
-    live = open_live()  # the built-in demo as `umpire serve` starts it
+    live = open_live(tracker_process=True)  # the built-in demo as `umpire serve` starts it
     pool = threads if threads is not None else 2 * spectators + 32
     with (
         tempfile.TemporaryDirectory() as data,
@@ -105,7 +111,7 @@ def run(
     ):
         time.sleep(3.0)  # past the first frames' whole scans
         alone = scanned_per_second(live, baseline)
-        rss_alone = rss_mb()
+        rss_alone = rss_mb(live)
         command = [
             sys.executable,
             "-m",
@@ -120,13 +126,14 @@ def run(
             "--token",
             served.token,
             *(["--select", select] if select else []),
+            *(["--map"] if maps else []),
         ]
         largest = [rss_alone, float(threading.active_count())]
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(1.0):
-                largest[0] = max(largest[0], rss_mb())
+                largest[0] = max(largest[0], rss_mb(live))
                 largest[1] = max(largest[1], float(threading.active_count()))
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -144,6 +151,7 @@ def run(
     crowd_seen = got["spectators"]
     pictures = [s["pictures"] / seconds for s in crowd_seen]
     events = [s["events"] / seconds for s in crowd_seen]
+    drawn = [s["maps"] / seconds for s in crowd_seen]
     status = got["status_s"]
     errors = [e for s in crowd_seen for e in s["errors"]]
     return {
@@ -177,6 +185,12 @@ def run(
         "confirmed": len(got["confirmed"]),
         "confirmed_in_log": len(set(got["confirmed"]) & set(logged)),
         "select": select,
+        "viewer_maps_fps": {
+            "fewest": round(min(drawn), 2),
+            "median": round(statistics.median(drawn), 2),
+        }
+        if maps
+        else None,
         "load_average": {
             "before": [round(v, 2) for v in load_before],
             "during": [round(v, 2) for v in load_during],
@@ -199,6 +213,14 @@ def text(r: dict[str, Any]) -> str:
             f"median {r['viewer_pictures_fps']['median']}; frame events: fewest "
             f"{r['viewer_events_fps']['fewest']}, median {r['viewer_events_fps']['median']} "
             f"(the fewest: {r['viewer_share']:.0%} of the tracker's rate)",
+            *(
+                [
+                    f"  maps a second, each asked after a frame event: fewest {m['fewest']}, "
+                    f"median {m['median']}"
+                ]
+                if (m := r["viewer_maps_fps"])
+                else []
+            ),
             f"  /api/status ({st['count']} asked): median {st['median']} ms, p95 {st['p95']} "
             f"ms, worst {st['max']} ms",
             f"  memory {r['rss_mb']['alone']} MB alone, at most {r['rss_mb']['largest']} MB with "
@@ -219,10 +241,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", choices=SERVERS, default="umpire")
     parser.add_argument("--threads", type=int, help="a thread-pool server's threads")
     parser.add_argument("--select", metavar="ID", help="every live view asks ?select=ID")
+    parser.add_argument(
+        "--map",
+        action="store_true",
+        help="each spectator asks for the map after each frame event, as the page does",
+    )
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args(argv)
     result = run(
-        opts.spectators, opts.seconds, opts.baseline, opts.server, opts.select, opts.threads
+        opts.spectators,
+        opts.seconds,
+        opts.baseline,
+        opts.server,
+        opts.select,
+        opts.threads,
+        opts.map,
     )
     print(json.dumps(result, indent=2) if opts.json else text(result))
     return 0

@@ -44,7 +44,7 @@ WATCH_RULING = """() => {
 
 def run(confirms: int, every: float) -> dict[str, Any]:
     load_before = os.getloadavg()
-    live = open_live(demo="skirmish-19c")
+    live = open_live(demo="skirmish-19c", tracker_process=True)
     units = [u.id for u in live.game.units]
     pairs = [(units[0], units[-1]), (units[-1], units[0])]
     took: list[float] = []

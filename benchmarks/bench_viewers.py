@@ -80,7 +80,8 @@ def run(
     viewers: int, seconds: float, demo: str, maps: bool = True, rounds: int = 2
 ) -> dict[str, Any]:
     load_before = os.getloadavg()
-    live = open_live(demo=demo)  # the built-in demo as `umpire serve --demo` starts it
+    # The built-in demo as `umpire serve --demo` starts it.
+    live = open_live(demo=demo, tracker_process=True)
     units = [u.id for u in live.game.units]
     if viewers > len(units):
         live.source.close()

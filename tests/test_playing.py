@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -213,7 +214,8 @@ def test_a_new_app_on_the_same_data_resumes_the_game(live: Live, tmp_path: Path)
 # --------------------------------------------------------------------------------- a real server
 
 
-def _serve(data: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+def _serve(data: Path, *args: str, group: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """`umpire serve` started (`group`: as a terminal starts it, in a process group of its own)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "webui.cli", "serve", "--port", "0", "--fps", "4", *args],
         stdout=subprocess.PIPE,
@@ -221,6 +223,7 @@ def _serve(data: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
         text=True,
         cwd=ROOT,
         env={**os.environ, "UMPIRE_DATA": str(data)},
+        start_new_session=group,
     )
     assert process.stdout is not None
     said = []
@@ -285,6 +288,50 @@ def test_kill_9_and_a_restart_resume_the_same_turn_phase_and_state(tmp_path: Pat
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(30)
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_stops_the_server_and_its_tracker_quietly(tmp_path: Path, presses: int) -> None:
+    """Ctrl-C, once or twice (the second forces the stop), reaches the whole process group in a
+    terminal: the server stops, its tracker's process with it, and nothing but `stopping` is
+    said (a forced stop once logged the cancelled lifespan's traceback)."""
+    process, said = _serve(tmp_path, group=True)
+    try:
+        url = said.split("\n", 1)[0]
+        deadline = time.monotonic() + 60
+        while _http(url + "/api/status")["frame"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)  # until a frame is scanned: the tracker's process has started
+        children = _children(process.pid)
+        assert children, "umpire serve runs its tracker in a process of its own"
+        for _ in range(presses):  # impatient: the second press at once
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: to the whole process group
+            time.sleep(0.01)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:  # a failed check above: nothing may outlive the test
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err and "Traceback" not in out, err
+    assert out.rstrip().endswith("umpire: stopping"), out
+    for child in children:
+        assert not Path(f"/proc/{child}").exists() or "zombie" in _state_of(child)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid` started, from whichever of its threads (Linux's /proc)."""
+    return [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+
+
+def _state_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:", 1)[1].split("\n", 1)[0]
+    except (OSError, IndexError):
+        return "gone"
 
 
 # --------------------------------------------------------------------------------- the tracker

@@ -44,6 +44,14 @@ from vision.track import (
 )
 
 SIZE = (1920, 1080)
+
+
+def frozen_clock() -> float:
+    """A clock that never moves: no time budget runs out, so what a frame finds does not depend
+    on how busy the machine is (the budgets themselves are tested with `StepClock`)."""
+    return 0.0
+
+
 MOVED = ("b0", "b1", "b2")
 """The bases a hand slides 5 mm a frame to the right and turns 2 degrees a frame."""
 
@@ -114,7 +122,10 @@ def clip(game: Game, start: dict[str, Any], camera: CameraSpec) -> list[tuple[Fr
 @pytest.fixture(scope="module")
 def both(game: Game, clip: list[tuple[Frame, dict]]) -> list[tuple[Scan, Scan]]:
     model = lens(clip[0][0])
-    naive, tracker = Scanner(game, model, second_pass=False), Tracker(game, model)
+    naive, tracker = (
+        Scanner(game, model, second_pass=False),
+        Tracker(game, model, clock=frozen_clock),
+    )
     return [(naive.scan(frame.image), tracker.scan(frame.image)) for frame, _ in clip]
 
 
@@ -179,7 +190,7 @@ def test_a_still_table_is_not_read_again(
     game: Game, start: dict[str, Any], camera: CameraSpec
 ) -> None:
     frames = [photograph(game, start, camera, 30 + i) for i in range(3)]
-    tracker = Tracker(game, lens(frames[0]))
+    tracker = Tracker(game, lens(frames[0]), clock=frozen_clock)
     first = tracker.scan(frames[0].image)
     assert tracker.stats["mode"] == "whole frame"
     for frame in frames[1:]:
@@ -213,7 +224,7 @@ def test_a_base_put_down_later_is_found_once_the_hand_has_gone(
         photograph(game, placed, camera, 42),
         photograph(game, placed, camera, 43),
     ]
-    tracker = Tracker(game, lens(frames[0]))
+    tracker = Tracker(game, lens(frames[0]), clock=frozen_clock)
     scans = [tracker.scan(f.image) for f in frames]
     assert held["id"] not in positions(scans[0])
     # The cells where it appeared changed; they are searched as soon as they stop changing.
@@ -231,7 +242,7 @@ def test_a_bumped_camera_is_fitted_again(
     )
     bumped = [photograph(game, start, bumped_camera, 51 + i) for i in range(3)]
     # The lens is the same; only where it points changed (no intrinsics: the fit does it all).
-    tracker = Tracker(game, None)
+    tracker = Tracker(game, None, clock=frozen_clock)
     before = tracker.scan(first.image)
     scans = [tracker.scan(f.image) for f in bumped]
     assert scans[-1].fit is not before.fit
@@ -249,7 +260,7 @@ def test_a_camera_moved_while_a_corner_tag_is_covered_gives_no_scene_until_it_is
     moved = camera_for_table(table_spec(game, start), *SIZE, 1500.0, tilt_deg=8.0, yaw_deg=0.6)
     corner = game.calibration.corners[0]
     hand = hand_polygon((corner.x + 10.0, corner.y + 60.0), 90.0)
-    tracker = Tracker(game, None)
+    tracker = Tracker(game, None, clock=frozen_clock)
     tracker.scan(photograph(game, start, camera, 60).image)
     for i in range(4):
         with pytest.raises(CalibrationError, match="camera has moved"):
@@ -266,7 +277,7 @@ def test_a_camera_moved_while_a_corner_tag_is_covered_gives_no_scene_until_it_is
 
 
 def test_a_frame_that_is_not_an_image_is_refused(game: Game) -> None:
-    tracker = Tracker(game)
+    tracker = Tracker(game, clock=frozen_clock)
     with pytest.raises(TrackerError, match="image array"):
         tracker.scan(np.zeros((0, 0), np.uint8))
     with pytest.raises(TrackerError, match="image array"):
@@ -336,7 +347,7 @@ def test_a_base_lost_in_plain_view_is_found_again_with_help(
     by_tag = {b.tag: b.id for u in game.units for b in u.bases}
     covered = {by_tag.get(t.tag_id) for t in frames[1].truth.tags if t.occluded}
     assert base in covered
-    tracker = Tracker(game, lens(first))
+    tracker = Tracker(game, lens(first), clock=frozen_clock)
     scans = []
     for frame in frames:
         scans.append(tracker.scan(frame.image))
@@ -356,7 +367,7 @@ def test_a_base_taken_off_is_named_missing_and_searched_every_frame(
     first = photograph(game, start, camera, 90)
     base = "b3"
     gone = without(start, base)
-    tracker = Tracker(game, lens(first))
+    tracker = Tracker(game, lens(first), clock=frozen_clock)
     tracker.scan(first.image)
     assert tracker.missing == ()
     # A hand takes it off: while the hand moves over its place, it is covered, not missing.
@@ -388,7 +399,7 @@ def test_a_base_removed_in_play_is_not_searched_for_nor_named_missing(
     first = photograph(game, start, camera, 110)
     base = "b3"
     gone = without(start, base)
-    tracker = Tracker(game, lens(first))
+    tracker = Tracker(game, lens(first), clock=frozen_clock)
     tracker.scan(first.image)
     tracker.scan(photograph(game, start, camera, 111, hand=hand_over(start, base)).image)
     tracker.set_removed({base})

@@ -198,6 +198,13 @@ class _Pending:
         return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
 
 
+def check_frame(image: Any) -> None:
+    """`TrackerError` unless `image` is a frame the tracker can read (a BGR or grey array)."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        got = f"shape {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
+        raise TrackerError(f"a frame must be a non-empty image array (BGR or grey), got {got}")
+
+
 class Tracker:
     """Follows the tags of one game's table over consecutive frames of one camera.
 
@@ -269,6 +276,11 @@ class Tracker:
         self._sought = {key: owner for key, owner in self._owner.items() if owner not in gone}
         self.missing = tuple(m for m in self.missing if m not in gone)
 
+    def use_camera(self, camera: CameraModel | None) -> None:
+        """Scan with these intrinsics (None: none known) from the next frame on, scanned whole."""
+        self.scanner.camera = camera
+        self.reset()
+
     @staticmethod
     def _cells_shape(size: tuple[int, int]) -> tuple[int, int]:
         w, h = size[0] // SHRINK, size[1] // SHRINK
@@ -313,15 +325,7 @@ class Tracker:
         state: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Scan:
         """The scene in this frame. Raises `CalibrationError` while the table cannot be fitted."""
-        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-            raise TrackerError(
-                "a frame must be a non-empty image array (BGR or grey), got "
-                + (
-                    f"shape {image.shape}"
-                    if isinstance(image, np.ndarray)
-                    else type(image).__name__
-                )
-            )
+        check_frame(image)
         gray = to_gray(image)
         height, width = gray.shape
         frame = _Frame(gray, self._shrink(gray))

@@ -798,14 +798,14 @@ def map_svg() -> ResponseReturnValue:
         _fail("map not available", 503)
     state, current = _state_with_scene()
     stale = [s["base"] for s in (state.scene_doc or {}).get("detection", {}).get("stale_bases", [])]
+    unit, select, target = (request.args.get(k) or None for k in ("unit", "select", "target"))
     try:
-        svg = draw_map(
+        svg = umpire().maps.get(
             current,
-            unit=request.args.get("unit") or None,
-            select=request.args.get("select") or None,
-            target=request.args.get("target") or None,
-            stale=stale,
-            line=line,
+            (unit, select, target, line),
+            lambda: draw_map(
+                current, unit=unit, select=select, target=target, stale=stale, line=line
+            ),
         )
     except ValueError as error:
         _fail(str(error))

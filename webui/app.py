@@ -12,7 +12,10 @@ Who may change the game is `webui.security`'s business: `CSRF_TOKEN` (random per
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,13 +44,48 @@ def default_data_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "umpire"
 
 
+class DrawnMaps:
+    """The map drawings of the newest scene, by what was asked (`select`, `target`, `line`,
+    `unit`): every table page asks for its map right after each frame event, so the pages of a
+    crowd watching one scene get one drawing per distinct question, not one each. Forgotten as
+    soon as a newer scene is asked for; at most `MOST` questions a scene are kept (the rest are
+    drawn each time). Thread-safe: a drawing asked for by several pages at once is made once,
+    the others wait for it; a drawing that fails fails alike for each of them."""
+
+    MOST: Final = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scene: object = None
+        self._drawn: dict[Hashable, Future[str]] = {}
+
+    def get(self, scene: object, question: Hashable, draw: Callable[[], str]) -> str:
+        """The drawing of `scene` for `question`, `draw()` made once."""
+        with self._lock:
+            if scene is not self._scene:
+                self._scene, self._drawn = scene, {}
+            drawing = self._drawn.get(question)
+            mine = drawing is None
+            if drawing is None:
+                drawing = Future()
+                if len(self._drawn) < self.MOST:
+                    self._drawn[question] = drawing
+        if mine:
+            try:
+                drawing.set_result(draw())
+            except BaseException as error:
+                drawing.set_exception(error)
+        return drawing.result()
+
+
 @dataclass(frozen=True, slots=True)
 class Umpire:
-    """What the views share: the tracker and the data folder."""
+    """What the views share: the tracker, the data folder and the newest scene's maps."""
 
     live: Live | None
     """None only in an app made without a tracker (every live route then answers 503)."""
     data_dir: Path
+    maps: DrawnMaps = field(default_factory=DrawnMaps)
 
     @property
     def snapshot_dir(self) -> Path:

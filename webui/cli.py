@@ -509,7 +509,7 @@ def _serve(opts: argparse.Namespace) -> int:
         from webui.replay import open_replay
 
         source, game = open_replay(default_data_dir() / LOG_FILE, opts.replay, fps=opts.fps or 10.0)
-        live = Live(source, game, stale_seconds=stale)
+        live = Live(source, game, stale_seconds=stale, tracker_process=True)
     else:
         live = open_live(
             opts.source,
@@ -520,6 +520,7 @@ def _serve(opts: argparse.Namespace) -> int:
             demo=opts.demo,
             at_end=opts.at_end,
             step=opts.step,
+            tracker_process=True,
         )
     config = {"ACCESS_CODE": code, "ALLOWED_HOSTS": security.host_names(opts.host)}
     app = create_app(config, live=live)

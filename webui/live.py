@@ -9,6 +9,9 @@
 - The scan thread runs `Tracker.scan` (vision/track.py: only what changed is read again) on
   the newest frame and publishes an immutable `LiveState`
   under a lock, then wakes every waiter of a `threading.Condition` (the page's event streams).
+  Under `umpire serve` the tracker itself runs in a process of its own (`tracker_process`,
+  vision/trackproc.py): the scan thread hands it the frame's grey picture and waits for the
+  scene, so the tracker never waits for the interpreter lock that a hundred streams share.
 
 Each state carries its frame's capture time; `/events` reports each frame event it has written
 (`frame_sent`), and the status gives the frame-to-page latency of the last 10 s (`latency_ms`).
@@ -66,6 +69,7 @@ from vision.sources import (
     parse_source,
 )
 from vision.track import Tracker
+from vision.trackproc import TrackerProcess
 
 _log = logging.getLogger(__name__)
 
@@ -140,11 +144,16 @@ class Live:
         settle_seconds: float = SETTLE_SECONDS,
         backoff: tuple[float, float] = (BACKOFF_FIRST_S, BACKOFF_MAX_S),
         max_fps: float | None = None,
+        tracker_process: bool = False,
     ) -> None:
         self.source = source
         self.game = game
-        self.tracker = Tracker(game, camera)
-        """Follows the tags from frame to frame (a whole scan only for the first frame)."""
+        self.tracker: Tracker | TrackerProcess = (
+            TrackerProcess(game, camera) if tracker_process else Tracker(game, camera)
+        )
+        """Follows the tags from frame to frame (a whole scan only for the first frame): in a
+        process of its own with `tracker_process` (`umpire serve`: vision/trackproc.py says
+        why), else in the scan thread."""
         self.ruleset = get_ruleset(game.ruleset)
         for name, value in (("stale seconds", stale_seconds), ("settle seconds", settle_seconds)):
             if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
@@ -223,6 +232,8 @@ class Live:
             thread.join(timeout)
         self._threads = []
         self.source.close()
+        if isinstance(self.tracker, TrackerProcess):
+            self.tracker.close()
 
     def adjust_camera(self, settings: CameraSettings) -> CameraControls:
         """Ask the source's camera for other settings (the calibration page): it answers with
@@ -242,8 +253,7 @@ class Live:
     def use_camera(self, camera: CameraModel | None) -> None:
         """Scan with these intrinsics from the next frame on (a calibration just saved)."""
         with self._scan_lock:
-            self.tracker.scanner.camera = camera
-            self.tracker.reset()
+            self.tracker.use_camera(camera)
 
     @property
     def running(self) -> bool:
@@ -855,6 +865,7 @@ def open_live(
     demo: str | None = None,
     at_end: str | None = None,
     step: bool = False,
+    tracker_process: bool = False,
 ) -> Live:
     """The tracker for a `--source` (not started): the built-in demo of `demo` (a ruleset id,
     default skirmish-19c), or a camera, file, folder or stream scanned with the game file
@@ -864,7 +875,8 @@ def open_live(
     own rate) and a folder shows that many photos a second (default 1); a camera or stream is
     scanned at most that often. `step`: a folder shows each photo until the page asks for the
     next. `at_end`: what a video or a folder does after its last frame, `stop` (default) or
-    `loop`. `realtime=False` reads the demo, a video or a folder as fast as it comes (tests)."""
+    `loop`. `realtime=False` reads the demo, a video or a folder as fast as it comes (tests).
+    `tracker_process`: the tracker runs in a process of its own (`umpire serve`)."""
     from calibration.store import load_camera
 
     kind = "demo" if source.strip().lower() == "demo" else parse_source(source).kind
@@ -898,7 +910,9 @@ def open_live(
                 f"the demo plays {demo_source.game.ruleset}, but {game_path} is a "
                 f"{game.ruleset} game; leave --game out for the demo"
             )
-        return Live(demo_source, game, camera, stale_seconds=stale_seconds)
+        return Live(
+            demo_source, game, camera, stale_seconds=stale_seconds, tracker_process=tracker_process
+        )
     if game_path is None:
         raise ServeError(
             f"--source {source!r} needs --game GAME.toml (which tags are which bases); only the "
@@ -913,5 +927,14 @@ def open_live(
             options["step"] = True
         else:
             options.update(realtime=realtime, rate=fps)
-        return Live(open_source(source, **options), game, camera, stale_seconds=stale_seconds)
-    return Live(open_source(source), game, camera, max_fps=fps, stale_seconds=stale_seconds)
+        frames, max_fps = open_source(source, **options), None
+    else:
+        frames, max_fps = open_source(source), fps
+    return Live(
+        frames,
+        game,
+        camera,
+        max_fps=max_fps,
+        stale_seconds=stale_seconds,
+        tracker_process=tracker_process,
+    )

@@ -459,21 +459,31 @@ class UmpireASGI:
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                # A second Ctrl-C forces the stop: uvicorn skips the shutdown message and the
+                # loop cancels this task. The streams still end and the hub still stops, here,
+                # quietly (a cancelled lifespan would be logged as a traceback).
+                await self._shut_down()
+                return
             if message["type"] == "lifespan.startup":
                 if self.hub is not None:
                     self.hub.start(asyncio.get_running_loop())
                 self._ticker = asyncio.create_task(self._tick())
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                if self._ticker is not None:
-                    self._ticker.cancel()
-                if self.hub is not None:
-                    self.hub.close_streams()
-                    await asyncio.get_running_loop().run_in_executor(None, self.hub.stop)
-                self.wsgi.executor.shutdown(wait=False)
+                await self._shut_down()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _shut_down(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self.hub is not None:
+            self.hub.close_streams()
+            await asyncio.get_running_loop().run_in_executor(None, self.hub.stop)
+        self.wsgi.executor.shutdown(wait=False)
 
     async def _tick(self) -> None:
         hub = self.hub

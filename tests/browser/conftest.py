@@ -114,7 +114,7 @@ class Served:
         else:
             demo = open_demo_game(str(options.pop("ruleset", "skirmish-19c")), **options)  # type: ignore[arg-type]
             source, game = demo, demo.game
-        live = Live(source, game, camera).start()  # type: ignore[arg-type]
+        live = Live(source, game, camera, tracker_process=True).start()  # type: ignore[arg-type]
         app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), **server_config}, live=live)
         # Its log and game opened at start-up, as `umpire serve` does (a read route never
         # opens or starts one).
