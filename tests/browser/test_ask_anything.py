@@ -21,6 +21,25 @@ ANSWERED = """name => {
 }"""
 """The card answers this action (its heading names it), or says why it cannot."""
 
+PAIR_ANSWERED = """([name, question]) => {
+    const head = document.querySelector('#card .card-head')?.textContent ?? '';
+    const card = head.startsWith(name) || document.querySelector('#card .error') !== null
+        || (name === 'measure' && document.querySelector('#measure .facts') !== null
+            && document.getElementById('card').textContent === '');
+    return document.getElementById('question').textContent === question && card;
+}"""
+"""The clicked pair's question reads this action and the card answers it: the question and the
+card are written together, so an answer left over from the action asked before never passes."""
+
+
+def pair_question(name: str, a: str, b: str) -> str:
+    """The question line above the card for an action asked of the clicked pair."""
+    if name == "shoot":
+        return f"{a} shoots at {b}"
+    if name == "measure":
+        return f"{a} and {b}"
+    return f"{a} {name} {b}"
+
 
 @pytest.fixture(params=ruleset_ids())
 def demo_options(request: pytest.FixtureRequest) -> dict[str, object]:
@@ -85,7 +104,7 @@ def test_every_action_of_the_ruleset_is_reachable_from_clicks(page: Page, served
             "?.getAttribute('aria-pressed') === 'true'",
             arg=name,
         )
-        page.wait_for_function(ANSWERED, arg=name)
+        page.wait_for_function(PAIR_ANSWERED, arg=[name, pair_question(name, first[0], second[0])])
         reached.add(name)
     for name, (least, most) in takes.items():
         if least <= 1 <= most or most == 0:
@@ -93,3 +112,52 @@ def test_every_action_of_the_ruleset_is_reachable_from_clicks(page: Page, served
         if least <= 2 <= most:
             assert name in two, (name, two)
     assert reached == set(takes), (sorted(reached), listed)
+
+
+def ask(page: Page, name: str) -> None:
+    page.locator(f'#ask button.ask-action[data-action="{name}"]').click()
+
+
+@pytest.mark.parametrize("demo_options", [{"ruleset": "colonial-adventure", "move_every": 0}])
+def test_an_action_asked_again_answers_after_another_replaced_its_dice_form(
+    page: Page, served: Served
+) -> None:
+    """A card with a dice form holds still while the dice are entered (a new frame does not
+    wipe them). Once another action replaces that card, asking the first action again answers
+    it: the hold went with the card it held. Colonial Adventure's `shoot` (two pieces) and
+    `actions` (one piece) both carry a dice form; `measure` and `morale` do not."""
+    served.live.stop()  # one scene, so only the clicks change the card
+    player = Player(page, served)
+    player.ready()
+    bases = page.eval_on_selector_all(
+        "#map g.base[data-base]", "gs => gs.map(g => [g.dataset.base, g.dataset.side])"
+    )
+    a = bases[0][0]
+    b = next(base for base in bases if base[1] != bases[0][1])[0]
+    assert player.ask("shoot", a, b)["report_form"], "the shoot card should carry a dice form"
+    assert player.ask("actions", a)["report_form"], "the actions card should carry a dice form"
+    assert not player.ask("morale", a).get("report_form"), "morale should carry no dice form"
+    form = "#card .report-form"
+
+    # Two pieces: shoot (the pair's default), measure, shoot again.
+    player.pair(a, b)
+    page.wait_for_function(PAIR_ANSWERED, arg=["shoot", pair_question("shoot", a, b)])
+    page.wait_for_selector(form)
+    ask(page, "measure")
+    page.wait_for_function(PAIR_ANSWERED, arg=["measure", pair_question("measure", a, b)])
+    assert page.locator(form).count() == 0
+    ask(page, "shoot")
+    page.wait_for_function(PAIR_ANSWERED, arg=["shoot", pair_question("shoot", a, b)])
+    page.wait_for_selector(form)
+
+    # One piece: actions, morale, actions again.
+    page.locator("#clear").click()
+    player.base_click(a)
+    for name in ["actions", "morale", "actions"]:
+        ask(page, name)
+        page.wait_for_function(
+            "text => document.getElementById('question').textContent === text",
+            arg=f"asked: {name} {a}",
+        )
+        page.wait_for_function(ANSWERED, arg=name)
+    page.wait_for_selector(form)

@@ -1016,10 +1016,16 @@
       measured = await resolve("measure", pair).catch((error) => error);
     }
     if (a !== state.select || b !== state.target || state.fromSuggest) return; // picked again
+    if (action !== pairAction()) return; // another action asked meanwhile: its own run answers it
     showLine(pair);
     state.question = { action, args: [a, b] };
-    if (state.overriding === questionKey(state.question)) return; // a note is being written
-    if (state.reporting === questionKey(state.question)) return; // dice are being entered
+    const key = questionKey(state.question);
+    if (state.overriding === key) return; // a note is being written
+    if (state.reporting === key) return; // dice are being entered
+    // Another question replaces the card: a note or dice begun on the card it replaces go with
+    // it, so asking that question again answers it afresh instead of holding a card not on show.
+    state.overriding = null;
+    state.reporting = null;
     $("question").replaceChildren(
       h("p", null, h("b", null, a), action === "shoot" ? " shoots at " : action === "measure" ? " and " : ` ${action} `, h("b", null, b)),
     );
@@ -1462,7 +1468,8 @@
   }
 
   function showAsked(item, how) {
-    state.overriding = null;
+    state.overriding = null; // the card on show is replaced: nothing on it holds still any more
+    state.reporting = null;
     state.fromSuggest = true;
     state.question = { action: item.kind, args: item.args };
     // The map follows the card: the item's first two ids are highlighted and its measured pair
