@@ -320,6 +320,10 @@
   // ------------------------------------------------------------------------------------------
   // Status strip
 
+  /** The phase this page has just set, until a status from the server says it (see showStatus). */
+  let setPhase = null;
+  const PHASE_SETTLE_MS = 3000;
+
   function showStatus(status) {
     if (!status) return;
     if (status.frame !== undefined) $("st-frame").textContent = status.frame;
@@ -350,7 +354,12 @@
     $("st-error").hidden = !status.error;
     $("st-error").textContent = status.error || "";
     if (status.ruleset && status.ruleset !== state.ruleset) setRuleset(status);
-    if (status.phases && status.phase !== state.phase) showPhases(status.phases, status.phase);
+    // A status made before this page's own phase change can arrive after the change's answer
+    // (the events stream and the API call travel apart): it must not take the page back to the
+    // phase before, or a quick "Next phase" would step from there again. Such a status is
+    // passed over until one says the phase set, or for at most PHASE_SETTLE_MS.
+    if (setPhase && (status.phase === setPhase.phase || Date.now() >= setPhase.until)) setPhase = null;
+    if (status.phases && status.phase !== state.phase && !setPhase) showPhases(status.phases, status.phase);
   }
 
   function connection(stateName, text) {
@@ -1437,6 +1446,7 @@
   async function choosePhase(phase) {
     try {
       await post("/api/phase", { phase });
+      setPhase = { phase, until: Date.now() + PHASE_SETTLE_MS };
       showPhases(state.phases, phase);
       loadState();
     } catch (error) {
@@ -1663,7 +1673,8 @@
     const before = state.game;
     state.game = game;
     showGame(game);
-    if (before && (before.turn !== game.turn || before.phase !== game.phase) && game.phase !== state.phase) {
+    const settled = !setPhase || game.phase === setPhase.phase; // not an answer from before it
+    if (before && (before.turn !== game.turn || before.phase !== game.phase) && game.phase !== state.phase && settled) {
       showPhases(state.phases.length ? state.phases : game.phases.map((p) => p.name), game.phase);
     }
     showUnit();
@@ -1722,6 +1733,7 @@
     $("game-msg").textContent = "saving...";
     try {
       const answer = await post(path, body || {});
+      setPhase = null; // undone, ended or begun afresh: the server's phase from now on
       $("game-msg").textContent = done ? done(answer) : "";
       $("unit-msg").textContent = ""; // a refusal there was about the game as it stood
       state.decisions.clear();
