@@ -185,3 +185,15 @@ def test_live_stops_its_trackers_process() -> None:
     finally:
         live.stop()
     assert process.poll() is not None  # ended with the server
+
+
+def test_a_process_that_cannot_start_is_said(demo: tuple[Game, list[np.ndarray]]) -> None:
+    """A tracker that fails as it starts (here: an option the tracker does not have) ends its
+    process at once: the frame is refused saying so, not waited for or crashed on."""
+    broken = TrackerProcess(demo[0], None, no_such_option=1)
+    try:
+        with pytest.raises(TrackerError, match=r"did not start within .* or ended"):
+            broken.scan(demo[1][0])
+        assert broken.pid is None
+    finally:
+        broken.close()

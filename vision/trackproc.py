@@ -74,7 +74,6 @@ class TrackerProcess:
         """One call at a time: a request and its answer share the pipe."""
         self._process: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
-        self._closed = False
 
     # ------------------------------------------------------------------------ as Tracker
 
@@ -137,7 +136,7 @@ class TrackerProcess:
                 if picture is not None:
                     conn.send_bytes(picture.reshape(-1).data)
                 kind, answer, stats, missing = conn.recv()
-            except (EOFError, OSError, BrokenPipeError) as exc:
+            except (EOFError, OSError) as exc:  # it died (killed, out of memory)
                 code = None if self._process is None else self._process.poll()
                 self._stop(0.5)
                 raise TrackerError(
@@ -168,11 +167,18 @@ class TrackerProcess:
         )
         theirs.close()
         conn = Connection(mine.detach())
-        conn.send((self.game, self._camera, self._removed, self._options))
-        if not conn.poll(START_TIMEOUT_S) or conn.recv() != "ready":
+        try:
+            conn.send((self.game, self._camera, self._removed, self._options))
+            ready = conn.poll(START_TIMEOUT_S) and conn.recv() == "ready"
+        except (EOFError, OSError):  # it ended at once (its error is on the server's stderr)
+            ready = False
+        if not ready:
             process.kill()
+            process.wait()
             conn.close()
-            raise TrackerError(f"the tracker's process did not start in {START_TIMEOUT_S:g} s")
+            raise TrackerError(
+                f"the tracker's process did not start within {START_TIMEOUT_S:g} s, or ended"
+            )
         self._process, self._conn = process, conn
         return conn
 
