@@ -2,10 +2,10 @@
 
 A show's server holds a hundred streams on one event loop, serves the page's API from a thread
 pool and draws the live view's pictures, all in Python and all under one interpreter lock. The
-tracker's own Python (following tags, the table fit, the scene) waited behind them: with 50
-spectators watching, a 1080p frame's scan took a p95 of 52 ms instead of 34, and the frame
-reached the page 82 ms after the camera took it (benchmarks/bench_latency.py). In a process of
-its own the tracker waits for no lock: the system shares the cores between the two processes.
+tracker's own Python (following tags, the table fit, the scene) waited behind them. In a
+process of its own the tracker waits for no lock: the system shares the cores between the two
+processes. Measured at 1080p with 50 spectators watching (benchmarks/bench_latency.py, and
+`--tracker thread` to compare): frame-to-page p95 48-62 ms here, 50-75 ms in a thread.
 
 `TrackerProcess` answers as `Tracker` does (`scan`, `reset`, `set_removed`, `use_camera`,
 `camera`, `stats`, `missing`), one call at a time. A frame goes to the tracker's process as its
@@ -100,17 +100,17 @@ class TrackerProcess:
 
     def reset(self) -> None:
         """Forget everything: the next frame is scanned whole."""
-        self._ask(("reset",))
+        self._ask(("reset",), start=False)
 
     def set_removed(self, owners: Iterable[str]) -> None:
         """As `Tracker.set_removed`: the bases taken off are no longer searched for."""
         self._removed = frozenset(owners)
-        self._ask(("removed", self._removed))
+        self._ask(("removed", self._removed), start=False)
 
     def use_camera(self, camera: CameraModel | None) -> None:
         """Scan with these intrinsics from the next frame on, which is scanned whole."""
         self._camera = camera
-        self._ask(("camera", camera))
+        self._ask(("camera", camera), start=False)
 
     def close(self, timeout: float = 5.0) -> None:
         """End the tracker's process (it is started again by the next call). A frame stuck in
@@ -128,8 +128,19 @@ class TrackerProcess:
 
     # ------------------------------------------------------------------------ the process
 
-    def _ask(self, head: tuple[Any, ...], picture: npt.NDArray[np.uint8] | None = None) -> Any:
+    def _ask(
+        self,
+        head: tuple[Any, ...],
+        picture: npt.NDArray[np.uint8] | None = None,
+        *,
+        start: bool = True,
+    ) -> Any:
+        """`head` (and `picture`) to the tracker's process, and its answer. With `start=False`
+        nothing is sent while no process runs: a process started later is given the camera and
+        the removed bases as they are then, and scans its first frame whole anyway."""
         with self._lock:
+            if not start and self._conn is None:
+                return None
             conn = self._started()
             try:
                 conn.send(head)

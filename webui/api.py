@@ -797,16 +797,15 @@ def map_svg() -> ResponseReturnValue:
     except ImportError:
         _fail("map not available", 503)
     state, current = _state_with_scene()
-    stale = [s["base"] for s in (state.scene_doc or {}).get("detection", {}).get("stale_bases", [])]
     unit, select, target = (request.args.get(k) or None for k in ("unit", "select", "target"))
+
+    def draw() -> str:  # only when no page has asked this of this scene yet
+        detection = (state.scene_doc or {}).get("detection", {})
+        stale = [s["base"] for s in detection.get("stale_bases", [])]
+        return draw_map(current, unit=unit, select=select, target=target, stale=stale, line=line)
+
     try:
-        svg = umpire().maps.get(
-            current,
-            (unit, select, target, line),
-            lambda: draw_map(
-                current, unit=unit, select=select, target=target, stale=stale, line=line
-            ),
-        )
+        svg = umpire().maps.get(current, (unit, select, target, line), draw)
     except ValueError as error:
         _fail(str(error))
     response = make_response(svg)

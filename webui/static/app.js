@@ -320,9 +320,21 @@
   // ------------------------------------------------------------------------------------------
   // Status strip
 
-  /** The phase this page has just set, until a status from the server says it (see showStatus). */
+  /** The phase this page has just set, until the server is heard to say it. */
   let setPhase = null;
   const PHASE_SETTLE_MS = 3000;
+
+  /** Whether the server's `phase` may be shown. A status or state made before this page's own
+   * phase change can arrive after the change's answer (the events stream and the API calls
+   * travel apart): it must not take the page back to the phase before, or a quick "Next phase"
+   * would step from there again. Such answers are passed over until one says the phase set, or
+   * for at most PHASE_SETTLE_MS. Only the events stream ends the wait (`heard`): its statuses
+   * come in order, so none after the one saying the phase set is older than the change. */
+  function phaseSettled(phase, heard) {
+    const settled = !setPhase || phase === setPhase.phase || Date.now() >= setPhase.until;
+    if (heard && settled) setPhase = null;
+    return settled;
+  }
 
   function showStatus(status) {
     if (!status) return;
@@ -354,12 +366,8 @@
     $("st-error").hidden = !status.error;
     $("st-error").textContent = status.error || "";
     if (status.ruleset && status.ruleset !== state.ruleset) setRuleset(status);
-    // A status made before this page's own phase change can arrive after the change's answer
-    // (the events stream and the API call travel apart): it must not take the page back to the
-    // phase before, or a quick "Next phase" would step from there again. Such a status is
-    // passed over until one says the phase set, or for at most PHASE_SETTLE_MS.
-    if (setPhase && (status.phase === setPhase.phase || Date.now() >= setPhase.until)) setPhase = null;
-    if (status.phases && status.phase !== state.phase && !setPhase) showPhases(status.phases, status.phase);
+    const settled = phaseSettled(status.phase, true);
+    if (status.phases && status.phase !== state.phase && settled) showPhases(status.phases, status.phase);
   }
 
   function connection(stateName, text) {
@@ -1673,7 +1681,7 @@
     const before = state.game;
     state.game = game;
     showGame(game);
-    const settled = !setPhase || game.phase === setPhase.phase; // not an answer from before it
+    const settled = phaseSettled(game.phase, false);
     if (before && (before.turn !== game.turn || before.phase !== game.phase) && game.phase !== state.phase && settled) {
       showPhases(state.phases.length ? state.phases : game.phases.map((p) => p.name), game.phase);
     }
