@@ -416,6 +416,35 @@ def test_a_base_removed_in_play_is_not_searched_for_nor_named_missing(
     assert tracker.missing == ()
 
 
+def test_a_frame_out_of_time_leaves_its_search_and_refresh_to_the_next_frames(
+    game: Game, start: dict[str, Any], camera: CameraSpec
+) -> None:
+    # The frames of the test above: a base put down under a hand, the hand gone in frame 2.
+    away = copy.deepcopy(start)
+    held = away["units"][0]["bases"].pop()
+    frames = [
+        photograph(game, away, camera, 40),
+        photograph(game, start, camera, 41, hand=hand_polygon((held["x"], held["y"] - 30), 90)),
+        photograph(game, start, camera, 42),
+        photograph(game, start, camera, 43),
+    ]
+    # Every frame out of time from its start (a budget of 0 ms on a clock that moves): the
+    # changed cells are not searched (only the sweep's two cells, elsewhere), no still tag is
+    # read again, and the base is not found...
+    tracker = Tracker(game, lens(frames[0]), frame_budget_ms=0.0, clock=StepClock())
+    tracker.scan(frames[0].image)
+    for frame in frames[1:3]:
+        scan = tracker.scan(frame.image)
+        assert tracker.stats["refreshed"] == 0
+    assert held["id"] not in positions(scan)
+    # ... but its cells still differ from what was searched: the first frame with time left
+    # searches them, and still tags are read again.
+    tracker.frame_budget_ms = 1000.0
+    found = positions(tracker.scan(frames[3].image))
+    assert math.dist(found[held["id"]], (held["x"], held["y"])) < 0.5
+    assert tracker.stats["refreshed"] == REFRESH_PER_FRAME
+
+
 def test_the_sweep_searches_every_cell_within_its_bound_whatever_happens(
     game: Game, start: dict[str, Any], camera: CameraSpec
 ) -> None:
