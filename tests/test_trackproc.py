@@ -30,6 +30,7 @@ ENOUGH_TIME: dict[str, Any] = {
     "search_budget_ms": 1e9,
     "extra_budget_ms": 1e9,
     "whole_budget_ms": 1e9,
+    "frame_budget_ms": 1e9,
 }
 """Budgets no frame runs out of: what the two trackers find does not depend on how busy the
 machine is (each would otherwise stop its extra passes after so many milliseconds)."""
