@@ -327,7 +327,7 @@ class SepoysAndSoldiers(Ruleset):
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
         if arm == "rockets":
-            return self._rockets(table, shooter, target, only_allowed=only_allowed)
+            return self._rockets(table, shooter, target)
         near, unc = _gap(table, shooter, target)
         guns = _guns(shooter) if arm == "artillery" else None
         kind = None if guns else _order(shooter)
@@ -405,16 +405,12 @@ class SepoysAndSoldiers(Ruleset):
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
-    def _rockets(
-        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """Each rocket base fires a rocket at the target's nearest base (lines 72-75); None,
-        when `only_allowed`, for a unit that has acted or whose rockets cannot burst on the
-        target. Rockets are independent: a base is spared only if every rocket spares it,
-        counted exactly in whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets."""
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
+        are independent: a base is spared only if every rocket spares it, counted exactly in
+        whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets. (`suggest` lists only the
+        rockets of a unit that has not acted and that may burst on the target: `_shots`.)"""
         acted = _flag(shooter, "acted")
-        if only_allowed and acted:
-            return None
         each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
@@ -428,8 +424,6 @@ class SepoysAndSoldiers(Ruleset):
             target_spared = target_spared // each * (each - on_target)
             hits_target = exact(on_target, each)
             rockets.append({"base": launcher.id, "aimed_at": aim.id, "p_hits_target": hits_target})
-        if only_allowed and target_spared == whole:
-            return None  # no rocket may burst on the target
         for bid in sorted(close):
             spared.setdefault(bid, whole)
         hits: list[dict[str, Any]] = []
