@@ -375,13 +375,13 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
-        fire = None
+        fire, loss = None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
-            hits, lost, p_lost = odds
-            loss = SITUATIONS["loss-of-a-base"]
+            hits, lost, p_lost = tables.volley(
+                roll.dice, need, band.hits, carried, len(target.bases)
+            )
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
@@ -395,13 +395,12 @@ class SepoysAndSoldiers(Ruleset):
         lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
         lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
         if fire is not None and band is not None:
-            (roll, p, carried), loss = fire, SITUATIONS["loss-of-a-base"]
+            roll, p, carried = fire
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
             lines.append(f"{roll.describe()} [{dice_cite}]")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            each = plural(band.hits, "hit")
-            lines.append(say("hits", hits=each, source=band.hits_cite, target=target.id, n=carried))
-            lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
+            said = dict(hits=plural(band.hits, "hit"), source=band.hits_cite, target=target.id)
+            lines += say("hits", n=carried, p=p, f=float(p), loss=loss["cite"], **said).split("\n")
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
@@ -538,11 +537,10 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
-        failing = {k: say("failing", s=s) for k, s in SITUATIONS.items()}
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
-            lines.append(failing[situation["key"]])
+            lines.append(say("failing", s=situation))
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
@@ -550,7 +548,7 @@ class SepoysAndSoldiers(Ruleset):
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            lines += ["  " + line for line in failing.values()]
+            lines += ["  " + say("failing", s=s) for s in SITUATIONS.values()]
         lines += [say("risk_line", **r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
