@@ -255,7 +255,7 @@ class ColonialAdventure(Ruleset):
         unc = table.uncertainty(near.a, near.b)
         threshold = Threshold(near.distance, edge * INCH, unc)
         said = {"target": target.id, "blocked": ", ".join(sight.blocked_by), "weapon": weapon}
-        said |= {"reach": format_length(near.distance, "in"), "arc": ARC["cite"], "row": row_cite}
+        said |= {"inches": near.distance / INCH, "arc": ARC["cite"], "row": row_cite}
         found = [(not in_arc, "out-of-arc"), (not sight.any, "out-of-sight")]
         found += [(need is None, "out-of-reach"), (pool == 0, "no-dice")]
         reasons = [say(text, **said) for no, text in found if no] + not_ready
