@@ -254,7 +254,8 @@ class ColonialAdventure(Ruleset):
         edge = min(edges, key=lambda e: abs(e * INCH - near.distance))
         unc = table.uncertainty(near.a, near.b)
         threshold = Threshold(near.distance, edge * INCH, unc)
-        said = {"target": target.id, "blocked": ", ".join(sight.blocked_by), "weapon": weapon}
+        said: dict[str, Any] = {"target": target.id, "weapon": weapon}
+        said |= {"blocked": ", ".join(sight.blocked_by)}
         said |= {"inches": near.distance / INCH, "arc": ARC["cite"], "row": row_cite}
         found = [(not in_arc, "out-of-arc"), (not sight.any, "out-of-sight")]
         found += [(need is None, "out-of-reach"), (pool == 0, "no-dice")]
