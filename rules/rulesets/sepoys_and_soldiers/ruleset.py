@@ -28,7 +28,7 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import QuestionError, accepted
 from ...measure import Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
-from ...state import Change, Kind, Report, Scope, removals
+from ...state import Change, Kind, Report, Scope, likeliest, removals
 from . import tables
 from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
 
@@ -835,14 +835,13 @@ class SepoysAndSoldiers(Ruleset):
             risk = _rocket_risk(scene, target, shot)
             return tuple(_removed_report(u, fired, 0, burst(unit=u.id), cite) for u in risk)
         roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
-        dice, dist = roll["dice"], roll["distribution"]
-        likeliest = max(range(len(dist)), key=lambda k: dist[k])
+        dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
         artillery = _arm(shooter) == "artillery"
         cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likeliest),
-            _removed_report(target, len(target.bases), likeliest * per),
+            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
+            _removed_report(target, len(target.bases), likely * per),
         )
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
