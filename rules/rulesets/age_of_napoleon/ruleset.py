@@ -163,15 +163,12 @@ class AgeOfNapoleon(Ruleset):
             _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
             *_reasons_due(diagonal_example=min(dx, dy)),
         ]
-        where = (
-            f"{label} (out to {_boxes(limit)})" if reached else f"out-of-range (beyond {limit:g})"
+        said = {"a": a, "b": b, "weapon": shooter.get("weapon"), "boxes": _boxes(boxes)}
+        said |= {"diagonal_steps": min(dx, dy), "straight_steps": abs(dx - dy)}
+        where = say(
+            "in_band" if reached else "beyond", label=label, reach=_boxes(limit), limit=limit
         )
-        steps = f"{min(dx, dy)} diagonal and {abs(dx - dy)} straight steps"
-        lines = [
-            f"{a} ({shooter.get('weapon')}) to {b}: {_boxes(boxes)} ({steps}, a diagonal "
-            f"counting 1.5, {CITE.diagonal}): {where}"
-        ]
-        lines += [] if steady else [say("band_too_close")]
+        lines = [say("shot", where=where, **said), *([] if steady else [say("band_too_close")])]
         blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
         lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
         said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
@@ -825,9 +822,8 @@ def _fired_changes(unit: Unit) -> Changes:
         return ()
     fired = Change(unit.id, "fired", True, "fired this turn", CITE.gun_fired)
     turns = unit.get("consecutive_fire") + 1
-    run = Change(
-        unit.id, "consecutive_fire", turns, f"{turns} turns in a row", CITE.consecutive_turns
-    )
+    why = f"{turns} turns in a row"
+    run = Change(unit.id, "consecutive_fire", turns, why, CITE.consecutive_turns)
     return (fired, run) if unit.get("type") == "machine-gun" else (fired,)
 
 

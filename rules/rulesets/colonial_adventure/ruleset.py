@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -25,7 +26,7 @@ from ...sheetdata import load_sheet_data
 from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
 from . import odds
 
-SHEET = "002_9c2296e6290248df.txt"
+SHEET, ID = "002_9c2296e6290248df.txt", "colonial-adventure"
 INCH = 25.4
 """mm in one inch: the sheet measures in inches."""
 DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
@@ -88,6 +89,16 @@ SPENT = {False: "actions_spent", True: "commander_actions"}
 """Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
 
 
+_type = partial(check_attr, key="type", accepted_values=TYPES, ruleset=ID)
+_class = partial(check_attr, key="class", accepted_values=CLASSES, ruleset=ID)
+_gun_formation = partial(check_attr, key="formation", accepted_values=GUN_FORMATIONS, ruleset=ID)
+"""A unit's type, class and gun formation, in the sheet's words."""
+_count = partial(engine.check_count, ruleset=ID)
+"""A count of play (`shock`...), 0 at the start of a game."""
+_flag = partial(engine.check_flag, ruleset=ID)
+"""A flag of play; `mounted` has no start-of-game value."""
+
+
 def say(name: str, **values: Any) -> str:
     """A text of sheet.toml's `[texts]`, its `{blanks}` filled in."""
     return str(DATA["texts"][name]).format(**values)
@@ -115,7 +126,7 @@ class Troops:
 
 
 class ColonialAdventure(Ruleset):
-    id = "colonial-adventure"
+    id = ID
     title = "QRS / COLONIAL ADVENTURE"
     sheet = SHEET
     unit = "in"
@@ -165,15 +176,9 @@ class ColonialAdventure(Ruleset):
     # ----------------------------------------------------------------------------------------
     # A unit as the sheet reads it
 
-    def _type(self, unit: Unit) -> str:
-        return check_attr(unit, "type", TYPES, ruleset=self.id)
-
-    def _class(self, unit: Unit) -> str:
-        return check_attr(unit, "class", CLASSES, ruleset=self.id)
-
     def _weapon(self, unit: Unit) -> str:
         """A gun for artillery, small arms for the rest; any other pairing is refused."""
-        kind, weapon = self._type(unit), unit.get("weapon")
+        kind, weapon = _type(unit), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
             raise self._refusal(
@@ -181,32 +186,24 @@ class ColonialAdventure(Ruleset):
             )
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
 
-    def _count(self, unit: Unit, key: str) -> int:
-        """A count of play (`shock`...), 0 at the start of a game."""
-        return engine.check_count(unit, key, ruleset=self.id)
-
-    def _flag(self, unit: Unit, key: str) -> bool:
-        """A flag of play; `mounted` has no start-of-game value."""
-        return engine.check_flag(unit, key, ruleset=self.id)
-
     def _left(self, unit: Unit, *, commander: bool = False) -> int:
         """Actions the unit (or the commander with it) has left this turn (line 16)."""
-        return max(0, PER_TURN - self._count(unit, SPENT[commander]))
+        return max(0, PER_TURN - _count(unit, SPENT[commander]))
 
     def _loaded(self, unit: Unit, weapon: str) -> bool:
         """Whether the weapon is ready: always for one the sheet never reloads."""
-        return weapon not in RELOAD or self._flag(unit, "loaded")
+        return weapon not in RELOAD or _flag(unit, "loaded")
 
     def _formed(self, unit: Unit) -> bool:
         """Whether the unit is "in Formation" (line 84); artillery never is."""
-        if self._type(unit) == "artillery":
+        if _type(unit) == "artillery":
             return False
         return check_attr(unit, "formation", FOOT_FORMATIONS, ruleset=self.id) in FORMED
 
     def _mounted(self, unit: Unit) -> bool:
         """Cavalry, and mounted infantry while mounted, are mounted men."""
-        kind = self._type(unit)
-        return self._flag(unit, "mounted") if kind == "mounted-infantry" else kind == "cavalry"
+        kind = _type(unit)
+        return _flag(unit, "mounted") if kind == "mounted-infantry" else kind == "cavalry"
 
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
@@ -214,7 +211,7 @@ class ColonialAdventure(Ruleset):
                 raise self._refusal(
                     "role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES)
                 )
-        lost = self._count(unit, "casualties")
+        lost = _count(unit, "casualties")
         figures = sum(b.figures for b in unit.bases)
         firing = sum(b.figures for b in unit.bases if b.role not in NON_FIRING_ROLES)
         leaders = sum(b.figures for b in unit.bases if b.role in LEADER_ROLES)
@@ -257,17 +254,12 @@ class ColonialAdventure(Ruleset):
         edge = min(edges, key=lambda e: abs(e * INCH - near.distance))
         unc = table.uncertainty(near.a, near.b)
         threshold = Threshold(near.distance, edge * INCH, unc)
-        reasons = []
-        if not in_arc:
-            reasons.append(f"{target.id} is outside the 180 degree arc of fire ({ARC['cite']})")
-        if not sight.any:
-            reasons.append(f"{target.id} is out of sight, blocked by {', '.join(sight.blocked_by)}")
-        if need is None:
-            reach = format_length(near.distance, "in")
-            reasons.append(f"a {weapon} cannot reach {reach} ({row_cite})")
-        if pool == 0:
-            reasons.append("no dice are left to roll")
-        reasons += not_ready
+        said: dict[str, Any] = {"target": target.id, "weapon": weapon}
+        said |= {"blocked": ", ".join(sight.blocked_by)}
+        said |= {"inches": near.distance / INCH, "arc": ARC["cite"], "row": row_cite}
+        found = [(not in_arc, "out-of-arc"), (not sight.any, "out-of-sight")]
+        found += [(need is None, "out-of-reach"), (pool == 0, "no-dice")]
+        reasons = [say(text, **said) for no, text in found if no] + not_ready
         apart = f"{format_length(near.distance, scene.unit)} between {near.a.id} and {near.b.id}"
         allowed = "" if reasons else ", allowed"
         lines = [f"{shooter.id} ({weapon}) shoots at {target.id}: {apart}, band {band}{allowed}"]
@@ -326,11 +318,11 @@ class ColonialAdventure(Ruleset):
         if not self._loaded(unit, weapon):
             reload = _cost_said(self._reload_cost(unit, weapon))
             out.append(say("not-loaded", unit=unit.id, **reload))
-        if weapon == "repeating-gun" and self._flag(unit, "jammed"):
+        if weapon == "repeating-gun" and _flag(unit, "jammed"):
             out.append(say("jammed", unit=unit.id, **_cost_said(COSTS["fix-jam"])))
         fire = COSTS["fire"]
         if weapon in GUNS:
-            if check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id) == "limbered":
+            if _gun_formation(unit) == "limbered":
                 out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber']['cite']})")
         elif self._left(unit) < fire["actions"]:
             spent = f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE})"
@@ -340,7 +332,7 @@ class ColonialAdventure(Ruleset):
     def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
         """What reloading the weapon costs: lines 27-30, a gun +1 per two gunners dead (114)."""
         cost = COSTS[RELOAD[weapon]]
-        extra = self._count(unit, "casualties") // DATA["gunners_dead"]["per"]
+        extra = _count(unit, "casualties") // DATA["gunners_dead"]["per"]
         return {**cost, "actions": cost["actions"] + extra} if weapon in GUNS and extra else cost
 
     def _fire_dice(
@@ -354,13 +346,13 @@ class ColonialAdventure(Ruleset):
             dead = f" ({troops.lost} dead not counted)" if troops.lost else ""
             why = f"{troops.firing} figures firing{dead}, 1 die each"
             mods = [Modifier(troops.firing * FIRE["per_figure"], why, FIRE["per_figure_cite"])]
-            cls = self._class(shooter)
+            cls = _class(shooter)
             adj = DATA["class_fire"][cls]
             if "per" in adj:
                 why = f"class {cls.upper()}: {adj['dice']:+d} per {adj['per']} men firing"
                 mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
         mods += _leaders(troops, FIRE, "leader figures")
-        mods += _shock_dice(self._count(shooter, "shock"), FIRE, " on the firer")
+        mods += _shock_dice(_count(shooter, "shock"), FIRE, " on the firer")
         key = "fortification" if cover is Cover.HARD else "cover"
         shares = [(key, f"target in {COVER_WORD[cover]}")] if cover is not Cover.NONE else []
         return _by_shares(max(0, int(sum(m.value for m in mods))), mods, FIRE, shares), mods
@@ -423,18 +415,18 @@ class ColonialAdventure(Ruleset):
         attacker none."""
         aspect = table.aspect(near.a, near.b)  # where the attacker stands to the defender
         cover = table.cover(self.cover_policy, near.a, near.b).cover
-        cls, enemy_cls, troops = self._class(unit), self._class(enemy), self._troops(unit)
+        cls, enemy_cls, troops = _class(unit), _class(enemy), self._troops(unit)
         men = troops.firing * MELEE["per_man"]
         mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
         mods += _leaders(troops, MELEE, "officers/leaders")
         for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
-            if n := self._count(unit, field):
+            if n := _count(unit, field):
                 why = f"{n} {field.replace('_', ' ')}"
                 mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
         if (steps := CLASSES.index(enemy_cls) - CLASSES.index(cls)) > 0:
             why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
             mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
-        mods += _shock_dice(self._count(unit, "shock"), MELEE, "")
+        mods += _shock_dice(_count(unit, "shock"), MELEE, "")
         pool = max(0, int(sum(m.value for m in mods)))
         mounted = self._mounted(unit)
         shares = []  # the sheet's percentages, each of the pool as it then stands
@@ -444,7 +436,7 @@ class ColonialAdventure(Ruleset):
             shares.append(("flank", f"hit in the {aspect.value}"))
         if (
             mounted
-            and self._type(enemy) != "artillery"
+            and _type(enemy) != "artillery"
             and not self._mounted(enemy)
             and not self._formed(enemy)
             and (cover if attacking else Cover.NONE) is Cover.NONE
@@ -454,7 +446,7 @@ class ColonialAdventure(Ruleset):
         if mounted and attacking and cover is Cover.HARD:
             shares.append(("cavalry_fort", "cavalry against troops in fortification"))
         pool = _by_shares(pool, mods, MELEE, shares)
-        fighters = self._flag(unit, "fighters")
+        fighters = _flag(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
         p_kill = dice.p_at_least(6, kill)
@@ -480,7 +472,7 @@ class ColonialAdventure(Ruleset):
         mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
         rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
-        spent, before = sum(c["actions"] for c in steps), self._count(unit, "actions_spent")
+        spent, before = sum(c["actions"] for c in steps), _count(unit, "actions_spent")
         thrown = {"dice": mv["dice"], "sides": mv["sides"], "source": str(mv["dice_cite"])}
         thrown |= {"distribution_inches": list(rolled.floats), "exact": list(rolled.exact)}
         thrown["mean_inches"] = float(rolled.mean)
@@ -507,9 +499,9 @@ class ColonialAdventure(Ruleset):
 
     def _moves_as(self, unit: Unit) -> str:
         """The row of the movement tables the unit moves by (lines 39-51)."""
-        kind = self._type(unit)
+        kind = _type(unit)
         if kind == "artillery":
-            return check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
+            return _gun_formation(unit)
         return "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
 
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
@@ -535,14 +527,14 @@ class ColonialAdventure(Ruleset):
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
         """Every action of the ACTION COST list (lines 20-33) open to the unit, by its key in
         `COSTS`, with what it costs this unit; and notes."""
-        kind, weapon, troops = self._type(unit), self._weapon(unit), self._troops(unit)
+        kind, weapon, troops = _type(unit), self._weapon(unit), self._troops(unit)
         keys = ["move", "low-obstacle", "high-obstacle", "building"]
         keys += {"mounted-infantry": ["mount"], "artillery": ["limber"]}.get(kind, [])
         costs, notes = [(key, COSTS[key]) for key in [*keys, "fire"]], []
         if weapon in RELOAD:
             cost, listed = self._reload_cost(unit, weapon), COSTS[RELOAD[weapon]]
             if cost["actions"] != listed["actions"]:
-                dead, extra = self._count(unit, "casualties"), cost["actions"] - listed["actions"]
+                dead, extra = _count(unit, "casualties"), cost["actions"] - listed["actions"]
                 cite = DATA["gunners_dead"]["cite"]
                 notes.append(f"{dead} gunners dead: +{extra} to reload ({cite})")
             costs.append((RELOAD[weapon], cost))
@@ -563,8 +555,8 @@ class ColonialAdventure(Ruleset):
             if key != "fire"
             and cost["actions"] <= self._left(unit, commander=key in BY_COMMANDER)
             and not (key.startswith("reload") and self._loaded(unit, weapon))
-            and not (key == "fix-jam" and not self._flag(unit, "jammed"))
-            and not (key == "rally" and not self._count(unit, "shock"))
+            and not (key == "fix-jam" and not _flag(unit, "jammed"))
+            and not (key == "rally" and not _count(unit, "shock"))
         ]
 
     def unit_actions(self, scene: Scene, args: Args) -> Resolution:
@@ -575,7 +567,7 @@ class ColonialAdventure(Ruleset):
         costs, notes = self._costs(unit)
         left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
         data: dict[str, Any] = {"unit": ident, "actions_per_turn": PER_TURN}
-        data |= {"source": str(PER_TURN_CITE), "actions_spent": self._count(unit, "actions_spent")}
+        data |= {"source": str(PER_TURN_CITE), "actions_spent": _count(unit, "actions_spent")}
         data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
         data |= {"open_now": open_now, "notes": notes}
         lines = [say("actions", **data, who=unit.id), *(say("cost", **c) for _, c in costs)]
@@ -592,7 +584,7 @@ class ColonialAdventure(Ruleset):
         """`morale UNIT`: shock points against men: hold, retire how far, or broken."""
         (ident,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(ident)
-        shock, men, cls = self._count(unit, "shock"), self._troops(unit).men, self._class(unit)
+        shock, men, cls = _count(unit, "shock"), self._troops(unit).men, _class(unit)
         row = MORALE["retire"][cls]
         retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
@@ -649,7 +641,7 @@ class ColonialAdventure(Ruleset):
                     yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
-                if self._count(unit, "shock") > self._troops(unit).men:
+                if _count(unit, "shock") > self._troops(unit).men:
                     yield Candidate("morale", (unit.id,))
         else:
             # Guns fire in the Artillery Phase, the rest in the Action Phases, where each unit
@@ -666,7 +658,7 @@ class ColonialAdventure(Ruleset):
         shots = [
             (shooter, enemy)
             for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
-            if (self._type(shooter) == "artillery") == guns
+            if (_type(shooter) == "artillery") == guns
             and ((reach := _reach(self._weapon(shooter))) is None or geo.within(gap, reach + slack))
             and not self._not_ready(shooter, self._weapon(shooter))
         ]
@@ -698,7 +690,7 @@ class ColonialAdventure(Ruleset):
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
         """The change that adds `n` to one of the unit's counts of play."""
-        return Change(unit.id, key, self._count(unit, key) + n, why, cite)
+        return Change(unit.id, key, _count(unit, key) + n, why, cite)
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
@@ -746,7 +738,7 @@ class ColonialAdventure(Ruleset):
         """The men a unit lost: the bases taken off, and the dead whose figures still stand in
         `casualties`; every base when every man is dead."""
         figures = {b.id: b.figures for b in unit.bases}
-        before = self._count(unit, "casualties")
+        before = _count(unit, "casualties")
         lost = before + killed
         if lost >= sum(figures.values()):
             dead = f"{why}: every man of {unit.id} is dead"
@@ -854,11 +846,11 @@ class ColonialAdventure(Ruleset):
             why, cite = does.get("why", action), does.get("cite", cite)
             changes.append(self._add(unit, does["adds"], does["by"], why, cite))
         elif key == "mount":
-            mounted = self._flag(unit, "mounted")
+            mounted = _flag(unit, "mounted")
             now = "dismounts" if mounted else "mounts"
             changes.append(Change(unit.id, "mounted", not mounted, now, cite))
         elif key == "limber":
-            now = check_attr(unit, "formation", GUN_FORMATIONS, ruleset=self.id)
+            now = _gun_formation(unit)
             after = "unlimbered" if now == "limbered" else "limbered"
             changes.append(Change(unit.id, "formation", after, after, cite))
         return tuple(changes)
@@ -904,7 +896,7 @@ class ColonialAdventure(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit, steps = self._move_steps(scene, args)
-        after = self._count(unit, "actions_spent") + sum(c["actions"] for c in steps)
+        after = _count(unit, "actions_spent") + sum(c["actions"] for c in steps)
         why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
@@ -748,20 +749,18 @@ class Shot:
 # Reading a unit in the sheet's words
 
 
-def kind_of(unit: Unit) -> str:
-    """The unit's `type`: infantry, cavalry, dragoons, skirmishers or artillery."""
-    return check_attr(unit, "type", WORDS["type"], ruleset=ID)
+kind_of = partial(check_attr, key="type", accepted_values=WORDS["type"], ruleset=ID)
+"""The unit's `type`: infantry, cavalry, dragoons, skirmishers or artillery."""
+order_of = partial(check_attr, key="order", accepted_values=WORDS["order"], ruleset=ID)
+"""Infantry's order, close or loose."""
+flag = partial(engine.check_flag, ruleset=ID)
+count = partial(engine.check_count, ruleset=ID)
 
 
 def formation_of(unit: Unit) -> str | None:
     """Infantry line or column, artillery limbered or unlimbered; None for the other types."""
     words = FORMATIONS.get(kind_of(unit))
     return None if words is None else check_attr(unit, "formation", words, ruleset=ID)
-
-
-def order_of(unit: Unit) -> str:
-    """Infantry's order, close or loose."""
-    return check_attr(unit, "order", WORDS["order"], ruleset=ID)
 
 
 def troops(unit: Unit) -> str:
@@ -777,14 +776,6 @@ def described(unit: Unit) -> str:
     if kind == "infantry":
         return f"{order_of(unit)} order infantry in {formation}"
     return f"{formation} artillery" if kind == "artillery" else kind
-
-
-def flag(unit: Unit, key: str) -> bool:
-    return engine.check_flag(unit, key, ruleset=ID)
-
-
-def count(unit: Unit, key: str) -> int:
-    return engine.check_count(unit, key, ruleset=ID)
 
 
 def weapon_of(unit: Unit) -> str:

@@ -28,7 +28,7 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import QuestionError, accepted
 from ...measure import Table, extent, frame_of, free_beside, table_of
 from ...scene import Base, Scene, Unit
-from ...state import Change, Kind, Report, Scope
+from ...state import Change, Kind, Report, Scope, likeliest, removals
 from . import tables
 from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
 
@@ -50,17 +50,13 @@ MOVES_AFTER_ACTING = ("routed", "falling-back")
 """A unit that has acted still makes the move of a failed nerve test (line 21)."""
 
 
-def _src(cite: Cite) -> str:
-    return f"[{cite}]"
-
-
 def _reasons(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
     return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
 
 
 def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[str]:
     """Reasons as readable lines, each with its line of the sheet."""
-    return [f"{indent}{r} {_src(c)}" if c else indent + r for r, c in reasons if r]
+    return [f"{indent}{r} [{c}]" if c else indent + r for r, c in reasons if r]
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,14 +291,19 @@ class SepoysAndSoldiers(Ruleset):
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        table = table_of(scene)
-        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
-        if action == "melee":
-            return self._melee(table, a, b)
-        answer = self._shoot if action == "shoot" else self._charge
-        resolution = answer(table, a, b)
+        resolution = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
         assert resolution is not None  # asked without only_allowed: a refusal is answered
         return resolution
+
+    def _of_two(
+        self, action: str, scene: Scene, args: Args, only_allowed: bool = False
+    ) -> Resolution | None:
+        """The answer of an action of two units; None for one the rules refuse when
+        `only_allowed` (what `suggest` lists)."""
+        table = table_of(scene)
+        a, b = (table.unit_of(u) for u in args)
+        answer = {"shoot": self._shoot, "charge": self._charge, "melee": self._melee}[action]
+        return answer(table, a, b, only_allowed=only_allowed)
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """What the players' dice change: each action's form and what it leads to (at the end
@@ -326,7 +327,7 @@ class SepoysAndSoldiers(Ruleset):
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
         if arm == "rockets":
-            return self._rockets(table, shooter, target, only_allowed=only_allowed)
+            return self._rockets(table, shooter, target)
         near, unc = _gap(table, shooter, target)
         guns = _guns(shooter) if arm == "artillery" else None
         kind = None if guns else _order(shooter)
@@ -374,13 +375,13 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
-        fire = None
+        fire, loss = None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            odds = tables.volley(roll.dice, need, band.hits, carried, len(target.bases))
-            hits, lost, p_lost = odds
-            loss = SITUATIONS["loss-of-a-base"]
+            hits, lost, p_lost = tables.volley(
+                roll.dice, need, band.hits, carried, len(target.bases)
+            )
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
@@ -394,26 +395,21 @@ class SepoysAndSoldiers(Ruleset):
         lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
         lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
         if fire is not None and band is not None:
-            (roll, p, carried), loss = fire, SITUATIONS["loss-of-a-base"]
+            roll, p, carried = fire
             dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
-            lines.append(f"{roll.describe()} {_src(dice_cite)}")
+            lines.append(f"{roll.describe()} [{dice_cite}]")
             lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            each = plural(band.hits, "hit")
-            lines.append(say("hits", hits=each, source=band.hits_cite, target=target.id, n=carried))
-            lines.append(say("shot_loss", target=target.id, p=p, f=float(p), source=loss["cite"]))
+            said = dict(hits=plural(band.hits, "hit"), source=band.hits_cite, target=target.id)
+            lines += say("hits", n=carried, p=p, f=float(p), loss=loss["cite"], **said).split("\n")
         lines.append("the sheet has no cover rule")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
-    def _rockets(
-        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """Each rocket base fires a rocket at the target's nearest base (lines 72-75); None,
-        when `only_allowed`, for a unit that has acted or whose rockets cannot burst on the
-        target. Rockets are independent: a base is spared only if every rocket spares it,
-        counted exactly in whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets."""
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
+        are independent: a base is spared only if every rocket spares it, counted exactly in
+        whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets. (`suggest` lists only the
+        rockets of a unit that has not acted and that may burst on the target: `_shots`.)"""
         acted = _flag(shooter, "acted")
-        if only_allowed and acted:
-            return None
         each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
@@ -427,8 +423,6 @@ class SepoysAndSoldiers(Ruleset):
             target_spared = target_spared // each * (each - on_target)
             hits_target = exact(on_target, each)
             rockets.append({"base": launcher.id, "aimed_at": aim.id, "p_hits_target": hits_target})
-        if only_allowed and target_spared == whole:
-            return None  # no rocket may burst on the target
         for bid in sorted(close):
             spared.setdefault(bid, whole)
         hits: list[dict[str, Any]] = []
@@ -452,16 +446,13 @@ class SepoysAndSoldiers(Ruleset):
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
         away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
-        lines = [
-            say("rockets", shooter=shooter.id, rockets=fired, target=target.id, away=away),
-            say("rocket_legs", burn_out=tables.ROCKET_BURN_OUT),
-            say("rocket_loss", target=target.id, p=p_hit, f=float(p_hit)),
-        ]
+        said = dict(shooter=shooter.id, rockets=fired, target=target.id, away=away, p=p_hit)
+        lines = say("rockets", burn_out=tables.ROCKET_BURN_OUT, f=float(p_hit), **said).split("\n")
         close_burst = WORDS["close_burst"]
         lines += [say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
-            lines.insert(0, f"{ACTED} {_src(CITE['one_action'])}")
+            lines.insert(0, f"{ACTED} [{CITE['one_action']}]")
         return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
     @staticmethod
@@ -510,11 +501,10 @@ class SepoysAndSoldiers(Ruleset):
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
         listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
+        said = dict(commander=commander.id, rating=rating, listed=listed or "no unit", given=given)
+        said |= dict(roll=roll.describe(), need=roll.need, source=row["cite"], orders=row["orders"])
         lines = [
-            say("adjacent", commander=commander.id, rating=rating),
-            "adjacent: " + (listed or "no unit"),
-            say("order_roll", roll=roll.describe(), need=roll.need, source=row["cite"]),
-            say("orders_tried", orders=row["orders"], given=given, source=row["cite"]),
+            *say("adjacent", **said).split("\n"),
             say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
@@ -545,13 +535,12 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
         data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
-        lines = [f"{test.describe(unit.id)} {_src(CITE['nerve_need'])}"]
+        lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
         lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
-        failing = {k: say("failing", s=s) for k, s in SITUATIONS.items()}
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
-            lines.append(failing[situation["key"]])
+            lines.append(say("failing", s=situation))
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
@@ -559,7 +548,7 @@ class SepoysAndSoldiers(Ruleset):
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
-            lines += ["  " + line for line in failing.values()]
+            lines += ["  " + say("failing", s=s) for s in SITUATIONS.values()]
         lines += [say("risk_line", **r) for r in risks]
         return Resolution("nerve", MappingProxyType(data), tuple(lines))
 
@@ -637,24 +626,19 @@ class SepoysAndSoldiers(Ruleset):
         if only_allowed:  # `suggest` lists the data; it shows none of these lines
             return Resolution("charge", MappingProxyType(data), ())
         said = {k: p["exact"] for k, p in odds.items()}
+        said |= dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
+        said |= dict(stands=WORDS["counter_stands" if counter else "stands_combat"], s=situation)
         who = dict(charger=charger.id, target=target.id, aspect=facing.aspect.value)
-        stands = WORDS["counter_stands" if counter else "stands_combat"]
-        lines = [
-            say("charges", distance=format_length(near.distance, scene.unit), **who)
-            + WORDS["close_aspect"] * aspect_close,
-            *_said(reasons),
-            say("charge_1", test=charger_test.describe(charger.id)),
-            say("charge_2", test=target_test.describe(target.id), s=situation),
-            say("charge_3", stands=stands, source=holds),
-            say("charge_odds", **said),
-            *_said([(WORDS["follows_through"], CITE["stops_short"])]),
-        ]
+        head = say("charges", distance=format_length(near.distance, scene.unit), **who)
+        steps_said = say("charge_steps", source=holds, **said).split("\n")
+        lines = [head + WORDS["close_aspect"] * aspect_close, *_said(reasons), *steps_said]
         return Resolution("charge", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
 
-    def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
+    def _melee(self, table: Table, a: Unit, b: Unit, *, only_allowed: bool = False) -> Resolution:
+        """A charge combat (`only_allowed` changes nothing: every one is listed)."""
         scene = table.scene
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
@@ -677,15 +661,11 @@ class SepoysAndSoldiers(Ruleset):
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
         same = pa == pb
         won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
-        both = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
-        lines = [
-            f"charge combat {a.id} v {b.id}" + WORDS["not_in_contact"] * (not _touching(contact)),
-            say("combat_tests", a=ta.describe(a.id), b=tb.describe(b.id)),
-            say("combat_draw", p=result.p_drawn_round),
-            say("combat_odds", a=a.id, b=b.id, pa=p_a, pb=p_b, both=both),
-            say("combat_won", won=won) + f" {_src(CITE['combat_rout'])}" * same,
-            say("combat_after"),
-        ]
+        said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), p=result.p_drawn_round, won=won)
+        said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
+        said["rout"] = f" [{CITE['combat_rout']}]" * same
+        said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
+        lines = say("melee", a=a.id, b=b.id, pa=p_a, pb=p_b, **said).split("\n")
         return Resolution("melee", MappingProxyType(data), tuple(lines))
 
     # ----------------------------------------------------------------------------------------
@@ -811,13 +791,9 @@ class SepoysAndSoldiers(Ruleset):
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot or charge the rules refuse, or a unit that may not move
         at all, is left off the list."""
-        kind, args, table = candidate.kind, candidate.args, table_of(scene)
+        kind, args = candidate.kind, candidate.args
         if kind in ARGUMENTS:  # shoot, charge, melee: two units
-            a, b = (table.unit_of(u) for u in args)
-            if kind == "melee":
-                return self._melee(table, a, b)
-            answer = self._shoot if kind == "shoot" else self._charge
-            return answer(table, a, b, only_allowed=True)
+            return self._of_two(kind, scene, args, only_allowed=True)
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
@@ -859,14 +835,13 @@ class SepoysAndSoldiers(Ruleset):
             risk = _rocket_risk(scene, target, shot)
             return tuple(_removed_report(u, fired, 0, burst(unit=u.id), cite) for u in risk)
         roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
-        dice, dist = roll["dice"], roll["distribution"]
-        likeliest = max(range(len(dist)), key=lambda k: dist[k])
+        dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
         artillery = _arm(shooter) == "artillery"
         cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likeliest),
-            _removed_report(target, len(target.bases), likeliest * per),
+            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
+            _removed_report(target, len(target.bases), likely * per),
         )
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
@@ -1136,11 +1111,8 @@ def _hits_landed(
             "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
         )
     tests = "" if lost == bases else WORDS["tests_for_loss"]
-    removed, cite_lost = (
-        f"{unit.id} has taken {total} hits, a base for every 3{tests}",
-        CITE["hits_per_base"],
-    )
-    changes = [Change(b, "removed", True, removed, cite_lost, Scope.BASE) for b in named]
+    removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
+    changes = list(removals(named, removed, CITE["hits_per_base"]))
     left = total - tables.HITS_PER_BASE * lost
     if lost < bases and left != carried:
         lost_too = f", {plural(lost, 'base')} lost" if lost else ""
@@ -1183,8 +1155,8 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
 def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
-        why, cite, bases = f"{ident} is dead", tables.IF_HIT[0]["cite"], scene.unit_of(ident).bases
-        return [Change(b.id, "removed", True, why, cite, Scope.BASE) for b in bases]
+        bases = [b.id for b in scene.unit_of(ident).bases]
+        return list(removals(bases, f"{ident} is dead", tables.IF_HIT[0]["cite"]))
     if result in ("wounded", "horse-killed"):
         row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
         return [Change(ident, "hurt", result, row["result"], row["cite"])]
