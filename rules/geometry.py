@@ -244,11 +244,6 @@ def convex_distance(p: Array, rp: float, q: Array, rq: float) -> float:
     return max(0.0, float(d) - rp - rq)
 
 
-def edge_distance(a: Base, b: Base) -> float:
-    """Edge-to-edge distance between two bases in mm (0 when they touch or overlap)."""
-    return convex_distance(corners(a), radius(a), corners(b), radius(b))
-
-
 class _EdgeTable(NamedTuple):
     """Every outline's edges as contiguous (k, N) arrays, edge by edge: start x, y, run x, y
     and squared length (1 for a point, which `point_segment_distance` never divides by).
@@ -449,37 +444,34 @@ def front_half_angle(base: Base) -> float:
 
 @dataclass(frozen=True, slots=True)
 class AspectReading:
-    """Which sector of `target` a point lies in, and how near it is to a sector boundary."""
+    """Which sector of `target` a base's centre lies in, and how near it is to a sector
+    boundary."""
 
     aspect: Aspect
     margin: float
-    """Distance (mm) from the point to the nearer diagonal that bounds its sector."""
-
-
-def aspect_of_point(target: Base, point: Point) -> AspectReading:
-    """The sector (front, flank, rear) of `target` that `point` lies in.
-
-    A point exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim of
-    a flank needs the point to be past the diagonal.
-    """
-    u, v = to_local(target, point)
-    alpha = math.radians(front_half_angle(target))
-    phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
-    if phi <= alpha + 1e-12:
-        aspect = Aspect.FRONT
-    elif phi >= math.pi - alpha - 1e-12:
-        aspect = Aspect.REAR
-    else:
-        aspect = Aspect.FLANK
-    # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
-    r = math.hypot(u, v)
-    margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
-    return AspectReading(aspect, margin)
+    """Distance (mm) from the centre to the nearer diagonal that bounds its sector."""
 
 
 def aspect(attacker: Base, target: Base) -> AspectReading:
-    """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre."""
-    return aspect_of_point(target, (attacker.x, attacker.y))
+    """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre:
+    the sector (front, flank, rear) of `target` that centre lies in.
+
+    A centre exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim
+    of a flank needs it to be past the diagonal.
+    """
+    u, v = to_local(target, (attacker.x, attacker.y))
+    alpha = math.radians(front_half_angle(target))
+    phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
+    if phi <= alpha + 1e-12:
+        sector = Aspect.FRONT
+    elif phi >= math.pi - alpha - 1e-12:
+        sector = Aspect.REAR
+    else:
+        sector = Aspect.FLANK
+    # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
+    r = math.hypot(u, v)
+    margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
+    return AspectReading(sector, margin)
 
 
 def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:
@@ -800,17 +792,6 @@ def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float,
     return total, from_a, from_b
 
 
-def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
-    """Whether each sight line from `eye` to `aims` (R, 2) is blocked by one polygon obstacle:
-    it runs inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end
-    standing inside it (that end's own terrain).
-
-    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
-    total, from_a, from_b = inside_lengths(eye, aims, obstacle.polygon)
-    forgiven = np.minimum(from_a, obstacle.see_into) + np.minimum(from_b, obstacle.see_into)
-    return np.asarray((total > EPS) & (total - forgiven > EPS))
-
-
 def sight_points(bases: Sequence[Base]) -> Array:
     """(N, 5, 2) the points of each base that a sight line aims at: its centre and its corners
     (for a round base, the four points of its rim ahead, behind and to each side), pulled a
@@ -906,16 +887,8 @@ class Solids:
     """(N,) how far any part of each obstacle lies from its centre."""
 
     @classmethod
-    def of(cls, obstacles: Sequence[Obstacle]) -> Solids:
-        if not obstacles:
-            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
-        polys = np.stack([o.polygon for o in obstacles])
-        radii = np.array([o.radius for o in obstacles])
-        return cls.of_outlines(tuple(o.id for o in obstacles), polys, radii)
-
-    @classmethod
-    def of_outlines(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
-        """From outlines (N, 4, 2) and radii (N,) already stacked (`Table.outlines`)."""
+    def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
+        """From ids, outlines (N, 4, 2) and radii (N,) (`stack_shapes`, `Table.outlines`)."""
         if not ids:
             return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
@@ -973,12 +946,15 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     (`sight_points`) past the obstacles, each judged by `terrain_hits` (a solid one, `see_into`
     0 with four corners, as a base is, by its clipped length): `sight_many` of the one pair."""
     eye = np.array([[viewer.x, viewer.y]])
-    return sight_many(eye, sight_points([target]), obstacles, Solids.of(()), None)[0]
+    no_solids = Solids.of((), np.zeros((0, 4, 2)), np.zeros(0))
+    return sight_many(eye, sight_points([target]), obstacles, no_solids, None)[0]
 
 
 def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:
     """(R,): whether each sight line eyes[r]-aims[r] is blocked by one terrain piece, line by
-    line as `sight` judges it (a line's answer never depends on the other lines)."""
+    line as `sight` judges it (a line's answer never depends on the other lines): it runs
+    inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end standing
+    inside it (that end's own terrain)."""
     if piece.see_into == 0 and len(piece.polygon) == 4:
         # A solid (a base, a piece not seen into): clipped past every line, no box test.
         polys = np.repeat(counter_clockwise(piece.polygon[None]), len(eyes), axis=0)
@@ -1015,7 +991,9 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         flat[near[blocked]] = True
         rest = near[~blocked & ~clear]
         if len(rest):
-            flat[rest] = rays_blocked(eyes[rest], aims[rest], piece)
+            total, from_a, from_b = inside_lengths(eyes[rest], aims[rest], piece.polygon)
+            forgiven = np.minimum(from_a, piece.see_into) + np.minimum(from_b, piece.see_into)
+            flat[rest] = (total > EPS) & (total - forgiven > EPS)
     return flat
 
 
@@ -1047,7 +1025,8 @@ def terrain_blocks(
 def convex_verdicts(
     eyes: Array, aims: Array, poly: Array, see_into: float
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """(blocked, clear) (R,): the lines `rays_blocked` is sure to find blocked by a strictly
+    """(blocked, clear) (R,): the lines the exact test of `terrain_hits` is sure to find blocked
+    by a strictly
     convex polygon seen into `see_into` from an end standing in it, and those it is sure to
     find clear; every other line, and every line past a polygon not strictly convex, is
     neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a

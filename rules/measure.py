@@ -932,7 +932,7 @@ class Table:
     def solids(self) -> geo.Solids:
         """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
         of each, from the outlines already stacked)."""
-        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, self.radii)
+        return geo.Solids.of(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:

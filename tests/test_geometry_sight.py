@@ -38,7 +38,9 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     which crosses x = 50 at y 12.5. B at (50, 60) is 60 mm off: no candidate. C at (50, -1)
     would block the centre line (it spans y -6..4) but the mask leaves it out.
     A second pair: eye (0, 100) to (100, 100), blocked by D at (50, 101) (spans y 96..106)."""
-    solids = geo.Solids.of([_square(50, 14), _square(50, 60), _square(50, -1), _square(50, 101)])
+    squares = [_square(50, 14), _square(50, 60), _square(50, -1), _square(50, 101)]
+    ids, outlines = tuple(s.id for s in squares), np.stack([s.polygon for s in squares])
+    solids = geo.Solids.of(ids, outlines, np.zeros(4))
     eyes = np.array([[0.0, 0.0], [0.0, 100.0]])
     aims = np.array([[100.0, 0.0], [100.0, 100.0]])
     mask = np.array([[True, True, False, True], [True, True, True, True]])
