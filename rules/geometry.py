@@ -636,10 +636,16 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
         if clearance >= r - EPS:
             return Containment.INSIDE if inside else Containment.OUTSIDE
         return Containment.PARTLY
-    foot = corners(base)
-    plain = _plain_containment(foot, poly)
-    if plain is not None:
-        return plain
+    # Plain without clipping, for a strictly convex piece: OUTSIDE when every corner lies more
+    # than a millimetre outside one side (no overlap at all), INSIDE when every corner lies
+    # more than a millimetre inside every side (the overlap is the whole rectangle).
+    foot, sides = corners(base), convex_sides(poly)
+    if sides is not None:
+        out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side
+        if np.any(np.all(out > 1.0, axis=0)):
+            return Containment.OUTSIDE
+        if np.all(out < -1.0):
+            return Containment.INSIDE
     overlap = polygon_area(clip_to_convex(poly, foot))
     whole = base.footprint.width * base.footprint.depth
     if overlap >= whole * (1 - 1e-9) - EPS:
@@ -673,23 +679,6 @@ def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
     return np.asarray(
         points[:, 0, None] * normal[None, :, 0] + points[:, 1, None] * normal[None, :, 1] - offset
     )
-
-
-def _plain_containment(foot: Array, poly: Array) -> Containment | None:
-    """How a rectangle `foot` (4, 2) stands in a strictly convex polygon when that is plain
-    without clipping: OUTSIDE when every corner lies more than a millimetre outside one side
-    (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
-    side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
-    strictly convex (`containment` then clips)."""
-    sides = convex_sides(poly)
-    if sides is None:
-        return None
-    out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side, mm
-    if np.any(np.all(out > 1.0, axis=0)):
-        return Containment.OUTSIDE
-    if np.all(out < -1.0):
-        return Containment.INSIDE
-    return None
 
 
 # --------------------------------------------------------------------------------------------
