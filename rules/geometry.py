@@ -575,13 +575,6 @@ def point_in_polygon(
     return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
 
 
-def distance_to_boundary(point: Point, polygon: Sequence[Point] | Array) -> float:
-    """Distance from a point to the nearest edge of a polygon."""
-    poly = np.asarray(polygon, dtype=float)
-    a, b = _edges(poly)
-    return float(point_segment_distance(np.asarray(point, dtype=float), a, b).min())
-
-
 def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
     """How far a base's footprint lies from the nearest edge of a polygon (mm): 0 when the
     footprint crosses or touches the edge, whether the base stands inside or outside."""
@@ -592,15 +585,6 @@ def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
         return max(0.0, float(point_segment_distance(centre, a, b).min()) - radius(base))
     c1, c2 = _edges(corners(base))
     return float(segment_distance(c1[:, None], c2[:, None], a[None], b[None]).min())
-
-
-def polygon_area(polygon: Sequence[Point] | Array) -> float:
-    """Unsigned area of a simple polygon (shoelace)."""
-    poly = np.asarray(polygon, dtype=float)
-    if len(poly) < 3:
-        return 0.0
-    a, b = _edges(poly)
-    return abs(float(np.sum(_cross(a, b)))) / 2
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:
@@ -630,10 +614,11 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
     """Whether a base stands entirely in, partly in, or outside a terrain polygon."""
     poly = np.asarray(polygon, dtype=float)
     if base.footprint.circle:
-        r = radius(base)
-        inside = bool(point_in_polygon((base.x, base.y), poly))
-        clearance = distance_to_boundary((base.x, base.y), poly)
-        if clearance >= r - EPS:
+        # In or out when the nearest edge is no nearer the centre than the radius.
+        centre = np.array([base.x, base.y], dtype=float)
+        clearance = float(point_segment_distance(centre, *_edges(poly)).min())
+        if clearance >= radius(base) - EPS:
+            inside = bool(point_in_polygon(centre, poly))
             return Containment.INSIDE if inside else Containment.OUTSIDE
         return Containment.PARTLY
     # Plain without clipping, for a strictly convex piece: OUTSIDE when every corner lies more
@@ -646,7 +631,7 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
             return Containment.OUTSIDE
         if np.all(out < -1.0):
             return Containment.INSIDE
-    overlap = polygon_area(clip_to_convex(poly, foot))
+    overlap = abs(float(np.sum(_cross(*_edges(clip_to_convex(poly, foot)))))) / 2  # shoelace
     whole = base.footprint.width * base.footprint.depth
     if overlap >= whole * (1 - 1e-9) - EPS:
         return Containment.INSIDE
@@ -1153,16 +1138,6 @@ def _gap2(
     return np.asarray((rel_x - t * abx) ** 2 + (rel_y - t * aby) ** 2)
 
 
-def solids_block(
-    eyes: Array, aims: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether some solid `may_block` (P, N) allows blocks the one sight line
-    eyes[p]-aims[p], as `sight_many` judges that line (the same candidates and arithmetic)."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    pair, _, hit = solids_near_lines(eyes, aims, np.zeros(len(eyes)), solids, may_block)
-    return np.bincount(pair[hit], minlength=len(eyes)) > 0
-
-
 def solids_near_lines(
     eyes: Array,
     aims: Array,
@@ -1197,9 +1172,9 @@ def solids_block_among(
     pair: npt.NDArray[np.int_],
     solid: npt.NDArray[np.int_],
 ) -> npt.NDArray[np.bool_]:
-    """(P,): `solids_block` of the lines eyes[p]-aims[p], given (line, solid) pairs among which
-    are all the solids that may block each line (`solids_near_lines`): the same exact test and
-    clipping on those only, so the same verdicts."""
+    """(P,): whether some solid blocks each line eyes[p]-aims[p], as `solids_near_lines` finds,
+    given (line, solid) pairs among which are all the solids that may block each line (that
+    function's): the same exact test and clipping on those only, so the same verdicts."""
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     aims = np.asarray(aims, dtype=float).reshape(-1, 2)
     ab = aims - eyes

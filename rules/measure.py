@@ -908,7 +908,11 @@ class Table:
         open_ = np.flatnonzero(clear)
         mask = self._sight_mask(policy, viewers[open_], targets[open_])
         if mask is not None:
-            clear[open_] = ~geo.solids_block(eyes[open_], aims[open_], self.solids, mask)
+            spread = np.zeros(len(open_))
+            line, _, hit = geo.solids_near_lines(
+                eyes[open_], aims[open_], spread, self.solids, mask
+            )
+            clear[open_[line[hit]]] = False
         return clear
 
     @cached_property

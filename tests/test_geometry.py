@@ -57,6 +57,12 @@ def at_local(b: Base, right: float, ahead: float) -> tuple[float, float]:
     return (b.x + right * fy + ahead * fx, b.y - right * fx + ahead * fy)
 
 
+def polygon_area(polygon: np.ndarray) -> float:
+    """Unsigned area of a simple polygon (shoelace)."""
+    x, y = np.asarray(polygon, dtype=float).T
+    return abs(float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))) / 2
+
+
 def aspect_of_point(target: Base, point: tuple[float, float]) -> g.AspectReading:
     """`geometry.aspect` of a base whose centre is `point`."""
     return g.aspect(dataclasses.replace(target, x=point[0], y=point[1]), target)
@@ -148,7 +154,7 @@ def test_outline_polygon_of_a_round_base_is_a_regular_polygon_on_its_rim() -> No
     assert outline.shape == (8, 2)
     assert np.hypot(outline[:, 0] - 5, outline[:, 1] - 5) == pytest.approx(np.full(8, 10.0))
     # A regular 8-gon of circumradius 10: 8/2 * 10^2 * sin(2*pi/8) = 400 * sqrt2/2 = 282.84.
-    assert g.polygon_area(outline) == pytest.approx(200 * SQRT2)
+    assert polygon_area(outline) == pytest.approx(200 * SQRT2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -745,22 +751,9 @@ def test_point_in_non_convex_polygon() -> None:
         ((60, 70), L_TERRAIN, 20.0),  # in the cut-away: x = 40 is 20 away, y = 40 is 30
     ],
 )
-def test_distance_to_boundary(point: tuple, polygon: list, expected: float) -> None:
-    assert g.distance_to_boundary(point, polygon) == pytest.approx(expected)
-
-
-@pytest.mark.parametrize(
-    ("polygon", "expected"),
-    [
-        (SQUARE_TERRAIN, 10000.0),
-        (SQUARE_TERRAIN[::-1], 10000.0),  # clockwise: the same unsigned area
-        (L_TERRAIN, 6400.0),
-        (U_TERRAIN, 9600.0),
-        ([(0, 0), (5, 5)], 0.0),
-    ],
-)
-def test_polygon_area(polygon: list, expected: float) -> None:
-    assert g.polygon_area(polygon) == pytest.approx(expected)
+def test_gap_to_boundary_of_a_round_base(point: tuple, polygon: list, expected: float) -> None:
+    # A round base of radius 1 mm on the point: its rim is 1 mm nearer the edge than its centre.
+    assert g.gap_to_boundary(disc(point[0], point[1], 2.0), polygon) == pytest.approx(expected - 1)
 
 
 @pytest.mark.parametrize(
@@ -777,7 +770,7 @@ def test_polygon_area(polygon: list, expected: float) -> None:
     ],
 )
 def test_clip_to_convex_area(subject: list, clip: list, expected: float) -> None:
-    assert g.polygon_area(g.clip_to_convex(poly(subject), poly(clip))) == pytest.approx(expected)
+    assert polygon_area(g.clip_to_convex(poly(subject), poly(clip))) == pytest.approx(expected)
 
 
 CONTAINMENT_CASES = [
