@@ -233,15 +233,17 @@ def _inside_convex(points: Array, poly: Array) -> npt.NDArray[np.bool_]:
     return np.asarray(np.all(side >= -EPS * 10, axis=-1) & (area2 > EPS))
 
 
-def convex_distance(p: Array, rp: float, q: Array, rq: float) -> float:
-    """Shortest distance between two counter-clockwise convex polygons grown by radii; 0 when they
-    touch or overlap. A polygon may be degenerate (a point repeated) for a round base."""
+def convex_distance(p: Array, rp: float | Array, q: Array, rq: float | Array) -> Array:
+    """Shortest distance between two counter-clockwise convex polygons (k, 2) and (m, 2) grown
+    by radii; 0 when they touch or overlap. A polygon may be degenerate (a point repeated) for
+    a round base. Pair by pair over leading axes: polygons (..., k, 2) and (..., m, 2), radii
+    (...) or numbers, distances (...)."""
     pa, pb = _edges(p)
     qa, qb = _edges(q)
-    d = segment_distance(pa[:, None], pb[:, None], qa[None, :], qb[None, :]).min()
-    if _inside_convex(p[0], q) or _inside_convex(q[0], p):
-        d = 0.0
-    return max(0.0, float(d) - rp - rq)
+    ends = (pa[..., :, None, :], pb[..., :, None, :], qa[..., None, :, :], qb[..., None, :, :])
+    d = segment_distance(*ends).min(axis=(-2, -1))
+    inside = _inside_convex(p[..., 0, :], q) | _inside_convex(q[..., 0, :], p)
+    return np.asarray(np.maximum(0.0, np.where(inside, 0.0, d) - rp - rq))
 
 
 class _EdgeTable(NamedTuple):
@@ -423,7 +425,7 @@ def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)
-    return convex_distance(corners(base), radius(base), np.repeat(p[None], 4, axis=0), 0.0)
+    return float(convex_distance(corners(base), radius(base), np.repeat(p[None], 4, axis=0), 0.0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -553,7 +555,8 @@ def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
     regions = arc_regions(shooter, half_angle)
     if regions is None:
         return True
-    return any(convex_distance(r, 0.0, corners(target), radius(target)) <= EPS for r in regions)
+    foot, r = corners(target), radius(target)
+    return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1223,8 +1223,10 @@ class Table:
         target is shot at from many sides)."""
         return self._remember(
             ("gap_to", piece_id, target.id),
-            lambda: geo.convex_distance(
-                geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+            lambda: float(
+                geo.convex_distance(
+                    geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+                )
             ),
         )
 
@@ -1250,15 +1252,16 @@ class Table:
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
-        (`geometry.base_in_arc`), remembered per shooter and angle. The rectangles not known
-        yet are tested against their shooter's arc regions in one pass of separating axes
-        (`overlap_pairs`) for each number of corners a region has; a round target by
-        `circle_in_arc` when that is plain, else by `geometry.base_in_arc`."""
+        (`geometry.base_in_arc`), remembered per shooter and angle. The targets not known yet
+        are tested against their shooter's arc regions (`geometry.arc_regions`) in one batch
+        for each number of corners a region has: the rectangles in one pass of separating axes
+        (`overlap_pairs`), the round ones by `geometry.convex_distance` of every pair at once."""
         with self._lock:
             memo = self._arcs
-            todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to test
-            # The tests, by how many corners the region has: (regions, target rows, todo index).
-            tests: dict[int, tuple[list[geo.Array], list[int], list[int]]] = {}
+            todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
+            # By how many corners the region has and whether the target is round: (regions,
+            # target rows, todo index).
+            batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
             for shooter, targets, half_angle in asks:
                 known = memo.setdefault((shooter.id, half_angle), {})
                 missing = [t for t in targets if t.id not in known]
@@ -1266,30 +1269,26 @@ class Table:
                 for t in missing:
                     if arc is None:
                         known[t.id] = True  # all round
-                    elif t.footprint.circle:
-                        plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
-                        known[t.id] = (
-                            geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
-                        )
-                    else:
-                        todo.append((known, t.id))
-                        for region in arc:
-                            regions, rows, of = tests.setdefault(len(region), ([], [], []))
-                            regions.append(region)
-                            rows.append(self.index[t.id])
-                            of.append(len(todo) - 1)
+                        continue
+                    todo.append((known, t.id))
+                    for region in arc:
+                        batch = (len(region), t.footprint.circle)
+                        regions, rows, of = batches.setdefault(batch, ([], [], []))
+                        regions.append(region)
+                        rows.append(self.index[t.id])
+                        of.append(len(todo) - 1)
             inside = np.zeros(len(todo), dtype=bool)
-            for regions, rows, of in tests.values():
-                stacked = np.stack(regions)
-                hit = overlap_pairs(
-                    stacked, edge_normals(stacked), self.outlines[rows], self.outline_normals[rows]
-                )
+            for (_, circle), (regions, rows, of) in batches.items():
+                stacked, feet = np.stack(regions), self.outlines[rows]
+                if circle:
+                    hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
+                else:
+                    normals = self.outline_normals[rows]
+                    hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
                 inside[np.array(of)[hit]] = True
             for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
                 known[target_id] = ok
-            return [
-                [memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks
-            ]
+            return [[memo[s.id, half][t.id] for t in targets] for s, targets, half in asks]
 
     @cached_property
     def outline_normals(self) -> geo.Array:
@@ -1464,7 +1463,7 @@ class Table:
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
-# Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
+# Fire arcs, fast: each the same answer as `geometry.base_in_arc`.
 
 
 def edge_normals(poly: geo.Array) -> geo.Array:
@@ -1475,38 +1474,8 @@ def edge_normals(poly: geo.Array) -> geo.Array:
 
 
 PLAIN_MARGIN = 1e-3
-"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
-it, far beyond the rounding of coordinates out to `geometry.REACH`."""
-
-
-def circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
-    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
-    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
-    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
-    margin outside an edge of every region is out of it (a convex region lies behind each of
-    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
-    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
-    cx, cy = target.x, target.y
-    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
-    out_of_all = True
-    for region in regions:
-        corners = region.tolist()
-        area2, outside = 0.0, -math.inf
-        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
-            run_x, run_y = bx - ax, by - ay
-            length = math.hypot(run_x, run_y)
-            if length < 1.0:
-                return None
-            area2 += ax * by - ay * bx
-            # How far outside this edge (its left is inside): the cross product over the length.
-            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
-        if area2 <= 0:
-            return None
-        if outside < -PLAIN_MARGIN:
-            return True
-        if outside <= clear_of:
-            out_of_all = False
-    return False if out_of_all else None
+"""mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
+in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
 
 
 def overlap_pairs(

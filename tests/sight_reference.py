@@ -34,7 +34,7 @@ from rules.scene import Base, Point
 def edge_distance(a: Base, b: Base) -> float:
     """Edge-to-edge distance between two bases in mm (0 when they touch or overlap): every edge
     of one against every edge of the other (`geometry.convex_distance`)."""
-    return convex_distance(corners(a), radius(a), corners(b), radius(b))
+    return float(convex_distance(corners(a), radius(a), corners(b), radius(b)))
 
 
 def ray_blocked(
