@@ -1003,10 +1003,9 @@ def convex_verdicts(
     eyes: Array, aims: Array, poly: Array, see_into: float
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """(blocked, clear) (R,): the lines the exact test of `terrain_hits` is sure to find blocked
-    by a strictly
-    convex polygon seen into `see_into` from an end standing in it, and those it is sure to
-    find clear; every other line, and every line past a polygon not strictly convex, is
-    neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a
+    by a strictly convex polygon seen into `see_into` from an end standing in it, and those it
+    is sure to find clear; every other line, and every line past a polygon not strictly convex,
+    is neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a
     millimetre, cannot change it.
 
     - Through: each end more than 1 mm outside the side it crosses, and the middle of the part

@@ -1104,7 +1104,7 @@ class Table:
             terrain = self.scene.terrain
             for n, k in zip(*np.nonzero(self._centre_inside & self._hides(policy)), strict=True):
                 base = self.bases[n]
-                unit = self._unit_by_id[base.unit_id]
+                unit = self.scene.units[self._unit_number[base.unit_id]]
                 revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
                 edge = geo.gap_to_boundary(base, terrain[k].polygon)
                 found[n, k] = revealed is True or geo.within(edge, policy.hidden_edge)
