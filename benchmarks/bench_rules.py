@@ -1,12 +1,14 @@
 """How fast the rules core answers on a busy table: 120 bases.
 
-Run: `.venv/bin/python -m benchmarks.bench_rules [--bases 120] [--repeat 20] [--json]`
+Run: `.venv/bin/python -m benchmarks.bench_rules [--bases 120] [--repeat 20] [--ruleset ID]...
+[--json]`
 
 Reports, in one run on the same scenes:
 - all-pairs measurement of N bases: the vectorised `distance_matrix` + `aspect_matrix` against a
-  naive baseline calling `edge_distance` and `aspect` pair by pair (the ratio is the figure to
-  quote), and the median time of one sight trace between two bases;
-- `suggest` over every phase for each ruleset, on its example scene tiled to N bases.
+  naive baseline measuring pair by pair (`convex_distance` of the two outlines, `aspect`; the
+  ratio is the figure to quote), and the median time of one sight trace between two bases;
+- `suggest` over every phase for each ruleset (or each `--ruleset` named), on its example scene
+  tiled to N bases.
 Timings are medians of `--repeat` runs of CPU time (`time.process_time`, so other jobs on the
 machine weigh less), printed with the load average; nothing here is asserted by the test suite.
 """
@@ -90,7 +92,7 @@ def naive_all_pairs(scene: Scene) -> None:
     for a in bases:
         for b in bases:
             if a is not b:
-                geo.edge_distance(a, b)
+                geo.convex_distance(geo.corners(a), geo.radius(a), geo.corners(b), geo.radius(b))
                 geo.aspect(a, b)
 
 
@@ -124,6 +126,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bases", type=int, default=120)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument(
+        "--ruleset", action="append", choices=ruleset_ids(), help="time only this (repeatable)"
+    )
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
 
@@ -138,7 +143,7 @@ def main() -> None:
         "sight_per_pair_ms": round(sight_per_pair_ms(skirmish), 3),
     }
     report["suggest_ms"] = {}
-    for ident in ruleset_ids():
+    for ident in opts.ruleset or ruleset_ids():
         rs = get_ruleset(ident)
         if "suggest" not in rs.actions():
             continue

@@ -233,20 +233,17 @@ def _inside_convex(points: Array, poly: Array) -> npt.NDArray[np.bool_]:
     return np.asarray(np.all(side >= -EPS * 10, axis=-1) & (area2 > EPS))
 
 
-def convex_distance(p: Array, rp: float, q: Array, rq: float) -> float:
-    """Shortest distance between two counter-clockwise convex polygons grown by radii; 0 when they
-    touch or overlap. A polygon may be degenerate (a point repeated) for a round base."""
+def convex_distance(p: Array, rp: float | Array, q: Array, rq: float | Array) -> Array:
+    """Shortest distance between two counter-clockwise convex polygons (k, 2) and (m, 2) grown
+    by radii; 0 when they touch or overlap. A polygon may be degenerate (a point repeated) for
+    a round base. Pair by pair over leading axes: polygons (..., k, 2) and (..., m, 2), radii
+    (...) or numbers, distances (...)."""
     pa, pb = _edges(p)
     qa, qb = _edges(q)
-    d = segment_distance(pa[:, None], pb[:, None], qa[None, :], qb[None, :]).min()
-    if _inside_convex(p[0], q) or _inside_convex(q[0], p):
-        d = 0.0
-    return max(0.0, float(d) - rp - rq)
-
-
-def edge_distance(a: Base, b: Base) -> float:
-    """Edge-to-edge distance between two bases in mm (0 when they touch or overlap)."""
-    return convex_distance(corners(a), radius(a), corners(b), radius(b))
+    ends = (pa[..., :, None, :], pb[..., :, None, :], qa[..., None, :, :], qb[..., None, :, :])
+    d = segment_distance(*ends).min(axis=(-2, -1))
+    inside = _inside_convex(p[..., 0, :], q) | _inside_convex(q[..., 0, :], p)
+    return np.asarray(np.maximum(0.0, np.where(inside, 0.0, d) - rp - rq))
 
 
 class _EdgeTable(NamedTuple):
@@ -428,7 +425,7 @@ def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)
-    return convex_distance(corners(base), radius(base), np.repeat(p[None], 4, axis=0), 0.0)
+    return float(convex_distance(corners(base), radius(base), np.repeat(p[None], 4, axis=0), 0.0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -449,37 +446,34 @@ def front_half_angle(base: Base) -> float:
 
 @dataclass(frozen=True, slots=True)
 class AspectReading:
-    """Which sector of `target` a point lies in, and how near it is to a sector boundary."""
+    """Which sector of `target` a base's centre lies in, and how near it is to a sector
+    boundary."""
 
     aspect: Aspect
     margin: float
-    """Distance (mm) from the point to the nearer diagonal that bounds its sector."""
-
-
-def aspect_of_point(target: Base, point: Point) -> AspectReading:
-    """The sector (front, flank, rear) of `target` that `point` lies in.
-
-    A point exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim of
-    a flank needs the point to be past the diagonal.
-    """
-    u, v = to_local(target, point)
-    alpha = math.radians(front_half_angle(target))
-    phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
-    if phi <= alpha + 1e-12:
-        aspect = Aspect.FRONT
-    elif phi >= math.pi - alpha - 1e-12:
-        aspect = Aspect.REAR
-    else:
-        aspect = Aspect.FLANK
-    # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
-    r = math.hypot(u, v)
-    margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
-    return AspectReading(aspect, margin)
+    """Distance (mm) from the centre to the nearer diagonal that bounds its sector."""
 
 
 def aspect(attacker: Base, target: Base) -> AspectReading:
-    """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre."""
-    return aspect_of_point(target, (attacker.x, attacker.y))
+    """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre:
+    the sector (front, flank, rear) of `target` that centre lies in.
+
+    A centre exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim
+    of a flank needs it to be past the diagonal.
+    """
+    u, v = to_local(target, (attacker.x, attacker.y))
+    alpha = math.radians(front_half_angle(target))
+    phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
+    if phi <= alpha + 1e-12:
+        sector = Aspect.FRONT
+    elif phi >= math.pi - alpha - 1e-12:
+        sector = Aspect.REAR
+    else:
+        sector = Aspect.FLANK
+    # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
+    r = math.hypot(u, v)
+    margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
+    return AspectReading(sector, margin)
 
 
 def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:
@@ -561,7 +555,8 @@ def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
     regions = arc_regions(shooter, half_angle)
     if regions is None:
         return True
-    return any(convex_distance(r, 0.0, corners(target), radius(target)) <= EPS for r in regions)
+    foot, r = corners(target), radius(target)
+    return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
 
 
 # --------------------------------------------------------------------------------------------
@@ -583,13 +578,6 @@ def point_in_polygon(
     return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
 
 
-def distance_to_boundary(point: Point, polygon: Sequence[Point] | Array) -> float:
-    """Distance from a point to the nearest edge of a polygon."""
-    poly = np.asarray(polygon, dtype=float)
-    a, b = _edges(poly)
-    return float(point_segment_distance(np.asarray(point, dtype=float), a, b).min())
-
-
 def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
     """How far a base's footprint lies from the nearest edge of a polygon (mm): 0 when the
     footprint crosses or touches the edge, whether the base stands inside or outside."""
@@ -600,15 +588,6 @@ def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
         return max(0.0, float(point_segment_distance(centre, a, b).min()) - radius(base))
     c1, c2 = _edges(corners(base))
     return float(segment_distance(c1[:, None], c2[:, None], a[None], b[None]).min())
-
-
-def polygon_area(polygon: Sequence[Point] | Array) -> float:
-    """Unsigned area of a simple polygon (shoelace)."""
-    poly = np.asarray(polygon, dtype=float)
-    if len(poly) < 3:
-        return 0.0
-    a, b = _edges(poly)
-    return abs(float(np.sum(_cross(a, b)))) / 2
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:
@@ -638,17 +617,24 @@ def containment(base: Base, polygon: Sequence[Point] | Array) -> Containment:
     """Whether a base stands entirely in, partly in, or outside a terrain polygon."""
     poly = np.asarray(polygon, dtype=float)
     if base.footprint.circle:
-        r = radius(base)
-        inside = bool(point_in_polygon((base.x, base.y), poly))
-        clearance = distance_to_boundary((base.x, base.y), poly)
-        if clearance >= r - EPS:
+        # In or out when the nearest edge is no nearer the centre than the radius.
+        centre = np.array([base.x, base.y], dtype=float)
+        clearance = float(point_segment_distance(centre, *_edges(poly)).min())
+        if clearance >= radius(base) - EPS:
+            inside = bool(point_in_polygon(centre, poly))
             return Containment.INSIDE if inside else Containment.OUTSIDE
         return Containment.PARTLY
-    foot = corners(base)
-    plain = _plain_containment(foot, poly)
-    if plain is not None:
-        return plain
-    overlap = polygon_area(clip_to_convex(poly, foot))
+    # Plain without clipping, for a strictly convex piece: OUTSIDE when every corner lies more
+    # than a millimetre outside one side (no overlap at all), INSIDE when every corner lies
+    # more than a millimetre inside every side (the overlap is the whole rectangle).
+    foot, sides = corners(base), convex_sides(poly)
+    if sides is not None:
+        out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side
+        if np.any(np.all(out > 1.0, axis=0)):
+            return Containment.OUTSIDE
+        if np.all(out < -1.0):
+            return Containment.INSIDE
+    overlap = abs(float(np.sum(_cross(*_edges(clip_to_convex(poly, foot)))))) / 2  # shoelace
     whole = base.footprint.width * base.footprint.depth
     if overlap >= whole * (1 - 1e-9) - EPS:
         return Containment.INSIDE
@@ -681,23 +667,6 @@ def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
     return np.asarray(
         points[:, 0, None] * normal[None, :, 0] + points[:, 1, None] * normal[None, :, 1] - offset
     )
-
-
-def _plain_containment(foot: Array, poly: Array) -> Containment | None:
-    """How a rectangle `foot` (4, 2) stands in a strictly convex polygon when that is plain
-    without clipping: OUTSIDE when every corner lies more than a millimetre outside one side
-    (no overlap at all), INSIDE when every corner lies more than a millimetre inside every
-    side (the overlap is the whole rectangle); None otherwise, or for a polygon that is not
-    strictly convex (`containment` then clips)."""
-    sides = convex_sides(poly)
-    if sides is None:
-        return None
-    out = distance_outside(foot, sides)  # (4, E) how far each corner lies outside each side, mm
-    if np.any(np.all(out > 1.0, axis=0)):
-        return Containment.OUTSIDE
-    if np.all(out < -1.0):
-        return Containment.INSIDE
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -800,17 +769,6 @@ def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float,
     return total, from_a, from_b
 
 
-def rays_blocked(eye: Array, aims: Array, obstacle: Obstacle) -> npt.NDArray[np.bool_]:
-    """Whether each sight line from `eye` to `aims` (R, 2) is blocked by one polygon obstacle:
-    it runs inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end
-    standing inside it (that end's own terrain).
-
-    `eye` is one point (2,) shared by every line, or one point per line (R, 2)."""
-    total, from_a, from_b = inside_lengths(eye, aims, obstacle.polygon)
-    forgiven = np.minimum(from_a, obstacle.see_into) + np.minimum(from_b, obstacle.see_into)
-    return np.asarray((total > EPS) & (total - forgiven > EPS))
-
-
 def sight_points(bases: Sequence[Base]) -> Array:
     """(N, 5, 2) the points of each base that a sight line aims at: its centre and its corners
     (for a round base, the four points of its rim ahead, behind and to each side), pulled a
@@ -906,16 +864,8 @@ class Solids:
     """(N,) how far any part of each obstacle lies from its centre."""
 
     @classmethod
-    def of(cls, obstacles: Sequence[Obstacle]) -> Solids:
-        if not obstacles:
-            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
-        polys = np.stack([o.polygon for o in obstacles])
-        radii = np.array([o.radius for o in obstacles])
-        return cls.of_outlines(tuple(o.id for o in obstacles), polys, radii)
-
-    @classmethod
-    def of_outlines(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
-        """From outlines (N, 4, 2) and radii (N,) already stacked (`Table.outlines`)."""
+    def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
+        """From ids, outlines (N, 4, 2) and radii (N,) (`stack_shapes`, `Table.outlines`)."""
         if not ids:
             return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
@@ -973,12 +923,15 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     (`sight_points`) past the obstacles, each judged by `terrain_hits` (a solid one, `see_into`
     0 with four corners, as a base is, by its clipped length): `sight_many` of the one pair."""
     eye = np.array([[viewer.x, viewer.y]])
-    return sight_many(eye, sight_points([target]), obstacles, Solids.of(()), None)[0]
+    no_solids = Solids.of((), np.zeros((0, 4, 2)), np.zeros(0))
+    return sight_many(eye, sight_points([target]), obstacles, no_solids, None)[0]
 
 
 def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:
     """(R,): whether each sight line eyes[r]-aims[r] is blocked by one terrain piece, line by
-    line as `sight` judges it (a line's answer never depends on the other lines)."""
+    line as `sight` judges it (a line's answer never depends on the other lines): it runs
+    inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end standing
+    inside it (that end's own terrain)."""
     if piece.see_into == 0 and len(piece.polygon) == 4:
         # A solid (a base, a piece not seen into): clipped past every line, no box test.
         polys = np.repeat(counter_clockwise(piece.polygon[None]), len(eyes), axis=0)
@@ -1015,7 +968,9 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
         flat[near[blocked]] = True
         rest = near[~blocked & ~clear]
         if len(rest):
-            flat[rest] = rays_blocked(eyes[rest], aims[rest], piece)
+            total, from_a, from_b = inside_lengths(eyes[rest], aims[rest], piece.polygon)
+            forgiven = np.minimum(from_a, piece.see_into) + np.minimum(from_b, piece.see_into)
+            flat[rest] = (total > EPS) & (total - forgiven > EPS)
     return flat
 
 
@@ -1047,10 +1002,10 @@ def terrain_blocks(
 def convex_verdicts(
     eyes: Array, aims: Array, poly: Array, see_into: float
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """(blocked, clear) (R,): the lines `rays_blocked` is sure to find blocked by a strictly
-    convex polygon seen into `see_into` from an end standing in it, and those it is sure to
-    find clear; every other line, and every line past a polygon not strictly convex, is
-    neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a
+    """(blocked, clear) (R,): the lines the exact test of `terrain_hits` is sure to find blocked
+    by a strictly convex polygon seen into `see_into` from an end standing in it, and those it
+    is sure to find clear; every other line, and every line past a polygon not strictly convex,
+    is neither. Each verdict keeps a millimetre to spare: rounding, at a millionth of a
     millimetre, cannot change it.
 
     - Through: each end more than 1 mm outside the side it crosses, and the middle of the part
@@ -1185,16 +1140,6 @@ def _gap2(
     return np.asarray((rel_x - t * abx) ** 2 + (rel_y - t * aby) ** 2)
 
 
-def solids_block(
-    eyes: Array, aims: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether some solid `may_block` (P, N) allows blocks the one sight line
-    eyes[p]-aims[p], as `sight_many` judges that line (the same candidates and arithmetic)."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    pair, _, hit = solids_near_lines(eyes, aims, np.zeros(len(eyes)), solids, may_block)
-    return np.bincount(pair[hit], minlength=len(eyes)) > 0
-
-
 def solids_near_lines(
     eyes: Array,
     aims: Array,
@@ -1229,9 +1174,9 @@ def solids_block_among(
     pair: npt.NDArray[np.int_],
     solid: npt.NDArray[np.int_],
 ) -> npt.NDArray[np.bool_]:
-    """(P,): `solids_block` of the lines eyes[p]-aims[p], given (line, solid) pairs among which
-    are all the solids that may block each line (`solids_near_lines`): the same exact test and
-    clipping on those only, so the same verdicts."""
+    """(P,): whether some solid blocks each line eyes[p]-aims[p], as `solids_near_lines` finds,
+    given (line, solid) pairs among which are all the solids that may block each line (that
+    function's): the same exact test and clipping on those only, so the same verdicts."""
     eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
     aims = np.asarray(aims, dtype=float).reshape(-1, 2)
     ab = aims - eyes

@@ -41,6 +41,7 @@ from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 
 _T = TypeVar("_T", bound=np.generic)
 _V = TypeVar("_V")
+_K = TypeVar("_K", bound=Hashable)
 _UNKNOWN = object()
 """`Table._remember`'s mark of a question not answered yet (None may be an answer)."""
 
@@ -290,10 +291,8 @@ class Table:
         self.index = {b.id: i for i, b in enumerate(self.bases)}
         self._lock = threading.RLock()
         self._memo: dict[Hashable, Any] = {}
-        self._sight: dict[SightPolicy, dict[tuple[str, str], geo.Sight]] = {}
         self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
         self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
-        self._laid: dict[Pattern, dict[tuple[str, str], Laid]] = {}
 
     def _remember(self, key: Hashable, make: Callable[[], _V]) -> _V:
         """The answer remembered under `key` (a question's name and arguments), made by `make`
@@ -306,6 +305,20 @@ class Table:
                     found = self._memo[key] = make()
         return cast(_V, found)
 
+    def _remember_each(
+        self, name: Hashable, keys: Sequence[_K], make: Callable[[list[_K]], Sequence[_V]]
+    ) -> list[_V]:
+        """The answer remembered under `name` for each of `keys`: those not known yet made
+        together by `make` (given each once, in order) under the lock, the first time any is
+        asked, and the same objects ever after."""
+        memo: dict[_K, _V] = self._remember(name, dict)
+        if any(k not in memo for k in keys):
+            with self._lock:
+                todo = [k for k in dict.fromkeys(keys) if k not in memo]
+                if todo:
+                    memo.update(zip(todo, make(todo), strict=True))
+        return [memo[k] for k in keys]
+
     @cached_property
     def _terrain_boxes(self) -> list[tuple[float, float, float, float]]:
         """Bounding boxes of the terrain polygons (x_lo, y_lo, x_hi, y_hi) as plain numbers, to
@@ -315,6 +328,20 @@ class Table:
         for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain):
             boxes.append((*np.min(p, axis=0).tolist(), *np.max(p, axis=0).tolist()))
         return boxes
+
+    def _pieces_near(
+        self, a: geo.Point, b: geo.Point, margin: float
+    ) -> list[tuple[Terrain, tuple[float, float, float, float]]]:
+        """The terrain pieces, in the scene's order, whose bounding box (`_terrain_boxes`, given
+        with each) meets the box round points a and b grown by `margin` mm: the pieces a base
+        or a line there may touch."""
+        x_lo, x_hi = min(a[0], b[0]) - margin, max(a[0], b[0]) + margin
+        y_lo, y_hi = min(a[1], b[1]) - margin, max(a[1], b[1]) + margin
+        return [
+            (piece, box)
+            for piece, box in zip(self.scene.terrain, self._terrain_boxes, strict=True)
+            if box[0] <= x_hi and box[2] >= x_lo and box[1] <= y_hi and box[3] >= y_lo
+        ]
 
     @cached_property
     def distances(self) -> geo.Array:
@@ -415,11 +442,9 @@ class Table:
         return distance.tolist(), cell.tolist()
 
     def unit_gap(self, a: Unit, b: Unit) -> float:
-        """`unit_distance(a, b).distance`, read straight off `_unit_pairs` (no pair named)."""
-        ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
-        if ua is None or ub is None or self._unit_pairs[0].size == 0:
-            return self.unit_distance(a, b).distance
-        return self._unit_pair_lists[0][ua][ub]
+        """The shortest edge-to-edge distance between two units (`unit_distance`, no pair
+        named)."""
+        return self.unit_distance(a, b).distance
 
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order
@@ -532,15 +557,7 @@ class Table:
     def _stands_in(self, base: Base) -> tuple[Standing, ...]:
         out = []
         reach = math.hypot(base.footprint.width, base.footprint.depth) / 2
-        boxes = self._terrain_boxes
-        for piece, (x_lo, y_lo, x_hi, y_hi) in zip(self.scene.terrain, boxes, strict=True):
-            if (
-                base.x + reach < x_lo
-                or base.x - reach > x_hi
-                or base.y + reach < y_lo
-                or base.y - reach > y_hi
-            ):
-                continue
+        for piece, _ in self._pieces_near((base.x, base.y), (base.x, base.y), reach):
             how = geo.containment(base, piece.polygon)
             if how is not geo.Containment.OUTSIDE:
                 out.append(Standing(piece, how))
@@ -555,21 +572,12 @@ class Table:
         not traced yet are traced together (`geometry.sight_many`), past the policy's terrain
         and the bases that may block each pair. The same answer, ray for ray, as
         `geometry.sight(viewer, target, obstacles(table, policy, viewer, target))`."""
-        memo = self._sight.get(policy)
-        if memo is None:
-            with self._lock:
-                memo = self._sight.setdefault(policy, {})
         keys = [(v.id, t.id) for v, t in pairs]
-        if any(k not in memo for k in keys):
-            with self._lock:
-                todo = {k: p for k, p in zip(keys, pairs, strict=True) if k not in memo}
-                if todo:
-                    memo.update(zip(todo, self._trace(policy, list(todo.values())), strict=True))
-        return [memo[k] for k in keys]
+        return self._remember_each(("sights", policy), keys, lambda ids: self._trace(policy, ids))
 
-    def _trace(self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]) -> list[geo.Sight]:
-        viewers = np.array([self.index[v.id] for v, _ in pairs], dtype=int)
-        targets = np.array([self.index[t.id] for _, t in pairs], dtype=int)
+    def _trace(self, policy: SightPolicy, pairs: Sequence[tuple[str, str]]) -> list[geo.Sight]:
+        viewers = np.array([self.index[v] for v, _ in pairs], dtype=int)
+        targets = np.array([self.index[t] for _, t in pairs], dtype=int)
         exempt = self._terrain_exempt(policy, viewers, targets)
         return geo.sight_many(
             self.centres[viewers],
@@ -595,12 +603,25 @@ class Table:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
         under a policy (`in_sight`) no farther than `within` (`geometry.within`), else
         infinity."""
-        block = self.block(viewers, targets)
-        near = np.asarray(geo.within(block, within))
+        rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
+        return self._seen_within(policy, self.block(viewers, targets), rows, cols, within)
+
+    def _seen_within(
+        self,
+        policy: SightPolicy,
+        block: geo.Array,
+        rows: npt.NDArray[np.int_],
+        cols: npt.NDArray[np.int_],
+        limit: float | geo.Array,
+    ) -> geo.Array:
+        """`block`, the (R, C) distances from bases rows[i] to bases cols[j], where the first
+        sees the second under a policy (`in_sight`) no farther than `limit` (mm, or (R, C) of
+        them; `geometry.within`), else infinity: every pair within its limit judged in one batch
+        (`seen`). The one implementation of `sight_distances`, `sight_matrix` and
+        `nearest_seen_pairs`."""
+        near = np.asarray(geo.within(block, limit))
         r, c = np.nonzero(near)
         if len(r):
-            rows = np.array(self.rows(viewers), dtype=int)
-            cols = np.array(self.rows(targets), dtype=int)
             near[r, c] = self.seen(policy, rows[r], cols[c], entire=policy.entire_base)
         return np.where(near, block, np.inf)
 
@@ -615,11 +636,9 @@ class Table:
         units = self.scene.units
         sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
         side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
-        rows, cols = np.nonzero(side[:, None] != side[None, :])
-        sees = self.seen(policy, rows, cols, entire=policy.entire_base)
-        out = np.full((len(self.bases),) * 2, np.inf)
-        out[rows[sees], cols[sees]] = self.distances[rows[sees], cols[sees]]
-        return _read_only(out)
+        limit = np.where(side[:, None] != side[None, :], np.inf, -np.inf)  # enemies, any distance
+        every = np.arange(len(self.bases))
+        return _read_only(self._seen_within(policy, self.distances, every, every, limit))
 
     def nearest_seen(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) for each base and each unit of another side than its own, the edge distance
@@ -657,23 +676,18 @@ class Table:
         Remembered: the asks not known yet are judged in one batch (a `suggest` asks them
         all, then each shot asks its own again)."""
 
-        def key(a: Unit, b: Unit, limit: float) -> Hashable:
-            return ("nearest_seen_pair", policy, a.id, b.id, limit)
+        def judge(todo: list[tuple[str, str, float]]) -> list[tuple[Base, Base] | None]:
+            found: dict[tuple[str, str, float], tuple[Base, Base] | None] = {}
+            while len(found) < len(todo):  # one limit for each two units at a time
+                batch = list({ask[:2]: ask for ask in todo if ask not in found}.values())
+                found.update(zip(batch, self._nearest_seen_of(policy, batch), strict=True))
+            return [found[ask] for ask in todo]
 
-        todo: dict[tuple[str, str], tuple[Unit, Unit, float]] = {}
-        for a, b, limit in asks:
-            if key(a, b, limit) not in self._memo:
-                todo.setdefault((a.id, b.id), (a, b, limit))
-        if not todo:
-            return [self._memo[key(*ask)] for ask in asks]
-        found = self._nearest_seen_of(policy, list(todo.values()))
-        with self._lock:
-            for ask, pair in zip(todo.values(), found, strict=True):
-                self._memo.setdefault(key(*ask), pair)
-        return self.nearest_seen_pairs(policy, asks)  # those left: another limit, same units
+        keys = [(a.id, b.id, limit) for a, b, limit in asks]
+        return self._remember_each(("nearest_seen_pairs", policy), keys, judge)
 
     def _nearest_seen_of(
-        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
+        self, policy: SightPolicy, asks: Sequence[tuple[str, str, float]]
     ) -> list[tuple[Base, Base] | None]:
         """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
         of bases within its ask's limit judged in one batch (`seen`), the nearest of each ask
@@ -682,13 +696,13 @@ class Table:
         ask_of = np.full((len(units),) * 2, -1, dtype=int)
         limits = np.full((len(units),) * 2, -np.inf)
         for k, (a, b, limit) in enumerate(asks):
-            ask_of[units[a.id], units[b.id]], limits[units[a.id], units[b.id]] = k, limit
-        rows, cols = np.nonzero(geo.within(self.distances, limits[owner][:, owner]))
-        seen = self.seen(policy, rows, cols, entire=policy.entire_base)
-        rows, cols = rows[seen], cols[seen]
+            ask_of[units[a], units[b]], limits[units[a], units[b]] = k, limit
+        every = np.arange(len(self.bases))
+        seen = self._seen_within(policy, self.distances, every, every, limits[owner][:, owner])
+        rows, cols = np.nonzero(seen < np.inf)
         ask = ask_of[owner[rows], owner[cols]]
         # By ask, then distance, then reading order (a unit's bases are consecutive).
-        order = np.lexsort((cols, rows, self.distances[rows, cols], ask))
+        order = np.lexsort((cols, rows, seen[rows, cols], ask))
         first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
         found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
         return [found.get(k) for k in range(len(asks))]
@@ -729,7 +743,16 @@ class Table:
                     n = len(self.bases)
                     asked = np.unique(viewers[todo] * n + targets[todo])
                     v, t = asked // n, asked % n
-                    memo[v, t] = self._judge(policy, v, t, entire=entire)
+                    seen = np.zeros(len(v), dtype=bool)
+                    # A pair farther apart than the terrain lets it see is not in sight,
+                    # whatever its lines: only the pairs within reach are traced.
+                    reach = self.sight_reach(policy, v, t)
+                    open_ = np.arange(len(v))
+                    if reach is not None:
+                        open_ = np.flatnonzero(geo.within(self.distances[v, t], reach))
+                    if len(open_):
+                        self._seen_lines(policy, v, t, open_, seen, entire=entire)
+                    memo[v, t] = seen
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
 
@@ -742,26 +765,6 @@ class Table:
         viewers = np.array(self.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(self.rows([t for _, t in pairs]), dtype=int)
         return [bool(ok) for ok in self.seen(policy, viewers, targets, entire=entire)]
-
-    def _judge(
-        self,
-        policy: SightPolicy,
-        viewers: npt.NDArray[np.int_],
-        targets: npt.NDArray[np.int_],
-        *,
-        entire: bool,
-    ) -> npt.NDArray[np.bool_]:
-        """`seen` of pairs not remembered yet."""
-        seen = np.zeros(len(viewers), dtype=bool)
-        open_ = np.arange(len(viewers))
-        reach = self.sight_reach(policy, viewers, targets)
-        if reach is not None:
-            # A pair farther apart than the terrain lets it see is not in sight, whatever its
-            # lines: only the pairs within reach are traced.
-            open_ = np.flatnonzero(geo.within(self.distances[viewers, targets], reach))
-        if len(open_):
-            self._seen_lines(policy, viewers, targets, open_, seen, entire=entire)
-        return seen
 
     def _seen_lines(
         self,
@@ -905,7 +908,11 @@ class Table:
         open_ = np.flatnonzero(clear)
         mask = self._sight_mask(policy, viewers[open_], targets[open_])
         if mask is not None:
-            clear[open_] = ~geo.solids_block(eyes[open_], aims[open_], self.solids, mask)
+            spread = np.zeros(len(open_))
+            line, _, hit = geo.solids_near_lines(
+                eyes[open_], aims[open_], spread, self.solids, mask
+            )
+            clear[open_[line[hit]]] = False
         return clear
 
     @cached_property
@@ -932,7 +939,7 @@ class Table:
     def solids(self) -> geo.Solids:
         """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
         of each, from the outlines already stacked)."""
-        return geo.Solids.of_outlines(tuple(b.id for b in self.bases), self.outlines, self.radii)
+        return geo.Solids.of(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
@@ -1089,31 +1096,21 @@ class Table:
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
         its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
-        `SightPolicy.hidden_edge` of the piece's edge (memoised per policy; False where the
-        base is not hidden in the piece)."""
+        `SightPolicy.hidden_edge` of the piece's edge (`geometry.gap_to_boundary`; memoised per
+        policy; False where the base is not hidden in the piece)."""
 
         def make() -> npt.NDArray[np.bool_]:
             found = np.zeros(self._centre_inside.shape, dtype=bool)
             terrain = self.scene.terrain
             for n, k in zip(*np.nonzero(self._centre_inside & self._hides(policy)), strict=True):
                 base = self.bases[n]
-                unit = self._units[base.unit_id]
+                unit = self.scene.units[self._unit_number[base.unit_id]]
                 revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
-                found[n, k] = revealed is True or self._near_edge(
-                    base, terrain[k], policy.hidden_edge
-                )
+                edge = geo.gap_to_boundary(base, terrain[k].polygon)
+                found[n, k] = revealed is True or geo.within(edge, policy.hidden_edge)
             return _read_only(found)
 
         return self._remember(("shows", policy), make)
-
-    @staticmethod
-    def _near_edge(base: Base, piece: Terrain, edge: float) -> bool:
-        """Whether a base stands within `edge` of a piece's edge (`geometry.gap_to_boundary`)."""
-        return geo.within(geo.gap_to_boundary(base, piece.polygon), edge)
-
-    @cached_property
-    def _units(self) -> dict[str, Unit]:
-        return {u.id: u for u in self.scene.units}
 
     def centre_in(self, base: Base) -> list[Terrain]:
         """Terrain pieces holding the base's centre (the piece it counts as standing in), in the
@@ -1132,13 +1129,8 @@ class Table:
         """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
         each with the length of the line inside it (`geometry.length_inside`, mm): what a
         move straight from a to b passes through."""
-        x_lo, x_hi = min(a[0], b[0]) - geo.EPS, max(a[0], b[0]) + geo.EPS
-        y_lo, y_hi = min(a[1], b[1]) - geo.EPS, max(a[1], b[1]) + geo.EPS
         out = []
-        boxes = self._terrain_boxes
-        for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
-            if lo_x > x_hi or hi_x < x_lo or lo_y > y_hi or hi_y < y_lo:
-                continue  # the line lies wholly outside the piece's bounding box
+        for piece, _ in self._pieces_near(a, b, geo.EPS):
             poly = np.asarray(piece.polygon, dtype=float)
             inside, _, _ = geo.length_inside(a, b, geo.Obstacle(piece.id, poly))
             ends_in = bool(geo.point_in_polygon(b, poly)) or bool(geo.point_in_polygon(a, poly))
@@ -1173,15 +1165,11 @@ class Table:
                 (policy.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
             )
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
-        x_lo, x_hi = min(eye[0], aim[0]) - 1.0, max(eye[0], aim[0]) + 1.0
-        y_lo, y_hi = min(eye[1], aim[1]) - 1.0, max(eye[1], aim[1]) + 1.0
         reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
-        boxes = self._terrain_boxes
-        for piece, (lo_x, lo_y, hi_x, hi_y) in zip(self.scene.terrain, boxes, strict=True):
+        # (A line passing a millimetre and more clear of a piece's box is not behind it.)
+        for piece, (lo_x, lo_y, hi_x, hi_y) in self._pieces_near(eye, aim, 1.0):
             if piece.kind not in policy.obstacles or piece in holding:
                 continue
-            if lo_x > x_hi or lo_y > y_hi or hi_x < x_lo or hi_y < y_lo:
-                continue  # the line passes a millimetre and more clear of the piece's box
             poly = np.asarray(piece.polygon, dtype=float)
             if self._plainly_beside(piece.id, poly, eye, aim):
                 continue  # the line does not cross the piece, nor ends in it
@@ -1213,11 +1201,15 @@ class Table:
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
         and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
-        sides = self._remember(
-            ("outward_sides", piece_id), lambda: self._outward_sides(piece_id, poly)
-        )
-        if sides is None:
-            return False
+
+        def outward() -> list[tuple[float, float, float]]:
+            """The sides of the piece's convex outline (`geometry.convex_sides`, remembered per
+            piece) as (outward unit normal x, y, offset); none for an outline with no area."""
+            found = geo.convex_sides(self._hull(piece_id, poly))
+            normal, offset = found if found is not None else (np.zeros((0, 2)), np.zeros(0))
+            return list(zip(*normal.T.tolist(), offset.tolist(), strict=True))
+
+        sides = self._remember(("outward_sides", piece_id), outward)
         # Each side's outward distance of both ends, in the arithmetic of the arrays it was
         # written in (a product, a product, their sum, less the offset: no fused steps).
         ex, ey, ax, ay = float(eye[0]), float(eye[1]), float(aim[0]), float(aim[1])
@@ -1226,25 +1218,15 @@ class Table:
             for nx, ny, offset in sides
         )
 
-    def _outward_sides(
-        self, piece_id: str, poly: geo.Array
-    ) -> list[tuple[float, float, float]] | None:
-        """The sides of a piece's convex outline as (outward unit normal x, y, offset), for
-        `_plainly_beside` (remembered per piece; `geometry.convex_sides`); None for an outline
-        with no area."""
-        sides = geo.convex_sides(self._hull(piece_id, poly))
-        if sides is None:
-            return None
-        normal, offset = sides
-        return list(zip(normal[:, 0].tolist(), normal[:, 1].tolist(), offset.tolist(), strict=True))
-
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
         target is shot at from many sides)."""
         return self._remember(
             ("gap_to", piece_id, target.id),
-            lambda: geo.convex_distance(
-                geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+            lambda: float(
+                geo.convex_distance(
+                    geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
+                )
             ),
         )
 
@@ -1270,47 +1252,43 @@ class Table:
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
-        (`geometry.base_in_arc`), remembered per shooter and angle. The rectangles not known
-        yet are tested against their shooter's arc regions in one pass of separating axes
-        (`overlap_pairs`) for each number of corners a region has; a round target by
-        `circle_in_arc` when that is plain, else by `geometry.base_in_arc`."""
+        (`geometry.base_in_arc`), remembered per shooter and angle. The targets not known yet
+        are tested against their shooter's arc regions (`geometry.arc_regions`) in one batch
+        for each number of corners a region has: the rectangles in one pass of separating axes
+        (`overlap_pairs`), the round ones by `geometry.convex_distance` of every pair at once."""
         with self._lock:
-            return self._in_arcs(asks)
-
-    def _in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
-        memo = self._arcs
-        todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to test
-        # The tests, by how many corners the region has: (regions, target rows, todo index).
-        tests: dict[int, tuple[list[geo.Array], list[int], list[int]]] = {}
-        for shooter, targets, half_angle in asks:
-            known = memo.setdefault((shooter.id, half_angle), {})
-            missing = [t for t in targets if t.id not in known]
-            arc = geo.arc_regions(shooter, half_angle) if missing else None
-            for t in missing:
-                if arc is None:
-                    known[t.id] = True  # all round
-                elif t.footprint.circle:
-                    plain = None if shooter.footprint.circle else circle_in_arc(arc, t)
-                    known[t.id] = (
-                        geo.base_in_arc(shooter, t, half_angle) if plain is None else plain
-                    )
-                else:
+            memo = self._arcs
+            todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
+            # By how many corners the region has and whether the target is round: (regions,
+            # target rows, todo index).
+            batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
+            for shooter, targets, half_angle in asks:
+                known = memo.setdefault((shooter.id, half_angle), {})
+                missing = [t for t in targets if t.id not in known]
+                arc = geo.arc_regions(shooter, half_angle) if missing else None
+                for t in missing:
+                    if arc is None:
+                        known[t.id] = True  # all round
+                        continue
                     todo.append((known, t.id))
                     for region in arc:
-                        regions, rows, of = tests.setdefault(len(region), ([], [], []))
+                        batch = (len(region), t.footprint.circle)
+                        regions, rows, of = batches.setdefault(batch, ([], [], []))
                         regions.append(region)
                         rows.append(self.index[t.id])
                         of.append(len(todo) - 1)
-        inside = np.zeros(len(todo), dtype=bool)
-        for regions, rows, of in tests.values():
-            stacked = np.stack(regions)
-            hit = overlap_pairs(
-                stacked, edge_normals(stacked), self.outlines[rows], self.outline_normals[rows]
-            )
-            inside[np.array(of)[hit]] = True
-        for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-            known[target_id] = ok
-        return [[memo[shooter.id, half][t.id] for t in targets] for shooter, targets, half in asks]
+            inside = np.zeros(len(todo), dtype=bool)
+            for (_, circle), (regions, rows, of) in batches.items():
+                stacked, feet = np.stack(regions), self.outlines[rows]
+                if circle:
+                    hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
+                else:
+                    normals = self.outline_normals[rows]
+                    hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
+                inside[np.array(of)[hit]] = True
+            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
+                known[target_id] = ok
+            return [[memo[s.id, half][t.id] for t in targets] for s, targets, half in asks]
 
     @cached_property
     def outline_normals(self) -> geo.Array:
@@ -1360,12 +1338,8 @@ class Table:
 
     def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
         """`laid` of many (source, aim): those not laid yet, all in one batch."""
-        with self._lock:
-            memo = self._laid.setdefault(pattern, {})
-            todo = list(dict.fromkeys((s.id, a.id) for s, a in pairs if (s.id, a.id) not in memo))
-            if todo:
-                memo.update(zip(todo, self._lay(pattern, todo), strict=True))
-            return [memo[s.id, a.id] for s, a in pairs]
+        keys = [(s.id, a.id) for s, a in pairs]
+        return self._remember_each(("laid", pattern), keys, lambda ids: self._lay(pattern, ids))
 
     def _lay(self, pattern: Pattern, pairs: Sequence[tuple[str, str]]) -> list[Laid]:
         rotations, starts, margins = [], [], []
@@ -1489,7 +1463,7 @@ class Table:
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
-# Fire arcs, fast: each the same answer as `geometry.base_in_arc`, to the bit.
+# Fire arcs, fast: each the same answer as `geometry.base_in_arc`.
 
 
 def edge_normals(poly: geo.Array) -> geo.Array:
@@ -1500,38 +1474,8 @@ def edge_normals(poly: geo.Array) -> geo.Array:
 
 
 PLAIN_MARGIN = 1e-3
-"""mm (a micrometre): a round base this far clear of an arc's edges is plainly in or out of
-it, far beyond the rounding of coordinates out to `geometry.REACH`."""
-
-
-def circle_in_arc(regions: Sequence[geo.Array], target: Base) -> bool | None:
-    """`geometry.base_in_arc` of a round target when it is plain, None when it is not: its
-    centre inside a region (counter-clockwise, every edge 1 mm or longer) by `PLAIN_MARGIN`
-    from every edge is in the arc; a centre more than its radius, `geometry.EPS` and the
-    margin outside an edge of every region is out of it (a convex region lies behind each of
-    its edges). Everything nearer an edge is left to `base_in_arc` (a quarter of a
-    millisecond a pair; a `suggest` asks it of every round base in range of a firer)."""
-    cx, cy = target.x, target.y
-    clear_of = geo.radius(target) + geo.EPS + PLAIN_MARGIN
-    out_of_all = True
-    for region in regions:
-        corners = region.tolist()
-        area2, outside = 0.0, -math.inf
-        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
-            run_x, run_y = bx - ax, by - ay
-            length = math.hypot(run_x, run_y)
-            if length < 1.0:
-                return None
-            area2 += ax * by - ay * bx
-            # How far outside this edge (its left is inside): the cross product over the length.
-            outside = max(outside, (run_y * (cx - ax) - run_x * (cy - ay)) / length)
-        if area2 <= 0:
-            return None
-        if outside < -PLAIN_MARGIN:
-            return True
-        if outside <= clear_of:
-            out_of_all = False
-    return False if out_of_all else None
+"""mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
+in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
 
 
 def overlap_pairs(

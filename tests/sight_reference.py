@@ -1,5 +1,6 @@
 """The plain, per-line sight tracing the product's batched tracer (`geometry.sight_many`,
-`geometry.terrain_hits`, `measure.Table.sights` and `seen`) is held to, line for line.
+`geometry.terrain_hits`, `measure.Table.sights` and `seen`) is held to, line for line; and the
+pair-by-pair edge distance the all-pairs `geometry.distance_matrix` is held to.
 
 Reference code kept with the tests (no part of the product asks for it): every line clipped
 against every obstacle, one at a time, with nothing skipped. Pure numpy and `rules.geometry`.
@@ -19,6 +20,7 @@ from rules.geometry import (
     Sight,
     _cross,
     _edges,
+    convex_distance,
     corners,
     counter_clockwise,
     forward,
@@ -27,6 +29,12 @@ from rules.geometry import (
     radius,
 )
 from rules.scene import Base, Point
+
+
+def edge_distance(a: Base, b: Base) -> float:
+    """Edge-to-edge distance between two bases in mm (0 when they touch or overlap): every edge
+    of one against every edge of the other (`geometry.convex_distance`)."""
+    return float(convex_distance(corners(a), radius(a), corners(b), radius(b)))
 
 
 def ray_blocked(

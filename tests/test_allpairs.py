@@ -1,8 +1,9 @@
 """Tests of tests/allpairs.py: every pair of bases measured at once.
 
 Hand-computed cases first (the arithmetic is in the comments), then hypothesis properties against
-the slow per-pair functions (`geometry.edge_distance`, `geometry.aspect`, and the centre line of
-`measure`'s sight trace) on random scenes built through the real loader. Every scene is in mm.
+the slow per-pair functions (`sight_reference.edge_distance`, `geometry.aspect`, and the centre
+line of `measure`'s sight trace) on random scenes built through the real loader. Every scene is
+in mm.
 
 Unless a case says otherwise, a "square" is a 20 x 20 mm base facing 90 degrees (towards +y), so
 its footprint runs 10 mm either side of its centre in x and y.
@@ -391,7 +392,7 @@ def test_every_pair_agrees_with_the_per_pair_functions(drawn: tuple[Scene, Rules
         for j, b in enumerate(bases):
             if i == j:
                 continue
-            assert result.distance[i, j] == pytest.approx(geo.edge_distance(a, b), abs=1e-9)
+            assert result.distance[i, j] == pytest.approx(ref.edge_distance(a, b), abs=1e-9)
             assert result.aspect[i, j] == list(geo.Aspect).index(geo.aspect(a, b).aspect)
             clear = centre_line_clear(scene, sheet, i, j)
             assert bool(result.in_sight[i, j]) is clear, (a.id, b.id)

@@ -22,6 +22,12 @@ from tests import sight_reference as ref
 from tests.builders import base, make_scene, unit
 
 
+def _blocked(eyes: geo.Array, aims: geo.Array, solids: geo.Solids, mask: np.ndarray) -> np.ndarray:
+    """Whether some solid the mask allows blocks each line, searching every solid (no spread)."""
+    line, _, hit = geo.solids_near_lines(eyes, aims, np.zeros(len(eyes)), solids, mask)
+    return np.bincount(line[hit], minlength=len(eyes)) > 0
+
+
 def _square(cx: float, cy: float, side: float = 10.0) -> geo.Obstacle:
     """A square solid (a base) of `side` mm centred at (cx, cy), counter-clockwise."""
     h = side / 2
@@ -38,7 +44,9 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     which crosses x = 50 at y 12.5. B at (50, 60) is 60 mm off: no candidate. C at (50, -1)
     would block the centre line (it spans y -6..4) but the mask leaves it out.
     A second pair: eye (0, 100) to (100, 100), blocked by D at (50, 101) (spans y 96..106)."""
-    solids = geo.Solids.of([_square(50, 14), _square(50, 60), _square(50, -1), _square(50, 101)])
+    squares = [_square(50, 14), _square(50, 60), _square(50, -1), _square(50, 101)]
+    ids, outlines = tuple(s.id for s in squares), np.stack([s.polygon for s in squares])
+    solids = geo.Solids.of(ids, outlines, np.zeros(4))
     eyes = np.array([[0.0, 0.0], [0.0, 100.0]])
     aims = np.array([[100.0, 0.0], [100.0, 100.0]])
     mask = np.array([[True, True, False, True], [True, True, True, True]])
@@ -46,18 +54,18 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     blocked = np.bincount(pair[hit], minlength=2) > 0
     assert blocked.tolist() == [False, True]
     assert hit.tolist() == [False, True]  # A misses the centre line, D blocks the second
-    assert blocked.tolist() == geo.solids_block(eyes, aims, solids, mask).tolist()
+    assert blocked.tolist() == _blocked(eyes, aims, solids, mask).tolist()
     # pair 0: only A (index 0); pair 1: D (index 3) on the line, A 86 mm off and B 40 mm off
     # (7.07 + 30 + 2 = 39.07 < 40), C 101 mm off
     assert list(zip(pair.tolist(), solid.tolist(), strict=True)) == [(0, 0), (1, 3)]
     corner = np.array([[100.0, 25.0]])
     among = geo.solids_block_among(eyes[:1], corner, solids, pair[:1], solid[:1])
     assert among.tolist() == [True]
-    assert among.tolist() == geo.solids_block(eyes[:1], corner, solids, mask[:1]).tolist()
+    assert among.tolist() == _blocked(eyes[:1], corner, solids, mask[:1]).tolist()
     # the corner line (100, -25) passes A by: clear, as the full search says
     low = np.array([[100.0, -25.0]])
     assert geo.solids_block_among(eyes[:1], low, solids, pair[:1], solid[:1]).tolist() == [False]
-    assert geo.solids_block(eyes[:1], low, solids, mask[:1]).tolist() == [False]
+    assert _blocked(eyes[:1], low, solids, mask[:1]).tolist() == [False]
 
 
 # A 200 mm square piece, seen into 30 mm from a figure standing in it.

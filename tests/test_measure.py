@@ -18,6 +18,7 @@ from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import Table, extent, frame_of, free_beside, table_of
 from rules.scene import Base, Footprint, Scene, TerrainKind
+from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json"))
@@ -69,7 +70,7 @@ def test_aspects_and_bases_within_are_the_per_pair_answers() -> None:
         (i, j)
         for i, a in enumerate(bases)
         for j, b in enumerate(bases)
-        if i != j and geo.within(geo.edge_distance(a, b), 100.0)
+        if i != j and geo.within(ref.edge_distance(a, b), 100.0)
     ]
     assert found == expected
 
