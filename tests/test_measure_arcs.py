@@ -139,6 +139,17 @@ def test_wide_arcs_and_round_shooters_by_hand() -> None:
     assert region.ravel().tolist() == pytest.approx([15, 0, 15 + far, -far, 15 + far, far, 15, 0])
 
 
+def rectangles(rng: np.random.Generator, n: int, scale: float) -> np.ndarray:
+    """(n, 4, 2) corners of rectangles of random size (0.1-1 x `scale` each way), turn and place."""
+    half = rng.uniform(0.1, 1.0, size=(n, 1, 2)) * scale
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=float) * half
+    turn = rng.uniform(0, 2 * math.pi, size=n)
+    cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
+    x, y = corners[..., 0], corners[..., 1]
+    turned = np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1)
+    return turned + rng.normal(size=(n, 1, 2)) * scale
+
+
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1.0, 100.0, 1e6]))
 def test_convex_distance_of_many_pairs_is_each_pair_alone(seed: int, scale: float) -> None:
@@ -146,16 +157,8 @@ def test_convex_distance_of_many_pairs_is_each_pair_alone(seed: int, scale: floa
     # same numbers to the bit (the batch in `Table.in_arcs` answers as `base_in_arc` alone).
     rng = np.random.default_rng(seed)
 
-    def rectangles(n: int) -> np.ndarray:
-        half = rng.uniform(0.1, 1.0, size=(n, 1, 2)) * scale
-        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=float) * half
-        turn = rng.uniform(0, 2 * math.pi, size=n)
-        cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
-        x, y = corners[..., 0], corners[..., 1]
-        turned = np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1)
-        return turned + rng.normal(size=(n, 1, 2)) * scale
-
-    a, b, radii = rectangles(8), rectangles(8), rng.uniform(0, 0.5, size=8) * scale
+    a, b = rectangles(rng, 8, scale), rectangles(rng, 8, scale)
+    radii = rng.uniform(0, 0.5, size=8) * scale
     got = geo.convex_distance(a, 0.0, b, radii).tolist()
     assert got == [float(geo.convex_distance(a[k], 0.0, b[k], radii[k])) for k in range(8)]
 
@@ -168,16 +171,7 @@ def test_overlap_pairs_is_the_separating_axes_test_pair_by_pair(seed: int, scale
     # of random size and turn.
     rng = np.random.default_rng(seed)
 
-    def rectangles(n: int) -> np.ndarray:
-        half = rng.uniform(0.1, 1.0, size=(n, 1, 2)) * scale
-        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=float) * half
-        turn = rng.uniform(0, 2 * math.pi, size=n)
-        cos, sin = np.cos(turn)[:, None], np.sin(turn)[:, None]
-        x, y = corners[..., 0], corners[..., 1]
-        turned = np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1)
-        return turned + rng.normal(size=(n, 1, 2)) * scale
-
-    a, b = rectangles(8), rectangles(8)
+    a, b = rectangles(rng, 8, scale), rectangles(rng, 8, scale)
     got = overlap_pairs(a, edge_normals(a), b, edge_normals(b)).tolist()
     for k in range(8):
         axes = np.concatenate([edge_normals(a[k]), edge_normals(b[k])])
