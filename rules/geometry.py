@@ -550,15 +550,6 @@ def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
     return regions
 
 
-def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
-    """Whether any part of `target`'s footprint lies in the shooter's fire arc."""
-    regions = arc_regions(shooter, half_angle)
-    if regions is None:
-        return True
-    foot, r = corners(target), radius(target)
-    return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
-
-
 # --------------------------------------------------------------------------------------------
 # Terrain
 
@@ -916,15 +907,6 @@ def sight_many(
                 names[p].append(solids.ids[s])
     clear = (k - blocked.sum(axis=1)).tolist()
     return [Sight(k, c, tuple(n)) for c, n in zip(clear, names, strict=True)]
-
-
-def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
-    """The sight lines from the viewer's centre to the target's centre and corners
-    (`sight_points`) past the obstacles, each judged by `terrain_hits` (a solid one, `see_into`
-    0 with four corners, as a base is, by its clipped length): `sight_many` of the one pair."""
-    eye = np.array([[viewer.x, viewer.y]])
-    no_solids = Solids.of((), np.zeros((0, 4, 2)), np.zeros(0))
-    return sight_many(eye, sight_points([target]), obstacles, no_solids, None)[0]
 
 
 def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bool_]:

@@ -571,7 +571,8 @@ class Table:
         """The sight lines of many (viewer, target) pairs under a policy, memoised: the pairs
         not traced yet are traced together (`geometry.sight_many`), past the policy's terrain
         and the bases that may block each pair. The same answer, ray for ray, as
-        `geometry.sight(viewer, target, obstacles(table, policy, viewer, target))`."""
+        `sight(viewer, target, obstacles(table, policy, viewer, target))` of
+        tests/sight_reference.py."""
         keys = [(v.id, t.id) for v, t in pairs]
         return self._remember_each(("sights", policy), keys, lambda ids: self._trace(policy, ids))
 
@@ -1252,10 +1253,11 @@ class Table:
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
-        (`geometry.base_in_arc`), remembered per shooter and angle. The targets not known yet
-        are tested against their shooter's arc regions (`geometry.arc_regions`) in one batch
-        for each number of corners a region has: the rectangles in one pass of separating axes
-        (`overlap_pairs`), the round ones by `geometry.convex_distance` of every pair at once."""
+        (`base_in_arc` of tests/sight_reference.py), remembered per shooter and angle. The
+        targets not known yet are tested against their shooter's arc regions
+        (`geometry.arc_regions`) in one batch for each number of corners a region has: the
+        rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
+        `geometry.convex_distance` of every pair at once."""
         with self._lock:
             memo = self._arcs
             todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
@@ -1300,7 +1302,8 @@ class Table:
         """(N, N) for every pair of bases (i, j), how far (mm) base j reaches ahead of the
         line of base i's front edge: positive when part of j lies in i's 180 degree arc (the
         half-plane ahead of the front edge; for a round base, ahead of the tangent at its
-        front), as `geometry.base_in_arc(i, j, 90)` draws it. One numpy pass a table."""
+        front), as `base_in_arc(i, j, 90)` of tests/sight_reference.py draws it. One numpy pass
+        a table."""
         bases = self.bases
         forward = np.stack([geo.forward(b.facing) for b in bases])
         front = np.array(
@@ -1463,7 +1466,7 @@ class Table:
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
-# Fire arcs, fast: each the same answer as `geometry.base_in_arc`.
+# Fire arcs, fast: each the same answer as `base_in_arc` of tests/sight_reference.py.
 
 
 def edge_normals(poly: geo.Array) -> geo.Array:
@@ -1501,20 +1504,6 @@ def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, g
         on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
         lo, hi = np.minimum(lo, on), np.maximum(hi, on)
     return lo, hi
-
-
-def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[geo.Obstacle]:
-    """What may block the sight lines from `viewer` to `target` under a policy, as
-    `geometry.sight` takes them: the reference `Table.sights` is held to."""
-    out = list(table.terrain_obstacles(policy))
-    pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-    exempt = table._terrain_exempt(policy, *pair)
-    if exempt is not None:
-        out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
-    mask = table._sight_mask(policy, *pair)
-    if mask is not None:
-        out.extend(geo.obstacle_of_base(table.bases[k]) for k in np.flatnonzero(mask[0]))
-    return out
 
 
 class _Grid(NamedTuple):

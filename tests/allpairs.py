@@ -418,7 +418,7 @@ def _bases_block(
     feet: Footprints, dx: geo.Array, dy: geo.Array, first: Ints, second: Ints
 ) -> Bools:
     """(P,) whether some base other than the two blocks the line between their centres, as
-    `geometry.paired_inside_lengths` (what `geometry.sight` clips bases with) judges it, for
+    `geometry.paired_inside_lengths` (what the sight tracer clips bases with) judges it, for
     lines the nearest bases of their ends (`_neighbours_block`) left open; `dx`, `dy` are the
     (N, N) vectors between centres.
 

@@ -1,6 +1,9 @@
 """The plain, per-line sight tracing the product's batched tracer (`geometry.sight_many`,
-`geometry.terrain_hits`, `measure.Table.sights` and `seen`) is held to, line for line; and the
-pair-by-pair edge distance the all-pairs `geometry.distance_matrix` is held to.
+`geometry.terrain_hits`, `measure.Table.sights` and `seen`) is held to, line for line; the
+pair-by-pair edge distance the all-pairs `geometry.distance_matrix` is held to; one pair's
+sight by the product's tracer (`pair_sight`, past the obstacles the Table would trace it past:
+`obstacles`) and one pair's fire arc (`base_in_arc`), which the batched questions of
+`measure.Table` are held to.
 
 Reference code kept with the tests (no part of the product asks for it): every line clipped
 against every obstacle, one at a time, with nothing skipped. Pure numpy and `rules.geometry`.
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rules import geometry
 from rules.geometry import (
     EPS,
     Array,
@@ -20,14 +24,17 @@ from rules.geometry import (
     Sight,
     _cross,
     _edges,
+    arc_regions,
     convex_distance,
     corners,
     counter_clockwise,
     forward,
+    obstacle_of_base,
     point_in_polygon,
     point_segment_distance,
     radius,
 )
+from rules.measure import SightPolicy, Table
 from rules.scene import Base, Point
 
 
@@ -212,3 +219,38 @@ def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
     t = rel @ ab / length2
     off = np.abs(_cross(ab, rel)) / math.sqrt(length2)
     return t[(off <= EPS) & (t > 0) & (t < 1)]
+
+
+def pair_sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
+    """The product's batched tracer (`geometry.sight_many`) asked for one pair: the sight lines
+    from the viewer's centre to the target's centre and corners past the obstacles, each
+    judged by `terrain_hits` (a solid one, `see_into` 0 with four corners, as a base is, by its
+    clipped length). The hand-worked cases of tests/test_geometry.py ask it."""
+    eye = np.array([[viewer.x, viewer.y]])
+    no_solids = geometry.Solids.of((), np.zeros((0, 4, 2)), np.zeros(0))
+    aims = geometry.sight_points([target])
+    return geometry.sight_many(eye, aims, obstacles, no_solids, None)[0]
+
+
+def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
+    """Whether any part of `target`'s footprint lies in the shooter's fire arc, one pair at a
+    time: what `Table.in_arcs` and `any_in_arc` answer in batches."""
+    regions = arc_regions(shooter, half_angle)
+    if regions is None:
+        return True
+    foot, r = corners(target), radius(target)
+    return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
+
+
+def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[Obstacle]:
+    """What may block the sight lines from `viewer` to `target` under a policy, as `sight` and
+    `pair_sight` take them: the reference `Table.sights` is held to."""
+    out = list(table.terrain_obstacles(policy))
+    pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
+    exempt = table._terrain_exempt(policy, *pair)
+    if exempt is not None:
+        out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
+    mask = table._sight_mask(policy, *pair)
+    if mask is not None:
+        out.extend(obstacle_of_base(table.bases[k]) for k in np.flatnonzero(mask[0]))
+    return out

@@ -362,8 +362,8 @@ def scenes(draw: st.DrawFn) -> tuple[Scene, Ruleset]:
 
 def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     """The slow reference: the centre line of `measure`'s sight trace from base i to base j
-    (terrain as `geometry.sight` judges the line, past the ruleset's terrain), and every other
-    base clipped as `geometry.sight` clips a solid."""
+    (terrain as `sight_reference.pair_sight` judges the line, past the ruleset's terrain),
+    and every other base clipped as it clips a solid."""
     bases = list(scene.bases())
     eye = np.array([[bases[i].x, bases[i].y]])
     aim = np.array([[bases[j].x, bases[j].y]])

@@ -711,7 +711,7 @@ def test_point_in_arc_of_a_round_shooter(
     ],
 )
 def test_base_in_arc(target: Base, half_angle: float, expected: bool) -> None:
-    assert g.base_in_arc(rect(0, 0, 90), target, half_angle) is expected
+    assert ref.base_in_arc(rect(0, 0, 90), target, half_angle) is expected
 
 
 @bounded(100)
@@ -923,14 +923,14 @@ TARGET = rect(200, 0, 180)  # corners (190 or 210, +-10)
 
 
 def test_sight_with_nothing_between_sees_everything() -> None:
-    seen = g.sight(VIEWER, TARGET, [])
+    seen = ref.pair_sight(VIEWER, TARGET, [])
     assert (seen.rays, seen.clear_rays, seen.blocked_by) == (5, 5, ())
     assert seen.entire and seen.any
 
 
 def test_sight_behind_a_wall_sees_nothing() -> None:
     wall = Obstacle("wall", poly([(95, -100), (105, -100), (105, 100), (95, 100)]))
-    seen = g.sight(VIEWER, TARGET, [wall])
+    seen = ref.pair_sight(VIEWER, TARGET, [wall])
     assert (seen.rays, seen.clear_rays, seen.blocked_by) == (5, 0, ("wall",))
     assert not seen.entire and not seen.any
 
@@ -940,7 +940,7 @@ def test_sight_over_a_low_wall_sees_part() -> None:
     # (210, -10) are at y = -10*95/190 = -5 and -10*95/210 = -4.5 there: blocked. The rays to the
     # centre (y = 0) and the far corners (y > 0) pass.
     wall = Obstacle("wall", poly([(95, -100), (105, -100), (105, -2), (95, -2)]))
-    seen = g.sight(VIEWER, TARGET, [wall])
+    seen = ref.pair_sight(VIEWER, TARGET, [wall])
     assert (seen.clear_rays, seen.blocked_by) == (3, ("wall",))
     assert seen.any and not seen.entire
 
@@ -950,7 +950,7 @@ def test_sight_past_a_base_in_the_way() -> None:
     # passes 100*10/hypot(190, 10) = 5.26 mm from its centre (the others likewise or more).
     blocker = g.obstacle_of_base(disc(100, 0, 4, ident="blocker"))
     other = g.obstacle_of_base(rect(100, 300, ident="elsewhere"))
-    seen = g.sight(VIEWER, TARGET, [blocker, other])
+    seen = ref.pair_sight(VIEWER, TARGET, [blocker, other])
     assert (seen.clear_rays, seen.blocked_by) == (4, ("blocker",))
 
 
@@ -959,15 +959,15 @@ def test_sight_past_a_base_touching_the_target() -> None:
     # (190, 10) ends on the neighbour's corner; the ray to (210, 10) stays at y = 10x/210 < 10
     # until it arrives. Neither runs inside the neighbour.
     neighbour = g.obstacle_of_base(rect(200, 20, 180, ident="neighbour"))
-    assert g.sight(VIEWER, TARGET, [neighbour]).entire
+    assert ref.pair_sight(VIEWER, TARGET, [neighbour]).entire
 
 
 def test_sight_out_of_woods_the_viewer_stands_in() -> None:
     # The viewer stands 50 mm inside woods seen into for 100 mm: its own woods do not block.
     viewer = rect(50, 50, 0)
     target = rect(200, 50, 180)
-    assert g.sight(viewer, target, [WOODS]).entire
-    assert not g.sight(viewer, target, [THIN_WOODS]).any
+    assert ref.pair_sight(viewer, target, [WOODS]).entire
+    assert not ref.pair_sight(viewer, target, [THIN_WOODS]).any
 
 
 # --------------------------------------------------------------------------------------------

@@ -116,8 +116,8 @@ def _bases_on_a_table(seed: int) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("half_angle", [90.0, 45.0])
 def test_any_in_arc_is_in_arc_of_some_pair(seed: int, half_angle: float) -> None:
-    # Whether some target lies in the arc of some shooter is `geometry.base_in_arc` of some
-    # pair, for the 180 degree arc (read off `ahead` for every pair at once) as for another.
+    # Whether some target lies in the arc of some shooter is `sight_reference.base_in_arc` of
+    # some pair, for the 180 degree arc (read off `ahead` for every pair at once) as for another.
     bases = _bases_on_a_table(seed)
     scene = make_scene("skirmish-19c", [unit(f"u-{b['id']}", "s", [b]) for b in bases], unit="mm")
     table = Table(scene)
@@ -125,12 +125,12 @@ def test_any_in_arc_is_in_arc_of_some_pair(seed: int, half_angle: float) -> None
     for shooter in every[:8]:
         for target in every:
             if target is not shooter:
-                expected = geo.base_in_arc(shooter, target, half_angle)
+                expected = ref.base_in_arc(shooter, target, half_angle)
                 assert table.any_in_arc([shooter], [target], half_angle) is expected
         shooters = [shooter, every[-2]]
         others = [b for b in every if b not in shooters]
         for group in (others[:3], others[3:9], others[-3:]):
-            expected = any(geo.base_in_arc(s, t, half_angle) for s in shooters for t in group)
+            expected = any(ref.base_in_arc(s, t, half_angle) for s in shooters for t in group)
             assert table.any_in_arc(shooters, group, half_angle) is expected
 
 

@@ -1,6 +1,6 @@
 """The fire arcs `Table.in_arcs` is made of (`geometry.arc_regions`; `overlap_pairs` and
 `edge_normals` for rectangles, `geometry.convex_distance` of many pairs at once for round
-bases), worked by hand and held to `geometry.base_in_arc`.
+bases), worked by hand and held to `base_in_arc` (tests/sight_reference.py).
 
 Geometry: a firing base 40 x 20 mm centred on the origin facing +y (90 degrees), so its front edge
 runs from (-20, 10) to (20, 10). Its 45-degree arc is bounded by the front edge and two rays from
@@ -21,6 +21,7 @@ from rules import geometry as geo
 from rules.geometry import arc_regions
 from rules.measure import Table, edge_normals, overlap_pairs
 from rules.scene import Base, Footprint
+from tests import sight_reference as ref
 from tests.builders import base, make_scene, unit
 
 SHOOTER = Base("gun", "battery", 0.0, 0.0, 90.0, Footprint(40.0, 20.0))
@@ -51,13 +52,13 @@ def test_the_arc_is_one_region() -> None:
     ],
 )
 def test_round_targets(x: float, y: float, diameter: float, expected: bool) -> None:
-    assert geo.base_in_arc(SHOOTER, round_base(x, y, diameter), 45.0) is expected
+    assert ref.base_in_arc(SHOOTER, round_base(x, y, diameter), 45.0) is expected
 
 
 def test_a_round_target_across_the_arc_edge_is_in_it() -> None:
     # Centre (20 - 10) / sqrt 2 = 7.1 mm outside the right ray (x - y = 20) but radius 10:
     # the disc reaches across the ray, so it is in the arc, yet its centre is not inside.
-    assert geo.base_in_arc(SHOOTER, round_base(100.0, 80.0, 20.0), 45.0) is True
+    assert ref.base_in_arc(SHOOTER, round_base(100.0, 80.0, 20.0), 45.0) is True
 
 
 @settings(max_examples=40, deadline=None)
@@ -68,7 +69,7 @@ def test_a_round_target_across_the_arc_edge_is_in_it() -> None:
 )
 def test_in_arcs_is_base_in_arc_of_each_target(facing: float, half_angle: float, seed: int) -> None:
     # Round and square targets all round a 40 x 20 mm gun, some across the edges of its arc:
-    # the batch answers each as `geometry.base_in_arc` does alone.
+    # the batch answers each as `base_in_arc` (tests/sight_reference.py) does alone.
     rng = np.random.default_rng(seed)
     targets = []
     for k in range(12):
@@ -82,7 +83,7 @@ def test_in_arcs_is_base_in_arc_of_each_target(facing: float, half_angle: float,
     scene = make_scene("skirmish-19c", [unit("g", "a", [gun]), unit("t", "b", targets)], unit="mm")
     table = Table(scene)
     shooter, others = table.bases[0], table.bases[1:]
-    expected = [geo.base_in_arc(shooter, t, half_angle) for t in others]
+    expected = [ref.base_in_arc(shooter, t, half_angle) for t in others]
     assert table.in_arcs([(shooter, others, half_angle)]) == [expected]
 
 

@@ -1,7 +1,7 @@
 """The batched sight tracer (`Table.sights`, `geometry.sight_many`) against the reference
-`geometry.sight`, ray for ray, on seeded random tables: rectangular and round bases of several
-sizes, concave terrain seen into (and a solid piece that is not), and skirmish-19c's rule that a
-figure shoots over bases within 2 cm of it."""
+`sight_reference.sight`, ray for ray, on seeded random tables: rectangular and round bases of
+several sizes, concave terrain seen into (and a solid piece that is not), and skirmish-19c's
+rule that a figure shoots over bases within 2 cm of it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from rules import geometry as geo
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
-from rules.measure import Table, obstacles, table_of
+from rules.measure import Table, table_of
 from rules.scene import Base, Scene, TerrainKind
 from tests import sight_reference as ref
 from tests.builders import make_scene, terrain, unit
@@ -23,7 +23,7 @@ from tests.builders import make_scene, terrain, unit
 
 class _SolidWoods(Ruleset):
     """Bases block sight and woods cannot be seen into at all (`see_into` 0): woods drawn with
-    four corners are clipped as solids by `geometry.sight`, which the batch must copy."""
+    four corners are clipped as solids by the reference tracer, which the batch must copy."""
 
     id = "test-solid-woods"
     title = "test"
@@ -96,7 +96,7 @@ def _random_scene(seed: int, ruleset: str) -> Scene:
 
 
 def _reference_rays(viewer: Base, target: Base, obstacles: list[geo.Obstacle]) -> list[bool]:
-    """Whether each sight line is blocked, decided as `geometry.sight` decides it: solid
+    """Whether each sight line is blocked, decided as `sight_reference.pair_sight` decides it: solid
     obstacles (`see_into` 0, four corners) by their clipped length, the rest by `ray_blocked`."""
     eye = (viewer.x, viewer.y)
     out = []
@@ -133,7 +133,7 @@ def test_batched_sight_matches_reference(ident: str, seed: int) -> None:
     batched = table.sights(rs.sight_policy, pairs)
     blocked_somewhere = 0
     for (a, b), got in zip(pairs, batched, strict=True):
-        want = ref.sight(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
+        want = ref.sight(a, b, ref.obstacles(table_of(scene), rs.sight_policy, a, b))
         assert got == want, (a.id, b.id)
         blocked_somewhere += want.clear_rays < want.rays
     # the scenes are busy enough to test something: many pairs have a blocked line
@@ -150,8 +150,8 @@ def test_sight_many_ray_for_ray(ident: str, seed: int) -> None:
     rows = []
     pairs = [(a, b) for a in table.bases for b in table.bases if a.unit_id != b.unit_id]
     for a, b in random.Random(seed).sample(pairs, 150):
-        ref = _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
-        for r, blocked in enumerate(ref):
+        rays = _reference_rays(a, b, ref.obstacles(table_of(scene), rs.sight_policy, a, b))
+        for r, blocked in enumerate(rays):
             rows.append((table.index[a.id], table.index[b.id], r, blocked))
     v = np.array([row[0] for row in rows])
     t = np.array([row[1] for row in rows])
@@ -184,7 +184,7 @@ def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
     red = [b for b in table.bases if int(b.unit_id[1:]) % 2][:12]
     blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:12]
     refs = {
-        (a.id, b.id): _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b))
+        (a.id, b.id): _reference_rays(a, b, ref.obstacles(table_of(scene), rs.sight_policy, a, b))
         for a in red
         for b in blue
     }
@@ -215,7 +215,8 @@ def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> Non
     blue = [b for b in table.bases if not int(b.unit_id[1:]) % 2][:10]
     pairs = [(a, b) for a in red for b in blue]
     refs = [
-        _reference_rays(a, b, obstacles(table_of(scene), rs.sight_policy, a, b)) for a, b in pairs
+        _reference_rays(a, b, ref.obstacles(table_of(scene), rs.sight_policy, a, b))
+        for a, b in pairs
     ]
     points = table.sight_points.shape[1]
     for point in range(points):
@@ -329,7 +330,7 @@ def test_skirmish_shoots_over_bases_within_2cm() -> None:
         assert math.isclose(table.distance(viewer, table.bases[2]), gap_cm * 10)
         (seen,) = table.sights(rs.sight_policy, [(viewer, target)])
         assert seen == ref.sight(
-            viewer, target, obstacles(table_of(scene), rs.sight_policy, viewer, target)
+            viewer, target, ref.obstacles(table_of(scene), rs.sight_policy, viewer, target)
         )
         assert seen.entire is not blocks
         assert seen.blocked_by == (("x-1",) if blocks else ())

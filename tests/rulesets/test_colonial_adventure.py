@@ -25,6 +25,7 @@ from rules.errors import QuestionError, SceneError
 from rules.measure import Table
 from rules.rulesets.colonial_adventure.odds import jam_chance
 from rules.scene import Scene
+from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 RS = get_ruleset("colonial-adventure")
@@ -978,8 +979,8 @@ def test_screens_agree_with_the_shared_geometry(seed: int) -> None:
         for b in table.bases:
             if a is b:
                 continue
-            assert table.any_in_arc([a], [b], 90) == geo.base_in_arc(a, b, 90)
-            assert RS.sight(scene, a, b) == geo.sight(a, b, blocking)
+            assert table.any_in_arc([a], [b], 90) == ref.base_in_arc(a, b, 90)
+            assert RS.sight(scene, a, b) == ref.pair_sight(a, b, blocking)
 
 
 def test_range_is_measured_from_the_figures_that_fire() -> None:

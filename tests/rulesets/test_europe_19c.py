@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from rules import geometry as geo
 from rules.engine import Cite, Roll, get_ruleset
 from rules.errors import QuestionError, SceneError
-from rules.measure import Table, obstacles
+from rules.measure import Table
 from rules.scene import Scene
+from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, scene_doc, terrain, unit
 
 RS = get_ruleset("europe-19c")
@@ -309,7 +309,7 @@ def test_other_units_block_the_line_of_sight() -> None:
 def test_the_sight_verdict_is_the_full_traces() -> None:
     # A base is in sight when one of its sight lines is clear (lines 75-76): the measuring
     # layer's verdict (`in_sight`, what a shot asks) is the full trace's, past every piece of
-    # blocking terrain and every other unit's base (`geometry.sight`), pair by pair.
+    # blocking terrain and every other unit's base (`sight_reference.pair_sight`), pair by pair.
     units = [
         unit(
             f"u{k}",
@@ -340,9 +340,9 @@ def test_the_sight_verdict_is_the_full_traces() -> None:
     for a in all_bases:
         for b in all_bases:
             if a.unit_id != b.unit_id:
-                ref = geo.sight(a, b, obstacles(table, RS.sight_policy, a, b))
-                assert RS.in_sight(scene, a, b) is ref.any, (a.id, b.id)
-                verdicts.add(ref.any)
+                traced = ref.pair_sight(a, b, ref.obstacles(table, RS.sight_policy, a, b))
+                assert RS.in_sight(scene, a, b) is traced.any, (a.id, b.id)
+                verdicts.add(traced.any)
     assert verdicts == {True, False}
 
 
