@@ -230,8 +230,9 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 24-55, 61)
 
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
+    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage; in
+        `brief` (as `suggest` lists it) the first line alone."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
@@ -319,14 +320,16 @@ class Skirmish19c(Ruleset):
         reasons.append((to_hit, TO_HIT[band]["cite"]))
 
         # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
-        shot, shot_lines = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
+        shot, volley = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        if brief:
+            return answer("shoot", data, [head])
         lines = [f"- {r} [{c}]" for r, c in reasons]
-        return answer("shoot", data, [head, *lines, *shot_lines, f"- {allocation['summary']}"])
+        return answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -400,7 +403,7 @@ class Skirmish19c(Ruleset):
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
         side = side_bases(scene, unit.side)
-        limits = self._command_reach(table, leader, side)
+        limits = self._command_reach(table, [leader], side)[0]
         measured = table.distances[table.index[leader.id], table.rows(side)]
         # Only figures within the limit or near it may be in command or too close to call (no
         # two bases' combined uncertainty exceeds twice the largest).
@@ -466,11 +469,13 @@ class Skirmish19c(Ruleset):
         lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
         return answer("command", data, [say("command-head", **said), *lines])
 
-    def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
-        """How far the command figure commands each of `bases` (line 99): 25 cm when either
-        of them stands in enclosed terrain, else 50 cm."""
+    def _command_reach(
+        self, table: Table, leaders: Sequence[Base], bases: Sequence[Base]
+    ) -> geo.Array:
+        """(L, B) how far each of the command figures `leaders` commands each of `bases`
+        (line 99): 25 cm when either of the two stands in enclosed terrain, else 50 cm."""
         enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
-        there = enclosed[table.rows(bases)] | enclosed[table.index[leader.id]]
+        there = enclosed[table.rows(leaders)][:, None] | enclosed[table.rows(bases)][None, :]
         return np.where(there, COMMAND_ENCLOSED, COMMAND_OPEN)
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
@@ -618,16 +623,15 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
-        # Each figure's nearest enemy figure, the first of equally near ones.
-        facing: list[Base | None] = [None] * len(unit.bases)
-        if others:
-            facing = [others[k] for k in table.block(unit.bases, others).argmin(axis=1).tolist()]
+        columns = table.rows(others)
         reasons = []
-        for base, enemy in zip(unit.bases, facing, strict=True):
+        for base in unit.bases:
             inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
             covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
-            if not found and enemy is not None:
+            if not found and others:
+                # The figure's nearest enemy figure, the first of equally near ones.
+                enemy = others[int(table.distances[table.index[base.id], columns].argmin())]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
@@ -842,25 +846,21 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit. Only the members no
-        # further apart than 5 cm and any uncertainty may be within or too close to call.
-        rows = [table.unit_row(m) for m in members]
-        past = table.unit_gaps()[np.ix_(rows, rows)] - limit  # (members, members)
-        near_enough = [np.flatnonzero(row <= 2 * table.most_uncertain).tolist() for row in past]
-        linked, close = {unit.id}, []
-        grow = True
+        # Linked by gaps of at most 5 cm: grow the group from this unit, member by member in
+        # the scene's order. Only the members no further apart than 5 cm and any uncertainty
+        # may be within or too close to call.
+        rows = np.ix_(*[[table.unit_row(m) for m in members]] * 2)
+        gaps, unc = table.unit_gaps()[rows].tolist(), table.unit_uncertainties[rows].tolist()
+        ids, near = [m.id for m in members], limit + 2 * table.most_uncertain
+        linked, close, grow = {ids.index(unit.id)}, [], True
         while grow:
             grow = False
-            for m, others in zip(members, near_enough, strict=True):
-                if m.id in linked:
-                    continue
-                for other in (members[j] for j in others if members[j].id in linked):
-                    near = table.unit_distance(m, other)
-                    t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
-                    if t.too_close_to_call:
-                        close.append(f"{m.id}-{other.id}")
-                    if t.within:
-                        linked.add(m.id)
+            for i in (i for i in range(len(ids)) if i not in linked):
+                for j in (j for j in sorted(linked) if gaps[i][j] <= near):
+                    if abs(limit - gaps[i][j]) <= unc[i][j]:
+                        close.append(f"{ids[i]}-{ids[j]}")
+                    if geo.within(gaps[i][j], limit):
+                        linked.add(i)
                         grow = True
                         break
         together = len(linked) == len(members)
@@ -1166,7 +1166,7 @@ class Skirmish19c(Ruleset):
             # Each action is the method of its name; `suggest` lists its first line only, which
             # the long answers say alone in `brief`.
             action = getattr(self, candidate.kind)
-            brief = {"brief": True} if candidate.kind in ("risk", "command") else {}
+            brief = {"brief": True} if candidate.kind in ("risk", "command", "shoot") else {}
             found: Resolution = action(scene, candidate.args, **brief)
             return found
         except QuestionError as error:
@@ -1221,10 +1221,10 @@ class Skirmish19c(Ruleset):
         """A group of side A with no figure within command distance of a command figure of
         its side (line 99), None when it has one."""
         unit = table.unit_of(unit_id)
-        for leader in (b for b in side_bases(table.scene, unit.side) if is_command_figure(b)):
-            measured = table.distances[table.index[leader.id], table.rows(unit.bases)]
-            if geo.within(measured, self._command_reach(table, leader, unit.bases)).any():
-                return None
+        leaders = [b for b in side_bases(table.scene, unit.side) if is_command_figure(b)]
+        reach = self._command_reach(table, leaders, unit.bases)
+        if geo.within(table.block(leaders, unit.bases), reach).any():
+            return None
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
         return Resolution("out-of-command", MappingProxyType(data), (summary,))

@@ -6,7 +6,7 @@ a risk factor and what a cell of it does to a group's status. Lengths are mm."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -225,11 +225,12 @@ def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
 
 def volley(
     shooters: int, need: int, band: str, column: str, gunpowder: bool, quality: str
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, Any], Callable[[], list[str]]]:
     """One volley as a shot answer shows it: `shooters` D8s needing `need`+ at `band` range
     against `column` cover (lines 40-43), each hit a D6 on the damage row of `gunpowder`
     weapons or not, one better for a hero, one worse for raw shooters (lines 45-49); the
-    answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
+    answer's rolls and the odds of hits, kills and wounds, and what writes its readable lines
+    (asked only when the answer is shown in full)."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
@@ -244,13 +245,19 @@ def volley(
     counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
     data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
     data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
-    sign = f" ({shift:+d})" if shift else ""
-    read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
-    return data, [
-        f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
-        f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-        f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
-    ]
+
+    def lines() -> list[str]:
+        sign, read = (
+            f" ({shift:+d})" if shift else "",
+            ", ".join(f"{k} {v}" for k, v in per_hit.items()),
+        )
+        return [
+            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
+            f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
+            f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
+        ]
+
+    return data, lines
 
 
 # --------------------------------------------------------------------------------------------
