@@ -9,6 +9,7 @@ measuring layer (`rules.measure.table_of`), which remembers them; nothing is kep
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -29,7 +30,7 @@ from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr,
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from ...state import Change, Kind, Report, Scope
+from ...state import Change, Kind, Report, likeliest, removals
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
@@ -108,16 +109,19 @@ def comrades(
     return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
 
 
-def gaps_to(
-    table: Table, figures: Sequence[Base], bases: Sequence[Base]
-) -> list[tuple[Base, float, Base]]:
-    """Each figure with its edge distance to the nearest of `bases`, and that base (the first
-    of equally near ones)."""
+def near_figures(
+    table: Table, figures: Sequence[Base], bases: Sequence[Base], limit: float
+) -> list[tuple[Base, Threshold]]:
+    """Each of `figures` with its edge distance to the nearest of `bases` (the first of equally
+    near ones) against `limit`: a hero or an officer near a group (lines 53, 119, 143)."""
     if not figures:
         return []
     block = table.block(figures, bases)
     gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
-    return [(f, d, bases[j]) for f, d, j in zip(figures, gaps, nearest, strict=True)]
+    return [
+        (f, Threshold(d, limit, table.uncertainty(f, bases[j])))
+        for f, d, j in zip(figures, gaps, nearest, strict=True)
+    ]
 
 
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
@@ -369,12 +373,11 @@ class Skirmish19c(Ruleset):
             return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
         join_within, source = cm(SHOOTING["leaders_join_cm"]), str(SHOOTING["leaders_join"])
         officers = comrades(table.scene, target, OFFICER_ROLES)
-        near = [o for o in gaps_to(table, officers, target.bases) if geo.within(o[1], join_within)]
-        pool = [*target.bases, *(officer for officer, _, _ in near)]
-        thresholds = [Threshold(gap, join_within, table.uncertainty(o, b)) for o, gap, b in near]
+        near = [o for o in near_figures(table, officers, target.bases, join_within) if o[1].within]
+        pool = [*target.bases, *(officer for officer, _ in near)]
         joined: list[dict[str, Any]] = [
             {"base": o.id, "threshold": threshold_json(table.scene, t), "source": source}
-            for (o, _, _), t in zip(near, thresholds, strict=True)
+            for o, t in near
         ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
         of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
@@ -518,7 +521,9 @@ class Skirmish19c(Ruleset):
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
             add("no-enemy")
         if kind == "infantry":
-            heroes = self._heroes_near(table, unit)
+            # A hero figure, or a group of heroes, of another group of the side (line 119).
+            hero_near = cm(RISK["hero_near_cm"])
+            heroes = near_figures(table, comrades(scene, unit, HERO, HERO), unit.bases, hero_near)
             near = [(b, t) for b, t in heroes if t.within]
             if near:
                 base, t = min(near, key=lambda h: h[1].measured)
@@ -609,16 +614,6 @@ class Skirmish19c(Ruleset):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
 
-    def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
-        """Each hero of another group of the side (in the scene's order), with its distance to
-        the nearest figure of the unit against 5 cm (line 119)."""
-        heroes = comrades(table.scene, unit, HERO, HERO)  # a hero figure, or a group of heroes
-        near = cm(RISK["hero_near_cm"])
-        return [
-            (hero, Threshold(gap, near, table.uncertainty(hero, b)))
-            for hero, gap, b in gaps_to(table, heroes, unit.bases)
-        ]
-
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
@@ -662,13 +657,9 @@ class Skirmish19c(Ruleset):
         cavalry = [
             e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
         ]
-        near = [
-            (e, table.unit_distance(unit, e))
-            for e in cavalry
-            if geo.within(table.unit_gap(unit, e), limit)
-        ]
+        near = [(e, table.unit_distance(unit, e)) for e in cavalry]
         found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
-        return min(found, key=lambda f: f[1].measured) if found else None
+        return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
 
     # ----------------------------------------------------------------------------------------
     # Melee (lines 67-80)
@@ -868,12 +859,10 @@ class Skirmish19c(Ruleset):
         # by its first nearest figure.
         roles = MOVEMENT["platoon_roles"]
         officers = [b for b in side_bases(scene, unit.side) if b.role in roles]
-        gaps = gaps_to(table, officers, [b for m in members for b in m.bases])
-        found = [g for g in gaps if g[1] <= limit][:1]
+        nearby = near_figures(table, officers, [b for m in members for b in m.bases], limit)
+        found = [(b, t) for b, t in nearby if t.measured <= limit][:1]
         officer = found[0][0].id if found else None
-        for b, gap, near_b in found:
-            if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
-                close.append(b.id)
+        close += [b.id for b, t in found if t.too_close_to_call]
         in_company = together and officer is not None
         said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
         said["together"] = say("platoon-together" if together else "platoon-apart")
@@ -936,22 +925,14 @@ class Skirmish19c(Ruleset):
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
-        hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
-        picked = SHOOTING[
-            "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
-        ]
+        hits = likeliest([Fraction(p["exact"]) for p in data["hits"]["distribution"]])
+        picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         label = say("hits-label", need=need, fire=fire)
-        damage = [
-            count(
-                f"{result}s",
-                say(f"{result}s-label", shift=shift, faces=faces(row, result)),
-                row["cite"],
-                fire,
-            )
-            for result in ("kill", "wound")
-        ]
-        hit = count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits)))
-        return (hit, *damage, taken_off("taken_off", target, pool, picked, fire))
+        reports = [count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits)]
+        for r in ("kill", "wound"):
+            label = say(f"{r}s-label", shift=shift, faces=faces(row, r))
+            reports.append(count(f"{r}s", label, row["cite"], fire))
+        return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
@@ -983,12 +964,12 @@ class Skirmish19c(Ruleset):
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
             raise sheet.question_error("more-off", more=kills - taken - spare, **said)
-        by_group: dict[str, int] = {}
-        for b in off:
-            by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
-        own = kills - sum(n for u, n in by_group.items() if u != group.id)
+        joined: Counter[str] = Counter()  # officers of other groups (line 53), by group
+        for b in (b for b in off if b.unit_id != group.id):
+            joined[b.unit_id] += b.figures
+        own = kills - joined.total()
         changes = []
-        for uid, n in [(group.id, own)] + [(u, n) for u, n in by_group.items() if u != group.id]:
+        for uid, n in {group.id: own, **joined}.items():
             if n:
                 before = int(state(scene.unit_of(uid), "casualties"))
                 changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
@@ -996,11 +977,7 @@ class Skirmish19c(Ruleset):
             before = int(state(group, "wounded"))
             after = min(before + wounds, max(group.figures - own, 0))
             changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
-        changes += [
-            Change(b.id, "removed", True, "killed: taken off the table", source, Scope.BASE)
-            for b in off
-        ]
-        return changes
+        return [*changes, *removals((b.id for b in off), "killed: taken off the table", source)]
 
     def _melee_form(self, scene: Scene, args: Args) -> Reports:
         """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
