@@ -16,7 +16,7 @@ from fractions import Fraction
 from functools import partial
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -1139,13 +1139,11 @@ class Skirmish19c(Ruleset):
         attribute named, as the question asked alone names them)."""
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
+        # Each action is the method of its name; `suggest` lists its first line only, which the
+        # long answers say alone in `brief`.
+        brief = {"brief": True} if candidate.kind in ("risk", "command", "shoot") else {}
         try:
-            # Each action is the method of its name; `suggest` lists its first line only, which
-            # the long answers say alone in `brief`.
-            action = getattr(self, candidate.kind)
-            brief = {"brief": True} if candidate.kind in ("risk", "command", "shoot") else {}
-            found: Resolution = action(scene, candidate.args, **brief)
-            return found
+            return cast(Resolution, getattr(self, candidate.kind)(scene, candidate.args, **brief))
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -269,15 +270,14 @@ def melee_odds(mod_a: int, mod_b: int) -> dict[str, Fraction]:
     a natural 5 and kills on a natural 6 (line 78). Chances out of the 36 throws."""
     ways = dict.fromkeys(("a_wins", "a_wounds", "a_kills", "b_wins", "b_wounds", "b_kills"), 0)
     ways["draw"] = 0
-    for x in range(1, 7):
-        for y in range(1, 7):
-            if x + mod_a == y + mod_b:
-                ways["draw"] += 1
-                continue
-            side, natural = ("a", x) if x + mod_a > y + mod_b else ("b", y)
+    for x, y in product(range(1, 7), repeat=2):
+        side, natural = ("a", x) if x + mod_a > y + mod_b else ("b", y)
+        if x + mod_a == y + mod_b:
+            ways["draw"] += 1
+        else:
             ways[f"{side}_wins"] += 1
-            if natural >= 5:
-                ways[f"{side}_{'wounds' if natural == 5 else 'kills'}"] += 1
+            ways[f"{side}_wounds"] += natural == 5
+            ways[f"{side}_kills"] += natural == 6
     return {k: Fraction(n, 36) for k, n in ways.items()}
 
 
