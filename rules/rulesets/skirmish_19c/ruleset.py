@@ -112,15 +112,19 @@ def comrades(
 def near_figures(
     table: Table, figures: Sequence[Base], bases: Sequence[Base], limit: float
 ) -> list[tuple[Base, Threshold]]:
-    """Each of `figures` with its edge distance to the nearest of `bases` (the first of equally
-    near ones) against `limit`: a hero or an officer near a group (lines 53, 119, 143)."""
+    """Those of `figures` near enough to be within `limit` of the nearest of `bases` or too
+    close to call (no two bases' combined uncertainty exceeds twice the largest), in their
+    order, with that distance against `limit` (the first of equally near bases): a hero or an
+    officer near a group (lines 53, 119, 143)."""
     if not figures:
         return []
     block = table.block(figures, bases)
     gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
+    near = limit + 2 * table.most_uncertain
     return [
         (f, Threshold(d, limit, table.uncertainty(f, bases[j])))
         for f, d, j in zip(figures, gaps, nearest, strict=True)
+        if geo.within(d, near)
     ]
 
 
@@ -410,18 +414,20 @@ class Skirmish19c(Ruleset):
         measured = table.distances[table.index[leader.id], table.rows(side)]
         # Only figures within the limit or near it may be in command or too close to call (no
         # two bases' combined uncertainty exceeds twice the largest).
-        near_limit = np.abs(limits - measured) <= 2 * table.most_uncertain
+        inside = geo.within(measured, limits).tolist()
+        near_limit = (np.abs(limits - measured) <= 2 * table.most_uncertain).tolist()
         in_command: list[str] = []
         close_calls: list[dict[str, Any]] = []
         commanded: dict[str, list[Base]] = {}
-        for k in np.flatnonzero(geo.within(measured, limits) | near_limit).tolist():
-            base = side[k]
-            if base.unit_id == unit.id and is_command_figure(base):
-                continue  # the leader's own figures: he commands the others
-            t = Threshold(float(measured[k]), float(limits[k]), table.uncertainty(leader, base))
-            if t.too_close_to_call:
-                close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-            if t.within:
+        rows = zip(side, measured.tolist(), limits.tolist(), inside, near_limit, strict=True)
+        for base, gap, limit, within, near in rows:
+            if not (within or near) or (base.unit_id == unit.id and is_command_figure(base)):
+                continue  # beyond reach, or the leader's own figures: he commands the others
+            if near:  # only these may be too close to call
+                t = Threshold(gap, limit, table.uncertainty(leader, base))
+                if t.too_close_to_call:
+                    close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+            if within:
                 in_command.append(base.id)
                 commanded.setdefault(base.unit_id, []).append(base)
 

@@ -121,8 +121,8 @@ class Cell:
         return "(Charge?)" in self.text
 
     def as_json(self) -> dict[str, Any]:
-        out = dict(face=self.face, text=self.text, italic=self.italic, charge=self.charge)
-        return out | dict(probability="1/6", source=str(self.cite), note=self.note)
+        out = {"face": self.face, "text": self.text, "italic": self.italic, "charge": self.charge}
+        return out | {"probability": "1/6", "source": str(self.cite), "note": self.note}
 
 
 ACTIONS_TABLE = {
