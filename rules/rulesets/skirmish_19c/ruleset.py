@@ -1189,14 +1189,12 @@ class Skirmish19c(Ruleset):
                 yield Candidate("charge", (unit.id, e.id))
 
     def _melees(self, table: Table) -> Iterator[Candidate]:
-        """Pairs of enemy groups with figures in base contact (within the uncertainty)."""
-        units, gaps = table.scene.units, table.unit_gaps().tolist()
-        for i, a in enumerate(units):
-            for k, b in enumerate(units[i + 1 :], i + 1):
-                if a.side != b.side and geo.within(gaps[i][k], 2 * table.most_uncertain):
-                    near = table.unit_distance(a, b)
-                    if near.distance <= table.uncertainty(near.a, near.b):
-                        yield Candidate("melee", (a.id, b.id))
+        """Pairs of enemy groups with figures in base contact (within the uncertainty), each
+        pair once, in the scene's order (`Table.enemy_pairs` lists both ways)."""
+        order = {u.id: k for k, u in enumerate(table.scene.units)}
+        for a, b, _, _ in table.enemy_pairs(table.scene.units, 0.0):
+            if order[a.id] < order[b.id]:
+                yield Candidate("melee", (a.id, b.id))
 
     def _out_of_command(self, table: Table, unit_id: str) -> Resolution | None:
         """A group of side A with no figure within command distance of a command figure of
