@@ -846,8 +846,9 @@ class Skirmish19c(Ruleset):
         # Linked by gaps of at most 5 cm: grow the group from this unit, member by member in
         # the scene's order. Only the members no further apart than 5 cm and any uncertainty
         # may be within or too close to call.
-        rows = np.ix_(*[[table.unit_row(m) for m in members]] * 2)
-        gaps, unc = table.unit_gaps()[rows].tolist(), table.unit_uncertainties[rows].tolist()
+        rows = [table.unit_row(m) for m in members]
+        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()
+        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()  # of each gap's nearest pair
         ids, near = [m.id for m in members], limit + 2 * table.most_uncertain
         linked, close, grow = {ids.index(unit.id)}, [], True
         while grow:

@@ -248,10 +248,8 @@ def volley(
     data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
 
     def lines() -> list[str]:
-        sign, read = (
-            f" ({shift:+d})" if shift else "",
-            ", ".join(f"{k} {v}" for k, v in per_hit.items()),
-        )
+        sign = f" ({shift:+d})" if shift else ""
+        read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
         return [
             f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
             f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
