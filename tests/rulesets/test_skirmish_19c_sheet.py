@@ -34,12 +34,12 @@ def test_a_hero_shoots_with_a_die_one_better() -> None:
     """Line 45: +1 if hero. The other weapons' row (line 49) is graze graze graze wound
     wound kill; read one face up (2, 3, 4, 5, 6, 6) it gives graze, graze, wound, wound,
     kill, kill: a third each. Two D8 needing 6+: each hits 3/8."""
-    shot, lines = volley(2, 6, "medium", "open", False, "hero")
+    shot, lines = volley(2, 6, "medium", "open", False, "hero")  # its lines, written when asked
     assert shot["damage"]["modifier"] == 1
     per_hit = shot["damage"]["per_hit"]
     assert [per_hit[k]["exact"] for k in ("graze", "wound", "kill")] == ["1/3", "1/3", "1/3"]
     assert _exact(shot["hits"]) == ["25/64", "15/32", "9/64"]
-    assert lines[1].startswith("- damage, one D6 a hit (+1) [")
+    assert lines()[1].startswith("- damage, one D6 a hit (+1) [")
 
 
 def test_a_row_of_the_actions_table() -> None:

@@ -9,13 +9,14 @@ measuring layer (`rules.measure.table_of`), which remembers them; nothing is kep
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr,
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from ...state import Change, Kind, Report, Scope
+from ...state import Change, Kind, Report, likeliest, removals
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
@@ -108,16 +109,23 @@ def comrades(
     return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
 
 
-def gaps_to(
-    table: Table, figures: Sequence[Base], bases: Sequence[Base]
-) -> list[tuple[Base, float, Base]]:
-    """Each figure with its edge distance to the nearest of `bases`, and that base (the first
-    of equally near ones)."""
+def near_figures(
+    table: Table, figures: Sequence[Base], bases: Sequence[Base], limit: float
+) -> list[tuple[Base, Threshold]]:
+    """Those of `figures` near enough to be within `limit` of the nearest of `bases` or too
+    close to call (no two bases' combined uncertainty exceeds twice the largest), in their
+    order, with that distance against `limit` (the first of equally near bases): a hero or an
+    officer near a group (lines 53, 119, 143)."""
     if not figures:
         return []
     block = table.block(figures, bases)
     gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
-    return [(f, d, bases[j]) for f, d, j in zip(figures, gaps, nearest, strict=True)]
+    near = limit + 2 * table.most_uncertain
+    return [
+        (f, Threshold(d, limit, table.uncertainty(f, bases[j])))
+        for f, d, j in zip(figures, gaps, nearest, strict=True)
+        if geo.within(d, near)
+    ]
 
 
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
@@ -230,8 +238,9 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 24-55, 61)
 
-    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
+    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
+        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage; in
+        `brief` (as `suggest` lists it) the first line alone."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
@@ -319,14 +328,16 @@ class Skirmish19c(Ruleset):
         reasons.append((to_hit, TO_HIT[band]["cite"]))
 
         # Damage: one D6 a hit (lines 45-49); where the hits fall (lines 51-53).
-        shot, shot_lines = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
+        shot, volley = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
         data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
+        if brief:
+            return answer("shoot", data, [head])
         lines = [f"- {r} [{c}]" for r, c in reasons]
-        return answer("shoot", data, [head, *lines, *shot_lines, f"- {allocation['summary']}"])
+        return answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -366,12 +377,11 @@ class Skirmish19c(Ruleset):
             return {"figures": [b.id for b in aimed], "summary": summary, "source": source}
         join_within, source = cm(SHOOTING["leaders_join_cm"]), str(SHOOTING["leaders_join"])
         officers = comrades(table.scene, target, OFFICER_ROLES)
-        near = [o for o in gaps_to(table, officers, target.bases) if geo.within(o[1], join_within)]
-        pool = [*target.bases, *(officer for officer, _, _ in near)]
-        thresholds = [Threshold(gap, join_within, table.uncertainty(o, b)) for o, gap, b in near]
+        near = [o for o in near_figures(table, officers, target.bases, join_within) if o[1].within]
+        pool = [*target.bases, *(officer for officer, _ in near)]
         joined: list[dict[str, Any]] = [
             {"base": o.id, "threshold": threshold_json(table.scene, t), "source": source}
-            for (o, _, _), t in zip(near, thresholds, strict=True)
+            for o, t in near
         ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
         of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
@@ -400,22 +410,24 @@ class Skirmish19c(Ruleset):
         here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
         side = side_bases(scene, unit.side)
-        limits = self._command_reach(table, leader, side)
+        limits = self._command_reach(table, [leader], side)[0]
         measured = table.distances[table.index[leader.id], table.rows(side)]
         # Only figures within the limit or near it may be in command or too close to call (no
         # two bases' combined uncertainty exceeds twice the largest).
-        near_limit = np.abs(limits - measured) <= 2 * table.most_uncertain
+        inside = geo.within(measured, limits).tolist()
+        near_limit = (np.abs(limits - measured) <= 2 * table.most_uncertain).tolist()
         in_command: list[str] = []
         close_calls: list[dict[str, Any]] = []
         commanded: dict[str, list[Base]] = {}
-        for k in np.flatnonzero(geo.within(measured, limits) | near_limit).tolist():
-            base = side[k]
-            if base.unit_id == unit.id and is_command_figure(base):
-                continue  # the leader's own figures: he commands the others
-            t = Threshold(float(measured[k]), float(limits[k]), table.uncertainty(leader, base))
-            if t.too_close_to_call:
-                close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
-            if t.within:
+        rows = zip(side, measured.tolist(), limits.tolist(), inside, near_limit, strict=True)
+        for base, gap, limit, within, near in rows:
+            if not (within or near) or (base.unit_id == unit.id and is_command_figure(base)):
+                continue  # beyond reach, or the leader's own figures: he commands the others
+            if near:  # only these may be too close to call
+                t = Threshold(gap, limit, table.uncertainty(leader, base))
+                if t.too_close_to_call:
+                    close_calls.append({"base": base.id, "threshold": threshold_json(scene, t)})
+            if within:
                 in_command.append(base.id)
                 commanded.setdefault(base.unit_id, []).append(base)
 
@@ -466,11 +478,13 @@ class Skirmish19c(Ruleset):
         lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
         return answer("command", data, [say("command-head", **said), *lines])
 
-    def _command_reach(self, table: Table, leader: Base, bases: Sequence[Base]) -> geo.Array:
-        """How far the command figure commands each of `bases` (line 99): 25 cm when either
-        of them stands in enclosed terrain, else 50 cm."""
+    def _command_reach(
+        self, table: Table, leaders: Sequence[Base], bases: Sequence[Base]
+    ) -> geo.Array:
+        """(L, B) how far each of the command figures `leaders` commands each of `bases`
+        (line 99): 25 cm when either of the two stands in enclosed terrain, else 50 cm."""
         enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
-        there = enclosed[table.rows(bases)] | enclosed[table.index[leader.id]]
+        there = enclosed[table.rows(leaders)][:, None] | enclosed[table.rows(bases)][None, :]
         return np.where(there, COMMAND_ENCLOSED, COMMAND_OPEN)
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
@@ -513,7 +527,9 @@ class Skirmish19c(Ruleset):
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
             add("no-enemy")
         if kind == "infantry":
-            heroes = self._heroes_near(table, unit)
+            # A hero figure, or a group of heroes, of another group of the side (line 119).
+            hero_near = cm(RISK["hero_near_cm"])
+            heroes = near_figures(table, comrades(scene, unit, HERO, HERO), unit.bases, hero_near)
             near = [(b, t) for b, t in heroes if t.within]
             if near:
                 base, t = min(near, key=lambda h: h[1].measured)
@@ -604,30 +620,19 @@ class Skirmish19c(Ruleset):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
 
-    def _heroes_near(self, table: Table, unit: Unit) -> list[tuple[Base, Threshold]]:
-        """Each hero of another group of the side (in the scene's order), with its distance to
-        the nearest figure of the unit against 5 cm (line 119)."""
-        heroes = comrades(table.scene, unit, HERO, HERO)  # a hero figure, or a group of heroes
-        near = cm(RISK["hero_near_cm"])
-        return [
-            (hero, Threshold(gap, near, table.uncertainty(hero, b)))
-            for hero, gap, b in gaps_to(table, heroes, unit.bases)
-        ]
-
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
-        # Each figure's nearest enemy figure, the first of equally near ones.
-        facing: list[Base | None] = [None] * len(unit.bases)
-        if others:
-            facing = [others[k] for k in table.block(unit.bases, others).argmin(axis=1).tolist()]
+        columns = table.rows(others)
         reasons = []
-        for base, enemy in zip(unit.bases, facing, strict=True):
+        for base in unit.bases:
             inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
             covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
-            if not found and enemy is not None:
+            if not found and others:
+                # The figure's nearest enemy figure, the first of equally near ones.
+                enemy = others[int(table.distances[table.index[base.id], columns].argmin())]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
@@ -658,13 +663,9 @@ class Skirmish19c(Ruleset):
         cavalry = [
             e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
         ]
-        near = [
-            (e, table.unit_distance(unit, e))
-            for e in cavalry
-            if geo.within(table.unit_gap(unit, e), limit)
-        ]
+        near = [(e, table.unit_distance(unit, e)) for e in cavalry]
         found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
-        return min(found, key=lambda f: f[1].measured) if found else None
+        return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
 
     # ----------------------------------------------------------------------------------------
     # Melee (lines 67-80)
@@ -842,25 +843,22 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit. Only the members no
-        # further apart than 5 cm and any uncertainty may be within or too close to call.
+        # Linked by gaps of at most 5 cm: grow the group from this unit, member by member in
+        # the scene's order. Only the members no further apart than 5 cm and any uncertainty
+        # may be within or too close to call.
         rows = [table.unit_row(m) for m in members]
-        past = table.unit_gaps()[np.ix_(rows, rows)] - limit  # (members, members)
-        near_enough = [np.flatnonzero(row <= 2 * table.most_uncertain).tolist() for row in past]
-        linked, close = {unit.id}, []
-        grow = True
+        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()
+        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()  # of each gap's nearest pair
+        ids, near = [m.id for m in members], limit + 2 * table.most_uncertain
+        linked, close, grow = {ids.index(unit.id)}, [], True
         while grow:
             grow = False
-            for m, others in zip(members, near_enough, strict=True):
-                if m.id in linked:
-                    continue
-                for other in (members[j] for j in others if members[j].id in linked):
-                    near = table.unit_distance(m, other)
-                    t = Threshold(near.distance, limit, table.uncertainty(near.a, near.b))
-                    if t.too_close_to_call:
-                        close.append(f"{m.id}-{other.id}")
-                    if t.within:
-                        linked.add(m.id)
+            for i in (i for i in range(len(ids)) if i not in linked):
+                for j in (j for j in sorted(linked) if gaps[i][j] <= near):
+                    if abs(limit - gaps[i][j]) <= unc[i][j]:
+                        close.append(f"{ids[i]}-{ids[j]}")
+                    if geo.within(gaps[i][j], limit):
+                        linked.add(i)
                         grow = True
                         break
         together = len(linked) == len(members)
@@ -868,12 +866,10 @@ class Skirmish19c(Ruleset):
         # by its first nearest figure.
         roles = MOVEMENT["platoon_roles"]
         officers = [b for b in side_bases(scene, unit.side) if b.role in roles]
-        gaps = gaps_to(table, officers, [b for m in members for b in m.bases])
-        found = [g for g in gaps if g[1] <= limit][:1]
+        nearby = near_figures(table, officers, [b for m in members for b in m.bases], limit)
+        found = [(b, t) for b, t in nearby if t.measured <= limit][:1]
         officer = found[0][0].id if found else None
-        for b, gap, near_b in found:
-            if Threshold(gap, limit, table.uncertainty(b, near_b)).too_close_to_call:
-                close.append(b.id)
+        close += [b.id for b, t in found if t.too_close_to_call]
         in_company = together and officer is not None
         said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
         said["together"] = say("platoon-together" if together else "platoon-apart")
@@ -936,22 +932,14 @@ class Skirmish19c(Ruleset):
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
-        hits = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
-        picked = SHOOTING[
-            "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
-        ]
+        hits = likeliest([Fraction(p["exact"]) for p in data["hits"]["distribution"]])
+        picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
         label = say("hits-label", need=need, fire=fire)
-        damage = [
-            count(
-                f"{result}s",
-                say(f"{result}s-label", shift=shift, faces=faces(row, result)),
-                row["cite"],
-                fire,
-            )
-            for result in ("kill", "wound")
-        ]
-        hit = count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits.index(max(hits)))
-        return (hit, *damage, taken_off("taken_off", target, pool, picked, fire))
+        reports = [count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits)]
+        for r in ("kill", "wound"):
+            label = say(f"{r}s-label", shift=shift, faces=faces(row, r))
+            reports.append(count(f"{r}s", label, row["cite"], fire))
+        return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         if not self._shoot_form(scene, args):
@@ -983,12 +971,12 @@ class Skirmish19c(Ruleset):
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
             raise sheet.question_error("more-off", more=kills - taken - spare, **said)
-        by_group: dict[str, int] = {}
-        for b in off:
-            by_group[b.unit_id] = by_group.get(b.unit_id, 0) + b.figures
-        own = kills - sum(n for u, n in by_group.items() if u != group.id)
+        joined: Counter[str] = Counter()  # officers of other groups (line 53), by group
+        for b in (b for b in off if b.unit_id != group.id):
+            joined[b.unit_id] += b.figures
+        own = kills - joined.total()
         changes = []
-        for uid, n in [(group.id, own)] + [(u, n) for u, n in by_group.items() if u != group.id]:
+        for uid, n in {group.id: own, **joined}.items():
             if n:
                 before = int(state(scene.unit_of(uid), "casualties"))
                 changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
@@ -996,11 +984,7 @@ class Skirmish19c(Ruleset):
             before = int(state(group, "wounded"))
             after = min(before + wounds, max(group.figures - own, 0))
             changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
-        changes += [
-            Change(b.id, "removed", True, "killed: taken off the table", source, Scope.BASE)
-            for b in off
-        ]
-        return changes
+        return [*changes, *removals((b.id for b in off), "killed: taken off the table", source)]
 
     def _melee_form(self, scene: Scene, args: Args) -> Reports:
         """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
@@ -1162,13 +1146,11 @@ class Skirmish19c(Ruleset):
         attribute named, as the question asked alone names them)."""
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
+        # Each action is the method of its name; `suggest` lists its first line only, which the
+        # long answers say alone in `brief`.
+        brief = {"brief": True} if candidate.kind in ("risk", "command", "shoot") else {}
         try:
-            # Each action is the method of its name; `suggest` lists its first line only, which
-            # the long answers say alone in `brief`.
-            action = getattr(self, candidate.kind)
-            brief = {"brief": True} if candidate.kind in ("risk", "command") else {}
-            found: Resolution = action(scene, candidate.args, **brief)
-            return found
+            return cast(Resolution, getattr(self, candidate.kind)(scene, candidate.args, **brief))
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
@@ -1208,23 +1190,21 @@ class Skirmish19c(Ruleset):
                 yield Candidate("charge", (unit.id, e.id))
 
     def _melees(self, table: Table) -> Iterator[Candidate]:
-        """Pairs of enemy groups with figures in base contact (within the uncertainty)."""
-        units, gaps = table.scene.units, table.unit_gaps().tolist()
-        for i, a in enumerate(units):
-            for k, b in enumerate(units[i + 1 :], i + 1):
-                if a.side != b.side and geo.within(gaps[i][k], 2 * table.most_uncertain):
-                    near = table.unit_distance(a, b)
-                    if near.distance <= table.uncertainty(near.a, near.b):
-                        yield Candidate("melee", (a.id, b.id))
+        """Pairs of enemy groups with figures in base contact (within the uncertainty), each
+        pair once, in the scene's order (`Table.enemy_pairs` lists both ways)."""
+        order = {u.id: k for k, u in enumerate(table.scene.units)}
+        for a, b, _, _ in table.enemy_pairs(table.scene.units, 0.0):
+            if order[a.id] < order[b.id]:
+                yield Candidate("melee", (a.id, b.id))
 
     def _out_of_command(self, table: Table, unit_id: str) -> Resolution | None:
         """A group of side A with no figure within command distance of a command figure of
         its side (line 99), None when it has one."""
         unit = table.unit_of(unit_id)
-        for leader in (b for b in side_bases(table.scene, unit.side) if is_command_figure(b)):
-            measured = table.distances[table.index[leader.id], table.rows(unit.bases)]
-            if geo.within(measured, self._command_reach(table, leader, unit.bases)).any():
-                return None
+        leaders = [b for b in side_bases(table.scene, unit.side) if is_command_figure(b)]
+        reach = self._command_reach(table, leaders, unit.bases)
+        if geo.within(table.block(leaders, unit.bases), reach).any():
+            return None
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
         return Resolution("out-of-command", MappingProxyType(data), (summary,))

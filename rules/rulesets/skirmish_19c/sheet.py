@@ -6,9 +6,10 @@ a risk factor and what a cell of it does to a group's status. Lengths are mm."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +121,8 @@ class Cell:
         return "(Charge?)" in self.text
 
     def as_json(self) -> dict[str, Any]:
-        out = dict(face=self.face, text=self.text, italic=self.italic, charge=self.charge)
-        return out | dict(probability="1/6", source=str(self.cite), note=self.note)
+        out = {"face": self.face, "text": self.text, "italic": self.italic, "charge": self.charge}
+        return out | {"probability": "1/6", "source": str(self.cite), "note": self.note}
 
 
 ACTIONS_TABLE = {
@@ -225,11 +226,12 @@ def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
 
 def volley(
     shooters: int, need: int, band: str, column: str, gunpowder: bool, quality: str
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, Any], Callable[[], list[str]]]:
     """One volley as a shot answer shows it: `shooters` D8s needing `need`+ at `band` range
     against `column` cover (lines 40-43), each hit a D6 on the damage row of `gunpowder`
     weapons or not, one better for a hero, one worse for raw shooters (lines 45-49); the
-    answer's rolls and the odds of hits, kills and wounds, and its readable lines."""
+    answer's rolls and the odds of hits, kills and wounds, and what writes its readable lines
+    (asked only when the answer is shown in full)."""
     note = f"{band} range, {column}"
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
@@ -244,13 +246,17 @@ def volley(
     counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
     data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
     data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
-    sign = f" ({shift:+d})" if shift else ""
-    read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
-    return data, [
-        f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
-        f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-        f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
-    ]
+
+    def lines() -> list[str]:
+        sign = f" ({shift:+d})" if shift else ""
+        read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
+        return [
+            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
+            f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
+            f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
+        ]
+
+    return data, lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,15 +268,14 @@ def melee_odds(mod_a: int, mod_b: int) -> dict[str, Fraction]:
     a natural 5 and kills on a natural 6 (line 78). Chances out of the 36 throws."""
     ways = dict.fromkeys(("a_wins", "a_wounds", "a_kills", "b_wins", "b_wounds", "b_kills"), 0)
     ways["draw"] = 0
-    for x in range(1, 7):
-        for y in range(1, 7):
-            if x + mod_a == y + mod_b:
-                ways["draw"] += 1
-                continue
-            side, natural = ("a", x) if x + mod_a > y + mod_b else ("b", y)
+    for x, y in product(range(1, 7), repeat=2):
+        side, natural = ("a", x) if x + mod_a > y + mod_b else ("b", y)
+        if x + mod_a == y + mod_b:
+            ways["draw"] += 1
+        else:
             ways[f"{side}_wins"] += 1
-            if natural >= 5:
-                ways[f"{side}_{'wounds' if natural == 5 else 'kills'}"] += 1
+            ways[f"{side}_wounds"] += natural == 5
+            ways[f"{side}_kills"] += natural == 6
     return {k: Fraction(n, 36) for k, n in ways.items()}
 
 
