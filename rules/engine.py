@@ -35,7 +35,6 @@ from .scene import (
     SCENE_KEYS,
     TERRAIN_KEYS,
     UNIT_KEYS,
-    Base,
     Cover,
     Scene,
     Terrain,
@@ -73,17 +72,10 @@ def check_attr(
     missing attribute of a question into one message); a value outside `accepted_values` is a
     `QuestionError` naming the unit, the attribute and the accepted values.
     """
-    value = unit.get(key)
-    if value is None:
-        if default is not None:
-            return default
-        raise MissingAttribute(
-            ruleset,
-            unit.id,
-            key,
-            f"one of {accepted(accepted_values)}",
-            accepted_values[0] if accepted_values else "",
-        )
+    if unit.get(key) is None and default is not None:
+        return default
+    first = accepted_values[0] if accepted_values else ""
+    value = _given(unit, key, ruleset, f"one of {accepted(accepted_values)}", first)
     if value not in accepted_values:
         raise QuestionError(
             f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
@@ -95,19 +87,22 @@ def check_attr(
 def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
     """A true-or-false state of play (declared with a default, so a scene read by the engine
     has it); a `MissingAttribute` when the unit has none."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
-    return bool(value)
+    return bool(_given(unit, key, ruleset, "true or false", False))
 
 
 def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
     """A count of play from 0 (declared with a default, so a scene read by the engine has it);
     a `MissingAttribute` when the unit has none."""
+    return int(_given(unit, key, ruleset, "a whole number from 0", 0))
+
+
+def _given(unit: Unit, key: str, ruleset: str, accepted_values: str, placeholder: object) -> Any:
+    """The unit's `key`; a `MissingAttribute` (asking for `accepted_values`, asked again with
+    `placeholder`) when it has none."""
     value = unit.get(key)
     if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
-    return int(value)
+        raise MissingAttribute(ruleset, unit.id, key, accepted_values, placeholder)
+    return value
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
@@ -253,18 +248,6 @@ class Ruleset:
         return terrain.kind in self.default_enclosed
 
     # ----------------------------------------------------------------------------------------
-    # Sight
-
-    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """The sight lines from viewer to target past this sheet's obstacles."""
-        return table_of(scene).sight(self.sight_policy, viewer, target)
-
-    def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
-        than the terrain lets it see (`Table.sight_reach`)."""
-        return table_of(scene).in_sight(self.sight_policy, viewer, target)
-
-    # ----------------------------------------------------------------------------------------
     # Actions
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
@@ -392,17 +375,9 @@ class Ruleset:
         (every unit for `suggest`, none for `measure`)."""
         if action == "measure":
             return answer
-        if action == "suggest":
-            units: list[Unit] = list(scene.units)
-        else:
-            units = []
-            for ident in args:
-                try:
-                    found = scene.unit_of(ident)
-                except ValueError:
-                    continue
-                if found not in units:
-                    units.append(found)
+        ids = set(scene.ids())
+        named = {u.id: u for u in (scene.unit_of(ident) for ident in args if ident in ids)}
+        units = list(scene.units) if action == "suggest" else list(named.values())
         fields = {f.name: f for f in self.unit_fields}
         assumed = [
             {
@@ -479,17 +454,10 @@ class Ruleset:
         units = []
         for unit in scene.units:
             missing = {f.name: f.default for f in defaults if unit.get(f.name) is None}
-            if not missing:
-                units.append(unit)
-                continue
-            attrs = {**unit.attrs, **missing}
-            units.append(
-                replace(
-                    unit,
-                    attrs=MappingProxyType(attrs),
-                    defaulted=frozenset(missing) | unit.defaulted,
-                )
-            )
+            if missing:
+                attrs = MappingProxyType({**unit.attrs, **missing})
+                unit = replace(unit, attrs=attrs, defaulted=frozenset(missing) | unit.defaulted)
+            units.append(unit)
         return replace(scene, units=tuple(units))
 
     # ----------------------------------------------------------------------------------------

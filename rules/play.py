@@ -13,7 +13,7 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -204,23 +204,18 @@ def set_by_hand(
             else:
                 changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
     else:
+        game_fields: dict[str, tuple[Callable[[Any], bool], str]] = {
+            "turn": (lambda v: type(v) is int and v >= 1, "a whole number from 1"),
+            "phase": (lambda v: v in ruleset.phases, accepted(ruleset.phases)),
+            "initiative": (lambda v: v is None or (type(v) is str and v != ""), "a side, or null"),
+        }
         for name, value in values.items():
-            if name == "turn":
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    problems.append(f"turn is {value!r}; accepted: a whole number from 1")
-                    continue
-            elif name == "phase":
-                if value not in ruleset.phases:
-                    problems.append(f"phase is {value!r}; accepted: {accepted(ruleset.phases)}")
-                    continue
-            elif name == "initiative":
-                if value is not None and not (isinstance(value, str) and value):
-                    problems.append(f"initiative is {value!r}; accepted: a side, or null")
-                    continue
-            else:
+            if name not in game_fields:
                 problems.append(f"{name!r} is not a game field; fields: {accepted(PLAY_FIELDS)}")
-                continue
-            changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
+            elif not game_fields[name][0](value):
+                problems.append(f"{name} is {value!r}; accepted: {game_fields[name][1]}")
+            else:
+                changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
     if problems:
         raise QuestionError("; ".join(problems))
     return edits_of(play, changes)

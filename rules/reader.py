@@ -42,24 +42,24 @@ MAX_GAME_BYTES: Final = 4 * 1024 * 1024
 def size_problem(units: Any, terrain: Any) -> str | None:
     """What is too big in a document's `units` and `terrain` arrays (None: nothing), counted
     before anything is read from them."""
-    bases = 0
-    if isinstance(units, list):
-        for unit in units:
-            found = unit.get("bases") if isinstance(unit, dict) else None
-            bases += len(found) if isinstance(found, list) else 0
+    bases = _entries(units, "bases")
     if bases > MAX_BASES:
         return f"{bases} bases; a scene or game holds at most {MAX_BASES}"
-    points = 0
-    if isinstance(terrain, list):
-        for piece in terrain:
-            found = piece.get("polygon") if isinstance(piece, dict) else None
-            points += len(found) if isinstance(found, list) else 0
+    points = _entries(terrain, "polygon")
     if points > MAX_TERRAIN_POINTS:
         return (
             f"{points} terrain polygon corners; the terrain of a scene or game has at most "
             f"{MAX_TERRAIN_POINTS} in all"
         )
     return None
+
+
+def _entries(items: Any, key: str) -> int:
+    """How many entries the `key` lists of the objects in the list `items` hold together."""
+    if not isinstance(items, list):
+        return 0
+    lists = (item.get(key) for item in items if isinstance(item, dict))
+    return sum(len(found) for found in lists if isinstance(found, list))
 
 
 def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
