@@ -265,39 +265,6 @@ def decode_json(text: str, source: str) -> Any:
     return doc
 
 
-# Unit state the loader type-checks; the ruleset checks the values it reads.
-STATE_COUNTS: Final = (
-    "casualties",
-    "shock",
-    "hits",
-    "consecutive_fire",
-    "wounded",
-    "strength",
-    "bases_removed",
-    "attack_actions",
-    "supporting_units",
-)
-STATE_FLAGS: Final = (
-    "disordered",
-    "loaded",
-    "moved",
-    "fired",
-    "regular",
-    "commanded",
-    "bayonet",
-    "broken",
-    "loyal",
-    "heavy_armour",
-    "loading",
-    "pivoted",
-    "charged",
-    "fired_on",
-    "lost_melee",
-    "overheated",
-    "mounted",
-    "fighters",
-)
-_TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
 SCENE_KEYS: Final = frozenset(
     {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
 )
@@ -485,19 +452,8 @@ def _parse_unit(r: DocumentReader, item: Any, path: str, scale: float, ids: dict
     for key in ("type", "quality", "weapon"):
         value = obj.get(key)
         optional[key] = None if value is None else r.text(value, join_path(path, key))
-    attrs: dict[str, Any] = {}
-    for key, value in obj.items():
-        if key in UNIT_KEYS:
-            continue
-        kpath = join_path(path, key)
-        if key in STATE_COUNTS:
-            attrs[key] = r.integer(value, kpath)
-        elif key in STATE_FLAGS:
-            attrs[key] = r.boolean(value, kpath)
-        elif key in _TEXT_ATTRS:
-            attrs[key] = r.text(value, kpath)
-        else:
-            attrs[key] = value
+    # The state of play and the troops' other words: the ruleset checks those it reads.
+    attrs = {k: v for k, v in obj.items() if k not in UNIT_KEYS}
     bases = tuple(
         _parse_base(r, b, f"{path}.bases[{i}]", scale, ids, ident) for i, b in enumerate(bases_doc)
     )
