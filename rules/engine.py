@@ -35,6 +35,7 @@ from .scene import (
     SCENE_KEYS,
     TERRAIN_KEYS,
     UNIT_KEYS,
+    Base,
     Cover,
     Scene,
     Terrain,
@@ -248,6 +249,18 @@ class Ruleset:
         return terrain.kind in self.default_enclosed
 
     # ----------------------------------------------------------------------------------------
+    # Sight (asked by the rulesets' tests; the rulesets ask their `Table`)
+
+    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
+        """The sight lines from viewer to target past this sheet's obstacles."""
+        return table_of(scene).sight(self.sight_policy, viewer, target)
+
+    def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
+        """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
+        than the terrain lets it see (`Table.sight_reach`)."""
+        return table_of(scene).in_sight(self.sight_policy, viewer, target)
+
+    # ----------------------------------------------------------------------------------------
     # Actions
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
@@ -350,6 +363,7 @@ class Ruleset:
         while True:
             try:
                 answer = answering(asked, args)
+                break
             except MissingAttribute as gap:
                 if len(gaps) >= MAX_MISSING or any(
                     (g.unit, g.key) == (gap.unit, gap.key) for g in gaps
@@ -357,8 +371,6 @@ class Ruleset:
                     raise
                 gaps.append(gap)
                 asked = _with_value(asked, gap.unit, gap.key, gap.placeholder)
-                continue
-            break
         if len(gaps) == 1:
             raise gaps[0]
         if gaps:
@@ -375,9 +387,11 @@ class Ruleset:
         (every unit for `suggest`, none for `measure`)."""
         if action == "measure":
             return answer
-        ids = set(scene.ids())
-        named = {u.id: u for u in (scene.unit_of(ident) for ident in args if ident in ids)}
-        units = list(scene.units) if action == "suggest" else list(named.values())
+        units = list(scene.units)
+        if action != "suggest":  # the units the arguments name, each once
+            ids = set(scene.ids())
+            named = (scene.unit_of(ident) for ident in args if ident in ids)
+            units = list({unit.id: unit for unit in named}.values())
         fields = {f.name: f for f in self.unit_fields}
         assumed = [
             {

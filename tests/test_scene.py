@@ -678,6 +678,21 @@ def test_a_state_count_must_be_a_whole_number_of_at_least_0(key: str, value: obj
     )
 
 
+def test_a_state_flag_nested_thousands_deep_is_a_scene_error() -> None:
+    doc = small_doc()
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    doc["units"][0]["loaded"] = deep
+    # quoted to reprlib's depth: six lists, then the seventh as [...]
+    with pytest.raises(SceneError) as err:
+        read_scene(doc, "scene.json")
+    assert str(err.value) == (
+        "scene.json: units[0].loaded: unit 'rifles': loaded is [[[[[[[...]]]]]]]; "
+        "accepted: true or false"
+    )
+
+
 def test_a_key_no_ruleset_reads_is_kept_as_written() -> None:
     doc = small_doc()
     doc["units"][0]["overheated"] = "yes"  # not a skirmish-19c field, nor close to one
