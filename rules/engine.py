@@ -107,10 +107,6 @@ def _given(unit: Unit, key: str, ruleset: str, accepted_values: str, placeholder
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
-ReportForm = Callable[[Scene, Sequence[str]], tuple[Report, ...]]
-"""What the players are asked after a resolution: (scene, args) -> the form's reports."""
-ApplyReport = Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
-"""What the reported dice do: (scene, args, reported values) -> the changes of state."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +121,10 @@ class Candidate:
 class OutcomeRule:
     """How one action's dice change the game: the form to fill, and what it leads to."""
 
-    form: ReportForm
-    apply: ApplyReport
+    form: Callable[[Scene, Sequence[str]], tuple[Report, ...]]
+    """What the players are asked after a resolution: (scene, args) -> the form's reports."""
+    apply: Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
+    """What the reported dice do: (scene, args, reported values) -> the changes of state."""
 
 
 MAX_MISSING: Final = 40

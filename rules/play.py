@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
+from .state import BASE_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 SERVER_BASE_FIELDS: Final = (*BASE_FIELDS, "held")
 """Base state a game keeps: `removed` (taken off the table; the rules stop counting it) and
 `held` (hidden from the camera for long, inside a building: kept where it was last seen)."""
-PLAY_FIELDS: Final = ("turn", "phase", *GAME_FIELDS)
-"""Game state: the turn, the phase of the sequence of play, the side with the initiative."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +202,8 @@ def set_by_hand(
             else:
                 changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
     else:
+        # The game's state: the turn, the phase of the sequence of play, the side with the
+        # initiative (`GAME_FIELDS`), each with the check of a value and its accepted values.
         game_fields: dict[str, tuple[Callable[[Any], bool], str]] = {
             "turn": (lambda v: type(v) is int and v >= 1, "a whole number from 1"),
             "phase": (lambda v: v in ruleset.phases, accepted(ruleset.phases)),
@@ -211,7 +211,7 @@ def set_by_hand(
         }
         for name, value in values.items():
             if name not in game_fields:
-                problems.append(f"{name!r} is not a game field; fields: {accepted(PLAY_FIELDS)}")
+                problems.append(f"{name!r} is not a game field; fields: {accepted(game_fields)}")
             elif not game_fields[name][0](value):
                 problems.append(f"{name} is {value!r}; accepted: {game_fields[name][1]}")
             else:

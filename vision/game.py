@@ -6,10 +6,10 @@ tag of each base, the terrain cards and an optional camera. `game_tags` lists ev
 expects, for the tag printer and the detector.
 
 Every bad input raises `GameError` naming the file, the path inside it
-(`units[1].bases[0].tag`) and what is accepted. Builds on `rules` (ruleset ids, terrain kinds,
-the polygon check) and on `vision.tags` (the family names and their id counts); never imports
-cv2, pupil_apriltags, flask or webui, and keeps the camera matrix as plain tuples (the
-calibration code makes arrays of it).
+(`units[1].bases[0].tag`) and what is accepted. Builds on `rules` (ruleset ids, and the readers
+of what a game file shares with a scene: table, ids, units, footprints, terrain) and on
+`vision.tags` (the family names and their id counts); never imports cv2, pupil_apriltags, flask
+or webui, and keeps the camera matrix as plain tuples (the calibration code makes arrays of it).
 """
 
 from __future__ import annotations
