@@ -73,10 +73,17 @@ def check_attr(
     missing attribute of a question into one message); a value outside `accepted_values` is a
     `QuestionError` naming the unit, the attribute and the accepted values.
     """
-    if unit.get(key) is None and default is not None:
-        return default
-    first = accepted_values[0] if accepted_values else ""
-    value = _given(unit, key, ruleset, f"one of {accepted(accepted_values)}", first)
+    value = unit.get(key)
+    if value is None:
+        if default is not None:
+            return default
+        raise MissingAttribute(
+            ruleset,
+            unit.id,
+            key,
+            f"one of {accepted(accepted_values)}",
+            accepted_values[0] if accepted_values else "",
+        )
     if value not in accepted_values:
         raise QuestionError(
             f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
@@ -88,22 +95,19 @@ def check_attr(
 def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
     """A true-or-false state of play (declared with a default, so a scene read by the engine
     has it); a `MissingAttribute` when the unit has none."""
-    return bool(_given(unit, key, ruleset, "true or false", False))
+    value = unit.get(key)
+    if value is None:
+        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
+    return bool(value)
 
 
 def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
     """A count of play from 0 (declared with a default, so a scene read by the engine has it);
     a `MissingAttribute` when the unit has none."""
-    return int(_given(unit, key, ruleset, "a whole number from 0", 0))
-
-
-def _given(unit: Unit, key: str, ruleset: str, accepted_values: str, placeholder: object) -> Any:
-    """The unit's `key`; a `MissingAttribute` (asking for `accepted_values`, asked again with
-    `placeholder`) when it has none."""
     value = unit.get(key)
     if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, accepted_values, placeholder)
-    return value
+        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
+    return int(value)
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
