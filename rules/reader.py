@@ -68,20 +68,15 @@ def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
     or saved as UTF-8); None when there is none."""
     if isinstance(value, str):
         return None if _is_unicode(value) else (path or "the document")
-    if depth > 200:
+    if depth > 200 or not isinstance(value, dict | list):
         return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not _is_unicode(key):
-                return path or "the document"
-            found = surrogate_path(item, join_path(path, key), depth + 1)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found = surrogate_path(item, f"{path}[{i}]", depth + 1)
-            if found is not None:
-                return found
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+        if isinstance(key, str) and not _is_unicode(key):
+            return path or "the document"
+        where = join_path(path, key) if isinstance(key, str) else f"{path}[{key}]"
+        found = surrogate_path(item, where, depth + 1)
+        if found is not None:
+            return found
     return None
 
 

@@ -416,22 +416,17 @@ _UNIT_PREFIX: Final = re.compile(r"^unit '[^']*': ")
 def grouped_problems(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Problems that are the same but for the unit (`arm is 'infantry'` on 14 units) said once,
     with the paths they stand at."""
-    by_detail: dict[str, list[str]] = {}
+    by_detail: dict[str, list[tuple[str, str]]] = {}
     for path, message in problems:
-        by_detail.setdefault(_UNIT_PREFIX.sub("", message), []).append(path)
+        by_detail.setdefault(_UNIT_PREFIX.sub("", message), []).append((path, message))
     out = []
-    for path, message in problems:
-        detail = _UNIT_PREFIX.sub("", message)
-        paths = by_detail.pop(detail, None)
-        if paths is None:
+    for detail, found in by_detail.items():
+        if len(found) == 1:
+            out.append(found[0])
             continue
-        if len(paths) == 1:
-            out.append((path, message))
-        else:
-            shown = ", ".join(paths[1:4]) + (
-                f" and {len(paths) - 4} more" if len(paths) > 4 else ""
-            )
-            out.append((path, f"{detail} (also at {shown})"))
+        paths = [path for path, _ in found]
+        more = f" and {len(paths) - 4} more" if len(paths) > 4 else ""
+        out.append((paths[0], f"{detail} (also at {', '.join(paths[1:4])}{more})"))
     return out
 
 

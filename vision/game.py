@@ -195,35 +195,21 @@ class GameTag:
 
 def game_tags(game: Game) -> tuple[GameTag, ...]:
     """Every tag the game expects: corners, then bases unit by unit, then terrain cards."""
-    out: list[GameTag] = []
-    cal = game.calibration.spec
-    for corner in game.calibration.corners:
-        out.append(
-            GameTag(
-                cal.family,
-                cal.border_bits,
-                corner.tag,
-                cal.size,
-                cal.height,
-                TagRole.CORNER,
-                f"corner-{corner.tag}",
-            )
+
+    def tag(
+        spec: TagSpec, ident: int, role: TagRole, owner: str, unit: str | None = None
+    ) -> GameTag:
+        return GameTag(
+            spec.family, spec.border_bits, ident, spec.size, spec.height, role, owner, unit
         )
+
+    cal = game.calibration
+    out = [tag(cal.spec, c.tag, TagRole.CORNER, f"corner-{c.tag}") for c in cal.corners]
     for unit in game.units:
-        for base in unit.bases:
-            s = base.spec
-            tag = GameTag(
-                s.family, s.border_bits, base.tag, s.size, s.height, TagRole.BASE, base.id, unit.id
-            )
-            out.append(tag)
+        out += [tag(b.spec, b.tag, TagRole.BASE, b.id, unit.id) for b in unit.bases]
     for card in game.terrain:
         if card.tag is not None and card.spec is not None:
-            s = card.spec
-            out.append(
-                GameTag(
-                    s.family, s.border_bits, card.tag, s.size, s.height, TagRole.TERRAIN, card.id
-                )
-            )
+            out.append(tag(card.spec, card.tag, TagRole.TERRAIN, card.id))
     return tuple(out)
 
 
