@@ -181,13 +181,8 @@ class Scene:
 
     def select(self, ident: str) -> tuple[Base, ...]:
         """The bases an id names: all of a unit's, or the one base."""
-        for unit in self.units:
-            if unit.id == ident:
-                return unit.bases
-            for base in unit.bases:
-                if base.id == ident:
-                    return (base,)
-        raise UnknownIdError(ident, self.ids(), "unit or base")
+        unit = self.unit_of(ident)
+        return unit.bases if unit.id == ident else (self.base(ident),)
 
     def terrain_piece(self, ident: str) -> Terrain:
         """The terrain piece with this id."""
