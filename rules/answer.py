@@ -165,16 +165,13 @@ class Roll:
 
     def describe(self) -> str:
         """`3D8 to hit, 4+ each (5/8 a die)`, for the readable answer."""
+        note = f" ({self.note})" if self.note else ""
         if self.need is None:
-            return f"{self.dice}D{self.sides} for {self.purpose}" + (
-                f" ({self.note})" if self.note else ""
-            )
+            return f"{self.dice}D{self.sides} for {self.purpose}{note}"
         p = self.p_success
         assert p is not None
         odds = "cannot succeed" if p == 0 else f"{self.need}+ each, {p} a die"
-        return f"{self.dice}D{self.sides} {self.purpose}: {odds}" + (
-            f" ({self.note})" if self.note else ""
-        )
+        return f"{self.dice}D{self.sides} {self.purpose}: {odds}{note}"
 
 
 def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:

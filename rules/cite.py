@@ -136,13 +136,9 @@ def plain_lines(action: str, data: Mapping[str, Any], lines: Sequence[str]) -> l
     """A text answer in players' words; a `suggest` answer under the one heading."""
     out = list(lines)
     if action == "suggest":
-        rest: list[str] = []
-        if out:
-            head = SUGGEST_HEAD.match(out[0])
-            if head is not None:
-                more = head["rest"].lstrip()
-                out = out[1:]
-                if more.startswith(";"):
-                    rest.append(more.lstrip("; "))
-        out = [suggest_heading(data), *rest, *out]
+        head = SUGGEST_HEAD.match(out[0]) if out else None
+        if head is not None:  # the ruleset's own heading: what follows its `;` is kept
+            more = head["rest"].lstrip()
+            out = ([more.lstrip("; ")] if more.startswith(";") else []) + out[1:]
+        out = [suggest_heading(data), *out]
     return [plain(line) for line in out]

@@ -111,10 +111,6 @@ def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
 
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
-ReportForm = Callable[[Scene, Sequence[str]], tuple[Report, ...]]
-"""What the players are asked after a resolution: (scene, args) -> the form's reports."""
-ApplyReport = Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
-"""What the reported dice do: (scene, args, reported values) -> the changes of state."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +125,10 @@ class Candidate:
 class OutcomeRule:
     """How one action's dice change the game: the form to fill, and what it leads to."""
 
-    form: ReportForm
-    apply: ApplyReport
+    form: Callable[[Scene, Sequence[str]], tuple[Report, ...]]
+    """What the players are asked after a resolution: (scene, args) -> the form's reports."""
+    apply: Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
+    """What the reported dice do: (scene, args, reported values) -> the changes of state."""
 
 
 MAX_MISSING: Final = 40
@@ -253,7 +251,7 @@ class Ruleset:
         return terrain.kind in self.default_enclosed
 
     # ----------------------------------------------------------------------------------------
-    # Sight
+    # Sight (asked by the rulesets' tests; the rulesets ask their `Table`)
 
     def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
         """The sight lines from viewer to target past this sheet's obstacles."""
@@ -367,6 +365,7 @@ class Ruleset:
         while True:
             try:
                 answer = answering(asked, args)
+                break
             except MissingAttribute as gap:
                 if len(gaps) >= MAX_MISSING or any(
                     (g.unit, g.key) == (gap.unit, gap.key) for g in gaps
@@ -374,8 +373,6 @@ class Ruleset:
                     raise
                 gaps.append(gap)
                 asked = _with_value(asked, gap.unit, gap.key, gap.placeholder)
-                continue
-            break
         if len(gaps) == 1:
             raise gaps[0]
         if gaps:
@@ -392,17 +389,11 @@ class Ruleset:
         (every unit for `suggest`, none for `measure`)."""
         if action == "measure":
             return answer
-        if action == "suggest":
-            units: list[Unit] = list(scene.units)
-        else:
-            units = []
-            for ident in args:
-                try:
-                    found = scene.unit_of(ident)
-                except ValueError:
-                    continue
-                if found not in units:
-                    units.append(found)
+        units = list(scene.units)
+        if action != "suggest":  # the units the arguments name, each once
+            ids = set(scene.ids())
+            named = (scene.unit_of(ident) for ident in args if ident in ids)
+            units = list({unit.id: unit for unit in named}.values())
         fields = {f.name: f for f in self.unit_fields}
         assumed = [
             {
@@ -479,17 +470,10 @@ class Ruleset:
         units = []
         for unit in scene.units:
             missing = {f.name: f.default for f in defaults if unit.get(f.name) is None}
-            if not missing:
-                units.append(unit)
-                continue
-            attrs = {**unit.attrs, **missing}
-            units.append(
-                replace(
-                    unit,
-                    attrs=MappingProxyType(attrs),
-                    defaulted=frozenset(missing) | unit.defaulted,
-                )
-            )
+            if missing:
+                attrs = MappingProxyType({**unit.attrs, **missing})
+                unit = replace(unit, attrs=attrs, defaulted=frozenset(missing) | unit.defaulted)
+            units.append(unit)
         return replace(scene, units=tuple(units))
 
     # ----------------------------------------------------------------------------------------

@@ -13,13 +13,13 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
+from .state import BASE_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 SERVER_BASE_FIELDS: Final = (*BASE_FIELDS, "held")
 """Base state a game keeps: `removed` (taken off the table; the rules stop counting it) and
 `held` (hidden from the camera for long, inside a building: kept where it was last seen)."""
-PLAY_FIELDS: Final = ("turn", "phase", *GAME_FIELDS)
-"""Game state: the turn, the phase of the sequence of play, the side with the initiative."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,23 +202,20 @@ def set_by_hand(
             else:
                 changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
     else:
+        # The game's state: the turn, the phase of the sequence of play, the side with the
+        # initiative (`GAME_FIELDS`), each with the check of a value and its accepted values.
+        game_fields: dict[str, tuple[Callable[[Any], bool], str]] = {
+            "turn": (lambda v: type(v) is int and v >= 1, "a whole number from 1"),
+            "phase": (lambda v: v in ruleset.phases, accepted(ruleset.phases)),
+            "initiative": (lambda v: v is None or (type(v) is str and v != ""), "a side, or null"),
+        }
         for name, value in values.items():
-            if name == "turn":
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    problems.append(f"turn is {value!r}; accepted: a whole number from 1")
-                    continue
-            elif name == "phase":
-                if value not in ruleset.phases:
-                    problems.append(f"phase is {value!r}; accepted: {accepted(ruleset.phases)}")
-                    continue
-            elif name == "initiative":
-                if value is not None and not (isinstance(value, str) and value):
-                    problems.append(f"initiative is {value!r}; accepted: a side, or null")
-                    continue
+            if name not in game_fields:
+                problems.append(f"{name!r} is not a game field; fields: {accepted(game_fields)}")
+            elif not game_fields[name][0](value):
+                problems.append(f"{name} is {value!r}; accepted: {game_fields[name][1]}")
             else:
-                problems.append(f"{name!r} is not a game field; fields: {accepted(PLAY_FIELDS)}")
-                continue
-            changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
+                changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
     if problems:
         raise QuestionError("; ".join(problems))
     return edits_of(play, changes)

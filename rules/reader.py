@@ -2,18 +2,19 @@
 every bad value: `units[2].bases[0].x: expected a number, got the string 'ten'`.
 
 One reader serves every file format; a format names its own containers (`object` / `list` in
-JSON, `table` / `array` in TOML) and its own error class. Pure Python; never imports numpy or
-anything outside `rules`.
+JSON, `table` / `array` in TOML) and its own error class, and `read_text_file` reads either
+kind of file. Pure Python; never imports numpy or anything outside `rules`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Final
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
 
-from .errors import UmpireError, accepted
+from .errors import DocumentError, accepted
 
 Point = tuple[float, float]
 
@@ -41,18 +42,10 @@ MAX_GAME_BYTES: Final = 4 * 1024 * 1024
 def size_problem(units: Any, terrain: Any) -> str | None:
     """What is too big in a document's `units` and `terrain` arrays (None: nothing), counted
     before anything is read from them."""
-    bases = 0
-    if isinstance(units, list):
-        for unit in units:
-            found = unit.get("bases") if isinstance(unit, dict) else None
-            bases += len(found) if isinstance(found, list) else 0
+    bases = _entries(units, "bases")
     if bases > MAX_BASES:
         return f"{bases} bases; a scene or game holds at most {MAX_BASES}"
-    points = 0
-    if isinstance(terrain, list):
-        for piece in terrain:
-            found = piece.get("polygon") if isinstance(piece, dict) else None
-            points += len(found) if isinstance(found, list) else 0
+    points = _entries(terrain, "polygon")
     if points > MAX_TERRAIN_POINTS:
         return (
             f"{points} terrain polygon corners; the terrain of a scene or game has at most "
@@ -61,26 +54,29 @@ def size_problem(units: Any, terrain: Any) -> str | None:
     return None
 
 
+def _entries(items: Any, key: str) -> int:
+    """How many entries the `key` lists of the objects in the list `items` hold together."""
+    if not isinstance(items, list):
+        return 0
+    lists = (item.get(key) for item in items if isinstance(item, dict))
+    return sum(len(found) for found in lists if isinstance(found, list))
+
+
 def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
     """The path of the first text (key or value) in a decoded JSON document holding a lone
     surrogate (`"\\ud800"`: JSON accepts it, but it is no Unicode text and cannot be printed
     or saved as UTF-8); None when there is none."""
     if isinstance(value, str):
         return None if _is_unicode(value) else (path or "the document")
-    if depth > 200:
+    if depth > 200 or not isinstance(value, dict | list):
         return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not _is_unicode(key):
-                return path or "the document"
-            found = surrogate_path(item, join_path(path, key), depth + 1)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found = surrogate_path(item, f"{path}[{i}]", depth + 1)
-            if found is not None:
-                return found
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+        if isinstance(key, str) and not _is_unicode(key):
+            return path or "the document"
+        where = join_path(path, key) if isinstance(key, str) else f"{path}[{key}]"
+        found = surrogate_path(item, where, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
@@ -105,22 +101,54 @@ def join_path(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-class DocumentReader(ABC):
+def read_text_file(
+    path: str | Path, fail: Callable[[str], DocumentError], what: str, language: str, limit: int
+) -> str:
+    """The text of a `what` file (`scene`, `game`) of at most `limit` bytes, UTF-8 with or
+    without a BOM (as Windows editors write); every problem reading it is `fail(message)`."""
+    try:
+        with Path(path).open("rb") as file:
+            raw = file.read(limit + 1)
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except IsADirectoryError:
+        raise fail(f"is a folder, not a {what} file") from None
+    except PermissionError:
+        raise fail("cannot be read (permission denied)") from None
+    except OSError as exc:
+        raise fail(f"cannot be read ({exc.strerror})") from None
+    if len(raw) > limit:
+        raise fail(
+            f"is larger than {limit // (1024 * 1024)} MiB, more than any {what} file (of at "
+            f"most {MAX_BASES} bases); is it the right file?"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise fail(f"is not UTF-8 text; a {what} file is {language}") from None
+
+
+class DocumentReader:
     """Checks values of a decoded document; every failure names the path and what is accepted.
 
-    Subclasses set the words of their format and `fail`, which builds the format's error."""
+    A format gives its error class and its words for a key-value container and a list, with
+    their articles (`an object` and `a list` in JSON, `a table` and `an array` in TOML)."""
 
-    mapping_word: ClassVar[str] = "an object"
-    """How the format calls a key-value container, with its article."""
-    sequence_word: ClassVar[str] = "a list"
-    """How the format calls a list, with its article."""
-
-    def __init__(self, source: str) -> None:
+    def __init__(
+        self,
+        source: str,
+        error: type[DocumentError],
+        mapping_word: str = "an object",
+        sequence_word: str = "a list",
+    ) -> None:
         self.source = source
+        self.error = error
+        self.mapping_word = mapping_word
+        self.sequence_word = sequence_word
 
-    @abstractmethod
-    def fail(self, path: str, message: str) -> UmpireError:
+    def fail(self, path: str, message: str) -> DocumentError:
         """The error to raise for a bad value at `path`."""
+        return self.error(self.source, path, message)
 
     def describe(self, value: Any) -> str:
         """A value as the message quotes it: `the string 'ten'`, `a list`, `null`."""

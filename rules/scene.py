@@ -23,11 +23,11 @@ from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
 from .errors import SceneError, UnknownIdError, UnknownRulesetError, close_key
 from .reader import (
-    MAX_BASES,
     MAX_SCENE_BYTES,
     DocumentReader,
     Point,
     join_path,
+    read_text_file,
     size_problem,
     surrogate_path,
 )
@@ -181,13 +181,8 @@ class Scene:
 
     def select(self, ident: str) -> tuple[Base, ...]:
         """The bases an id names: all of a unit's, or the one base."""
-        for unit in self.units:
-            if unit.id == ident:
-                return unit.bases
-            for base in unit.bases:
-                if base.id == ident:
-                    return (base,)
-        raise UnknownIdError(ident, self.ids(), "unit or base")
+        unit = self.unit_of(ident)
+        return unit.bases if unit.id == ident else (self.base(ident),)
 
     def terrain_piece(self, ident: str) -> Terrain:
         """The terrain piece with this id."""
@@ -224,27 +219,9 @@ class Scene:
 def read_json_file(path: str | Path) -> Any:
     """A scene file read and decoded (`decode_json`). Raises `SceneError` for any bad input."""
     source = str(path)
-    try:
-        with Path(path).open("rb") as file:
-            raw = file.read(MAX_SCENE_BYTES + 1)
-        if len(raw) > MAX_SCENE_BYTES:
-            raise SceneError(
-                source,
-                "",
-                f"is larger than {MAX_SCENE_BYTES // (1024 * 1024)} MiB, more than any scene "
-                f"(of at most {MAX_BASES} bases); is it the right file?",
-            )
-        text = raw.decode("utf-8-sig")  # a BOM, as Windows editors write
-    except FileNotFoundError:
-        raise SceneError(source, "", "no such file") from None
-    except IsADirectoryError:
-        raise SceneError(source, "", "is a folder, not a scene file") from None
-    except PermissionError:
-        raise SceneError(source, "", "cannot be read (permission denied)") from None
-    except UnicodeDecodeError:
-        raise SceneError(source, "", "is not UTF-8 text; a scene is a JSON file") from None
-    except OSError as exc:
-        raise SceneError(source, "", f"cannot be read ({exc.strerror})") from None
+    text = read_text_file(
+        path, lambda message: SceneError(source, "", message), "scene", "JSON", MAX_SCENE_BYTES
+    )
     return decode_json(text, source)
 
 
@@ -283,49 +260,6 @@ def decode_json(text: str, source: str) -> Any:
     return doc
 
 
-class _Reader(DocumentReader):
-    """The scene's JSON: objects and lists, `SceneError`s."""
-
-    def fail(self, path: str, message: str) -> SceneError:
-        return SceneError(self.source, path, message)
-
-
-_join = join_path
-
-
-# Unit state the loader type-checks; the ruleset checks the values it reads.
-STATE_COUNTS: Final = (
-    "casualties",
-    "shock",
-    "hits",
-    "consecutive_fire",
-    "wounded",
-    "strength",
-    "bases_removed",
-    "attack_actions",
-    "supporting_units",
-)
-STATE_FLAGS: Final = (
-    "disordered",
-    "loaded",
-    "moved",
-    "fired",
-    "regular",
-    "commanded",
-    "bayonet",
-    "broken",
-    "loyal",
-    "heavy_armour",
-    "loading",
-    "pivoted",
-    "charged",
-    "fired_on",
-    "lost_melee",
-    "overheated",
-    "mounted",
-    "fighters",
-)
-_TEXT_ATTRS: Final = ("formation", "order", "class", "status", "rating", "orders")
 SCENE_KEYS: Final = frozenset(
     {"format", "ruleset", "unit", "table", "grid", "terrain", "units", "uncertainty"}
 )
@@ -352,7 +286,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     """Validate a decoded scene document as the format says, naming one of `rulesets`, and
     convert it to a `Scene` in millimetres. The ruleset's own checks are
     `rules.engine.read_scene`'s."""
-    r = _Reader(source)
+    r = DocumentReader(source, SceneError)
     top = r.mapping(doc, "")
     fmt = r.key(top, "format", "", (SCENE_FORMAT,))
     if fmt != SCENE_FORMAT:
@@ -363,15 +297,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
         raise r.fail("ruleset", str(UnknownRulesetError(ruleset, sorted(rulesets))))
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
-
-    table = r.mapping(r.key(top, "table", ""), "table")
-    width = r.length(r.key(table, "width", "table"), "table.width", scale, positive=True)
-    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale, positive=True)
-
-    grid_box = None
-    if "grid" in top and top["grid"] is not None:
-        grid = r.mapping(top["grid"], "grid")
-        grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
+    width, depth, grid_box = read_table(r, top, scale)
 
     uncertainty = None
     if "uncertainty" in top:
@@ -380,28 +306,17 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     too_big = size_problem(top.get("units"), top.get("terrain"))
     if too_big is not None:
         raise r.fail("", f"too big: {too_big}")
-    seen: dict[str, str] = {}
-
-    def claim(ident: str, path: str) -> str:
-        if ident in seen:
-            raise r.fail(
-                path,
-                f"duplicate id {ident!r} (already used at {seen[ident]}); "
-                "ids must be unique across the whole scene",
-            )
-        seen[ident] = path
-        return ident
-
+    ids: dict[str, str] = {}
     terrain = tuple(
-        _parse_terrain(r, item, f"terrain[{i}]", scale, claim)
+        _parse_terrain(r, item, f"terrain[{i}]", scale, ids)
         for i, item in enumerate(r.array(top.get("terrain", []), "terrain"))
     )
     units_doc = r.array(r.key(top, "units", ""), "units")
     units = tuple(
-        _parse_unit(r, item, f"units[{i}]", scale, claim) for i, item in enumerate(units_doc)
+        _parse_unit(r, item, f"units[{i}]", scale, ids) for i, item in enumerate(units_doc)
     )
     extra = {k: v for k, v in top.items() if k not in SCENE_KEYS}
-    scene = Scene(
+    return Scene(
         ruleset=ruleset,
         unit=unit,
         table_width=width,
@@ -413,7 +328,81 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
         source=source,
         extra=MappingProxyType(extra),
     )
-    return scene
+
+
+# The shapes a scene and a game file (`vision.game`) share, read alike from either.
+
+
+def read_table(
+    r: DocumentReader, top: dict[str, Any], scale: float
+) -> tuple[float, float, float | None]:
+    """The `table`'s width and depth and the `grid`'s box (None without a grid), in mm."""
+    table = r.mapping(r.key(top, "table", ""), "table")
+    width = r.length(r.key(table, "width", "table"), "table.width", scale, positive=True)
+    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale, positive=True)
+    if top.get("grid") is None:
+        return width, depth, None
+    grid = r.mapping(top["grid"], "grid")
+    return width, depth, r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
+
+
+def read_id(r: DocumentReader, obj: dict[str, Any], path: str, ids: dict[str, str]) -> str:
+    """The `id` of the object at `path`, claimed in `ids` (id -> where it was given): an id is
+    given once in a whole document, whether of a unit, a base or a terrain piece."""
+    where = join_path(path, "id")
+    ident = r.text(r.key(obj, "id", path), where)
+    if ident in ids:
+        raise r.fail(
+            where,
+            f"duplicate id {ident!r} (already used at {ids[ident]}); unit, base and terrain "
+            "ids must be unique across the whole file",
+        )
+    ids[ident] = where
+    return ident
+
+
+def read_unit_head(
+    r: DocumentReader, obj: dict[str, Any], path: str, ids: dict[str, str]
+) -> tuple[str, str, list[Any]]:
+    """A unit's id, its side and its bases as written (at least one)."""
+    ident = read_id(r, obj, path, ids)
+    side = r.text(r.key(obj, "side", path), join_path(path, "side"))
+    bases = r.array(r.key(obj, "bases", path), join_path(path, "bases"))
+    if not bases:
+        raise r.fail(join_path(path, "bases"), "a unit needs at least one base")
+    return ident, side, bases
+
+
+def read_footprint(r: DocumentReader, obj: dict[str, Any], path: str, scale: float) -> Footprint:
+    """A base's size: a `diameter` (round) or a `width` and `depth` (rectangle), in mm."""
+    if "diameter" in obj:
+        if "width" in obj or "depth" in obj:
+            raise r.fail(path, "give either diameter (round base) or width and depth, not both")
+        d = r.length(obj["diameter"], join_path(path, "diameter"), scale, positive=True)
+        return Footprint(d, d, circle=True)
+    if "width" in obj or "depth" in obj:
+        w = r.length(r.key(obj, "width", path), join_path(path, "width"), scale, positive=True)
+        dep = r.length(r.key(obj, "depth", path), join_path(path, "depth"), scale, positive=True)
+        return Footprint(w, dep)
+    raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
+
+
+def read_terrain_head(
+    r: DocumentReader, obj: dict[str, Any], path: str, scale: float
+) -> tuple[TerrainKind, tuple[Point, ...], Cover | None, bool | None]:
+    """A terrain piece's kind, polygon (in mm) and the cover and enclosure it gives (None:
+    the ruleset decides from the kind)."""
+    kinds = tuple(k.value for k in TerrainKind)
+    kind = TerrainKind(r.choice(r.key(obj, "kind", path, kinds), join_path(path, "kind"), kinds))
+    cover = None
+    if obj.get("cover") is not None:
+        covers = tuple(c.value for c in Cover)
+        cover = Cover(r.choice(obj["cover"], join_path(path, "cover"), covers))
+    enclosed = None
+    if obj.get("enclosed") is not None:
+        enclosed = r.boolean(obj["enclosed"], join_path(path, "enclosed"))
+    polygon = r.polygon(r.key(obj, "polygon", path), join_path(path, "polygon"), scale)
+    return kind, polygon, cover, enclosed
 
 
 _UNIT_PREFIX: Final = re.compile(r"^unit '[^']*': ")
@@ -422,68 +411,41 @@ _UNIT_PREFIX: Final = re.compile(r"^unit '[^']*': ")
 def grouped_problems(problems: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Problems that are the same but for the unit (`arm is 'infantry'` on 14 units) said once,
     with the paths they stand at."""
-    by_detail: dict[str, list[str]] = {}
+    by_detail: dict[str, list[tuple[str, str]]] = {}
     for path, message in problems:
-        by_detail.setdefault(_UNIT_PREFIX.sub("", message), []).append(path)
+        by_detail.setdefault(_UNIT_PREFIX.sub("", message), []).append((path, message))
     out = []
-    for path, message in problems:
-        detail = _UNIT_PREFIX.sub("", message)
-        paths = by_detail.pop(detail, None)
-        if paths is None:
+    for detail, found in by_detail.items():
+        if len(found) == 1:
+            out.append(found[0])
             continue
-        if len(paths) == 1:
-            out.append((path, message))
-        else:
-            shown = ", ".join(paths[1:4]) + (
-                f" and {len(paths) - 4} more" if len(paths) > 4 else ""
-            )
-            out.append((path, f"{detail} (also at {shown})"))
+        paths = [path for path, _ in found]
+        more = f" and {len(paths) - 4} more" if len(paths) > 4 else ""
+        out.append((paths[0], f"{detail} (also at {', '.join(paths[1:4])}{more})"))
     return out
 
 
-def _parse_terrain(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Terrain:
+def _parse_terrain(
+    r: DocumentReader, item: Any, path: str, scale: float, ids: dict[str, str]
+) -> Terrain:
     obj = r.mapping(item, path)
-    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    kinds = tuple(k.value for k in TerrainKind)
-    kind = TerrainKind(r.choice(r.key(obj, "kind", path, kinds), _join(path, "kind"), kinds))
-    cover = None
-    if obj.get("cover") is not None:
-        cover = Cover(r.choice(obj["cover"], _join(path, "cover"), tuple(c.value for c in Cover)))
-    enclosed = None
-    if obj.get("enclosed") is not None:
-        enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
-    polygon = r.polygon(r.key(obj, "polygon", path), _join(path, "polygon"), scale)
+    ident = read_id(r, obj, path, ids)
+    kind, polygon, cover, enclosed = read_terrain_head(r, obj, path, scale)
     extra = {k: v for k, v in obj.items() if k not in TERRAIN_KEYS}
     return Terrain(ident, kind, polygon, cover, enclosed, MappingProxyType(extra))
 
 
-def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> Unit:
+def _parse_unit(r: DocumentReader, item: Any, path: str, scale: float, ids: dict[str, str]) -> Unit:
     obj = r.mapping(item, path)
-    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    side = r.text(r.key(obj, "side", path), _join(path, "side"))
+    ident, side, bases_doc = read_unit_head(r, obj, path, ids)
     optional: dict[str, str | None] = {}
     for key in ("type", "quality", "weapon"):
         value = obj.get(key)
-        optional[key] = None if value is None else r.text(value, _join(path, key))
-    attrs: dict[str, Any] = {}
-    for key, value in obj.items():
-        if key in UNIT_KEYS:
-            continue
-        kpath = _join(path, key)
-        if key in STATE_COUNTS:
-            attrs[key] = r.integer(value, kpath)
-        elif key in STATE_FLAGS:
-            attrs[key] = r.boolean(value, kpath)
-        elif key in _TEXT_ATTRS:
-            attrs[key] = r.text(value, kpath)
-        else:
-            attrs[key] = value
-    bases_doc = r.array(r.key(obj, "bases", path), _join(path, "bases"))
-    if not bases_doc:
-        raise r.fail(_join(path, "bases"), "a unit needs at least one base")
+        optional[key] = None if value is None else r.text(value, join_path(path, key))
+    # The state of play and the troops' other words: the ruleset checks those it reads.
+    attrs = {k: v for k, v in obj.items() if k not in UNIT_KEYS}
     bases = tuple(
-        _parse_base(r, b, f"{path}.bases[{i}]", scale, claim, ident)
-        for i, b in enumerate(bases_doc)
+        _parse_base(r, b, f"{path}.bases[{i}]", scale, ids, ident) for i, b in enumerate(bases_doc)
     )
     return Unit(
         ident,
@@ -496,33 +458,25 @@ def _parse_unit(r: _Reader, item: Any, path: str, scale: float, claim: Any) -> U
     )
 
 
-def _parse_base(r: _Reader, item: Any, path: str, scale: float, claim: Any, unit_id: str) -> Base:
+def _parse_base(
+    r: DocumentReader, item: Any, path: str, scale: float, ids: dict[str, str], unit_id: str
+) -> Base:
     obj = r.mapping(item, path)
-    ident = claim(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    x = r.length(r.key(obj, "x", path), _join(path, "x"), scale)
-    y = r.length(r.key(obj, "y", path), _join(path, "y"), scale)
-    facing = r.angle(obj.get("facing", 0.0), _join(path, "facing"))
-    if "diameter" in obj:
-        if "width" in obj or "depth" in obj:
-            raise r.fail(path, "give either diameter (round base) or width and depth, not both")
-        d = r.length(obj["diameter"], _join(path, "diameter"), scale, positive=True)
-        footprint = Footprint(d, d, circle=True)
-    elif "width" in obj or "depth" in obj:
-        w = r.length(r.key(obj, "width", path), _join(path, "width"), scale, positive=True)
-        dep = r.length(r.key(obj, "depth", path), _join(path, "depth"), scale, positive=True)
-        footprint = Footprint(w, dep)
-    else:
-        raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
-    figures = r.integer(obj.get("figures", 1), _join(path, "figures"), minimum=1)
-    role = None if obj.get("role") is None else r.text(obj["role"], _join(path, "role"))
+    ident = read_id(r, obj, path, ids)
+    x = r.length(r.key(obj, "x", path), join_path(path, "x"), scale)
+    y = r.length(r.key(obj, "y", path), join_path(path, "y"), scale)
+    facing = r.angle(obj.get("facing", 0.0), join_path(path, "facing"))
+    footprint = read_footprint(r, obj, path, scale)
+    figures = r.integer(obj.get("figures", 1), join_path(path, "figures"), minimum=1)
+    role = None if obj.get("role") is None else r.text(obj["role"], join_path(path, "role"))
     uncertainty = None
     if obj.get("uncertainty") is not None:
-        uncertainty = r.length(obj["uncertainty"], _join(path, "uncertainty"), scale, minimum=0)
+        uncertainty = r.length(obj["uncertainty"], join_path(path, "uncertainty"), scale, minimum=0)
     extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
     for key in extra:
         near = close_key(key, _BASE_FIELDS)
         if near is not None:
-            raise r.fail(_join(path, key), f"{key!r} is not a base key; did you mean {near!r}?")
+            raise r.fail(join_path(path, key), f"{key!r} is not a base key; did you mean {near!r}?")
     return Base(
         ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)
     )

@@ -17,6 +17,7 @@ Pure: never imports numpy, cv2, flask or `vision`.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -150,7 +151,8 @@ def _problem(
     name: str, kind: Kind, value: Any, choices: Sequence[str], maximum: int | None = None
 ) -> str | None:
     """What is wrong with `value` for the field or report `name` of `kind` (a count of at most
-    `maximum`, a choice of `choices`), or None when it is accepted."""
+    `maximum`, a choice of `choices`), or None when it is accepted. The value is quoted short
+    (`reprlib`): a scene may nest a list thousands deep where a flag should be."""
     if kind is Kind.COUNT:
         if (
             isinstance(value, bool)
@@ -159,15 +161,15 @@ def _problem(
             or (maximum is not None and value > maximum)
         ):
             top = "" if maximum is None else f" to {maximum}"
-            return f"{name} is {value!r}; accepted: a whole number from 0{top}"
+            return f"{name} is {reprlib.repr(value)}; accepted: a whole number from 0{top}"
     elif kind is Kind.FLAG:
         if not isinstance(value, bool):
-            return f"{name} is {value!r}; accepted: true or false"
+            return f"{name} is {reprlib.repr(value)}; accepted: true or false"
     elif kind is Kind.CHOICE:
         if value not in choices:
-            return f"{name} is {value!r}; accepted: {accepted(choices)}"
+            return f"{name} is {reprlib.repr(value)}; accepted: {accepted(choices)}"
     elif not isinstance(value, str) or not value:
-        return f"{name} is {value!r}; accepted: a name (text)"
+        return f"{name} is {reprlib.repr(value)}; accepted: a name (text)"
     return None
 
 

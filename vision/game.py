@@ -6,10 +6,10 @@ tag of each base, the terrain cards and an optional camera. `game_tags` lists ev
 expects, for the tag printer and the detector.
 
 Every bad input raises `GameError` naming the file, the path inside it
-(`units[1].bases[0].tag`) and what is accepted. Builds on `rules` (ruleset ids, terrain kinds,
-the polygon check) and on `vision.tags` (the family names and their id counts); never imports
-cv2, pupil_apriltags, flask or webui, and keeps the camera matrix as plain tuples (the
-calibration code makes arrays of it).
+(`units[1].bases[0].tag`) and what is accepted. Builds on `rules` (ruleset ids, and the readers
+of what a game file shares with a scene: table, ids, units, footprints, terrain) and on
+`vision.tags` (the family names and their id counts); never imports cv2, pupil_apriltags, flask
+or webui, and keeps the camera matrix as plain tuples (the calibration code makes arrays of it).
 """
 
 from __future__ import annotations
@@ -25,8 +25,19 @@ from typing import Any, Final
 from calibration.units import MM_PER_UNIT, UNITS
 from rules.engine import read_scene
 from rules.errors import DocumentError, accepted, close_key
-from rules.reader import MAX_BASES, MAX_GAME_BYTES, DocumentReader, join_path, size_problem
-from rules.scene import SCENE_FORMAT, Cover, Footprint, Point, TerrainKind
+from rules.reader import MAX_GAME_BYTES, DocumentReader, join_path, read_text_file, size_problem
+from rules.scene import (
+    SCENE_FORMAT,
+    Cover,
+    Footprint,
+    Point,
+    TerrainKind,
+    read_footprint,
+    read_id,
+    read_table,
+    read_terrain_head,
+    read_unit_head,
+)
 from vision.tags import BORDER_BITS, FAMILIES, family_size, pattern_family
 
 
@@ -184,35 +195,21 @@ class GameTag:
 
 def game_tags(game: Game) -> tuple[GameTag, ...]:
     """Every tag the game expects: corners, then bases unit by unit, then terrain cards."""
-    out: list[GameTag] = []
-    cal = game.calibration.spec
-    for corner in game.calibration.corners:
-        out.append(
-            GameTag(
-                cal.family,
-                cal.border_bits,
-                corner.tag,
-                cal.size,
-                cal.height,
-                TagRole.CORNER,
-                f"corner-{corner.tag}",
-            )
+
+    def tag(
+        spec: TagSpec, ident: int, role: TagRole, owner: str, unit: str | None = None
+    ) -> GameTag:
+        return GameTag(
+            spec.family, spec.border_bits, ident, spec.size, spec.height, role, owner, unit
         )
+
+    cal = game.calibration
+    out = [tag(cal.spec, c.tag, TagRole.CORNER, f"corner-{c.tag}") for c in cal.corners]
     for unit in game.units:
-        for base in unit.bases:
-            s = base.spec
-            tag = GameTag(
-                s.family, s.border_bits, base.tag, s.size, s.height, TagRole.BASE, base.id, unit.id
-            )
-            out.append(tag)
+        out += [tag(b.spec, b.tag, TagRole.BASE, b.id, unit.id) for b in unit.bases]
     for card in game.terrain:
         if card.tag is not None and card.spec is not None:
-            s = card.spec
-            out.append(
-                GameTag(
-                    s.family, s.border_bits, card.tag, s.size, s.height, TagRole.TERRAIN, card.id
-                )
-            )
+            out.append(tag(card.spec, card.tag, TagRole.TERRAIN, card.id))
     return tuple(out)
 
 
@@ -223,30 +220,11 @@ def game_tags(game: Game) -> tuple[GameTag, ...]:
 def load_game(path: str | Path) -> Game:
     """Read and validate a game file. Raises `GameError` for any bad input."""
     source = str(path)
+    text = read_text_file(
+        path, lambda message: GameError(source, "", message), "game", "TOML", MAX_GAME_BYTES
+    )
     try:
-        with Path(path).open("rb") as file:
-            raw = file.read(MAX_GAME_BYTES + 1)
-    except FileNotFoundError:
-        raise GameError(source, "", "no such file") from None
-    except IsADirectoryError:
-        raise GameError(source, "", "is a folder, not a game file") from None
-    except PermissionError:
-        raise GameError(source, "", "cannot be read (permission denied)") from None
-    except OSError as exc:
-        raise GameError(source, "", f"cannot be read ({exc.strerror})") from None
-    if len(raw) > MAX_GAME_BYTES:
-        raise GameError(
-            source,
-            "",
-            f"is larger than {MAX_GAME_BYTES // (1024 * 1024)} MiB, more than any game file "
-            f"(of at most {MAX_BASES} bases); is it the right file?",
-        )
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise GameError(source, "", "is not UTF-8 text; a game file is TOML") from None
-    try:
-        doc = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM, as Windows editors write
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already ends with "(at line L, column C)".
         raise GameError(source, "", f"not valid TOML: {exc}") from None
@@ -290,8 +268,6 @@ _BASE_FIELDS: Final = (
 _MEASURED: Final = ("x", "y", "facing", "uncertainty")
 """Base keys of a scene that the camera measures, so a game file must not give them."""
 _TERRAIN_FIELDS: Final = ("id", "kind", "cover", "enclosed", "polygon", "tag", *_TAG_KEYS)
-_KINDS: Final = tuple(k.value for k in TerrainKind)
-_COVERS: Final = tuple(c.value for c in Cover)
 
 
 def parse_game(doc: Any, source: str = "<game>") -> Game:
@@ -299,7 +275,7 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
     from rules.engine import check_ruleset_id, get_ruleset, ruleset_ids
 
     r = _Reader(source)
-    top = r.table(doc, "")
+    top = r.mapping(doc, "")
     ruleset = r.text(r.key(top, "ruleset", "", tuple(ruleset_ids())), "ruleset")
     try:
         check_ruleset_id(ruleset)
@@ -313,16 +289,8 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
             raise r.fail(key, f"{key!r} is not a game file key; did you mean {near!r}?")
     unit = r.choice(r.key(top, "unit", "", UNITS), "unit", UNITS)
     scale = MM_PER_UNIT[unit]
-
-    table = r.table(r.key(top, "table", ""), "table")
-    width = r.length(r.key(table, "width", "table"), "table.width", scale, positive=True)
-    depth = r.length(r.key(table, "depth", "table"), "table.depth", scale, positive=True)
-
-    grid_box = None
-    if "grid" in top:
-        grid = r.table(top["grid"], "grid")
-        grid_box = r.length(r.key(grid, "box", "grid"), "grid.box", scale, positive=True)
-    elif get_ruleset(ruleset).grid:
+    width, depth, grid_box = read_table(r, top, scale)
+    if grid_box is None and rules.grid:
         raise r.fail(
             "grid",
             f"missing (required): {ruleset} measures in grid boxes, so the game must give "
@@ -417,22 +385,13 @@ class _TagDefaults:
 
 
 class _Registry:
-    """Every id and every tag claimed so far, so that a second use names the first."""
+    """Every id (`rules.scene.read_id`) and every tag claimed so far, so that a second use
+    names the first."""
 
     def __init__(self, r: _Reader) -> None:
         self.r = r
         self.ids: dict[str, str] = {}
         self.tags: dict[tuple[str, int], str] = {}
-
-    def claim_id(self, ident: str, path: str) -> str:
-        if ident in self.ids:
-            raise self.r.fail(
-                path,
-                f"duplicate id {ident!r} (already used at {self.ids[ident]}); unit, base and "
-                "terrain ids must be unique across the whole game",
-            )
-        self.ids[ident] = path
-        return ident
 
     def claim_tag(self, value: Any, path: str, family: str, what: str) -> int:
         tag = self.r.integer(value, path)
@@ -454,9 +413,9 @@ class _Registry:
 def _parse_calibration(
     r: _Reader, value: Any, scale: float, defaults: _TagDefaults, registry: _Registry
 ) -> Calibration:
-    cal = r.table(value, "calibration")
+    cal = r.mapping(value, "calibration")
     spec = _TagDefaults.read(r, cal, "calibration", scale, defaults).spec(r, "calibration")
-    corners_doc = r.table(r.key(cal, "corners", "calibration"), "calibration.corners")
+    corners_doc = r.mapping(r.key(cal, "corners", "calibration"), "calibration.corners")
     corners: list[Corner] = []
     for key, point in corners_doc.items():
         path = _join("calibration.corners", key)
@@ -490,13 +449,9 @@ def _parse_unit(
     defaults: _TagDefaults,
     registry: _Registry,
 ) -> UnitSpec:
-    obj = r.table(item, path)
-    ident = registry.claim_id(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    side = r.text(r.key(obj, "side", path), _join(path, "side"))
+    obj = r.mapping(item, path)
+    ident, side, bases_doc = read_unit_head(r, obj, path, registry.ids)
     unit_defaults = _TagDefaults.read(r, obj, path, scale, defaults)
-    bases_doc = r.array(r.key(obj, "bases", path), _join(path, "bases"))
-    if not bases_doc:
-        raise r.fail(_join(path, "bases"), "a unit needs at least one base")
     bases = tuple(
         _parse_base(r, b, f"{path}.bases[{i}]", scale, unit_defaults, registry)
         for i, b in enumerate(bases_doc)
@@ -513,8 +468,8 @@ def _parse_base(
     defaults: _TagDefaults,
     registry: _Registry,
 ) -> BaseSpec:
-    obj = r.table(item, path)
-    ident = registry.claim_id(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
+    obj = r.mapping(item, path)
+    ident = read_id(r, obj, path, registry.ids)
     for key in _MEASURED:
         if key in obj:
             raise r.fail(
@@ -524,17 +479,7 @@ def _parse_base(
             )
     spec = _TagDefaults.read(r, obj, path, scale, defaults).spec(r, path)
     tag = registry.claim_tag(r.key(obj, "tag", path), _join(path, "tag"), spec.family, ident)
-    if "diameter" in obj:
-        if "width" in obj or "depth" in obj:
-            raise r.fail(path, "give either diameter (round base) or width and depth, not both")
-        d = r.length(obj["diameter"], _join(path, "diameter"), scale, positive=True)
-        footprint = Footprint(d, d, circle=True)
-    elif "width" in obj or "depth" in obj:
-        w = r.length(r.key(obj, "width", path), _join(path, "width"), scale, positive=True)
-        dep = r.length(r.key(obj, "depth", path), _join(path, "depth"), scale, positive=True)
-        footprint = Footprint(w, dep)
-    else:
-        raise r.fail(path, "missing a size: give width and depth (rectangle) or diameter (round)")
+    footprint = read_footprint(r, obj, path, scale)
     figures = r.integer(obj.get("figures", 1), _join(path, "figures"), minimum=1)
     role = None if "role" not in obj else r.text(obj["role"], _join(path, "role"))
     offset = (0.0, 0.0)
@@ -557,16 +502,9 @@ def _parse_terrain(
     defaults: _TagDefaults,
     registry: _Registry,
 ) -> TerrainSpec:
-    obj = r.table(item, path)
-    ident = registry.claim_id(r.text(r.key(obj, "id", path), _join(path, "id")), _join(path, "id"))
-    kind = TerrainKind(r.choice(r.key(obj, "kind", path, _KINDS), _join(path, "kind"), _KINDS))
-    cover = None
-    if "cover" in obj:
-        cover = Cover(r.choice(obj["cover"], _join(path, "cover"), _COVERS))
-    enclosed = None
-    if "enclosed" in obj:
-        enclosed = r.boolean(obj["enclosed"], _join(path, "enclosed"))
-    polygon = r.polygon(r.key(obj, "polygon", path), _join(path, "polygon"), scale)
+    obj = r.mapping(item, path)
+    ident = read_id(r, obj, path, registry.ids)
+    kind, polygon, cover, enclosed = read_terrain_head(r, obj, path, scale)
     tag = None
     spec = None
     if "tag" in obj:
@@ -585,7 +523,7 @@ def _parse_terrain(
 
 
 def _parse_camera(r: _Reader, value: Any) -> Camera:
-    cam = r.table(value, "camera")
+    cam = r.mapping(value, "camera")
     shape = "a 3 x 3 matrix [[fx, 0, cx], [0, fy, cy], [0, 0, 1]] in pixels"
     rows = r.array(r.key(cam, "matrix", "camera"), "camera.matrix")
     if len(rows) != 3 or not all(isinstance(row, list) and len(row) == 3 for row in rows):
@@ -655,16 +593,10 @@ def _check_attributes(game: Game, source: str) -> None:
 
 
 class _Reader(DocumentReader):
-    """The game's TOML: tables and arrays, `GameError`s."""
+    """The game's TOML (tables and arrays, `GameError`s), and what of it a scene can carry."""
 
-    mapping_word = "a table"
-    sequence_word = "an array"
-
-    def fail(self, path: str, message: str) -> GameError:
-        return GameError(self.source, path, message)
-
-    def table(self, value: Any, path: str) -> dict[str, Any]:
-        return self.mapping(value, path)
+    def __init__(self, source: str) -> None:
+        super().__init__(source, GameError, "a table", "an array")
 
     def plain(self, value: Any, path: str, depth: int = 0) -> Any:
         """A value a scene (JSON) can carry: TOML dates and times cannot go into a scene, nor
@@ -681,13 +613,9 @@ class _Reader(DocumentReader):
             return value
         raise self.fail(
             path,
-            f"got {_describe(value)}; a scene attribute is a string, number, true/false, "
+            f"got {self.describe(value)}; a scene attribute is a string, number, true/false, "
             "array or table (write a date as a string)",
         )
 
 
 _join = join_path
-
-
-def _describe(value: Any) -> str:
-    return _Reader("").describe(value)
