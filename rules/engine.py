@@ -25,17 +25,13 @@ import numpy as np
 from calibration.units import format_length
 
 from . import geometry as geo
-
-# Roll too, though the engine does not use it: the rulesets' tests take it from here.
 from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
-from .answer import Roll as Roll
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
     SCENE_KEYS,
     TERRAIN_KEYS,
     UNIT_KEYS,
-    Base,
     Cover,
     Scene,
     Terrain,
@@ -252,15 +248,6 @@ class Ruleset:
 
     # ----------------------------------------------------------------------------------------
     # Sight (asked by the rulesets' tests; the rulesets ask their `Table`)
-
-    def sight(self, scene: Scene, viewer: Base, target: Base) -> geo.Sight:
-        """The sight lines from viewer to target past this sheet's obstacles."""
-        return table_of(scene).sight(self.sight_policy, viewer, target)
-
-    def in_sight(self, scene: Scene, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` can see `target` under this sheet: its sight lines, and no further
-        than the terrain lets it see (`Table.sight_reach`)."""
-        return table_of(scene).in_sight(self.sight_policy, viewer, target)
 
     # ----------------------------------------------------------------------------------------
     # Actions

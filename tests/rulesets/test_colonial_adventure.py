@@ -980,7 +980,7 @@ def test_screens_agree_with_the_shared_geometry(seed: int) -> None:
             if a is b:
                 continue
             assert table.any_in_arc([a], [b], 90) == ref.base_in_arc(a, b, 90)
-            assert RS.sight(scene, a, b) == ref.pair_sight(a, b, blocking)
+            assert table.sight(RS.sight_policy, a, b) == ref.pair_sight(a, b, blocking)
 
 
 def test_range_is_measured_from_the_figures_that_fire() -> None:

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from rules.engine import Cite, Roll, get_ruleset
+from rules.answer import Roll
+from rules.engine import Cite, get_ruleset
 from rules.errors import QuestionError, SceneError
 from rules.measure import Table
 from rules.scene import Scene
@@ -341,7 +342,7 @@ def test_the_sight_verdict_is_the_full_traces() -> None:
         for b in all_bases:
             if a.unit_id != b.unit_id:
                 traced = ref.pair_sight(a, b, ref.obstacles(table, RS.sight_policy, a, b))
-                assert RS.in_sight(scene, a, b) is traced.any, (a.id, b.id)
+                assert table.in_sight(RS.sight_policy, a, b) is traced.any, (a.id, b.id)
                 verdicts.add(traced.any)
     assert verdicts == {True, False}
 
