@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -20,6 +21,7 @@ import pytest
 import vision.sources
 from rules.engine import read_scene
 from rules.errors import UmpireError
+from rules.play import Play
 from rules.scene import TerrainKind
 from vision.demo import DemoGame, open_demo_game
 from vision.game import load_game
@@ -644,3 +646,27 @@ def test_source_options_that_do_not_apply_are_refused(
         grey_folder(tmp_path / "photos", 2)
     with pytest.raises(ServeError, match=message):
         open_live(str(path or source), GAME, **options)
+
+
+def test_the_game_in_play_leaves_the_seen_scene_as_it_was() -> None:
+    # Base b2 of unit u1 was seen before and is not in this frame; the players hold it, and b1
+    # (in view, but stale from a frame before) too. The scene made for the game in play shows
+    # both held, and the scene as seen is not changed by it: the next game in play (b2 let go)
+    # is made from the same seen scene and shows neither.
+    b1 = {"id": "b1", "x": 100.0, "y": 100.0, "stale": True}
+    seen = {"units": [{"id": "u1", "side": "a", "bases": [b1]}], "detection": {}}
+    before = json.loads(json.dumps(seen))
+    b2 = {"id": "b2", "x": 200.0, "y": 100.0}
+    live = SimpleNamespace(
+        _seen={"b2": (0.0, "u1", b2)}, _unit_docs={"u1": {"id": "u1", "side": "a"}}
+    )
+
+    def made(held: frozenset[str]) -> dict[str, Any]:
+        live._play = Play(turn=1, phase=None, units={}, held=held)
+        return Live._with_play(live, seen)  # type: ignore[arg-type]
+
+    held = made(frozenset({"b1", "b2"}))["units"][0]["bases"]
+    assert [(b["id"], b.get("held")) for b in held] == [("b1", True), ("b2", True)]
+    assert seen == before
+    assert [b["id"] for b in made(frozenset())["units"][0]["bases"]] == ["b1"]
+    assert "held" not in made(frozenset())["units"][0]["bases"][0]

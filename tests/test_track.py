@@ -416,33 +416,43 @@ def test_a_base_removed_in_play_is_not_searched_for_nor_named_missing(
     assert tracker.missing == ()
 
 
-def test_a_frame_out_of_time_leaves_its_search_and_refresh_to_the_next_frames(
+def test_a_frame_out_of_time_searches_one_piece_and_leaves_the_rest_to_the_next_frames(
     game: Game, start: dict[str, Any], camera: CameraSpec
 ) -> None:
-    # The frames of the test above: a base put down under a hand, the hand gone in frame 2.
+    # Two bases put down at once at the two ends of the table: two pieces of changed cells,
+    # searched once they stop changing (frame 2).
     away = copy.deepcopy(start)
-    held = away["units"][0]["bases"].pop()
-    frames = [
-        photograph(game, away, camera, 40),
-        photograph(game, start, camera, 41, hand=hand_polygon((held["x"], held["y"] - 30), 90)),
-        photograph(game, start, camera, 42),
-        photograph(game, start, camera, 43),
-    ]
-    # Every frame out of time from its start (a budget of 0 ms on a clock that moves): the
-    # changed cells are not searched (only the sweep's two cells, elsewhere), no still tag is
-    # read again, and the base is not found...
+    put = [away["units"][0]["bases"].pop(), away["units"][-1]["bases"].pop()]
+    assert math.dist((put[0]["x"], put[0]["y"]), (put[1]["x"], put[1]["y"])) > 500
+    frames = [photograph(game, away, camera, 50)]
+    frames += [photograph(game, start, camera, 51 + i) for i in range(3)]
+    ids = {b["id"] for b in put}
+
+    def found(scan: Any) -> set[str]:
+        return ids & set(positions(scan))
+
+    # With time for everything, both are found in frame 2, and read once in it: every other
+    # still tag is read again to be averaged (a refresh of 1,000 a frame), not the two new ones.
+    tracker = Tracker(game, lens(frames[0]), refresh_per_frame=1000, clock=frozen_clock)
+    scans = [tracker.scan(f.image) for f in frames[:3]]
+    assert found(scans[2]) == ids
+    counts = scans[2].scene["detection"]["tracker"]
+    assert counts["averaged"] == counts["seen"] - 2
+    # ... and with every frame out of time from its start (a budget of 0 ms on a clock that
+    # moves), one piece a frame: one base in frame 2, the other in frame 3; no still tag read
+    # again to be averaged, and no more than one extra pass a frame.
     tracker = Tracker(game, lens(frames[0]), frame_budget_ms=0.0, clock=StepClock())
     tracker.scan(frames[0].image)
-    for frame in frames[1:3]:
-        scan = tracker.scan(frame.image)
-        assert tracker.stats["refreshed"] == 0
-    assert held["id"] not in positions(scan)
-    # ... but its cells still differ from what was searched: the first frame with time left
-    # searches them, and still tags are read again.
-    tracker.frame_budget_ms = 1000.0
-    found = positions(tracker.scan(frames[3].image))
-    assert math.dist(found[held["id"]], (held["x"], held["y"])) < 0.5
-    assert tracker.stats["refreshed"] == REFRESH_PER_FRAME
+    seen = []
+    for frame in frames[1:]:
+        seen.append(found(tracker.scan(frame.image)))
+        stats = tracker.stats
+        assert stats["refreshed"] == 0
+        assert stats["helped"] + stats["looked"] + stats["coarse"] <= 1
+    assert seen[0] == set() and len(seen[1]) == 1 and seen[2] == ids
+    where = positions(tracker.scan(frames[3].image))
+    for base in put:
+        assert math.dist(where[base["id"]], (base["x"], base["y"])) < 0.5
 
 
 def test_the_sweep_searches_every_cell_within_its_bound_whatever_happens(
@@ -504,13 +514,23 @@ def test_a_chequered_mat_is_looked_at_within_the_budget(game: Game, chequered: l
     assert tracker.stats["deferred"] > 0
     assert tracker.stats["pending"] == tracker.stats["deferred"]
     assert tracker.stats["looked"] < len(looks)
-    # ... and each next frame takes what its budget (12 checks) allows, in turn.
+    # ... and each next frame takes what its budget (12 ms of the step clock, read more than
+    # once a look) allows, in turn.
     for frame in chequered[1:]:
         scans.append(tracker.scan(frame.image))
         assert 0 < tracker.stats["looked"] <= EXTRA_BUDGET_MS
     assert tracker.stats["pending"] < scans[0].scene["detection"]["tracker"]["pending"]
     # Meanwhile every base is seen (the full-frame pass reads these 20 mm tags).
     assert set(positions(scans[-1])) == visible_bases(game, chequered[-1])
+    # A frame out of time from its start makes one extra pass, whatever is queued.
+    tracker = Tracker(game, lens(chequered[0]), whole_budget_ms=40.0, clock=StepClock())
+    tracker.scan(chequered[0].image)
+    tracker.frame_budget_ms = 0.0
+    for frame in chequered[1:]:
+        waiting = tracker.stats["pending"]
+        tracker.scan(frame.image)
+        assert waiting > 0
+        assert tracker.stats["looked"] + tracker.stats["coarse"] + tracker.stats["helped"] == 1
 
 
 def test_the_coarse_pass_reads_a_large_blurred_tag_the_full_pass_misses() -> None:

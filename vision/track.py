@@ -40,8 +40,9 @@ table is mostly still between frames. So `Tracker.scan(frame)` (the same call an
 7. A few still tags a frame are read again in turn and each reading averaged in, so a base
    that stands still is measured more closely the longer it stands (16 readings at most).
    The search of step 4 (beyond the sweep), the extra passes and this refresh begin only while
-   the frame has taken less than `frame_budget_ms` (`FRAME_BUDGET_MS`) in all: a busy frame
-   leaves them to the next frames rather than delay the next frame's scene.
+   the frame has taken less than `frame_budget_ms` (`FRAME_BUDGET_MS`) in all, but for one
+   piece of changed cells and one extra pass a frame: a busy frame leaves the rest to the next
+   frames rather than delay the next frame's scene.
 8. The table fit is reused until the corner tags are read at other places: then the camera
    has moved, the table is fitted again and the next frame is scanned whole. One corner tag
    moving alone was knocked: the fit is kept and the tag reported.
@@ -114,13 +115,16 @@ reads). A helped read of a 16-25 px tag costs 1-3 ms, a look at a 5 cm square of
 at 1080p up to ~15 ms a sharpening: the budget is checked before each, so one frame overshoots
 it by one of them at most (see benchmarks/bench_passes.py)."""
 FRAME_BUDGET_MS: Final = 18.0
-"""... and neither begins once the frame's scan has taken this many milliseconds in all: a busy
-frame (a hand over many windows, bases pushed) ends before the camera's next frame instead of
-making it wait, and what is left is searched in the next frames (the cells still differ from
-what was searched; the lost tags and the looks stay queued). Measured on 240 frames of the 1080p
-`umpire bench` video (this machine, OpenCV on one thread as in the tracker's process), with the
-refresh of still tags also left to frames with time: CPU a frame p95 26-28 -> 23-24 ms and p99
-38-40 -> 28-29 ms, with the same recall (99.978%), misses and errors."""
+"""Once the frame's scan has taken this many milliseconds in all, no more piece of the search
+for new tags (beyond the sweep's cells and one piece of changed cells), no more extra pass
+(beyond the first) and no refresh of still tags begins: a busy frame (a hand over many windows,
+bases pushed) ends before the camera's next frame instead of making it wait, and what is left
+waits for the next frames (the cells still differ from what was searched; the lost tags and the
+looks stay queued). One piece and one extra pass a frame are always made, so on a machine too
+slow for the budget new and lost tags are still found, a frame later. Measured on 240 frames
+of the 1080p `umpire bench` video (this machine, OpenCV on one thread as in the tracker's
+process): CPU a frame p95 26-28 -> 23-24 ms and p99 38-40 -> 28-29 ms, with the same recall
+(99.978%), misses and errors."""
 WHOLE_BUDGET_MS: Final = 500.0
 """Milliseconds for the extra passes of a whole scan (the first frame): on a plain table they
 take 100-200 ms at 1080p; on a chequered mat the looks left are queued for the next frames."""
@@ -636,10 +640,11 @@ class Tracker:
     # ------------------------------------------------------------------------------ extra passes
 
     def _extra(self, frame: _Frame, budget: Budget) -> dict[str, Any]:
-        """The extra passes of a frame, within `budget`: the lost tags whose place is in plain
-        view (nothing moving over their window) looked for with help, the one tried longest ago
-        first, in turn with the queued second looks and coarse reads, oldest first. Returns
-        counts for `stats`, and under `uncovered` the lost tracks in plain view still lost."""
+        """The extra passes of a frame, within `budget` and `frame_budget_ms` (the first pass
+        whatever the time): the lost tags whose place is in plain view (nothing moving over
+        their window) looked for with help, the one tried longest ago first, in turn with the
+        queued second looks and coarse reads, oldest first. Returns counts for `stats`, and
+        under `uncovered` the lost tracks in plain view still lost."""
         assert self._previous is not None
         moving = np.asarray(cv2.absdiff(frame.small, self._previous), np.uint8)
         lost = [t for t in self._tracks if not t.seen and t.key in self._sought]
@@ -652,7 +657,7 @@ class Tracker:
         queue = deque(sorted(uncovered, key=lambda t: t.helped_at))
         helped = found_again = looked = coarse = 0
         turn = 0
-        while (queue or self._pending) and not budget.spent() and not self._late():
+        while (queue or self._pending) and not budget.spent() and not (turn and self._late()):
             turn += 1
             if queue and (turn % 2 == 1 or not self._pending):
                 track = queue.popleft()
@@ -701,7 +706,7 @@ class Tracker:
         }
 
     def _late(self) -> bool:
-        """The frame has taken `frame_budget_ms`: no more search piece or extra pass begins."""
+        """The frame has taken `frame_budget_ms` (see `FRAME_BUDGET_MS`)."""
         return self.clock() - self._frame_start >= self.frame_budget_ms / 1000.0
 
     @staticmethod
@@ -746,7 +751,7 @@ class Tracker:
             key=lambda p: int(waiting[p[0] : p[2], p[1] : p[3]].min()),
         )
         swept_pieces = self._pieces(self._regions(sweep), margin)
-        searched_px = 0
+        searched_px = changed_px = 0
         started = self.clock()
         swept: list[tuple[int, int, int, int]] = []
         for piece in swept_pieces + pieces:
@@ -759,11 +764,12 @@ class Tracker:
                 and (
                     searched_px + area > self.search_budget_px
                     or self.clock() - started >= self.search_budget_ms / 1000.0
-                    or self._late()
+                    or (changed_px and self._late())
                 )
             ):
                 continue  # next frame: these cells still differ from what was searched
             searched_px += area
+            changed_px += 0 if is_sweep else area
             x0, y0, x1, y1 = c0 * CELL, r0 * CELL, c1 * CELL, r1 * CELL
             cells = (x0 * SHRINK, y0 * SHRINK, x1 * SHRINK, y1 * SHRINK)
             window = (cells[0] - margin, cells[1] - margin, cells[2] + margin, cells[3] + margin)
@@ -935,7 +941,9 @@ class Tracker:
             self._move(nearest, det, frame)
             self._read_now.add(id(nearest))
             return
-        self._tracks.append(self._new_track(det, frame))  # a new tag, or a second copy of one
+        track = self._new_track(det, frame)  # a new tag, or a second copy of one
+        self._tracks.append(track)
+        self._read_now.add(id(track))  # read this frame: not read again to be averaged
 
     # ------------------------------------------------------------------------------ the table
 

@@ -501,7 +501,7 @@ class Live:
             scan = self.tracker.scan(frame.image, state=None)
             seen = self._with_stale(scan.scene, frame.timestamp)
             doc = self._with_play(seen)
-            scene = read_scene(doc, "live scene")  # `doc` is fresh JSON: no copy needed
+            scene = read_scene(doc, "live scene")  # new containers over values nobody changes
             self._seen_doc = seen
         except (CalibrationError, UmpireError) as exc:
             error = f"frame {frame.index}: {exc}"
@@ -617,7 +617,7 @@ class Live:
         # A new document over the same base entries: nothing of `seen` is changed (a JSON copy
         # of the whole scene cost a millisecond a frame).
         play = self._play
-        doc = {**seen, "units": [dict(unit) for unit in seen["units"]]}
+        doc = {**seen, "units": [{**unit, "bases": list(unit["bases"])} for unit in seen["units"]]}
         doc["detection"] = dict(seen["detection"])
         if play is None:
             return doc
@@ -637,9 +637,10 @@ class Live:
                 doc["units"].append(unit_doc)
             unit_doc["bases"].append({**memory[2], "stale": True})
         for unit in doc["units"]:
-            for base in unit["bases"]:
-                if base["id"] in play.held and base.get("stale"):
-                    base["held"] = True
+            unit["bases"] = [
+                {**base, "held": True} if base["id"] in play.held and base.get("stale") else base
+                for base in unit["bases"]
+            ]
         units = []
         for unit in doc["units"]:
             unit.update(json.loads(json.dumps(dict(play.units.get(unit["id"], {})))))
