@@ -123,7 +123,7 @@ waits for the next frames (the cells still differ from what was searched; the lo
 looks stay queued). One piece and one extra pass a frame are always made, so on a machine too
 slow for the budget new and lost tags are still found, a frame later. Measured on 240 frames
 of the 1080p `umpire bench` video (this machine, OpenCV on one thread as in the tracker's
-process): CPU a frame p95 26-28 -> 23-24 ms and p99 38-40 -> 28-29 ms, with the same recall
+process): CPU a frame p95 26-28 -> 24-25 ms and p99 38-40 -> 29-30 ms, with the same recall
 (99.978%), misses and errors."""
 WHOLE_BUDGET_MS: Final = 500.0
 """Milliseconds for the extra passes of a whole scan (the first frame): on a plain table they

@@ -5,8 +5,8 @@ pool and draws the live view's pictures, all in Python and all under one interpr
 tracker's own Python (following tags, the table fit, the scene) waited behind them. In a
 process of its own the tracker waits for no lock: the system shares the cores between the two
 processes. Measured at 1080p with 50 spectators watching (benchmarks/bench_latency.py, and
-`--tracker thread` to compare): frame-to-page p95 42-49 ms here in five runs, 40-60 ms in a
-thread in three (with OpenCV on one thread here, and the tracker's frame budget in both).
+`--tracker thread` to compare): frame-to-page p95 41-45 ms here in three runs, 40-60 ms in
+a thread in three (with OpenCV on one thread here, and the tracker's frame budget in both).
 
 `TrackerProcess` answers as `Tracker` does (`scan`, `reset`, `set_removed`, `use_camera`,
 `camera`, `stats`, `missing`), one call at a time. A frame goes to the tracker's process as its
