@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from vision.game import load_game
@@ -128,8 +128,9 @@ def test_the_demo_map_shows_every_base_of_the_demo_game(page: Page) -> None:
     )
     drawn = page.eval_on_selector_all(BASE, "gs => gs.map(g => g.dataset.base)")
     assert sorted(drawn) == expected
-    # The switch starts on the ruleset's unit: skirmish-19c measures in cm.
-    assert page.locator('#unit-switch input[value="cm"]').is_checked()
+    # The switch starts on the ruleset's unit: skirmish-19c measures in cm (set once the page's
+    # first status has come, which may be after the first map).
+    expect(page.locator('#unit-switch input[value="cm"]')).to_be_checked()
     assert page.locator("#map svg").get_attribute("data-unit") == "cm"
     page.locator('#unit-switch input[value="in"]').check()
     page.wait_for_function("() => document.querySelector('#map svg').dataset.unit === 'in'")
