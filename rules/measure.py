@@ -291,8 +291,6 @@ class Table:
         self.index = {b.id: i for i, b in enumerate(self.bases)}
         self._lock = threading.RLock()
         self._memo: dict[Hashable, Any] = {}
-        self._seen: dict[tuple[SightPolicy, bool], npt.NDArray[np.int8]] = {}
-        self._arcs: dict[tuple[str, float], dict[str, bool]] = {}
 
     def _remember(self, key: Hashable, make: Callable[[], _V]) -> _V:
         """The answer remembered under `key` (a question's name and arguments), made by `make`
@@ -728,12 +726,10 @@ class Table:
         """
         viewers = np.asarray(viewers, dtype=int)
         targets = np.asarray(targets, dtype=int)
-        memo = self._seen.get((policy, entire))
-        if memo is None:
-            with self._lock:
-                memo = self._seen.setdefault(
-                    (policy, entire), np.full((len(self.bases),) * 2, -1, dtype=np.int8)
-                )
+        # -1: not judged yet; 0 or 1: the verdict.
+        memo: npt.NDArray[np.int8] = self._remember(
+            ("seen", policy, entire), lambda: np.full((len(self.bases),) * 2, -1, dtype=np.int8)
+        )
         known = memo[viewers, targets]
         if (known < 0).any():
             with self._lock:
@@ -1258,8 +1254,8 @@ class Table:
         (`geometry.arc_regions`) in one batch for each number of corners a region has: the
         rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
         `geometry.convex_distance` of every pair at once."""
+        memo: dict[tuple[str, float], dict[str, bool]] = self._remember("in_arcs", dict)
         with self._lock:
-            memo = self._arcs
             todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
             # By how many corners the region has and whether the target is round: (regions,
             # target rows, todo index).
