@@ -484,6 +484,14 @@ class Ruleset:
         """The actions whose dice change the game, by name. None by default."""
         return {}
 
+    def outcomes_named(self, *actions: str) -> dict[str, OutcomeRule]:
+        """`outcomes` of these actions, each from the ruleset's methods `_ACTION_form` (the
+        form to fill) and `_ACTION_apply` (what the reported dice do)."""
+        return {
+            a: OutcomeRule(getattr(self, f"_{a}_form"), getattr(self, f"_{a}_apply"))
+            for a in actions
+        }
+
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
         """What the players are asked after `action args`: empty for an action whose result
         changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""

@@ -396,10 +396,7 @@ class AgeOfNapoleon(Ruleset):
 
     # Outcomes: what the players report of their dice, and the changes it leads to
     def outcomes(self) -> Mapping[str, OutcomeRule]:
-        kinds = ("shoot", "rocket", "melee", "morale", "overheat", "move")
-        return {
-            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
-        }
+        return self.outcomes_named("shoot", "rocket", "melee", "morale", "overheat", "move")
 
     def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits (the dice total), a top face when a leader check is due, the bases lost."""

@@ -683,10 +683,7 @@ class ColonialAdventure(Ruleset):
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """Each action whose dice change the game: its form (`_ACTION_form`) and what the
         reported dice do (`_ACTION_apply`)."""
-        kinds = ("shoot", "melee", "morale", "actions", "initiative", "move")
-        return {
-            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
-        }
+        return self.outcomes_named("shoot", "melee", "morale", "actions", "initiative", "move")
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
         """The change that adds `n` to one of the unit's counts of play."""

@@ -93,10 +93,8 @@ class Europe19c(Ruleset):
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """The questions whose dice change the game: the form the players fill (`_X_form`), what
         it changes (`_X_apply`) (README.md, "Outcomes")."""
-        return {
-            q: OutcomeRule(getattr(self, f"_{q}_form"), getattr(self, f"_{q}_apply"))
-            for q in ("shoot", "command", "charge", "melee", "move", "morale", "formation")
-        }
+        kinds = ("shoot", "command", "charge", "melee", "move", "morale", "formation")
+        return self.outcomes_named(*kinds)
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapon table's bands (lines 62-72); cavalry have no row of the firing table."""

@@ -308,10 +308,7 @@ class SepoysAndSoldiers(Ruleset):
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """What the players' dice change: each action's form and what it leads to (at the end
         of the class)."""
-        kinds = ("shoot", "command", "nerve", "charge", "melee", "move")
-        return {
-            k: OutcomeRule(getattr(self, f"_{k}_form"), getattr(self, f"_{k}_apply")) for k in kinds
-        }
+        return self.outcomes_named("shoot", "command", "nerve", "charge", "melee", "move")
 
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
