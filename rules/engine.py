@@ -484,6 +484,11 @@ class Ruleset:
         """The actions whose dice change the game, by name. None by default."""
         return {}
 
+    def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
+        """An action's answer: its `data` headed by the action and this ruleset's id, and its
+        readable lines."""
+        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
+
     def outcomes_named(self, *actions: str) -> dict[str, OutcomeRule]:
         """`outcomes` of these actions, each from the ruleset's methods `_ACTION_form` (the
         form to fill) and `_ACTION_apply` (what the reported dice do)."""

@@ -165,10 +165,6 @@ class ColonialAdventure(Ruleset):
         ordered = sorted(sides, key=lambda s: s != initiative)  # a stable sort: the winner first
         return {"all": sides, "initiative-order": tuple(ordered)}
 
-    def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
-        data = {"action": action, "ruleset": self.id, **data}
-        return Resolution(action, MappingProxyType(data), tuple(lines))
-
     def _refusal(self, key: str, **blanks: Any) -> QuestionError:
         """The refusal `sheet.toml` words as `refusals.KEY`, its blanks filled."""
         return QuestionError(DATA["refusals"][key].format(id=self.id, **blanks))
@@ -282,7 +278,7 @@ class ColonialAdventure(Ruleset):
         data |= {"weapon": weapon, "dice": pool, "modifiers": [m.as_json() for m in modifiers]}
         data["rolls"] = []
         if need is None:
-            return self._answer("shoot", data, lines)
+            return self.answer("shoot", data, lines)
 
         # The hits (lines 98-120): on mounted men each hit is the horse's or the man's, then
         # each hit's 1D6 gives a shock point or kills; only the man's hits kill men.
@@ -307,7 +303,7 @@ class ColonialAdventure(Ruleset):
             hit = odds.leader_hit_chance(pool, p * KILL * man, LEADER_HIT["sides"])
             data["leader_hit"] = [_chance(hit, LEADER_HIT["cite"], base=b) for b in led]
             lines.append(say("leader-hit", **data["leader_hit"][0], led=", ".join(led)))
-        return self._answer("shoot", data, lines)
+        return self.answer("shoot", data, lines)
 
     def _not_ready(self, unit: Unit, weapon: str) -> list[str]:
         """Why the unit cannot fire now, whatever its target: its weapon is not loaded (lines
@@ -405,7 +401,7 @@ class ColonialAdventure(Ruleset):
         data |= {"contact": threshold_json(scene, contact)}
         data |= {"aspect": table.aspect(near.a, near.b).value, "defender_cover": COVER_WORD[cover]}
         data |= {"sides": [att, dfd], "results": results, "leader_hit": leader_hits}
-        return self._answer("melee", data, lines)
+        return self.answer("melee", data, lines)
 
     def _melee_side(
         self, table: Table, unit: Unit, enemy: Unit, near: geo.Closest, attacking: bool
@@ -495,7 +491,7 @@ class ColonialAdventure(Ruleset):
         if standing:
             lines.append(say("stands-in", where=", ".join(standing)))
         lines.append(say("no-passing", **data))
-        return self._answer("move", data, lines)
+        return self.answer("move", data, lines)
 
     def _moves_as(self, unit: Unit) -> str:
         """The row of the movement tables the unit moves by (lines 39-51)."""
@@ -575,7 +571,7 @@ class ColonialAdventure(Ruleset):
             data["commander_actions_left"] = self._left(unit, commander=True)
             notes.append(say("commander-actions", **data))
         lines += [*notes, say("open-now", now=", ".join(open_now) or "nothing")]
-        return self._answer("actions", data, lines)
+        return self.answer("actions", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # Morale (lines 152-161) and initiative (line 8)
@@ -595,7 +591,7 @@ class ColonialAdventure(Ruleset):
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
         said = {"unit": unit.id, "cls": cls.upper(), "retire": format_length(retire, scene.unit)}
         said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
-        return self._answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
+        return self.answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
     def initiative(self, scene: Scene, args: Args) -> Resolution:
         """`initiative`: each side's 1D6, +1 to the side with more leader and commander figures
@@ -623,7 +619,7 @@ class ColonialAdventure(Ruleset):
         data["tie_exact"] = str(tie)
         lines = [say("initiative", **e, plus="+1" if e["bonus"] else "") for e in each]
         lines.append(say("initiative-tie", **data))
-        return self._answer("initiative", data, lines)
+        return self.answer("initiative", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # Suggest: what each phase of the turn sequence asks (lines 5-12)

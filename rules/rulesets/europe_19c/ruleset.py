@@ -102,12 +102,9 @@ class Europe19c(Ruleset):
             return ()
         return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
 
-    def _answer(self, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
-        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
-
     def _refused(self, action: str, data: dict[str, Any], opening: Iterable[str]) -> Resolution:
         said = [line for r in data["reasons"] for line in say("refused", **r)]
-        return self._answer(action, data, (*opening, *said))
+        return self.answer(action, data, (*opening, *said))
 
     # Firing (lines 60-96)
 
@@ -233,7 +230,7 @@ class Europe19c(Ruleset):
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
         said |= {"at": shown(scene, lead.distance), "close": close_call(lead.threshold)}
-        return self._answer("shoot", data, say("shoot", **said))
+        return self.answer("shoot", data, say("shoot", **said))
 
     # Command roll (lines 143-149)
 
@@ -260,7 +257,7 @@ class Europe19c(Ruleset):
         lines = say("command", leader=leader, rating=rating, size=size, size_why=size_why)
         lines += [line for r in rows for line in say("command-row", **r)]
         lines += say("command-radius", leader=leader, bases=len(side))
-        return self._answer("command", data, lines)
+        return self.answer("command", data, lines)
 
     # Charge sequence (lines 25-38)
 
@@ -351,7 +348,7 @@ class Europe19c(Ruleset):
         facts = data | {"apart": shown(scene, near.distance)}
         opening = say("melee-close") if touch.too_close_to_call else []
         opening = opening if in_contact(touch) else say("melee-apart", **facts)
-        return self._answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
+        return self.answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
 
     # Movement (lines 40-58)
 
@@ -382,7 +379,7 @@ class Europe19c(Ruleset):
         facts = data | {"cm": cm, "described": described(unit), "row_cite": row["cite"]}
         verdict = "move-static" if static else "move-na" if cm is None else "move"
         lines = say(verdict, **facts) + say("pivot-free" if pivot is None else "pivot", **facts)
-        return self._answer("move", data, lines + ([] if road is None else say("road", **facts)))
+        return self.answer("move", data, lines + ([] if road is None else say("road", **facts)))
 
     # Morale (lines 126-141)
 
@@ -412,7 +409,7 @@ class Europe19c(Ruleset):
         lines = say("morale", level_cite=level_cite, **data)
         lines += [line for r in reasons for line in say("morale-reason", **r)]
         lines += say("morale-fails", odds=chances(lost)) if tests else say("morale-none")
-        return self._answer("morale", data, lines)
+        return self.answer("morale", data, lines)
 
     # Formations (lines 13-23)
 
@@ -425,10 +422,10 @@ class Europe19c(Ruleset):
         data["may_change_to"] = [f for f in options if f != current]
         data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
         if not options:
-            return self._answer("formation", data, say("formation-none", unit=unit, kind=kind))
+            return self.answer("formation", data, say("formation-none", unit=unit, kind=kind))
         lines = say("formation", unit=unit, current=current)
         lines += [line for f, o in options.items() for line in say("formation-option", name=f, **o)]
-        return self._answer("formation", data, lines)
+        return self.answer("formation", data, lines)
 
     # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
     # turn: a unit that fired is not listed to fire again, one that charged or moved not to charge
