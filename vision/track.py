@@ -751,7 +751,8 @@ class Tracker:
             key=lambda p: int(waiting[p[0] : p[2], p[1] : p[3]].min()),
         )
         swept_pieces = self._pieces(self._regions(sweep), margin)
-        searched_px = changed_px = 0
+        searched_px = 0
+        changed_begun = False  # a piece of changed cells searched: the one a frame always gets
         started = self.clock()
         swept: list[tuple[int, int, int, int]] = []
         for piece in swept_pieces + pieces:
@@ -764,12 +765,12 @@ class Tracker:
                 and (
                     searched_px + area > self.search_budget_px
                     or self.clock() - started >= self.search_budget_ms / 1000.0
-                    or (changed_px and self._late())
+                    or (changed_begun and self._late())
                 )
             ):
                 continue  # next frame: these cells still differ from what was searched
             searched_px += area
-            changed_px += 0 if is_sweep else area
+            changed_begun = changed_begun or not is_sweep
             x0, y0, x1, y1 = c0 * CELL, r0 * CELL, c1 * CELL, r1 * CELL
             cells = (x0 * SHRINK, y0 * SHRINK, x1 * SHRINK, y1 * SHRINK)
             window = (cells[0] - margin, cells[1] - margin, cells[2] + margin, cells[3] + margin)
