@@ -41,7 +41,6 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from rules.cite import sheet_lines, sheet_titles
 from rules.engine import describe, get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.play import Edit, edits_of, set_by_hand
@@ -64,6 +63,7 @@ from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
 from .ruling import draw_ruling
+from .words import sheet_lines, sheet_titles
 
 api = Blueprint("api", __name__)
 

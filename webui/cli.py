@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
-from rules.cite import plain_lines
 from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
+
+from .words import plain_lines
 
 if TYPE_CHECKING:
     from calibration.fit import Board, CharucoSpec

@@ -17,10 +17,10 @@ import numpy.typing as npt
 from calibration.homography import TableFit
 from calibration.units import format_length
 from rules import geometry as geo
-from rules.cite import plain
 from rules.scene import Scene
 
 from .mapsvg import nearest_points
+from .words import plain
 
 LINE_BGR = (0, 215, 255)
 """The measured line: amber, seen on green cloth and on brown."""

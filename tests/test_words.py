@@ -1,6 +1,6 @@
 """Words players use (issue 15): citations as the sheet's title and line, long odds as
 percentages, "1 figure", one heading for suggestions - in every text answer of every example,
-while the JSON keeps its fields (rules/cite.py, `umpire resolve` text)."""
+while the JSON keeps its fields (webui/words.py, `umpire resolve` text)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.cite import cite_words, plain, plain_lines, sheet_titles
 from rules.engine import get_ruleset, load_scene
+from webui.words import cite_words, plain, plain_lines, sheet_titles
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))

@@ -7,8 +7,9 @@ on the sheet) and `sheet_lines` a sheet's lines, for the page; `cite_words` turn
 into words;
 `plain` rewrites a sentence of an answer (citations, long fractions, "1 figures"), and
 `plain_lines` a whole text answer, with one heading for every ruleset's suggestions. The JSON
-answers keep their fields: only the text people read changes. Pure: reads the sheets, nothing
-else.
+answers keep their fields: only the text people read changes. It is how the page and the
+command line word what the rules answer, so it lives here, not in `rules/`. Pure: reads the
+sheets (`rules/sheets/`), nothing else; never imports flask.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-SHEETS = Path(__file__).resolve().parent / "sheets"
+import rules
+
+SHEETS = Path(rules.__file__).resolve().parent / "sheets"
 
 CITE = re.compile(r"\b(?P<sheet>\d{3}_[0-9a-f]{16}\.txt):(?P<line>\d+)\b")
 """A citation as the rules write it: the sheet's file name, a colon, the line."""
