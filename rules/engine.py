@@ -15,7 +15,7 @@ import importlib
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
@@ -245,9 +245,6 @@ class Ruleset:
         if terrain.enclosed is not None:
             return terrain.enclosed
         return terrain.kind in self.default_enclosed
-
-    # ----------------------------------------------------------------------------------------
-    # Sight (asked by the rulesets' tests; the rulesets ask their `Table`)
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -798,21 +795,3 @@ def read_scene(doc: Any, source: str = "<scene>") -> Scene:
 def load_scene(path: str | Path) -> Scene:
     """Read and check a scene file (`read_scene`). Raises `SceneError` for any bad input."""
     return read_scene(read_json_file(path), str(path))
-
-
-@dataclass(frozen=True, slots=True)
-class RulesetInfo:
-    """What the page and `umpire rulesets` show of a ruleset."""
-
-    id: str
-    title: str
-    sheet: str
-    unit: str
-    grid: bool
-    actions: tuple[str, ...] = field(default=())
-
-
-def describe(ident: str) -> RulesetInfo:
-    """A ruleset's id, title, sheet, unit and actions."""
-    rs = get_ruleset(ident)
-    return RulesetInfo(rs.id, rs.title, rs.sheet, rs.unit, rs.grid, tuple(rs.actions()))

@@ -24,7 +24,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
@@ -42,7 +42,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from rules.cite import sheet_lines, sheet_titles
-from rules.engine import describe, get_ruleset, ruleset_ids
+from rules.engine import get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.play import Edit, edits_of, set_by_hand
 from rules.scene import Scene
@@ -51,6 +51,7 @@ from rules.state import Scope
 from .app import umpire
 from .arity import arities_json
 from .bands import band_range
+from .cli import ruleset_info
 from .gamelog import (
     DECISIONS,
     LOG_FILE,
@@ -493,7 +494,7 @@ def actions() -> ResponseReturnValue:
 @api.get("/api/rulesets")
 def rulesets() -> ResponseReturnValue:
     """What `umpire rulesets --json` prints."""
-    return jsonify([asdict(describe(ident)) for ident in ruleset_ids()])
+    return jsonify([ruleset_info(ident) for ident in ruleset_ids()])
 
 
 @api.post("/api/phase")
