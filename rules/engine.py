@@ -532,32 +532,42 @@ class Ruleset:
         )
 
     def check_change(self, scene: Scene | None, change: Change) -> None:
-        """A change names a known field with a value it accepts, of a unit or base of `scene`
-        (None: the caller checks the id); `QuestionError` otherwise."""
-        if change.scope is Scope.BASE:
-            if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
-                raise QuestionError(
-                    f"{self.id}: base {change.target!r}: {change.field} = {change.value!r}; "
-                    f"accepted: {accepted(BASE_FIELDS)} set to true or false"
-                )
-            if scene is not None:
-                scene.base(change.target)
-        elif change.scope is Scope.GAME:
-            if change.field not in GAME_FIELDS:
-                raise QuestionError(
-                    f"{self.id}: no game field {change.field!r}; accepted: {accepted(GAME_FIELDS)}"
-                )
-        else:
-            declared = self.unit_field(change.field)
+        """A change names a field it may change with a value that field accepts (a unit's
+        in-play field, a base's `BASE_FIELDS`, the game's `GAME_FIELDS`), of a unit or base of
+        `scene` (None: the caller checks the id); `QuestionError` otherwise."""
+        name, value = change.field, change.value
+        if change.scope is Scope.UNIT:
+            declared = self.unit_field(name)
             if not declared.in_play:
                 raise QuestionError(
-                    f"{self.id}: {change.field} describes the troops and does not change in play"
+                    f"{self.id}: {name} describes the troops and does not change in play"
                 )
-            problem = declared.check(change.value, f"unit {change.target!r}:")
+            problem = declared.check(value, f"unit {change.target!r}:")
             if problem:
                 raise QuestionError(f"{self.id}: {problem}")
             if scene is not None:
                 scene.unit_of(change.target)
+            return
+        base = change.scope is Scope.BASE
+        fields = BASE_FIELDS if base else GAME_FIELDS
+        if name not in fields:
+            what = "a base field" if base else "a game field"
+            raise QuestionError(f"{self.id}: {name!r} is not {what}; fields: {accepted(fields)}")
+        # Each game field with the check of a value and its accepted values; a base's are flags.
+        ok, accepts = {
+            "turn": (type(value) is int and value >= 1, "a whole number from 1"),
+            "phase": (value in self.phases, accepted(self.phases)),
+            "initiative": (
+                value is None or (type(value) is str and value != ""),
+                "a side, or null",
+            ),
+        }.get(name, (isinstance(value, bool), "true or false"))
+        if not ok:
+            raise QuestionError(
+                f"{self.id}: {change.target}: {name} is {value!r}; accepted: {accepts}"
+            )
+        if scene is not None and base:
+            scene.base(change.target)
 
     def describe_change(self, scene: Scene, change: Change) -> str:
         """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""

@@ -13,20 +13,16 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, Change, Scope
+from .state import Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
-
-SERVER_BASE_FIELDS: Final = (*BASE_FIELDS, "held")
-"""Base state a game keeps: `removed` (taken off the table; the rules stop counting it) and
-`held` (hidden from the camera for long, inside a building: kept where it was last seen)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,52 +166,24 @@ def edits_of(play: Play, changes: Iterable[Change]) -> tuple[Edit, ...]:
 def set_by_hand(
     ruleset: Ruleset, play: Play, scope: Scope, target: str, values: Mapping[str, Any]
 ) -> tuple[Edit, ...]:
-    """The edits that set fields of one unit, base or of the game by hand, checked: one
-    `QuestionError` names every field or value that is not accepted."""
-    problems: list[str] = []
-    changes: list[Change] = []
+    """The edits that set fields of one unit, base or of the game by hand, each checked by
+    `Ruleset.check_change`: one `QuestionError` names every field or value not accepted."""
     if not values:
         raise QuestionError(f"nothing to set for {target!r}; give at least one field")
-    if scope is Scope.UNIT:
-        if target not in play.units:
-            raise QuestionError(
-                f"no unit {target!r} in this game; units: {', '.join(sorted(play.units))}"
-            )
-        for name, value in values.items():
-            change = Change(target, name, value, "set by hand")
-            try:
-                ruleset.check_change(None, change)  # the unit is the game's, checked above
-            except QuestionError as refused:
-                problems.append(str(refused))
-            else:
-                changes.append(change)
-    elif scope is Scope.BASE:
-        if target not in play.bases:
-            raise QuestionError(f"no base {target!r} in this game")
-        for name, value in values.items():
-            if name not in SERVER_BASE_FIELDS:
-                problems.append(
-                    f"{name!r} is not a base field; fields: {accepted(SERVER_BASE_FIELDS)}"
-                )
-            elif not isinstance(value, bool):
-                problems.append(f"{target}: {name} is {value!r}; accepted: true or false")
-            else:
-                changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
-    else:
-        # The game's state: the turn, the phase of the sequence of play, the side with the
-        # initiative (`GAME_FIELDS`), each with the check of a value and its accepted values.
-        game_fields: dict[str, tuple[Callable[[Any], bool], str]] = {
-            "turn": (lambda v: type(v) is int and v >= 1, "a whole number from 1"),
-            "phase": (lambda v: v in ruleset.phases, accepted(ruleset.phases)),
-            "initiative": (lambda v: v is None or (type(v) is str and v != ""), "a side, or null"),
-        }
-        for name, value in values.items():
-            if name not in game_fields:
-                problems.append(f"{name!r} is not a game field; fields: {accepted(game_fields)}")
-            elif not game_fields[name][0](value):
-                problems.append(f"{name} is {value!r}; accepted: {game_fields[name][1]}")
-            else:
-                changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
+    if scope is Scope.UNIT and target not in play.units:
+        units = ", ".join(sorted(play.units))
+        raise QuestionError(f"no unit {target!r} in this game; units: {units}")
+    if scope is Scope.BASE and target not in play.bases:
+        raise QuestionError(f"no base {target!r} in this game")
+    changes = [
+        Change(target, name, value, "set by hand", scope=scope) for name, value in values.items()
+    ]
+    problems: list[str] = []
+    for change in changes:
+        try:
+            ruleset.check_change(None, change)  # the unit or base is the game's, checked above
+        except QuestionError as refused:
+            problems.append(str(refused))
     if problems:
         raise QuestionError("; ".join(problems))
     return edits_of(play, changes)

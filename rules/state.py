@@ -181,11 +181,13 @@ class Scope(StrEnum):
     GAME = "game"
 
 
-BASE_FIELDS: Final = ("removed",)
-"""State of a single base that every ruleset shares: taken off the table (killed, routed)."""
-GAME_FIELDS: Final = ("initiative",)
-"""Game state a ruleset may change besides the turn and phase: the side that has the
-initiative (acts first), for the sheets that dice for it."""
+BASE_FIELDS: Final = ("removed", "held")
+"""State of a single base, true or false, that every ruleset shares: `removed` (taken off the
+table, killed or routed: the rules stop counting it) and `held` (hidden from the camera for
+long, inside a building: kept where it was last seen)."""
+GAME_FIELDS: Final = ("turn", "phase", "initiative")
+"""The game's own state: the turn, the phase of the sheet's sequence of play, and the side that
+has the initiative (acts first), for the sheets that dice for it."""
 
 
 @dataclass(frozen=True, slots=True)
