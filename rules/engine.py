@@ -470,10 +470,6 @@ class Ruleset:
         in every phase (`all`)."""
         return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
 
-    def phase_step(self, name: str) -> Phase | None:
-        """The explained step of the sequence of play called `name`, if the sheet has one."""
-        return next((p for p in self.phase_steps if p.name == name), None)
-
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the state of the game
 

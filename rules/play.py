@@ -14,7 +14,7 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -37,13 +37,7 @@ class Edit:
     after: Any
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope.value,
-            "target": self.target,
-            "field": self.field,
-            "before": self.before,
-            "after": self.after,
-        }
+        return asdict(self)  # the scope a `StrEnum`: its value in JSON
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Edit:

@@ -684,7 +684,7 @@ def state_now() -> ResponseReturnValue:
     live_state = tracker().state
     scene = live_state.scene
     groups = ruleset.side_groups(scene, play.initiative) if scene is not None else {}
-    step = ruleset.phase_step(play.phase) if play.phase is not None else None
+    step = next((p for p in ruleset.phase_steps if p.name == play.phase), None)
     last = game.undoable()
     return jsonify(
         {
