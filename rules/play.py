@@ -14,7 +14,7 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -69,40 +69,28 @@ class Play:
     """Base id -> its unit's id, for every base of the game."""
 
     def value(self, scope: Scope, target: str, name: str) -> Any:
-        """The current value of one field."""
-        if scope is Scope.GAME:
-            return {"turn": self.turn, "phase": self.phase, "initiative": self.initiative}[name]
-        if scope is Scope.BASE:
-            return target in (self.removed if name == "removed" else self.held)
-        return self.units[target].get(name)
+        """The current value of one field. The game's fields (`GAME_FIELDS`) and the sets of
+        bases a base's flag puts it in (`BASE_FIELDS`) are attributes of the same names."""
+        if scope is Scope.UNIT:
+            return self.units[target].get(name)
+        found = getattr(self, name)
+        return target in found if scope is Scope.BASE else found
 
     def apply(self, edits: Iterable[Edit]) -> Play:
         """The game after `edits` (their `after` values)."""
-        turn, phase, initiative = self.turn, self.phase, self.initiative
+        game: dict[str, Any] = {}
         units = {k: dict(v) for k, v in self.units.items()}
-        removed, held = set(self.removed), set(self.held)
+        flagged = {"removed": set(self.removed), "held": set(self.held)}
         for edit in edits:
             if edit.scope is Scope.GAME:
-                if edit.field == "turn":
-                    turn = int(edit.after)
-                elif edit.field == "phase":
-                    phase = edit.after
-                else:
-                    initiative = edit.after
+                game[edit.field] = edit.after
             elif edit.scope is Scope.BASE:
-                chosen = removed if edit.field == "removed" else held
+                chosen = flagged[edit.field]
                 (chosen.add if edit.after else chosen.discard)(edit.target)
             elif edit.target in units:
                 units[edit.target][edit.field] = edit.after
-        return Play(
-            turn,
-            phase,
-            _frozen(units),
-            initiative,
-            frozenset(removed),
-            frozenset(held),
-            self.bases,
-        )
+        removed, held = frozenset(flagged["removed"]), frozenset(flagged["held"])
+        return replace(self, **game, units=_frozen(units), removed=removed, held=held)
 
     def as_json(self) -> dict[str, Any]:
         return {
