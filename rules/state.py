@@ -80,18 +80,6 @@ class Field:
         problem = _problem(self.name, self.kind, value, self.choices)
         return None if problem is None else f"{where} {problem}"
 
-    def as_json(self) -> dict[str, Any]:
-        """What `/api/state` lists of a field."""
-        return {
-            "kind": self.kind.value,
-            "label": self.label,
-            "default": self.default,
-            "choices": list(self.choices),
-            "source": str(self.cite),
-            "quote": self.cite.text,
-            "per_turn": self.per_turn,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Report:
@@ -131,20 +119,6 @@ class Report:
                 f"from {accepted(self.bases)}{most}"
             )
         return None
-
-    def as_json(self) -> dict[str, Any]:
-        default = list(self.default) if isinstance(self.default, tuple) else self.default
-        return {
-            "name": self.name,
-            "kind": self.kind.value,
-            "label": self.label,
-            "source": None if self.cite is None else str(self.cite),
-            "choices": list(self.choices),
-            "maximum": self.maximum,
-            "unit": self.unit,
-            "bases": list(self.bases),
-            "default": default,
-        }
 
 
 def _problem(
