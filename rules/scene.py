@@ -217,45 +217,39 @@ class Scene:
 
 
 def read_json_file(path: str | Path) -> Any:
-    """A scene file read and decoded (`decode_json`). Raises `SceneError` for any bad input."""
+    """A scene file read and decoded strictly: no NaN/Infinity, no duplicate keys, no lone
+    surrogates; a decoding error names its line and column. Raises `SceneError` for any bad
+    input."""
     source = str(path)
-    text = read_text_file(
-        path, lambda message: SceneError(source, "", message), "scene", "JSON", MAX_SCENE_BYTES
-    )
-    return decode_json(text, source)
 
-
-def decode_json(text: str, source: str) -> Any:
-    """Decode JSON strictly: no NaN/Infinity, no duplicate keys; errors name line and column."""
+    def fail(message: str) -> SceneError:
+        return SceneError(source, "", message)
 
     def no_constants(name: str) -> Any:
-        raise SceneError(source, "", f"{name} is not a number JSON allows")
+        raise fail(f"{name} is not a number JSON allows")
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in pairs:
             if key in out:
-                raise SceneError(source, "", f"key {key!r} appears twice in one object")
+                raise fail(f"key {key!r} appears twice in one object")
             out[key] = value
         return out
 
+    text = read_text_file(path, fail, "scene", "JSON", MAX_SCENE_BYTES)
     try:
         doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
-        raise SceneError(
-            source, "", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+        raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise SceneError(source, "", "JSON nested too deeply") from None
+        raise fail("JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal of thousands of digits
-        raise SceneError(source, "", f"not a usable JSON document: {exc}") from None
+        raise fail(f"not a usable JSON document: {exc}") from None
     where = surrogate_path(doc)
     if where is not None:
-        raise SceneError(
-            source,
-            "",
+        raise fail(
             f"text at {where} holds a lone surrogate (such as \\ud800): JSON allows it, but it "
-            "is not Unicode text; write the character itself",
+            "is not Unicode text; write the character itself"
         )
     return doc
 
