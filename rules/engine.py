@@ -300,14 +300,12 @@ class Ruleset:
                     summary = self.summarise(scene, candidate, result)
                     items.append(Suggestion(candidate.kind, candidate.args, result, summary, name))
         data = {
-            "action": "suggest",
-            "ruleset": self.id,
             "phase": phase,
             "phases": list(self.phases),
             **self.suggestion_extras(scene, phase),
             "items": [i.as_json(self.suggestions_say_their_phase) for i in items],
         }
-        return Resolution("suggest", MappingProxyType(data), self.suggestion_lines(phase, items))
+        return self.answer("suggest", data, self.suggestion_lines(phase, items))
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         """The questions `phase` asks of the table, in the order they are listed."""
@@ -595,8 +593,6 @@ class Ruleset:
         in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
-            "action": "measure",
-            "ruleset": self.id,
             "a": a_id,
             "b": b_id,
             "between": {"a": near.a.id, "b": near.b.id},
@@ -649,7 +645,7 @@ class Ruleset:
             )
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
-        return Resolution("measure", MappingProxyType(data), tuple(lines))
+        return self.answer("measure", data, lines)
 
 
 def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
