@@ -684,10 +684,7 @@ def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
     units = []
     for unit in scene.units:
         if unit.id == unit_id:
-            if key in ("type", "quality", "weapon"):
-                unit = replace(unit, **{key: value})
-            else:
-                unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
+            unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
         units.append(unit)
     return replace(scene, units=tuple(units))
 

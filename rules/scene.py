@@ -106,20 +106,30 @@ class Unit:
     id: str
     side: str
     bases: tuple[Base, ...]
-    type: str | None = None
-    quality: str | None = None
-    weapon: str | None = None
     attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    """Every other key of the unit (`formation`, `casualties`, `shock`, `status`, ...)."""
+    """Every other key of the unit, in the sheet's words: what the troops are (`type`,
+    `quality`, `weapon`, `formation`, ...) and their state (`casualties`, `shock`, ...)."""
     defaulted: frozenset[str] = frozenset()
     """Keys of `attrs` the file left out and the ruleset set to their start-of-game value."""
 
     def get(self, key: str, default: Any = None) -> Any:
-        """An attribute by its contract name, whether a field or one of `attrs`."""
-        if key in ("type", "quality", "weapon", "side"):
-            value = getattr(self, key)
-            return default if value is None else value
-        return self.attrs.get(key, default)
+        """An attribute by its contract name: `side` or one of `attrs`."""
+        return self.side if key == "side" else self.attrs.get(key, default)
+
+    @property
+    def type(self) -> str | None:
+        """`type` of `attrs` (`infantry`, `cavalry`...), when the scene gives it."""
+        return self.attrs.get("type")
+
+    @property
+    def quality(self) -> str | None:
+        """`quality` of `attrs` (`raw`, `veteran`...), when the scene gives it."""
+        return self.attrs.get("quality")
+
+    @property
+    def weapon(self) -> str | None:
+        """`weapon` of `attrs` (`rifle`, `musket`...), when the scene gives it."""
+        return self.attrs.get("weapon")
 
     @property
     def figures(self) -> int:
@@ -259,7 +269,7 @@ SCENE_KEYS: Final = frozenset(
 )
 """The top-level keys of the format; any other is kept in `Scene.extra`."""
 UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
-"""A unit's keys of the format; any other is kept in `Unit.attrs`."""
+"""A unit's keys of the format; all but `id`, `side` and `bases` are kept in `Unit.attrs`."""
 TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 """A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
 _BASE_FIELDS: Final = (
@@ -432,24 +442,15 @@ def _parse_terrain(
 def _parse_unit(r: DocumentReader, item: Any, path: str, scale: float, ids: dict[str, str]) -> Unit:
     obj = r.mapping(item, path)
     ident, side, bases_doc = read_unit_head(r, obj, path, ids)
-    optional: dict[str, str | None] = {}
-    for key in ("type", "quality", "weapon"):
-        value = obj.get(key)
-        optional[key] = None if value is None else r.text(value, join_path(path, key))
-    # The state of play and the troops' other words: the ruleset checks those it reads.
-    attrs = {k: v for k, v in obj.items() if k not in UNIT_KEYS}
+    for key in ("type", "quality", "weapon"):  # the words every sheet reads: text if given
+        if obj.get(key) is not None:
+            r.text(obj[key], join_path(path, key))
+    # The troops' words and their state of play: the ruleset checks those it reads.
+    attrs = {k: v for k, v in obj.items() if k not in ("id", "side", "bases")}
     bases = tuple(
         _parse_base(r, b, f"{path}.bases[{i}]", scale, ids, ident) for i, b in enumerate(bases_doc)
     )
-    return Unit(
-        ident,
-        side,
-        bases,
-        optional["type"],
-        optional["quality"],
-        optional["weapon"],
-        MappingProxyType(attrs),
-    )
+    return Unit(ident, side, bases, MappingProxyType(attrs))
 
 
 def _parse_base(
