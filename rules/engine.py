@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +29,7 @@ from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
+    BASE_KEYS,
     SCENE_KEYS,
     TERRAIN_KEYS,
     UNIT_KEYS,
@@ -431,6 +432,8 @@ class Ruleset:
         for i, (unit, unit_doc) in enumerate(zip(scene.units, doc.get("units", ()), strict=False)):
             path = f"units[{i}]"
             out += _typos(unit_doc, path, unit_known, f"a {self.id} unit key")
+            for j, base_doc in enumerate(unit_doc.get("bases", ())):
+                out += _typos(base_doc, f"{path}.bases[{j}]", BASE_KEYS, "a base key")
             for name, f in fields.items():
                 value = unit.get(name)
                 if value is None:
@@ -689,9 +692,7 @@ def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
     return replace(scene, units=tuple(units))
 
 
-def _typos(
-    doc: Any, path: str, known: frozenset[str] | set[str], what: str
-) -> list[tuple[str, str]]:
+def _typos(doc: Any, path: str, known: Collection[str], what: str) -> list[tuple[str, str]]:
     """Keys of an object that are close to a known key without being one."""
     if not isinstance(doc, Mapping):
         return []

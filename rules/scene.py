@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
-from .errors import SceneError, UnknownIdError, UnknownRulesetError, close_key
+from .errors import SceneError, UnknownIdError, UnknownRulesetError
 from .reader import (
     MAX_SCENE_BYTES,
     DocumentReader,
@@ -272,7 +272,7 @@ UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"
 """A unit's keys of the format; all but `id`, `side` and `bases` are kept in `Unit.attrs`."""
 TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 """A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
-_BASE_FIELDS: Final = (
+BASE_KEYS: Final = (
     "id",
     "x",
     "y",
@@ -284,6 +284,7 @@ _BASE_FIELDS: Final = (
     "role",
     "uncertainty",
 )
+"""A base's keys of the format; any other is kept in `Base.attrs`."""
 
 
 def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
@@ -467,11 +468,7 @@ def _parse_base(
     uncertainty = None
     if obj.get("uncertainty") is not None:
         uncertainty = r.length(obj["uncertainty"], join_path(path, "uncertainty"), scale, minimum=0)
-    extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
-    for key in extra:
-        near = close_key(key, _BASE_FIELDS)
-        if near is not None:
-            raise r.fail(join_path(path, key), f"{key!r} is not a base key; did you mean {near!r}?")
+    extra = {k: v for k, v in obj.items() if k not in BASE_KEYS}
     return Base(
         ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)
     )

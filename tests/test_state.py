@@ -170,8 +170,12 @@ def test_every_bad_value_of_a_declared_field_is_named_at_once() -> None:
 def test_format_typos_in_files_are_caught_by_the_loader() -> None:
     doc = _doc(**ZOUAVES)
     doc["units"][0]["bases"][0]["widht"] = 3
-    with pytest.raises(ValueError, match="did you mean 'width'"):
+    doc["units"][1]["casualtes"] = 1
+    with pytest.raises(ValueError) as caught:
         read_scene(doc, "<test>")
+    message = str(caught.value)  # a base's typo and a unit's, in one message
+    assert "units[0].bases[0].widht: 'widht' is not a base key; did you mean 'width'?" in message
+    assert "units[1].casualtes: 'casualtes' is not a skirmish-19c unit key" in message
     doc = _doc(**ZOUAVES)
     doc["unitz"] = []
     with pytest.raises(ValueError, match="did you mean 'units'"):
