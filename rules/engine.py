@@ -56,24 +56,15 @@ from .state import (
 )
 
 
-def check_attr(
-    unit: Unit,
-    key: str,
-    accepted_values: Sequence[str],
-    *,
-    ruleset: str,
-    default: str | None = None,
-) -> str:
+def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset: str) -> str:
     """A unit attribute the ruleset reads, checked against the sheet's words.
 
-    A missing attribute with no default is a `MissingAttribute` (the engine gathers every
-    missing attribute of a question into one message); a value outside `accepted_values` is a
-    `QuestionError` naming the unit, the attribute and the accepted values.
+    A missing attribute is a `MissingAttribute` (the engine gathers every missing attribute of
+    a question into one message); a value outside `accepted_values` is a `QuestionError`
+    naming the unit, the attribute and the accepted values.
     """
     value = unit.get(key)
     if value is None:
-        if default is not None:
-            return default
         raise MissingAttribute(
             ruleset,
             unit.id,
