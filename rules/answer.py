@@ -137,16 +137,8 @@ class Roll:
         note: str = "",
     ) -> Roll:
         """A roll of `dice` dice needing `need`+, with its distribution of successes."""
-        return cls(
-            purpose,
-            dice,
-            sides,
-            need,
-            dice_math.successes(dice, sides, need),
-            tuple(modifiers),
-            cite,
-            note,
-        )
+        chances = dice_math.successes(dice, sides, need)
+        return cls(purpose, dice, sides, need, chances, tuple(modifiers), cite, note)
 
     def as_json(self) -> dict[str, Any]:
         p = self.p_success

@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
@@ -29,6 +29,7 @@ from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
+    BASE_KEYS,
     SCENE_KEYS,
     TERRAIN_KEYS,
     UNIT_KEYS,
@@ -55,24 +56,15 @@ from .state import (
 )
 
 
-def check_attr(
-    unit: Unit,
-    key: str,
-    accepted_values: Sequence[str],
-    *,
-    ruleset: str,
-    default: str | None = None,
-) -> str:
+def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset: str) -> str:
     """A unit attribute the ruleset reads, checked against the sheet's words.
 
-    A missing attribute with no default is a `MissingAttribute` (the engine gathers every
-    missing attribute of a question into one message); a value outside `accepted_values` is a
-    `QuestionError` naming the unit, the attribute and the accepted values.
+    A missing attribute is a `MissingAttribute` (the engine gathers every missing attribute of
+    a question into one message); a value outside `accepted_values` is a `QuestionError`
+    naming the unit, the attribute and the accepted values.
     """
     value = unit.get(key)
     if value is None:
-        if default is not None:
-            return default
         raise MissingAttribute(
             ruleset,
             unit.id,
@@ -247,9 +239,6 @@ class Ruleset:
         return terrain.kind in self.default_enclosed
 
     # ----------------------------------------------------------------------------------------
-    # Sight (asked by the rulesets' tests; the rulesets ask their `Table`)
-
-    # ----------------------------------------------------------------------------------------
     # Actions
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
@@ -303,14 +292,12 @@ class Ruleset:
                     summary = self.summarise(scene, candidate, result)
                     items.append(Suggestion(candidate.kind, candidate.args, result, summary, name))
         data = {
-            "action": "suggest",
-            "ruleset": self.id,
             "phase": phase,
             "phases": list(self.phases),
             **self.suggestion_extras(scene, phase),
             "items": [i.as_json(self.suggestions_say_their_phase) for i in items],
         }
-        return Resolution("suggest", MappingProxyType(data), self.suggestion_lines(phase, items))
+        return self.answer("suggest", data, self.suggestion_lines(phase, items))
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         """The questions `phase` asks of the table, in the order they are listed."""
@@ -436,6 +423,8 @@ class Ruleset:
         for i, (unit, unit_doc) in enumerate(zip(scene.units, doc.get("units", ()), strict=False)):
             path = f"units[{i}]"
             out += _typos(unit_doc, path, unit_known, f"a {self.id} unit key")
+            for j, base_doc in enumerate(unit_doc.get("bases", ())):
+                out += _typos(base_doc, f"{path}.bases[{j}]", BASE_KEYS, "a base key")
             for name, f in fields.items():
                 value = unit.get(name)
                 if value is None:
@@ -472,10 +461,6 @@ class Ruleset:
         """The scene's sides under each label `Phase.acting` uses. By default every side acts
         in every phase (`all`)."""
         return {"all": tuple(dict.fromkeys(u.side for u in scene.units))}
-
-    def phase_step(self, name: str) -> Phase | None:
-        """The explained step of the sequence of play called `name`, if the sheet has one."""
-        return next((p for p in self.phase_steps if p.name == name), None)
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the state of the game
@@ -535,32 +520,42 @@ class Ruleset:
         )
 
     def check_change(self, scene: Scene | None, change: Change) -> None:
-        """A change names a known field with a value it accepts, of a unit or base of `scene`
-        (None: the caller checks the id); `QuestionError` otherwise."""
-        if change.scope is Scope.BASE:
-            if change.field not in BASE_FIELDS or not isinstance(change.value, bool):
-                raise QuestionError(
-                    f"{self.id}: base {change.target!r}: {change.field} = {change.value!r}; "
-                    f"accepted: {accepted(BASE_FIELDS)} set to true or false"
-                )
-            if scene is not None:
-                scene.base(change.target)
-        elif change.scope is Scope.GAME:
-            if change.field not in GAME_FIELDS:
-                raise QuestionError(
-                    f"{self.id}: no game field {change.field!r}; accepted: {accepted(GAME_FIELDS)}"
-                )
-        else:
-            declared = self.unit_field(change.field)
+        """A change names a field it may change with a value that field accepts (a unit's
+        in-play field, a base's `BASE_FIELDS`, the game's `GAME_FIELDS`), of a unit or base of
+        `scene` (None: the caller checks the id); `QuestionError` otherwise."""
+        name, value = change.field, change.value
+        if change.scope is Scope.UNIT:
+            declared = self.unit_field(name)
             if not declared.in_play:
                 raise QuestionError(
-                    f"{self.id}: {change.field} describes the troops and does not change in play"
+                    f"{self.id}: {name} describes the troops and does not change in play"
                 )
-            problem = declared.check(change.value, f"unit {change.target!r}:")
+            problem = declared.check(value, f"unit {change.target!r}:")
             if problem:
                 raise QuestionError(f"{self.id}: {problem}")
             if scene is not None:
                 scene.unit_of(change.target)
+            return
+        base = change.scope is Scope.BASE
+        fields = BASE_FIELDS if base else GAME_FIELDS
+        if name not in fields:
+            what = "a base field" if base else "a game field"
+            raise QuestionError(f"{self.id}: {name!r} is not {what}; fields: {accepted(fields)}")
+        # Each game field with the check of a value and its accepted values; a base's are flags.
+        ok, accepts = {
+            "turn": (type(value) is int and value >= 1, "a whole number from 1"),
+            "phase": (value in self.phases, accepted(self.phases)),
+            "initiative": (
+                value is None or (type(value) is str and value != ""),
+                "a side, or null",
+            ),
+        }.get(name, (isinstance(value, bool), "true or false"))
+        if not ok:
+            raise QuestionError(
+                f"{self.id}: {change.target}: {name} is {value!r}; accepted: {accepts}"
+            )
+        if scene is not None and base:
+            scene.base(change.target)
 
     def describe_change(self, scene: Scene, change: Change) -> str:
         """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""
@@ -592,8 +587,6 @@ class Ruleset:
         in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
-            "action": "measure",
-            "ruleset": self.id,
             "a": a_id,
             "b": b_id,
             "between": {"a": near.a.id, "b": near.b.id},
@@ -646,7 +639,7 @@ class Ruleset:
             )
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
-        return Resolution("measure", MappingProxyType(data), tuple(lines))
+        return self.answer("measure", data, lines)
 
 
 def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
@@ -685,17 +678,12 @@ def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
     units = []
     for unit in scene.units:
         if unit.id == unit_id:
-            if key in ("type", "quality", "weapon"):
-                unit = replace(unit, **{key: value})
-            else:
-                unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
+            unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
         units.append(unit)
     return replace(scene, units=tuple(units))
 
 
-def _typos(
-    doc: Any, path: str, known: frozenset[str] | set[str], what: str
-) -> list[tuple[str, str]]:
+def _typos(doc: Any, path: str, known: Collection[str], what: str) -> list[tuple[str, str]]:
     """Keys of an object that are close to a known key without being one."""
     if not isinstance(doc, Mapping):
         return []
@@ -798,21 +786,3 @@ def read_scene(doc: Any, source: str = "<scene>") -> Scene:
 def load_scene(path: str | Path) -> Scene:
     """Read and check a scene file (`read_scene`). Raises `SceneError` for any bad input."""
     return read_scene(read_json_file(path), str(path))
-
-
-@dataclass(frozen=True, slots=True)
-class RulesetInfo:
-    """What the page and `umpire rulesets` show of a ruleset."""
-
-    id: str
-    title: str
-    sheet: str
-    unit: str
-    grid: bool
-    actions: tuple[str, ...] = field(default=())
-
-
-def describe(ident: str) -> RulesetInfo:
-    """A ruleset's id, title, sheet, unit and actions."""
-    rs = get_ruleset(ident)
-    return RulesetInfo(rs.id, rs.title, rs.sheet, rs.unit, rs.grid, tuple(rs.actions()))

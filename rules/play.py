@@ -13,20 +13,16 @@ Pure: never imports numpy, cv2, flask or `vision`; knows rulesets only through `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, Change, Scope
+from .state import Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
-
-SERVER_BASE_FIELDS: Final = (*BASE_FIELDS, "held")
-"""Base state a game keeps: `removed` (taken off the table; the rules stop counting it) and
-`held` (hidden from the camera for long, inside a building: kept where it was last seen)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +37,7 @@ class Edit:
     after: Any
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope.value,
-            "target": self.target,
-            "field": self.field,
-            "before": self.before,
-            "after": self.after,
-        }
+        return asdict(self)  # the scope a `StrEnum`: its value in JSON
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Edit:
@@ -79,40 +69,28 @@ class Play:
     """Base id -> its unit's id, for every base of the game."""
 
     def value(self, scope: Scope, target: str, name: str) -> Any:
-        """The current value of one field."""
-        if scope is Scope.GAME:
-            return {"turn": self.turn, "phase": self.phase, "initiative": self.initiative}[name]
-        if scope is Scope.BASE:
-            return target in (self.removed if name == "removed" else self.held)
-        return self.units[target].get(name)
+        """The current value of one field. The game's fields (`GAME_FIELDS`) and the sets of
+        bases a base's flag puts it in (`BASE_FIELDS`) are attributes of the same names."""
+        if scope is Scope.UNIT:
+            return self.units[target].get(name)
+        found = getattr(self, name)
+        return target in found if scope is Scope.BASE else found
 
     def apply(self, edits: Iterable[Edit]) -> Play:
         """The game after `edits` (their `after` values)."""
-        turn, phase, initiative = self.turn, self.phase, self.initiative
+        game: dict[str, Any] = {}
         units = {k: dict(v) for k, v in self.units.items()}
-        removed, held = set(self.removed), set(self.held)
+        flagged = {"removed": set(self.removed), "held": set(self.held)}
         for edit in edits:
             if edit.scope is Scope.GAME:
-                if edit.field == "turn":
-                    turn = int(edit.after)
-                elif edit.field == "phase":
-                    phase = edit.after
-                else:
-                    initiative = edit.after
+                game[edit.field] = edit.after
             elif edit.scope is Scope.BASE:
-                chosen = removed if edit.field == "removed" else held
+                chosen = flagged[edit.field]
                 (chosen.add if edit.after else chosen.discard)(edit.target)
             elif edit.target in units:
                 units[edit.target][edit.field] = edit.after
-        return Play(
-            turn,
-            phase,
-            _frozen(units),
-            initiative,
-            frozenset(removed),
-            frozenset(held),
-            self.bases,
-        )
+        removed, held = frozenset(flagged["removed"]), frozenset(flagged["held"])
+        return replace(self, **game, units=_frozen(units), removed=removed, held=held)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -170,52 +148,24 @@ def edits_of(play: Play, changes: Iterable[Change]) -> tuple[Edit, ...]:
 def set_by_hand(
     ruleset: Ruleset, play: Play, scope: Scope, target: str, values: Mapping[str, Any]
 ) -> tuple[Edit, ...]:
-    """The edits that set fields of one unit, base or of the game by hand, checked: one
-    `QuestionError` names every field or value that is not accepted."""
-    problems: list[str] = []
-    changes: list[Change] = []
+    """The edits that set fields of one unit, base or of the game by hand, each checked by
+    `Ruleset.check_change`: one `QuestionError` names every field or value not accepted."""
     if not values:
         raise QuestionError(f"nothing to set for {target!r}; give at least one field")
-    if scope is Scope.UNIT:
-        if target not in play.units:
-            raise QuestionError(
-                f"no unit {target!r} in this game; units: {', '.join(sorted(play.units))}"
-            )
-        for name, value in values.items():
-            change = Change(target, name, value, "set by hand")
-            try:
-                ruleset.check_change(None, change)  # the unit is the game's, checked above
-            except QuestionError as refused:
-                problems.append(str(refused))
-            else:
-                changes.append(change)
-    elif scope is Scope.BASE:
-        if target not in play.bases:
-            raise QuestionError(f"no base {target!r} in this game")
-        for name, value in values.items():
-            if name not in SERVER_BASE_FIELDS:
-                problems.append(
-                    f"{name!r} is not a base field; fields: {accepted(SERVER_BASE_FIELDS)}"
-                )
-            elif not isinstance(value, bool):
-                problems.append(f"{target}: {name} is {value!r}; accepted: true or false")
-            else:
-                changes.append(Change(target, name, value, "set by hand", scope=Scope.BASE))
-    else:
-        # The game's state: the turn, the phase of the sequence of play, the side with the
-        # initiative (`GAME_FIELDS`), each with the check of a value and its accepted values.
-        game_fields: dict[str, tuple[Callable[[Any], bool], str]] = {
-            "turn": (lambda v: type(v) is int and v >= 1, "a whole number from 1"),
-            "phase": (lambda v: v in ruleset.phases, accepted(ruleset.phases)),
-            "initiative": (lambda v: v is None or (type(v) is str and v != ""), "a side, or null"),
-        }
-        for name, value in values.items():
-            if name not in game_fields:
-                problems.append(f"{name!r} is not a game field; fields: {accepted(game_fields)}")
-            elif not game_fields[name][0](value):
-                problems.append(f"{name} is {value!r}; accepted: {game_fields[name][1]}")
-            else:
-                changes.append(Change("game", name, value, "set by hand", scope=Scope.GAME))
+    if scope is Scope.UNIT and target not in play.units:
+        units = ", ".join(sorted(play.units))
+        raise QuestionError(f"no unit {target!r} in this game; units: {units}")
+    if scope is Scope.BASE and target not in play.bases:
+        raise QuestionError(f"no base {target!r} in this game")
+    changes = [
+        Change(target, name, value, "set by hand", scope=scope) for name, value in values.items()
+    ]
+    problems: list[str] = []
+    for change in changes:
+        try:
+            ruleset.check_change(None, change)  # the unit or base is the game's, checked above
+        except QuestionError as refused:
+            problems.append(str(refused))
     if problems:
         raise QuestionError("; ".join(problems))
     return edits_of(play, changes)

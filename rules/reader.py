@@ -164,11 +164,13 @@ class DocumentReader:
             return f"the string {value!r}" if len(value) <= 40 else "a long string"
         return repr(value)
 
+    def expect(self, ok: bool, value: Any, path: str, what: str) -> None:
+        """Fail at `path` unless `ok`: `expected WHAT, got VALUE`."""
+        if not ok:
+            raise self.fail(path, f"expected {what}, got {self.describe(value)}")
+
     def mapping(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(
-                path, f"expected {self.mapping_word} {{...}}, got {self.describe(value)}"
-            )
+        self.expect(isinstance(value, dict), value, path, f"{self.mapping_word} {{...}}")
         return value
 
     def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
@@ -178,15 +180,15 @@ class DocumentReader:
         return obj[key]
 
     def text(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"expected a non-empty string, got {self.describe(value)}")
+        filled = isinstance(value, str) and bool(value.strip())
+        self.expect(filled, value, path, "a non-empty string")
         return value
 
     def number(
         self, value: Any, path: str, *, positive: bool = False, minimum: float | None = None
     ) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(path, f"expected a number, got {self.describe(value)}")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        self.expect(number, value, path, "a number")
         try:
             # finite in mm too: 1e308 in is a number in the file and infinity inside
             finite = math.isfinite(value) and math.isfinite(float(value) * 25.4)
@@ -235,18 +237,16 @@ class DocumentReader:
         return 0.0 if degrees >= 360.0 else degrees
 
     def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise self.fail(path, f"expected a whole number, got {self.describe(value)}")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        self.expect(whole, value, path, "a whole number")
         if value < minimum:
             raise self.fail(path, f"must be at least {minimum}, got {value!r}")
         return int(value)
 
     def boolean(self, value: Any, path: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(path, f"expected true or false, got {self.describe(value)}")
+        self.expect(isinstance(value, bool), value, path, "true or false")
         return value
 
     def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
@@ -257,10 +257,7 @@ class DocumentReader:
         return value
 
     def array(self, value: Any, path: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(
-                path, f"expected {self.sequence_word} [...], got {self.describe(value)}"
-            )
+        self.expect(isinstance(value, list), value, path, f"{self.sequence_word} [...]")
         return value
 
     def point(self, value: Any, path: str, scale: float) -> Point:

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from calibration.units import MM_PER_UNIT, UNITS, from_mm
 
-from .errors import SceneError, UnknownIdError, UnknownRulesetError, close_key
+from .errors import SceneError, UnknownIdError, UnknownRulesetError
 from .reader import (
     MAX_SCENE_BYTES,
     DocumentReader,
@@ -106,20 +106,30 @@ class Unit:
     id: str
     side: str
     bases: tuple[Base, ...]
-    type: str | None = None
-    quality: str | None = None
-    weapon: str | None = None
     attrs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    """Every other key of the unit (`formation`, `casualties`, `shock`, `status`, ...)."""
+    """Every other key of the unit, in the sheet's words: what the troops are (`type`,
+    `quality`, `weapon`, `formation`, ...) and their state (`casualties`, `shock`, ...)."""
     defaulted: frozenset[str] = frozenset()
     """Keys of `attrs` the file left out and the ruleset set to their start-of-game value."""
 
     def get(self, key: str, default: Any = None) -> Any:
-        """An attribute by its contract name, whether a field or one of `attrs`."""
-        if key in ("type", "quality", "weapon", "side"):
-            value = getattr(self, key)
-            return default if value is None else value
-        return self.attrs.get(key, default)
+        """An attribute by its contract name: `side` or one of `attrs`."""
+        return self.side if key == "side" else self.attrs.get(key, default)
+
+    @property
+    def type(self) -> str | None:
+        """`type` of `attrs` (`infantry`, `cavalry`...), when the scene gives it."""
+        return self.attrs.get("type")
+
+    @property
+    def quality(self) -> str | None:
+        """`quality` of `attrs` (`raw`, `veteran`...), when the scene gives it."""
+        return self.attrs.get("quality")
+
+    @property
+    def weapon(self) -> str | None:
+        """`weapon` of `attrs` (`rifle`, `musket`...), when the scene gives it."""
+        return self.attrs.get("weapon")
 
     @property
     def figures(self) -> int:
@@ -217,45 +227,39 @@ class Scene:
 
 
 def read_json_file(path: str | Path) -> Any:
-    """A scene file read and decoded (`decode_json`). Raises `SceneError` for any bad input."""
+    """A scene file read and decoded strictly: no NaN/Infinity, no duplicate keys, no lone
+    surrogates; a decoding error names its line and column. Raises `SceneError` for any bad
+    input."""
     source = str(path)
-    text = read_text_file(
-        path, lambda message: SceneError(source, "", message), "scene", "JSON", MAX_SCENE_BYTES
-    )
-    return decode_json(text, source)
 
-
-def decode_json(text: str, source: str) -> Any:
-    """Decode JSON strictly: no NaN/Infinity, no duplicate keys; errors name line and column."""
+    def fail(message: str) -> SceneError:
+        return SceneError(source, "", message)
 
     def no_constants(name: str) -> Any:
-        raise SceneError(source, "", f"{name} is not a number JSON allows")
+        raise fail(f"{name} is not a number JSON allows")
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in pairs:
             if key in out:
-                raise SceneError(source, "", f"key {key!r} appears twice in one object")
+                raise fail(f"key {key!r} appears twice in one object")
             out[key] = value
         return out
 
+    text = read_text_file(path, fail, "scene", "JSON", MAX_SCENE_BYTES)
     try:
         doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
-        raise SceneError(
-            source, "", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+        raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise SceneError(source, "", "JSON nested too deeply") from None
+        raise fail("JSON nested too deeply") from None
     except ValueError as exc:  # e.g. an integer literal of thousands of digits
-        raise SceneError(source, "", f"not a usable JSON document: {exc}") from None
+        raise fail(f"not a usable JSON document: {exc}") from None
     where = surrogate_path(doc)
     if where is not None:
-        raise SceneError(
-            source,
-            "",
+        raise fail(
             f"text at {where} holds a lone surrogate (such as \\ud800): JSON allows it, but it "
-            "is not Unicode text; write the character itself",
+            "is not Unicode text; write the character itself"
         )
     return doc
 
@@ -265,10 +269,10 @@ SCENE_KEYS: Final = frozenset(
 )
 """The top-level keys of the format; any other is kept in `Scene.extra`."""
 UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"})
-"""A unit's keys of the format; any other is kept in `Unit.attrs`."""
+"""A unit's keys of the format; all but `id`, `side` and `bases` are kept in `Unit.attrs`."""
 TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 """A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
-_BASE_FIELDS: Final = (
+BASE_KEYS: Final = (
     "id",
     "x",
     "y",
@@ -280,6 +284,7 @@ _BASE_FIELDS: Final = (
     "role",
     "uncertainty",
 )
+"""A base's keys of the format; any other is kept in `Base.attrs`."""
 
 
 def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
@@ -438,24 +443,15 @@ def _parse_terrain(
 def _parse_unit(r: DocumentReader, item: Any, path: str, scale: float, ids: dict[str, str]) -> Unit:
     obj = r.mapping(item, path)
     ident, side, bases_doc = read_unit_head(r, obj, path, ids)
-    optional: dict[str, str | None] = {}
-    for key in ("type", "quality", "weapon"):
-        value = obj.get(key)
-        optional[key] = None if value is None else r.text(value, join_path(path, key))
-    # The state of play and the troops' other words: the ruleset checks those it reads.
-    attrs = {k: v for k, v in obj.items() if k not in UNIT_KEYS}
+    for key in ("type", "quality", "weapon"):  # the words every sheet reads: text if given
+        if obj.get(key) is not None:
+            r.text(obj[key], join_path(path, key))
+    # The troops' words and their state of play: the ruleset checks those it reads.
+    attrs = {k: v for k, v in obj.items() if k not in ("id", "side", "bases")}
     bases = tuple(
         _parse_base(r, b, f"{path}.bases[{i}]", scale, ids, ident) for i, b in enumerate(bases_doc)
     )
-    return Unit(
-        ident,
-        side,
-        bases,
-        optional["type"],
-        optional["quality"],
-        optional["weapon"],
-        MappingProxyType(attrs),
-    )
+    return Unit(ident, side, bases, MappingProxyType(attrs))
 
 
 def _parse_base(
@@ -472,11 +468,7 @@ def _parse_base(
     uncertainty = None
     if obj.get("uncertainty") is not None:
         uncertainty = r.length(obj["uncertainty"], join_path(path, "uncertainty"), scale, minimum=0)
-    extra = {k: v for k, v in obj.items() if k not in _BASE_FIELDS}
-    for key in extra:
-        near = close_key(key, _BASE_FIELDS)
-        if near is not None:
-            raise r.fail(join_path(path, key), f"{key!r} is not a base key; did you mean {near!r}?")
+    extra = {k: v for k, v in obj.items() if k not in BASE_KEYS}
     return Base(
         ident, unit_id, x, y, facing, footprint, figures, role, uncertainty, MappingProxyType(extra)
     )

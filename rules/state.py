@@ -80,18 +80,6 @@ class Field:
         problem = _problem(self.name, self.kind, value, self.choices)
         return None if problem is None else f"{where} {problem}"
 
-    def as_json(self) -> dict[str, Any]:
-        """What `/api/state` lists of a field."""
-        return {
-            "kind": self.kind.value,
-            "label": self.label,
-            "default": self.default,
-            "choices": list(self.choices),
-            "source": str(self.cite),
-            "quote": self.cite.text,
-            "per_turn": self.per_turn,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Report:
@@ -132,20 +120,6 @@ class Report:
             )
         return None
 
-    def as_json(self) -> dict[str, Any]:
-        default = list(self.default) if isinstance(self.default, tuple) else self.default
-        return {
-            "name": self.name,
-            "kind": self.kind.value,
-            "label": self.label,
-            "source": None if self.cite is None else str(self.cite),
-            "choices": list(self.choices),
-            "maximum": self.maximum,
-            "unit": self.unit,
-            "bases": list(self.bases),
-            "default": default,
-        }
-
 
 def _problem(
     name: str, kind: Kind, value: Any, choices: Sequence[str], maximum: int | None = None
@@ -181,11 +155,13 @@ class Scope(StrEnum):
     GAME = "game"
 
 
-BASE_FIELDS: Final = ("removed",)
-"""State of a single base that every ruleset shares: taken off the table (killed, routed)."""
-GAME_FIELDS: Final = ("initiative",)
-"""Game state a ruleset may change besides the turn and phase: the side that has the
-initiative (acts first), for the sheets that dice for it."""
+BASE_FIELDS: Final = ("removed", "held")
+"""State of a single base, true or false, that every ruleset shares: `removed` (taken off the
+table, killed or routed: the rules stop counting it) and `held` (hidden from the camera for
+long, inside a building: kept where it was last seen)."""
+GAME_FIELDS: Final = ("turn", "phase", "initiative")
+"""The game's own state: the turn, the phase of the sheet's sequence of play, and the side that
+has the initiative (acts first), for the sheets that dice for it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,36 @@ def test_the_state_starts_from_the_game_file(client: FlaskClient) -> None:
     assert state["removed"] == [] and state["held"] == [] and state["undo"] is None
 
 
+def test_fields_phases_and_dice_forms_carry_their_sheet_line(client: FlaskClient) -> None:
+    # skirmish-19c's sheet (000_157c880a83b52d41.txt): `fired` is read from line 95, the
+    # command phase is line 84; a shot at the zouaves (examples/games/skirmish.toml) asks the
+    # hits (lines 40-43), the kills and wounds of the damage dice (lines 45-49) and which of
+    # the zouaves' bases came off.
+    sheet = "000_157c880a83b52d41.txt"
+    state = client.get("/api/state").get_json()
+    fired = state["fields"]["fired"]
+    assert (fired["kind"], fired["default"], fired["per_turn"]) == ("flag", False, True)
+    assert (fired["source"], fired["quote"]) == (
+        f"{sheet}:95",
+        "- 1 Dice if Officer loading/Firing or in Melee",
+    )
+    command = state["phases"][0]
+    assert (command["name"], command["acting"], command["source"]) == (
+        "command",
+        "A",
+        f"{sheet}:84",
+    )
+    assert command["quote"] == "Player Characters dice for Command points"
+    answer = client.get("/api/resolve?action=shoot&args=rifles,zouaves").get_json()
+    form = {r["name"]: r for r in answer["report_form"]}
+    assert list(form) == ["hits", "kills", "wounds", "taken_off"]
+    assert [form[n]["kind"] for n in form] == ["count", "count", "count", "bases"]
+    assert form["hits"]["source"] in {f"{sheet}:{line}" for line in range(40, 44)}
+    assert form["kills"]["source"] in {f"{sheet}:{line}" for line in range(45, 50)}
+    assert form["taken_off"]["unit"] == "zouaves"
+    assert set(form["taken_off"]["bases"]) <= {"zouaves-1", "zouaves-2", "zouaves-3"}
+
+
 def test_a_base_taken_off_leaves_the_scene_and_the_status_and_can_be_put_back(
     client: FlaskClient,
 ) -> None:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from rules.engine import Cite, OutcomeRule, check_count, check_flag, get_ruleset, read_scene
-from rules.errors import MissingAttribute, QuestionError, close_key
+from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
 from rules.scene import Scene, Unit
 from rules.state import Change, Field, Kind, Report, Scope, likeliest, removals
 from tests.builders import base, scene_doc, unit
@@ -170,8 +170,12 @@ def test_every_bad_value_of_a_declared_field_is_named_at_once() -> None:
 def test_format_typos_in_files_are_caught_by_the_loader() -> None:
     doc = _doc(**ZOUAVES)
     doc["units"][0]["bases"][0]["widht"] = 3
-    with pytest.raises(ValueError, match="did you mean 'width'"):
+    doc["units"][1]["casualtes"] = 1
+    with pytest.raises(ValueError) as caught:
         read_scene(doc, "<test>")
+    message = str(caught.value)  # a base's typo and a unit's, in one message
+    assert "units[0].bases[0].widht: 'widht' is not a base key; did you mean 'width'?" in message
+    assert "units[1].casualtes: 'casualtes' is not a skirmish-19c unit key" in message
     doc = _doc(**ZOUAVES)
     doc["unitz"] = []
     with pytest.raises(ValueError, match="did you mean 'units'"):
@@ -245,6 +249,24 @@ def test_a_change_to_a_description_or_an_unknown_field_is_refused() -> None:
         RULES.check_change(scene, Change("zouaves", "casualtes", 1, "typo"))
     with pytest.raises(QuestionError, match="accepted: 'steady' or 'running'"):
         RULES.check_change(scene, Change("zouaves", "status", "dancing", "?"))
+
+
+def test_a_change_of_a_base_or_of_the_game_is_checked_against_its_fields() -> None:
+    # A base's state is a flag (removed, held); the game's is its turn (from 1), its phase
+    # (skirmish-19c's six, lines 84-89) and the side with the initiative.
+    scene = _scene(_doc(**ZOUAVES))
+    RULES.check_change(scene, Change("zouaves-1", "held", True, "hidden", scope=Scope.BASE))
+    RULES.check_change(scene, Change("game", "turn", 2, "a new turn", scope=Scope.GAME))
+    with pytest.raises(QuestionError, match="'gone' is not a base field; fields: 'removed'"):
+        RULES.check_change(scene, Change("zouaves-1", "gone", True, "?", scope=Scope.BASE))
+    with pytest.raises(QuestionError, match="removed is 1; accepted: true or false"):
+        RULES.check_change(scene, Change("zouaves-1", "removed", 1, "?", scope=Scope.BASE))
+    with pytest.raises(QuestionError, match="turn is 0; accepted: a whole number from 1"):
+        RULES.check_change(scene, Change("game", "turn", 0, "?", scope=Scope.GAME))
+    with pytest.raises(QuestionError, match="phase is 'lunch'; accepted: 'command', 'move-a'"):
+        RULES.check_change(scene, Change("game", "phase", "lunch", "?", scope=Scope.GAME))
+    with pytest.raises(UnknownIdError, match="no base with id 'zouaves-9'"):
+        RULES.check_change(scene, Change("zouaves-9", "removed", True, "?", scope=Scope.BASE))
 
 
 def test_removals_take_each_base_off_and_likeliest_is_the_lowest_most_likely_count() -> None:

@@ -24,7 +24,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
@@ -41,15 +41,16 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from rules.engine import describe, get_ruleset, ruleset_ids
+from rules.engine import get_ruleset, ruleset_ids
 from rules.errors import UmpireError
 from rules.play import Edit, edits_of, set_by_hand
 from rules.scene import Scene
-from rules.state import Scope
+from rules.state import Field, Phase, Report, Scope
 
 from .app import umpire
 from .arity import arities_json
 from .bands import band_range
+from .cli import ruleset_info
 from .gamelog import (
     DECISIONS,
     LOG_FILE,
@@ -413,7 +414,7 @@ def resolve() -> ResponseReturnValue:
     state, current = _state_with_scene()
     ruleset = get_ruleset(current.ruleset)
     answer = ruleset.resolve(current, action, args).as_json()
-    form = [r.as_json() for r in ruleset.report_form(current, action, args)]
+    form = [_cited_json(r) for r in ruleset.report_form(current, action, args)]
     extra = band_range(current, answer, args)
     return jsonify(
         {**answer, **extra, "log_id": _logged(state, action, args, answer), "report_form": form}
@@ -493,7 +494,7 @@ def actions() -> ResponseReturnValue:
 @api.get("/api/rulesets")
 def rulesets() -> ResponseReturnValue:
     """What `umpire rulesets --json` prints."""
-    return jsonify([asdict(describe(ident)) for ident in ruleset_ids()])
+    return jsonify([ruleset_info(ident) for ident in ruleset_ids()])
 
 
 @api.post("/api/phase")
@@ -674,6 +675,18 @@ def game_log() -> ResponseReturnValue:
 # --------------------------------------------------------------------------------- state
 
 
+def _cited_json(item: Field | Report | Phase) -> dict[str, Any]:
+    """A state field (`/api/state`), a question of a dice form (`report_form`) or a step of
+    play as the page reads it: its attributes (tuples as lists) and its sheet line as `source`
+    and `quote`."""
+    doc = {f.name: getattr(item, f.name) for f in fields(item)}
+    doc = {k: list(v) if isinstance(v, tuple) else v for k, v in doc.items()}
+    cite = doc.pop("cite")
+    if cite is None:
+        return {**doc, "source": None, "quote": None}
+    return {**doc, "source": str(cite), "quote": cite.text}
+
+
 @api.get("/api/state")
 def state_now() -> ResponseReturnValue:
     """The game in play: turn, phase, who acts, every unit's state, the ruleset's fields."""
@@ -683,7 +696,7 @@ def state_now() -> ResponseReturnValue:
     live_state = tracker().state
     scene = live_state.scene
     groups = ruleset.side_groups(scene, play.initiative) if scene is not None else {}
-    step = ruleset.phase_step(play.phase) if play.phase is not None else None
+    step = next((p for p in ruleset.phase_steps if p.name == play.phase), None)
     last = game.undoable()
     return jsonify(
         {
@@ -693,16 +706,7 @@ def state_now() -> ResponseReturnValue:
             "ruleset": ruleset.id,
             "turn": play.turn,
             "phase": play.phase,
-            "phases": [
-                {
-                    "name": p.name,
-                    "title": p.title,
-                    "acting": p.acting,
-                    "source": str(p.cite),
-                    "quote": p.cite.text,
-                }
-                for p in ruleset.phase_steps
-            ]
+            "phases": [_cited_json(p) for p in ruleset.phase_steps]
             or [{"name": name} for name in ruleset.phases],
             "acting": None if step is None else step.acting,
             "acting_sides": list(groups.get(step.acting, ())) if step is not None else [],
@@ -713,7 +717,7 @@ def state_now() -> ResponseReturnValue:
             "bases": dict(play.bases),
             "removed": sorted(play.removed),
             "held": sorted(play.held),
-            "fields": {f.name: f.as_json() for f in ruleset.state_fields()},
+            "fields": {f.name: _cited_json(f) for f in ruleset.state_fields()},
             "undo": None if last is None else last.as_json(),
         }
     )

@@ -14,13 +14,12 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
-from rules.engine import describe, get_ruleset, load_scene, ruleset_ids
+from rules.engine import get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
 
 from .words import plain_lines
@@ -453,14 +452,22 @@ def _count_pair(text: str) -> tuple[int, int]:
     return across, down
 
 
+def ruleset_info(ident: str) -> dict[str, Any]:
+    """What `umpire rulesets` and the page show of a ruleset: id, title, sheet, unit, grid and
+    actions."""
+    rs = get_ruleset(ident)
+    info = {"id": rs.id, "title": rs.title, "sheet": rs.sheet, "unit": rs.unit, "grid": rs.grid}
+    return {**info, "actions": list(rs.actions())}
+
+
 def _rulesets(opts: argparse.Namespace) -> int:
-    infos = [describe(ident) for ident in ruleset_ids()]
+    infos = [ruleset_info(ident) for ident in ruleset_ids()]
     if opts.json:
-        print(json.dumps([asdict(info) for info in infos], indent=2))
+        print(json.dumps(infos, indent=2))
     else:
         for info in infos:
-            measure = "grid boxes" if info.grid else info.unit
-            print(f"{info.id:<22} {info.title} ({measure}): {', '.join(info.actions)}")
+            measure = "grid boxes" if info["grid"] else info["unit"]
+            print(f"{info['id']:<22} {info['title']} ({measure}): {', '.join(info['actions'])}")
     return 0
 
 
