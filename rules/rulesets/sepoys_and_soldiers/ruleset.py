@@ -7,7 +7,7 @@ flask, vision or webui.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
@@ -39,6 +39,8 @@ ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "m
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Reasons = list[tuple[str, Cite | None]]
+Answered = tuple[dict[str, Any], Callable[[], list[str]]]
+"""An action's data, and its readable lines when asked (`suggest` lists the data alone)."""
 Situation = dict[str, Any]
 """A row of the nerve table (lines 22-30): `key`, `name`, `on_fail`, `tests`, `cite`."""
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
@@ -57,6 +59,11 @@ def _reasons(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]
 def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[str]:
     """Reasons as readable lines, each with its line of the sheet."""
     return [f"{indent}{r} [{c}]" if c else indent + r for r, c in reasons if r]
+
+
+def _cited(roll: Roll) -> Reasons:
+    """The modifiers of a roll that quote a line of the sheet, as reasons."""
+    return [(m.reason, m.cite) for m in roll.modifiers if m.cite]
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,19 +298,16 @@ class SepoysAndSoldiers(Ruleset):
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        resolution = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
-        assert resolution is not None  # asked without only_allowed: a refusal is answered
-        return resolution
+        data, lines = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
+        return Resolution(action, MappingProxyType(data), tuple(lines()))
 
-    def _of_two(
-        self, action: str, scene: Scene, args: Args, only_allowed: bool = False
-    ) -> Resolution | None:
-        """The answer of an action of two units; None for one the rules refuse when
-        `only_allowed` (what `suggest` lists)."""
+    def _of_two(self, action: str, scene: Scene, args: Args) -> Answered:
+        """The data of an action of two units, and its readable lines when asked (`suggest`
+        lists the data alone)."""
         table = table_of(scene)
         a, b = (table.unit_of(u) for u in args)
-        answer = {"shoot": self._shoot, "charge": self._charge, "melee": self._melee}[action]
-        return answer(table, a, b, only_allowed=only_allowed)
+        answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
+        return answer(table, a, b)
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """What the players' dice change: each action's form and what it leads to (at the end
@@ -313,13 +317,9 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
 
-    def _shoot(
-        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """`shoot`; None for a shot the rules refuse when `only_allowed` (what `suggest`
-        lists, by its data: then without the readable lines). Range is the distance between
-        the nearest bases, and some firing base must see some base of the target within the
-        longest range."""
+    def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Answered:
+        """`shoot`: range is the distance between the nearest bases, and some firing base must
+        see some base of the target within the longest range."""
         scene = table.scene
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
@@ -339,8 +339,6 @@ class SepoysAndSoldiers(Ruleset):
         allowed = need is not None and arm != "cavalry" and not moved and not acted
         limit, policy = bands[-1].limit + unc, self.sight_policy
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
-        if only_allowed and not (allowed and seen):
-            return None
         if band is None:
             longest = format_length(limit - unc, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
@@ -371,37 +369,32 @@ class SepoysAndSoldiers(Ruleset):
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
         data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
-        data["rolls"] = []
-        fire, loss = None, SITUATIONS["loss-of-a-base"]
+        data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
-            roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
+            fire = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
             hits, lost, p_lost = tables.volley(
-                roll.dice, need, band.hits, carried, len(target.bases)
+                fire.dice, need, band.hits, carried, len(target.bases)
             )
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
-            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
+            data |= {"rolls": [fire.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
             data |= {"bases_lost": lost, "p_base_lost": prob(p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
-            fire = (roll, p_lost, carried)
-        if only_allowed:  # `suggest` lists the data; it shows none of these lines
-            return Resolution("shoot", MappingProxyType(data), ())
-        fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
-        head = dict(shooter=shooter.id, target=target.id, distance=fmt(near.distance))
-        lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
-        lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
-        if fire is not None and band is not None:
-            roll, p, carried = fire
-            dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
-            lines.append(f"{roll.describe()} [{dice_cite}]")
-            lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            said = dict(hits=plural(band.hits, "hit"), source=band.hits_cite, target=target.id)
-            lines += say("hits", n=carried, p=p, f=float(p), loss=loss["cite"], **said).split("\n")
-        lines.append("the sheet has no cover rule")
-        return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
-    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        def lines() -> list[str]:
+            fmt, at = partial(format_length, unit=scene.unit), band and f"{band.label} range"
+            said = dict(distance=fmt(near.distance), unc=fmt(unc), band=at or "out of range")
+            out = [say("shoot", d=data, **said) + WORDS["close_band"] * close, *_said(reasons)]
+            if fire is not None and band is not None:
+                dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
+                out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
+                out += say("hits", d=data, hits=plural(band.hits, "hit")).split("\n")
+            return [*out, "the sheet has no cover rule"]
+
+        return data, lines
+
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Answered:
         """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
         are independent: a base is spared only if every rocket spares it, counted exactly in
         whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets. (`suggest` lists only the
@@ -442,15 +435,19 @@ class SepoysAndSoldiers(Ruleset):
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
-        away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
-        said = dict(shooter=shooter.id, rockets=fired, target=target.id, away=away, p=p_hit)
-        lines = say("rockets", burn_out=tables.ROCKET_BURN_OUT, f=float(p_hit), **said).split("\n")
-        close_burst = WORDS["close_burst"]
-        lines += [say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits]
         if acted:
             data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
-            lines.insert(0, f"{ACTED} [{CITE['one_action']}]")
-        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+
+        def lines() -> list[str]:
+            away = format_length(near.distance, scene.unit)
+            out = [f"{ACTED} [{CITE['one_action']}]"] * acted
+            out += say("rockets", d=data, rockets=len(shooter.bases), away=away).split("\n")
+            close_burst = WORDS["close_burst"]
+            return out + [
+                say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits
+            ]
+
+        return data, lines
 
     @staticmethod
     def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
@@ -533,7 +530,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
-        lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
+        lines += _said(_cited(test.roll), "  ")
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
@@ -552,12 +549,8 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
 
-    def _charge(
-        self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """`charge`; None for a charge the rules refuse when `only_allowed` (what `suggest`
-        lists, by its data: then without the readable lines). A charge reaches as far as the
-        charger's move in the going it stands in."""
+    def _charge(self, table: Table, charger: Unit, target: Unit) -> Answered:
+        """`charge`: a charge reaches as far as the charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
         arm, target_arm = _arm(charger), _arm(target)
@@ -579,8 +572,6 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
-        if only_allowed and not allowed:
-            return None
         facing = geo.aspect(near.a, near.b)
         flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
@@ -620,22 +611,25 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(aspect_too_close_to_call=aspect_close, counter_charge=counter)
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
-        if only_allowed:  # `suggest` lists the data; it shows none of these lines
-            return Resolution("charge", MappingProxyType(data), ())
-        said = {k: p["exact"] for k, p in odds.items()}
-        said |= dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
-        said |= dict(stands=WORDS["counter_stands" if counter else "stands_combat"], s=situation)
-        who = dict(charger=charger.id, target=target.id, aspect=facing.aspect.value)
-        head = say("charges", distance=format_length(near.distance, scene.unit), **who)
-        steps_said = say("charge_steps", source=holds, **said).split("\n")
-        lines = [head + WORDS["close_aspect"] * aspect_close, *_said(reasons), *steps_said]
-        return Resolution("charge", MappingProxyType(data), tuple(lines))
+
+        def lines() -> list[str]:
+            head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
+            tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
+            stands = WORDS["counter_stands" if counter else "stands_combat"]
+            steps = say("charge_steps", d=data, stands=stands, s=situation, source=holds, **tests)
+            return [
+                head + WORDS["close_aspect"] * aspect_close,
+                *_said(reasons),
+                *steps.split("\n"),
+            ]
+
+        return data, lines
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
 
-    def _melee(self, table: Table, a: Unit, b: Unit, *, only_allowed: bool = False) -> Resolution:
-        """A charge combat (`only_allowed` changes nothing: every one is listed)."""
+    def _melee(self, table: Table, a: Unit, b: Unit) -> Answered:
+        """A charge combat: every one is listed."""
         scene = table.scene
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
@@ -656,14 +650,17 @@ class SepoysAndSoldiers(Ruleset):
         data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
-        same = pa == pb
-        won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
-        said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), p=result.p_drawn_round, won=won)
-        said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
-        said["rout"] = f" [{CITE['combat_rout']}]" * same
-        said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
-        lines = say("melee", a=a.id, b=b.id, pa=p_a, pb=p_b, **said).split("\n")
-        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+        def lines() -> list[str]:
+            same = pa == pb
+            won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
+            said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
+            said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
+            said["rout"] = f" [{CITE['combat_rout']}]" * same
+            said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
+            return say("melee", d=data, **said).split("\n")
+
+        return data, lines
 
     # ----------------------------------------------------------------------------------------
     # move (lines 32-37, 49-56)
@@ -790,7 +787,9 @@ class SepoysAndSoldiers(Ruleset):
         at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in ARGUMENTS:  # shoot, charge, melee: two units
-            return self._of_two(kind, scene, args, only_allowed=True)
+            data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
+            allowed = data.get("allowed", True)
+            return Resolution(kind, MappingProxyType(data), ()) if allowed else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
