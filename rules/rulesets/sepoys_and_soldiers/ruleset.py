@@ -115,6 +115,14 @@ def _nerve_of(unit: Unit, tests: int = 1) -> tables.NerveTest:
     return tables.NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
 
 
+def _fire_row(unit: Unit) -> tuple[tuple[tables.FireBand, ...], dict[str, Any], str | None]:
+    """The range bands of a unit's fire table, its row, and its guns: an artillery unit's
+    (lines 59-62), else infantry's, the row of the order it acts on (lines 66-70)."""
+    if _arm(unit) == "artillery":
+        return tables.ARTILLERY_BANDS, DATA["artillery_fire"][_guns(unit)], _guns(unit)
+    return tables.INFANTRY_BANDS, DATA["infantry_fire"][_order(unit)], None
+
+
 def _fighting(action: str, *units: Unit) -> None:
     """Commanders neither fight nor fire; an action of two units pairs enemies."""
     for unit in units:
@@ -326,19 +334,15 @@ class SepoysAndSoldiers(Ruleset):
         if arm == "rockets":
             return self._rockets(table, shooter, target)
         near, unc = _gap(table, shooter, target)
-        guns = _guns(shooter) if arm == "artillery" else None
-        kind = None if guns else _order(shooter)
-        bands = tables.ARTILLERY_BANDS if guns else tables.INFANTRY_BANDS
-        row = DATA["artillery_fire"][guns] if guns else DATA["infantry_fire"][kind]
-        target_kind = None if guns else _order(target)
+        bands, row, guns = _fire_row(shooter)
+        kind, target_kind = (None, None) if guns else (_order(shooter), _order(target))
         banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
         band = next((b for b, t in banded if t.within), None)
         need = None if band is None else tables.fire_need(row, band.label, target_kind)
-        moved = guns in ("european-light", "european-heavy") and _flag(shooter, "moved")
-        acted = _flag(shooter, "acted")
-        allowed = need is not None and arm != "cavalry" and not moved and not acted
-        limit, policy = bands[-1].limit + unc, self.sight_policy
+        moved = guns not in (None, "indian") and _flag(shooter, "moved")
+        acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
+        allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
             longest = format_length(limit - unc, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
@@ -357,7 +361,6 @@ class SepoysAndSoldiers(Ruleset):
             pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
             sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
             if not seen:
-                allowed = False
                 reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
@@ -367,15 +370,13 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"distance": length(scene, near.distance), "too_close_to_call": close}
         data["band"] = "out-of-range" if band is None else band.label
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
-        data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
+        data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
             fire = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            hits, lost, p_lost = tables.volley(
-                fire.dice, need, band.hits, carried, len(target.bases)
-            )
+            hits, lost, p_lost = tables.volley(fire, band.hits, carried, len(target.bases))
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [fire.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
@@ -816,11 +817,18 @@ class SepoysAndSoldiers(Ruleset):
     # words (the form, `Report`s); the answer is the new state (`Change`s)
 
     def _pair(self, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Resolution]:
-        """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        """The two units of a `shoot`, `charge`, `melee` or `command COMMANDER UNIT` and its
+        answer; a question the rules refused has no dice to report."""
+        if action == "command" and len(args) != 2:
+            raise refusal("one-order", got=plural(len(args), "argument"))
+        names = ARGUMENTS.get(action, ("COMMANDER", "UNIT"))
+        a, b = (scene.unit_of(u) for u in expect_args(action, args, names))
         r = self.actions()[action](scene, args)
         if not r.data.get("allowed", True):
-            raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")
+            # Every refusal gives its reasons, but a change of orders to a unit not adjacent.
+            why = "; ".join(x["reason"] for x in r.data.get("reasons", ()) if x.get("reason"))
+            why = why or f"{b.id} is not adjacent to {a.id} (line 17)"
+            raise QuestionError(f"{ID} {action} {a.id} {b.id}: {why}; there are no dice to report")
         return a, b, r
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -833,8 +841,9 @@ class SepoysAndSoldiers(Ruleset):
         roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
         dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
-        artillery = _arm(shooter) == "artillery"
-        cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
+        cite = CITE[
+            "artillery_each_base_rolls" if _arm(shooter) == "artillery" else "each_base_rolls"
+        ]
         return (
             Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
             _removed_report(target, len(target.bases), likely * per),
@@ -855,9 +864,7 @@ class SepoysAndSoldiers(Ruleset):
                 why = say("burst_on", shooter=shooter.id, tests=tests)
                 changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
-            artillery = _arm(shooter) == "artillery"
-            bands = tables.ARTILLERY_BANDS if artillery else tables.INFANTRY_BANDS
-            band = next(b for b in bands if b.label == shot.data["band"])
+            band = next(b for b in _fire_row(shooter)[0] if b.label == shot.data["band"])
             successes, named = reported["successes"], reported[f"removed_{target.id}"]
             why = f"{plural(successes, 'success', 'es')} at {band.label} range"
             hits = successes * band.hits
@@ -865,18 +872,8 @@ class SepoysAndSoldiers(Ruleset):
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
         return tuple(changes)
 
-    def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-        if len(args) != 2:
-            raise refusal("one-order", got=plural(len(args), "argument"))
-        commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
-        r = self.command(scene, args)
-        if not r.data["allowed"]:
-            why = f"{unit.id} is not adjacent to {commander.id} (line 17)"
-            raise _refused(f"command {commander.id} {unit.id}", r.data, why)
-        return commander, unit, r
-
     def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        commander, unit, r = self._order_change(scene, args)
+        commander, unit, r = self._pair(scene, "command", args)
         who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
         order = say("order_given", now=now, **who)
         this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
@@ -888,7 +885,7 @@ class SepoysAndSoldiers(Ruleset):
         )
 
     def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        commander, unit, r = self._order_change(scene, args)
+        commander, unit, r = self._pair(scene, "command", args)
         now, this_turn = _order(unit), reported["this_turn"]
         cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
         why = say("order_now" if this_turn else "order_next", commander=commander.id)
@@ -1071,12 +1068,6 @@ class SepoysAndSoldiers(Ruleset):
             why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
             changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
         return tuple(changes)
-
-
-def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
-    """The error of an outcome asked of a question the rules refused."""
-    why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
-    return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
 
 
 def _removed_report(

@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ...answer import Cite, Modifier, Roll, chance_json, chances_json
+from ...answer import Cite, Modifier, Roll, chance_json, fraction_json
 from ...errors import QuestionError
 from ...measure import flight_pattern
 from ...scene import TerrainKind
@@ -165,19 +165,16 @@ Chances = list[dict[str, Any]]
 
 
 def volley(
-    dice: int, need: int, hits_per: int, carried: int, bases: int
+    roll: Roll, hits_per: int, carried: int, bases: int
 ) -> tuple[Chances, Chances, Fraction]:
-    """The odds of `dice` d6 needing `need`+, each success `hits_per` hits, on a unit of `bases`
-    bases carrying `carried` hits (every third hit removes a base, at most all of them), for
-    JSON: of each number of hits and of each number of bases lost; and of losing one or more.
-    Counted in whole numbers of the 6^dice ways the dice fall."""
-    scoring, whole = 7 - need, 6**dice
-    ways = [math.comb(dice, k) * scoring**k * (6 - scoring) ** (dice - k) for k in range(dice + 1)]
-    lost = [0] * (bases + 1)
-    for k, n in enumerate(ways):
-        lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += n
-    hits = [{"k": k * hits_per, **chance_json(n, whole)} for k, n in enumerate(ways) if n]
-    return hits, chances_json(lost, whole), Fraction(whole - lost[0], whole)
+    """The odds of a to-hit `roll` whose every success causes `hits_per` hits, on a unit of
+    `bases` bases carrying `carried` hits (every third hit removes a base, at most all of them),
+    for JSON: of each number of hits and of each number of bases lost; and of losing one or more."""
+    lost = [Fraction(0)] * (bases + 1)
+    for k, p in enumerate(roll.distribution):
+        lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += p
+    hits = [{"k": k * hits_per, **fraction_json(p)} for k, p in enumerate(roll.distribution) if p]
+    return hits, [{"k": k, **fraction_json(p)} for k, p in enumerate(lost) if p], 1 - lost[0]
 
 
 # --------------------------------------------------------------------------------------------
