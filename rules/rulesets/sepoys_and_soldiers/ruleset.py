@@ -307,7 +307,7 @@ class SepoysAndSoldiers(Ruleset):
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
         data, lines = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
-        return Resolution(action, MappingProxyType(data), tuple(lines()))
+        return self.answer(action, data, lines())
 
     def _of_two(self, action: str, scene: Scene, args: Args) -> Answered:
         """The data of an action of two units, and its readable lines when asked (`suggest`
@@ -365,9 +365,9 @@ class SepoysAndSoldiers(Ruleset):
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
         close = any(t.too_close_to_call for _, t in banded)
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
-        data |= {"target": target.id, "between": {"a": near.a.id, "b": near.b.id}}
-        data |= {"distance": length(scene, near.distance), "too_close_to_call": close}
+        data: dict[str, Any] = dict(shooter=shooter.id, target=target.id, too_close_to_call=close)
+        data |= {"between": {"a": near.a.id, "b": near.b.id}}
+        data["distance"] = length(scene, near.distance)
         data["band"] = "out-of-range" if band is None else band.label
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
         data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
@@ -426,10 +426,9 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, shooter, target)
         reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
-        data |= {"target": target.id, "distance": length(scene, near.distance)}
-        data |= {"reach": threshold(scene, reach), "allowed": True, "rockets": rockets}
-        data["band"] = "rocket" if _touching(reach) else "out-of-range"
+        data: dict[str, Any] = {"shooter": shooter.id, "target": target.id, "rockets": rockets}
+        data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
+        data["band"], data["allowed"] = "rocket" if _touching(reach) else "out-of-range", not acted
         data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
         data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
@@ -437,7 +436,7 @@ class SepoysAndSoldiers(Ruleset):
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
         if acted:
-            data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
+            data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
 
         def lines() -> list[str]:
             away = format_length(near.distance, scene.unit)
@@ -465,21 +464,18 @@ class SepoysAndSoldiers(Ruleset):
         commander, asked = table.unit_of(args[0]), table.unit_of(args[-1]) if args[1:] else None
         if not is_commander(commander):
             raise refusal("not-commander", unit=commander.id)
-        rating = _rating(commander)
+        if asked is not None and (asked.side != commander.side or is_commander(asked)):
+            too = " and is a commander" if is_commander(asked) else ""
+            raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
+        rating, refusals = _rating(commander), _order_refusals(commander)
         row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
-        refusals, units = _order_refusals(commander), _commanded(scene, commander)
-        if asked is not None:
-            if asked.side != commander.side or is_commander(asked):
-                too = " and is a commander" if is_commander(asked) else ""
-                raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
-            units = [asked]
+        units = _commanded(scene, commander) if asked is None else [asked]
         contacts = [(u, _contact(table, commander, u)) for u in units]
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
         note = "equal or more: acts on the order this turn; lower: next turn"
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
         p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
-        data: dict[str, Any] = {"action": "command", "ruleset": self.id}
-        data |= dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
+        data: dict[str, Any] = dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
         data["contact_rule"] = str(CITE["adjacent"])
         data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
         data["units"] = [
@@ -496,18 +492,16 @@ class SepoysAndSoldiers(Ruleset):
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
         listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
-        said = dict(commander=commander.id, rating=rating, listed=listed or "no unit", given=given)
-        said |= dict(roll=roll.describe(), need=roll.need, source=row["cite"], orders=row["orders"])
         lines = [
-            *say("adjacent", **said).split("\n"),
+            *say("adjacent", d=data, listed=listed or "no unit", roll=roll.describe()).split("\n"),
             say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
-            lines.append(say("acts_on", unit=asked.id, orders=_order(asked)))
+            lines.append(say("acts_on", d=data))
             if not adjacent:
                 lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
-        return Resolution("command", MappingProxyType(data), tuple(lines))
+        return self.answer("command", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # nerve (lines 21-30, 42-44)
@@ -518,17 +512,16 @@ class SepoysAndSoldiers(Ruleset):
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
         table = table_of(scene)
-        unit = table.unit_of(args[0])
-        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+        unit, situation = table.unit_of(args[0]), SITUATIONS.get(args[-1]) if args[1:] else None
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
         test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
         by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
         risks = [tables.commander_risk(u.id, _rating(u)) for u in by]
-        data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
-        data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
-        data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
+        data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
+        data |= dict(disordered=disordered, dice=test.dice, tests=test.tests)
+        data |= dict(need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
         lines += _said(_cited(test.roll), "  ")
@@ -544,8 +537,7 @@ class SepoysAndSoldiers(Ruleset):
                 for s in SITUATIONS.values()
             ]
             lines += ["  " + say("failing", s=s) for s in SITUATIONS.values()]
-        lines += [say("risk_line", **r) for r in risks]
-        return Resolution("nerve", MappingProxyType(data), tuple(lines))
+        return self.answer("nerve", data, [*lines, *(say("risk_line", **r) for r in risks)])
 
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
@@ -605,11 +597,11 @@ class SepoysAndSoldiers(Ruleset):
             | dict(stop_short=length(scene, tables.STOP_SHORT))
             | dict(source=", ".join(str(CITE[k]) for k in follow)),
         ]
-        data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
-        data |= dict(target=target.id, distance=length(scene, near.distance))
-        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, steps=steps)
-        data |= dict(aspect_margin=length(scene, facing.margin), allowed=allowed)
-        data |= dict(aspect_too_close_to_call=aspect_close, counter_charge=counter)
+        data: dict[str, Any] = dict(charger=charger.id, target=target.id, steps=steps)
+        data |= dict(distance=length(scene, near.distance), counter_charge=counter)
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, allowed=allowed)
+        data |= dict(aspect_margin=length(scene, facing.margin))
+        data["aspect_too_close_to_call"] = aspect_close
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
 
@@ -637,9 +629,8 @@ class SepoysAndSoldiers(Ruleset):
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
         result = tables.charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
-        data: dict[str, Any] = dict(action="melee", ruleset=self.id, a=a.id, b=b.id)
-        data |= dict(in_contact=_touching(contact), contact=threshold(scene, contact))
-        data |= dict(rolls=[ta.roll.as_json(), tb.roll.as_json()])
+        data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
+        data |= dict(in_contact=_touching(contact), rolls=[ta.roll.as_json(), tb.roll.as_json()])
         p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
         p_both = exact(result.both_destroyed, result.whole)
         data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
@@ -673,10 +664,9 @@ class SepoysAndSoldiers(Ruleset):
         table, crossing = table_of(scene), tuple(args[1:])
         unit = table.unit_of(args[0])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
-        data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
-        data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
+        data: dict[str, Any] = dict(unit=unit.id, crossing=list(crossing), going=allowance.going)
         data |= dict(allowance=length(scene, allowance.distance), whole_turn=allowance.whole_turn)
-        data |= dict(disordered_after=allowance.disordered)
+        data |= dict(terrain=list(allowance.pieces), disordered_after=allowance.disordered)
         data["reasons"] = _reasons([r for r in allowance.reasons if r[0]])
         cites = [c for _, c in allowance.reasons] + [CITE["pivot"], CITE["interpenetrate"]]
         data["sources"] = [str(c) for c in cites]
@@ -700,7 +690,7 @@ class SepoysAndSoldiers(Ruleset):
                 how = "may manoeuvre past it" if p["may_manoeuvre"] else WORDS["through_it"]
                 close = WORDS["close_past"] * p["too_close_to_call"]
                 lines.append(say("past", how=how, close=close, **p))
-        return Resolution("move", MappingProxyType(data), tuple(lines))
+        return self.answer("move", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # suggest: the questions each step of play asks (the engine's one `suggest` answers them)
@@ -790,7 +780,7 @@ class SepoysAndSoldiers(Ruleset):
         if kind in ARGUMENTS:  # shoot, charge, melee: two units
             data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
             allowed = data.get("allowed", True)
-            return Resolution(kind, MappingProxyType(data), ()) if allowed else None
+            return self.answer(kind, data, ()) if allowed else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
