@@ -116,7 +116,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
-            return Resolution.of("shoot", data, lines[:1])
+            return self.answer("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
@@ -126,7 +126,7 @@ class AgeOfNapoleon(Ruleset):
             lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
             lines += [leader] if leader else []
             lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
-        return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+        return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
@@ -143,7 +143,7 @@ class AgeOfNapoleon(Ruleset):
         label, limit = (
             ("out-of-range", max(bands.values())) if band is None else (band, bands[band])
         )
-        data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
+        data: dict[str, Any] = dict(shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
         data.update(bands=[{"label": x, "limit": limit} for x, limit in bands.items()])
@@ -204,12 +204,12 @@ class AgeOfNapoleon(Ruleset):
         data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
         if brief:
-            return Resolution.of("rocket", data, lines[:1])
+            return self.answer("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
             lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
-        return Resolution.of("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+        return self.answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -222,8 +222,8 @@ class AgeOfNapoleon(Ruleset):
         state, fired, rule = gun.get("gun_state"), gun.get("fired"), DATA["overheat"][case]
         check = case.startswith("check")
         p = Fraction(min(turns, 6), 6) if check else Fraction(0)  # 1d6 <= the turns firing
-        data = _data("overheat", gun=a, consecutive_fire=turns, fired_this_turn=fired, check=check)
-        data.update(gun_state=state, overheated_before=state == "overheated", rolls=[])
+        data: dict[str, Any] = dict(gun=a, consecutive_fire=turns, check=check, rolls=[])
+        data.update(gun_state=state, overheated_before=state == "overheated", fired_this_turn=fired)
         data.update(p_overheat=_fraction_json(p), effect=rule["effect"])
         if "cite" in rule:
             data["effect_source"] = str(rule["cite"])
@@ -236,7 +236,7 @@ class AgeOfNapoleon(Ruleset):
         lines = [f"{gun.id} has fired {turns} consecutive turns{idle}{now}"]
         on = f"a roll of {turns} or less" if turns < 6 else "any roll"
         lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
-        return Resolution.of("overheat", data, lines)
+        return self.answer("overheat", data, lines)
 
     # Movement (lines 24-31)
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -261,8 +261,8 @@ class AgeOfNapoleon(Ruleset):
         lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
         moved = unit.get("moved")
         lines += [f"{unit.id} has already moved this turn"] if moved else []
-        data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
-        data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
+        data: dict[str, Any] = dict(unit=args[0], type=kind, moved_this_turn=moved, facing=facing)
+        data.update(box=list(place.box), nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
         data["may_change_facing"] = {"value": None, "source": None}
         if kind == "infantry":
@@ -271,7 +271,7 @@ class AgeOfNapoleon(Ruleset):
         if kind not in DATA["moves"]:
             data["boxes"] = None
             lines.append(f"page 3 gives no move for {kind}: see the QRC")
-            return Resolution.of("move", data, lines)
+            return self.answer("move", data, lines)
         occupants, extent = table.grid_occupants(size), table.grid_extent(size)
         data["boxes"] = []
         for box, pattern, first in reachable(kind, place.box, extent):
@@ -290,7 +290,7 @@ class AgeOfNapoleon(Ruleset):
             held = f" (occupied by {', '.join(o['occupied_by'])})" if o["occupied_by"] else ""
             lines.append(f"  {o['box']}: {o['how']}{held}")
         lines += [] if place.boxes == {place.box} else [say("box_too_close")]
-        return Resolution.of("move", data, lines)
+        return self.answer("move", data, lines)
 
     # Melee (lines 32-37)
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -318,14 +318,14 @@ class AgeOfNapoleon(Ruleset):
         if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
             rolls.append(_roll("leader"))
         gunners = [u for u in (ua, ub) if u.get("melee_die") is not None]
-        data = _data("melee", a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
+        data: dict[str, Any] = dict(a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
         data["rolls"] = [r.as_json() for r in rolls]
         data["reasons"] = [
             _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
             _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
             *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
         ]
-        return Resolution.of("melee", data, lines)
+        return self.answer("melee", data, lines)
 
     # Morale (lines 39-40)
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -346,10 +346,10 @@ class AgeOfNapoleon(Ruleset):
             s = "s" if forced > 1 else ""
             lines.append(say("rocket_checks", n=forced, s=s, said=said, kind=kind))
         lines.append(say("morale_on_qrc"))
-        data = _data("morale", unit=a, grade=grade, grades=list(grades), broken=broken)
+        data: dict[str, Any] = dict(unit=a, grade=grade, grades=list(grades), broken=broken)
         data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
-        return Resolution.of("morale", data, lines)
+        return self.answer("morale", data, lines)
 
     # Suggest: the engine's, asking these questions of each phase
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
@@ -742,11 +742,6 @@ def _reasons_due(**due: Any) -> list[dict[str, Any]]:
 
 def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
-
-
-def _data(action: str, **fields: Any) -> dict[str, Any]:
-    """An answer's data: the action, the ruleset and the fields given."""
-    return {"action": action, "ruleset": RULESET_ID, **fields}
 
 
 def _boxes(n: float) -> str:
