@@ -1,4 +1,4 @@
-"""The exact odds of Sepoys & Soldiers' dice (`sepoys_and_soldiers/tables.py`): nerve tests,
+"""The exact odds of Sepoys & Soldiers' dice (`sepoys_and_soldiers/ruleset.py`): nerve tests,
 volleys, charge combats and rocket bursts, each checked against arithmetic done by hand from
 the sheet."""
 
@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from rules.answer import Roll
-from rules.rulesets.sepoys_and_soldiers import tables as t
+from rules.rulesets.sepoys_and_soldiers import ruleset as t
 
 LEG = 8 * 25.4  # 8" a leg (line 74)
 DIAGONAL = LEG / math.sqrt(2)  # a leg turned 45 degrees: 8" cos 45 each way

@@ -1,7 +1,9 @@
-"""Sepoys & Soldiers - QRS: the mechanics, and at the end of the class what the players' dice
-change. The sheet's tables are `tables.py` (read from `sheet.toml`, with the texts the answers
-fill in), and how the garbled lines of the sheet are read is README.md. Pure: never imports cv2,
-flask, vision or webui.
+"""Sepoys & Soldiers - QRS: the sheet's tables (read from `sheet.toml`, every number with its
+line, with the texts the answers fill in), the exact odds of its dice (nerve tests, volleys,
+charge combats, rocket bursts), the mechanics, and at the end of the class what the players'
+dice change. How the garbled lines of the sheet are read is README.md. Lengths in millimetres
+(1" = 25.4 mm); probabilities are exact, shown as `{"value": float, "exact": "p/q"}`. Pure:
+never imports cv2, flask, vision or webui.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -18,7 +21,7 @@ from calibration.units import format_length
 
 from ... import engine
 from ... import geometry as geo
-from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import chance_json as exact
 from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
@@ -26,11 +29,270 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Table, extent, frame_of, free_beside, table_of
-from ...scene import Base, Scene, Unit
-from ...state import Change, Kind, Report, Scope, likeliest, removals
-from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
+from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
+from ...scene import Base, Scene, TerrainKind, Unit
+from ...sheetdata import load_sheet_data
+from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
+
+# --------------------------------------------------------------------------------------------
+# The sheet's tables
+
+SHEET = "001_14e3e4b7ab0503f1.txt"
+ID = "sepoys-and-soldiers"
+INCH = 25.4
+"""mm in an inch: the sheet measures in inches."""
+
+DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+CITE: dict[str, Cite] = DATA["cite"]
+WORDS: dict[str, str] = DATA["words"]
+"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
+UNIT_FIELDS = tuple(
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
+    for f in DATA["fields"]
+)
+PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
+
+
+def say(name: str, **blanks: Any) -> str:
+    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
+    return WORDS[name].format(cite=CITE, **blanks)
+
+
+def refusal(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
+    return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+
+
+def plural(n: int, word: str, many: str = "s") -> str:
+    """`1 hit`, `2 hits`: a count and its word."""
+    return f"{n} {word}{many * (n != 1)}"
+
+
+_WORDS = {f.name: f.choices for f in UNIT_FIELDS}
+TYPES = _WORDS["type"]
+"""The orders (and troop types), best first: one quality less is one step along (line 43)."""
+ARMS, GUNS, RATINGS, HURT = _WORDS["arm"], _WORDS["weapon"], _WORDS["rating"], _WORDS["hurt"]
+STATUS_WORDS, ORDERS_THIS_TURN = _WORDS["status"], _WORDS["orders_this_turn"]
+STEADY, AS_ORDERED = STATUS_WORDS[0], ORDERS_THIS_TURN[0]
+
+HITS_PER_BASE: int = DATA["hits_per_base"]
+NERVE_NEED: int = DATA["nerve_need"]
+COMBAT_HITS: dict[str, int] = DATA["charge_combat_hits"]
+STOP_SHORT, FALL_BACK_GAP = DATA["stop_short"] * INCH, DATA["fall_back_gap"] * INCH
+EUROPEAN_GUNS_MOVE = DATA["european_guns_move"] * INCH
+SITUATIONS: dict[str, dict[str, Any]] = {s["key"]: {"tests": 1} | s for s in DATA["situations"]}
+"""The nerve table (lines 22-30): name, what failing does, how many tests, line."""
+COMMANDERS: dict[str, dict[str, Any]] = DATA["commanders"]
+IF_HIT: list[dict[str, Any]] = DATA["if_hit"]
+"""The if-hit rows: dead, wounded, horse killed, a mere scratch (faces from, to)."""
+ROUGH_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["rough"])
+OBSTACLE_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["obstacle"])
+
+
+@dataclass(frozen=True, slots=True)
+class FireBand:
+    """One range band of a fire table: how far it reaches (mm) and the hits of a success."""
+
+    label: str
+    inches: float
+    hits: int
+    range_cite: Cite
+    hits_cite: Cite
+
+    @property
+    def limit(self) -> float:
+        return self.inches * INCH
+
+
+INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
+ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
+
+
+def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | None:
+    """The score a die needs in a fire table's row at a band (None: N/A), against a target of
+    `target_kind` (infantry) or any (artillery)."""
+    need = row.get(band)
+    return need if need is None or target_kind is None else need[TYPES.index(target_kind)]
+
+
+# --------------------------------------------------------------------------------------------
+# Nerve (line 21; lines 42-44 when disordered)
+
+
+@dataclass(frozen=True, slots=True)
+class NerveTest:
+    """How a unit tests its nerve: the dice, how many times it must pass, and the odds."""
+
+    dice: int
+    tests: int
+    reasons: tuple[Modifier, ...]
+    p_pass: Fraction
+    roll: Roll
+
+    def describe(self, unit: str) -> str:
+        twice = "" if self.tests == 1 else f", {self.tests} times"
+        return f"{unit} rolls {self.dice}d6, 4+ on any die passes{twice}: pass {self.p_pass}"
+
+
+def _nerve_test(kind: str, disordered: bool, tests: int) -> NerveTest:
+    nerve = DATA["nerve"]
+    reasons = [Modifier(nerve[kind]["dice"], kind, nerve[kind]["cite"])]
+    tests_as = kind
+    if disordered and kind != TYPES[-1]:
+        tests_as = TYPES[TYPES.index(kind) + 1]
+        fewer = nerve[tests_as]["dice"] - nerve[kind]["dice"]
+        reasons.append(Modifier(fewer, f"disordered: tests as {tests_as}", CITE["disorder_nerve"]))
+    elif disordered:
+        tests *= 2
+        reasons.append(Modifier(0, "disordered passive unit: rolls twice", CITE["passive_twice"]))
+    count = nerve[tests_as]["dice"]
+    note = "passes if any die shows 4+" + (f"; must pass {tests} times" if tests > 1 else "")
+    roll = Roll.success_roll("nerve", count, 6, NERVE_NEED, reasons, CITE["nerve_need"], note)
+    # A test fails only when every die fails (1/2 each): passed `tests` times.
+    p_pass = (1 - Fraction(1, 2) ** count) ** tests
+    return NerveTest(count, tests, tuple(reasons), p_pass, roll)
+
+
+NERVE_TESTS = {
+    (kind, disordered, tests): _nerve_test(kind, disordered, tests)
+    for kind in TYPES
+    for disordered in (False, True)
+    for tests in (1, 2)
+}
+"""The nerve table worked out for every case: a unit acting on each order, disordered or not
+(one quality less, line 43; a disordered passive unit, which cannot drop lower, rolls twice),
+tested once or twice (line 28)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Fire: every base rolls 1d6 (lines 58, 65); every third hit takes a base (line 3)
+
+
+def to_hit_roll(bases: int, disordered: bool, need: int, band: FireBand, cite: Cite) -> Roll:
+    """The to-hit roll of a unit of `bases` bases (half of them, rounded up, when disordered:
+    line 42) needing `need`+ at `band` range, from the row `cite`."""
+    dice = math.ceil(bases / 2) if disordered else bases
+    half = "disordered: counts only half its bases (rounded up)"
+    mods = (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
+    note = f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1)
+    return Roll.success_roll("to hit", dice, 6, need, mods, cite, note)
+
+
+Chances = list[dict[str, Any]]
+
+
+def volley(
+    roll: Roll, hits_per: int, carried: int, bases: int
+) -> tuple[Chances, Chances, Fraction]:
+    """The odds of a to-hit `roll` whose every success causes `hits_per` hits, on a unit of
+    `bases` bases carrying `carried` hits (every third hit removes a base, at most all of them),
+    for JSON: of each number of hits and of each number of bases lost; and of losing one or more."""
+    lost = [Fraction(0)] * (bases + 1)
+    for k, p in enumerate(roll.distribution):
+        lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += p
+    hits = [{"k": k * hits_per, **prob(p)} for k, p in enumerate(roll.distribution) if p]
+    return hits, [{"k": k, **prob(p)} for k, p in enumerate(lost) if p], 1 - lost[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Commanders (lines 11-15) and charge combat (lines 88-91)
+
+
+def commander_risk(commander: str, rating: str) -> dict[str, Any]:
+    """The commander's lose-a-base/nerve roll (lines 11-15) and the if-hit table."""
+    row = COMMANDERS[rating]
+    hit_up_to, if_hit = row["hit_up_to"], []
+    for r in IF_HIT:
+        (low, high), source = r["faces"], str(r["cite"])
+        faces, p = f"{low}-{high}" if high > low else str(low), exact(high - low + 1, 6)
+        overall = exact(hit_up_to * (high - low + 1), 36)
+        if_hit.append(dict(faces=faces, result=r["result"], p=p, p_overall=overall, source=source))
+    hit_on = f"1-{hit_up_to}" if hit_up_to > 1 else "1"
+    risk = {"commander": commander, "rating": rating, "hit_on": hit_on}
+    return risk | {"p_hit": exact(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """The exact outcome of a charge combat between two units (lines 88-91), in whole numbers
+    of 1 / `whole`: who wins, both destroyed, and the bases each side loses (0, 1, ...)."""
+
+    a_wins: int
+    b_wins: int
+    both_destroyed: int
+    a_bases_lost: list[int]
+    b_bases_lost: list[int]
+    whole: int
+    p_drawn_round: Fraction
+
+
+def charge_combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int) -> Combat:
+    """Rounds of simultaneous nerve tests (passed with `pa`, `pb`) of units of `na`, `nb`
+    bases carrying `ha`, `hb` hits, until one side alone passes. A drawn round costs each side
+    1 hit; the decisive round costs the winner 1 and the loser 2. A unit whose every base is
+    gone in a drawn round is destroyed and loses.
+
+    Counted exactly in whole numbers: with a round's chances over one denominator q (only a
+    passes A/q, only b B/q, a draw D/q), r drawn rounds then a decisive one come with
+    D^r A / q^(r+1), a whole number of 1 / q^(n+1) when n drawn rounds can be fought."""
+    win, lose, per_draw = COMBAT_HITS["win"], COMBAT_HITS["lose"], COMBAT_HITS["draw"]
+    q = pa.denominator * pb.denominator
+    a = pa.numerator * (pb.denominator - pb.numerator)  # a alone passes
+    b = pb.numerator * (pa.denominator - pa.numerator)  # b alone passes
+    draw, rounds = q - a - b, 0  # rounds: drawn rounds fought before a side has no base left
+    most_a, most_b = HITS_PER_BASE * na, HITS_PER_BASE * nb
+    while ha + rounds * per_draw < most_a and hb + rounds * per_draw < most_b:
+        rounds += 1
+    wins_a = wins_b = both = 0
+    lost_a, lost_b = [0] * (na + 1), [0] * (nb + 1)
+
+    def settle(chance: int, hits_a: int, hits_b: int) -> None:
+        lost_a[min(hits_a // HITS_PER_BASE, na)] += chance
+        lost_b[min(hits_b // HITS_PER_BASE, nb)] += chance
+
+    reach = q**rounds  # r drawn rounds, then this one: D^r q^(rounds - r)
+    for r in range(rounds):
+        k = r * per_draw
+        wins_a, wins_b = wins_a + reach * a, wins_b + reach * b
+        settle(reach * a, ha + k + win, hb + k + lose)
+        settle(reach * b, ha + k + lose, hb + k + win)
+        reach = reach // q * draw
+    last, k = reach * q, rounds * per_draw  # every round drawn: a side is gone
+    dead_a, dead_b = ha + k >= most_a, hb + k >= most_b
+    if dead_a and dead_b:
+        both += last
+    elif dead_a:
+        wins_b += last
+    else:
+        wins_a += last
+    settle(last, ha + k, hb + k)
+    return Combat(wins_a, wins_b, both, lost_a, lost_b, q ** (rounds + 1), Fraction(draw, q))
+
+
+# --------------------------------------------------------------------------------------------
+# Rockets (lines 72-75)
+
+ROCKETS = DATA["rockets"]
+ROCKET_LEG, ROCKET_LEGS = ROCKETS["leg"] * INCH, ROCKETS["legs"]
+ROCKET_REACH = ROCKET_LEG * ROCKET_LEGS
+"""The farthest a rocket bursts from where it leaves its base."""
+_EXPLODES = Fraction(7 - ROCKETS["explodes_on"], 6)
+ROCKET_BURN_OUT = (1 - _EXPLODES) ** ROCKET_LEGS
+"""A rocket flies all its legs unexploded: the red die fails after each."""
+_RED, _WHITE = 'rolled after each 8" leg; 1-4 flies on', ROCKETS["white_die"]
+ROCKET_RED_DIE = Roll.success_roll(
+    "explodes (red die)", 1, 6, ROCKETS["explodes_on"], (), CITE["rocket_explodes"], _RED
+)
+ROCKET_WHITE_DIE = Roll(
+    "flight path (white die)", 1, 6, None, cite=CITE["rocket_path"], note=_WHITE
+)
+
+
+BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
+"""Where a rocket may burst (the white die turns it, it flies a leg, the red die explodes it),
+laid from the middle of its base's front toward the base it is aimed at (`Table.laid`); a
+burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
+
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -75,9 +337,9 @@ def is_commander(unit: Unit) -> bool:
     return "commander" in [b.role for b in unit.bases]
 
 
-_arm = partial(check_attr, key="arm", accepted_values=tables.ARMS, ruleset=ID)
-_guns = partial(check_attr, key="weapon", accepted_values=tables.GUNS, ruleset=ID)
-_rating = partial(check_attr, key="rating", accepted_values=tables.RATINGS, ruleset=ID)
+_arm = partial(check_attr, key="arm", accepted_values=ARMS, ruleset=ID)
+_guns = partial(check_attr, key="weapon", accepted_values=GUNS, ruleset=ID)
+_rating = partial(check_attr, key="rating", accepted_values=RATINGS, ruleset=ID)
 """A unit's arm, an artillery unit's guns, a commander's rating, in the sheet's words."""
 
 
@@ -85,16 +347,16 @@ def _order(unit: Unit) -> str:
     """The order the unit acts on this turn: the one it keeps while new orders wait for next
     turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
-    if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
-        return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
+    if unit.get("orders_this_turn") not in (None, AS_ORDERED):
+        return check_attr(unit, "orders_this_turn", ORDERS_THIS_TURN, ruleset=ID)
     key = "type" if unit.get("orders") is None else "orders"
-    return check_attr(unit, key, tables.TYPES, ruleset=ID)
+    return check_attr(unit, key, TYPES, ruleset=ID)
 
 
 def _status(unit: Unit) -> str | None:
     """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
-    status = check_attr(unit, "status", tables.STATUS_WORDS, ruleset=ID)
-    return None if status == tables.STEADY else status
+    status = check_attr(unit, "status", STATUS_WORDS, ruleset=ID)
+    return None if status == STEADY else status
 
 
 _flag = partial(engine.check_flag, ruleset=ID)
@@ -105,22 +367,22 @@ _count = partial(engine.check_count, ruleset=ID)
 def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
     hits = _count(unit, "hits")
-    if hits >= tables.HITS_PER_BASE:
+    if hits >= HITS_PER_BASE:
         raise refusal("hits-carried", unit=unit.id, hits=hits)
     return hits
 
 
-def _nerve_of(unit: Unit, tests: int = 1) -> tables.NerveTest:
+def _nerve_of(unit: Unit, tests: int = 1) -> NerveTest:
     """How the unit tests its nerve (line 21): by the order it acts on, and its disorder."""
-    return tables.NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+    return NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
 
 
-def _fire_row(unit: Unit) -> tuple[tuple[tables.FireBand, ...], dict[str, Any], str | None]:
+def _fire_row(unit: Unit) -> tuple[tuple[FireBand, ...], dict[str, Any], str | None]:
     """The range bands of a unit's fire table, its row, and its guns: an artillery unit's
     (lines 59-62), else infantry's, the row of the order it acts on (lines 66-70)."""
     if _arm(unit) == "artillery":
-        return tables.ARTILLERY_BANDS, DATA["artillery_fire"][_guns(unit)], _guns(unit)
-    return tables.INFANTRY_BANDS, DATA["infantry_fire"][_order(unit)], None
+        return ARTILLERY_BANDS, DATA["artillery_fire"][_guns(unit)], _guns(unit)
+    return INFANTRY_BANDS, DATA["infantry_fire"][_order(unit)], None
 
 
 def _fighting(action: str, *units: Unit) -> None:
@@ -163,13 +425,13 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
 def _order_refusals(commander: Unit) -> Reasons:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
-    row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
+    row, given = COMMANDERS[_rating(commander)], _count(commander, "orders_given")
     out: Reasons = []
     if given >= row["orders"]:
         changes = plural(row["orders"], "order change")
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
-    if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
-        out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
+    if check_attr(commander, "hurt", HURT, ruleset=ID) == "horse-killed":
+        out.append(("his horse was killed: no action this turn / next", IF_HIT[2]["cite"]))
     return out
 
 
@@ -206,14 +468,14 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
     names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
-    going = "rough" if kinds & tables.ROUGH_KINDS else "open"
-    going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
+    going = "rough" if kinds & ROUGH_KINDS else "open"
+    going = "obstacle" if kinds & OBSTACLE_KINDS else going
     if arm == "artillery":
         static = _guns(unit) == "indian"
         moves = not static and going == "open"
         text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
         why = (WORDS[text], CITE["indian_static" if static else "european_guns"])
-        return Allowance(tables.EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
+        return Allowance(EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
     whole_turn = going == "obstacle" and row["obstacle_whole_turn"]
@@ -239,7 +501,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near, unc = _gap(table, unit, friend)
-        apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
+        apart = Threshold(near.distance, FALL_BACK_GAP, unc)
         others = [
             extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
@@ -266,12 +528,12 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
 class SepoysAndSoldiers(Ruleset):
     id = ID
     title = "Sepoys & Soldiers - QRS"
-    sheet = tables.SHEET
+    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in tables.PHASE_STEPS)
-    phase_steps = tables.PHASE_STEPS
+    phases = tuple(p.name for p in PHASE_STEPS)
+    phase_steps = PHASE_STEPS
     sides_rule = WORDS["sides_rule"]
-    unit_fields = tables.UNIT_FIELDS
+    unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
     def with_defaults(self, scene: Scene) -> Scene:
@@ -279,7 +541,7 @@ class SepoysAndSoldiers(Ruleset):
         order of its troop type (lines 5-7), noted as assumed like the others."""
         units = []
         for unit in super().with_defaults(scene).units:
-            if unit.get("orders") is None and unit.get("type") in tables.TYPES:
+            if unit.get("orders") is None and unit.get("type") in TYPES:
                 attrs = MappingProxyType({**unit.attrs, "orders": unit.get("type")})
                 unit = replace(unit, attrs=attrs, defaulted=unit.defaulted | {"orders"})
             units.append(unit)
@@ -290,11 +552,11 @@ class SepoysAndSoldiers(Ruleset):
         N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
         arm = _arm(unit)
         if arm == "foot":
-            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in tables.INFANTRY_BANDS)
+            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in INFANTRY_BANDS)
         if arm != "artillery":
             return ()
         row = DATA["artillery_fire"][_guns(unit)]
-        bands = [b for b in tables.ARTILLERY_BANDS if b.label in row]
+        bands = [b for b in ARTILLERY_BANDS if b.label in row]
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
@@ -338,7 +600,7 @@ class SepoysAndSoldiers(Ruleset):
         kind, target_kind = (None, None) if guns else (_order(shooter), _order(target))
         banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
         band = next((b for b, t in banded if t.within), None)
-        need = None if band is None else tables.fire_need(row, band.label, target_kind)
+        need = None if band is None else fire_need(row, band.label, target_kind)
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
@@ -375,8 +637,8 @@ class SepoysAndSoldiers(Ruleset):
         data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             disordered, carried = _flag(shooter, "disordered"), _hits(target)
-            fire = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            hits, lost, p_lost = tables.volley(fire, band.hits, carried, len(target.bases))
+            fire = to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
+            hits, lost, p_lost = volley(fire, band.hits, carried, len(target.bases))
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [fire.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
@@ -398,15 +660,15 @@ class SepoysAndSoldiers(Ruleset):
     def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Answered:
         """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
         are independent: a base is spared only if every rocket spares it, counted exactly in
-        whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets. (`suggest` lists only the
+        whole numbers of 1 / BURST_DENOMINATOR ** rockets. (`suggest` lists only the
         rockets of a unit that has not acted and that may burst on the target: `_shots`.)"""
         acted = _flag(shooter, "acted")
-        each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
+        each = BURST_DENOMINATOR  # a burst's chance is its weight / each
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
         aims = self._aims(table, shooter, target)  # where each may burst: BURSTS laid toward it
-        for (launcher, aim), laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True):
+        for (launcher, aim), laid in zip(aims, table.laid_many(BURSTS, aims), strict=True):
             on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
             for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
                 spared[b.id] = spared.get(b.id, whole) // each * (each - w)
@@ -424,13 +686,13 @@ class SepoysAndSoldiers(Ruleset):
                 hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
                 hits.append(hit | {"too_close_to_call": bid in close})
         near, unc = _gap(table, shooter, target)
-        reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
+        reach = Threshold(near.distance, ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
         data: dict[str, Any] = {"shooter": shooter.id, "target": target.id, "rockets": rockets}
         data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
         data["band"], data["allowed"] = "rocket" if _touching(reach) else "out-of-range", not acted
-        data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
-        data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
+        data["rolls"] = [ROCKET_RED_DIE.as_json(), ROCKET_WHITE_DIE.as_json()]
+        data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
@@ -468,13 +730,13 @@ class SepoysAndSoldiers(Ruleset):
             too = " and is a commander" if is_commander(asked) else ""
             raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
         rating, refusals = _rating(commander), _order_refusals(commander)
-        row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
+        row, given = COMMANDERS[rating], _count(commander, "orders_given")
         units = _commanded(scene, commander) if asked is None else [asked]
         contacts = [(u, _contact(table, commander, u)) for u in units]
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
         note = "equal or more: acts on the order this turn; lower: next turn"
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
-        p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
+        p_now, risk = roll.p_success or Fraction(0), commander_risk(commander.id, rating)
         data: dict[str, Any] = dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
         data["contact_rule"] = str(CITE["adjacent"])
         data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
@@ -515,13 +777,13 @@ class SepoysAndSoldiers(Ruleset):
         unit, situation = table.unit_of(args[0]), SITUATIONS.get(args[-1]) if args[1:] else None
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
-        test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
+        test = NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
         by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
-        risks = [tables.commander_risk(u.id, _rating(u)) for u in by]
+        risks = [commander_risk(u.id, _rating(u)) for u in by]
         data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
         data |= dict(disordered=disordered, dice=test.dice, tests=test.tests)
-        data |= dict(need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
+        data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
         lines += _said(_cited(test.roll), "  ")
@@ -532,7 +794,7 @@ class SepoysAndSoldiers(Ruleset):
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
-                | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
+                | {"p_pass": prob(NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
@@ -572,7 +834,7 @@ class SepoysAndSoldiers(Ruleset):
         counter = arm == "cavalry" and target_arm == "cavalry"
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
-        combat = tables.charge_combat(pc, pt, *bases, *hits)
+        combat = charge_combat(pc, pt, *bases, *hits)
         # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
         (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
         met, whole = nc * nt, dc * dt * combat.whole
@@ -594,7 +856,7 @@ class SepoysAndSoldiers(Ruleset):
             | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
             dict(step=3, unit=target.id, source=str(holds), holds=receives),
             dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
-            | dict(stop_short=length(scene, tables.STOP_SHORT))
+            | dict(stop_short=length(scene, STOP_SHORT))
             | dict(source=", ".join(str(CITE[k]) for k in follow)),
         ]
         data: dict[str, Any] = dict(charger=charger.id, target=target.id, steps=steps)
@@ -627,7 +889,7 @@ class SepoysAndSoldiers(Ruleset):
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
-        result = tables.charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
+        result = charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
         data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
         data |= dict(in_contact=_touching(contact), rolls=[ta.roll.as_json(), tb.roll.as_json()])
@@ -638,8 +900,8 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
         pa, pb = _pursuit(a), _pursuit(b)
-        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": pa, "b": pb}
-        data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
+        data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
+        data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
 
@@ -683,7 +945,7 @@ class SepoysAndSoldiers(Ruleset):
             *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
         if status in MOVES_AFTER_ACTING:
-            full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
+            full = max(move_allowance(table, unit).distance, FALL_BACK_GAP)  # 8" at least
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
@@ -749,7 +1011,7 @@ class SepoysAndSoldiers(Ruleset):
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
-        for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
+        for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
@@ -760,11 +1022,11 @@ class SepoysAndSoldiers(Ruleset):
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
             if geo.within(gap, reach[a.id]):
-                bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
+                bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
                 shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
         seen = table.nearest_seen_pairs(self.sight_policy, sights)
-        laid = table.laid_many(tables.BURSTS, aims)
+        laid = table.laid_many(BURSTS, aims)
 
         def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
             if not rockets:
@@ -867,10 +1129,10 @@ class SepoysAndSoldiers(Ruleset):
         who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
         order = say("order_given", now=now, **who)
         this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
-        other, likely = next(t for t in tables.TYPES if t != now), r.data["this_turn"]["value"]
+        other, likely = next(t for t in TYPES if t != now), r.data["this_turn"]["value"]
         cite, now_cite = CITE["orders"], CITE["order_this_turn"]
         return (
-            Report("order", Kind.CHOICE, order, cite, choices=tables.TYPES, default=other),
+            Report("order", Kind.CHOICE, order, cite, choices=TYPES, default=other),
             Report("this_turn", Kind.FLAG, this_turn, now_cite, default=likely >= 0.5),
         )
 
@@ -883,12 +1145,12 @@ class SepoysAndSoldiers(Ruleset):
         if not this_turn:
             why = f"keeps to its {now} orders this turn"
             changes.append(Change(unit.id, "orders_this_turn", now, why, cite))
-        elif unit.get("orders_this_turn") != tables.AS_ORDERED:
+        elif unit.get("orders_this_turn") != AS_ORDERED:
             why = "acts on it now"
-            changes.append(Change(unit.id, "orders_this_turn", tables.AS_ORDERED, why, cite))
+            changes.append(Change(unit.id, "orders_this_turn", AS_ORDERED, why, cite))
         given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
         why = f"{given} of the {plural(most, 'order change')} he may try each turn"
-        cite = tables.COMMANDERS[r.data["rating"]]["cite"]
+        cite = COMMANDERS[r.data["rating"]]["cite"]
         return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
     def _nerve_asked(self, scene: Scene, args: Args) -> tuple[Unit, Situation | None, Resolution]:
@@ -922,7 +1184,7 @@ class SepoysAndSoldiers(Ruleset):
         if situation is None:
             if passed:
                 why = "rallied: it stops routing (disordered still, it must reform)"
-                changes.append(Change(unit.id, "status", tables.STEADY, why, CITE["rally"]))
+                changes.append(Change(unit.id, "status", STEADY, why, CITE["rally"]))
             changes.append(_acted(unit, "attempting to rally is its action", CITE["rally"]))
         elif situation["key"] == "attempt-to-reform":
             if passed:
@@ -968,11 +1230,11 @@ class SepoysAndSoldiers(Ruleset):
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         a, b, r = self._pair(scene, "melee", args)
-        most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
+        most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
         drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
-        hits = {u.id: tables.COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
+        hits = {u.id: COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
         return (
             Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
             Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
@@ -984,7 +1246,7 @@ class SepoysAndSoldiers(Ruleset):
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
         rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
-        dead = [u.id for u in (a, b) if _hits(u) + drawn >= tables.HITS_PER_BASE * len(u.bases)]
+        dead = [u.id for u in (a, b) if _hits(u) + drawn >= HITS_PER_BASE * len(u.bases)]
         if dead:
             ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
             if winner != ended:
@@ -993,8 +1255,8 @@ class SepoysAndSoldiers(Ruleset):
         elif winner == BOTH_DESTROYED:
             raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
         else:
-            taken[winner] += tables.COMBAT_HITS["win"]
-            taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
+            taken[winner] += COMBAT_HITS["win"]
+            taken[b.id if winner == a.id else a.id] += COMBAT_HITS["lose"]
         changes: list[Change] = []
         cite = CITE["combat_draw" if dead else "combat_win"]
         for u in (a, b):
@@ -1002,7 +1264,7 @@ class SepoysAndSoldiers(Ruleset):
             named = reported[f"removed_{u.id}"]
             changes += _hits_landed(u, taken[u.id], named, rounds + last, cite, question)
         for u in (a, b):
-            if _hits(u) + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
+            if _hits(u) + taken[u.id] >= HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
             if not dead and u.id != winner:
                 changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
@@ -1056,7 +1318,7 @@ class SepoysAndSoldiers(Ruleset):
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
             why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
-            changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
+            changes.append(Change(unit.id, "status", STEADY, why, cite))
         return tuple(changes)
 
 
@@ -1066,7 +1328,7 @@ def _removed_report(
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely` more hits would take (line 3)."""
     bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely) // tables.HITS_PER_BASE, len(bases))
+    lost = min((_hits(unit) + likely) // HITS_PER_BASE, len(bases))
     label = label or say("removed", unit=unit.id, carried=_hits(unit))
     name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
@@ -1081,7 +1343,7 @@ def _hits_landed(
     the players having named the bases; what is left over stays on the unit as `hits`."""
     carried, bases = _hits(unit), len(unit.bases)
     total = carried + hits
-    lost = min(total // tables.HITS_PER_BASE, bases)
+    lost = min(total // HITS_PER_BASE, bases)
     if len(named) != lost:
         made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
         raise refusal(
@@ -1090,7 +1352,7 @@ def _hits_landed(
     tests = "" if lost == bases else WORDS["tests_for_loss"]
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
-    left = total - tables.HITS_PER_BASE * lost
+    left = total - HITS_PER_BASE * lost
     if lost < bases and left != carried:
         lost_too = f", {plural(lost, 'base')} lost" if lost else ""
         reason = f"{why}: {plural(hits, 'hit')} on the {carried} it carried{lost_too}"
@@ -1133,9 +1395,9 @@ def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
     """What a commander's risk roll did to him (lines 11-15)."""
     if result == "dead":
         bases = [b.id for b in scene.unit_of(ident).bases]
-        return list(removals(bases, f"{ident} is dead", tables.IF_HIT[0]["cite"]))
+        return list(removals(bases, f"{ident} is dead", IF_HIT[0]["cite"]))
     if result in ("wounded", "horse-killed"):
-        row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
+        row = IF_HIT[1] if result == "wounded" else IF_HIT[2]
         return [Change(ident, "hurt", result, row["result"], row["cite"])]
     return []
 
