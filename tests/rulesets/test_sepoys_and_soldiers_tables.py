@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import pytest
 
-from rules.answer import Roll
 from rules.rulesets.sepoys_and_soldiers import ruleset as t
 
 LEG = 8 * 25.4  # 8" a leg (line 74)
@@ -39,7 +38,7 @@ def test_volley_counts_hits_and_lost_bases() -> None:
     # 2 dice needing 5+ (1/3 each), 2 hits a success, on a unit of 2 bases carrying 1 hit:
     # 0 successes 4/9 (1 hit, no base), 1 success 4/9 (3 hits, a base), 2 successes 1/9
     # (5 hits, a base).
-    hits, lost, p_lost = t.volley(Roll.success_roll("to hit", 2, 6, 5), 2, 1, 2)
+    hits, lost, p_lost = t.volley(2, 5, 2, 1, 2)
     assert [(h["k"], Fraction(h["exact"])) for h in hits] == [
         (0, Fraction(4, 9)),
         (2, Fraction(4, 9)),
