@@ -30,7 +30,7 @@ DIAGONAL = LEG / math.sqrt(2)  # a leg turned 45 degrees: 8" cos 45 each way
 )
 def test_nerve_tests(kind: str, disordered: bool, tests: int, dice: int, p: Fraction) -> None:
     test = t.NERVE_TESTS[kind, disordered, tests]
-    assert (test.dice, test.p_pass) == (dice, p)
+    assert (test.roll.dice, test.p_pass) == (dice, p)
     assert test.roll.dice == dice and test.roll.need == 4
 
 

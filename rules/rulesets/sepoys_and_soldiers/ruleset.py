@@ -121,17 +121,15 @@ def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | 
 
 @dataclass(frozen=True, slots=True)
 class NerveTest:
-    """How a unit tests its nerve: the dice, how many times it must pass, and the odds."""
+    """How a unit tests its nerve: the roll, how many times it must pass, and the odds."""
 
-    dice: int
-    tests: int
-    reasons: tuple[Modifier, ...]
-    p_pass: Fraction
     roll: Roll
+    tests: int
+    p_pass: Fraction
 
     def describe(self, unit: str) -> str:
         twice = "" if self.tests == 1 else f", {self.tests} times"
-        return f"{unit} rolls {self.dice}d6, 4+ on any die passes{twice}: pass {self.p_pass}"
+        return f"{unit} rolls {self.roll.dice}d6, 4+ on any die passes{twice}: pass {self.p_pass}"
 
 
 def _nerve_test(kind: str, disordered: bool, tests: int) -> NerveTest:
@@ -150,7 +148,7 @@ def _nerve_test(kind: str, disordered: bool, tests: int) -> NerveTest:
     roll = Roll.success_roll("nerve", count, 6, NERVE_NEED, reasons, CITE["nerve_need"], note)
     # A test fails only when every die fails (1/2 each): passed `tests` times.
     p_pass = (1 - Fraction(1, 2) ** count) ** tests
-    return NerveTest(count, tests, tuple(reasons), p_pass, roll)
+    return NerveTest(roll, tests, p_pass)
 
 
 NERVE_TESTS = {
@@ -786,7 +784,7 @@ class SepoysAndSoldiers(Ruleset):
         by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
         risks = [commander_risk(u.id, _rating(u)) for u in by]
         data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
-        data |= dict(disordered=disordered, dice=test.dice, tests=test.tests)
+        data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
         data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
@@ -1219,15 +1217,11 @@ class SepoysAndSoldiers(Ruleset):
         charger, target, r = self._pair(scene, "charge", args)
         result = reported["result"]
         if result == "no-charge":
-            stand = SITUATIONS["attempting-to-charge"]
-            return (_acted(charger, f"failed its nerve: {stand['on_fail']}", stand["cite"]),)
+            return tuple(_nerve_failed(charger, SITUATIONS["attempting-to-charge"]))
         if result == "target-routs":
-            situation = SITUATIONS[r.data["steps"][1]["situation"]]
+            routs = _nerve_failed(target, SITUATIONS[r.data["steps"][1]["situation"]])
             why = "charged: it continues to the extent of its charge move"
-            return (
-                *_routs(target, f"failed its nerve: {situation['on_fail']}", situation["cite"]),
-                _acted(charger, why, CITE["charge_continues"]),
-            )
+            return (*routs, _acted(charger, why, CITE["charge_continues"]))
         why = "charged home: the units fight a charge combat"
         if r.data["counter_charge"]:
             cite = CITE["counter_charge"]
