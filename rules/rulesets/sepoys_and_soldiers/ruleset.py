@@ -437,11 +437,9 @@ def _order_refusals(commander: Unit) -> Reasons:
     return out
 
 
-def _pursuit(unit: Unit) -> str:
-    """What the winner of a charge combat does (line 91)."""
-    if _arm(unit) == "cavalry" and unit.side.lower() == "british":
-        return "pursues for two moves (British cavalry)"
-    return "advances and occupies the enemy position"
+def _pursues(unit: Unit) -> bool:
+    """Whether the unit, winning a charge combat, must pursue: British cavalry (line 91)."""
+    return _arm(unit) == "cavalry" and unit.side.lower() == "british"
 
 
 # --------------------------------------------------------------------------------------------
@@ -901,7 +899,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(p_both_destroyed=p_both)
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
-        pa, pb = _pursuit(a), _pursuit(b)
+        pa, pb = (WORDS["pursues" if _pursues(u) else "advances"] for u in (a, b))
         data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
@@ -1269,7 +1267,7 @@ class SepoysAndSoldiers(Ruleset):
             if not dead and u.id != winner:
                 changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
                 continue
-            if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
+            if u.id == winner and _pursues(u):
                 why = "British cavalry must pursue"
                 changes.append(Change(u.id, "status", "pursuing", why, CITE["combat_pursue"]))
             if not _flag(u, "disordered"):
