@@ -619,11 +619,10 @@ class DiceCount(NamedTuple):
     die: str
 
     def as_json(self) -> dict[str, Any]:
-        said: dict[str, Any] = {"bases": self.bases, "leader_base": self.leader, "dice": self.dice}
-        said.update(
-            modifiers=[m.as_json() for m in self.modifiers], before_rounding=float(self.raw)
-        )
-        return {**said, "die": self.die, "never_less_than_one_applied": self.floor_applied}
+        said: dict[str, Any] = dict(bases=self.bases, leader_base=self.leader, die=self.die)
+        said |= dict(dice=self.dice, modifiers=[m.as_json() for m in self.modifiers])
+        said |= dict(before_rounding=float(self.raw))
+        return said | {"never_less_than_one_applied": self.floor_applied}
 
     def said(self) -> str:
         """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
