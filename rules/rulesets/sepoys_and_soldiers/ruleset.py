@@ -1095,9 +1095,8 @@ class SepoysAndSoldiers(Ruleset):
         roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
         dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
-        cite = CITE[
-            "artillery_each_base_rolls" if _arm(shooter) == "artillery" else "each_base_rolls"
-        ]
+        artillery = _arm(shooter) == "artillery"
+        cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
             Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
             _removed_report(target, len(target.bases), likely * per),
