@@ -108,13 +108,6 @@ INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
 ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
 
 
-def fire_need(row: dict[str, Any], band: str, target_kind: str | None) -> int | None:
-    """The score a die needs in a fire table's row at a band (None: N/A), against a target of
-    `target_kind` (infantry) or any (artillery)."""
-    need = row.get(band)
-    return need if need is None or target_kind is None else need[TYPES.index(target_kind)]
-
-
 # --------------------------------------------------------------------------------------------
 # Nerve (line 21; lines 42-44 when disordered)
 
@@ -164,16 +157,6 @@ tested once or twice (line 28)."""
 
 # --------------------------------------------------------------------------------------------
 # Fire: every base rolls 1d6 (lines 58, 65); every third hit takes a base (line 3)
-
-
-def to_hit_roll(bases: int, disordered: bool, need: int, band: FireBand, cite: Cite) -> Roll:
-    """The to-hit roll of a unit of `bases` bases (half of them, rounded up, when disordered:
-    line 42) needing `need`+ at `band` range, from the row `cite`."""
-    dice = math.ceil(bases / 2) if disordered else bases
-    half = "disordered: counts only half its bases (rounded up)"
-    mods = (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
-    note = f"each base rolls 1d6; each success {band.hits} hit" + "s" * (band.hits > 1)
-    return Roll.success_roll("to hit", dice, 6, need, mods, cite, note)
 
 
 Chances = list[dict[str, Any]]
@@ -600,7 +583,10 @@ class SepoysAndSoldiers(Ruleset):
         kind, target_kind = (None, None) if guns else (_order(shooter), _order(target))
         banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
         band = next((b for b, t in banded if t.within), None)
-        need = None if band is None else fire_need(row, band.label, target_kind)
+        # The score a die needs in the row at the band (None: N/A), against a target of the
+        # order it acts on (infantry's row) or any (a gun's).
+        need = None if band is None else row.get(band.label)
+        need = need if need is None or target_kind is None else need[TYPES.index(target_kind)]
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
@@ -636,8 +622,16 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
-            disordered, carried = _flag(shooter, "disordered"), _hits(target)
-            fire = to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
+            # Each base rolls 1d6, a disordered unit only half its bases, rounded up (line 42).
+            disordered, bases = _flag(shooter, "disordered"), len(shooter.bases)
+            dice = math.ceil(bases / 2) if disordered else bases
+            half = "disordered: counts only half its bases (rounded up)"
+            mods = (
+                (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
+            )
+            note = f"each base rolls 1d6; each success {plural(band.hits, 'hit')}"
+            fire = Roll.success_roll("to hit", dice, 6, need, mods, row["cite"], note)
+            carried = _hits(target)
             hits, lost, p_lost = volley(fire.dice, need, band.hits, carried, len(target.bases))
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
             data |= {"rolls": [fire.as_json()], "hits_per_success": band.hits, "hits": hits}
@@ -1195,9 +1189,14 @@ class SepoysAndSoldiers(Ruleset):
             changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
-        for risk in res.data["commander_risk"]:
-            name = risk["commander"]
-            changes += _commander_hit(scene, name, reported[f"risk_{name}"])
+        for name in (risk["commander"] for risk in res.data["commander_risk"]):
+            hit = reported[f"risk_{name}"]  # what his risk roll did to him (lines 11-15)
+            if hit == "dead":
+                bases = [b.id for b in scene.unit_of(name).bases]
+                changes += removals(bases, f"{name} is dead", IF_HIT[0]["cite"])
+            elif hit in ("wounded", "horse-killed"):
+                row = IF_HIT[1] if hit == "wounded" else IF_HIT[2]
+                changes.append(Change(name, "hurt", hit, row["result"], row["cite"]))
         return tuple(changes)
 
     def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -1386,17 +1385,6 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
             return []  # already routing, which is worse
         return [Change(unit.id, "status", "falling-back", why, situation["cite"])]
     return _routs(unit, why, situation["cite"])
-
-
-def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
-    """What a commander's risk roll did to him (lines 11-15)."""
-    if result == "dead":
-        bases = [b.id for b in scene.unit_of(ident).bases]
-        return list(removals(bases, f"{ident} is dead", IF_HIT[0]["cite"]))
-    if result in ("wounded", "horse-killed"):
-        row = IF_HIT[1] if result == "wounded" else IF_HIT[2]
-        return [Change(ident, "hurt", result, row["result"], row["cite"])]
-    return []
 
 
 def _through(res: Resolution) -> list[str]:
