@@ -187,9 +187,12 @@ class AgeOfNapoleon(Ruleset):
         on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)
         p_on = on_target.p_success or Fraction(0)
         p_drift = 1 - p_on
-        # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
-        table, size = table_of(scene), _box_size(scene)
-        landings = drift_landings(tuple(data["target_box"]), table.grid_extent(size))
+        # The 48 drifts (1d8 directions x 1d6 boxes, line 21) are as likely: where each lands
+        # (None: off the table), and the units in the boxes hit.
+        table, size, (x, y) = table_of(scene), _box_size(scene), data["target_box"]
+        boxes, extent = DATA["rolls"]["drift_distance"]["sides"], table.grid_extent(size)
+        ends = ((x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1))
+        landings = [box if on_table(box, extent) else None for box in ends]
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -631,16 +634,9 @@ class DiceCount(NamedTuple):
 
 
 def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount:
-    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
-    mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
-    raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
-    dice = max(math.ceil(raw), 0)
-    lifted = not melee and dice == 0 and not unit.get("broken")
-    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
-
-
-def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
-    """The QRC's modifiers the scene gives the unit, but those given for another target."""
+    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire.
+    The modifiers are those the scene gives the unit, but those given for another target."""
+    key = "melee_modifiers" if melee else "fire_modifiers"
     given = unit.get(key)
     form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
     if given is not None and not isinstance(given, list):
@@ -657,7 +653,11 @@ def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
             raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {reason!r}")
         if item.get("target") in (None, target.id, *(b.id for b in target.bases)):
             out.append(Modifier(value, f"{reason} (QRC, given in the scene)"))
-    return tuple(out)
+    raw = len(unit.bases) + sum((Fraction(m.value) for m in out), Fraction(0))
+    dice = max(math.ceil(raw), 0)
+    lifted = not melee and dice == 0 and not unit.get("broken")
+    mods = tuple(out)
+    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
 
 
 # What the answers share
@@ -829,14 +829,6 @@ STEPS = {kind: tuple(STEP[name] for name in names) for kind, names in DATA["step
 
 def on_table(box: Box, extent: tuple[int, int]) -> bool:
     return 0 <= box[0] < extent[0] and 0 <= box[1] < extent[1]
-
-
-def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
-    """Where each of the 48 drifts (1d8 directions x 1d6 boxes, line 21) lands (None: off)."""
-    boxes = DATA["rolls"]["drift_distance"]["sides"]
-    x, y = start
-    landings = [(x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1)]
-    return [box if on_table(box, extent) else None for box in landings]
 
 
 def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:
