@@ -268,9 +268,7 @@ _RED, _WHITE = 'rolled after each 8" leg; 1-4 flies on', ROCKETS["white_die"]
 ROCKET_RED_DIE = Roll.success_roll(
     "explodes (red die)", 1, 6, ROCKETS["explodes_on"], (), CITE["rocket_explodes"], _RED
 )
-ROCKET_WHITE_DIE = Roll(
-    "flight path (white die)", 1, 6, None, cite=CITE["rocket_path"], note=_WHITE
-)
+ROCKET_WHITE_DIE = Roll("flight path (white die)", 1, 6, None, (), (), CITE["rocket_path"], _WHITE)
 
 
 BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
@@ -673,12 +671,11 @@ class SepoysAndSoldiers(Ruleset):
         for bid in sorted(close):
             spared.setdefault(bid, whole)
         hits: list[dict[str, Any]] = []
-        for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
-            if left < whole or bid in close:
-                unit = table.unit_of(table.bases[table.index[bid]].unit_id)
-                lost = exact(whole - left, whole)
-                hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
-                hits.append(hit | {"too_close_to_call": bid in close})
+        # Every base a burst may fall on (a weight is never 0) or near: likeliest lost first.
+        for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):
+            unit = table.unit_of(table.bases[table.index[bid]].unit_id)
+            hit = dict(base=bid, unit=unit.id, side=unit.side, too_close_to_call=bid in close)
+            hits.append(hit | {"p_lost": exact(whole - left, whole)})
         near, unc = _gap(table, shooter, target)
         reach = Threshold(near.distance, ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
