@@ -1029,8 +1029,8 @@ class SepoysAndSoldiers(Ruleset):
         return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        """The action's answer; a shot or charge the rules refuse, or a unit that may not move
-        at all, is left off the list."""
+        """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
+        fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in ARGUMENTS:  # shoot, charge, melee: two units
             data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
