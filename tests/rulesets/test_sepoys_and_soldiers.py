@@ -11,7 +11,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import fields, is_dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -21,7 +21,7 @@ import pytest
 
 from rules.engine import Cite, Resolution, get_ruleset
 from rules.errors import QuestionError, UmpireError
-from rules.rulesets.sepoys_and_soldiers import tables as sas
+from rules.rulesets.sepoys_and_soldiers import ruleset as sas
 from rules.scene import Scene
 from tests.builders import base, make_scene, rect, scene_doc, terrain
 
@@ -84,7 +84,7 @@ def _cites(value: Any, seen: set[int]) -> Iterator[Cite]:
     elif is_dataclass(value) and not isinstance(value, type):
         for f in fields(value):
             yield from _cites(getattr(value, f.name), seen)
-    elif isinstance(value, dict) or hasattr(value, "items"):
+    elif isinstance(value, Mapping):  # dicts and read-only views, not a typing alias
         for v in value.values():
             yield from _cites(v, seen)
     elif isinstance(value, tuple | list):

@@ -23,7 +23,7 @@ import pytest
 from rules import geometry as geo
 from rules.engine import get_ruleset, load_scene, read_scene
 from rules.errors import QuestionError
-from rules.rulesets.sepoys_and_soldiers import tables as sas
+from rules.rulesets.sepoys_and_soldiers import ruleset as sas
 from rules.scene import Scene
 from rules.state import Change, Kind, Outcome, Scope
 from tests.builders import base, rect, scene_doc, terrain

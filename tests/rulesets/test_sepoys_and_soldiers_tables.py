@@ -1,4 +1,4 @@
-"""The exact odds of Sepoys & Soldiers' dice (`sepoys_and_soldiers/tables.py`): nerve tests,
+"""The exact odds of Sepoys & Soldiers' dice (`sepoys_and_soldiers/ruleset.py`): nerve tests,
 volleys, charge combats and rocket bursts, each checked against arithmetic done by hand from
 the sheet."""
 
@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from rules.rulesets.sepoys_and_soldiers import tables as t
+from rules.rulesets.sepoys_and_soldiers import ruleset as t
 
 LEG = 8 * 25.4  # 8" a leg (line 74)
 DIAGONAL = LEG / math.sqrt(2)  # a leg turned 45 degrees: 8" cos 45 each way
@@ -30,7 +30,7 @@ DIAGONAL = LEG / math.sqrt(2)  # a leg turned 45 degrees: 8" cos 45 each way
 )
 def test_nerve_tests(kind: str, disordered: bool, tests: int, dice: int, p: Fraction) -> None:
     test = t.NERVE_TESTS[kind, disordered, tests]
-    assert (test.dice, test.p_pass) == (dice, p)
+    assert (test.roll.dice, test.p_pass) == (dice, p)
     assert test.roll.dice == dice and test.roll.need == 4
 
 

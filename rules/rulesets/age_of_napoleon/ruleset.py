@@ -116,7 +116,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
-            return Resolution.of("shoot", data, lines[:1])
+            return self.answer("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
@@ -126,7 +126,7 @@ class AgeOfNapoleon(Ruleset):
             lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
             lines += [leader] if leader else []
             lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
-        return Resolution.of("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+        return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
@@ -143,7 +143,7 @@ class AgeOfNapoleon(Ruleset):
         label, limit = (
             ("out-of-range", max(bands.values())) if band is None else (band, bands[band])
         )
-        data = _data(action, shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
+        data: dict[str, Any] = dict(shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
         data.update(bands=[{"label": x, "limit": limit} for x, limit in bands.items()])
@@ -187,9 +187,12 @@ class AgeOfNapoleon(Ruleset):
         on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)
         p_on = on_target.p_success or Fraction(0)
         p_drift = 1 - p_on
-        # The 48 drifts (1d8 directions, 1d6 boxes) are as likely: the units in the boxes hit.
-        table, size = table_of(scene), _box_size(scene)
-        landings = drift_landings(tuple(data["target_box"]), table.grid_extent(size))
+        # The 48 drifts (1d8 directions x 1d6 boxes, line 21) are as likely: where each lands
+        # (None: off the table), and the units in the boxes hit.
+        table, size, (x, y) = table_of(scene), _box_size(scene), data["target_box"]
+        boxes, extent = DATA["rolls"]["drift_distance"]["sides"], table.grid_extent(size)
+        ends = ((x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1))
+        landings = [box if on_table(box, extent) else None for box in ends]
         occupants = table.grid_occupants(size)
         struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
         share = p_drift / len(landings)
@@ -204,12 +207,12 @@ class AgeOfNapoleon(Ruleset):
         data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
         if brief:
-            return Resolution.of("rocket", data, lines[:1])
+            return self.answer("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
             lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
-        return Resolution.of("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+        return self.answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -222,8 +225,8 @@ class AgeOfNapoleon(Ruleset):
         state, fired, rule = gun.get("gun_state"), gun.get("fired"), DATA["overheat"][case]
         check = case.startswith("check")
         p = Fraction(min(turns, 6), 6) if check else Fraction(0)  # 1d6 <= the turns firing
-        data = _data("overheat", gun=a, consecutive_fire=turns, fired_this_turn=fired, check=check)
-        data.update(gun_state=state, overheated_before=state == "overheated", rolls=[])
+        data: dict[str, Any] = dict(gun=a, consecutive_fire=turns, check=check, rolls=[])
+        data.update(gun_state=state, overheated_before=state == "overheated", fired_this_turn=fired)
         data.update(p_overheat=_fraction_json(p), effect=rule["effect"])
         if "cite" in rule:
             data["effect_source"] = str(rule["cite"])
@@ -236,7 +239,7 @@ class AgeOfNapoleon(Ruleset):
         lines = [f"{gun.id} has fired {turns} consecutive turns{idle}{now}"]
         on = f"a roll of {turns} or less" if turns < 6 else "any roll"
         lines += [say(text, on=on, p=p, pf=float(p)) for text in rule["says"]]
-        return Resolution.of("overheat", data, lines)
+        return self.answer("overheat", data, lines)
 
     # Movement (lines 24-31)
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -261,8 +264,8 @@ class AgeOfNapoleon(Ruleset):
         lines = [f"{stands} facing {now} ({degrees:.0f} degrees){illegal}"]
         moved = unit.get("moved")
         lines += [f"{unit.id} has already moved this turn"] if moved else []
-        data = _data("move", unit=args[0], type=kind, moved_this_turn=moved, box=list(place.box))
-        data.update(facing=facing, nearest_box_side=length_json(scene, place.edge_margin))
+        data: dict[str, Any] = dict(unit=args[0], type=kind, moved_this_turn=moved, facing=facing)
+        data.update(box=list(place.box), nearest_box_side=length_json(scene, place.edge_margin))
         data.update(box_too_close_to_call=len(place.boxes) > 1)
         data["may_change_facing"] = {"value": None, "source": None}
         if kind == "infantry":
@@ -271,7 +274,7 @@ class AgeOfNapoleon(Ruleset):
         if kind not in DATA["moves"]:
             data["boxes"] = None
             lines.append(f"page 3 gives no move for {kind}: see the QRC")
-            return Resolution.of("move", data, lines)
+            return self.answer("move", data, lines)
         occupants, extent = table.grid_occupants(size), table.grid_extent(size)
         data["boxes"] = []
         for box, pattern, first in reachable(kind, place.box, extent):
@@ -290,7 +293,7 @@ class AgeOfNapoleon(Ruleset):
             held = f" (occupied by {', '.join(o['occupied_by'])})" if o["occupied_by"] else ""
             lines.append(f"  {o['box']}: {o['how']}{held}")
         lines += [] if place.boxes == {place.box} else [say("box_too_close")]
-        return Resolution.of("move", data, lines)
+        return self.answer("move", data, lines)
 
     # Melee (lines 32-37)
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -318,14 +321,14 @@ class AgeOfNapoleon(Ruleset):
         if any(s.get("leader_check", {}).get("target_has_leader") for s in sides.values()):
             rolls.append(_roll("leader"))
         gunners = [u for u in (ua, ub) if u.get("melee_die") is not None]
-        data = _data("melee", a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
+        data: dict[str, Any] = dict(a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
         data["rolls"] = [r.as_json() for r in rolls]
         data["reasons"] = [
             _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
             _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
             *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
         ]
-        return Resolution.of("melee", data, lines)
+        return self.answer("melee", data, lines)
 
     # Morale (lines 39-40)
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -346,10 +349,10 @@ class AgeOfNapoleon(Ruleset):
             s = "s" if forced > 1 else ""
             lines.append(say("rocket_checks", n=forced, s=s, said=said, kind=kind))
         lines.append(say("morale_on_qrc"))
-        data = _data("morale", unit=a, grade=grade, grades=list(grades), broken=broken)
+        data: dict[str, Any] = dict(unit=a, grade=grade, grades=list(grades), broken=broken)
         data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
         data.update(procedure="on the QRC (not on page 3)", rolls=[])
-        return Resolution.of("morale", data, lines)
+        return self.answer("morale", data, lines)
 
     # Suggest: the engine's, asking these questions of each phase
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
@@ -619,11 +622,10 @@ class DiceCount(NamedTuple):
     die: str
 
     def as_json(self) -> dict[str, Any]:
-        said: dict[str, Any] = {"bases": self.bases, "leader_base": self.leader, "dice": self.dice}
-        said.update(
-            modifiers=[m.as_json() for m in self.modifiers], before_rounding=float(self.raw)
-        )
-        return {**said, "die": self.die, "never_less_than_one_applied": self.floor_applied}
+        said: dict[str, Any] = dict(bases=self.bases, leader_base=self.leader, die=self.die)
+        said |= dict(dice=self.dice, modifiers=[m.as_json() for m in self.modifiers])
+        said |= dict(before_rounding=float(self.raw))
+        return said | {"never_less_than_one_applied": self.floor_applied}
 
     def said(self) -> str:
         """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
@@ -632,16 +634,9 @@ class DiceCount(NamedTuple):
 
 
 def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount:
-    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire."""
-    mods = _modifiers(unit, "melee_modifiers" if melee else "fire_modifiers", target)
-    raw = len(unit.bases) + sum((Fraction(m.value) for m in mods), Fraction(0))
-    dice = max(math.ceil(raw), 0)
-    lifted = not melee and dice == 0 and not unit.get("broken")
-    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
-
-
-def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
-    """The QRC's modifiers the scene gives the unit, but those given for another target."""
+    """A die a base, plus the QRC's modifiers, rounded up (4-6, 32-33); at least 1 to fire.
+    The modifiers are those the scene gives the unit, but those given for another target."""
+    key = "melee_modifiers" if melee else "fire_modifiers"
     given = unit.get(key)
     form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
     if given is not None and not isinstance(given, list):
@@ -658,7 +653,11 @@ def _modifiers(unit: Unit, key: str, target: Unit) -> tuple[Modifier, ...]:
             raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {reason!r}")
         if item.get("target") in (None, target.id, *(b.id for b in target.bases)):
             out.append(Modifier(value, f"{reason} (QRC, given in the scene)"))
-    return tuple(out)
+    raw = len(unit.bases) + sum((Fraction(m.value) for m in out), Fraction(0))
+    dice = max(math.ceil(raw), 0)
+    lifted = not melee and dice == 0 and not unit.get("broken")
+    mods = tuple(out)
+    return DiceCount(len(unit.bases), _leader(unit), mods, raw, 1 if lifted else dice, lifted, die)
 
 
 # What the answers share
@@ -742,11 +741,6 @@ def _reasons_due(**due: Any) -> list[dict[str, Any]]:
 
 def _fraction_json(p: Fraction) -> dict[str, Any]:
     return {"p": float(p), "exact": str(p)}
-
-
-def _data(action: str, **fields: Any) -> dict[str, Any]:
-    """An answer's data: the action, the ruleset and the fields given."""
-    return {"action": action, "ruleset": RULESET_ID, **fields}
 
 
 def _boxes(n: float) -> str:
@@ -835,14 +829,6 @@ STEPS = {kind: tuple(STEP[name] for name in names) for kind, names in DATA["step
 
 def on_table(box: Box, extent: tuple[int, int]) -> bool:
     return 0 <= box[0] < extent[0] and 0 <= box[1] < extent[1]
-
-
-def drift_landings(start: Box, extent: tuple[int, int]) -> list[Box | None]:
-    """Where each of the 48 drifts (1d8 directions x 1d6 boxes, line 21) lands (None: off)."""
-    boxes = DATA["rolls"]["drift_distance"]["sides"]
-    x, y = start
-    landings = [(x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1)]
-    return [box if on_table(box, extent) else None for box in landings]
 
 
 def reachable(kind: str, start: Box, extent: tuple[int, int]) -> list[tuple[Box, Any, Box]]:

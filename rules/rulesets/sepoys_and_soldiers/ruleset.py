@@ -1,16 +1,19 @@
-"""Sepoys & Soldiers - QRS: the mechanics, and at the end of the class what the players' dice
-change. The sheet's tables are `tables.py` (read from `sheet.toml`, with the texts the answers
-fill in), and how the garbled lines of the sheet are read is README.md. Pure: never imports cv2,
-flask, vision or webui.
+"""Sepoys & Soldiers - QRS: the sheet's tables (read from `sheet.toml`, every number with its
+line, with the texts the answers fill in), the exact odds of its dice (nerve tests, volleys,
+charge combats, rocket bursts), the mechanics, and at the end of the class what the players'
+dice change. How the garbled lines of the sheet are read is README.md. Lengths in millimetres
+(1" = 25.4 mm); probabilities are exact, shown as `{"value": float, "exact": "p/q"}`. Pure:
+never imports cv2, flask, vision or webui.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -18,7 +21,7 @@ from calibration.units import format_length
 
 from ... import engine
 from ... import geometry as geo
-from ...answer import Cite, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import chance_json as exact
 from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
@@ -26,11 +29,253 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Table, extent, frame_of, free_beside, table_of
-from ...scene import Base, Scene, Unit
-from ...state import Change, Kind, Report, Scope, likeliest, removals
-from . import tables
-from .tables import CITE, DATA, ID, INCH, SITUATIONS, WORDS, plural, refusal, say
+from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
+from ...scene import Base, Scene, TerrainKind, Unit
+from ...sheetdata import load_sheet_data
+from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
+
+# --------------------------------------------------------------------------------------------
+# The sheet's tables
+
+SHEET = "001_14e3e4b7ab0503f1.txt"
+ID = "sepoys-and-soldiers"
+INCH = 25.4
+"""mm in an inch: the sheet measures in inches."""
+
+DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+CITE: dict[str, Cite] = DATA["cite"]
+WORDS: dict[str, str] = DATA["words"]
+"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
+UNIT_FIELDS = tuple(
+    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
+    for f in DATA["fields"]
+)
+PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
+
+
+def say(name: str, **blanks: Any) -> str:
+    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
+    return WORDS[name].format(cite=CITE, **blanks)
+
+
+def refusal(key: str, **blanks: Any) -> QuestionError:
+    """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
+    return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+
+
+def plural(n: int, word: str, many: str = "s") -> str:
+    """`1 hit`, `2 hits`: a count and its word."""
+    return f"{n} {word}{many * (n != 1)}"
+
+
+_WORDS = {f.name: f.choices for f in UNIT_FIELDS}
+TYPES = _WORDS["type"]
+"""The orders (and troop types), best first: one quality less is one step along (line 43)."""
+ARMS, GUNS, RATINGS, HURT = _WORDS["arm"], _WORDS["weapon"], _WORDS["rating"], _WORDS["hurt"]
+STATUS_WORDS, ORDERS_THIS_TURN = _WORDS["status"], _WORDS["orders_this_turn"]
+STEADY, AS_ORDERED = STATUS_WORDS[0], ORDERS_THIS_TURN[0]
+
+HITS_PER_BASE: int = DATA["hits_per_base"]
+NERVE_NEED: int = DATA["nerve_need"]
+COMBAT_HITS: dict[str, int] = DATA["charge_combat_hits"]
+STOP_SHORT, FALL_BACK_GAP = DATA["stop_short"] * INCH, DATA["fall_back_gap"] * INCH
+EUROPEAN_GUNS_MOVE = DATA["european_guns_move"] * INCH
+SITUATIONS: dict[str, dict[str, Any]] = {s["key"]: {"tests": 1} | s for s in DATA["situations"]}
+"""The nerve table (lines 22-30): name, what failing does, how many tests, line."""
+COMMANDERS: dict[str, dict[str, Any]] = DATA["commanders"]
+IF_HIT: list[dict[str, Any]] = DATA["if_hit"]
+"""The if-hit rows: dead, wounded, horse killed, a mere scratch (faces from, to)."""
+ROUGH_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["rough"])
+OBSTACLE_KINDS = frozenset(TerrainKind(k) for k in DATA["terrain"]["obstacle"])
+
+
+@dataclass(frozen=True, slots=True)
+class FireBand:
+    """One range band of a fire table: how far it reaches (mm) and the hits of a success."""
+
+    label: str
+    inches: float
+    hits: int
+    range_cite: Cite
+    hits_cite: Cite
+
+    @property
+    def limit(self) -> float:
+        return self.inches * INCH
+
+
+INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
+ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
+
+
+# --------------------------------------------------------------------------------------------
+# Nerve (line 21; lines 42-44 when disordered)
+
+
+@dataclass(frozen=True, slots=True)
+class NerveTest:
+    """How a unit tests its nerve: the roll, how many times it must pass, and the odds."""
+
+    roll: Roll
+    tests: int
+    p_pass: Fraction
+
+    def describe(self, unit: str) -> str:
+        twice = "" if self.tests == 1 else f", {self.tests} times"
+        return f"{unit} rolls {self.roll.dice}d6, 4+ on any die passes{twice}: pass {self.p_pass}"
+
+
+def _nerve_test(kind: str, disordered: bool, tests: int) -> NerveTest:
+    nerve = DATA["nerve"]
+    reasons = [Modifier(nerve[kind]["dice"], kind, nerve[kind]["cite"])]
+    tests_as = kind
+    if disordered and kind != TYPES[-1]:
+        tests_as = TYPES[TYPES.index(kind) + 1]
+        fewer = nerve[tests_as]["dice"] - nerve[kind]["dice"]
+        reasons.append(Modifier(fewer, f"disordered: tests as {tests_as}", CITE["disorder_nerve"]))
+    elif disordered:
+        tests *= 2
+        reasons.append(Modifier(0, "disordered passive unit: rolls twice", CITE["passive_twice"]))
+    count = nerve[tests_as]["dice"]
+    note = "passes if any die shows 4+" + (f"; must pass {tests} times" if tests > 1 else "")
+    roll = Roll.success_roll("nerve", count, 6, NERVE_NEED, reasons, CITE["nerve_need"], note)
+    # A test fails only when every die fails (1/2 each): passed `tests` times.
+    p_pass = (1 - Fraction(1, 2) ** count) ** tests
+    return NerveTest(roll, tests, p_pass)
+
+
+NERVE_TESTS = {
+    (kind, disordered, tests): _nerve_test(kind, disordered, tests)
+    for kind in TYPES
+    for disordered in (False, True)
+    for tests in (1, 2)
+}
+"""The nerve table worked out for every case: a unit acting on each order, disordered or not
+(one quality less, line 43; a disordered passive unit, which cannot drop lower, rolls twice),
+tested once or twice (line 28)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Fire: every base rolls 1d6 (lines 58, 65); every third hit takes a base (line 3)
+
+
+Chances = list[dict[str, Any]]
+
+
+def volley(
+    dice: int, need: int, hits_per: int, carried: int, bases: int
+) -> tuple[Chances, Chances, Fraction]:
+    """The odds of `dice` d6 needing `need`+, each success `hits_per` hits, on a unit of `bases`
+    bases carrying `carried` hits (every third hit removes a base, at most all of them), for
+    JSON: of each number of hits and of each number of bases lost; and of losing one or more.
+    Counted in whole numbers of the 6^dice ways the dice fall: `suggest` asks it of every shot,
+    and the roll's own distribution, in fractions, cost it some 4 ms on 120 bases."""
+    scoring, whole = 7 - need, 6**dice
+    ways = [math.comb(dice, k) * scoring**k * (6 - scoring) ** (dice - k) for k in range(dice + 1)]
+    lost = [0] * (bases + 1)
+    for k, n in enumerate(ways):
+        lost[min((carried + k * hits_per) // HITS_PER_BASE, bases)] += n
+    hits = [{"k": k * hits_per, **exact(n, whole)} for k, n in enumerate(ways) if n]
+    return hits, chances(lost, whole), Fraction(whole - lost[0], whole)
+
+
+# --------------------------------------------------------------------------------------------
+# Commanders (lines 11-15) and charge combat (lines 88-91)
+
+
+def commander_risk(commander: str, rating: str) -> dict[str, Any]:
+    """The commander's lose-a-base/nerve roll (lines 11-15) and the if-hit table."""
+    row = COMMANDERS[rating]
+    hit_up_to, if_hit = row["hit_up_to"], []
+    for r in IF_HIT:
+        (low, high), source = r["faces"], str(r["cite"])
+        faces, p = f"{low}-{high}" if high > low else str(low), exact(high - low + 1, 6)
+        overall = exact(hit_up_to * (high - low + 1), 36)
+        if_hit.append(dict(faces=faces, result=r["result"], p=p, p_overall=overall, source=source))
+    hit_on = f"1-{hit_up_to}" if hit_up_to > 1 else "1"
+    risk = {"commander": commander, "rating": rating, "hit_on": hit_on}
+    return risk | {"p_hit": exact(hit_up_to, 6), "source": str(row["cite"]), "if_hit": if_hit}
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """The exact outcome of a charge combat between two units (lines 88-91), in whole numbers
+    of 1 / `whole`: who wins, both destroyed, and the bases each side loses (0, 1, ...)."""
+
+    a_wins: int
+    b_wins: int
+    both_destroyed: int
+    a_bases_lost: list[int]
+    b_bases_lost: list[int]
+    whole: int
+    p_drawn_round: Fraction
+
+
+def charge_combat(pa: Fraction, pb: Fraction, na: int, nb: int, ha: int, hb: int) -> Combat:
+    """Rounds of simultaneous nerve tests (passed with `pa`, `pb`) of units of `na`, `nb`
+    bases carrying `ha`, `hb` hits, until one side alone passes. A drawn round costs each side
+    1 hit; the decisive round costs the winner 1 and the loser 2. A unit whose every base is
+    gone in a drawn round is destroyed and loses.
+
+    Counted exactly in whole numbers: with a round's chances over one denominator q (only a
+    passes A/q, only b B/q, a draw D/q), r drawn rounds then a decisive one come with
+    D^r A / q^(r+1), a whole number of 1 / q^(n+1) when n drawn rounds can be fought."""
+    win, lose, per_draw = COMBAT_HITS["win"], COMBAT_HITS["lose"], COMBAT_HITS["draw"]
+    q = pa.denominator * pb.denominator
+    a = pa.numerator * (pb.denominator - pb.numerator)  # a alone passes
+    b = pb.numerator * (pa.denominator - pa.numerator)  # b alone passes
+    draw, rounds = q - a - b, 0  # rounds: drawn rounds fought before a side has no base left
+    most_a, most_b = HITS_PER_BASE * na, HITS_PER_BASE * nb
+    while ha + rounds * per_draw < most_a and hb + rounds * per_draw < most_b:
+        rounds += 1
+    wins_a = wins_b = both = 0
+    lost_a, lost_b = [0] * (na + 1), [0] * (nb + 1)
+
+    def settle(chance: int, hits_a: int, hits_b: int) -> None:
+        lost_a[min(hits_a // HITS_PER_BASE, na)] += chance
+        lost_b[min(hits_b // HITS_PER_BASE, nb)] += chance
+
+    reach = q**rounds  # r drawn rounds, then this one: D^r q^(rounds - r)
+    for r in range(rounds):
+        k = r * per_draw
+        wins_a, wins_b = wins_a + reach * a, wins_b + reach * b
+        settle(reach * a, ha + k + win, hb + k + lose)
+        settle(reach * b, ha + k + lose, hb + k + win)
+        reach = reach // q * draw
+    last, k = reach * q, rounds * per_draw  # every round drawn: a side is gone
+    dead_a, dead_b = ha + k >= most_a, hb + k >= most_b
+    if dead_a and dead_b:
+        both += last
+    elif dead_a:
+        wins_b += last
+    else:
+        wins_a += last
+    settle(last, ha + k, hb + k)
+    return Combat(wins_a, wins_b, both, lost_a, lost_b, q ** (rounds + 1), Fraction(draw, q))
+
+
+# --------------------------------------------------------------------------------------------
+# Rockets (lines 72-75)
+
+ROCKETS = DATA["rockets"]
+ROCKET_LEG, ROCKET_LEGS = ROCKETS["leg"] * INCH, ROCKETS["legs"]
+ROCKET_REACH = ROCKET_LEG * ROCKET_LEGS
+"""The farthest a rocket bursts from where it leaves its base."""
+_EXPLODES = Fraction(7 - ROCKETS["explodes_on"], 6)
+ROCKET_BURN_OUT = (1 - _EXPLODES) ** ROCKET_LEGS
+"""A rocket flies all its legs unexploded: the red die fails after each."""
+_RED, _WHITE = 'rolled after each 8" leg; 1-4 flies on', ROCKETS["white_die"]
+ROCKET_RED_DIE = Roll.success_roll(
+    "explodes (red die)", 1, 6, ROCKETS["explodes_on"], (), CITE["rocket_explodes"], _RED
+)
+ROCKET_WHITE_DIE = Roll("flight path (white die)", 1, 6, None, (), (), CITE["rocket_path"], _WHITE)
+
+
+BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
+"""Where a rocket may burst (the white die turns it, it flies a leg, the red die explodes it),
+laid from the middle of its base's front toward the base it is aimed at (`Table.laid`); a
+burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
+
 
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
@@ -39,6 +284,8 @@ ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "m
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Reasons = list[tuple[str, Cite | None]]
+Answered = tuple[dict[str, Any], Callable[[], list[str]]]
+"""An action's data, and its readable lines when asked (`suggest` lists the data alone)."""
 Situation = dict[str, Any]
 """A row of the nerve table (lines 22-30): `key`, `name`, `on_fail`, `tests`, `cite`."""
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
@@ -59,6 +306,11 @@ def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[
     return [f"{indent}{r} [{c}]" if c else indent + r for r, c in reasons if r]
 
 
+def _cited(roll: Roll) -> Reasons:
+    """The modifiers of a roll that quote a line of the sheet, as reasons."""
+    return [(m.reason, m.cite) for m in roll.modifiers if m.cite]
+
+
 # --------------------------------------------------------------------------------------------
 # What the rules read of a unit
 
@@ -68,9 +320,9 @@ def is_commander(unit: Unit) -> bool:
     return "commander" in [b.role for b in unit.bases]
 
 
-_arm = partial(check_attr, key="arm", accepted_values=tables.ARMS, ruleset=ID)
-_guns = partial(check_attr, key="weapon", accepted_values=tables.GUNS, ruleset=ID)
-_rating = partial(check_attr, key="rating", accepted_values=tables.RATINGS, ruleset=ID)
+_arm = partial(check_attr, key="arm", accepted_values=ARMS, ruleset=ID)
+_guns = partial(check_attr, key="weapon", accepted_values=GUNS, ruleset=ID)
+_rating = partial(check_attr, key="rating", accepted_values=RATINGS, ruleset=ID)
 """A unit's arm, an artillery unit's guns, a commander's rating, in the sheet's words."""
 
 
@@ -78,16 +330,16 @@ def _order(unit: Unit) -> str:
     """The order the unit acts on this turn: the one it keeps while new orders wait for next
     turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
-    if unit.get("orders_this_turn") not in (None, tables.AS_ORDERED):
-        return check_attr(unit, "orders_this_turn", tables.ORDERS_THIS_TURN, ruleset=ID)
+    if unit.get("orders_this_turn") not in (None, AS_ORDERED):
+        return check_attr(unit, "orders_this_turn", ORDERS_THIS_TURN, ruleset=ID)
     key = "type" if unit.get("orders") is None else "orders"
-    return check_attr(unit, key, tables.TYPES, ruleset=ID)
+    return check_attr(unit, key, TYPES, ruleset=ID)
 
 
 def _status(unit: Unit) -> str | None:
     """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
-    status = check_attr(unit, "status", tables.STATUS_WORDS, ruleset=ID)
-    return None if status == tables.STEADY else status
+    status = check_attr(unit, "status", STATUS_WORDS, ruleset=ID)
+    return None if status == STEADY else status
 
 
 _flag = partial(engine.check_flag, ruleset=ID)
@@ -98,14 +350,22 @@ _count = partial(engine.check_count, ruleset=ID)
 def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
     hits = _count(unit, "hits")
-    if hits >= tables.HITS_PER_BASE:
+    if hits >= HITS_PER_BASE:
         raise refusal("hits-carried", unit=unit.id, hits=hits)
     return hits
 
 
-def _nerve_of(unit: Unit, tests: int = 1) -> tables.NerveTest:
+def _nerve_of(unit: Unit, tests: int = 1) -> NerveTest:
     """How the unit tests its nerve (line 21): by the order it acts on, and its disorder."""
-    return tables.NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+    return NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+
+
+def _fire_row(unit: Unit) -> tuple[tuple[FireBand, ...], dict[str, Any], str | None]:
+    """The range bands of a unit's fire table, its row, and its guns: an artillery unit's
+    (lines 59-62), else infantry's, the row of the order it acts on (lines 66-70)."""
+    if _arm(unit) == "artillery":
+        return ARTILLERY_BANDS, DATA["artillery_fire"][_guns(unit)], _guns(unit)
+    return INFANTRY_BANDS, DATA["infantry_fire"][_order(unit)], None
 
 
 def _fighting(action: str, *units: Unit) -> None:
@@ -148,21 +408,19 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
 def _order_refusals(commander: Unit) -> Reasons:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
-    row, given = tables.COMMANDERS[_rating(commander)], _count(commander, "orders_given")
+    row, given = COMMANDERS[_rating(commander)], _count(commander, "orders_given")
     out: Reasons = []
     if given >= row["orders"]:
         changes = plural(row["orders"], "order change")
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
-    if check_attr(commander, "hurt", tables.HURT, ruleset=ID) == "horse-killed":
-        out.append(("his horse was killed: no action this turn / next", tables.IF_HIT[2]["cite"]))
+    if check_attr(commander, "hurt", HURT, ruleset=ID) == "horse-killed":
+        out.append(("his horse was killed: no action this turn / next", IF_HIT[2]["cite"]))
     return out
 
 
-def _pursuit(unit: Unit) -> str:
-    """What the winner of a charge combat does (line 91)."""
-    if _arm(unit) == "cavalry" and unit.side.lower() == "british":
-        return "pursues for two moves (British cavalry)"
-    return "advances and occupies the enemy position"
+def _pursues(unit: Unit) -> bool:
+    """Whether the unit, winning a charge combat, must pursue: British cavalry (line 91)."""
+    return _arm(unit) == "cavalry" and unit.side.lower() == "british"
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,14 +449,14 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
     names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
-    going = "rough" if kinds & tables.ROUGH_KINDS else "open"
-    going = "obstacle" if kinds & tables.OBSTACLE_KINDS else going
+    going = "rough" if kinds & ROUGH_KINDS else "open"
+    going = "obstacle" if kinds & OBSTACLE_KINDS else going
     if arm == "artillery":
         static = _guns(unit) == "indian"
         moves = not static and going == "open"
         text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
         why = (WORDS[text], CITE["indian_static" if static else "european_guns"])
-        return Allowance(tables.EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
+        return Allowance(EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
     whole_turn = going == "obstacle" and row["obstacle_whole_turn"]
@@ -224,7 +482,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near, unc = _gap(table, unit, friend)
-        apart = Threshold(near.distance, tables.FALL_BACK_GAP, unc)
+        apart = Threshold(near.distance, FALL_BACK_GAP, unc)
         others = [
             extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
@@ -251,12 +509,12 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
 class SepoysAndSoldiers(Ruleset):
     id = ID
     title = "Sepoys & Soldiers - QRS"
-    sheet = tables.SHEET
+    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in tables.PHASE_STEPS)
-    phase_steps = tables.PHASE_STEPS
+    phases = tuple(p.name for p in PHASE_STEPS)
+    phase_steps = PHASE_STEPS
     sides_rule = WORDS["sides_rule"]
-    unit_fields = tables.UNIT_FIELDS
+    unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
     def with_defaults(self, scene: Scene) -> Scene:
@@ -264,7 +522,7 @@ class SepoysAndSoldiers(Ruleset):
         order of its troop type (lines 5-7), noted as assumed like the others."""
         units = []
         for unit in super().with_defaults(scene).units:
-            if unit.get("orders") is None and unit.get("type") in tables.TYPES:
+            if unit.get("orders") is None and unit.get("type") in TYPES:
                 attrs = MappingProxyType({**unit.attrs, "orders": unit.get("type")})
                 unit = replace(unit, attrs=attrs, defaulted=unit.defaulted | {"orders"})
             units.append(unit)
@@ -275,11 +533,11 @@ class SepoysAndSoldiers(Ruleset):
         N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
         arm = _arm(unit)
         if arm == "foot":
-            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in tables.INFANTRY_BANDS)
+            return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in INFANTRY_BANDS)
         if arm != "artillery":
             return ()
         row = DATA["artillery_fire"][_guns(unit)]
-        bands = [b for b in tables.ARTILLERY_BANDS if b.label in row]
+        bands = [b for b in ARTILLERY_BANDS if b.label in row]
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
@@ -291,19 +549,16 @@ class SepoysAndSoldiers(Ruleset):
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        resolution = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
-        assert resolution is not None  # asked without only_allowed: a refusal is answered
-        return resolution
+        data, lines = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
+        return self.answer(action, data, lines())
 
-    def _of_two(
-        self, action: str, scene: Scene, args: Args, only_allowed: bool = False
-    ) -> Resolution | None:
-        """The answer of an action of two units; None for one the rules refuse when
-        `only_allowed` (what `suggest` lists)."""
+    def _of_two(self, action: str, scene: Scene, args: Args) -> Answered:
+        """The data of an action of two units, and its readable lines when asked (`suggest`
+        lists the data alone)."""
         table = table_of(scene)
         a, b = (table.unit_of(u) for u in args)
-        answer = {"shoot": self._shoot, "charge": self._charge, "melee": self._melee}[action]
-        return answer(table, a, b, only_allowed=only_allowed)
+        answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
+        return answer(table, a, b)
 
     def outcomes(self) -> Mapping[str, OutcomeRule]:
         """What the players' dice change: each action's form and what it leads to (at the end
@@ -313,34 +568,27 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
 
-    def _shoot(
-        self, table: Table, shooter: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """`shoot`; None for a shot the rules refuse when `only_allowed` (what `suggest`
-        lists, by its data: then without the readable lines). Range is the distance between
-        the nearest bases, and some firing base must see some base of the target within the
-        longest range."""
+    def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Answered:
+        """`shoot`: range is the distance between the nearest bases, and some firing base must
+        see some base of the target within the longest range."""
         scene = table.scene
         _fighting("shoot", shooter, target)
         arm = _arm(shooter)
         if arm == "rockets":
             return self._rockets(table, shooter, target)
         near, unc = _gap(table, shooter, target)
-        guns = _guns(shooter) if arm == "artillery" else None
-        kind = None if guns else _order(shooter)
-        bands = tables.ARTILLERY_BANDS if guns else tables.INFANTRY_BANDS
-        row = DATA["artillery_fire"][guns] if guns else DATA["infantry_fire"][kind]
-        target_kind = None if guns else _order(target)
+        bands, row, guns = _fire_row(shooter)
+        kind, target_kind = (None, None) if guns else (_order(shooter), _order(target))
         banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
         band = next((b for b, t in banded if t.within), None)
-        need = None if band is None else tables.fire_need(row, band.label, target_kind)
-        moved = guns in ("european-light", "european-heavy") and _flag(shooter, "moved")
-        acted = _flag(shooter, "acted")
-        allowed = need is not None and arm != "cavalry" and not moved and not acted
-        limit, policy = bands[-1].limit + unc, self.sight_policy
+        # The score a die needs in the row at the band (None: N/A), against a target of the
+        # order it acts on (infantry's row) or any (a gun's).
+        need = None if band is None else row.get(band.label)
+        need = need if need is None or target_kind is None else need[TYPES.index(target_kind)]
+        moved = guns not in (None, "indian") and _flag(shooter, "moved")
+        acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
         seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
-        if only_allowed and not (allowed and seen):
-            return None
+        allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
             longest = format_length(limit - unc, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
@@ -359,60 +607,60 @@ class SepoysAndSoldiers(Ruleset):
             pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
             sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
             if not seen:
-                allowed = False
                 reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
         if acted:
             reasons.append((ACTED, CITE["one_action"]))
         close = any(t.too_close_to_call for _, t in banded)
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
-        data |= {"target": target.id, "between": {"a": near.a.id, "b": near.b.id}}
-        data |= {"distance": length(scene, near.distance), "too_close_to_call": close}
+        data: dict[str, Any] = dict(shooter=shooter.id, target=target.id, too_close_to_call=close)
+        data |= {"between": {"a": near.a.id, "b": near.b.id}}
+        data["distance"] = length(scene, near.distance)
         data["band"] = "out-of-range" if band is None else band.label
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
-        data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
+        data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
-        data["rolls"] = []
-        fire, loss = None, SITUATIONS["loss-of-a-base"]
+        data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
-            disordered, carried = _flag(shooter, "disordered"), _hits(target)
-            roll = tables.to_hit_roll(len(shooter.bases), disordered, need, band, row["cite"])
-            hits, lost, p_lost = tables.volley(
-                roll.dice, need, band.hits, carried, len(target.bases)
+            # Each base rolls 1d6, a disordered unit only half its bases, rounded up (line 42).
+            disordered, bases = _flag(shooter, "disordered"), len(shooter.bases)
+            dice = math.ceil(bases / 2) if disordered else bases
+            half = "disordered: counts only half its bases (rounded up)"
+            mods = (
+                (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
             )
+            note = f"each base rolls 1d6; each success {plural(band.hits, 'hit')}"
+            fire = Roll.success_roll("to hit", dice, 6, need, mods, row["cite"], note)
+            carried = _hits(target)
+            hits, lost, p_lost = volley(fire.dice, need, band.hits, carried, len(target.bases))
             then = {"situation": loss["key"], "p": prob(p_lost), "on_fail": loss["on_fail"]}
-            data |= {"rolls": [roll.as_json()], "hits_per_success": band.hits, "hits": hits}
+            data |= {"rolls": [fire.as_json()], "hits_per_success": band.hits, "hits": hits}
             data |= {"hits_source": str(band.hits_cite), "target_hits_carried": carried}
             data |= {"bases_lost": lost, "p_base_lost": prob(p_lost)}
             data["then"] = then | {"source": str(loss["cite"])}
-            fire = (roll, p_lost, carried)
-        if only_allowed:  # `suggest` lists the data; it shows none of these lines
-            return Resolution("shoot", MappingProxyType(data), ())
-        fmt, at = partial(format_length, unit=scene.unit), f"{band.label} range" if band else ""
-        head = dict(shooter=shooter.id, target=target.id, distance=fmt(near.distance))
-        lines = [say("shoot", unc=fmt(unc), band=at or "out of range", **head)]
-        lines = [lines[0] + WORDS["close_band"] * close, *_said(reasons)]
-        if fire is not None and band is not None:
-            roll, p, carried = fire
-            dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
-            lines.append(f"{roll.describe()} [{dice_cite}]")
-            lines += _said([(m.reason, m.cite) for m in roll.modifiers if m.cite], "  ")
-            said = dict(hits=plural(band.hits, "hit"), source=band.hits_cite, target=target.id)
-            lines += say("hits", n=carried, p=p, f=float(p), loss=loss["cite"], **said).split("\n")
-        lines.append("the sheet has no cover rule")
-        return Resolution("shoot", MappingProxyType(data), tuple(lines))
 
-    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
+        def lines() -> list[str]:
+            fmt, at = partial(format_length, unit=scene.unit), band and f"{band.label} range"
+            said = dict(distance=fmt(near.distance), unc=fmt(unc), band=at or "out of range")
+            out = [say("shoot", d=data, **said) + WORDS["close_band"] * close, *_said(reasons)]
+            if fire is not None and band is not None:
+                dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
+                out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
+                out += say("hits", d=data, hits=plural(band.hits, "hit")).split("\n")
+            return [*out, "the sheet has no cover rule"]
+
+        return data, lines
+
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Answered:
         """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
         are independent: a base is spared only if every rocket spares it, counted exactly in
-        whole numbers of 1 / tables.BURST_DENOMINATOR ** rockets. (`suggest` lists only the
+        whole numbers of 1 / BURST_DENOMINATOR ** rockets. (`suggest` lists only the
         rockets of a unit that has not acted and that may burst on the target: `_shots`.)"""
         acted = _flag(shooter, "acted")
-        each = tables.BURST_DENOMINATOR  # a burst's chance is its weight / each
+        each = BURST_DENOMINATOR  # a burst's chance is its weight / each
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
         target_spared, close, rockets = whole, set[str](), []
         aims = self._aims(table, shooter, target)  # where each may burst: BURSTS laid toward it
-        for (launcher, aim), laid in zip(aims, table.laid_many(tables.BURSTS, aims), strict=True):
+        for (launcher, aim), laid in zip(aims, table.laid_many(BURSTS, aims), strict=True):
             on_target = sum(w for b, w in laid.on if b.unit_id == target.id)
             for b, w in ((b, w) for b, w in laid.on if b.unit_id != shooter.id):
                 spared[b.id] = spared.get(b.id, whole) // each * (each - w)
@@ -423,34 +671,36 @@ class SepoysAndSoldiers(Ruleset):
         for bid in sorted(close):
             spared.setdefault(bid, whole)
         hits: list[dict[str, Any]] = []
-        for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):  # likeliest lost first
-            if left < whole or bid in close:
-                unit = table.unit_of(table.bases[table.index[bid]].unit_id)
-                lost = exact(whole - left, whole)
-                hit = {"base": bid, "unit": unit.id, "side": unit.side, "p_lost": lost}
-                hits.append(hit | {"too_close_to_call": bid in close})
+        # Every base a burst may fall on (a weight is never 0) or near: likeliest lost first.
+        for bid, left in sorted(spared.items(), key=lambda kv: kv[1]):
+            unit = table.unit_of(table.bases[table.index[bid]].unit_id)
+            hit = dict(base=bid, unit=unit.id, side=unit.side, too_close_to_call=bid in close)
+            hits.append(hit | {"p_lost": exact(whole - left, whole)})
         near, unc = _gap(table, shooter, target)
-        reach = Threshold(near.distance, tables.ROCKET_REACH, unc)
+        reach = Threshold(near.distance, ROCKET_REACH, unc)
         p_hit = Fraction(whole - target_spared, whole)
-        data: dict[str, Any] = {"action": "shoot", "ruleset": self.id, "shooter": shooter.id}
-        data |= {"target": target.id, "distance": length(scene, near.distance)}
-        data |= {"reach": threshold(scene, reach), "allowed": True, "rockets": rockets}
-        data["band"] = "rocket" if _touching(reach) else "out-of-range"
-        data["rolls"] = [tables.ROCKET_RED_DIE.as_json(), tables.ROCKET_WHITE_DIE.as_json()]
-        data |= {"p_burns_out": prob(tables.ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
+        data: dict[str, Any] = {"shooter": shooter.id, "target": target.id, "rockets": rockets}
+        data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
+        data["band"], data["allowed"] = "rocket" if _touching(reach) else "out-of-range", not acted
+        data["rolls"] = [ROCKET_RED_DIE.as_json(), ROCKET_WHITE_DIE.as_json()]
+        data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
         sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
         data["sources"] = [str(CITE[k]) for k in sources]
-        away, fired = format_length(near.distance, scene.unit), len(shooter.bases)
-        said = dict(shooter=shooter.id, rockets=fired, target=target.id, away=away, p=p_hit)
-        lines = say("rockets", burn_out=tables.ROCKET_BURN_OUT, f=float(p_hit), **said).split("\n")
-        close_burst = WORDS["close_burst"]
-        lines += [say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits]
         if acted:
-            data |= {"allowed": False, "reasons": _reasons([(ACTED, CITE["one_action"])])}
-            lines.insert(0, f"{ACTED} [{CITE['one_action']}]")
-        return Resolution("shoot", MappingProxyType(data), tuple(lines))
+            data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
+
+        def lines() -> list[str]:
+            away = format_length(near.distance, scene.unit)
+            out = [f"{ACTED} [{CITE['one_action']}]"] * acted
+            out += say("rockets", d=data, rockets=len(shooter.bases), away=away).split("\n")
+            close_burst = WORDS["close_burst"]
+            return out + [
+                say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits
+            ]
+
+        return data, lines
 
     @staticmethod
     def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
@@ -467,21 +717,18 @@ class SepoysAndSoldiers(Ruleset):
         commander, asked = table.unit_of(args[0]), table.unit_of(args[-1]) if args[1:] else None
         if not is_commander(commander):
             raise refusal("not-commander", unit=commander.id)
-        rating = _rating(commander)
-        row, given = tables.COMMANDERS[rating], _count(commander, "orders_given")
-        refusals, units = _order_refusals(commander), _commanded(scene, commander)
-        if asked is not None:
-            if asked.side != commander.side or is_commander(asked):
-                too = " and is a commander" if is_commander(asked) else ""
-                raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
-            units = [asked]
+        if asked is not None and (asked.side != commander.side or is_commander(asked)):
+            too = " and is a commander" if is_commander(asked) else ""
+            raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
+        rating, refusals = _rating(commander), _order_refusals(commander)
+        row, given = COMMANDERS[rating], _count(commander, "orders_given")
+        units = _commanded(scene, commander) if asked is None else [asked]
         contacts = [(u, _contact(table, commander, u)) for u in units]
         adjacent = [(u, t) for u, t in contacts if _touching(t)]
         note = "equal or more: acts on the order this turn; lower: next turn"
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
-        p_now, risk = roll.p_success or Fraction(0), tables.commander_risk(commander.id, rating)
-        data: dict[str, Any] = {"action": "command", "ruleset": self.id}
-        data |= dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
+        p_now, risk = roll.p_success or Fraction(0), commander_risk(commander.id, rating)
+        data: dict[str, Any] = dict(leader=commander.id, rating=rating, radius=length(scene, 0.0))
         data["contact_rule"] = str(CITE["adjacent"])
         data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
         data["units"] = [
@@ -498,18 +745,16 @@ class SepoysAndSoldiers(Ruleset):
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
         listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
-        said = dict(commander=commander.id, rating=rating, listed=listed or "no unit", given=given)
-        said |= dict(roll=roll.describe(), need=roll.need, source=row["cite"], orders=row["orders"])
         lines = [
-            *say("adjacent", **said).split("\n"),
+            *say("adjacent", d=data, listed=listed or "no unit", roll=roll.describe()).split("\n"),
             say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
-            lines.append(say("acts_on", unit=asked.id, orders=_order(asked)))
+            lines.append(say("acts_on", d=data))
             if not adjacent:
                 lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
-        return Resolution("command", MappingProxyType(data), tuple(lines))
+        return self.answer("command", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # nerve (lines 21-30, 42-44)
@@ -520,20 +765,19 @@ class SepoysAndSoldiers(Ruleset):
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
         table = table_of(scene)
-        unit = table.unit_of(args[0])
-        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+        unit, situation = table.unit_of(args[0]), SITUATIONS.get(args[-1]) if args[1:] else None
         _fighting("nerve", unit)
         kind, disordered = _order(unit), _flag(unit, "disordered")
-        test = tables.NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
+        test = NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
         by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
-        risks = [tables.commander_risk(u.id, _rating(u)) for u in by]
-        data: dict[str, Any] = dict(action="nerve", ruleset=self.id, unit=unit.id)
-        data |= dict(type=unit.get("type"), orders=kind, disordered=disordered, dice=test.dice)
-        data |= dict(tests=test.tests, need=tables.NERVE_NEED, p_pass=prob(test.p_pass))
+        risks = [commander_risk(u.id, _rating(u)) for u in by]
+        data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
+        data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
+        data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
         lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
-        lines += _said([(m.reason, m.cite) for m in test.reasons if m.cite], "  ")
+        lines += _said(_cited(test.roll), "  ")
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
@@ -541,23 +785,18 @@ class SepoysAndSoldiers(Ruleset):
         else:
             data["situations"] = [
                 dict(situation=s["key"], tests=s["tests"], on_fail=s["on_fail"])
-                | {"p_pass": prob(tables.NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
+                | {"p_pass": prob(NERVE_TESTS[kind, disordered, s["tests"]].p_pass)}
                 | {"source": str(s["cite"])}
                 for s in SITUATIONS.values()
             ]
             lines += ["  " + say("failing", s=s) for s in SITUATIONS.values()]
-        lines += [say("risk_line", **r) for r in risks]
-        return Resolution("nerve", MappingProxyType(data), tuple(lines))
+        return self.answer("nerve", data, [*lines, *(say("risk_line", **r) for r in risks)])
 
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
 
-    def _charge(
-        self, table: Table, charger: Unit, target: Unit, *, only_allowed: bool = False
-    ) -> Resolution | None:
-        """`charge`; None for a charge the rules refuse when `only_allowed` (what `suggest`
-        lists, by its data: then without the readable lines). A charge reaches as far as the
-        charger's move in the going it stands in."""
+    def _charge(self, table: Table, charger: Unit, target: Unit) -> Answered:
+        """`charge`: a charge reaches as far as the charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
         arm, target_arm = _arm(charger), _arm(target)
@@ -579,8 +818,6 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
-        if only_allowed and not allowed:
-            return None
         facing = geo.aspect(near.a, near.b)
         flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
@@ -588,7 +825,7 @@ class SepoysAndSoldiers(Ruleset):
         counter = arm == "cavalry" and target_arm == "cavalry"
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
-        combat = tables.charge_combat(pc, pt, *bases, *hits)
+        combat = charge_combat(pc, pt, *bases, *hits)
         # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
         (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
         met, whole = nc * nt, dc * dt * combat.whole
@@ -610,60 +847,65 @@ class SepoysAndSoldiers(Ruleset):
             | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
             dict(step=3, unit=target.id, source=str(holds), holds=receives),
             dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
-            | dict(stop_short=length(scene, tables.STOP_SHORT))
+            | dict(stop_short=length(scene, STOP_SHORT))
             | dict(source=", ".join(str(CITE[k]) for k in follow)),
         ]
-        data: dict[str, Any] = dict(action="charge", ruleset=self.id, charger=charger.id)
-        data |= dict(target=target.id, distance=length(scene, near.distance))
-        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, steps=steps)
-        data |= dict(aspect_margin=length(scene, facing.margin), allowed=allowed)
-        data |= dict(aspect_too_close_to_call=aspect_close, counter_charge=counter)
+        data: dict[str, Any] = dict(charger=charger.id, target=target.id, steps=steps)
+        data |= dict(distance=length(scene, near.distance), counter_charge=counter)
+        data |= dict(reach=threshold(scene, reach), aspect=facing.aspect.value, allowed=allowed)
+        data |= dict(aspect_margin=length(scene, facing.margin))
+        data["aspect_too_close_to_call"] = aspect_close
         data["rolls"] = [charger_test.roll.as_json(), target_test.roll.as_json()]
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
-        if only_allowed:  # `suggest` lists the data; it shows none of these lines
-            return Resolution("charge", MappingProxyType(data), ())
-        said = {k: p["exact"] for k, p in odds.items()}
-        said |= dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
-        said |= dict(stands=WORDS["counter_stands" if counter else "stands_combat"], s=situation)
-        who = dict(charger=charger.id, target=target.id, aspect=facing.aspect.value)
-        head = say("charges", distance=format_length(near.distance, scene.unit), **who)
-        steps_said = say("charge_steps", source=holds, **said).split("\n")
-        lines = [head + WORDS["close_aspect"] * aspect_close, *_said(reasons), *steps_said]
-        return Resolution("charge", MappingProxyType(data), tuple(lines))
+
+        def lines() -> list[str]:
+            head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
+            tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
+            stands = WORDS["counter_stands" if counter else "stands_combat"]
+            steps = say("charge_steps", d=data, stands=stands, s=situation, source=holds, **tests)
+            return [
+                head + WORDS["close_aspect"] * aspect_close,
+                *_said(reasons),
+                *steps.split("\n"),
+            ]
+
+        return data, lines
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
 
-    def _melee(self, table: Table, a: Unit, b: Unit, *, only_allowed: bool = False) -> Resolution:
-        """A charge combat (`only_allowed` changes nothing: every one is listed)."""
+    def _melee(self, table: Table, a: Unit, b: Unit) -> Answered:
+        """A charge combat: every one is listed."""
         scene = table.scene
         _fighting("melee", a, b)
         contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
-        result = tables.charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
+        result = charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
-        data: dict[str, Any] = dict(action="melee", ruleset=self.id, a=a.id, b=b.id)
-        data |= dict(in_contact=_touching(contact), contact=threshold(scene, contact))
-        data |= dict(rolls=[ta.roll.as_json(), tb.roll.as_json()])
+        data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
+        data |= dict(in_contact=_touching(contact), rolls=[ta.roll.as_json(), tb.roll.as_json()])
         p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
         p_both = exact(result.both_destroyed, result.whole)
         data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
         data |= dict(p_both_destroyed=p_both)
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
-        pa, pb = _pursuit(a), _pursuit(b)
-        data["winner"] = {"hits": tables.COMBAT_HITS["win"], "a": pa, "b": pb}
-        data["loser"] = {"hits": tables.COMBAT_HITS["lose"], "then": "routs one full move"}
+        pa, pb = (WORDS["pursues" if _pursues(u) else "advances"] for u in (a, b))
+        data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
+        data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
         data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
-        same = pa == pb
-        won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
-        said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), p=result.p_drawn_round, won=won)
-        said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
-        said["rout"] = f" [{CITE['combat_rout']}]" * same
-        said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
-        lines = say("melee", a=a.id, b=b.id, pa=p_a, pb=p_b, **said).split("\n")
-        return Resolution("melee", MappingProxyType(data), tuple(lines))
+
+        def lines() -> list[str]:
+            same = pa == pb
+            won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
+            said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
+            said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
+            said["rout"] = f" [{CITE['combat_rout']}]" * same
+            said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
+            return say("melee", d=data, **said).split("\n")
+
+        return data, lines
 
     # ----------------------------------------------------------------------------------------
     # move (lines 32-37, 49-56)
@@ -675,10 +917,9 @@ class SepoysAndSoldiers(Ruleset):
         table, crossing = table_of(scene), tuple(args[1:])
         unit = table.unit_of(args[0])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
-        data: dict[str, Any] = dict(action="move", ruleset=self.id, unit=unit.id)
-        data |= dict(crossing=list(crossing), terrain=list(allowance.pieces), going=allowance.going)
+        data: dict[str, Any] = dict(unit=unit.id, crossing=list(crossing), going=allowance.going)
         data |= dict(allowance=length(scene, allowance.distance), whole_turn=allowance.whole_turn)
-        data |= dict(disordered_after=allowance.disordered)
+        data |= dict(terrain=list(allowance.pieces), disordered_after=allowance.disordered)
         data["reasons"] = _reasons([r for r in allowance.reasons if r[0]])
         cites = [c for _, c in allowance.reasons] + [CITE["pivot"], CITE["interpenetrate"]]
         data["sources"] = [str(c) for c in cites]
@@ -695,14 +936,14 @@ class SepoysAndSoldiers(Ruleset):
             *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
         if status in MOVES_AFTER_ACTING:
-            full = max(move_allowance(table, unit).distance, tables.FALL_BACK_GAP)  # 8" at least
+            full = max(move_allowance(table, unit).distance, FALL_BACK_GAP)  # 8" at least
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
                 how = "may manoeuvre past it" if p["may_manoeuvre"] else WORDS["through_it"]
                 close = WORDS["close_past"] * p["too_close_to_call"]
                 lines.append(say("past", how=how, close=close, **p))
-        return Resolution("move", MappingProxyType(data), tuple(lines))
+        return self.answer("move", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # suggest: the questions each step of play asks (the engine's one `suggest` answers them)
@@ -731,10 +972,12 @@ class SepoysAndSoldiers(Ruleset):
                 elif not _flag(u, "acted") and _flag(u, "disordered"):
                     yield Candidate("nerve", (u.id, "attempt-to-reform"))
         elif phase == "charge":
-            # Not artillery, nor a unit routed, falling back, disordered or that has acted.
-            for a, b, _, _ in table.enemy_pairs(troops, LONGEST_CHARGE):
+            # Not artillery, nor a unit routed, falling back, disordered or that has acted, nor
+            # at an enemy beyond its charge move (lines 79-84; `_charge` says each refusal).
+            for a, b, gap, unc in table.enemy_pairs(troops, LONGEST_CHARGE):
                 may = _arm(a) != "artillery" and _status(a) is None
-                if may and not _flag(a, "disordered") and not _flag(a, "acted"):
+                may = may and not _flag(a, "disordered") and not _flag(a, "acted")
+                if may and _touching(Threshold(gap, move_allowance(table, a).distance, unc)):
                     yield Candidate("charge", (a.id, b.id))
         elif phase == "move":
             # Not a unit that has moved, or acted (but for the move of a failed nerve test).
@@ -761,7 +1004,7 @@ class SepoysAndSoldiers(Ruleset):
         sights: list[tuple[Unit, Unit, float]] = []
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
-        for a, b, gap, unc in table.enemy_pairs(troops, tables.ROCKET_REACH):
+        for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
             arm = _arm(a)
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
@@ -772,11 +1015,11 @@ class SepoysAndSoldiers(Ruleset):
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
             if geo.within(gap, reach[a.id]):
-                bands = tables.ARTILLERY_BANDS if arm == "artillery" else tables.INFANTRY_BANDS
+                bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
                 shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
         seen = table.nearest_seen_pairs(self.sight_policy, sights)
-        laid = table.laid_many(tables.BURSTS, aims)
+        laid = table.laid_many(BURSTS, aims)
 
         def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
             if not rockets:
@@ -786,11 +1029,13 @@ class SepoysAndSoldiers(Ruleset):
         return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        """The action's answer; a shot or charge the rules refuse, or a unit that may not move
-        at all, is left off the list."""
+        """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
+        fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in ARGUMENTS:  # shoot, charge, melee: two units
-            return self._of_two(kind, scene, args, only_allowed=True)
+            data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
+            allowed = data.get("allowed", True)
+            return self.answer(kind, data, ()) if allowed else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
@@ -817,11 +1062,18 @@ class SepoysAndSoldiers(Ruleset):
     # words (the form, `Report`s); the answer is the new state (`Change`s)
 
     def _pair(self, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Resolution]:
-        """The two units of a `shoot`, `charge` or `melee` and its answer; refused, no dice."""
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        """The two units of a `shoot`, `charge`, `melee` or `command COMMANDER UNIT` and its
+        answer; a question the rules refused has no dice to report."""
+        if action == "command" and len(args) != 2:
+            raise refusal("one-order", got=plural(len(args), "argument"))
+        names = ARGUMENTS.get(action, ("COMMANDER", "UNIT"))
+        a, b = (scene.unit_of(u) for u in expect_args(action, args, names))
         r = self.actions()[action](scene, args)
         if not r.data.get("allowed", True):
-            raise _refused(f"{action} {a.id} {b.id}", r.data, f"{a.id} may not {action}")
+            # Every refusal gives its reasons, but a change of orders to a unit not adjacent.
+            why = "; ".join(x["reason"] for x in r.data.get("reasons", ()) if x.get("reason"))
+            why = why or f"{b.id} is not adjacent to {a.id} (line 17)"
+            raise QuestionError(f"{ID} {action} {a.id} {b.id}: {why}; there are no dice to report")
         return a, b, r
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -856,9 +1108,7 @@ class SepoysAndSoldiers(Ruleset):
                 why = say("burst_on", shooter=shooter.id, tests=tests)
                 changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
-            artillery = _arm(shooter) == "artillery"
-            bands = tables.ARTILLERY_BANDS if artillery else tables.INFANTRY_BANDS
-            band = next(b for b in bands if b.label == shot.data["band"])
+            band = next(b for b in _fire_row(shooter)[0] if b.label == shot.data["band"])
             successes, named = reported["successes"], reported[f"removed_{target.id}"]
             why = f"{plural(successes, 'success', 'es')} at {band.label} range"
             hits = successes * band.hits
@@ -866,30 +1116,20 @@ class SepoysAndSoldiers(Ruleset):
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
         return tuple(changes)
 
-    def _order_change(self, scene: Scene, args: Args) -> tuple[Unit, Unit, Resolution]:
-        if len(args) != 2:
-            raise refusal("one-order", got=plural(len(args), "argument"))
-        commander, unit = scene.unit_of(args[0]), scene.unit_of(args[1])
-        r = self.command(scene, args)
-        if not r.data["allowed"]:
-            why = f"{unit.id} is not adjacent to {commander.id} (line 17)"
-            raise _refused(f"command {commander.id} {unit.id}", r.data, why)
-        return commander, unit, r
-
     def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        commander, unit, r = self._order_change(scene, args)
+        commander, unit, r = self._pair(scene, "command", args)
         who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
         order = say("order_given", now=now, **who)
         this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
-        other, likely = next(t for t in tables.TYPES if t != now), r.data["this_turn"]["value"]
+        other, likely = next(t for t in TYPES if t != now), r.data["this_turn"]["value"]
         cite, now_cite = CITE["orders"], CITE["order_this_turn"]
         return (
-            Report("order", Kind.CHOICE, order, cite, choices=tables.TYPES, default=other),
+            Report("order", Kind.CHOICE, order, cite, choices=TYPES, default=other),
             Report("this_turn", Kind.FLAG, this_turn, now_cite, default=likely >= 0.5),
         )
 
     def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        commander, unit, r = self._order_change(scene, args)
+        commander, unit, r = self._pair(scene, "command", args)
         now, this_turn = _order(unit), reported["this_turn"]
         cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
         why = say("order_now" if this_turn else "order_next", commander=commander.id)
@@ -897,12 +1137,12 @@ class SepoysAndSoldiers(Ruleset):
         if not this_turn:
             why = f"keeps to its {now} orders this turn"
             changes.append(Change(unit.id, "orders_this_turn", now, why, cite))
-        elif unit.get("orders_this_turn") != tables.AS_ORDERED:
+        elif unit.get("orders_this_turn") != AS_ORDERED:
             why = "acts on it now"
-            changes.append(Change(unit.id, "orders_this_turn", tables.AS_ORDERED, why, cite))
+            changes.append(Change(unit.id, "orders_this_turn", AS_ORDERED, why, cite))
         given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
         why = f"{given} of the {plural(most, 'order change')} he may try each turn"
-        cite = tables.COMMANDERS[r.data["rating"]]["cite"]
+        cite = COMMANDERS[r.data["rating"]]["cite"]
         return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
     def _nerve_asked(self, scene: Scene, args: Args) -> tuple[Unit, Situation | None, Resolution]:
@@ -936,7 +1176,7 @@ class SepoysAndSoldiers(Ruleset):
         if situation is None:
             if passed:
                 why = "rallied: it stops routing (disordered still, it must reform)"
-                changes.append(Change(unit.id, "status", tables.STEADY, why, CITE["rally"]))
+                changes.append(Change(unit.id, "status", STEADY, why, CITE["rally"]))
             changes.append(_acted(unit, "attempting to rally is its action", CITE["rally"]))
         elif situation["key"] == "attempt-to-reform":
             if passed:
@@ -946,9 +1186,14 @@ class SepoysAndSoldiers(Ruleset):
             changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
-        for risk in res.data["commander_risk"]:
-            name = risk["commander"]
-            changes += _commander_hit(scene, name, reported[f"risk_{name}"])
+        for name in (risk["commander"] for risk in res.data["commander_risk"]):
+            hit = reported[f"risk_{name}"]  # what his risk roll did to him (lines 11-15)
+            if hit == "dead":
+                bases = [b.id for b in scene.unit_of(name).bases]
+                changes += removals(bases, f"{name} is dead", IF_HIT[0]["cite"])
+            elif hit in ("wounded", "horse-killed"):
+                row = IF_HIT[1] if hit == "wounded" else IF_HIT[2]
+                changes.append(Change(name, "hurt", hit, row["result"], row["cite"]))
         return tuple(changes)
 
     def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
@@ -965,15 +1210,11 @@ class SepoysAndSoldiers(Ruleset):
         charger, target, r = self._pair(scene, "charge", args)
         result = reported["result"]
         if result == "no-charge":
-            stand = SITUATIONS["attempting-to-charge"]
-            return (_acted(charger, f"failed its nerve: {stand['on_fail']}", stand["cite"]),)
+            return tuple(_nerve_failed(charger, SITUATIONS["attempting-to-charge"]))
         if result == "target-routs":
-            situation = SITUATIONS[r.data["steps"][1]["situation"]]
+            routs = _nerve_failed(target, SITUATIONS[r.data["steps"][1]["situation"]])
             why = "charged: it continues to the extent of its charge move"
-            return (
-                *_routs(target, f"failed its nerve: {situation['on_fail']}", situation["cite"]),
-                _acted(charger, why, CITE["charge_continues"]),
-            )
+            return (*routs, _acted(charger, why, CITE["charge_continues"]))
         why = "charged home: the units fight a charge combat"
         if r.data["counter_charge"]:
             cite = CITE["counter_charge"]
@@ -982,11 +1223,11 @@ class SepoysAndSoldiers(Ruleset):
 
     def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         a, b, r = self._pair(scene, "melee", args)
-        most = min(tables.HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
+        most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
         drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
-        hits = {u.id: tables.COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
+        hits = {u.id: COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
         return (
             Report("drawn_rounds", Kind.COUNT, drawn, CITE["combat_draw"], maximum=most, default=0),
             Report("winner", Kind.CHOICE, winner, cite, choices=sides, default=likelier),
@@ -998,7 +1239,7 @@ class SepoysAndSoldiers(Ruleset):
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
         rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
-        dead = [u.id for u in (a, b) if _hits(u) + drawn >= tables.HITS_PER_BASE * len(u.bases)]
+        dead = [u.id for u in (a, b) if _hits(u) + drawn >= HITS_PER_BASE * len(u.bases)]
         if dead:
             ended = BOTH_DESTROYED if len(dead) == 2 else (b.id if dead == [a.id] else a.id)
             if winner != ended:
@@ -1007,8 +1248,8 @@ class SepoysAndSoldiers(Ruleset):
         elif winner == BOTH_DESTROYED:
             raise refusal("both-stand", question=question, rounds=rounds, a=a.id, b=b.id)
         else:
-            taken[winner] += tables.COMBAT_HITS["win"]
-            taken[b.id if winner == a.id else a.id] += tables.COMBAT_HITS["lose"]
+            taken[winner] += COMBAT_HITS["win"]
+            taken[b.id if winner == a.id else a.id] += COMBAT_HITS["lose"]
         changes: list[Change] = []
         cite = CITE["combat_draw" if dead else "combat_win"]
         for u in (a, b):
@@ -1016,12 +1257,12 @@ class SepoysAndSoldiers(Ruleset):
             named = reported[f"removed_{u.id}"]
             changes += _hits_landed(u, taken[u.id], named, rounds + last, cite, question)
         for u in (a, b):
-            if _hits(u) + taken[u.id] >= tables.HITS_PER_BASE * len(u.bases):
+            if _hits(u) + taken[u.id] >= HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
             if not dead and u.id != winner:
                 changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
                 continue
-            if u.id == winner and _arm(u) == "cavalry" and u.side.lower() == "british":
+            if u.id == winner and _pursues(u):
                 why = "British cavalry must pursue"
                 changes.append(Change(u.id, "status", "pursuing", why, CITE["combat_pursue"]))
             if not _flag(u, "disordered"):
@@ -1070,14 +1311,8 @@ class SepoysAndSoldiers(Ruleset):
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
             why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
-            changes.append(Change(unit.id, "status", tables.STEADY, why, cite))
+            changes.append(Change(unit.id, "status", STEADY, why, cite))
         return tuple(changes)
-
-
-def _refused(question: str, data: Mapping[str, Any], fallback: str) -> QuestionError:
-    """The error of an outcome asked of a question the rules refused."""
-    why = "; ".join(r["reason"] for r in data.get("reasons", ()) if r.get("reason"))
-    return QuestionError(f"{ID} {question}: {why or fallback}; there are no dice to report")
 
 
 def _removed_report(
@@ -1086,7 +1321,7 @@ def _removed_report(
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely` more hits would take (line 3)."""
     bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely) // tables.HITS_PER_BASE, len(bases))
+    lost = min((_hits(unit) + likely) // HITS_PER_BASE, len(bases))
     label = label or say("removed", unit=unit.id, carried=_hits(unit))
     name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
     return Report(
@@ -1101,7 +1336,7 @@ def _hits_landed(
     the players having named the bases; what is left over stays on the unit as `hits`."""
     carried, bases = _hits(unit), len(unit.bases)
     total = carried + hits
-    lost = min(total // tables.HITS_PER_BASE, bases)
+    lost = min(total // HITS_PER_BASE, bases)
     if len(named) != lost:
         made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
         raise refusal(
@@ -1110,7 +1345,7 @@ def _hits_landed(
     tests = "" if lost == bases else WORDS["tests_for_loss"]
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
-    left = total - tables.HITS_PER_BASE * lost
+    left = total - HITS_PER_BASE * lost
     if lost < bases and left != carried:
         lost_too = f", {plural(lost, 'base')} lost" if lost else ""
         reason = f"{why}: {plural(hits, 'hit')} on the {carried} it carried{lost_too}"
@@ -1147,17 +1382,6 @@ def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
             return []  # already routing, which is worse
         return [Change(unit.id, "status", "falling-back", why, situation["cite"])]
     return _routs(unit, why, situation["cite"])
-
-
-def _commander_hit(scene: Scene, ident: str, result: str) -> list[Change]:
-    """What a commander's risk roll did to him (lines 11-15)."""
-    if result == "dead":
-        bases = [b.id for b in scene.unit_of(ident).bases]
-        return list(removals(bases, f"{ident} is dead", tables.IF_HIT[0]["cite"]))
-    if result in ("wounded", "horse-killed"):
-        row = tables.IF_HIT[1] if result == "wounded" else tables.IF_HIT[2]
-        return [Change(ident, "hurt", result, row["result"], row["cite"])]
-    return []
 
 
 def _through(res: Resolution) -> list[str]:
