@@ -430,7 +430,7 @@ class ColonialAdventure(Ruleset):
             and _type(enemy) != "artillery"
             and not self._mounted(enemy)
             and not self._formed(enemy)
-            and (cover if attacking else Cover.NONE) is Cover.NONE
+            and (not attacking or cover is Cover.NONE)
             and all(s.terrain.kind in OPEN for s in table.standing(enemy_base)),
             "cavalry_fort": mounted and attacking and cover is Cover.HARD,
         }
