@@ -1,6 +1,6 @@
 """The exact odds colonial-adventure needs beyond `rules.dice`: counts of successes as answers show
-them, a repeating gun's jam (line 98), a leader's D10 (line 120), and the change a percentage
-makes to a pool of dice (lines 82-83, 132-135). Exact fractions; floats only to show them."""
+them, a repeating gun's jam (line 98) and a leader's D10 (line 120). Exact fractions; floats only
+to show them."""
 
 from __future__ import annotations
 
@@ -33,9 +33,3 @@ def leader_hit_chance(n: int, p: Fraction, sides: int) -> Fraction:
     killed = dice.binomial(n, p)
     beyond = sum(((k - sides) * q for k, q in enumerate(killed) if k > sides), Fraction(0))
     return (n * p - beyond) / sides
-
-
-def share_of(n: int, fraction: Fraction) -> int:
-    """The change to a pool of `n` dice by `fraction` of it, rounded up (away from zero)."""
-    whole = math.ceil(n * abs(fraction))
-    return whole if fraction > 0 else -whole

@@ -349,8 +349,7 @@ class ColonialAdventure(Ruleset):
                 mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
         mods += _leaders(troops, FIRE, "leader figures")
         mods += _shock_dice(_count(shooter, "shock"), FIRE, " on the firer")
-        key = "fortification" if cover is Cover.HARD else "cover"
-        shares = [(key, f"target in {COVER_WORD[cover]}")] if cover is not Cover.NONE else []
+        shares = [] if cover is Cover.NONE else [COVER_WORD[cover]]  # cover, fortification
         return _by_shares(max(0, int(sum(m.value for m in mods))), mods, FIRE, shares), mods
 
     # ----------------------------------------------------------------------------------------
@@ -380,9 +379,8 @@ class ColonialAdventure(Ruleset):
         lines.append(say("draw", **results[0]))
         for loser, sign in ((defender, 1), (attacker, -1)):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
-            for by, row in enumerate(DEFEATS, start=1):
-                last = by == len(DEFEATS)  # "defeated by 4 or more"
-                ways = [q for m, q in margin.items() if m * sign == by or (last and m * sign > by)]
+            for by, row in enumerate(DEFEATS, start=1):  # the last: "defeated by 4 or more"
+                ways = (q for m, q in margin.items() if min(m * sign, len(DEFEATS)) == by)
                 p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
@@ -424,24 +422,20 @@ class ColonialAdventure(Ruleset):
             mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
         mods += _shock_dice(_count(unit, "shock"), MELEE, "")
         pool = max(0, int(sum(m.value for m in mods)))
-        mounted = self._mounted(unit)
-        shares = []  # the sheet's percentages, each of the pool as it then stands
-        if not attacking and cover is Cover.HARD:
-            shares.append(("fortification", "defending a fortification"))
-        if not attacking and aspect is not geo.Aspect.FRONT:
-            shares.append(("flank", f"hit in the {aspect.value}"))
-        if (
-            mounted
+        mounted, enemy_base = self._mounted(unit), near.b if attacking else near.a
+        applies = {  # the sheet's percentages, in its order (lines 132-135)
+            "fortification": not attacking and cover is Cover.HARD,
+            "flank": not attacking and aspect is not geo.Aspect.FRONT,
+            "cavalry_open": mounted
             and _type(enemy) != "artillery"
             and not self._mounted(enemy)
             and not self._formed(enemy)
-            and (cover if attacking else Cover.NONE) is Cover.NONE
-            and all(s.terrain.kind in OPEN for s in table.standing(near.b if attacking else near.a))
-        ):
-            shares.append(("cavalry_open", "cavalry against unformed infantry in the open"))
-        if mounted and attacking and cover is Cover.HARD:
-            shares.append(("cavalry_fort", "cavalry against troops in fortification"))
-        pool = _by_shares(pool, mods, MELEE, shares)
+            and (not attacking or cover is Cover.NONE)
+            and all(s.terrain.kind in OPEN for s in table.standing(enemy_base)),
+            "cavalry_fort": mounted and attacking and cover is Cover.HARD,
+        }
+        shares = [key for key, yes in applies.items() if yes]
+        pool = _by_shares(pool, mods, MELEE, shares, aspect=aspect.value)
         fighters = _flag(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
@@ -930,14 +924,16 @@ def _shock_dice(shock: int, table: Mapping[str, Any], on: str) -> list[Modifier]
 
 
 def _by_shares(
-    pool: int, mods: list[Modifier], table: Mapping[str, Any], shares: Sequence[tuple[str, str]]
+    pool: int, mods: list[Modifier], table: Mapping[str, Any], shares: Sequence[str], **why: str
 ) -> int:
     """The pool after the sheet's percentages (`table[KEY_share]`, lines 82-83 and 132-135),
-    each of the pool as it then stands, the change rounded up; each a modifier in `mods`."""
-    for key, why in shares:
-        share = Fraction(table[f"{key}_share"])
-        change = odds.share_of(pool, share)
-        text = f"{why}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
+    each of the pool as it then stands, the change rounded up (away from zero); each a modifier
+    in `mods`, its reason `table[KEY_why]` (its `{blanks}` filled from `why`)."""
+    for key in shares:
+        share, reason = Fraction(table[f"{key}_share"]), table[f"{key}_why"].format(**why)
+        whole = math.ceil(pool * abs(share))
+        change = whole if share > 0 else -whole
+        text = f"{reason}: {'+' if share > 0 else ''}{share} of {pool} dice, rounded up"
         mods.append(Modifier(change, text, table[f"{key}_cite"]))
         pool = max(0, pool + change)
     return pool

@@ -128,16 +128,17 @@ class Europe19c(Ruleset):
                 continue
             weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
             longest = bands[-1][1]
+            for shot in mine:
+                shot.weapon, shot.bands, shot.row = weapon, bands, row
             for base in firer.bases:  # the bases of each target in its range, nearest first
                 in_town = bool(_in_kinds(table, base, TERRAIN["towns"]))
                 away = table.distances[table.index[base.id]]
                 for shot in mine:
                     order = sorted(shot.target.bases, key=lambda b: away[table.index[b.id]])
-                    d0 = float(away[table.index[order[0].id]])
                     aims = [b for b in order if geo.within(float(away[table.index[b.id]]), longest)]
-                    measured = Threshold(d0, longest, table.uncertainty(base, order[0]))
-                    shot.bases.append(BaseShot(base, in_town, d0, measured, bool(aims), aims))
-                    shot.weapon, shot.bands, shot.row = weapon, bands, row
+                    unc = table.uncertainty(base, order[0])
+                    reach = Threshold(float(away[table.index[order[0].id]]), longest, unc)
+                    shot.bases.append(BaseShot(base, in_town, reach, aims, in_range=bool(aims)))
         bases = [b for s in shots for b in s.bases]
         half = NUMBERS["arc_half_angle"]  # all round from a town
         arcs = table.in_arcs([(b.base, b.aims, 180.0 if b.in_town else half) for b in bases])
@@ -152,12 +153,12 @@ class Europe19c(Ruleset):
             for b in shot.bases:
                 b.aim = next((aim for aim in b.aims if (b.base.id, aim.id) in seen), None)
                 if b.aim is not None:
-                    d = b.distance = table.distance(b.base, b.aim)
+                    d = table.distance(b.base, b.aim)
                     b.band, limit = next((x, mm) for x, mm in shot.bands if geo.within(d, mm))
-                    b.threshold = Threshold(d, limit, table.uncertainty(b.base, b.aim))
+                    b.range = Threshold(d, limit, table.uncertainty(b.base, b.aim))
             firing = [b for b in shot.bases if b.band is not None]
             if firing:
-                shot.lead = lead = min(firing, key=lambda b: b.distance)
+                shot.lead = lead = min(firing, key=lambda b: b.range.measured)
                 assert lead.aim is not None
                 shot.dice = sum(b.band["dice"] for b in firing if b.band is not None)
                 shot.need = FIRING["rows"][shot.row]["need"][shot.column["column"]]
@@ -195,7 +196,7 @@ class Europe19c(Ruleset):
         data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
         unc = table.uncertainty(nearest.a, nearest.b)
         whole = Threshold(nearest.distance, shot.bands[-1][1], unc)
-        data["range"] = compared(scene, whole if lead is None else lead.threshold)
+        data["range"] = compared(scene, whole if lead is None else lead.range)
         data["arc"] = {"half_angle": NUMBERS["arc_half_angle"], "source": str(CITE["arc"])}
         data["arc"]["all_round_in_town"] = [s.base.id for s in shot.bases if s.in_town]
         data["firing_bases"] = [s.as_json(scene) for s in shot.bases]
@@ -229,7 +230,7 @@ class Europe19c(Ruleset):
             said = {"saving": f"saved on {save_need}+", "save_says": f"save {save_need}+ a hit"}
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
-        said |= {"at": shown(scene, lead.distance), "close": close_call(lead.threshold)}
+        said |= {"at": shown(scene, lead.range.measured), "close": close_call(lead.range)}
         return self.answer("shoot", data, say("shoot", **said))
 
     # Command roll (lines 143-149)
@@ -690,11 +691,11 @@ class BaseShot:
     base: Base
     in_town: bool
     """It fires all round (line 74)."""
-    distance: float
-    threshold: Threshold
-    """The distance against the weapon's reach (of its band, when it fires)."""
-    in_range: bool
+    range: Threshold
+    """The distance to the aim (else to the target's nearest base) against the reach of the
+    weapon (of its band, when it fires)."""
     aims: list[Base]
+    in_range: bool
     in_arc: bool = False
     aim: Base | None = None
     band: dict[str, Any] | None = None
@@ -703,9 +704,9 @@ class BaseShot:
         aim, band = self.aim, self.band or {"label": None, "dice": 0}
         out: dict[str, Any] = {"base": self.base.id}
         out["target_base"] = None if aim is None else aim.id
-        out |= {"distance": length(scene, self.distance), "band": band["label"]}
+        out |= {"distance": length(scene, self.range.measured), "band": band["label"]}
         out |= {"dice": band["dice"], "in_range": self.in_range, "in_arc": self.in_arc}
-        return out | {"in_sight": aim is not None, "range": compared(scene, self.threshold)}
+        return out | {"in_sight": aim is not None, "range": compared(scene, self.range)}
 
 
 @dataclass(slots=True)
