@@ -50,7 +50,6 @@ from rules.state import Field, Phase, Report, Scope
 from .app import umpire
 from .arity import arities_json
 from .bands import band_range
-from .cli import ruleset_info
 from .gamelog import (
     DECISIONS,
     LOG_FILE,
@@ -64,7 +63,7 @@ from .live import Live, LiveState, ServeError
 from .overlay import draw_overlay
 from .playing import GameOver, NothingToUndo, Playing
 from .ruling import draw_ruling
-from .words import sheet_lines, sheet_titles
+from .words import ruleset_info, sheet_lines, sheet_titles
 
 api = Blueprint("api", __name__)
 

@@ -15,14 +15,14 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from calibration.errors import CalibrationError
 from calibration.units import UnknownUnitError
 from rules.engine import get_ruleset, load_scene, ruleset_ids
 from rules.errors import UmpireError
 
-from .words import plain_lines
+from .words import plain_lines, ruleset_info
 
 if TYPE_CHECKING:
     from calibration.fit import Board, CharucoSpec
@@ -450,14 +450,6 @@ def _count_pair(text: str) -> tuple[int, int]:
     except ValueError:
         raise UsageError(f"--squares must be two whole numbers like 7x5, got {text!r}") from None
     return across, down
-
-
-def ruleset_info(ident: str) -> dict[str, Any]:
-    """What `umpire rulesets` and the page show of a ruleset: id, title, sheet, unit, grid and
-    actions."""
-    rs = get_ruleset(ident)
-    info = {"id": rs.id, "title": rs.title, "sheet": rs.sheet, "unit": rs.unit, "grid": rs.grid}
-    return {**info, "actions": list(rs.actions())}
 
 
 def _rulesets(opts: argparse.Namespace) -> int:

@@ -8,7 +8,8 @@ into words;
 `plain` rewrites a sentence of an answer (citations, long fractions, "1 figures"), and
 `plain_lines` a whole text answer, with one heading for every ruleset's suggestions. The JSON
 answers keep their fields: only the text people read changes. It is how the page and the
-command line word what the rules answer, so it lives here, not in `rules/`. Pure: reads the
+command line word what the rules answer, so it lives here, not in `rules/`; `ruleset_info` is
+what both show of a ruleset. Pure: reads the
 sheets (`rules/sheets/`), nothing else; never imports flask.
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import rules
+from rules.engine import get_ruleset
 
 SHEETS = Path(rules.__file__).resolve().parent / "sheets"
 
@@ -145,3 +147,11 @@ def plain_lines(action: str, data: Mapping[str, Any], lines: Sequence[str]) -> l
             out = ([more.lstrip("; ")] if more.startswith(";") else []) + out[1:]
         out = [suggest_heading(data), *out]
     return [plain(line) for line in out]
+
+
+def ruleset_info(ident: str) -> dict[str, Any]:
+    """What `umpire rulesets` and the page show of a ruleset: id, title, sheet, unit, grid and
+    actions."""
+    rs = get_ruleset(ident)
+    info = {"id": rs.id, "title": rs.title, "sheet": rs.sheet, "unit": rs.unit, "grid": rs.grid}
+    return {**info, "actions": list(rs.actions())}
