@@ -248,7 +248,7 @@ class Skirmish19c(Ruleset):
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
-        data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
+        data = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
         nearest = table.unit_gap(shooter, target)
         nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
@@ -335,9 +335,9 @@ class Skirmish19c(Ruleset):
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         if brief:
-            return answer("shoot", data, [head])
+            return self.answer("shoot", data, [head])
         lines = [f"- {r} [{c}]" for r, c in reasons]
-        return answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
+        return self.answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -364,7 +364,7 @@ class Skirmish19c(Ruleset):
         data.setdefault("band", sheet.band_of(weapon, at))
         data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
-        return answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
+        return self.answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -463,7 +463,7 @@ class Skirmish19c(Ruleset):
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
         stands = f"in enclosed terrain ({here.id})" if here else "in the open"
         radius_reason = f"{leader.id} stands {stands}"
-        data = answer_data("command", leader=leader_id, leader_base=leader.id)
+        data = dict(leader=leader_id, leader_base=leader.id)
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
@@ -471,12 +471,12 @@ class Skirmish19c(Ruleset):
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
         if brief:
-            return answer("command", data, [say("command-head", **said)])
+            return self.answer("command", data, [say("command-head", **said)])
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
         said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
         said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
         lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
-        return answer("command", data, [say("command-head", **said), *lines])
+        return self.answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(
         self, table: Table, leaders: Sequence[Base], bases: Sequence[Base]
@@ -578,19 +578,19 @@ class Skirmish19c(Ruleset):
         commanded = unit.get("commanded") is True or is_player_character(unit)
         note = "cross-reference the row with the D6"
         roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
-        data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
+        data = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
         data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
         data["outcomes"] = [c.as_json() for c in cells]
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
         if brief:
-            return answer("risk", data, [head])
+            return self.answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
         said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
         said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
-        return answer("risk", data, [head, *sheet.say_lines("risk", **said)])
+        return self.answer("risk", data, [head, *sheet.say_lines("risk", **said)])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -624,15 +624,17 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
-        columns = table.rows(others)
         reasons = []
         for base in unit.bases:
-            inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
-            covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
+            # A base entirely in a piece has its centre in it: only those pieces are asked.
+            covering = [t for t in table.centre_in(base) if self.cover_of(t) is not Cover.NONE]
+            if covering:
+                inside = {s.terrain.id for s in table.standing(base) if s.containment is INSIDE}
+                covering = [t for t in covering if t.id in inside]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
             if not found and others:
                 # The figure's nearest enemy figure, the first of equally near ones.
-                enemy = others[int(table.distances[table.index[base.id], columns].argmin())]
+                enemy = others[int(table.block([base], others).argmin())]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
@@ -686,12 +688,14 @@ class Skirmish19c(Ruleset):
                 touching.add((a.id, b.id))
                 if t.measured > geo.EPS:
                     close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
-        data = answer_data("melee", a=a_id, b=b_id)
+        data = dict(a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
             apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
-            return answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"])
+            return self.answer(
+                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"]
+            )
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
         figure |= {b.id: (b, unit_b, unit_a) for b in bases_b}
@@ -719,7 +723,7 @@ class Skirmish19c(Ruleset):
         data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
         back = {"loser": length_json(scene, cm(MELEE["back_cm"])), "source": str(MELEE["back"])}
         data["pull_back"] = back | {"rule": say("pull-back")}
-        return answer("melee", data, lines)
+        return self.answer("melee", data, lines)
 
     def _melee_modifiers(self, table: Table, me: Base, unit: Unit, foe: Unit) -> list[Modifier]:
         """Lines 72-74, for one figure of `unit` against the figures of `foe` it fights."""
@@ -754,7 +758,7 @@ class Skirmish19c(Ruleset):
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
         kind = state(unit, "type")
-        data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
+        data = dict(unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
@@ -793,7 +797,7 @@ class Skirmish19c(Ruleset):
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
         lines.append(f"- {data['platoon']['summary']}")
-        return answer("move", data, lines)
+        return self.answer("move", data, lines)
 
     def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
         """The most a group may move this turn (lines 107-109), with why."""
@@ -901,26 +905,19 @@ class Skirmish19c(Ruleset):
             nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
             reasons.append(say("charge-uncommanded", nearest=nearest_id))
-        data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
+        data = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
         data.update({k: length_json(scene, v) for k, v in lengths.items()})
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
-        return answer("charge", data, [head, *[f"- {r}" for r in reasons]])
+        return self.answer("charge", data, [head, *[f"- {r}" for r in reasons]])
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
 
     def outcomes(self) -> dict[str, OutcomeRule]:
-        return {
-            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
-            "melee": OutcomeRule(self._melee_form, self._melee_apply),
-            "risk": OutcomeRule(self._risk_form, self._risk_apply),
-            "command": OutcomeRule(self._command_form, self._command_apply),
-            "charge": OutcomeRule(_no_form, self._charge_apply),
-            "move": OutcomeRule(_no_form, self._move_apply),
-        }
+        return self.outcomes_named("shoot", "melee", "risk", "command", "charge", "move")
 
     def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
@@ -1087,6 +1084,12 @@ class Skirmish19c(Ruleset):
             Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
         )
 
+    def _move_form(self, scene: Scene, args: Args) -> Reports:
+        """A move or a charge has no dice to report."""
+        return ()
+
+    _charge_form = _move_form
+
     def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
         if not self.resolve(scene, "charge", args).data["allowed"]:
@@ -1157,7 +1160,8 @@ class Skirmish19c(Ruleset):
                     self.resolve(scene, candidate.kind, candidate.args)
                 except QuestionError as gathered:
                     error = gathered
-            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"])
+            error_data = {"error": str(error)}  # the refusal alone, as the engine lists it
+            return Resolution.of(candidate.kind, error_data, [f"cannot answer: {error}"])
 
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
@@ -1212,19 +1216,6 @@ class Skirmish19c(Ruleset):
 
 def fmt(scene: Scene, mm: float) -> str:
     return format_length(mm, scene.unit)
-
-
-def _no_form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
-    """An action with no dice to report (a move, a charge)."""
-    return ()
-
-
-def answer_data(action: str, **data: Any) -> dict[str, Any]:
-    """The start of an answer's data: the action and the ruleset, then `data`."""
-    return {"action": action, "ruleset": RULESET, **data}
-
-
-answer = Resolution.of
 
 
 def reasons_json(reasons: Sequence[tuple[str, Cite]]) -> list[dict[str, Any]]:
