@@ -574,13 +574,13 @@ class Skirmish19c(Ruleset):
 
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
-        cells = sheet.ACTIONS_TABLE[kind][label]
+        row_cite, cells = sheet.ACTIONS_TABLE[kind][label]
         commanded = unit.get("commanded") is True or is_player_character(unit)
         note = "cross-reference the row with the D6"
-        roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
+        roll = Roll("actions", 1, 6, None, cite=row_cite, note=note)
         data = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
-        data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
-        data["outcomes"] = [c.as_json() for c in cells]
+        data.update(row=label, row_source=str(row_cite), roll=roll.as_json())
+        data["outcomes"] = [dict(c) for c in cells]
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
@@ -589,7 +589,7 @@ class Skirmish19c(Ruleset):
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
         said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
-        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
+        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c["italic"]) for c in cells)
         return self.answer("risk", data, [head, *sheet.say_lines("risk", **said)])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
@@ -1030,12 +1030,12 @@ class Skirmish19c(Ruleset):
     def _risk_form(self, scene: Scene, args: Args) -> Reports:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
-        row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
+        cite, _ = sheet.ACTIONS_TABLE[data["table"]][data["row"]]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
         rows = sheet.ROW_LABELS
         return (
-            Report("row", Kind.CHOICE, label, row.cite, choices=rows, default=data["row"]),
-            count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
+            Report("row", Kind.CHOICE, label, cite, choices=rows, default=data["row"]),
+            count("face", "the D6 thrown on the actions table (1 to 6)", cite, 6, None),
         )
 
     def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1044,13 +1044,14 @@ class Skirmish19c(Ruleset):
             raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
         data = self.resolve(scene, "risk", args).data
         row = str(reported["row"])
-        cell = sheet.ACTIONS_TABLE[data["table"]][row][face - 1]
+        cite, cells = sheet.ACTIONS_TABLE[data["table"]][row]
+        cell = cells[face - 1]
         unit = scene.unit_of(args[0])
         before = str(state(unit, "status"))
         after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
         if after == before:
             return ()
-        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
+        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cite),)
 
     def _command_form(self, scene: Scene, args: Args) -> Reports:
         """The command points thrown (line 84), and which groups in command distance they
