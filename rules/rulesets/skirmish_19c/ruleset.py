@@ -34,7 +34,6 @@ from ...state import Change, Kind, Report, likeliest, removals
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
-Weapon = sheet.Weapon
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 HERO = frozenset({"hero"})
@@ -42,13 +41,14 @@ COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
 Args = Sequence[str]
 Reported = Mapping[str, Any]
+Weapon = sheet.Weapon
 Reports = tuple[Report, ...]
 Changes = tuple[Change, ...]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
-INSIDE = geo.Containment.INSIDE
 CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
+INSIDE = geo.Containment.INSIDE
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -283,7 +283,7 @@ class Skirmish19c(Ruleset):
             reasons.append((say("spot", piece=hidden, need=need, **said), SIGHT["spotting"]))
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
-        commanded = pc or bool(state(shooter, "commanded"))
+        commanded = is_commanded(shooter)
         others = [] if commanded else self.sighted(table, shooter, reach)
         other = next((s for s in others if s[1].id != target.id), None)  # nearest but target
         if other is not None:
@@ -344,7 +344,8 @@ class Skirmish19c(Ruleset):
     ) -> list[tuple[float, Base, Base]]:
         """Each figure of the shooting group that sees a figure of the target group (or one the
         PC `picked`) entirely (line 55), with the nearest one it sees (the first of equally
-        near ones) and its distance."""
+        near ones) and its distance. The group's figures are read off `Table.nearest_seen`
+        (a `suggest` judges every enemy pair at once; asking the pairs again costs 15 µs)."""
         if picked is not None:
             seen = table.sight_distances(self.sight_policy, shooter.bases, picked)
             distance, which = seen.min(axis=1), [picked[j] for j in seen.argmin(axis=1).tolist()]
@@ -888,8 +889,7 @@ class Skirmish19c(Ruleset):
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
         unit, target = self._enemies(table, "charge", args, "a group and an enemy")
-        pc = is_player_character(unit)
-        commanded = pc or bool(state(unit, "commanded"))
+        pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path = self._path(table, unit, table.select(b_id), allowance)
         f, t = path["said"], path["threshold"]
@@ -1212,7 +1212,7 @@ class Skirmish19c(Ruleset):
             return None
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
-        return Resolution("out-of-command", MappingProxyType(data), (summary,))
+        return Resolution.of("out-of-command", data, [summary])
 
 
 def fmt(scene: Scene, mm: float) -> str:
