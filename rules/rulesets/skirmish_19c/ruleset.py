@@ -248,7 +248,7 @@ class Skirmish19c(Ruleset):
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
-        data = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
+        data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
         nearest = table.unit_gap(shooter, target)
         nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
@@ -464,7 +464,7 @@ class Skirmish19c(Ruleset):
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
         stands = f"in enclosed terrain ({here.id})" if here else "in the open"
         radius_reason = f"{leader.id} stands {stands}"
-        data = dict(leader=leader_id, leader_base=leader.id)
+        data: dict[str, Any] = dict(leader=leader_id, leader_base=leader.id)
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
@@ -579,7 +579,7 @@ class Skirmish19c(Ruleset):
         commanded = unit.get("commanded") is True or is_player_character(unit)
         note = "cross-reference the row with the D6"
         roll = Roll("actions", 1, 6, None, cite=row_cite, note=note)
-        data = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
+        data: dict[str, Any] = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
         data.update(row=label, row_source=str(row_cite), roll=roll.as_json())
         data["outcomes"] = [dict(c) for c in cells]
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
@@ -689,7 +689,7 @@ class Skirmish19c(Ruleset):
                 touching.add((a.id, b.id))
                 if t.measured > geo.EPS:
                     close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
-        data = dict(a=a_id, b=b_id)
+        data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
@@ -759,7 +759,7 @@ class Skirmish19c(Ruleset):
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
         kind = state(unit, "type")
-        data = dict(unit=unit_id, allowance=length_json(scene, allowance))
+        data: dict[str, Any] = dict(unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
@@ -905,7 +905,7 @@ class Skirmish19c(Ruleset):
             nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
             reasons.append(say("charge-uncommanded", nearest=nearest_id))
-        data = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
+        data: dict[str, Any] = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
         data.update({k: length_json(scene, v) for k, v in lengths.items()})
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
