@@ -780,20 +780,16 @@ class Skirmish19c(Ruleset):
             target = table.select(target_id)
             if any(b.unit_id == unit.id for b in target):
                 raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
-            path = self._path(table, unit, target, allowance)
-            ends = {"from": path["from"].id, "to": path["to"].id}
-            lengths = ("distance", "difficult", "barrier_cost", "cost")
-            data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
-            data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
-            f, t = path["said"], path["threshold"]
-            data.update(reachable=t.within, threshold=threshold_json(scene, t))
+            path, mm, t = self._path(table, unit, target, allowance)
+            f = {k: fmt(scene, v) for k, v in mm.items()}
+            data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
-            said = say("path", to=target_id, f=f, a=path["from"].id, b=path["to"].id)
-            said += say("path-difficult", f=f, hard=hard) * (path["difficult"] > 0)
+            said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
+            said += say("path-difficult", f=f, hard=hard) * (mm["difficult"] > 0)
             said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
             lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
-                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
+                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
                 data["pace"] = pace
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
@@ -817,10 +813,11 @@ class Skirmish19c(Ruleset):
 
     def _path(
         self, table: Table, unit: Unit, target: Sequence[Base], allowance: float
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], dict[str, float], Threshold]:
         """The cost of moving the group's nearest figure straight into contact with `target`:
         the distance, plus the length in difficult going again (at most the whole distance),
-        plus a quarter move a barrier crossed (line 111); and the cost against the allowance."""
+        plus a quarter move a barrier crossed (line 111): the path as answers give it, its
+        lengths (mm) and its cost against the allowance."""
         near = table.closest(unit.bases, target)
         difficult, hard_going, barriers = 0.0, [], []
         for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
@@ -829,14 +826,13 @@ class Skirmish19c(Ruleset):
                 hard_going.append(piece.id)
             elif piece.kind in sheet.BARRIER_KINDS:
                 barriers.append(piece.id)
-        difficult = min(difficult, near.distance)
-        barrier_cost = allowance / 4 * len(barriers)
-        cost = near.distance + difficult + barrier_cost
-        lengths = dict(distance=near.distance, difficult=difficult, barrier_cost=barrier_cost)
-        path: dict[str, Any] = lengths | {"cost": cost, "from": near.a, "to": near.b}
-        path["said"] = {k: fmt(table.scene, v) for k, v in (lengths | {"cost": cost}).items()}
-        path.update(difficult_pieces=hard_going, barriers=barriers)
-        return path | {"threshold": Threshold(cost, allowance, table.uncertainty(near.a, near.b))}
+        mm = dict(distance=near.distance, difficult=min(difficult, near.distance))
+        mm["barrier_cost"] = allowance / 4 * len(barriers)
+        mm["cost"] = cost = mm["distance"] + mm["difficult"] + mm["barrier_cost"]
+        path: dict[str, Any] = dict(difficult_pieces=hard_going, barriers=barriers)
+        path |= {"from": near.a.id, "to": near.b.id}
+        path |= {k: length_json(table.scene, v) for k, v in mm.items()}
+        return path, mm, Threshold(cost, allowance, table.uncertainty(near.a, near.b))
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
@@ -891,9 +887,9 @@ class Skirmish19c(Ruleset):
         unit, target = self._enemies(table, "charge", args, "a group and an enemy")
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
-        path = self._path(table, unit, table.select(b_id), allowance)
-        f, t = path["said"], path["threshold"]
-        extra = say("plus-difficult", f=f) * bool(path["difficult"])
+        path, mm, t = self._path(table, unit, table.select(b_id), allowance)
+        f = {k: fmt(scene, v) for k, v in mm.items()}
+        extra = say("plus-difficult", f=f) * bool(mm["difficult"])
         extra += say("plus-barriers", f=f) * bool(path["barriers"])
         reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
         reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
@@ -906,8 +902,8 @@ class Skirmish19c(Ruleset):
             allowed = allowed and nearest_id == target.id
             reasons.append(say("charge-uncommanded", nearest=nearest_id))
         data: dict[str, Any] = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
-        lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
-        data.update({k: length_json(scene, v) for k, v in lengths.items()})
+        data.update(cost=path["cost"], distance=path["distance"])
+        data["reach"] = length_json(scene, allowance)
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
