@@ -250,8 +250,8 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = table.unit_gap(shooter, target)
-        nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
+        gap = float(table.unit_gaps()[table.unit_row(shooter), table.unit_row(target)])
+        nearest = table.closest(shooter.bases, aimed).distance if individual else gap
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -663,11 +663,13 @@ class Skirmish19c(Ruleset):
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
         limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
-        cavalry = [
-            e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
+        row = table.unit_row(unit)  # each group's nearest pair of figures, all at once
+        gaps, unc = table.unit_gaps()[row].tolist(), table.unit_uncertainties[row].tolist()
+        found = [
+            (e, Threshold(gaps[k], limit, unc[k]))
+            for k, e in enumerate(table.scene.units)
+            if e.side != unit.side and e.type == "cavalry" and e.weapon in shock
         ]
-        near = [(e, table.unit_distance(unit, e)) for e in cavalry]
-        found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
         return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
 
     # ----------------------------------------------------------------------------------------
