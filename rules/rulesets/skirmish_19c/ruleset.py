@@ -226,13 +226,12 @@ class Skirmish19c(Ruleset):
         pair (the unit's figure, the enemy figure; the first figure of equally near ones)."""
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
-        best = nearest[rows].min(axis=0)
-        groups = np.flatnonzero((best < math.inf) & geo.within(best, reach))
-        groups = groups[np.argsort(best[groups], kind="stable")].tolist()
-        viewers = (nearest[rows, groups].argmin(axis=0) + rows.start).tolist()
+        best = nearest[rows].min(axis=0).tolist()
+        viewers = (nearest[rows].argmin(axis=0) + rows.start).tolist()
+        groups = [k for k, d in enumerate(best) if d < math.inf and geo.within(d, reach)]
         return [
-            (float(best[k]), table.scene.units[k], table.bases[v], table.bases[which[v, k]])
-            for k, v in zip(groups, viewers, strict=True)
+            (best[k], table.scene.units[k], table.bases[v], table.bases[which[v, k]])
+            for k, v in sorted(((k, viewers[k]) for k in groups), key=lambda g: best[g[0]])
         ]
 
     # ----------------------------------------------------------------------------------------
