@@ -330,7 +330,8 @@ class Skirmish19c(Ruleset):
         shot, volley = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
-        data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
+        data.update(shot, allocation=allocation)
+        data["reasons"] = [{"reason": r, "source": str(c)} for r, c in reasons]
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         if brief:
@@ -1214,10 +1215,6 @@ class Skirmish19c(Ruleset):
 
 def fmt(scene: Scene, mm: float) -> str:
     return format_length(mm, scene.unit)
-
-
-def reasons_json(reasons: Sequence[tuple[str, Cite]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": str(c)} for r, c in reasons]
 
 
 def cost_of(group: Mapping[str, Any]) -> int:
