@@ -695,10 +695,8 @@ class Skirmish19c(Ruleset):
         if not touching:
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
-            apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
-            return self.answer(
-                "melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"]
-            )
+            gap = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
+            return self.answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {gap}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
         figure |= {b.id: (b, unit_b, unit_a) for b in bases_b}
