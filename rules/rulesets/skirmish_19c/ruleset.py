@@ -1028,9 +1028,8 @@ class Skirmish19c(Ruleset):
         data = self.resolve(scene, "risk", args).data
         cite, _ = sheet.ACTIONS_TABLE[data["table"]][data["row"]]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
-        rows = sheet.ROW_LABELS
         return (
-            Report("row", Kind.CHOICE, label, cite, choices=rows, default=data["row"]),
+            Report("row", Kind.CHOICE, label, cite, choices=sheet.ROW_LABELS, default=data["row"]),
             count("face", "the D6 thrown on the actions table (1 to 6)", cite, 6, None),
         )
 
