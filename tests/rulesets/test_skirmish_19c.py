@@ -634,16 +634,16 @@ def test_cavalry_risk_factors() -> None:
 def test_actions_tables_have_six_faces_a_row() -> None:
     for table in ACTIONS_TABLE.values():
         assert list(table) == ["RF0", "RF1", "RF2-5", "RF6-8", "RF9+"]
-        for row in table.values():
-            assert [o.face for o in row] == [1, 2, 3, 4, 5, 6]
+        for _, row in table.values():
+            assert [o["face"] for o in row] == [1, 2, 3, 4, 5, 6]
 
 
 def test_infantry_rf1_row_from_the_sheet() -> None:
     # Line 151: the first cell is plain, the rest in italics; Continue (Charge?) read three times.
-    row = ACTIONS_TABLE["infantry"]["RF1"]
-    assert row[0].text.startswith("Move to take cover") and not row[0].italic
-    assert row[1].text == "Halt in position facing the nearest enemy" and row[1].italic
-    assert [o.charge for o in row] == [False, False, True, True, True, True]
+    _, row = ACTIONS_TABLE["infantry"]["RF1"]
+    assert row[0]["text"].startswith("Move to take cover") and not row[0]["italic"]
+    assert row[1]["text"] == "Halt in position facing the nearest enemy" and row[1]["italic"]
+    assert [o["charge"] for o in row] == [False, False, True, True, True, True]
 
 
 # --------------------------------------------------------------------------------------------

@@ -45,7 +45,8 @@ def test_a_hero_shoots_with_a_die_one_better() -> None:
 def test_a_row_of_the_actions_table() -> None:
     """Line 151 (infantry RF1): six outcomes, faces 1-6, the first the move to cover in plain
     type, the others in italics, the sixth a charge, all cited to line 151."""
-    row = [c.as_json() for c in ACTIONS_TABLE["infantry"]["RF1"]]
+    cite, row = ACTIONS_TABLE["infantry"]["RF1"]
+    assert cite.line == 151
     assert [o["face"] for o in row] == [1, 2, 3, 4, 5, 6]
     assert row[0]["text"].startswith("Move to take cover") and not row[0]["italic"]
     assert all(o["italic"] for o in row[1:])

@@ -34,7 +34,6 @@ from ...state import Change, Kind, Report, likeliest, removals
 from . import sheet
 from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
-Weapon = sheet.Weapon
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
 HERO = frozenset({"hero"})
@@ -42,13 +41,14 @@ COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
 Args = Sequence[str]
 Reported = Mapping[str, Any]
+Weapon = sheet.Weapon
 Reports = tuple[Report, ...]
 Changes = tuple[Change, ...]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
-INSIDE = geo.Containment.INSIDE
 CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
+INSIDE = geo.Containment.INSIDE
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -226,13 +226,12 @@ class Skirmish19c(Ruleset):
         pair (the unit's figure, the enemy figure; the first figure of equally near ones)."""
         nearest, which = table.nearest_seen(self.sight_policy)
         rows = table.span(unit)
-        best = nearest[rows].min(axis=0)
-        groups = np.flatnonzero((best < math.inf) & geo.within(best, reach))
-        groups = groups[np.argsort(best[groups], kind="stable")].tolist()
-        viewers = (nearest[rows, groups].argmin(axis=0) + rows.start).tolist()
+        best = nearest[rows].min(axis=0).tolist()
+        viewers = (nearest[rows].argmin(axis=0) + rows.start).tolist()
+        groups = [k for k, d in enumerate(best) if d < math.inf and geo.within(d, reach)]
         return [
-            (float(best[k]), table.scene.units[k], table.bases[v], table.bases[which[v, k]])
-            for k, v in zip(groups, viewers, strict=True)
+            (best[k], table.scene.units[k], table.bases[v], table.bases[which[v, k]])
+            for k, v in sorted(((k, viewers[k]) for k in groups), key=lambda g: best[g[0]])
         ]
 
     # ----------------------------------------------------------------------------------------
@@ -248,10 +247,10 @@ class Skirmish19c(Ruleset):
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
         aimed = table.select(target_id) if individual else target.bases
-        data = answer_data("shoot", shooter=shooter_id, target=target_id, weapon=weapon.row)
+        data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = table.unit_gap(shooter, target)
-        nearest = table.closest(shooter.bases, aimed).distance if individual else nearest
+        gap = float(table.unit_gaps()[table.unit_row(shooter), table.unit_row(target)])
+        nearest = table.closest(shooter.bases, aimed).distance if individual else gap
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -283,7 +282,7 @@ class Skirmish19c(Ruleset):
             reasons.append((say("spot", piece=hidden, need=need, **said), SIGHT["spotting"]))
 
         # Uncommanded troops only shoot at the nearest enemy they can hit (line 38).
-        commanded = pc or bool(state(shooter, "commanded"))
+        commanded = is_commanded(shooter)
         others = [] if commanded else self.sighted(table, shooter, reach)
         other = next((s for s in others if s[1].id != target.id), None)  # nearest but target
         if other is not None:
@@ -331,20 +330,22 @@ class Skirmish19c(Ruleset):
         shot, volley = sheet.volley(shooters, need, band, column, weapon.gunpowder, quality)
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
-        data.update(shot, allocation=allocation, reasons=reasons_json(reasons))
+        data.update(shot, allocation=allocation)
+        data["reasons"] = [{"reason": r, "source": str(c)} for r, c in reasons]
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         if brief:
-            return answer("shoot", data, [head])
+            return self.answer("shoot", data, [head])
         lines = [f"- {r} [{c}]" for r, c in reasons]
-        return answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
+        return self.answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
     ) -> list[tuple[float, Base, Base]]:
         """Each figure of the shooting group that sees a figure of the target group (or one the
         PC `picked`) entirely (line 55), with the nearest one it sees (the first of equally
-        near ones) and its distance."""
+        near ones) and its distance. The group's figures are read off `Table.nearest_seen`
+        (a `suggest` judges every enemy pair at once; asking the pairs again costs 15 µs)."""
         if picked is not None:
             seen = table.sight_distances(self.sight_policy, shooter.bases, picked)
             distance, which = seen.min(axis=1), [picked[j] for j in seen.argmin(axis=1).tolist()]
@@ -364,7 +365,7 @@ class Skirmish19c(Ruleset):
         data.setdefault("band", sheet.band_of(weapon, at))
         data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
-        return answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
+        return self.answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -463,7 +464,7 @@ class Skirmish19c(Ruleset):
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
         stands = f"in enclosed terrain ({here.id})" if here else "in the open"
         radius_reason = f"{leader.id} stands {stands}"
-        data = answer_data("command", leader=leader_id, leader_base=leader.id)
+        data: dict[str, Any] = dict(leader=leader_id, leader_base=leader.id)
         data.update(radius=length_json(scene, radius), radius_reason=radius_reason)
         data.update(radius_source=str(COMMAND["distance"]), in_command=in_command)
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
@@ -471,12 +472,12 @@ class Skirmish19c(Ruleset):
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
         if brief:
-            return answer("command", data, [say("command-head", **said)])
+            return self.answer("command", data, [say("command-head", **said)])
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
         said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
         said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
         lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
-        return answer("command", data, [say("command-head", **said), *lines])
+        return self.answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(
         self, table: Table, leaders: Sequence[Base], bases: Sequence[Base]
@@ -574,23 +575,23 @@ class Skirmish19c(Ruleset):
 
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
-        cells = sheet.ACTIONS_TABLE[kind][label]
+        row_cite, cells = sheet.ACTIONS_TABLE[kind][label]
         commanded = unit.get("commanded") is True or is_player_character(unit)
         note = "cross-reference the row with the D6"
-        roll = Roll("actions", 1, 6, None, cite=cells[0].cite, note=note)
-        data = answer_data("risk", unit=unit_id, table=kind, risk_factor=rf, factors=factors)
-        data.update(row=label, row_source=str(cells[0].cite), roll=roll.as_json())
-        data["outcomes"] = [c.as_json() for c in cells]
+        roll = Roll("actions", 1, 6, None, cite=row_cite, note=note)
+        data: dict[str, Any] = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
+        data.update(row=label, row_source=str(row_cite), roll=roll.as_json())
+        data["outcomes"] = [dict(c) for c in cells]
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
         if brief:
-            return answer("risk", data, [head])
+            return self.answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
         said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
-        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c.italic) for c in cells)
-        return answer("risk", data, [head, *sheet.say_lines("risk", **said)])
+        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c["italic"]) for c in cells)
+        return self.answer("risk", data, [head, *sheet.say_lines("risk", **said)])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -624,15 +625,17 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in enemies(table.scene, unit) for b in u.bases]
-        columns = table.rows(others)
         reasons = []
         for base in unit.bases:
-            inside = [s.terrain for s in table.standing(base) if s.containment is INSIDE]
-            covering = [t for t in inside if self.cover_of(t) is not Cover.NONE]
+            # A base entirely in a piece has its centre in it: only those pieces are asked.
+            covering = [t for t in table.centre_in(base) if self.cover_of(t) is not Cover.NONE]
+            if covering:
+                inside = {s.terrain.id for s in table.standing(base) if s.containment is INSIDE}
+                covering = [t for t in covering if t.id in inside]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
             if not found and others:
                 # The figure's nearest enemy figure, the first of equally near ones.
-                enemy = others[int(table.distances[table.index[base.id], columns].argmin())]
+                enemy = others[int(table.block([base], others).argmin())]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
@@ -660,11 +663,13 @@ class Skirmish19c(Ruleset):
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
         limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
-        cavalry = [
-            e for e in enemies(table.scene, unit) if e.type == "cavalry" and e.weapon in shock
+        row = table.unit_row(unit)  # each group's nearest pair of figures, all at once
+        gaps, unc = table.unit_gaps()[row].tolist(), table.unit_uncertainties[row].tolist()
+        found = [
+            (e, Threshold(gaps[k], limit, unc[k]))
+            for k, e in enumerate(table.scene.units)
+            if e.side != unit.side and e.type == "cavalry" and e.weapon in shock
         ]
-        near = [(e, table.unit_distance(unit, e)) for e in cavalry]
-        found = [(e, Threshold(n.distance, limit, table.uncertainty(n.a, n.b))) for e, n in near]
         return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
 
     # ----------------------------------------------------------------------------------------
@@ -686,12 +691,12 @@ class Skirmish19c(Ruleset):
                 touching.add((a.id, b.id))
                 if t.measured > geo.EPS:
                     close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
-        data = answer_data("melee", a=a_id, b=b_id)
+        data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
-            apart = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
-            return answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {apart}"])
+            gap = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
+            return self.answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {gap}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
         figure |= {b.id: (b, unit_b, unit_a) for b in bases_b}
@@ -719,7 +724,7 @@ class Skirmish19c(Ruleset):
         data["expected_fights_won"] = {k: sheet.odds_json(p) for k, p in won.items()}
         back = {"loser": length_json(scene, cm(MELEE["back_cm"])), "source": str(MELEE["back"])}
         data["pull_back"] = back | {"rule": say("pull-back")}
-        return answer("melee", data, lines)
+        return self.answer("melee", data, lines)
 
     def _melee_modifiers(self, table: Table, me: Base, unit: Unit, foe: Unit) -> list[Modifier]:
         """Lines 72-74, for one figure of `unit` against the figures of `foe` it fights."""
@@ -754,7 +759,7 @@ class Skirmish19c(Ruleset):
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
         kind = state(unit, "type")
-        data = answer_data("move", unit=unit_id, allowance=length_json(scene, allowance))
+        data: dict[str, Any] = dict(unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
         lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
@@ -775,25 +780,21 @@ class Skirmish19c(Ruleset):
             target = table.select(target_id)
             if any(b.unit_id == unit.id for b in target):
                 raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
-            path = self._path(table, unit, target, allowance)
-            ends = {"from": path["from"].id, "to": path["to"].id}
-            lengths = ("distance", "difficult", "barrier_cost", "cost")
-            data["path"] = ends | {k: length_json(scene, path[k]) for k in lengths}
-            data["path"].update({k: path[k] for k in ("difficult_pieces", "barriers")})
-            f, t = path["said"], path["threshold"]
-            data.update(reachable=t.within, threshold=threshold_json(scene, t))
+            path, mm, t = self._path(table, unit, target, allowance)
+            f = {k: fmt(scene, v) for k, v in mm.items()}
+            data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
-            said = say("path", to=target_id, f=f, a=path["from"].id, b=path["to"].id)
-            said += say("path-difficult", f=f, hard=hard) * (path["difficult"] > 0)
+            said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
+            said += say("path-difficult", f=f, hard=hard) * (mm["difficult"] > 0)
             said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
             lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
-                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if path["cost"] <= hi), None)
+                pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
                 data["pace"] = pace
                 lines += [f"- at the {pace}"] if pace is not None else []
         data["platoon"] = self._platoon(table, unit)
         lines.append(f"- {data['platoon']['summary']}")
-        return answer("move", data, lines)
+        return self.answer("move", data, lines)
 
     def _allowance(self, unit: Unit) -> tuple[float, str, Cite]:
         """The most a group may move this turn (lines 107-109), with why."""
@@ -812,10 +813,11 @@ class Skirmish19c(Ruleset):
 
     def _path(
         self, table: Table, unit: Unit, target: Sequence[Base], allowance: float
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], dict[str, float], Threshold]:
         """The cost of moving the group's nearest figure straight into contact with `target`:
         the distance, plus the length in difficult going again (at most the whole distance),
-        plus a quarter move a barrier crossed (line 111); and the cost against the allowance."""
+        plus a quarter move a barrier crossed (line 111): the path as answers give it, its
+        lengths (mm) and its cost against the allowance."""
         near = table.closest(unit.bases, target)
         difficult, hard_going, barriers = 0.0, [], []
         for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
@@ -824,14 +826,13 @@ class Skirmish19c(Ruleset):
                 hard_going.append(piece.id)
             elif piece.kind in sheet.BARRIER_KINDS:
                 barriers.append(piece.id)
-        difficult = min(difficult, near.distance)
-        barrier_cost = allowance / 4 * len(barriers)
-        cost = near.distance + difficult + barrier_cost
-        lengths = dict(distance=near.distance, difficult=difficult, barrier_cost=barrier_cost)
-        path: dict[str, Any] = lengths | {"cost": cost, "from": near.a, "to": near.b}
-        path["said"] = {k: fmt(table.scene, v) for k, v in (lengths | {"cost": cost}).items()}
-        path.update(difficult_pieces=hard_going, barriers=barriers)
-        return path | {"threshold": Threshold(cost, allowance, table.uncertainty(near.a, near.b))}
+        mm = dict(distance=near.distance, difficult=min(difficult, near.distance))
+        mm["barrier_cost"] = allowance / 4 * len(barriers)
+        mm["cost"] = cost = mm["distance"] + mm["difficult"] + mm["barrier_cost"]
+        path: dict[str, Any] = dict(difficult_pieces=hard_going, barriers=barriers)
+        path |= {"from": near.a.id, "to": near.b.id}
+        path |= {k: length_json(table.scene, v) for k, v in mm.items()}
+        return path, mm, Threshold(cost, allowance, table.uncertainty(near.a, near.b))
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
@@ -884,12 +885,11 @@ class Skirmish19c(Ruleset):
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
         unit, target = self._enemies(table, "charge", args, "a group and an enemy")
-        pc = is_player_character(unit)
-        commanded = pc or bool(state(unit, "commanded"))
+        pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
-        path = self._path(table, unit, table.select(b_id), allowance)
-        f, t = path["said"], path["threshold"]
-        extra = say("plus-difficult", f=f) * bool(path["difficult"])
+        path, mm, t = self._path(table, unit, table.select(b_id), allowance)
+        f = {k: fmt(scene, v) for k, v in mm.items()}
+        extra = say("plus-difficult", f=f) * bool(mm["difficult"])
         extra += say("plus-barriers", f=f) * bool(path["barriers"])
         reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
         reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
@@ -901,26 +901,19 @@ class Skirmish19c(Ruleset):
             nearest_id = min(enemy_gaps(table, unit), key=lambda g: g[1])[0].id
             allowed = allowed and nearest_id == target.id
             reasons.append(say("charge-uncommanded", nearest=nearest_id))
-        data = answer_data("charge", a=a_id, b=b_id, allowed=allowed, commanded=commanded)
-        lengths = {"reach": allowance, "cost": path["cost"], "distance": path["distance"]}
-        data.update({k: length_json(scene, v) for k, v in lengths.items()})
+        data: dict[str, Any] = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
+        data.update(cost=path["cost"], distance=path["distance"])
+        data["reach"] = length_json(scene, allowance)
         data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
-        return answer("charge", data, [head, *[f"- {r}" for r in reasons]])
+        return self.answer("charge", data, [head, *[f"- {r}" for r in reasons]])
 
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
 
     def outcomes(self) -> dict[str, OutcomeRule]:
-        return {
-            "shoot": OutcomeRule(self._shoot_form, self._shoot_apply),
-            "melee": OutcomeRule(self._melee_form, self._melee_apply),
-            "risk": OutcomeRule(self._risk_form, self._risk_apply),
-            "command": OutcomeRule(self._command_form, self._command_apply),
-            "charge": OutcomeRule(_no_form, self._charge_apply),
-            "move": OutcomeRule(_no_form, self._move_apply),
-        }
+        return self.outcomes_named("shoot", "melee", "risk", "command", "charge", "move")
 
     def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
@@ -1033,12 +1026,11 @@ class Skirmish19c(Ruleset):
     def _risk_form(self, scene: Scene, args: Args) -> Reports:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
         data = self.resolve(scene, "risk", args).data
-        row = sheet.ACTIONS_TABLE[data["table"]][data["row"]][0]
+        cite, _ = sheet.ACTIONS_TABLE[data["table"]][data["row"]]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
-        rows = sheet.ROW_LABELS
         return (
-            Report("row", Kind.CHOICE, label, row.cite, choices=rows, default=data["row"]),
-            count("face", "the D6 thrown on the actions table (1 to 6)", row.cite, 6, None),
+            Report("row", Kind.CHOICE, label, cite, choices=sheet.ROW_LABELS, default=data["row"]),
+            count("face", "the D6 thrown on the actions table (1 to 6)", cite, 6, None),
         )
 
     def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1047,13 +1039,14 @@ class Skirmish19c(Ruleset):
             raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
         data = self.resolve(scene, "risk", args).data
         row = str(reported["row"])
-        cell = sheet.ACTIONS_TABLE[data["table"]][row][face - 1]
+        cite, cells = sheet.ACTIONS_TABLE[data["table"]][row]
+        cell = cells[face - 1]
         unit = scene.unit_of(args[0])
         before = str(state(unit, "status"))
         after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
         if after == before:
             return ()
-        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cell.cite),)
+        return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cite),)
 
     def _command_form(self, scene: Scene, args: Args) -> Reports:
         """The command points thrown (line 84), and which groups in command distance they
@@ -1086,6 +1079,12 @@ class Skirmish19c(Ruleset):
         return tuple(
             Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
         )
+
+    def _move_form(self, scene: Scene, args: Args) -> Reports:
+        """A move or a charge has no dice to report."""
+        return ()
+
+    _charge_form = _move_form
 
     def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
@@ -1157,7 +1156,8 @@ class Skirmish19c(Ruleset):
                     self.resolve(scene, candidate.kind, candidate.args)
                 except QuestionError as gathered:
                     error = gathered
-            return answer(candidate.kind, {"error": str(error)}, [f"cannot answer: {error}"])
+            error_data = {"error": str(error)}  # the refusal alone, as the engine lists it
+            return Resolution.of(candidate.kind, error_data, [f"cannot answer: {error}"])
 
     def _shots(self, table: Table, unit: Unit) -> Iterator[Candidate]:
         """Every enemy group in range of a commanded group or PC; the nearest one it sees of any
@@ -1207,28 +1207,11 @@ class Skirmish19c(Ruleset):
             return None
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
-        return Resolution("out-of-command", MappingProxyType(data), (summary,))
+        return Resolution.of("out-of-command", data, [summary])
 
 
 def fmt(scene: Scene, mm: float) -> str:
     return format_length(mm, scene.unit)
-
-
-def _no_form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
-    """An action with no dice to report (a move, a charge)."""
-    return ()
-
-
-def answer_data(action: str, **data: Any) -> dict[str, Any]:
-    """The start of an answer's data: the action and the ruleset, then `data`."""
-    return {"action": action, "ruleset": RULESET, **data}
-
-
-answer = Resolution.of
-
-
-def reasons_json(reasons: Sequence[tuple[str, Cite]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": str(c)} for r, c in reasons]
 
 
 def cost_of(group: Mapping[str, Any]) -> int:

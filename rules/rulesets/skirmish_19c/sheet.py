@@ -103,38 +103,25 @@ CAVALRY_PACES = tuple(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One face of one row of an actions table (lines 150-154, 193-197)."""
-
-    face: int
-    text: str
-    italic: bool
-    """Printed in italics: commanded troops and PCs ignore it when it is about shooting or
-    movement (lines 141, 182)."""
-    cite: Cite
-    note: str = ""
-
-    @property
-    def charge(self) -> bool:
-        """The cell ends in '(Charge?)': the group may charge the nearest enemy in reach."""
-        return "(Charge?)" in self.text
-
-    def as_json(self) -> dict[str, Any]:
-        out = {"face": self.face, "text": self.text, "italic": self.italic, "charge": self.charge}
-        return out | {"probability": "1/6", "source": str(self.cite), "note": self.note}
-
-
 ACTIONS_TABLE = {
     kind: {
-        label: tuple(
-            Cell(face, c["text"], c["italic"], row["cite"], c.get("note", ""))
-            for face, c in enumerate(row["cells"], start=1)
+        label: (
+            row["cite"],
+            tuple(
+                # A cell ending in '(Charge?)': the group may charge the nearest enemy in reach.
+                {"face": face, "text": c["text"], "italic": c["italic"]}
+                | {"charge": "(Charge?)" in c["text"], "probability": "1/6"}
+                | {"source": str(row["cite"]), "note": c.get("note", "")}
+                for face, c in enumerate(row["cells"], start=1)
+            ),
         )
         for label, row in rows.items()
     }
     for kind, rows in DATA["actions"].items()
 }
+"""The actions tables (lines 150-154, 193-197): each row's line, and its six cells as answers
+show them, by face of the D6. A cell printed in italics (`italic`): commanded troops and PCs
+ignore it when it is about shooting or movement (lines 141, 182)."""
 ROW_LABELS = tuple(DATA["actions"]["infantry"])
 """The rows of the actions tables, from 'Up to RF0' to RF9+."""
 
@@ -145,22 +132,24 @@ def row_label(risk_factor: int) -> str:
     return next((label for label, top in tops if risk_factor <= top), ROW_LABELS[-1])
 
 
-def status_after(cell: Cell, row: str, status: str, commanded: bool) -> tuple[str, str]:
+def status_after(
+    cell: Mapping[str, Any], row: str, status: str, commanded: bool
+) -> tuple[str, str]:
     """A group's status after the actions table gave it `cell` on `row`, and why: running after
     "Run from ..." or "Flee ...", falling back after a withdrawal or a move to cover, steady
     after a halt or an advance; a commanded group or PC ignores the movement of a cell in
     italics (lines 141, 182); "Continue current actions" keeps what the group was doing, but a
     group falling back halts on a 5 or 6 of the RF0 row (lines 150, 193), and a retreat after
     melee (a single move back, line 80) is over."""
-    if cell.italic and commanded:
+    if cell["italic"] and commanded:
         why = "in italics: commanded troops and player characters ignore it"
         return ("steady" if status == "retreating" else status), why
     for start, after in RISK["status_after"]:
-        if cell.text.startswith(start):
-            return after, cell.text
-    if row == "RF0" and cell.face >= 5 and status == "falling-back":
+        if cell["text"].startswith(start):
+            return after, cell["text"]
+    if row == "RF0" and cell["face"] >= 5 and status == "falling-back":
         return "steady", "units falling back halt facing the last known enemy position"
-    return ("steady" if status == "retreating" else status), cell.text
+    return ("steady" if status == "retreating" else status), cell["text"]
 
 
 # --------------------------------------------------------------------------------------------
