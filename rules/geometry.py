@@ -897,10 +897,11 @@ def sight_many(
         names[p].append(terrain[t].id)
     if may_block is not None and len(solids.ids):
         spread = np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1)
-        pair, solid, _ = _near_solids(eyes, points[:, 0], spread, solids, may_block)
+        pair, solid = solids_near(eyes, points[:, 0], spread, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
-            hit = _clips(flat_eyes, flat_points, solids, rays, np.repeat(solid, k)).reshape(-1, k)
+            hit = solids_hit(flat_eyes, flat_points, solids, rays, np.repeat(solid, k))
+            hit = hit.reshape(-1, k)
             blocked.reshape(-1)[rays[hit.reshape(-1)]] = True  # (a view: `hits.any` is fresh)
             stops = np.flatnonzero(hit.any(axis=1))
             for p, s in zip(pair[stops].tolist(), solid[stops].tolist(), strict=True):
@@ -1032,12 +1033,14 @@ def convex_verdicts(
     return np.asarray(blocked), np.asarray(clear)
 
 
-def _near_solids(
+def solids_near(
     eyes: Array, aims: Array, spread: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
-) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], Array]:
+) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
     """The (line, solid) pairs, in reading order, that `may_block` allows and whose centre
-    lies within the solid's reach plus spread[p] plus a millimetre of the line eyes[p]-aims[p],
-    and that squared distance (`_gap2`).
+    lies within the solid's reach plus spread[p] plus a millimetre of the line eyes[p]-aims[p]:
+    for any line from eyes[p] to a point within spread[p] of aims[p], a superset of the solids
+    that may block it (each point of that line lies within spread[p] of the line to aims[p]),
+    to hand to `solids_hit`.
 
     A cheap strip test comes first (`_strip`), and the exact test (`_gap2`) runs on the rest
     only, element for element the same arithmetic as on every pair."""
@@ -1047,21 +1050,30 @@ def _near_solids(
     gap2 = _gap2(eyes, ab, length2, solids, pair, solid)
     limit = solids.reach[solid] + spread[pair] + 1.0
     near = gap2 <= limit * limit
-    return pair[near], solid[near], gap2[near]
+    return pair[near], solid[near]
 
 
-def _clips(
+def solids_hit(
     eyes: Array,
     aims: Array,
     solids: Solids,
     pair: npt.NDArray[np.int_],
     solid: npt.NDArray[np.int_],
 ) -> npt.NDArray[np.bool_]:
-    """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]."""
-    inside = paired_inside_lengths(
-        eyes[pair], aims[pair], solids.polygons[solid], solids.radii[solid]
-    )
-    return np.asarray(inside > EPS)
+    """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]
+    (candidates from `solids_near`). Only a solid whose centre lies within its reach plus a
+    millimetre of the line can touch it, so only those are clipped (`paired_inside_lengths`)."""
+    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
+    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
+    ab = aims - eyes
+    gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
+    own = solids.reach[solid] + 1.0
+    near = np.flatnonzero(gap2 <= own * own)
+    hit = np.zeros(len(pair), dtype=bool)
+    p, s = pair[near], solid[near]
+    inside = paired_inside_lengths(eyes[p], aims[p], solids.polygons[s], solids.radii[s])
+    hit[near] = inside > EPS
+    return hit
 
 
 def _strip(
@@ -1120,53 +1132,6 @@ def _gap2(
     t = (rel_x * abx + rel_y * aby) / np.where(length2 > 0, length2, 1.0)[pair]
     t = np.clip(t, 0.0, 1.0)
     return np.asarray((rel_x - t * abx) ** 2 + (rel_y - t * aby) ** 2)
-
-
-def solids_near_lines(
-    eyes: Array,
-    aims: Array,
-    spread: Array,
-    solids: Solids,
-    may_block: npt.NDArray[np.bool_],
-) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], npt.NDArray[np.bool_]]:
-    """The (line, solid) pairs `may_block` allows whose centre lies within its reach plus
-    spread[p] plus 2 mm of line p, and whether each solid blocks the line itself (as
-    `sight_many` judges it: the same candidates and arithmetic).
-
-    For any line from eyes[p] to a point within spread[p] of aims[p], the pairs are a superset
-    of the solids that may block it (each point of that line lies within spread[p] of the line
-    to aims[p]): hand them to `solids_block_among` instead of searching every solid again."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    if len(eyes) == 0 or len(solids.ids) == 0:
-        return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=bool)
-    pair, solid, gap2 = _near_solids(eyes, aims, spread + 1.0, solids, may_block)
-    # The line's own candidates: those `_near_solids` finds with no spread.
-    own = solids.reach[solid] + 1.0
-    near = np.flatnonzero(gap2 <= own * own)
-    hit = np.zeros(len(pair), dtype=bool)
-    hit[near] = _clips(eyes, aims, solids, pair[near], solid[near])
-    return pair, solid, hit
-
-
-def solids_block_among(
-    eyes: Array,
-    aims: Array,
-    solids: Solids,
-    pair: npt.NDArray[np.int_],
-    solid: npt.NDArray[np.int_],
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether some solid blocks each line eyes[p]-aims[p], as `solids_near_lines` finds,
-    given (line, solid) pairs among which are all the solids that may block each line (that
-    function's): the same exact test and clipping on those only, so the same verdicts."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    ab = aims - eyes
-    gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
-    own = solids.reach[solid] + 1.0
-    near = gap2 <= own * own
-    hit = _clips(eyes, aims, solids, pair[near], solid[near])
-    return np.bincount(pair[near][hit], minlength=len(eyes)) > 0
 
 
 # --------------------------------------------------------------------------------------------

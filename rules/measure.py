@@ -259,14 +259,9 @@ class Laid:
     or out): too close to call."""
 
 
-class _Near(NamedTuple):
-    """The bases that may block the lines to a target's other sight points, found with the
-    line to its centre (`Table._centre_lines_near`)."""
-
-    pair: npt.NDArray[np.int_]
-    """(M,) the pair (or line) of the batch each candidate base belongs to"""
-    base: npt.NDArray[np.int_]
-    """(M,) a base that may block a line of that pair (`geometry.solids_near_lines`)"""
+_Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
+"""(line, base) (M,) each: a base that may block a line of a batch (`geometry.solids_near`), as
+`Table._centre_lines_near` finds them for the lines to a target's other sight points."""
 
 
 class Face(NamedTuple):
@@ -794,10 +789,10 @@ class Table:
                 # to the same target's other points: line k of open pair i is i * (K - 1) + k.
                 place = np.full(len(centre), -1)
                 place[still] = np.arange(len(still))
-                at = place[near.pair]
+                at = place[near[0]]
                 kept = at >= 0
                 lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                among = _Near(lines, np.repeat(near.base[kept], len(others)))
+                among = lines, np.repeat(near[1][kept], len(others))
             clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, among)
             clear = clear.reshape(len(open_), len(others))
             seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
@@ -807,7 +802,7 @@ class Table:
     ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
         """`_lines_clear` of the lines to the targets' centres, and, when bases may block
         sight, what may block the other lines of the pairs no terrain blocks the centre line of
-        (`_Near`); None when no base blocks sight.
+        (`_Near`: (pair, base) pairs); None when no base blocks sight.
 
         The line from one centre to another is the line back: each is traced once, for both
         pairs that ask it (the whole table asks both). Terrain and the bases of other units
@@ -834,9 +829,9 @@ class Table:
             apart = self.others_apart(policy.shoot_over_within)
             mask &= apart[a] | apart[b]
         spread = np.maximum(self._sight_spread[a], self._sight_spread[b])
-        line, base, hit = geo.solids_near_lines(
-            self.centres[a], self.sight_points[b, 0], spread, self.solids, mask
-        )
+        eyes, aims = self.centres[a], self.sight_points[b, 0]
+        line, base = geo.solids_near(eyes, aims, spread + 1.0, self.solids, mask)
+        hit = geo.solids_hit(eyes, aims, self.solids, line, base)
         # Each candidate base of a line, for each of the (at most two) pairs asking it whose
         # viewer does not see over the base.
         line = open_[line]
@@ -853,7 +848,7 @@ class Table:
             clear[pair[ok & hit]] = False
             near_pairs.append(pair[ok])
             near_bases.append(base[ok])
-        return clear, _Near(np.concatenate(near_pairs), np.concatenate(near_bases))
+        return clear, (np.concatenate(near_pairs), np.concatenate(near_bases))
 
     def _terrain_clear(
         self,
@@ -885,31 +880,26 @@ class Table:
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
         point: int | npt.NDArray[np.int_],
-        among: _Near | None = None,
+        near: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
         policy: the same answer, to the bit, as that line of the full trace, at a fraction of
-        the work. With `among`, the bases that may block line among.pair[m] are among
-        among.base[m] (`geometry.solids_block_among`): the same verdicts without searching
-        every base."""
+        the work. With `near`, the bases that may block line near[0][m] are among near[1][m]
+        (`_centre_lines_near`): the same verdicts without searching every base."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
         clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        if among is not None:
-            keep = clear[among.pair]
-            blockers = geo.solids_block_among(
-                eyes, aims, self.solids, among.pair[keep], among.base[keep]
-            )
-            return np.asarray(clear & ~blockers)
-        # Only the lines no terrain blocks are clipped against the bases.
-        open_ = np.flatnonzero(clear)
-        mask = self._sight_mask(policy, viewers[open_], targets[open_])
-        if mask is not None:
+        if near is None:
+            # Only the lines no terrain blocks are clipped against the bases.
+            open_ = np.flatnonzero(clear)
+            mask = self._sight_mask(policy, viewers[open_], targets[open_])
+            if mask is None:
+                return clear
             spread = np.zeros(len(open_))
-            line, _, hit = geo.solids_near_lines(
-                eyes[open_], aims[open_], spread, self.solids, mask
-            )
-            clear[open_[line[hit]]] = False
+            line, base = geo.solids_near(eyes[open_], aims[open_], spread, self.solids, mask)
+            near = open_[line], base
+        line, base = (among[clear[near[0]]] for among in near)
+        clear[line[geo.solids_hit(eyes, aims, self.solids, line, base)]] = False
         return clear
 
     @cached_property
