@@ -261,7 +261,7 @@ class Laid:
 
 _Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
 """(line, base) (M,) each: a base that may block a line of a batch (`geometry.solids_near`), as
-`Table._centre_lines_near` finds them for the lines to a target's other sight points."""
+`Table._centre_lines` finds them for the lines to a target's other sight points."""
 
 
 class Face(NamedTuple):
@@ -716,7 +716,7 @@ class Table:
         The line to the target's centre is judged first: when it is blocked no base is
         entirely in sight, and when it is clear some of the base is, so it alone answers most
         pairs. The other lines of the pairs it leaves open are judged in one more batch
-        (`_lines_clear`): the same verdict, line for line, as the full trace, without its list
+        (`_seen_lines`): the same verdict, line for line, as the full trace, without its list
         of obstacles or the lines it need not trace.
         """
         viewers = np.asarray(viewers, dtype=int)
@@ -731,7 +731,7 @@ class Table:
                 known = memo[viewers, targets]
                 todo = np.flatnonzero(known < 0)
                 if len(todo):
-                    # each pair once (`_centre_lines_near` traces a line for the pairs asking it)
+                    # each pair once (`_centre_lines` traces a line for the pairs asking it)
                     n = len(self.bases)
                     asked = np.unique(viewers[todo] * n + targets[todo])
                     v, t = asked // n, asked % n
@@ -743,7 +743,7 @@ class Table:
                     if reach is not None:
                         open_ = np.flatnonzero(geo.within(self.distances[v, t], reach))
                     if len(open_):
-                        self._seen_lines(policy, v, t, open_, seen, entire=entire)
+                        seen[open_] = self._seen_lines(policy, v[open_], t[open_], entire)
                     memo[v, t] = seen
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
@@ -763,46 +763,43 @@ class Table:
         policy: SightPolicy,
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
-        open_: npt.NDArray[np.int_],
-        seen: npt.NDArray[np.bool_],
-        *,
         entire: bool,
-    ) -> None:
-        """`seen` of the pairs `open_` by their sight lines alone, written into `seen`."""
-        points = self.sight_points.shape[1]
-        if entire:
-            centre, near = self._centre_lines_near(policy, viewers[open_], targets[open_])
-        else:
-            centre, near = self._lines_clear(policy, viewers[open_], targets[open_], 0), None
-        # Entire base: still open when the centre line is clear. Any line: when it is blocked.
-        seen[open_] = centre
-        still = np.flatnonzero(centre == entire)
-        open_ = open_[still]
-        if len(open_) and points > 1:
-            # The other lines of the open pairs, in one batch: pair by pair, line by line.
-            others = np.arange(1, points)
-            pair = np.repeat(open_, len(others))
-            aims = np.tile(others, len(open_))
-            among = None
-            if near is not None:
-                # The bases near each centre line are the only ones that may block the lines
-                # to the same target's other points: line k of open pair i is i * (K - 1) + k.
-                place = np.full(len(centre), -1)
-                place[still] = np.arange(len(still))
-                at = place[near[0]]
-                kept = at >= 0
-                lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                among = lines, np.repeat(near[1][kept], len(others))
-            clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, among)
-            clear = clear.reshape(len(open_), len(others))
-            seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
+    ) -> npt.NDArray[np.bool_]:
+        """(P,) `seen` by the sight lines alone: the lines to the targets' centres first
+        (`_centre_lines`), then, in one batch, the other lines of the pairs those leave open
+        (an entire base: the centre line is clear; any line: it is blocked), past only the
+        bases found near each centre line."""
+        seen, near = self._centre_lines(policy, viewers, targets, entire)
+        still = np.flatnonzero(seen == entire)
+        others = np.arange(1, self.sight_points.shape[1])
+        if not len(still) or not len(others):
+            return seen
+        # Line k of open pair i is i * (K - 1) + k - 1: pair by pair, line by line.
+        pair, aims = np.repeat(still, len(others)), np.tile(others, len(still))
+        if near is not None:
+            place = np.full(len(seen), -1)
+            place[still] = np.arange(len(still))
+            at = place[near[0]]
+            kept = at >= 0
+            lines = (at[kept][:, None] * len(others) + others - 1).reshape(-1)
+            near = lines, np.repeat(near[1][kept], len(others))
+        clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, near)
+        clear = clear.reshape(len(still), len(others))
+        seen[still] = clear.all(axis=1) if entire else clear.any(axis=1)
+        return seen
 
-    def _centre_lines_near(
-        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    def _centre_lines(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        entire: bool,
     ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
-        """`_lines_clear` of the lines to the targets' centres, and, when bases may block
-        sight, what may block the other lines of the pairs no terrain blocks the centre line of
-        (`_Near`: (pair, base) pairs); None when no base blocks sight.
+        """(P,) `_lines_clear` of the lines to the targets' centres, and, when bases block
+        sight, the bases that may block the other lines of each pair (`_Near`: found with the
+        line to the centre, as near as the farthest of the target's sight points); None when
+        no base blocks sight. With `entire`, only for the pairs no terrain blocks the centre
+        line of (the others are not entirely in sight, whatever their other lines).
 
         The line from one centre to another is the line back: each is traced once, for both
         pairs that ask it (the whole table asks both). Terrain and the bases of other units
@@ -816,26 +813,25 @@ class Table:
         line_of = line_of.reshape(-1)
         # each line traced the way its first pair looks along it
         eye, aim = viewers[first], targets[first]
-        clear = self._terrain_clear(policy, self.centres[eye], self.sight_points[aim, 0], eye, aim)[
-            line_of
-        ]
+        terrain_clear = self._lines_clear(policy, eye, aim, 0)
+        clear = terrain_clear[line_of]
         if not policy.bases_block:
             return clear, None
-        open_ = np.flatnonzero(clear[first])  # lines (of `lines`) no terrain blocks
+        searched = np.flatnonzero(terrain_clear) if entire else np.arange(len(lines))
         units = self.unit_numbers
-        a, b = eye[open_], aim[open_]
+        a, b = eye[searched], aim[searched]
         mask = (units[None, :] != units[a][:, None]) & (units[None, :] != units[b][:, None])
         if policy.shoot_over_within is not None:
             apart = self.others_apart(policy.shoot_over_within)
             mask &= apart[a] | apart[b]
-        spread = np.maximum(self._sight_spread[a], self._sight_spread[b])
+        spread = np.maximum(self._sight_spread[a], self._sight_spread[b]) + 1.0
         eyes, aims = self.centres[a], self.sight_points[b, 0]
-        line, base = geo.solids_near(eyes, aims, spread + 1.0, self.solids, mask)
+        line, base = geo.solids_near(eyes, aims, spread, self.solids, mask)
         hit = geo.solids_hit(eyes, aims, self.solids, line, base)
         # Each candidate base of a line, for each of the (at most two) pairs asking it whose
         # viewer does not see over the base.
-        line = open_[line]
-        asked = np.flatnonzero(clear)
+        line = searched[line]
+        asked = np.flatnonzero(clear) if entire else np.arange(len(viewers))
         along = viewers[asked] == eye[line_of[asked]]  # the pair looks the way it was traced
         near_pairs, near_bases = [], []
         for way in (asked[along], asked[~along]):
@@ -849,22 +845,6 @@ class Table:
             near_pairs.append(pair[ok])
             near_bases.append(base[ok])
         return clear, (np.concatenate(near_pairs), np.concatenate(near_bases))
-
-    def _terrain_clear(
-        self,
-        policy: SightPolicy,
-        eyes: geo.Array,
-        aims: geo.Array,
-        viewers: npt.NDArray[np.int_],
-        targets: npt.NDArray[np.int_],
-    ) -> npt.NDArray[np.bool_]:
-        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
-        viewers[p] to base targets[p], under a policy (`_terrain_exempt` pieces block none)."""
-        exempt = self._terrain_exempt(policy, viewers, targets)
-        hits = geo.terrain_blocks(
-            eyes, aims, self.terrain_obstacles(policy), None if exempt is None else ~exempt
-        )
-        return np.asarray(~hits.any(axis=1))
 
     @cached_property
     def _sight_spread(self) -> geo.Array:
@@ -884,22 +864,18 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
-        policy: the same answer, to the bit, as that line of the full trace, at a fraction of
-        the work. With `near`, the bases that may block line near[0][m] are among near[1][m]
-        (`_centre_lines_near`): the same verdicts without searching every base."""
+        policy of every terrain piece (`terrain_obstacles`, less those `_terrain_exempt`)
+        and, with `near`, of the bases near[1][m] that may block line near[0][m]
+        (`_centre_lines`): the same answer, to the bit, as that line of the full trace."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        if near is None:
+        exempt = self._terrain_exempt(policy, viewers, targets)
+        terrain = self.terrain_obstacles(policy)
+        hits = geo.terrain_blocks(eyes, aims, terrain, None if exempt is None else ~exempt)
+        clear = np.asarray(~hits.any(axis=1))
+        if near is not None:
             # Only the lines no terrain blocks are clipped against the bases.
-            open_ = np.flatnonzero(clear)
-            mask = self._sight_mask(policy, viewers[open_], targets[open_])
-            if mask is None:
-                return clear
-            spread = np.zeros(len(open_))
-            line, base = geo.solids_near(eyes[open_], aims[open_], spread, self.solids, mask)
-            near = open_[line], base
-        line, base = (among[clear[near[0]]] for among in near)
-        clear[line[geo.solids_hit(eyes, aims, self.solids, line, base)]] = False
+            line, base = (among[clear[near[0]]] for among in near)
+            clear[line[geo.solids_hit(eyes, aims, self.solids, line, base)]] = False
         return clear
 
     @cached_property
