@@ -642,18 +642,20 @@ class Table:
 
         Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
 
-        def make() -> tuple[geo.Array, npt.NDArray[np.int_]]:
-            seen = self.sight_matrix(policy)
-            n, u = len(self.bases), len(self.scene.units)
-            if not n or any(not unit.bases for unit in self.scene.units):
-                return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
-            starts = np.array(self._unit_first, dtype=int)
-            nearest = np.minimum.reduceat(seen, starts, axis=1)
-            # The first base of each unit at its least distance: columns in reading order.
-            at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
-            return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
+        return self._remember(
+            ("nearest_seen", policy), lambda: self._nearest_by_unit(self.sight_matrix(policy))
+        )
 
-        return self._remember(("nearest_seen", policy), make)
+    def _nearest_by_unit(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
+        the first base (table index) of the unit at it: columns in reading order (read-only)."""
+        n, u = len(self.bases), len(self.scene.units)
+        if not n or any(not unit.bases for unit in self.scene.units):
+            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
+        starts = np.array(self._unit_first, dtype=int)
+        nearest = np.minimum.reduceat(seen, starts, axis=1)
+        at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
+        return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
 
     def nearest_seen_pair(
         self, policy: SightPolicy, a: Unit, b: Unit, limit: float
@@ -684,22 +686,23 @@ class Table:
         self, policy: SightPolicy, asks: Sequence[tuple[str, str, float]]
     ) -> list[tuple[Base, Base] | None]:
         """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
-        of bases within its ask's limit judged in one batch (`seen`), the nearest of each ask
-        found by one sort."""
+        of bases within its ask's limit judged in one batch (`seen`); of each ask's unit `a`,
+        the first base with the nearest base of `b` it sees (`_nearest_by_unit`)."""
         units, owner = self._unit_number, self.unit_numbers
-        ask_of = np.full((len(units),) * 2, -1, dtype=int)
         limits = np.full((len(units),) * 2, -np.inf)
-        for k, (a, b, limit) in enumerate(asks):
-            ask_of[units[a], units[b]], limits[units[a], units[b]] = k, limit
+        for a, b, limit in asks:
+            limits[units[a], units[b]] = limit
         every = np.arange(len(self.bases))
         seen = self._seen_within(policy, self.distances, every, every, limits[owner][:, owner])
-        rows, cols = np.nonzero(seen < np.inf)
-        ask = ask_of[owner[rows], owner[cols]]
-        # By ask, then distance, then reading order (a unit's bases are consecutive).
-        order = np.lexsort((cols, rows, seen[rows, cols], ask))
-        first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
-        found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
-        return [found.get(k) for k in range(len(asks))]
+        nearest, which = self._nearest_by_unit(seen)
+        found: list[tuple[Base, Base] | None] = []
+        for a, b, _ in asks:
+            first, column = self._unit_first[units[a]], units[b]
+            rows = nearest[first : first + len(self.scene.units[units[a]].bases), column]
+            k = first + int(rows.argmin())
+            seen_one = bool(nearest[k, column] < np.inf)
+            found.append((self.bases[k], self.bases[which[k, column]]) if seen_one else None)
+        return found
 
     def seen(
         self,
