@@ -127,13 +127,7 @@ def outline_polygon(base: Base, segments: int = 32) -> Array:
     return np.stack([base.x + r * np.cos(t), base.y + r * np.sin(t)], axis=1)
 
 
-def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions."""
-    outlines, radii, _ = _shapes(bases)
-    return outlines, radii
-
-
-class _Frames(NamedTuple):
+class Frames(NamedTuple):
     """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each; a
     round base has no width and no depth (its radius is taken off later, as for every
     distance)."""
@@ -146,15 +140,15 @@ class _Frames(NamedTuple):
     hd: Array
 
 
-def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, each outline to the bit `corners(b)`,
-    and their frames (`_Frames`).
+def shapes(bases: Sequence[Base]) -> tuple[Array, Array, Frames]:
+    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions, each
+    outline to the bit `corners(b)`, and their frames (`Frames`).
 
     The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
     in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
     n = len(bases)
     if n == 0:
-        return np.zeros((0, 4, 2)), np.zeros(0), _Frames(*(np.zeros(0) for _ in range(6)))
+        return np.zeros((0, 4, 2)), np.zeros(0), Frames(*(np.zeros(0) for _ in range(6)))
     cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
     round_ = np.zeros(n, dtype=bool)
     for k, b in enumerate(bases):
@@ -176,7 +170,7 @@ def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
     outlines[:, 3, 0], outlines[:, 3, 1] = bx + rx, by + ry
     # A round base's outline is its centre four times, as `corners` gives it.
     outlines[round_] = np.stack([cx[round_], cy[round_]], axis=1)[:, None]
-    return outlines, radii, _Frames(cx, cy, ct, st, hw, hd)
+    return outlines, radii, Frames(cx, cy, ct, st, hw, hd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -294,7 +288,7 @@ APART = 1e-3
 another, rounding and the slack of `_inside_convex` notwithstanding."""
 
 
-def _vertex_solid_sq(pa: Array, frames_b: _Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
+def _vertex_solid_sq(pa: Array, frames_b: Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Squared distance (k, M, N) from vertex k of each outline in `pa` to the SOLID footprint
     of each base framed in `frames_b` (0 for a vertex inside it); and (M, N) whether every
     vertex lies beyond one and the same side of that footprint (more than `APART` out), which
@@ -362,8 +356,8 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     or containment. Vectorised.
     """
     same = bases_b is None
-    pa, ra, frames_a = _shapes(bases_a)
-    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else _shapes(bases_b)
+    pa, ra, frames_a = shapes(bases_a)
+    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
     solid_ab, apart_ab = _vertex_solid_sq(pa, frames_b)
@@ -765,7 +759,7 @@ def sight_points(bases: Sequence[Base]) -> Array:
     (for a round base, the four points of its rim ahead, behind and to each side), pulled a
     billionth of the way towards the centre so a target's own edge never grazes an obstacle
     it only touches."""
-    outlines, radii = stack_shapes(bases)
+    outlines, radii, _ = shapes(bases)
     centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 1, 2)
     points = np.concatenate([centres, outlines], axis=1)
     for k in np.flatnonzero(radii).tolist():
@@ -856,7 +850,7 @@ class Solids:
 
     @classmethod
     def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
-        """From ids, outlines (N, 4, 2) and radii (N,) (`stack_shapes`, `Table.outlines`)."""
+        """From ids, outlines (N, 4, 2) and radii (N,) (`shapes`, `Table.outlines`)."""
         if not ids:
             return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)

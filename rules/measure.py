@@ -81,14 +81,6 @@ class SightPolicy:
     revealed_by: str | None = None
     """A unit flag (`fired`) that shows the unit's hidden bases wherever they stand."""
 
-    def see_into_of(self, kind: TerrainKind) -> float:
-        return dict(self.see_into).get(kind, 0.0)
-
-    @property
-    def limits_reach(self) -> bool:
-        """Whether the terrain limits how far a base is seen (`Table.sight_reach`)."""
-        return bool(self.visibility_within or self.hidden_in)
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class CoverPolicy:
@@ -892,14 +884,20 @@ class Table:
         return _read_only(geo.sight_points(self.bases))
 
     @cached_property
+    def _shapes(self) -> tuple[geo.Array, geo.Array, geo.Frames]:
+        """Every base's outline, radius and frame (`geometry.shapes`), in table order."""
+        outlines, radii, frames = geo.shapes(self.bases)
+        return _read_only(outlines), _read_only(radii), frames
+
+    @property
     def outlines(self) -> geo.Array:
         """(N, 4, 2) every base's outline (`geometry.corners`), in table order (read-only)."""
-        return _read_only(geo.stack_shapes(self.bases)[0])
+        return self._shapes[0]
 
-    @cached_property
+    @property
     def radii(self) -> geo.Array:
         """(N,) every round base's radius (`geometry.radius`), 0 for a rectangle (read-only)."""
-        return _read_only(geo.stack_shapes(self.bases)[1])
+        return self._shapes[1]
 
     @cached_property
     def solids(self) -> geo.Solids:
@@ -915,14 +913,14 @@ class Table:
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
-        terrain = self.scene.terrain
+        terrain, see_into = self.scene.terrain, dict(policy.see_into)
         return self._remember(
             ("terrain_obstacles", policy),
             lambda: tuple(
                 geo.Obstacle(
                     terrain[k].id,
                     np.asarray(terrain[k].polygon, dtype=float),
-                    see_into=policy.see_into_of(terrain[k].kind),
+                    see_into=see_into.get(terrain[k].kind, 0.0),
                 )
                 for k in self._obstacle_pieces(policy)
             ),
@@ -1009,7 +1007,7 @@ class Table:
         `SightPolicy.hidden_seen_within` for a target hidden in terrain (`hiding`) that shows
         itself (within `hidden_edge` of the piece's edge, or `revealed_by`); minus infinity
         for one that does not. None when the policy has no such rule."""
-        if not policy.limits_reach:
+        if not policy.visibility_within and not policy.hidden_in:
             return None
         reach = np.full(len(viewers), np.inf)
         if not self.scene.terrain:
@@ -1035,21 +1033,9 @@ class Table:
         if not policy.hidden_in:
             return None
         i, j = self.index[viewer.id], self.index[target.id]
-        if not self._in_hiding(policy)[j]:
-            return None  # most bases stand in no terrain that hides
         inside = self._centre_inside
         k = np.flatnonzero(inside[j] & ~inside[i] & self._hides(policy))
         return self.scene.terrain[int(k[0])] if len(k) else None
-
-    def _in_hiding(self, policy: SightPolicy) -> list[bool]:
-        """Whether each base's centre stands in a piece that hides it (`_hides`), as plain
-        values (read once a shot; memoised per policy)."""
-
-        def make() -> list[bool]:
-            hidden = np.any(self._centre_inside & self._hides(policy)[None, :], axis=1)
-            return [bool(h) for h in np.asarray(hidden).tolist()]
-
-        return self._remember(("in_hiding", policy), make)
 
     def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
@@ -1168,21 +1154,13 @@ class Table:
         and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
 
-        def outward() -> list[tuple[float, float, float]]:
-            """The sides of the piece's convex outline (`geometry.convex_sides`, remembered per
-            piece) as (outward unit normal x, y, offset); none for an outline with no area."""
-            found = geo.convex_sides(self._hull(piece_id, poly))
-            normal, offset = found if found is not None else (np.zeros((0, 2)), np.zeros(0))
-            return list(zip(*normal.T.tolist(), offset.tolist(), strict=True))
-
-        sides = self._remember(("outward_sides", piece_id), outward)
-        # Each side's outward distance of both ends, in the arithmetic of the arrays it was
-        # written in (a product, a product, their sum, less the offset: no fused steps).
-        ex, ey, ax, ay = float(eye[0]), float(eye[1]), float(aim[0]), float(aim[1])
-        return any(
-            nx * ex + ny * ey - offset > 1.0 and nx * ax + ny * ay - offset > 1.0
-            for nx, ny, offset in sides
+        sides = self._remember(
+            ("outward_sides", piece_id), lambda: geo.convex_sides(self._hull(piece_id, poly))
         )
+        if sides is None:  # an outline with no area
+            return False
+        outside = geo.distance_outside(np.array([eye, aim], dtype=float), sides) > 1.0
+        return bool(outside.all(axis=0).any())
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
@@ -1349,7 +1327,11 @@ class Table:
         They are found through the points sorted by strip (of y, as tall as two reaches), then
         x: the points within that reach of a centre lie in two strips at most, and in each they
         are a run of the sorted points."""
-        centres, forward, half, circle = self._footprints
+        centres, radii, (_, _, cos, sin, half_w, half_d) = self.centres, self.radii, self._shapes[2]
+        # a round base as wide and deep as its diameter
+        circle = radii > 0
+        forward = np.stack([cos, sin], axis=1)
+        half = np.stack([np.where(circle, radii, half_w), np.where(circle, radii, half_d)], axis=1)
         if not len(points) or not len(centres):
             return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
         reach = np.hypot(half[:, 0], half[:, 1]) + float(margin.max())
@@ -1384,18 +1366,6 @@ class Table:
         )
         kept = depth >= -margin[point]
         return point[kept], base[kept], depth[kept]
-
-    @cached_property
-    def _footprints(self) -> tuple[geo.Array, geo.Array, geo.Array, npt.NDArray[np.bool_]]:
-        """Every base's centre (N, 2), forward unit vector (N, 2), half width and half depth
-        (N, 2) and whether it is round (N,), for `_under`."""
-        turn = np.radians([b.facing for b in self.bases])
-        return (
-            np.array([(b.x, b.y) for b in self.bases]).reshape(-1, 2),
-            np.stack([np.cos(turn), np.sin(turn)], axis=1).reshape(-1, 2),
-            np.array([(b.footprint.width / 2, b.footprint.depth / 2) for b in self.bases]),
-            np.array([b.footprint.circle for b in self.bases], dtype=bool),
-        )
 
     @cached_property
     def most_uncertain(self) -> float:
