@@ -680,12 +680,9 @@ def counter_clockwise(polys: Array) -> Array:
     return np.where((twice_area < 0)[:, None, None], polys[:, ::-1], polys)
 
 
-def obstacle_of_base(base: Base) -> Obstacle:
-    """A base as an obstacle to sight."""
-    return Obstacle(base.id, corners(base), radius(base))
-
-
-def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Array, Array]:
+def inside_lengths(
+    eyes: npt.ArrayLike, aims: npt.ArrayLike, polygon: Array
+) -> tuple[Array, Array, Array]:
     """How much of each segment eyes[r]-aims[r] (R, 2) runs inside a polygon (any shape):
     (total, from_a, from_b), (R,) each. `from_a` is the first inside stretch when eyes[r]
     itself is inside (else 0), `from_b` likewise at aims[r], so callers can forgive the
@@ -742,16 +739,6 @@ def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Arr
     from_b = np.where(inside[rows, last], spans[rows, last], 0.0)
     short = length <= EPS
     return np.where(short, 0.0, total), np.where(short, 0.0, from_a), np.where(short, 0.0, from_b)
-
-
-def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
-    """How much of segment a-b runs inside a polygon obstacle: (total, from_a, from_b), as
-    `inside_lengths` measures it."""
-    lengths = inside_lengths(
-        np.array([a], dtype=float), np.array([b], dtype=float), obstacle.polygon
-    )
-    total, from_a, from_b = (float(x[0]) for x in lengths)
-    return total, from_a, from_b
 
 
 def sight_points(bases: Sequence[Base]) -> Array:

@@ -129,10 +129,8 @@ class GridPlace:
 
     box: Box
     """The box holding the mean of its bases' centres."""
-    centre: tuple[float, float]
-    """That mean, mm."""
     edge_margin: float
-    """mm from the centre to the nearest side of its box."""
+    """mm from the mean of its bases' centres to the nearest side of its box."""
     uncertainty: float
     """mm: the largest position uncertainty of its bases."""
     boxes: frozenset[Box]
@@ -174,7 +172,7 @@ class Pattern:
     a share of a template): a rocket's bursts, a template. In mm, in the frame of the line
     from the source's centre to the aim's (x along it, y to its left), from the point half
     the source's depth ahead of its centre along that line. Frozen, and keyed by identity as
-    the policies are: a ruleset makes each of its patterns once (`Table.laid`)."""
+    the policies are: a ruleset makes each of its patterns once (`Table.laid_many`)."""
 
     points: geo.Array
     """(P, 2) mm"""
@@ -242,7 +240,7 @@ def flight_pattern(
 
 @dataclass(frozen=True, slots=True)
 class Laid:
-    """Where a pattern fell (`Table.laid`), in table order."""
+    """Where a pattern fell (`Table.laid_many`), in table order."""
 
     on: tuple[tuple[Base, int], ...]
     """Each base some points lie on, with the sum of their weights."""
@@ -901,8 +899,8 @@ class Table:
 
     @cached_property
     def solids(self) -> geo.Solids:
-        """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
-        of each, from the outlines already stacked)."""
+        """Every base as a solid obstacle to sight, in table order (from the outlines already
+        stacked)."""
         return geo.Solids.of(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
@@ -1079,12 +1077,12 @@ class Table:
 
     def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
         """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
-        each with the length of the line inside it (`geometry.length_inside`, mm): what a
+        each with the length of the line inside it (`geometry.inside_lengths`, mm): what a
         move straight from a to b passes through."""
         out = []
         for piece, _ in self._pieces_near(a, b, geo.EPS):
             poly = np.asarray(piece.polygon, dtype=float)
-            inside, _, _ = geo.length_inside(a, b, geo.Obstacle(piece.id, poly))
+            inside = float(geo.inside_lengths(a, b, poly)[0][0])
             ends_in = bool(geo.point_in_polygon(b, poly)) or bool(geo.point_in_polygon(a, poly))
             if inside > geo.EPS or ends_in:
                 out.append((piece, inside))
@@ -1136,7 +1134,7 @@ class Table:
                 continue
             if self._gap_to(piece.id, poly, target) > policy.behind_within:
                 continue
-            total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
+            total = float(geo.inside_lengths(eye, aim, poly)[0][0])
             if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
                 found.append(
                     (policy.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
@@ -1151,7 +1149,7 @@ class Table:
     ) -> bool:
         """Whether both ends of a line lie more than a millimetre outside one side of the
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
-        and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
+        and does not end in it (`inside_lengths` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
 
         sides = self._remember(
@@ -1275,15 +1273,11 @@ class Table:
             asks = [(shooter, targets, half_angle) for shooter in shooters]
         return any(any(row) for row in self.in_arcs(asks))
 
-    def laid(self, pattern: Pattern, source: Base, aim: Base) -> Laid:
-        """Where `pattern` falls laid from `source` toward `aim` (`Pattern`): the bases its
-        points lie on, with their weights summed, and the bases a point lies within the
-        source's position uncertainty of (their edge, inside or out). Remembered per pattern
-        (`laid_many` lays many at once)."""
-        return self.laid_many(pattern, [(source, aim)])[0]
-
     def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
-        """`laid` of many (source, aim): those not laid yet, all in one batch."""
+        """Where `pattern` falls laid from each `source` toward its `aim` (`Pattern`): the bases
+        its points lie on, with their weights summed, and the bases a point lies within the
+        source's position uncertainty of (their edge, inside or out). Remembered per pattern;
+        the pairs not laid yet are laid in one batch."""
         keys = [(s.id, a.id) for s, a in pairs]
         return self._remember_each(("laid", pattern), keys, lambda ids: self._lay(pattern, ids))
 
@@ -1479,7 +1473,7 @@ def _grid_place(scene: Scene, unit: Unit, size: float) -> GridPlace:
     near = frozenset(
         geo.grid_cell((x + dx, y + dy), size) for dx in (-unc, 0, unc) for dy in (-unc, 0, unc)
     )
-    return GridPlace(box, (x, y), margin, unc, near)
+    return GridPlace(box, margin, unc, near)
 
 
 def _read_only(array: npt.NDArray[_T]) -> npt.NDArray[_T]:

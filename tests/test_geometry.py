@@ -856,7 +856,8 @@ def test_length_inside(a: tuple, b: tuple, obstacle: Obstacle, expected: tuple) 
     # the per-segment reference, round obstacles too; the product's batch for polygons
     assert ref.length_inside(a, b, obstacle) == pytest.approx(expected, abs=1e-9)
     if obstacle.radius == 0:
-        assert g.length_inside(a, b, obstacle) == pytest.approx(expected, abs=1e-9)
+        lengths = g.inside_lengths(np.array([a]), np.array([b]), obstacle.polygon)
+        assert [float(x[0]) for x in lengths] == pytest.approx(expected, abs=1e-9)
 
 
 WALL = Obstacle("wall", poly([(45, -50), (55, -50), (55, 50), (45, 50)]))
@@ -890,11 +891,11 @@ def test_ray_blocked(a: tuple, b: tuple, obstacle: Obstacle, kwargs: dict, expec
 
 
 def test_obstacle_of_base() -> None:
-    square = g.obstacle_of_base(rect(5, 5, ident="blocker"))
+    square = ref.obstacle_of_base(rect(5, 5, ident="blocker"))
     assert square.id == "blocker"
     assert square.radius == 0.0
     assert square.polygon == pytest.approx(g.corners(rect(5, 5)))
-    assert g.obstacle_of_base(disc(0, 0, 30)).radius == pytest.approx(15.0)
+    assert ref.obstacle_of_base(disc(0, 0, 30)).radius == pytest.approx(15.0)
 
 
 def test_sight_points_of_a_rectangle_are_centre_and_corners() -> None:
@@ -948,8 +949,8 @@ def test_sight_over_a_low_wall_sees_part() -> None:
 def test_sight_past_a_base_in_the_way() -> None:
     # A round base of radius 2 at (100, 0) blocks the centre ray only: the ray to (190, 10)
     # passes 100*10/hypot(190, 10) = 5.26 mm from its centre (the others likewise or more).
-    blocker = g.obstacle_of_base(disc(100, 0, 4, ident="blocker"))
-    other = g.obstacle_of_base(rect(100, 300, ident="elsewhere"))
+    blocker = ref.obstacle_of_base(disc(100, 0, 4, ident="blocker"))
+    other = ref.obstacle_of_base(rect(100, 300, ident="elsewhere"))
     seen = ref.pair_sight(VIEWER, TARGET, [blocker, other])
     assert (seen.clear_rays, seen.blocked_by) == (4, ("blocker",))
 
@@ -958,7 +959,7 @@ def test_sight_past_a_base_touching_the_target() -> None:
     # A neighbour (y 10..30) touches the target's side (y -10..10). The ray to the shared corner
     # (190, 10) ends on the neighbour's corner; the ray to (210, 10) stays at y = 10x/210 < 10
     # until it arrives. Neither runs inside the neighbour.
-    neighbour = g.obstacle_of_base(rect(200, 20, 180, ident="neighbour"))
+    neighbour = ref.obstacle_of_base(rect(200, 20, 180, ident="neighbour"))
     assert ref.pair_sight(VIEWER, TARGET, [neighbour]).entire
 
 
