@@ -240,49 +240,6 @@ def convex_distance(p: Array, rp: float | Array, q: Array, rq: float | Array) ->
     return np.asarray(np.maximum(0.0, np.where(inside, 0.0, d) - rp - rq))
 
 
-class _EdgeTable(NamedTuple):
-    """Every outline's edges as contiguous (k, N) arrays, edge by edge: start x, y, run x, y
-    and squared length (1 for a point, which `point_segment_distance` never divides by).
-    Edge-major, because numpy reduces and gathers along a short trailing axis slowly."""
-
-    x: Array
-    y: Array
-    run_x: Array
-    run_y: Array
-    denom: Array
-
-    @classmethod
-    def of(cls, poly: Array) -> _EdgeTable:
-        b1, b2 = _edges(poly)
-        x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
-        run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
-        denom = run_x * run_x + run_y * run_y
-        return cls(x, y, run_x, run_y, np.where(denom > 0, denom, 1.0))
-
-
-def _vertex_edge_sq(px: Array, py: Array, edges: _EdgeTable, of: npt.NDArray[np.intp]) -> Array:
-    """Squared distance (C,) from each point (px[c], py[c]) to the nearest edge of outline
-    of[c]. The arithmetic of `point_segment_distance`, step for step and in place: every
-    (vertex, edge) pair gets the same number to the bit however many are measured at once."""
-    abx, aby = edges.run_x.take(of, axis=1), edges.run_y.take(of, axis=1)
-    rx = px - edges.x.take(of, axis=1)
-    ry = py - edges.y.take(of, axis=1)
-    # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
-    t = rx * abx
-    scratch = ry * aby
-    t += scratch
-    t /= edges.denom.take(of, axis=1)
-    np.clip(t, 0.0, 1.0, out=t)
-    np.multiply(t, abx, out=scratch)
-    rx -= scratch
-    np.multiply(t, aby, out=scratch)
-    ry -= scratch
-    rx *= rx
-    ry *= ry
-    rx += ry
-    return np.asarray(rx.min(axis=0))
-
-
 APART = 1e-3
 """mm: outlines beyond one side of each other by more than this neither cross nor contain one
 another, rounding and the slack of `_inside_convex` notwithstanding."""
@@ -332,15 +289,40 @@ def _nearest_vertex_edge_sq(pa: Array, pb: Array, solid: Array, limit: Array) ->
     """(M, N) the squared distance from the vertices of each outline in `pa` to the edges of
     each outline in `pb`, measured only for the vertices whose distance to the solid other
     (`solid`, (k, M, N) squared) is within `limit` (M, N, squared): the others are farther
-    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is."""
+    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is.
+
+    The arithmetic of `point_segment_distance`, step for step and in place: every (vertex,
+    edge) pair gets the same number to the bit however many are measured at once. The edges
+    are kept edge-major, (k, N) each (numpy gathers and reduces along a short trailing axis
+    slowly): start x, y, run x, y and squared length (1 for a point, never divided by)."""
+    b1, b2 = _edges(pb)
+    x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
+    run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
+    denom = run_x * run_x + run_y * run_y
+    denom = np.where(denom > 0, denom, 1.0)
     out = np.full(limit.size, np.inf)
-    edges = _EdgeTable.of(pb)
     for k in range(pa.shape[1]):
         i, j = np.nonzero(solid[k] <= limit)
-        if len(i):
-            sq = _vertex_edge_sq(pa[i, k, 0], pa[i, k, 1], edges, j)
-            flat = i * limit.shape[1] + j
-            out[flat] = np.minimum(out[flat], sq)
+        if not len(i):
+            continue
+        abx, aby = run_x.take(j, axis=1), run_y.take(j, axis=1)
+        rx = pa[i, k, 0] - x.take(j, axis=1)
+        ry = pa[i, k, 1] - y.take(j, axis=1)
+        # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
+        t = rx * abx
+        scratch = ry * aby
+        t += scratch
+        t /= denom.take(j, axis=1)
+        np.clip(t, 0.0, 1.0, out=t)
+        np.multiply(t, abx, out=scratch)
+        rx -= scratch
+        np.multiply(t, aby, out=scratch)
+        ry -= scratch
+        rx *= rx
+        ry *= ry
+        rx += ry
+        flat = i * limit.shape[1] + j
+        out[flat] = np.minimum(out[flat], rx.min(axis=0))
     return out.reshape(limit.shape)
 
 
