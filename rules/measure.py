@@ -405,12 +405,9 @@ class Table:
         return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
 
     def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
-        """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
-        same two units again and again)."""
-        return self._remember(("unit_distance", a.id, b.id), lambda: self._unit_nearest(a, b))
-
-    def _unit_nearest(self, a: Unit, b: Unit) -> geo.Closest:
-        """`closest(a.bases, b.bases)` read off `_unit_pairs`, the first nearest pair."""
+        """The shortest edge-to-edge distance between two units and the first nearest pair:
+        `closest(a.bases, b.bases)` read off `_unit_pairs` (rules ask it of the same two units
+        again and again)."""
         ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
         if ua is None or ub is None or self._unit_pairs[0].size == 0:
             return self.closest(a.bases, b.bases)
