@@ -545,16 +545,15 @@ def point_in_polygon(
     return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
 
 
-def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
-    """How far a base's footprint lies from the nearest edge of a polygon (mm): 0 when the
-    footprint crosses or touches the edge, whether the base stands inside or outside."""
-    poly = np.asarray(polygon, dtype=float)
-    a, b = _edges(poly)
-    if base.footprint.circle:
-        centre = np.array([base.x, base.y], dtype=float)
-        return max(0.0, float(point_segment_distance(centre, a, b).min()) - radius(base))
-    c1, c2 = _edges(corners(base))
-    return float(segment_distance(c1[:, None], c2[:, None], a[None], b[None]).min())
+def gaps_to_boundary(outlines: Array, radii: Array, polygon: Sequence[Point] | Array) -> Array:
+    """(B,) how far each footprint (outlines (B, 4, 2) and radii (B,), `shapes`) lies from the
+    nearest edge of a polygon (mm): 0 when it crosses or touches the edge, whether the base
+    stands inside or outside."""
+    a, b = _edges(np.asarray(polygon, dtype=float))
+    c1, c2 = _edges(outlines)
+    edges = segment_distance(c1[:, :, None], c2[:, :, None], a[None, None], b[None, None])
+    rims = point_segment_distance(outlines[:, 0, None], a[None], b[None]).min(axis=1) - radii
+    return np.where(radii > 0, np.maximum(rims, 0.0), edges.min(axis=(1, 2)))
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:

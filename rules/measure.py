@@ -1005,20 +1005,20 @@ class Table:
         if not policy.visibility_within and not policy.hidden_in:
             return None
         reach = np.full(len(viewers), np.inf)
-        if not self.scene.terrain:
+        inside, limits, hides = self._centre_inside, self._visibility(policy), self._hides(policy)
+        # Only a target standing in a piece that limits sight or hides it may be limited.
+        limited = np.asarray((inside & (~np.isnan(limits) | hides)[None, :]).any(axis=1))
+        rows = np.flatnonzero(limited[targets])
+        if not len(rows):
             return reach
-        inside = self._centre_inside
-        v_in, t_in = inside[viewers], inside[targets]
-        limits = self._visibility(policy)
+        v_in, t_in = inside[viewers[rows]], inside[targets[rows]]
         shared = v_in & t_in & ~np.isnan(limits)[None, :]
-        if shared.any():
-            reach = np.minimum(reach, np.where(shared, limits[None, :], np.inf).min(axis=1))
-        hidden = t_in & ~v_in & self._hides(policy)[None, :]
-        if hidden.any():
-            # Seen at all only when it shows itself in every piece hiding it.
-            shows = np.all(~hidden | self._shows(policy)[targets], axis=1)
-            limit = np.where(shows, policy.hidden_seen_within, -np.inf)
-            reach = np.where(hidden.any(axis=1), np.minimum(reach, limit), reach)
+        near = np.where(shared, limits[None, :], np.inf).min(axis=1)
+        hidden = t_in & ~v_in & hides[None, :]
+        # Seen at all only when it shows itself in every piece hiding it.
+        shows = np.all(~hidden | self._shows(policy)[targets[rows]], axis=1)
+        limit = np.where(shows, policy.hidden_seen_within, -np.inf)
+        reach[rows] = np.where(hidden.any(axis=1), np.minimum(near, limit), near)
         return reach
 
     def hiding(self, policy: SightPolicy, viewer: Base, target: Base) -> Terrain | None:
@@ -1043,18 +1043,21 @@ class Table:
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
         its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
-        `SightPolicy.hidden_edge` of the piece's edge (`geometry.gap_to_boundary`; memoised per
+        `SightPolicy.hidden_edge` of the piece's edge (`geometry.gaps_to_boundary`; memoised per
         policy; False where the base is not hidden in the piece)."""
 
         def make() -> npt.NDArray[np.bool_]:
-            found = np.zeros(self._centre_inside.shape, dtype=bool)
-            terrain = self.scene.terrain
-            for n, k in zip(*np.nonzero(self._centre_inside & self._hides(policy)), strict=True):
-                base = self.bases[n]
-                unit = self.scene.units[self._unit_number[base.unit_id]]
-                revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
-                edge = geo.gap_to_boundary(base, terrain[k].polygon)
-                found[n, k] = revealed is True or geo.within(edge, policy.hidden_edge)
+            hidden = self._centre_inside & self._hides(policy)[None, :]
+            found = np.zeros(hidden.shape, dtype=bool)
+            for k in np.flatnonzero(hidden.any(axis=0)).tolist():
+                rows = np.flatnonzero(hidden[:, k])
+                polygon = self.scene.terrain[k].polygon
+                edge = geo.gaps_to_boundary(self.outlines[rows], self.radii[rows], polygon)
+                found[rows, k] = geo.within(edge, policy.hidden_edge)
+            if policy.revealed_by is not None:
+                flag = policy.revealed_by
+                revealed = np.array([u.get(flag) is True for u in self.scene.units], dtype=bool)
+                found |= hidden & revealed[self.unit_numbers][:, None]
             return _read_only(found)
 
         return self._remember(("shows", policy), make)

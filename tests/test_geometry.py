@@ -751,9 +751,21 @@ def test_point_in_non_convex_polygon() -> None:
         ((60, 70), L_TERRAIN, 20.0),  # in the cut-away: x = 40 is 20 away, y = 40 is 30
     ],
 )
-def test_gap_to_boundary_of_a_round_base(point: tuple, polygon: list, expected: float) -> None:
+def test_gaps_to_boundary_of_a_round_base(point: tuple, polygon: list, expected: float) -> None:
     # A round base of radius 1 mm on the point: its rim is 1 mm nearer the edge than its centre.
-    assert g.gap_to_boundary(disc(point[0], point[1], 2.0), polygon) == pytest.approx(expected - 1)
+    outlines, radii, _ = g.shapes([disc(point[0], point[1], 2.0)])
+    assert g.gaps_to_boundary(outlines, radii, polygon)[0] == pytest.approx(expected - 1)
+
+
+def test_gaps_to_boundary_of_rectangles_and_discs_at_once() -> None:
+    # 20 x 10 rectangles (width across a facing of 90: x 20 wide, y 10 deep) in the square:
+    # at (30, 50) its left side x = 20 is 20 from x = 0; at (50, 96) it crosses y = 100: 0;
+    # at (130, 50) outside, its left side x = 120 is 20 from x = 100; a disc of radius 5 at
+    # (50, 90) is 10 - 5 = 5 from y = 100
+    bases = [rect(30, 50, 90, 20, 10), rect(50, 96, 90, 20, 10), rect(130, 50, 90, 20, 10)]
+    outlines, radii, _ = g.shapes([*bases, disc(50, 90, 10.0)])
+    gaps = g.gaps_to_boundary(outlines, radii, SQUARE_TERRAIN)
+    assert gaps.tolist() == pytest.approx([20.0, 0.0, 20.0, 5.0])
 
 
 @pytest.mark.parametrize(
