@@ -411,15 +411,11 @@ class Table:
         ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
         if ua is None or ub is None or self._unit_pairs[0].size == 0:
             return self.closest(a.bases, b.bases)
-        first, (distance, cell) = self._unit_first, self._unit_pair_lists
-        i, j = divmod(cell[ua][ub], len(b.bases))
-        return geo.Closest(distance[ua][ub], self.bases[first[ua] + i], self.bases[first[ub] + j])
-
-    @cached_property
-    def _unit_pair_lists(self) -> tuple[list[list[float]], list[list[int]]]:
-        """`_unit_pairs` as plain numbers (read a thousand times a `suggest`, one by one)."""
-        distance, cell = self._unit_pairs
-        return distance.tolist(), cell.tolist()
+        first, (distance, cell) = self._unit_first, self._unit_pairs
+        i, j = divmod(int(cell[ua, ub]), len(b.bases))
+        return geo.Closest(
+            float(distance[ua, ub]), self.bases[first[ua] + i], self.bases[first[ub] + j]
+        )
 
     def unit_gap(self, a: Unit, b: Unit) -> float:
         """The shortest edge-to-edge distance between two units (`unit_distance`, no pair
@@ -967,15 +963,19 @@ class Table:
             out[:, k] = geo.point_in_polygon(self.centres, piece.polygon)
         return _read_only(out)
 
-    def _visibility(self, policy: SightPolicy) -> geo.Array:
-        """(T,) how far two bases standing in terrain piece t see each other inside it under
-        a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit
-        (memoised per policy)."""
-        limits = dict(policy.visibility_within)
-        return self._remember(
-            ("visibility", policy),
-            lambda: _read_only(np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain])),
-        )
+    def _piece_rules(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.bool_]]:
+        """(T,) how far two bases standing in terrain piece t see each other inside it under a
+        policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit; and
+        (T,) which pieces hide the bases standing in them (`SightPolicy.hidden_in`: a piece the
+        scene says gives no cover hides nobody). Memoised per policy (read-only)."""
+
+        def make() -> tuple[geo.Array, npt.NDArray[np.bool_]]:
+            terrain, limits = self.scene.terrain, dict(policy.visibility_within)
+            within = [limits.get(t.kind, np.nan) for t in terrain]
+            hides = [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain]
+            return _read_only(np.array(within, dtype=float)), _read_only(np.array(hides, bool))
+
+        return self._remember(("piece_rules", policy), make)
 
     def _terrain_exempt(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -987,7 +987,7 @@ class Table:
         if not policy.visibility_within:
             return None
         pieces = self._obstacle_pieces(policy)
-        limited = ~np.isnan(self._visibility(policy)[pieces])
+        limited = ~np.isnan(self._piece_rules(policy)[0][pieces])
         if not limited.any():
             return None
         inside = self._centre_inside[:, pieces]
@@ -1005,7 +1005,7 @@ class Table:
         if not policy.visibility_within and not policy.hidden_in:
             return None
         reach = np.full(len(viewers), np.inf)
-        inside, limits, hides = self._centre_inside, self._visibility(policy), self._hides(policy)
+        inside, (limits, hides) = self._centre_inside, self._piece_rules(policy)
         # Only a target standing in a piece that limits sight or hides it may be limited.
         limited = np.asarray((inside & (~np.isnan(limits) | hides)[None, :]).any(axis=1))
         rows = np.flatnonzero(limited[targets])
@@ -1029,16 +1029,8 @@ class Table:
             return None
         i, j = self.index[viewer.id], self.index[target.id]
         inside = self._centre_inside
-        k = np.flatnonzero(inside[j] & ~inside[i] & self._hides(policy))
+        k = np.flatnonzero(inside[j] & ~inside[i] & self._piece_rules(policy)[1])
         return self.scene.terrain[int(k[0])] if len(k) else None
-
-    def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
-        """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
-        a piece the scene says gives no cover hides nobody (memoised per policy)."""
-        hides = [
-            t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in self.scene.terrain
-        ]
-        return self._remember(("hides", policy), lambda: _read_only(np.array(hides, dtype=bool)))
 
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
@@ -1047,7 +1039,7 @@ class Table:
         policy; False where the base is not hidden in the piece)."""
 
         def make() -> npt.NDArray[np.bool_]:
-            hidden = self._centre_inside & self._hides(policy)[None, :]
+            hidden = self._centre_inside & self._piece_rules(policy)[1][None, :]
             found = np.zeros(hidden.shape, dtype=bool)
             for k in np.flatnonzero(hidden.any(axis=0)).tolist():
                 rows = np.flatnonzero(hidden[:, k])
@@ -1194,44 +1186,43 @@ class Table:
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
-        (`base_in_arc` of tests/sight_reference.py), remembered per shooter and angle. The
-        targets not known yet are tested against their shooter's arc regions
+        (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
+        The targets not known yet are tested against their shooter's arc regions
         (`geometry.arc_regions`) in one batch for each number of corners a region has: the
         rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
         `geometry.convex_distance` of every pair at once."""
-        memo: dict[tuple[str, float], dict[str, bool]] = self._remember("in_arcs", dict)
-        with self._lock:
-            todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
-            # By how many corners the region has and whether the target is round: (regions,
-            # target rows, todo index).
-            batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
-            for shooter, targets, half_angle in asks:
-                known = memo.setdefault((shooter.id, half_angle), {})
-                missing = [t for t in targets if t.id not in known]
-                arc = geo.arc_regions(shooter, half_angle) if missing else None
-                for t in missing:
-                    if arc is None:
-                        known[t.id] = True  # all round
-                        continue
-                    todo.append((known, t.id))
-                    for region in arc:
-                        batch = (len(region), t.footprint.circle)
-                        regions, rows, of = batches.setdefault(batch, ([], [], []))
-                        regions.append(region)
-                        rows.append(self.index[t.id])
-                        of.append(len(todo) - 1)
-            inside = np.zeros(len(todo), dtype=bool)
-            for (_, circle), (regions, rows, of) in batches.items():
-                stacked, feet = np.stack(regions), self.outlines[rows]
-                if circle:
-                    hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
-                else:
-                    normals = self.outline_normals[rows]
-                    hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
-                inside[np.array(of)[hit]] = True
-            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-                known[target_id] = ok
-            return [[memo[s.id, half][t.id] for t in targets] for s, targets, half in asks]
+        keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
+        found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
+        return [[next(found) for _ in targets] for _, targets, _ in asks]
+
+    def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
+        """`in_arcs` of (shooter id, half angle, target id), all at once."""
+        inside = np.zeros(len(keys), dtype=bool)
+        arcs: dict[tuple[str, float], list[geo.Array] | None] = {}
+        # By how many corners the region has and whether the target is round: (regions,
+        # target rows, key index).
+        batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
+        for k, (shooter, half_angle, target) in enumerate(keys):
+            if (shooter, half_angle) not in arcs:
+                base = self.bases[self.index[shooter]]
+                arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
+            arc, row = arcs[shooter, half_angle], self.index[target]
+            inside[k] = arc is None  # all round
+            for region in arc or ():
+                batch = (len(region), self.bases[row].footprint.circle)
+                regions, rows, of = batches.setdefault(batch, ([], [], []))
+                regions.append(region)
+                rows.append(row)
+                of.append(k)
+        for (_, circle), (regions, rows, of) in batches.items():
+            stacked, feet = np.stack(regions), self.outlines[rows]
+            if circle:
+                hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
+            else:
+                normals = self.outline_normals[rows]
+                hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
+            inside[np.array(of)[hit]] = True
+        return [bool(ok) for ok in inside.tolist()]
 
     @cached_property
     def outline_normals(self) -> geo.Array:
