@@ -680,11 +680,10 @@ class Table:
         nearest, which = self._nearest_by_unit(seen)
         found: list[tuple[Base, Base] | None] = []
         for a, b, _ in asks:
-            first, column = self._unit_first[units[a]], units[b]
-            rows = nearest[first : first + len(self.scene.units[units[a]].bases), column]
-            k = first + int(rows.argmin())
-            seen_one = bool(nearest[k, column] < np.inf)
-            found.append((self.bases[k], self.bases[which[k, column]]) if seen_one else None)
+            rows, column = self.span(self.unit_of(a)), units[b]
+            k = rows.start + int(nearest[rows, column].argmin())
+            sees = bool(nearest[k, column] < np.inf)
+            found.append((self.bases[k], self.bases[which[k, column]]) if sees else None)
         return found
 
     def seen(
