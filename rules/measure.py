@@ -813,23 +813,19 @@ class Table:
         eyes, aims = self.centres[a], self.sight_points[b, 0]
         line, base = geo.solids_near(eyes, aims, spread, self.solids, mask)
         hit = geo.solids_hit(eyes, aims, self.solids, line, base)
-        # Each candidate base of a line, for each of the (at most two) pairs asking it whose
-        # viewer does not see over the base.
-        line = searched[line]
+        # Each candidate base of a line, for each of the (at most two) pairs asking it (one
+        # looking the way the line was traced, one back) whose viewer does not see over it.
         asked = np.flatnonzero(clear) if entire else np.arange(len(viewers))
-        along = viewers[asked] == eye[line_of[asked]]  # the pair looks the way it was traced
-        near_pairs, near_bases = [], []
-        for way in (asked[along], asked[~along]):
-            pair_of_line = np.full(len(lines), -1)
-            pair_of_line[line_of[way]] = way
-            pair = pair_of_line[line]
-            ok = pair >= 0
-            if policy.shoot_over_within is not None:
-                ok[ok] = apart[viewers[pair[ok]], base[ok]]
-            clear[pair[ok & hit]] = False
-            near_pairs.append(pair[ok])
-            near_bases.append(base[ok])
-        return clear, (np.concatenate(near_pairs), np.concatenate(near_bases))
+        back = (viewers[asked] != eye[line_of[asked]]).astype(int)
+        pair_at = np.full((len(lines), 2), -1)
+        pair_at[line_of[asked], back] = asked
+        pair = pair_at[searched[line]].reshape(-1)
+        base, hit = np.repeat(base, 2), np.repeat(hit, 2)
+        ok = pair >= 0
+        if policy.shoot_over_within is not None:
+            ok[ok] = apart[viewers[pair[ok]], base[ok]]
+        clear[pair[ok & hit]] = False
+        return clear, (pair[ok], base[ok])
 
     @cached_property
     def _sight_spread(self) -> geo.Array:
