@@ -925,14 +925,11 @@ class Table:
         if not policy.bases_block:
             return None
         units = self.unit_numbers
+        mask = np.asarray(units[None, :] != units[targets][:, None])
         if policy.shoot_over_within is None:
-            return np.asarray(
-                (units[None, :] != units[viewers][:, None])
-                & (units[None, :] != units[targets][:, None])
-            )
-        # The viewer's part read off one remembered matrix (thousands of lines ask it).
-        mask = self.others_apart(policy.shoot_over_within)[viewers]
-        mask &= units[None, :] != units[targets][:, None]
+            mask &= units[None, :] != units[viewers][:, None]
+        else:  # the viewer's part read off one remembered matrix (thousands of lines ask it)
+            mask &= self.others_apart(policy.shoot_over_within)[viewers]
         return mask
 
     def blocked_by(
