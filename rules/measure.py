@@ -855,7 +855,8 @@ class Table:
         clear = np.asarray(~hits.any(axis=1))
         if near is not None:
             # Only the lines no terrain blocks are clipped against the bases.
-            line, base = (among[clear[near[0]]] for among in near)
+            keep = clear[near[0]]
+            line, base = near[0][keep], near[1][keep]
             clear[line[geo.solids_hit(eyes, aims, self.solids, line, base)]] = False
         return clear
 
