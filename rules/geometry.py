@@ -127,13 +127,7 @@ def outline_polygon(base: Base, segments: int = 32) -> Array:
     return np.stack([base.x + r * np.cos(t), base.y + r * np.sin(t)], axis=1)
 
 
-def stack_shapes(bases: Sequence[Base]) -> tuple[Array, Array]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions."""
-    outlines, radii, _ = _shapes(bases)
-    return outlines, radii
-
-
-class _Frames(NamedTuple):
+class Frames(NamedTuple):
     """Each base's centre (x, y), facing (cos, sin) and half width and depth, (N,) each; a
     round base has no width and no depth (its radius is taken off later, as for every
     distance)."""
@@ -146,15 +140,15 @@ class _Frames(NamedTuple):
     hd: Array
 
 
-def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, each outline to the bit `corners(b)`,
-    and their frames (`_Frames`).
+def shapes(bases: Sequence[Base]) -> tuple[Array, Array, Frames]:
+    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions, each
+    outline to the bit `corners(b)`, and their frames (`Frames`).
 
     The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
     in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
     n = len(bases)
     if n == 0:
-        return np.zeros((0, 4, 2)), np.zeros(0), _Frames(*(np.zeros(0) for _ in range(6)))
+        return np.zeros((0, 4, 2)), np.zeros(0), Frames(*(np.zeros(0) for _ in range(6)))
     cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
     round_ = np.zeros(n, dtype=bool)
     for k, b in enumerate(bases):
@@ -176,7 +170,7 @@ def _shapes(bases: Sequence[Base]) -> tuple[Array, Array, _Frames]:
     outlines[:, 3, 0], outlines[:, 3, 1] = bx + rx, by + ry
     # A round base's outline is its centre four times, as `corners` gives it.
     outlines[round_] = np.stack([cx[round_], cy[round_]], axis=1)[:, None]
-    return outlines, radii, _Frames(cx, cy, ct, st, hw, hd)
+    return outlines, radii, Frames(cx, cy, ct, st, hw, hd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -246,55 +240,12 @@ def convex_distance(p: Array, rp: float | Array, q: Array, rq: float | Array) ->
     return np.asarray(np.maximum(0.0, np.where(inside, 0.0, d) - rp - rq))
 
 
-class _EdgeTable(NamedTuple):
-    """Every outline's edges as contiguous (k, N) arrays, edge by edge: start x, y, run x, y
-    and squared length (1 for a point, which `point_segment_distance` never divides by).
-    Edge-major, because numpy reduces and gathers along a short trailing axis slowly."""
-
-    x: Array
-    y: Array
-    run_x: Array
-    run_y: Array
-    denom: Array
-
-    @classmethod
-    def of(cls, poly: Array) -> _EdgeTable:
-        b1, b2 = _edges(poly)
-        x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
-        run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
-        denom = run_x * run_x + run_y * run_y
-        return cls(x, y, run_x, run_y, np.where(denom > 0, denom, 1.0))
-
-
-def _vertex_edge_sq(px: Array, py: Array, edges: _EdgeTable, of: npt.NDArray[np.intp]) -> Array:
-    """Squared distance (C,) from each point (px[c], py[c]) to the nearest edge of outline
-    of[c]. The arithmetic of `point_segment_distance`, step for step and in place: every
-    (vertex, edge) pair gets the same number to the bit however many are measured at once."""
-    abx, aby = edges.run_x.take(of, axis=1), edges.run_y.take(of, axis=1)
-    rx = px - edges.x.take(of, axis=1)
-    ry = py - edges.y.take(of, axis=1)
-    # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
-    t = rx * abx
-    scratch = ry * aby
-    t += scratch
-    t /= edges.denom.take(of, axis=1)
-    np.clip(t, 0.0, 1.0, out=t)
-    np.multiply(t, abx, out=scratch)
-    rx -= scratch
-    np.multiply(t, aby, out=scratch)
-    ry -= scratch
-    rx *= rx
-    ry *= ry
-    rx += ry
-    return np.asarray(rx.min(axis=0))
-
-
 APART = 1e-3
 """mm: outlines beyond one side of each other by more than this neither cross nor contain one
 another, rounding and the slack of `_inside_convex` notwithstanding."""
 
 
-def _vertex_solid_sq(pa: Array, frames_b: _Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
+def _vertex_solid_sq(pa: Array, frames_b: Frames) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Squared distance (k, M, N) from vertex k of each outline in `pa` to the SOLID footprint
     of each base framed in `frames_b` (0 for a vertex inside it); and (M, N) whether every
     vertex lies beyond one and the same side of that footprint (more than `APART` out), which
@@ -338,15 +289,40 @@ def _nearest_vertex_edge_sq(pa: Array, pb: Array, solid: Array, limit: Array) ->
     """(M, N) the squared distance from the vertices of each outline in `pa` to the edges of
     each outline in `pb`, measured only for the vertices whose distance to the solid other
     (`solid`, (k, M, N) squared) is within `limit` (M, N, squared): the others are farther
-    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is."""
+    than the pair's nearest vertex, so never the smallest. Infinity where no vertex is.
+
+    The arithmetic of `point_segment_distance`, step for step and in place: every (vertex,
+    edge) pair gets the same number to the bit however many are measured at once. The edges
+    are kept edge-major, (k, N) each (numpy gathers and reduces along a short trailing axis
+    slowly): start x, y, run x, y and squared length (1 for a point, never divided by)."""
+    b1, b2 = _edges(pb)
+    x, y = np.ascontiguousarray(b1[..., 0].T), np.ascontiguousarray(b1[..., 1].T)
+    run_x, run_y = b2[..., 0].T - x, b2[..., 1].T - y
+    denom = run_x * run_x + run_y * run_y
+    denom = np.where(denom > 0, denom, 1.0)
     out = np.full(limit.size, np.inf)
-    edges = _EdgeTable.of(pb)
     for k in range(pa.shape[1]):
         i, j = np.nonzero(solid[k] <= limit)
-        if len(i):
-            sq = _vertex_edge_sq(pa[i, k, 0], pa[i, k, 1], edges, j)
-            flat = i * limit.shape[1] + j
-            out[flat] = np.minimum(out[flat], sq)
+        if not len(i):
+            continue
+        abx, aby = run_x.take(j, axis=1), run_y.take(j, axis=1)
+        rx = pa[i, k, 0] - x.take(j, axis=1)
+        ry = pa[i, k, 1] - y.take(j, axis=1)
+        # t = clip((rx abx + ry aby) / denom), o = r - t ab, sq = o.o
+        t = rx * abx
+        scratch = ry * aby
+        t += scratch
+        t /= denom.take(j, axis=1)
+        np.clip(t, 0.0, 1.0, out=t)
+        np.multiply(t, abx, out=scratch)
+        rx -= scratch
+        np.multiply(t, aby, out=scratch)
+        ry -= scratch
+        rx *= rx
+        ry *= ry
+        rx += ry
+        flat = i * limit.shape[1] + j
+        out[flat] = np.minimum(out[flat], rx.min(axis=0))
     return out.reshape(limit.shape)
 
 
@@ -362,8 +338,8 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     or containment. Vectorised.
     """
     same = bases_b is None
-    pa, ra, frames_a = _shapes(bases_a)
-    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else _shapes(bases_b)
+    pa, ra, frames_a = shapes(bases_a)
+    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else shapes(bases_b)
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
     solid_ab, apart_ab = _vertex_solid_sq(pa, frames_b)
@@ -569,16 +545,15 @@ def point_in_polygon(
     return np.asarray(np.sum(straddles & (px < x_cross), axis=-1) % 2 == 1)
 
 
-def gap_to_boundary(base: Base, polygon: Sequence[Point] | Array) -> float:
-    """How far a base's footprint lies from the nearest edge of a polygon (mm): 0 when the
-    footprint crosses or touches the edge, whether the base stands inside or outside."""
-    poly = np.asarray(polygon, dtype=float)
-    a, b = _edges(poly)
-    if base.footprint.circle:
-        centre = np.array([base.x, base.y], dtype=float)
-        return max(0.0, float(point_segment_distance(centre, a, b).min()) - radius(base))
-    c1, c2 = _edges(corners(base))
-    return float(segment_distance(c1[:, None], c2[:, None], a[None], b[None]).min())
+def gaps_to_boundary(outlines: Array, radii: Array, polygon: Sequence[Point] | Array) -> Array:
+    """(B,) how far each footprint (outlines (B, 4, 2) and radii (B,), `shapes`) lies from the
+    nearest edge of a polygon (mm): 0 when it crosses or touches the edge, whether the base
+    stands inside or outside."""
+    a, b = _edges(np.asarray(polygon, dtype=float))
+    c1, c2 = _edges(outlines)
+    edges = segment_distance(c1[:, :, None], c2[:, :, None], a[None, None], b[None, None])
+    rims = point_segment_distance(outlines[:, 0, None], a[None], b[None]).min(axis=1) - radii
+    return np.where(radii > 0, np.maximum(rims, 0.0), edges.min(axis=(1, 2)))
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:
@@ -686,12 +661,9 @@ def counter_clockwise(polys: Array) -> Array:
     return np.where((twice_area < 0)[:, None, None], polys[:, ::-1], polys)
 
 
-def obstacle_of_base(base: Base) -> Obstacle:
-    """A base as an obstacle to sight."""
-    return Obstacle(base.id, corners(base), radius(base))
-
-
-def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Array, Array]:
+def inside_lengths(
+    eyes: npt.ArrayLike, aims: npt.ArrayLike, polygon: Array
+) -> tuple[Array, Array, Array]:
     """How much of each segment eyes[r]-aims[r] (R, 2) runs inside a polygon (any shape):
     (total, from_a, from_b), (R,) each. `from_a` is the first inside stretch when eyes[r]
     itself is inside (else 0), `from_b` likewise at aims[r], so callers can forgive the
@@ -750,22 +722,12 @@ def inside_lengths(eyes: Array, aims: Array, polygon: Array) -> tuple[Array, Arr
     return np.where(short, 0.0, total), np.where(short, 0.0, from_a), np.where(short, 0.0, from_b)
 
 
-def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float, float]:
-    """How much of segment a-b runs inside a polygon obstacle: (total, from_a, from_b), as
-    `inside_lengths` measures it."""
-    lengths = inside_lengths(
-        np.array([a], dtype=float), np.array([b], dtype=float), obstacle.polygon
-    )
-    total, from_a, from_b = (float(x[0]) for x in lengths)
-    return total, from_a, from_b
-
-
 def sight_points(bases: Sequence[Base]) -> Array:
     """(N, 5, 2) the points of each base that a sight line aims at: its centre and its corners
     (for a round base, the four points of its rim ahead, behind and to each side), pulled a
     billionth of the way towards the centre so a target's own edge never grazes an obstacle
     it only touches."""
-    outlines, radii = stack_shapes(bases)
+    outlines, radii, _ = shapes(bases)
     centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 1, 2)
     points = np.concatenate([centres, outlines], axis=1)
     for k in np.flatnonzero(radii).tolist():
@@ -856,7 +818,7 @@ class Solids:
 
     @classmethod
     def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
-        """From ids, outlines (N, 4, 2) and radii (N,) (`stack_shapes`, `Table.outlines`)."""
+        """From ids, outlines (N, 4, 2) and radii (N,) (`shapes`, `Table.outlines`)."""
         if not ids:
             return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
@@ -897,10 +859,11 @@ def sight_many(
         names[p].append(terrain[t].id)
     if may_block is not None and len(solids.ids):
         spread = np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1)
-        pair, solid, _ = _near_solids(eyes, points[:, 0], spread, solids, may_block)
+        pair, solid = solids_near(eyes, points[:, 0], spread, solids, may_block)
         if len(pair):
             rays = (pair[:, None] * k + np.arange(k)).reshape(-1)
-            hit = _clips(flat_eyes, flat_points, solids, rays, np.repeat(solid, k)).reshape(-1, k)
+            hit = solids_hit(flat_eyes, flat_points, solids, rays, np.repeat(solid, k))
+            hit = hit.reshape(-1, k)
             blocked.reshape(-1)[rays[hit.reshape(-1)]] = True  # (a view: `hits.any` is fresh)
             stops = np.flatnonzero(hit.any(axis=1))
             for p, s in zip(pair[stops].tolist(), solid[stops].tolist(), strict=True):
@@ -1032,12 +995,14 @@ def convex_verdicts(
     return np.asarray(blocked), np.asarray(clear)
 
 
-def _near_solids(
+def solids_near(
     eyes: Array, aims: Array, spread: Array, solids: Solids, may_block: npt.NDArray[np.bool_]
-) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], Array]:
+) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]:
     """The (line, solid) pairs, in reading order, that `may_block` allows and whose centre
-    lies within the solid's reach plus spread[p] plus a millimetre of the line eyes[p]-aims[p],
-    and that squared distance (`_gap2`).
+    lies within the solid's reach plus spread[p] plus a millimetre of the line eyes[p]-aims[p]:
+    for any line from eyes[p] to a point within spread[p] of aims[p], a superset of the solids
+    that may block it (each point of that line lies within spread[p] of the line to aims[p]),
+    to hand to `solids_hit`.
 
     A cheap strip test comes first (`_strip`), and the exact test (`_gap2`) runs on the rest
     only, element for element the same arithmetic as on every pair."""
@@ -1047,21 +1012,30 @@ def _near_solids(
     gap2 = _gap2(eyes, ab, length2, solids, pair, solid)
     limit = solids.reach[solid] + spread[pair] + 1.0
     near = gap2 <= limit * limit
-    return pair[near], solid[near], gap2[near]
+    return pair[near], solid[near]
 
 
-def _clips(
+def solids_hit(
     eyes: Array,
     aims: Array,
     solids: Solids,
     pair: npt.NDArray[np.int_],
     solid: npt.NDArray[np.int_],
 ) -> npt.NDArray[np.bool_]:
-    """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]."""
-    inside = paired_inside_lengths(
-        eyes[pair], aims[pair], solids.polygons[solid], solids.radii[solid]
-    )
-    return np.asarray(inside > EPS)
+    """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]
+    (candidates from `solids_near`). Only a solid whose centre lies within its reach plus a
+    millimetre of the line can touch it, so only those are clipped (`paired_inside_lengths`)."""
+    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
+    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
+    ab = aims - eyes
+    gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
+    own = solids.reach[solid] + 1.0
+    near = np.flatnonzero(gap2 <= own * own)
+    hit = np.zeros(len(pair), dtype=bool)
+    p, s = pair[near], solid[near]
+    inside = paired_inside_lengths(eyes[p], aims[p], solids.polygons[s], solids.radii[s])
+    hit[near] = inside > EPS
+    return hit
 
 
 def _strip(
@@ -1120,53 +1094,6 @@ def _gap2(
     t = (rel_x * abx + rel_y * aby) / np.where(length2 > 0, length2, 1.0)[pair]
     t = np.clip(t, 0.0, 1.0)
     return np.asarray((rel_x - t * abx) ** 2 + (rel_y - t * aby) ** 2)
-
-
-def solids_near_lines(
-    eyes: Array,
-    aims: Array,
-    spread: Array,
-    solids: Solids,
-    may_block: npt.NDArray[np.bool_],
-) -> tuple[npt.NDArray[np.int_], npt.NDArray[np.int_], npt.NDArray[np.bool_]]:
-    """The (line, solid) pairs `may_block` allows whose centre lies within its reach plus
-    spread[p] plus 2 mm of line p, and whether each solid blocks the line itself (as
-    `sight_many` judges it: the same candidates and arithmetic).
-
-    For any line from eyes[p] to a point within spread[p] of aims[p], the pairs are a superset
-    of the solids that may block it (each point of that line lies within spread[p] of the line
-    to aims[p]): hand them to `solids_block_among` instead of searching every solid again."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    if len(eyes) == 0 or len(solids.ids) == 0:
-        return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=bool)
-    pair, solid, gap2 = _near_solids(eyes, aims, spread + 1.0, solids, may_block)
-    # The line's own candidates: those `_near_solids` finds with no spread.
-    own = solids.reach[solid] + 1.0
-    near = np.flatnonzero(gap2 <= own * own)
-    hit = np.zeros(len(pair), dtype=bool)
-    hit[near] = _clips(eyes, aims, solids, pair[near], solid[near])
-    return pair, solid, hit
-
-
-def solids_block_among(
-    eyes: Array,
-    aims: Array,
-    solids: Solids,
-    pair: npt.NDArray[np.int_],
-    solid: npt.NDArray[np.int_],
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether some solid blocks each line eyes[p]-aims[p], as `solids_near_lines` finds,
-    given (line, solid) pairs among which are all the solids that may block each line (that
-    function's): the same exact test and clipping on those only, so the same verdicts."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
-    ab = aims - eyes
-    gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
-    own = solids.reach[solid] + 1.0
-    near = gap2 <= own * own
-    hit = _clips(eyes, aims, solids, pair[near], solid[near])
-    return np.bincount(pair[near][hit], minlength=len(eyes)) > 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,14 +81,6 @@ class SightPolicy:
     revealed_by: str | None = None
     """A unit flag (`fired`) that shows the unit's hidden bases wherever they stand."""
 
-    def see_into_of(self, kind: TerrainKind) -> float:
-        return dict(self.see_into).get(kind, 0.0)
-
-    @property
-    def limits_reach(self) -> bool:
-        """Whether the terrain limits how far a base is seen (`Table.sight_reach`)."""
-        return bool(self.visibility_within or self.hidden_in)
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class CoverPolicy:
@@ -137,10 +129,8 @@ class GridPlace:
 
     box: Box
     """The box holding the mean of its bases' centres."""
-    centre: tuple[float, float]
-    """That mean, mm."""
     edge_margin: float
-    """mm from the centre to the nearest side of its box."""
+    """mm from the mean of its bases' centres to the nearest side of its box."""
     uncertainty: float
     """mm: the largest position uncertainty of its bases."""
     boxes: frozenset[Box]
@@ -182,7 +172,7 @@ class Pattern:
     a share of a template): a rocket's bursts, a template. In mm, in the frame of the line
     from the source's centre to the aim's (x along it, y to its left), from the point half
     the source's depth ahead of its centre along that line. Frozen, and keyed by identity as
-    the policies are: a ruleset makes each of its patterns once (`Table.laid`)."""
+    the policies are: a ruleset makes each of its patterns once (`Table.laid_many`)."""
 
     points: geo.Array
     """(P, 2) mm"""
@@ -250,7 +240,7 @@ def flight_pattern(
 
 @dataclass(frozen=True, slots=True)
 class Laid:
-    """Where a pattern fell (`Table.laid`), in table order."""
+    """Where a pattern fell (`Table.laid_many`), in table order."""
 
     on: tuple[tuple[Base, int], ...]
     """Each base some points lie on, with the sum of their weights."""
@@ -259,14 +249,9 @@ class Laid:
     or out): too close to call."""
 
 
-class _Near(NamedTuple):
-    """The bases that may block the lines to a target's other sight points, found with the
-    line to its centre (`Table._centre_lines_near`)."""
-
-    pair: npt.NDArray[np.int_]
-    """(M,) the pair (or line) of the batch each candidate base belongs to"""
-    base: npt.NDArray[np.int_]
-    """(M,) a base that may block a line of that pair (`geometry.solids_near_lines`)"""
+_Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
+"""(line, base) (M,) each: a base that may block a line of a batch (`geometry.solids_near`), as
+`Table._centre_lines` finds them for the lines to a target's other sight points."""
 
 
 class Face(NamedTuple):
@@ -420,24 +405,17 @@ class Table:
         return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
 
     def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
-        """The shortest edge-to-edge distance between two units (memoised: rules ask it of the
-        same two units again and again)."""
-        return self._remember(("unit_distance", a.id, b.id), lambda: self._unit_nearest(a, b))
-
-    def _unit_nearest(self, a: Unit, b: Unit) -> geo.Closest:
-        """`closest(a.bases, b.bases)` read off `_unit_pairs`, the first nearest pair."""
+        """The shortest edge-to-edge distance between two units and the first nearest pair:
+        `closest(a.bases, b.bases)` read off `_unit_pairs` (rules ask it of the same two units
+        again and again)."""
         ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
         if ua is None or ub is None or self._unit_pairs[0].size == 0:
             return self.closest(a.bases, b.bases)
-        first, (distance, cell) = self._unit_first, self._unit_pair_lists
-        i, j = divmod(cell[ua][ub], len(b.bases))
-        return geo.Closest(distance[ua][ub], self.bases[first[ua] + i], self.bases[first[ub] + j])
-
-    @cached_property
-    def _unit_pair_lists(self) -> tuple[list[list[float]], list[list[int]]]:
-        """`_unit_pairs` as plain numbers (read a thousand times a `suggest`, one by one)."""
-        distance, cell = self._unit_pairs
-        return distance.tolist(), cell.tolist()
+        first, (distance, cell) = self._unit_first, self._unit_pairs
+        i, j = divmod(int(cell[ua, ub]), len(b.bases))
+        return geo.Closest(
+            float(distance[ua, ub]), self.bases[first[ua] + i], self.bases[first[ub] + j]
+        )
 
     def unit_gap(self, a: Unit, b: Unit) -> float:
         """The shortest edge-to-edge distance between two units (`unit_distance`, no pair
@@ -647,18 +625,20 @@ class Table:
 
         Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
 
-        def make() -> tuple[geo.Array, npt.NDArray[np.int_]]:
-            seen = self.sight_matrix(policy)
-            n, u = len(self.bases), len(self.scene.units)
-            if not n or any(not unit.bases for unit in self.scene.units):
-                return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
-            starts = np.array(self._unit_first, dtype=int)
-            nearest = np.minimum.reduceat(seen, starts, axis=1)
-            # The first base of each unit at its least distance: columns in reading order.
-            at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
-            return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
+        return self._remember(
+            ("nearest_seen", policy), lambda: self._nearest_by_unit(self.sight_matrix(policy))
+        )
 
-        return self._remember(("nearest_seen", policy), make)
+    def _nearest_by_unit(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
+        the first base (table index) of the unit at it: columns in reading order (read-only)."""
+        n, u = len(self.bases), len(self.scene.units)
+        if not n or any(not unit.bases for unit in self.scene.units):
+            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
+        starts = np.array(self._unit_first, dtype=int)
+        nearest = np.minimum.reduceat(seen, starts, axis=1)
+        at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
+        return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
 
     def nearest_seen_pair(
         self, policy: SightPolicy, a: Unit, b: Unit, limit: float
@@ -689,22 +669,22 @@ class Table:
         self, policy: SightPolicy, asks: Sequence[tuple[str, str, float]]
     ) -> list[tuple[Base, Base] | None]:
         """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
-        of bases within its ask's limit judged in one batch (`seen`), the nearest of each ask
-        found by one sort."""
+        of bases within its ask's limit judged in one batch (`seen`); of each ask's unit `a`,
+        the first base with the nearest base of `b` it sees (`_nearest_by_unit`)."""
         units, owner = self._unit_number, self.unit_numbers
-        ask_of = np.full((len(units),) * 2, -1, dtype=int)
         limits = np.full((len(units),) * 2, -np.inf)
-        for k, (a, b, limit) in enumerate(asks):
-            ask_of[units[a], units[b]], limits[units[a], units[b]] = k, limit
+        for a, b, limit in asks:
+            limits[units[a], units[b]] = limit
         every = np.arange(len(self.bases))
         seen = self._seen_within(policy, self.distances, every, every, limits[owner][:, owner])
-        rows, cols = np.nonzero(seen < np.inf)
-        ask = ask_of[owner[rows], owner[cols]]
-        # By ask, then distance, then reading order (a unit's bases are consecutive).
-        order = np.lexsort((cols, rows, seen[rows, cols], ask))
-        first = order[np.r_[True, ask[order][1:] != ask[order][:-1]]] if len(order) else order
-        found = {int(ask[k]): (self.bases[rows[k]], self.bases[cols[k]]) for k in first.tolist()}
-        return [found.get(k) for k in range(len(asks))]
+        nearest, which = self._nearest_by_unit(seen)
+        found: list[tuple[Base, Base] | None] = []
+        for a, b, _ in asks:
+            rows, column = self.span(self.unit_of(a)), units[b]
+            k = rows.start + int(nearest[rows, column].argmin())
+            sees = bool(nearest[k, column] < np.inf)
+            found.append((self.bases[k], self.bases[which[k, column]]) if sees else None)
+        return found
 
     def seen(
         self,
@@ -721,7 +701,7 @@ class Table:
         The line to the target's centre is judged first: when it is blocked no base is
         entirely in sight, and when it is clear some of the base is, so it alone answers most
         pairs. The other lines of the pairs it leaves open are judged in one more batch
-        (`_lines_clear`): the same verdict, line for line, as the full trace, without its list
+        (`_seen_lines`): the same verdict, line for line, as the full trace, without its list
         of obstacles or the lines it need not trace.
         """
         viewers = np.asarray(viewers, dtype=int)
@@ -736,7 +716,7 @@ class Table:
                 known = memo[viewers, targets]
                 todo = np.flatnonzero(known < 0)
                 if len(todo):
-                    # each pair once (`_centre_lines_near` traces a line for the pairs asking it)
+                    # each pair once (`_centre_lines` traces a line for the pairs asking it)
                     n = len(self.bases)
                     asked = np.unique(viewers[todo] * n + targets[todo])
                     v, t = asked // n, asked % n
@@ -748,7 +728,7 @@ class Table:
                     if reach is not None:
                         open_ = np.flatnonzero(geo.within(self.distances[v, t], reach))
                     if len(open_):
-                        self._seen_lines(policy, v, t, open_, seen, entire=entire)
+                        seen[open_] = self._seen_lines(policy, v[open_], t[open_], entire)
                     memo[v, t] = seen
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
@@ -768,46 +748,43 @@ class Table:
         policy: SightPolicy,
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
-        open_: npt.NDArray[np.int_],
-        seen: npt.NDArray[np.bool_],
-        *,
         entire: bool,
-    ) -> None:
-        """`seen` of the pairs `open_` by their sight lines alone, written into `seen`."""
-        points = self.sight_points.shape[1]
-        if entire:
-            centre, near = self._centre_lines_near(policy, viewers[open_], targets[open_])
-        else:
-            centre, near = self._lines_clear(policy, viewers[open_], targets[open_], 0), None
-        # Entire base: still open when the centre line is clear. Any line: when it is blocked.
-        seen[open_] = centre
-        still = np.flatnonzero(centre == entire)
-        open_ = open_[still]
-        if len(open_) and points > 1:
-            # The other lines of the open pairs, in one batch: pair by pair, line by line.
-            others = np.arange(1, points)
-            pair = np.repeat(open_, len(others))
-            aims = np.tile(others, len(open_))
-            among = None
-            if near is not None:
-                # The bases near each centre line are the only ones that may block the lines
-                # to the same target's other points: line k of open pair i is i * (K - 1) + k.
-                place = np.full(len(centre), -1)
-                place[still] = np.arange(len(still))
-                at = place[near.pair]
-                kept = at >= 0
-                lines = (at[kept][:, None] * len(others) + np.arange(len(others))).reshape(-1)
-                among = _Near(lines, np.repeat(near.base[kept], len(others)))
-            clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, among)
-            clear = clear.reshape(len(open_), len(others))
-            seen[open_] = clear.all(axis=1) if entire else clear.any(axis=1)
+    ) -> npt.NDArray[np.bool_]:
+        """(P,) `seen` by the sight lines alone: the lines to the targets' centres first
+        (`_centre_lines`), then, in one batch, the other lines of the pairs those leave open
+        (an entire base: the centre line is clear; any line: it is blocked), past only the
+        bases found near each centre line."""
+        seen, near = self._centre_lines(policy, viewers, targets, entire)
+        still = np.flatnonzero(seen == entire)
+        others = np.arange(1, self.sight_points.shape[1])
+        if not len(still) or not len(others):
+            return seen
+        # Line k of open pair i is i * (K - 1) + k - 1: pair by pair, line by line.
+        pair, aims = np.repeat(still, len(others)), np.tile(others, len(still))
+        if near is not None:
+            place = np.full(len(seen), -1)
+            place[still] = np.arange(len(still))
+            at = place[near[0]]
+            kept = at >= 0
+            lines = (at[kept][:, None] * len(others) + others - 1).reshape(-1)
+            near = lines, np.repeat(near[1][kept], len(others))
+        clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, near)
+        clear = clear.reshape(len(still), len(others))
+        seen[still] = clear.all(axis=1) if entire else clear.any(axis=1)
+        return seen
 
-    def _centre_lines_near(
-        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
+    def _centre_lines(
+        self,
+        policy: SightPolicy,
+        viewers: npt.NDArray[np.int_],
+        targets: npt.NDArray[np.int_],
+        entire: bool,
     ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
-        """`_lines_clear` of the lines to the targets' centres, and, when bases may block
-        sight, what may block the other lines of the pairs no terrain blocks the centre line of
-        (`_Near`); None when no base blocks sight.
+        """(P,) `_lines_clear` of the lines to the targets' centres, and, when bases block
+        sight, the bases that may block the other lines of each pair (`_Near`: found with the
+        line to the centre, as near as the farthest of the target's sight points); None when
+        no base blocks sight. With `entire`, only for the pairs no terrain blocks the centre
+        line of (the others are not entirely in sight, whatever their other lines).
 
         The line from one centre to another is the line back: each is traced once, for both
         pairs that ask it (the whole table asks both). Terrain and the bases of other units
@@ -821,55 +798,34 @@ class Table:
         line_of = line_of.reshape(-1)
         # each line traced the way its first pair looks along it
         eye, aim = viewers[first], targets[first]
-        clear = self._terrain_clear(policy, self.centres[eye], self.sight_points[aim, 0], eye, aim)[
-            line_of
-        ]
+        terrain_clear = self._lines_clear(policy, eye, aim, 0)
+        clear = terrain_clear[line_of]
         if not policy.bases_block:
             return clear, None
-        open_ = np.flatnonzero(clear[first])  # lines (of `lines`) no terrain blocks
+        searched = np.flatnonzero(terrain_clear) if entire else np.arange(len(lines))
         units = self.unit_numbers
-        a, b = eye[open_], aim[open_]
+        a, b = eye[searched], aim[searched]
         mask = (units[None, :] != units[a][:, None]) & (units[None, :] != units[b][:, None])
         if policy.shoot_over_within is not None:
             apart = self.others_apart(policy.shoot_over_within)
             mask &= apart[a] | apart[b]
-        spread = np.maximum(self._sight_spread[a], self._sight_spread[b])
-        line, base, hit = geo.solids_near_lines(
-            self.centres[a], self.sight_points[b, 0], spread, self.solids, mask
-        )
-        # Each candidate base of a line, for each of the (at most two) pairs asking it whose
-        # viewer does not see over the base.
-        line = open_[line]
-        asked = np.flatnonzero(clear)
-        along = viewers[asked] == eye[line_of[asked]]  # the pair looks the way it was traced
-        near_pairs, near_bases = [], []
-        for way in (asked[along], asked[~along]):
-            pair_of_line = np.full(len(lines), -1)
-            pair_of_line[line_of[way]] = way
-            pair = pair_of_line[line]
-            ok = pair >= 0
-            if policy.shoot_over_within is not None:
-                ok[ok] = apart[viewers[pair[ok]], base[ok]]
-            clear[pair[ok & hit]] = False
-            near_pairs.append(pair[ok])
-            near_bases.append(base[ok])
-        return clear, _Near(np.concatenate(near_pairs), np.concatenate(near_bases))
-
-    def _terrain_clear(
-        self,
-        policy: SightPolicy,
-        eyes: geo.Array,
-        aims: geo.Array,
-        viewers: npt.NDArray[np.int_],
-        targets: npt.NDArray[np.int_],
-    ) -> npt.NDArray[np.bool_]:
-        """(P,): whether no terrain piece blocks each line eyes[p]-aims[p], from base
-        viewers[p] to base targets[p], under a policy (`_terrain_exempt` pieces block none)."""
-        exempt = self._terrain_exempt(policy, viewers, targets)
-        hits = geo.terrain_blocks(
-            eyes, aims, self.terrain_obstacles(policy), None if exempt is None else ~exempt
-        )
-        return np.asarray(~hits.any(axis=1))
+        spread = np.maximum(self._sight_spread[a], self._sight_spread[b]) + 1.0
+        eyes, aims = self.centres[a], self.sight_points[b, 0]
+        line, base = geo.solids_near(eyes, aims, spread, self.solids, mask)
+        hit = geo.solids_hit(eyes, aims, self.solids, line, base)
+        # Each candidate base of a line, for each of the (at most two) pairs asking it (one
+        # looking the way the line was traced, one back) whose viewer does not see over it.
+        asked = np.flatnonzero(clear) if entire else np.arange(len(viewers))
+        back = (viewers[asked] != eye[line_of[asked]]).astype(int)
+        pair_at = np.full((len(lines), 2), -1)
+        pair_at[line_of[asked], back] = asked
+        pair = pair_at[searched[line]].reshape(-1)
+        base, hit = np.repeat(base, 2), np.repeat(hit, 2)
+        ok = pair >= 0
+        if policy.shoot_over_within is not None:
+            ok[ok] = apart[viewers[pair[ok]], base[ok]]
+        clear[pair[ok & hit]] = False
+        return clear, (pair[ok], base[ok])
 
     @cached_property
     def _sight_spread(self) -> geo.Array:
@@ -885,31 +841,23 @@ class Table:
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
         point: int | npt.NDArray[np.int_],
-        among: _Near | None = None,
+        near: _Near | None = None,
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
-        policy: the same answer, to the bit, as that line of the full trace, at a fraction of
-        the work. With `among`, the bases that may block line among.pair[m] are among
-        among.base[m] (`geometry.solids_block_among`): the same verdicts without searching
-        every base."""
+        policy of every terrain piece (`terrain_obstacles`, less those `_terrain_exempt`)
+        and, with `near`, of the bases near[1][m] that may block line near[0][m]
+        (`_centre_lines`): the same answer, to the bit, as that line of the full trace."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        clear = self._terrain_clear(policy, eyes, aims, viewers, targets)
-        if among is not None:
-            keep = clear[among.pair]
-            blockers = geo.solids_block_among(
-                eyes, aims, self.solids, among.pair[keep], among.base[keep]
-            )
-            return np.asarray(clear & ~blockers)
-        # Only the lines no terrain blocks are clipped against the bases.
-        open_ = np.flatnonzero(clear)
-        mask = self._sight_mask(policy, viewers[open_], targets[open_])
-        if mask is not None:
-            spread = np.zeros(len(open_))
-            line, _, hit = geo.solids_near_lines(
-                eyes[open_], aims[open_], spread, self.solids, mask
-            )
-            clear[open_[line[hit]]] = False
+        exempt = self._terrain_exempt(policy, viewers, targets)
+        terrain = self.terrain_obstacles(policy)
+        hits = geo.terrain_blocks(eyes, aims, terrain, None if exempt is None else ~exempt)
+        clear = np.asarray(~hits.any(axis=1))
+        if near is not None:
+            # Only the lines no terrain blocks are clipped against the bases.
+            keep = clear[near[0]]
+            line, base = near[0][keep], near[1][keep]
+            clear[line[geo.solids_hit(eyes, aims, self.solids, line, base)]] = False
         return clear
 
     @cached_property
@@ -923,19 +871,25 @@ class Table:
         return _read_only(geo.sight_points(self.bases))
 
     @cached_property
+    def _shapes(self) -> tuple[geo.Array, geo.Array, geo.Frames]:
+        """Every base's outline, radius and frame (`geometry.shapes`), in table order."""
+        outlines, radii, frames = geo.shapes(self.bases)
+        return _read_only(outlines), _read_only(radii), frames
+
+    @property
     def outlines(self) -> geo.Array:
         """(N, 4, 2) every base's outline (`geometry.corners`), in table order (read-only)."""
-        return _read_only(geo.stack_shapes(self.bases)[0])
+        return self._shapes[0]
 
-    @cached_property
+    @property
     def radii(self) -> geo.Array:
         """(N,) every round base's radius (`geometry.radius`), 0 for a rectangle (read-only)."""
-        return _read_only(geo.stack_shapes(self.bases)[1])
+        return self._shapes[1]
 
     @cached_property
     def solids(self) -> geo.Solids:
-        """Every base as a solid obstacle to sight, in table order (`geometry.obstacle_of_base`
-        of each, from the outlines already stacked)."""
+        """Every base as a solid obstacle to sight, in table order (from the outlines already
+        stacked)."""
         return geo.Solids.of(tuple(b.id for b in self.bases), self.outlines, self.radii)
 
     @cached_property
@@ -946,14 +900,14 @@ class Table:
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
-        terrain = self.scene.terrain
+        terrain, see_into = self.scene.terrain, dict(policy.see_into)
         return self._remember(
             ("terrain_obstacles", policy),
             lambda: tuple(
                 geo.Obstacle(
                     terrain[k].id,
                     np.asarray(terrain[k].polygon, dtype=float),
-                    see_into=policy.see_into_of(terrain[k].kind),
+                    see_into=see_into.get(terrain[k].kind, 0.0),
                 )
                 for k in self._obstacle_pieces(policy)
             ),
@@ -972,14 +926,11 @@ class Table:
         if not policy.bases_block:
             return None
         units = self.unit_numbers
+        mask = np.asarray(units[None, :] != units[targets][:, None])
         if policy.shoot_over_within is None:
-            return np.asarray(
-                (units[None, :] != units[viewers][:, None])
-                & (units[None, :] != units[targets][:, None])
-            )
-        # The viewer's part read off one remembered matrix (thousands of lines ask it).
-        mask = self.others_apart(policy.shoot_over_within)[viewers]
-        mask &= units[None, :] != units[targets][:, None]
+            mask &= units[None, :] != units[viewers][:, None]
+        else:  # the viewer's part read off one remembered matrix (thousands of lines ask it)
+            mask &= self.others_apart(policy.shoot_over_within)[viewers]
         return mask
 
     def blocked_by(
@@ -1005,15 +956,19 @@ class Table:
             out[:, k] = geo.point_in_polygon(self.centres, piece.polygon)
         return _read_only(out)
 
-    def _visibility(self, policy: SightPolicy) -> geo.Array:
-        """(T,) how far two bases standing in terrain piece t see each other inside it under
-        a policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit
-        (memoised per policy)."""
-        limits = dict(policy.visibility_within)
-        return self._remember(
-            ("visibility", policy),
-            lambda: _read_only(np.array([limits.get(t.kind, np.nan) for t in self.scene.terrain])),
-        )
+    def _piece_rules(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.bool_]]:
+        """(T,) how far two bases standing in terrain piece t see each other inside it under a
+        policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit; and
+        (T,) which pieces hide the bases standing in them (`SightPolicy.hidden_in`: a piece the
+        scene says gives no cover hides nobody). Memoised per policy (read-only)."""
+
+        def make() -> tuple[geo.Array, npt.NDArray[np.bool_]]:
+            terrain, limits = self.scene.terrain, dict(policy.visibility_within)
+            within = [limits.get(t.kind, np.nan) for t in terrain]
+            hides = [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain]
+            return _read_only(np.array(within, dtype=float)), _read_only(np.array(hides, bool))
+
+        return self._remember(("piece_rules", policy), make)
 
     def _terrain_exempt(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -1025,7 +980,7 @@ class Table:
         if not policy.visibility_within:
             return None
         pieces = self._obstacle_pieces(policy)
-        limited = ~np.isnan(self._visibility(policy)[pieces])
+        limited = ~np.isnan(self._piece_rules(policy)[0][pieces])
         if not limited.any():
             return None
         inside = self._centre_inside[:, pieces]
@@ -1040,23 +995,23 @@ class Table:
         `SightPolicy.hidden_seen_within` for a target hidden in terrain (`hiding`) that shows
         itself (within `hidden_edge` of the piece's edge, or `revealed_by`); minus infinity
         for one that does not. None when the policy has no such rule."""
-        if not policy.limits_reach:
+        if not policy.visibility_within and not policy.hidden_in:
             return None
         reach = np.full(len(viewers), np.inf)
-        if not self.scene.terrain:
+        inside, (limits, hides) = self._centre_inside, self._piece_rules(policy)
+        # Only a target standing in a piece that limits sight or hides it may be limited.
+        limited = np.asarray((inside & (~np.isnan(limits) | hides)[None, :]).any(axis=1))
+        rows = np.flatnonzero(limited[targets])
+        if not len(rows):
             return reach
-        inside = self._centre_inside
-        v_in, t_in = inside[viewers], inside[targets]
-        limits = self._visibility(policy)
+        v_in, t_in = inside[viewers[rows]], inside[targets[rows]]
         shared = v_in & t_in & ~np.isnan(limits)[None, :]
-        if shared.any():
-            reach = np.minimum(reach, np.where(shared, limits[None, :], np.inf).min(axis=1))
-        hidden = t_in & ~v_in & self._hides(policy)[None, :]
-        if hidden.any():
-            # Seen at all only when it shows itself in every piece hiding it.
-            shows = np.all(~hidden | self._shows(policy)[targets], axis=1)
-            limit = np.where(shows, policy.hidden_seen_within, -np.inf)
-            reach = np.where(hidden.any(axis=1), np.minimum(reach, limit), reach)
+        near = np.where(shared, limits[None, :], np.inf).min(axis=1)
+        hidden = t_in & ~v_in & hides[None, :]
+        # Seen at all only when it shows itself in every piece hiding it.
+        shows = np.all(~hidden | self._shows(policy)[targets[rows]], axis=1)
+        limit = np.where(shows, policy.hidden_seen_within, -np.inf)
+        reach[rows] = np.where(hidden.any(axis=1), np.minimum(near, limit), near)
         return reach
 
     def hiding(self, policy: SightPolicy, viewer: Base, target: Base) -> Terrain | None:
@@ -1066,45 +1021,28 @@ class Table:
         if not policy.hidden_in:
             return None
         i, j = self.index[viewer.id], self.index[target.id]
-        if not self._in_hiding(policy)[j]:
-            return None  # most bases stand in no terrain that hides
         inside = self._centre_inside
-        k = np.flatnonzero(inside[j] & ~inside[i] & self._hides(policy))
+        k = np.flatnonzero(inside[j] & ~inside[i] & self._piece_rules(policy)[1])
         return self.scene.terrain[int(k[0])] if len(k) else None
-
-    def _in_hiding(self, policy: SightPolicy) -> list[bool]:
-        """Whether each base's centre stands in a piece that hides it (`_hides`), as plain
-        values (read once a shot; memoised per policy)."""
-
-        def make() -> list[bool]:
-            hidden = np.any(self._centre_inside & self._hides(policy)[None, :], axis=1)
-            return [bool(h) for h in np.asarray(hidden).tolist()]
-
-        return self._remember(("in_hiding", policy), make)
-
-    def _hides(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
-        """(T,) which terrain pieces hide the bases standing in them (`SightPolicy.hidden_in`):
-        a piece the scene says gives no cover hides nobody (memoised per policy)."""
-        hides = [
-            t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in self.scene.terrain
-        ]
-        return self._remember(("hides", policy), lambda: _read_only(np.array(hides, dtype=bool)))
 
     def _shows(self, policy: SightPolicy) -> npt.NDArray[np.bool_]:
         """(N, T) whether base n, standing in terrain piece t that hides it, shows itself there:
         its unit has done what `SightPolicy.revealed_by` names (fired), or it stands within
-        `SightPolicy.hidden_edge` of the piece's edge (`geometry.gap_to_boundary`; memoised per
+        `SightPolicy.hidden_edge` of the piece's edge (`geometry.gaps_to_boundary`; memoised per
         policy; False where the base is not hidden in the piece)."""
 
         def make() -> npt.NDArray[np.bool_]:
-            found = np.zeros(self._centre_inside.shape, dtype=bool)
-            terrain = self.scene.terrain
-            for n, k in zip(*np.nonzero(self._centre_inside & self._hides(policy)), strict=True):
-                base = self.bases[n]
-                unit = self.scene.units[self._unit_number[base.unit_id]]
-                revealed = policy.revealed_by is not None and unit.get(policy.revealed_by)
-                edge = geo.gap_to_boundary(base, terrain[k].polygon)
-                found[n, k] = revealed is True or geo.within(edge, policy.hidden_edge)
+            hidden = self._centre_inside & self._piece_rules(policy)[1][None, :]
+            found = np.zeros(hidden.shape, dtype=bool)
+            for k in np.flatnonzero(hidden.any(axis=0)).tolist():
+                rows = np.flatnonzero(hidden[:, k])
+                polygon = self.scene.terrain[k].polygon
+                edge = geo.gaps_to_boundary(self.outlines[rows], self.radii[rows], polygon)
+                found[rows, k] = geo.within(edge, policy.hidden_edge)
+            if policy.revealed_by is not None:
+                flag = policy.revealed_by
+                revealed = np.array([u.get(flag) is True for u in self.scene.units], dtype=bool)
+                found |= hidden & revealed[self.unit_numbers][:, None]
             return _read_only(found)
 
         return self._remember(("shows", policy), make)
@@ -1124,12 +1062,12 @@ class Table:
 
     def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
         """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
-        each with the length of the line inside it (`geometry.length_inside`, mm): what a
+        each with the length of the line inside it (`geometry.inside_lengths`, mm): what a
         move straight from a to b passes through."""
         out = []
         for piece, _ in self._pieces_near(a, b, geo.EPS):
             poly = np.asarray(piece.polygon, dtype=float)
-            inside, _, _ = geo.length_inside(a, b, geo.Obstacle(piece.id, poly))
+            inside = float(geo.inside_lengths(a, b, poly)[0][0])
             ends_in = bool(geo.point_in_polygon(b, poly)) or bool(geo.point_in_polygon(a, poly))
             if inside > geo.EPS or ends_in:
                 out.append((piece, inside))
@@ -1181,7 +1119,7 @@ class Table:
                 continue
             if self._gap_to(piece.id, poly, target) > policy.behind_within:
                 continue
-            total, _, _ = geo.length_inside(eye, aim, geo.Obstacle(piece.id, poly))
+            total = float(geo.inside_lengths(eye, aim, poly)[0][0])
             if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
                 found.append(
                     (policy.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
@@ -1196,24 +1134,16 @@ class Table:
     ) -> bool:
         """Whether both ends of a line lie more than a millimetre outside one side of the
         piece's convex outline: then the whole line does, so it runs nowhere inside the piece
-        and does not end in it (`length_inside` finds 0, `point_in_polygon` False), whatever
+        and does not end in it (`inside_lengths` finds 0, `point_in_polygon` False), whatever
         rounding does, and need not be clipped."""
 
-        def outward() -> list[tuple[float, float, float]]:
-            """The sides of the piece's convex outline (`geometry.convex_sides`, remembered per
-            piece) as (outward unit normal x, y, offset); none for an outline with no area."""
-            found = geo.convex_sides(self._hull(piece_id, poly))
-            normal, offset = found if found is not None else (np.zeros((0, 2)), np.zeros(0))
-            return list(zip(*normal.T.tolist(), offset.tolist(), strict=True))
-
-        sides = self._remember(("outward_sides", piece_id), outward)
-        # Each side's outward distance of both ends, in the arithmetic of the arrays it was
-        # written in (a product, a product, their sum, less the offset: no fused steps).
-        ex, ey, ax, ay = float(eye[0]), float(eye[1]), float(aim[0]), float(aim[1])
-        return any(
-            nx * ex + ny * ey - offset > 1.0 and nx * ax + ny * ay - offset > 1.0
-            for nx, ny, offset in sides
+        sides = self._remember(
+            ("outward_sides", piece_id), lambda: geo.convex_sides(self._hull(piece_id, poly))
         )
+        if sides is None:  # an outline with no area
+            return False
+        outside = geo.distance_outside(np.array([eye, aim], dtype=float), sides) > 1.0
+        return bool(outside.all(axis=0).any())
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
@@ -1249,44 +1179,43 @@ class Table:
     def in_arcs(self, asks: Sequence[tuple[Base, Sequence[Base], float]]) -> list[list[bool]]:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
-        (`base_in_arc` of tests/sight_reference.py), remembered per shooter and angle. The
-        targets not known yet are tested against their shooter's arc regions
+        (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
+        The targets not known yet are tested against their shooter's arc regions
         (`geometry.arc_regions`) in one batch for each number of corners a region has: the
         rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
         `geometry.convex_distance` of every pair at once."""
-        memo: dict[tuple[str, float], dict[str, bool]] = self._remember("in_arcs", dict)
-        with self._lock:
-            todo: list[tuple[dict[str, bool], str]] = []  # (shooter's memo, target) to measure
-            # By how many corners the region has and whether the target is round: (regions,
-            # target rows, todo index).
-            batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
-            for shooter, targets, half_angle in asks:
-                known = memo.setdefault((shooter.id, half_angle), {})
-                missing = [t for t in targets if t.id not in known]
-                arc = geo.arc_regions(shooter, half_angle) if missing else None
-                for t in missing:
-                    if arc is None:
-                        known[t.id] = True  # all round
-                        continue
-                    todo.append((known, t.id))
-                    for region in arc:
-                        batch = (len(region), t.footprint.circle)
-                        regions, rows, of = batches.setdefault(batch, ([], [], []))
-                        regions.append(region)
-                        rows.append(self.index[t.id])
-                        of.append(len(todo) - 1)
-            inside = np.zeros(len(todo), dtype=bool)
-            for (_, circle), (regions, rows, of) in batches.items():
-                stacked, feet = np.stack(regions), self.outlines[rows]
-                if circle:
-                    hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
-                else:
-                    normals = self.outline_normals[rows]
-                    hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
-                inside[np.array(of)[hit]] = True
-            for (known, target_id), ok in zip(todo, inside.tolist(), strict=True):
-                known[target_id] = ok
-            return [[memo[s.id, half][t.id] for t in targets] for s, targets, half in asks]
+        keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
+        found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
+        return [[next(found) for _ in targets] for _, targets, _ in asks]
+
+    def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
+        """`in_arcs` of (shooter id, half angle, target id), all at once."""
+        inside = np.zeros(len(keys), dtype=bool)
+        arcs: dict[tuple[str, float], list[geo.Array] | None] = {}
+        # By how many corners the region has and whether the target is round: (regions,
+        # target rows, key index).
+        batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
+        for k, (shooter, half_angle, target) in enumerate(keys):
+            if (shooter, half_angle) not in arcs:
+                base = self.bases[self.index[shooter]]
+                arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
+            arc, row = arcs[shooter, half_angle], self.index[target]
+            inside[k] = arc is None  # all round
+            for region in arc or ():
+                batch = (len(region), self.bases[row].footprint.circle)
+                regions, rows, of = batches.setdefault(batch, ([], [], []))
+                regions.append(region)
+                rows.append(row)
+                of.append(k)
+        for (_, circle), (regions, rows, of) in batches.items():
+            stacked, feet = np.stack(regions), self.outlines[rows]
+            if circle:
+                hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
+            else:
+                normals = self.outline_normals[rows]
+                hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
+            inside[np.array(of)[hit]] = True
+        return [bool(ok) for ok in inside.tolist()]
 
     @cached_property
     def outline_normals(self) -> geo.Array:
@@ -1328,15 +1257,11 @@ class Table:
             asks = [(shooter, targets, half_angle) for shooter in shooters]
         return any(any(row) for row in self.in_arcs(asks))
 
-    def laid(self, pattern: Pattern, source: Base, aim: Base) -> Laid:
-        """Where `pattern` falls laid from `source` toward `aim` (`Pattern`): the bases its
-        points lie on, with their weights summed, and the bases a point lies within the
-        source's position uncertainty of (their edge, inside or out). Remembered per pattern
-        (`laid_many` lays many at once)."""
-        return self.laid_many(pattern, [(source, aim)])[0]
-
     def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
-        """`laid` of many (source, aim): those not laid yet, all in one batch."""
+        """Where `pattern` falls laid from each `source` toward its `aim` (`Pattern`): the bases
+        its points lie on, with their weights summed, and the bases a point lies within the
+        source's position uncertainty of (their edge, inside or out). Remembered per pattern;
+        the pairs not laid yet are laid in one batch."""
         keys = [(s.id, a.id) for s, a in pairs]
         return self._remember_each(("laid", pattern), keys, lambda ids: self._lay(pattern, ids))
 
@@ -1380,7 +1305,11 @@ class Table:
         They are found through the points sorted by strip (of y, as tall as two reaches), then
         x: the points within that reach of a centre lie in two strips at most, and in each they
         are a run of the sorted points."""
-        centres, forward, half, circle = self._footprints
+        centres, radii, (_, _, cos, sin, half_w, half_d) = self.centres, self.radii, self._shapes[2]
+        # a round base as wide and deep as its diameter
+        circle = radii > 0
+        forward = np.stack([cos, sin], axis=1)
+        half = np.stack([np.where(circle, radii, half_w), np.where(circle, radii, half_d)], axis=1)
         if not len(points) or not len(centres):
             return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
         reach = np.hypot(half[:, 0], half[:, 1]) + float(margin.max())
@@ -1415,18 +1344,6 @@ class Table:
         )
         kept = depth >= -margin[point]
         return point[kept], base[kept], depth[kept]
-
-    @cached_property
-    def _footprints(self) -> tuple[geo.Array, geo.Array, geo.Array, npt.NDArray[np.bool_]]:
-        """Every base's centre (N, 2), forward unit vector (N, 2), half width and half depth
-        (N, 2) and whether it is round (N,), for `_under`."""
-        turn = np.radians([b.facing for b in self.bases])
-        return (
-            np.array([(b.x, b.y) for b in self.bases]).reshape(-1, 2),
-            np.stack([np.cos(turn), np.sin(turn)], axis=1).reshape(-1, 2),
-            np.array([(b.footprint.width / 2, b.footprint.depth / 2) for b in self.bases]),
-            np.array([b.footprint.circle for b in self.bases], dtype=bool),
-        )
 
     @cached_property
     def most_uncertain(self) -> float:
@@ -1540,7 +1457,7 @@ def _grid_place(scene: Scene, unit: Unit, size: float) -> GridPlace:
     near = frozenset(
         geo.grid_cell((x + dx, y + dy), size) for dx in (-unc, 0, unc) for dy in (-unc, 0, unc)
     )
-    return GridPlace(box, (x, y), margin, unc, near)
+    return GridPlace(box, margin, unc, near)
 
 
 def _read_only(array: npt.NDArray[_T]) -> npt.NDArray[_T]:

@@ -29,7 +29,6 @@ from rules.geometry import (
     corners,
     counter_clockwise,
     forward,
-    obstacle_of_base,
     point_in_polygon,
     point_segment_distance,
     radius,
@@ -240,6 +239,11 @@ def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
         return True
     foot, r = corners(target), radius(target)
     return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
+
+
+def obstacle_of_base(base: Base) -> Obstacle:
+    """A base as an obstacle to sight."""
+    return Obstacle(base.id, corners(base), radius(base))
 
 
 def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[Obstacle]:

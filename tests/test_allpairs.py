@@ -370,7 +370,7 @@ def centre_line_clear(scene: Scene, ruleset: Ruleset, i: int, j: int) -> bool:
     for piece in Table(scene).terrain_obstacles(ruleset.sight_policy):
         if geo.terrain_hits(eye, aim, piece)[0]:
             return False
-    others = [geo.obstacle_of_base(b) for k, b in enumerate(bases) if k not in (i, j)]
+    others = [ref.obstacle_of_base(b) for k, b in enumerate(bases) if k not in (i, j)]
     if not others:
         return True
     polys = np.stack([o.polygon for o in others])

@@ -751,9 +751,21 @@ def test_point_in_non_convex_polygon() -> None:
         ((60, 70), L_TERRAIN, 20.0),  # in the cut-away: x = 40 is 20 away, y = 40 is 30
     ],
 )
-def test_gap_to_boundary_of_a_round_base(point: tuple, polygon: list, expected: float) -> None:
+def test_gaps_to_boundary_of_a_round_base(point: tuple, polygon: list, expected: float) -> None:
     # A round base of radius 1 mm on the point: its rim is 1 mm nearer the edge than its centre.
-    assert g.gap_to_boundary(disc(point[0], point[1], 2.0), polygon) == pytest.approx(expected - 1)
+    outlines, radii, _ = g.shapes([disc(point[0], point[1], 2.0)])
+    assert g.gaps_to_boundary(outlines, radii, polygon)[0] == pytest.approx(expected - 1)
+
+
+def test_gaps_to_boundary_of_rectangles_and_discs_at_once() -> None:
+    # 20 x 10 rectangles (width across a facing of 90: x 20 wide, y 10 deep) in the square:
+    # at (30, 50) its left side x = 20 is 20 from x = 0; at (50, 96) it crosses y = 100: 0;
+    # at (130, 50) outside, its left side x = 120 is 20 from x = 100; a disc of radius 5 at
+    # (50, 90) is 10 - 5 = 5 from y = 100
+    bases = [rect(30, 50, 90, 20, 10), rect(50, 96, 90, 20, 10), rect(130, 50, 90, 20, 10)]
+    outlines, radii, _ = g.shapes([*bases, disc(50, 90, 10.0)])
+    gaps = g.gaps_to_boundary(outlines, radii, SQUARE_TERRAIN)
+    assert gaps.tolist() == pytest.approx([20.0, 0.0, 20.0, 5.0])
 
 
 @pytest.mark.parametrize(
@@ -856,7 +868,8 @@ def test_length_inside(a: tuple, b: tuple, obstacle: Obstacle, expected: tuple) 
     # the per-segment reference, round obstacles too; the product's batch for polygons
     assert ref.length_inside(a, b, obstacle) == pytest.approx(expected, abs=1e-9)
     if obstacle.radius == 0:
-        assert g.length_inside(a, b, obstacle) == pytest.approx(expected, abs=1e-9)
+        lengths = g.inside_lengths(np.array([a]), np.array([b]), obstacle.polygon)
+        assert [float(x[0]) for x in lengths] == pytest.approx(expected, abs=1e-9)
 
 
 WALL = Obstacle("wall", poly([(45, -50), (55, -50), (55, 50), (45, 50)]))
@@ -890,11 +903,11 @@ def test_ray_blocked(a: tuple, b: tuple, obstacle: Obstacle, kwargs: dict, expec
 
 
 def test_obstacle_of_base() -> None:
-    square = g.obstacle_of_base(rect(5, 5, ident="blocker"))
+    square = ref.obstacle_of_base(rect(5, 5, ident="blocker"))
     assert square.id == "blocker"
     assert square.radius == 0.0
     assert square.polygon == pytest.approx(g.corners(rect(5, 5)))
-    assert g.obstacle_of_base(disc(0, 0, 30)).radius == pytest.approx(15.0)
+    assert ref.obstacle_of_base(disc(0, 0, 30)).radius == pytest.approx(15.0)
 
 
 def test_sight_points_of_a_rectangle_are_centre_and_corners() -> None:
@@ -948,8 +961,8 @@ def test_sight_over_a_low_wall_sees_part() -> None:
 def test_sight_past_a_base_in_the_way() -> None:
     # A round base of radius 2 at (100, 0) blocks the centre ray only: the ray to (190, 10)
     # passes 100*10/hypot(190, 10) = 5.26 mm from its centre (the others likewise or more).
-    blocker = g.obstacle_of_base(disc(100, 0, 4, ident="blocker"))
-    other = g.obstacle_of_base(rect(100, 300, ident="elsewhere"))
+    blocker = ref.obstacle_of_base(disc(100, 0, 4, ident="blocker"))
+    other = ref.obstacle_of_base(rect(100, 300, ident="elsewhere"))
     seen = ref.pair_sight(VIEWER, TARGET, [blocker, other])
     assert (seen.clear_rays, seen.blocked_by) == (4, ("blocker",))
 
@@ -958,7 +971,7 @@ def test_sight_past_a_base_touching_the_target() -> None:
     # A neighbour (y 10..30) touches the target's side (y -10..10). The ray to the shared corner
     # (190, 10) ends on the neighbour's corner; the ray to (210, 10) stays at y = 10x/210 < 10
     # until it arrives. Neither runs inside the neighbour.
-    neighbour = g.obstacle_of_base(rect(200, 20, 180, ident="neighbour"))
+    neighbour = ref.obstacle_of_base(rect(200, 20, 180, ident="neighbour"))
     assert ref.pair_sight(VIEWER, TARGET, [neighbour]).entire
 
 

@@ -1,4 +1,4 @@
-"""Tests of the array form of the footprints (`geometry.stack_shapes`): each
+"""Tests of the array form of the footprints (`geometry.shapes`): each
 outline to the bit what `corners` gives base by base, and each base's frame (centre, facing,
 half width and depth) as `distance_matrix` measures in it.
 
@@ -34,7 +34,7 @@ def bases(draw: st.DrawFn) -> Base:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(bases(), min_size=1, max_size=12))
 def test_stacked_outlines_are_corners_to_the_bit(group: list[Base]) -> None:
-    outlines, radii = g.stack_shapes(group)
+    outlines, radii, _ = g.shapes(group)
     assert outlines.tobytes() == np.stack([g.corners(b) for b in group]).tobytes()
     assert radii.tobytes() == np.array([g.radius(b) for b in group]).tobytes()
 
@@ -42,7 +42,7 @@ def test_stacked_outlines_are_corners_to_the_bit(group: list[Base]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(bases(), min_size=1, max_size=8))
 def test_frames_are_each_bases_centre_facing_and_half_sizes(group: list[Base]) -> None:
-    _, _, frames = g._shapes(group)
+    _, _, frames = g.shapes(group)
     for k, b in enumerate(group):
         t = math.radians(b.facing)
         half = (0.0, 0.0) if b.footprint.circle else (b.footprint.width / 2, b.footprint.depth / 2)
@@ -56,7 +56,7 @@ def test_stacked_outlines_by_hand() -> None:
     # counter-clockwise from the front right corner (120, 60); a disc is its centre 4 times.
     square = Base("a", "u", 100.0, 50.0, 90.0, Footprint(40.0, 20.0))
     disc = Base("d", "u", -5.0, 7.0, 33.0, Footprint(25.0, 25.0, circle=True))
-    outlines, radii = g.stack_shapes([square, disc])
+    outlines, radii, _ = g.shapes([square, disc])
     expected = [(120, 60), (80, 60), (80, 40), (120, 40)]
     assert np.allclose(outlines[0], expected, atol=1e-9)
     assert outlines[1].tolist() == [[-5.0, 7.0]] * 4
@@ -64,5 +64,5 @@ def test_stacked_outlines_by_hand() -> None:
 
 
 def test_no_bases_have_no_shapes() -> None:
-    outlines, radii = g.stack_shapes([])
+    outlines, radii, _ = g.shapes([])
     assert outlines.shape == (0, 4, 2) and radii.shape == (0,)

@@ -1,6 +1,6 @@
 """The shortcuts that make `suggest` fast, each against hand-worked geometry and against the slow
 path it stands in for: bases near a centre sight line reused for the lines to the target's corners
-(`geometry.solids_near_lines`, `solids_block_among`), lines from a figure standing in a convex
+(`geometry.solids_near`, `solids_hit`), lines from a figure standing in a convex
 piece settled by how deep they run (`geometry.convex_verdicts`), bases plainly in or out of a
 convex piece (`geometry.containment`), distance blocks read as slices (`Table.block`), the
 sight points of every base at once (`Table.sight_points`), the corners by scalar arithmetic
@@ -23,9 +23,12 @@ from tests.builders import base, make_scene, unit
 
 
 def _blocked(eyes: geo.Array, aims: geo.Array, solids: geo.Solids, mask: np.ndarray) -> np.ndarray:
-    """Whether some solid the mask allows blocks each line, searching every solid (no spread)."""
-    line, _, hit = geo.solids_near_lines(eyes, aims, np.zeros(len(eyes)), solids, mask)
-    return np.bincount(line[hit], minlength=len(eyes)) > 0
+    """Whether some solid the mask allows blocks each line, clipping every one of them."""
+    line, solid = np.nonzero(mask)
+    inside = geo.paired_inside_lengths(
+        eyes[line], aims[line], solids.polygons[solid], solids.radii[solid]
+    )
+    return np.bincount(line[inside > geo.EPS], minlength=len(eyes)) > 0
 
 
 def _square(cx: float, cy: float, side: float = 10.0) -> geo.Obstacle:
@@ -50,7 +53,9 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     eyes = np.array([[0.0, 0.0], [0.0, 100.0]])
     aims = np.array([[100.0, 0.0], [100.0, 100.0]])
     mask = np.array([[True, True, False, True], [True, True, True, True]])
-    pair, solid, hit = geo.solids_near_lines(eyes, aims, np.array([30.0, 30.0]), solids, mask)
+    # the spread of the target's points, and a millimetre of rounding to spare
+    pair, solid = geo.solids_near(eyes, aims, np.array([31.0, 31.0]), solids, mask)
+    hit = geo.solids_hit(eyes, aims, solids, pair, solid)
     blocked = np.bincount(pair[hit], minlength=2) > 0
     assert blocked.tolist() == [False, True]
     assert hit.tolist() == [False, True]  # A misses the centre line, D blocks the second
@@ -59,12 +64,12 @@ def test_bases_near_the_centre_line_are_the_candidates_for_the_corner_lines() ->
     # (7.07 + 30 + 2 = 39.07 < 40), C 101 mm off
     assert list(zip(pair.tolist(), solid.tolist(), strict=True)) == [(0, 0), (1, 3)]
     corner = np.array([[100.0, 25.0]])
-    among = geo.solids_block_among(eyes[:1], corner, solids, pair[:1], solid[:1])
+    among = geo.solids_hit(eyes[:1], corner, solids, pair[:1], solid[:1])
     assert among.tolist() == [True]
     assert among.tolist() == _blocked(eyes[:1], corner, solids, mask[:1]).tolist()
     # the corner line (100, -25) passes A by: clear, as the full search says
     low = np.array([[100.0, -25.0]])
-    assert geo.solids_block_among(eyes[:1], low, solids, pair[:1], solid[:1]).tolist() == [False]
+    assert geo.solids_hit(eyes[:1], low, solids, pair[:1], solid[:1]).tolist() == [False]
     assert _blocked(eyes[:1], low, solids, mask[:1]).tolist() == [False]
 
 

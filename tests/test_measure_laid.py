@@ -1,4 +1,4 @@
-"""Patterns laid on the table (`rules.measure.Table.laid`): points laid from one base toward
+"""Patterns laid on the table (`rules.measure.Table.laid_many`): points laid from one base toward
 another, and the bases they fall on or too near to call, worked out by hand."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_points_on_and_near_bases_along_x() -> None:
         (290, 100, 7),  # the centre of another base
         (-200, 0, 8),  # behind the source, on nothing
     )
-    laid = table.laid(pattern, table.bases[0], table.bases[1])
+    laid = table.laid_many(pattern, [(table.bases[0], table.bases[1])])[0]
     assert _ids(laid) == ([("aim", 3 + 4), ("other", 7)], ["aim"])
 
 
@@ -66,7 +66,7 @@ def test_the_pattern_turns_toward_the_aim() -> None:
         (318, -78, 16),  # (78, 328): inside the round base's box, 25.5 mm from its centre
         (490, 0, 8),  # (0, 500): the aim's centre
     )
-    laid = table.laid(pattern, table.bases[0], table.bases[1])
+    laid = table.laid_many(pattern, [(table.bases[0], table.bases[1])])[0]
     assert _ids(laid) == ([("aim", 8), ("left", 1), ("round", 2 + 4)], [])
 
 
@@ -76,7 +76,7 @@ def test_laid_many_is_laid_one_by_one() -> None:
     pattern = Pattern(rng.uniform(-50, 400, (200, 2)), rng.integers(1, 9, 200))
     pairs = [(bases[0], bases[1]), (bases[0], bases[2]), (bases[3], bases[1]), (bases[2], bases[3])]
     many = _table(*bases).laid_many(pattern, pairs)
-    alone = [_table(*bases).laid(pattern, s, a) for s, a in pairs]
+    alone = [_table(*bases).laid_many(pattern, [(s, a)])[0] for s, a in pairs]
     assert [_ids(laid) for laid in many] == [_ids(laid) for laid in alone]
     assert any(laid.on for laid in many) and any(laid.near for laid in many)
 

@@ -175,9 +175,9 @@ def _rows(table: Table, pairs: list[tuple[Base, Base]]) -> tuple[np.ndarray, np.
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
 def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
-    """`Table._lines_clear` of point 0 is the reference's verdict on the line to the target's
-    centre (the first sight point), and `Table.seen_pairs`, which answers most pairs from that
-    line alone, is the reference's whole-base or any-line verdict for every pair."""
+    """`Table._centre_lines` is the reference's verdict on the line to the target's centre (the
+    first sight point), and `Table.seen_pairs`, which answers most pairs from that line alone,
+    is the reference's whole-base or any-line verdict for every pair."""
     rs = _ruleset(ident)
     scene = _random_scene(200 + seed, "skirmish-19c")
     table = Table(scene)
@@ -189,7 +189,7 @@ def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
         for b in blue
     }
     pairs = [(a, b) for a in red for b in blue]
-    centre = table._lines_clear(rs.sight_policy, *_rows(table, pairs), 0)
+    centre, _ = table._centre_lines(rs.sight_policy, *_rows(table, pairs), False)
     assert centre.tolist() == [not refs[(a.id, b.id)][0] for a, b in pairs]
     policy = rs.sight_policy
     seen = np.array(table.seen_pairs(policy, pairs, entire=policy.entire_base))
@@ -206,8 +206,9 @@ def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("ident", ["skirmish-19c", _SolidWoods.id, "colonial-adventure"])
 def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> None:
-    """`Table._lines_clear` at each sight point is the reference's verdict on that one line
-    (which `Table.seen` relies on when it judges the open pairs a line at a time)."""
+    """`Table._lines_clear` at each sight point, past the bases `Table._centre_lines` found near
+    the line to the centre, is the reference's verdict on that one line (which `Table.seen`
+    relies on when it judges the lines of the pairs the centre line leaves open)."""
     rs = _ruleset(ident)
     scene = _random_scene(400 + seed, "skirmish-19c")
     table = Table(scene)
@@ -219,8 +220,10 @@ def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> Non
         for a, b in pairs
     ]
     points = table.sight_points.shape[1]
+    viewers, targets = _rows(table, pairs)
+    _, near = table._centre_lines(rs.sight_policy, viewers, targets, False)
     for point in range(points):
-        got = table._lines_clear(rs.sight_policy, *_rows(table, pairs), point)
+        got = table._lines_clear(rs.sight_policy, viewers, targets, point, near)
         assert got.tolist() == [not rays[point] for rays in refs], point
     # busy enough to test something: some lines to the corners blocked, some clear
     corners = [rays[k] for rays in refs for k in range(1, points)]
