@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import accumulate, product
 from pathlib import Path
-from types import MappingProxyType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
@@ -22,32 +22,25 @@ from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
-from ...sheetdata import load_sheet_data
+from ...sheetdata import load_sheet
 from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
 
 RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
-DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA = load_sheet(
+    Path(__file__).with_name("sheet.toml"), SHEET, RULESET_ID, names=["cites", "numbers"]
+)
 CITE = SimpleNamespace(**DATA["cites"])
 """The lines the mechanics quote, by name (`CITE.diagonal`)."""
 N = SimpleNamespace(**DATA["numbers"])
 """The page's numbers, by name (`N.leader_check_hits`)."""
 
-UNIT_FIELDS = tuple(
-    Field(**{**f, "kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
-PHASE_STEPS = tuple(Phase(**p, acting="all") for p in DATA["sequence"]["phases"])
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 
 
-NAMES = MappingProxyType({**vars(CITE), **vars(N)})
-"""What a text of sheet.toml's `[texts]` may name besides its values: the cites, the numbers."""
-
-
-def say(name: str, **values: Any) -> str:
-    """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
-    return str(DATA["texts"][name]).format(**NAMES, **values)
+say = DATA.say
+"""A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
 
 
 def fail(message: str) -> QuestionError:

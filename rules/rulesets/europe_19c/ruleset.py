@@ -11,7 +11,6 @@ length, piece of terrain stood in and sight line is asked of the measuring layer
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,40 +25,37 @@ from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, T
 from ...answer import length_json as length
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import MissingAttribute, accepted
 from ...measure import Face, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, likeliest, removals
 
 SHEET: Final = "004_8318ee244ed3ffb0.txt"
 ID: Final = "europe-19c"
 MM_PER_CM: Final = 10.0
-DATA: Final = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA: Final = load_sheet(
+    Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite", "numbers"]
+)
 CITE: Final[dict[str, Cite]] = DATA["cite"]
 """The sheet's single rules, by name (`CITE["arc"]`: line 74)."""
 NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
-UNIT_FIELDS: Final = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
+UNIT_FIELDS: Final = DATA.fields
 WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
 """The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
-PHASE_STEPS: Final = tuple(Phase(p["name"], p["what"], "all", p["cite"]) for p in DATA["phases"])
+PHASE_STEPS: Final = DATA.phases
 TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
-TEXTS: Final = {
-    name: re.sub(r"\{(cite|numbers)\[(\w+)\]\}", lambda m: str(DATA[m[1]][m[2]]), text)
-    for name, text in DATA["texts"].items()
-}
-"""The texts of the answers (`say`), each `{cite[name]}` and `{numbers[name]}` in them read off
-the sheet once."""
+say: Final = DATA.lines
+"""The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+question_error: Final = DATA.refusal
+"""A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
@@ -976,16 +972,6 @@ def _loser_fate(unit: Unit) -> str:
 # Small pieces of answers
 
 
-def say(text: str, **values: Any) -> list[str]:
-    """The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in from `values`."""
-    return TEXTS[text].format_map(values).split("\n")
-
-
-def question_error(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=ID, cite=CITE, **blanks))
-
-
 def reason(text: str, cite: Cite | None) -> dict[str, Any]:
     """A reason in an answer, with the line it comes from."""
     return {"reason": text, "source": None if cite is None else str(cite)}
@@ -993,7 +979,7 @@ def reason(text: str, cite: Cite | None) -> dict[str, Any]:
 
 def refusal(why: str) -> dict[str, Any]:
     """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`refusals`)."""
-    return reason(DATA["refusals"][why]["reason"], DATA["refusals"][why]["cite"])
+    return reason(DATA["no_fire"][why]["reason"], DATA["no_fire"][why]["cite"])
 
 
 def shown(scene: Scene, mm: float) -> str:

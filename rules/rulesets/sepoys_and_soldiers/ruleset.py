@@ -31,8 +31,8 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import QuestionError, accepted
 from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, Scope, likeliest, removals
 
 # --------------------------------------------------------------------------------------------
 # The sheet's tables
@@ -42,25 +42,13 @@ ID = "sepoys-and-soldiers"
 INCH = 25.4
 """mm in an inch: the sheet measures in inches."""
 
-DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, texts="words", names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
 WORDS: dict[str, str] = DATA["words"]
-"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
-UNIT_FIELDS = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
-PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
-
-
-def say(name: str, **blanks: Any) -> str:
-    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
-    return WORDS[name].format(cite=CITE, **blanks)
-
-
-def refusal(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
-    return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+"""Texts the answers and forms fill in (`DATA.say`: `{cite[key]}` quotes a line), kept with the
+tables; the refusals are `DATA.refusal`."""
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
+say, refusal = DATA.say, DATA.refusal
 
 
 def plural(n: int, word: str, many: str = "s") -> str:
