@@ -23,7 +23,16 @@ from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
 from ...sheetdata import load_sheet
-from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
+from ...state import (
+    Change,
+    Field,
+    Kind,
+    Phase,
+    Report,
+    bases_report,
+    count_report,
+    removals,
+)
 
 RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
 DATA = load_sheet(
@@ -765,8 +774,7 @@ def _hits_reports(
     count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
     label = f"hits {victim.id} takes: the total of the {count}d{sides} of {by}"
     cite, most = CITE.melee_hits if melee else CITE.score_is_hits, count * sides
-    likely = likeliest(dice_math.total(count, sides))
-    hits = Report(names[0], Kind.COUNT, label, cite, maximum=most, default=likely)
+    hits = count_report(names[0], label, cite, dice_math.total(count, sides), most)
     if not _leader(victim) or most < (1 if melee else N.leader_check_hits):
         return [hits]
     label = f"one or more {sides}s rolled by {by} (a leader check on {victim.id})"
@@ -775,9 +783,7 @@ def _hits_reports(
 
 def _removed(name: str, unit: Unit) -> Report:
     """The bases taken off for the hits (the QRC's Unit Stats say how many; line 4)."""
-    label = say("bases_taken_off", unit=unit.id)
-    bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
-    return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
+    return bases_report(name, say("bases_taken_off", unit=unit.id), CITE.dice_per_base, unit)
 
 
 def _hits_changes(

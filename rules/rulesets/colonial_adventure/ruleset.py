@@ -23,7 +23,7 @@ from ...errors import QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...sheetdata import load_sheet
-from ...state import Change, Kind, Report, Scope, likeliest, removals
+from ...state import Change, Kind, Report, Scope, bases_report, count_report, removals
 from . import odds
 
 SHEET, ID = "002_9c2296e6290248df.txt", "colonial-adventure"
@@ -672,10 +672,11 @@ class ColonialAdventure(Ruleset):
             reasons = "; ".join(data["reasons"])
             raise DATA.refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
+        hits, kills, shock = (data[k]["distribution"] for k in ("hits", "kills", "shock_points"))
         reports = [
-            _count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], data["hits"]),
-            _count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], data["kills"]),
-            _count_report("shock", say("shock-hits"), HITS[1]["cite"], data["shock_points"]),
+            count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], hits),
+            count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], kills),
+            count_report("shock", say("shock-hits"), HITS[1]["cite"], shock),
             _removed_report("removed", scene.unit_of(data["target"])),
         ]
         if data["weapon"] == "repeating-gun":
@@ -739,9 +740,10 @@ class ColonialAdventure(Ruleset):
             faces = "6s" if kill == 6 else f"{kill}s and 6s"
             killed = f"{faces} rolled by {unit.id}: men of {enemy.id} killed"
             shocked = f"{kill - 1}s rolled by {unit.id}: shock points on {enemy.id}"
+            kills, shock = side["kills"]["distribution"], side["shock_points"]["distribution"]
             reports += [
-                _count_report(f"{role}_kills", killed, MELEE["kill_cite"], side["kills"]),
-                _count_report(f"{role}_shock", shocked, shock_cite, side["shock_points"]),
+                count_report(f"{role}_kills", killed, MELEE["kill_cite"], kills),
+                count_report(f"{role}_shock", shocked, shock_cite, shock),
             ]
         reports += [_removed_report(f"{r}_removed", u) for r, u in zip(SIDES, units, strict=True)]
         return tuple(reports)
@@ -937,20 +939,9 @@ def _result(
     return _chance(p, row["cite"], **more, thrown_back=length_json(scene, back))
 
 
-def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any]) -> Report:
-    """A count of dice read off the table: at most the dice rolled (the last count its
-    distribution gives), shown first at its likeliest."""
-    dist = outcome["distribution"]
-    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest(dist))
-
-
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    label, cite = say("removed", unit=unit.id), LEADER_HIT["cite"]
-    bases = tuple(b.id for b in unit.bases)
-    return Report(
-        name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
-    )
+    return bases_report(name, say("removed", unit=unit.id), LEADER_HIT["cite"], unit)
 
 
 def _actions_word(n: int) -> str:

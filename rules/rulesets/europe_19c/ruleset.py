@@ -29,7 +29,7 @@ from ...errors import MissingAttribute, accepted
 from ...measure import Face, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
-from ...state import Change, Kind, Report, likeliest, removals
+from ...state import Change, Kind, Report, bases_report, count_report, likeliest, removals
 
 SHEET: Final = "004_8318ee244ed3ffb0.txt"
 ID: Final = "europe-19c"
@@ -506,12 +506,14 @@ class Europe19c(Ruleset):
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
-        hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
+        hit_odds = dice_math.successes(dice, 6, need)
+        reports = [count_report("hits", label, FIRING["rows"][shot.row]["cite"], hit_odds)]
+        hits, saves = likeliest(hit_odds), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
-            reports.append(_successes("saved", label, save_cite, hits, save_need, most=dice))
-            saves = likeliest(dice_math.successes(hits, 6, save_need))
+            save_odds = dice_math.successes(hits, 6, save_need)
+            reports.append(count_report("saved", label, save_cite, save_odds, most=dice))
+            saves = likeliest(save_odds)
         return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -581,7 +583,8 @@ class Europe19c(Ruleset):
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
             label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
-            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], roll["dice"], need))
+            hit_odds = dice_math.successes(roll["dice"], 6, need)
+            reports.append(count_report(f"{name}_hits", label, CITE["melee_hit"], hit_odds))
         label = say("report-blocked")[0]
         return (
             *reports,
@@ -629,11 +632,11 @@ class Europe19c(Ruleset):
         tests, unit = int(data["tests"]), scene.unit_of(data["unit"])
         if not tests:
             return ()
-        failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
+        lost = tuple(Fraction(p) for p in data["bases_lost"]["exact"])
         label = f"tests failed: the {tests} D6 showing under {data['need']}"
-        cite = MORALE[str(data["level"])]["cite"]
+        cite, failed = MORALE[str(data["level"])]["cite"], likeliest(lost)
         return (
-            Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
+            count_report("failed", label, cite, lost, most=tests),
             _bases_report(unit, failed, "one for each failed test", CITE["failure"], tests),
         )
 
@@ -1002,24 +1005,12 @@ def close_call(t: Threshold) -> str:
     return " - too close to call" if t.too_close_to_call else ""
 
 
-def _successes(
-    name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
-) -> Report:
-    """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
-    likely, most = likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
-    return Report(name, Kind.COUNT, label, cite, maximum=most, default=likely)
-
-
 def _bases_report(
     unit: Unit, likely: int, why: str, cite: Cite = CITE["base_removed"], most: int | None = None
 ) -> Report:
     """Which bases of `unit` the players take off; first shown: its last `likely` bases."""
-    ids, label = tuple(b.id for b in unit.bases), f"bases of {unit.id} taken off: {why}"
-    most = len(ids) if most is None else min(most, len(ids))
-    shown = ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else ()
-    return Report(
-        "removed", Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=ids, default=shown
-    )
+    label = f"bases of {unit.id} taken off: {why}"
+    return bases_report("removed", label, cite, unit, most, likely)
 
 
 def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[str]:

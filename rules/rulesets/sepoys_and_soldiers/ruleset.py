@@ -32,7 +32,7 @@ from ...errors import QuestionError, accepted
 from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
-from ...state import Change, Kind, Report, Scope, likeliest, removals
+from ...state import Change, Kind, Report, Scope, bases_report, count_report, likeliest, removals
 
 # --------------------------------------------------------------------------------------------
 # The sheet's tables
@@ -1077,7 +1077,7 @@ class SepoysAndSoldiers(Ruleset):
         artillery = _arm(shooter) == "artillery"
         cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
+            count_report("successes", label, cite, roll["distribution"], most=dice),
             _removed_report(target, len(target.bases), likely * per),
         )
 
@@ -1308,13 +1308,9 @@ def _removed_report(
 ) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely` more hits would take (line 3)."""
-    bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely) // HITS_PER_BASE, len(bases))
     label = label or say("removed", unit=unit.id, carried=_hits(unit))
-    name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
-    return Report(
-        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
-    )
+    lost = (_hits(unit) + likely) // HITS_PER_BASE
+    return bases_report(f"removed_{unit.id}", label, cite, unit, most, lost)
 
 
 def _hits_landed(
