@@ -23,6 +23,7 @@ from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import length_json as length
+from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, accepted
@@ -973,11 +974,6 @@ def _loser_fate(unit: Unit) -> str:
 
 
 # Small pieces of answers
-
-
-def reason(text: str, cite: Cite | None) -> dict[str, Any]:
-    """A reason in an answer, with the line it comes from."""
-    return {"reason": text, "source": None if cite is None else str(cite)}
 
 
 def refusal(why: str) -> dict[str, Any]:

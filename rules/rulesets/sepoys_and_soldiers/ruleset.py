@@ -21,7 +21,16 @@ from calibration.units import format_length
 
 from ... import engine
 from ... import geometry as geo
-from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import (
+    Cite,
+    Modifier,
+    RangeBand,
+    Resolution,
+    Roll,
+    Suggestion,
+    Threshold,
+    reason_json,
+)
 from ...answer import chance_json as exact
 from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
@@ -286,7 +295,7 @@ MOVES_AFTER_ACTING = ("routed", "falling-back")
 
 
 def _reasons(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+    return [reason_json(r, c) for r, c in reasons]
 
 
 def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[str]:
