@@ -183,6 +183,12 @@ def threshold_json(scene: Scene, t: Threshold) -> dict[str, Any]:
     }
 
 
+def reason_json(text: str, cite: Cite | None) -> dict[str, Any]:
+    """A reason in an answer (why a rule applies, or why a question is refused), with the line
+    of the sheet it comes from: `{"reason": ..., "source": "sheet.txt:12" or None}`."""
+    return {"reason": text, "source": None if cite is None else str(cite)}
+
+
 def chance_json(count: int, whole: int) -> dict[str, Any]:
     """The probability count / whole for JSON: `{"value": float, "exact": "p/q"}`, as
     `fraction_json` gives it, without making a `Fraction` (cheap enough for thousands an answer)."""

@@ -13,17 +13,23 @@ cite = { line = 41, quote = "Short Range	2	4	6" }
 `load_sheet_data(path, sheet)` reads the file and turns every such table into a `Cite` of the
 ruleset's sheet, so the data reads like the sheet and `tests/test_citations.py` checks each quote
 against its line like any other. Everything else comes back as TOML gives it (tables as dicts,
-arrays as lists). Pure: tomllib only; never imports numpy or anything outside `rules`.
+arrays as lists). `load_sheet(path, sheet, ruleset)` gives the same tables as a `Sheet`, with
+what every ruleset makes of them: its `Field`s and `Phase`s, its texts filled in, its refusals.
+Pure: tomllib only; never imports numpy or anything outside `rules`.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .answer import Cite
-from .errors import UmpireError
+from .errors import QuestionError, UmpireError
+from .state import Field, Kind, Phase
 
 CITE_KEYS = frozenset({"line", "quote"})
 
@@ -55,3 +61,72 @@ def _cited(value: Any, sheet: str, where: str) -> Any:
     if isinstance(value, list):
         return [_cited(v, sheet, where) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class Sheet(Mapping[str, Any]):
+    """A ruleset's sheet data as `load_sheet` reads it: its tables by name (`sheet["move"]`), and
+    what every ruleset makes of them, written once here: its unit fields, its sequence of play,
+    its texts with their blanks filled in and its refusals.
+
+    The tables it reads, when the ruleset has them: `[[fields]]` (a `Field` a row; a row's
+    `words` names lists of `[words]` whose words the field accepts too), `[[phases]]` (`name`,
+    `title`, `acting` when not every side acts, `cite`), `[texts]` (or the table named by
+    `texts`) and `[refusals]`."""
+
+    tables: Mapping[str, Any]
+    ruleset: str
+    """The ruleset's id: the `{id}` of a refusal."""
+    names: Mapping[str, Any]
+    """What every text and refusal may name besides its own blanks (`cite`, for `{cite[arc]}`)."""
+    texts: str
+    """The table of the texts `say` fills in."""
+    fields: tuple[Field, ...]
+    """The unit attributes the rules read (`Ruleset.unit_fields`)."""
+    phases: tuple[Phase, ...]
+    """The sheet's sequence of play (`Ruleset.phase_steps`)."""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.tables[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tables)
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def say(self, name: str, /, **blanks: Any) -> str:
+        """The text `name`, its `{blanks}` filled in (and the sheet's `names`)."""
+        return str(self.tables[self.texts][name]).format_map({**self.names, **blanks})
+
+    def lines(self, name: str, /, **blanks: Any) -> list[str]:
+        """The text `name` filled in, a line of an answer each of its lines."""
+        return self.say(name, **blanks).split("\n")
+
+    def refusal(self, key: str, /, **blanks: Any) -> QuestionError:
+        """A question the sheet refuses, in the words of `[refusals]`, its blanks filled in."""
+        words = self.tables["refusals"][key]
+        return QuestionError(words.format_map({"id": self.ruleset, **self.names, **blanks}))
+
+
+def load_sheet(
+    path: str | Path, sheet: str, ruleset: str, *, texts: str = "texts", names: Sequence[str] = ()
+) -> Sheet:
+    """The sheet data of `path` (`load_sheet_data`) for the ruleset `ruleset`; `names`: the
+    tables every text and refusal may name (`cite`, for `{cite[arc]}`)."""
+    data = load_sheet_data(path, sheet)
+    words = data.get("words", {})
+    fields = tuple(_field(row, words) for row in data.get("fields", ()))
+    phases = tuple(
+        Phase(p["name"], p["title"], p.get("acting", "all"), p["cite"])
+        for p in data.get("phases", ())
+    )
+    named = MappingProxyType({name: data[name] for name in names})
+    return Sheet(MappingProxyType(data), ruleset, named, texts, fields, phases)
+
+
+def _field(row: Mapping[str, Any], words: Mapping[str, Sequence[str]]) -> Field:
+    """A `[[fields]]` row as a `Field`: its choices, and the words of the lists it names."""
+    given = {k: v for k, v in row.items() if k not in ("kind", "choices", "words")}
+    choices = (*row.get("choices", ()), *(w for name in row.get("words", ()) for w in words[name]))
+    return Field(**given, kind=Kind(row["kind"]), choices=choices)

@@ -27,6 +27,7 @@ from .errors import QuestionError, accepted, close_key
 
 if TYPE_CHECKING:
     from .answer import Cite
+    from .scene import Unit
 
 
 class Kind(StrEnum):
@@ -186,6 +187,29 @@ def removals(bases: Iterable[str], why: str, cite: Cite | None) -> tuple[Change,
 def likeliest(dist: Sequence[Any]) -> int:
     """The most likely count of a distribution (the lowest of equals): what a form shows first."""
     return max(range(len(dist)), key=lambda k: (dist[k], -k))
+
+
+def count_report(
+    name: str, label: str, cite: Cite | None, dist: Sequence[Any], most: int | None = None
+) -> Report:
+    """How many dice did something (hit, succeeded, failed), as the players read it off the
+    table: at most the last count of the distribution `dist` (or `most`); first shown, the
+    likeliest."""
+    top = len(dist) - 1 if most is None else most
+    return Report(name, Kind.COUNT, label, cite, maximum=top, default=likeliest(dist))
+
+
+def bases_report(
+    name: str, label: str, cite: Cite | None, unit: Unit, most: int | None = None, likely: int = 0
+) -> Report:
+    """Which bases of `unit` the players take off, at most `most` (every base when None); first
+    shown: its last `likely` bases."""
+    bases = tuple(b.id for b in unit.bases)
+    top = len(bases) if most is None else min(most, len(bases))
+    shown = bases[len(bases) - min(likely, len(bases)) :] if likely > 0 else ()
+    return Report(
+        name, Kind.BASES, label, cite, maximum=top, unit=unit.id, bases=bases, default=shown
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,15 +26,23 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from rules.answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from rules.answer import (
+    Cite,
+    Modifier,
+    Resolution,
+    Roll,
+    Threshold,
+    length_json,
+    reason_json,
+    threshold_json,
+)
 from rules.engine import Action, Candidate, Ruleset, expect_args
 from rules.measure import table_of
 from rules.scene import Cover, Scene, TerrainKind, Unit
-from rules.sheetdata import load_sheet_data
-from rules.state import Field, Kind, Phase
+from rules.sheetdata import load_sheet
 
-SHEET = "005_village_brawl.txt"
-DATA = load_sheet_data(Path(__file__).parent / "data" / "village_brawl.toml", SHEET)
+SHEET, ID = "005_village_brawl.txt", "village-brawl"
+DATA = load_sheet(Path(__file__).parent / "data" / "village_brawl.toml", SHEET, ID, names=["cites"])
 CITE = DATA["cites"]
 INCH = 25.4
 
@@ -47,17 +55,12 @@ def _length(row: dict[str, Any]) -> tuple[float, Cite]:
 MOVE, DAZED_MOVE, THROW_REACH = (_length(DATA[k]) for k in ("move", "dazed_move", "throw_reach"))
 THROW_NEEDS = tuple((r["up_to_inches"] * INCH, r["need"], r["cite"]) for r in DATA["throw_needs"])
 COVER = Modifier(DATA["cover"]["dice"], DATA["cover"]["reason"], DATA["cover"]["cite"])
-HIT_DAZES = CITE["hit_dazes"]
-
-UNIT_FIELDS: tuple[Field, ...] = (Field("dazed", Kind.FLAG, HIT_DAZES, "dazed", default=False),)
-PHASE_STEPS: tuple[Phase, ...] = (
-    Phase("move", "Brawlers move", "all", CITE["sequence"]),
-    Phase("throw", "Brawlers throw", "all", CITE["both_sides"]),
-)
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
+say = DATA.say
 
 
 class VillageBrawl(Ruleset):
-    id = "village-brawl"
+    id = ID
     title = "VILLAGE BRAWL - QUICK REFERENCE"
     sheet = SHEET
     unit = "in"
@@ -89,7 +92,7 @@ class VillageBrawl(Ruleset):
             "allowance": length_json(scene, reach),
             "source": str(cite),
         }
-        line = f"{unit.id} moves up to {scene.show(reach):g} in [{cite}]"
+        line = say("moves", unit=unit.id, reach=scene.show(reach), cite=cite)
         return Resolution("move", MappingProxyType(data), (line,))
 
     def throw(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -102,13 +105,14 @@ class VillageBrawl(Ruleset):
         reach = Threshold(near.distance, THROW_REACH[0], unc)
         seen = table.in_sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
-        reasons: list[dict[str, Any]] = []
-        if thrower.side == target.side:
-            reasons.append({"reason": f"{b} is not an enemy", "source": str(THROW_REACH[1])})
-        if not reach.within:
-            reasons.append({"reason": "beyond 12 inches", "source": str(THROW_REACH[1])})
-        if not seen:
-            reasons.append({"reason": f"{a} cannot see {b}", "source": str(THROW_REACH[1])})
+        refused = {
+            "not_an_enemy": thrower.side == target.side,
+            "out_of_reach": not reach.within,
+            "out_of_sight": not seen,
+        }
+        reasons = [
+            reason_json(say(why, a=a, b=b), THROW_REACH[1]) for why, no in refused.items() if no
+        ]
         data: dict[str, Any] = {
             "action": "throw",
             "ruleset": self.id,
@@ -123,7 +127,7 @@ class VillageBrawl(Ruleset):
             "rolls": [],
         }
         if reasons:
-            line = f"{a} may not throw at {b}: " + "; ".join(r["reason"] for r in reasons)
+            line = say("may_not_throw", a=a, b=b, reasons="; ".join(r["reason"] for r in reasons))
             return Resolution("throw", MappingProxyType(data), (line,))
         need, cite = next((n, c) for limit, n, c in THROW_NEEDS if _within(near.distance, limit))
         modifiers = (COVER,) if cover.cover is not Cover.NONE else ()
@@ -131,7 +135,7 @@ class VillageBrawl(Ruleset):
             "to hit", 1, 6, need - sum(int(m.value) for m in modifiers), modifiers, cite
         )
         data["rolls"] = [roll.as_json()]
-        lines = (f"{a} throws at {b}: {roll.describe()}", f"a brawler hit is dazed [{HIT_DAZES}]")
+        lines = (say("throws", a=a, b=b, roll=roll.describe()), say("dazes"))
         return Resolution("throw", MappingProxyType(data), lines)
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from rules.answer import Resolution, chance_json, chances_json, fraction_json
+from rules.answer import Cite, Resolution, chance_json, chances_json, fraction_json, reason_json
 
 
 def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
@@ -36,3 +36,15 @@ def test_chances_json_lists_what_may_happen() -> None:
         {"k": 1, "value": 0.5, "exact": "1/2"},
         {"k": 2, "value": 0.25, "exact": "1/4"},
     ]
+
+
+def test_a_reason_names_the_line_it_comes_from_or_none() -> None:
+    cite = Cite("004_8318ee244ed3ffb0.txt", 21, "Limbered Artillery: Can not fire")
+    assert reason_json("limbered artillery can not fire", cite) == {
+        "reason": "limbered artillery can not fire",
+        "source": "004_8318ee244ed3ffb0.txt:21",
+    }
+    assert reason_json("as the scene gives it", None) == {
+        "reason": "as the scene gives it",
+        "source": None,
+    }

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from rules.answer import Cite
-from rules.sheetdata import SheetDataError, load_sheet_data
+from rules.errors import QuestionError
+from rules.sheetdata import SheetDataError, load_sheet, load_sheet_data
+from rules.state import Kind
 
 
 def test_a_line_and_a_quote_become_a_cite_of_the_sheet(tmp_path: Path) -> None:
@@ -38,3 +40,64 @@ def test_a_broken_data_file_says_so(tmp_path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SheetDataError, match=r"sheet\.toml"):
         load_sheet_data(path, "x.txt")
+
+
+SHEET_TOML = """
+[cite]
+move = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
+
+[words]
+weapons = ["club", "bottle"]
+
+[[fields]]
+name = "weapon"
+kind = "choice"
+label = "weapon"
+choices = ["fists"]
+words = ["weapons"]
+in_play = false
+cite = { line = 12, quote = "Brawlers fight with what they hold" }
+
+[[phases]]
+name = "move"
+title = "Brawlers move"
+cite = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
+
+[[phases]]
+name = "throw"
+title = "The side that won throws"
+acting = "first"
+cite = { line = 14, quote = "A brawler may throw" }
+
+[texts]
+moves = "{unit} moves {inches} inches [{cite[move]}]\\nthen stops"
+
+[refusals]
+dazed = "{id}: {unit!r} is dazed ({cite[move]})"
+"""
+
+
+def test_a_sheet_gives_its_fields_phases_texts_and_refusals(tmp_path: Path) -> None:
+    path = tmp_path / "sheet.toml"
+    path.write_text(SHEET_TOML, encoding="utf-8")
+    sheet = load_sheet(path, "x.txt", "village-brawl", names=["cite"])
+    assert sheet["words"] == {"weapons": ["club", "bottle"]}
+    (weapon,) = sheet.fields
+    # its own choice first, then the words of the list it names
+    assert (weapon.name, weapon.kind, weapon.choices) == (
+        "weapon",
+        Kind.CHOICE,
+        ("fists", "club", "bottle"),
+    )
+    assert (weapon.in_play, weapon.default, weapon.cite.line) == (False, None, 12)
+    # a phase with no `acting` is every side's
+    assert [(p.name, p.title, p.acting, p.cite.line) for p in sheet.phases] == [
+        ("move", "Brawlers move", "all", 10),
+        ("throw", "The side that won throws", "first", 14),
+    ]
+    # `name` is a blank like any other: the text's own name is positional
+    assert sheet.say("moves", unit="a", inches=6) == "a moves 6 inches [x.txt:10]\nthen stops"
+    assert sheet.lines("moves", unit="a", inches=6) == ["a moves 6 inches [x.txt:10]", "then stops"]
+    error = sheet.refusal("dazed", unit="a")
+    assert isinstance(error, QuestionError)
+    assert str(error) == "village-brawl: 'a' is dazed (x.txt:10)"

@@ -8,6 +8,7 @@ engine's machinery is what is under test, not a sheet."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import pytest
@@ -15,7 +16,17 @@ import pytest
 from rules.engine import Cite, OutcomeRule, check_count, check_flag, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
 from rules.scene import Scene, Unit
-from rules.state import Change, Field, Kind, Report, Scope, likeliest, removals
+from rules.state import (
+    Change,
+    Field,
+    Kind,
+    Report,
+    Scope,
+    bases_report,
+    count_report,
+    likeliest,
+    removals,
+)
 from tests.builders import base, scene_doc, unit
 from tests.golden import ROOT
 
@@ -344,3 +355,28 @@ def test_a_refused_question_has_nothing_to_report_and_settling_it_says_why() -> 
     assert rules.report_form(scene, "shoot", ["riflemen", "rifles"]) == ()
     with pytest.raises(QuestionError, match="a musket cannot reach"):
         rules.settle(scene, "shoot", ["riflemen", "rifles"], {})
+
+
+def test_a_count_report_asks_at_most_the_dice_and_shows_the_likeliest_first() -> None:
+    # 2 dice needing 4+ on a D6: 0 successes 1/4, 1 success 1/2, 2 successes 1/4
+    dist = (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    hits = count_report("hits", "hits: 4+", LINE, dist)
+    assert (hits.kind, hits.maximum, hits.default, hits.cite) == (Kind.COUNT, 2, 1, LINE)
+    # a count read off fewer dice than the form allows (saves rolled for the hits)
+    assert count_report("saved", "saves", None, dist, most=5).maximum == 5
+    # equal chances: the lowest count first
+    assert count_report("n", "n", None, (0.5, 0.5)).default == 0
+
+
+def test_a_bases_report_names_the_units_bases_and_shows_its_last_ones_first() -> None:
+    bases = [base(f"a-{i}", 10 * i, 10) for i in (1, 2, 3)]
+    doc = scene_doc("skirmish-19c", [unit("a", "red", bases, type="infantry", quality="veteran")])
+    three = read_scene(doc, "<bases>").unit_of("a")
+    report = bases_report("removed", "bases of a taken off", LINE, three, likely=2)
+    assert (report.kind, report.unit, report.bases) == (Kind.BASES, "a", ("a-1", "a-2", "a-3"))
+    assert (report.maximum, report.default) == (3, ("a-2", "a-3"))
+    # never more than the unit has, and nothing shown when nothing is likely
+    assert bases_report("r", "r", None, three, most=5, likely=7).default == ("a-1", "a-2", "a-3")
+    assert bases_report("r", "r", None, three, most=5, likely=7).maximum == 3
+    assert bases_report("r", "r", None, three, most=1).default == ()
+    assert bases_report("r", "r", None, three, most=1).maximum == 1

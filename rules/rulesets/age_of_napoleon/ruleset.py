@@ -10,44 +10,38 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import accumulate, product
 from pathlib import Path
-from types import MappingProxyType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
 
 from ... import dice as dice_math
-from ...answer import Cite, Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import reason_json as reason
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
 from ...scene import Scene, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, bases_report, count_report, removals
 
 RULESET_ID, SHEET = "age-of-napoleon", "003_5b7c133d01707a77.txt"
-DATA: dict[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA = load_sheet(
+    Path(__file__).with_name("sheet.toml"), SHEET, RULESET_ID, names=["cites", "numbers"]
+)
 CITE = SimpleNamespace(**DATA["cites"])
 """The lines the mechanics quote, by name (`CITE.diagonal`)."""
 N = SimpleNamespace(**DATA["numbers"])
 """The page's numbers, by name (`N.leader_check_hits`)."""
 
-UNIT_FIELDS = tuple(
-    Field(**{**f, "kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
-PHASE_STEPS = tuple(Phase(**p, acting="all") for p in DATA["sequence"]["phases"])
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 
 
-NAMES = MappingProxyType({**vars(CITE), **vars(N)})
-"""What a text of sheet.toml's `[texts]` may name besides its values: the cites, the numbers."""
-
-
-def say(name: str, **values: Any) -> str:
-    """A text of sheet.toml's `[texts]`, `{names}` filled in (values, and cites and numbers)."""
-    return str(DATA["texts"][name]).format(**NAMES, **values)
+say = DATA.say
+"""A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
 
 
 def fail(message: str) -> QuestionError:
@@ -73,9 +67,9 @@ class AgeOfNapoleon(Ruleset):
     unit = "cm"
     grid = True
     phases: ClassVar[tuple[str, ...]] = tuple(p.name for p in PHASE_STEPS)
-    phase_steps: ClassVar[tuple[Phase, ...]] = PHASE_STEPS
+    phase_steps = PHASE_STEPS
     sides_rule: ClassVar[str] = DATA["sequence"]["sides_rule"]
-    unit_fields: ClassVar[tuple[Field, ...]] = UNIT_FIELDS
+    unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
 
     def known_unit_keys(self) -> frozenset[str]:
@@ -100,10 +94,10 @@ class AgeOfNapoleon(Ruleset):
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
         data["reasons"] += [
-            _reason("one die a base, including the leader's", CITE.dice_per_base),
-            _reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
+            reason("one die a base, including the leader's", CITE.dice_per_base),
+            reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
             *_reasons_due(round_up=dice.modifiers, at_least_one=dice.floor_applied),
-            *([_reason(why_not, None)] if why_not else []),
+            *([reason(why_not, None)] if why_not else []),
         ]
         rolls: list[Roll] = []
         if allowed:
@@ -159,8 +153,8 @@ class AgeOfNapoleon(Ruleset):
         data["cover"] = {"cover": cover.cover.value, "reasons": list(cover.reasons), "note": qrc}
         dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])
         data["reasons"] = [
-            _reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", CITE.diagonal),
-            _reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
+            reason(f"{_boxes(boxes)}, a diagonal step counting 1.5", CITE.diagonal),
+            reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
             *_reasons_due(diagonal_example=min(dx, dy)),
         ]
         said = {"a": a, "b": b, "weapon": shooter.get("weapon"), "boxes": _boxes(boxes)}
@@ -205,7 +199,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(rolls=[r.as_json() for r in rolls] if allowed else [])
         data.update(on_target=_fraction_json(p_on), drift=_fraction_json(p_drift))
         data["drift"]["off_table"] = _fraction_json(off)
-        data["reasons"].append(_reason("rockets cause no hits", CITE.rocket_no_hits))
+        data["reasons"].append(reason("rockets cause no hits", CITE.rocket_no_hits))
         if brief:
             return self.answer("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
@@ -324,9 +318,9 @@ class AgeOfNapoleon(Ruleset):
         data: dict[str, Any] = dict(a=a, b=b, in_contact=in_contact, contact=contact, sides=sides)
         data["rolls"] = [r.as_json() for r in rolls]
         data["reasons"] = [
-            _reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
-            _reason("the dice total is the hits the enemy takes", CITE.melee_hits),
-            *(_reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
+            reason("in base to base contact: dice per base incl. leader", CITE.melee_dice),
+            reason("the dice total is the hits the enemy takes", CITE.melee_hits),
+            *(reason(f"{u.id} fights with its melee_die", CITE.gunners_d3) for u in gunners),
         ]
         return self.answer("melee", data, lines)
 
@@ -646,13 +640,13 @@ def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount
         where = f"unit {unit.id!r} {key}[{i}]"
         if not isinstance(item, dict) or set(item) - {"dice", "reason", "target"}:
             raise fail(f"{where}: {form}, got {item!r}")
-        value, reason = item.get("dice"), item.get("reason")
+        value, named = item.get("dice"), item.get("reason")
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(f"{where}: 'dice' must be a number of dice to add, got {value!r}")
-        if not isinstance(reason, str) or not reason.strip():
-            raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {reason!r}")
+        if not isinstance(named, str) or not named.strip():
+            raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {named!r}")
         if item.get("target") in (None, target.id, *(b.id for b in target.bases)):
-            out.append(Modifier(value, f"{reason} (QRC, given in the scene)"))
+            out.append(Modifier(value, f"{named} (QRC, given in the scene)"))
     raw = len(unit.bases) + sum((Fraction(m.value) for m in out), Fraction(0))
     dice = max(math.ceil(raw), 0)
     lifted = not melee and dice == 0 and not unit.get("broken")
@@ -730,13 +724,9 @@ def _hits(
     return roll, _hits_json(dice.dice, sides), check, said
 
 
-def _reason(text: str, cite: Cite | None) -> dict[str, Any]:
-    return {"reason": text, "source": None if cite is None else str(cite)}
-
-
 def _reasons_due(**due: Any) -> list[dict[str, Any]]:
     """The reasons of sheet.toml `[reasons]` (named as their cites) whose condition holds."""
-    return [_reason(DATA["reasons"][name], getattr(CITE, name)) for name, on in due.items() if on]
+    return [reason(DATA["reasons"][name], getattr(CITE, name)) for name, on in due.items() if on]
 
 
 def _fraction_json(p: Fraction) -> dict[str, Any]:
@@ -772,8 +762,7 @@ def _hits_reports(
     count, sides = dice["dice"], DATA["dice"][dice["die"]]["sides"]
     label = f"hits {victim.id} takes: the total of the {count}d{sides} of {by}"
     cite, most = CITE.melee_hits if melee else CITE.score_is_hits, count * sides
-    likely = likeliest(dice_math.total(count, sides))
-    hits = Report(names[0], Kind.COUNT, label, cite, maximum=most, default=likely)
+    hits = count_report(names[0], label, cite, dice_math.total(count, sides), most)
     if not _leader(victim) or most < (1 if melee else N.leader_check_hits):
         return [hits]
     label = f"one or more {sides}s rolled by {by} (a leader check on {victim.id})"
@@ -782,9 +771,7 @@ def _hits_reports(
 
 def _removed(name: str, unit: Unit) -> Report:
     """The bases taken off for the hits (the QRC's Unit Stats say how many; line 4)."""
-    label = say("bases_taken_off", unit=unit.id)
-    bases, cite = tuple(b.id for b in unit.bases), CITE.dice_per_base
-    return Report(name, Kind.BASES, label, cite, (), len(bases), unit.id, bases, default=())
+    return bases_report(name, say("bases_taken_off", unit=unit.id), CITE.dice_per_base, unit)
 
 
 def _hits_changes(
@@ -794,13 +781,11 @@ def _hits_changes(
     hits, cite = got[names[0]], CITE.melee_hits if melee else CITE.score_is_hits
     if not hits:
         return ()
-    reason = f"{hits} hits from {attacker.id} (the dice total)"
+    why = f"{hits} hits from {attacker.id} (the dice total)"
     if got.get(names[1]) and (melee or hits >= N.leader_check_hits):
         sides = DATA["dice"][_die(attacker, melee=melee)]["sides"]
-        reason += say(
-            f"leader_due_{'melee' if melee else 'fire'}", sides=sides, attacker=attacker.id
-        )
-    return (Change(victim.id, "hits", victim.get("hits") + hits, reason, cite),)
+        why += say(f"leader_due_{'melee' if melee else 'fire'}", sides=sides, attacker=attacker.id)
+    return (Change(victim.id, "hits", victim.get("hits") + hits, why, cite),)
 
 
 def _removed_changes(bases: Sequence[str], attacker: Unit) -> Changes:

@@ -22,14 +22,14 @@ from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr,
 from ...errors import QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, Scope, bases_report, count_report, removals
 from . import odds
 
 SHEET, ID = "002_9c2296e6290248df.txt", "colonial-adventure"
 INCH = 25.4
 """mm in one inch: the sheet measures in inches."""
-DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID)
 """The sheet's tables (`sheet.toml`), every `{line, quote}` a `Cite`."""
 
 WORDS = {name: tuple(words) for name, words in DATA["words"].items()}
@@ -38,14 +38,8 @@ WEAPONS = SMALL_ARMS + GUNS
 FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
 GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
 LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
-UNIT_FIELDS = tuple(
-    Field(
-        **f
-        | {"kind": Kind(f["kind"]), "choices": sum((WORDS[w] for w in f.get("choices", ())), ())}
-    )
-    for f in DATA["fields"]
-)
-PHASE_STEPS = tuple(Phase(p["name"], p["what"], p["acting"], p["cite"]) for p in DATA["phases"])
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
+say = DATA.say
 INITIATIVE: Cite = PHASE_STEPS[1].cite
 ACTION_PHASES = ("action-1", "action-2")
 
@@ -97,11 +91,6 @@ _count = partial(engine.check_count, ruleset=ID)
 """A count of play (`shock`...), 0 at the start of a game."""
 _flag = partial(engine.check_flag, ruleset=ID)
 """A flag of play; `mounted` has no start-of-game value."""
-
-
-def say(name: str, **values: Any) -> str:
-    """A text of sheet.toml's `[texts]`, its `{blanks}` filled in."""
-    return str(DATA["texts"][name]).format(**values)
 
 
 Args = Sequence[str]
@@ -165,10 +154,6 @@ class ColonialAdventure(Ruleset):
         ordered = sorted(sides, key=lambda s: s != initiative)  # a stable sort: the winner first
         return {"all": sides, "initiative-order": tuple(ordered)}
 
-    def _refusal(self, key: str, **blanks: Any) -> QuestionError:
-        """The refusal `sheet.toml` words as `refusals.KEY`, its blanks filled."""
-        return QuestionError(DATA["refusals"][key].format(id=self.id, **blanks))
-
     # ----------------------------------------------------------------------------------------
     # A unit as the sheet reads it
 
@@ -177,7 +162,7 @@ class ColonialAdventure(Ruleset):
         kind, weapon = _type(unit), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
-            raise self._refusal(
+            raise DATA.refusal(
                 "weapon", unit=unit.id, kind=kind, weapon=weapon, allowed=accepted(allowed)
             )
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
@@ -204,7 +189,7 @@ class ColonialAdventure(Ruleset):
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
             if b.role is not None and b.role not in ROLES:
-                raise self._refusal(
+                raise DATA.refusal(
                     "role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES)
                 )
         lost = _count(unit, "casualties")
@@ -220,7 +205,7 @@ class ColonialAdventure(Ruleset):
         if ua.id == ub.id:
             raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
         if ua.side == ub.side:
-            raise self._refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
+            raise DATA.refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
         return ua, ub
 
     # ----------------------------------------------------------------------------------------
@@ -497,7 +482,7 @@ class ColonialAdventure(Ruleset):
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
         if not args:
-            raise self._refusal("move-args")
+            raise DATA.refusal("move-args")
         unit = scene.unit_of(args[0])
         return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
 
@@ -506,12 +491,12 @@ class ColonialAdventure(Ruleset):
         what its kind is (README: Movement)."""
         mark, barred = piece.attrs.get("obstacle"), piece.attrs.get("barred", False)
         if mark is not None and mark not in ("low", "high"):
-            raise self._refusal("obstacle", piece=piece.id, mark=mark)
+            raise DATA.refusal("obstacle", piece=piece.id, mark=mark)
         if mark is None and piece.kind is TerrainKind.BUILDING and barred is not False:
-            raise self._refusal("barred", piece=piece.id, barred=barred)
+            raise DATA.refusal("barred", piece=piece.id, barred=barred)
         key = f"{mark}-obstacle" if mark else DATA["crossing"].get(str(piece.kind))
         if key is None:
-            raise self._refusal("no-crossing", kind=piece.kind, piece=piece.id)
+            raise DATA.refusal("no-crossing", kind=piece.kind, piece=piece.id)
         return COSTS[key]
 
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
@@ -594,7 +579,7 @@ class ColonialAdventure(Ruleset):
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             named = ", ".join(map(repr, sides)) or "none"
-            raise self._refusal("two-sides", count=len(sides), sides=named)
+            raise DATA.refusal("two-sides", count=len(sides), sides=named)
         leaders = dict.fromkeys(sides, 0)
         for unit in scene.units:
             troops = self._troops(unit)
@@ -685,12 +670,13 @@ class ColonialAdventure(Ruleset):
         data = self.shoot(scene, args).data
         if not data["allowed"]:
             reasons = "; ".join(data["reasons"])
-            raise self._refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
+            raise DATA.refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
+        hits, kills, shock = (data[k]["distribution"] for k in ("hits", "kills", "shock_points"))
         reports = [
-            _count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], data["hits"]),
-            _count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], data["kills"]),
-            _count_report("shock", say("shock-hits"), HITS[1]["cite"], data["shock_points"]),
+            count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], hits),
+            count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], kills),
+            count_report("shock", say("shock-hits"), HITS[1]["cite"], shock),
             _removed_report("removed", scene.unit_of(data["target"])),
         ]
         if data["weapon"] == "repeating-gun":
@@ -703,7 +689,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            raise self._refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
+            raise DATA.refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
@@ -733,7 +719,7 @@ class ColonialAdventure(Ruleset):
         taken = sum(figures[b] for b in removed)
         if taken > lost:
             named = ", ".join(removed)
-            raise self._refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
+            raise DATA.refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
         changes = list(removals(removed, f"killed ({why})", cite))
         if lost - taken != before:
@@ -747,16 +733,17 @@ class ColonialAdventure(Ruleset):
         a, b = data["attacker"], data["defender"]
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
-            raise self._refusal("no-contact", a=a, b=b, apart=apart)
+            raise DATA.refusal("no-contact", a=a, b=b, apart=apart)
         units, reports = (scene.unit_of(a), scene.unit_of(b)), []
         for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
             kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
             faces = "6s" if kill == 6 else f"{kill}s and 6s"
             killed = f"{faces} rolled by {unit.id}: men of {enemy.id} killed"
             shocked = f"{kill - 1}s rolled by {unit.id}: shock points on {enemy.id}"
+            kills, shock = side["kills"]["distribution"], side["shock_points"]["distribution"]
             reports += [
-                _count_report(f"{role}_kills", killed, MELEE["kill_cite"], side["kills"]),
-                _count_report(f"{role}_shock", shocked, shock_cite, side["shock_points"]),
+                count_report(f"{role}_kills", killed, MELEE["kill_cite"], kills),
+                count_report(f"{role}_shock", shocked, shock_cite, shock),
             ]
         reports += [_removed_report(f"{r}_removed", u) for r, u in zip(SIDES, units, strict=True)]
         return tuple(reports)
@@ -766,7 +753,7 @@ class ColonialAdventure(Ruleset):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
                 dice = {"unit": side["unit"], "dice": side["dice"], "kills": kills, "shock": shock}
-                raise self._refusal("dice", **dice)
+                raise DATA.refusal("dice", **dice)
         attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
         margin = int(reported["attacker_kills"]) - int(reported["defender_kills"])
         shocked: list[Change] = []
@@ -814,7 +801,7 @@ class ColonialAdventure(Ruleset):
         names = tuple(cost["action"] for _, cost in self._open_now(unit))
         if not names:
             left, cite = self._left(unit), PER_TURN_CITE
-            raise self._refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
+            raise DATA.refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
         cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
         return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
 
@@ -862,7 +849,7 @@ class ColonialAdventure(Ruleset):
         )
         first, second = bonus
         if totals[first] == totals[second]:
-            raise self._refusal("tie", said=said)
+            raise DATA.refusal("tie", said=said)
         winner, why = max(bonus, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
@@ -878,7 +865,7 @@ class ColonialAdventure(Ruleset):
             costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
             said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
             after = data["actions_spent_before"] + data["actions_spent"]
-            raise self._refusal("move", **{**data, **said}, after=after)
+            raise DATA.refusal("move", **{**data, **said}, after=after)
         return ()
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -952,20 +939,9 @@ def _result(
     return _chance(p, row["cite"], **more, thrown_back=length_json(scene, back))
 
 
-def _count_report(name: str, label: str, cite: Cite, outcome: Mapping[str, Any]) -> Report:
-    """A count of dice read off the table: at most the dice rolled (the last count its
-    distribution gives), shown first at its likeliest."""
-    dist = outcome["distribution"]
-    return Report(name, Kind.COUNT, label, cite, maximum=len(dist) - 1, default=likeliest(dist))
-
-
 def _removed_report(name: str, unit: Unit) -> Report:
     """Which bases of `unit` the players take off for its men killed (line 120)."""
-    label, cite = say("removed", unit=unit.id), LEADER_HIT["cite"]
-    bases = tuple(b.id for b in unit.bases)
-    return Report(
-        name, Kind.BASES, label, cite, maximum=len(bases), unit=unit.id, bases=bases, default=()
-    )
+    return bases_report(name, say("removed", unit=unit.id), LEADER_HIT["cite"], unit)
 
 
 def _actions_word(n: int) -> str:

@@ -11,7 +11,6 @@ length, piece of terrain stood in and sight line is asked of the measuring layer
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -24,42 +23,40 @@ from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import length_json as length
+from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, QuestionError, accepted
+from ...errors import MissingAttribute, accepted
 from ...measure import Face, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, bases_report, count_report, likeliest, removals
 
 SHEET: Final = "004_8318ee244ed3ffb0.txt"
 ID: Final = "europe-19c"
 MM_PER_CM: Final = 10.0
-DATA: Final = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA: Final = load_sheet(
+    Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite", "numbers"]
+)
 CITE: Final[dict[str, Cite]] = DATA["cite"]
 """The sheet's single rules, by name (`CITE["arc"]`: line 74)."""
 NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
-UNIT_FIELDS: Final = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
+UNIT_FIELDS: Final = DATA.fields
 WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
 """The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
-PHASE_STEPS: Final = tuple(Phase(p["name"], p["what"], "all", p["cite"]) for p in DATA["phases"])
+PHASE_STEPS: Final = DATA.phases
 TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
-TEXTS: Final = {
-    name: re.sub(r"\{(cite|numbers)\[(\w+)\]\}", lambda m: str(DATA[m[1]][m[2]]), text)
-    for name, text in DATA["texts"].items()
-}
-"""The texts of the answers (`say`), each `{cite[name]}` and `{numbers[name]}` in them read off
-the sheet once."""
+say: Final = DATA.lines
+"""The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+question_error: Final = DATA.refusal
+"""A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
@@ -510,12 +507,14 @@ class Europe19c(Ruleset):
             return ()
         (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
-        reports = [_successes("hits", label, FIRING["rows"][shot.row]["cite"], dice, need)]
-        hits, saves = likeliest(dice_math.successes(dice, 6, need)), 0
+        hit_odds = dice_math.successes(dice, 6, need)
+        reports = [count_report("hits", label, FIRING["rows"][shot.row]["cite"], hit_odds)]
+        hits, saves = likeliest(hit_odds), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
-            reports.append(_successes("saved", label, save_cite, hits, save_need, most=dice))
-            saves = likeliest(dice_math.successes(hits, 6, save_need))
+            save_odds = dice_math.successes(hits, 6, save_need)
+            reports.append(count_report("saved", label, save_cite, save_odds, most=dice))
+            saves = likeliest(save_odds)
         return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -585,7 +584,8 @@ class Europe19c(Ruleset):
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
             label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
-            reports.append(_successes(f"{name}_hits", label, CITE["melee_hit"], roll["dice"], need))
+            hit_odds = dice_math.successes(roll["dice"], 6, need)
+            reports.append(count_report(f"{name}_hits", label, CITE["melee_hit"], hit_odds))
         label = say("report-blocked")[0]
         return (
             *reports,
@@ -633,11 +633,11 @@ class Europe19c(Ruleset):
         tests, unit = int(data["tests"]), scene.unit_of(data["unit"])
         if not tests:
             return ()
-        failed = likeliest(tuple(Fraction(p) for p in data["bases_lost"]["exact"]))
+        lost = tuple(Fraction(p) for p in data["bases_lost"]["exact"])
         label = f"tests failed: the {tests} D6 showing under {data['need']}"
-        cite = MORALE[str(data["level"])]["cite"]
+        cite, failed = MORALE[str(data["level"])]["cite"], likeliest(lost)
         return (
-            Report("failed", Kind.COUNT, label, cite, maximum=tests, default=failed),
+            count_report("failed", label, cite, lost, most=tests),
             _bases_report(unit, failed, "one for each failed test", CITE["failure"], tests),
         )
 
@@ -976,24 +976,9 @@ def _loser_fate(unit: Unit) -> str:
 # Small pieces of answers
 
 
-def say(text: str, **values: Any) -> list[str]:
-    """The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in from `values`."""
-    return TEXTS[text].format_map(values).split("\n")
-
-
-def question_error(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=ID, cite=CITE, **blanks))
-
-
-def reason(text: str, cite: Cite | None) -> dict[str, Any]:
-    """A reason in an answer, with the line it comes from."""
-    return {"reason": text, "source": None if cite is None else str(cite)}
-
-
 def refusal(why: str) -> dict[str, Any]:
     """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`refusals`)."""
-    return reason(DATA["refusals"][why]["reason"], DATA["refusals"][why]["cite"])
+    return reason(DATA["no_fire"][why]["reason"], DATA["no_fire"][why]["cite"])
 
 
 def shown(scene: Scene, mm: float) -> str:
@@ -1016,24 +1001,12 @@ def close_call(t: Threshold) -> str:
     return " - too close to call" if t.too_close_to_call else ""
 
 
-def _successes(
-    name: str, label: str, cite: Cite, dice: int, need: int, most: int | None = None
-) -> Report:
-    """How many of `dice` D6 showed `need` or more (at most `most`); first shown: the likeliest."""
-    likely, most = likeliest(dice_math.successes(dice, 6, need)), dice if most is None else most
-    return Report(name, Kind.COUNT, label, cite, maximum=most, default=likely)
-
-
 def _bases_report(
     unit: Unit, likely: int, why: str, cite: Cite = CITE["base_removed"], most: int | None = None
 ) -> Report:
     """Which bases of `unit` the players take off; first shown: its last `likely` bases."""
-    ids, label = tuple(b.id for b in unit.bases), f"bases of {unit.id} taken off: {why}"
-    most = len(ids) if most is None else min(most, len(ids))
-    shown = ids[len(ids) - min(likely, len(ids)) :] if likely > 0 else ()
-    return Report(
-        "removed", Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=ids, default=shown
-    )
+    label = f"bases of {unit.id} taken off: {why}"
+    return bases_report("removed", label, cite, unit, most, likely)
 
 
 def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) -> list[str]:

@@ -21,7 +21,16 @@ from calibration.units import format_length
 
 from ... import engine
 from ... import geometry as geo
-from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
+from ...answer import (
+    Cite,
+    Modifier,
+    RangeBand,
+    Resolution,
+    Roll,
+    Suggestion,
+    Threshold,
+    reason_json,
+)
 from ...answer import chance_json as exact
 from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
@@ -31,8 +40,8 @@ from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expec
 from ...errors import QuestionError, accepted
 from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
-from ...sheetdata import load_sheet_data
-from ...state import Change, Field, Kind, Phase, Report, Scope, likeliest, removals
+from ...sheetdata import load_sheet
+from ...state import Change, Kind, Report, Scope, bases_report, count_report, likeliest, removals
 
 # --------------------------------------------------------------------------------------------
 # The sheet's tables
@@ -42,25 +51,13 @@ ID = "sepoys-and-soldiers"
 INCH = 25.4
 """mm in an inch: the sheet measures in inches."""
 
-DATA = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
+DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, texts="words", names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
 WORDS: dict[str, str] = DATA["words"]
-"""Texts the answers and forms fill in (`str.format`), kept with the tables."""
-UNIT_FIELDS = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["fields"]
-)
-PHASE_STEPS = tuple(Phase(p["name"], p["title"], "all", p["cite"]) for p in DATA["phases"])
-
-
-def say(name: str, **blanks: Any) -> str:
-    """A text of sheet.toml's `[words]`, `{names}` filled in (`{cite[key]}`: a line quoted)."""
-    return WORDS[name].format(cite=CITE, **blanks)
-
-
-def refusal(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet refuses, in the words of sheet.toml's `[refusals]`."""
-    return QuestionError(DATA["refusals"][key].format(id=ID, cite=CITE, **blanks))
+"""Texts the answers and forms fill in (`DATA.say`: `{cite[key]}` quotes a line), kept with the
+tables; the refusals are `DATA.refusal`."""
+UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
+say, refusal = DATA.say, DATA.refusal
 
 
 def plural(n: int, word: str, many: str = "s") -> str:
@@ -298,7 +295,7 @@ MOVES_AFTER_ACTING = ("routed", "falling-back")
 
 
 def _reasons(reasons: Sequence[tuple[str, Cite | None]]) -> list[dict[str, Any]]:
-    return [{"reason": r, "source": None if c is None else str(c)} for r, c in reasons]
+    return [reason_json(r, c) for r, c in reasons]
 
 
 def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[str]:
@@ -1089,7 +1086,7 @@ class SepoysAndSoldiers(Ruleset):
         artillery = _arm(shooter) == "artillery"
         cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
-            Report("successes", Kind.COUNT, label, cite, maximum=dice, default=likely),
+            count_report("successes", label, cite, roll["distribution"], most=dice),
             _removed_report(target, len(target.bases), likely * per),
         )
 
@@ -1320,13 +1317,9 @@ def _removed_report(
 ) -> Report:
     """Which bases of `unit` the players take off (at most `most`); shown first: the last
     bases of the unit, as many as `likely` more hits would take (line 3)."""
-    bases, most = tuple(b.id for b in unit.bases), min(most, len(unit.bases))
-    lost = min((_hits(unit) + likely) // HITS_PER_BASE, len(bases))
     label = label or say("removed", unit=unit.id, carried=_hits(unit))
-    name, taken = f"removed_{unit.id}", bases[len(bases) - lost :]
-    return Report(
-        name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=taken
-    )
+    lost = (_hits(unit) + likely) // HITS_PER_BASE
+    return bases_report(f"removed_{unit.id}", label, cite, unit, most, lost)
 
 
 def _hits_landed(
