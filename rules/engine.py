@@ -45,6 +45,7 @@ from .scene import (
 from .state import (
     BASE_FIELDS,
     GAME_FIELDS,
+    RULED_FIELDS,
     Change,
     Field,
     Outcome,
@@ -400,12 +401,13 @@ class Ruleset:
         for f in self.unit_fields:
             if f.name == name:
                 return f
+        raise QuestionError(f"{self.id} has {self._no_unit_field(name)}")
+
+    def _no_unit_field(self, name: str) -> str:
         names = [f.name for f in self.unit_fields]
         near = close_key(name, names)
         hint = f" (did you mean {near!r}?)" if near else ""
-        raise QuestionError(
-            f"{self.id} has no unit field {name!r}{hint}; its fields are {', '.join(names)}"
-        )
+        return f"no unit field {name!r}{hint}; its fields are {', '.join(names)}"
 
     def known_unit_keys(self) -> frozenset[str]:
         """Every key a unit of this sheet may carry that is not a free note."""
@@ -519,43 +521,43 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def check_change(self, scene: Scene | None, change: Change) -> None:
-        """A change names a field it may change with a value that field accepts (a unit's
-        in-play field, a base's `BASE_FIELDS`, the game's `GAME_FIELDS`), of a unit or base of
-        `scene` (None: the caller checks the id); `QuestionError` otherwise."""
+    def check_change(self, scene: Scene | None, change: Change, *, by_hand: bool = False) -> None:
+        """A change names a field it may change with a value that field accepts, of a unit or
+        base of `scene` (None: the caller checks the id); `QuestionError` otherwise. The dice of
+        an action change a unit's in-play fields and `RULED_FIELDS`; by hand, every base and
+        game field (`BASE_FIELDS`, `GAME_FIELDS`)."""
+        problem = self.change_problem(change, by_hand=by_hand)
+        if problem:
+            raise QuestionError(f"{self.id}: {problem}")
+        if scene is not None and change.scope is Scope.UNIT:
+            scene.unit_of(change.target)
+        elif scene is not None and change.scope is Scope.BASE:
+            scene.base(change.target)
+
+    def change_problem(self, change: Change, *, by_hand: bool = False) -> str | None:
+        """What is wrong with `change` (`check_change`), in words; None when nothing is."""
         name, value = change.field, change.value
         if change.scope is Scope.UNIT:
-            declared = self.unit_field(name)
+            declared = next((f for f in self.unit_fields if f.name == name), None)
+            if declared is None:
+                return self._no_unit_field(name)
             if not declared.in_play:
-                raise QuestionError(
-                    f"{self.id}: {name} describes the troops and does not change in play"
-                )
-            problem = declared.check(value, f"unit {change.target!r}:")
-            if problem:
-                raise QuestionError(f"{self.id}: {problem}")
-            if scene is not None:
-                scene.unit_of(change.target)
-            return
+                return f"{name} describes the troops and does not change in play"
+            return declared.check(value, f"unit {change.target!r}:")
         base = change.scope is Scope.BASE
-        fields = BASE_FIELDS if base else GAME_FIELDS
+        allowed = {Scope.BASE: BASE_FIELDS, Scope.GAME: GAME_FIELDS} if by_hand else RULED_FIELDS
+        fields = allowed[change.scope]
         if name not in fields:
-            what = "a base field" if base else "a game field"
-            raise QuestionError(f"{self.id}: {name!r} is not {what}; fields: {accepted(fields)}")
-        # Each game field with the check of a value and its accepted values; a base's are flags.
-        ok, accepts = {
-            "turn": (type(value) is int and value >= 1, "a whole number from 1"),
-            "phase": (value in self.phases, accepted(self.phases)),
-            "initiative": (
-                value is None or (type(value) is str and value != ""),
-                "a side, or null",
-            ),
-        }.get(name, (isinstance(value, bool), "true or false"))
-        if not ok:
-            raise QuestionError(
-                f"{self.id}: {change.target}: {name} is {value!r}; accepted: {accepts}"
-            )
-        if scene is not None and base:
-            scene.base(change.target)
+            return f"{name!r} is not a {change.scope.value} field; fields: {accepted(fields)}"
+        if base:
+            ok, accepts = isinstance(value, bool), "true or false"
+        elif name == "turn":
+            ok, accepts = type(value) is int and value >= 1, "a whole number from 1"
+        elif name == "phase":
+            ok, accepts = value in self.phases, accepted(self.phases)
+        else:  # the initiative: a side, or nobody's yet
+            ok, accepts = value is None or (type(value) is str and value != ""), "a side, or null"
+        return None if ok else f"{change.target}: {name} is {value!r}; accepted: {accepts}"
 
     def describe_change(self, scene: Scene, change: Change) -> str:
         """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""

@@ -149,7 +149,7 @@ def set_by_hand(
     ruleset: Ruleset, play: Play, scope: Scope, target: str, values: Mapping[str, Any]
 ) -> tuple[Edit, ...]:
     """The edits that set fields of one unit, base or of the game by hand, each checked by
-    `Ruleset.check_change`: one `QuestionError` names every field or value not accepted."""
+    `Ruleset.change_problem`: one `QuestionError` names every field or value not accepted."""
     if not values:
         raise QuestionError(f"nothing to set for {target!r}; give at least one field")
     if scope is Scope.UNIT and target not in play.units:
@@ -160,14 +160,10 @@ def set_by_hand(
     changes = [
         Change(target, name, value, "set by hand", scope=scope) for name, value in values.items()
     ]
-    problems: list[str] = []
-    for change in changes:
-        try:
-            ruleset.check_change(None, change)  # the unit or base is the game's, checked above
-        except QuestionError as refused:
-            problems.append(str(refused))
+    # The unit or base is the game's, checked above.
+    problems = [p for c in changes if (p := ruleset.change_problem(c, by_hand=True))]
     if problems:
-        raise QuestionError("; ".join(problems))
+        raise QuestionError(f"{ruleset.id}: {'; '.join(problems)}")
     return edits_of(play, changes)
 
 

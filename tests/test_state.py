@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Any, ClassVar
 
 import pytest
@@ -264,20 +265,34 @@ def test_a_change_to_a_description_or_an_unknown_field_is_refused() -> None:
 
 def test_a_change_of_a_base_or_of_the_game_is_checked_against_its_fields() -> None:
     # A base's state is a flag (removed, held); the game's is its turn (from 1), its phase
-    # (skirmish-19c's six, lines 84-89) and the side with the initiative.
+    # (skirmish-19c's six, lines 84-89) and the side with the initiative. Set by hand.
     scene = _scene(_doc(**ZOUAVES))
-    RULES.check_change(scene, Change("zouaves-1", "held", True, "hidden", scope=Scope.BASE))
-    RULES.check_change(scene, Change("game", "turn", 2, "a new turn", scope=Scope.GAME))
+    by_hand = partial(RULES.check_change, scene, by_hand=True)
+    by_hand(Change("zouaves-1", "held", True, "hidden", scope=Scope.BASE))
+    by_hand(Change("game", "turn", 2, "a new turn", scope=Scope.GAME))
     with pytest.raises(QuestionError, match="'gone' is not a base field; fields: 'removed'"):
-        RULES.check_change(scene, Change("zouaves-1", "gone", True, "?", scope=Scope.BASE))
+        by_hand(Change("zouaves-1", "gone", True, "?", scope=Scope.BASE))
     with pytest.raises(QuestionError, match="removed is 1; accepted: true or false"):
-        RULES.check_change(scene, Change("zouaves-1", "removed", 1, "?", scope=Scope.BASE))
+        by_hand(Change("zouaves-1", "removed", 1, "?", scope=Scope.BASE))
     with pytest.raises(QuestionError, match="turn is 0; accepted: a whole number from 1"):
-        RULES.check_change(scene, Change("game", "turn", 0, "?", scope=Scope.GAME))
+        by_hand(Change("game", "turn", 0, "?", scope=Scope.GAME))
     with pytest.raises(QuestionError, match="phase is 'lunch'; accepted: 'command', 'move-a'"):
-        RULES.check_change(scene, Change("game", "phase", "lunch", "?", scope=Scope.GAME))
+        by_hand(Change("game", "phase", "lunch", "?", scope=Scope.GAME))
     with pytest.raises(UnknownIdError, match="no base with id 'zouaves-9'"):
-        RULES.check_change(scene, Change("zouaves-9", "removed", True, "?", scope=Scope.BASE))
+        by_hand(Change("zouaves-9", "removed", True, "?", scope=Scope.BASE))
+
+
+def test_the_dice_change_only_removed_bases_and_the_initiative() -> None:
+    # What an outcome may change of a base and the game: the turn and the phase move with the
+    # sequence of play (which resets the per-turn fields), `held` only by hand.
+    scene = _scene(_doc(**ZOUAVES))
+    RULES.check_change(scene, Change("zouaves-1", "removed", True, "killed", scope=Scope.BASE))
+    RULES.check_change(scene, Change("game", "initiative", "french", "won", scope=Scope.GAME))
+    with pytest.raises(QuestionError, match=r"'held' is not a base field; fields: 'removed'$"):
+        RULES.check_change(scene, Change("zouaves-1", "held", True, "?", scope=Scope.BASE))
+    for name, value in (("turn", 2), ("phase", "melee")):
+        with pytest.raises(QuestionError, match=f"'{name}' is not a game field; fields: 'initi"):
+            RULES.check_change(scene, Change("game", name, value, "?", scope=Scope.GAME))
 
 
 def test_removals_take_each_base_off_and_likeliest_is_the_lowest_most_likely_count() -> None:
