@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from .errors import DocumentError, accepted
+from .errors import DocumentError, accepted, close_key
 
 Point = tuple[float, float]
 
@@ -176,6 +176,8 @@ class DocumentReader:
     def key(self, obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...] = ()) -> Any:
         if key not in obj:
             hint = f"; accepted values are {accepted(choices)}" if choices else ""
+            if typo := close_key(key, obj):  # `widht` given for `width`
+                hint += f"; {typo!r} is given: did you mean {key!r}?"
             raise self.fail(join_path(path, key), f"missing (required){hint}")
         return obj[key]
 

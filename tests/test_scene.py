@@ -615,6 +615,19 @@ def test_a_missing_closed_set_key_lists_the_accepted_values(
         assert value in message, (value, message)
 
 
+def test_a_required_key_misspelt_is_named_with_the_key_it_stands_for() -> None:
+    # CONTRACT's own typo: `widht` for `width` leaves the width missing.
+    doc = small_doc()
+    base_doc = doc["units"][0]["bases"][0]
+    base_doc["widht"] = base_doc.pop("width")
+    with pytest.raises(SceneError) as err:
+        read_scene(doc, "scene.json")
+    assert str(err.value) == (
+        "scene.json: units[0].bases[0].width: missing (required); "
+        "'widht' is given: did you mean 'width'?"
+    )
+
+
 def test_a_symmetric_bow_tie_is_refused_for_its_crossing() -> None:
     # Shoelace of (0,0) (10,10) (10,0) (0,10): 0 - 100 + 100 + 0 = 0; edge 0-1 crosses edge 2-3.
     doc = small_doc()
