@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import QuestionError, accepted
-from .state import Change, Scope
+from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
@@ -41,9 +41,22 @@ class Edit:
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Edit:
-        return cls(
-            Scope(doc["scope"]), str(doc["target"]), str(doc["field"]), doc["before"], doc["after"]
-        )
+        """An edit as `as_json` wrote it (read back from a game's log); a `QuestionError` for
+        one no game can hold, rather than a game resumed wrong."""
+        try:
+            scope, target, name = Scope(doc["scope"]), str(doc["target"]), str(doc["field"])
+            edit = cls(scope, target, name, doc["before"], doc["after"])
+        except (KeyError, TypeError, ValueError):
+            raise QuestionError(
+                f"an edit of a game must give scope ({accepted([s.value for s in Scope])}), "
+                f"target, field, before and after; got {doc!r:.200}"
+            ) from None
+        fields = {Scope.BASE: BASE_FIELDS, Scope.GAME: GAME_FIELDS}.get(scope, (name,))
+        if name not in fields:
+            raise QuestionError(
+                f"an edit of a game sets no {scope} field {name!r}: {accepted(fields)}"
+            )
+        return edit
 
 
 def _frozen(units: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:

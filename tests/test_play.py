@@ -73,6 +73,32 @@ def test_edits_round_trip_through_json() -> None:
     assert Edit.from_json(edit.as_json()) == edit
 
 
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        (
+            {"scope": "game", "target": "game", "field": "weather", "before": 1, "after": 2},
+            "sets no game field 'weather': 'turn', 'phase' or 'initiative'",
+        ),
+        (
+            {"scope": "base", "target": "a-1", "field": "gone", "before": False, "after": True},
+            "sets no base field 'gone': 'removed' or 'held'",
+        ),
+        (
+            {"scope": "table", "target": "game", "field": "turn", "before": 1, "after": 2},
+            "must give scope ('unit', 'base' or 'game')",
+        ),
+        ({"scope": "game", "field": "turn", "before": 1, "after": 2}, "target, field"),
+    ],
+)
+def test_an_edit_no_game_can_hold_is_refused_when_read_back(doc: dict, words: str) -> None:
+    # A game's log holds only checked edits; one damaged or written by hand is named, not
+    # applied to a game resumed from it.
+    with pytest.raises(QuestionError) as err:
+        Edit.from_json(doc)
+    assert words in str(err.value)
+
+
 def test_changes_become_edits_from_where_the_game_stands() -> None:
     play = first()
     edits = edits_of(
