@@ -30,9 +30,9 @@ from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr,
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from ...state import Change, Kind, Report, likeliest, removals
+from ...state import Change, Kind, Report, count_report, removals
 from . import sheet
-from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
+from .sheet import COMMAND, DATA, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
@@ -49,6 +49,8 @@ Why = tuple[str, Cite]
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
 INSIDE = geo.Containment.INSIDE
+COUNTED = ("hits", "kills", "wounds")
+"""The counts a volley's odds give and its form asks (lines 40-49)."""
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -57,7 +59,7 @@ CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the ban
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`sheet.UNIT_FIELDS`), read with the engine's checks: the scene was
+    """A declared attribute (`DATA.fields`), read with the engine's checks: the scene was
     checked against the fields and given their start-of-game values when it was read, so a
     missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
     which the engine gathers with the question's other missing ones."""
@@ -162,10 +164,10 @@ class Skirmish19c(Ruleset):
     id = "skirmish-19c"
     title = "19th Century rules: QRS"
     unit = "cm"
-    phases = tuple(p.name for p in sheet.PHASE_STEPS)
-    phase_steps = sheet.PHASE_STEPS
-    sides_rule = sheet.DATA["play"]["sides_rule"]
-    unit_fields = sheet.UNIT_FIELDS
+    phases = tuple(p.name for p in DATA.phases)
+    phase_steps = DATA.phases
+    sides_rule = DATA["play"]["sides_rule"]
+    unit_fields = DATA.fields
     sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
     terrain_keys = frozenset({"difficult"})
     # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
@@ -210,7 +212,7 @@ class Skirmish19c(Ruleset):
         """The two groups an action names, which must be enemies."""
         units = [table.unit_of(a) for a in args]
         if units[0].side == units[1].side:
-            raise sheet.question_error(
+            raise DATA.refusal(
                 "same-side", a=args[0], b=args[1], side=units[0].side, action=action, what=what
             )
         return units
@@ -474,9 +476,11 @@ class Skirmish19c(Ruleset):
         if brief:
             return self.answer("command", data, [say("command-head", **said)])
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
-        said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
-        lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
+        said |= dict(cost=cost_all, p=p_enough, mean=float(points.mean))
+        said["mods"] = "".join(say("die", m=m) for m in modifiers)
+        said["close"] = "\n".join(say("command-close", **c) for c in close_calls)
+        said["costs"] = "\n".join(say("command-cost", **c) for c in costs)
+        lines = [line for line in DATA.lines("command", **said) if line]  # none too close: none
         return self.answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(
@@ -495,7 +499,7 @@ class Skirmish19c(Ruleset):
         figures = [b for b in picked if is_command_figure(b)]
         if not figures:
             key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
-            raise sheet.question_error(key, unit=unit.id, base=leader_id, role=role, roles=roles)
+            raise DATA.refusal(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
@@ -514,7 +518,7 @@ class Skirmish19c(Ruleset):
 
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
-            factor = sheet.DATA["risk_factors"][kind][key]
+            factor = DATA["risk_factors"][kind][key]
             value, source = factor["value"], factor["cite"]
             reason = say(f"risk-{key}", kind=kind, **said)
             factors.append({"value": value * times, "reason": reason, "source": str(source)})
@@ -588,10 +592,10 @@ class Skirmish19c(Ruleset):
         if brief:
             return self.answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
-        said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
-        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c["italic"]) for c in cells)
-        return self.answer("risk", data, [head, *sheet.say_lines("risk", **said)])
+        lines = [say("factor", **f) for f in factors] or [say("no-factor")]
+        lines += [say("risk-close", why=c) for c in close_calls]
+        lines += [say("cell", c=c, italic=italic * c["italic"]) for c in cells]
+        return self.answer("risk", data, [head, *lines])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -682,7 +686,7 @@ class Skirmish19c(Ruleset):
         unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
-            raise sheet.question_error("figures", base=crowded[0])
+            raise DATA.refusal("figures", base=crowded[0])
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -925,13 +929,13 @@ class Skirmish19c(Ruleset):
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
-        hits = likeliest([Fraction(p["exact"]) for p in data["hits"]["distribution"]])
         picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
+        odds = {k: [Fraction(p["exact"]) for p in data[k]["distribution"]] for k in COUNTED}
         label = say("hits-label", need=need, fire=fire)
-        reports = [count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits)]
+        reports = [count_report("hits", label, TO_HIT[data["band"]]["cite"], odds["hits"])]
         for r in ("kill", "wound"):
             label = say(f"{r}s-label", shift=shift, faces=faces(row, r))
-            reports.append(count(f"{r}s", label, row["cite"], fire))
+            reports.append(count_report(f"{r}s", label, row["cite"], odds[f"{r}s"]))
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -942,7 +946,7 @@ class Skirmish19c(Ruleset):
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
         what, source = f"{args[0]} shoot {args[1]}", sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > said["hits"]:
-            raise sheet.question_error("damage", what=what, source=source, **said)
+            raise DATA.refusal("damage", what=what, source=source, **said)
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
         changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
@@ -960,10 +964,10 @@ class Skirmish19c(Ruleset):
         taken, off_ids = sum(b.figures for b in off), {b.id for b in off}
         said = dict(what=what, kills=kills, taken=taken)
         if taken > kills:
-            raise sheet.question_error("taken-off", bases=", ".join(b.id for b in off), **said)
+            raise DATA.refusal("taken-off", bases=", ".join(b.id for b in off), **said)
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise sheet.question_error("more-off", more=kills - taken - spare, **said)
+            raise DATA.refusal("more-off", more=kills - taken - spare, **said)
         joined: Counter[str] = Counter()  # officers of other groups (line 53), by group
         for b in (b for b in off if b.unit_id != group.id):
             joined[b.unit_id] += b.figures
@@ -995,7 +999,10 @@ class Skirmish19c(Ruleset):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
             for hurt in ("killed", "wounded"):
                 label = say(f"{hurt}-label", unit=unit.id)
-                reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
+                asked = f"{hurt}_{key}"  # no odds of a count: none shown first
+                reports.append(
+                    Report(asked, Kind.COUNT, label, MELEE["hits"], maximum=n, default=0)
+                )
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
@@ -1007,7 +1014,7 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            raise sheet.question_error("fights", what=what, hits=hits, fights=fights)
+            raise DATA.refusal("fights", what=what, hits=hits, fights=fights)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1030,7 +1037,9 @@ class Skirmish19c(Ruleset):
         label = f"the actions-table row (risk factor {data['risk_factor']})"
         return (
             Report("row", Kind.CHOICE, label, cite, choices=sheet.ROW_LABELS, default=data["row"]),
-            count("face", "the D6 thrown on the actions table (1 to 6)", cite, 6, None),
+            Report(
+                "face", Kind.COUNT, "the D6 thrown on the actions table (1 to 6)", cite, maximum=6
+            ),
         )
 
     def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1057,7 +1066,8 @@ class Skirmish19c(Ruleset):
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
         label = say("points-label", dice=dice, leader=data["leader_base"])
         cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
-        reports = [count("points", label, cite, 6 * dice, round(mean))]
+        odds = [Fraction(p["exact"]) for p in data["points"]["distribution"]]
+        reports = [count_report("points", label, cite, odds)]
         spent = 0
         for c in data["costs"]:
             spent += cost_of(c)
@@ -1073,7 +1083,7 @@ class Skirmish19c(Ruleset):
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            raise sheet.question_error("points", leader=args[0], cost=cost, points=points)
+            raise DATA.refusal("points", leader=args[0], cost=cost, points=points)
         why = f"activated by {data['leader_base']}: {{}} of {points} command points"
         cite = COMMAND["points"]
         return tuple(
@@ -1217,11 +1227,6 @@ def fmt(scene: Scene, mm: float) -> str:
 def cost_of(group: Mapping[str, Any]) -> int:
     """The command points a group of a `command` answer's costs takes to activate."""
     return int(group["figures"]) * int(group["points_each"])
-
-
-def count(name: str, label: str, cite: Cite, maximum: int, default: int | None = 0) -> Report:
-    """A count the players report: at most `maximum` (the dice thrown, the fights)."""
-    return Report(name, Kind.COUNT, label, cite, maximum=maximum, default=default)
 
 
 def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: int) -> Report:

@@ -17,35 +17,19 @@ from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, Roll, Threshold
 from ...answer import fraction_json as odds_json
-from ...errors import QuestionError
 from ...scene import TerrainKind
-from ...sheetdata import load_sheet_data
-from ...state import Field, Kind, Phase
+from ...sheetdata import load_sheet
 
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
-DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
-
-
-def question_error(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=RULESET, **TABLES, **blanks))
-
-
-def say(name: str, /, **values: Any) -> str:
-    """A readable line of sheet.toml's `[texts]`, `{names}` filled in: `values`, and the
-    sheet's tables by name (`{MELEE[die]}` is the line of the melee die)."""
-    return str(DATA["texts"][name]).format(**TABLES, **values)
-
-
-def say_lines(name: str, /, **values: Any) -> list[str]:
-    """A text of several lines (`say`), those left empty (an empty list) left out."""
-    return [line for line in say(name, **values).split("\n") if line]
-
-
-def each(name: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    """A line of `[texts]` for each of `rows` (its `{names}` filled in from the row)."""
-    return "\n".join(say(name, **row) for row in rows)
+DATA = load_sheet(
+    Path(__file__).with_name("sheet.toml"),
+    SHEET,
+    RULESET,
+    names=["melee", "shooting", "command", "movement"],
+)
+"""The sheet's tables; its texts and refusals may name the tables of `names` (`{melee[die]}`)."""
+say = DATA.say
 
 
 def cm(length: float) -> float:
@@ -86,16 +70,9 @@ WEAPONS = {
 }
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
-TABLES = {name.upper(): table for name, table in DATA.items()}
-"""The sheet's tables by name, as a text of `[texts]` names them (`{MELEE[die]}`)."""
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-UNIT_FIELDS = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["unit_fields"]
-)
-FIELDS = {f.name: f for f in UNIT_FIELDS}
-PHASE_STEPS = tuple(Phase(**p) for p in DATA["phases"])
-PHASE_CITES = {p.name: p.cite for p in PHASE_STEPS}
+FIELDS = {f.name: f for f in DATA.fields}
+PHASE_CITES = {p.name: p.cite for p in DATA.phases}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
 CAVALRY_PACES = tuple(
