@@ -59,10 +59,13 @@ CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the ban
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`DATA.fields`), read with the engine's checks: the scene was
-    checked against the fields and given their start-of-game values when it was read, so a
-    missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
-    which the engine gathers with the question's other missing ones."""
+    """A declared attribute (`DATA.fields`): the scene was checked against the fields and
+    given their start-of-game values when it was read, so a value given is one the sheet
+    accepts, and a missing one is a description (`regular`, `bayonet`, `formation`): the
+    engine's checks name it (a `MissingAttribute`, gathered with the question's others)."""
+    value = unit.attrs.get(key)
+    if value is not None:
+        return value
     declared = sheet.FIELDS[key]
     if check := CHECKS.get(declared.kind):
         return check(unit, key, ruleset=RULESET)
@@ -107,8 +110,10 @@ def comrades(
 ) -> list[Base]:
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
-    others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
-    return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
+    others = (u for u in scene.units if u.side == unit.side and u.id != unit.id)
+    # The group's quality read once, not once a figure.
+    picked = ((u.bases, u.quality in qualities) for u in others)
+    return [b for bases, whole in picked for b in bases if whole or b.role in roles]
 
 
 def near_figures(
