@@ -26,6 +26,7 @@ from ... import dice as dice_math
 from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import reason_json as reason
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
@@ -338,7 +339,7 @@ class Skirmish19c(Ruleset):
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
         data.update(shot, allocation=allocation)
-        data["reasons"] = [{"reason": r, "source": str(c)} for r, c in reasons]
+        data["reasons"] = [reason(r, c) for r, c in reasons]
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         if brief:
@@ -370,7 +371,7 @@ class Skirmish19c(Ruleset):
         """A shot that may not be taken, with the reason (`at`: the distance measured)."""
         data.setdefault("distance", length_json(scene, at))
         data.setdefault("band", sheet.band_of(weapon, at))
-        data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
+        data.update(allowed=False, rolls=[], reasons=[reason(why, cite)])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
         return self.answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
@@ -525,13 +526,13 @@ class Skirmish19c(Ruleset):
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
             factor = DATA["risk_factors"][kind][key]
             value, source = factor["value"], factor["cite"]
-            reason = say(f"risk-{key}", kind=kind, **said)
-            factors.append({"value": value * times, "reason": reason, "source": str(source)})
+            text = say(f"risk-{key}", kind=kind, **said)
+            factors.append({"value": value * times, **reason(text, source)})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
                 if threshold.too_close_to_call:
                     factors[-1]["too_close_to_call"] = True
-                    close_calls.append(reason)
+                    close_calls.append(text)
 
         any_seen, ranged = self._enemy_in_sight(table, unit)
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
@@ -585,7 +586,7 @@ class Skirmish19c(Ruleset):
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
         row_cite, cells = sheet.ACTIONS_TABLE[kind][label]
-        commanded = unit.get("commanded") is True or is_player_character(unit)
+        commanded = is_commanded(unit)
         note = "cross-reference the row with the D6"
         roll = Roll("actions", 1, 6, None, cite=row_cite, note=note)
         data: dict[str, Any] = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
@@ -1137,7 +1138,8 @@ class Skirmish19c(Ruleset):
     def candidates(self, scene: Scene, phase: str) -> Iterator[Candidate]:
         """Command phase: every command figure of side A, the groups of side A out of command,
         each group of side A on the actions table; side A moves and charges; each side
-        shoots; side B dices on the actions table, moves and charges; every melee."""
+        shoots; side B dices on the actions table, moves and charges; every pair of enemy
+        groups with figures in base contact (within the uncertainty), in the scene's order."""
         table, side_a = table_of(scene), sides_with_player_characters(scene)
         acting = [u for u in scene.units if (u.side in side_a) == (phase[-1] != "b")]
         if phase == "command":
@@ -1152,8 +1154,10 @@ class Skirmish19c(Ruleset):
             yield from self._charges(table, u)
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
             yield from self._shots(table, u)
-        if phase == "melee":
-            yield from self._melees(table)
+        if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
+            order = {u.id: k for k, u in enumerate(scene.units)}
+            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
+                yield from [Candidate("melee", (a.id, b.id))] * (order[a.id] < order[b.id])
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
@@ -1181,7 +1185,7 @@ class Skirmish19c(Ruleset):
         if weapon is None or not weapon.bands:
             return
         targets = [e for e, gap in enemy_gaps(table, unit) if geo.within(gap, weapon.reach)]
-        if not (is_player_character(unit) or unit.get("commanded") is True):
+        if not is_commanded(unit):
             ids = {e.id for e in targets}
             targets = [s[1] for s in self.sighted(table, unit, weapon.reach) if s[1].id in ids][:1]
         for e in targets:
@@ -1203,14 +1207,6 @@ class Skirmish19c(Ruleset):
         for e, gap in gaps:
             if geo.within(gap, reach):
                 yield Candidate("charge", (unit.id, e.id))
-
-    def _melees(self, table: Table) -> Iterator[Candidate]:
-        """Pairs of enemy groups with figures in base contact (within the uncertainty), each
-        pair once, in the scene's order (`Table.enemy_pairs` lists both ways)."""
-        order = {u.id: k for k, u in enumerate(table.scene.units)}
-        for a, b, _, _ in table.enemy_pairs(table.scene.units, 0.0):
-            if order[a.id] < order[b.id]:
-                yield Candidate("melee", (a.id, b.id))
 
     def _out_of_command(self, table: Table, unit_id: str) -> Resolution | None:
         """A group of side A with no figure within command distance of a command figure of

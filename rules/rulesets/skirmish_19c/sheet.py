@@ -39,35 +39,30 @@ def cm(length: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Weapon:
-    """One row of the weapons table (lines 9-16)."""
+    """One row of the weapons table (lines 9-16), as `[weapons]` gives it."""
 
     row: str
-    bands: tuple[tuple[str, float], ...]
-    """(band, reach in mm), short to long; empty for a weapon that cannot shoot (swords)."""
+    ranges_cm: list[float]
+    """Short, medium and long range in cm; none for a weapon that cannot shoot (swords)."""
     melee: int
-    bayonet_melee: int | None
-    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
     gunpowder: bool
     """Line 48: gunpowder weapons use the first damage row."""
     cite: Cite
+    bayonet_melee: int | None = None
+    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
+
+    @property
+    def bands(self) -> tuple[tuple[str, float], ...]:
+        """(band, reach in mm), short to long; empty for a weapon that cannot shoot."""
+        return tuple(zip(("short", "medium", "long"), map(cm, self.ranges_cm), strict=False))
 
     @property
     def reach(self) -> float:
         """Its long range (mm); minus infinity for a weapon that cannot shoot."""
-        return self.bands[-1][1] if self.bands else -math.inf
+        return cm(self.ranges_cm[-1]) if self.ranges_cm else -math.inf
 
 
-WEAPONS = {
-    name: Weapon(
-        w["row"],
-        tuple(zip(("short", "medium", "long"), map(cm, w["ranges_cm"]), strict=False)),
-        w["melee"],
-        w.get("bayonet_melee"),
-        w["gunpowder"],
-        w["cite"],
-    )
-    for name, w in DATA["weapons"].items()
-}
+WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
