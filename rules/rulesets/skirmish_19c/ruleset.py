@@ -83,8 +83,8 @@ def is_command_figure(base: Base) -> bool:
 
 
 def is_player_character(unit: Unit) -> bool:
-    """A group made only of command figures: a PC acting alone."""
-    return all(is_command_figure(b) for b in unit.bases)
+    """A group made only of command figures (`is_command_figure`): a PC acting alone."""
+    return all(b.role in COMMAND_ROLES for b in unit.bases)
 
 
 def is_commanded(unit: Unit) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -50,16 +50,15 @@ class Weapon:
     cite: Cite
     bayonet_melee: int | None = None
     """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
+    bands: tuple[tuple[str, float], ...] = field(init=False)
+    """(band, reach in mm), short to long; empty for a weapon that cannot shoot."""
+    reach: float = field(init=False)
+    """Its long range (mm); minus infinity for a weapon that cannot shoot."""
 
-    @property
-    def bands(self) -> tuple[tuple[str, float], ...]:
-        """(band, reach in mm), short to long; empty for a weapon that cannot shoot."""
-        return tuple(zip(("short", "medium", "long"), map(cm, self.ranges_cm), strict=False))
-
-    @property
-    def reach(self) -> float:
-        """Its long range (mm); minus infinity for a weapon that cannot shoot."""
-        return cm(self.ranges_cm[-1]) if self.ranges_cm else -math.inf
+    def __post_init__(self) -> None:
+        bands = tuple(zip(("short", "medium", "long"), map(cm, self.ranges_cm), strict=False))
+        object.__setattr__(self, "bands", bands)
+        object.__setattr__(self, "reach", bands[-1][1] if bands else -math.inf)
 
 
 WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
