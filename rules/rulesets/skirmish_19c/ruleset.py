@@ -1231,7 +1231,9 @@ def cost_of(group: Mapping[str, Any]) -> int:
 
 
 def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: int) -> Report:
-    """Which of `bases` of a unit are killed and taken off the table (at most `most`)."""
+    """Which of `bases` of a unit are killed and taken off the table (at most `most`): a pool,
+    not the unit's every base as `rules.state.bases_report` asks (the nearest ten figures, with
+    officers of other groups who joined them, line 53; the figures engaged in a melee)."""
     label = f"which figures of {unit.id} are killed and taken off the table"
     return Report(
         name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=()
