@@ -111,10 +111,9 @@ def comrades(
 ) -> list[Base]:
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
-    others = (u for u in scene.units if u.side == unit.side and u.id != unit.id)
-    # The group's quality read once, not once a figure.
-    picked = ((u.bases, u.quality in qualities) for u in others)
-    return [b for bases, whole in picked for b in bases if whole or b.role in roles]
+    others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
+    whole = {u.id for u in others if u.quality in qualities} if qualities else ()
+    return [b for u in others for b in u.bases if b.role in roles or u.id in whole]
 
 
 def near_figures(
@@ -619,14 +618,13 @@ class Skirmish19c(Ruleset):
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
-        # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = {
-            e.id: sheet.WEAPONS.get(str(e.weapon)) or weapon_of(e)
-            for e in enemies(table.scene, unit)
-        }
+        # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
+        # when the scene was read); a missing one is `weapon_of`'s question.
+        for e in (e for e in enemies(table.scene, unit) if e.weapon is None):
+            weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            weapon = weapons[enemy.id]
+            weapon = sheet.WEAPONS[str(enemy.weapon)]
             if geo.within(d, weapon.reach):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
