@@ -485,7 +485,8 @@ class Skirmish19c(Ruleset):
         said["mods"] = "".join(say("die", m=m) for m in modifiers)
         said["close"] = "\n".join(say("command-close", **c) for c in close_calls)
         said["costs"] = "\n".join(say("command-cost", **c) for c in costs)
-        lines = [line for line in DATA.lines("command", **said) if line]  # none too close: none
+        # No figure too close to call, or no group to activate: that line is left out.
+        lines = [line for line in DATA.lines("command", **said) if line]
         return self.answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(
