@@ -97,10 +97,6 @@ def sides_with_player_characters(scene: Scene) -> set[str]:
     return {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
 
 
-def enemies(scene: Scene, unit: Unit) -> list[Unit]:
-    return [u for u in scene.units if u.side != unit.side]
-
-
 def side_bases(scene: Scene, side: str) -> list[Base]:
     """The bases of a side's groups, in the scene's order."""
     return [b for u in scene.units if u.side == side for b in u.bases]
@@ -621,7 +617,7 @@ class Skirmish19c(Ruleset):
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
         # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
         # when the scene was read); a missing one is `weapon_of`'s question.
-        for e in (e for e in enemies(table.scene, unit) if e.weapon is None):
+        for e in (e for e in table.scene.units if e.side != unit.side and e.weapon is None):
             weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
@@ -633,7 +629,7 @@ class Skirmish19c(Ruleset):
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
-        others = [b for u in enemies(table.scene, unit) for b in u.bases]
+        others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
         reasons = []
         for base in unit.bases:
             # A base entirely in a piece has its centre in it: only those pieces are asked.
