@@ -154,11 +154,7 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
 def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
     """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
     hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
-    mods = tuple(
-        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
-        for q in ("hero", "raw")
-        if q == quality
-    )
+    mods = tuple(Modifier(**SHOOTING[q]) for q in ("hero", "raw") if q == quality)
     row = DAMAGE["gunpowder" if gunpowder else "other"]
     faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
     damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
