@@ -203,6 +203,10 @@ def test_the_shot_form_asks_hits_kills_wounds_and_the_figures_taken_off() -> Non
     assert list(by) == ["hits", "kills", "wounds", "taken_off"]
     # Both riflemen fire (line 29): two D8s, so at most 2 of each.
     assert by["hits"].maximum == by["kills"].maximum == by["wounds"].maximum == 2
+    # First shown, the likeliest count: a hit is 7/8 (2+ on a D8), so 2 hits (49/64); a kill is
+    # 7/8 x 2/6 = 7/24 a rifleman, so no kill ((17/24)^2 = 289/576 against 238/576 for one);
+    # a wound (3-4) the same.
+    assert (by["hits"].default, by["kills"].default, by["wounds"].default) == (2, 0, 0)
     assert str(by["hits"].cite) == f"{SHEET}:41"  # Short Range 2 4 6
     # Rifles are gunpowder weapons: Kill on 5-6, Wound on 3-4 (line 48).
     assert str(by["kills"].cite) == f"{SHEET}:48" and "(5-6)" in by["kills"].label
@@ -210,6 +214,19 @@ def test_the_shot_form_asks_hits_kills_wounds_and_the_figures_taken_off() -> Non
     # Hits fall among the group's 3 figures (fewer than 10, line 53).
     assert by["taken_off"].kind is Kind.BASES
     assert by["taken_off"].bases == ("blue-1", "blue-2", "blue-3")
+
+
+def test_the_shot_form_shows_the_likeliest_counts_first() -> None:
+    # Ten commanded, loaded riflemen (a column 3 cm apart) 20-28 cm from three Zouaves: short
+    # range in the open, all ten fire (line 29), 2+ on a D8: a hit is 7/8. The likeliest count
+    # of a binomial(n, p) is the whole part of (n + 1) p: hits 11 x 7/8 = 9.6 -> 9. A kill is
+    # a hit whose D6 reads 5-6 (line 48), 7/8 x 2/6 = 7/24: 11 x 7/24 = 3.2 -> 3; a wound (3-4)
+    # the same.
+    doc = volley_scene()
+    doc["units"][0]["bases"] = column("red", 10, 10)
+    by = {r.name: r for r in RS.report_form(read(doc), "shoot", ["red", "blue"])}
+    assert by["hits"].maximum == 10
+    assert (by["hits"].default, by["kills"].default, by["wounds"].default) == (9, 3, 3)
 
 
 def test_a_shot_kills_and_wounds_and_the_next_risk_counts_them() -> None:
@@ -424,6 +441,8 @@ def test_command_points_buy_the_groups_they_command() -> None:
     # A veteran throws 3D6 (line 94): 3 to 18 points; red's 2 loyal figures cost 1 pt each
     # (line 101): 2 points, well under the mean of 10.5, so the form offers it.
     assert by["points"].maximum == 18
+    # First shown, the likeliest sum of 3D6: 10 and 11 (27/216 each), the lower.
+    assert by["points"].default == 10
     assert str(by["points"].cite) == f"{SHEET}:94"
     assert by["command_red"].default is True and "= 2 pts" in by["command_red"].label
     outcome = settle(doc, "command", ["capt"], points=5, command_red=True)

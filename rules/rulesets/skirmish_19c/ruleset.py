@@ -26,13 +26,14 @@ from ... import dice as dice_math
 from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import reason_json as reason
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
-from ...state import Change, Kind, Report, likeliest, removals
+from ...state import Change, Kind, Report, count_report, removals
 from . import sheet
-from .sheet import COMMAND, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
+from .sheet import COMMAND, DATA, MELEE, MOVEMENT, RISK, RULESET, SHOOTING, SIGHT, TO_HIT, cm, say
 
 COMMAND_ROLES = frozenset(COMMAND["roles"])
 OFFICER_ROLES = frozenset(RISK["officer_roles"])
@@ -49,6 +50,8 @@ Why = tuple[str, Cite]
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
 INSIDE = geo.Containment.INSIDE
+COUNTED = ("hits", "kills", "wounds")
+"""The counts a volley's odds give and its form asks (lines 40-49)."""
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -57,10 +60,13 @@ CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the ban
 
 
 def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`sheet.UNIT_FIELDS`), read with the engine's checks: the scene was
-    checked against the fields and given their start-of-game values when it was read, so a
-    missing one is a description (`regular`, `bayonet`, `formation`): a `MissingAttribute`,
-    which the engine gathers with the question's other missing ones."""
+    """A declared attribute (`DATA.fields`): the scene was checked against the fields and
+    given their start-of-game values when it was read, so a value given is one the sheet
+    accepts, and a missing one is a description (`regular`, `bayonet`, `formation`): the
+    engine's checks name it (a `MissingAttribute`, gathered with the question's others)."""
+    value = unit.attrs.get(key)
+    if value is not None:
+        return value
     declared = sheet.FIELDS[key]
     if check := CHECKS.get(declared.kind):
         return check(unit, key, ruleset=RULESET)
@@ -77,8 +83,8 @@ def is_command_figure(base: Base) -> bool:
 
 
 def is_player_character(unit: Unit) -> bool:
-    """A group made only of command figures: a PC acting alone."""
-    return all(is_command_figure(b) for b in unit.bases)
+    """A group made only of command figures (`is_command_figure`): a PC acting alone."""
+    return all(b.role in COMMAND_ROLES for b in unit.bases)
 
 
 def is_commanded(unit: Unit) -> bool:
@@ -89,10 +95,6 @@ def is_commanded(unit: Unit) -> bool:
 def sides_with_player_characters(scene: Scene) -> set[str]:
     """The sides of side A: those with a command figure (line 84)."""
     return {u.side for u in scene.units if any(is_command_figure(b) for b in u.bases)}
-
-
-def enemies(scene: Scene, unit: Unit) -> list[Unit]:
-    return [u for u in scene.units if u.side != unit.side]
 
 
 def side_bases(scene: Scene, side: str) -> list[Base]:
@@ -106,7 +108,8 @@ def comrades(
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
     others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
-    return [b for u in others for b in u.bases if b.role in roles or u.quality in qualities]
+    whole = {u.id for u in others if u.quality in qualities} if qualities else ()
+    return [b for u in others for b in u.bases if b.role in roles or u.id in whole]
 
 
 def near_figures(
@@ -162,10 +165,10 @@ class Skirmish19c(Ruleset):
     id = "skirmish-19c"
     title = "19th Century rules: QRS"
     unit = "cm"
-    phases = tuple(p.name for p in sheet.PHASE_STEPS)
-    phase_steps = sheet.PHASE_STEPS
-    sides_rule = sheet.DATA["play"]["sides_rule"]
-    unit_fields = sheet.UNIT_FIELDS
+    phases = tuple(p.name for p in DATA.phases)
+    phase_steps = DATA.phases
+    sides_rule = DATA["play"]["sides_rule"]
+    unit_fields = DATA.fields
     sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
     terrain_keys = frozenset({"difficult"})
     # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
@@ -210,7 +213,7 @@ class Skirmish19c(Ruleset):
         """The two groups an action names, which must be enemies."""
         units = [table.unit_of(a) for a in args]
         if units[0].side == units[1].side:
-            raise sheet.question_error(
+            raise DATA.refusal(
                 "same-side", a=args[0], b=args[1], side=units[0].side, action=action, what=what
             )
         return units
@@ -331,7 +334,7 @@ class Skirmish19c(Ruleset):
         allocation = self._allocation(table, shooter, target, aimed, individual)
         data.update(allowed=True, cover=reading.cover.value, cover_reasons=list(reading.reasons))
         data.update(shot, allocation=allocation)
-        data["reasons"] = [{"reason": r, "source": str(c)} for r, c in reasons]
+        data["reasons"] = [reason(r, c) for r, c in reasons]
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
         if brief:
@@ -363,7 +366,7 @@ class Skirmish19c(Ruleset):
         """A shot that may not be taken, with the reason (`at`: the distance measured)."""
         data.setdefault("distance", length_json(scene, at))
         data.setdefault("band", sheet.band_of(weapon, at))
-        data.update(allowed=False, rolls=[], reasons=[{"reason": why, "source": str(cite)}])
+        data.update(allowed=False, rolls=[], reasons=[reason(why, cite)])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
         return self.answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
 
@@ -474,9 +477,12 @@ class Skirmish19c(Ruleset):
         if brief:
             return self.answer("command", data, [say("command-head", **said)])
         said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(close=sheet.each("command-close", close_calls), cost=cost_all, p=p_enough)
-        said |= dict(mods="".join(say("die", m=m) for m in modifiers), mean=float(points.mean))
-        lines = sheet.say_lines("command", costs=sheet.each("command-cost", costs), **said)
+        said |= dict(cost=cost_all, p=p_enough, mean=float(points.mean))
+        said["mods"] = "".join(say("die", m=m) for m in modifiers)
+        said["close"] = "\n".join(say("command-close", **c) for c in close_calls)
+        said["costs"] = "\n".join(say("command-cost", **c) for c in costs)
+        # No figure too close to call, or no group to activate: that line is left out.
+        lines = [line for line in DATA.lines("command", **said) if line]
         return self.answer("command", data, [say("command-head", **said), *lines])
 
     def _command_reach(
@@ -495,7 +501,7 @@ class Skirmish19c(Ruleset):
         figures = [b for b in picked if is_command_figure(b)]
         if not figures:
             key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
-            raise sheet.question_error(key, unit=unit.id, base=leader_id, role=role, roles=roles)
+            raise DATA.refusal(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
     # ----------------------------------------------------------------------------------------
@@ -514,15 +520,15 @@ class Skirmish19c(Ruleset):
 
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
-            factor = sheet.DATA["risk_factors"][kind][key]
+            factor = DATA["risk_factors"][kind][key]
             value, source = factor["value"], factor["cite"]
-            reason = say(f"risk-{key}", kind=kind, **said)
-            factors.append({"value": value * times, "reason": reason, "source": str(source)})
+            text = say(f"risk-{key}", kind=kind, **said)
+            factors.append({"value": value * times, **reason(text, source)})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
                 if threshold.too_close_to_call:
                     factors[-1]["too_close_to_call"] = True
-                    close_calls.append(reason)
+                    close_calls.append(text)
 
         any_seen, ranged = self._enemy_in_sight(table, unit)
         if not any_seen and not self._friends_retreating_in_sight(table, unit):
@@ -576,7 +582,7 @@ class Skirmish19c(Ruleset):
         rf = int(sum(f["value"] for f in factors))
         label = sheet.row_label(rf)
         row_cite, cells = sheet.ACTIONS_TABLE[kind][label]
-        commanded = unit.get("commanded") is True or is_player_character(unit)
+        commanded = is_commanded(unit)
         note = "cross-reference the row with the D6"
         roll = Roll("actions", 1, 6, None, cite=row_cite, note=note)
         data: dict[str, Any] = dict(unit=unit_id, table=kind, risk_factor=rf, factors=factors)
@@ -588,10 +594,10 @@ class Skirmish19c(Ruleset):
         if brief:
             return self.answer("risk", data, [head])
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        said = dict(factors=sheet.each("factor", factors), none=say("no-factor") * (not factors))
-        said["close"] = "\n".join(say("risk-close", why=c) for c in close_calls)
-        said["cells"] = "\n".join(say("cell", c=c, italic=italic * c["italic"]) for c in cells)
-        return self.answer("risk", data, [head, *sheet.say_lines("risk", **said)])
+        lines = [say("factor", **f) for f in factors] or [say("no-factor")]
+        lines += [say("risk-close", why=c) for c in close_calls]
+        lines += [say("cell", c=c, italic=italic * c["italic"]) for c in cells]
+        return self.answer("risk", data, [head, *lines])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -609,14 +615,13 @@ class Skirmish19c(Ruleset):
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
-        # A weapon the sheet knows is read off its table; any other is `weapon_of`'s question.
-        weapons = {
-            e.id: sheet.WEAPONS.get(str(e.weapon)) or weapon_of(e)
-            for e in enemies(table.scene, unit)
-        }
+        # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
+        # when the scene was read); a missing one is `weapon_of`'s question.
+        for e in (e for e in table.scene.units if e.side != unit.side and e.weapon is None):
+            weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            weapon = weapons[enemy.id]
+            weapon = sheet.WEAPONS[str(enemy.weapon)]
             if geo.within(d, weapon.reach):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
@@ -624,7 +629,7 @@ class Skirmish19c(Ruleset):
     def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
-        others = [b for u in enemies(table.scene, unit) for b in u.bases]
+        others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
         reasons = []
         for base in unit.bases:
             # A base entirely in a piece has its centre in it: only those pieces are asked.
@@ -682,7 +687,7 @@ class Skirmish19c(Ruleset):
         unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
-            raise sheet.question_error("figures", base=crowded[0])
+            raise DATA.refusal("figures", base=crowded[0])
         touching: set[tuple[str, str]] = set()
         close = []
         ids_b = {b.id for b in bases_b}
@@ -925,13 +930,13 @@ class Skirmish19c(Ruleset):
         row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
-        hits = likeliest([Fraction(p["exact"]) for p in data["hits"]["distribution"]])
         picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
+        odds = {k: [Fraction(p["exact"]) for p in data[k]["distribution"]] for k in COUNTED}
         label = say("hits-label", need=need, fire=fire)
-        reports = [count("hits", label, TO_HIT[data["band"]]["cite"], fire, hits)]
+        reports = [count_report("hits", label, TO_HIT[data["band"]]["cite"], odds["hits"])]
         for r in ("kill", "wound"):
             label = say(f"{r}s-label", shift=shift, faces=faces(row, r))
-            reports.append(count(f"{r}s", label, row["cite"], fire))
+            reports.append(count_report(f"{r}s", label, row["cite"], odds[f"{r}s"]))
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -942,7 +947,7 @@ class Skirmish19c(Ruleset):
         shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
         what, source = f"{args[0]} shoot {args[1]}", sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > said["hits"]:
-            raise sheet.question_error("damage", what=what, source=source, **said)
+            raise DATA.refusal("damage", what=what, source=source, **said)
         off = [scene.base(b) for b in reported["taken_off"]]
         changes = self._losses(scene, target, (kills, wounds), off, (what, source))
         changes.append(Change(shooter.id, "fired", True, "fired this turn", SHOOTING["firing"]))
@@ -960,10 +965,10 @@ class Skirmish19c(Ruleset):
         taken, off_ids = sum(b.figures for b in off), {b.id for b in off}
         said = dict(what=what, kills=kills, taken=taken)
         if taken > kills:
-            raise sheet.question_error("taken-off", bases=", ".join(b.id for b in off), **said)
+            raise DATA.refusal("taken-off", bases=", ".join(b.id for b in off), **said)
         spare = sum(b.figures - 1 for b in group.bases if b.id not in off_ids)
         if kills - taken > spare:
-            raise sheet.question_error("more-off", more=kills - taken - spare, **said)
+            raise DATA.refusal("more-off", more=kills - taken - spare, **said)
         joined: Counter[str] = Counter()  # officers of other groups (line 53), by group
         for b in (b for b in off if b.unit_id != group.id):
             joined[b.unit_id] += b.figures
@@ -995,7 +1000,10 @@ class Skirmish19c(Ruleset):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
             for hurt in ("killed", "wounded"):
                 label = say(f"{hurt}-label", unit=unit.id)
-                reports.append(count(f"{hurt}_{key}", label, MELEE["hits"], n))
+                asked = f"{hurt}_{key}"  # no odds of a count: none shown first
+                reports.append(
+                    Report(asked, Kind.COUNT, label, MELEE["hits"], maximum=n, default=0)
+                )
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
@@ -1007,7 +1015,7 @@ class Skirmish19c(Ruleset):
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
-            raise sheet.question_error("fights", what=what, hits=hits, fights=fights)
+            raise DATA.refusal("fights", what=what, hits=hits, fights=fights)
         changes: list[Change] = []
         units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
         for key, unit in units.items():
@@ -1030,7 +1038,9 @@ class Skirmish19c(Ruleset):
         label = f"the actions-table row (risk factor {data['risk_factor']})"
         return (
             Report("row", Kind.CHOICE, label, cite, choices=sheet.ROW_LABELS, default=data["row"]),
-            count("face", "the D6 thrown on the actions table (1 to 6)", cite, 6, None),
+            Report(
+                "face", Kind.COUNT, "the D6 thrown on the actions table (1 to 6)", cite, maximum=6
+            ),
         )
 
     def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -1057,7 +1067,8 @@ class Skirmish19c(Ruleset):
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
         label = say("points-label", dice=dice, leader=data["leader_base"])
         cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
-        reports = [count("points", label, cite, 6 * dice, round(mean))]
+        odds = [Fraction(p["exact"]) for p in data["points"]["distribution"]]
+        reports = [count_report("points", label, cite, odds)]
         spent = 0
         for c in data["costs"]:
             spent += cost_of(c)
@@ -1073,7 +1084,7 @@ class Skirmish19c(Ruleset):
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            raise sheet.question_error("points", leader=args[0], cost=cost, points=points)
+            raise DATA.refusal("points", leader=args[0], cost=cost, points=points)
         why = f"activated by {data['leader_base']}: {{}} of {points} command points"
         cite = COMMAND["points"]
         return tuple(
@@ -1122,7 +1133,8 @@ class Skirmish19c(Ruleset):
     def candidates(self, scene: Scene, phase: str) -> Iterator[Candidate]:
         """Command phase: every command figure of side A, the groups of side A out of command,
         each group of side A on the actions table; side A moves and charges; each side
-        shoots; side B dices on the actions table, moves and charges; every melee."""
+        shoots; side B dices on the actions table, moves and charges; every pair of enemy
+        groups with figures in base contact (within the uncertainty), in the scene's order."""
         table, side_a = table_of(scene), sides_with_player_characters(scene)
         acting = [u for u in scene.units if (u.side in side_a) == (phase[-1] != "b")]
         if phase == "command":
@@ -1137,8 +1149,10 @@ class Skirmish19c(Ruleset):
             yield from self._charges(table, u)
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
             yield from self._shots(table, u)
-        if phase == "melee":
-            yield from self._melees(table)
+        if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
+            order = {u.id: k for k, u in enumerate(scene.units)}
+            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
+                yield from [Candidate("melee", (a.id, b.id))] * (order[a.id] < order[b.id])
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
@@ -1166,7 +1180,7 @@ class Skirmish19c(Ruleset):
         if weapon is None or not weapon.bands:
             return
         targets = [e for e, gap in enemy_gaps(table, unit) if geo.within(gap, weapon.reach)]
-        if not (is_player_character(unit) or unit.get("commanded") is True):
+        if not is_commanded(unit):
             ids = {e.id for e in targets}
             targets = [s[1] for s in self.sighted(table, unit, weapon.reach) if s[1].id in ids][:1]
         for e in targets:
@@ -1188,14 +1202,6 @@ class Skirmish19c(Ruleset):
         for e, gap in gaps:
             if geo.within(gap, reach):
                 yield Candidate("charge", (unit.id, e.id))
-
-    def _melees(self, table: Table) -> Iterator[Candidate]:
-        """Pairs of enemy groups with figures in base contact (within the uncertainty), each
-        pair once, in the scene's order (`Table.enemy_pairs` lists both ways)."""
-        order = {u.id: k for k, u in enumerate(table.scene.units)}
-        for a, b, _, _ in table.enemy_pairs(table.scene.units, 0.0):
-            if order[a.id] < order[b.id]:
-                yield Candidate("melee", (a.id, b.id))
 
     def _out_of_command(self, table: Table, unit_id: str) -> Resolution | None:
         """A group of side A with no figure within command distance of a command figure of
@@ -1219,13 +1225,10 @@ def cost_of(group: Mapping[str, Any]) -> int:
     return int(group["figures"]) * int(group["points_each"])
 
 
-def count(name: str, label: str, cite: Cite, maximum: int, default: int | None = 0) -> Report:
-    """A count the players report: at most `maximum` (the dice thrown, the fights)."""
-    return Report(name, Kind.COUNT, label, cite, maximum=maximum, default=default)
-
-
 def taken_off(name: str, unit: Unit, bases: tuple[str, ...], cite: Cite, most: int) -> Report:
-    """Which of `bases` of a unit are killed and taken off the table (at most `most`)."""
+    """Which of `bases` of a unit are killed and taken off the table (at most `most`): a pool,
+    not the unit's every base as `rules.state.bases_report` asks (the nearest ten figures, with
+    officers of other groups who joined them, line 53; the figures engaged in a melee)."""
     label = f"which figures of {unit.id} are killed and taken off the table"
     return Report(
         name, Kind.BASES, label, cite, maximum=most, unit=unit.id, bases=bases, default=()

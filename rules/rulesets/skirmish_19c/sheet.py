@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -17,35 +17,19 @@ from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Cite, Modifier, Roll, Threshold
 from ...answer import fraction_json as odds_json
-from ...errors import QuestionError
 from ...scene import TerrainKind
-from ...sheetdata import load_sheet_data
-from ...state import Field, Kind, Phase
+from ...sheetdata import load_sheet
 
 SHEET = "000_157c880a83b52d41.txt"
 RULESET = "skirmish-19c"
-DATA: Mapping[str, Any] = load_sheet_data(Path(__file__).with_name("sheet.toml"), SHEET)
-
-
-def question_error(key: str, **blanks: Any) -> QuestionError:
-    """A question the sheet cannot answer, in the words of sheet.toml's `[errors]`."""
-    return QuestionError(DATA["errors"][key].format(id=RULESET, **TABLES, **blanks))
-
-
-def say(name: str, /, **values: Any) -> str:
-    """A readable line of sheet.toml's `[texts]`, `{names}` filled in: `values`, and the
-    sheet's tables by name (`{MELEE[die]}` is the line of the melee die)."""
-    return str(DATA["texts"][name]).format(**TABLES, **values)
-
-
-def say_lines(name: str, /, **values: Any) -> list[str]:
-    """A text of several lines (`say`), those left empty (an empty list) left out."""
-    return [line for line in say(name, **values).split("\n") if line]
-
-
-def each(name: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    """A line of `[texts]` for each of `rows` (its `{names}` filled in from the row)."""
-    return "\n".join(say(name, **row) for row in rows)
+DATA = load_sheet(
+    Path(__file__).with_name("sheet.toml"),
+    SHEET,
+    RULESET,
+    names=["melee", "shooting", "command", "movement"],
+)
+"""The sheet's tables; its texts and refusals may name the tables of `names` (`{melee[die]}`)."""
+say = DATA.say
 
 
 def cm(length: float) -> float:
@@ -55,47 +39,34 @@ def cm(length: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Weapon:
-    """One row of the weapons table (lines 9-16)."""
+    """One row of the weapons table (lines 9-16), as `[weapons]` gives it."""
 
     row: str
-    bands: tuple[tuple[str, float], ...]
-    """(band, reach in mm), short to long; empty for a weapon that cannot shoot (swords)."""
+    ranges_cm: list[float]
+    """Short, medium and long range in cm; none for a weapon that cannot shoot (swords)."""
     melee: int
-    bayonet_melee: int | None
-    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
     gunpowder: bool
     """Line 48: gunpowder weapons use the first damage row."""
     cite: Cite
+    bayonet_melee: int | None = None
+    """The melee factor with a bayonet, for the rows that say "(3 with Bayonet)"."""
+    bands: tuple[tuple[str, float], ...] = field(init=False)
+    """(band, reach in mm), short to long; empty for a weapon that cannot shoot."""
+    reach: float = field(init=False)
+    """Its long range (mm); minus infinity for a weapon that cannot shoot."""
 
-    @property
-    def reach(self) -> float:
-        """Its long range (mm); minus infinity for a weapon that cannot shoot."""
-        return self.bands[-1][1] if self.bands else -math.inf
+    def __post_init__(self) -> None:
+        bands = tuple(zip(("short", "medium", "long"), map(cm, self.ranges_cm), strict=False))
+        object.__setattr__(self, "bands", bands)
+        object.__setattr__(self, "reach", bands[-1][1] if bands else -math.inf)
 
 
-WEAPONS = {
-    name: Weapon(
-        w["row"],
-        tuple(zip(("short", "medium", "long"), map(cm, w["ranges_cm"]), strict=False)),
-        w["melee"],
-        w.get("bayonet_melee"),
-        w["gunpowder"],
-        w["cite"],
-    )
-    for name, w in DATA["weapons"].items()
-}
+WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
-TABLES = {name.upper(): table for name, table in DATA.items()}
-"""The sheet's tables by name, as a text of `[texts]` names them (`{MELEE[die]}`)."""
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-UNIT_FIELDS = tuple(
-    Field(**f | {"kind": Kind(f["kind"]), "choices": tuple(f.get("choices", ()))})
-    for f in DATA["unit_fields"]
-)
-FIELDS = {f.name: f for f in UNIT_FIELDS}
-PHASE_STEPS = tuple(Phase(**p) for p in DATA["phases"])
-PHASE_CITES = {p.name: p.cite for p in PHASE_STEPS}
+FIELDS = {f.name: f for f in DATA.fields}
+PHASE_CITES = {p.name: p.cite for p in DATA.phases}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
 CAVALRY_PACES = tuple(
@@ -183,11 +154,7 @@ def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
 def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
     """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
     hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
-    mods = tuple(
-        Modifier(SHOOTING[q]["value"], SHOOTING[q]["reason"], SHOOTING[q]["cite"])
-        for q in ("hero", "raw")
-        if q == quality
-    )
+    mods = tuple(Modifier(**SHOOTING[q]) for q in ("hero", "raw") if q == quality)
     row = DAMAGE["gunpowder" if gunpowder else "other"]
     faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
     damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
