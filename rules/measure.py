@@ -15,8 +15,8 @@ question and the page's many questions about one frame share one set of measurem
   terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `seen_pairs`,
   remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
 - cover under a frozen `CoverPolicy` (`cover`);
-- a square grid: the box each unit stands in and the units in each box (`grid_places`,
-  `grid_occupants`); and which unit an id names (`unit_of`).
+- a square grid: the box each unit stands in, the units in each box, the steps between units
+  (`grid`); and which unit an id names (`unit_of`).
 
 Rulesets ask; they keep nothing between questions. Every memo here is filled under the table's
 one lock and never changed once filled, so the page's threads may ask about one scene at once.
@@ -126,7 +126,7 @@ Box = tuple[int, int]
 
 @dataclass(frozen=True, slots=True)
 class GridPlace:
-    """Where a unit stands on a square grid (`Table.grid_places`)."""
+    """Where a unit stands on a square grid (`Table.grid`)."""
 
     box: Box
     """The box holding the mean of its bases' centres."""
@@ -1316,28 +1316,8 @@ class Table:
     # ----------------------------------------------------------------------------------------
     # A square grid
 
-    def grid_places(self, size: float) -> Mapping[str, GridPlace]:
-        """Where each unit stands on a grid of `size` mm squares, by unit id (memoised per
-        size)."""
-        return self._grid_of(size).places
-
-    def grid_occupants(self, size: float) -> Mapping[Box, tuple[Unit, ...]]:
-        """The units standing in each occupied box of a grid of `size` mm squares (by
-        `grid_places`), in the scene's order of units."""
-        return self._grid_of(size).occupants
-
-    def grid_extent(self, size: float) -> tuple[int, int]:
-        """Columns and rows of `size` mm squares wholly on the table."""
-        width, depth = self.scene.table_width, self.scene.table_depth
-        return math.floor(width / size + 1e-9), math.floor(depth / size + 1e-9)
-
-    def grid_steps(self, size: float) -> geo.Array:
-        """(U, U) the fewest boxes between any box one unit may stand in and any the other may
-        (`GridPlace.boxes`), a diagonal step counting 1.5 (`geometry.grid_steps`), in the
-        scene's order of units (read-only)."""
-        return self._grid_of(size).steps
-
-    def _grid_of(self, size: float) -> _Grid:
+    def grid(self, size: float) -> Grid:
+        """The scene on a grid of `size` mm squares (memoised per size)."""
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
@@ -1381,15 +1361,22 @@ def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, g
     return lo, hi
 
 
-class _Grid(NamedTuple):
-    """A scene on a grid of one size (`Table.grid_places`, `grid_occupants`, `grid_steps`)."""
+class Grid(NamedTuple):
+    """A scene on a grid of one size (`Table.grid`)."""
 
     places: Mapping[str, GridPlace]
+    """Where each unit stands, by unit id."""
     occupants: Mapping[Box, tuple[Unit, ...]]
+    """The units standing in each occupied box (by `places`), in the scene's order of units."""
     steps: geo.Array
+    """(U, U) the fewest boxes between any box one unit may stand in and any the other may
+    (`GridPlace.boxes`), a diagonal step counting 1.5 (`geometry.grid_steps`), in the scene's
+    order of units (read-only)."""
+    extent: tuple[int, int]
+    """Columns and rows of squares wholly on the table."""
 
 
-def _grid(scene: Scene, size: float) -> _Grid:
+def _grid(scene: Scene, size: float) -> Grid:
     places = {u.id: _grid_place(scene, u, size) for u in scene.units}
     occupants: dict[Box, tuple[Unit, ...]] = {}
     for u in scene.units:
@@ -1405,11 +1392,16 @@ def _grid(scene: Scene, size: float) -> _Grid:
     steps = np.abs(dx - dy) + 1.5 * np.minimum(dx, dy)
     if len(boxes):
         steps = np.minimum.reduceat(np.minimum.reduceat(steps, starts, axis=0), starts, axis=1)
-    return _Grid(MappingProxyType(places), MappingProxyType(occupants), _read_only(steps))
+    columns, rows = (
+        math.floor(side / size + 1e-9) for side in (scene.table_width, scene.table_depth)
+    )
+    return Grid(
+        MappingProxyType(places), MappingProxyType(occupants), _read_only(steps), (columns, rows)
+    )
 
 
 def _grid_place(scene: Scene, unit: Unit, size: float) -> GridPlace:
-    """Where one unit stands on a grid of `size` mm squares (`Table.grid_places`)."""
+    """Where one unit stands on a grid of `size` mm squares (`Table.grid`)."""
     x = sum(b.x for b in unit.bases) / len(unit.bases)
     y = sum(b.y for b in unit.bases) / len(unit.bases)
     box = geo.grid_cell((x, y), size)
