@@ -1,4 +1,4 @@
-"""The measuring layer's square grid (`Table.grid_places`, `grid_occupants`, `grid_steps`) and
+"""The measuring layer's square grid (`Table.grid`: places, occupants, steps, extent) and
 units by id (`Table.unit_of`): worked out by hand on a 10 cm grid."""
 
 from __future__ import annotations
