@@ -816,7 +816,7 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
-        facing = geo.aspect(near.a, near.b)
+        facing = table.face(near.a, near.b)
         flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
         charger_test, target_test = _nerve_of(charger), _nerve_of(target, situation["tests"])
