@@ -382,10 +382,8 @@ class ColonialAdventure(Ruleset):
         data |= {"distance": length_json(scene, near.distance)}
         data |= {"in_contact": touching or contact.too_close_to_call}
         data |= {"contact": threshold_json(scene, contact)}
-        data |= {
-            "aspect": table.face(near.a, near.b).aspect.value,
-            "defender_cover": COVER_WORD[cover],
-        }
+        aspect = table.face(near.a, near.b).aspect  # where the attacker stands to the defender
+        data |= {"aspect": aspect.value, "defender_cover": COVER_WORD[cover]}
         data |= {"sides": [att, dfd], "results": results, "leader_hit": leader_hits}
         return self.answer("melee", data, lines)
 
