@@ -5,17 +5,18 @@ every question and every ruleset about it.
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
 - edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
-  between units (`unit_distance` and `closest` name the nearest pair, `unit_gap` /
-  `unit_gaps` only the distance), with their uncertainty (`uncertainty`);
-- aspects: where each base stands relative to every other's facing (`aspects`, `aspect`);
+  between units (`closest` names the nearest pair, `unit_gaps` only the distance), with
+  their uncertainty (`uncertainty`);
+- aspects: where each base stands relative to every other's facing (`aspects`), and which face
+  of a target a base stands against (`face`);
 - terrain: what each base stands in (`standing`, `centre_in`);
 - sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
   an end stands in, whether bases block, whether the entire base must be seen, how far the
-  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `in_sight`,
+  terrain lets a base be seen): the lines traced (`sights`), the verdicts (`seen`, `seen_pairs`,
   remembered per policy), how far the terrain lets a pair see (`sight_reach`, `hiding`);
 - cover under a frozen `CoverPolicy` (`cover`);
-- a square grid: the box each unit stands in and the units in each box (`grid_places`,
-  `grid_occupants`); and which unit an id names (`unit_of`).
+- a square grid: the box each unit stands in, the units in each box, the steps between units
+  (`grid`); and which unit an id names (`unit_of`).
 
 Rulesets ask; they keep nothing between questions. Every memo here is filled under the table's
 one lock and never changed once filled, so the page's threads may ask about one scene at once.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -125,7 +126,7 @@ Box = tuple[int, int]
 
 @dataclass(frozen=True, slots=True)
 class GridPlace:
-    """Where a unit stands on a square grid (`Table.grid_places`)."""
+    """Where a unit stands on a square grid (`Table.grid`)."""
 
     box: Box
     """The box holding the mean of its bases' centres."""
@@ -337,11 +338,6 @@ class Table:
         (`geometry.aspect_matrix`, read-only)."""
         return _read_only(geo.aspect_matrix(self.bases))
 
-    def aspect(self, attacker: Base, target: Base) -> geo.Aspect:
-        """Where `attacker` stands relative to `target`'s facing (`aspects`)."""
-        code = int(self.aspects[self.index[attacker.id], self.index[target.id]])
-        return (geo.Aspect.FRONT, geo.Aspect.FLANK, geo.Aspect.REAR)[code]
-
     def face(self, attacker: Base, target: Base) -> Face:
         """The face of `target` that `attacker` stands against, judged from the attacker's centre
         (`geometry.aspect`), a flank named by its side: left or right as the target faces."""
@@ -388,43 +384,31 @@ class Table:
         return rows.take([index[b.id] for b in group], axis=axis)
 
     @cached_property
-    def _spans(self) -> dict[int, tuple[int, int, tuple[Base, ...]]]:
+    def _spans(self) -> dict[int, tuple[int, int, tuple[Base, ...], int]]:
         """Each unit's tuple of bases by its identity: where it starts and stops in `bases`
-        (and the tuple, to be sure of the identity)."""
+        (and the tuple, to be sure of the identity, and the unit's place in the scene)."""
         return {
-            id(u.bases): (start, start + len(u.bases), u.bases)
-            for u, start in zip(self.scene.units, self._unit_first, strict=True)
+            id(u.bases): (start, start + len(u.bases), u.bases, k)
+            for k, (u, start) in enumerate(zip(self.scene.units, self._unit_first, strict=True))
         }
 
     def closest(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Closest:
-        """The nearest pair of bases between two groups (units) and their distance; of equally
-        near pairs, the first in the groups' order."""
+        """The nearest pair of bases between two groups and their distance; of equally near
+        pairs, the first in the groups' order. Two units' bases are read off `_unit_pairs`
+        (rules ask it of the same two units again and again)."""
+        ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
+        if ua and ub and ua[2] is group_a and ub[2] is group_b and self._unit_pairs[0].size:
+            (distance, cell), a, b = self._unit_pairs, ua[3], ub[3]
+            i, j = divmod(int(cell[a, b]), len(group_b))
+            return geo.Closest(float(distance[a, b]), group_a[i], group_b[j])
         sub = self.block(group_a, group_b)
         k = int(sub.argmin())
         i, j = divmod(k, len(group_b))
         return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
 
-    def unit_distance(self, a: Unit, b: Unit) -> geo.Closest:
-        """The shortest edge-to-edge distance between two units and the first nearest pair:
-        `closest(a.bases, b.bases)` read off `_unit_pairs` (rules ask it of the same two units
-        again and again)."""
-        ua, ub = self._unit_number.get(a.id), self._unit_number.get(b.id)
-        if ua is None or ub is None or self._unit_pairs[0].size == 0:
-            return self.closest(a.bases, b.bases)
-        first, (distance, cell) = self._unit_first, self._unit_pairs
-        i, j = divmod(int(cell[ua, ub]), len(b.bases))
-        return geo.Closest(
-            float(distance[ua, ub]), self.bases[first[ua] + i], self.bases[first[ub] + j]
-        )
-
-    def unit_gap(self, a: Unit, b: Unit) -> float:
-        """The shortest edge-to-edge distance between two units (`unit_distance`, no pair
-        named)."""
-        return self.unit_distance(a, b).distance
-
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order
-        of units (`unit_distance(a, b).distance` of each pair, all at once); empty when a
+        of units (`closest(a.bases, b.bases).distance` of each pair, all at once); empty when a
         unit has no base."""
         return self._unit_pairs[0]
 
@@ -461,7 +445,7 @@ class Table:
     @cached_property
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
-        bases of two units (`uncertainty` of the pair `unit_distance` names), all at once."""
+        bases of two units (`uncertainty` of the pair `closest` names), all at once."""
         distance, cell = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
@@ -565,11 +549,6 @@ class Table:
             None if exempt is None else ~exempt,
         )
 
-    def in_sight(self, policy: SightPolicy, viewer: Base, target: Base) -> bool:
-        """Whether `viewer` sees `target` under a policy (`seen`: every line clear when
-        `entire_base`, else any)."""
-        return self.seen_pairs(policy, [(viewer, target)], entire=policy.entire_base)[0]
-
     def sight_distances(
         self,
         policy: SightPolicy,
@@ -578,7 +557,7 @@ class Table:
         within: float = math.inf,
     ) -> geo.Array:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
-        under a policy (`in_sight`) no farther than `within` (`geometry.within`), else
+        under a policy (`seen`) no farther than `within` (`geometry.within`), else
         infinity."""
         rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
         return self._seen_within(policy, self.block(viewers, targets), rows, cols, within)
@@ -592,19 +571,19 @@ class Table:
         limit: float | geo.Array,
     ) -> geo.Array:
         """`block`, the (R, C) distances from bases rows[i] to bases cols[j], where the first
-        sees the second under a policy (`in_sight`) no farther than `limit` (mm, or (R, C) of
+        sees the second under a policy (`seen`) no farther than `limit` (mm, or (R, C) of
         them; `geometry.within`), else infinity: every pair within its limit judged in one batch
         (`seen`). The one implementation of `sight_distances`, `sight_matrix` and
         `nearest_seen_pairs`."""
         near = np.asarray(geo.within(block, limit))
         r, c = np.nonzero(near)
         if len(r):
-            near[r, c] = self.seen(policy, rows[r], cols[c], entire=policy.entire_base)
+            near[r, c] = self.seen(policy, rows[r], cols[c])
         return np.where(near, block, np.inf)
 
     def sight_matrix(self, policy: SightPolicy) -> geo.Array:
         """(N, N) for every two bases of units of different sides, the edge distance from the
-        first to the second where the first sees it under a policy (`in_sight`), else infinity
+        first to the second where the first sees it under a policy (`seen`), else infinity
         (and for two bases of one side). Every base against every enemy base in one batch,
         remembered per policy (read-only)."""
         return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
@@ -639,12 +618,6 @@ class Table:
         nearest = np.minimum.reduceat(seen, starts, axis=1)
         at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
         return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
-
-    def nearest_seen_pair(
-        self, policy: SightPolicy, a: Unit, b: Unit, limit: float
-    ) -> tuple[Base, Base] | None:
-        """`nearest_seen_pairs` of one (a, b, limit)."""
-        return self.nearest_seen_pairs(policy, [(a, b, limit)])[0]
 
     def nearest_seen_pairs(
         self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
@@ -691,12 +664,10 @@ class Table:
         policy: SightPolicy,
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
-        *,
-        entire: bool,
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether base viewers[p] sees base targets[p] (table indices) under a policy:
-        every sight line clear when `entire`, else any, and no farther than the terrain lets
-        it see (`sight_reach`). Remembered per policy.
+        every sight line clear when `SightPolicy.entire_base`, else any, and no farther than the
+        terrain lets it see (`sight_reach`). Remembered per policy.
 
         The line to the target's centre is judged first: when it is blocked no base is
         entirely in sight, and when it is clear some of the base is, so it alone answers most
@@ -708,7 +679,7 @@ class Table:
         targets = np.asarray(targets, dtype=int)
         # -1: not judged yet; 0 or 1: the verdict.
         memo: npt.NDArray[np.int8] = self._remember(
-            ("seen", policy, entire), lambda: np.full((len(self.bases),) * 2, -1, dtype=np.int8)
+            ("seen", policy), lambda: np.full((len(self.bases),) * 2, -1, dtype=np.int8)
         )
         known = memo[viewers, targets]
         if (known < 0).any():
@@ -728,34 +699,31 @@ class Table:
                     if reach is not None:
                         open_ = np.flatnonzero(geo.within(self.distances[v, t], reach))
                     if len(open_):
-                        seen[open_] = self._seen_lines(policy, v[open_], t[open_], entire)
+                        seen[open_] = self._seen_lines(policy, v[open_], t[open_])
                     memo[v, t] = seen
                     known = memo[viewers, targets]
         return np.asarray(known > 0)
 
-    def seen_pairs(
-        self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]], *, entire: bool
-    ) -> list[bool]:
+    def seen_pairs(self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]) -> list[bool]:
         """`seen` asked of (viewer, target) pairs of bases: whether each viewer sees its target."""
         if not pairs:
             return []
         viewers = np.array(self.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(self.rows([t for _, t in pairs]), dtype=int)
-        return [bool(ok) for ok in self.seen(policy, viewers, targets, entire=entire)]
+        return [bool(ok) for ok in self.seen(policy, viewers, targets)]
 
     def _seen_lines(
         self,
         policy: SightPolicy,
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
-        entire: bool,
     ) -> npt.NDArray[np.bool_]:
         """(P,) `seen` by the sight lines alone: the lines to the targets' centres first
         (`_centre_lines`), then, in one batch, the other lines of the pairs those leave open
         (an entire base: the centre line is clear; any line: it is blocked), past only the
         bases found near each centre line."""
-        seen, near = self._centre_lines(policy, viewers, targets, entire)
-        still = np.flatnonzero(seen == entire)
+        seen, near = self._centre_lines(policy, viewers, targets)
+        still = np.flatnonzero(seen == policy.entire_base)
         others = np.arange(1, self.sight_points.shape[1])
         if not len(still) or not len(others):
             return seen
@@ -770,7 +738,7 @@ class Table:
             near = lines, np.repeat(near[1][kept], len(others))
         clear = self._lines_clear(policy, viewers[pair], targets[pair], aims, near)
         clear = clear.reshape(len(still), len(others))
-        seen[still] = clear.all(axis=1) if entire else clear.any(axis=1)
+        seen[still] = clear.all(axis=1) if policy.entire_base else clear.any(axis=1)
         return seen
 
     def _centre_lines(
@@ -778,13 +746,13 @@ class Table:
         policy: SightPolicy,
         viewers: npt.NDArray[np.int_],
         targets: npt.NDArray[np.int_],
-        entire: bool,
     ) -> tuple[npt.NDArray[np.bool_], _Near | None]:
         """(P,) `_lines_clear` of the lines to the targets' centres, and, when bases block
         sight, the bases that may block the other lines of each pair (`_Near`: found with the
         line to the centre, as near as the farthest of the target's sight points); None when
-        no base blocks sight. With `entire`, only for the pairs no terrain blocks the centre
-        line of (the others are not entirely in sight, whatever their other lines).
+        no base blocks sight. With `SightPolicy.entire_base`, only for the pairs no terrain
+        blocks the centre line of (the others are not entirely in sight, whatever their other
+        lines).
 
         The line from one centre to another is the line back: each is traced once, for both
         pairs that ask it (the whole table asks both). Terrain and the bases of other units
@@ -802,7 +770,7 @@ class Table:
         clear = terrain_clear[line_of]
         if not policy.bases_block:
             return clear, None
-        searched = np.flatnonzero(terrain_clear) if entire else np.arange(len(lines))
+        searched = np.flatnonzero(terrain_clear) if policy.entire_base else np.arange(len(lines))
         units = self.unit_numbers
         a, b = eye[searched], aim[searched]
         mask = (units[None, :] != units[a][:, None]) & (units[None, :] != units[b][:, None])
@@ -815,7 +783,7 @@ class Table:
         hit = geo.solids_hit(eyes, aims, self.solids, line, base)
         # Each candidate base of a line, for each of the (at most two) pairs asking it (one
         # looking the way the line was traced, one back) whose viewer does not see over it.
-        asked = np.flatnonzero(clear) if entire else np.arange(len(viewers))
+        asked = np.flatnonzero(clear) if policy.entire_base else np.arange(len(viewers))
         back = (viewers[asked] != eye[line_of[asked]]).astype(int)
         pair_at = np.full((len(lines), 2), -1)
         pair_at[line_of[asked], back] = asked
@@ -1072,12 +1040,6 @@ class Table:
             if inside > geo.EPS or ends_in:
                 out.append((piece, inside))
         return out
-
-    def crossed(self, a: Base, b: Base, kinds: Collection[TerrainKind]) -> list[Terrain]:
-        """The terrain pieces of these kinds that the line between the two bases' centres runs
-        through (more than touches), in the scene's order: a stream between two fighters."""
-        on_line = self.pieces_on_line((a.x, a.y), (b.x, b.y))
-        return [piece for piece, inside in on_line if piece.kind in kinds and inside > geo.EPS]
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).
@@ -1354,28 +1316,8 @@ class Table:
     # ----------------------------------------------------------------------------------------
     # A square grid
 
-    def grid_places(self, size: float) -> Mapping[str, GridPlace]:
-        """Where each unit stands on a grid of `size` mm squares, by unit id (memoised per
-        size)."""
-        return self._grid_of(size).places
-
-    def grid_occupants(self, size: float) -> Mapping[Box, tuple[Unit, ...]]:
-        """The units standing in each occupied box of a grid of `size` mm squares (by
-        `grid_places`), in the scene's order of units."""
-        return self._grid_of(size).occupants
-
-    def grid_extent(self, size: float) -> tuple[int, int]:
-        """Columns and rows of `size` mm squares wholly on the table."""
-        width, depth = self.scene.table_width, self.scene.table_depth
-        return math.floor(width / size + 1e-9), math.floor(depth / size + 1e-9)
-
-    def grid_steps(self, size: float) -> geo.Array:
-        """(U, U) the fewest boxes between any box one unit may stand in and any the other may
-        (`GridPlace.boxes`), a diagonal step counting 1.5 (`geometry.grid_steps`), in the
-        scene's order of units (read-only)."""
-        return self._grid_of(size).steps
-
-    def _grid_of(self, size: float) -> _Grid:
+    def grid(self, size: float) -> Grid:
+        """The scene on a grid of `size` mm squares (memoised per size)."""
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
@@ -1419,15 +1361,22 @@ def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, g
     return lo, hi
 
 
-class _Grid(NamedTuple):
-    """A scene on a grid of one size (`Table.grid_places`, `grid_occupants`, `grid_steps`)."""
+class Grid(NamedTuple):
+    """A scene on a grid of one size (`Table.grid`)."""
 
     places: Mapping[str, GridPlace]
+    """Where each unit stands, by unit id."""
     occupants: Mapping[Box, tuple[Unit, ...]]
+    """The units standing in each occupied box (by `places`), in the scene's order of units."""
     steps: geo.Array
+    """(U, U) the fewest boxes between any box one unit may stand in and any the other may
+    (`GridPlace.boxes`), a diagonal step counting 1.5 (`geometry.grid_steps`), in the scene's
+    order of units (read-only)."""
+    extent: tuple[int, int]
+    """Columns and rows of squares wholly on the table."""
 
 
-def _grid(scene: Scene, size: float) -> _Grid:
+def _grid(scene: Scene, size: float) -> Grid:
     places = {u.id: _grid_place(scene, u, size) for u in scene.units}
     occupants: dict[Box, tuple[Unit, ...]] = {}
     for u in scene.units:
@@ -1443,11 +1392,16 @@ def _grid(scene: Scene, size: float) -> _Grid:
     steps = np.abs(dx - dy) + 1.5 * np.minimum(dx, dy)
     if len(boxes):
         steps = np.minimum.reduceat(np.minimum.reduceat(steps, starts, axis=0), starts, axis=1)
-    return _Grid(MappingProxyType(places), MappingProxyType(occupants), _read_only(steps))
+    columns, rows = (
+        math.floor(side / size + 1e-9) for side in (scene.table_width, scene.table_depth)
+    )
+    return Grid(
+        MappingProxyType(places), MappingProxyType(occupants), _read_only(steps), (columns, rows)
+    )
 
 
 def _grid_place(scene: Scene, unit: Unit, size: float) -> GridPlace:
-    """Where one unit stands on a grid of `size` mm squares (`Table.grid_places`)."""
+    """Where one unit stands on a grid of `size` mm squares (`Table.grid`)."""
     x = sum(b.x for b in unit.bases) / len(unit.bases)
     y = sum(b.y for b in unit.bases) / len(unit.bases)
     box = geo.grid_cell((x, y), size)

@@ -100,10 +100,10 @@ class VillageBrawl(Ruleset):
         a, b = expect_args("throw", args, ("THROWER", "TARGET"))
         thrower, target = scene.unit_of(a), scene.unit_of(b)
         table = table_of(scene)
-        near = table.unit_distance(thrower, target)
+        near = table.closest(thrower.bases, target.bases)
         unc = table.uncertainty(near.a, near.b)
         reach = Threshold(near.distance, THROW_REACH[0], unc)
-        seen = table.in_sight(self.sight_policy, near.a, near.b)
+        (seen,) = table.seen_pairs(self.sight_policy, [(near.a, near.b)])
         cover = table.cover(self.cover_policy, near.a, near.b)
         refused = {
             "not_an_enemy": thrower.side == target.side,

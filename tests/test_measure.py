@@ -17,7 +17,7 @@ from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import Table, extent, frame_of, free_beside, table_of
-from rules.scene import Base, Footprint, Scene, TerrainKind
+from rules.scene import Base, Footprint, Scene
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -64,7 +64,8 @@ def test_aspects_and_bases_within_are_the_per_pair_answers() -> None:
     for i in range(0, len(bases), 7):
         for j in range(0, len(bases), 5):
             if i != j:
-                assert table.aspect(bases[i], bases[j]) == geo.aspect(bases[i], bases[j]).aspect
+                want = list(geo.Aspect).index(geo.aspect(bases[i], bases[j]).aspect)
+                assert table.aspects[i, j] == want
     found = [(i, table.index[b.id]) for i, a in enumerate(bases) for b in table.within(a, 100.0)]
     expected = [
         (i, j)
@@ -154,7 +155,7 @@ def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table = Table(scene)
     for u in scene.units:
-        near = [v for v in scene.units if table.unit_distance(u, v).distance <= 150.0]
+        near = [v for v in scene.units if table.closest(u.bases, v.bases).distance <= 150.0]
         assert table.units_within(u, 150.0) == near and u in near
 
 
@@ -164,7 +165,7 @@ def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() 
     expected = []
     for a in units:
         for b in units:
-            near = table.unit_distance(a, b)
+            near = table.closest(a.bases, b.bases)
             unc = table.uncertainty(near.a, near.b)
             if a.side != b.side and geo.within(near.distance, 150.0 + unc):
                 expected.append((a.id, b.id, near.distance, unc))
@@ -189,10 +190,11 @@ def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     )
     table = Table(scene)
     a, b = table.bases
-    kinds = {TerrainKind.STREAM, TerrainKind.WOODS}
-    assert [t.id for t in table.crossed(a, b, kinds)] == ["brook"]
-    assert [t.id for t in table.crossed(b, a, {TerrainKind.STREAM})] == ["brook"]
-    assert table.crossed(a, b, {TerrainKind.HILL}) == []
+    # The centres are 20 cm apart at y = 10 cm: 4 cm of the line lie in the brook; the ditch's
+    # near side is the line itself (touched, not run through), the copse lies 10 cm aside.
+    for there, back in (((a.x, a.y), (b.x, b.y)), ((b.x, b.y), (a.x, a.y))):
+        crossed = table.pieces_on_line(there, back)
+        assert [(t.id, inside) for t, inside in crossed] == [("brook", pytest.approx(40.0))]
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,7 @@ def test_sight_matrix_and_nearest_seen_are_the_per_pair_answers(example: Path) -
     for i in range(0, len(bases), 3):
         for j, b in enumerate(bases):
             enemy = side[bases[i].unit_id] != side[b.unit_id]
-            sees = enemy and table.in_sight(policy, bases[i], b)
+            sees = enemy and table.seen_pairs(policy, [(bases[i], b)])[0]
             assert seen[i, j] == (table.distances[i, j] if sees else math.inf), (i, j)
     nearest, which = table.nearest_seen(policy)
     for i in range(0, len(bases), 3):
@@ -63,13 +64,13 @@ def test_sight_matrix_and_nearest_seen_are_the_per_pair_answers(example: Path) -
 @pytest.mark.parametrize("entire", [False, True])
 def test_seen_pairs_is_seen_asked_of_bases(entire: bool) -> None:
     scene = _tiled(EXAMPLES[0], 40)
-    policy = get_ruleset(scene.ruleset).sight_policy
+    policy = replace(get_ruleset(scene.ruleset).sight_policy, entire_base=entire)
     table, bases = Table(scene), Table(scene).bases
     pairs = [(bases[i], bases[j]) for i in range(0, len(bases), 5) for j in range(len(bases))]
     rows = np.array([[table.index[v.id], table.index[t.id]] for v, t in pairs])
-    expected = table.seen(policy, rows[:, 0], rows[:, 1], entire=entire).tolist()
-    assert Table(scene).seen_pairs(policy, pairs, entire=entire) == expected
-    assert table.seen_pairs(policy, [], entire=entire) == []
+    expected = table.seen(policy, rows[:, 0], rows[:, 1]).tolist()
+    assert Table(scene).seen_pairs(policy, pairs) == expected
+    assert table.seen_pairs(policy, []) == []
 
 
 def test_the_look_ups_and_the_terrain_are_the_scenes_answers() -> None:

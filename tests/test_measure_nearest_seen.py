@@ -1,5 +1,5 @@
 """The measuring layer's questions about two units (`rules/measure.py`): `Table.unit`,
-`unit_uncertainties` and `nearest_seen_pair` (the nearest pair of bases of which one sees the
+`unit_uncertainties` and `nearest_seen_pairs` (the nearest pair of bases of which one sees the
 other), each checked against the geometry of a small scene worked out by hand."""
 
 from __future__ import annotations
@@ -49,19 +49,26 @@ def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
     assert unc[table.unit_row(a), table.unit_row(b)] == pytest.approx(math.hypot(2, 2))
     # a1 5 mm uncertain: a-b is measured between a1 and b1 (the first of the nearest pairs)
     table, a, b = _table(uncertainty=5.0)
-    near = table.unit_distance(a, b)
+    near = table.closest(a.bases, b.bases)
     assert (near.a.id, near.b.id) == ("a1", "b1")
     assert table.unit_uncertainties[table.unit_row(a), table.unit_row(b)] == pytest.approx(
         table.uncertainty(near.a, near.b)
     )
 
 
+def _one(
+    table: Table, policy: SightPolicy, a: Unit, b: Unit, limit: float
+) -> tuple[Base, Base] | None:
+    """`Table.nearest_seen_pairs` asked of one pair of units alone."""
+    return table.nearest_seen_pairs(policy, [(a, b, limit)])[0]
+
+
 def test_nearest_seen_on_an_open_table_is_the_first_nearest_pair() -> None:
     table, a, b = _table()
     assert table.distances[0, 2] == pytest.approx(260.0)
-    assert _ids(table.nearest_seen_pair(OPEN, a, b, 400.0)) == ("a1", "b1")
-    assert _ids(table.nearest_seen_pair(OPEN, b, a, 400.0)) == ("b1", "a1")
-    assert table.nearest_seen_pair(OPEN, a, b, 250.0) is None  # no pair within 250 mm
+    assert _ids(_one(table, OPEN, a, b, 400.0)) == ("a1", "b1")
+    assert _ids(_one(table, OPEN, b, a, 400.0)) == ("b1", "a1")
+    assert _one(table, OPEN, a, b, 250.0) is None  # no pair within 250 mm
 
 
 @pytest.mark.parametrize(
@@ -75,8 +82,8 @@ def test_nearest_seen_passes_over_blocked_pairs(
     woods: tuple[float, float], expected: tuple[str, str] | None
 ) -> None:
     table, a, b = _table(_woods(*woods))
-    assert _ids(table.nearest_seen_pair(WOODS, a, b, 400.0)) == expected
-    assert _ids(table.nearest_seen_pair(OPEN, a, b, 400.0)) == ("a1", "b1")  # woods do not block
+    assert _ids(_one(table, WOODS, a, b, 400.0)) == expected
+    assert _ids(_one(table, OPEN, a, b, 400.0)) == ("a1", "b1")  # woods do not block
 
 
 def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
@@ -84,7 +91,7 @@ def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
     asks = [(a, b, 400.0), (b, a, 400.0), (a, b, 270.0), (a, b, 100.0)]
     many = [_ids(p) for p in table.nearest_seen_pairs(WOODS, asks)]
     fresh, _, _ = _table(_woods(-30.0, 30.0))
-    alone = [_ids(fresh.nearest_seen_pair(WOODS, x, y, limit)) for x, y, limit in asks]
+    alone = [_ids(_one(fresh, WOODS, x, y, limit)) for x, y, limit in asks]
     assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]
 
 

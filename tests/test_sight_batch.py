@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -189,10 +190,11 @@ def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
         for b in blue
     }
     pairs = [(a, b) for a in red for b in blue]
-    centre, _ = table._centre_lines(rs.sight_policy, *_rows(table, pairs), False)
+    any_line = replace(rs.sight_policy, entire_base=False)  # every pair's centre line judged
+    centre, _ = table._centre_lines(any_line, *_rows(table, pairs))
     assert centre.tolist() == [not refs[(a.id, b.id)][0] for a, b in pairs]
     policy = rs.sight_policy
-    seen = np.array(table.seen_pairs(policy, pairs, entire=policy.entire_base))
+    seen = np.array(table.seen_pairs(policy, pairs))
     seen = seen.reshape(len(red), len(blue))
     for i, a in enumerate(red):
         for j, b in enumerate(blue):
@@ -221,7 +223,8 @@ def test_lines_clear_is_the_reference_line_by_line(ident: str, seed: int) -> Non
     ]
     points = table.sight_points.shape[1]
     viewers, targets = _rows(table, pairs)
-    _, near = table._centre_lines(rs.sight_policy, viewers, targets, False)
+    any_line = replace(rs.sight_policy, entire_base=False)  # every pair's bases found
+    _, near = table._centre_lines(any_line, viewers, targets)
     for point in range(points):
         got = table._lines_clear(rs.sight_policy, viewers, targets, point, near)
         assert got.tolist() == [not rays[point] for rays in refs], point
@@ -286,18 +289,20 @@ def test_lines_plainly_through_or_clear_of_a_convex_piece_are_settled_without_cl
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_unit_distance_is_the_first_nearest_pair(seed: int) -> None:
-    """`Table.unit_distance` (read off one pass over all units) names the same pair as
-    `geometry.closest` on the two units' bases: the nearest, the first in reading order of
-    equally near pairs (a unit against itself ties at 0 on every base's own pair: the first,
-    base 0 with base 0, is the one named)."""
+def test_closest_of_two_units_is_the_first_nearest_pair(seed: int) -> None:
+    """`Table.closest` of two units' bases (read off one pass over all units) names the same
+    pair as `geometry.closest` on them, and as `Table.closest` of copies of the groups (which
+    are not units' bases, so measured from their block of distances): the nearest, the first
+    in reading order of equally near pairs (a unit against itself ties at 0 on every base's
+    own pair: the first, base 0 with base 0, is the one named)."""
     scene = _random_scene(300 + seed, "skirmish-19c")
     table = Table(scene)
     for a in scene.units:
         for b in scene.units:
-            got, want = table.unit_distance(a, b), geo.closest(a.bases, b.bases)
+            got, want = table.closest(a.bases, b.bases), geo.closest(a.bases, b.bases)
             assert got.distance == pytest.approx(want.distance, abs=1e-9)
             assert (got.a.id, got.b.id) == (want.a.id, want.b.id)
+            assert got == table.closest(list(a.bases), list(b.bases))
 
 
 def test_skirmish_shoots_over_bases_within_2cm() -> None:
@@ -368,5 +373,6 @@ def test_a_line_traced_once_answers_both_ways() -> None:
     )
     table = Table(scene)
     for entire in (True, False):
-        both = table.seen(rs.sight_policy, np.array([0, 1]), np.array([1, 0]), entire=entire)
+        policy = replace(rs.sight_policy, entire_base=entire)
+        both = table.seen(policy, np.array([0, 1]), np.array([1, 0]))
         assert both.tolist() == [True, False]

@@ -342,7 +342,7 @@ def test_the_sight_verdict_is_the_full_traces() -> None:
         for b in all_bases:
             if a.unit_id != b.unit_id:
                 traced = ref.pair_sight(a, b, ref.obstacles(table, RS.sight_policy, a, b))
-                assert table.in_sight(RS.sight_policy, a, b) is traced.any, (a.id, b.id)
+                assert table.seen_pairs(RS.sight_policy, [(a, b)]) == [traced.any], (a.id, b.id)
                 verdicts.add(traced.any)
     assert verdicts == {True, False}
 

@@ -125,12 +125,12 @@ class AgeOfNapoleon(Ruleset):
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
-        places = table.grid_places(_box_size(scene))
+        places = table.grid(_box_size(scene)).places
         pa, pb = places[shooter.id], places[target.id]
         boxes = grid_steps(pa.box, pb.box)
         band = _band_of(bands, boxes)
         steady = steady_on_grid(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
-        near = table.unit_distance(shooter, target)
+        near = table.closest(shooter.bases, target.bases)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         reached = band is not None
@@ -184,11 +184,10 @@ class AgeOfNapoleon(Ruleset):
         # The 48 drifts (1d8 directions x 1d6 boxes, line 21) are as likely: where each lands
         # (None: off the table), and the units in the boxes hit.
         table, size, (x, y) = table_of(scene), _box_size(scene), data["target_box"]
-        boxes, extent = DATA["rolls"]["drift_distance"]["sides"], table.grid_extent(size)
+        boxes, grid = DATA["rolls"]["drift_distance"]["sides"], table.grid(size)
         ends = ((x + k * dx, y + k * dy) for dx, dy in STEP.values() for k in range(1, boxes + 1))
-        landings = [box if on_table(box, extent) else None for box in ends]
-        occupants = table.grid_occupants(size)
-        struck = Counter(u.id for box in landings if box for u in occupants.get(box, ()))
+        landings = [box if on_table(box, grid.extent) else None for box in ends]
+        struck = Counter(u.id for box in landings if box for u in grid.occupants.get(box, ()))
         share = p_drift / len(landings)
         chance = {n: share * n for n in set(struck.values())}  # of a unit struck n times
         drifts = [(u, chance[struck[u.id]]) for u in scene.units if u.id in struck]
@@ -240,15 +239,15 @@ class AgeOfNapoleon(Ruleset):
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
         if len(args) not in (1, 2):
             raise QuestionError(say("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}"))
-        table, size = table_of(scene), _box_size(scene)
-        unit = table.unit_of(args[0])
+        size = _box_size(scene)
+        unit, grid = table_of(scene).unit_of(args[0]), table_of(scene).grid(size)
         kind = _attr(unit, "type")
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
         asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
             words = {"unit": unit.id, "kind": kind, "asked": asked, "legal": accepted(legal)}
             raise fail(say("may_not_face", **words, rule=rule))
-        place, degrees = table.grid_places(size)[unit.id], unit.bases[0].facing
+        place, degrees = grid.places[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
         facing.update(legal=now in legal, legal_facings=list(legal), source=str(rule))
@@ -269,15 +268,14 @@ class AgeOfNapoleon(Ruleset):
             data["boxes"] = None
             lines.append(f"page 3 gives no move for {kind}: see the QRC")
             return self.answer("move", data, lines)
-        occupants, extent = table.grid_occupants(size), table.grid_extent(size)
         data["boxes"] = []
-        for box, pattern, first in reachable(kind, place.box, extent):
+        for box, pattern, first in reachable(kind, place.box, grid.extent):
             x, y = (length_json(scene, (k + 0.5) * size)["value"] for k in box)
             centre = {"x": x, "y": y, "unit": scene.unit}
             option: dict[str, Any] = {"box": list(box), "centre": centre}
             option.update(boxes_moved=grid_steps(place.box, box), first_step=list(first))
             option.update(how=pattern["how"], source=str(pattern["cite"]))
-            option["occupied_by"] = [u.id for u in occupants.get(box, ()) if u.id != unit.id]
+            option["occupied_by"] = [u.id for u in grid.occupants.get(box, ()) if u.id != unit.id]
             data["boxes"].append(option)
         rules = ", ".join(f"{m['how']} ({m['cite']})" for m in DATA["moves"][kind])
         lines.append(f"{len(data['boxes'])} boxes in reach: {rules}")
@@ -354,14 +352,14 @@ class AgeOfNapoleon(Ruleset):
         if phase == "firing":
             # Enemies within (or maybe within) the longest band of a shooter that has a weapon,
             # has not fired this turn and may fire.
-            steps, shots = table.grid_steps(_box_size(scene)), []
+            steps, shots = table.grid(_box_size(scene)).steps, []
             for row, me in enumerate(units):
                 if me.get("weapon") is None or me.get("fired") or _cannot_fire(me):
                     continue
                 reach = within(steps[row], max(_range_bands(scene, me).values()))
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
             # Every sight line the shots trace, in one batch (each shot then finds its own).
-            pairs = [table.unit_distance(shooter, target) for shooter, target in shots]
+            pairs = [table.closest(shooter.bases, target.bases) for shooter, target in shots]
             table.sights(self.sight_policy, [(n.a, n.b) for n in pairs])
             for shooter, target in shots:
                 kind = "rocket" if shooter.get("weapon") == "rocket" else "shoot"
@@ -371,7 +369,7 @@ class AgeOfNapoleon(Ruleset):
         elif phase == "melee":
             # Only units whose boxes may share a side (1 box apart) or whose bases may touch
             # (no more apart than their positions are uncertain) may be in contact.
-            steps = table.grid_steps(_box_size(scene))
+            steps = table.grid(_box_size(scene)).steps
             near = (steps <= 1) | (table.unit_gaps() <= 2 * table.most_uncertain)
             for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
                 if units[i].side != units[j].side:
@@ -660,11 +658,11 @@ def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount
 def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     """Base to base contact: boxes sharing a side, or bases touching (within the uncertainty)."""
     table = table_of(scene)
-    places = table.grid_places(_box_size(scene))
+    places = table.grid(_box_size(scene)).places
     pa, pb = places[ua.id], places[ub.id]
     adjacent = grid_steps(pa.box, pb.box) <= 1
     steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
-    near = table.unit_distance(ua, ub)
+    near = table.closest(ua.bases, ub.bases)
     touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
     verdicts = (
         (touch.within, "touching"),

@@ -115,8 +115,11 @@ class Europe19c(Ruleset):
         for firer, targets in fire:
             for target in targets:
                 _check_enemies(firer, target)
-            column, apart = FIRING["column_of"], table.unit_distance
-            mine = [Shot(firer, t, apart(firer, t), column[described(t)]) for t in targets]
+            column = FIRING["column_of"]
+            mine = [
+                Shot(firer, t, table.closest(firer.bases, t.bases), column[described(t)])
+                for t in targets
+            ]
             shots += mine
             refusals = _cannot_fire(firer)
             if refusals:
@@ -144,7 +147,7 @@ class Europe19c(Ruleset):
             b.in_arc = bool(b.aims)
         # One sight line clear is enough: fire is by unit, the sheet asks for no whole base.
         pairs = [(b.base, aim) for b in bases for aim in b.aims]
-        sight = table.seen_pairs(self.sight_policy, pairs, entire=False)
+        sight = table.seen_pairs(self.sight_policy, pairs)
         seen = {(v.id, t.id) for (v, t), ok in zip(pairs, sight, strict=True) if ok}
         for shot in shots:
             for b in shot.bases:
@@ -269,7 +272,7 @@ class Europe19c(Ruleset):
         formation_of(target)  # read all the same: it must be one of its type's
         row = CHARGE["rows"][ours]
         entry = row["cells"][CHARGE["columns"].index(theirs)]
-        near = table.unit_distance(attacker, target)
+        near = table.closest(attacker.bases, target.bases)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
         allowance, column = _charge_move(table, attacker, target)
@@ -322,7 +325,7 @@ class Europe19c(Ruleset):
         names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         attacker, defender = map(table.unit_of, names)
         _check_enemies(attacker, defender)
-        near = table.unit_distance(attacker, defender)
+        near = table.closest(attacker.bases, defender.bases)
         touch, face = contact(table, near), _face(table, near.a, near.b)
         a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
         d_side, d_roll, d_line = _melee_side(table, defender, attacker, near, face, charging=False)
@@ -480,7 +483,7 @@ class Europe19c(Ruleset):
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
         units side by side) or the two are not in base contact."""
-        if not in_contact(contact(table, table.unit_distance(a, d))):
+        if not in_contact(contact(table, table.closest(a.bases, d.bases))):
             return None
         first, note = (a, d), ""
         if flag(d, "charged") and not flag(a, "charged"):
@@ -535,7 +538,7 @@ class Europe19c(Ruleset):
             changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
         # Charging cavalry in contact with the firer it charged is fired on by its target.
         table = table_of(scene)
-        touching = in_contact(contact(table, table.unit_distance(firer, target)))
+        touching = in_contact(contact(table, table.closest(firer.bases, target.bases)))
         charging = touching and kind_of(target) == "cavalry" and flag(target, "charged")
         if charging and not flag(target, "fired_on"):
             why = f"charging cavalry fired on by its target {firer.id}: a morale test"
@@ -843,7 +846,7 @@ def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[
     out = []
     for other in table.units_within(target, 2 * table.most_uncertain + geo.EPS):
         if other.side == attacker.side and other is not attacker:
-            near = table.unit_distance(other, target)
+            near = table.closest(other.bases, target.bases)
             if in_contact(contact(table, near)) and _face(table, near.a, near.b).name == face:
                 out.append(other.id)
     return out
@@ -947,7 +950,9 @@ def _melee_side(
         raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
     front_defence = not charging and face.aspect is geo.Aspect.FRONT
-    river = table.crossed(enemy_base, base, TERRAIN["streams"]) if front_defence else []
+    on_line = table.pieces_on_line((enemy_base.x, enemy_base.y), (base.x, base.y))
+    streams = [p for p, inside in on_line if p.kind in TERRAIN["streams"] and inside > geo.EPS]
+    river = streams if front_defence else []
     hill = _in_kinds(table, base, TERRAIN["hills"])
     higher = bool(hill) and not _in_kinds(table, enemy_base, TERRAIN["hills"])
     on_infantry = kind_of(unit) == "cavalry" and kind_of(enemy) == "infantry"

@@ -383,7 +383,7 @@ def _one_or_two(action: str, args: Args, usage: str) -> None:
 
 def _gap(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
     """The nearest bases of two units, their distance, and its uncertainty."""
-    near = table.unit_distance(a, b)
+    near = table.closest(a.bases, b.bases)
     return near, table.uncertainty(near.a, near.b)
 
 
@@ -584,7 +584,8 @@ class SepoysAndSoldiers(Ruleset):
         need = need if need is None or target_kind is None else need[TYPES.index(target_kind)]
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
-        seen = None if band is None else table.nearest_seen_pair(policy, shooter, target, limit)
+        asked = [(shooter, target, limit)]
+        seen = None if band is None else table.nearest_seen_pairs(policy, asked)[0]
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
             longest = format_length(limit - unc, "in")
@@ -815,7 +816,7 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
-        facing = geo.aspect(near.a, near.b)
+        facing = table.face(near.a, near.b)
         flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
         charger_test, target_test = _nerve_of(charger), _nerve_of(target, situation["tests"])
