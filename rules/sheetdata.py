@@ -71,16 +71,13 @@ class Sheet(Mapping[str, Any]):
 
     The tables it reads, when the ruleset has them: `[[fields]]` (a `Field` a row; a row's
     `words` names lists of `[words]` whose words the field accepts too), `[[phases]]` (`name`,
-    `title`, `acting` when not every side acts, `cite`), `[texts]` (or the table named by
-    `texts`) and `[refusals]`."""
+    `title`, `acting` when not every side acts, `cite`), `[texts]` and `[refusals]`."""
 
     tables: Mapping[str, Any]
     ruleset: str
     """The ruleset's id: the `{id}` of a refusal."""
     names: Mapping[str, Any]
     """What every text and refusal may name besides its own blanks (`cite`, for `{cite[arc]}`)."""
-    texts: str
-    """The table of the texts `say` fills in."""
     fields: tuple[Field, ...]
     """The unit attributes the rules read (`Ruleset.unit_fields`)."""
     phases: tuple[Phase, ...]
@@ -97,7 +94,7 @@ class Sheet(Mapping[str, Any]):
 
     def say(self, name: str, /, **blanks: Any) -> str:
         """The text `name`, its `{blanks}` filled in (and the sheet's `names`)."""
-        return str(self.tables[self.texts][name]).format_map({**self.names, **blanks})
+        return str(self.tables["texts"][name]).format_map({**self.names, **blanks})
 
     def lines(self, name: str, /, **blanks: Any) -> list[str]:
         """The text `name` filled in, a line of an answer each of its lines."""
@@ -109,9 +106,7 @@ class Sheet(Mapping[str, Any]):
         return QuestionError(words.format_map({"id": self.ruleset, **self.names, **blanks}))
 
 
-def load_sheet(
-    path: str | Path, sheet: str, ruleset: str, *, texts: str = "texts", names: Sequence[str] = ()
-) -> Sheet:
+def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[str] = ()) -> Sheet:
     """The sheet data of `path` (`load_sheet_data`) for the ruleset `ruleset`; `names`: the
     tables every text and refusal may name (`cite`, for `{cite[arc]}`)."""
     data = load_sheet_data(path, sheet)
@@ -122,7 +117,7 @@ def load_sheet(
         for p in data.get("phases", ())
     )
     named = MappingProxyType({name: data[name] for name in names})
-    return Sheet(MappingProxyType(data), ruleset, named, texts, fields, phases)
+    return Sheet(MappingProxyType(data), ruleset, named, fields, phases)
 
 
 def _field(row: Mapping[str, Any], words: Mapping[str, Sequence[str]]) -> Field:

@@ -412,6 +412,19 @@ def test_failing_nerve_does_what_the_table_says(situation: str, expected: set[An
     assert changed(settle(d, "nerve", ["u", situation], {"passed": False})) == expected
 
 
+def test_a_failed_nerve_says_its_situation_and_what_failing_does() -> None:
+    # line 28: attacked in flank / rear, rout back a full move (end with backs to enemy)
+    out = settle(_unit(), "nerve", ["u", "attacked-in-flank-or-rear"], {"passed": False})
+    (status,) = [c for c in out.changes if c.field == "status"]
+    assert status.reason == (
+        "failed its nerve (attacked in flank or rear): "
+        "rout back a full move (end with backs to enemy)"
+    )
+    # line 24: a charger failing its nerve stands; its charge is its action
+    (stands,) = settle(_charge(), "charge", ["a", "b"], {"result": "no-charge"}).changes
+    assert stands.reason == "failed its nerve (attempting to charge): stand - no charge"
+
+
 def test_passing_nerve_changes_nothing_but_a_reform() -> None:
     assert changed(settle(_unit(), "nerve", ["u", "being-charged"], {"passed": True})) == set()
     # line 41: to reform, pass a nerve and cannot move

@@ -51,13 +51,12 @@ ID = "sepoys-and-soldiers"
 INCH = 25.4
 """mm in an inch: the sheet measures in inches."""
 
-DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, texts="words", names=["cite"])
+DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
-WORDS: dict[str, str] = DATA["words"]
-"""Texts the answers and forms fill in (`DATA.say`: `{cite[key]}` quotes a line), kept with the
-tables; the refusals are `DATA.refusal`."""
 UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 say, refusal = DATA.say, DATA.refusal
+"""A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
+a question the sheet refuses, in the words of its `[refusals]`."""
 
 
 def plural(n: int, word: str, many: str = "s") -> str:
@@ -65,11 +64,12 @@ def plural(n: int, word: str, many: str = "s") -> str:
     return f"{n} {word}{many * (n != 1)}"
 
 
-_WORDS = {f.name: f.choices for f in UNIT_FIELDS}
-TYPES = _WORDS["type"]
+WORDS = {f.name: f.choices for f in UNIT_FIELDS}
+"""The words each attribute accepts (`WORDS["type"]`)."""
+TYPES = WORDS["type"]
 """The orders (and troop types), best first: one quality less is one step along (line 43)."""
-ARMS, GUNS, RATINGS, HURT = _WORDS["arm"], _WORDS["weapon"], _WORDS["rating"], _WORDS["hurt"]
-STATUS_WORDS, ORDERS_THIS_TURN = _WORDS["status"], _WORDS["orders_this_turn"]
+ARMS, GUNS, RATINGS, HURT = WORDS["arm"], WORDS["weapon"], WORDS["rating"], WORDS["hurt"]
+STATUS_WORDS, ORDERS_THIS_TURN = WORDS["status"], WORDS["orders_this_turn"]
 STEADY, AS_ORDERED = STATUS_WORDS[0], ORDERS_THIS_TURN[0]
 
 HITS_PER_BASE: int = DATA["hits_per_base"]
@@ -270,7 +270,7 @@ ROCKET_WHITE_DIE = Roll("flight path (white die)", 1, 6, None, (), (), CITE["roc
 
 BURSTS, BURST_DENOMINATOR = flight_pattern(ROCKET_LEG, ROCKET_LEGS, ROCKETS["turns"], _EXPLODES)
 """Where a rocket may burst (the white die turns it, it flies a leg, the red die explodes it),
-laid from the middle of its base's front toward the base it is aimed at (`Table.laid`); a
+laid from the middle of its base's front toward the base it is aimed at (`Table.laid_many`); a
 burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
 
 
@@ -452,7 +452,7 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
         static = _guns(unit) == "indian"
         moves = not static and going == "open"
         text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
-        why = (WORDS[text], CITE["indian_static" if static else "european_guns"])
+        why = (say(text), CITE["indian_static" if static else "european_guns"])
         return Allowance(EUROPEAN_GUNS_MOVE * moves, going, False, False, names, (why,))
     kind = _order(unit)
     row = DATA["moves"][kind]
@@ -510,7 +510,7 @@ class SepoysAndSoldiers(Ruleset):
     unit = "in"
     phases = tuple(p.name for p in PHASE_STEPS)
     phase_steps = PHASE_STEPS
-    sides_rule = WORDS["sides_rule"]
+    sides_rule = say("sides_rule")
     unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
@@ -581,9 +581,11 @@ class SepoysAndSoldiers(Ruleset):
         # The score a die needs in the row at the band (None: N/A), against a target of the
         # order it acts on (infantry's row) or any (a gun's).
         need = None if band is None else row.get(band.label)
-        need = need if need is None or target_kind is None else need[TYPES.index(target_kind)]
+        if need is not None and target_kind is not None:
+            need = need[TYPES.index(target_kind)]
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
-        acted, limit, policy = _flag(shooter, "acted"), bands[-1].limit + unc, self.sight_policy
+        acted = _flag(shooter, "acted")
+        limit, policy = bands[-1].limit + unc, self.sight_policy
         asked = [(shooter, target, limit)]
         seen = None if band is None else table.nearest_seen_pairs(policy, asked)[0]
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
@@ -596,9 +598,9 @@ class SepoysAndSoldiers(Ruleset):
             needs = say(text, kind=kind, target=target_kind, guns=guns, band=band.label, need=need)
             reasons = [(up_to, band.range_cite), (needs, row["cite"])]
         if arm == "cavalry":
-            reasons.append((WORDS["cavalry_no_fire"], CITE["each_base_rolls"]))
+            reasons.append((say("cavalry_no_fire"), CITE["each_base_rolls"]))
         if moved:
-            reasons.append((WORDS["guns_moved_no_fire"], CITE["guns_moved_no_fire"]))
+            reasons.append((say("guns_moved_no_fire"), CITE["guns_moved_no_fire"]))
         sight = None
         if band is not None:
             blocked = [] if seen else table.blocked_by(policy, shooter.bases, target.bases, limit)
@@ -616,7 +618,8 @@ class SepoysAndSoldiers(Ruleset):
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
         data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
-        data["rolls"], fire, loss = [], None, SITUATIONS["loss-of-a-base"]
+        data["rolls"] = []
+        fire, loss = None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             # Each base rolls 1d6, a disordered unit only half its bases, rounded up (line 42).
             disordered, bases = _flag(shooter, "disordered"), len(shooter.bases)
@@ -636,9 +639,12 @@ class SepoysAndSoldiers(Ruleset):
             data["then"] = then | {"source": str(loss["cite"])}
 
         def lines() -> list[str]:
-            fmt, at = partial(format_length, unit=scene.unit), band and f"{band.label} range"
-            said = dict(distance=fmt(near.distance), unc=fmt(unc), band=at or "out of range")
-            out = [say("shoot", d=data, **said) + WORDS["close_band"] * close, *_said(reasons)]
+            fmt = partial(format_length, unit=scene.unit)
+            at = "out of range" if band is None else f"{band.label} range"
+            head = say("shoot", d=data, distance=fmt(near.distance), unc=fmt(unc), band=at)
+            if close:
+                head += say("close_band")
+            out = [head, *_said(reasons)]
             if fire is not None and band is not None:
                 dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
                 out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
@@ -693,7 +699,7 @@ class SepoysAndSoldiers(Ruleset):
             away = format_length(near.distance, scene.unit)
             out = [f"{ACTED} [{CITE['one_action']}]"] * acted
             out += say("rockets", d=data, rockets=len(shooter.bases), away=away).split("\n")
-            close_burst = WORDS["close_burst"]
+            close_burst = say("close_burst")
             return out + [
                 say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits
             ]
@@ -801,7 +807,7 @@ class SepoysAndSoldiers(Ruleset):
         near, unc = _gap(table, charger, target)
         if arm == "artillery":
             reach = Threshold(near.distance, 0.0, unc)
-            reasons: Reasons = [(WORDS["guns_charge"], CITE["european_guns"])]
+            reasons: Reasons = [(say("guns_charge"), CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
             reach = Threshold(near.distance, move.distance, unc)
@@ -834,8 +840,8 @@ class SepoysAndSoldiers(Ruleset):
         odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = ("charge_continues", "stops_short", "repeat_cycle")
-        receives = WORDS["counter_charges" if counter else "receives_charge"]
-        routs = WORDS["charger_follows_through"]
+        receives = say("counter_charges" if counter else "receives_charge")
+        routs = say("charger_follows_through")
         first, second = SITUATIONS["attempting-to-charge"], situation
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
@@ -859,13 +865,11 @@ class SepoysAndSoldiers(Ruleset):
         def lines() -> list[str]:
             head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
             tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
-            stands = WORDS["counter_stands" if counter else "stands_combat"]
+            stands = say("counter_stands" if counter else "stands_combat")
             steps = say("charge_steps", d=data, stands=stands, s=situation, source=holds, **tests)
-            return [
-                head + WORDS["close_aspect"] * aspect_close,
-                *_said(reasons),
-                *steps.split("\n"),
-            ]
+            if aspect_close:
+                head += say("close_aspect")
+            return [head, *_said(reasons), *steps.split("\n")]
 
         return data, lines
 
@@ -888,7 +892,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(p_both_destroyed=p_both)
         data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
         data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
-        pa, pb = (WORDS["pursues" if _pursues(u) else "advances"] for u in (a, b))
+        pa, pb = (say("pursues" if _pursues(u) else "advances") for u in (a, b))
         data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
@@ -898,8 +902,8 @@ class SepoysAndSoldiers(Ruleset):
             same = pa == pb
             won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
             said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
-            said |= dict(apart=WORDS["not_in_contact"] * (not _touching(contact)))
-            said["rout"] = f" [{CITE['combat_rout']}]" * same
+            said["apart"] = "" if _touching(contact) else say("not_in_contact")
+            said["rout"] = f" [{CITE['combat_rout']}]" if same else ""
             said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
             return say("melee", d=data, **said).split("\n")
 
@@ -931,15 +935,15 @@ class SepoysAndSoldiers(Ruleset):
             say("moves", unit=unit.id, where=where, going=allowance.going, how=how)
             + ", and is disordered" * allowance.disordered,
             *_said(allowance.reasons, "  "),
-            *_said([(WORDS[k], CITE[k]) for k in ("pivot", "interpenetrate")]),
+            *_said([(say(k), CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
         if status in MOVES_AFTER_ACTING:
             full = max(move_allowance(table, unit).distance, FALL_BACK_GAP)  # 8" at least
             past = fall_back_past(table, unit, full)
             data |= {"status": status, "fall_back_past": past}
             for p in past:
-                how = "may manoeuvre past it" if p["may_manoeuvre"] else WORDS["through_it"]
-                close = WORDS["close_past"] * p["too_close_to_call"]
+                how = "may manoeuvre past it" if p["may_manoeuvre"] else say("through_it")
+                close = say("close_past") if p["too_close_to_call"] else ""
                 lines.append(say("past", how=how, close=close, **p))
         return self.answer("move", data, lines)
 
@@ -1102,7 +1106,7 @@ class SepoysAndSoldiers(Ruleset):
             if len(named) > len(shooter.bases):
                 raise refusal("bursts", q=question, n=len(named), unit=shooter.id, fired=fired)
             for unit, base in named:
-                tests = "" if unit.side == shooter.side else WORDS["its_unit_tests"]
+                tests = "" if unit.side == shooter.side else say("its_unit_tests")
                 why = say("burst_on", shooter=shooter.id, tests=tests)
                 changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
@@ -1180,7 +1184,7 @@ class SepoysAndSoldiers(Ruleset):
             if passed:
                 why = "reformed; it cannot move"
                 changes.append(Change(unit.id, "disordered", False, why, CITE["reform_passed"]))
-            why = "attempting to reform is its action" + ("" if passed else WORDS["stands"])
+            why = "attempting to reform is its action" + ("" if passed else say("stands"))
             changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
@@ -1223,7 +1227,7 @@ class SepoysAndSoldiers(Ruleset):
         a, b, r = self._pair(scene, "melee", args)
         most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
         likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
-        drawn, winner = WORDS["drawn_rounds"], say("combat_winner", both=BOTH_DESTROYED)
+        drawn, winner = say("drawn_rounds"), say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
         hits = {u.id: COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
         return (
@@ -1258,7 +1262,7 @@ class SepoysAndSoldiers(Ruleset):
             if _hits(u) + taken[u.id] >= HITS_PER_BASE * len(u.bases):
                 continue  # destroyed
             if not dead and u.id != winner:
-                changes += _routs(u, WORDS["lost_combat"], CITE["combat_rout"])
+                changes += _routs(u, say("lost_combat"), CITE["combat_rout"])
                 continue
             if u.id == winner and _pursues(u):
                 why = "British cavalry must pursue"
@@ -1308,7 +1312,7 @@ class SepoysAndSoldiers(Ruleset):
         if disorder is not None and not _flag(unit, "disordered"):
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
-            why, cite = WORDS["fell_back"], SITUATIONS["loss-of-a-base"]["cite"]
+            why, cite = say("fell_back"), SITUATIONS["loss-of-a-base"]["cite"]
             changes.append(Change(unit.id, "status", STEADY, why, cite))
         return tuple(changes)
 
@@ -1336,7 +1340,7 @@ def _hits_landed(
         raise refusal(
             "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
         )
-    tests = "" if lost == bases else WORDS["tests_for_loss"]
+    tests = "" if lost == bases else say("tests_for_loss")
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
     left = total - HITS_PER_BASE * lost
@@ -1368,7 +1372,7 @@ def _rocket_risk(scene: Scene, target: Unit, shot: Resolution) -> list[Unit]:
 
 def _nerve_failed(unit: Unit, situation: dict[str, Any]) -> list[Change]:
     """What failing the nerve test of `situation` does (lines 22-30)."""
-    why = f"failed its nerve ({situation['name'].lower()}): {situation['on_fail']}"
+    why = say("nerve_failed", s=situation)
     if situation["key"] == "attempting-to-charge":
         return [_acted(unit, why, situation["cite"])]
     if situation["on_fail"].startswith("fall back"):
