@@ -268,8 +268,12 @@ class Face(NamedTuple):
 class Table:
     """The measurements of one scene, each computed once when first asked. Lengths in mm.
 
-    Memos are filled under `_lock` and never changed afterwards (arrays handed out are
-    read-only), so answers are the same whichever thread asks first."""
+    Memos are filled under `_lock`, and an answer once filled in never changes (arrays handed
+    out are read-only), so answers are the same whichever thread asks first. Two kinds of memo
+    grow in place and are read without the lock: the dicts of `_remember_each` and the `seen`
+    matrix (-1 until a pair is judged). That is safe because each entry is written whole, under
+    the lock, before any reader can find it: a reader that misses it takes the lock and looks
+    again."""
 
     def __init__(self, scene: Scene) -> None:
         self.scene = scene

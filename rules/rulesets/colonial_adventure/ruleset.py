@@ -39,7 +39,7 @@ FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
 GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
 LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
 UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-say = DATA.say
+say, refusal = DATA.say, DATA.refusal
 INITIATIVE: Cite = PHASE_STEPS[1].cite
 ACTION_PHASES = ("action-1", "action-2")
 
@@ -162,7 +162,7 @@ class ColonialAdventure(Ruleset):
         kind, weapon = _type(unit), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
-            raise DATA.refusal(
+            raise refusal(
                 "weapon", unit=unit.id, kind=kind, weapon=weapon, allowed=accepted(allowed)
             )
         return check_attr(unit, "weapon", allowed, ruleset=self.id)
@@ -189,9 +189,7 @@ class ColonialAdventure(Ruleset):
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
             if b.role is not None and b.role not in ROLES:
-                raise DATA.refusal(
-                    "role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES)
-                )
+                raise refusal("role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES))
         lost = _count(unit, "casualties")
         figures = sum(b.figures for b in unit.bases)
         firing = sum(b.figures for b in unit.bases if b.role not in NON_FIRING_ROLES)
@@ -205,7 +203,7 @@ class ColonialAdventure(Ruleset):
         if ua.id == ub.id:
             raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
         if ua.side == ub.side:
-            raise DATA.refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
+            raise refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
         return ua, ub
 
     # ----------------------------------------------------------------------------------------
@@ -483,7 +481,7 @@ class ColonialAdventure(Ruleset):
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
         if not args:
-            raise DATA.refusal("move-args")
+            raise refusal("move-args")
         unit = scene.unit_of(args[0])
         return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
 
@@ -492,12 +490,12 @@ class ColonialAdventure(Ruleset):
         what its kind is (README: Movement)."""
         mark, barred = piece.attrs.get("obstacle"), piece.attrs.get("barred", False)
         if mark is not None and mark not in ("low", "high"):
-            raise DATA.refusal("obstacle", piece=piece.id, mark=mark)
+            raise refusal("obstacle", piece=piece.id, mark=mark)
         if mark is None and piece.kind is TerrainKind.BUILDING and barred is not False:
-            raise DATA.refusal("barred", piece=piece.id, barred=barred)
+            raise refusal("barred", piece=piece.id, barred=barred)
         key = f"{mark}-obstacle" if mark else DATA["crossing"].get(str(piece.kind))
         if key is None:
-            raise DATA.refusal("no-crossing", kind=piece.kind, piece=piece.id)
+            raise refusal("no-crossing", kind=piece.kind, piece=piece.id)
         return COSTS[key]
 
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
@@ -580,7 +578,7 @@ class ColonialAdventure(Ruleset):
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             named = ", ".join(map(repr, sides)) or "none"
-            raise DATA.refusal("two-sides", count=len(sides), sides=named)
+            raise refusal("two-sides", count=len(sides), sides=named)
         leaders = dict.fromkeys(sides, 0)
         for unit in scene.units:
             troops = self._troops(unit)
@@ -671,7 +669,7 @@ class ColonialAdventure(Ruleset):
         data = self.shoot(scene, args).data
         if not data["allowed"]:
             reasons = "; ".join(data["reasons"])
-            raise DATA.refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
+            raise refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
         man = " the man took (4-6 on the horse-or-man die) and" if "horses_killed" in data else ""
         hits, kills, shock = (data[k]["distribution"] for k in ("hits", "kills", "shock_points"))
         reports = [
@@ -690,7 +688,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
-            raise DATA.refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
+            raise refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
         changes = []
         if shock:
             why = f"{shock} hits of {shooter.id} rolled 3-4"
@@ -720,7 +718,7 @@ class ColonialAdventure(Ruleset):
         taken = sum(figures[b] for b in removed)
         if taken > lost:
             named = ", ".join(removed)
-            raise DATA.refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
+            raise refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
         changes = list(removals(removed, f"killed ({why})", cite))
         if lost - taken != before:
@@ -734,7 +732,7 @@ class ColonialAdventure(Ruleset):
         a, b = data["attacker"], data["defender"]
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
-            raise DATA.refusal("no-contact", a=a, b=b, apart=apart)
+            raise refusal("no-contact", a=a, b=b, apart=apart)
         units, reports = (scene.unit_of(a), scene.unit_of(b)), []
         for role, side, unit, enemy in zip(SIDES, data["sides"], units, units[::-1], strict=True):
             kill, shock_cite = side["rolls"][0]["need"], MELEE["shock_face_cite"]
@@ -754,7 +752,7 @@ class ColonialAdventure(Ruleset):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
                 dice = {"unit": side["unit"], "dice": side["dice"], "kills": kills, "shock": shock}
-                raise DATA.refusal("dice", **dice)
+                raise refusal("dice", **dice)
         attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
         margin = int(reported["attacker_kills"]) - int(reported["defender_kills"])
         shocked: list[Change] = []
@@ -802,7 +800,7 @@ class ColonialAdventure(Ruleset):
         names = tuple(cost["action"] for _, cost in self._open_now(unit))
         if not names:
             left, cite = self._left(unit), PER_TURN_CITE
-            raise DATA.refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
+            raise refusal("no-action", unit=unit.id, left=left, per_turn=PER_TURN, cite=cite)
         cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
         return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
 
@@ -850,7 +848,7 @@ class ColonialAdventure(Ruleset):
         )
         first, second = bonus
         if totals[first] == totals[second]:
-            raise DATA.refusal("tie", said=said)
+            raise refusal("tie", said=said)
         winner, why = max(bonus, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
@@ -866,7 +864,7 @@ class ColonialAdventure(Ruleset):
             costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
             said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
             after = data["actions_spent_before"] + data["actions_spent"]
-            raise DATA.refusal("move", **{**data, **said}, after=after)
+            raise refusal("move", **{**data, **said}, after=after)
         return ()
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:

@@ -55,7 +55,7 @@ TERRAIN: Final = {
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
 say: Final = DATA.lines
 """The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
-question_error: Final = DATA.refusal
+refusal: Final = DATA.refusal
 """A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
@@ -207,7 +207,7 @@ class Europe19c(Ruleset):
             data |= {"band": next(near, "out-of-range"), "allowed": False}
             in_range = any(s.in_range for s in shot.bases)
             why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
-            data["reasons"] = [refusal(why if in_range else "out-of-range")]
+            data["reasons"] = [no_fire(why if in_range else "out-of-range")]
             return self._refused("shoot", data, say("shoot-opening", **opening))
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
@@ -238,7 +238,7 @@ class Europe19c(Ruleset):
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command LEADER [standard|mini]`: the command roll table for the leader's rating."""
         if len(args) not in (1, 2):
-            raise question_error("command-args", n=len(args), got=" ".join(args) or "none")
+            raise refusal("command-args", n=len(args), got=" ".join(args) or "none")
         leader = table_of(scene).unit_of(args[0])
         size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
         rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
@@ -391,7 +391,7 @@ class Europe19c(Ruleset):
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
         removed = count(unit, "bases_removed")
         if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
-            raise question_error("fired-on", unit=unit, kind=kind_of(unit))
+            raise refusal("fired-on", unit=unit, kind=kind_of(unit))
         causes = [  # how many tests each calls for (lines 130-132)
             (removed, f"{removed} base(s) removed", CITE["base_removed"]),
             (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
@@ -528,7 +528,7 @@ class Europe19c(Ruleset):
         hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
         if saved > hits:
             said = {"args": " ".join(args), "saved": saved, "hits": hits}
-            raise question_error("too-many-saves", line=SAVES["terrain"]["open"]["cite"], **said)
+            raise refusal("too-many-saves", line=SAVES["terrain"]["open"]["cite"], **said)
         lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
         changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
         changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
@@ -786,7 +786,7 @@ def weapon_of(unit: Unit) -> str:
         raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
     name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
     if name not in arms:
-        raise question_error("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
+        raise refusal("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
     return name
 
 
@@ -811,7 +811,7 @@ def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
         return "standard", "the scene gives no game_size, so the standard game"
     if value not in ("standard", "mini"):
         where = "the scene's game_size is" if given is None else "game size"
-        raise question_error("game-size", where=where, value=value)
+        raise refusal("game-size", where=where, value=value)
     return str(value), "the scene's game_size" if given is None else "as asked"
 
 
@@ -905,7 +905,7 @@ def _done_moving(unit: Unit) -> bool:
 
 def _check_enemies(a: Unit, b: Unit) -> None:
     if a.side == b.side:
-        raise question_error("same-side", a=a, b=b)
+        raise refusal("same-side", a=a, b=b)
 
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
@@ -913,7 +913,7 @@ def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     kind = kind_of(unit)
     refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
     refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
-    return [refusal(why) for why, yes in refused.items() if yes]
+    return [no_fire(why) for why, yes in refused.items() if yes]
 
 
 def _save(
@@ -947,7 +947,7 @@ def _melee_side(
     against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""
     row, column, per_base = _melee_dice(unit, enemy, charging)
     if per_base is None:
-        raise question_error("no-melee", unit=unit, row=row, enemy=enemy, column=column)
+        raise refusal("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
     front_defence = not charging and face.aspect is geo.Aspect.FRONT
     on_line = table.pieces_on_line((enemy_base.x, enemy_base.y), (base.x, base.y))
@@ -981,8 +981,8 @@ def _loser_fate(unit: Unit) -> str:
 # Small pieces of answers
 
 
-def refusal(why: str) -> dict[str, Any]:
-    """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`refusals`)."""
+def no_fire(why: str) -> dict[str, Any]:
+    """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`[no_fire]`)."""
     return reason(DATA["no_fire"][why]["reason"], DATA["no_fire"][why]["cite"])
 
 
@@ -1021,5 +1021,5 @@ def _check_removed(unit: Unit, removed: Sequence[str], count: int, what: str) ->
     if len(removed) != wanted:
         said = {"count": count, "what": what, "wanted": wanted, "unit": unit}
         names = ", ".join(removed) or "none"
-        raise question_error("removed", named=len(removed), names=names, **said)
+        raise refusal("removed", named=len(removed), names=names, **said)
     return [b.id for b in unit.bases if b.id in set(removed)]
