@@ -86,6 +86,12 @@ class Threshold:
         """The measurement is within (at most) the limit (`geometry.within`)."""
         return within(self.measured, self.limit)
 
+    @property
+    def beyond(self) -> bool:
+        """Clearly beyond the limit: neither within it nor too close to call (not in base
+        contact, out of a reach, even allowing for the uncertainty)."""
+        return not (self.within or self.too_close_to_call)
+
 
 @dataclass(frozen=True, slots=True)
 class Modifier:

@@ -5,8 +5,8 @@ every question and every ruleset about it.
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
 - edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
-  between units (`closest` names the nearest pair, `unit_gaps` only the distance), with
-  their uncertainty (`uncertainty`);
+  between units (`closest` names the nearest pair, `gap` adds its uncertainty, `unit_gaps`
+  only the distance), with their uncertainty (`uncertainty`);
 - aspects: where each base stands relative to every other's facing (`aspects`), and which face
   of a target a base stands against (`face`);
 - terrain: what each base stands in (`standing`, `centre_in`);
@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import geometry as geo
+from .answer import Threshold
 from .scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 
 _T = TypeVar("_T", bound=np.generic)
@@ -265,6 +266,33 @@ class Face(NamedTuple):
     """How far (mm) the base's centre is from the nearer diagonal bounding that sector."""
 
 
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """The nearest pair of bases of two groups (`Table.gap`), their edge distance and its
+    uncertainty: what every contact and range rule measures."""
+
+    a: Base
+    b: Base
+    distance: float
+    """mm"""
+    uncertainty: float
+    """mm: the combined position uncertainty of `a` and `b`."""
+
+    def against(self, limit: float) -> Threshold:
+        """The gap against a rule's limit (mm)."""
+        return Threshold(self.distance, limit, self.uncertainty)
+
+    @property
+    def contact(self) -> Threshold:
+        """The gap against 0: base contact."""
+        return Threshold(self.distance, 0.0, self.uncertainty)
+
+    @property
+    def touching(self) -> bool:
+        """In base contact, or too close to call."""
+        return not self.contact.beyond
+
+
 class Table:
     """The measurements of one scene, each computed once when first asked. Lengths in mm.
 
@@ -409,6 +437,11 @@ class Table:
         k = int(sub.argmin())
         i, j = divmod(k, len(group_b))
         return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
+
+    def gap(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> Gap:
+        """The nearest pair of bases between two groups (`closest`) with its uncertainty."""
+        near = self.closest(group_a, group_b)
+        return Gap(near.a, near.b, near.distance, self.uncertainty(near.a, near.b))
 
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order

@@ -7,7 +7,15 @@ from fractions import Fraction
 
 import pytest
 
-from rules.answer import Cite, Resolution, chance_json, chances_json, fraction_json, reason_json
+from rules.answer import (
+    Cite,
+    Resolution,
+    Threshold,
+    chance_json,
+    chances_json,
+    fraction_json,
+    reason_json,
+)
 
 
 def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
@@ -48,3 +56,18 @@ def test_a_reason_names_the_line_it_comes_from_or_none() -> None:
         "reason": "as the scene gives it",
         "source": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("measured", "beyond"),
+    [
+        (90.0, False),  # within a 100 mm limit
+        (100.0, False),  # on it
+        (102.0, False),  # 2 mm over, inside a 2 mm uncertainty: too close to call
+        (102.5, True),  # 2.5 mm over: clearly beyond
+    ],
+)
+def test_a_threshold_is_beyond_only_when_clearly_past_the_limit(
+    measured: float, beyond: bool
+) -> None:
+    assert Threshold(measured, 100.0, 2.0).beyond is beyond

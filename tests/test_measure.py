@@ -232,3 +232,25 @@ def test_extent_in_a_bases_frame_and_the_free_width_beside() -> None:
     others = [(-65.0, -25.0, -5.0, 5.0), (50.0, 90.0, 0.0, 30.0), (21.0, 30.0, 50.0, 60.0)]
     assert free_beside((-20.0, 20.0, -10.0, 10.0), others) == (5.0, 30.0)
     assert free_beside((-20.0, 20.0, -10.0, 10.0), others[2:]) == (math.inf, math.inf)
+
+
+def test_the_gap_of_two_units_is_their_nearest_pair_with_its_uncertainty() -> None:
+    # 20 mm squares: a-1 spans x 0..20, a-2 x 30..50, b-1 x 70..90 (all y 0..20), so the
+    # nearest pair is a-2, b-1, 20 mm apart; their uncertainties 3 and 4 mm combine to 5.
+    def scene(b_x: float) -> Scene:
+        a = [base("a-1", 10, 10, 0, 20, 20), base("a-2", 40, 10, 0, 20, 20, uncertainty=3)]
+        b = [base("b-1", b_x, 10, 180, 20, 20, uncertainty=4)]
+        return make_scene("skirmish-19c", [unit("a", "red", a), unit("b", "blue", b)], unit="mm")
+
+    table = table_of(scene(80))
+    a, b = table.scene.units
+    gap = table.gap(a.bases, b.bases)
+    assert (gap.a.id, gap.b.id) == ("a-2", "b-1")
+    assert gap.distance == pytest.approx(20.0) and gap.uncertainty == pytest.approx(5.0)
+    assert not gap.against(25.0).beyond  # 5 mm inside: within
+    assert not gap.against(16.0).beyond  # 4 mm beyond, inside the 5 mm: too close to call
+    assert gap.against(14.0).beyond  # 6 mm beyond: clearly
+    assert gap.contact.limit == 0.0 and not gap.touching  # 20 mm apart
+    # b-1 spans x 54..74: 4 mm from a-2, inside the uncertainty: maybe touching
+    near = table_of(scene(64))
+    assert near.gap(*(u.bases for u in near.scene.units)).touching

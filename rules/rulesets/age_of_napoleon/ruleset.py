@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple, TypeAlias
 import numpy as np
 
 from ... import dice as dice_math
-from ...answer import Modifier, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import Modifier, Resolution, Roll, length_json, threshold_json
 from ...answer import reason_json as reason
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
@@ -662,8 +662,8 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     pa, pb = places[ua.id], places[ub.id]
     adjacent = grid_steps(pa.box, pb.box) <= 1
     steady = steady_on_grid(pa, pb, lambda x, y: grid_steps(x, y) <= 1)
-    near = table.closest(ua.bases, ub.bases)
-    touch = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+    near = table.gap(ua.bases, ub.bases)
+    touch = near.contact
     verdicts = (
         (touch.within, "touching"),
         (adjacent and steady, "adjacent boxes"),

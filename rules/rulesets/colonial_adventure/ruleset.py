@@ -17,10 +17,10 @@ from calibration.units import format_length
 
 from ... import dice, engine
 from ... import geometry as geo
-from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
+from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Table, table_of
+from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...sheetdata import load_sheet
 from ...state import Change, Kind, Report, Scope, bases_report, count_report, removals
@@ -217,7 +217,7 @@ class ColonialAdventure(Ruleset):
         weapon = self._weapon(shooter)
         not_ready = self._not_ready(shooter, weapon)
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
-        near = table.closest(fire_bases, target_bases)
+        near = table.gap(fire_bases, target_bases)
         bands, (needs, row_cite) = BANDS[weapon], NEEDS[weapon]
         index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
         need = None if index is None else needs[index]
@@ -231,8 +231,7 @@ class ColonialAdventure(Ruleset):
         band = "out-of-range" if index is None or need is None else bands[index]["label"]
         edges = [band["high"] for band in bands if "high" in band]
         edge = min(edges, key=lambda e: abs(e * INCH - near.distance))
-        unc = table.uncertainty(near.a, near.b)
-        threshold = Threshold(near.distance, edge * INCH, unc)
+        threshold = near.against(edge * INCH)
         said: dict[str, Any] = {"target": target.id, "weapon": weapon}
         said |= {"blocked": ", ".join(sight.blocked_by)}
         said |= {"inches": near.distance / INCH, "arc": ARC["cite"], "row": row_cite}
@@ -243,7 +242,7 @@ class ColonialAdventure(Ruleset):
         allowed = "" if reasons else ", allowed"
         lines = [f"{shooter.id} ({weapon}) shoots at {target.id}: {apart}, band {band}{allowed}"]
         if threshold.too_close_to_call:
-            within = format_length(unc, scene.unit)
+            within = format_length(near.uncertainty, scene.unit)
             lines.append(f'too close to call: within {within} of the {edge:g}" band edge')
         if cover.cover is not Cover.NONE:
             lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
@@ -343,8 +342,8 @@ class ColonialAdventure(Ruleset):
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         table = table_of(scene)
         attacker, defender = self._pair(table, a, b)
-        near = table.closest(table.select(a), table.select(b))
-        contact = Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
+        near = table.gap(table.select(a), table.select(b))
+        contact = near.contact
         touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover
         att, att_kills, att_line = self._melee_side(table, attacker, defender, near, True)
@@ -386,7 +385,7 @@ class ColonialAdventure(Ruleset):
         return self.answer("melee", data, lines)
 
     def _melee_side(
-        self, table: Table, unit: Unit, enemy: Unit, near: geo.Closest, attacking: bool
+        self, table: Table, unit: Unit, enemy: Unit, near: Gap, attacking: bool
     ) -> tuple[dict[str, Any], tuple[int, Fraction], str]:
         """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
         and its line. The defender's cover counts (hard: a fortification); the sheet gives the

@@ -27,7 +27,7 @@ from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, accepted
-from ...measure import Face, Table, table_of
+from ...measure import Face, Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
 from ...state import Change, Kind, Report, bases_report, count_report, likeliest, removals
@@ -272,12 +272,12 @@ class Europe19c(Ruleset):
         formation_of(target)  # read all the same: it must be one of its type's
         row = CHARGE["rows"][ours]
         entry = row["cells"][CHARGE["columns"].index(theirs)]
-        near = table.closest(attacker.bases, target.bases)
+        near = table.gap(attacker.bases, target.bases)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
         allowance, column = _charge_move(table, attacker, target)
-        move_row, unc = MOVE["rows"][move_row_of(attacker)], table.uncertainty(near.a, near.b)
-        reach = None if allowance is None else Threshold(near.distance, allowance, unc)
+        move_row = MOVE["rows"][move_row_of(attacker)]
+        reach = None if allowance is None else near.against(allowance)
         mine, yours = len(attacker.bases), len(target.bases)
         facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
         facts |= {"mine": mine, "yours": yours, "face": face, "rivals": ", ".join(rivals)}
@@ -325,8 +325,8 @@ class Europe19c(Ruleset):
         names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         attacker, defender = map(table.unit_of, names)
         _check_enemies(attacker, defender)
-        near = table.closest(attacker.bases, defender.bases)
-        touch, face = contact(table, near), _face(table, near.a, near.b)
+        near = table.gap(attacker.bases, defender.bases)
+        touch, face = near.contact, _face(table, near.a, near.b)
         a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
         d_side, d_roll, d_line = _melee_side(table, defender, attacker, near, face, charging=False)
         # The defender loses when it takes as many hits as the attacker or more (line 122).
@@ -342,13 +342,13 @@ class Europe19c(Ruleset):
         sources = ("retreat", "tie", "artillery_eliminated", "blocked", "lost_melee")
         outcome["sources"] = [str(CITE[c]) for c in sources]
         data: dict[str, Any] = {"attacker": attacker.id, "defender": defender.id}
-        data |= {"in_contact": in_contact(touch), "contact": compared(scene, touch)}
+        data |= {"in_contact": not touch.beyond, "contact": compared(scene, touch)}
         data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         facts = data | {"apart": shown(scene, near.distance)}
         opening = say("melee-close") if touch.too_close_to_call else []
-        opening = opening if in_contact(touch) else say("melee-apart", **facts)
+        opening = opening if not touch.beyond else say("melee-apart", **facts)
         return self.answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
 
     # Movement (lines 40-58)
@@ -483,7 +483,7 @@ class Europe19c(Ruleset):
         marked `charged` attacks, else `a`; the other when the hand-to-hand table has `-` that
         way round (a note says which and why); None when neither way can fight (two skirmisher
         units side by side) or the two are not in base contact."""
-        if not in_contact(contact(table, table.closest(a.bases, d.bases))):
+        if not table.gap(a.bases, d.bases).touching:
             return None
         first, note = (a, d), ""
         if flag(d, "charged") and not flag(a, "charged"):
@@ -538,7 +538,7 @@ class Europe19c(Ruleset):
             changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
         # Charging cavalry in contact with the firer it charged is fired on by its target.
         table = table_of(scene)
-        touching = in_contact(contact(table, table.closest(firer.bases, target.bases)))
+        touching = table.gap(firer.bases, target.bases).touching
         charging = touching and kind_of(target) == "cavalry" and flag(target, "charged")
         if charging and not flag(target, "fired_on"):
             why = f"charging cavalry fired on by its target {firer.id}: a morale test"
@@ -818,16 +818,6 @@ def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
 # The table: contact, terrain, faces
 
 
-def contact(table: Table, near: geo.Closest) -> Threshold:
-    """The edge distance of the nearest pair of bases of two units against 0: base contact."""
-    return Threshold(near.distance, 0.0, table.uncertainty(near.a, near.b))
-
-
-def in_contact(t: Threshold) -> bool:
-    """Base contact: edge distance 0, within the measuring uncertainty."""
-    return t.within or t.too_close_to_call
-
-
 def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[str]:
     """Ids of the pieces of these kinds holding the base's centre."""
     return [t.id for t in table.centre_in(base) if t.kind in kinds]
@@ -846,8 +836,8 @@ def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[
     out = []
     for other in table.units_within(target, 2 * table.most_uncertain + geo.EPS):
         if other.side == attacker.side and other is not attacker:
-            near = table.closest(other.bases, target.bases)
-            if in_contact(contact(table, near)) and _face(table, near.a, near.b).name == face:
+            near = table.gap(other.bases, target.bases)
+            if near.touching and _face(table, near.a, near.b).name == face:
                 out.append(other.id)
     return out
 
@@ -876,9 +866,8 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     enemies = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
     if not enemies:
         return road | {"why": "every base is on the road and no enemy is on the table"}
-    near = table.closest(unit.bases, enemies)
-    reach, unc = NUMBERS["road_enemy_cm"] * MM_PER_CM, table.uncertainty(near.a, near.b)
-    t = Threshold(near.distance, reach, unc)
+    near = table.gap(unit.bases, enemies)
+    t = near.against(NUMBERS["road_enemy_cm"] * MM_PER_CM)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
     facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
     why = say("road-enemy", than="at least" if far else "under", **facts)[0]
@@ -941,7 +930,7 @@ def _melee_dice(unit: Unit, enemy: Unit, charging: bool) -> tuple[dict[str, Any]
 
 
 def _melee_side(
-    table: Table, unit: Unit, enemy: Unit, near: geo.Closest, face: Face, charging: bool
+    table: Table, unit: Unit, enemy: Unit, near: Gap, face: Face, charging: bool
 ) -> tuple[dict[str, Any], Roll, str]:
     """One side's dice in hand-to-hand, as the answer shows them, the roll and its line: its row
     against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""

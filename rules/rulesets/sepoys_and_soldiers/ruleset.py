@@ -381,22 +381,6 @@ def _one_or_two(action: str, args: Args, usage: str) -> None:
         raise QuestionError(f"{action} takes 1 or 2 arguments ({action} {usage}), {got}")
 
 
-def _gap(table: Table, a: Unit, b: Unit) -> tuple[geo.Closest, float]:
-    """The nearest bases of two units, their distance, and its uncertainty."""
-    near = table.closest(a.bases, b.bases)
-    return near, table.uncertainty(near.a, near.b)
-
-
-def _contact(table: Table, a: Unit, b: Unit) -> Threshold:
-    """Base contact ("adjacent", line 17): edge-to-edge distance 0, with its uncertainty."""
-    near, unc = _gap(table, a, b)
-    return Threshold(near.distance, 0.0, unc)
-
-
-def _touching(t: Threshold) -> bool:
-    return t.within or t.too_close_to_call
-
-
 def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
     """The units a commander gives orders: his side's, but commanders."""
     return [u for u in scene.units if u.side == commander.side and not is_commander(u)]
@@ -478,8 +462,8 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         box = fu0, fu1, _, fv1 = extent(friend.bases, frame)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
-        near, unc = _gap(table, unit, friend)
-        apart = Threshold(near.distance, FALL_BACK_GAP, unc)
+        near = table.gap(unit.bases, friend.bases)
+        apart, unc = near.against(FALL_BACK_GAP), near.uncertainty
         others = [
             extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
         ]
@@ -573,10 +557,10 @@ class SepoysAndSoldiers(Ruleset):
         arm = _arm(shooter)
         if arm == "rockets":
             return self._rockets(table, shooter, target)
-        near, unc = _gap(table, shooter, target)
+        near = table.gap(shooter.bases, target.bases)
         bands, row, guns = _fire_row(shooter)
         kind, target_kind = (None, None) if guns else (_order(shooter), _order(target))
-        banded = [(b, Threshold(near.distance, b.limit, unc)) for b in bands]
+        banded = [(b, near.against(b.limit)) for b in bands]
         band = next((b for b, t in banded if t.within), None)
         # The score a die needs in the row at the band (None: N/A), against a target of the
         # order it acts on (infantry's row) or any (a gun's).
@@ -585,12 +569,12 @@ class SepoysAndSoldiers(Ruleset):
             need = need[TYPES.index(target_kind)]
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted = _flag(shooter, "acted")
-        limit, policy = bands[-1].limit + unc, self.sight_policy
+        limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
         asked = [(shooter, target, limit)]
         seen = None if band is None else table.nearest_seen_pairs(policy, asked)[0]
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
-            longest = format_length(limit - unc, "in")
+            longest = format_length(bands[-1].limit, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
         else:
             up_to = say("band_range", band=band.label, limit=format_length(band.limit, "in"))
@@ -641,7 +625,8 @@ class SepoysAndSoldiers(Ruleset):
         def lines() -> list[str]:
             fmt = partial(format_length, unit=scene.unit)
             at = "out of range" if band is None else f"{band.label} range"
-            head = say("shoot", d=data, distance=fmt(near.distance), unc=fmt(unc), band=at)
+            said = dict(distance=fmt(near.distance), unc=fmt(near.uncertainty), band=at)
+            head = say("shoot", d=data, **said)
             if close:
                 head += say("close_band")
             out = [head, *_said(reasons)]
@@ -680,12 +665,12 @@ class SepoysAndSoldiers(Ruleset):
             unit = table.unit_of(table.bases[table.index[bid]].unit_id)
             hit = dict(base=bid, unit=unit.id, side=unit.side, too_close_to_call=bid in close)
             hits.append(hit | {"p_lost": exact(whole - left, whole)})
-        near, unc = _gap(table, shooter, target)
-        reach = Threshold(near.distance, ROCKET_REACH, unc)
+        near = table.gap(shooter.bases, target.bases)
+        reach = near.against(ROCKET_REACH)
         p_hit = Fraction(whole - target_spared, whole)
         data: dict[str, Any] = {"shooter": shooter.id, "target": target.id, "rockets": rockets}
         data |= {"distance": length(scene, near.distance), "reach": threshold(scene, reach)}
-        data["band"], data["allowed"] = "rocket" if _touching(reach) else "out-of-range", not acted
+        data["band"], data["allowed"] = "out-of-range" if reach.beyond else "rocket", not acted
         data["rolls"] = [ROCKET_RED_DIE.as_json(), ROCKET_WHITE_DIE.as_json()]
         data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
@@ -727,8 +712,8 @@ class SepoysAndSoldiers(Ruleset):
         rating, refusals = _rating(commander), _order_refusals(commander)
         row, given = COMMANDERS[rating], _count(commander, "orders_given")
         units = _commanded(scene, commander) if asked is None else [asked]
-        contacts = [(u, _contact(table, commander, u)) for u in units]
-        adjacent = [(u, t) for u, t in contacts if _touching(t)]
+        contacts = [(u, table.gap(commander.bases, u.bases).contact) for u in units]
+        adjacent = [(u, t) for u, t in contacts if not t.beyond]
         note = "equal or more: acts on the order this turn; lower: next turn"
         roll = Roll.success_roll("change orders", 1, 6, row["quality"], (), row["cite"], note)
         p_now, risk = roll.p_success or Fraction(0), commander_risk(commander.id, rating)
@@ -736,7 +721,7 @@ class SepoysAndSoldiers(Ruleset):
         data["contact_rule"] = str(CITE["adjacent"])
         data["in_command"] = [b.id for u, _ in adjacent for b in u.bases]
         data["units"] = [
-            {"unit": u.id, "adjacent": _touching(t), "contact": threshold(scene, t)}
+            {"unit": u.id, "adjacent": not t.beyond, "contact": threshold(scene, t)}
             | {"too_close_to_call": t.too_close_to_call}
             for u, t in contacts
         ]
@@ -774,7 +759,7 @@ class SepoysAndSoldiers(Ruleset):
         kind, disordered = _order(unit), _flag(unit, "disordered")
         test = NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
-        by = [u for u in by if _touching(_contact(table, u, unit))]  # adjacent (line 17)
+        by = [u for u in by if table.gap(u.bases, unit.bases).touching]  # adjacent (line 17)
         risks = [commander_risk(u.id, _rating(u)) for u in by]
         data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
         data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
@@ -804,16 +789,16 @@ class SepoysAndSoldiers(Ruleset):
         scene = table.scene
         _fighting("charge", charger, target)
         arm, target_arm = _arm(charger), _arm(target)
-        near, unc = _gap(table, charger, target)
+        near = table.gap(charger.bases, target.bases)
         if arm == "artillery":
-            reach = Threshold(near.distance, 0.0, unc)
+            reach = near.contact
             reasons: Reasons = [(say("guns_charge"), CITE["european_guns"])]
         else:
             move = move_allowance(table, charger)
-            reach = Threshold(near.distance, move.distance, unc)
+            reach = near.against(move.distance)
             how_far = say("charge_reach", going=move.going, move=format_length(move.distance, "in"))
             reasons = [(how_far, move.reasons[0][1])]
-            if not _touching(reach):
+            if reach.beyond:
                 reasons.append(("the target is beyond the charge move", None))
         if _status(charger) == "routed":
             reasons.append(("a routed unit must attempt to rally, not charge", CITE["rally"]))
@@ -823,7 +808,8 @@ class SepoysAndSoldiers(Ruleset):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
         facing = table.face(near.a, near.b)
-        flank, aspect_close = facing.aspect is not geo.Aspect.FRONT, facing.margin <= unc
+        flank = facing.aspect is not geo.Aspect.FRONT
+        aspect_close = facing.margin <= near.uncertainty
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]
         charger_test, target_test = _nerve_of(charger), _nerve_of(target, situation["tests"])
         counter = arm == "cavalry" and target_arm == "cavalry"
@@ -880,12 +866,12 @@ class SepoysAndSoldiers(Ruleset):
         """A charge combat: every one is listed."""
         scene = table.scene
         _fighting("melee", a, b)
-        contact, (ta, tb) = _contact(table, a, b), (_nerve_of(a), _nerve_of(b))
+        contact, (ta, tb) = table.gap(a.bases, b.bases).contact, (_nerve_of(a), _nerve_of(b))
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
         result = charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
         sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
         data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
-        data |= dict(in_contact=_touching(contact), rolls=[ta.roll.as_json(), tb.roll.as_json()])
+        data |= dict(in_contact=not contact.beyond, rolls=[ta.roll.as_json(), tb.roll.as_json()])
         p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
         p_both = exact(result.both_destroyed, result.whole)
         data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
@@ -902,7 +888,7 @@ class SepoysAndSoldiers(Ruleset):
             same = pa == pb
             won = say("won", pursuit=pa) if same else say("won_apart", a=a.id, b=b.id, pa=pa, pb=pb)
             said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
-            said["apart"] = "" if _touching(contact) else say("not_in_contact")
+            said["apart"] = say("not_in_contact") if contact.beyond else ""
             said["rout"] = f" [{CITE['combat_rout']}]" if same else ""
             said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
             return say("melee", d=data, **said).split("\n")
@@ -961,7 +947,7 @@ class SepoysAndSoldiers(Ruleset):
             for c in (u for u in scene.units if is_commander(u)):
                 nearby = {u.id for u in table.units_within(c, touch)}
                 near = [u for u in _commanded(scene, c) if u.id in nearby]
-                near = [u for u in near if _touching(_contact(table, c, u))]
+                near = [u for u in near if table.gap(c.bases, u.bases).touching]
                 if near and not _order_refusals(c):
                     yield from (Candidate("command", (c.id, u.id)) for u in near)
                 else:
@@ -979,7 +965,7 @@ class SepoysAndSoldiers(Ruleset):
             for a, b, gap, unc in table.enemy_pairs(troops, LONGEST_CHARGE):
                 may = _arm(a) != "artillery" and _status(a) is None
                 may = may and not _flag(a, "disordered") and not _flag(a, "acted")
-                if may and _touching(Threshold(gap, move_allowance(table, a).distance, unc)):
+                if may and not Threshold(gap, move_allowance(table, a).distance, unc).beyond:
                     yield Candidate("charge", (a.id, b.id))
         elif phase == "move":
             # Not a unit that has moved, or acted (but for the move of a failed nerve test).
