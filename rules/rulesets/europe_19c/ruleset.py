@@ -117,7 +117,7 @@ class Europe19c(Ruleset):
                 _check_enemies(firer, target)
             column = FIRING["column_of"]
             mine = [
-                Shot(firer, t, table.closest(firer.bases, t.bases), column[described(t)])
+                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)])
                 for t in targets
             ]
             shots += mine
@@ -173,7 +173,7 @@ class Europe19c(Ruleset):
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
-        table, shot = table_of(scene), self.shot(scene, args)
+        shot = self.shot(scene, args)
         firer, nearest, column, lead = shot.firer, shot.nearest, shot.column, shot.lead
         category = FIRING["columns"][column["column"]]
         data: dict[str, Any] = {"shooter": firer.id, "target": shot.target.id, "rolls": []}
@@ -194,8 +194,7 @@ class Europe19c(Ruleset):
         bonus = length(scene, NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM) if starred else None
         data["weapon"] = {"name": shot.weapon, "bands": bands, "skirmisher_bonus": bonus}
         data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
-        unc = table.uncertainty(nearest.a, nearest.b)
-        whole = Threshold(nearest.distance, shot.bands[-1][1], unc)
+        whole = nearest.against(shot.bands[-1][1])
         data["range"] = compared(scene, whole if lead is None else lead.range)
         data["arc"] = {"half_angle": NUMBERS["arc_half_angle"], "source": str(CITE["arc"])}
         data["arc"]["all_round_in_town"] = [s.base.id for s in shot.bases if s.in_town]
@@ -719,7 +718,7 @@ class Shot:
 
     firer: Unit
     target: Unit
-    nearest: geo.Closest
+    nearest: Gap
     column: dict[str, str]
     """The target's column of the firing table, and why."""
     refusals: list[dict[str, Any]] = field(default_factory=list)

@@ -823,7 +823,7 @@ class Skirmish19c(Ruleset):
         the distance, plus the length in difficult going again (at most the whole distance),
         plus a quarter move a barrier crossed (line 111): the path as answers give it, its
         lengths (mm) and its cost against the allowance."""
-        near = table.closest(unit.bases, target)
+        near = table.gap(unit.bases, target)
         difficult, hard_going, barriers = 0.0, [], []
         for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
             if is_difficult(piece):
@@ -837,7 +837,7 @@ class Skirmish19c(Ruleset):
         path: dict[str, Any] = dict(difficult_pieces=hard_going, barriers=barriers)
         path |= {"from": near.a.id, "to": near.b.id}
         path |= {k: length_json(table.scene, v) for k, v in mm.items()}
-        return path, mm, Threshold(cost, allowance, table.uncertainty(near.a, near.b))
+        return path, mm, Threshold(cost, allowance, near.uncertainty)
 
     def _platoon(self, table: Table, unit: Unit) -> dict[str, Any]:
         """Lines 143 and 186: a platoon's groups linked by gaps of at most 5 cm, with an officer
