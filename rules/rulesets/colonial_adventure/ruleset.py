@@ -343,8 +343,7 @@ class ColonialAdventure(Ruleset):
         table = table_of(scene)
         attacker, defender = self._pair(table, a, b)
         near = table.gap(table.select(a), table.select(b))
-        contact = near.contact
-        touching = near.distance <= geo.EPS  # touching or overlapping: certainly in contact
+        contact = near.contact  # within 0: touching or overlapping, certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover
         att, att_kills, att_line = self._melee_side(table, attacker, defender, near, True)
         dfd, dfd_kills, dfd_line = self._melee_side(table, defender, attacker, near, False)
@@ -353,7 +352,7 @@ class ColonialAdventure(Ruleset):
         att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
         p_draw = margin[0]
-        state = "in" if touching else "close" if contact.too_close_to_call else "apart"
+        state = "in" if contact.within else "close" if contact.too_close_to_call else "apart"
         names = {"attacker": attacker.id, "defender": defender.id}
         apart = format_length(near.distance, scene.unit)
         lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
@@ -377,7 +376,7 @@ class ColonialAdventure(Ruleset):
         data: dict[str, Any] = {"attacker": a, "defender": b}
         data["between"] = {"a": near.a.id, "b": near.b.id}
         data |= {"distance": length_json(scene, near.distance)}
-        data |= {"in_contact": touching or contact.too_close_to_call}
+        data |= {"in_contact": not contact.beyond}
         data |= {"contact": threshold_json(scene, contact)}
         aspect = table.face(near.a, near.b).aspect  # where the attacker stands to the defender
         data |= {"aspect": aspect.value, "defender_cover": COVER_WORD[cover]}
