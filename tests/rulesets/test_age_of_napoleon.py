@@ -870,3 +870,28 @@ def test_resolution_lines_cite_the_sheet() -> None:
     sc = scene(inf("a", "red", 3, 3, 2), inf("b", "blue", 5, 5))
     res: Resolution = RS.resolve(sc, "shoot", ("a", "b"))
     assert any(re.search(r"003_5b7c133d01707a77\.txt:18", line) for line in res.lines)
+
+
+FORM = '{"dice": N, "reason": "...", "target": "id" (optional)}'
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("minus one", f"unit 'a': fire_modifiers is a list of {FORM}, got 'minus one'"),
+        ([{"die": 1}], f"unit 'a' fire_modifiers[0]: fire_modifiers is a list of {FORM}, got "),
+        (
+            [{"dice": "one", "reason": "x"}],
+            "unit 'a' fire_modifiers[0]: 'dice' must be a number of dice to add, got 'one'",
+        ),
+        (
+            [{"dice": 1, "reason": "x"}, {"dice": 1, "reason": " "}],
+            "unit 'a' fire_modifiers[1]: 'reason' must say which QRC modifier this is, got ' '",
+        ),
+    ],
+)
+def test_a_bad_modifier_is_refused_naming_where_and_the_form(given: Any, said: str) -> None:
+    message = error(
+        scene(inf("a", "r", 1, 1, fire_modifiers=given), inf("b", "b", 2, 1)), "shoot", "a", "b"
+    )
+    assert message.startswith(f"age-of-napoleon: {said}"), message

@@ -44,9 +44,8 @@ say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
 
 
-def fail(message: str) -> QuestionError:
-    """A question the page refuses, and why."""
-    return QuestionError(f"{RULESET_ID}: {message}")
+refusal = DATA.refusal
+"""A question the page refuses, in the words of sheet.toml's `[refusals]`, `{names}` filled in."""
 
 
 Reports: TypeAlias = tuple[Report, ...]
@@ -87,7 +86,7 @@ class AgeOfNapoleon(Ruleset):
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
-            raise fail(say("fires_rockets", unit=shooter.id, a=a, b=b))
+            raise refusal("fires_rockets", unit=shooter.id, a=a, b=b)
         die = _die(shooter)
         data, lines = self._shot(scene, shooter, target, "shoot", a, b)
         dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
@@ -174,7 +173,7 @@ class AgeOfNapoleon(Ruleset):
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
-            raise fail(say("not_a_rocket", unit=firer.id, weapon=firer.get("weapon")))
+            raise refusal("not_a_rocket", unit=firer.id, weapon=firer.get("weapon"))
         data, lines = self._shot(scene, firer, target, "rocket", a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
@@ -213,7 +212,7 @@ class AgeOfNapoleon(Ruleset):
         gun = scene.unit_of(a)
         kind = _attr(gun, "type")
         if kind != "machine-gun":
-            raise fail(say("not_a_gun", unit=gun.id, kind=kind))
+            raise refusal("not_a_gun", unit=gun.id, kind=kind)
         case, turns = _overheat_case(gun)
         state, fired, rule = gun.get("gun_state"), gun.get("fired"), DATA["overheat"][case]
         check = case.startswith("check")
@@ -238,7 +237,7 @@ class AgeOfNapoleon(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
         if len(args) not in (1, 2):
-            raise QuestionError(say("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}"))
+            raise refusal("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}")
         size = _box_size(scene)
         unit, grid = table_of(scene).unit_of(args[0]), table_of(scene).grid(size)
         kind = _attr(unit, "type")
@@ -246,7 +245,7 @@ class AgeOfNapoleon(Ruleset):
         asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
             words = {"unit": unit.id, "kind": kind, "asked": asked, "legal": accepted(legal)}
-            raise fail(say("may_not_face", **words, rule=rule))
+            raise refusal("may_not_face", **words, rule=rule)
         place, degrees = grid.places[unit.id], unit.bases[0].facing
         now, off = facing_name(degrees)
         facing: dict[str, Any] = dict(degrees=degrees, nearest=now, off_by_degrees=round(off, 1))
@@ -433,7 +432,7 @@ class AgeOfNapoleon(Ruleset):
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
         res = self.melee(scene, args)
         if not res.data["in_contact"]:
-            raise fail(say("no_contact", a=args[0], b=args[1]))
+            raise refusal("no_contact", a=args[0], b=args[1])
         ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
         sides = res.data["sides"]
         on_a = _hits_reports(ON_A, ua, ub.id, sides[ub.id]["dice"], melee=True)
@@ -491,7 +490,7 @@ class AgeOfNapoleon(Ruleset):
         then, score = DATA["overheat"][case].get("then", ()), got.get("score", 0)
         if case.startswith("check"):
             if score < 1:
-                raise fail(f"overheat {args[0]}: a d6 shows 1 to 6, got {score}")
+                raise refusal("overheat_score", unit=args[0], score=score)
             if score > turns:
                 return ()
             then = then[got["if_overheated"]] if case == "check" else then
@@ -520,7 +519,7 @@ class AgeOfNapoleon(Ruleset):
 def _box_size(scene: Scene) -> float:
     """The side of one box, mm: every length of the page is counted in boxes."""
     if scene.grid_box is None:
-        raise fail(say("no_grid"))
+        raise refusal("no_grid")
     return scene.grid_box
 
 
@@ -529,11 +528,11 @@ def _range_bands(scene: Scene, unit: Unit) -> dict[str, float]:
     `ranges` (QRC)."""
     weapon, ranges = unit.get("weapon"), scene.extra.get("ranges")
     if weapon is None:
-        raise fail(f"unit {unit.id!r} has no 'weapon', so it does not fire")
+        raise refusal("no_weapon", unit=unit.id)
 
     def refused(text: str, **more: Any) -> QuestionError:
         example = say("ranges_example", weapon=weapon)
-        return fail(say(text, unit=unit.id, weapon=weapon, example=example, **more))
+        return refusal(text, unit=unit.id, weapon=weapon, example=example, **more)
 
     if ranges is None:
         raise refused("no_ranges")
@@ -587,7 +586,7 @@ def _leader(unit: Unit) -> str | None:
     """The id of the unit's leader base, if it has one (line 4; no other role is on the page)."""
     for base in unit.bases:
         if base.role not in (None, "leader"):
-            raise fail(say("bad_role", base=base.id, unit=unit.id, role=base.role))
+            raise refusal("bad_role", base=base.id, unit=unit.id, role=base.role)
     return next((base.id for base in unit.bases if base.role), None)
 
 
@@ -596,9 +595,9 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
     _box_size(scene)
     ua, ub = table_of(scene).unit_of(a), table_of(scene).unit_of(b)
     if ua.id == ub.id:
-        raise fail(f"{action}: {ua.id!r} and {ub.id!r} are the same unit")
+        raise refusal("same_unit", action=action, a=ua.id, b=ub.id)
     if ua.side == ub.side:
-        raise fail(say("same_side", action=action, a=ua.id, b=ub.id, side=ua.side))
+        raise refusal("same_side", action=action, a=ua.id, b=ub.id, side=ua.side)
     return ua, ub
 
 
@@ -630,19 +629,18 @@ def _count_dice(unit: Unit, target: Unit, die: str, *, melee: bool) -> DiceCount
     The modifiers are those the scene gives the unit, but those given for another target."""
     key = "melee_modifiers" if melee else "fire_modifiers"
     given = unit.get(key)
-    form = f'{key} is a list of {{"dice": N, "reason": "...", "target": "id" (optional)}}'
     if given is not None and not isinstance(given, list):
-        raise fail(f"unit {unit.id!r}: {form}, got {given!r}")
+        raise refusal("not_a_list", unit=unit.id, key=key, given=given)
     out = []
     for i, item in enumerate(given or ()):
-        where = f"unit {unit.id!r} {key}[{i}]"
+        where = dict(unit=unit.id, key=key, i=i)
         if not isinstance(item, dict) or set(item) - {"dice", "reason", "target"}:
-            raise fail(f"{where}: {form}, got {item!r}")
+            raise refusal("not_an_item", **where, item=item)
         value, named = item.get("dice"), item.get("reason")
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise fail(f"{where}: 'dice' must be a number of dice to add, got {value!r}")
+            raise refusal("bad_dice", **where, value=value)
         if not isinstance(named, str) or not named.strip():
-            raise fail(f"{where}: 'reason' must say which QRC modifier this is, got {named!r}")
+            raise refusal("bad_reason", **where, named=named)
         if item.get("target") in (None, target.id, *(b.id for b in target.bases)):
             out.append(Modifier(value, f"{named} (QRC, given in the scene)"))
     raw = len(unit.bases) + sum((Fraction(m.value) for m in out), Fraction(0))
@@ -749,7 +747,7 @@ def _refuse_unless_allowed(res: Resolution, what: str) -> None:
     )
     why = next((why for refused, why in refusals if refused), None)
     if not data["allowed"] and why:
-        raise fail(f"{what}: {why}, so there are no dice to report")
+        raise refusal("no_dice", what=what, why=why)
 
 
 def _hits_reports(
@@ -848,4 +846,4 @@ def parse_facing(text: str) -> str:
         nearest, off = "", math.nan
     if off < 1e-6:
         return nearest
-    raise fail(say("bad_facing", facing=text, directions=accepted(DIRECTIONS)))
+    raise refusal("bad_facing", facing=text, directions=accepted(DIRECTIONS))
