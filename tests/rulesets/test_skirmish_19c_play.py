@@ -216,17 +216,19 @@ def test_the_shot_form_asks_hits_kills_wounds_and_the_figures_taken_off() -> Non
     assert by["taken_off"].bases == ("blue-1", "blue-2", "blue-3")
 
 
-def test_the_shot_form_shows_the_likeliest_counts_first() -> None:
+def test_the_shot_form_shows_the_likeliest_hits_first_and_can_be_confirmed_as_shown() -> None:
     # Ten commanded, loaded riflemen (a column 3 cm apart) 20-28 cm from three Zouaves: short
     # range in the open, all ten fire (line 29), 2+ on a D8: a hit is 7/8. The likeliest count
-    # of a binomial(n, p) is the whole part of (n + 1) p: hits 11 x 7/8 = 9.6 -> 9. A kill is
-    # a hit whose D6 reads 5-6 (line 48), 7/8 x 2/6 = 7/24: 11 x 7/24 = 3.2 -> 3; a wound (3-4)
-    # the same.
+    # of a binomial(n, p) is the whole part of (n + 1) p: hits 11 x 7/8 = 9.6 -> 9. Kills and
+    # wounds are first shown 0: a kill takes a figure off, and which one is the table's to say
+    # (hits are randomised among the group, line 51), so the form as shown can be confirmed.
     doc = volley_scene()
     doc["units"][0]["bases"] = column("red", 10, 10)
     by = {r.name: r for r in RS.report_form(read(doc), "shoot", ["red", "blue"])}
-    assert by["hits"].maximum == 10
-    assert (by["hits"].default, by["kills"].default, by["wounds"].default) == (9, 3, 3)
+    assert by["hits"].maximum == by["kills"].maximum == 10
+    assert (by["hits"].default, by["kills"].default, by["wounds"].default) == (9, 0, 0)
+    outcome = settle(doc, "shoot", ["red", "blue"], hits=9, kills=0, wounds=0, taken_off=[])
+    assert changes(outcome) == {("red", "fired", True)}
 
 
 def test_a_shot_kills_and_wounds_and_the_next_risk_counts_them() -> None:

@@ -50,8 +50,6 @@ Why = tuple[str, Cite]
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
 CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
 INSIDE = geo.Containment.INSIDE
-COUNTED = ("hits", "kills", "wounds")
-"""The counts a volley's odds give and its form asks (lines 40-49)."""
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
 
@@ -931,12 +929,14 @@ class Skirmish19c(Ruleset):
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
         target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
         picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
-        odds = {k: [Fraction(p["exact"]) for p in data[k]["distribution"]] for k in COUNTED}
+        odds = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
         label = say("hits-label", need=need, fire=fire)
-        reports = [count_report("hits", label, TO_HIT[data["band"]]["cite"], odds["hits"])]
+        reports = [count_report("hits", label, TO_HIT[data["band"]]["cite"], odds)]
+        # Kills and wounds are first shown 0, so the form as first shown can be confirmed: a
+        # kill takes a figure off, and which one the table decides (hits are randomised, line 51).
         for r in ("kill", "wound"):
             label = say(f"{r}s-label", shift=shift, faces=faces(row, r))
-            reports.append(count_report(f"{r}s", label, row["cite"], odds[f"{r}s"]))
+            reports.append(Report(f"{r}s", Kind.COUNT, label, row["cite"], maximum=fire, default=0))
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
