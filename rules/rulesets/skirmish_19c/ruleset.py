@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, chain
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -1143,10 +1143,16 @@ class Skirmish19c(Ruleset):
             groups = [u for u in acting if not is_player_character(u)]
             yield from (Candidate("out-of-command", (u.id,)) for u in groups)
             yield from (Candidate("risk", (u.id,)) for u in acting)
+        if phase in ("move-a", "actions-b"):
+            charges = {u.id: list(self._charges(table, u)) for u in acting}
+            # Every charge path of the phase crossed with the terrain in one batch (`_path`).
+            targets = [(table.unit_of(c.args[0]), c.args[1]) for c in chain(*charges.values())]
+            gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
+            table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
         for u in acting if phase in ("move-a", "actions-b") else ():
             yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
             yield Candidate("move", (u.id,))
-            yield from self._charges(table, u)
+            yield from charges[u.id]
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
             yield from self._shots(table, u)
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
