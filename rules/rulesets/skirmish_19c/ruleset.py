@@ -630,8 +630,10 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
+        # Each figure's nearest enemy figure, the first of equally near ones.
+        nearest = table.block(unit.bases, others).argmin(axis=1).tolist() if others else []
         reasons = []
-        for base in unit.bases:
+        for k, base in enumerate(unit.bases):
             # A base entirely in a piece has its centre in it: only those pieces are asked.
             covering = [t for t in table.centre_in(base) if self.cover_of(t) is not Cover.NONE]
             if covering:
@@ -639,8 +641,7 @@ class Skirmish19c(Ruleset):
                 covering = [t for t in covering if t.id in inside]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
             if not found and others:
-                # The figure's nearest enemy figure, the first of equally near ones.
-                enemy = others[int(table.block([base], others).argmin())]
+                enemy = others[nearest[k]]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
