@@ -726,7 +726,10 @@ class Table:
                 if len(todo):
                     # each pair once (`_centre_lines` traces a line for the pairs asking it)
                     n = len(self.bases)
-                    asked = np.unique(viewers[todo] * n + targets[todo])
+                    asked = viewers[todo] * n + targets[todo]
+                    # (a matrix's pairs, `_seen_within`'s, come in reading order already)
+                    if not (asked[1:] > asked[:-1]).all():
+                        asked = np.unique(asked)
                     v, t = asked // n, asked % n
                     seen = np.zeros(len(v), dtype=bool)
                     # A pair farther apart than the terrain lets it see is not in sight,
@@ -1068,15 +1071,41 @@ class Table:
     def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
         """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
         each with the length of the line inside it (`geometry.inside_lengths`, mm): what a
-        move straight from a to b passes through."""
-        out = []
-        for piece, _ in self._pieces_near(a, b, geo.EPS):
+        move straight from a to b passes through (`pieces_on_lines`)."""
+        return self.pieces_on_lines([(a, b)])[0]
+
+    def pieces_on_lines(
+        self, lines: Sequence[tuple[geo.Point, geo.Point]]
+    ) -> list[list[tuple[Terrain, float]]]:
+        """`pieces_on_line` of many lines, remembered: the lines not known yet are judged
+        together, piece by piece (a `suggest` asks every charge path of a phase at once, then
+        each charge asks its own again)."""
+        keys = [((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in lines]
+        return self._remember_each("pieces_on_line", keys, self._pieces_on)
+
+    def _pieces_on(
+        self, lines: Sequence[tuple[tuple[float, float], tuple[float, float]]]
+    ) -> list[list[tuple[Terrain, float]]]:
+        """`pieces_on_lines`: each piece whose box meets a line's box grown by `EPS`
+        (`_pieces_near`, every line at once) is clipped against those lines in one batch (a
+        line's answer never depends on the others)."""
+        ends = np.array(lines, dtype=float).reshape(-1, 2, 2)
+        a, b = ends[:, 0], ends[:, 1]
+        lo, hi = np.minimum(a, b) - geo.EPS, np.maximum(a, b) + geo.EPS
+        found: list[list[tuple[Terrain, float]]] = [[] for _ in lines]
+        for piece, box in zip(self.scene.terrain, self._terrain_boxes, strict=True):
+            near = (box[0] <= hi[:, 0]) & (box[2] >= lo[:, 0])
+            near &= (box[1] <= hi[:, 1]) & (box[3] >= lo[:, 1])
+            rows = np.flatnonzero(near)
+            if not len(rows):
+                continue
             poly = np.asarray(piece.polygon, dtype=float)
-            inside = float(geo.inside_lengths(a, b, poly)[0][0])
-            ends_in = bool(geo.point_in_polygon(b, poly)) or bool(geo.point_in_polygon(a, poly))
-            if inside > geo.EPS or ends_in:
-                out.append((piece, inside))
-        return out
+            inside = geo.inside_lengths(a[rows], b[rows], poly)[0].tolist()
+            ends_in = geo.point_in_polygon(b[rows], poly) | geo.point_in_polygon(a[rows], poly)
+            for k, length, end in zip(rows.tolist(), inside, ends_in.tolist(), strict=True):
+                if length > geo.EPS or end:
+                    found[k].append((piece, length))
+        return found
 
     def cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
         """The best cover `target` has against `shooter` under a policy (memoised).

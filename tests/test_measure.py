@@ -195,6 +195,21 @@ def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     for there, back in (((a.x, a.y), (b.x, b.y)), ((b.x, b.y), (a.x, a.y))):
         crossed = table.pieces_on_line(there, back)
         assert [(t.id, inside) for t, inside in crossed] == [("brook", pytest.approx(40.0))]
+    # Many lines asked at once: each its own answer. From a's centre (100, 100) mm to
+    # (200, 250) mm, the line enters x = 180 mm at y = 220 mm, inside the brook and the copse
+    # at once, and ends in both: the last fifth of its hypot(100, 150) mm in each. The line at
+    # y = 450 mm passes beyond the ends of the brook (y up to 400 mm) and the ditch.
+    lines = [
+        ((a.x, a.y), (b.x, b.y)),
+        ((a.x, a.y), (200.0, 250.0)),
+        ((100.0, 450.0), (300.0, 450.0)),
+    ]
+    slant = 0.2 * math.hypot(100.0, 150.0)
+    assert [[(t.id, inside) for t, inside in on] for on in table.pieces_on_lines(lines)] == [
+        [("brook", pytest.approx(40.0))],
+        [("brook", pytest.approx(slant)), ("copse", pytest.approx(slant))],
+        [],
+    ]
 
 
 @pytest.mark.parametrize(

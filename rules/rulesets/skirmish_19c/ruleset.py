@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, chain
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -628,8 +628,10 @@ class Skirmish19c(Ruleset):
         """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
         wall or fence against the nearest enemy figure (line 121); with the reasons."""
         others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
+        # Each figure's nearest enemy figure, the first of equally near ones.
+        nearest = table.block(unit.bases, others).argmin(axis=1).tolist() if others else []
         reasons = []
-        for base in unit.bases:
+        for k, base in enumerate(unit.bases):
             # A base entirely in a piece has its centre in it: only those pieces are asked.
             covering = [t for t in table.centre_in(base) if self.cover_of(t) is not Cover.NONE]
             if covering:
@@ -637,8 +639,7 @@ class Skirmish19c(Ruleset):
                 covering = [t for t in covering if t.id in inside]
             found = "".join(f"{base.id} stands entirely in {t.id} ({t.kind})" for t in covering[:1])
             if not found and others:
-                # The figure's nearest enemy figure, the first of equally near ones.
-                enemy = others[int(table.block([base], others).argmin())]
+                enemy = others[nearest[k]]
                 reading = table.cover(self.cover_policy, enemy, base)
                 behind = [r for r in reading.reasons if " is behind " in r]
                 if behind:
@@ -1143,10 +1144,16 @@ class Skirmish19c(Ruleset):
             groups = [u for u in acting if not is_player_character(u)]
             yield from (Candidate("out-of-command", (u.id,)) for u in groups)
             yield from (Candidate("risk", (u.id,)) for u in acting)
+        if phase in ("move-a", "actions-b"):
+            charges = {u.id: list(self._charges(table, u)) for u in acting}
+            # Every charge path of the phase crossed with the terrain in one batch (`_path`).
+            targets = [(table.unit_of(c.args[0]), c.args[1]) for c in chain(*charges.values())]
+            gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
+            table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
         for u in acting if phase in ("move-a", "actions-b") else ():
             yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
             yield Candidate("move", (u.id,))
-            yield from self._charges(table, u)
+            yield from charges[u.id]
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
             yield from self._shots(table, u)
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
