@@ -43,8 +43,7 @@ from .scene import (
     read_json_file,
 )
 from .state import (
-    BASE_FIELDS,
-    GAME_FIELDS,
+    HAND_FIELDS,
     RULED_FIELDS,
     Change,
     Field,
@@ -525,7 +524,7 @@ class Ruleset:
         """A change names a field it may change with a value that field accepts, of a unit or
         base of `scene` (None: the caller checks the id); `QuestionError` otherwise. The dice of
         an action change a unit's in-play fields and `RULED_FIELDS`; by hand, every base and
-        game field (`BASE_FIELDS`, `GAME_FIELDS`)."""
+        game field (`HAND_FIELDS`)."""
         problem = self.change_problem(change, by_hand=by_hand)
         if problem:
             raise QuestionError(f"{self.id}: {problem}")
@@ -545,8 +544,7 @@ class Ruleset:
                 return f"{name} describes the troops and does not change in play"
             return declared.check(value, f"unit {change.target!r}:")
         base = change.scope is Scope.BASE
-        allowed = {Scope.BASE: BASE_FIELDS, Scope.GAME: GAME_FIELDS} if by_hand else RULED_FIELDS
-        fields = allowed[change.scope]
+        fields = (HAND_FIELDS if by_hand else RULED_FIELDS)[change.scope]
         if name not in fields:
             return f"{name!r} is not a {change.scope.value} field; fields: {accepted(fields)}"
         if base:

@@ -285,7 +285,7 @@ class Gap:
     @property
     def contact(self) -> Threshold:
         """The gap against 0: base contact."""
-        return Threshold(self.distance, 0.0, self.uncertainty)
+        return self.against(0.0)
 
     @property
     def touching(self) -> bool:

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import QuestionError, accepted
-from .state import BASE_FIELDS, GAME_FIELDS, Change, Scope
+from .state import HAND_FIELDS, Change, Scope
 
 if TYPE_CHECKING:
     from .engine import Ruleset
@@ -51,7 +51,7 @@ class Edit:
                 f"an edit of a game must give scope ({accepted([s.value for s in Scope])}), "
                 f"target, field, before and after; got {doc!r:.200}"
             ) from None
-        fields = {Scope.BASE: BASE_FIELDS, Scope.GAME: GAME_FIELDS}.get(scope, (name,))
+        fields = HAND_FIELDS.get(scope, (name,))  # a unit's fields are the ruleset's
         if name not in fields:
             raise QuestionError(
                 f"an edit of a game sets no {scope} field {name!r}: {accepted(fields)}"

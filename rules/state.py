@@ -163,6 +163,8 @@ long, inside a building: kept where it was last seen)."""
 GAME_FIELDS: Final = ("turn", "phase", "initiative")
 """The game's own state: the turn, the phase of the sheet's sequence of play, and the side that
 has the initiative (acts first), for the sheets that dice for it."""
+HAND_FIELDS: Final = {Scope.BASE: BASE_FIELDS, Scope.GAME: GAME_FIELDS}
+"""What may be set by hand of a base and of the game: all of their fields."""
 RULED_FIELDS: Final = {Scope.BASE: ("removed",), Scope.GAME: ("initiative",)}
 """What the dice of an action may change of a base and of the game. `held`, the turn and the
 phase change only by hand or with the sequence of play, which resets what a new turn resets."""
