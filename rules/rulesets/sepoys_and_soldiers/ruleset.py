@@ -54,7 +54,7 @@ INCH = 25.4
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
 UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-say, refusal = DATA.say, DATA.refusal
+say, say_lines, refusal = DATA.say, DATA.lines, DATA.refusal
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`."""
 
@@ -633,7 +633,7 @@ class SepoysAndSoldiers(Ruleset):
             if fire is not None and band is not None:
                 dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
                 out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
-                out += say("hits", d=data, hits=plural(band.hits, "hit")).split("\n")
+                out += say_lines("hits", d=data, hits=plural(band.hits, "hit"))
             return [*out, "the sheet has no cover rule"]
 
         return data, lines
@@ -682,12 +682,12 @@ class SepoysAndSoldiers(Ruleset):
 
         def lines() -> list[str]:
             away = format_length(near.distance, scene.unit)
-            out = [f"{ACTED} [{CITE['one_action']}]"] * acted
-            out += say("rockets", d=data, rockets=len(shooter.bases), away=away).split("\n")
-            close_burst = say("close_burst")
-            return out + [
-                say("rocket_base", **h) + close_burst * h["too_close_to_call"] for h in hits
-            ]
+            out = [f"{ACTED} [{CITE['one_action']}]"] if acted else []
+            out += say_lines("rockets", d=data, rockets=len(shooter.bases), away=away)
+            for h in hits:
+                close_burst = say("close_burst") if h["too_close_to_call"] else ""
+                out.append(say("rocket_base", **h) + close_burst)
+            return out
 
         return data, lines
 
@@ -733,9 +733,9 @@ class SepoysAndSoldiers(Ruleset):
             data |= {"unit": asked.id, "orders": _order(asked)}
             data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
-        listed = ", ".join(u.id + checked * t.too_close_to_call for u, t in adjacent)
+        listed = ", ".join(u.id + (checked if t.too_close_to_call else "") for u, t in adjacent)
         lines = [
-            *say("adjacent", d=data, listed=listed or "no unit", roll=roll.describe()).split("\n"),
+            *say_lines("adjacent", d=data, listed=listed or "no unit", roll=roll.describe()),
             say("risk_line", **risk),
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
@@ -852,10 +852,12 @@ class SepoysAndSoldiers(Ruleset):
             head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
             tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
             stands = say("counter_stands" if counter else "stands_combat")
-            steps = say("charge_steps", d=data, stands=stands, s=situation, source=holds, **tests)
+            steps = say_lines(
+                "charge_steps", d=data, stands=stands, s=situation, source=holds, **tests
+            )
             if aspect_close:
                 head += say("close_aspect")
-            return [head, *_said(reasons), *steps.split("\n")]
+            return [head, *_said(reasons), *steps]
 
         return data, lines
 
@@ -891,7 +893,7 @@ class SepoysAndSoldiers(Ruleset):
             said["apart"] = say("not_in_contact") if contact.beyond else ""
             said["rout"] = f" [{CITE['combat_rout']}]" if same else ""
             said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
-            return say("melee", d=data, **said).split("\n")
+            return say_lines("melee", d=data, **said)
 
         return data, lines
 
@@ -919,7 +921,7 @@ class SepoysAndSoldiers(Ruleset):
         where = ", ".join(allowance.pieces) or "the open"
         lines = [
             say("moves", unit=unit.id, where=where, going=allowance.going, how=how)
-            + ", and is disordered" * allowance.disordered,
+            + (", and is disordered" if allowance.disordered else ""),
             *_said(allowance.reasons, "  "),
             *_said([(say(k), CITE[k]) for k in ("pivot", "interpenetrate")]),
         ]
@@ -1189,7 +1191,7 @@ class SepoysAndSoldiers(Ruleset):
         odds, tests = r.data["outcomes"], r.data["steps"][1]["tests"]
         likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
         holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
-        one_of = " one of its two tests" * (tests > 1)
+        one_of = " one of its two tests" if tests > 1 else ""
         label = say("charge_ended", charger=charger.id, target=target.id, of=one_of, holds=holds)
         ended = Report("result", Kind.CHOICE, label, CITE["charge_test"], choices=CHARGE_RESULTS)
         return (replace(ended, default=likeliest),)
