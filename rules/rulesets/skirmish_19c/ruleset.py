@@ -848,25 +848,19 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit, member by member in
-        # the scene's order. Only the members no further apart than 5 cm and any uncertainty
-        # may be within or too close to call.
-        rows = [table.unit_row(m) for m in members]
-        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()
-        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()  # of each gap's nearest pair
-        ids, near = [m.id for m in members], limit + 2 * table.most_uncertain
-        linked, close, grow = {ids.index(unit.id)}, [], True
-        while grow:
-            grow = False
-            for i in (i for i in range(len(ids)) if i not in linked):
-                for j in (j for j in sorted(linked) if gaps[i][j] <= near):
-                    if abs(limit - gaps[i][j]) <= unc[i][j]:
-                        close.append(f"{ids[i]}-{ids[j]}")
-                    if geo.within(gaps[i][j], limit):
-                        linked.add(i)
-                        grow = True
-                        break
-        together = len(linked) == len(members)
+        # Linked by gaps of at most 5 cm: the members reached from this unit through such gaps
+        # (each gap is that of the two groups' nearest figures). Every pair of members whose gap
+        # is 5 cm give or take its uncertainty is too close to call, named once.
+        rows, ids = [table.unit_row(m) for m in members], [m.id for m in members]
+        gaps = table.unit_gaps()[np.ix_(rows, rows)]
+        unc = table.unit_uncertainties[np.ix_(rows, rows)]
+        links = geo.within(gaps, limit)
+        reached = [ids.index(unit.id)]
+        for i in reached:  # the list grows as members are reached
+            reached += [j for j in np.flatnonzero(links[i]).tolist() if j not in reached]
+        pairs = zip(*np.nonzero(np.triu(np.abs(gaps - limit) <= unc, 1)), strict=True)
+        close = [f"{ids[i]}-{ids[j]}" for i, j in pairs]
+        together = len(reached) == len(members)
         # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
         # by its first nearest figure.
         roles = MOVEMENT["platoon_roles"]
