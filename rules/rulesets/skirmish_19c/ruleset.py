@@ -271,7 +271,7 @@ class Skirmish19c(Ruleset):
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
         said = dict(aim=aim.id, at=fmt(scene, distance), first=first.id, band=band, row=weapon.row)
-        where = say("band", close=CLOSE_EDGE * edge.too_close_to_call, **said)
+        where = say("band", close=CLOSE_EDGE if edge.too_close_to_call else "", **said)
         reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
@@ -289,7 +289,8 @@ class Skirmish19c(Ruleset):
         if other is not None:
             d_other, group, a, b = other
             t = Threshold(distance, d_other, table.uncertainty(a, b))
-            than, close = "nearer than" if t.within else "further than", CLOSE * t.too_close_to_call
+            than = "nearer than" if t.within else "further than"
+            close = CLOSE if t.too_close_to_call else ""
             said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
             why = say("nearest", than=than, close=close, **said)
             data["nearest"] = dict(
@@ -305,13 +306,13 @@ class Skirmish19c(Ruleset):
         if commanded:
             who = "player character" if pc else "commanded troops"
             if weapon.gunpowder and not state(shooter, "loaded"):
-                why = say("loading", who=who, baker=say("non-minie") * baker)
+                why = say("loading", who=who, baker=say("non-minie") if baker else "")
                 return no_shot(distance, why, SHOOTING["loading"])
             shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
             reasons.append((say("all-fire", who=who, figures=figures), cite))
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
-            per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
+            per, cite = (SHOOTING[f"{how}_baker" if baker else how][k] for k in ("per", "cite"))
             shooters, rule = figures // per, f"1 per {per}"  # line 33: "1 per 2 figures"
             troops = "Baker riflemen" if baker else "troops"
             fire = say("some-fire", rule=rule, figures=figures, shooters=shooters)
@@ -387,7 +388,7 @@ class Skirmish19c(Ruleset):
         ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
         of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
-        summary = f"hits are randomised among {of}" + " of the group" * (total <= among)
+        summary = f"hits are randomised among {of}" + ("" if total > among else " of the group")
         if joined:
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
@@ -437,7 +438,7 @@ class Skirmish19c(Ruleset):
         busy = [k for k in ("fired", "loading") if state(unit, k)]
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
-            doing = ["loading or firing"] * bool(busy)
+            doing = ["loading or firing"] if busy else []
             doing += [f"in melee with {c[0].id}" for c in in_melee[:1]]
             modifiers.append(
                 Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
@@ -594,7 +595,7 @@ class Skirmish19c(Ruleset):
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         lines = [say("factor", **f) for f in factors] or [say("no-factor")]
         lines += [say("risk-close", why=c) for c in close_calls]
-        lines += [say("cell", c=c, italic=italic * c["italic"]) for c in cells]
+        lines += [say("cell", c=c, italic=italic if c["italic"] else "") for c in cells]
         return self.answer("risk", data, [head, *lines])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
@@ -789,8 +790,10 @@ class Skirmish19c(Ruleset):
             data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
             said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
-            said += say("path-difficult", f=f, hard=hard) * (mm["difficult"] > 0)
-            said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
+            if mm["difficult"] > 0:
+                said += say("path-difficult", f=f, hard=hard)
+            if path["barriers"]:
+                said += say("path-barriers", f=f, over=over)
             lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
@@ -887,8 +890,8 @@ class Skirmish19c(Ruleset):
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
         f = {k: fmt(scene, v) for k, v in mm.items()}
-        extra = say("plus-difficult", f=f) * bool(mm["difficult"])
-        extra += say("plus-barriers", f=f) * bool(path["barriers"])
+        extra = say("plus-difficult", f=f) if mm["difficult"] else ""
+        extra += say("plus-barriers", f=f) if path["barriers"] else ""
         reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
         reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
         allowed, nearest_id = t.within, None
@@ -1114,7 +1117,7 @@ class Skirmish19c(Ruleset):
         who is side A (the engine's `suggestion_lines` is not given the scene)."""
         listed = super().suggest(scene, args)
         phase, side_a = listed.data["phase"], listed.data["side_a"]
-        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" * bool(phase))
+        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" if phase else "")
         head = say("suggest", side_a=", ".join(side_a) or "none", **said)
         return replace(listed, lines=(head, *listed.lines))
 
@@ -1145,7 +1148,8 @@ class Skirmish19c(Ruleset):
             gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
             table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
         for u in acting if phase in ("move-a", "actions-b") else ():
-            yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
+            if phase == "actions-b":
+                yield Candidate("risk", (u.id,))
             yield Candidate("move", (u.id,))
             yield from charges[u.id]
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
@@ -1153,7 +1157,8 @@ class Skirmish19c(Ruleset):
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
             order = {u.id: k for k, u in enumerate(scene.units)}
             for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
-                yield from [Candidate("melee", (a.id, b.id))] * (order[a.id] < order[b.id])
+                if order[a.id] < order[b.id]:
+                    yield Candidate("melee", (a.id, b.id))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
