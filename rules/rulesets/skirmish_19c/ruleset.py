@@ -29,7 +29,7 @@ from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_j
 from ...answer import reason_json as reason
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
-from ...measure import Table, table_of
+from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, count_report, removals
 from . import sheet
@@ -145,18 +145,19 @@ def verdict(t: Threshold) -> str:
     return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
-def contacts(table: Table, base: Base) -> list[tuple[Base, Threshold]]:
-    """The bases in base contact with `base`, in the scene's order: touching, or a gap inside
-    the measurement's uncertainty (then too close to call). No two bases' combined uncertainty
-    exceeds twice the largest, so only bases that near are asked."""
+def contacts(table: Table, base: Base) -> list[Gap]:
+    """The gaps from `base` to each base in base contact with it (`Gap.touching`: touching,
+    or a gap inside the measurement's uncertainty), in the scene's order: `Table.gap` of the
+    two bases. No gap is more uncertain than twice the largest base's uncertainty: only bases
+    that near are asked."""
     near = table.within(base, 2 * table.most_uncertain)
-    gaps = [(o, table.distance(base, o), table.uncertainty(base, o)) for o in near]
-    return [(o, Threshold(d, 0.0, unc)) for o, d, unc in gaps if d <= unc]
+    gaps = (Gap(base, o, table.distance(base, o), table.uncertainty(base, o)) for o in near)
+    return [g for g in gaps if g.touching]
 
 
-def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Threshold]]:
-    """The bases of other sides than `side` in base contact with `base`."""
-    return [c for c in contacts(table, base) if table.unit_of(c[0].id).side != side]
+def enemy_contacts(table: Table, base: Base, side: str) -> list[Gap]:
+    """The gaps to the bases of other sides than `side` in base contact with `base`."""
+    return [g for g in contacts(table, base) if table.unit_of(g.b.unit_id).side != side]
 
 
 class Skirmish19c(Ruleset):
@@ -250,8 +251,7 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        gap = float(table.unit_gaps()[table.unit_row(shooter), table.unit_row(target)])
-        nearest = table.closest(shooter.bases, aimed).distance if individual else gap
+        nearest = table.closest(shooter.bases, aimed).distance
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -439,7 +439,7 @@ class Skirmish19c(Ruleset):
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
             doing = ["loading or firing"] if busy else []
-            doing += [f"in melee with {c[0].id}" for c in in_melee[:1]]
+            doing += [f"in melee with {g.b.id}" for g in in_melee[:1]]
             modifiers.append(
                 Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
             )
@@ -668,11 +668,9 @@ class Skirmish19c(Ruleset):
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
         limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
-        row = table.unit_row(unit)  # each group's nearest pair of figures, all at once
-        gaps, unc = table.unit_gaps()[row].tolist(), table.unit_uncertainties[row].tolist()
         found = [
-            (e, Threshold(gaps[k], limit, unc[k]))
-            for k, e in enumerate(table.scene.units)
+            (e, table.gap(unit.bases, e.bases).against(limit))
+            for e in table.scene.units
             if e.side != unit.side and e.type == "cavalry" and e.weapon in shock
         ]
         return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
@@ -688,14 +686,14 @@ class Skirmish19c(Ruleset):
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
-        touching: set[tuple[str, str]] = set()
-        close = []
         ids_b = {b.id for b in bases_b}
-        for a in bases_a:
-            for b, t in (c for c in contacts(table, a) if c[0].id in ids_b):
-                touching.add((a.id, b.id))
-                if t.measured > geo.EPS:
-                    close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
+        touch = [g for a in bases_a for g in contacts(table, a) if g.b.id in ids_b]
+        touching = {(g.a.id, g.b.id) for g in touch}
+        close = [
+            {"a": g.a.id, "b": g.b.id, "threshold": threshold_json(scene, g.contact)}
+            for g in touch
+            if g.distance > geo.EPS
+        ]
         data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
@@ -854,15 +852,14 @@ class Skirmish19c(Ruleset):
         # Linked by gaps of at most 5 cm: the members reached from this unit through such gaps
         # (each gap is that of the two groups' nearest figures). Every pair of members whose gap
         # is 5 cm give or take its uncertainty is too close to call, named once.
-        rows, ids = [table.unit_row(m) for m in members], [m.id for m in members]
-        gaps = table.unit_gaps()[np.ix_(rows, rows)]
-        unc = table.unit_uncertainties[np.ix_(rows, rows)]
-        links = geo.within(gaps, limit)
+        rows, ids, n = [table.unit_row(m) for m in members], [m.id for m in members], len(members)
+        gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()
+        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()
         reached = [ids.index(unit.id)]
         for i in reached:  # the list grows as members are reached
-            reached += [j for j in np.flatnonzero(links[i]).tolist() if j not in reached]
-        pairs = zip(*np.nonzero(np.triu(np.abs(gaps - limit) <= unc, 1)), strict=True)
-        close = [f"{ids[i]}-{ids[j]}" for i, j in pairs]
+            reached += [j for j in range(n) if j not in reached and geo.within(gaps[i][j], limit)]
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        close = [f"{ids[i]}-{ids[j]}" for i, j in pairs if abs(gaps[i][j] - limit) <= unc[i][j]]
         together = len(reached) == len(members)
         # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
         # by its first nearest figure.
