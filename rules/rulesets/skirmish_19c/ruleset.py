@@ -668,9 +668,11 @@ class Skirmish19c(Ruleset):
         """The nearest enemy shock cavalry within 50 cm (line 128): cavalry with swords or
         partisans (lances)."""
         limit, shock = cm(RISK["shock_cavalry_cm"]), RISK["shock_weapons"]
+        row = table.unit_row(unit)  # each group's nearest pair of figures, all at once
+        gaps, unc = table.unit_gaps()[row].tolist(), table.unit_uncertainties[row].tolist()
         found = [
-            (e, table.gap(unit.bases, e.bases).against(limit))
-            for e in table.scene.units
+            (e, Threshold(gaps[k], limit, unc[k]))
+            for k, e in enumerate(table.scene.units)
             if e.side != unit.side and e.type == "cavalry" and e.weapon in shock
         ]
         return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
