@@ -937,7 +937,7 @@ class Skirmish19c(Ruleset):
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        if not self._shoot_form(scene, args):
+        if not reported:  # `settle` checked it against the form: no form, no shot allowed
             return ()
         said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
         kills, wounds = said["kills"], said["wounds"]
@@ -1005,10 +1005,9 @@ class Skirmish19c(Ruleset):
         return tuple(reports)
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        form = self._melee_form(scene, args)
-        if not form:
+        if not reported:  # `settle` checked it against the form: no form, not in contact
             return ()
-        fights = next(r.maximum for r in form if r.name == "killed_a") or 0
+        fights = len(self.resolve(scene, "melee", args).data["fights"])
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
