@@ -53,8 +53,10 @@ TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
-say: Final = DATA.lines
-"""The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+say: Final = DATA.say
+"""A text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+say_lines: Final = DATA.lines
+"""A text of several lines (`shoot`, `charge`, `melee`), a line of the answer each."""
 refusal: Final = DATA.refusal
 """A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
@@ -100,7 +102,7 @@ class Europe19c(Ruleset):
         return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
 
     def _refused(self, action: str, data: dict[str, Any], opening: Iterable[str]) -> Resolution:
-        said = [line for r in data["reasons"] for line in say("refused", **r)]
+        said = [say("refused", **r) for r in data["reasons"]]
         return self.answer(action, data, (*opening, *said))
 
     # Firing (lines 60-96)
@@ -183,7 +185,7 @@ class Europe19c(Ruleset):
         opening = {"shot": shot, "apart": shown(scene, nearest.distance)}  # of a refusal
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
-            return self._refused("shoot", data, say("shoot-opening", **opening))
+            return self._refused("shoot", data, [say("shoot-opening", **opening)])
         weapon, row = WEAPONS[shot.weapon], FIRING["rows"][shot.row]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
@@ -207,7 +209,7 @@ class Europe19c(Ruleset):
             in_range = any(s.in_range for s in shot.bases)
             why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
             data["reasons"] = [no_fire(why if in_range else "out-of-range")]
-            return self._refused("shoot", data, say("shoot-opening", **opening))
+            return self._refused("shoot", data, [say("shoot-opening", **opening)])
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
         hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
@@ -230,7 +232,7 @@ class Europe19c(Ruleset):
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
         said |= {"at": shown(scene, lead.range.measured), "close": close_call(lead.range)}
-        return self.answer("shoot", data, say("shoot", **said))
+        return self.answer("shoot", data, say_lines("shoot", **said))
 
     # Command roll (lines 143-149)
 
@@ -254,9 +256,9 @@ class Europe19c(Ruleset):
         data["radius_note"] = "the sheet gives no command radius: every unit of the side"
         data |= {"rolls": [roll.as_json()], "outcomes": rows}
         data["mean_score"] = str(sum(Fraction(r["score"], 3) for r in rows))
-        lines = say("command", leader=leader, rating=rating, size=size, size_why=size_why)
-        lines += [line for r in rows for line in say("command-row", **r)]
-        lines += say("command-radius", leader=leader, bases=len(side))
+        lines = [say("command", leader=leader, rating=rating, size=size, size_why=size_why)]
+        lines += [say("command-row", **r) for r in rows]
+        lines.append(say("command-radius", leader=leader, bases=len(side)))
         return self.answer("command", data, lines)
 
     # Charge sequence (lines 25-38)
@@ -290,7 +292,7 @@ class Europe19c(Ruleset):
             (reach is None, "charge-no-move", move_row["cite"]),
             (reach is not None and not reach.within, "charge-beyond", CITE["contact"]),
         ]
-        refusals = [reason(say(text, **facts)[0], cite) for no, text, cite in refused if no]
+        refusals = [reason(say(text, **facts), cite) for no, text, cite in refused if no]
         said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
         if entry == "maybe":
             said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
@@ -310,10 +312,10 @@ class Europe19c(Ruleset):
         data["notes"] = [reason(n["reason"], n["cite"]) for n in notes]
         facts |= {"row": row, "entry": entry, "near": near, "may": "may not" if refusals else "may"}
         facts |= {"attacker_is": described(attacker), "target_is": described(target)}
-        facts["town"] = say("charge-in-town")[0] if in_town else ""
-        facts["flank"] = say("charge-flank")[0] if flank else ""
-        lines = say("charge", **facts)
-        lines += [] if reach is None else say("charge-move", close=close_call(reach), **facts)
+        facts["town"] = say("charge-in-town") if in_town else ""
+        facts["flank"] = say("charge-flank") if flank else ""
+        lines = say_lines("charge", **facts)
+        lines += [] if reach is None else [say("charge-move", close=close_call(reach), **facts)]
         return self._refused("charge", data, lines)
 
     # Hand-to-hand (lines 98-124)
@@ -346,9 +348,9 @@ class Europe19c(Ruleset):
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         facts = data | {"apart": shown(scene, near.distance)}
-        opening = say("melee-close") if touch.too_close_to_call else []
-        opening = opening if not touch.beyond else say("melee-apart", **facts)
-        return self.answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
+        opening = [say("melee-close")] if touch.too_close_to_call else []
+        opening = opening if not touch.beyond else [say("melee-apart", **facts)]
+        return self.answer("melee", data, [*opening, a_line, d_line, *say_lines("melee", **facts)])
 
     # Movement (lines 40-58)
 
@@ -378,8 +380,8 @@ class Europe19c(Ruleset):
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
         facts = data | {"cm": cm, "described": described(unit), "row_cite": row["cite"]}
         verdict = "move-static" if static else "move-na" if cm is None else "move"
-        lines = say(verdict, **facts) + say("pivot-free" if pivot is None else "pivot", **facts)
-        return self.answer("move", data, lines + ([] if road is None else say("road", **facts)))
+        lines = [say(verdict, **facts), say("pivot-free" if pivot is None else "pivot", **facts)]
+        return self.answer("move", data, lines + ([] if road is None else [say("road", **facts)]))
 
     # Morale (lines 126-141)
 
@@ -406,9 +408,9 @@ class Europe19c(Ruleset):
         data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
         data |= {"rolls": [roll.as_json()], "bases_lost": odds(lost)}
         data["bases_lost"]["source"] = str(CITE["failure"])
-        lines = say("morale", level_cite=level_cite, **data)
-        lines += [line for r in reasons for line in say("morale-reason", **r)]
-        lines += say("morale-fails", odds=chances(lost)) if tests else say("morale-none")
+        lines = [say("morale", level_cite=level_cite, **data)]
+        lines += [say("morale-reason", **r) for r in reasons]
+        lines.append(say("morale-fails", odds=chances(lost)) if tests else say("morale-none"))
         return self.answer("morale", data, lines)
 
     # Formations (lines 13-23)
@@ -422,9 +424,9 @@ class Europe19c(Ruleset):
         data["may_change_to"] = [f for f in options if f != current]
         data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
         if not options:
-            return self.answer("formation", data, say("formation-none", unit=unit, kind=kind))
-        lines = say("formation", unit=unit, current=current)
-        lines += [line for f, o in options.items() for line in say("formation-option", name=f, **o)]
+            return self.answer("formation", data, [say("formation-none", unit=unit, kind=kind)])
+        lines = [say("formation", unit=unit, current=current)]
+        lines += [say("formation-option", name=f, **o) for f, o in options.items()]
         return self.answer("formation", data, lines)
 
     # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
@@ -585,10 +587,10 @@ class Europe19c(Ruleset):
         data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
-            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
+            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)
             hit_odds = dice_math.successes(roll["dice"], 6, need)
             reports.append(count_report(f"{name}_hits", label, CITE["melee_hit"], hit_odds))
-        label = say("report-blocked")[0]
+        label = say("report-blocked")
         return (
             *reports,
             Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
@@ -617,7 +619,7 @@ class Europe19c(Ruleset):
         data = self.move(scene, args).data
         if kind_of(scene.unit_of(data["unit"])) != "artillery":
             return ()
-        label = say("report-pivoted")[0]
+        label = say("report-pivoted")
         return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -869,7 +871,7 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     t = near.against(NUMBERS["road_enemy_cm"] * MM_PER_CM)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
     facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
-    why = say("road-enemy", than="at least" if far else "under", **facts)[0]
+    why = say("road-enemy", than="at least" if far else "under", **facts)
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
 
@@ -951,7 +953,7 @@ def _melee_side(
         (higher, 1, "higher"),
         (on_infantry and order_of(enemy) == "close", -1, "cavalry_vs_close_order"),
     ]
-    mods = [Modifier(value, say(key, **facts)[0], CITE[key]) for yes, value, key in found if yes]
+    mods = [Modifier(value, say(key, **facts), CITE[key]) for yes, value, key in found if yes]
     each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
     purpose, need, note = f"hits by {unit.id}", NUMBERS["melee_hit_need"], f"{bases} bases x {each}"
     roll = Roll.success_roll(purpose, each * bases, 6, need, mods, CITE["melee_hit"], note)
@@ -959,11 +961,11 @@ def _melee_side(
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
     json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)[0]
+    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)
 
 
 def _loser_fate(unit: Unit) -> str:
-    return say("fate-artillery" if kind_of(unit) == "artillery" else "fate")[0]
+    return say("fate-artillery" if kind_of(unit) == "artillery" else "fate")
 
 
 # Small pieces of answers
