@@ -38,15 +38,10 @@ N = SimpleNamespace(**DATA["numbers"])
 UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
-
-
 say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
-
-
 refusal = DATA.refusal
 """A question the page refuses, in the words of sheet.toml's `[refusals]`, `{names}` filled in."""
-
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
@@ -88,7 +83,7 @@ class AgeOfNapoleon(Ruleset):
         if shooter.get("weapon") == "rocket":
             raise refusal("fires_rockets", unit=shooter.id, a=a, b=b)
         die = _die(shooter)
-        data, lines = self._shot(scene, shooter, target, "shoot", a, b)
+        data, lines = self._shot(scene, shooter, target, a, b)
         dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
@@ -121,7 +116,7 @@ class AgeOfNapoleon(Ruleset):
             lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
         return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
-    def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
+    def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid(_box_size(scene)).places
@@ -174,7 +169,7 @@ class AgeOfNapoleon(Ruleset):
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
             raise refusal("not_a_rocket", unit=firer.id, weapon=firer.get("weapon"))
-        data, lines = self._shot(scene, firer, target, "rocket", a, b)
+        data, lines = self._shot(scene, firer, target, a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
         on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)

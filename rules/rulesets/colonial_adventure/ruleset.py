@@ -219,7 +219,9 @@ class ColonialAdventure(Ruleset):
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
         near = table.gap(fire_bases, target_bases)
         bands, (needs, row_cite) = BANDS[weapon], NEEDS[weapon]
-        index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
+        # The first band the distance is in: up to its upper edge (the guns' last has none).
+        in_band = (geo.within(near.distance, x.get("high", math.inf) * INCH) for x in bands)
+        index = next((i for i, yes in enumerate(in_band) if yes), None)
         need = None if index is None else needs[index]
         in_arc = table.any_in_arc(fire_bases, target_bases, ARC["half_angle"])
         sight = table.sight(self.sight_policy, near.a, near.b)
@@ -874,12 +876,6 @@ class ColonialAdventure(Ruleset):
 
 # --------------------------------------------------------------------------------------------
 # Helpers
-
-
-def _reaches(band: Mapping[str, Any], distance: float) -> bool:
-    """Whether a distance (mm) is in a band or nearer: up to its upper edge, included (the last
-    gun band has none)."""
-    return "high" not in band or geo.within(distance, band["high"] * INCH)
 
 
 def _reach(weapon: str) -> float | None:
