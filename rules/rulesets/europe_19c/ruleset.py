@@ -117,16 +117,13 @@ class Europe19c(Ruleset):
         for firer, targets in fire:
             for target in targets:
                 _check_enemies(firer, target)
-            column = FIRING["column_of"]
+            column, refusals = FIRING["column_of"], _cannot_fire(firer)
             mine = [
-                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)])
+                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)], refusals)
                 for t in targets
             ]
             shots += mine
-            refusals = _cannot_fire(firer)
             if refusals:
-                for shot in mine:
-                    shot.refusals = list(refusals)
                 continue
             weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
             longest = bands[-1][1]
@@ -241,7 +238,15 @@ class Europe19c(Ruleset):
         if len(args) not in (1, 2):
             raise refusal("command-args", n=len(args), got=" ".join(args) or "none")
         leader = table_of(scene).unit_of(args[0])
-        size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
+        # Standard or mini game (line 145): as asked, else the scene's game_size, else standard.
+        asked = args[1] if len(args) == 2 else None
+        size = scene.extra.get("game_size") if asked is None else asked
+        size_why = "the scene's game_size" if asked is None else "as asked"
+        if size is None:
+            size, size_why = "standard", "the scene gives no game_size, so the standard game"
+        elif size not in ("standard", "mini"):
+            where = "the scene's game_size is" if asked is None else "game size"
+            raise refusal("game-size", where=where, value=size)
         rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
         # Each row of the table is two faces of the D6: a third.
@@ -276,8 +281,11 @@ class Europe19c(Ruleset):
         near = table.gap(attacker.bases, target.bases)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
-        allowance, column = _charge_move(table, attacker, target)
+        # The move to contact, in the slower terrain of attacker and target (never the road).
+        slower = (_standing_column(table, unit)[0] for unit in (attacker, target))
+        column = max(slower, key=("open", "stream", "woods-towns").index)
         move_row = MOVE["rows"][move_row_of(attacker)]
+        allowance = None if (cm := move_row["cm"].get(column)) is None else cm * MM_PER_CM
         reach = None if allowance is None else near.against(allowance)
         mine, yours = len(attacker.bases), len(target.bases)
         facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
@@ -403,9 +411,8 @@ class Europe19c(Ruleset):
         note = f"{level}: {need}+ to pass each test"
         roll = Roll.success_roll("morale test", tests, 6, need, cite=level_cite, note=note)
         lost = tuple(reversed(roll.distribution))  # failures = tests - passes
-        p_pass = dice_math.p_at_least(6, need)
         data: dict[str, Any] = {"unit": unit.id, "level": level, "need": need}
-        data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
+        data |= {"p_pass": str(roll.p_success), "tests": tests, "reasons": reasons}
         data |= {"rolls": [roll.as_json()], "bases_lost": odds(lost)}
         data["bases_lost"]["source"] = str(CITE["failure"])
         lines = [say("morale", level_cite=level_cite, **data)]
@@ -805,17 +812,6 @@ def move_row_of(unit: Unit) -> str:
     return f"infantry-{order_of(unit)}" if kind == "infantry" else kind
 
 
-def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
-    """Standard or mini game, and why: as asked, else the scene's `game_size`, else standard."""
-    value = scene.extra.get("game_size") if given is None else given
-    if value is None:
-        return "standard", "the scene gives no game_size, so the standard game"
-    if value not in ("standard", "mini"):
-        where = "the scene's game_size is" if given is None else "game size"
-        raise refusal("game-size", where=where, value=value)
-    return str(value), "the scene's game_size" if given is None else "as asked"
-
-
 # The table: contact, terrain, faces
 
 
@@ -873,16 +869,6 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
     why = say("road-enemy", than="at least" if far else "under", **facts)
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
-
-
-def _charge_move(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str]:
-    """The move (mm; None: N/A) a charge may use, in the slower terrain of attacker and target
-    (never the road), and that terrain's column."""
-    order = ("open", "stream", "woods-towns")
-    ours, theirs = _standing_column(table, attacker)[0], _standing_column(table, target)[0]
-    column = max(ours, theirs, key=order.index)
-    cm = MOVE["rows"][move_row_of(attacker)]["cm"].get(column)
-    return None if cm is None else cm * MM_PER_CM, column
 
 
 def _done_moving(unit: Unit) -> bool:
