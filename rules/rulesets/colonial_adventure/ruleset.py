@@ -609,9 +609,8 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            order = {u.id: k for k, u in enumerate(scene.units)}
             for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if order[unit.id] < order[enemy.id]:
+                if table.unit_row(unit) < table.unit_row(enemy):
                     yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
@@ -619,26 +618,23 @@ class ColonialAdventure(Ruleset):
                     yield Candidate("morale", (unit.id,))
         else:
             # Guns fire in the Artillery Phase, the rest in the Action Phases, where each unit
-            # with an action left may also move or spend it on another action.
-            for shooter, target in self._shots(scene, table, guns=phase == "artillery"):
-                yield Candidate("shoot", (shooter.id, target.id))
+            # with an action left may also move or spend it on another action. Each unit ready to
+            # fire shoots at each enemy within its weapon's reach (or too close to call), their
+            # sight lines traced at once.
+            guns = phase == "artillery"
+            shots = [
+                (shooter, enemy)
+                for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
+                if (_type(shooter) == "artillery") == guns
+                and geo.within(gap, _reach(self._weapon(shooter)) + slack)
+                and not self._not_ready(shooter, self._weapon(shooter))
+            ]
+            nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
+            table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
+            yield from (Candidate("shoot", (shooter.id, target.id)) for shooter, target in shots)
             for unit in scene.units if phase in ACTION_PHASES else ():
                 if self._left(unit) >= COSTS["move"]["actions"]:
                     yield from (Candidate("move", (unit.id,)), Candidate("actions", (unit.id,)))
-
-    def _shots(self, scene: Scene, table: Table, *, guns: bool) -> list[tuple[Unit, Unit]]:
-        """Each unit ready to fire (a gun when `guns`) and each enemy unit within its weapon's
-        reach (or too close to call), their sight lines traced at once."""
-        shots = [
-            (shooter, enemy)
-            for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
-            if (_type(shooter) == "artillery") == guns
-            and ((reach := _reach(self._weapon(shooter))) is None or geo.within(gap, reach + slack))
-            and not self._not_ready(shooter, self._weapon(shooter))
-        ]
-        nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
-        table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
-        return shots
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         answer = super().answer_candidate(scene, candidate)
@@ -878,11 +874,11 @@ class ColonialAdventure(Ruleset):
 # Helpers
 
 
-def _reach(weapon: str) -> float | None:
-    """How far (mm) the weapon reaches: the upper edge of its last band with a need (None: the
-    guns' open 36"+)."""
+def _reach(weapon: str) -> float:
+    """How far (mm) the weapon reaches: the upper edge of its last band with a need (infinite:
+    the guns' open 36"+)."""
     last = [band for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True) if need][-1]
-    return last["high"] * INCH if "high" in last else None
+    return last.get("high", math.inf) * INCH
 
 
 def _firing_bases(bases: Sequence[Base]) -> Sequence[Base]:
