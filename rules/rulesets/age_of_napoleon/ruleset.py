@@ -698,13 +698,12 @@ def _hits(
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
     """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
     target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
-    sides, total, leader = DATA["dice"][dice.die]["sides"], dice_math.total, _leader(target)
+    sides, leader = DATA["dice"][dice.die]["sides"], _leader(target)
     purpose = f"hits on {target.id} (dice total)" if melee else "hits (dice total)"
     note = "the dice total is the number of hits; distribution[k] = P(k hits)"
     cite = CITE.melee_hits if melee else CITE.score_is_hits
-    roll = Roll(
-        purpose, dice.dice, sides, None, total(dice.dice, sides), dice.modifiers, cite, note
-    )
+    total = dice_math.total(dice.dice, sides)
+    roll = Roll(purpose, dice.dice, sides, None, total, dice.modifiers, cite, note)
     least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
     p = dice_math.total_with_top_face(dice.dice, sides, least) if leader else Fraction(0)
     check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}
