@@ -58,6 +58,10 @@ NEEDS = {
 }
 """Each weapon's lowest D6 face that hits, band by band ("5-6": 5; "-": None, out of reach),
 and its row's cite (lines 86-96)."""
+HITTING = {w: [b for b, need in zip(BANDS[w], NEEDS[w][0], strict=True) if need] for w in WEAPONS}
+"""The bands in which each weapon hits (lines 86-96)."""
+REACH = {w: bands[-1].get("high", math.inf) * INCH for w, bands in HITTING.items()}
+"""How far (mm) each weapon reaches: its last band's upper edge (the guns' 36"+ has none)."""
 HITS, MAN_FROM, LEADER_HIT = DATA["hits"], DATA["horse_or_man"], DATA["leader_hit"]
 KILL, SHOCK = Fraction(len(HITS[2]["faces"]), 6), Fraction(len(HITS[1]["faces"]), 6)
 """A hit's chance to kill (5-6) and to give a shock point (3-4) on its 1D6 (lines 104-106)."""
@@ -139,11 +143,9 @@ class ColonialAdventure(Ruleset):
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The bands in which the unit's weapon hits (lines 86-96), but the guns' open 36"+."""
-        weapon = self._weapon(unit)
+        hitting = HITTING[self._weapon(unit)]
         return tuple(
-            RangeBand(band["label"], band["high"] * INCH, band["cite"])
-            for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True)
-            if need is not None and "high" in band
+            RangeBand(b["label"], b["high"] * INCH, b["cite"]) for b in hitting if "high" in b
         )
 
     def side_groups(
@@ -626,7 +628,7 @@ class ColonialAdventure(Ruleset):
                 (shooter, enemy)
                 for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
                 if (_type(shooter) == "artillery") == guns
-                and geo.within(gap, _reach(self._weapon(shooter)) + slack)
+                and geo.within(gap, REACH[self._weapon(shooter)] + slack)
                 and not self._not_ready(shooter, self._weapon(shooter))
             ]
             nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
@@ -872,13 +874,6 @@ class ColonialAdventure(Ruleset):
 
 # --------------------------------------------------------------------------------------------
 # Helpers
-
-
-def _reach(weapon: str) -> float:
-    """How far (mm) the weapon reaches: the upper edge of its last band with a need (infinite:
-    the guns' open 36"+)."""
-    last = [band for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True) if need][-1]
-    return last.get("high", math.inf) * INCH
 
 
 def _firing_bases(bases: Sequence[Base]) -> Sequence[Base]:
