@@ -182,37 +182,6 @@ class Pattern:
     """(P,) each point's weight"""
 
 
-Extent = tuple[float, float, float, float]
-"""(right-min, right-max, ahead-min, ahead-max) of outlines in a base's frame, mm (`extent`)."""
-
-
-def frame_of(base: Base) -> tuple[geo.Array, geo.Array, geo.Array]:
-    """A base's frame: its centre, and unit vectors to its right and to its front."""
-    ahead = geo.forward(base.facing)
-    return np.array([base.x, base.y]), np.array([ahead[1], -ahead[0]]), ahead
-
-
-def extent(bases: Sequence[Base], frame: tuple[geo.Array, geo.Array, geo.Array]) -> Extent:
-    """How far the bases' outlines reach to the right and ahead in a frame (`frame_of`)."""
-    origin, right, ahead = frame
-    points = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
-    u, v = points @ right, points @ ahead
-    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
-
-
-def free_beside(box: Extent, others: Sequence[Extent]) -> tuple[float, float]:
-    """The free width to the left and to the right of `box` among `others` level with it (some
-    of them as far ahead as some of it), in one frame; inf where nothing is beside it."""
-    free = [math.inf, math.inf]
-    for left, right, near, far in others:
-        if far <= box[2] or near >= box[3]:
-            continue  # not level with it
-        for side, gap in enumerate((box[0] - right, left - box[1])):
-            if gap >= -geo.EPS:
-                free[side] = min(free[side], max(gap, 0.0))
-    return free[0], free[1]
-
-
 def flight_pattern(
     leg: float, legs: int, turns: Sequence[float], p_stop: Fraction
 ) -> tuple[Pattern, int]:

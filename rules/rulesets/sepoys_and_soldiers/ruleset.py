@@ -38,7 +38,7 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
+from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
 from ...state import Change, Kind, Report, Scope, bases_report, count_report, likeliest, removals
@@ -452,22 +452,38 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
     """Friendly units to the rear of a unit falling back or routing, and whether it may
     manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
-    judged in the frame of the unit's first base (its right, its front)."""
-    scene, frame = table.scene, frame_of(unit.bases[0])
-    u0, u1, v0, _ = extent(unit.bases, frame)
+    judged in the frame of the unit's first base: how far each base's outline (a round one as
+    a 16-gon) reaches to its right (u) and ahead (v)."""
+    scene, first = table.scene, unit.bases[0]
+    reach: dict[str, tuple[float, float, float, float]] = {}  # (u min, u max, v min, v max)
+    for b in scene.bases():
+        u, v = geo.to_local(first, geo.outline_polygon(b, 16)).T
+        reach[b.id] = float(u.min()), float(u.max()), float(v.min()), float(v.max())
+
+    def extent(bases: Sequence[Base]) -> tuple[float, float, float, float]:
+        u0, u1, v0, v1 = zip(*(reach[b.id] for b in bases), strict=True)
+        return min(u0), max(u1), min(v0), max(v1)
+
+    u0, u1, v0, _ = extent(unit.bases)
     frontage, out = u1 - u0, []
     for friend in scene.units:
         if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
             continue
-        box = fu0, fu1, _, fv1 = extent(friend.bases, frame)
+        fu0, fu1, fv0, fv1 = extent(friend.bases)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near = table.gap(unit.bases, friend.bases)
         apart, unc = near.against(FALL_BACK_GAP), near.uncertainty
-        others = [
-            extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
-        ]
-        free = dict(zip(("left", "right"), free_beside(box, others), strict=True))
+        # The free width either side of the friend among the other bases level with it (some
+        # of them as far ahead as some of it); inf where nothing is beside it.
+        free = {"left": math.inf, "right": math.inf}
+        for b in scene.bases():
+            ou0, ou1, ov0, ov1 = reach[b.id]
+            if b.unit_id in (unit.id, friend.id) or ov1 <= fv0 or ov0 >= fv1:
+                continue
+            for side, gap in (("left", fu0 - ou1), ("right", ou0 - fu1)):
+                if gap >= -geo.EPS:
+                    free[side] = min(free[side], max(gap, 0.0))
         gaps = {k: None if math.isinf(w) else Threshold(frontage, w, unc) for k, w in free.items()}
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
