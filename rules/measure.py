@@ -1177,13 +1177,28 @@ class Table:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
         (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
-        The targets not known yet are tested against their shooter's arc regions
-        (`geometry.arc_regions`) in one batch for each number of corners a region has: the
-        rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
+
+        The targets not known yet are judged together. The 180 degree arc (90 either side) is
+        read off `ahead`: a base plainly ahead of the front edge's line (by `PLAIN_MARGIN`) is
+        in it, one plainly behind is not. The others are tested against their shooter's arc
+        regions (`geometry.arc_regions`) in one batch for each number of corners a region has:
+        the rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
         `geometry.convex_distance` of every pair at once."""
         keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
         found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
         return [[next(found) for _ in targets] for _, targets, _ in asks]
+
+    def any_in_arc(
+        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
+    ) -> bool:
+        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
+        of some base of `shooters` (`in_arcs`; a pair plainly in the 180 degree arc is found
+        in `ahead` for every pair at once)."""
+        if half_angle == 90:
+            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+            if bool((reach > PLAIN_MARGIN).any()):
+                return True
+        return any(any(row) for row in self.in_arcs([(s, targets, half_angle) for s in shooters]))
 
     def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
         """`in_arcs` of (shooter id, half angle, target id), all at once."""
@@ -1193,10 +1208,16 @@ class Table:
         # target rows, key index).
         batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
         for k, (shooter, half_angle, target) in enumerate(keys):
+            row = self.index[target]
+            if half_angle == 90:
+                reach = float(self.ahead[self.index[shooter], row])
+                if abs(reach) > PLAIN_MARGIN:
+                    inside[k] = reach > 0
+                    continue
             if (shooter, half_angle) not in arcs:
                 base = self.bases[self.index[shooter]]
                 arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
-            arc, row = arcs[shooter, half_angle], self.index[target]
+            arc = arcs[shooter, half_angle]
             inside[k] = arc is None  # all round
             for region in arc or ():
                 batch = (len(region), self.bases[row].footprint.circle)
@@ -1209,15 +1230,9 @@ class Table:
             if circle:
                 hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
             else:
-                normals = self.outline_normals[rows]
-                hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
+                hit = overlap_pairs(stacked, edge_normals(stacked), feet, edge_normals(feet))
             inside[np.array(of)[hit]] = True
         return [bool(ok) for ok in inside.tolist()]
-
-    @cached_property
-    def outline_normals(self) -> geo.Array:
-        """(N, 4, 2) the unit normals of the edges of every base's outline (`edge_normals`)."""
-        return _read_only(edge_normals(self.outlines))
 
     @cached_property
     def ahead(self) -> geo.Array:
@@ -1234,25 +1249,6 @@ class Table:
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
-
-    def any_in_arc(
-        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
-    ) -> bool:
-        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
-        of some base of `shooters` (`in_arcs`). The 180 degree arc (90 either side) is read off
-        `ahead` for every pair at once: a base plainly ahead of a front edge's line (by
-        `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line are
-        asked of `in_arcs`."""
-        asks: list[tuple[Base, Sequence[Base], float]]
-        if half_angle == 90:
-            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
-            if bool((reach > PLAIN_MARGIN).any()):
-                return True
-            on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
-            asks = [(shooters[i], [targets[j]], half_angle) for i, j in on_line]
-        else:
-            asks = [(shooter, targets, half_angle) for shooter in shooters]
-        return any(any(row) for row in self.in_arcs(asks))
 
     def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
         """Where `pattern` falls laid from each `source` toward its `aim` (`Pattern`): the bases
@@ -1368,7 +1364,7 @@ def edge_normals(poly: geo.Array) -> geo.Array:
 
 PLAIN_MARGIN = 1e-3
 """mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
-in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
+in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.in_arcs`)."""
 
 
 def overlap_pairs(
