@@ -399,9 +399,9 @@ class Table:
         (rules ask it of the same two units again and again)."""
         ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
         if ua and ub and ua[2] is group_a and ub[2] is group_b and self._unit_pairs[0].size:
-            (distance, cell), a, b = self._unit_pairs, ua[3], ub[3]
-            i, j = divmod(int(cell[a, b]), len(group_b))
-            return geo.Closest(float(distance[a, b]), group_a[i], group_b[j])
+            (distance, row, col), a, b = self._unit_pairs, ua[3], ub[3]
+            found = self.bases[row[a, b]], self.bases[col[a, b]]
+            return geo.Closest(float(distance[a, b]), *found)
         sub = self.block(group_a, group_b)
         k = int(sub.argmin())
         i, j = divmod(k, len(group_b))
@@ -452,15 +452,12 @@ class Table:
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
         bases of two units (`uncertainty` of the pair `closest` names), all at once."""
-        distance, cell = self._unit_pairs
+        distance, row, col = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
             same = math.hypot(of[0], of[0]) if distance.size else 0.0
             return _read_only(np.full(distance.shape, same))
-        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
-        first = np.array(self._unit_first, dtype=int)
-        near_a, near_b = first[:, None] + cell // sizes[None, :], first[None, :] + cell % sizes
-        return _read_only(np.vectorize(math.hypot, otypes=[float])(of[near_a], of[near_b]))
+        return _read_only(np.vectorize(math.hypot, otypes=[float])(of[row], of[col]))
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -488,24 +485,20 @@ class Table:
         return [sum(sizes[:k]) for k in range(len(sizes))]
 
     @cached_property
-    def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_]]:
-        """(U, U) the shortest distance between every two units with bases, and where in
-        their block of `distances` the first nearest pair lies (row * columns + column, in
-        reading order, as `closest` picks it): a few array passes for every pair of units."""
-        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
-        if len(sizes) == 0 or np.any(sizes == 0):
-            empty = np.zeros((0, 0))
-            return empty, empty.astype(int)
-        starts = np.array(self._unit_first, dtype=int)
-        owner = np.repeat(np.arange(len(sizes)), sizes)  # unit number of each base
-        local = np.arange(len(owner)) - starts[owner]  # place of each base in its unit
-        d = self.distances
-        nearest = np.minimum.reduceat(np.minimum.reduceat(d, starts, axis=0), starts, axis=1)
-        reading = local[:, None] * sizes[owner][None, :] + local[None, :]
-        at_min = d == nearest[owner][:, owner]
-        cell = np.where(at_min, reading, np.iinfo(np.int64).max)
-        first = np.minimum.reduceat(np.minimum.reduceat(cell, starts, axis=0), starts, axis=1)
-        return nearest, first
+    def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+        """(U, U) the shortest distance between every two units with bases, and (U, U) each
+        the table indices of the first nearest pair of bases, in reading order of their block
+        of `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each
+        unit from every base, the first base of each unit at the least."""
+        if not self.scene.units or any(not u.bases for u in self.scene.units):
+            empty = np.zeros((0, 0), dtype=int)
+            return empty.astype(float), empty, empty
+        nearest, which = self._nearest_by_unit(self.distances)
+        starts, n = np.array(self._unit_first, dtype=int), len(self.bases)
+        least = np.minimum.reduceat(nearest, starts, axis=0)
+        at = np.where(nearest == least[self.unit_numbers], np.arange(n)[:, None], n)
+        row = np.minimum.reduceat(at, starts, axis=0)
+        return least, row, which[row, np.arange(len(starts))[None, :]]
 
     def within(self, base: Base, limit: float) -> list[Base]:
         """Every other base whose edge is at most `limit` mm from this one's."""
@@ -872,8 +865,7 @@ class Table:
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
         """(N,) a number per unit for every base, to compare units as arrays."""
-        numbers = {u.id: k for k, u in enumerate(self.scene.units)}
-        return np.array([numbers[b.unit_id] for b in self.bases], dtype=int)
+        return np.array([self._unit_number[b.unit_id] for b in self.bases], dtype=int)
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
