@@ -553,30 +553,17 @@ class Table:
         policy: SightPolicy,
         viewers: Sequence[Base],
         targets: Sequence[Base],
-        within: float = math.inf,
+        within: float | geo.Array = math.inf,
     ) -> geo.Array:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
-        under a policy (`seen`) no farther than `within` (`geometry.within`), else
-        infinity."""
-        rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
-        return self._seen_within(policy, self.block(viewers, targets), rows, cols, within)
-
-    def _seen_within(
-        self,
-        policy: SightPolicy,
-        block: geo.Array,
-        rows: npt.NDArray[np.int_],
-        cols: npt.NDArray[np.int_],
-        limit: float | geo.Array,
-    ) -> geo.Array:
-        """`block`, the (R, C) distances from bases rows[i] to bases cols[j], where the first
-        sees the second under a policy (`seen`) no farther than `limit` (mm, or (R, C) of
-        them; `geometry.within`), else infinity: every pair within its limit judged in one batch
-        (`seen`). The one implementation of `sight_distances`, `sight_matrix` and
-        `nearest_seen_pairs`."""
-        near = np.asarray(geo.within(block, limit))
+        under a policy (`seen`) no farther than `within` (mm, or (V, T) of them;
+        `geometry.within`), else infinity: every pair within its limit judged in one batch.
+        The one implementation of `sight_matrix` and `nearest_seen_pairs` too."""
+        block = self.block(viewers, targets)
+        near = np.asarray(geo.within(block, within))
         r, c = np.nonzero(near)
         if len(r):
+            rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
             near[r, c] = self.seen(policy, rows[r], cols[c])
         return np.where(near, block, np.inf)
 
@@ -585,15 +572,15 @@ class Table:
         first to the second where the first sees it under a policy (`seen`), else infinity
         (and for two bases of one side). Every base against every enemy base in one batch,
         remembered per policy (read-only)."""
-        return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
 
-    def _sight_matrix_of(self, policy: SightPolicy) -> geo.Array:
-        units = self.scene.units
-        sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
-        side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
-        limit = np.where(side[:, None] != side[None, :], np.inf, -np.inf)  # enemies, any distance
-        every = np.arange(len(self.bases))
-        return _read_only(self._seen_within(policy, self.distances, every, every, limit))
+        def make() -> geo.Array:
+            units = self.scene.units
+            sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
+            side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
+            enemies = np.where(side[:, None] != side[None, :], np.inf, -np.inf)  # any distance
+            return _read_only(self.sight_distances(policy, self.bases, self.bases, enemies))
+
+        return self._remember(("sight_matrix", policy), make)
 
     def nearest_seen(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) for each base and each unit of another side than its own, the edge distance
@@ -647,8 +634,7 @@ class Table:
         limits = np.full((len(units),) * 2, -np.inf)
         for a, b, limit in asks:
             limits[units[a], units[b]] = limit
-        every = np.arange(len(self.bases))
-        seen = self._seen_within(policy, self.distances, every, every, limits[owner][:, owner])
+        seen = self.sight_distances(policy, self.bases, self.bases, limits[owner][:, owner])
         nearest, which = self._nearest_by_unit(seen)
         found: list[tuple[Base, Base] | None] = []
         for a, b, _ in asks:
@@ -689,7 +675,7 @@ class Table:
                     # each pair once (`_centre_lines` traces a line for the pairs asking it)
                     n = len(self.bases)
                     asked = viewers[todo] * n + targets[todo]
-                    # (a matrix's pairs, `_seen_within`'s, come in reading order already)
+                    # (a matrix's pairs, `sight_distances`', come in reading order already)
                     if not (asked[1:] > asked[:-1]).all():
                         asked = np.unique(asked)
                     v, t = asked // n, asked % n
