@@ -558,7 +558,7 @@ class Table:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
         under a policy (`seen`) no farther than `within` (mm, or (V, T) of them;
         `geometry.within`), else infinity: every pair within its limit judged in one batch.
-        The one implementation of `sight_matrix` and `nearest_seen_pairs` too."""
+        The one implementation of `sight_matrix` (and so `nearest_seen`) too."""
         block = self.block(viewers, targets)
         near = np.asarray(geo.within(block, within))
         r, c = np.nonzero(near)
@@ -567,32 +567,52 @@ class Table:
             near[r, c] = self.seen(policy, rows[r], cols[c])
         return np.where(near, block, np.inf)
 
-    def sight_matrix(self, policy: SightPolicy) -> geo.Array:
-        """(N, N) for every two bases of units of different sides, the edge distance from the
-        first to the second where the first sees it under a policy (`seen`), else infinity
-        (and for two bases of one side). Every base against every enemy base in one batch,
-        remembered per policy (read-only)."""
+    def sight_matrix(self, policy: SightPolicy, within: float = math.inf) -> geo.Array:
+        """(N, N) for every two bases of units of different sides at most `within` apart
+        (`geometry.within`), the edge distance from the first to the second where the first
+        sees it under a policy (`seen`), else infinity (and for two bases of one side). Every
+        base against every enemy base in one batch, remembered per policy and reach
+        (read-only)."""
 
         def make() -> geo.Array:
             units = self.scene.units
             sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
             side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
-            enemies = np.where(side[:, None] != side[None, :], np.inf, -np.inf)  # any distance
+            enemies = np.where(side[:, None] != side[None, :], within, -np.inf)
             return _read_only(self.sight_distances(policy, self.bases, self.bases, enemies))
 
-        return self._remember(("sight_matrix", policy), make)
+        return self._remember(("sight_matrix", policy, within), make)
 
-    def nearest_seen(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+    def nearest_seen(
+        self, policy: SightPolicy, within: float = math.inf
+    ) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) for each base and each unit of another side than its own, the edge distance
-        to the nearest base of that unit it sees under a policy (`sight_matrix`), infinity when
-        it sees none (and for the units of its own side); and (N, U) the table index of that
-        base, the first of the unit's equally near ones. Remembered per policy (read-only).
+        to the nearest base of that unit it sees under a policy no farther than `within`
+        (`sight_matrix`), infinity when it sees none (and for the units of its own side); and
+        (N, U) the table index of that base, the first of the unit's equally near ones.
+        Remembered per policy and reach (read-only).
 
-        Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
-
+        Within a shorter reach: the nearest base seen, if it is `geometry.within` that reach."""
         return self._remember(
-            ("nearest_seen", policy), lambda: self._nearest_by_unit(self.sight_matrix(policy))
+            ("nearest_seen", policy, within),
+            lambda: self._nearest_by_unit(self.sight_matrix(policy, within)),
         )
+
+    def nearest_seen_pair(
+        self, policy: SightPolicy, a: Unit, b: Unit, limit: float, within: float = math.inf
+    ) -> tuple[Base, Base] | None:
+        """The nearest pair of bases at most `limit` apart (`geometry.within`), one of `a`
+        seeing one of `b` (a unit of another side) under a policy (`seen`); of equally near
+        pairs, the first in the units' reading order. None when no such pair sees. Read off
+        `nearest_seen` within a reach of at least `limit` (the nearest pair seen within it is
+        the one within `limit`, if it is that near): a ruleset asking of many pairs gives them
+        all one reach, and every pair of bases within it is judged in one batch."""
+        nearest, which = self.nearest_seen(policy, within)
+        rows, column = self.span(a), self.unit_row(b)
+        k = rows.start + int(nearest[rows, column].argmin())
+        if not geo.within(float(nearest[k, column]), limit):
+            return None
+        return self.bases[k], self.bases[int(which[k, column])]
 
     def _nearest_by_unit(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
@@ -604,45 +624,6 @@ class Table:
         nearest = np.minimum.reduceat(seen, starts, axis=1)
         at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
         return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
-
-    def nearest_seen_pairs(
-        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
-    ) -> list[tuple[Base, Base] | None]:
-        """For each (a, b, limit), the nearest pair of bases at most `limit` apart
-        (`geometry.within`), one of `a` seeing one of `b` under a policy (`seen`); of equally
-        near pairs, the first in the units' reading order. None when no such pair sees.
-        Remembered: the asks not known yet are judged in one batch (a `suggest` asks them
-        all, then each shot asks its own again)."""
-
-        def judge(todo: list[tuple[str, str, float]]) -> list[tuple[Base, Base] | None]:
-            found: dict[tuple[str, str, float], tuple[Base, Base] | None] = {}
-            while len(found) < len(todo):  # one limit for each two units at a time
-                batch = list({ask[:2]: ask for ask in todo if ask not in found}.values())
-                found.update(zip(batch, self._nearest_seen_of(policy, batch), strict=True))
-            return [found[ask] for ask in todo]
-
-        keys = [(a.id, b.id, limit) for a, b, limit in asks]
-        return self._remember_each(("nearest_seen_pairs", policy), keys, judge)
-
-    def _nearest_seen_of(
-        self, policy: SightPolicy, asks: Sequence[tuple[str, str, float]]
-    ) -> list[tuple[Base, Base] | None]:
-        """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
-        of bases within its ask's limit judged in one batch (`seen`); of each ask's unit `a`,
-        the first base with the nearest base of `b` it sees (`_nearest_by_unit`)."""
-        units, owner = self._unit_number, self.unit_numbers
-        limits = np.full((len(units),) * 2, -np.inf)
-        for a, b, limit in asks:
-            limits[units[a], units[b]] = limit
-        seen = self.sight_distances(policy, self.bases, self.bases, limits[owner][:, owner])
-        nearest, which = self._nearest_by_unit(seen)
-        found: list[tuple[Base, Base] | None] = []
-        for a, b, _ in asks:
-            rows, column = self.span(self.unit_of(a)), units[b]
-            k = rows.start + int(nearest[rows, column].argmin())
-            sees = bool(nearest[k, column] < np.inf)
-            found.append((self.bases[k], self.bases[which[k, column]]) if sees else None)
-        return found
 
     def seen(
         self,

@@ -1,5 +1,5 @@
 """The measuring layer's questions about two units (`rules/measure.py`): `Table.unit`,
-`unit_uncertainties` and `nearest_seen_pairs` (the nearest pair of bases of which one sees the
+`unit_uncertainties` and `nearest_seen_pair` (the nearest pair of bases of which one sees the
 other), each checked against the geometry of a small scene worked out by hand."""
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
 def _one(
     table: Table, policy: SightPolicy, a: Unit, b: Unit, limit: float
 ) -> tuple[Base, Base] | None:
-    """`Table.nearest_seen_pairs` asked of one pair of units alone."""
-    return table.nearest_seen_pairs(policy, [(a, b, limit)])[0]
+    """`Table.nearest_seen_pair` read within a reach of just `limit`."""
+    return table.nearest_seen_pair(policy, a, b, limit, limit)
 
 
 def test_nearest_seen_on_an_open_table_is_the_first_nearest_pair() -> None:
@@ -86,10 +86,12 @@ def test_nearest_seen_passes_over_blocked_pairs(
     assert _ids(_one(table, OPEN, a, b, 400.0)) == ("a1", "b1")  # woods do not block
 
 
-def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
+def test_nearest_seen_pair_within_a_longer_reach_is_that_within_its_limit() -> None:
+    # a1-b1 blocked by the wood: a2-b2 (260 mm) is the nearest pair seen, within 400 and
+    # 270 mm; within 100 mm no pair is, however far the reach the table looked within.
     table, a, b = _table(_woods(-30.0, 30.0))
     asks = [(a, b, 400.0), (b, a, 400.0), (a, b, 270.0), (a, b, 100.0)]
-    many = [_ids(p) for p in table.nearest_seen_pairs(WOODS, asks)]
+    many = [_ids(table.nearest_seen_pair(WOODS, x, y, limit, 400.0)) for x, y, limit in asks]
     fresh, _, _ = _table(_woods(-30.0, 30.0))
     alone = [_ids(_one(fresh, WOODS, x, y, limit)) for x, y, limit in asks]
     assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]

@@ -103,6 +103,8 @@ class FireBand:
 
 INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
 ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
+LONGEST_FIRE = max(b.limit for b in INFANTRY_BANDS + ARTILLERY_BANDS)
+"""The farthest any unit fires (a gun's longest band, lines 59-62)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -586,8 +588,7 @@ class SepoysAndSoldiers(Ruleset):
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted = _flag(shooter, "acted")
         limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
-        asked = [(shooter, target, limit)]
-        seen = None if band is None else table.nearest_seen_pairs(policy, asked)[0]
+        seen = None if band is None else self._seen(table, shooter, target, limit)
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
             longest = format_length(bands[-1].limit, "in")
@@ -706,6 +707,15 @@ class SepoysAndSoldiers(Ruleset):
             return out
 
         return data, lines
+
+    def _seen(
+        self, table: Table, shooter: Unit, target: Unit, limit: float
+    ) -> tuple[Base, Base] | None:
+        """The nearest pair of bases at most `limit` apart, one of the shooter's seeing one of
+        the target's (`Table.nearest_seen_pair`), read within the reach of every shot: no
+        limit is longer than the longest band and the uncertainty of a length."""
+        reach = LONGEST_FIRE + 2 * table.most_uncertain + geo.EPS
+        return table.nearest_seen_pair(self.sight_policy, shooter, target, limit, reach)
 
     @staticmethod
     def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
@@ -1024,7 +1034,7 @@ class SepoysAndSoldiers(Ruleset):
                 bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
                 shots.append((a, b, False, len(sights)))
                 sights.append((a, b, bands[-1].limit + unc))
-        seen = table.nearest_seen_pairs(self.sight_policy, sights)
+        seen = [self._seen(table, a, b, limit) for a, b, limit in sights]
         laid = table.laid_many(BURSTS, aims)
 
         def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
