@@ -225,14 +225,8 @@ _Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
 `Table._centre_lines` finds them for the lines to a target's other sight points."""
 
 
-class Face(NamedTuple):
-    """The face of a target a base stands against (`Table.face`)."""
-
-    name: str
-    """`front`, `left-flank`, `right-flank` or `rear`, as the target sees it."""
-    aspect: geo.Aspect
-    margin: float
-    """How far (mm) the base's centre is from the nearer diagonal bounding that sector."""
+Face = geo.Face
+"""The face of a target a base stands against (`Table.face`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,15 +333,8 @@ class Table:
         (`geometry.aspect_matrix`, read-only)."""
         return _read_only(geo.aspect_matrix(self.bases))
 
-    def face(self, attacker: Base, target: Base) -> Face:
-        """The face of `target` that `attacker` stands against, judged from the attacker's centre
-        (`geometry.aspect`), a flank named by its side: left or right as the target faces."""
-        reading = geo.aspect(attacker, target)
-        name = reading.aspect.value
-        if reading.aspect is geo.Aspect.FLANK:
-            across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
-            name = "right-flank" if across > 0 else "left-flank"
-        return Face(name, reading.aspect, reading.margin)
+    face = staticmethod(geo.aspect)
+    """The face of a target that a base stands against (`geometry.aspect`)."""
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
