@@ -1049,8 +1049,6 @@ class Table:
             if piece.kind not in policy.obstacles or piece in holding:
                 continue
             poly = np.asarray(piece.polygon, dtype=float)
-            if self._plainly_beside(piece.id, poly, eye, aim):
-                continue  # the line does not cross the piece, nor ends in it
             # Too far behind it: the box round the piece and the circle round the target's
             # footprint more than a millimetre further apart than the limit need no exact
             # gap; else the exact gap (memoised per target: asked by every shooter).
@@ -1072,37 +1070,15 @@ class Table:
         reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
         return CoverReading(best, reasons)
 
-    def _plainly_beside(
-        self, piece_id: str, poly: geo.Array, eye: geo.Point, aim: geo.Point
-    ) -> bool:
-        """Whether both ends of a line lie more than a millimetre outside one side of the
-        piece's convex outline: then the whole line does, so it runs nowhere inside the piece
-        and does not end in it (`inside_lengths` finds 0, `point_in_polygon` False), whatever
-        rounding does, and need not be clipped."""
-
-        sides = self._remember(
-            ("outward_sides", piece_id), lambda: geo.convex_sides(self._hull(piece_id, poly))
-        )
-        if sides is None:  # an outline with no area
-            return False
-        outside = geo.distance_outside(np.array([eye, aim], dtype=float), sides) > 1.0
-        return bool(outside.all(axis=0).any())
-
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
-        """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
-        target is shot at from many sides)."""
-        return self._remember(
-            ("gap_to", piece_id, target.id),
-            lambda: float(
-                geo.convex_distance(
-                    geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
-                )
-            ),
-        )
+        """Edge distance from a base to a cover obstacle's convex outline (`_hull_of`, both
+        remembered: the same target is shot at from many sides)."""
 
-    def _hull(self, piece_id: str, poly: geo.Array) -> geo.Array:
-        """The convex outline of a cover obstacle (`_hull_of`, remembered per piece)."""
-        return self._remember(("hull", piece_id), lambda: _hull_of(poly))
+        def gap() -> float:
+            hull = self._remember(("hull", piece_id), lambda: _hull_of(poly))
+            return float(geo.convex_distance(geo.corners(target), geo.radius(target), hull, 0.0))
+
+        return self._remember(("gap_to", piece_id, target.id), gap)
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
