@@ -1016,8 +1016,7 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, bool, int]] = []  # rockets?, where its question is
-        sights: list[tuple[Unit, Unit, float]] = []
+        shots: list[tuple[Unit, Unit, int | None]] = []  # where a rocket's aims start
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
@@ -1025,24 +1024,22 @@ class SepoysAndSoldiers(Ruleset):
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, True, len(aims)))
+                shots.append((a, b, len(aims)))
                 aims += self._aims(table, a, b)
                 continue
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
-            if geo.within(gap, reach[a.id]):
-                bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
-                shots.append((a, b, False, len(sights)))
-                sights.append((a, b, bands[-1].limit + unc))
-        seen = [self._seen(table, a, b, limit) for a, b, limit in sights]
+            bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
+            if geo.within(gap, reach[a.id]) and self._seen(table, a, b, bands[-1].limit + unc):
+                shots.append((a, b, None))
         laid = table.laid_many(BURSTS, aims)
 
-        def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
-            if not rockets:
-                return seen[k] is not None
+        def may_hit(a: Unit, b: Unit, k: int | None) -> bool:
+            if k is None:  # a shot seen already
+                return True
             return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
 
-        return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
+        return [Candidate("shoot", (a.id, b.id)) for a, b, k in shots if may_hit(a, b, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
