@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
+
 from calibration.units import format_length
 
 from ... import engine
@@ -456,36 +458,31 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
     manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
     judged in the frame of the unit's first base: how far each base's outline (a round one as
     a 16-gon) reaches to its right (u) and ahead (v)."""
-    scene, first = table.scene, unit.bases[0]
-    reach: dict[str, tuple[float, float, float, float]] = {}  # (u min, u max, v min, v max)
-    for b in scene.bases():
-        u, v = geo.to_local(first, geo.outline_polygon(b, 16)).T
-        reach[b.id] = float(u.min()), float(u.max()), float(v.min()), float(v.max())
+    scene, first, number = table.scene, unit.bases[0], table.unit_numbers
+    local = [geo.to_local(first, geo.outline_polygon(b, 16)) for b in table.bases]
+    # (N, 2) each: the least and the most u and v of every base
+    lo, hi = np.array([p.min(axis=0) for p in local]), np.array([p.max(axis=0) for p in local])
 
-    def extent(bases: Sequence[Base]) -> tuple[float, float, float, float]:
-        u0, u1, v0, v1 = zip(*(reach[b.id] for b in bases), strict=True)
-        return min(u0), max(u1), min(v0), max(v1)
+    def extent(of: Unit) -> tuple[geo.Array, geo.Array]:
+        return lo[table.span(of)].min(axis=0), hi[table.span(of)].max(axis=0)
 
-    u0, u1, v0, _ = extent(unit.bases)
-    frontage, out = u1 - u0, []
+    (u0, v0), (u1, _) = extent(unit)
+    frontage, out = float(u1 - u0), []
     for friend in scene.units:
         if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
             continue
-        fu0, fu1, fv0, fv1 = extent(friend.bases)
+        (fu0, fv0), (fu1, fv1) = extent(friend)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near = table.gap(unit.bases, friend.bases)
         apart, unc = near.against(FALL_BACK_GAP), near.uncertainty
         # The free width either side of the friend among the other bases level with it (some
         # of them as far ahead as some of it); inf where nothing is beside it.
-        free = {"left": math.inf, "right": math.inf}
-        for b in scene.bases():
-            ou0, ou1, ov0, ov1 = reach[b.id]
-            if b.unit_id in (unit.id, friend.id) or ov1 <= fv0 or ov0 >= fv1:
-                continue
-            for side, gap in (("left", fu0 - ou1), ("right", ou0 - fu1)):
-                if gap >= -geo.EPS:
-                    free[side] = min(free[side], max(gap, 0.0))
+        level = (number != table.unit_row(unit)) & (number != table.unit_row(friend))
+        level &= (hi[:, 1] > fv0) & (lo[:, 1] < fv1)
+        free = {}
+        for side, gap in (("left", fu0 - hi[level, 0]), ("right", lo[level, 0] - fu1)):
+            free[side] = float(np.maximum(gap[gap >= -geo.EPS], 0.0).min(initial=math.inf))
         gaps = {k: None if math.isinf(w) else Threshold(frontage, w, unc) for k, w in free.items()}
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
