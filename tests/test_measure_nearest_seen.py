@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from rules.measure import SightPolicy, Table
@@ -104,3 +105,16 @@ def test_blocked_by_names_what_blocks_the_lines_within_the_limit_once() -> None:
     assert table.blocked_by(WOODS, a.bases, b.bases, 400.0) == ["wood"]
     assert table.blocked_by(WOODS, a.bases, b.bases, 250.0) == []
     assert table.blocked_by(OPEN, a.bases, b.bases, 400.0) == []
+
+
+def test_sight_matrix_within_a_reach_judges_only_the_pairs_that_near() -> None:
+    # a1-b1 and a2-b2 are 260 mm apart, a1-b2 and a2-b1 sqrt(80^2 + 260^2) = 272 mm: a reach
+    # of 265 mm keeps the first two, one of 250 mm none; bases of one side are never in it.
+    table, _, b = _table()
+    assert table.distances[0, 3] == pytest.approx(math.hypot(80.0, 260.0))
+    near = table.sight_matrix(OPEN, 265.0)
+    assert near[0, 2] == pytest.approx(260.0) and near[3, 1] == pytest.approx(260.0)
+    assert math.isinf(near[0, 3]) and math.isinf(near[0, 1])
+    assert np.isinf(table.sight_matrix(OPEN, 250.0)).all()
+    nearest, which = table.nearest_seen(OPEN, 265.0)
+    assert nearest[0, table.unit_row(b)] == pytest.approx(260.0) and which[0, 1] == 2
