@@ -420,19 +420,20 @@ def front_half_angle(base: Base) -> float:
     return math.degrees(math.atan2(base.footprint.width / 2, base.footprint.depth / 2))
 
 
-@dataclass(frozen=True, slots=True)
-class AspectReading:
-    """Which sector of `target` a base's centre lies in, and how near it is to a sector
-    boundary."""
+class Face(NamedTuple):
+    """Which sector (face) of a target a base's centre lies in (`aspect`)."""
 
+    name: str
+    """`front`, `left-flank`, `right-flank` or `rear`, as the target sees it."""
     aspect: Aspect
     margin: float
     """Distance (mm) from the centre to the nearer diagonal that bounds its sector."""
 
 
-def aspect(attacker: Base, target: Base) -> AspectReading:
+def aspect(attacker: Base, target: Base) -> Face:
     """Where `attacker` stands relative to `target`'s facing, judged from the attacker's centre:
-    the sector (front, flank, rear) of `target` that centre lies in.
+    the sector (front, flank, rear) of `target` that centre lies in, a flank named by its side:
+    left or right as the target faces.
 
     A centre exactly on a diagonal counts as the front (or rear) sector, not the flank: a claim
     of a flank needs it to be past the diagonal.
@@ -441,15 +442,15 @@ def aspect(attacker: Base, target: Base) -> AspectReading:
     alpha = math.radians(front_half_angle(target))
     phi = math.atan2(abs(u), v)  # 0 straight ahead, pi straight behind
     if phi <= alpha + 1e-12:
-        sector = Aspect.FRONT
+        sector, name = Aspect.FRONT, Aspect.FRONT.value
     elif phi >= math.pi - alpha - 1e-12:
-        sector = Aspect.REAR
+        sector, name = Aspect.REAR, Aspect.REAR.value
     else:
-        sector = Aspect.FLANK
+        sector, name = Aspect.FLANK, "right-flank" if u > 0 else "left-flank"
     # Distance to the two diagonal lines through the centre at +-alpha from the forward axis.
     r = math.hypot(u, v)
     margin = min(abs(math.sin(phi - alpha)), abs(math.sin(phi - (math.pi - alpha)))) * r
-    return AspectReading(sector, margin)
+    return Face(name, sector, margin)
 
 
 def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:

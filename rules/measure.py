@@ -182,37 +182,6 @@ class Pattern:
     """(P,) each point's weight"""
 
 
-Extent = tuple[float, float, float, float]
-"""(right-min, right-max, ahead-min, ahead-max) of outlines in a base's frame, mm (`extent`)."""
-
-
-def frame_of(base: Base) -> tuple[geo.Array, geo.Array, geo.Array]:
-    """A base's frame: its centre, and unit vectors to its right and to its front."""
-    ahead = geo.forward(base.facing)
-    return np.array([base.x, base.y]), np.array([ahead[1], -ahead[0]]), ahead
-
-
-def extent(bases: Sequence[Base], frame: tuple[geo.Array, geo.Array, geo.Array]) -> Extent:
-    """How far the bases' outlines reach to the right and ahead in a frame (`frame_of`)."""
-    origin, right, ahead = frame
-    points = np.vstack([geo.outline_polygon(b, 16) for b in bases]) - origin
-    u, v = points @ right, points @ ahead
-    return float(u.min()), float(u.max()), float(v.min()), float(v.max())
-
-
-def free_beside(box: Extent, others: Sequence[Extent]) -> tuple[float, float]:
-    """The free width to the left and to the right of `box` among `others` level with it (some
-    of them as far ahead as some of it), in one frame; inf where nothing is beside it."""
-    free = [math.inf, math.inf]
-    for left, right, near, far in others:
-        if far <= box[2] or near >= box[3]:
-            continue  # not level with it
-        for side, gap in enumerate((box[0] - right, left - box[1])):
-            if gap >= -geo.EPS:
-                free[side] = min(free[side], max(gap, 0.0))
-    return free[0], free[1]
-
-
 def flight_pattern(
     leg: float, legs: int, turns: Sequence[float], p_stop: Fraction
 ) -> tuple[Pattern, int]:
@@ -256,14 +225,8 @@ _Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
 `Table._centre_lines` finds them for the lines to a target's other sight points."""
 
 
-class Face(NamedTuple):
-    """The face of a target a base stands against (`Table.face`)."""
-
-    name: str
-    """`front`, `left-flank`, `right-flank` or `rear`, as the target sees it."""
-    aspect: geo.Aspect
-    margin: float
-    """How far (mm) the base's centre is from the nearer diagonal bounding that sector."""
+Face = geo.Face
+"""The face of a target a base stands against (`Table.face`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,15 +333,8 @@ class Table:
         (`geometry.aspect_matrix`, read-only)."""
         return _read_only(geo.aspect_matrix(self.bases))
 
-    def face(self, attacker: Base, target: Base) -> Face:
-        """The face of `target` that `attacker` stands against, judged from the attacker's centre
-        (`geometry.aspect`), a flank named by its side: left or right as the target faces."""
-        reading = geo.aspect(attacker, target)
-        name = reading.aspect.value
-        if reading.aspect is geo.Aspect.FLANK:
-            across = float(geo.to_local(target, (attacker.x, attacker.y))[0])
-            name = "right-flank" if across > 0 else "left-flank"
-        return Face(name, reading.aspect, reading.margin)
+    face = staticmethod(geo.aspect)
+    """The face of a target that a base stands against (`geometry.aspect`)."""
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -430,9 +386,9 @@ class Table:
         (rules ask it of the same two units again and again)."""
         ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
         if ua and ub and ua[2] is group_a and ub[2] is group_b and self._unit_pairs[0].size:
-            (distance, cell), a, b = self._unit_pairs, ua[3], ub[3]
-            i, j = divmod(int(cell[a, b]), len(group_b))
-            return geo.Closest(float(distance[a, b]), group_a[i], group_b[j])
+            (distance, row, col), a, b = self._unit_pairs, ua[3], ub[3]
+            found = self.bases[row[a, b]], self.bases[col[a, b]]
+            return geo.Closest(float(distance[a, b]), *found)
         sub = self.block(group_a, group_b)
         k = int(sub.argmin())
         i, j = divmod(k, len(group_b))
@@ -483,15 +439,12 @@ class Table:
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
         bases of two units (`uncertainty` of the pair `closest` names), all at once."""
-        distance, cell = self._unit_pairs
+        distance, row, col = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
             same = math.hypot(of[0], of[0]) if distance.size else 0.0
             return _read_only(np.full(distance.shape, same))
-        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
-        first = np.array(self._unit_first, dtype=int)
-        near_a, near_b = first[:, None] + cell // sizes[None, :], first[None, :] + cell % sizes
-        return _read_only(np.vectorize(math.hypot, otypes=[float])(of[near_a], of[near_b]))
+        return _read_only(np.vectorize(math.hypot, otypes=[float])(of[row], of[col]))
 
     @cached_property
     def _unit_number(self) -> dict[str, int]:
@@ -519,24 +472,20 @@ class Table:
         return [sum(sizes[:k]) for k in range(len(sizes))]
 
     @cached_property
-    def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_]]:
-        """(U, U) the shortest distance between every two units with bases, and where in
-        their block of `distances` the first nearest pair lies (row * columns + column, in
-        reading order, as `closest` picks it): a few array passes for every pair of units."""
-        sizes = np.array([len(u.bases) for u in self.scene.units], dtype=int)
-        if len(sizes) == 0 or np.any(sizes == 0):
-            empty = np.zeros((0, 0))
-            return empty, empty.astype(int)
-        starts = np.array(self._unit_first, dtype=int)
-        owner = np.repeat(np.arange(len(sizes)), sizes)  # unit number of each base
-        local = np.arange(len(owner)) - starts[owner]  # place of each base in its unit
-        d = self.distances
-        nearest = np.minimum.reduceat(np.minimum.reduceat(d, starts, axis=0), starts, axis=1)
-        reading = local[:, None] * sizes[owner][None, :] + local[None, :]
-        at_min = d == nearest[owner][:, owner]
-        cell = np.where(at_min, reading, np.iinfo(np.int64).max)
-        first = np.minimum.reduceat(np.minimum.reduceat(cell, starts, axis=0), starts, axis=1)
-        return nearest, first
+    def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_], npt.NDArray[np.int_]]:
+        """(U, U) the shortest distance between every two units with bases, and (U, U) each
+        the table indices of the first nearest pair of bases, in reading order of their block
+        of `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each
+        unit from every base, the first base of each unit at the least."""
+        if not self.scene.units or any(not u.bases for u in self.scene.units):
+            empty = np.zeros((0, 0), dtype=int)
+            return empty.astype(float), empty, empty
+        nearest, which = self._nearest_by_unit(self.distances)
+        starts, n = np.array(self._unit_first, dtype=int), len(self.bases)
+        least = np.minimum.reduceat(nearest, starts, axis=0)
+        at = np.where(nearest == least[self.unit_numbers], np.arange(n)[:, None], n)
+        row = np.minimum.reduceat(at, starts, axis=0)
+        return least, row, which[row, np.arange(len(starts))[None, :]]
 
     def within(self, base: Base, limit: float) -> list[Base]:
         """Every other base whose edge is at most `limit` mm from this one's."""
@@ -591,59 +540,66 @@ class Table:
         policy: SightPolicy,
         viewers: Sequence[Base],
         targets: Sequence[Base],
-        within: float = math.inf,
+        within: float | geo.Array = math.inf,
     ) -> geo.Array:
         """(V, T) the edge distance from each viewer to each target where the viewer sees it
-        under a policy (`seen`) no farther than `within` (`geometry.within`), else
-        infinity."""
-        rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
-        return self._seen_within(policy, self.block(viewers, targets), rows, cols, within)
-
-    def _seen_within(
-        self,
-        policy: SightPolicy,
-        block: geo.Array,
-        rows: npt.NDArray[np.int_],
-        cols: npt.NDArray[np.int_],
-        limit: float | geo.Array,
-    ) -> geo.Array:
-        """`block`, the (R, C) distances from bases rows[i] to bases cols[j], where the first
-        sees the second under a policy (`seen`) no farther than `limit` (mm, or (R, C) of
-        them; `geometry.within`), else infinity: every pair within its limit judged in one batch
-        (`seen`). The one implementation of `sight_distances`, `sight_matrix` and
-        `nearest_seen_pairs`."""
-        near = np.asarray(geo.within(block, limit))
+        under a policy (`seen`) no farther than `within` (mm, or (V, T) of them;
+        `geometry.within`), else infinity: every pair within its limit judged in one batch.
+        The one implementation of `sight_matrix` (and so `nearest_seen`) too."""
+        block = self.block(viewers, targets)
+        near = np.asarray(geo.within(block, within))
         r, c = np.nonzero(near)
         if len(r):
+            rows, cols = (np.array(self.rows(group), dtype=int) for group in (viewers, targets))
             near[r, c] = self.seen(policy, rows[r], cols[c])
         return np.where(near, block, np.inf)
 
-    def sight_matrix(self, policy: SightPolicy) -> geo.Array:
-        """(N, N) for every two bases of units of different sides, the edge distance from the
-        first to the second where the first sees it under a policy (`seen`), else infinity
-        (and for two bases of one side). Every base against every enemy base in one batch,
-        remembered per policy (read-only)."""
-        return self._remember(("sight_matrix", policy), lambda: self._sight_matrix_of(policy))
+    def sight_matrix(self, policy: SightPolicy, within: float = math.inf) -> geo.Array:
+        """(N, N) for every two bases of units of different sides at most `within` apart
+        (`geometry.within`), the edge distance from the first to the second where the first
+        sees it under a policy (`seen`), else infinity (and for two bases of one side). Every
+        base against every enemy base in one batch, remembered per policy and reach
+        (read-only)."""
 
-    def _sight_matrix_of(self, policy: SightPolicy) -> geo.Array:
-        units = self.scene.units
-        sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
-        side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
-        limit = np.where(side[:, None] != side[None, :], np.inf, -np.inf)  # enemies, any distance
-        every = np.arange(len(self.bases))
-        return _read_only(self._seen_within(policy, self.distances, every, every, limit))
+        def make() -> geo.Array:
+            units = self.scene.units
+            sides = {side: k for k, side in enumerate(dict.fromkeys(u.side for u in units))}
+            side = np.array([sides[u.side] for u in units], dtype=int)[self.unit_numbers]
+            enemies = np.where(side[:, None] != side[None, :], within, -np.inf)
+            return _read_only(self.sight_distances(policy, self.bases, self.bases, enemies))
 
-    def nearest_seen(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.int_]]:
+        return self._remember(("sight_matrix", policy, within), make)
+
+    def nearest_seen(
+        self, policy: SightPolicy, within: float = math.inf
+    ) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) for each base and each unit of another side than its own, the edge distance
-        to the nearest base of that unit it sees under a policy (`sight_matrix`), infinity when
-        it sees none (and for the units of its own side); and (N, U) the table index of that
-        base, the first of the unit's equally near ones. Remembered per policy (read-only).
+        to the nearest base of that unit it sees under a policy no farther than `within`
+        (`sight_matrix`), infinity when it sees none (and for the units of its own side); and
+        (N, U) the table index of that base, the first of the unit's equally near ones.
+        Remembered per policy and reach (read-only).
 
-        Within a reach: the nearest base seen, if it is `geometry.within` the reach."""
-
+        Within a shorter reach: the nearest base seen, if it is `geometry.within` that reach."""
         return self._remember(
-            ("nearest_seen", policy), lambda: self._nearest_by_unit(self.sight_matrix(policy))
+            ("nearest_seen", policy, within),
+            lambda: self._nearest_by_unit(self.sight_matrix(policy, within)),
         )
+
+    def nearest_seen_pair(
+        self, policy: SightPolicy, a: Unit, b: Unit, limit: float, within: float = math.inf
+    ) -> tuple[Base, Base] | None:
+        """The nearest pair of bases at most `limit` apart (`geometry.within`), one of `a`
+        seeing one of `b` (a unit of another side) under a policy (`seen`); of equally near
+        pairs, the first in the units' reading order. None when no such pair sees. Read off
+        `nearest_seen` within a reach of at least `limit` (the nearest pair seen within it is
+        the one within `limit`, if it is that near): a ruleset asking of many pairs gives them
+        all one reach, and every pair of bases within it is judged in one batch."""
+        nearest, which = self.nearest_seen(policy, within)
+        rows, column = self.span(a), self.unit_row(b)
+        k = rows.start + int(nearest[rows, column].argmin())
+        if not geo.within(float(nearest[k, column]), limit):
+            return None
+        return self.bases[k], self.bases[int(which[k, column])]
 
     def _nearest_by_unit(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
@@ -655,46 +611,6 @@ class Table:
         nearest = np.minimum.reduceat(seen, starts, axis=1)
         at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
         return _read_only(nearest), _read_only(np.minimum.reduceat(at, starts, axis=1))
-
-    def nearest_seen_pairs(
-        self, policy: SightPolicy, asks: Sequence[tuple[Unit, Unit, float]]
-    ) -> list[tuple[Base, Base] | None]:
-        """For each (a, b, limit), the nearest pair of bases at most `limit` apart
-        (`geometry.within`), one of `a` seeing one of `b` under a policy (`seen`); of equally
-        near pairs, the first in the units' reading order. None when no such pair sees.
-        Remembered: the asks not known yet are judged in one batch (a `suggest` asks them
-        all, then each shot asks its own again)."""
-
-        def judge(todo: list[tuple[str, str, float]]) -> list[tuple[Base, Base] | None]:
-            found: dict[tuple[str, str, float], tuple[Base, Base] | None] = {}
-            while len(found) < len(todo):  # one limit for each two units at a time
-                batch = list({ask[:2]: ask for ask in todo if ask not in found}.values())
-                found.update(zip(batch, self._nearest_seen_of(policy, batch), strict=True))
-            return [found[ask] for ask in todo]
-
-        keys = [(a.id, b.id, limit) for a, b, limit in asks]
-        return self._remember_each(("nearest_seen_pairs", policy), keys, judge)
-
-    def _nearest_seen_of(
-        self, policy: SightPolicy, asks: Sequence[tuple[str, str, float]]
-    ) -> list[tuple[Base, Base] | None]:
-        """`nearest_seen_pairs` of asks about different pairs of units, all at once: every pair
-        of bases within its ask's limit judged in one batch (`seen`); of each ask's unit `a`,
-        the first base with the nearest base of `b` it sees (`_nearest_by_unit`)."""
-        units, owner = self._unit_number, self.unit_numbers
-        limits = np.full((len(units),) * 2, -np.inf)
-        for a, b, limit in asks:
-            limits[units[a], units[b]] = limit
-        every = np.arange(len(self.bases))
-        seen = self._seen_within(policy, self.distances, every, every, limits[owner][:, owner])
-        nearest, which = self._nearest_by_unit(seen)
-        found: list[tuple[Base, Base] | None] = []
-        for a, b, _ in asks:
-            rows, column = self.span(self.unit_of(a)), units[b]
-            k = rows.start + int(nearest[rows, column].argmin())
-            sees = bool(nearest[k, column] < np.inf)
-            found.append((self.bases[k], self.bases[which[k, column]]) if sees else None)
-        return found
 
     def seen(
         self,
@@ -727,7 +643,7 @@ class Table:
                     # each pair once (`_centre_lines` traces a line for the pairs asking it)
                     n = len(self.bases)
                     asked = viewers[todo] * n + targets[todo]
-                    # (a matrix's pairs, `_seen_within`'s, come in reading order already)
+                    # (a matrix's pairs, `sight_distances`', come in reading order already)
                     if not (asked[1:] > asked[:-1]).all():
                         asked = np.unique(asked)
                     v, t = asked // n, asked % n
@@ -903,8 +819,7 @@ class Table:
     @cached_property
     def unit_numbers(self) -> npt.NDArray[np.int_]:
         """(N,) a number per unit for every base, to compare units as arrays."""
-        numbers = {u.id: k for k, u in enumerate(self.scene.units)}
-        return np.array([numbers[b.unit_id] for b in self.bases], dtype=int)
+        return np.array([self._unit_number[b.unit_id] for b in self.bases], dtype=int)
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
@@ -1134,8 +1049,6 @@ class Table:
             if piece.kind not in policy.obstacles or piece in holding:
                 continue
             poly = np.asarray(piece.polygon, dtype=float)
-            if self._plainly_beside(piece.id, poly, eye, aim):
-                continue  # the line does not cross the piece, nor ends in it
             # Too far behind it: the box round the piece and the circle round the target's
             # footprint more than a millimetre further apart than the limit need no exact
             # gap; else the exact gap (memoised per target: asked by every shooter).
@@ -1157,37 +1070,15 @@ class Table:
         reasons = tuple(r for c, r in found if c is best and c is not Cover.NONE)
         return CoverReading(best, reasons)
 
-    def _plainly_beside(
-        self, piece_id: str, poly: geo.Array, eye: geo.Point, aim: geo.Point
-    ) -> bool:
-        """Whether both ends of a line lie more than a millimetre outside one side of the
-        piece's convex outline: then the whole line does, so it runs nowhere inside the piece
-        and does not end in it (`inside_lengths` finds 0, `point_in_polygon` False), whatever
-        rounding does, and need not be clipped."""
-
-        sides = self._remember(
-            ("outward_sides", piece_id), lambda: geo.convex_sides(self._hull(piece_id, poly))
-        )
-        if sides is None:  # an outline with no area
-            return False
-        outside = geo.distance_outside(np.array([eye, aim], dtype=float), sides) > 1.0
-        return bool(outside.all(axis=0).any())
-
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
-        """Edge distance from a base to a cover obstacle's convex outline (memoised: the same
-        target is shot at from many sides)."""
-        return self._remember(
-            ("gap_to", piece_id, target.id),
-            lambda: float(
-                geo.convex_distance(
-                    geo.corners(target), geo.radius(target), self._hull(piece_id, poly), 0.0
-                )
-            ),
-        )
+        """Edge distance from a base to a cover obstacle's convex outline (`_hull_of`, both
+        remembered: the same target is shot at from many sides)."""
 
-    def _hull(self, piece_id: str, poly: geo.Array) -> geo.Array:
-        """The convex outline of a cover obstacle (`_hull_of`, remembered per piece)."""
-        return self._remember(("hull", piece_id), lambda: _hull_of(poly))
+        def gap() -> float:
+            hull = self._remember(("hull", piece_id), lambda: _hull_of(poly))
+            return float(geo.convex_distance(geo.corners(target), geo.radius(target), hull, 0.0))
+
+        return self._remember(("gap_to", piece_id, target.id), gap)
 
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
@@ -1208,13 +1099,28 @@ class Table:
         """For many (shooter, targets, half angle): whether each target base lies (partly) in
         the shooter's fire arc of `half_angle` degrees either side of its facing
         (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
-        The targets not known yet are tested against their shooter's arc regions
-        (`geometry.arc_regions`) in one batch for each number of corners a region has: the
-        rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
+
+        The targets not known yet are judged together. The 180 degree arc (90 either side) is
+        read off `ahead`: a base plainly ahead of the front edge's line (by `PLAIN_MARGIN`) is
+        in it, one plainly behind is not. The others are tested against their shooter's arc
+        regions (`geometry.arc_regions`) in one batch for each number of corners a region has:
+        the rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
         `geometry.convex_distance` of every pair at once."""
         keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
         found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
         return [[next(found) for _ in targets] for _, targets, _ in asks]
+
+    def any_in_arc(
+        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
+    ) -> bool:
+        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
+        of some base of `shooters` (`in_arcs`; a pair plainly in the 180 degree arc is found
+        in `ahead` for every pair at once)."""
+        if half_angle == 90:
+            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
+            if bool((reach > PLAIN_MARGIN).any()):
+                return True
+        return any(any(row) for row in self.in_arcs([(s, targets, half_angle) for s in shooters]))
 
     def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
         """`in_arcs` of (shooter id, half angle, target id), all at once."""
@@ -1224,10 +1130,16 @@ class Table:
         # target rows, key index).
         batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
         for k, (shooter, half_angle, target) in enumerate(keys):
+            row = self.index[target]
+            if half_angle == 90:
+                reach = float(self.ahead[self.index[shooter], row])
+                if abs(reach) > PLAIN_MARGIN:
+                    inside[k] = reach > 0
+                    continue
             if (shooter, half_angle) not in arcs:
                 base = self.bases[self.index[shooter]]
                 arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
-            arc, row = arcs[shooter, half_angle], self.index[target]
+            arc = arcs[shooter, half_angle]
             inside[k] = arc is None  # all round
             for region in arc or ():
                 batch = (len(region), self.bases[row].footprint.circle)
@@ -1240,15 +1152,9 @@ class Table:
             if circle:
                 hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
             else:
-                normals = self.outline_normals[rows]
-                hit = overlap_pairs(stacked, edge_normals(stacked), feet, normals)
+                hit = overlap_pairs(stacked, edge_normals(stacked), feet, edge_normals(feet))
             inside[np.array(of)[hit]] = True
         return [bool(ok) for ok in inside.tolist()]
-
-    @cached_property
-    def outline_normals(self) -> geo.Array:
-        """(N, 4, 2) the unit normals of the edges of every base's outline (`edge_normals`)."""
-        return _read_only(edge_normals(self.outlines))
 
     @cached_property
     def ahead(self) -> geo.Array:
@@ -1265,25 +1171,6 @@ class Table:
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
-
-    def any_in_arc(
-        self, shooters: Sequence[Base], targets: Sequence[Base], half_angle: float
-    ) -> bool:
-        """Whether some base of `targets` lies (partly) in the fire arc of `half_angle` degrees
-        of some base of `shooters` (`in_arcs`). The 180 degree arc (90 either side) is read off
-        `ahead` for every pair at once: a base plainly ahead of a front edge's line (by
-        `PLAIN_MARGIN`) is in it, one plainly behind is not, and only the pairs on the line are
-        asked of `in_arcs`."""
-        asks: list[tuple[Base, Sequence[Base], float]]
-        if half_angle == 90:
-            reach = self._take(self._take(self.ahead, shooters, 0), targets, 1)
-            if bool((reach > PLAIN_MARGIN).any()):
-                return True
-            on_line = np.argwhere(reach >= -PLAIN_MARGIN).tolist()
-            asks = [(shooters[i], [targets[j]], half_angle) for i, j in on_line]
-        else:
-            asks = [(shooter, targets, half_angle) for shooter in shooters]
-        return any(any(row) for row in self.in_arcs(asks))
 
     def laid_many(self, pattern: Pattern, pairs: Sequence[tuple[Base, Base]]) -> list[Laid]:
         """Where `pattern` falls laid from each `source` toward its `aim` (`Pattern`): the bases
@@ -1399,7 +1286,7 @@ def edge_normals(poly: geo.Array) -> geo.Array:
 
 PLAIN_MARGIN = 1e-3
 """mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
-in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
+in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.in_arcs`)."""
 
 
 def overlap_pairs(

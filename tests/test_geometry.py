@@ -63,7 +63,7 @@ def polygon_area(polygon: np.ndarray) -> float:
     return abs(float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))) / 2
 
 
-def aspect_of_point(target: Base, point: tuple[float, float]) -> g.AspectReading:
+def aspect_of_point(target: Base, point: tuple[float, float]) -> g.Face:
     """`geometry.aspect` of a base whose centre is `point`."""
     return g.aspect(dataclasses.replace(target, x=point[0], y=point[1]), target)
 

@@ -16,8 +16,8 @@ import pytest
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
-from rules.measure import Table, extent, frame_of, free_beside, table_of
-from rules.scene import Base, Footprint, Scene
+from rules.measure import Table, table_of
+from rules.scene import Scene
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -233,20 +233,9 @@ def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face
     table = Table(scene)
     target, attacker = table.bases
     found = table.face(attacker, target)
-    reading = geo.aspect(attacker, target)
-    assert found.name == face and (found.aspect, found.margin) == (reading.aspect, reading.margin)
-
-
-def test_extent_in_a_bases_frame_and_the_free_width_beside() -> None:
-    # A base facing +y (its right is +x): 40 mm across, 20 deep at (100, 100); in its frame
-    # it reaches 20 mm either side and 10 mm ahead and behind.
-    ref = Base("r", "r", 100.0, 100.0, 90.0, Footprint(40.0, 20.0))
-    frame = frame_of(ref)
-    assert extent([ref], frame) == pytest.approx((-20.0, 20.0, -10.0, 10.0), abs=1e-9)
-    # Boxes level with it 5 mm to its left and 30 mm to its right; one far ahead is ignored.
-    others = [(-65.0, -25.0, -5.0, 5.0), (50.0, 90.0, 0.0, 30.0), (21.0, 30.0, 50.0, 60.0)]
-    assert free_beside((-20.0, 20.0, -10.0, 10.0), others) == (5.0, 30.0)
-    assert free_beside((-20.0, 20.0, -10.0, 10.0), others[2:]) == (math.inf, math.inf)
+    assert (found.name, found.aspect.value) == (face, face.split("-")[-1])
+    # a square base: its diagonals at 45 degrees, 50 mm (5 cm) from the attacker's centre
+    assert found.margin == pytest.approx(50.0 * math.sin(math.radians(45)))
 
 
 def test_the_gap_of_two_units_is_their_nearest_pair_with_its_uncertainty() -> None:

@@ -1,11 +1,12 @@
 """The measuring layer's questions about two units (`rules/measure.py`): `Table.unit`,
-`unit_uncertainties` and `nearest_seen_pairs` (the nearest pair of bases of which one sees the
+`unit_uncertainties` and `nearest_seen_pair` (the nearest pair of bases of which one sees the
 other), each checked against the geometry of a small scene worked out by hand."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from rules.measure import SightPolicy, Table
@@ -59,8 +60,8 @@ def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
 def _one(
     table: Table, policy: SightPolicy, a: Unit, b: Unit, limit: float
 ) -> tuple[Base, Base] | None:
-    """`Table.nearest_seen_pairs` asked of one pair of units alone."""
-    return table.nearest_seen_pairs(policy, [(a, b, limit)])[0]
+    """`Table.nearest_seen_pair` read within a reach of just `limit`."""
+    return table.nearest_seen_pair(policy, a, b, limit, limit)
 
 
 def test_nearest_seen_on_an_open_table_is_the_first_nearest_pair() -> None:
@@ -86,10 +87,12 @@ def test_nearest_seen_passes_over_blocked_pairs(
     assert _ids(_one(table, OPEN, a, b, 400.0)) == ("a1", "b1")  # woods do not block
 
 
-def test_nearest_seen_pairs_is_nearest_seen_one_by_one() -> None:
+def test_nearest_seen_pair_within_a_longer_reach_is_that_within_its_limit() -> None:
+    # a1-b1 blocked by the wood: a2-b2 (260 mm) is the nearest pair seen, within 400 and
+    # 270 mm; within 100 mm no pair is, however far the reach the table looked within.
     table, a, b = _table(_woods(-30.0, 30.0))
     asks = [(a, b, 400.0), (b, a, 400.0), (a, b, 270.0), (a, b, 100.0)]
-    many = [_ids(p) for p in table.nearest_seen_pairs(WOODS, asks)]
+    many = [_ids(table.nearest_seen_pair(WOODS, x, y, limit, 400.0)) for x, y, limit in asks]
     fresh, _, _ = _table(_woods(-30.0, 30.0))
     alone = [_ids(_one(fresh, WOODS, x, y, limit)) for x, y, limit in asks]
     assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]
@@ -102,3 +105,16 @@ def test_blocked_by_names_what_blocks_the_lines_within_the_limit_once() -> None:
     assert table.blocked_by(WOODS, a.bases, b.bases, 400.0) == ["wood"]
     assert table.blocked_by(WOODS, a.bases, b.bases, 250.0) == []
     assert table.blocked_by(OPEN, a.bases, b.bases, 400.0) == []
+
+
+def test_sight_matrix_within_a_reach_judges_only_the_pairs_that_near() -> None:
+    # a1-b1 and a2-b2 are 260 mm apart, a1-b2 and a2-b1 sqrt(80^2 + 260^2) = 272 mm: a reach
+    # of 265 mm keeps the first two, one of 250 mm none; bases of one side are never in it.
+    table, _, b = _table()
+    assert table.distances[0, 3] == pytest.approx(math.hypot(80.0, 260.0))
+    near = table.sight_matrix(OPEN, 265.0)
+    assert near[0, 2] == pytest.approx(260.0) and near[3, 1] == pytest.approx(260.0)
+    assert math.isinf(near[0, 3]) and math.isinf(near[0, 1])
+    assert np.isinf(table.sight_matrix(OPEN, 250.0)).all()
+    nearest, which = table.nearest_seen(OPEN, 265.0)
+    assert nearest[0, table.unit_row(b)] == pytest.approx(260.0) and which[0, 1] == 2

@@ -580,6 +580,7 @@ def test_fall_back_past_friends_with_room() -> None:
     past = out["fall_back_past"]
     assert [p["friend"] for p in past] == ["f"]
     assert past[0]["at_least_8in"] is True and past[0]["may_manoeuvre"] is True
+    assert past[0]["gaps"] == {"left": {"free": "clear"}, "right": {"free": "clear"}}
 
 
 def test_fall_back_past_friends_too_close() -> None:
@@ -599,6 +600,14 @@ def test_fall_back_past_friends_without_a_gap() -> None:
     assert past[0]["gap_of_frontage"] is False and past[0]["may_manoeuvre"] is False
     assert past[0]["gaps"]["right"]["free"]["value"] == pytest.approx(1)
     assert past[0]["gaps"]["left"]["free"]["value"] == pytest.approx(3)
+    assert past[0]["frontage"]["value"] == pytest.approx(4)
+
+
+def test_fall_back_past_reads_only_the_bases_level_with_the_friend() -> None:
+    # A base right beside the friend but wholly ahead of it (y 24.5..25.5 against the friend's
+    # 19.5..20.5, in the router's frame) leaves the gap beside the friend clear.
+    past = ask(_routing(20, [line("b", "red", 14, 25, type="active", arm="foot")]), "move", "r")
+    assert past["fall_back_past"][0]["gaps"]["right"] == {"free": "clear"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
+
 from calibration.units import format_length
 
 from ... import engine
@@ -38,7 +40,7 @@ from ...answer import length_json as length
 from ...answer import threshold_json as threshold
 from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
-from ...measure import Table, extent, flight_pattern, frame_of, free_beside, table_of
+from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
 from ...state import Change, Kind, Report, Scope, bases_report, count_report, likeliest, removals
@@ -103,6 +105,8 @@ class FireBand:
 
 INFANTRY_BANDS = tuple(FireBand(**b) for b in DATA["infantry_bands"])
 ARTILLERY_BANDS = tuple(FireBand(**b) for b in DATA["artillery_bands"])
+LONGEST_FIRE = max(b.limit for b in INFANTRY_BANDS + ARTILLERY_BANDS)
+"""The farthest any unit fires (a gun's longest band, lines 59-62)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -452,22 +456,33 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
 def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str, Any]]:
     """Friendly units to the rear of a unit falling back or routing, and whether it may
     manoeuvre past each: 8" apart and a gap of its frontage beside the friend (lines 32-37),
-    judged in the frame of the unit's first base (its right, its front)."""
-    scene, frame = table.scene, frame_of(unit.bases[0])
-    u0, u1, v0, _ = extent(unit.bases, frame)
-    frontage, out = u1 - u0, []
+    judged in the frame of the unit's first base: how far each base's outline (a round one as
+    a 16-gon) reaches to its right (u) and ahead (v)."""
+    scene, first, number = table.scene, unit.bases[0], table.unit_numbers
+    local = [geo.to_local(first, geo.outline_polygon(b, 16)) for b in table.bases]
+    # (N, 2) each: the least and the most u and v of every base
+    lo, hi = np.array([p.min(axis=0) for p in local]), np.array([p.max(axis=0) for p in local])
+
+    def extent(of: Unit) -> tuple[geo.Array, geo.Array]:
+        return lo[table.span(of)].min(axis=0), hi[table.span(of)].max(axis=0)
+
+    (u0, v0), (u1, _) = extent(unit)
+    frontage, out = float(u1 - u0), []
     for friend in scene.units:
         if friend.id == unit.id or friend.side != unit.side or is_commander(friend):
             continue
-        box = fu0, fu1, _, fv1 = extent(friend.bases, frame)
+        (fu0, fv0), (fu1, fv1) = extent(friend)
         if not (fv1 <= v0 and fu0 < u1 and fu1 > u0 and v0 - fv1 <= full_move):
             continue  # not to its rear, across its frontage, within its move
         near = table.gap(unit.bases, friend.bases)
         apart, unc = near.against(FALL_BACK_GAP), near.uncertainty
-        others = [
-            extent((b,), frame) for b in scene.bases() if b.unit_id not in (unit.id, friend.id)
-        ]
-        free = dict(zip(("left", "right"), free_beside(box, others), strict=True))
+        # The free width either side of the friend among the other bases level with it (some
+        # of them as far ahead as some of it); inf where nothing is beside it.
+        level = (number != table.unit_row(unit)) & (number != table.unit_row(friend))
+        level &= (hi[:, 1] > fv0) & (lo[:, 1] < fv1)
+        free = {}
+        for side, gap in (("left", fu0 - hi[level, 0]), ("right", lo[level, 0] - fu1)):
+            free[side] = float(np.maximum(gap[gap >= -geo.EPS], 0.0).min(initial=math.inf))
         gaps = {k: None if math.isinf(w) else Threshold(frontage, w, unc) for k, w in free.items()}
         far_enough = geo.within(apart.limit, apart.measured)  # at least 8": on or beyond it
         gap_ok = any(t is None or t.within for t in gaps.values())
@@ -570,8 +585,7 @@ class SepoysAndSoldiers(Ruleset):
         moved = guns not in (None, "indian") and _flag(shooter, "moved")
         acted = _flag(shooter, "acted")
         limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
-        asked = [(shooter, target, limit)]
-        seen = None if band is None else table.nearest_seen_pairs(policy, asked)[0]
+        seen = None if band is None else self._seen(table, shooter, target, limit)
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
         if band is None:
             longest = format_length(bands[-1].limit, "in")
@@ -690,6 +704,15 @@ class SepoysAndSoldiers(Ruleset):
             return out
 
         return data, lines
+
+    def _seen(
+        self, table: Table, shooter: Unit, target: Unit, limit: float
+    ) -> tuple[Base, Base] | None:
+        """The nearest pair of bases at most `limit` apart, one of the shooter's seeing one of
+        the target's (`Table.nearest_seen_pair`), read within the reach of every shot: no
+        limit is longer than the longest band and the uncertainty of a length."""
+        reach = LONGEST_FIRE + 2 * table.most_uncertain + geo.EPS
+        return table.nearest_seen_pair(self.sight_policy, shooter, target, limit, reach)
 
     @staticmethod
     def _aims(table: Table, shooter: Unit, target: Unit) -> list[tuple[Base, Base]]:
@@ -990,8 +1013,7 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, bool, int]] = []  # rockets?, where its question is
-        sights: list[tuple[Unit, Unit, float]] = []
+        shots: list[tuple[Unit, Unit, int | None]] = []  # where a rocket's aims start
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
@@ -999,24 +1021,22 @@ class SepoysAndSoldiers(Ruleset):
             if arm == "cavalry" or _flag(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, True, len(aims)))
+                shots.append((a, b, len(aims)))
                 aims += self._aims(table, a, b)
                 continue
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
-            if geo.within(gap, reach[a.id]):
-                bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
-                shots.append((a, b, False, len(sights)))
-                sights.append((a, b, bands[-1].limit + unc))
-        seen = table.nearest_seen_pairs(self.sight_policy, sights)
+            bands = ARTILLERY_BANDS if arm == "artillery" else INFANTRY_BANDS
+            if geo.within(gap, reach[a.id]) and self._seen(table, a, b, bands[-1].limit + unc):
+                shots.append((a, b, None))
         laid = table.laid_many(BURSTS, aims)
 
-        def may_hit(a: Unit, b: Unit, rockets: bool, k: int) -> bool:
-            if not rockets:
-                return seen[k] is not None
+        def may_hit(a: Unit, b: Unit, k: int | None) -> bool:
+            if k is None:  # a shot seen already
+                return True
             return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
 
-        return [Candidate("shoot", (a.id, b.id)) for a, b, r, k in shots if may_hit(a, b, r, k)]
+        return [Candidate("shoot", (a.id, b.id)) for a, b, k in shots if may_hit(a, b, k)]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
