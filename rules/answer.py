@@ -103,11 +103,7 @@ class Modifier:
     cite: Cite | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "reason": self.reason,
-            "source": None if self.cite is None else str(self.cite),
-        }
+        return {"value": self.value, **reason_json(self.reason, self.cite)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,12 @@ SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name"
 """Top-level keys Umpire itself writes into scenes (the tracker's diagnostics, the phase)."""
 
 
+_BLOCKING: Final = frozenset(
+    {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
+)
+"""The terrain kinds that block sight unless a sheet says otherwise."""
+
+
 class Ruleset:
     """The rules of one sheet. Subclasses set the class constants and add actions."""
 
@@ -155,75 +161,40 @@ class Ruleset:
     scene_keys: ClassVar[frozenset[str]] = frozenset()
     """Top-level scene keys this sheet reads besides the format's (`ranges`), for typo checks."""
 
-    sight_blocking: ClassVar[frozenset[TerrainKind]] = frozenset(
-        {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
+    sight_policy: ClassVar[SightPolicy] = SightPolicy(
+        blocking=_BLOCKING, see_into=tuple((kind, geo.REACH) for kind in sorted(_BLOCKING))
     )
-    """Terrain kinds that block sight lines across them."""
-    see_into: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType(
-        {kind: geo.REACH for kind in sight_blocking}
-    )
-    """How deep (mm) a sight line may run into blocking terrain at an end that stands in it.
-
-    By default a base sees out of (and is seen in) the terrain piece it stands in however deep,
-    while a piece between two bases blocks: a hill hides what is behind it from what is below,
-    not from what stands on it."""
-    bases_block_sight: ClassVar[bool] = False
-    """Whether other bases block sight lines."""
-    shoot_over_within: ClassVar[float | None] = None
-    """With `bases_block_sight`: bases no farther than this (mm, edge to edge) from the viewer
-    do not block its lines; None: every base of another unit than the two does."""
-    sight_needs_entire_base: ClassVar[bool] = False
-    """True when a target is in sight only if every sight line to its base is clear."""
+    """How the sheet judges sight (`rules.measure.SightPolicy`, what `Table.sights` and
+    `Table.seen` are asked under); a sheet that judges otherwise sets its own, as
+    `replace(Ruleset.sight_policy, ...)`. By default woods, towns, buildings and hills block the
+    sight lines across them, but a base sees out of (and is seen in) the piece it stands in
+    however deep: a hill hides what is behind it from what is below, not from what stands on
+    it."""
     sight_rule: ClassVar[Cite | None] = None
     """Where the sheet says what blocks sight."""
-    visibility_within: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType({})
-    """Inside one piece of these kinds, two bases that both stand (centre) in it see each other
-    up to this far (mm, edge to edge) and no further; the piece itself never blocks the lines
-    between them."""
-    hidden_in: ClassVar[frozenset[TerrainKind]] = frozenset()
-    """Kinds of terrain that hide a base whose centre stands in them from viewers outside the
-    piece (a piece the scene says gives no cover hides nobody): such a base is seen only within
-    `hidden_seen_within`, and only when it stands within `hidden_edge` of the piece's edge or its
-    unit has done what `revealed_by` names."""
-    hidden_edge: ClassVar[float] = 0.0
-    """mm: how near the edge of the piece hiding it a base shows itself."""
-    hidden_seen_within: ClassVar[float] = math.inf
-    """mm: the farthest a base hidden in terrain is seen (edge to edge)."""
-    revealed_by: ClassVar[str | None] = None
-    """A unit flag (`fired`) that shows a unit's bases hidden in terrain."""
-
-    default_cover: ClassVar[Mapping[TerrainKind, Cover]] = MappingProxyType(
-        {
-            TerrainKind.WOODS: Cover.SOFT,
-            TerrainKind.TOWN: Cover.HARD,
-            TerrainKind.BUILDING: Cover.HARD,
-            TerrainKind.HEDGE: Cover.SOFT,
-            TerrainKind.FENCE: Cover.SOFT,
-            TerrainKind.WALL: Cover.HARD,
-            TerrainKind.FORTIFICATION: Cover.HARD,
-        }
+    cover_policy: ClassVar[CoverPolicy] = CoverPolicy(
+        cover=(
+            (TerrainKind.BUILDING, Cover.HARD),
+            (TerrainKind.FENCE, Cover.SOFT),
+            (TerrainKind.FORTIFICATION, Cover.HARD),
+            (TerrainKind.HEDGE, Cover.SOFT),
+            (TerrainKind.TOWN, Cover.HARD),
+            (TerrainKind.WALL, Cover.HARD),
+            (TerrainKind.WOODS, Cover.SOFT),
+        ),
+        obstacles=frozenset(
+            {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
+        ),
+        behind_within=30.0,
     )
-    """Cover of a terrain kind when the scene does not say; kinds not listed give none."""
-    cover_obstacles: ClassVar[frozenset[TerrainKind]] = frozenset(
-        {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
-    )
-    """Linear terrain that gives cover to a base close behind it."""
-    cover_behind_within: ClassVar[float] = 30.0
-    """How close (mm, edge to edge) behind a cover obstacle a target must be to claim its cover."""
+    """How the sheet reads cover (`rules.measure.CoverPolicy`, what `Table.cover` is asked
+    under), set by a sheet as the sight policy is. By default the cover of a terrain piece
+    whose scene does not say is that of its kind above (other kinds give none), and a base up
+    to 30 mm (edge to edge) behind a hedge, wall, fence or fortification claims its cover."""
     default_enclosed: ClassVar[frozenset[TerrainKind]] = frozenset(
         {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING}
     )
     """Kinds that are enclosed terrain when the scene does not say."""
-
-    sight_policy: ClassVar[SightPolicy]
-    """The sight constants above, frozen once for the class: what the measuring layer is
-    asked under (`Table.sights`, `Table.seen`)."""
-    cover_policy: ClassVar[CoverPolicy]
-    """The cover constants above, frozen once for the class (`Table.cover`)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.sight_policy, cls.cover_policy = _policies(cls)
 
     # ----------------------------------------------------------------------------------------
     # Terrain
@@ -395,19 +366,6 @@ class Ruleset:
         """The fields that change in play (the page edits them, the server keeps them)."""
         return tuple(f for f in self.unit_fields if f.in_play)
 
-    def unit_field(self, name: str) -> Field:
-        """The declared field `name`; `QuestionError` naming the fields otherwise."""
-        for f in self.unit_fields:
-            if f.name == name:
-                return f
-        raise QuestionError(f"{self.id} has {self._no_unit_field(name)}")
-
-    def _no_unit_field(self, name: str) -> str:
-        names = [f.name for f in self.unit_fields]
-        near = close_key(name, names)
-        hint = f" (did you mean {near!r}?)" if near else ""
-        return f"no unit field {name!r}{hint}; its fields are {', '.join(names)}"
-
     def known_unit_keys(self) -> frozenset[str]:
         """Every key a unit of this sheet may carry that is not a free note."""
         return UNIT_KEYS | {f.name for f in self.unit_fields}
@@ -539,7 +497,10 @@ class Ruleset:
         if change.scope is Scope.UNIT:
             declared = next((f for f in self.unit_fields if f.name == name), None)
             if declared is None:
-                return self._no_unit_field(name)
+                names = [f.name for f in self.unit_fields]
+                near = close_key(name, names)
+                hint = f" (did you mean {near!r}?)" if near else ""
+                return f"no unit field {name!r}{hint}; its fields are {', '.join(names)}"
             if not declared.in_play:
                 return f"{name} describes the troops and does not change in play"
             return declared.check(value, f"unit {change.target!r}:")
@@ -583,7 +544,7 @@ class Ruleset:
         pair = np.array([table.index[near.a.id]]), np.array([table.index[near.b.id]])
         reaches = table.sight_reach(self.sight_policy, *pair)
         reach = math.inf if reaches is None else float(reaches[0])
-        lines_clear = sight.entire if self.sight_needs_entire_base else sight.any
+        lines_clear = sight.entire if self.sight_policy.entire_base else sight.any
         in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
@@ -599,7 +560,7 @@ class Ruleset:
                 "rays": sight.rays,
                 "clear": sight.clear_rays,
                 "blocked_by": list(sight.blocked_by),
-                "needs_entire_base": self.sight_needs_entire_base,
+                "needs_entire_base": self.sight_policy.entire_base,
             },
         }
         if reach != math.inf:
@@ -623,7 +584,7 @@ class Ruleset:
         if in_sight:
             lines.append(
                 f"{near.b.id} is in sight of {near.a.id}"
-                + (" (the entire base)" if self.sight_needs_entire_base else "")
+                + (" (the entire base)" if self.sight_policy.entire_base else "")
             )
         elif lines_clear:
             lines.append(
@@ -640,28 +601,6 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return self.answer("measure", data, lines)
-
-
-def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
-    """A ruleset class's sight and cover constants as the measuring layer's frozen policies."""
-    sight = SightPolicy(
-        blocking=frozenset(cls.sight_blocking),
-        see_into=tuple(sorted(cls.see_into.items())),
-        bases_block=cls.bases_block_sight,
-        shoot_over_within=cls.shoot_over_within,
-        entire_base=cls.sight_needs_entire_base,
-        visibility_within=tuple(sorted(cls.visibility_within.items())),
-        hidden_in=frozenset(cls.hidden_in),
-        hidden_edge=cls.hidden_edge,
-        hidden_seen_within=cls.hidden_seen_within,
-        revealed_by=cls.revealed_by,
-    )
-    cover = CoverPolicy(
-        cover=tuple(sorted(cls.default_cover.items())),
-        obstacles=frozenset(cls.cover_obstacles),
-        behind_within=cls.cover_behind_within,
-    )
-    return sight, cover
 
 
 def _word(value: Any) -> str:
@@ -707,9 +646,6 @@ def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple
             f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
         )
     return tuple(args)
-
-
-Ruleset.sight_policy, Ruleset.cover_policy = _policies(Ruleset)
 
 
 # --------------------------------------------------------------------------------------------
