@@ -293,9 +293,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     `rules.engine.read_scene`'s."""
     r = DocumentReader(source, SceneError)
     top = r.mapping(doc, "")
-    fmt = r.key(top, "format", "", (SCENE_FORMAT,))
-    if fmt != SCENE_FORMAT:
-        raise r.fail("format", f"got {r.describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
+    r.choice(r.key(top, "format", "", (SCENE_FORMAT,)), "format", (SCENE_FORMAT,))
     # The ruleset first: it says how to read the rest.
     ruleset = r.text(r.key(top, "ruleset", "", tuple(rulesets)), "ruleset")
     if ruleset not in rulesets:
