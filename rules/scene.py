@@ -117,21 +117,6 @@ class Unit:
         return self.side if key == "side" else self.attrs.get(key, default)
 
     @property
-    def type(self) -> str | None:
-        """`type` of `attrs` (`infantry`, `cavalry`...), when the scene gives it."""
-        return self.attrs.get("type")
-
-    @property
-    def quality(self) -> str | None:
-        """`quality` of `attrs` (`raw`, `veteran`...), when the scene gives it."""
-        return self.attrs.get("quality")
-
-    @property
-    def weapon(self) -> str | None:
-        """`weapon` of `attrs` (`rifle`, `musket`...), when the scene gives it."""
-        return self.attrs.get("weapon")
-
-    @property
     def figures(self) -> int:
         """Figures on the table in this unit (summed over its bases)."""
         return sum(b.figures for b in self.bases)

@@ -215,7 +215,6 @@ def test_given_optional_keys_are_kept() -> None:
     assert (wood.cover, wood.enclosed) == (Cover.HARD, False)
     assert wood.attrs["name"] == "Hougoumont orchard"
     rifles = scene.unit_of("rifles")
-    assert rifles.type == "infantry"
     assert rifles.get("type") == "infantry"
     assert rifles.get("quality") is None
     assert rifles.get("casualties") == 2
