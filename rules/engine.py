@@ -109,16 +109,6 @@ class Candidate:
     args: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeRule:
-    """How one action's dice change the game: the form to fill, and what it leads to."""
-
-    form: Callable[[Scene, Sequence[str]], tuple[Report, ...]]
-    """What the players are asked after a resolution: (scene, args) -> the form's reports."""
-    apply: Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
-    """What the reported dice do: (scene, args, reported values) -> the changes of state."""
-
-
 MAX_MISSING: Final = 40
 """Most missing attributes gathered for one question before the message is given anyway."""
 SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name", "notes"})
@@ -424,32 +414,24 @@ class Ruleset:
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the state of the game
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """The actions whose dice change the game, by name. None by default."""
-        return {}
+    outcomes: ClassVar[tuple[str, ...]] = ()
+    """The actions whose dice change the game (none by default), each with two methods of its
+    name: `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it, and
+    `_ACTION_apply(scene, args, reported)`, the `Change`s of state the reported dice lead to."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its
         readable lines."""
         return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
 
-    def outcomes_named(self, *actions: str) -> dict[str, OutcomeRule]:
-        """`outcomes` of these actions, each from the ruleset's methods `_ACTION_form` (the
-        form to fill) and `_ACTION_apply` (what the reported dice do)."""
-        return {
-            a: OutcomeRule(getattr(self, f"_{a}_form"), getattr(self, f"_{a}_apply"))
-            for a in actions
-        }
-
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
         """What the players are asked after `action args`: empty for an action whose result
         changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
         self.action(action)
-        rule = self.outcomes().get(action)
-        if rule is None:
+        if action not in self.outcomes:
             return ()
         try:
-            return rule.form(scene, tuple(args))
+            return tuple(getattr(self, f"_{action}_form")(scene, tuple(args)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
@@ -462,15 +444,16 @@ class Ruleset:
         (nothing is changed here: the caller applies them). A bad report is one
         `QuestionError` naming every problem."""
         self.action(action)
-        rule = self.outcomes().get(action)
-        if rule is None:
+        if action not in self.outcomes:
             raise QuestionError(
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
-                f"whose dice do: {', '.join(self.outcomes()) or 'none'}"
+                f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
-        reports = rule.form(scene, tuple(args))
+        reports = getattr(self, f"_{action}_form")(scene, tuple(args))
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
-        changes = rule.apply(scene, tuple(args), reported)
+        changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
+            scene, tuple(args), reported
+        )
         lines = [self.describe_change(scene, change) for change in changes]
         for change in changes:
             self.check_change(scene, change)
