@@ -189,10 +189,6 @@ class Ruleset:
     # ----------------------------------------------------------------------------------------
     # Terrain
 
-    def cover_of(self, terrain: Terrain) -> Cover:
-        """The cover a terrain piece gives: the scene's word, else this ruleset's default."""
-        return self.cover_policy.cover_of(terrain)
-
     def is_enclosed(self, terrain: Terrain) -> bool:
         """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
         if terrain.enclosed is not None:
@@ -240,13 +236,10 @@ class Ruleset:
             raise QuestionError(
                 f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
             )
-        asked: list[tuple[str | None, Iterable[Candidate]]] = [
-            (name, self.candidates(scene, name))
-            for name in (self.phases if phase is None else (phase,))
-        ]
-        asked.append((None, self.standing_candidates(scene)))
+        named = self.phases if phase is None else (phase,)
+        asked = [(name, self.candidates(scene, name)) for name in named]
         items = []
-        for name, candidates in asked:
+        for name, candidates in [*asked, (None, self.standing_candidates(scene))]:
             for candidate in candidates:
                 result = self.answer_candidate(scene, candidate)
                 if result is not None:
@@ -368,19 +361,16 @@ class Ruleset:
         top_known = SCENE_KEYS | SCENE_TOOL_KEYS | self.scene_keys
         out += _typos(doc, "", top_known, "a scene key")
         unit_known = self.known_unit_keys()
-        fields = {f.name: f for f in self.unit_fields}
         for i, (unit, unit_doc) in enumerate(zip(scene.units, doc.get("units", ()), strict=False)):
             path = f"units[{i}]"
             out += _typos(unit_doc, path, unit_known, f"a {self.id} unit key")
             for j, base_doc in enumerate(unit_doc.get("bases", ())):
                 out += _typos(base_doc, f"{path}.bases[{j}]", BASE_KEYS, "a base key")
-            for name, f in fields.items():
-                value = unit.get(name)
-                if value is None:
-                    continue
-                problem = f.check(value, f"unit {unit.id!r}:")
+            for f in self.unit_fields:
+                value = unit.get(f.name)
+                problem = None if value is None else f.check(value, f"unit {unit.id!r}:")
                 if problem:
-                    out.append((f"{path}.{name}", problem))
+                    out.append((f"{path}.{f.name}", problem))
         terrain_known = TERRAIN_KEYS | self.terrain_keys
         for i, piece in enumerate(doc.get("terrain", ()) or ()):
             out += _typos(piece, f"terrain[{i}]", terrain_known, "a terrain key")
