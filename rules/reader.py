@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -128,23 +129,18 @@ def read_text_file(
         raise fail(f"is not UTF-8 text; a {what} file is {language}") from None
 
 
+@dataclass(frozen=True, slots=True)
 class DocumentReader:
     """Checks values of a decoded document; every failure names the path and what is accepted.
 
     A format gives its error class and its words for a key-value container and a list, with
     their articles (`an object` and `a list` in JSON, `a table` and `an array` in TOML)."""
 
-    def __init__(
-        self,
-        source: str,
-        error: type[DocumentError],
-        mapping_word: str = "an object",
-        sequence_word: str = "a list",
-    ) -> None:
-        self.source = source
-        self.error = error
-        self.mapping_word = mapping_word
-        self.sequence_word = sequence_word
+    source: str
+    """The file (or other origin) the messages name."""
+    error: type[DocumentError]
+    mapping_word: str = "an object"
+    sequence_word: str = "a list"
 
     def fail(self, path: str, message: str) -> DocumentError:
         """The error to raise for a bad value at `path`."""
