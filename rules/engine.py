@@ -65,13 +65,9 @@ def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset:
     """
     value = unit.get(key)
     if value is None:
-        raise MissingAttribute(
-            ruleset,
-            unit.id,
-            key,
-            f"one of {accepted(accepted_values)}",
-            accepted_values[0] if accepted_values else "",
-        )
+        accepts = f"one of {accepted(accepted_values)}"
+        placeholder = accepted_values[0] if accepted_values else ""
+        raise MissingAttribute(ruleset, unit.id, key, accepts, placeholder)
     if value not in accepted_values:
         raise QuestionError(
             f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
