@@ -916,3 +916,27 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, units: list, argv: 
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_say_gives_a_text_as_one_string_and_say_lines_its_lines() -> None:
+    # Like the other rulesets' `say`: one string, its blanks filled in (europe's once gave a
+    # list); a text of several lines goes through `say_lines`, a line of the answer each.
+    from rules.rulesets.europe_19c.ruleset import say, say_lines
+
+    assert say("fate-artillery") == "is eliminated (004_8318ee244ed3ffb0.txt:123)"
+    assert say("charge-move", gap="2.0 cm", allowance="12.0 cm", column="open", close="") == (
+        "2.0 cm to contact, move 12.0 cm (open) [004_8318ee244ed3ffb0.txt:38]"
+    )
+    melee = say_lines(
+        "melee",
+        defender="d",
+        attacker="a",
+        outcome={
+            "defender_loses": "1/2",
+            "tie": "1/6",
+            "loser": "retreats",
+            "attacker_loses": "1/2",
+            "attacker_loser": "is eliminated",
+        },
+    )
+    assert len(melee) == 2 and melee[1].startswith("a loses with chance 1/2 and is eliminated")

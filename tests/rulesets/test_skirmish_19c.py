@@ -862,6 +862,24 @@ def test_platoon_proximity() -> None:
     assert out["platoon"]["in_company"] is False
 
 
+@pytest.mark.parametrize(("gap", "together"), [(5.01, False), (4.99, True)])
+def test_platoon_pair_too_close_to_call_is_named_once(gap: float, together: bool) -> None:
+    # Lines 143/186: a platoon keeps company when all its groups are within 5 cm of each other.
+    # Bases are 2 cm squares with the default 2 mm uncertainty each, so a gap's uncertainty is
+    # hypot(2, 2) = 2.8 mm: a gap of 5 cm +- 0.1 mm is too close to call. The NCO's group `a`
+    # (edges x 9-11) is 2 cm from `c` (edges 13-15), so `c` is reached on the first pass and the
+    # members are looked over again; `b` is `gap` cm left of `a` (right edge 9 - gap) and 9 cm
+    # or more from `c`: the pair a-b is the only one too close to call, named once.
+    a = unit("a", "red", [sq("a1", 10, 50, role="nco")], type="infantry", platoon="1st")
+    b = unit("b", "red", [sq("b1", 8 - gap, 50)], type="infantry", platoon="1st")
+    c = unit("c", "red", [sq("c1", 14, 50)], type="infantry", platoon="1st")
+    out = ask(scene([a, b, c]), "move", "a")["platoon"]
+    assert out["members"] == ["a", "b", "c"]
+    assert out["too_close_to_call"] == ["a-b"]
+    assert out["together"] is together
+    assert out["in_company"] is together  # the NCO a1 stands in the platoon
+
+
 @pytest.mark.parametrize(("d", "allowed"), [(24, True), (26, False)])
 def test_charge_reach_is_the_move(d: float, allowed: bool) -> None:
     red = unit("red", "red", [sq("red-1", 10, 50)], type="infantry", commanded=True)

@@ -38,15 +38,10 @@ N = SimpleNamespace(**DATA["numbers"])
 UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
-
-
 say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
-
-
 refusal = DATA.refusal
 """A question the page refuses, in the words of sheet.toml's `[refusals]`, `{names}` filled in."""
-
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
@@ -88,7 +83,7 @@ class AgeOfNapoleon(Ruleset):
         if shooter.get("weapon") == "rocket":
             raise refusal("fires_rockets", unit=shooter.id, a=a, b=b)
         die = _die(shooter)
-        data, lines = self._shot(scene, shooter, target, "shoot", a, b)
+        data, lines = self._shot(scene, shooter, target, a, b)
         dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
@@ -121,7 +116,7 @@ class AgeOfNapoleon(Ruleset):
             lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
         return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
-    def _shot(self, scene: Scene, shooter: Unit, target: Unit, action: str, a: str, b: str) -> Said:
+    def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid(_box_size(scene)).places
@@ -174,7 +169,7 @@ class AgeOfNapoleon(Ruleset):
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
             raise refusal("not_a_rocket", unit=firer.id, weapon=firer.get("weapon"))
-        data, lines = self._shot(scene, firer, target, "rocket", a, b)
+        data, lines = self._shot(scene, firer, target, a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
         on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)
@@ -703,13 +698,12 @@ def _hits(
 ) -> tuple[Roll, dict[str, Any], dict[str, Any], str | None]:
     """Fire's and melee's hits: the roll whose total they are, P(k hits), and the check on the
     target's leader (5 hits or more in fire, and a top face: lines 5-10, 34-37) with its line."""
-    sides, total, leader = DATA["dice"][dice.die]["sides"], dice_math.total, _leader(target)
+    sides, leader = DATA["dice"][dice.die]["sides"], _leader(target)
     purpose = f"hits on {target.id} (dice total)" if melee else "hits (dice total)"
     note = "the dice total is the number of hits; distribution[k] = P(k hits)"
     cite = CITE.melee_hits if melee else CITE.score_is_hits
-    roll = Roll(
-        purpose, dice.dice, sides, None, total(dice.dice, sides), dice.modifiers, cite, note
-    )
+    total = dice_math.total(dice.dice, sides)
+    roll = Roll(purpose, dice.dice, sides, None, total, dice.modifiers, cite, note)
     least, why = (0, CITE.leader_face) if melee else (N.leader_check_hits, CITE.leader_check_fire)
     p = dice_math.total_with_top_face(dice.dice, sides, least) if leader else Fraction(0)
     check: dict[str, Any] = {"target_has_leader": leader is not None, "leader_base": leader}

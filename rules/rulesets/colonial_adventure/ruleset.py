@@ -58,6 +58,10 @@ NEEDS = {
 }
 """Each weapon's lowest D6 face that hits, band by band ("5-6": 5; "-": None, out of reach),
 and its row's cite (lines 86-96)."""
+HITTING = {w: [b for b, need in zip(BANDS[w], NEEDS[w][0], strict=True) if need] for w in WEAPONS}
+"""The bands in which each weapon hits (lines 86-96)."""
+REACH = {w: bands[-1].get("high", math.inf) * INCH for w, bands in HITTING.items()}
+"""How far (mm) each weapon reaches: its last band's upper edge (the guns' 36"+ has none)."""
 HITS, MAN_FROM, LEADER_HIT = DATA["hits"], DATA["horse_or_man"], DATA["leader_hit"]
 KILL, SHOCK = Fraction(len(HITS[2]["faces"]), 6), Fraction(len(HITS[1]["faces"]), 6)
 """A hit's chance to kill (5-6) and to give a shock point (3-4) on its 1D6 (lines 104-106)."""
@@ -139,11 +143,9 @@ class ColonialAdventure(Ruleset):
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The bands in which the unit's weapon hits (lines 86-96), but the guns' open 36"+."""
-        weapon = self._weapon(unit)
+        hitting = HITTING[self._weapon(unit)]
         return tuple(
-            RangeBand(band["label"], band["high"] * INCH, band["cite"])
-            for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True)
-            if need is not None and "high" in band
+            RangeBand(b["label"], b["high"] * INCH, b["cite"]) for b in hitting if "high" in b
         )
 
     def side_groups(
@@ -219,7 +221,9 @@ class ColonialAdventure(Ruleset):
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
         near = table.gap(fire_bases, target_bases)
         bands, (needs, row_cite) = BANDS[weapon], NEEDS[weapon]
-        index = next((i for i, band in enumerate(bands) if _reaches(band, near.distance)), None)
+        # The first band the distance is in: up to its upper edge (the guns' last has none).
+        in_band = (geo.within(near.distance, x.get("high", math.inf) * INCH) for x in bands)
+        index = next((i for i, yes in enumerate(in_band) if yes), None)
         need = None if index is None else needs[index]
         in_arc = table.any_in_arc(fire_bases, target_bases, ARC["half_angle"])
         sight = table.sight(self.sight_policy, near.a, near.b)
@@ -607,9 +611,8 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            order = {u.id: k for k, u in enumerate(scene.units)}
             for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if order[unit.id] < order[enemy.id]:
+                if table.unit_row(unit) < table.unit_row(enemy):
                     yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
@@ -617,26 +620,23 @@ class ColonialAdventure(Ruleset):
                     yield Candidate("morale", (unit.id,))
         else:
             # Guns fire in the Artillery Phase, the rest in the Action Phases, where each unit
-            # with an action left may also move or spend it on another action.
-            for shooter, target in self._shots(scene, table, guns=phase == "artillery"):
-                yield Candidate("shoot", (shooter.id, target.id))
+            # with an action left may also move or spend it on another action. Each unit ready to
+            # fire shoots at each enemy within its weapon's reach (or too close to call), their
+            # sight lines traced at once.
+            guns = phase == "artillery"
+            shots = [
+                (shooter, enemy)
+                for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
+                if (_type(shooter) == "artillery") == guns
+                and geo.within(gap, REACH[self._weapon(shooter)] + slack)
+                and not self._not_ready(shooter, self._weapon(shooter))
+            ]
+            nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
+            table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
+            yield from (Candidate("shoot", (shooter.id, target.id)) for shooter, target in shots)
             for unit in scene.units if phase in ACTION_PHASES else ():
                 if self._left(unit) >= COSTS["move"]["actions"]:
                     yield from (Candidate("move", (unit.id,)), Candidate("actions", (unit.id,)))
-
-    def _shots(self, scene: Scene, table: Table, *, guns: bool) -> list[tuple[Unit, Unit]]:
-        """Each unit ready to fire (a gun when `guns`) and each enemy unit within its weapon's
-        reach (or too close to call), their sight lines traced at once."""
-        shots = [
-            (shooter, enemy)
-            for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
-            if (_type(shooter) == "artillery") == guns
-            and ((reach := _reach(self._weapon(shooter))) is None or geo.within(gap, reach + slack))
-            and not self._not_ready(shooter, self._weapon(shooter))
-        ]
-        nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
-        table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
-        return shots
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         answer = super().answer_candidate(scene, candidate)
@@ -874,19 +874,6 @@ class ColonialAdventure(Ruleset):
 
 # --------------------------------------------------------------------------------------------
 # Helpers
-
-
-def _reaches(band: Mapping[str, Any], distance: float) -> bool:
-    """Whether a distance (mm) is in a band or nearer: up to its upper edge, included (the last
-    gun band has none)."""
-    return "high" not in band or geo.within(distance, band["high"] * INCH)
-
-
-def _reach(weapon: str) -> float | None:
-    """How far (mm) the weapon reaches: the upper edge of its last band with a need (None: the
-    guns' open 36"+)."""
-    last = [band for band, need in zip(BANDS[weapon], NEEDS[weapon][0], strict=True) if need][-1]
-    return last["high"] * INCH if "high" in last else None
 
 
 def _firing_bases(bases: Sequence[Base]) -> Sequence[Base]:

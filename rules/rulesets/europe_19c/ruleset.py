@@ -53,8 +53,10 @@ TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
 """The kinds of terrain each of the sheet's words names (`TERRAIN["woods-towns"]`)."""
-say: Final = DATA.lines
-"""The lines of a text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+say: Final = DATA.say
+"""A text of sheet.toml's `[texts]`, its `{names}` filled in (`{cite[arc]}`)."""
+say_lines: Final = DATA.lines
+"""A text of several lines (`shoot`, `charge`, `melee`), a line of the answer each."""
 refusal: Final = DATA.refusal
 """A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
@@ -100,7 +102,7 @@ class Europe19c(Ruleset):
         return tuple(RangeBand(band["name"], reach, band["cite"]) for band, reach in bands_of(unit))
 
     def _refused(self, action: str, data: dict[str, Any], opening: Iterable[str]) -> Resolution:
-        said = [line for r in data["reasons"] for line in say("refused", **r)]
+        said = [say("refused", **r) for r in data["reasons"]]
         return self.answer(action, data, (*opening, *said))
 
     # Firing (lines 60-96)
@@ -115,16 +117,13 @@ class Europe19c(Ruleset):
         for firer, targets in fire:
             for target in targets:
                 _check_enemies(firer, target)
-            column = FIRING["column_of"]
+            column, refusals = FIRING["column_of"], _cannot_fire(firer)
             mine = [
-                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)])
+                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)], refusals)
                 for t in targets
             ]
             shots += mine
-            refusals = _cannot_fire(firer)
             if refusals:
-                for shot in mine:
-                    shot.refusals = list(refusals)
                 continue
             weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
             longest = bands[-1][1]
@@ -183,7 +182,7 @@ class Europe19c(Ruleset):
         opening = {"shot": shot, "apart": shown(scene, nearest.distance)}  # of a refusal
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
-            return self._refused("shoot", data, say("shoot-opening", **opening))
+            return self._refused("shoot", data, [say("shoot-opening", **opening)])
         weapon, row = WEAPONS[shot.weapon], FIRING["rows"][shot.row]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
@@ -207,7 +206,7 @@ class Europe19c(Ruleset):
             in_range = any(s.in_range for s in shot.bases)
             why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
             data["reasons"] = [no_fire(why if in_range else "out-of-range")]
-            return self._refused("shoot", data, say("shoot-opening", **opening))
+            return self._refused("shoot", data, [say("shoot-opening", **opening)])
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
         hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
@@ -230,7 +229,7 @@ class Europe19c(Ruleset):
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
         said |= {"at": shown(scene, lead.range.measured), "close": close_call(lead.range)}
-        return self.answer("shoot", data, say("shoot", **said))
+        return self.answer("shoot", data, say_lines("shoot", **said))
 
     # Command roll (lines 143-149)
 
@@ -239,7 +238,15 @@ class Europe19c(Ruleset):
         if len(args) not in (1, 2):
             raise refusal("command-args", n=len(args), got=" ".join(args) or "none")
         leader = table_of(scene).unit_of(args[0])
-        size, size_why = game_size(scene, args[1] if len(args) == 2 else None)
+        # Standard or mini game (line 145): as asked, else the scene's game_size, else standard.
+        asked = args[1] if len(args) == 2 else None
+        size = scene.extra.get("game_size") if asked is None else asked
+        size_why = "the scene's game_size" if asked is None else "as asked"
+        if size is None:
+            size, size_why = "standard", "the scene gives no game_size, so the standard game"
+        elif size not in ("standard", "mini"):
+            where = "the scene's game_size is" if asked is None else "game size"
+            raise refusal("game-size", where=where, value=size)
         rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
         # Each row of the table is two faces of the D6: a third.
@@ -254,9 +261,9 @@ class Europe19c(Ruleset):
         data["radius_note"] = "the sheet gives no command radius: every unit of the side"
         data |= {"rolls": [roll.as_json()], "outcomes": rows}
         data["mean_score"] = str(sum(Fraction(r["score"], 3) for r in rows))
-        lines = say("command", leader=leader, rating=rating, size=size, size_why=size_why)
-        lines += [line for r in rows for line in say("command-row", **r)]
-        lines += say("command-radius", leader=leader, bases=len(side))
+        lines = [say("command", leader=leader, rating=rating, size=size, size_why=size_why)]
+        lines += [say("command-row", **r) for r in rows]
+        lines.append(say("command-radius", leader=leader, bases=len(side)))
         return self.answer("command", data, lines)
 
     # Charge sequence (lines 25-38)
@@ -274,8 +281,11 @@ class Europe19c(Ruleset):
         near = table.gap(attacker.bases, target.bases)
         face = _face(table, near.a, near.b)
         rivals = _face_rivals(table, attacker, target, face.name)
-        allowance, column = _charge_move(table, attacker, target)
+        # The move to contact, in the slower terrain of attacker and target (never the road).
+        slower = (_standing_column(table, unit)[0] for unit in (attacker, target))
+        column = max(slower, key=("open", "stream", "woods-towns").index)
         move_row = MOVE["rows"][move_row_of(attacker)]
+        allowance = None if (cm := move_row["cm"].get(column)) is None else cm * MM_PER_CM
         reach = None if allowance is None else near.against(allowance)
         mine, yours = len(attacker.bases), len(target.bases)
         facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
@@ -290,7 +300,7 @@ class Europe19c(Ruleset):
             (reach is None, "charge-no-move", move_row["cite"]),
             (reach is not None and not reach.within, "charge-beyond", CITE["contact"]),
         ]
-        refusals = [reason(say(text, **facts)[0], cite) for no, text, cite in refused if no]
+        refusals = [reason(say(text, **facts), cite) for no, text, cite in refused if no]
         said: dict[str, Any] = {"entry": entry, "source": str(row["cite"])}
         if entry == "maybe":
             said |= {"attacker_bases": mine, "target_bases": yours, "larger": mine > yours}
@@ -310,10 +320,10 @@ class Europe19c(Ruleset):
         data["notes"] = [reason(n["reason"], n["cite"]) for n in notes]
         facts |= {"row": row, "entry": entry, "near": near, "may": "may not" if refusals else "may"}
         facts |= {"attacker_is": described(attacker), "target_is": described(target)}
-        facts["town"] = say("charge-in-town")[0] if in_town else ""
-        facts["flank"] = say("charge-flank")[0] if flank else ""
-        lines = say("charge", **facts)
-        lines += [] if reach is None else say("charge-move", close=close_call(reach), **facts)
+        facts["town"] = say("charge-in-town") if in_town else ""
+        facts["flank"] = say("charge-flank") if flank else ""
+        lines = say_lines("charge", **facts)
+        lines += [] if reach is None else [say("charge-move", close=close_call(reach), **facts)]
         return self._refused("charge", data, lines)
 
     # Hand-to-hand (lines 98-124)
@@ -346,9 +356,9 @@ class Europe19c(Ruleset):
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
         facts = data | {"apart": shown(scene, near.distance)}
-        opening = say("melee-close") if touch.too_close_to_call else []
-        opening = opening if not touch.beyond else say("melee-apart", **facts)
-        return self.answer("melee", data, [*opening, a_line, d_line, *say("melee", **facts)])
+        opening = [say("melee-close")] if touch.too_close_to_call else []
+        opening = opening if not touch.beyond else [say("melee-apart", **facts)]
+        return self.answer("melee", data, [*opening, a_line, d_line, *say_lines("melee", **facts)])
 
     # Movement (lines 40-58)
 
@@ -378,8 +388,8 @@ class Europe19c(Ruleset):
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["move"]]
         facts = data | {"cm": cm, "described": described(unit), "row_cite": row["cite"]}
         verdict = "move-static" if static else "move-na" if cm is None else "move"
-        lines = say(verdict, **facts) + say("pivot-free" if pivot is None else "pivot", **facts)
-        return self.answer("move", data, lines + ([] if road is None else say("road", **facts)))
+        lines = [say(verdict, **facts), say("pivot-free" if pivot is None else "pivot", **facts)]
+        return self.answer("move", data, lines + ([] if road is None else [say("road", **facts)]))
 
     # Morale (lines 126-141)
 
@@ -401,14 +411,13 @@ class Europe19c(Ruleset):
         note = f"{level}: {need}+ to pass each test"
         roll = Roll.success_roll("morale test", tests, 6, need, cite=level_cite, note=note)
         lost = tuple(reversed(roll.distribution))  # failures = tests - passes
-        p_pass = dice_math.p_at_least(6, need)
         data: dict[str, Any] = {"unit": unit.id, "level": level, "need": need}
-        data |= {"p_pass": str(p_pass), "tests": tests, "reasons": reasons}
+        data |= {"p_pass": str(roll.p_success), "tests": tests, "reasons": reasons}
         data |= {"rolls": [roll.as_json()], "bases_lost": odds(lost)}
         data["bases_lost"]["source"] = str(CITE["failure"])
-        lines = say("morale", level_cite=level_cite, **data)
-        lines += [line for r in reasons for line in say("morale-reason", **r)]
-        lines += say("morale-fails", odds=chances(lost)) if tests else say("morale-none")
+        lines = [say("morale", level_cite=level_cite, **data)]
+        lines += [say("morale-reason", **r) for r in reasons]
+        lines.append(say("morale-fails", odds=chances(lost)) if tests else say("morale-none"))
         return self.answer("morale", data, lines)
 
     # Formations (lines 13-23)
@@ -422,9 +431,9 @@ class Europe19c(Ruleset):
         data["may_change_to"] = [f for f in options if f != current]
         data["formations"] = {f: reason(o["allows"], o["cite"]) for f, o in options.items()}
         if not options:
-            return self.answer("formation", data, say("formation-none", unit=unit, kind=kind))
-        lines = say("formation", unit=unit, current=current)
-        lines += [line for f, o in options.items() for line in say("formation-option", name=f, **o)]
+            return self.answer("formation", data, [say("formation-none", unit=unit, kind=kind)])
+        lines = [say("formation", unit=unit, current=current)]
+        lines += [say("formation-option", name=f, **o) for f, o in options.items()]
         return self.answer("formation", data, lines)
 
     # What `suggest` lists at each step of the sequence of play (the engine's `suggest`). Once a
@@ -585,10 +594,10 @@ class Europe19c(Ruleset):
         data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
-            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)[0]
+            label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)
             hit_odds = dice_math.successes(roll["dice"], 6, need)
             reports.append(count_report(f"{name}_hits", label, CITE["melee_hit"], hit_odds))
-        label = say("report-blocked")[0]
+        label = say("report-blocked")
         return (
             *reports,
             Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
@@ -617,7 +626,7 @@ class Europe19c(Ruleset):
         data = self.move(scene, args).data
         if kind_of(scene.unit_of(data["unit"])) != "artillery":
             return ()
-        label = say("report-pivoted")[0]
+        label = say("report-pivoted")
         return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
@@ -803,17 +812,6 @@ def move_row_of(unit: Unit) -> str:
     return f"infantry-{order_of(unit)}" if kind == "infantry" else kind
 
 
-def game_size(scene: Scene, given: str | None) -> tuple[str, str]:
-    """Standard or mini game, and why: as asked, else the scene's `game_size`, else standard."""
-    value = scene.extra.get("game_size") if given is None else given
-    if value is None:
-        return "standard", "the scene gives no game_size, so the standard game"
-    if value not in ("standard", "mini"):
-        where = "the scene's game_size is" if given is None else "game size"
-        raise refusal("game-size", where=where, value=value)
-    return str(value), "the scene's game_size" if given is None else "as asked"
-
-
 # The table: contact, terrain, faces
 
 
@@ -869,18 +867,8 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     t = near.against(NUMBERS["road_enemy_cm"] * MM_PER_CM)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
     facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
-    why = say("road-enemy", than="at least" if far else "under", **facts)[0]
+    why = say("road-enemy", than="at least" if far else "under", **facts)
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
-
-
-def _charge_move(table: Table, attacker: Unit, target: Unit) -> tuple[float | None, str]:
-    """The move (mm; None: N/A) a charge may use, in the slower terrain of attacker and target
-    (never the road), and that terrain's column."""
-    order = ("open", "stream", "woods-towns")
-    ours, theirs = _standing_column(table, attacker)[0], _standing_column(table, target)[0]
-    column = max(ours, theirs, key=order.index)
-    cm = MOVE["rows"][move_row_of(attacker)]["cm"].get(column)
-    return None if cm is None else cm * MM_PER_CM, column
 
 
 def _done_moving(unit: Unit) -> bool:
@@ -951,7 +939,7 @@ def _melee_side(
         (higher, 1, "higher"),
         (on_infantry and order_of(enemy) == "close", -1, "cavalry_vs_close_order"),
     ]
-    mods = [Modifier(value, say(key, **facts)[0], CITE[key]) for yes, value, key in found if yes]
+    mods = [Modifier(value, say(key, **facts), CITE[key]) for yes, value, key in found if yes]
     each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
     purpose, need, note = f"hits by {unit.id}", NUMBERS["melee_hit_need"], f"{bases} bases x {each}"
     roll = Roll.success_roll(purpose, each * bases, 6, need, mods, CITE["melee_hit"], note)
@@ -959,11 +947,11 @@ def _melee_side(
     json |= {"table_dice_per_base": per_base, "dice_per_base": each, "bases": bases}
     json |= {"modifiers": [m.as_json() for m in mods], "hits": odds(roll)}
     said = "".join(f"; {m.value:+g} {m.reason} [{m.cite}]" for m in mods)
-    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)[0]
+    return json, roll, say("melee-side", mods=said, roll=roll.describe(), **json)
 
 
 def _loser_fate(unit: Unit) -> str:
-    return say("fate-artillery" if kind_of(unit) == "artillery" else "fate")[0]
+    return say("fate-artillery" if kind_of(unit) == "artillery" else "fate")
 
 
 # Small pieces of answers

@@ -29,7 +29,7 @@ from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_j
 from ...answer import reason_json as reason
 from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
-from ...measure import Table, table_of
+from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...state import Change, Kind, Report, count_report, removals
 from . import sheet
@@ -145,18 +145,19 @@ def verdict(t: Threshold) -> str:
     return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
-def contacts(table: Table, base: Base) -> list[tuple[Base, Threshold]]:
-    """The bases in base contact with `base`, in the scene's order: touching, or a gap inside
-    the measurement's uncertainty (then too close to call). No two bases' combined uncertainty
-    exceeds twice the largest, so only bases that near are asked."""
+def contacts(table: Table, base: Base) -> list[Gap]:
+    """The gaps from `base` to each base in base contact with it (`Gap.touching`: touching,
+    or a gap inside the measurement's uncertainty), in the scene's order: `Table.gap` of the
+    two bases. No gap is more uncertain than twice the largest base's uncertainty: only bases
+    that near are asked."""
     near = table.within(base, 2 * table.most_uncertain)
-    gaps = [(o, table.distance(base, o), table.uncertainty(base, o)) for o in near]
-    return [(o, Threshold(d, 0.0, unc)) for o, d, unc in gaps if d <= unc]
+    gaps = (Gap(base, o, table.distance(base, o), table.uncertainty(base, o)) for o in near)
+    return [g for g in gaps if g.touching]
 
 
-def enemy_contacts(table: Table, base: Base, side: str) -> list[tuple[Base, Threshold]]:
-    """The bases of other sides than `side` in base contact with `base`."""
-    return [c for c in contacts(table, base) if table.unit_of(c[0].id).side != side]
+def enemy_contacts(table: Table, base: Base, side: str) -> list[Gap]:
+    """The gaps to the bases of other sides than `side` in base contact with `base`."""
+    return [g for g in contacts(table, base) if table.unit_of(g.b.unit_id).side != side]
 
 
 class Skirmish19c(Ruleset):
@@ -250,8 +251,7 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        gap = float(table.unit_gaps()[table.unit_row(shooter), table.unit_row(target)])
-        nearest = table.closest(shooter.bases, aimed).distance if individual else gap
+        nearest = table.closest(shooter.bases, aimed).distance
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -271,7 +271,7 @@ class Skirmish19c(Ruleset):
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
         said = dict(aim=aim.id, at=fmt(scene, distance), first=first.id, band=band, row=weapon.row)
-        where = say("band", close=CLOSE_EDGE * edge.too_close_to_call, **said)
+        where = say("band", close=CLOSE_EDGE if edge.too_close_to_call else "", **said)
         reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
         # A figure hidden in terrain is seen only if a D6 x 10 cm reaches it (line 61).
@@ -289,7 +289,8 @@ class Skirmish19c(Ruleset):
         if other is not None:
             d_other, group, a, b = other
             t = Threshold(distance, d_other, table.uncertainty(a, b))
-            than, close = "nearer than" if t.within else "further than", CLOSE * t.too_close_to_call
+            than = "nearer than" if t.within else "further than"
+            close = CLOSE if t.too_close_to_call else ""
             said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
             why = say("nearest", than=than, close=close, **said)
             data["nearest"] = dict(
@@ -305,13 +306,13 @@ class Skirmish19c(Ruleset):
         if commanded:
             who = "player character" if pc else "commanded troops"
             if weapon.gunpowder and not state(shooter, "loaded"):
-                why = say("loading", who=who, baker=say("non-minie") * baker)
+                why = say("loading", who=who, baker=say("non-minie") if baker else "")
                 return no_shot(distance, why, SHOOTING["loading"])
             shooters, rule, cite = figures, "all fire", SHOOTING["all_fire"]
             reasons.append((say("all-fire", who=who, figures=figures), cite))
         else:
             how = "moving" if state(shooter, "moved") else "stationary"
-            per, cite = (SHOOTING[how + "_baker" * baker][k] for k in ("per", "cite"))
+            per, cite = (SHOOTING[f"{how}_baker" if baker else how][k] for k in ("per", "cite"))
             shooters, rule = figures // per, f"1 per {per}"  # line 33: "1 per 2 figures"
             troops = "Baker riflemen" if baker else "troops"
             fire = say("some-fire", rule=rule, figures=figures, shooters=shooters)
@@ -387,7 +388,7 @@ class Skirmish19c(Ruleset):
         ]
         total, among = sum(b.figures for b in pool), SHOOTING["allocate_among"]
         of = f"the nearest {among} of {total} figures" if total > among else f"the {total} figures"
-        summary = f"hits are randomised among {of}" + " of the group" * (total <= among)
+        summary = f"hits are randomised among {of}" + ("" if total > among else " of the group")
         if joined:
             summary += " (with " + ", ".join(j["base"] for j in joined) + " within 5 cm)"
         # Nearest first (to any shooting figure), ties in the pool's order, until 10 figures.
@@ -437,8 +438,8 @@ class Skirmish19c(Ruleset):
         busy = [k for k in ("fired", "loading") if state(unit, k)]
         in_melee = enemy_contacts(table, leader, unit.side)
         if busy or in_melee:
-            doing = ["loading or firing"] * bool(busy)
-            doing += [f"in melee with {c[0].id}" for c in in_melee[:1]]
+            doing = ["loading or firing"] if busy else []
+            doing += [f"in melee with {g.b.id}" for g in in_melee[:1]]
             modifiers.append(
                 Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
             )
@@ -594,7 +595,7 @@ class Skirmish19c(Ruleset):
         italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
         lines = [say("factor", **f) for f in factors] or [say("no-factor")]
         lines += [say("risk-close", why=c) for c in close_calls]
-        lines += [say("cell", c=c, italic=italic * c["italic"]) for c in cells]
+        lines += [say("cell", c=c, italic=italic if c["italic"] else "") for c in cells]
         return self.answer("risk", data, [head, *lines])
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
@@ -687,14 +688,14 @@ class Skirmish19c(Ruleset):
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
-        touching: set[tuple[str, str]] = set()
-        close = []
         ids_b = {b.id for b in bases_b}
-        for a in bases_a:
-            for b, t in (c for c in contacts(table, a) if c[0].id in ids_b):
-                touching.add((a.id, b.id))
-                if t.measured > geo.EPS:
-                    close.append({"a": a.id, "b": b.id, "threshold": threshold_json(scene, t)})
+        touch = [g for a in bases_a for g in contacts(table, a) if g.b.id in ids_b]
+        touching = {(g.a.id, g.b.id) for g in touch}
+        close = [
+            {"a": g.a.id, "b": g.b.id, "threshold": threshold_json(scene, g.contact)}
+            for g in touch
+            if g.distance > geo.EPS
+        ]
         data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
             near = table.closest(bases_a, bases_b)
@@ -789,8 +790,10 @@ class Skirmish19c(Ruleset):
             data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
             hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
             said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
-            said += say("path-difficult", f=f, hard=hard) * (mm["difficult"] > 0)
-            said += say("path-barriers", f=f, over=over) * bool(path["barriers"])
+            if mm["difficult"] > 0:
+                said += say("path-difficult", f=f, hard=hard)
+            if path["barriers"]:
+                said += say("path-barriers", f=f, over=over)
             lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
@@ -848,25 +851,18 @@ class Skirmish19c(Ruleset):
             return {"platoon": None, "in_company": False, "source": source, "summary": summary}
         scene, limit = table.scene, cm(MOVEMENT["platoon_cm"])
         members = [u for u in scene.units if u.side == unit.side and u.get("platoon") == name]
-        # Linked by gaps of at most 5 cm: grow the group from this unit, member by member in
-        # the scene's order. Only the members no further apart than 5 cm and any uncertainty
-        # may be within or too close to call.
-        rows = [table.unit_row(m) for m in members]
+        # Linked by gaps of at most 5 cm: the members reached from this unit through such gaps
+        # (each gap is that of the two groups' nearest figures). Every pair of members whose gap
+        # is 5 cm give or take its uncertainty is too close to call, named once.
+        rows, ids, n = [table.unit_row(m) for m in members], [m.id for m in members], len(members)
         gaps = table.unit_gaps()[np.ix_(rows, rows)].tolist()
-        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()  # of each gap's nearest pair
-        ids, near = [m.id for m in members], limit + 2 * table.most_uncertain
-        linked, close, grow = {ids.index(unit.id)}, [], True
-        while grow:
-            grow = False
-            for i in (i for i in range(len(ids)) if i not in linked):
-                for j in (j for j in sorted(linked) if gaps[i][j] <= near):
-                    if abs(limit - gaps[i][j]) <= unc[i][j]:
-                        close.append(f"{ids[i]}-{ids[j]}")
-                    if geo.within(gaps[i][j], limit):
-                        linked.add(i)
-                        grow = True
-                        break
-        together = len(linked) == len(members)
+        unc = table.unit_uncertainties[np.ix_(rows, rows)].tolist()
+        reached = [ids.index(unit.id)]
+        for i in reached:  # the list grows as members are reached
+            reached += [j for j in range(n) if j not in reached and geo.within(gaps[i][j], limit)]
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        close = [f"{ids[i]}-{ids[j]}" for i, j in pairs if abs(gaps[i][j] - limit) <= unc[i][j]]
+        together = len(reached) == len(members)
         # The first officer or NCO of the side (in the scene's order) within 5 cm of a member,
         # by its first nearest figure.
         roles = MOVEMENT["platoon_roles"]
@@ -893,8 +889,8 @@ class Skirmish19c(Ruleset):
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
         f = {k: fmt(scene, v) for k, v in mm.items()}
-        extra = say("plus-difficult", f=f) * bool(mm["difficult"])
-        extra += say("plus-barriers", f=f) * bool(path["barriers"])
+        extra = say("plus-difficult", f=f) if mm["difficult"] else ""
+        extra += say("plus-barriers", f=f) if path["barriers"] else ""
         reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
         reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
         allowed, nearest_id = t.within, None
@@ -941,7 +937,7 @@ class Skirmish19c(Ruleset):
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        if not self._shoot_form(scene, args):
+        if not reported:  # `settle` checked it against the form: no form, no shot allowed
             return ()
         said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
         kills, wounds = said["kills"], said["wounds"]
@@ -1009,10 +1005,9 @@ class Skirmish19c(Ruleset):
         return tuple(reports)
 
     def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        form = self._melee_form(scene, args)
-        if not form:
+        if not reported:  # `settle` checked it against the form: no form, not in contact
             return ()
-        fights = next(r.maximum for r in form if r.name == "killed_a") or 0
+        fights = len(self.resolve(scene, "melee", args).data["fights"])
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {args[0]} {args[1]}"
         if hits > fights:
@@ -1120,7 +1115,7 @@ class Skirmish19c(Ruleset):
         who is side A (the engine's `suggestion_lines` is not given the scene)."""
         listed = super().suggest(scene, args)
         phase, side_a = listed.data["phase"], listed.data["side_a"]
-        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" * bool(phase))
+        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" if phase else "")
         head = say("suggest", side_a=", ".join(side_a) or "none", **said)
         return replace(listed, lines=(head, *listed.lines))
 
@@ -1151,7 +1146,8 @@ class Skirmish19c(Ruleset):
             gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
             table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
         for u in acting if phase in ("move-a", "actions-b") else ():
-            yield from [Candidate("risk", (u.id,))] * (phase == "actions-b")
+            if phase == "actions-b":
+                yield Candidate("risk", (u.id,))
             yield Candidate("move", (u.id,))
             yield from charges[u.id]
         for u in acting if phase in ("shoot-a", "shoot-b") else ():
@@ -1159,7 +1155,8 @@ class Skirmish19c(Ruleset):
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
             order = {u.id: k for k, u in enumerate(scene.units)}
             for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
-                yield from [Candidate("melee", (a.id, b.id))] * (order[a.id] < order[b.id])
+                if order[a.id] < order[b.id]:
+                    yield Candidate("melee", (a.id, b.id))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
