@@ -447,17 +447,16 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def check_change(self, scene: Scene | None, change: Change, *, by_hand: bool = False) -> None:
+    def check_change(self, scene: Scene, change: Change, *, by_hand: bool = False) -> None:
         """A change names a field it may change with a value that field accepts, of a unit or
-        base of `scene` (None: the caller checks the id); `QuestionError` otherwise. The dice of
-        an action change a unit's in-play fields and `RULED_FIELDS`; by hand, every base and
-        game field (`HAND_FIELDS`)."""
+        base of `scene`; `QuestionError` otherwise. The dice of an action change a unit's
+        in-play fields and `RULED_FIELDS`; by hand, every base and game field (`HAND_FIELDS`)."""
         problem = self.change_problem(change, by_hand=by_hand)
         if problem:
             raise QuestionError(f"{self.id}: {problem}")
-        if scene is not None and change.scope is Scope.UNIT:
+        if change.scope is Scope.UNIT:
             scene.unit_of(change.target)
-        elif scene is not None and change.scope is Scope.BASE:
+        elif change.scope is Scope.BASE:
             scene.base(change.target)
 
     def change_problem(self, change: Change, *, by_hand: bool = False) -> str | None:
