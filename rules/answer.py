@@ -103,11 +103,7 @@ class Modifier:
     cite: Cite | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "reason": self.reason,
-            "source": None if self.cite is None else str(self.cite),
-        }
+        return {"value": self.value, **reason_json(self.reason, self.cite)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +162,7 @@ class Roll:
         note = f" ({self.note})" if self.note else ""
         if self.need is None:
             return f"{self.dice}D{self.sides} for {self.purpose}{note}"
-        p = self.p_success
-        assert p is not None
+        p = dice_math.p_at_least(self.sides, self.need)
         odds = "cannot succeed" if p == 0 else f"{self.need}+ each, {p} a die"
         return f"{self.dice}D{self.sides} {self.purpose}: {odds}{note}"
 

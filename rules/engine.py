@@ -65,13 +65,9 @@ def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset:
     """
     value = unit.get(key)
     if value is None:
-        raise MissingAttribute(
-            ruleset,
-            unit.id,
-            key,
-            f"one of {accepted(accepted_values)}",
-            accepted_values[0] if accepted_values else "",
-        )
+        accepts = f"one of {accepted(accepted_values)}"
+        placeholder = accepted_values[0] if accepted_values else ""
+        raise MissingAttribute(ruleset, unit.id, key, accepts, placeholder)
     if value not in accepted_values:
         raise QuestionError(
             f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
@@ -109,20 +105,16 @@ class Candidate:
     args: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeRule:
-    """How one action's dice change the game: the form to fill, and what it leads to."""
-
-    form: Callable[[Scene, Sequence[str]], tuple[Report, ...]]
-    """What the players are asked after a resolution: (scene, args) -> the form's reports."""
-    apply: Callable[[Scene, Sequence[str], Mapping[str, Any]], tuple[Change, ...]]
-    """What the reported dice do: (scene, args, reported values) -> the changes of state."""
-
-
 MAX_MISSING: Final = 40
 """Most missing attributes gathered for one question before the message is given anyway."""
 SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name", "notes"})
 """Top-level keys Umpire itself writes into scenes (the tracker's diagnostics, the phase)."""
+
+
+_BLOCKING: Final = frozenset(
+    {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
+)
+"""The terrain kinds that block sight unless a sheet says otherwise."""
 
 
 class Ruleset:
@@ -155,82 +147,43 @@ class Ruleset:
     scene_keys: ClassVar[frozenset[str]] = frozenset()
     """Top-level scene keys this sheet reads besides the format's (`ranges`), for typo checks."""
 
-    sight_blocking: ClassVar[frozenset[TerrainKind]] = frozenset(
-        {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL}
+    sight_policy: ClassVar[SightPolicy] = SightPolicy(
+        blocking=_BLOCKING, see_into=tuple((kind, geo.REACH) for kind in sorted(_BLOCKING))
     )
-    """Terrain kinds that block sight lines across them."""
-    see_into: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType(
-        {kind: geo.REACH for kind in sight_blocking}
-    )
-    """How deep (mm) a sight line may run into blocking terrain at an end that stands in it.
-
-    By default a base sees out of (and is seen in) the terrain piece it stands in however deep,
-    while a piece between two bases blocks: a hill hides what is behind it from what is below,
-    not from what stands on it."""
-    bases_block_sight: ClassVar[bool] = False
-    """Whether other bases block sight lines."""
-    shoot_over_within: ClassVar[float | None] = None
-    """With `bases_block_sight`: bases no farther than this (mm, edge to edge) from the viewer
-    do not block its lines; None: every base of another unit than the two does."""
-    sight_needs_entire_base: ClassVar[bool] = False
-    """True when a target is in sight only if every sight line to its base is clear."""
+    """How the sheet judges sight (`rules.measure.SightPolicy`, what `Table.sights` and
+    `Table.seen` are asked under); a sheet that judges otherwise sets its own, as
+    `replace(Ruleset.sight_policy, ...)`. By default woods, towns, buildings and hills block the
+    sight lines across them, but a base sees out of (and is seen in) the piece it stands in
+    however deep: a hill hides what is behind it from what is below, not from what stands on
+    it."""
     sight_rule: ClassVar[Cite | None] = None
     """Where the sheet says what blocks sight."""
-    visibility_within: ClassVar[Mapping[TerrainKind, float]] = MappingProxyType({})
-    """Inside one piece of these kinds, two bases that both stand (centre) in it see each other
-    up to this far (mm, edge to edge) and no further; the piece itself never blocks the lines
-    between them."""
-    hidden_in: ClassVar[frozenset[TerrainKind]] = frozenset()
-    """Kinds of terrain that hide a base whose centre stands in them from viewers outside the
-    piece (a piece the scene says gives no cover hides nobody): such a base is seen only within
-    `hidden_seen_within`, and only when it stands within `hidden_edge` of the piece's edge or its
-    unit has done what `revealed_by` names."""
-    hidden_edge: ClassVar[float] = 0.0
-    """mm: how near the edge of the piece hiding it a base shows itself."""
-    hidden_seen_within: ClassVar[float] = math.inf
-    """mm: the farthest a base hidden in terrain is seen (edge to edge)."""
-    revealed_by: ClassVar[str | None] = None
-    """A unit flag (`fired`) that shows a unit's bases hidden in terrain."""
-
-    default_cover: ClassVar[Mapping[TerrainKind, Cover]] = MappingProxyType(
-        {
-            TerrainKind.WOODS: Cover.SOFT,
-            TerrainKind.TOWN: Cover.HARD,
-            TerrainKind.BUILDING: Cover.HARD,
-            TerrainKind.HEDGE: Cover.SOFT,
-            TerrainKind.FENCE: Cover.SOFT,
-            TerrainKind.WALL: Cover.HARD,
-            TerrainKind.FORTIFICATION: Cover.HARD,
-        }
+    cover_policy: ClassVar[CoverPolicy] = CoverPolicy(
+        cover=(
+            (TerrainKind.BUILDING, Cover.HARD),
+            (TerrainKind.FENCE, Cover.SOFT),
+            (TerrainKind.FORTIFICATION, Cover.HARD),
+            (TerrainKind.HEDGE, Cover.SOFT),
+            (TerrainKind.TOWN, Cover.HARD),
+            (TerrainKind.WALL, Cover.HARD),
+            (TerrainKind.WOODS, Cover.SOFT),
+        ),
+        obstacles=frozenset(
+            {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
+        ),
+        behind_within=30.0,
     )
-    """Cover of a terrain kind when the scene does not say; kinds not listed give none."""
-    cover_obstacles: ClassVar[frozenset[TerrainKind]] = frozenset(
-        {TerrainKind.HEDGE, TerrainKind.WALL, TerrainKind.FENCE, TerrainKind.FORTIFICATION}
-    )
-    """Linear terrain that gives cover to a base close behind it."""
-    cover_behind_within: ClassVar[float] = 30.0
-    """How close (mm, edge to edge) behind a cover obstacle a target must be to claim its cover."""
+    """How the sheet reads cover (`rules.measure.CoverPolicy`, what `Table.cover` is asked
+    under), set by a sheet as the sight policy is. By default the cover of a terrain piece
+    whose scene does not say is that of its kind above (other kinds give none), and a base up
+    to 30 mm (edge to edge) behind a hedge, wall, fence or fortification claims its cover."""
     default_enclosed: ClassVar[frozenset[TerrainKind]] = frozenset(
         {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING}
     )
     """Kinds that are enclosed terrain when the scene does not say."""
 
-    sight_policy: ClassVar[SightPolicy]
-    """The sight constants above, frozen once for the class: what the measuring layer is
-    asked under (`Table.sights`, `Table.seen`)."""
-    cover_policy: ClassVar[CoverPolicy]
-    """The cover constants above, frozen once for the class (`Table.cover`)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.sight_policy, cls.cover_policy = _policies(cls)
-
     # ----------------------------------------------------------------------------------------
     # Terrain
-
-    def cover_of(self, terrain: Terrain) -> Cover:
-        """The cover a terrain piece gives: the scene's word, else this ruleset's default."""
-        return self.cover_policy.cover_of(terrain)
 
     def is_enclosed(self, terrain: Terrain) -> bool:
         """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
@@ -279,13 +232,10 @@ class Ruleset:
             raise QuestionError(
                 f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
             )
-        asked: list[tuple[str | None, Iterable[Candidate]]] = [
-            (name, self.candidates(scene, name))
-            for name in (self.phases if phase is None else (phase,))
-        ]
-        asked.append((None, self.standing_candidates(scene)))
+        named = self.phases if phase is None else (phase,)
+        asked = [(name, self.candidates(scene, name)) for name in named]
         items = []
-        for name, candidates in asked:
+        for name, candidates in [*asked, (None, self.standing_candidates(scene))]:
             for candidate in candidates:
                 result = self.answer_candidate(scene, candidate)
                 if result is not None:
@@ -395,19 +345,6 @@ class Ruleset:
         """The fields that change in play (the page edits them, the server keeps them)."""
         return tuple(f for f in self.unit_fields if f.in_play)
 
-    def unit_field(self, name: str) -> Field:
-        """The declared field `name`; `QuestionError` naming the fields otherwise."""
-        for f in self.unit_fields:
-            if f.name == name:
-                return f
-        raise QuestionError(f"{self.id} has {self._no_unit_field(name)}")
-
-    def _no_unit_field(self, name: str) -> str:
-        names = [f.name for f in self.unit_fields]
-        near = close_key(name, names)
-        hint = f" (did you mean {near!r}?)" if near else ""
-        return f"no unit field {name!r}{hint}; its fields are {', '.join(names)}"
-
     def known_unit_keys(self) -> frozenset[str]:
         """Every key a unit of this sheet may carry that is not a free note."""
         return UNIT_KEYS | {f.name for f in self.unit_fields}
@@ -420,19 +357,16 @@ class Ruleset:
         top_known = SCENE_KEYS | SCENE_TOOL_KEYS | self.scene_keys
         out += _typos(doc, "", top_known, "a scene key")
         unit_known = self.known_unit_keys()
-        fields = {f.name: f for f in self.unit_fields}
         for i, (unit, unit_doc) in enumerate(zip(scene.units, doc.get("units", ()), strict=False)):
             path = f"units[{i}]"
             out += _typos(unit_doc, path, unit_known, f"a {self.id} unit key")
             for j, base_doc in enumerate(unit_doc.get("bases", ())):
                 out += _typos(base_doc, f"{path}.bases[{j}]", BASE_KEYS, "a base key")
-            for name, f in fields.items():
-                value = unit.get(name)
-                if value is None:
-                    continue
-                problem = f.check(value, f"unit {unit.id!r}:")
+            for f in self.unit_fields:
+                value = unit.get(f.name)
+                problem = None if value is None else f.check(value, f"unit {unit.id!r}:")
                 if problem:
-                    out.append((f"{path}.{name}", problem))
+                    out.append((f"{path}.{f.name}", problem))
         terrain_known = TERRAIN_KEYS | self.terrain_keys
         for i, piece in enumerate(doc.get("terrain", ()) or ()):
             out += _typos(piece, f"terrain[{i}]", terrain_known, "a terrain key")
@@ -466,32 +400,24 @@ class Ruleset:
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the state of the game
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """The actions whose dice change the game, by name. None by default."""
-        return {}
+    outcomes: ClassVar[tuple[str, ...]] = ()
+    """The actions whose dice change the game (none by default), each with two methods of its
+    name: `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it, and
+    `_ACTION_apply(scene, args, reported)`, the `Change`s of state the reported dice lead to."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its
         readable lines."""
         return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
 
-    def outcomes_named(self, *actions: str) -> dict[str, OutcomeRule]:
-        """`outcomes` of these actions, each from the ruleset's methods `_ACTION_form` (the
-        form to fill) and `_ACTION_apply` (what the reported dice do)."""
-        return {
-            a: OutcomeRule(getattr(self, f"_{a}_form"), getattr(self, f"_{a}_apply"))
-            for a in actions
-        }
-
     def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
         """What the players are asked after `action args`: empty for an action whose result
         changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
         self.action(action)
-        rule = self.outcomes().get(action)
-        if rule is None:
+        if action not in self.outcomes:
             return ()
         try:
-            return rule.form(scene, tuple(args))
+            return tuple(getattr(self, f"_{action}_form")(scene, tuple(args)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
@@ -504,15 +430,16 @@ class Ruleset:
         (nothing is changed here: the caller applies them). A bad report is one
         `QuestionError` naming every problem."""
         self.action(action)
-        rule = self.outcomes().get(action)
-        if rule is None:
+        if action not in self.outcomes:
             raise QuestionError(
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
-                f"whose dice do: {', '.join(self.outcomes()) or 'none'}"
+                f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
-        reports = rule.form(scene, tuple(args))
+        reports = getattr(self, f"_{action}_form")(scene, tuple(args))
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
-        changes = rule.apply(scene, tuple(args), reported)
+        changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
+            scene, tuple(args), reported
+        )
         lines = [self.describe_change(scene, change) for change in changes]
         for change in changes:
             self.check_change(scene, change)
@@ -520,17 +447,16 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def check_change(self, scene: Scene | None, change: Change, *, by_hand: bool = False) -> None:
+    def check_change(self, scene: Scene, change: Change, *, by_hand: bool = False) -> None:
         """A change names a field it may change with a value that field accepts, of a unit or
-        base of `scene` (None: the caller checks the id); `QuestionError` otherwise. The dice of
-        an action change a unit's in-play fields and `RULED_FIELDS`; by hand, every base and
-        game field (`HAND_FIELDS`)."""
+        base of `scene`; `QuestionError` otherwise. The dice of an action change a unit's
+        in-play fields and `RULED_FIELDS`; by hand, every base and game field (`HAND_FIELDS`)."""
         problem = self.change_problem(change, by_hand=by_hand)
         if problem:
             raise QuestionError(f"{self.id}: {problem}")
-        if scene is not None and change.scope is Scope.UNIT:
+        if change.scope is Scope.UNIT:
             scene.unit_of(change.target)
-        elif scene is not None and change.scope is Scope.BASE:
+        elif change.scope is Scope.BASE:
             scene.base(change.target)
 
     def change_problem(self, change: Change, *, by_hand: bool = False) -> str | None:
@@ -539,7 +465,10 @@ class Ruleset:
         if change.scope is Scope.UNIT:
             declared = next((f for f in self.unit_fields if f.name == name), None)
             if declared is None:
-                return self._no_unit_field(name)
+                names = [f.name for f in self.unit_fields]
+                near = close_key(name, names)
+                hint = f" (did you mean {near!r}?)" if near else ""
+                return f"no unit field {name!r}{hint}; its fields are {', '.join(names)}"
             if not declared.in_play:
                 return f"{name} describes the troops and does not change in play"
             return declared.check(value, f"unit {change.target!r}:")
@@ -583,7 +512,7 @@ class Ruleset:
         pair = np.array([table.index[near.a.id]]), np.array([table.index[near.b.id]])
         reaches = table.sight_reach(self.sight_policy, *pair)
         reach = math.inf if reaches is None else float(reaches[0])
-        lines_clear = sight.entire if self.sight_needs_entire_base else sight.any
+        lines_clear = sight.entire if self.sight_policy.entire_base else sight.any
         in_sight = lines_clear and geo.within(near.distance, reach)
         unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
@@ -599,7 +528,7 @@ class Ruleset:
                 "rays": sight.rays,
                 "clear": sight.clear_rays,
                 "blocked_by": list(sight.blocked_by),
-                "needs_entire_base": self.sight_needs_entire_base,
+                "needs_entire_base": self.sight_policy.entire_base,
             },
         }
         if reach != math.inf:
@@ -623,7 +552,7 @@ class Ruleset:
         if in_sight:
             lines.append(
                 f"{near.b.id} is in sight of {near.a.id}"
-                + (" (the entire base)" if self.sight_needs_entire_base else "")
+                + (" (the entire base)" if self.sight_policy.entire_base else "")
             )
         elif lines_clear:
             lines.append(
@@ -640,28 +569,6 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return self.answer("measure", data, lines)
-
-
-def _policies(cls: type[Ruleset]) -> tuple[SightPolicy, CoverPolicy]:
-    """A ruleset class's sight and cover constants as the measuring layer's frozen policies."""
-    sight = SightPolicy(
-        blocking=frozenset(cls.sight_blocking),
-        see_into=tuple(sorted(cls.see_into.items())),
-        bases_block=cls.bases_block_sight,
-        shoot_over_within=cls.shoot_over_within,
-        entire_base=cls.sight_needs_entire_base,
-        visibility_within=tuple(sorted(cls.visibility_within.items())),
-        hidden_in=frozenset(cls.hidden_in),
-        hidden_edge=cls.hidden_edge,
-        hidden_seen_within=cls.hidden_seen_within,
-        revealed_by=cls.revealed_by,
-    )
-    cover = CoverPolicy(
-        cover=tuple(sorted(cls.default_cover.items())),
-        obstacles=frozenset(cls.cover_obstacles),
-        behind_within=cls.cover_behind_within,
-    )
-    return sight, cover
 
 
 def _word(value: Any) -> str:
@@ -707,9 +614,6 @@ def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple
             f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
         )
     return tuple(args)
-
-
-Ruleset.sight_policy, Ruleset.cover_policy = _policies(Ruleset)
 
 
 # --------------------------------------------------------------------------------------------

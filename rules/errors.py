@@ -21,7 +21,6 @@ class DocumentError(UmpireError):
     def __init__(self, source: str, path: str, message: str) -> None:
         where = f"{source}: {path}" if path else source
         super().__init__(f"{where}: {message}")
-        self.source = source
         self.path = path
         self.detail = message
 
@@ -37,7 +36,6 @@ class UnknownIdError(UmpireError):
         known = sorted(known)
         shown = ", ".join(repr(k) for k in known[:12]) + (", ..." if len(known) > 12 else "")
         super().__init__(f"no {what} with id {ident!r} in the scene; ids are: {shown}")
-        self.ident = ident
 
 
 class UnknownRulesetError(UmpireError):
@@ -45,7 +43,6 @@ class UnknownRulesetError(UmpireError):
 
     def __init__(self, ident: object, known: Iterable[str]) -> None:
         super().__init__(f"unknown ruleset {ident!r}: known rulesets are {', '.join(known)}")
-        self.ident = ident
 
 
 class QuestionError(UmpireError):
@@ -61,7 +58,6 @@ class MissingAttribute(QuestionError):
         self, ruleset: str, unit: str, key: str, accepted_values: str, placeholder: object
     ) -> None:
         super().__init__(f"{ruleset}: unit {unit!r} has no {key!r}; give {accepted_values}")
-        self.ruleset = ruleset
         self.unit = unit
         self.key = key
         self.accepted_values = accepted_values

@@ -116,10 +116,7 @@ class Play:
         }
 
 
-def start(
-    ruleset: Ruleset,
-    units: Iterable[tuple[str, Mapping[str, Any], Sequence[str]]],
-) -> Play:
+def start(ruleset: Ruleset, units: Iterable[tuple[str, Mapping[str, Any], Sequence[str]]]) -> Play:
     """The first picture of a game: turn 1, the sheet's first phase, and every unit's in-play
     fields as the game file gives them (its start-of-game default where it leaves one out, and
     nothing for a field with no default the file does not give). `units` yields (unit id, its

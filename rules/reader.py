@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -128,23 +129,18 @@ def read_text_file(
         raise fail(f"is not UTF-8 text; a {what} file is {language}") from None
 
 
+@dataclass(frozen=True, slots=True)
 class DocumentReader:
     """Checks values of a decoded document; every failure names the path and what is accepted.
 
     A format gives its error class and its words for a key-value container and a list, with
     their articles (`an object` and `a list` in JSON, `a table` and `an array` in TOML)."""
 
-    def __init__(
-        self,
-        source: str,
-        error: type[DocumentError],
-        mapping_word: str = "an object",
-        sequence_word: str = "a list",
-    ) -> None:
-        self.source = source
-        self.error = error
-        self.mapping_word = mapping_word
-        self.sequence_word = sequence_word
+    source: str
+    """The file (or other origin) the messages name."""
+    error: type[DocumentError]
+    mapping_word: str = "an object"
+    sequence_word: str = "a list"
 
     def fail(self, path: str, message: str) -> DocumentError:
         """The error to raise for a bad value at `path`."""
@@ -219,18 +215,12 @@ class DocumentReader:
         number = self.number(value, path, positive=positive, minimum=minimum)
         mm = number * scale
         if positive and mm < MIN_SIZE_MM:
-            raise self.fail(
-                path,
-                f"got {number:g} ({mm:g} mm); a size must be at least {MIN_SIZE_MM:g} mm: "
-                "a typo, or the wrong unit?",
-            )
-        if abs(mm) > MAX_LENGTH_MM:
-            raise self.fail(
-                path,
-                f"got {number:g} ({mm:g} mm); a length must be within 1 km "
-                f"({MAX_LENGTH_MM:g} mm): a typo, or the wrong unit?",
-            )
-        return mm
+            limit = f"a size must be at least {MIN_SIZE_MM:g} mm"
+        elif abs(mm) > MAX_LENGTH_MM:
+            limit = f"a length must be within 1 km ({MAX_LENGTH_MM:g} mm)"
+        else:
+            return mm
+        raise self.fail(path, f"got {number:g} ({mm:g} mm); {limit}: a typo, or the wrong unit?")
 
     def angle(self, value: Any, path: str) -> float:
         """Degrees, returned in [0, 360): any number of turns is accepted."""
@@ -293,38 +283,28 @@ def polygon_problem(points: list[Point]) -> str | None:
     n = len(points)
     if len(set(points)) != n:
         return "a point is repeated"
+    edges = list(zip(points, points[1:] + points[:1], strict=True))
     for i in range(n):
-        a, b = points[i], points[(i + 1) % n]
-        for j in range(i + 2, n):
-            if i == 0 and j == n - 1:
-                continue  # adjacent through the closing edge
-            c, d = points[j], points[(j + 1) % n]
-            if _segments_cross(a, b, c, d):
+        for j in range(i + 2, n - (i == 0)):  # not edge i itself or the two next to it
+            if _segments_cross(*edges[i], *edges[j]):
                 return f"edge {i}-{(i + 1) % n} crosses edge {j}-{(j + 1) % n}"
-    area2 = sum(
-        points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
-        for i in range(n)
-    )
-    if abs(area2) < 1e-9:
+    if abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in edges)) < 1e-9:  # twice the area
         return "its area is zero (all points on one line)"
     return None
 
 
 def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
+    """Whether the segments ab and cd meet: they cross, or an end of one lies on the other."""
+
     def orient(p: Point, q: Point, s: Point) -> float:
         return (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0])
 
-    def on(p: Point, q: Point, s: Point) -> bool:
-        return min(p[0], q[0]) <= s[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= s[1] <= max(
-            p[1], q[1]
-        )
-
-    d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
-    if ((d1 > 0 > d2) or (d1 < 0 < d2)) and ((d3 > 0 > d4) or (d3 < 0 < d4)):
+    ends = ((c, d, a), (c, d, b), (a, b, c), (a, b, d))
+    d1, d2, d3, d4 = sides = [orient(*end) for end in ends]
+    if (d1 > 0 > d2 or d1 < 0 < d2) and (d3 > 0 > d4 or d3 < 0 < d4):
         return True
-    return (
-        (d1 == 0 and on(c, d, a))
-        or (d2 == 0 and on(c, d, b))
-        or (d3 == 0 and on(a, b, c))
-        or (d4 == 0 and on(a, b, d))
+    # An end on the other segment's line touches it when within the box that segment spans.
+    return any(
+        side == 0 and all(min(p[k], q[k]) <= s[k] <= max(p[k], q[k]) for k in (0, 1))
+        for side, (p, q, s) in zip(sides, ends, strict=True)
     )

@@ -117,21 +117,6 @@ class Unit:
         return self.side if key == "side" else self.attrs.get(key, default)
 
     @property
-    def type(self) -> str | None:
-        """`type` of `attrs` (`infantry`, `cavalry`...), when the scene gives it."""
-        return self.attrs.get("type")
-
-    @property
-    def quality(self) -> str | None:
-        """`quality` of `attrs` (`raw`, `veteran`...), when the scene gives it."""
-        return self.attrs.get("quality")
-
-    @property
-    def weapon(self) -> str | None:
-        """`weapon` of `attrs` (`rifle`, `musket`...), when the scene gives it."""
-        return self.attrs.get("weapon")
-
-    @property
     def figures(self) -> int:
         """Figures on the table in this unit (summed over its bases)."""
         return sum(b.figures for b in self.bases)
@@ -293,9 +278,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     `rules.engine.read_scene`'s."""
     r = DocumentReader(source, SceneError)
     top = r.mapping(doc, "")
-    fmt = r.key(top, "format", "", (SCENE_FORMAT,))
-    if fmt != SCENE_FORMAT:
-        raise r.fail("format", f"got {r.describe(fmt)}; the accepted format is {SCENE_FORMAT!r}")
+    r.choice(r.key(top, "format", "", (SCENE_FORMAT,)), "format", (SCENE_FORMAT,))
     # The ruleset first: it says how to read the rest.
     ruleset = r.text(r.key(top, "ruleset", "", tuple(rulesets)), "ruleset")
     if ruleset not in rulesets:

@@ -112,10 +112,7 @@ def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[st
     data = load_sheet_data(path, sheet)
     words = data.get("words", {})
     fields = tuple(_field(row, words) for row in data.get("fields", ()))
-    phases = tuple(
-        Phase(p["name"], p["title"], p.get("acting", "all"), p["cite"])
-        for p in data.get("phases", ())
-    )
+    phases = tuple(Phase(**{"acting": "all", **row}) for row in data.get("phases", ()))
     named = MappingProxyType({name: data[name] for name in names})
     return Sheet(MappingProxyType(data), ruleset, named, fields, phases)
 

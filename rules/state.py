@@ -129,12 +129,8 @@ def _problem(
     `maximum`, a choice of `choices`), or None when it is accepted. The value is quoted short
     (`reprlib`): a scene may nest a list thousands deep where a flag should be."""
     if kind is Kind.COUNT:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or value < 0
-            or (maximum is not None and value > maximum)
-        ):
+        # `type`, not `isinstance`: to Python true and false are ints, but they count nothing.
+        if type(value) is not int or value < 0 or (maximum is not None and value > maximum):
             top = "" if maximum is None else f" to {maximum}"
             return f"{name} is {reprlib.repr(value)}; accepted: a whole number from 0{top}"
     elif kind is Kind.FLAG:

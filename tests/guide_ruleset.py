@@ -22,6 +22,7 @@ Readings of the sheet:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -67,10 +68,15 @@ class VillageBrawl(Ruleset):
     phases = tuple(p.name for p in PHASE_STEPS)
     phase_steps = PHASE_STEPS
     unit_fields = UNIT_FIELDS
-    default_cover = MappingProxyType(
-        {TerrainKind.WOODS: Cover.SOFT, TerrainKind.HEDGE: Cover.SOFT, TerrainKind.WALL: Cover.HARD}
+    cover_policy = replace(
+        Ruleset.cover_policy,
+        cover=(
+            (TerrainKind.HEDGE, Cover.SOFT),
+            (TerrainKind.WALL, Cover.HARD),
+            (TerrainKind.WOODS, Cover.SOFT),
+        ),
+        obstacles=frozenset({TerrainKind.HEDGE, TerrainKind.WALL}),
     )
-    cover_obstacles = frozenset({TerrainKind.HEDGE, TerrainKind.WALL})
 
     def actions(self) -> dict[str, Action]:
         return {

@@ -12,7 +12,7 @@ its footprint runs 10 mm either side of its centre in x and y.
 from __future__ import annotations
 
 import math
-from types import MappingProxyType
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -333,13 +333,14 @@ class _SeeLittle(Ruleset):
     title = "test"
     sheet = "none"
     unit = "mm"
-    see_into = MappingProxyType(
-        {
-            TerrainKind.WOODS: 0.0,
-            TerrainKind.TOWN: 40.0,
-            TerrainKind.BUILDING: geo.REACH,
-            TerrainKind.HILL: 0.0,
-        }
+    sight_policy = replace(
+        Ruleset.sight_policy,
+        see_into=(
+            (TerrainKind.BUILDING, geo.REACH),
+            (TerrainKind.HILL, 0.0),
+            (TerrainKind.TOWN, 40.0),
+            (TerrainKind.WOODS, 0.0),
+        ),
     )
 
 

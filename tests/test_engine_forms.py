@@ -25,7 +25,7 @@ def _shown(default: Any) -> Any:
 def test_every_form_as_first_shown_can_be_confirmed(path: Any) -> None:
     scene = load_scene(path)
     ruleset = get_ruleset(scene.ruleset)
-    outcomes = ruleset.outcomes()
+    outcomes = ruleset.outcomes
     asked = [
         (item["kind"], item["args"])
         for item in ruleset.resolve(scene, "suggest", []).data["items"]

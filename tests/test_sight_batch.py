@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import replace
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -30,14 +29,15 @@ class _SolidWoods(Ruleset):
     title = "test"
     sheet = "none"
     unit = "mm"
-    bases_block_sight = True
-    see_into = MappingProxyType(
-        {
-            TerrainKind.WOODS: 0.0,
-            TerrainKind.TOWN: 40.0,
-            TerrainKind.BUILDING: geo.REACH,
-            TerrainKind.HILL: geo.REACH,
-        }
+    sight_policy = replace(
+        Ruleset.sight_policy,
+        bases_block=True,
+        see_into=(
+            (TerrainKind.BUILDING, geo.REACH),
+            (TerrainKind.HILL, geo.REACH),
+            (TerrainKind.TOWN, 40.0),
+            (TerrainKind.WOODS, 0.0),
+        ),
     )
 
 
@@ -199,7 +199,7 @@ def test_centre_lines_and_seen_match_reference(ident: str, seed: int) -> None:
     for i, a in enumerate(red):
         for j, b in enumerate(blue):
             rays = refs[(a.id, b.id)]
-            want = not any(rays) if rs.sight_needs_entire_base else not all(rays)
+            want = not any(rays) if rs.sight_policy.entire_base else not all(rays)
             assert bool(seen[i, j]) == want, (a.id, b.id)
     # busy enough to test something: some pairs in sight, some not
     assert seen.any() and not seen.all()

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, OutcomeRule, check_count, check_flag, get_ruleset, read_scene
+from rules.engine import Cite, check_count, check_flag, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
 from rules.scene import Scene, Unit
 from rules.state import (
@@ -60,33 +60,32 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
         Field("heavy_armour", Kind.FLAG, LINE, "heavy armour", default=False, in_play=False),
     )
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        def form(scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
-            target = scene.unit_of(args[1])
-            return (
-                Report("kills", Kind.COUNT, "figures killed", LINE, maximum=len(target.bases)),
-                Report(
-                    "dead",
-                    Kind.BASES,
-                    "which figures",
-                    LINE,
-                    unit=target.id,
-                    bases=tuple(b.id for b in target.bases),
-                ),
-            )
+    outcomes = ("shoot",)
 
-        def apply(
-            scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-        ) -> tuple[Change, ...]:
-            target = scene.unit_of(args[1])
-            lost = int(target.get("casualties")) + int(reported["kills"])
-            return (
-                Change(target.id, "casualties", lost, f"{reported['kills']} killed", LINE),
-                Change(args[0], "fired", True, "fired", LINE),
-                *(Change(b, "removed", True, "killed", LINE, Scope.BASE) for b in reported["dead"]),
-            )
+    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
+        target = scene.unit_of(args[1])
+        return (
+            Report("kills", Kind.COUNT, "figures killed", LINE, maximum=len(target.bases)),
+            Report(
+                "dead",
+                Kind.BASES,
+                "which figures",
+                LINE,
+                unit=target.id,
+                bases=tuple(b.id for b in target.bases),
+            ),
+        )
 
-        return {"shoot": OutcomeRule(form, apply)}
+    def _shoot_apply(
+        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
+    ) -> tuple[Change, ...]:
+        target = scene.unit_of(args[1])
+        lost = int(target.get("casualties")) + int(reported["kills"])
+        return (
+            Change(target.id, "casualties", lost, f"{reported['kills']} killed", LINE),
+            Change(args[0], "fired", True, "fired", LINE),
+            *(Change(b, "removed", True, "killed", LINE, Scope.BASE) for b in reported["dead"]),
+        )
 
 
 RULES = Practice()

@@ -575,7 +575,7 @@ def results() -> ResponseReturnValue:
     if decision == "confirm" and result is not None:
         _, current = _state_with_scene()
         ruleset = get_ruleset(current.ruleset)
-        if ruleset.outcomes().get(question["action"]) is not None:
+        if question["action"] in ruleset.outcomes:
             outcome = ruleset.settle(current, question["action"], question["args"], result)
             edits = edits_of(game.play, outcome.changes)
             lines = list(outcome.lines)
