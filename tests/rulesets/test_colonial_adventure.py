@@ -973,7 +973,7 @@ def test_screens_agree_with_the_shared_geometry(seed: int) -> None:
     blocking = [
         geo.Obstacle(t.id, np.asarray(t.polygon), see_into=geo.REACH)
         for t in scene.terrain
-        if t.kind in RS.sight_blocking
+        if t.kind in RS.sight_policy.blocking
     ]
     for a in table.bases:
         for b in table.bases:

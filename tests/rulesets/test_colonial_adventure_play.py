@@ -672,7 +672,7 @@ def test_an_initiative_tie_or_a_bad_face_is_rolled_again() -> None:
 
 
 def test_every_action_but_measure_and_suggest_has_an_outcome() -> None:
-    assert set(RS.outcomes()) == set(RS.actions()) - {"measure", "suggest"}
+    assert set(RS.outcomes) == set(RS.actions()) - {"measure", "suggest"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -496,7 +496,7 @@ def test_command_outcome_keeps_the_score(rating: str, size: str, row: str, score
 
 
 def test_every_action_but_measure_and_suggest_has_an_outcome() -> None:
-    assert set(RS.outcomes()) == set(RS.actions()) - {"measure", "suggest"}
+    assert set(RS.outcomes) == set(RS.actions()) - {"measure", "suggest"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -808,7 +808,7 @@ def test_demo_suggestions_cover_every_action_and_all_answer(demo: Scene) -> None
             }
             RS.settle(demo, item["kind"], item["args"], reported)
     assert seen == set(RS.actions()) - {"measure", "suggest"}
-    assert seen == set(RS.outcomes())
+    assert seen == set(RS.outcomes)
 
 
 def test_cites_of_the_new_state_quote_their_lines() -> None:

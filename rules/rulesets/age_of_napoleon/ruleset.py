@@ -18,7 +18,7 @@ import numpy as np
 from ... import dice as dice_math
 from ...answer import Modifier, Resolution, Roll, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
@@ -384,8 +384,7 @@ class AgeOfNapoleon(Ruleset):
         return answer
 
     # Outcomes: what the players report of their dice, and the changes it leads to
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        return self.outcomes_named("shoot", "rocket", "melee", "morale", "overheat", "move")
+    outcomes = ("shoot", "rocket", "melee", "morale", "overheat", "move")
 
     def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
         """The hits (the dice total), a top face when a leader check is due, the bases lost."""

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 from calibration.units import format_length
 
 from ... import dice, engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
-from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Cite, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -129,8 +128,12 @@ class ColonialAdventure(Ruleset):
     unit_fields = UNIT_FIELDS
     terrain_keys = frozenset({"obstacle", "barred"})
     """What the action costs read of terrain (lines 21-23)."""
-    default_cover: ClassVar[Any] = MappingProxyType(
-        dict.fromkeys(Ruleset.default_cover, Cover.SOFT) | {TerrainKind.FORTIFICATION: Cover.HARD}
+    cover_policy = replace(
+        Ruleset.cover_policy,
+        cover=tuple(
+            (kind, Cover.HARD if kind is TerrainKind.FORTIFICATION else Cover.SOFT)
+            for kind, _ in Ruleset.cover_policy.cover
+        ),
     )
     """Every kind that gives cover gives the sheet's "cover" (soft), but a fortification its
     "fortification" (hard): README, Cover."""
@@ -652,10 +655,9 @@ class ColonialAdventure(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players rolled do to the game
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """Each action whose dice change the game: its form (`_ACTION_form`) and what the
-        reported dice do (`_ACTION_apply`)."""
-        return self.outcomes_named("shoot", "melee", "morale", "actions", "initiative", "move")
+    outcomes = ("shoot", "melee", "morale", "actions", "initiative", "move")
+    """Each action whose dice change the game: its form (`_ACTION_form`) and what the
+    reported dice do (`_ACTION_apply`)."""
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
         """The change that adds `n` to one of the unit's counts of play."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
@@ -25,7 +25,7 @@ from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, T
 from ...answer import length_json as length
 from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
-from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, accepted
 from ...measure import Face, Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -81,7 +81,7 @@ class Europe19c(Ruleset):
     unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"game_size"})
     """`game_size`, `standard` or `mini`: the command-roll columns (line 145)."""
-    bases_block_sight = True
+    sight_policy = replace(Ruleset.sight_policy, bases_block=True)
     sight_rule: ClassVar[Cite | None] = CITE["obstructions"]
 
     def actions(self) -> dict[str, Action]:
@@ -89,11 +89,9 @@ class Europe19c(Ruleset):
         asked += (self.move, self.morale, self.formation, self.suggest)
         return {**super().actions(), **{q.__name__: q for q in asked}}
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """The questions whose dice change the game: the form the players fill (`_X_form`), what
-        it changes (`_X_apply`) (README.md, "Outcomes")."""
-        kinds = ("shoot", "command", "charge", "melee", "move", "morale", "formation")
-        return self.outcomes_named(*kinds)
+    outcomes = ("shoot", "command", "charge", "melee", "move", "morale", "formation")
+    """The questions whose dice change the game: the form the players fill (`_X_form`), what
+    it changes (`_X_apply`) (README.md, "Outcomes")."""
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """The weapon table's bands (lines 62-72); cavalry have no row of the firing table."""
@@ -790,7 +788,7 @@ def weapon_of(unit: Unit) -> str:
     type a small arm."""
     kind = kind_of(unit)
     arms = [k for k, w in WEAPONS.items() if w.get("artillery", False) == (kind == "artillery")]
-    if unit.weapon is None:
+    if unit.get("weapon") is None:
         raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
     name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
     if name not in arms:

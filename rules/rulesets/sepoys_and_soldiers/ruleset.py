@@ -38,7 +38,7 @@ from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
-from ...engine import Action, Candidate, OutcomeRule, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
 from ...errors import QuestionError, accepted
 from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -556,10 +556,9 @@ class SepoysAndSoldiers(Ruleset):
         answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
         return answer(table, a, b)
 
-    def outcomes(self) -> Mapping[str, OutcomeRule]:
-        """What the players' dice change: each action's form and what it leads to (at the end
-        of the class)."""
-        return self.outcomes_named("shoot", "command", "nerve", "charge", "melee", "move")
+    outcomes = ("shoot", "command", "nerve", "charge", "melee", "move")
+    """What the players' dice change: each action's form and what it leads to (at the end
+    of the class)."""
 
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)

@@ -15,7 +15,6 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from itertools import accumulate, chain
-from types import MappingProxyType
 from typing import Any, cast
 
 import numpy as np
@@ -27,7 +26,7 @@ from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, Cite, OutcomeRule, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Cite, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -106,7 +105,7 @@ def comrades(
     """The figures of the other groups of the unit's side with one of `roles`, or in a group
     of one of `qualities`, in the scene's order."""
     others = [u for u in scene.units if u.side == unit.side and u.id != unit.id]
-    whole = {u.id for u in others if u.quality in qualities} if qualities else ()
+    whole = {u.id for u in others if u.get("quality") in qualities} if qualities else ()
     return [b for u in others for b in u.bases if b.role in roles or u.id in whole]
 
 
@@ -174,19 +173,24 @@ class Skirmish19c(Ruleset):
     # block, but not within 2 cm of the viewer; woods are seen into 10 cm, and within one wood
     # figures see each other up to 20 cm; a figure in woods, a town or a building shows itself
     # within 10 cm of its edge or when its group fired, and is then seen at D6 x 10 cm at most.
-    bases_block_sight = True
-    shoot_over_within = cm(SIGHT["over_figures_within_cm"])
-    sight_needs_entire_base = True
-    sight_rule = SIGHT["entire_base"]
-    see_into = MappingProxyType(
-        {TerrainKind.WOODS: cm(SIGHT["woods_see_into_cm"])}
-        | dict.fromkeys((TerrainKind.TOWN, TerrainKind.BUILDING, TerrainKind.HILL), geo.REACH)
+    sight_policy = replace(
+        Ruleset.sight_policy,
+        bases_block=True,
+        shoot_over_within=cm(SIGHT["over_figures_within_cm"]),
+        entire_base=True,
+        see_into=(
+            (TerrainKind.BUILDING, geo.REACH),
+            (TerrainKind.HILL, geo.REACH),
+            (TerrainKind.TOWN, geo.REACH),
+            (TerrainKind.WOODS, cm(SIGHT["woods_see_into_cm"])),
+        ),
+        visibility_within=((TerrainKind.WOODS, cm(SIGHT["woods_visibility_cm"])),),
+        hidden_in=frozenset(TerrainKind(k) for k in SIGHT["hidden_in"]),
+        hidden_edge=cm(SIGHT["hidden_edge_cm"]),
+        hidden_seen_within=6 * cm(SIGHT["spotting_step_cm"]),
+        revealed_by="fired",
     )
-    visibility_within = MappingProxyType({TerrainKind.WOODS: cm(SIGHT["woods_visibility_cm"])})
-    hidden_in = frozenset(TerrainKind(k) for k in SIGHT["hidden_in"])
-    hidden_edge = cm(SIGHT["hidden_edge_cm"])
-    hidden_seen_within = 6 * cm(SIGHT["spotting_step_cm"])
-    revealed_by = "fired"
+    sight_rule = SIGHT["entire_base"]
     suggestions_say_their_phase = False
 
     def side_groups(
@@ -616,11 +620,11 @@ class Skirmish19c(Ruleset):
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
         # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
         # when the scene was read); a missing one is `weapon_of`'s question.
-        for e in (e for e in table.scene.units if e.side != unit.side and e.weapon is None):
+        for e in (e for e in table.scene.units if e.side != unit.side and e.get("weapon") is None):
             weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            weapon = sheet.WEAPONS[str(enemy.weapon)]
+            weapon = sheet.WEAPONS[str(enemy.get("weapon"))]
             if geo.within(d, weapon.reach):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
@@ -634,7 +638,8 @@ class Skirmish19c(Ruleset):
         reasons = []
         for k, base in enumerate(unit.bases):
             # A base entirely in a piece has its centre in it: only those pieces are asked.
-            covering = [t for t in table.centre_in(base) if self.cover_of(t) is not Cover.NONE]
+            pieces = table.centre_in(base)
+            covering = [t for t in pieces if self.cover_policy.cover_of(t) is not Cover.NONE]
             if covering:
                 inside = {s.terrain.id for s in table.standing(base) if s.containment is INSIDE}
                 covering = [t for t in covering if t.id in inside]
@@ -673,7 +678,7 @@ class Skirmish19c(Ruleset):
         found = [
             (e, Threshold(gaps[k], limit, unc[k]))
             for k, e in enumerate(table.scene.units)
-            if e.side != unit.side and e.type == "cavalry" and e.weapon in shock
+            if e.side != unit.side and e.get("type") == "cavalry" and e.get("weapon") in shock
         ]
         return min((f for f in found if f[1].within), key=lambda f: f[1].measured, default=None)
 
@@ -740,7 +745,7 @@ class Skirmish19c(Ruleset):
         if len(touching) > 1:
             why = f"{len(touching)} enemies in base contact"
             mods.append(Modifier(-(len(touching) - 1), why, MELEE["raw"]))
-        if me.role == "hero" or unit.quality == "hero":
+        if me.role == "hero" or unit.get("quality") == "hero":
             mods.append(Modifier(1, "a hero", MELEE["hero"]))
         mine, theirs = self._melee_factor(unit), self._melee_factor(foe)
         if mine > theirs:
@@ -912,8 +917,7 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Outcomes: what the dice the players threw do to the game
 
-    def outcomes(self) -> dict[str, OutcomeRule]:
-        return self.outcomes_named("shoot", "melee", "risk", "command", "charge", "move")
+    outcomes = ("shoot", "melee", "risk", "command", "charge", "move")
 
     def _shoot_form(self, scene: Scene, args: Args) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
