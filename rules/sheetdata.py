@@ -25,11 +25,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .answer import Cite
 from .errors import QuestionError, UmpireError
 from .state import Field, Kind, Phase
+
+if TYPE_CHECKING:
+    from .scene import Unit
 
 CITE_KEYS = frozenset({"line", "quote"})
 
@@ -104,6 +107,17 @@ class Sheet(Mapping[str, Any]):
         """A question the sheet refuses, in the words of `[refusals]`, its blanks filled in."""
         words = self.tables["refusals"][key]
         return QuestionError(words.format_map({"id": self.ruleset, **self.names, **blanks}))
+
+    def enemies(self, a: Unit, b: Unit, /, **blanks: Any) -> tuple[Unit, Unit]:
+        """Two units a question pairs as enemies, else the refusal `same-unit` (when the sheet
+        words one) or `same-side`; their blanks: `a` and `b` (the units' ids unless `blanks`
+        give others), `side` (a's) and `blanks`."""
+        said = {"a": a.id, "b": b.id, "side": a.side, **blanks}
+        if a.id == b.id and "same-unit" in self.tables["refusals"]:
+            raise self.refusal("same-unit", **said)
+        if a.side == b.side:
+            raise self.refusal("same-side", **said)
+        return a, b
 
 
 def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[str] = ()) -> Sheet:

@@ -585,14 +585,9 @@ def _leader(unit: Unit) -> str | None:
 
 
 def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
-    """The two units a question names, on different sides."""
+    """The two units a question names, different units of different sides (on a grid)."""
     _box_size(scene)
-    ua, ub = table_of(scene).unit_of(a), table_of(scene).unit_of(b)
-    if ua.id == ub.id:
-        raise refusal("same_unit", action=action, a=ua.id, b=ub.id)
-    if ua.side == ub.side:
-        raise refusal("same_side", action=action, a=ua.id, b=ub.id, side=ua.side)
-    return ua, ub
+    return DATA.enemies(table_of(scene).unit_of(a), table_of(scene).unit_of(b), action=action)
 
 
 class DiceCount(NamedTuple):

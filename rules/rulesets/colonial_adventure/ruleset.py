@@ -203,14 +203,6 @@ class ColonialAdventure(Ruleset):
         led = tuple(b.id for b in unit.bases if b.role in (*LEADER_ROLES, "commander"))
         return Troops(max(0, figures - lost), max(0, firing - lost), leaders, commanders, led, lost)
 
-    def _pair(self, table: Table, a: str, b: str) -> tuple[Unit, Unit]:
-        ua, ub = table.unit_of(a), table.unit_of(b)
-        if ua.id == ub.id:
-            raise QuestionError(f"{self.id}: {a!r} and {b!r} are the same unit {ua.id!r}")
-        if ua.side == ub.side:
-            raise refusal("same-side", a=ua.id, b=ub.id, side=ua.side)
-        return ua, ub
-
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 57-120)
 
@@ -218,7 +210,7 @@ class ColonialAdventure(Ruleset):
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        shooter, target = self._pair(table, a, b)
+        shooter, target = DATA.enemies(table.unit_of(a), table.unit_of(b))
         weapon = self._weapon(shooter)
         not_ready = self._not_ready(shooter, weapon)
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
@@ -348,7 +340,7 @@ class ColonialAdventure(Ruleset):
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         table = table_of(scene)
-        attacker, defender = self._pair(table, a, b)
+        attacker, defender = DATA.enemies(table.unit_of(a), table.unit_of(b))
         near = table.gap(table.select(a), table.select(b))
         contact = near.contact  # within 0: touching or overlapping, certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover

@@ -114,7 +114,7 @@ class Europe19c(Ruleset):
         shots = []
         for firer, targets in fire:
             for target in targets:
-                _check_enemies(firer, target)
+                DATA.enemies(firer, target)
             column, refusals = FIRING["column_of"], _cannot_fire(firer)
             mine = [
                 Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)], refusals)
@@ -269,8 +269,8 @@ class Europe19c(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
         table = table_of(scene)
-        attacker, target = map(table.unit_of, expect_args("charge", args, ("ATTACKER", "TARGET")))
-        _check_enemies(attacker, target)
+        named = expect_args("charge", args, ("ATTACKER", "TARGET"))
+        attacker, target = DATA.enemies(*map(table.unit_of, named))
         ours, theirs = kind_of(attacker), kind_of(target)
         in_line = formation_of(attacker) == "line"
         formation_of(target)  # read all the same: it must be one of its type's
@@ -330,8 +330,7 @@ class Europe19c(Ruleset):
         """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
         table = table_of(scene)
         names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        attacker, defender = map(table.unit_of, names)
-        _check_enemies(attacker, defender)
+        attacker, defender = DATA.enemies(*map(table.unit_of, names))
         near = table.gap(attacker.bases, defender.bases)
         touch, face = near.contact, _face(table, near.a, near.b)
         a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
@@ -875,11 +874,6 @@ def _done_moving(unit: Unit) -> bool:
 
 
 # Firing and hand-to-hand
-
-
-def _check_enemies(a: Unit, b: Unit) -> None:
-    if a.side == b.side:
-        raise refusal("same-side", a=a, b=b)
 
 
 def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:

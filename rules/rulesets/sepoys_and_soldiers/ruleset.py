@@ -374,9 +374,8 @@ def _fighting(action: str, *units: Unit) -> None:
     for unit in units:
         if is_commander(unit):
             raise refusal("commander-acts", unit=unit.id, action=action)
-    if len(units) == 2 and units[0].side == units[1].side:
-        a, b = units
-        raise refusal("same-side", action=action, a=a.id, b=b.id, side=a.side)
+    if len(units) == 2:
+        DATA.enemies(*units, action=action)
 
 
 def _one_or_two(action: str, args: Args, usage: str) -> None:

@@ -212,15 +212,6 @@ class Skirmish19c(Ruleset):
         mine = ("shoot", "command", "risk", "suggest", "melee", "move", "charge")
         return {**super().actions(), **{name: getattr(self, name) for name in mine}}
 
-    def _enemies(self, table: Table, action: str, args: Sequence[str], what: str) -> list[Unit]:
-        """The two groups an action names, which must be enemies."""
-        units = [table.unit_of(a) for a in args]
-        if units[0].side == units[1].side:
-            raise DATA.refusal(
-                "same-side", a=args[0], b=args[1], side=units[0].side, action=action, what=what
-            )
-        return units
-
     # ----------------------------------------------------------------------------------------
     # Sight, unit against unit (line 55)
 
@@ -248,7 +239,8 @@ class Skirmish19c(Ruleset):
         `brief` (as `suggest` lists it) the first line alone."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        shooter, target = self._enemies(table, "shoot", args, "a shooter and an enemy target")
+        what = "a shooter and an enemy target"
+        shooter, target = DATA.enemies(*map(table.unit_of, args), action="shoot", what=what)
         weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
@@ -689,7 +681,8 @@ class Skirmish19c(Ruleset):
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
-        unit_a, unit_b = self._enemies(table, "melee", args, "two enemy groups")
+        what = "two enemy groups"
+        unit_a, unit_b = DATA.enemies(*map(table.unit_of, args), action="melee", what=what)
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
@@ -889,7 +882,8 @@ class Skirmish19c(Ruleset):
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
-        unit, target = self._enemies(table, "charge", args, "a group and an enemy")
+        what = "a group and an enemy"
+        unit, target = DATA.enemies(*map(table.unit_of, args), action="charge", what=what)
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
