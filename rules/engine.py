@@ -373,19 +373,20 @@ class Ruleset:
         return out
 
     def with_defaults(self, scene: Scene) -> Scene:
-        """The scene with every start-of-game field its units leave out set to its default,
-        and noted in `Unit.defaulted`."""
-        defaults = [f for f in self.unit_fields if f.default is not None]
-        if not defaults:
-            return scene
+        """The scene with every start-of-game field its units leave out set to its default
+        (`default_of`), and noted in `Unit.defaulted`."""
         units = []
         for unit in scene.units:
-            missing = {f.name: f.default for f in defaults if unit.get(f.name) is None}
-            if missing:
-                attrs = MappingProxyType({**unit.attrs, **missing})
-                unit = replace(unit, attrs=attrs, defaulted=frozenset(missing) | unit.defaulted)
-            units.append(unit)
+            values = ((f.name, self.default_of(unit, f.name, f.default)) for f in self.unit_fields)
+            missing = {k: v for k, v in values if v is not None and unit.get(k) is None}
+            units.append(_with_values(unit, missing, defaulted=True) if missing else unit)
         return replace(scene, units=tuple(units))
+
+    def default_of(self, unit: Unit, name: str, default: Any) -> Any:
+        """The start-of-game value of the field `name` for a unit that leaves it out (None: it
+        has none): the field's `default`; a sheet whose default depends on the unit overrides
+        this."""
+        return default
 
     # ----------------------------------------------------------------------------------------
     # Sequence of play
@@ -582,12 +583,14 @@ def _word(value: Any) -> str:
 
 def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
     """The scene with one unit attribute set (a stand-in while gathering missing ones)."""
-    units = []
-    for unit in scene.units:
-        if unit.id == unit_id:
-            unit = replace(unit, attrs=MappingProxyType({**unit.attrs, key: value}))
-        units.append(unit)
+    units = (_with_values(u, {key: value}) if u.id == unit_id else u for u in scene.units)
     return replace(scene, units=tuple(units))
+
+
+def _with_values(unit: Unit, values: Mapping[str, Any], *, defaulted: bool = False) -> Unit:
+    """The unit with `values` set, noted as start-of-game values assumed when `defaulted`."""
+    noted = unit.defaulted | frozenset(values) if defaulted else unit.defaulted
+    return replace(unit, attrs=MappingProxyType({**unit.attrs, **values}), defaulted=noted)
 
 
 def _typos(doc: Any, path: str, known: Collection[str], what: str) -> list[tuple[str, str]]:

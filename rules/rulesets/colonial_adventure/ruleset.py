@@ -18,7 +18,7 @@ from ... import dice, engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
 from ...engine import Action, Candidate, Cite, Ruleset, check_attr, expect_args
-from ...errors import QuestionError, accepted
+from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
 from ...sheetdata import load_sheet
@@ -833,7 +833,7 @@ class ColonialAdventure(Ruleset):
         faces = {s: int(reported[f"roll_{s}"]) for s in bonus}
         bad = [f"roll_{s} is {faces[s]}" for s in bonus if not 1 <= faces[s] <= 6]
         if bad:
-            raise QuestionError(f"{self.id}: {'; '.join(bad)}; a D6 shows 1 to 6")
+            raise refusal("d6", bad="; ".join(bad))
         totals = {s: faces[s] + bonus[s] for s in bonus}
         said = " against ".join(
             f"{s} {faces[s]}" + (f"+{bonus[s]} = {totals[s]}" if bonus[s] else "") for s in bonus

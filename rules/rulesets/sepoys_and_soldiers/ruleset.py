@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -512,16 +511,9 @@ class SepoysAndSoldiers(Ruleset):
     unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
-    def with_defaults(self, scene: Scene) -> Scene:
-        """The engine's start-of-game values, and the `orders` of a unit that gives none: the
-        order of its troop type (lines 5-7), noted as assumed like the others."""
-        units = []
-        for unit in super().with_defaults(scene).units:
-            if unit.get("orders") is None and unit.get("type") in TYPES:
-                attrs = MappingProxyType({**unit.attrs, "orders": unit.get("type")})
-                unit = replace(unit, attrs=attrs, defaulted=unit.defaulted | {"orders"})
-            units.append(unit)
-        return replace(scene, units=tuple(units))
+    def default_of(self, unit: Unit, name: str, default: Any) -> Any:
+        """The `orders` of a unit that gives none: the order of its troop type (lines 5-7)."""
+        return unit.get("type") if name == "orders" and unit.get("type") in TYPES else default
 
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
