@@ -35,7 +35,6 @@ from .scene import (
     UNIT_KEYS,
     Cover,
     Scene,
-    Terrain,
     TerrainKind,
     Unit,
     grouped_problems,
@@ -177,19 +176,6 @@ class Ruleset:
     under), set by a sheet as the sight policy is. By default the cover of a terrain piece
     whose scene does not say is that of its kind above (other kinds give none), and a base up
     to 30 mm (edge to edge) behind a hedge, wall, fence or fortification claims its cover."""
-    default_enclosed: ClassVar[frozenset[TerrainKind]] = frozenset(
-        {TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING}
-    )
-    """Kinds that are enclosed terrain when the scene does not say."""
-
-    # ----------------------------------------------------------------------------------------
-    # Terrain
-
-    def is_enclosed(self, terrain: Terrain) -> bool:
-        """Whether a terrain piece is enclosed: the scene's word, else this ruleset's default."""
-        if terrain.enclosed is not None:
-            return terrain.enclosed
-        return terrain.kind in self.default_enclosed
 
     # ----------------------------------------------------------------------------------------
     # Actions

@@ -39,6 +39,8 @@ OFFICER_ROLES = frozenset(RISK["officer_roles"])
 HERO = frozenset({"hero"})
 COMMAND_OPEN, COMMAND_ENCLOSED = cm(COMMAND["open_cm"]), cm(COMMAND["enclosed_cm"])
 LOYAL, DISLOYAL = COMMAND["loyal"], COMMAND["disloyal"]
+ENCLOSED = frozenset({TerrainKind.WOODS, TerrainKind.TOWN, TerrainKind.BUILDING})
+"""The enclosed terrain of line 99 where the scene does not say (its `enclosed`)."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Weapon = sheet.Weapon
@@ -406,7 +408,7 @@ class Skirmish19c(Ruleset):
         unit, leader = self._leader(table, leader_id)
         quality = state(unit, "quality")
         dice, dice_cite = sheet.ACTIVATION[quality]
-        here = next((t for t in table.centre_in(leader) if self.is_enclosed(t)), None)
+        here = next((t for t in table.centre_in(leader) if is_enclosed(t)), None)
         radius = COMMAND_ENCLOSED if here else COMMAND_OPEN
         side = side_bases(scene, unit.side)
         limits = self._command_reach(table, [leader], side)[0]
@@ -485,7 +487,7 @@ class Skirmish19c(Ruleset):
     ) -> geo.Array:
         """(L, B) how far each of the command figures `leaders` commands each of `bases`
         (line 99): 25 cm when either of the two stands in enclosed terrain, else 50 cm."""
-        enclosed = table.centres_in([t for t in table.scene.terrain if self.is_enclosed(t)])
+        enclosed = table.centres_in([t for t in table.scene.terrain if is_enclosed(t)])
         there = enclosed[table.rows(leaders)][:, None] | enclosed[table.rows(bases)][None, :]
         return np.where(there, COMMAND_ENCLOSED, COMMAND_OPEN)
 
@@ -1216,6 +1218,11 @@ class Skirmish19c(Ruleset):
         data = {"unit": unit.id, "in_command": False, "source": str(COMMAND["distance"])}
         summary = f"{unit.id} is beyond command distance of every command figure"
         return Resolution.of("out-of-command", data, [summary])
+
+
+def is_enclosed(terrain: Terrain) -> bool:
+    """Whether a piece is enclosed terrain: the scene's word, else by its kind (`ENCLOSED`)."""
+    return terrain.kind in ENCLOSED if terrain.enclosed is None else terrain.enclosed
 
 
 def fmt(scene: Scene, mm: float) -> str:
