@@ -233,7 +233,7 @@ class Ruleset:
             **self.suggestion_extras(scene, phase),
             "items": [i.as_json(self.suggestions_say_their_phase) for i in items],
         }
-        return self.answer("suggest", data, self.suggestion_lines(phase, items))
+        return self.answer("suggest", data, self.suggestion_lines(data, items))
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         """The questions `phase` asks of the table, in the order they are listed."""
@@ -257,8 +257,9 @@ class Ruleset:
         from...)."""
         return {}
 
-    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
-        """The readable answer: one line a suggestion."""
+    def suggestion_lines(self, data: dict[str, Any], items: list[Suggestion]) -> tuple[str, ...]:
+        """The readable answer to `suggest`, whose `data` (its `phase`, its extras) it may read:
+        one line a suggestion."""
         lines = [f"{i.phase}: {i.kind} {' '.join(i.args)}: {i.summary}" for i in items]
         return tuple(lines or ["nothing to resolve"])
 

@@ -639,8 +639,8 @@ class ColonialAdventure(Ruleset):
             return None  # only the shots the sheet allows are suggested
         return answer
 
-    def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
-        wanted = ", ".join(self.phases if phase is None else (phase,))
+    def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:
+        wanted = ", ".join(self.phases if data["phase"] is None else (data["phase"],))
         listed = (f"[{i.phase}] {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
         return (f"{len(items)} resolutions for {wanted}", *listed)
 

@@ -479,8 +479,8 @@ class Europe19c(Ruleset):
         note = candidate.note if isinstance(candidate, Fight) else ""
         return result.lines[0] + (f" ({note})" if note else "")
 
-    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
-        head = f"{len(items)} resolutions for {phase or 'every phase'}"
+    def suggestion_lines(self, data: dict[str, Any], items: list[Suggestion]) -> tuple[str, ...]:
+        head = f"{len(items)} resolutions for {data['phase'] or 'every phase'}"
         return (head, *(f"  [{i.kind}] {i.summary}" for i in items))
 
     def _fight(self, table: Table, a: Unit, d: Unit) -> Fight | None:

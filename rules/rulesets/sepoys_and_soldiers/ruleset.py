@@ -1053,8 +1053,9 @@ class SepoysAndSoldiers(Ruleset):
         key = "rockets" if kind == "shoot" and "rockets" in d else kind
         return say(f"suggest_{key}", a=args[0], b=args[-1], d=d)
 
-    def suggestion_lines(self, phase: str | None, items: Sequence[Suggestion]) -> tuple[str, ...]:
-        head = f"{len(items)} things to resolve" + (f" in the {phase} phase" if phase else "")
+    def suggestion_lines(self, data: dict[str, Any], items: list[Suggestion]) -> tuple[str, ...]:
+        phase = f" in the {data['phase']} phase" if data["phase"] else ""
+        head = f"{len(items)} things to resolve{phase}"
         return (head, *(f"[{i.kind}] {i.summary}" for i in items))
 
     # ----------------------------------------------------------------------------------------

@@ -1110,21 +1110,15 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Suggestions: what each phase of the sequence of play asks (lines 84-89)
 
-    def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
-        """The engine's `suggest`, its readable answer headed by the count of suggestions and
-        who is side A (the engine's `suggestion_lines` is not given the scene)."""
-        listed = super().suggest(scene, args)
-        phase, side_a = listed.data["phase"], listed.data["side_a"]
-        said = dict(n=len(listed.data["items"]), phase=f" for phase {phase}" if phase else "")
-        head = say("suggest", side_a=", ".join(side_a) or "none", **said)
-        return replace(listed, lines=(head, *listed.lines))
-
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
         sources = {p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)}
         return {"side_a": sorted(sides_with_player_characters(scene)), "phase_sources": sources}
 
-    def suggestion_lines(self, phase: str | None, items: Sequence[Any]) -> tuple[str, ...]:
-        return tuple(f"- {i.kind} {' '.join(i.args)}: {i.summary}" for i in items)
+    def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:
+        """Headed by the count of suggestions and who is side A."""
+        phase = f" for phase {data['phase']}" if data["phase"] else ""
+        head = say("suggest", side_a=", ".join(data["side_a"]) or "none", n=len(items), phase=phase)
+        return (head, *(f"- {i.kind} {' '.join(i.args)}: {i.summary}" for i in items))
 
     def candidates(self, scene: Scene, phase: str) -> Iterator[Candidate]:
         """Command phase: every command figure of side A, the groups of side A out of command,
