@@ -8,6 +8,7 @@ import pytest
 
 from rules.answer import Cite
 from rules.errors import QuestionError
+from rules.scene import Unit
 from rules.sheetdata import SheetDataError, load_sheet, load_sheet_data
 from rules.state import Kind
 
@@ -101,3 +102,26 @@ def test_a_sheet_gives_its_fields_phases_texts_and_refusals(tmp_path: Path) -> N
     error = sheet.refusal("dazed", unit="a")
     assert isinstance(error, QuestionError)
     assert str(error) == "village-brawl: 'a' is dazed (x.txt:10)"
+
+
+def test_two_enemies_are_different_units_of_different_sides(tmp_path: Path) -> None:
+    path = tmp_path / "sheet.toml"
+    enemies = (
+        '[refusals]\nsame-side = "{id}: {action}: {a!r} and {b!r} are both of side {side!r}"\n'
+    )
+    path.write_text(enemies, encoding="utf-8")
+    sheet = load_sheet(path, "x.txt", "village-brawl")
+    red, red_too, blue = Unit("r1", "red", ()), Unit("r2", "red", ()), Unit("b1", "blue", ())
+    assert sheet.enemies(red, blue, action="throw") == (red, blue)
+    with pytest.raises(QuestionError) as raised:
+        sheet.enemies(red, red_too, action="throw")
+    assert str(raised.value) == "village-brawl: throw: 'r1' and 'r2' are both of side 'red'"
+    # a sheet that does not word `same-unit` refuses the same unit twice as one side
+    with pytest.raises(QuestionError, match="'r1' and 'r1' are both of side 'red'"):
+        sheet.enemies(red, red, action="throw")
+    # one that does says so; a blank given names what the question named (a base)
+    path.write_text(enemies + 'same-unit = "{id}: {a!r} is {b!r}"\n', encoding="utf-8")
+    sheet = load_sheet(path, "x.txt", "village-brawl")
+    with pytest.raises(QuestionError) as raised:
+        sheet.enemies(red, red, a="r1-base", action="throw")
+    assert str(raised.value) == "village-brawl: 'r1-base' is 'r1'"
