@@ -283,7 +283,9 @@ class Ruleset:
                 ):
                     raise
                 gaps.append(gap)
-                asked = _with_value(asked, gap.unit, gap.key, gap.placeholder)
+                stand_in = {gap.key: gap.placeholder}  # asked again with it, to find the next
+                units = (_with_values(u, stand_in) if u.id == gap.unit else u for u in asked.units)
+                asked = replace(asked, units=tuple(units))
         if len(gaps) == 1:
             raise gaps[0]
         if gaps:
@@ -566,12 +568,6 @@ def _word(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
-
-
-def _with_value(scene: Scene, unit_id: str, key: str, value: Any) -> Scene:
-    """The scene with one unit attribute set (a stand-in while gathering missing ones)."""
-    units = (_with_values(u, {key: value}) if u.id == unit_id else u for u in scene.units)
-    return replace(scene, units=tuple(units))
 
 
 def _with_values(unit: Unit, values: Mapping[str, Any], *, defaulted: bool = False) -> Unit:
