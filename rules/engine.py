@@ -391,9 +391,10 @@ class Ruleset:
     # Outcomes: what the dice the players threw do to the state of the game
 
     outcomes: ClassVar[tuple[str, ...]] = ()
-    """The actions whose dice change the game (none by default), each with two methods of its
-    name: `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it, and
-    `_ACTION_apply(scene, args, reported)`, the `Change`s of state the reported dice lead to."""
+    """The actions whose result changes the game (none by default), each with the methods of its
+    name `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it (none
+    when it has no dice to report: a move), and `_ACTION_apply(scene, args, reported)`, the
+    `Change`s of state the reported dice lead to."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its
@@ -407,7 +408,7 @@ class Ruleset:
         if action not in self.outcomes:
             return ()
         try:
-            return tuple(getattr(self, f"_{action}_form")(scene, tuple(args)))
+            return tuple(getattr(self, f"_{action}_form", lambda *_: ())(scene, tuple(args)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
@@ -425,7 +426,7 @@ class Ruleset:
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
                 f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
-        reports = getattr(self, f"_{action}_form")(scene, tuple(args))
+        reports = getattr(self, f"_{action}_form", lambda *_: ())(scene, tuple(args))
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
         changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
             scene, tuple(args), reported

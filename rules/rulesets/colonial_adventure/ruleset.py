@@ -773,11 +773,6 @@ class ColonialAdventure(Ruleset):
             )
         return (*shocked, *losses)
 
-    def _morale_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        """No dice: the shock points against the men decide (lines 154-161)."""
-        expect_args("morale", args, ("UNIT",))
-        return ()
-
     def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         data, bases = self.morale(scene, args).data, scene.unit_of(args[0]).bases
         if data["status"] != "broken":

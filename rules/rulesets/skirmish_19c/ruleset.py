@@ -1087,12 +1087,6 @@ class Skirmish19c(Ruleset):
             Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
         )
 
-    def _move_form(self, scene: Scene, args: Args) -> Reports:
-        """A move or a charge has no dice to report."""
-        return ()
-
-    _charge_form = _move_form
-
     def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
         if not self.resolve(scene, "charge", args).data["allowed"]:
