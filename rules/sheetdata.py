@@ -112,12 +112,11 @@ class Sheet(Mapping[str, Any]):
         """Two units a question pairs as enemies, else the refusal `same-unit` (when the sheet
         words one) or `same-side`; their blanks: `a` and `b` (the units' ids unless `blanks`
         give others), `side` (a's) and `blanks`."""
+        if a.side != b.side:  # so two units
+            return a, b
+        same_unit = a.id == b.id and "same-unit" in self.tables["refusals"]
         said = {"a": a.id, "b": b.id, "side": a.side, **blanks}
-        if a.id == b.id and "same-unit" in self.tables["refusals"]:
-            raise self.refusal("same-unit", **said)
-        if a.side == b.side:
-            raise self.refusal("same-side", **said)
-        return a, b
+        raise self.refusal("same-unit" if same_unit else "same-side", **said)
 
 
 def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[str] = ()) -> Sheet:
