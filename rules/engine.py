@@ -394,7 +394,8 @@ class Ruleset:
     """The actions whose result changes the game (none by default), each with the methods of its
     name `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it (none
     when it has no dice to report: a move), and `_ACTION_apply(scene, args, reported)`, the
-    `Change`s of state the reported dice lead to."""
+    `Change`s of state the reported dice lead to (`settle` has checked `reported` against the
+    form first: every value the form asks for is given, and no other)."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -123,15 +123,37 @@ def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[st
     """The sheet data of `path` (`load_sheet_data`) for the ruleset `ruleset`; `names`: the
     tables every text and refusal may name (`cite`, for `{cite[arc]}`)."""
     data = load_sheet_data(path, sheet)
-    words = data.get("words", {})
-    fields = tuple(_field(row, words) for row in data.get("fields", ()))
-    phases = tuple(Phase(**{"acting": "all", **row}) for row in data.get("phases", ()))
+    words, where = data.get("words", {}), Path(path).name
+    rows = enumerate(data.get("fields", ()))
+    unit_fields = tuple(_field(row, words, f"{where} [[fields]] row {k + 1}") for k, row in rows)
+    rows = enumerate(data.get("phases", ()))
+    phases = tuple(
+        Phase(**_keys(Phase, {"acting": "all", **row}, f"{where} [[phases]] row {k + 1}"))
+        for k, row in rows
+    )
     named = MappingProxyType({name: data[name] for name in names})
-    return Sheet(MappingProxyType(data), ruleset, named, fields, phases)
+    return Sheet(MappingProxyType(data), ruleset, named, unit_fields, phases)
 
 
-def _field(row: Mapping[str, Any], words: Mapping[str, Sequence[str]]) -> Field:
+def _keys(
+    kind: type, row: Mapping[str, Any], where: str, extra: frozenset[str] = frozenset()
+) -> Mapping[str, Any]:
+    """`row` (a `[[table]]` row) when it gives every key the dataclass `kind` needs and no key
+    but its fields and `extra`; else `SheetDataError` naming the row and the keys it takes."""
+    takes = {f.name for f in fields(kind)} | extra
+    needs = [f.name for f in fields(kind) if f.default is MISSING and f.default_factory is MISSING]
+    unknown, missing = sorted(set(row) - takes), [k for k in needs if k not in row]
+    if unknown or missing:
+        wrong = f"unknown key {unknown[0]!r}" if unknown else f"missing key {missing[0]!r}"
+        raise SheetDataError(
+            f"sheet data {where}: {wrong}; its keys are {', '.join(sorted(takes))}"
+        )
+    return row
+
+
+def _field(row: Mapping[str, Any], words: Mapping[str, Sequence[str]], where: str) -> Field:
     """A `[[fields]]` row as a `Field`: its choices, and the words of the lists it names."""
+    _keys(Field, row, where, frozenset({"words"}))
     given = {k: v for k, v in row.items() if k not in ("kind", "choices", "words")}
     choices = (*row.get("choices", ()), *(w for name in row.get("words", ()) for w in words[name]))
     return Field(**given, kind=Kind(row["kind"]), choices=choices)

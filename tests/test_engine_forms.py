@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from rules.engine import get_ruleset, load_scene
+from rules.engine import Ruleset, get_ruleset, load_scene, ruleset_ids
 from rules.errors import QuestionError
 from tests.conftest import REPO
+from tests.guide_ruleset import VillageBrawl
 
 EXAMPLES = sorted((REPO / "examples").glob("*.json"))
 
@@ -41,3 +42,26 @@ def test_every_form_as_first_shown_can_be_confirmed(path: Any) -> None:
             ruleset.settle(scene, kind, args, reported)
         except QuestionError as refused:
             pytest.fail(f"{kind} {' '.join(args)} as first shown {reported}: {refused}")
+
+
+RULESETS = [get_ruleset(ident) for ident in ruleset_ids()] + [VillageBrawl()]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: r.id)
+def test_every_outcome_names_an_action_with_its_apply_and_no_other_has_one(
+    ruleset: Ruleset,
+) -> None:
+    """`outcomes` is a tuple of names found by `settle` as `_NAME_apply` (and `_NAME_form`): a
+    misspelt name would leave an action's dice recording nothing, or fail only when played."""
+    actions = set(ruleset.actions())
+    for name in ruleset.outcomes:
+        assert name in actions, f"{ruleset.id}: outcome {name!r} is not an action"
+        assert callable(getattr(ruleset, f"_{name}_apply", None)), f"{ruleset.id}: {name}"
+    made = {
+        attr[1:].rsplit("_", 1)[0]
+        for attr in dir(ruleset)
+        if attr.startswith("_")
+        and attr.endswith(("_form", "_apply"))
+        and attr[1:].rsplit("_", 1)[0] in actions
+    }
+    assert made <= set(ruleset.outcomes), f"{ruleset.id}: forms of actions not in outcomes"

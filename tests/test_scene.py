@@ -672,6 +672,11 @@ REFUSED = [
         for value in ("two", -1, 2.0, True)
     ),
     (
+        "another format",  # the one format this version reads, named as a choice is
+        _set("umpire-scene/2", "format"),
+        "format: got the string 'umpire-scene/2'; accepted values are 'umpire-scene/1'",
+    ),
+    (
         "flag nested thousands deep",  # quoted to reprlib's depth: six lists, then [...]
         _set(_nested(5000), "units", 0, "loaded"),
         "units[0].loaded: unit 'rifles': loaded is [[[[[[[...]]]]]]]; accepted: true or false",

@@ -125,3 +125,30 @@ def test_two_enemies_are_different_units_of_different_sides(tmp_path: Path) -> N
     with pytest.raises(QuestionError) as raised:
         sheet.enemies(red, red, a="r1-base", action="throw")
     assert str(raised.value) == "village-brawl: 'r1-base' is 'r1'"
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "said"),
+    [
+        # a misspelt key of a phase (it used to be dropped, and the phase was every side's)
+        ('acting = "first"', 'acitng = "first"', "[[phases]] row 2: unknown key 'acitng'"),
+        # a phase with no title
+        ('title = "Brawlers move"', "", "[[phases]] row 1: missing key 'title'"),
+        # a misspelt key of a field
+        ("in_play = false", "in_paly = false", "[[fields]] row 1: unknown key 'in_paly'"),
+    ],
+)
+def test_a_sheet_row_with_a_wrong_key_is_refused_naming_the_row_and_its_keys(
+    tmp_path: Path, wrong: str, right: str, said: str
+) -> None:
+    path = tmp_path / "sheet.toml"
+    path.write_text(SHEET_TOML.replace(wrong, right, 1), encoding="utf-8")
+    with pytest.raises(SheetDataError) as raised:
+        load_sheet(path, "x.txt", "village-brawl", names=["cite"])
+    message = str(raised.value)
+    assert message.startswith(f"sheet data sheet.toml {said}; its keys are ")
+    keys = message.split("its keys are ")[1].split(", ")
+    # the dataclass's fields, and a field row's lists of words
+    expected = {"[[phases]]": ["acting", "cite", "name", "title"]}
+    field_keys = ["choices", "cite", "default", "in_play", "kind", "label", "name", "per_turn"]
+    assert keys == expected.get(said.split(" row")[0], sorted([*field_keys, "words"]))
