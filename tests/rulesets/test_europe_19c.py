@@ -830,13 +830,12 @@ def test_a_unit_is_read_in_the_sheets_words(attrs: dict, action: str, message: s
 def test_a_shot_between_two_misread_units_names_the_firer_first() -> None:
     # lines 13-23: infantry stands in line or column; both units here say `unlimbered`, an
     # artillery word. The question is the firer's, so the firer's word is the one refused.
-    wrong = {"type": "infantry", "formation": "unlimbered", "order": "close"}
+    wrong: dict[str, Any] = {"type": "infantry", "formation": "unlimbered", "order": "close"}
     scene = make_scene("europe-19c", [firer(weapon="musket", **wrong), target(**wrong)])
     with pytest.raises(QuestionError) as caught:
         RS.resolve(scene, "shoot", ["red", "blue"])
     assert str(caught.value) == (
-        "europe-19c: unit 'red' has formation 'unlimbered'; accepted values are 'line' or "
-        "'column'"
+        "europe-19c: unit 'red' has formation 'unlimbered'; accepted values are 'line' or 'column'"
     )
 
 
