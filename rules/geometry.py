@@ -367,16 +367,9 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
         np.fill_diagonal(d, 0.0)
     i, j = np.nonzero(touching)
     if len(i):
-        a1, a2 = _edges(pa[i])
-        b1, b2 = _edges(pb[j])
-        cross = (
-            segment_distance(a1[:, :, None], a2[:, :, None], b1[:, None, :], b2[:, None, :]).min(
-                axis=(1, 2)
-            )
-            <= 0
-        )
-        inside = _inside_convex(pa[i, 0], pb[j]) | _inside_convex(pb[j, 0], pa[i])
-        d[i[cross | inside], j[cross | inside]] = 0.0
+        # Outlines that cross or hold one another (`convex_distance` of the bare outlines)
+        met = convex_distance(pa[i], 0.0, pb[j], 0.0) <= 0
+        d[i[met], j[met]] = 0.0
     return np.maximum(d - ra[:, None] - rb[None, :], 0.0)
 
 
