@@ -1,5 +1,5 @@
-"""Table geometry in millimetres: footprints, edge-to-edge distance, aspect, fire arcs, terrain,
-line of sight and grid distance.
+"""Table geometry in millimetres: footprints, edge-to-edge distance, aspect, terrain, line of
+sight and grid distance.
 
 Pure functions of frozen values and numpy arrays; the all-pairs forms are vectorised. Never
 imports cv2, flask or anything outside `rules` and `calibration.units`.
@@ -465,59 +465,6 @@ def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:
         phi <= alpha[None, :] + 1e-12, 0, np.where(phi >= np.pi - alpha[None, :] - 1e-12, 2, 1)
     )
     return code.astype(np.int8)
-
-
-# --------------------------------------------------------------------------------------------
-# Fire arcs
-
-
-def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
-    """The fire arc as convex polygons (counter-clockwise), or None when it is all around.
-
-    The arc starts at the shooter's front edge: from each front corner a ray leaves at
-    `half_angle` degrees outward from straight ahead (0 = a corridor the width of the base,
-    90 = everything in front of the front edge). 180 or more is all around.
-    """
-    if not 0 <= half_angle <= 360:
-        raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half_angle!r}")
-    if half_angle >= 180:
-        return None
-    # Plain floats (a `suggest` asks this of every firing base): forward (fx, fy), right
-    # (fy, -fx), the front corners fr and fl.
-    t = math.radians(shooter.facing)
-    fx, fy = math.cos(t), math.sin(t)
-    if shooter.footprint.circle:
-        # A round base shoots from the point of its rim straight ahead.
-        r = radius(shooter)
-        fr = fl = (shooter.x + fx * r, shooter.y + fy * r)
-    else:
-        ahead_x = shooter.x + fx * shooter.footprint.depth / 2
-        ahead_y = shooter.y + fy * shooter.footprint.depth / 2
-        side_x, side_y = fy * shooter.footprint.width / 2, -fx * shooter.footprint.width / 2
-        fr = (ahead_x + side_x, ahead_y + side_y)
-        fl = (ahead_x - side_x, ahead_y - side_y)
-
-    def ray(start: tuple[float, float], x: float, y: float, deg: float) -> list[float]:
-        """The point REACH from `start` along (x, y) turned `deg` degrees counter-clockwise."""
-        c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
-        return [start[0] + REACH * (x * c - y * s), start[1] + REACH * (x * s + y * c)]
-
-    if half_angle < 90:
-        return [np.array([fr, ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle), fl])]
-    front = np.array(
-        [
-            ray(fr, fy, -fx, 0.0),
-            ray(fr, fy + fx, fy - fx, 0.0),
-            ray(fl, fx - fy, fy + fx, 0.0),
-            ray(fl, -fy, fx, 0.0),
-        ]
-    )
-    regions = [front]
-    if half_angle > 90:
-        extra = half_angle - 90
-        regions.append(np.array([fr, ray(fr, fy, -fx, -extra), ray(fr, fy, -fx, 0.0)]))
-        regions.append(np.array([fl, ray(fl, -fy, fx, 0.0), ray(fl, -fy, fx, extra)]))
-    return regions
 
 
 # --------------------------------------------------------------------------------------------

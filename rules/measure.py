@@ -1100,12 +1100,13 @@ class Table:
         the shooter's fire arc of `half_angle` degrees either side of its facing
         (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
 
-        The targets not known yet are judged together. The 180 degree arc (90 either side) is
-        read off `ahead`: a base plainly ahead of the front edge's line (by `PLAIN_MARGIN`) is
-        in it, one plainly behind is not. The others are tested against their shooter's arc
-        regions (`geometry.arc_regions`) in one batch for each number of corners a region has:
-        the rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
-        `geometry.convex_distance` of every pair at once."""
+        The arc starts at the shooter's front edge (a round base's rim straight ahead): from
+        each front corner a ray leaves at `half_angle` degrees outward from straight ahead (0 a
+        corridor the width of the base, 90 everything ahead of the front edge's line, 180 and
+        more all round). The targets not known yet are judged together (`_judge_arcs`)."""
+        for _, _, half in asks:
+            if not 0 <= half <= 360:
+                raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half!r}")
         keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
         found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
         return [[next(found) for _ in targets] for _, targets, _ in asks]
@@ -1123,38 +1124,46 @@ class Table:
         return any(any(row) for row in self.in_arcs([(s, targets, half_angle) for s in shooters]))
 
     def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
-        """`in_arcs` of (shooter id, half angle, target id), all at once."""
-        inside = np.zeros(len(keys), dtype=bool)
-        arcs: dict[tuple[str, float], list[geo.Array] | None] = {}
-        # By how many corners the region has and whether the target is round: (regions,
-        # target rows, key index).
-        batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
-        for k, (shooter, half_angle, target) in enumerate(keys):
-            row = self.index[target]
-            if half_angle == 90:
-                reach = float(self.ahead[self.index[shooter], row])
-                if abs(reach) > PLAIN_MARGIN:
-                    inside[k] = reach > 0
-                    continue
-            if (shooter, half_angle) not in arcs:
-                base = self.bases[self.index[shooter]]
-                arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
-            arc = arcs[shooter, half_angle]
-            inside[k] = arc is None  # all round
-            for region in arc or ():
-                batch = (len(region), self.bases[row].footprint.circle)
-                regions, rows, of = batches.setdefault(batch, ([], [], []))
-                regions.append(region)
-                rows.append(row)
-                of.append(k)
-        for (_, circle), (regions, rows, of) in batches.items():
-            stacked, feet = np.stack(regions), self.outlines[rows]
-            if circle:
-                hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
-            else:
-                hit = overlap_pairs(stacked, edge_normals(stacked), feet, edge_normals(feet))
-            inside[np.array(of)[hit]] = True
-        return [bool(ok) for ok in inside.tolist()]
+        """`in_arcs` of (shooter id, half angle, target id), all at once, by the three lines
+        that bound an arc: the front edge's and each corner's ray. Up to 90 degrees the arc is
+        the convex region inside all three, which a target misses when one of them or one of
+        its own sides (a round target: the line to it from a front corner) separates them by
+        more than `EPS`; beyond 90, what lies outside all three is a convex region behind the
+        base, and a target is in the arc unless it lies more than `EPS` inside that."""
+        shooters = np.array([self.index[s] for s, _, _ in keys], dtype=int)
+        targets = np.array([self.index[t] for _, _, t in keys], dtype=int)
+        turn = np.radians([half for _, half, _ in keys])[:, None]
+        _, _, (_, _, ct, st, hw, hd) = self._shapes
+        f = np.stack([ct, st], axis=1)[shooters]  # (P, 2) forward
+        right = np.stack([st, -ct], axis=1)[shooters]
+        front = self.centres[shooters] + f * (hd + self.radii)[shooters, None]
+        fr, fl = front + right * hw[shooters, None], front - right * hw[shooters, None]
+        cos, sin = np.cos(turn), np.sin(turn)
+        # (P, 3, 2) the normal of each line out of the arc (up to 90 degrees): the front edge's,
+        # the right ray's (forward turned right by the half angle), the left ray's
+        normal = np.stack([-f, right * cos - f * sin, -right * cos - f * sin], axis=1)
+        on = np.stack([fr, fr, fl], axis=1)
+        offset = (normal * on).sum(axis=2)
+        feet, radii = self.outlines[targets], self.radii[targets, None]
+        # (P, 3) how far the target's nearest point lies out past each line
+        past = np.einsum("pld,pkd->plk", normal, feet).min(axis=2) - radii - offset
+        wide = turn[:, 0] >= math.pi / 2
+        inside = np.where(wide, past.min(axis=1) <= geo.EPS, past.max(axis=1) <= geo.EPS)
+        rows = np.flatnonzero(inside & ~wide)
+        if len(rows):
+            # The arc (drawn `REACH` long) and the target on the axes of the target's sides each
+            # way, or for a round one, of the lines to its centre from the front corners.
+            ray_r, ray_l = f * cos + right * sin, f * cos - right * sin
+            arc = np.stack([fr, fr + geo.REACH * ray_r, fl + geo.REACH * ray_l, fl], axis=1)[rows]
+            foot, round_ = feet[rows], (radii[rows] > 0)[:, :, None]
+            along = np.stack([foot[:, 1] - foot[:, 0], foot[:, 2] - foot[:, 1]], axis=1)
+            toward = foot[:, :1] - np.stack([fr, fl], axis=1)[rows]
+            sides = np.where(round_, np.tile(toward, (1, 2, 1)), np.concatenate([along, -along], 1))
+            axes = sides / np.maximum(np.hypot(sides[..., 0], sides[..., 1]), 1e-300)[..., None]
+            arc_hi = np.einsum("pad,pqd->paq", axes, arc).max(axis=2)
+            foot_lo = np.einsum("pad,pkd->pak", axes, foot).min(axis=2) - radii[rows]
+            inside[rows] = ~(foot_lo - arc_hi > geo.EPS).any(axis=1)
+        return [bool(ok) for ok in (inside | (turn[:, 0] >= math.pi)).tolist()]
 
     @cached_property
     def ahead(self) -> geo.Array:
@@ -1274,44 +1283,9 @@ class Table:
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
-# Fire arcs, fast: each the same answer as `base_in_arc` of tests/sight_reference.py.
-
-
-def edge_normals(poly: geo.Array) -> geo.Array:
-    """The unit normals of the edges of convex outlines (..., k, 2)."""
-    e = np.roll(poly, -1, axis=-2) - poly
-    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
-    return np.asarray(n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None])
-
-
 PLAIN_MARGIN = 1e-3
-"""mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
-in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.in_arcs`)."""
-
-
-def overlap_pairs(
-    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
-    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
-    `region_normals`, `feet_normals`: `edge_normals` of each."""
-    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
-    ax, ay = axes[..., 0], axes[..., 1]
-    region_lo, region_hi = _extent(ax, ay, regions)
-    feet_lo, feet_hi = _extent(ax, ay, feet)
-    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
-    return np.asarray(~apart.any(axis=1))
-
-
-def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
-    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
-    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
-    `einsum("kad,kpd->kap")` without its slow general loop."""
-    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
-    for j in range(1, poly.shape[1]):
-        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
-        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
-    return lo, hi
+"""mm (a micrometre): a base this far ahead of the line of a front edge is plainly in the 180
+degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
 
 
 class Grid(NamedTuple):
