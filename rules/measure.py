@@ -145,29 +145,6 @@ def steady_on_grid(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], objec
     return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
 
 
-def _hull_of(poly: geo.Array) -> geo.Array:
-    """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
-    pts = sorted(map(tuple, poly.tolist()))
-
-    def half(points: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
-        out: list[tuple[float, ...]] = []
-        for p in points:
-            while (
-                len(out) >= 2
-                and (
-                    (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
-                    - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])
-                )
-                <= 0
-            ):
-                out.pop()
-            out.append(p)
-        return out
-
-    lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=float)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Pattern:
     """Points laid from one base toward another, each with a whole-number weight (a chance,
@@ -1071,12 +1048,12 @@ class Table:
         return CoverReading(best, reasons)
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
-        """Edge distance from a base to a cover obstacle's convex outline (`_hull_of`, both
+        """Edge distance from a base to a cover obstacle's outline (`geometry.gaps_to_boundary`;
         remembered: the same target is shot at from many sides)."""
 
         def gap() -> float:
-            hull = self._remember(("hull", piece_id), lambda: _hull_of(poly))
-            return float(geo.convex_distance(geo.corners(target), geo.radius(target), hull, 0.0))
+            foot, radius = geo.corners(target)[None], np.array([geo.radius(target)])
+            return float(geo.gaps_to_boundary(foot, radius, poly)[0])
 
         return self._remember(("gap_to", piece_id, target.id), gap)
 
