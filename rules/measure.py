@@ -7,8 +7,7 @@ question and the page's many questions about one frame share one set of measurem
 - edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
   between units (`closest` names the nearest pair, `gap` adds its uncertainty, `unit_gaps`
   only the distance), with their uncertainty (`uncertainty`);
-- aspects: where each base stands relative to every other's facing (`aspects`), and which face
-  of a target a base stands against (`face`);
+- aspects: where each base stands relative to every other's facing (`aspects`);
 - terrain: what each base stands in (`standing`, `centre_in`);
 - sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
   an end stands in, whether bases block, whether the entire base must be seen, how far the
@@ -202,10 +201,6 @@ _Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
 `Table._centre_lines` finds them for the lines to a target's other sight points."""
 
 
-Face = geo.Face
-"""The face of a target a base stands against (`Table.face`)."""
-
-
 @dataclass(frozen=True, slots=True)
 class Gap:
     """The nearest pair of bases of two groups (`Table.gap`), their edge distance and its
@@ -309,9 +304,6 @@ class Table:
         """(N, N) where base i stands relative to base j's facing: 0 front, 1 flank, 2 rear
         (`geometry.aspect_matrix`, read-only)."""
         return _read_only(geo.aspect_matrix(self.bases))
-
-    face = staticmethod(geo.aspect)
-    """The face of a target that a base stands against (`geometry.aspect`)."""
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -503,12 +495,21 @@ class Table:
         viewers = np.array([self.index[v] for v, _ in pairs], dtype=int)
         targets = np.array([self.index[t] for _, t in pairs], dtype=int)
         exempt = self._terrain_exempt(policy, viewers, targets)
+        # Which bases may block each pair's lines: every base of another unit than the two (but
+        # those the viewer sees over), when bases block at all.
+        mask, units = None, self.unit_numbers
+        if policy.bases_block:
+            mask = units[None, :] != units[targets][:, None]
+            if policy.shoot_over_within is None:
+                mask &= units[None, :] != units[viewers][:, None]
+            else:  # the viewer's part read off one remembered matrix (thousands of lines ask)
+                mask &= self.others_apart(policy.shoot_over_within)[viewers]
         return geo.sight_many(
             self.centres[viewers],
             self.sight_points[targets],
             self.terrain_obstacles(policy),
             self.solids,
-            self._sight_mask(policy, viewers, targets),
+            mask,
             None if exempt is None else ~exempt,
         )
 
@@ -817,22 +818,6 @@ class Table:
         """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
         return [k for k, t in enumerate(self.scene.terrain) if t.kind in policy.blocking]
 
-    def _sight_mask(
-        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """(P, N): which bases may block sight from base viewers[p] to base targets[p]: every
-        base of another unit than the two (but those within `shoot_over_within` of the
-        viewer); None when bases do not block."""
-        if not policy.bases_block:
-            return None
-        units = self.unit_numbers
-        mask = np.asarray(units[None, :] != units[targets][:, None])
-        if policy.shoot_over_within is None:
-            mask &= units[None, :] != units[viewers][:, None]
-        else:  # the viewer's part read off one remembered matrix (thousands of lines ask it)
-            mask &= self.others_apart(policy.shoot_over_within)[viewers]
-        return mask
-
     def blocked_by(
         self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
     ) -> list[str]:
@@ -960,18 +945,14 @@ class Table:
         picked = [k for k, t in enumerate(self.scene.terrain) if t.id in ids]
         return np.asarray(self._centre_inside[:, picked].any(axis=1))
 
-    def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
-        """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
-        each with the length of the line inside it (`geometry.inside_lengths`, mm): what a
-        move straight from a to b passes through (`pieces_on_lines`)."""
-        return self.pieces_on_lines([(a, b)])[0]
-
     def pieces_on_lines(
         self, lines: Sequence[tuple[geo.Point, geo.Point]]
     ) -> list[list[tuple[Terrain, float]]]:
-        """`pieces_on_line` of many lines, remembered: the lines not known yet are judged
-        together, piece by piece (a `suggest` asks every charge path of a phase at once, then
-        each charge asks its own again)."""
+        """For each straight line a-b, the terrain pieces it crosses or ends in, in the scene's
+        order, each with the length of the line inside it (`geometry.inside_lengths`, mm): what
+        a move straight from a to b passes through. Remembered: the lines not known yet are
+        judged together, piece by piece (a `suggest` asks every charge path of a phase at once,
+        then each charge asks its own again)."""
         keys = [((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in lines]
         return self._remember_each("pieces_on_line", keys, self._pieces_on)
 

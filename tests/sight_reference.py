@@ -303,7 +303,11 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
     exempt = table._terrain_exempt(policy, *pair)
     if exempt is not None:
         out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
-    mask = table._sight_mask(policy, *pair)
-    if mask is not None:
-        out.extend(obstacle_of_base(table.bases[k]) for k in np.flatnonzero(mask[0]))
+    if policy.bases_block:  # every base of another unit than the two, but those seen over
+        near = policy.shoot_over_within
+        for b in table.bases:
+            if b.unit_id in (viewer.unit_id, target.unit_id):
+                continue
+            if near is None or table.distance(viewer, b) > near:
+                out.append(obstacle_of_base(b))
     return out

@@ -193,7 +193,7 @@ def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     # The centres are 20 cm apart at y = 10 cm: 4 cm of the line lie in the brook; the ditch's
     # near side is the line itself (touched, not run through), the copse lies 10 cm aside.
     for there, back in (((a.x, a.y), (b.x, b.y)), ((b.x, b.y), (a.x, a.y))):
-        crossed = table.pieces_on_line(there, back)
+        (crossed,) = table.pieces_on_lines([(there, back)])
         assert [(t.id, inside) for t, inside in crossed] == [("brook", pytest.approx(40.0))]
     # Many lines asked at once: each its own answer. From a's centre (100, 100) mm to
     # (200, 250) mm, the line enters x = 180 mm at y = 220 mm, inside the brook and the copse
@@ -232,7 +232,7 @@ def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face
     )
     table = Table(scene)
     target, attacker = table.bases
-    found = table.face(attacker, target)
+    found = geo.aspect(attacker, target)
     assert (found.name, found.aspect.value) == (face, face.split("-")[-1])
     # a square base: its diagonals at 45 degrees, 50 mm (5 cm) from the attacker's centre
     assert found.margin == pytest.approx(50.0 * math.sin(math.radians(45)))
