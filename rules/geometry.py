@@ -147,8 +147,6 @@ def shapes(bases: Sequence[Base]) -> tuple[Array, Array, Frames]:
     The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
     in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
     n = len(bases)
-    if n == 0:
-        return np.zeros((0, 4, 2)), np.zeros(0), Frames(*(np.zeros(0) for _ in range(6)))
     cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
     round_ = np.zeros(n, dtype=bool)
     for k, b in enumerate(bases):
@@ -760,8 +758,6 @@ class Solids:
     @classmethod
     def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
         """From ids, outlines (N, 4, 2) and radii (N,) (`shapes`, `Table.outlines`)."""
-        if not ids:
-            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
         spread = np.hypot(*np.moveaxis(polys - centres[:, None], -1, 0)).max(axis=1)
         return cls(ids, polys, radii, centres, spread + radii)

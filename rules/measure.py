@@ -711,7 +711,8 @@ class Table:
         if policy.shoot_over_within is not None:
             apart = self.others_apart(policy.shoot_over_within)
             mask &= apart[a] | apart[b]
-        spread = np.maximum(self._sight_spread[a], self._sight_spread[b]) + 1.0
+        # (each base's sight points lie within its reach of its centre)
+        spread = np.maximum(self.solids.reach[a], self.solids.reach[b]) + 1.0
         eyes, aims = self.centres[a], self.sight_points[b, 0]
         line, base = geo.solids_near(eyes, aims, spread, self.solids, mask)
         hit = geo.solids_hit(eyes, aims, self.solids, line, base)
@@ -728,14 +729,6 @@ class Table:
             ok[ok] = apart[viewers[pair[ok]], base[ok]]
         clear[pair[ok & hit]] = False
         return clear, (pair[ok], base[ok])
-
-    @cached_property
-    def _sight_spread(self) -> geo.Array:
-        """(N,) how far each base's sight points lie from its first (its centre), mm."""
-        points = self.sight_points
-        if not len(points):
-            return np.zeros(0)
-        return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
 
     def _lines_clear(
         self,
