@@ -987,12 +987,8 @@ class Table:
         )
 
     def _find_cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
-        found: list[tuple[Cover, str]] = []
         holding = self.centre_in(target)
-        for piece in holding:
-            found.append(
-                (policy.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
-            )
+        found = [(policy.cover_of(p), f"{target.id} stands in {p.id} ({p.kind})") for p in holding]
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
         reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
         # (A line passing a millimetre and more clear of a piece's box is not behind it.)
@@ -1011,8 +1007,8 @@ class Table:
                 continue
             if self._gap_to(piece.id, poly, target) > policy.behind_within:
                 continue
-            total = float(geo.inside_lengths(eye, aim, poly)[0][0])
-            if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
+            # (the target's centre is in none of these pieces: they would hold it)
+            if float(geo.inside_lengths(eye, aim, poly)[0][0]) > geo.EPS:
                 found.append(
                     (policy.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
                 )
