@@ -275,10 +275,8 @@ class Table:
         """Bounding boxes of the terrain polygons (x_lo, y_lo, x_hi, y_hi) as plain numbers, to
         skip the pieces a base or a line cannot touch (read for every base and every cover
         question)."""
-        boxes = []
-        for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain):
-            boxes.append((*np.min(p, axis=0).tolist(), *np.max(p, axis=0).tolist()))
-        return boxes
+        polygons = (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain)
+        return [(*p.min(axis=0).tolist(), *p.max(axis=0).tolist()) for p in polygons]
 
     def _pieces_near(
         self, a: geo.Point, b: geo.Point, margin: float
@@ -1089,8 +1087,7 @@ class Table:
         # (P, 3, 2) the normal of each line out of the arc (up to 90 degrees): the front edge's,
         # the right ray's (forward turned right by the half angle), the left ray's
         normal = np.stack([-f, right * cos - f * sin, -right * cos - f * sin], axis=1)
-        on = np.stack([fr, fr, fl], axis=1)
-        offset = (normal * on).sum(axis=2)
+        offset = (normal * np.stack([fr, fr, fl], axis=1)).sum(axis=2)
         feet, radii = self.outlines[targets], self.radii[targets, None]
         # (P, 3) how far the target's nearest point lies out past each line
         past = np.einsum("pld,pkd->plk", normal, feet).min(axis=2) - radii - offset
@@ -1119,11 +1116,8 @@ class Table:
         half-plane ahead of the front edge; for a round base, ahead of the tangent at its
         front), as `base_in_arc(i, j, 90)` of tests/sight_reference.py draws it. One numpy pass
         a table."""
-        bases = self.bases
-        forward = np.stack([geo.forward(b.facing) for b in bases])
-        front = np.array(
-            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
-        )
+        _, _, (_, _, cos, sin, _, half_depth) = self._shapes
+        forward, front = np.stack([cos, sin], axis=1), half_depth + self.radii
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
