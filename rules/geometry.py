@@ -696,14 +696,12 @@ class Sight:
 
 
 def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
-    """Length (M,) of each segment a[m]-b[m] inside its own solid convex obstacle polys[m]
-    (counter-clockwise), radii[m] the radius of a round one.
+    """Length (M,) of each segment a[m]-b[m] (a, b: (M, 2)) inside its own solid convex obstacle
+    polys[m] (counter-clockwise), radii[m] the radius of a round one.
 
     Cyrus-Beck clipping against each outline's edges; an outline with no area is a round base,
     whose chord is used instead. A segment running along an edge is not inside.
     """
-    a = np.asarray(a, dtype=float).reshape(-1, 2)
-    b = np.asarray(b, dtype=float).reshape(-1, 2)
     if len(a) == 0:
         return np.zeros(0)
     d = b - a  # (M, 2)
@@ -779,8 +777,6 @@ def sight_many(
     of the line from the eye to the target's first point can touch a sight line, so only those
     (pair, solid) candidates are clipped (`paired_inside_lengths`).
     """
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    points = np.asarray(points, dtype=float)
     n_pairs, k = points.shape[:2]
     if n_pairs == 0:
         return []
@@ -960,8 +956,6 @@ def solids_hit(
     """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]
     (candidates from `solids_near`). Only a solid whose centre lies within its reach plus a
     millimetre of the line can touch it, so only those are clipped (`paired_inside_lengths`)."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
     ab = aims - eyes
     gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
     own = solids.reach[solid] + 1.0
