@@ -702,8 +702,6 @@ def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Arr
     Cyrus-Beck clipping against each outline's edges; an outline with no area is a round base,
     whose chord is used instead. A segment running along an edge is not inside.
     """
-    if len(a) == 0:
-        return np.zeros(0)
     d = b - a  # (M, 2)
     length = np.hypot(d[:, 0], d[:, 1])
     e1, e2 = _edges(polys)  # (M, k, 2)
@@ -778,8 +776,6 @@ def sight_many(
     (pair, solid) candidates are clipped (`paired_inside_lengths`).
     """
     n_pairs, k = points.shape[:2]
-    if n_pairs == 0:
-        return []
     names: list[list[str]] = [[] for _ in range(n_pairs)]
     flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
     allowed = None if terrain_may_block is None else np.repeat(terrain_may_block, k, axis=0)
