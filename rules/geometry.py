@@ -1,5 +1,5 @@
-"""Table geometry in millimetres: footprints, edge-to-edge distance, aspect, fire arcs, terrain,
-line of sight and grid distance.
+"""Table geometry in millimetres: footprints, edge-to-edge distance, aspect, terrain, line of
+sight and grid distance.
 
 Pure functions of frozen values and numpy arrays; the all-pairs forms are vectorised. Never
 imports cv2, flask or anything outside `rules` and `calibration.units`.
@@ -34,8 +34,6 @@ REACH = 1.0e6
 def within(length: float, limit: float) -> bool: ...
 @overload
 def within(length: Array, limit: float | Array) -> npt.NDArray[np.bool_]: ...
-@overload
-def within(length: float, limit: Array) -> npt.NDArray[np.bool_]: ...
 
 
 def within(length: float | Array, limit: float | Array) -> bool | npt.NDArray[np.bool_]:
@@ -147,8 +145,6 @@ def shapes(bases: Sequence[Base]) -> tuple[Array, Array, Frames]:
     The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
     in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
     n = len(bases)
-    if n == 0:
-        return np.zeros((0, 4, 2)), np.zeros(0), Frames(*(np.zeros(0) for _ in range(6)))
     cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
     round_ = np.zeros(n, dtype=bool)
     for k, b in enumerate(bases):
@@ -367,16 +363,9 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
         np.fill_diagonal(d, 0.0)
     i, j = np.nonzero(touching)
     if len(i):
-        a1, a2 = _edges(pa[i])
-        b1, b2 = _edges(pb[j])
-        cross = (
-            segment_distance(a1[:, :, None], a2[:, :, None], b1[:, None, :], b2[:, None, :]).min(
-                axis=(1, 2)
-            )
-            <= 0
-        )
-        inside = _inside_convex(pa[i, 0], pb[j]) | _inside_convex(pb[j, 0], pa[i])
-        d[i[cross | inside], j[cross | inside]] = 0.0
+        # Outlines that cross or hold one another (`convex_distance` of the bare outlines)
+        met = convex_distance(pa[i], 0.0, pb[j], 0.0) <= 0
+        d[i[met], j[met]] = 0.0
     return np.maximum(d - ra[:, None] - rb[None, :], 0.0)
 
 
@@ -472,59 +461,6 @@ def aspect_matrix(bases: Sequence[Base]) -> npt.NDArray[np.int8]:
         phi <= alpha[None, :] + 1e-12, 0, np.where(phi >= np.pi - alpha[None, :] - 1e-12, 2, 1)
     )
     return code.astype(np.int8)
-
-
-# --------------------------------------------------------------------------------------------
-# Fire arcs
-
-
-def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
-    """The fire arc as convex polygons (counter-clockwise), or None when it is all around.
-
-    The arc starts at the shooter's front edge: from each front corner a ray leaves at
-    `half_angle` degrees outward from straight ahead (0 = a corridor the width of the base,
-    90 = everything in front of the front edge). 180 or more is all around.
-    """
-    if not 0 <= half_angle <= 360:
-        raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half_angle!r}")
-    if half_angle >= 180:
-        return None
-    # Plain floats (a `suggest` asks this of every firing base): forward (fx, fy), right
-    # (fy, -fx), the front corners fr and fl.
-    t = math.radians(shooter.facing)
-    fx, fy = math.cos(t), math.sin(t)
-    if shooter.footprint.circle:
-        # A round base shoots from the point of its rim straight ahead.
-        r = radius(shooter)
-        fr = fl = (shooter.x + fx * r, shooter.y + fy * r)
-    else:
-        ahead_x = shooter.x + fx * shooter.footprint.depth / 2
-        ahead_y = shooter.y + fy * shooter.footprint.depth / 2
-        side_x, side_y = fy * shooter.footprint.width / 2, -fx * shooter.footprint.width / 2
-        fr = (ahead_x + side_x, ahead_y + side_y)
-        fl = (ahead_x - side_x, ahead_y - side_y)
-
-    def ray(start: tuple[float, float], x: float, y: float, deg: float) -> list[float]:
-        """The point REACH from `start` along (x, y) turned `deg` degrees counter-clockwise."""
-        c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
-        return [start[0] + REACH * (x * c - y * s), start[1] + REACH * (x * s + y * c)]
-
-    if half_angle < 90:
-        return [np.array([fr, ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle), fl])]
-    front = np.array(
-        [
-            ray(fr, fy, -fx, 0.0),
-            ray(fr, fy + fx, fy - fx, 0.0),
-            ray(fl, fx - fy, fy + fx, 0.0),
-            ray(fl, -fy, fx, 0.0),
-        ]
-    )
-    regions = [front]
-    if half_angle > 90:
-        extra = half_angle - 90
-        regions.append(np.array([fr, ray(fr, fy, -fx, -extra), ray(fr, fy, -fx, 0.0)]))
-        regions.append(np.array([fl, ray(fl, -fy, fx, 0.0), ray(fl, -fy, fx, extra)]))
-    return regions
 
 
 # --------------------------------------------------------------------------------------------
@@ -760,16 +696,12 @@ class Sight:
 
 
 def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
-    """Length (M,) of each segment a[m]-b[m] inside its own solid convex obstacle polys[m]
-    (counter-clockwise), radii[m] the radius of a round one.
+    """Length (M,) of each segment a[m]-b[m] (a, b: (M, 2)) inside its own solid convex obstacle
+    polys[m] (counter-clockwise), radii[m] the radius of a round one.
 
     Cyrus-Beck clipping against each outline's edges; an outline with no area is a round base,
     whose chord is used instead. A segment running along an edge is not inside.
     """
-    a = np.asarray(a, dtype=float).reshape(-1, 2)
-    b = np.asarray(b, dtype=float).reshape(-1, 2)
-    if len(a) == 0:
-        return np.zeros(0)
     d = b - a  # (M, 2)
     length = np.hypot(d[:, 0], d[:, 1])
     e1, e2 = _edges(polys)  # (M, k, 2)
@@ -820,8 +752,6 @@ class Solids:
     @classmethod
     def of(cls, ids: tuple[str, ...], polys: Array, radii: Array) -> Solids:
         """From ids, outlines (N, 4, 2) and radii (N,) (`shapes`, `Table.outlines`)."""
-        if not ids:
-            return cls((), np.zeros((0, 4, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0))
         centres = polys.mean(axis=1)
         spread = np.hypot(*np.moveaxis(polys - centres[:, None], -1, 0)).max(axis=1)
         return cls(ids, polys, radii, centres, spread + radii)
@@ -845,11 +775,7 @@ def sight_many(
     of the line from the eye to the target's first point can touch a sight line, so only those
     (pair, solid) candidates are clipped (`paired_inside_lengths`).
     """
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    points = np.asarray(points, dtype=float)
     n_pairs, k = points.shape[:2]
-    if n_pairs == 0:
-        return []
     names: list[list[str]] = [[] for _ in range(n_pairs)]
     flat_eyes, flat_points = np.repeat(eyes, k, axis=0), points.reshape(-1, 2)
     allowed = None if terrain_may_block is None else np.repeat(terrain_may_block, k, axis=0)
@@ -1026,8 +952,6 @@ def solids_hit(
     """(M,) whether solid[m] runs more than `EPS` across the line eyes[p]-aims[p], p = pair[m]
     (candidates from `solids_near`). Only a solid whose centre lies within its reach plus a
     millimetre of the line can touch it, so only those are clipped (`paired_inside_lengths`)."""
-    eyes = np.asarray(eyes, dtype=float).reshape(-1, 2)
-    aims = np.asarray(aims, dtype=float).reshape(-1, 2)
     ab = aims - eyes
     gap2 = _gap2(eyes, ab, np.sum(ab * ab, axis=1), solids, pair, solid)
     own = solids.reach[solid] + 1.0

@@ -7,8 +7,7 @@ question and the page's many questions about one frame share one set of measurem
 - edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
   between units (`closest` names the nearest pair, `gap` adds its uncertainty, `unit_gaps`
   only the distance), with their uncertainty (`uncertainty`);
-- aspects: where each base stands relative to every other's facing (`aspects`), and which face
-  of a target a base stands against (`face`);
+- aspects: where each base stands relative to every other's facing (`aspects`);
 - terrain: what each base stands in (`standing`, `centre_in`);
 - sight under a frozen `SightPolicy` (what blocks, how deep a line may run into the terrain
   an end stands in, whether bases block, whether the entire base must be seen, how far the
@@ -145,29 +144,6 @@ def steady_on_grid(a: GridPlace, b: GridPlace, judge: Callable[[Box, Box], objec
     return len({judge(x, y) for x in a.boxes for y in b.boxes}) == 1
 
 
-def _hull_of(poly: geo.Array) -> geo.Array:
-    """A convex outline of a (possibly non-convex) obstacle polygon, for distances to it."""
-    pts = sorted(map(tuple, poly.tolist()))
-
-    def half(points: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
-        out: list[tuple[float, ...]] = []
-        for p in points:
-            while (
-                len(out) >= 2
-                and (
-                    (out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
-                    - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])
-                )
-                <= 0
-            ):
-                out.pop()
-            out.append(p)
-        return out
-
-    lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1], dtype=float)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Pattern:
     """Points laid from one base toward another, each with a whole-number weight (a chance,
@@ -223,10 +199,6 @@ class Laid:
 _Near = tuple[npt.NDArray[np.int_], npt.NDArray[np.int_]]
 """(line, base) (M,) each: a base that may block a line of a batch (`geometry.solids_near`), as
 `Table._centre_lines` finds them for the lines to a target's other sight points."""
-
-
-Face = geo.Face
-"""The face of a target a base stands against (`Table.face`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,10 +275,8 @@ class Table:
         """Bounding boxes of the terrain polygons (x_lo, y_lo, x_hi, y_hi) as plain numbers, to
         skip the pieces a base or a line cannot touch (read for every base and every cover
         question)."""
-        boxes = []
-        for p in (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain):
-            boxes.append((*np.min(p, axis=0).tolist(), *np.max(p, axis=0).tolist()))
-        return boxes
+        polygons = (np.asarray(t.polygon, dtype=float) for t in self.scene.terrain)
+        return [(*p.min(axis=0).tolist(), *p.max(axis=0).tolist()) for p in polygons]
 
     def _pieces_near(
         self, a: geo.Point, b: geo.Point, margin: float
@@ -332,9 +302,6 @@ class Table:
         """(N, N) where base i stands relative to base j's facing: 0 front, 1 flank, 2 rear
         (`geometry.aspect_matrix`, read-only)."""
         return _read_only(geo.aspect_matrix(self.bases))
-
-    face = staticmethod(geo.aspect)
-    """The face of a target that a base stands against (`geometry.aspect`)."""
 
     def others_apart(self, limit: float) -> npt.NDArray[np.bool_]:
         """(N, N) whether base j is of another unit than base i and more than `limit` mm from
@@ -526,12 +493,21 @@ class Table:
         viewers = np.array([self.index[v] for v, _ in pairs], dtype=int)
         targets = np.array([self.index[t] for _, t in pairs], dtype=int)
         exempt = self._terrain_exempt(policy, viewers, targets)
+        # Which bases may block each pair's lines: every base of another unit than the two (but
+        # those the viewer sees over), when bases block at all.
+        mask, units = None, self.unit_numbers
+        if policy.bases_block:
+            mask = units[None, :] != units[targets][:, None]
+            if policy.shoot_over_within is None:
+                mask &= units[None, :] != units[viewers][:, None]
+            else:  # the viewer's part read off one remembered matrix (thousands of lines ask)
+                mask &= self.others_apart(policy.shoot_over_within)[viewers]
         return geo.sight_many(
             self.centres[viewers],
             self.sight_points[targets],
             self.terrain_obstacles(policy),
             self.solids,
-            self._sight_mask(policy, viewers, targets),
+            mask,
             None if exempt is None else ~exempt,
         )
 
@@ -733,7 +709,8 @@ class Table:
         if policy.shoot_over_within is not None:
             apart = self.others_apart(policy.shoot_over_within)
             mask &= apart[a] | apart[b]
-        spread = np.maximum(self._sight_spread[a], self._sight_spread[b]) + 1.0
+        # (each base's sight points lie within its reach of its centre)
+        spread = np.maximum(self.solids.reach[a], self.solids.reach[b]) + 1.0
         eyes, aims = self.centres[a], self.sight_points[b, 0]
         line, base = geo.solids_near(eyes, aims, spread, self.solids, mask)
         hit = geo.solids_hit(eyes, aims, self.solids, line, base)
@@ -750,14 +727,6 @@ class Table:
             ok[ok] = apart[viewers[pair[ok]], base[ok]]
         clear[pair[ok & hit]] = False
         return clear, (pair[ok], base[ok])
-
-    @cached_property
-    def _sight_spread(self) -> geo.Array:
-        """(N,) how far each base's sight points lie from its first (its centre), mm."""
-        points = self.sight_points
-        if not len(points):
-            return np.zeros(0)
-        return np.asarray(np.hypot(*np.moveaxis(points - points[:, :1], -1, 0)).max(axis=1))
 
     def _lines_clear(
         self,
@@ -839,22 +808,6 @@ class Table:
     def _obstacle_pieces(self, policy: SightPolicy) -> list[int]:
         """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
         return [k for k, t in enumerate(self.scene.terrain) if t.kind in policy.blocking]
-
-    def _sight_mask(
-        self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
-    ) -> npt.NDArray[np.bool_] | None:
-        """(P, N): which bases may block sight from base viewers[p] to base targets[p]: every
-        base of another unit than the two (but those within `shoot_over_within` of the
-        viewer); None when bases do not block."""
-        if not policy.bases_block:
-            return None
-        units = self.unit_numbers
-        mask = np.asarray(units[None, :] != units[targets][:, None])
-        if policy.shoot_over_within is None:
-            mask &= units[None, :] != units[viewers][:, None]
-        else:  # the viewer's part read off one remembered matrix (thousands of lines ask it)
-            mask &= self.others_apart(policy.shoot_over_within)[viewers]
-        return mask
 
     def blocked_by(
         self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
@@ -983,18 +936,14 @@ class Table:
         picked = [k for k, t in enumerate(self.scene.terrain) if t.id in ids]
         return np.asarray(self._centre_inside[:, picked].any(axis=1))
 
-    def pieces_on_line(self, a: geo.Point, b: geo.Point) -> list[tuple[Terrain, float]]:
-        """The terrain pieces the straight line a-b crosses or ends in, in the scene's order,
-        each with the length of the line inside it (`geometry.inside_lengths`, mm): what a
-        move straight from a to b passes through (`pieces_on_lines`)."""
-        return self.pieces_on_lines([(a, b)])[0]
-
     def pieces_on_lines(
         self, lines: Sequence[tuple[geo.Point, geo.Point]]
     ) -> list[list[tuple[Terrain, float]]]:
-        """`pieces_on_line` of many lines, remembered: the lines not known yet are judged
-        together, piece by piece (a `suggest` asks every charge path of a phase at once, then
-        each charge asks its own again)."""
+        """For each straight line a-b, the terrain pieces it crosses or ends in, in the scene's
+        order, each with the length of the line inside it (`geometry.inside_lengths`, mm): what
+        a move straight from a to b passes through. Remembered: the lines not known yet are
+        judged together, piece by piece (a `suggest` asks every charge path of a phase at once,
+        then each charge asks its own again)."""
         keys = [((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in lines]
         return self._remember_each("pieces_on_line", keys, self._pieces_on)
 
@@ -1036,12 +985,8 @@ class Table:
         )
 
     def _find_cover(self, policy: CoverPolicy, shooter: Base, target: Base) -> CoverReading:
-        found: list[tuple[Cover, str]] = []
         holding = self.centre_in(target)
-        for piece in holding:
-            found.append(
-                (policy.cover_of(piece), f"{target.id} stands in {piece.id} ({piece.kind})")
-            )
+        found = [(policy.cover_of(p), f"{target.id} stands in {p.id} ({p.kind})") for p in holding]
         eye, aim = (shooter.x, shooter.y), (target.x, target.y)
         reach = math.hypot(target.footprint.width, target.footprint.depth) / 2
         # (A line passing a millimetre and more clear of a piece's box is not behind it.)
@@ -1060,8 +1005,8 @@ class Table:
                 continue
             if self._gap_to(piece.id, poly, target) > policy.behind_within:
                 continue
-            total = float(geo.inside_lengths(eye, aim, poly)[0][0])
-            if total > geo.EPS or bool(geo.point_in_polygon(aim, poly)):
+            # (the target's centre is in none of these pieces: they would hold it)
+            if float(geo.inside_lengths(eye, aim, poly)[0][0]) > geo.EPS:
                 found.append(
                     (policy.cover_of(piece), f"{target.id} is behind {piece.id} ({piece.kind})")
                 )
@@ -1071,12 +1016,12 @@ class Table:
         return CoverReading(best, reasons)
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
-        """Edge distance from a base to a cover obstacle's convex outline (`_hull_of`, both
+        """Edge distance from a base to a cover obstacle's outline (`geometry.gaps_to_boundary`;
         remembered: the same target is shot at from many sides)."""
 
         def gap() -> float:
-            hull = self._remember(("hull", piece_id), lambda: _hull_of(poly))
-            return float(geo.convex_distance(geo.corners(target), geo.radius(target), hull, 0.0))
+            foot, radius = geo.corners(target)[None], np.array([geo.radius(target)])
+            return float(geo.gaps_to_boundary(foot, radius, poly)[0])
 
         return self._remember(("gap_to", piece_id, target.id), gap)
 
@@ -1100,12 +1045,13 @@ class Table:
         the shooter's fire arc of `half_angle` degrees either side of its facing
         (`base_in_arc` of tests/sight_reference.py), remembered per shooter, angle and target.
 
-        The targets not known yet are judged together. The 180 degree arc (90 either side) is
-        read off `ahead`: a base plainly ahead of the front edge's line (by `PLAIN_MARGIN`) is
-        in it, one plainly behind is not. The others are tested against their shooter's arc
-        regions (`geometry.arc_regions`) in one batch for each number of corners a region has:
-        the rectangles in one pass of separating axes (`overlap_pairs`), the round ones by
-        `geometry.convex_distance` of every pair at once."""
+        The arc starts at the shooter's front edge (a round base's rim straight ahead): from
+        each front corner a ray leaves at `half_angle` degrees outward from straight ahead (0 a
+        corridor the width of the base, 90 everything ahead of the front edge's line, 180 and
+        more all round). The targets not known yet are judged together (`_judge_arcs`)."""
+        for _, _, half in asks:
+            if not 0 <= half <= 360:
+                raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half!r}")
         keys = [(s.id, half, t.id) for s, targets, half in asks for t in targets]
         found = iter(self._remember_each("in_arcs", keys, self._judge_arcs))
         return [[next(found) for _ in targets] for _, targets, _ in asks]
@@ -1123,38 +1069,45 @@ class Table:
         return any(any(row) for row in self.in_arcs([(s, targets, half_angle) for s in shooters]))
 
     def _judge_arcs(self, keys: Sequence[tuple[str, float, str]]) -> list[bool]:
-        """`in_arcs` of (shooter id, half angle, target id), all at once."""
-        inside = np.zeros(len(keys), dtype=bool)
-        arcs: dict[tuple[str, float], list[geo.Array] | None] = {}
-        # By how many corners the region has and whether the target is round: (regions,
-        # target rows, key index).
-        batches: dict[tuple[int, bool], tuple[list[geo.Array], list[int], list[int]]] = {}
-        for k, (shooter, half_angle, target) in enumerate(keys):
-            row = self.index[target]
-            if half_angle == 90:
-                reach = float(self.ahead[self.index[shooter], row])
-                if abs(reach) > PLAIN_MARGIN:
-                    inside[k] = reach > 0
-                    continue
-            if (shooter, half_angle) not in arcs:
-                base = self.bases[self.index[shooter]]
-                arcs[shooter, half_angle] = geo.arc_regions(base, half_angle)
-            arc = arcs[shooter, half_angle]
-            inside[k] = arc is None  # all round
-            for region in arc or ():
-                batch = (len(region), self.bases[row].footprint.circle)
-                regions, rows, of = batches.setdefault(batch, ([], [], []))
-                regions.append(region)
-                rows.append(row)
-                of.append(k)
-        for (_, circle), (regions, rows, of) in batches.items():
-            stacked, feet = np.stack(regions), self.outlines[rows]
-            if circle:
-                hit = geo.convex_distance(stacked, 0.0, feet, self.radii[rows]) <= geo.EPS
-            else:
-                hit = overlap_pairs(stacked, edge_normals(stacked), feet, edge_normals(feet))
-            inside[np.array(of)[hit]] = True
-        return [bool(ok) for ok in inside.tolist()]
+        """`in_arcs` of (shooter id, half angle, target id), all at once, by the three lines
+        that bound an arc: the front edge's and each corner's ray. Up to 90 degrees the arc is
+        the convex region inside all three, which a target misses when one of them or one of
+        its own sides (a round target: the line to it from a front corner) separates them by
+        more than `EPS`; beyond 90, what lies outside all three is a convex region behind the
+        base, and a target is in the arc unless it lies more than `EPS` inside that."""
+        shooters = np.array([self.index[s] for s, _, _ in keys], dtype=int)
+        targets = np.array([self.index[t] for _, _, t in keys], dtype=int)
+        turn = np.radians([half for _, half, _ in keys])[:, None]
+        _, _, (_, _, ct, st, hw, hd) = self._shapes
+        f = np.stack([ct, st], axis=1)[shooters]  # (P, 2) forward
+        right = np.stack([st, -ct], axis=1)[shooters]
+        front = self.centres[shooters] + f * (hd + self.radii)[shooters, None]
+        fr, fl = front + right * hw[shooters, None], front - right * hw[shooters, None]
+        cos, sin = np.cos(turn), np.sin(turn)
+        # (P, 3, 2) the normal of each line out of the arc (up to 90 degrees): the front edge's,
+        # the right ray's (forward turned right by the half angle), the left ray's
+        normal = np.stack([-f, right * cos - f * sin, -right * cos - f * sin], axis=1)
+        offset = (normal * np.stack([fr, fr, fl], axis=1)).sum(axis=2)
+        feet, radii = self.outlines[targets], self.radii[targets, None]
+        # (P, 3) how far the target's nearest point lies out past each line
+        past = np.einsum("pld,pkd->plk", normal, feet).min(axis=2) - radii - offset
+        wide = turn[:, 0] >= math.pi / 2
+        inside = np.where(wide, past.min(axis=1) <= geo.EPS, past.max(axis=1) <= geo.EPS)
+        rows = np.flatnonzero(inside & ~wide)
+        if len(rows):
+            # The arc (drawn `REACH` long) and the target on the axes of the target's sides each
+            # way, or for a round one, of the lines to its centre from the front corners.
+            ray_r, ray_l = f * cos + right * sin, f * cos - right * sin
+            arc = np.stack([fr, fr + geo.REACH * ray_r, fl + geo.REACH * ray_l, fl], axis=1)[rows]
+            foot, round_ = feet[rows], (radii[rows] > 0)[:, :, None]
+            along = np.stack([foot[:, 1] - foot[:, 0], foot[:, 2] - foot[:, 1]], axis=1)
+            toward = foot[:, :1] - np.stack([fr, fl], axis=1)[rows]
+            sides = np.where(round_, np.tile(toward, (1, 2, 1)), np.concatenate([along, -along], 1))
+            axes = sides / np.maximum(np.hypot(sides[..., 0], sides[..., 1]), 1e-300)[..., None]
+            arc_hi = np.einsum("pad,pqd->paq", axes, arc).max(axis=2)
+            foot_lo = np.einsum("pad,pkd->pak", axes, foot).min(axis=2) - radii[rows]
+            inside[rows] = ~(foot_lo - arc_hi > geo.EPS).any(axis=1)
+        return [bool(ok) for ok in (inside | (turn[:, 0] >= math.pi)).tolist()]
 
     @cached_property
     def ahead(self) -> geo.Array:
@@ -1163,11 +1116,8 @@ class Table:
         half-plane ahead of the front edge; for a round base, ahead of the tangent at its
         front), as `base_in_arc(i, j, 90)` of tests/sight_reference.py draws it. One numpy pass
         a table."""
-        bases = self.bases
-        forward = np.stack([geo.forward(b.facing) for b in bases])
-        front = np.array(
-            [geo.radius(b) if b.footprint.circle else b.footprint.depth / 2 for b in bases]
-        )
+        _, _, (_, _, cos, sin, _, half_depth) = self._shapes
+        forward, front = np.stack([cos, sin], axis=1), half_depth + self.radii
         reach = np.einsum("tkc,sc->stk", self.outlines, forward).max(axis=2) + self.radii[None, :]
         reach -= np.einsum("sc,sc->s", self.centres, forward)[:, None]
         return _read_only(reach - front[:, None])
@@ -1274,44 +1224,9 @@ class Table:
         return self._remember(("grid", size), lambda: _grid(self.scene, size))
 
 
-# Fire arcs, fast: each the same answer as `base_in_arc` of tests/sight_reference.py.
-
-
-def edge_normals(poly: geo.Array) -> geo.Array:
-    """The unit normals of the edges of convex outlines (..., k, 2)."""
-    e = np.roll(poly, -1, axis=-2) - poly
-    n = np.stack([-e[..., 1], e[..., 0]], axis=-1)
-    return np.asarray(n / np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None])
-
-
 PLAIN_MARGIN = 1e-3
-"""mm (a micrometre): a base this far ahead of (or behind) the line of a front edge is plainly
-in (or out of) the 180 degree arc, far beyond the rounding of coordinates (`Table.in_arcs`)."""
-
-
-def overlap_pairs(
-    regions: geo.Array, region_normals: geo.Array, feet: geo.Array, feet_normals: geo.Array
-) -> npt.NDArray[np.bool_]:
-    """(P,): whether convex region p (P, k, 2) overlaps or touches convex outline p
-    (P, 4, 2): no separating axis among the edge normals of either is wider than EPS.
-    `region_normals`, `feet_normals`: `edge_normals` of each."""
-    axes = np.concatenate([region_normals, feet_normals], axis=1)  # (P, A, 2)
-    ax, ay = axes[..., 0], axes[..., 1]
-    region_lo, region_hi = _extent(ax, ay, regions)
-    feet_lo, feet_hi = _extent(ax, ay, feet)
-    apart = (region_lo > feet_hi + geo.EPS) | (feet_lo > region_hi + geo.EPS)
-    return np.asarray(~apart.any(axis=1))
-
-
-def _extent(ax: geo.Array, ay: geo.Array, poly: geo.Array) -> tuple[geo.Array, geo.Array]:
-    """(P, A) the least and the greatest projection of the corners of polygon p (P, k, 2) on
-    its axes a (ax, ay: (P, A)): corner by corner, x * ax + y * ay, the products and sum of
-    `einsum("kad,kpd->kap")` without its slow general loop."""
-    lo = hi = ax * poly[:, None, 0, 0] + ay * poly[:, None, 0, 1]
-    for j in range(1, poly.shape[1]):
-        on = ax * poly[:, None, j, 0] + ay * poly[:, None, j, 1]
-        lo, hi = np.minimum(lo, on), np.maximum(hi, on)
-    return lo, hi
+"""mm (a micrometre): a base this far ahead of the line of a front edge is plainly in the 180
+degree arc, far beyond the rounding of coordinates (`Table.any_in_arc`)."""
 
 
 class Grid(NamedTuple):

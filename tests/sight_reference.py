@@ -19,12 +19,12 @@ import numpy as np
 from rules import geometry
 from rules.geometry import (
     EPS,
+    REACH,
     Array,
     Obstacle,
     Sight,
     _cross,
     _edges,
-    arc_regions,
     convex_distance,
     corners,
     counter_clockwise,
@@ -231,6 +231,55 @@ def pair_sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sig
     return geometry.sight_many(eye, aims, obstacles, no_solids, None)[0]
 
 
+def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
+    """The fire arc as convex polygons (counter-clockwise), or None when it is all around.
+
+    The arc starts at the shooter's front edge: from each front corner a ray leaves at
+    `half_angle` degrees outward from straight ahead (0 = a corridor the width of the base,
+    90 = everything in front of the front edge). 180 or more is all around.
+    """
+    if not 0 <= half_angle <= 360:
+        raise ValueError(f"half_angle must be between 0 and 360 degrees, got {half_angle!r}")
+    if half_angle >= 180:
+        return None
+    # Plain floats (a `suggest` asks this of every firing base): forward (fx, fy), right
+    # (fy, -fx), the front corners fr and fl.
+    t = math.radians(shooter.facing)
+    fx, fy = math.cos(t), math.sin(t)
+    if shooter.footprint.circle:
+        # A round base shoots from the point of its rim straight ahead.
+        r = radius(shooter)
+        fr = fl = (shooter.x + fx * r, shooter.y + fy * r)
+    else:
+        ahead_x = shooter.x + fx * shooter.footprint.depth / 2
+        ahead_y = shooter.y + fy * shooter.footprint.depth / 2
+        side_x, side_y = fy * shooter.footprint.width / 2, -fx * shooter.footprint.width / 2
+        fr = (ahead_x + side_x, ahead_y + side_y)
+        fl = (ahead_x - side_x, ahead_y - side_y)
+
+    def ray(start: tuple[float, float], x: float, y: float, deg: float) -> list[float]:
+        """The point REACH from `start` along (x, y) turned `deg` degrees counter-clockwise."""
+        c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+        return [start[0] + REACH * (x * c - y * s), start[1] + REACH * (x * s + y * c)]
+
+    if half_angle < 90:
+        return [np.array([fr, ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle), fl])]
+    front = np.array(
+        [
+            ray(fr, fy, -fx, 0.0),
+            ray(fr, fy + fx, fy - fx, 0.0),
+            ray(fl, fx - fy, fy + fx, 0.0),
+            ray(fl, -fy, fx, 0.0),
+        ]
+    )
+    regions = [front]
+    if half_angle > 90:
+        extra = half_angle - 90
+        regions.append(np.array([fr, ray(fr, fy, -fx, -extra), ray(fr, fy, -fx, 0.0)]))
+        regions.append(np.array([fl, ray(fl, -fy, fx, 0.0), ray(fl, -fy, fx, extra)]))
+    return regions
+
+
 def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
     """Whether any part of `target`'s footprint lies in the shooter's fire arc, one pair at a
     time: what `Table.in_arcs` and `any_in_arc` answer in batches."""
@@ -254,7 +303,11 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
     exempt = table._terrain_exempt(policy, *pair)
     if exempt is not None:
         out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
-    mask = table._sight_mask(policy, *pair)
-    if mask is not None:
-        out.extend(obstacle_of_base(table.bases[k]) for k in np.flatnonzero(mask[0]))
+    if policy.bases_block:  # every base of another unit than the two, but those seen over
+        near = policy.shoot_over_within
+        for b in table.bases:
+            if b.unit_id in (viewer.unit_id, target.unit_id):
+                continue
+            if near is None or table.distance(viewer, b) > near:
+                out.append(obstacle_of_base(b))
     return out

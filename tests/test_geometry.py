@@ -649,8 +649,8 @@ ARC_CASES = [
 
 def point_in_arc(shooter: Base, point: tuple[float, float], half_angle: float) -> bool:
     """Whether a point lies in the shooter's fire arc (boundaries included): in or on one of
-    `geometry.arc_regions`."""
-    regions = g.arc_regions(shooter, half_angle)
+    `arc_regions` of tests/sight_reference.py."""
+    regions = ref.arc_regions(shooter, half_angle)
     if regions is None:
         return True
     p = np.repeat(np.array(point, dtype=float)[None], 4, axis=0)
@@ -670,14 +670,14 @@ def test_point_in_arc(
     ("half_angle", "regions"), [(0, 1), (45, 1), (90, 1), (135, 3), (180, None), (360, None)]
 )
 def test_arc_regions_count(half_angle: float, regions: int | None) -> None:
-    got = g.arc_regions(rect(0, 0), half_angle)
+    got = ref.arc_regions(rect(0, 0), half_angle)
     assert (None if got is None else len(got)) == regions
 
 
 @pytest.mark.parametrize("half_angle", [-1.0, 360.5])
 def test_arc_regions_reject_a_bad_half_angle(half_angle: float) -> None:
     with pytest.raises(ValueError, match="half_angle"):
-        g.arc_regions(rect(0, 0), half_angle)
+        ref.arc_regions(rect(0, 0), half_angle)
 
 
 @pytest.mark.parametrize(

@@ -235,3 +235,12 @@ def test_terrain_blocks_names_every_piece_or_stops_at_the_first() -> None:
     allowed = np.array([[False, True, True], [True, True, True], [True, True, True]])
     masked = geo.terrain_blocks(eyes, aims, pieces, allowed)
     assert masked.tolist() == [[False, True, False], [False, False, True], [False, False, False]]
+
+
+def test_no_lines_give_no_answers() -> None:
+    # No pairs asked, past a wall and a base that could block: nothing to answer, and no error.
+    solids = geo.Solids.of(("a",), np.stack([_square(5, 5).polygon]), np.zeros(1))
+    wall = geo.Obstacle("wall", np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]))
+    none = np.zeros((0, 2))
+    assert geo.paired_inside_lengths(none, none, np.zeros((0, 4, 2)), np.zeros(0)).shape == (0,)
+    assert geo.sight_many(none, np.zeros((0, 5, 2)), [wall], solids, np.zeros((0, 1), bool)) == []

@@ -16,8 +16,8 @@ import pytest
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
-from rules.measure import Table, table_of
-from rules.scene import Scene
+from rules.measure import CoverPolicy, Table, table_of
+from rules.scene import Cover, Scene, TerrainKind
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -193,7 +193,7 @@ def test_a_line_between_centres_crosses_the_pieces_it_runs_through() -> None:
     # The centres are 20 cm apart at y = 10 cm: 4 cm of the line lie in the brook; the ditch's
     # near side is the line itself (touched, not run through), the copse lies 10 cm aside.
     for there, back in (((a.x, a.y), (b.x, b.y)), ((b.x, b.y), (a.x, a.y))):
-        crossed = table.pieces_on_line(there, back)
+        (crossed,) = table.pieces_on_lines([(there, back)])
         assert [(t.id, inside) for t, inside in crossed] == [("brook", pytest.approx(40.0))]
     # Many lines asked at once: each its own answer. From a's centre (100, 100) mm to
     # (200, 250) mm, the line enters x = 180 mm at y = 220 mm, inside the brook and the copse
@@ -232,7 +232,7 @@ def test_the_face_a_base_stands_against_names_its_flank(x: float, y: float, face
     )
     table = Table(scene)
     target, attacker = table.bases
-    found = table.face(attacker, target)
+    found = geo.aspect(attacker, target)
     assert (found.name, found.aspect.value) == (face, face.split("-")[-1])
     # a square base: its diagonals at 45 degrees, 50 mm (5 cm) from the attacker's centre
     assert found.margin == pytest.approx(50.0 * math.sin(math.radians(45)))
@@ -258,3 +258,31 @@ def test_the_gap_of_two_units_is_their_nearest_pair_with_its_uncertainty() -> No
     # b-1 spans x 54..74: 4 mm from a-2, inside the uncertainty: maybe touching
     near = table_of(scene(64))
     assert near.gap(*(u.bases for u in near.scene.units)).touching
+
+
+@pytest.mark.parametrize(("y", "behind"), [(30.0, True), (60.0, False)])
+def test_cover_behind_an_l_shaped_wall_is_measured_to_the_wall_not_its_hull(
+    y: float, behind: bool
+) -> None:
+    # A wall 10 mm thick in an L: along y = 0..10 from x = 0 to 200, and along x = 0..10 up
+    # to y = 200. A 20 mm square target at (60, y) in the crook, shot at from (60, -100): the
+    # line crosses the wall's foot. At y = 30 its near edge (y = 20) is 10 mm from the wall,
+    # within 25 mm; at y = 60 it is 40 mm from either leg (its corner (70, 70) lies inside the
+    # L's hull, x + y <= 210, but the hull is no wall), so it is not behind it.
+    wall = [(0, 0), (200, 0), (200, 10), (10, 10), (10, 200), (0, 200)]
+    shooter = unit("s", "a", [base("s-1", 300 + 60, 200 - 100, 90, 20, 20)])
+    target = unit("t", "b", [base("t-1", 300 + 60, 200 + y, 90, 20, 20)])
+    moved = [[300.0 + x, 200.0 + yy] for x, yy in wall]  # on the table, as the bases
+    scene = make_scene(
+        "skirmish-19c",
+        [shooter, target],
+        unit="mm",
+        width=1000,
+        depth=1000,
+        terrain=[terrain("wall-1", "wall", moved)],
+    )
+    policy = CoverPolicy(((TerrainKind.WALL, Cover.HARD),), frozenset({TerrainKind.WALL}), 25.0)
+    table = Table(scene)
+    got = table.cover(policy, table.bases[0], table.bases[1])
+    assert got.cover is (Cover.HARD if behind else Cover.NONE)
+    assert got.reasons == (("t-1 is behind wall-1 (wall)",) if behind else ())

@@ -1,6 +1,5 @@
-"""The fire arcs `Table.in_arcs` is made of (`geometry.arc_regions`; `overlap_pairs` and
-`edge_normals` for rectangles, `geometry.convex_distance` of many pairs at once for round
-bases), worked by hand and held to `base_in_arc` (tests/sight_reference.py).
+"""The fire arcs `Table.in_arcs` answers (by the lines that bound them), worked by hand and
+held to `base_in_arc` (tests/sight_reference.py: `arc_regions` and `geometry.convex_distance`).
 
 Geometry: a firing base 40 x 20 mm centred on the origin facing +y (90 degrees), so its front edge
 runs from (-20, 10) to (20, 10). Its 45-degree arc is bounded by the front edge and two rays from
@@ -18,14 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import geometry as geo
-from rules.geometry import arc_regions
-from rules.measure import Table, edge_normals, overlap_pairs
+from rules.measure import Table
 from rules.scene import Base, Footprint
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, unit
+from tests.sight_reference import arc_regions
 
 SHOOTER = Base("gun", "battery", 0.0, 0.0, 90.0, Footprint(40.0, 20.0))
-ARC = geo.arc_regions(SHOOTER, 45.0)
+ARC = arc_regions(SHOOTER, 45.0)
 
 
 def round_base(x: float, y: float, diameter: float) -> Base:
@@ -53,12 +52,52 @@ def test_the_arc_is_one_region() -> None:
 )
 def test_round_targets(x: float, y: float, diameter: float, expected: bool) -> None:
     assert ref.base_in_arc(SHOOTER, round_base(x, y, diameter), 45.0) is expected
+    assert table_in_arc(x, y, diameter, 45.0) is expected
+
+
+def table_in_arc(x: float, y: float, diameter: float, half_angle: float) -> bool:
+    """`Table.in_arcs` of a round target at (x, y) from SHOOTER (both moved 300 mm up and right,
+    onto the table)."""
+    gun = base("gun", 300.0, 300.0, 90.0, 40, 20)
+    hq = base("hq", 300.0 + x, 300.0 + y, 0.0, diameter=diameter)
+    scene = make_scene("skirmish-19c", [unit("g", "a", [gun]), unit("t", "b", [hq])], unit="mm")
+    table = Table(scene)
+    return table.in_arcs([(table.bases[0], table.bases[1:], half_angle)])[0][0]
 
 
 def test_a_round_target_across_the_arc_edge_is_in_it() -> None:
     # Centre (20 - 10) / sqrt 2 = 7.1 mm outside the right ray (x - y = 20) but radius 10:
     # the disc reaches across the ray, so it is in the arc, yet its centre is not inside.
     assert ref.base_in_arc(SHOOTER, round_base(100.0, 80.0, 20.0), 45.0) is True
+    assert table_in_arc(100.0, 80.0, 20.0, 45.0) is True
+
+
+@pytest.mark.parametrize(("away", "expected"), [(5.2, False), (4.9, True)])
+def test_a_round_target_off_the_front_corner(away: float, expected: bool) -> None:
+    # A disc of radius 5 straight out from the front-right corner (20, 10), midway between
+    # the front edge's line (outward: -y) and the right ray's (outward: (1, -1) / sqrt 2), at
+    # -67.5 degrees: each line alone has it away * cos 22.5 = 4.80 (or 4.53) mm out, less than
+    # its radius, so only the line from the corner to its centre can tell: 5.2 mm is out.
+    turn = math.radians(-67.5)
+    x, y = 20 + away * math.cos(turn), 10 + away * math.sin(turn)
+    assert table_in_arc(x, y, 10.0, 45.0) is expected
+    assert ref.base_in_arc(SHOOTER, round_base(x, y, 10.0), 45.0) is expected
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "expected"),
+    [
+        # 120 degrees: behind the front edge's line (y = 10) but right of the right ray, which
+        # leaves (20, 10) at 30 degrees below +x: y = 10 - (x - 20) / sqrt 3.
+        (100.0, -20.0, True),  # the ray is at y = 10 - 46.2 = -36.2 here
+        (100.0, -50.0, False),  # 13.8 mm below it, radius 5 (perpendicular: 12.0 mm)
+        (0.0, -100.0, False),  # straight behind
+        (0.0, 30.0, True),  # straight ahead
+    ],
+)
+def test_a_wide_arc_by_hand(x: float, y: float, expected: bool) -> None:
+    assert table_in_arc(x, y, 10.0, 120.0) is expected
+    assert ref.base_in_arc(SHOOTER, round_base(x, y, 10.0), 120.0) is expected
 
 
 @settings(max_examples=40, deadline=None)
@@ -98,18 +137,6 @@ def test_convex_distance_of_many_pairs_by_hand() -> None:
     feet = np.array([square(0.5), square(1.0), square(1.5), [[2.0, 1.0]] * 4])
     gap = geo.convex_distance(region, 0.0, feet, np.array([0.0, 0.0, 0.0, 0.25]))
     assert gap.tolist() == pytest.approx([0.0, 0.0, 0.5, 0.75])
-
-
-def testoverlap_pairs_by_hand() -> None:
-    # A unit square region [0, 1]^2 against three squares of side 1: one overlapping it
-    # (from x = 0.5), one touching its right side (from x = 1) and one 0.5 clear of it.
-    def square(x0: float) -> list[list[float]]:
-        return [[x0, 0.0], [x0 + 1, 0.0], [x0 + 1, 1.0], [x0, 1.0]]
-
-    region = np.array([square(0.0)] * 3)
-    feet = np.array([square(0.5), square(1.0), square(1.5)])
-    hit = overlap_pairs(region, edge_normals(region), feet, edge_normals(feet))
-    assert hit.tolist() == [True, True, False]
 
 
 def testarc_regions_by_hand() -> None:
@@ -164,18 +191,7 @@ def test_convex_distance_of_many_pairs_is_each_pair_alone(seed: int, scale: floa
     assert got == [float(geo.convex_distance(a[k], 0.0, b[k], radii[k])) for k in range(8)]
 
 
-@settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1.0, 100.0, 1e6]))
-def test_overlap_pairs_is_the_separating_axes_test_pair_by_pair(seed: int, scale: float) -> None:
-    # Two convex quadrilaterals overlap unless their projections on some edge normal of either
-    # are apart: the test written plainly, pair by pair, against the batched one, on rectangles
-    # of random size and turn.
-    rng = np.random.default_rng(seed)
-
-    a, b = rectangles(rng, 8, scale), rectangles(rng, 8, scale)
-    got = overlap_pairs(a, edge_normals(a), b, edge_normals(b)).tolist()
-    for k in range(8):
-        axes = np.concatenate([edge_normals(a[k]), edge_normals(b[k])])
-        on_a, on_b = a[k] @ axes.T, b[k] @ axes.T
-        apart = (on_a.max(axis=0) < on_b.min(axis=0)) | (on_b.max(axis=0) < on_a.min(axis=0))
-        assert got[k] is not bool(apart.any())
+@pytest.mark.parametrize("half_angle", [-1.0, 360.5])
+def test_in_arcs_rejects_a_bad_half_angle(half_angle: float) -> None:
+    with pytest.raises(ValueError, match="half_angle"):
+        table_in_arc(0.0, 100.0, 10.0, half_angle)

@@ -1,6 +1,6 @@
 """The measuring layer's batched questions (`rules/measure.py`): every base against every enemy
 base in sight (`sight_matrix`, `nearest_seen`, `sight_distances`), the terrain holding each
-base's centre (`centres_in`), the pieces a straight move crosses (`pieces_on_line`), and the
+base's centre (`centres_in`), the pieces a straight move crosses (`pieces_on_lines`), and the
 scene's look-ups (`unit_of`, `select`, `span`): each the answer of the per-pair or per-base
 question it batches."""
 
@@ -88,7 +88,7 @@ def test_the_look_ups_and_the_terrain_are_the_scenes_answers() -> None:
     for k, b in enumerate(table.bases):
         assert inside[k] == any(t.id != pieces[0].id for t in table.centre_in(b))
     a, b = table.bases[0], table.bases[-1]
-    crossed = table.pieces_on_line((a.x, a.y), (b.x, b.y))
+    (crossed,) = table.pieces_on_lines([((a.x, a.y), (b.x, b.y))])
     for piece, length in crossed:
         poly = np.asarray(piece.polygon, dtype=float)
         want = ref.length_inside((a.x, a.y), (b.x, b.y), geo.Obstacle(piece.id, poly))[0]
