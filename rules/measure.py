@@ -569,7 +569,10 @@ class Table:
         pairs, the first in the units' reading order. None when no such pair sees. Read off
         `nearest_seen` within a reach of at least `limit` (the nearest pair seen within it is
         the one within `limit`, if it is that near): a ruleset asking of many pairs gives them
-        all one reach, and every pair of bases within it is judged in one batch."""
+        all one reach, and every pair of bases within it is judged in one batch. A `limit`
+        beyond that reach is a `ValueError` (pairs past the reach are never judged)."""
+        if limit > within:
+            raise ValueError(f"limit {limit} mm is beyond the reach judged ({within} mm)")
         nearest, which = self.nearest_seen(policy, within)
         rows, column = self.span(a), self.unit_row(b)
         k = rows.start + int(nearest[rows, column].argmin())

@@ -98,6 +98,15 @@ def test_nearest_seen_pair_within_a_longer_reach_is_that_within_its_limit() -> N
     assert many == alone == [("a2", "b2"), ("b2", "a2"), ("a2", "b2"), None]
 
 
+def test_nearest_seen_pair_refuses_a_limit_beyond_the_reach_it_judged() -> None:
+    # a1-b1 are 260 mm apart: within a 300 mm reach they are the pair; a 500 mm limit read off
+    # a 300 mm reach would find nothing past 300 mm judged, so it is refused, not None.
+    table, a, b = _table()
+    assert _ids(table.nearest_seen_pair(OPEN, a, b, 300.0, 300.0)) == ("a1", "b1")
+    with pytest.raises(ValueError, match=r"limit 500\.0 mm is beyond the reach judged"):
+        table.nearest_seen_pair(OPEN, a, b, 500.0, 300.0)
+
+
 def test_blocked_by_names_what_blocks_the_lines_within_the_limit_once() -> None:
     # One wood across every line: named once; past a limit shorter than the nearest pair's
     # 260 mm, no line is looked at; nothing blocks in the open.

@@ -377,7 +377,7 @@ class ColonialAdventure(Ruleset):
         data |= {"distance": length_json(scene, near.distance)}
         data |= {"in_contact": not contact.beyond}
         data |= {"contact": threshold_json(scene, contact)}
-        aspect = table.face(near.a, near.b).aspect  # where the attacker stands to the defender
+        aspect = geo.aspect(near.a, near.b).aspect  # where the attacker stands to the defender
         data |= {"aspect": aspect.value, "defender_cover": COVER_WORD[cover]}
         data |= {"sides": [att, dfd], "results": results, "leader_hit": leader_hits}
         return self.answer("melee", data, lines)
@@ -388,7 +388,7 @@ class ColonialAdventure(Ruleset):
         """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
         and its line. The defender's cover counts (hard: a fortification); the sheet gives the
         attacker none."""
-        aspect = table.face(near.a, near.b).aspect  # where the attacker stands to the defender
+        aspect = geo.aspect(near.a, near.b).aspect  # where the attacker stands to the defender
         cover = table.cover(self.cover_policy, near.a, near.b).cover
         cls, enemy_cls, troops = _class(unit), _class(enemy), self._troops(unit)
         men = troops.firing * MELEE["per_man"]

@@ -27,7 +27,7 @@ from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
 from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
 from ...errors import MissingAttribute, accepted
-from ...measure import Face, Gap, Table, table_of
+from ...measure import Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
 from ...state import Change, Kind, Report, bases_report, count_report, likeliest, removals
@@ -817,12 +817,12 @@ def _in_kinds(table: Table, base: Base, kinds: frozenset[TerrainKind]) -> list[s
     return [t.id for t in table.centre_in(base) if t.kind in kinds]
 
 
-def _face(table: Table, attacker: Base, target: Base) -> Face:
-    """Which face of `target` the attacker stands against (`Table.face`); in a town only the
+def _face(table: Table, attacker: Base, target: Base) -> geo.Face:
+    """Which face of `target` the attacker stands against (`geometry.aspect`); in a town only the
     front, at an infinite margin: it has no flank or rear."""
     if _in_kinds(table, target, TERRAIN["towns"]):
-        return Face("front", geo.Aspect.FRONT, math.inf)
-    return table.face(attacker, target)
+        return geo.Face("front", geo.Aspect.FRONT, math.inf)
+    return geo.aspect(attacker, target)
 
 
 def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
@@ -909,7 +909,7 @@ def _melee_dice(unit: Unit, enemy: Unit, charging: bool) -> tuple[dict[str, Any]
 
 
 def _melee_side(
-    table: Table, unit: Unit, enemy: Unit, near: Gap, face: Face, charging: bool
+    table: Table, unit: Unit, enemy: Unit, near: Gap, face: geo.Face, charging: bool
 ) -> tuple[dict[str, Any], Roll, str]:
     """One side's dice in hand-to-hand, as the answer shows them, the roll and its line: its row
     against the enemy's column (lines 100-112), then the modifiers a base (lines 114-115)."""
@@ -918,7 +918,7 @@ def _melee_side(
         raise refusal("no-melee", unit=unit, row=row, enemy=enemy, column=column)
     base, enemy_base = (near.a, near.b) if charging else (near.b, near.a)
     front_defence = not charging and face.aspect is geo.Aspect.FRONT
-    on_line = table.pieces_on_line((enemy_base.x, enemy_base.y), (base.x, base.y))
+    on_line = table.pieces_on_lines([((enemy_base.x, enemy_base.y), (base.x, base.y))])[0]
     streams = [p for p, inside in on_line if p.kind in TERRAIN["streams"] and inside > geo.EPS]
     river = streams if front_defence else []
     hill = _in_kinds(table, base, TERRAIN["hills"])

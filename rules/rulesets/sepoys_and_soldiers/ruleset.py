@@ -820,7 +820,7 @@ class SepoysAndSoldiers(Ruleset):
         if _flag(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
-        facing = table.face(near.a, near.b)
+        facing = geo.aspect(near.a, near.b)
         flank = facing.aspect is not geo.Aspect.FRONT
         aspect_close = facing.margin <= near.uncertainty
         situation = SITUATIONS["attacked-in-flank-or-rear" if flank else "being-charged"]

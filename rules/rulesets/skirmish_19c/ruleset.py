@@ -827,7 +827,8 @@ class Skirmish19c(Ruleset):
         lengths (mm) and its cost against the allowance."""
         near = table.gap(unit.bases, target)
         difficult, hard_going, barriers = 0.0, [], []
-        for piece, inside in table.pieces_on_line((near.a.x, near.a.y), (near.b.x, near.b.y)):
+        line = ((near.a.x, near.a.y), (near.b.x, near.b.y))
+        for piece, inside in table.pieces_on_lines([line])[0]:
             if is_difficult(piece):
                 difficult += inside
                 hard_going.append(piece.id)
