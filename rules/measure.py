@@ -948,7 +948,7 @@ class Table:
         judged together, piece by piece (a `suggest` asks every charge path of a phase at once,
         then each charge asks its own again)."""
         keys = [((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in lines]
-        return self._remember_each("pieces_on_line", keys, self._pieces_on)
+        return self._remember_each("pieces_on_lines", keys, self._pieces_on)
 
     def _pieces_on(
         self, lines: Sequence[tuple[tuple[float, float], tuple[float, float]]]
@@ -979,8 +979,9 @@ class Table:
 
         Cover comes from the terrain piece holding the target's centre, or from a linear
         obstacle (`CoverPolicy.obstacles`: hedges, walls, fences, fortifications) that the
-        sight line from the shooter's centre to the target's centre crosses within
-        `CoverPolicy.behind_within` mm of the target's edge.
+        sight line from the shooter's centre to the target's centre crosses, with the target
+        at most `CoverPolicy.behind_within` mm from the obstacle (edge to edge; the line may
+        cross the obstacle further from the target than that).
         """
         return self._remember(
             ("cover", policy, shooter.id, target.id),
@@ -1020,9 +1021,12 @@ class Table:
 
     def _gap_to(self, piece_id: str, poly: geo.Array, target: Base) -> float:
         """Edge distance from a base to a cover obstacle's outline (`geometry.gaps_to_boundary`;
-        remembered: the same target is shot at from many sides)."""
+        remembered: the same target is shot at from many sides); 0 for an obstacle lying
+        wholly under the base (no edge of it crosses the base's)."""
 
         def gap() -> float:
+            if geo.point_distance(target, (float(poly[0, 0]), float(poly[0, 1]))) <= geo.EPS:
+                return 0.0
             foot, radius = geo.corners(target)[None], np.array([geo.radius(target)])
             return float(geo.gaps_to_boundary(foot, radius, poly)[0])
 

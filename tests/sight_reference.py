@@ -263,7 +263,11 @@ def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
         return [start[0] + REACH * (x * c - y * s), start[1] + REACH * (x * s + y * c)]
 
     if half_angle < 90:
-        return [np.array([fr, ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle), fl])]
+        # The two rays' far ends and, between them, the points REACH straight ahead of each
+        # front corner: the arc is REACH deep however near 90 degrees it opens (the two far
+        # ends alone would be only REACH cos(half_angle) ahead of the front edge).
+        right, left = ray(fr, fx, fy, -half_angle), ray(fl, fx, fy, half_angle)
+        return [np.array([fr, right, ray(fr, fx, fy, 0.0), ray(fl, fx, fy, 0.0), left, fl])]
     front = np.array(
         [
             ray(fr, fy, -fx, 0.0),

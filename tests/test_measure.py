@@ -286,3 +286,25 @@ def test_cover_behind_an_l_shaped_wall_is_measured_to_the_wall_not_its_hull(
     got = table.cover(policy, table.bases[0], table.bases[1])
     assert got.cover is (Cover.HARD if behind else Cover.NONE)
     assert got.reasons == (("t-1 is behind wall-1 (wall)",) if behind else ())
+
+
+def test_a_cover_obstacle_lying_wholly_under_the_target_is_at_no_distance_from_it() -> None:
+    # A 120 x 80 mm base centred at (500, 500) covers x 440..560, y 460..540; a wall 10 x 4 mm
+    # at x 495..505, y 495..499 lies under it, no edge of it crossing the base's, and not under
+    # its centre. The line from the shooter at (500, 300) runs 4 mm through the wall: the base
+    # is 0 mm from the wall (it stands over it), so it is behind it.
+    wall = [(495, 495), (505, 495), (505, 499), (495, 499)]
+    shooter = unit("s", "a", [base("s-1", 500, 300, 90, 20, 20)])
+    target = unit("t", "b", [base("t-1", 500, 500, 90, 120, 80)])
+    scene = make_scene(
+        "skirmish-19c",
+        [shooter, target],
+        unit="mm",
+        width=1000,
+        depth=1000,
+        terrain=[terrain("wall-1", "wall", [list(p) for p in wall])],
+    )
+    policy = CoverPolicy(((TerrainKind.WALL, Cover.HARD),), frozenset({TerrainKind.WALL}), 25.0)
+    table = Table(scene)
+    got = table.cover(policy, table.bases[0], table.bases[1])
+    assert (got.cover, got.reasons) == (Cover.HARD, ("t-1 is behind wall-1 (wall)",))

@@ -103,7 +103,7 @@ def test_a_wide_arc_by_hand(x: float, y: float, expected: bool) -> None:
 @settings(max_examples=40, deadline=None)
 @given(
     facing=st.floats(0, 359.9),
-    half_angle=st.sampled_from([0.0, 30.0, 45.0, 89.0, 90.0, 120.0, 180.0]),
+    half_angle=st.sampled_from([0.0, 30.0, 45.0, 89.0, 89.9999, 90.0, 120.0, 180.0]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_in_arcs_is_base_in_arc_of_each_target(facing: float, half_angle: float, seed: int) -> None:
@@ -141,11 +141,12 @@ def test_convex_distance_of_many_pairs_by_hand() -> None:
 
 def testarc_regions_by_hand() -> None:
     # The 40 x 20 mm base at the origin facing +y: front corners (20, 10) and (-20, 10); at 45
-    # degrees the far corners lie REACH along (1, 1) / sqrt 2 and (-1, 1) / sqrt 2.
+    # degrees the far corners lie REACH along (1, 1) / sqrt 2 and (-1, 1) / sqrt 2, and REACH
+    # straight ahead of each front corner between them.
     (region,) = arc_regions(SHOOTER, 45.0) or []
-    far = geo.REACH / math.sqrt(2)
+    far, r = geo.REACH / math.sqrt(2), geo.REACH
     assert region.ravel().tolist() == pytest.approx(
-        [20, 10, 20 + far, 10 + far, -20 - far, 10 + far, -20, 10]
+        [20, 10, 20 + far, 10 + far, 20, 10 + r, -20, 10 + r, -20 - far, 10 + far, -20, 10]
     )
 
 
@@ -164,7 +165,21 @@ def test_wide_arcs_and_round_shooters_by_hand() -> None:
     # A round base (30 mm, facing +x) shoots from the rim straight ahead, (15, 0).
     (region,) = arc_regions(round_base(0.0, 0.0, 30.0), 45.0) or []
     far = r / math.sqrt(2)
-    assert region.ravel().tolist() == pytest.approx([15, 0, 15 + far, -far, 15 + far, far, 15, 0])
+    assert region.ravel().tolist() == pytest.approx(
+        [15, 0, 15 + far, -far, 15 + r, 0, 15 + r, 0, 15 + far, far, 15, 0]
+    )
+
+
+def test_an_arc_of_nearly_90_degrees_reaches_as_far_ahead_as_any() -> None:
+    # At 89.9999 degrees the rays leave the front corners almost along the front edge; a round
+    # target 85 mm straight ahead of the front edge (centre (0, 100), 10 mm across) is in the
+    # arc, however little the rays rise (REACH cos(89.9999 degrees) is 1.7 mm).
+    assert table_in_arc(0.0, 100.0, 10.0, 89.9999)
+    assert ref.base_in_arc(SHOOTER, round_base(0.0, 100.0, 10.0), 89.9999)
+    # and one beside the base whose rim stops 5 mm short of the front edge's line (centre
+    # (60, 0), 10 mm across: y up to 5 against the line y = 10) is not, at any angle below 90
+    assert not table_in_arc(60.0, 0.0, 10.0, 89.9999)
+    assert not ref.base_in_arc(SHOOTER, round_base(60.0, 0.0, 10.0), 89.9999)
 
 
 def rectangles(rng: np.random.Generator, n: int, scale: float) -> np.ndarray:
