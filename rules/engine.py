@@ -54,45 +54,6 @@ from .state import (
     close_key,
 )
 
-
-def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset: str) -> str:
-    """A unit attribute the ruleset reads, checked against the sheet's words.
-
-    A missing attribute is a `MissingAttribute` (the engine gathers every missing attribute of
-    a question into one message); a value outside `accepted_values` is a `QuestionError`
-    naming the unit, the attribute and the accepted values.
-    """
-    value = unit.get(key)
-    if value is None:
-        accepts = f"one of {accepted(accepted_values)}"
-        placeholder = accepted_values[0] if accepted_values else ""
-        raise MissingAttribute(ruleset, unit.id, key, accepts, placeholder)
-    if value not in accepted_values:
-        raise QuestionError(
-            f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
-            f"{accepted(accepted_values)}"
-        )
-    return str(value)
-
-
-def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
-    """A true-or-false state of play (declared with a default, so a scene read by the engine
-    has it); a `MissingAttribute` when the unit has none."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
-    return bool(value)
-
-
-def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
-    """A count of play from 0 (declared with a default, so a scene read by the engine has it);
-    a `MissingAttribute` when the unit has none."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
-    return int(value)
-
-
 Action = Callable[[Scene, Sequence[str]], Resolution]
 
 
