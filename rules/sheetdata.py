@@ -106,21 +106,21 @@ class Sheet(Mapping[str, Any]):
         A missing value is a `MissingAttribute` (the engine gathers every missing attribute of
         a question into one message); a word outside the accepted ones is a `QuestionError`
         naming the unit, the field and the accepted words."""
-        value, kind = unit.get(name), self.field[name].kind
-        words = choices or self.field[name].choices
+        value, field = unit.attrs.get(name), self.field[name]
         if value is None:
-            says = MISSING_SAYS.get(kind) or (f"one of {accepted(words)}", (*words, "")[0])
+            words = choices or field.choices
+            says = MISSING_SAYS.get(field.kind) or (f"one of {accepted(words)}", (*words, "")[0])
             raise MissingAttribute(self.ruleset, unit.id, name, *says)
-        if kind is Kind.FLAG:
+        if field.kind is Kind.FLAG:
             return bool(value)
-        if kind is Kind.COUNT:
+        if field.kind is Kind.COUNT:
             return int(value)
-        if kind is Kind.CHOICE and value not in words:
+        if field.kind is Kind.CHOICE and value not in (choices or field.choices):
             raise QuestionError(
                 f"{self.ruleset}: unit {unit.id!r} has {name} {value!r}; accepted values are "
-                f"{accepted(words)}"
+                f"{accepted(choices or field.choices)}"
             )
-        return str(value)
+        return value
 
     def say(self, name: str, /, **blanks: Any) -> str:
         """The text `name`, its `{blanks}` filled in (and the sheet's `names`)."""
