@@ -41,6 +41,7 @@ from .scene import (
     parse_scene,
     read_json_file,
 )
+from .sheetdata import Sheet
 from .state import (
     HAND_FIELDS,
     RULED_FIELDS,
@@ -80,6 +81,9 @@ _BLOCKING: Final = frozenset(
 class Ruleset:
     """The rules of one sheet. Subclasses set the class constants and add actions."""
 
+    data: ClassVar[Sheet | None] = None
+    """The sheet's data (`rules.sheetdata.load_sheet`): a subclass that sets it takes its `id`,
+    `sheet`, `unit_fields`, `phase_steps` and `phases` from it."""
     id: ClassVar[str]
     """Registry id, as in a scene's `ruleset`."""
     title: ClassVar[str]
@@ -137,6 +141,12 @@ class Ruleset:
     under), set by a sheet as the sight policy is. By default the cover of a terrain piece
     whose scene does not say is that of its kind above (other kinds give none), and a base up
     to 30 mm (edge to edge) behind a hedge, wall, fence or fortification claims its cover."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if (data := cls.__dict__.get("data")) is not None:
+            cls.id, cls.sheet, cls.unit_fields = data.ruleset, data.sheet, data.fields
+            cls.phase_steps, cls.phases = data.phases, tuple(p.name for p in data.phases)
 
     # ----------------------------------------------------------------------------------------
     # Actions

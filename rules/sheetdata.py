@@ -81,6 +81,8 @@ class Sheet(Mapping[str, Any]):
     tables: Mapping[str, Any]
     ruleset: str
     """The ruleset's id: the `{id}` of a refusal."""
+    sheet: str
+    """The sheet's file name (`Ruleset.sheet`)."""
     names: Mapping[str, Any]
     """What every text and refusal may name besides its own blanks (`cite`, for `{cite[arc]}`)."""
     fields: tuple[Field, ...]
@@ -160,7 +162,7 @@ def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[st
     )
     named = MappingProxyType({name: data[name] for name in names})
     by_name = MappingProxyType({f.name: f for f in unit_fields})
-    return Sheet(MappingProxyType(data), ruleset, named, unit_fields, phases, by_name)
+    return Sheet(MappingProxyType(data), ruleset, sheet, named, unit_fields, phases, by_name)
 
 
 def _keys(

@@ -35,8 +35,7 @@ CITE = SimpleNamespace(**DATA["cites"])
 N = SimpleNamespace(**DATA["numbers"])
 """The page's numbers, by name (`N.leader_check_hits`)."""
 
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
+CHOICES = {f.name: f.choices for f in DATA.fields if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
@@ -57,15 +56,11 @@ ON_A, ON_B = ("hits_on_a", "top_face_by_b"), ("hits_on_b", "top_face_by_a")
 
 
 class AgeOfNapoleon(Ruleset):
-    id = RULESET_ID
+    data = DATA
     title = "Warfare in the Age of Napoleon (page 3)"
-    sheet = SHEET
     unit = "cm"
     grid = True
-    phases: ClassVar[tuple[str, ...]] = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule: ClassVar[str] = DATA["sequence"]["sides_rule"]
-    unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
 
     def known_unit_keys(self) -> frozenset[str]:

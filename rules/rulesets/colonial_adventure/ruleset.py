@@ -36,10 +36,9 @@ WEAPONS = SMALL_ARMS + GUNS
 FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
 GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
 LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 say, refusal, read = DATA.say, DATA.refusal, DATA.read
 """A text of `[texts]` filled in, a refusal of `[refusals]`, a unit's declared field."""
-INITIATIVE: Cite = PHASE_STEPS[1].cite
+INITIATIVE: Cite = DATA.phases[1].cite
 ACTION_PHASES = ("action-1", "action-2")
 
 Cost = Mapping[str, Any]
@@ -108,14 +107,10 @@ class Troops:
 
 
 class ColonialAdventure(Ruleset):
-    id = ID
+    data = DATA
     title = "QRS / COLONIAL ADVENTURE"
-    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = say("sides-rule", cite=INITIATIVE)
-    unit_fields = UNIT_FIELDS
     terrain_keys = frozenset({"obstacle", "barred"})
     """What the action costs read of terrain (lines 21-23)."""
     cover_policy = replace(

@@ -42,12 +42,10 @@ CITE: Final[dict[str, Cite]] = DATA["cite"]
 NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
-UNIT_FIELDS: Final = DATA.fields
-WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
+WORDS: Final = {f.name: f.choices for f in DATA.fields}
 """The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
-PHASE_STEPS: Final = DATA.phases
 TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
@@ -60,7 +58,7 @@ refusal: Final = DATA.refusal
 """A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
 read: Final = DATA.read
 """A unit's declared field (`read(unit, "fired")`), named as missing when it has none."""
-STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
+STEP: Final = {p.name: p.cite for p in DATA.phases}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
@@ -69,17 +67,13 @@ Changes = tuple[Change, ...]
 
 
 class Europe19c(Ruleset):
-    id = ID
+    data = DATA
     title = "19th Century Europe QRS"
-    sheet = SHEET
     unit = "cm"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = (
         "the sheet dices for no initiative and orders no side before another: every side acts in "
         "every step of the sequence of play (lines 5-11)"
     )
-    unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"game_size"})
     """`game_size`, `standard` or `mini`: the command-roll columns (line 145)."""
     sight_policy = replace(Ruleset.sight_policy, bases_block=True)

@@ -53,7 +53,6 @@ INCH = 25.4
 
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
@@ -484,14 +483,10 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
 
 
 class SepoysAndSoldiers(Ruleset):
-    id = ID
+    data = DATA
     title = "Sepoys & Soldiers - QRS"
-    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = say("sides_rule")
-    unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
     def default_of(self, unit: Unit, name: str, default: Any) -> Any:

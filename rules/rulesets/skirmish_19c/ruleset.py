@@ -153,14 +153,10 @@ def enemy_contacts(table: Table, base: Base, side: str) -> list[Gap]:
 
 
 class Skirmish19c(Ruleset):
-    id = "skirmish-19c"
+    data = DATA
     title = "19th Century rules: QRS"
     unit = "cm"
-    phases = tuple(p.name for p in DATA.phases)
-    phase_steps = DATA.phases
     sides_rule = DATA["play"]["sides_rule"]
-    unit_fields = DATA.fields
-    sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
     terrain_keys = frozenset({"difficult"})
     # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
     # block, but not within 2 cm of the viewer; woods are seen into 10 cm, and within one wood
