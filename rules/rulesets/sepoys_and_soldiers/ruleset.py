@@ -506,10 +506,10 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
+        """Every action whose dice change the game (`outcomes`, in their order), then suggest."""
         ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
-        mine: dict[str, Action] = {"shoot": ask["shoot"], "command": self.command}
-        mine |= {"nerve": self.nerve, "charge": ask["charge"], "melee": ask["melee"]}
-        return {**super().actions(), **mine, "move": self.move, "suggest": self.suggest}
+        mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
+        return {**super().actions(), **mine, "suggest": self.suggest}
 
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
@@ -1045,9 +1045,8 @@ class SepoysAndSoldiers(Ruleset):
         answer; a question the rules refused has no dice to report."""
         if action == "command" and len(args) != 2:
             raise refusal("one-order", got=plural(len(args), "argument"))
-        names = ARGUMENTS.get(action, ("COMMANDER", "UNIT"))
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, names))
-        r = self.actions()[action](scene, args)
+        r = self.actions()[action](scene, args)  # checks the arguments
+        a, b = (scene.unit_of(u) for u in args)
         if not r.data.get("allowed", True):
             # Every refusal gives its reasons, but a change of orders to a unit not adjacent.
             why = "; ".join(x["reason"] for x in r.data.get("reasons", ()) if x.get("reason"))
