@@ -41,6 +41,7 @@ from .scene import (
     parse_scene,
     read_json_file,
 )
+from .sheetdata import Sheet
 from .state import (
     HAND_FIELDS,
     RULED_FIELDS,
@@ -53,45 +54,6 @@ from .state import (
     check_reported,
     close_key,
 )
-
-
-def check_attr(unit: Unit, key: str, accepted_values: Sequence[str], *, ruleset: str) -> str:
-    """A unit attribute the ruleset reads, checked against the sheet's words.
-
-    A missing attribute is a `MissingAttribute` (the engine gathers every missing attribute of
-    a question into one message); a value outside `accepted_values` is a `QuestionError`
-    naming the unit, the attribute and the accepted values.
-    """
-    value = unit.get(key)
-    if value is None:
-        accepts = f"one of {accepted(accepted_values)}"
-        placeholder = accepted_values[0] if accepted_values else ""
-        raise MissingAttribute(ruleset, unit.id, key, accepts, placeholder)
-    if value not in accepted_values:
-        raise QuestionError(
-            f"{ruleset}: unit {unit.id!r} has {key} {value!r}; accepted values are "
-            f"{accepted(accepted_values)}"
-        )
-    return str(value)
-
-
-def check_flag(unit: Unit, key: str, *, ruleset: str) -> bool:
-    """A true-or-false state of play (declared with a default, so a scene read by the engine
-    has it); a `MissingAttribute` when the unit has none."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "true or false", False)
-    return bool(value)
-
-
-def check_count(unit: Unit, key: str, *, ruleset: str) -> int:
-    """A count of play from 0 (declared with a default, so a scene read by the engine has it);
-    a `MissingAttribute` when the unit has none."""
-    value = unit.get(key)
-    if value is None:
-        raise MissingAttribute(ruleset, unit.id, key, "a whole number from 0", 0)
-    return int(value)
-
 
 Action = Callable[[Scene, Sequence[str]], Resolution]
 
@@ -119,6 +81,9 @@ _BLOCKING: Final = frozenset(
 class Ruleset:
     """The rules of one sheet. Subclasses set the class constants and add actions."""
 
+    data: ClassVar[Sheet | None] = None
+    """The sheet's data (`rules.sheetdata.load_sheet`): a subclass that sets it takes its `id`,
+    `sheet`, `unit_fields`, `phase_steps` and `phases` from it."""
     id: ClassVar[str]
     """Registry id, as in a scene's `ruleset`."""
     title: ClassVar[str]
@@ -176,6 +141,12 @@ class Ruleset:
     under), set by a sheet as the sight policy is. By default the cover of a terrain piece
     whose scene does not say is that of its kind above (other kinds give none), and a base up
     to 30 mm (edge to edge) behind a hedge, wall, fence or fortification claims its cover."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if (data := cls.__dict__.get("data")) is not None:
+            cls.id, cls.sheet, cls.unit_fields = data.ruleset, data.sheet, data.fields
+            cls.phase_steps, cls.phases = data.phases, tuple(p.name for p in data.phases)
 
     # ----------------------------------------------------------------------------------------
     # Actions

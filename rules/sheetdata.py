@@ -28,13 +28,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .answer import Cite
-from .errors import QuestionError, UmpireError
+from .errors import MissingAttribute, QuestionError, UmpireError, accepted
 from .state import Field, Kind, Phase
 
 if TYPE_CHECKING:
     from .scene import Unit
 
 CITE_KEYS = frozenset({"line", "quote"})
+MISSING_SAYS = {Kind.FLAG: ("true or false", False), Kind.COUNT: ("a whole number from 0", 0)}
+"""What a missing flag or count of play accepts, and the value a scene may write for it."""
 
 
 class SheetDataError(UmpireError):
@@ -79,12 +81,16 @@ class Sheet(Mapping[str, Any]):
     tables: Mapping[str, Any]
     ruleset: str
     """The ruleset's id: the `{id}` of a refusal."""
+    sheet: str
+    """The sheet's file name (`Ruleset.sheet`)."""
     names: Mapping[str, Any]
     """What every text and refusal may name besides its own blanks (`cite`, for `{cite[arc]}`)."""
     fields: tuple[Field, ...]
     """The unit attributes the rules read (`Ruleset.unit_fields`)."""
     phases: tuple[Phase, ...]
     """The sheet's sequence of play (`Ruleset.phase_steps`)."""
+    field: Mapping[str, Field]
+    """The `fields` by name."""
 
     def __getitem__(self, key: str) -> Any:
         return self.tables[key]
@@ -94,6 +100,29 @@ class Sheet(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.tables)
+
+    def read(self, unit: Unit, name: str, choices: Sequence[str] = ()) -> Any:
+        """The value of the declared field `name` of `unit`: a flag as a bool, a count as an
+        int, a choice as one of the field's words (or of `choices`, when a rule accepts fewer).
+
+        A missing value is a `MissingAttribute` (the engine gathers every missing attribute of
+        a question into one message); a word outside the accepted ones is a `QuestionError`
+        naming the unit, the field and the accepted words."""
+        value, field = unit.attrs.get(name), self.field[name]
+        if value is None:
+            words = choices or field.choices
+            says = MISSING_SAYS.get(field.kind) or (f"one of {accepted(words)}", (*words, "")[0])
+            raise MissingAttribute(self.ruleset, unit.id, name, *says)
+        if field.kind is Kind.FLAG:
+            return bool(value)
+        if field.kind is Kind.COUNT:
+            return int(value)
+        if field.kind is Kind.CHOICE and value not in (choices or field.choices):
+            raise QuestionError(
+                f"{self.ruleset}: unit {unit.id!r} has {name} {value!r}; accepted values are "
+                f"{accepted(choices or field.choices)}"
+            )
+        return value
 
     def say(self, name: str, /, **blanks: Any) -> str:
         """The text `name`, its `{blanks}` filled in (and the sheet's `names`)."""
@@ -132,7 +161,8 @@ def load_sheet(path: str | Path, sheet: str, ruleset: str, *, names: Sequence[st
         for k, row in rows
     )
     named = MappingProxyType({name: data[name] for name in names})
-    return Sheet(MappingProxyType(data), ruleset, named, unit_fields, phases)
+    by_name = MappingProxyType({f.name: f for f in unit_fields})
+    return Sheet(MappingProxyType(data), ruleset, sheet, named, unit_fields, phases, by_name)
 
 
 def _keys(

@@ -6,7 +6,7 @@ guide asks for is folded into this one module: its README is this docstring, its
 tests/data/village_brawl.toml (its cites name a file in `tests/data/`), and the tests add the
 registry line themselves.
 
-Unit attributes read (declared in `UNIT_FIELDS`): `dazed` (false; a brawler hit is dazed, line
+Unit attributes read (declared in `DATA.fields`): `dazed` (false; a brawler hit is dazed, line
 17, and a dazed brawler moves only 3", line 11). Every unit is one brawler on its own base.
 
 Readings of the sheet:
@@ -56,18 +56,13 @@ def _length(row: dict[str, Any]) -> tuple[float, Cite]:
 MOVE, DAZED_MOVE, THROW_REACH = (_length(DATA[k]) for k in ("move", "dazed_move", "throw_reach"))
 THROW_NEEDS = tuple((r["up_to_inches"] * INCH, r["need"], r["cite"]) for r in DATA["throw_needs"])
 COVER = Modifier(DATA["cover"]["dice"], DATA["cover"]["reason"], DATA["cover"]["cite"])
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
 say = DATA.say
 
 
 class VillageBrawl(Ruleset):
-    id = ID
+    data = DATA
     title = "VILLAGE BRAWL - QUICK REFERENCE"
-    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
-    unit_fields = UNIT_FIELDS
     cover_policy = replace(
         Ruleset.cover_policy,
         cover=(

@@ -94,3 +94,13 @@ def test_suggest_lists_each_phase() -> None:
         ("throw", "throw", ["a", "b"]),
         ("throw", "throw", ["b", "a"]),
     ]
+
+
+def test_the_class_takes_its_id_sheet_fields_and_phases_from_its_sheet_data() -> None:
+    # `data = DATA` alone: the id and sheet load_sheet was given, the one [[fields]] row and
+    # the two [[phases]] rows of tests/data/village_brawl.toml.
+    rules = get_ruleset(ID)
+    assert (rules.id, rules.sheet) == ("village-brawl", "005_village_brawl.txt")
+    assert [f.name for f in rules.unit_fields] == ["dazed"]
+    assert rules.phases == ("move", "throw")
+    assert [p.name for p in rules.phase_steps] == ["move", "throw"]

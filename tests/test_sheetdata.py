@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rules.answer import Cite
-from rules.errors import QuestionError
+from rules.errors import MissingAttribute, QuestionError
 from rules.scene import Unit
 from rules.sheetdata import SheetDataError, load_sheet, load_sheet_data
 from rules.state import Kind
@@ -102,6 +102,61 @@ def test_a_sheet_gives_its_fields_phases_texts_and_refusals(tmp_path: Path) -> N
     error = sheet.refusal("dazed", unit="a")
     assert isinstance(error, QuestionError)
     assert str(error) == "village-brawl: 'a' is dazed (x.txt:10)"
+
+
+READ_FIELDS = """
+[[fields]]
+name = "weapon"
+kind = "choice"
+label = "weapon"
+choices = ["fists", "club", "bottle"]
+cite = { line = 12, quote = "Brawlers fight with what they hold" }
+
+[[fields]]
+name = "dazed"
+kind = "flag"
+label = "dazed"
+default = false
+cite = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
+
+[[fields]]
+name = "bruises"
+kind = "count"
+label = "bruises"
+default = 0
+cite = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
+"""
+
+
+def test_a_declared_field_reads_as_its_kind_or_is_named_missing(tmp_path: Path) -> None:
+    path = tmp_path / "sheet.toml"
+    path.write_text(READ_FIELDS, encoding="utf-8")
+    sheet = load_sheet(path, "x.txt", "village-brawl")
+    given = Unit("a", "red", (), attrs={"weapon": "club", "dazed": 1, "bruises": "2"})
+    # a flag as true or false, a count as a whole number, a choice as its word
+    assert sheet.read(given, "dazed") is True
+    assert sheet.read(given, "bruises") == 2
+    assert sheet.read(given, "weapon") == "club"
+    # a rule that accepts fewer of the field's words refuses the others, naming those it takes
+    with pytest.raises(QuestionError) as raised:
+        sheet.read(given, "weapon", ("fists", "bottle"))
+    assert str(raised.value) == (
+        "village-brawl: unit 'a' has weapon 'club'; accepted values are 'fists' or 'bottle'"
+    )
+    # a missing one is a MissingAttribute: what it accepts, and the value standing in for it
+    bare = Unit("b", "red", ())
+    for name, says, stand_in in (
+        ("dazed", "give true or false", False),
+        ("bruises", "give a whole number from 0", 0),
+        ("weapon", "give one of 'fists', 'club' or 'bottle'", "fists"),
+    ):
+        with pytest.raises(MissingAttribute) as missing:
+            sheet.read(bare, name)
+        assert str(missing.value) == f"village-brawl: unit 'b' has no {name!r}; {says}"
+        assert missing.value.placeholder == stand_in
+    with pytest.raises(MissingAttribute, match="give one of 'bottle'") as missing:
+        sheet.read(bare, "weapon", ("bottle",))
+    assert missing.value.placeholder == "bottle"
 
 
 def test_two_enemies_are_different_units_of_different_sides(tmp_path: Path) -> None:

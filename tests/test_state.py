@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, check_count, check_flag, get_ruleset, read_scene
+from rules.engine import Cite, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
-from rules.scene import Scene, Unit
+from rules.scene import Scene
 from rules.state import (
     Change,
     Field,
@@ -304,15 +304,6 @@ def test_removals_take_each_base_off_and_likeliest_is_the_lowest_most_likely_cou
     assert likeliest([0.25, 0.5, 0.25]) == 1
     assert likeliest([0.4, 0.2, 0.4]) == 0
     assert likeliest([1]) == 0
-
-
-def test_check_flag_and_check_count_read_the_state_or_name_it_missing() -> None:
-    unit = Unit("a", "red", (), attrs={"fired": 1, "hits": "2", "none": None})
-    assert check_flag(unit, "fired", ruleset="r") is True
-    assert check_count(unit, "hits", ruleset="r") == 2
-    for check, wanted in ((check_flag, "true or false"), (check_count, "whole number")):
-        with pytest.raises(MissingAttribute, match=wanted):
-            check(unit, "none", ruleset="r")
 
 
 def test_close_keys() -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from ... import dice as dice_math
 from ...answer import Modifier, Resolution, Roll, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Ruleset, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
@@ -35,13 +35,14 @@ CITE = SimpleNamespace(**DATA["cites"])
 N = SimpleNamespace(**DATA["numbers"])
 """The page's numbers, by name (`N.leader_check_hits`)."""
 
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-CHOICES = {f.name: f.choices for f in UNIT_FIELDS if f.choices}
+CHOICES = {f.name: f.choices for f in DATA.fields if f.choices}
 """The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
 refusal = DATA.refusal
 """A question the page refuses, in the words of sheet.toml's `[refusals]`, `{names}` filled in."""
+read = DATA.read
+"""A unit's word for one of the page's choices (`type`, `die`, `quality`, `gun_state`)."""
 
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
@@ -55,15 +56,11 @@ ON_A, ON_B = ("hits_on_a", "top_face_by_b"), ("hits_on_b", "top_face_by_a")
 
 
 class AgeOfNapoleon(Ruleset):
-    id = RULESET_ID
+    data = DATA
     title = "Warfare in the Age of Napoleon (page 3)"
-    sheet = SHEET
     unit = "cm"
     grid = True
-    phases: ClassVar[tuple[str, ...]] = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule: ClassVar[str] = DATA["sequence"]["sides_rule"]
-    unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"ranges"})
 
     def known_unit_keys(self) -> frozenset[str]:
@@ -205,7 +202,7 @@ class AgeOfNapoleon(Ruleset):
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
         (a,) = expect_args("overheat", args, ("GUN",))
         gun = scene.unit_of(a)
-        kind = _attr(gun, "type")
+        kind = read(gun, "type")
         if kind != "machine-gun":
             raise refusal("not_a_gun", unit=gun.id, kind=kind)
         case, turns = _overheat_case(gun)
@@ -235,7 +232,7 @@ class AgeOfNapoleon(Ruleset):
             raise refusal("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}")
         size = _box_size(scene)
         unit, grid = table_of(scene).unit_of(args[0]), table_of(scene).grid(size)
-        kind = _attr(unit, "type")
+        kind = read(unit, "type")
         legal, rule = DATA["facings"][kind]["legal"], DATA["facings"][kind]["cite"]
         asked = None if len(args) == 1 else parse_facing(args[1])
         if asked is not None and asked not in legal:
@@ -321,13 +318,13 @@ class AgeOfNapoleon(Ruleset):
         """`morale UNIT`: its grade and rocket modifiers (the rest is on the QRC)."""
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(a)
-        grade, forced = _attr(unit, "quality"), unit.get("rocket_checks")
+        grade, forced = read(unit, "quality"), unit.get("rocket_checks")
         broken, grades = unit.get("broken"), CHOICES["quality"]
         now = ", and broken" if broken else ""
         lines = [f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades}){now}"]
         modifier: dict[str, Any] = {"value": None, "source": None}
         if forced:
-            kind = _attr(unit, "type")
+            kind = read(unit, "type")
             mod, said = DATA["rocket_morale"].get(kind), "no rocket modifier on page 3"
             if mod is not None:
                 modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
@@ -372,7 +369,7 @@ class AgeOfNapoleon(Ruleset):
             yield from (Candidate("morale", (u.id,)) for u in units if u.get("rocket_checks"))
         else:
             for unit in units:
-                if _attr(unit, "type") == "machine-gun" and _attr(unit, "gun_state") != "broken":
+                if read(unit, "type") == "machine-gun" and read(unit, "gun_state") != "broken":
                     yield Candidate("overheat", (unit.id,))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
@@ -548,20 +545,15 @@ def _band_of(bands: Mapping[str, float], boxes: float) -> str | None:
     return next((label for label, limit in bands.items() if within(boxes, limit)), None)
 
 
-def _attr(unit: Unit, key: str) -> str:
-    """A unit's word for one of the page's choices (`type`, `die`, `quality`, `gun_state`)."""
-    return check_attr(unit, key, CHOICES[key], ruleset=RULESET_ID)
-
-
 def _die(unit: Unit, melee: bool = False) -> str:
     """The die a unit rolls (lines 7-9), its `melee_die` in melee if it has one (line 35)."""
-    return _attr(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
+    return read(unit, "melee_die" if melee and unit.get("melee_die") is not None else "die")
 
 
 def _overheat_case(gun: Unit) -> tuple[str, int]:
     """A gun's case of lines 13-17 at the end of a turn (sheet.toml `[overheat]`), its turns."""
     turns, fired = gun.get("consecutive_fire"), gun.get("fired")
-    state = _attr(gun, "gun_state")
+    state = read(gun, "gun_state")
     hot = "_hot" if state == "overheated" else ""
     if state in ("broken", "cooling"):
         return state, turns
@@ -572,7 +564,7 @@ def _overheat_case(gun: Unit) -> tuple[str, int]:
 
 def _cannot_fire(unit: Unit) -> str:
     """Why a unit may not fire this turn ('' when it may): a gun resting or broken (line 16)."""
-    state = _attr(unit, "gun_state")
+    state = read(unit, "gun_state")
     return say(f"cannot_fire_{state}") if state in ("cooling", "broken") else ""
 
 
@@ -664,7 +656,7 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
 
 def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
     """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
-    kind = _attr(unit, "type")
+    kind = read(unit, "type")
     mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
     source = None if mod["cite"] is None else str(mod["cite"])
     said = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}

@@ -8,16 +8,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from calibration.units import format_length
 
-from ... import dice, engine
+from ... import dice
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
-from ...engine import Action, Candidate, Cite, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Cite, Ruleset, expect_args
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -37,9 +36,9 @@ WEAPONS = SMALL_ARMS + GUNS
 FORMED, FOOT_FORMATIONS = WORDS["formed"], WORDS["formed"] + WORDS["unformed"]
 GUN_FORMATIONS, ROLES = WORDS["gun_formations"], WORDS["roles"]
 LEADER_ROLES, NON_FIRING_ROLES = WORDS["leader_roles"], WORDS["non_firing_roles"]
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-say, refusal = DATA.say, DATA.refusal
-INITIATIVE: Cite = PHASE_STEPS[1].cite
+say, refusal, read = DATA.say, DATA.refusal, DATA.read
+"""A text of `[texts]` filled in, a refusal of `[refusals]`, a unit's declared field."""
+INITIATIVE: Cite = DATA.phases[1].cite
 ACTION_PHASES = ("action-1", "action-2")
 
 Cost = Mapping[str, Any]
@@ -86,16 +85,6 @@ SPENT = {False: "actions_spent", True: "commander_actions"}
 """Where a unit's actions spent this turn are counted, and its commander's (line 16)."""
 
 
-_type = partial(check_attr, key="type", accepted_values=TYPES, ruleset=ID)
-_class = partial(check_attr, key="class", accepted_values=CLASSES, ruleset=ID)
-_gun_formation = partial(check_attr, key="formation", accepted_values=GUN_FORMATIONS, ruleset=ID)
-"""A unit's type, class and gun formation, in the sheet's words."""
-_count = partial(engine.check_count, ruleset=ID)
-"""A count of play (`shock`...), 0 at the start of a game."""
-_flag = partial(engine.check_flag, ruleset=ID)
-"""A flag of play; `mounted` has no start-of-game value."""
-
-
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Changes = tuple[Change, ...]
@@ -118,14 +107,10 @@ class Troops:
 
 
 class ColonialAdventure(Ruleset):
-    id = ID
+    data = DATA
     title = "QRS / COLONIAL ADVENTURE"
-    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = say("sides-rule", cite=INITIATIVE)
-    unit_fields = UNIT_FIELDS
     terrain_keys = frozenset({"obstacle", "barred"})
     """What the action costs read of terrain (lines 21-23)."""
     cover_policy = replace(
@@ -164,38 +149,38 @@ class ColonialAdventure(Ruleset):
 
     def _weapon(self, unit: Unit) -> str:
         """A gun for artillery, small arms for the rest; any other pairing is refused."""
-        kind, weapon = _type(unit), unit.get("weapon")
+        kind, weapon = read(unit, "type"), unit.get("weapon")
         allowed, other = (GUNS, SMALL_ARMS) if kind == "artillery" else (SMALL_ARMS, GUNS)
         if weapon in other:
             raise refusal(
                 "weapon", unit=unit.id, kind=kind, weapon=weapon, allowed=accepted(allowed)
             )
-        return check_attr(unit, "weapon", allowed, ruleset=self.id)
+        return read(unit, "weapon", allowed)
 
     def _left(self, unit: Unit, *, commander: bool = False) -> int:
         """Actions the unit (or the commander with it) has left this turn (line 16)."""
-        return max(0, PER_TURN - _count(unit, SPENT[commander]))
+        return max(0, PER_TURN - read(unit, SPENT[commander]))
 
     def _loaded(self, unit: Unit, weapon: str) -> bool:
         """Whether the weapon is ready: always for one the sheet never reloads."""
-        return weapon not in RELOAD or _flag(unit, "loaded")
+        return weapon not in RELOAD or read(unit, "loaded")
 
     def _formed(self, unit: Unit) -> bool:
         """Whether the unit is "in Formation" (line 84); artillery never is."""
-        if _type(unit) == "artillery":
+        if read(unit, "type") == "artillery":
             return False
-        return check_attr(unit, "formation", FOOT_FORMATIONS, ruleset=self.id) in FORMED
+        return read(unit, "formation", FOOT_FORMATIONS) in FORMED
 
     def _mounted(self, unit: Unit) -> bool:
         """Cavalry, and mounted infantry while mounted, are mounted men."""
-        kind = _type(unit)
-        return _flag(unit, "mounted") if kind == "mounted-infantry" else kind == "cavalry"
+        kind = read(unit, "type")
+        return read(unit, "mounted") if kind == "mounted-infantry" else kind == "cavalry"
 
     def _troops(self, unit: Unit) -> Troops:
         for b in unit.bases:
             if b.role is not None and b.role not in ROLES:
                 raise refusal("role", base=b.id, unit=unit.id, role=b.role, roles=accepted(ROLES))
-        lost = _count(unit, "casualties")
+        lost = read(unit, "casualties")
         figures = sum(b.figures for b in unit.bases)
         firing = sum(b.figures for b in unit.bases if b.role not in NON_FIRING_ROLES)
         leaders = sum(b.figures for b in unit.bases if b.role in LEADER_ROLES)
@@ -295,11 +280,11 @@ class ColonialAdventure(Ruleset):
         if not self._loaded(unit, weapon):
             reload = _cost_said(self._reload_cost(unit, weapon))
             out.append(say("not-loaded", unit=unit.id, **reload))
-        if weapon == "repeating-gun" and _flag(unit, "jammed"):
+        if weapon == "repeating-gun" and read(unit, "jammed"):
             out.append(say("jammed", unit=unit.id, **_cost_said(COSTS["fix-jam"])))
         fire = COSTS["fire"]
         if weapon in GUNS:
-            if _gun_formation(unit) == "limbered":
+            if read(unit, "formation", GUN_FORMATIONS) == "limbered":
                 out.append(f"{unit.id} is limbered: unlimber it first ({COSTS['limber']['cite']})")
         elif self._left(unit) < fire["actions"]:
             spent = f"{unit.id} has spent its {PER_TURN} actions this turn ({PER_TURN_CITE})"
@@ -309,7 +294,7 @@ class ColonialAdventure(Ruleset):
     def _reload_cost(self, unit: Unit, weapon: str) -> Cost:
         """What reloading the weapon costs: lines 27-30, a gun +1 per two gunners dead (114)."""
         cost = COSTS[RELOAD[weapon]]
-        extra = _count(unit, "casualties") // DATA["gunners_dead"]["per"]
+        extra = read(unit, "casualties") // DATA["gunners_dead"]["per"]
         return {**cost, "actions": cost["actions"] + extra} if weapon in GUNS and extra else cost
 
     def _fire_dice(
@@ -323,13 +308,13 @@ class ColonialAdventure(Ruleset):
             dead = f" ({troops.lost} dead not counted)" if troops.lost else ""
             why = f"{troops.firing} figures firing{dead}, 1 die each"
             mods = [Modifier(troops.firing * FIRE["per_figure"], why, FIRE["per_figure_cite"])]
-            cls = _class(shooter)
+            cls = read(shooter, "class")
             adj = DATA["class_fire"][cls]
             if "per" in adj:
                 why = f"class {cls.upper()}: {adj['dice']:+d} per {adj['per']} men firing"
                 mods.append(Modifier(adj["dice"] * (troops.firing // adj["per"]), why, adj["cite"]))
         mods += _leaders(troops, FIRE, "leader figures")
-        mods += _shock_dice(_count(shooter, "shock"), FIRE, " on the firer")
+        mods += _shock_dice(read(shooter, "shock"), FIRE, " on the firer")
         shares = [] if cover is Cover.NONE else [COVER_WORD[cover]]  # cover, fortification
         return _by_shares(max(0, int(sum(m.value for m in mods))), mods, FIRE, shares), mods
 
@@ -390,25 +375,25 @@ class ColonialAdventure(Ruleset):
         attacker none."""
         aspect = geo.aspect(near.a, near.b).aspect  # where the attacker stands to the defender
         cover = table.cover(self.cover_policy, near.a, near.b).cover
-        cls, enemy_cls, troops = _class(unit), _class(enemy), self._troops(unit)
+        cls, enemy_cls, troops = read(unit, "class"), read(enemy, "class"), self._troops(unit)
         men = troops.firing * MELEE["per_man"]
         mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
         mods += _leaders(troops, MELEE, "officers/leaders")
         for key, field in (("attack_action", "attack_actions"), ("support", "supporting_units")):
-            if n := _count(unit, field):
+            if n := read(unit, field):
                 why = f"{n} {field.replace('_', ' ')}"
                 mods.append(Modifier(n * MELEE[key], why, MELEE[f"{key}_cite"]))
         if (steps := CLASSES.index(enemy_cls) - CLASSES.index(cls)) > 0:
             why = f"class {cls.upper()} is {steps} status above {enemy_cls.upper()}"
             mods.append(Modifier(steps * MELEE["status"], why, MELEE["status_cite"]))
-        mods += _shock_dice(_count(unit, "shock"), MELEE, "")
+        mods += _shock_dice(read(unit, "shock"), MELEE, "")
         pool = max(0, int(sum(m.value for m in mods)))
         mounted, enemy_base = self._mounted(unit), near.b if attacking else near.a
         applies = {  # the sheet's percentages, in its order (lines 132-135)
             "fortification": not attacking and cover is Cover.HARD,
             "flank": not attacking and aspect is not geo.Aspect.FRONT,
             "cavalry_open": mounted
-            and _type(enemy) != "artillery"
+            and read(enemy, "type") != "artillery"
             and not self._mounted(enemy)
             and not self._formed(enemy)
             and (not attacking or cover is Cover.NONE)
@@ -417,7 +402,7 @@ class ColonialAdventure(Ruleset):
         }
         shares = [key for key, yes in applies.items() if yes]
         pool = _by_shares(pool, mods, MELEE, shares, aspect=aspect.value)
-        fighters = _flag(unit, "fighters")
+        fighters = read(unit, "fighters")
         bonus = MELEE["fighters"] if fighters else 0
         kill, shock = MELEE["kill_face"] - bonus, MELEE["shock_face"] - bonus
         p_kill = dice.p_at_least(6, kill)
@@ -443,7 +428,7 @@ class ColonialAdventure(Ruleset):
         mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
         rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
-        spent, before = sum(c["actions"] for c in steps), _count(unit, "actions_spent")
+        spent, before = sum(c["actions"] for c in steps), read(unit, "actions_spent")
         thrown = {"dice": mv["dice"], "sides": mv["sides"], "source": str(mv["dice_cite"])}
         thrown |= {"distribution_inches": list(rolled.floats), "exact": list(rolled.exact)}
         thrown["mean_inches"] = float(rolled.mean)
@@ -470,9 +455,9 @@ class ColonialAdventure(Ruleset):
 
     def _moves_as(self, unit: Unit) -> str:
         """The row of the movement tables the unit moves by (lines 39-51)."""
-        kind = _type(unit)
+        kind = read(unit, "type")
         if kind == "artillery":
-            return _gun_formation(unit)
+            return read(unit, "formation", GUN_FORMATIONS)
         return "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
 
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
@@ -498,14 +483,14 @@ class ColonialAdventure(Ruleset):
     def _costs(self, unit: Unit) -> tuple[list[tuple[str, Cost]], list[str]]:
         """Every action of the ACTION COST list (lines 20-33) open to the unit, by its key in
         `COSTS`, with what it costs this unit; and notes."""
-        kind, weapon, troops = _type(unit), self._weapon(unit), self._troops(unit)
+        kind, weapon, troops = read(unit, "type"), self._weapon(unit), self._troops(unit)
         keys = ["move", "low-obstacle", "high-obstacle", "building"]
         keys += {"mounted-infantry": ["mount"], "artillery": ["limber"]}.get(kind, [])
         costs, notes = [(key, COSTS[key]) for key in [*keys, "fire"]], []
         if weapon in RELOAD:
             cost, listed = self._reload_cost(unit, weapon), COSTS[RELOAD[weapon]]
             if cost["actions"] != listed["actions"]:
-                dead, extra = _count(unit, "casualties"), cost["actions"] - listed["actions"]
+                dead, extra = read(unit, "casualties"), cost["actions"] - listed["actions"]
                 cite = DATA["gunners_dead"]["cite"]
                 notes.append(f"{dead} gunners dead: +{extra} to reload ({cite})")
             costs.append((RELOAD[weapon], cost))
@@ -526,8 +511,8 @@ class ColonialAdventure(Ruleset):
             if key != "fire"
             and cost["actions"] <= self._left(unit, commander=key in BY_COMMANDER)
             and not (key.startswith("reload") and self._loaded(unit, weapon))
-            and not (key == "fix-jam" and not _flag(unit, "jammed"))
-            and not (key == "rally" and not _count(unit, "shock"))
+            and not (key == "fix-jam" and not read(unit, "jammed"))
+            and not (key == "rally" and not read(unit, "shock"))
         ]
 
     def unit_actions(self, scene: Scene, args: Args) -> Resolution:
@@ -538,7 +523,7 @@ class ColonialAdventure(Ruleset):
         costs, notes = self._costs(unit)
         left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
         data: dict[str, Any] = {"unit": ident, "actions_per_turn": PER_TURN}
-        data |= {"source": str(PER_TURN_CITE), "actions_spent": _count(unit, "actions_spent")}
+        data |= {"source": str(PER_TURN_CITE), "actions_spent": read(unit, "actions_spent")}
         data |= {"actions_left": left, "costs": [_cost_json(c) for _, c in costs]}
         data |= {"open_now": open_now, "notes": notes}
         lines = [say("actions", **data, who=unit.id), *(say("cost", **c) for _, c in costs)]
@@ -555,7 +540,7 @@ class ColonialAdventure(Ruleset):
         """`morale UNIT`: shock points against men: hold, retire how far, or broken."""
         (ident,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(ident)
-        shock, men, cls = _count(unit, "shock"), self._troops(unit).men, _class(unit)
+        shock, men, cls = read(unit, "shock"), self._troops(unit).men, read(unit, "class")
         row = MORALE["retire"][cls]
         retire_cite, broken_cite = MORALE["retire_cite"], MORALE["broken_cite"]
         over, broken = max(0, shock - men), shock >= MORALE["broken_times"] * men
@@ -611,7 +596,7 @@ class ColonialAdventure(Ruleset):
                     yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
-                if _count(unit, "shock") > self._troops(unit).men:
+                if read(unit, "shock") > self._troops(unit).men:
                     yield Candidate("morale", (unit.id,))
         else:
             # Guns fire in the Artillery Phase, the rest in the Action Phases, where each unit
@@ -622,7 +607,7 @@ class ColonialAdventure(Ruleset):
             shots = [
                 (shooter, enemy)
                 for shooter, enemy, gap, slack in table.enemy_pairs(scene.units, math.inf)
-                if (_type(shooter) == "artillery") == guns
+                if (read(shooter, "type") == "artillery") == guns
                 and geo.within(gap, REACH[self._weapon(shooter)] + slack)
                 and not self._not_ready(shooter, self._weapon(shooter))
             ]
@@ -653,7 +638,7 @@ class ColonialAdventure(Ruleset):
 
     def _add(self, unit: Unit, key: str, n: int, why: str, cite: Cite) -> Change:
         """The change that adds `n` to one of the unit's counts of play."""
-        return Change(unit.id, key, _count(unit, key) + n, why, cite)
+        return Change(unit.id, key, read(unit, key) + n, why, cite)
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
@@ -702,7 +687,7 @@ class ColonialAdventure(Ruleset):
         """The men a unit lost: the bases taken off, and the dead whose figures still stand in
         `casualties`; every base when every man is dead."""
         figures = {b.id: b.figures for b in unit.bases}
-        before = _count(unit, "casualties")
+        before = read(unit, "casualties")
         lost = before + killed
         if lost >= sum(figures.values()):
             dead = f"{why}: every man of {unit.id} is dead"
@@ -806,11 +791,11 @@ class ColonialAdventure(Ruleset):
             why, cite = does.get("why", action), does.get("cite", cite)
             changes.append(self._add(unit, does["adds"], does["by"], why, cite))
         elif key == "mount":
-            mounted = _flag(unit, "mounted")
+            mounted = read(unit, "mounted")
             now = "dismounts" if mounted else "mounts"
             changes.append(Change(unit.id, "mounted", not mounted, now, cite))
         elif key == "limber":
-            now = _gun_formation(unit)
+            now = read(unit, "formation", GUN_FORMATIONS)
             after = "unlimbered" if now == "limbered" else "limbered"
             changes.append(Change(unit.id, "formation", after, after, cite))
         return tuple(changes)
@@ -856,7 +841,7 @@ class ColonialAdventure(Ruleset):
 
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit, steps = self._move_steps(scene, args)
-        after = _count(unit, "actions_spent") + sum(c["actions"] for c in steps)
+        after = read(unit, "actions_spent") + sum(c["actions"] for c in steps)
         why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 

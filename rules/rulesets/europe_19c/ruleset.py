@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from ... import dice as dice_math
-from ... import engine
 from ... import geometry as geo
 from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, Threshold
 from ...answer import length_json as length
 from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
-from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
-from ...errors import MissingAttribute, accepted
+from ...engine import Action, Candidate, Ruleset, expect_args
+from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
 from ...sheetdata import load_sheet
@@ -43,12 +42,10 @@ CITE: Final[dict[str, Cite]] = DATA["cite"]
 NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
-UNIT_FIELDS: Final = DATA.fields
-WORDS: Final = {f.name: f.choices for f in UNIT_FIELDS}
+WORDS: Final = {f.name: f.choices for f in DATA.fields}
 """The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
-PHASE_STEPS: Final = DATA.phases
 TERRAIN: Final = {
     name: frozenset(map(TerrainKind, kinds)) for name, kinds in DATA["terrain"].items()
 }
@@ -59,7 +56,9 @@ say_lines: Final = DATA.lines
 """A text of several lines (`shoot`, `charge`, `melee`), a line of the answer each."""
 refusal: Final = DATA.refusal
 """A question the sheet cannot answer, in the words of sheet.toml's `[refusals]`."""
-STEP: Final = {p.name: p.cite for p in PHASE_STEPS}
+read: Final = DATA.read
+"""A unit's declared field (`read(unit, "fired")`), named as missing when it has none."""
+STEP: Final = {p.name: p.cite for p in DATA.phases}
 """The line of each step of the sequence of play: what a unit did this turn is set by its step."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
@@ -68,17 +67,13 @@ Changes = tuple[Change, ...]
 
 
 class Europe19c(Ruleset):
-    id = ID
+    data = DATA
     title = "19th Century Europe QRS"
-    sheet = SHEET
     unit = "cm"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = (
         "the sheet dices for no initiative and orders no side before another: every side acts in "
         "every step of the sequence of play (lines 5-11)"
     )
-    unit_fields = UNIT_FIELDS
     scene_keys: ClassVar[frozenset[str]] = frozenset({"game_size"})
     """`game_size`, `standard` or `mini`: the command-roll columns (line 145)."""
     sight_policy = replace(Ruleset.sight_policy, bases_block=True)
@@ -245,7 +240,7 @@ class Europe19c(Ruleset):
         elif size not in ("standard", "mini"):
             where = "the scene's game_size is" if asked is None else "game size"
             raise refusal("game-size", where=where, value=size)
-        rating = check_attr(leader, "rating", WORDS["rating"], ruleset=self.id)
+        rating = read(leader, "rating")
         column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
         # Each row of the table is two faces of the D6: a third.
         rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
@@ -393,15 +388,15 @@ class Europe19c(Ruleset):
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`morale UNIT`: the score needed, how many tests the unit's state calls for, the odds."""
         (unit,) = map(table_of(scene).unit_of, expect_args("morale", args, ("UNIT",)))
-        level = check_attr(unit, "quality", WORDS["quality"], ruleset=self.id)
+        level = read(unit, "quality")
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
-        removed = count(unit, "bases_removed")
-        if flag(unit, "fired_on") and kind_of(unit) != "cavalry":
+        removed = read(unit, "bases_removed")
+        if read(unit, "fired_on") and kind_of(unit) != "cavalry":
             raise refusal("fired-on", unit=unit, kind=kind_of(unit))
         causes = [  # how many tests each calls for (lines 130-132)
             (removed, f"{removed} base(s) removed", CITE["base_removed"]),
-            (flag(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
-            (2 * flag(unit, "lost_melee"), "lost hand-to-hand combat", CITE["lost_melee"]),
+            (read(unit, "fired_on"), "charging cavalry fired on by the target", CITE["fired_on"]),
+            (2 * read(unit, "lost_melee"), "lost hand-to-hand combat", CITE["lost_melee"]),
         ]
         reasons = [{**reason(why, cite), "tests": int(n)} for n, why, cite in causes if n]
         tests = sum(int(r["tests"]) for r in reasons)
@@ -443,7 +438,7 @@ class Europe19c(Ruleset):
         slack = 2 * table.most_uncertain + geo.EPS  # more than any length can be off by
         if phase == "change-formation":
             leaders = (u for u in units if u.get("rating") is not None)
-            unrolled = (u for u in leaders if not count(u, "command_score"))
+            unrolled = (u for u in leaders if not read(u, "command_score"))
             yield from (Candidate("command", (u.id,)) for u in unrolled)
             yield from (Candidate("formation", (u.id,)) for u in units if kind_of(u) in FORMATIONS)
         elif phase == "charge":
@@ -458,7 +453,7 @@ class Europe19c(Ruleset):
         elif phase == "movement":
             yield from (Candidate("move", (u.id,)) for u in units if not _done_moving(u))
         elif phase == "firing":
-            firers = [f for f in units if not _cannot_fire(f) and not flag(f, "fired")]
+            firers = [f for f in units if not _cannot_fire(f) and not read(f, "fired")]
             near = [(f, table.units_within(f, bands_of(f)[-1][1])) for f in firers]
             shots = self.shots(table, [(f, [t for t in ts if t.side != f.side]) for f, ts in near])
             yield from (Candidate("shoot", (s.firer.id, s.target.id)) for s in shots if s.allowed)
@@ -471,7 +466,7 @@ class Europe19c(Ruleset):
     def standing_candidates(self, scene: Scene) -> Iterable[Candidate]:
         """Every unit whose state calls for a morale test (lines 128-132), at every step."""
         for u in scene.units:
-            if count(u, "bases_removed") or flag(u, "fired_on") or flag(u, "lost_melee"):
+            if read(u, "bases_removed") or read(u, "fired_on") or read(u, "lost_melee"):
                 yield Candidate("morale", (u.id,))
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
@@ -491,9 +486,9 @@ class Europe19c(Ruleset):
         if not table.gap(a.bases, d.bases).touching:
             return None
         first, note = (a, d), ""
-        if flag(d, "charged") and not flag(a, "charged"):
+        if read(d, "charged") and not read(a, "charged"):
             first = (d, a)
-        elif flag(a, "charged") == flag(d, "charged"):
+        elif read(a, "charged") == read(d, "charged"):
             note = f"neither or both marked charged: {a.id} taken as the attacker"
         for attacker, defender in (first, first[::-1]):
             sides = ((attacker, defender, True), (defender, attacker, False))
@@ -539,13 +534,13 @@ class Europe19c(Ruleset):
         changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
         if lost:
             why = f"{len(lost)} base(s) removed: a morale test each"
-            after = count(target, "bases_removed") + len(lost)
+            after = read(target, "bases_removed") + len(lost)
             changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
         # Charging cavalry in contact with the firer it charged is fired on by its target.
         table = table_of(scene)
         touching = table.gap(firer.bases, target.bases).touching
-        charging = touching and kind_of(target) == "cavalry" and flag(target, "charged")
-        if charging and not flag(target, "fired_on"):
+        charging = touching and kind_of(target) == "cavalry" and read(target, "charged")
+        if charging and not read(target, "fired_on"):
             why = f"charging cavalry fired on by its target {firer.id}: a morale test"
             changes.append(Change(target.id, "fired_on", True, why, CITE["fired_on"]))
         return tuple(changes)
@@ -629,7 +624,7 @@ class Europe19c(Ruleset):
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
         unit = scene.unit_of(expect_args("move", args, ("UNIT",))[0])
         changes = [Change(unit.id, "moved", True, "moved this turn", STEP["movement"])]
-        if reported.get("pivoted") and not flag(unit, "pivoted"):
+        if reported.get("pivoted") and not read(unit, "pivoted"):
             why = "pivoted: it cannot fire this turn"
             changes.append(Change(unit.id, "pivoted", True, why, CITE["pivoted"]))
         return tuple(changes)
@@ -658,9 +653,9 @@ class Europe19c(Ruleset):
         lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
         changes = list(removals(lost, "failed a morale test", CITE["failure"]))
         taken = "its tests are taken"
-        if count(unit, "bases_removed"):
+        if read(unit, "bases_removed"):
             changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
-        flags = [k for k in ("fired_on", "lost_melee") if flag(unit, k)]
+        flags = [k for k in ("fired_on", "lost_melee") if read(unit, k)]
         changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
         return tuple(changes)
 
@@ -753,18 +748,16 @@ class Shot:
 # Reading a unit in the sheet's words
 
 
-kind_of = partial(check_attr, key="type", accepted_values=WORDS["type"], ruleset=ID)
+kind_of = partial(read, name="type")
 """The unit's `type`: infantry, cavalry, dragoons, skirmishers or artillery."""
-order_of = partial(check_attr, key="order", accepted_values=WORDS["order"], ruleset=ID)
+order_of = partial(read, name="order")
 """Infantry's order, close or loose."""
-flag = partial(engine.check_flag, ruleset=ID)
-count = partial(engine.check_count, ruleset=ID)
 
 
 def formation_of(unit: Unit) -> str | None:
     """Infantry line or column, artillery limbered or unlimbered; None for the other types."""
     words = FORMATIONS.get(kind_of(unit))
-    return None if words is None else check_attr(unit, "formation", words, ruleset=ID)
+    return None if words is None else read(unit, "formation", words)
 
 
 def troops(unit: Unit) -> str:
@@ -787,12 +780,10 @@ def weapon_of(unit: Unit) -> str:
     type a small arm."""
     kind = kind_of(unit)
     arms = [k for k, w in WEAPONS.items() if w.get("artillery", False) == (kind == "artillery")]
-    if unit.get("weapon") is None:
-        raise MissingAttribute(ID, unit.id, "weapon", f"one of {accepted(arms)}", arms[0])
-    name = check_attr(unit, "weapon", WORDS["weapon"], ruleset=ID)
-    if name not in arms:
+    name = unit.get("weapon")
+    if name in WORDS["weapon"] and name not in arms:
         raise refusal("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
-    return name
+    return str(read(unit, "weapon", arms))
 
 
 def bands_of(unit: Unit) -> list[tuple[dict[str, Any], float]]:
@@ -870,7 +861,7 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
 
 def _done_moving(unit: Unit) -> bool:
     """The unit charged (its move to contact, line 38) or moved this turn."""
-    return flag(unit, "moved") or flag(unit, "charged")
+    return read(unit, "moved") or read(unit, "charged")
 
 
 # Firing and hand-to-hand
@@ -880,7 +871,7 @@ def _cannot_fire(unit: Unit) -> list[dict[str, Any]]:
     """Why the unit may not fire at all: cavalry, limbered or pivoted artillery."""
     kind = kind_of(unit)
     refused = {"cavalry": kind == "cavalry", "limbered": formation_of(unit) == "limbered"}
-    refused["pivoted"] = kind == "artillery" and flag(unit, "pivoted")
+    refused["pivoted"] = kind == "artillery" and read(unit, "pivoted")
     return [no_fire(why) for why, yes in refused.items() if yes]
 
 

@@ -20,7 +20,6 @@ import numpy as np
 
 from calibration.units import format_length
 
-from ... import engine
 from ... import geometry as geo
 from ...answer import (
     Cite,
@@ -37,7 +36,7 @@ from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
-from ...engine import Action, Candidate, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Ruleset, expect_args
 from ...errors import QuestionError, accepted
 from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -54,10 +53,9 @@ INCH = 25.4
 
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
-UNIT_FIELDS, PHASE_STEPS = DATA.fields, DATA.phases
-say, say_lines, refusal = DATA.say, DATA.lines, DATA.refusal
+say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
-a question the sheet refuses, in the words of its `[refusals]`."""
+a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
 
 
 def plural(n: int, word: str, many: str = "s") -> str:
@@ -65,13 +63,9 @@ def plural(n: int, word: str, many: str = "s") -> str:
     return f"{n} {word}{many * (n != 1)}"
 
 
-WORDS = {f.name: f.choices for f in UNIT_FIELDS}
-"""The words each attribute accepts (`WORDS["type"]`)."""
-TYPES = WORDS["type"]
+TYPES = DATA.field["type"].choices
 """The orders (and troop types), best first: one quality less is one step along (line 43)."""
-ARMS, GUNS, RATINGS, HURT = WORDS["arm"], WORDS["weapon"], WORDS["rating"], WORDS["hurt"]
-STATUS_WORDS, ORDERS_THIS_TURN = WORDS["status"], WORDS["orders_this_turn"]
-STEADY, AS_ORDERED = STATUS_WORDS[0], ORDERS_THIS_TURN[0]
+STEADY, AS_ORDERED = DATA.field["status"].default, DATA.field["orders_this_turn"].default
 
 HITS_PER_BASE: int = DATA["hits_per_base"]
 NERVE_NEED: int = DATA["nerve_need"]
@@ -320,36 +314,24 @@ def is_commander(unit: Unit) -> bool:
     return "commander" in [b.role for b in unit.bases]
 
 
-_arm = partial(check_attr, key="arm", accepted_values=ARMS, ruleset=ID)
-_guns = partial(check_attr, key="weapon", accepted_values=GUNS, ruleset=ID)
-_rating = partial(check_attr, key="rating", accepted_values=RATINGS, ruleset=ID)
-"""A unit's arm, an artillery unit's guns, a commander's rating, in the sheet's words."""
-
-
 def _order(unit: Unit) -> str:
     """The order the unit acts on this turn: the one it keeps while new orders wait for next
     turn (line 20), else its `orders`, else the order of its troop type (lines 5-7). It is the
     row of every "Unit type" table (fire, nerve, movement: lines 21, 49, 66-67)."""
     if unit.get("orders_this_turn") not in (None, AS_ORDERED):
-        return check_attr(unit, "orders_this_turn", ORDERS_THIS_TURN, ruleset=ID)
-    key = "type" if unit.get("orders") is None else "orders"
-    return check_attr(unit, key, TYPES, ruleset=ID)
+        return read(unit, "orders_this_turn")
+    return read(unit, "type" if unit.get("orders") is None else "orders")
 
 
 def _status(unit: Unit) -> str | None:
     """`routed`, `falling-back` or `pursuing`; None for a steady unit."""
-    status = check_attr(unit, "status", STATUS_WORDS, ruleset=ID)
+    status = read(unit, "status")
     return None if status == STEADY else status
-
-
-_flag = partial(engine.check_flag, ruleset=ID)
-"""A true-or-false state of a unit (the scene's, or its start-of-game value)."""
-_count = partial(engine.check_count, ruleset=ID)
 
 
 def _hits(unit: Unit) -> int:
     """Hits carried by the unit: 0-2, since the third hit removes a base (line 3)."""
-    hits = _count(unit, "hits")
+    hits = read(unit, "hits")
     if hits >= HITS_PER_BASE:
         raise refusal("hits-carried", unit=unit.id, hits=hits)
     return hits
@@ -357,14 +339,14 @@ def _hits(unit: Unit) -> int:
 
 def _nerve_of(unit: Unit, tests: int = 1) -> NerveTest:
     """How the unit tests its nerve (line 21): by the order it acts on, and its disorder."""
-    return NERVE_TESTS[_order(unit), _flag(unit, "disordered"), tests]
+    return NERVE_TESTS[_order(unit), read(unit, "disordered"), tests]
 
 
 def _fire_row(unit: Unit) -> tuple[tuple[FireBand, ...], dict[str, Any], str | None]:
     """The range bands of a unit's fire table, its row, and its guns: an artillery unit's
     (lines 59-62), else infantry's, the row of the order it acts on (lines 66-70)."""
-    if _arm(unit) == "artillery":
-        return ARTILLERY_BANDS, DATA["artillery_fire"][_guns(unit)], _guns(unit)
+    if read(unit, "arm") == "artillery":
+        return ARTILLERY_BANDS, DATA["artillery_fire"][read(unit, "weapon")], read(unit, "weapon")
     return INFANTRY_BANDS, DATA["infantry_fire"][_order(unit)], None
 
 
@@ -391,19 +373,19 @@ def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
 def _order_refusals(commander: Unit) -> Reasons:
     """Why a commander may change no unit's orders now: he has tried as many as his rating
     gives him this turn (line 11), or his horse was killed (line 14)."""
-    row, given = COMMANDERS[_rating(commander)], _count(commander, "orders_given")
+    row, given = COMMANDERS[read(commander, "rating")], read(commander, "orders_given")
     out: Reasons = []
     if given >= row["orders"]:
         changes = plural(row["orders"], "order change")
         out.append((f"he has tried {given} of his {changes} this turn", row["cite"]))
-    if check_attr(commander, "hurt", HURT, ruleset=ID) == "horse-killed":
+    if read(commander, "hurt") == "horse-killed":
         out.append(("his horse was killed: no action this turn / next", IF_HIT[2]["cite"]))
     return out
 
 
 def _pursues(unit: Unit) -> bool:
     """Whether the unit, winning a charge combat, must pursue: British cavalry (line 91)."""
-    return _arm(unit) == "cavalry" and unit.side.lower() == "british"
+    return read(unit, "arm") == "cavalry" and unit.side.lower() == "british"
 
 
 # --------------------------------------------------------------------------------------------
@@ -428,14 +410,14 @@ def move_allowance(table: Table, unit: Unit, crossing: Sequence[str] = ()) -> Al
     of the movement table (lines 49-52), or its guns' (line 56)."""
     if is_commander(unit):
         raise refusal("commander-moves", unit=unit.id)
-    arm = _arm(unit)
+    arm = read(unit, "arm")
     pieces = [s.terrain for b in unit.bases for s in table.standing(b)]
     pieces += [table.scene.terrain_piece(t) for t in crossing]
     names, kinds = tuple(dict.fromkeys(p.id for p in pieces)), {p.kind for p in pieces}
     going = "rough" if kinds & ROUGH_KINDS else "open"
     going = "obstacle" if kinds & OBSTACLE_KINDS else going
     if arm == "artillery":
-        static = _guns(unit) == "indian"
+        static = read(unit, "weapon") == "indian"
         moves = not static and going == "open"
         text = "guns_static" if static else "guns_manhandled" if moves else "guns_open_only"
         why = (say(text), CITE["indian_static" if static else "european_guns"])
@@ -501,14 +483,10 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
 
 
 class SepoysAndSoldiers(Ruleset):
-    id = ID
+    data = DATA
     title = "Sepoys & Soldiers - QRS"
-    sheet = SHEET
     unit = "in"
-    phases = tuple(p.name for p in PHASE_STEPS)
-    phase_steps = PHASE_STEPS
     sides_rule = say("sides_rule")
-    unit_fields = UNIT_FIELDS
     suggestions_say_their_phase: ClassVar[bool] = False
 
     def default_of(self, unit: Unit, name: str, default: Any) -> Any:
@@ -518,20 +496,20 @@ class SepoysAndSoldiers(Ruleset):
     def range_bands(self, scene: Scene, unit: Unit) -> tuple[RangeBand, ...]:
         """Infantry fire's 4" and 8" (line 66); a gun's 8", 20" and 30" where its row is not
         N/A (lines 59-62). Cavalry have no fire table and rockets fly their own path."""
-        arm = _arm(unit)
+        arm = read(unit, "arm")
         if arm == "foot":
             return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in INFANTRY_BANDS)
         if arm != "artillery":
             return ()
-        row = DATA["artillery_fire"][_guns(unit)]
+        row = DATA["artillery_fire"][read(unit, "weapon")]
         bands = [b for b in ARTILLERY_BANDS if b.label in row]
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
+        """Every action whose dice change the game (`outcomes`, in their order), then suggest."""
         ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
-        mine: dict[str, Action] = {"shoot": ask["shoot"], "command": self.command}
-        mine |= {"nerve": self.nerve, "charge": ask["charge"], "melee": ask["melee"]}
-        return {**super().actions(), **mine, "move": self.move, "suggest": self.suggest}
+        mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
+        return {**super().actions(), **mine, "suggest": self.suggest}
 
     def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
@@ -559,7 +537,7 @@ class SepoysAndSoldiers(Ruleset):
         see some base of the target within the longest range."""
         scene = table.scene
         _fighting("shoot", shooter, target)
-        arm = _arm(shooter)
+        arm = read(shooter, "arm")
         if arm == "rockets":
             return self._rockets(table, shooter, target)
         near = table.gap(shooter.bases, target.bases)
@@ -572,8 +550,8 @@ class SepoysAndSoldiers(Ruleset):
         need = None if band is None else row.get(band.label)
         if need is not None and target_kind is not None:
             need = need[TYPES.index(target_kind)]
-        moved = guns not in (None, "indian") and _flag(shooter, "moved")
-        acted = _flag(shooter, "acted")
+        moved = guns not in (None, "indian") and read(shooter, "moved")
+        acted = read(shooter, "acted")
         limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
         seen = None if band is None else self._seen(table, shooter, target, limit)
         allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
@@ -610,7 +588,7 @@ class SepoysAndSoldiers(Ruleset):
         fire, loss = None, SITUATIONS["loss-of-a-base"]
         if allowed and band is not None and need is not None:
             # Each base rolls 1d6, a disordered unit only half its bases, rounded up (line 42).
-            disordered, bases = _flag(shooter, "disordered"), len(shooter.bases)
+            disordered, bases = read(shooter, "disordered"), len(shooter.bases)
             dice = math.ceil(bases / 2) if disordered else bases
             half = "disordered: counts only half its bases (rounded up)"
             mods = (
@@ -647,7 +625,7 @@ class SepoysAndSoldiers(Ruleset):
         are independent: a base is spared only if every rocket spares it, counted exactly in
         whole numbers of 1 / BURST_DENOMINATOR ** rockets. (`suggest` lists only the
         rockets of a unit that has not acted and that may burst on the target: `_shots`.)"""
-        acted = _flag(shooter, "acted")
+        acted = read(shooter, "acted")
         each = BURST_DENOMINATOR  # a burst's chance is its weight / each
         scene, whole = table.scene, each ** len(shooter.bases)
         spared: dict[str, int] = {}  # of `whole`, the chance no rocket so far bursts on a base
@@ -722,8 +700,8 @@ class SepoysAndSoldiers(Ruleset):
         if asked is not None and (asked.side != commander.side or is_commander(asked)):
             too = " and is a commander" if is_commander(asked) else ""
             raise refusal("not-his", commander=commander, unit=asked, and_commander=too)
-        rating, refusals = _rating(commander), _order_refusals(commander)
-        row, given = COMMANDERS[rating], _count(commander, "orders_given")
+        rating, refusals = read(commander, "rating"), _order_refusals(commander)
+        row, given = COMMANDERS[rating], read(commander, "orders_given")
         units = _commanded(scene, commander) if asked is None else [asked]
         contacts = [(u, table.gap(commander.bases, u.bases).contact) for u in units]
         adjacent = [(u, t) for u, t in contacts if not t.beyond]
@@ -769,11 +747,11 @@ class SepoysAndSoldiers(Ruleset):
         table = table_of(scene)
         unit, situation = table.unit_of(args[0]), SITUATIONS.get(args[-1]) if args[1:] else None
         _fighting("nerve", unit)
-        kind, disordered = _order(unit), _flag(unit, "disordered")
+        kind, disordered = _order(unit), read(unit, "disordered")
         test = NERVE_TESTS[kind, disordered, situation["tests"] if situation else 1]
         by = [u for u in scene.units if u.side == unit.side and is_commander(u)]
         by = [u for u in by if table.gap(u.bases, unit.bases).touching]  # adjacent (line 17)
-        risks = [commander_risk(u.id, _rating(u)) for u in by]
+        risks = [commander_risk(u.id, read(u, "rating")) for u in by]
         data: dict[str, Any] = dict(unit=unit.id, type=unit.get("type"), orders=kind)
         data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
         data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
@@ -801,7 +779,7 @@ class SepoysAndSoldiers(Ruleset):
         """`charge`: a charge reaches as far as the charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
-        arm, target_arm = _arm(charger), _arm(target)
+        arm, target_arm = read(charger, "arm"), read(target, "arm")
         near = table.gap(charger.bases, target.bases)
         if arm == "artillery":
             reach = near.contact
@@ -815,9 +793,9 @@ class SepoysAndSoldiers(Ruleset):
                 reasons.append(("the target is beyond the charge move", None))
         if _status(charger) == "routed":
             reasons.append(("a routed unit must attempt to rally, not charge", CITE["rally"]))
-        elif _flag(charger, "disordered"):
+        elif read(charger, "disordered"):
             reasons.append(("a disordered unit must attempt to reform, not charge", CITE["reform"]))
-        if _flag(charger, "acted"):
+        if read(charger, "acted"):
             reasons.append((ACTED, CITE["one_action"]))
         allowed = arm != "artillery" and len(reasons) == 1  # the reach, and no refusal
         facing = geo.aspect(near.a, near.b)
@@ -970,23 +948,23 @@ class SepoysAndSoldiers(Ruleset):
         elif phase == "rally":
             # A routed unit must attempt to rally, a disordered one to reform (line 21).
             for u in troops:
-                if not _flag(u, "acted") and _status(u) == "routed":
+                if not read(u, "acted") and _status(u) == "routed":
                     yield Candidate("nerve", (u.id,))
-                elif not _flag(u, "acted") and _flag(u, "disordered"):
+                elif not read(u, "acted") and read(u, "disordered"):
                     yield Candidate("nerve", (u.id, "attempt-to-reform"))
         elif phase == "charge":
             # Not artillery, nor a unit routed, falling back, disordered or that has acted, nor
             # at an enemy beyond its charge move (lines 79-84; `_charge` says each refusal).
             for a, b, gap, unc in table.enemy_pairs(troops, LONGEST_CHARGE):
-                may = _arm(a) != "artillery" and _status(a) is None
-                may = may and not _flag(a, "disordered") and not _flag(a, "acted")
+                may = read(a, "arm") != "artillery" and _status(a) is None
+                may = may and not read(a, "disordered") and not read(a, "acted")
                 if may and not Threshold(gap, move_allowance(table, a).distance, unc).beyond:
                     yield Candidate("charge", (a.id, b.id))
         elif phase == "move":
             # Not a unit that has moved, or acted (but for the move of a failed nerve test).
             for u in troops:
-                may = not _flag(u, "acted") or _status(u) in MOVES_AFTER_ACTING
-                if may and not _flag(u, "moved"):
+                may = not read(u, "acted") or _status(u) in MOVES_AFTER_ACTING
+                if may and not read(u, "moved"):
                     yield Candidate("move", (u.id,))
         elif phase == "fire":
             yield from self._shots(table, troops)
@@ -1007,8 +985,8 @@ class SepoysAndSoldiers(Ruleset):
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
-            arm = _arm(a)
-            if arm == "cavalry" or _flag(a, "acted"):
+            arm = read(a, "arm")
+            if arm == "cavalry" or read(a, "acted"):
                 continue
             if arm == "rockets":
                 shots.append((a, b, len(aims)))
@@ -1067,9 +1045,8 @@ class SepoysAndSoldiers(Ruleset):
         answer; a question the rules refused has no dice to report."""
         if action == "command" and len(args) != 2:
             raise refusal("one-order", got=plural(len(args), "argument"))
-        names = ARGUMENTS.get(action, ("COMMANDER", "UNIT"))
-        a, b = (scene.unit_of(u) for u in expect_args(action, args, names))
-        r = self.actions()[action](scene, args)
+        r = self.actions()[action](scene, args)  # checks the arguments
+        a, b = (scene.unit_of(u) for u in args)
         if not r.data.get("allowed", True):
             # Every refusal gives its reasons, but a change of orders to a unit not adjacent.
             why = "; ".join(x["reason"] for x in r.data.get("reasons", ()) if x.get("reason"))
@@ -1079,7 +1056,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
         shooter, target, shot = self._pair(scene, "shoot", args)
-        if _arm(shooter) == "rockets":
+        if read(shooter, "arm") == "rockets":
             fired, cite = len(shooter.bases), CITE["rocket_loss"]
             burst = partial(say, "burst_bases", rockets=plural(fired, "rocket"))
             risk = _rocket_risk(scene, target, shot)
@@ -1087,7 +1064,7 @@ class SepoysAndSoldiers(Ruleset):
         roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
         dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
-        artillery = _arm(shooter) == "artillery"
+        artillery = read(shooter, "arm") == "artillery"
         cite = CITE["artillery_each_base_rolls" if artillery else "each_base_rolls"]
         return (
             count_report("successes", label, cite, roll["distribution"], most=dice),
@@ -1098,7 +1075,7 @@ class SepoysAndSoldiers(Ruleset):
         shooter, target, shot = self._pair(scene, "shoot", args)
         question = f"{ID} shoot {shooter.id} {target.id}"
         changes: list[Change] = []
-        if _arm(shooter) == "rockets":
+        if read(shooter, "arm") == "rockets":
             fired = plural(len(shooter.bases), "rocket")
             units = _rocket_risk(scene, target, shot)
             named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
@@ -1266,7 +1243,7 @@ class SepoysAndSoldiers(Ruleset):
             if u.id == winner and _pursues(u):
                 why = "British cavalry must pursue"
                 changes.append(Change(u.id, "status", "pursuing", why, CITE["combat_pursue"]))
-            if not _flag(u, "disordered"):
+            if not read(u, "disordered"):
                 why = "after resolving a charge combat (all units involved)"
                 changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
         return tuple(changes)
@@ -1278,9 +1255,9 @@ class SepoysAndSoldiers(Ruleset):
         question = f"{ID} move {' '.join(args)}"
         if not allowance.distance and not allowance.whole_turn:
             raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
-        if _flag(unit, "moved"):
+        if read(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
-        if _flag(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
+        if read(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
             raise refusal("acted", question=question, unit=unit.id)
         return unit, allowance, res
 
@@ -1295,7 +1272,7 @@ class SepoysAndSoldiers(Ruleset):
     def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
         unit, allowance, res = self._move_question(scene, args)
         changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
-        if not _flag(unit, "acted"):
+        if not read(unit, "acted"):
             changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
         disorder: tuple[str, Cite] | None = None
         if allowance.disordered:
@@ -1308,7 +1285,7 @@ class SepoysAndSoldiers(Ruleset):
             if disorder is None:
                 why = "passed_through" if status == "routed" else "interpenetration_disorders"
                 disorder = (f"passed through {friend}", CITE[why])
-        if disorder is not None and not _flag(unit, "disordered"):
+        if disorder is not None and not read(unit, "disordered"):
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
             why, cite = say("fell_back"), SITUATIONS["loss-of-a-base"]["cite"]
@@ -1353,7 +1330,7 @@ def _hits_landed(
 def _routs(unit: Unit, why: str, cite: Cite) -> list[Change]:
     """A unit routs: `status` routed, and disordered while routing (line 44)."""
     changes = [Change(unit.id, "status", "routed", why, cite)]
-    if not _flag(unit, "disordered"):
+    if not read(unit, "disordered"):
         why = "disordered while routing"
         changes.append(Change(unit.id, "disordered", True, why, CITE["rout_disorders"]))
     return changes

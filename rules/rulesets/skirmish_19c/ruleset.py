@@ -22,11 +22,10 @@ import numpy as np
 from calibration.units import format_length
 
 from ... import dice as dice_math
-from ... import engine
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, Cite, Ruleset, check_attr, expect_args
+from ...engine import Action, Candidate, Cite, Ruleset, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -49,7 +48,6 @@ Changes = tuple[Change, ...]
 Why = tuple[str, Cite]
 """What a change answers (`melee a b`) and the sheet's line that makes it."""
 COVER_COLUMN = {Cover.NONE: "open", Cover.SOFT: "soft cover", Cover.HARD: "hard cover"}
-CHECKS = {Kind.FLAG: engine.check_flag, Kind.COUNT: engine.check_count}
 INSIDE = geo.Containment.INSIDE
 CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the band edge)"
 
@@ -58,18 +56,11 @@ CLOSE, CLOSE_EDGE = " (too close to call)", " (too close to call against the ban
 # Reading a unit
 
 
-def state(unit: Unit, key: str) -> Any:
-    """A declared attribute (`DATA.fields`): the scene was checked against the fields and
-    given their start-of-game values when it was read, so a value given is one the sheet
-    accepts, and a missing one is a description (`regular`, `bayonet`, `formation`): the
-    engine's checks name it (a `MissingAttribute`, gathered with the question's others)."""
-    value = unit.attrs.get(key)
-    if value is not None:
-        return value
-    declared = sheet.FIELDS[key]
-    if check := CHECKS.get(declared.kind):
-        return check(unit, key, ruleset=RULESET)
-    return check_attr(unit, key, declared.choices, ruleset=RULESET)
+state = sheet.DATA.read
+"""A declared attribute (`DATA.fields`): the scene was checked against the fields and given
+their start-of-game values when it was read, so a missing one is a description (`regular`,
+`bayonet`, `formation`), named as missing (a `MissingAttribute`, gathered with the question's
+others)."""
 
 
 def weapon_of(unit: Unit) -> Weapon:
@@ -162,14 +153,10 @@ def enemy_contacts(table: Table, base: Base, side: str) -> list[Gap]:
 
 
 class Skirmish19c(Ruleset):
-    id = "skirmish-19c"
+    data = DATA
     title = "19th Century rules: QRS"
     unit = "cm"
-    phases = tuple(p.name for p in DATA.phases)
-    phase_steps = DATA.phases
     sides_rule = DATA["play"]["sides_rule"]
-    unit_fields = DATA.fields
-    sheet = sheet.SHEET  # the file's name (the module `sheet` is read above)
     terrain_keys = frozenset({"difficult"})
     # Sight (lines 55-63; README.md): every line to the target's base must be clear; figures
     # block, but not within 2 cm of the viewer; woods are seen into 10 cm, and within one wood

@@ -65,7 +65,6 @@ WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-FIELDS = {f.name: f for f in DATA.fields}
 PHASE_CITES = {p.name: p.cite for p in DATA.phases}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
@@ -164,7 +163,7 @@ def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction
 DAMAGE_ROLLS = {
     (gunpowder, quality): damage_roll(gunpowder, quality)
     for gunpowder in (True, False)
-    for quality in FIELDS["quality"].choices
+    for quality in DATA.field["quality"].choices
 }
 """`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
 
