@@ -398,7 +398,10 @@ class Ruleset:
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
                 f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
-        reports = getattr(self, f"_{action}_form", lambda *_: ())(scene, tuple(args))
+        form = getattr(self, f"_{action}_form", None)
+        if form is None:  # no dice to report: the question itself refuses bad arguments
+            self.resolve(scene, action, args)
+        reports = () if form is None else form(scene, tuple(args))
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
         changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
             scene, tuple(args), reported

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rules.engine import Ruleset, get_ruleset, load_scene, ruleset_ids
-from rules.errors import QuestionError
+from rules.errors import QuestionError, UmpireError
 from tests.conftest import REPO
 from tests.guide_ruleset import VillageBrawl
 
@@ -65,3 +65,17 @@ def test_every_outcome_names_an_action_with_its_apply_and_no_other_has_one(
         and attr[1:].rsplit("_", 1)[0] in actions
     }
     assert made <= set(ruleset.outcomes), f"{ruleset.id}: forms of actions not in outcomes"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_outcome_settled_with_wrong_arguments_is_refused_with_a_message(path: Any) -> None:
+    """Confirming an action with no argument, with one too many or with an id the scene does
+    not hold (a page or a script sending a bad request) is a refusal naming what is wrong,
+    never another exception: an action with no dice to report has no form to check them."""
+    scene = load_scene(path)
+    ruleset = get_ruleset(scene.ruleset)
+    first = scene.units[0].id
+    for name in ruleset.outcomes:
+        for args in ([], [first] * 4, ["no-such-unit", first]):
+            with pytest.raises(UmpireError):
+                ruleset.settle(scene, name, args, {})

@@ -990,3 +990,25 @@ def test_range_is_measured_from_the_figures_that_fire() -> None:
     data = shoot(duel(12, extra_bases=flag))
     assert data["distance"]["value"] == pytest.approx(12)
     assert data["band"] == "9-18"
+
+
+@pytest.mark.parametrize("action", ["shoot", "melee"])
+def test_two_enemies_asked_by_their_bases_are_refused_in_the_words_asked(action: str) -> None:
+    # Two bases of one unit: the refusal quotes the two ids asked and names their unit; two
+    # units of one side: it names the units and their side (sheet.toml [refusals]).
+    scene = make_scene(
+        "colonial-adventure",
+        [
+            unit("red", "british", _rank("red", 2, 10, 90)),
+            unit("pal", "british", _rank("pal", 1, 20, 90)),
+        ],
+    )
+    with pytest.raises(QuestionError) as same_unit:
+        RS.resolve(scene, action, ["red-1", "red-2"])
+    assert str(same_unit.value) == "colonial-adventure: 'red-1' and 'red-2' are the same unit 'red'"
+    with pytest.raises(QuestionError) as same_side:
+        RS.resolve(scene, action, ["red-1", "pal-1"])
+    assert str(same_side.value) == (
+        "colonial-adventure: 'red' and 'pal' are both on side 'british'; they do not fight each "
+        "other"
+    )

@@ -1014,3 +1014,24 @@ def test_cli_suggest_on_the_example(tmp_path: Path) -> None:
     assert out["phase"] == "melee"
     assert [i["args"] for i in out["items"]] == [["pickets", "voltigeurs"]]
     assert all({"kind", "args", "summary", "result"} <= set(i) for i in out["items"])
+
+
+@pytest.mark.parametrize(
+    ("action", "what"),
+    [
+        ("shoot", "a shooter and an enemy target"),
+        ("melee", "two enemy groups"),
+    ],
+)
+def test_two_groups_of_one_side_are_refused_in_the_ids_asked(action: str, what: str) -> None:
+    # A figure of each of two British groups: the refusal quotes the figures asked, as the
+    # player typed them (sheet.toml [refusals] same-side).
+    scene = make_scene(
+        "skirmish-19c",
+        [unit("a", "british", [sq("a-1", 10, 10)]), unit("b", "british", [sq("b-1", 20, 10)])],
+    )
+    with pytest.raises(QuestionError) as refused:
+        RS.resolve(scene, action, ["a-1", "b-1"])
+    assert str(refused.value) == (
+        f"skirmish-19c: 'a-1' and 'b-1' are both of side 'british'; {action} names {what}"
+    )

@@ -195,7 +195,7 @@ class ColonialAdventure(Ruleset):
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        shooter, target = DATA.enemies(table.unit_of(a), table.unit_of(b))
+        shooter, target = DATA.enemies(table.unit_of(a), table.unit_of(b), asked=(a, b))
         weapon = self._weapon(shooter)
         not_ready = self._not_ready(shooter, weapon)
         fire_bases, target_bases = _firing_bases(table.select(a)), table.select(b)
@@ -325,7 +325,7 @@ class ColonialAdventure(Ruleset):
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
         a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
         table = table_of(scene)
-        attacker, defender = DATA.enemies(table.unit_of(a), table.unit_of(b))
+        attacker, defender = DATA.enemies(table.unit_of(a), table.unit_of(b), asked=(a, b))
         near = table.gap(table.select(a), table.select(b))
         contact = near.contact  # within 0: touching or overlapping, certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover

@@ -229,7 +229,9 @@ class Skirmish19c(Ruleset):
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         what = "a shooter and an enemy target"
-        shooter, target = DATA.enemies(*map(table.unit_of, args), action="shoot", what=what)
+        shooter, target = DATA.enemies(
+            *map(table.unit_of, args), a=args[0], b=args[1], action="shoot", what=what
+        )
         weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
@@ -671,7 +673,9 @@ class Skirmish19c(Ruleset):
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
         what = "two enemy groups"
-        unit_a, unit_b = DATA.enemies(*map(table.unit_of, args), action="melee", what=what)
+        unit_a, unit_b = DATA.enemies(
+            *map(table.unit_of, args), a=args[0], b=args[1], action="melee", what=what
+        )
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
@@ -873,7 +877,9 @@ class Skirmish19c(Ruleset):
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
         what = "a group and an enemy"
-        unit, target = DATA.enemies(*map(table.unit_of, args), action="charge", what=what)
+        unit, target = DATA.enemies(
+            *map(table.unit_of, args), a=args[0], b=args[1], action="charge", what=what
+        )
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
