@@ -145,6 +145,11 @@ class Ruleset:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if (data := cls.__dict__.get("data")) is not None:
+            given = {"id", "sheet", "unit_fields", "phase_steps", "phases"} & set(cls.__dict__)
+            if given:
+                raise TypeError(
+                    f"{cls.__name__} sets data and {', '.join(sorted(given))}: data gives them"
+                )
             cls.id, cls.sheet, cls.unit_fields = data.ruleset, data.sheet, data.fields
             cls.phase_steps, cls.phases = data.phases, tuple(p.name for p in data.phases)
 

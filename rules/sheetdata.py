@@ -35,8 +35,12 @@ if TYPE_CHECKING:
     from .scene import Unit
 
 CITE_KEYS = frozenset({"line", "quote"})
-MISSING_SAYS = {Kind.FLAG: ("true or false", False), Kind.COUNT: ("a whole number from 0", 0)}
-"""What a missing flag or count of play accepts, and the value a scene may write for it."""
+MISSING_SAYS = {
+    Kind.FLAG: ("true or false", False),
+    Kind.COUNT: ("a whole number from 0", 0),
+    Kind.TEXT: ("a text", ""),
+}
+"""What a missing flag, count or text accepts, and the value a scene may write for it."""
 
 
 class SheetDataError(UmpireError):
@@ -109,6 +113,8 @@ class Sheet(Mapping[str, Any]):
         a question into one message); a word outside the accepted ones is a `QuestionError`
         naming the unit, the field and the accepted words."""
         value, field = unit.attrs.get(name), self.field[name]
+        if choices and field.kind is not Kind.CHOICE:
+            raise ValueError(f"{name} is a {field.kind} field: only a choice takes fewer words")
         if value is None:
             words = choices or field.choices
             says = MISSING_SAYS.get(field.kind) or (f"one of {accepted(words)}", (*words, "")[0])

@@ -14,6 +14,7 @@ from rules import engine
 from rules.engine import get_ruleset, read_scene
 from rules.scene import Scene
 from tests.builders import base, rect, scene_doc, terrain, unit
+from tests.guide_ruleset import VillageBrawl
 
 ID = "village-brawl"
 
@@ -104,3 +105,10 @@ def test_the_class_takes_its_id_sheet_fields_and_phases_from_its_sheet_data() ->
     assert [f.name for f in rules.unit_fields] == ["dazed"]
     assert rules.phases == ("move", "throw")
     assert [p.name for p in rules.phase_steps] == ["move", "throw"]
+
+
+def test_a_class_that_sets_data_and_its_id_too_is_refused_when_written() -> None:
+    # `data` gives the id, the sheet, the fields and the phases: writing one of them again in
+    # the class would be overwritten without a word, so the class is refused as it is made.
+    with pytest.raises(TypeError, match="Brawl sets data and id: data gives them"):
+        type("Brawl", (VillageBrawl,), {"data": VillageBrawl.data, "id": "brawl"})

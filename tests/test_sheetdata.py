@@ -125,6 +125,12 @@ kind = "count"
 label = "bruises"
 default = 0
 cite = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
+
+[[fields]]
+name = "nickname"
+kind = "text"
+label = "nickname"
+cite = { line = 10, quote = "Brawlers move up to 6 inches a turn." }
 """
 
 
@@ -149,6 +155,7 @@ def test_a_declared_field_reads_as_its_kind_or_is_named_missing(tmp_path: Path) 
         ("dazed", "give true or false", False),
         ("bruises", "give a whole number from 0", 0),
         ("weapon", "give one of 'fists', 'club' or 'bottle'", "fists"),
+        ("nickname", "give a text", ""),
     ):
         with pytest.raises(MissingAttribute) as missing:
             sheet.read(bare, name)
@@ -157,6 +164,10 @@ def test_a_declared_field_reads_as_its_kind_or_is_named_missing(tmp_path: Path) 
     with pytest.raises(MissingAttribute, match="give one of 'bottle'") as missing:
         sheet.read(bare, "weapon", ("bottle",))
     assert missing.value.placeholder == "bottle"
+    # a text reads as given; fewer words are a choice's alone (a mistake in the ruleset)
+    assert sheet.read(Unit("c", "red", (), attrs={"nickname": "Red Tom"}), "nickname") == "Red Tom"
+    with pytest.raises(ValueError, match="dazed is a flag field"):
+        sheet.read(given, "dazed", ("true",))
 
 
 def test_two_enemies_are_different_units_of_different_sides(tmp_path: Path) -> None:

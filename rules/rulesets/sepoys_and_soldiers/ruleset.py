@@ -506,7 +506,8 @@ class SepoysAndSoldiers(Ruleset):
         return tuple(RangeBand(b.label, b.limit, b.range_cite) for b in bands)
 
     def actions(self) -> dict[str, Action]:
-        """Every action whose dice change the game (`outcomes`, in their order), then suggest."""
+        """The engine's (`measure`), then every action whose dice change the game (`outcomes`,
+        in their order: every sepoys action has an outcome), then suggest."""
         ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
         mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
         return {**super().actions(), **mine, "suggest": self.suggest}
