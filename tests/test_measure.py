@@ -16,7 +16,7 @@ import pytest
 from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
-from rules.measure import CoverPolicy, Table, table_of
+from rules.measure import CoverPolicy, CoverReading, Table, table_of
 from rules.scene import Cover, Scene, TerrainKind
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
@@ -270,35 +270,25 @@ def test_cover_behind_an_l_shaped_wall_is_measured_to_the_wall_not_its_hull(
     # within 25 mm; at y = 60 it is 40 mm from either leg (its corner (70, 70) lies inside the
     # L's hull, x + y <= 210, but the hull is no wall), so it is not behind it.
     wall = [(0, 0), (200, 0), (200, 10), (10, 10), (10, 200), (0, 200)]
-    shooter = unit("s", "a", [base("s-1", 300 + 60, 200 - 100, 90, 20, 20)])
-    target = unit("t", "b", [base("t-1", 300 + 60, 200 + y, 90, 20, 20)])
-    moved = [[300.0 + x, 200.0 + yy] for x, yy in wall]  # on the table, as the bases
-    scene = make_scene(
-        "skirmish-19c",
-        [shooter, target],
-        unit="mm",
-        width=1000,
-        depth=1000,
-        terrain=[terrain("wall-1", "wall", moved)],
-    )
-    policy = CoverPolicy(((TerrainKind.WALL, Cover.HARD),), frozenset({TerrainKind.WALL}), 25.0)
-    table = Table(scene)
-    got = table.cover(policy, table.bases[0], table.bases[1])
+    moved = [(300.0 + x, 200.0 + yy) for x, yy in wall]  # on the table, as the bases
+    got = _wall_cover(moved, shooter=(360, 100), target=(360, 200 + y, 20, 20))
     assert got.cover is (Cover.HARD if behind else Cover.NONE)
     assert got.reasons == (("t-1 is behind wall-1 (wall)",) if behind else ())
 
 
-def test_a_cover_obstacle_lying_wholly_under_the_target_is_at_no_distance_from_it() -> None:
-    # A 120 x 80 mm base centred at (500, 500) covers x 440..560, y 460..540; a wall 10 x 4 mm
-    # at x 495..505, y 495..499 lies under it, no edge of it crossing the base's, and not under
-    # its centre. The line from the shooter at (500, 300) runs 4 mm through the wall: the base
-    # is 0 mm from the wall (it stands over it), so it is behind it.
-    wall = [(495, 495), (505, 495), (505, 499), (495, 499)]
-    shooter = unit("s", "a", [base("s-1", 500, 300, 90, 20, 20)])
-    target = unit("t", "b", [base("t-1", 500, 500, 90, 120, 80)])
+def _wall_cover(
+    wall: list[tuple[float, float]],
+    shooter: tuple[float, float],
+    target: tuple[float, float, float, float],
+) -> CoverReading:
+    """The cover, against 25 mm behind a wall (hard), of a target base (x, y, width, depth;
+    facing +y) shot at by a 20 mm square base at `shooter`, on a 1 m table in mm."""
+    shooting = unit("s", "a", [base("s-1", *shooter, 90, 20, 20)])
+    x, y, width, depth = target
+    aimed = unit("t", "b", [base("t-1", x, y, 90, width, depth)])
     scene = make_scene(
         "skirmish-19c",
-        [shooter, target],
+        [shooting, aimed],
         unit="mm",
         width=1000,
         depth=1000,
@@ -306,5 +296,14 @@ def test_a_cover_obstacle_lying_wholly_under_the_target_is_at_no_distance_from_i
     )
     policy = CoverPolicy(((TerrainKind.WALL, Cover.HARD),), frozenset({TerrainKind.WALL}), 25.0)
     table = Table(scene)
-    got = table.cover(policy, table.bases[0], table.bases[1])
+    return table.cover(policy, table.bases[0], table.bases[1])
+
+
+def test_a_cover_obstacle_lying_wholly_under_the_target_is_at_no_distance_from_it() -> None:
+    # A 120 x 80 mm base centred at (500, 500) covers x 440..560, y 460..540; a wall 10 x 4 mm
+    # at x 495..505, y 495..499 lies under it, no edge of it crossing the base's, and not under
+    # its centre. The line from the shooter at (500, 300) runs 4 mm through the wall: the base
+    # is 0 mm from the wall (it stands over it), so it is behind it.
+    wall = [(495.0, 495.0), (505.0, 495.0), (505.0, 499.0), (495.0, 499.0)]
+    got = _wall_cover(wall, shooter=(500, 300), target=(500, 500, 120, 80))
     assert (got.cover, got.reasons) == (Cover.HARD, ("t-1 is behind wall-1 (wall)",))
