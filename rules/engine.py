@@ -382,10 +382,11 @@ class Ruleset:
         """What the players are asked after `action args`: empty for an action whose result
         changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
         self.action(action)
-        if action not in self.outcomes:
+        form = self._form_of(action)
+        if form is None:
             return ()
         try:
-            return tuple(getattr(self, f"_{action}_form", lambda *_: ())(scene, tuple(args)))
+            return tuple(form(scene, tuple(args)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
@@ -403,10 +404,12 @@ class Ruleset:
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
                 f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
-        form = getattr(self, f"_{action}_form", None)
+        form = self._form_of(action)
         if form is None:  # no dice to report: the question itself refuses bad arguments
             self.resolve(scene, action, args)
-        reports = () if form is None else form(scene, tuple(args))
+            reports: Sequence[Report] = ()
+        else:
+            reports = form(scene, tuple(args))
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
         changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
             scene, tuple(args), reported
@@ -417,6 +420,11 @@ class Ruleset:
         return Outcome(
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
+
+    def _form_of(self, action: str) -> Callable[[Scene, Sequence[str]], Sequence[Report]] | None:
+        """The form the players fill after `action` (its `_ACTION_form`), None when the action
+        is not an outcome or has no dice to report."""
+        return getattr(self, f"_{action}_form", None) if action in self.outcomes else None
 
     def check_change(self, scene: Scene, change: Change, *, by_hand: bool = False) -> None:
         """A change names a field it may change with a value that field accepts, of a unit or

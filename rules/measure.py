@@ -953,8 +953,8 @@ class Table:
     def _pieces_on(
         self, lines: Sequence[tuple[tuple[float, float], tuple[float, float]]]
     ) -> list[list[tuple[Terrain, float]]]:
-        """`pieces_on_lines`: each piece whose box meets a line's box grown by `EPS`
-        (`_pieces_near`, every line at once) is clipped against those lines in one batch (a
+        """`pieces_on_lines`: each piece whose box (`_terrain_boxes`) meets a line's box grown
+        by `EPS`, tested for every line at once, is clipped against those lines in one batch (a
         line's answer never depends on the others)."""
         ends = np.array(lines, dtype=float).reshape(-1, 2, 2)
         a, b = ends[:, 0], ends[:, 1]

@@ -115,18 +115,18 @@ class Sheet(Mapping[str, Any]):
         value, field = unit.attrs.get(name), self.field[name]
         if choices and field.kind is not Kind.CHOICE:
             raise ValueError(f"{name} is a {field.kind} field: only a choice takes fewer words")
+        words = choices or field.choices
         if value is None:
-            words = choices or field.choices
             says = MISSING_SAYS.get(field.kind) or (f"one of {accepted(words)}", (*words, "")[0])
             raise MissingAttribute(self.ruleset, unit.id, name, *says)
         if field.kind is Kind.FLAG:
             return bool(value)
         if field.kind is Kind.COUNT:
             return int(value)
-        if field.kind is Kind.CHOICE and value not in (choices or field.choices):
+        if field.kind is Kind.CHOICE and value not in words:
             raise QuestionError(
                 f"{self.ruleset}: unit {unit.id!r} has {name} {value!r}; accepted values are "
-                f"{accepted(choices or field.choices)}"
+                f"{accepted(words)}"
             )
         return value
 

@@ -139,9 +139,9 @@ def verdict(t: Threshold) -> str:
 
 def contacts(table: Table, base: Base) -> list[Gap]:
     """The gaps from `base` to each base in base contact with it (`Gap.touching`: touching,
-    or a gap inside the measurement's uncertainty), in the scene's order: `Table.gap` of the
-    two bases. No gap is more uncertain than twice the largest base's uncertainty: only bases
-    that near are asked."""
+    or a gap inside the measurement's uncertainty), in the scene's order: what `Table.gap` of
+    the two bases gives, read off the table's distances directly. No gap is more uncertain
+    than twice the largest base's uncertainty: only bases that near are asked."""
     near = table.within(base, 2 * table.most_uncertain)
     gaps = (Gap(base, o, table.distance(base, o), table.uncertainty(base, o)) for o in near)
     return [g for g in gaps if g.touching]
