@@ -63,30 +63,27 @@ def _entries(items: Any, key: str) -> int:
     return sum(len(found) for found in lists if isinstance(found, list))
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+"""A surrogate code point: in a decoded text always a lone one (JSON joins a pair into one
+character), which UTF-8 cannot encode."""
+
+
 def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
     """The path of the first text (key or value) in a decoded JSON document holding a lone
     surrogate (`"\\ud800"`: JSON accepts it, but it is no Unicode text and cannot be printed
     or saved as UTF-8); None when there is none."""
     if isinstance(value, str):
-        return None if _is_unicode(value) else (path or "the document")
+        return (path or "the document") if _SURROGATE.search(value) else None
     if depth > 200 or not isinstance(value, dict | list):
         return None
     for key, item in value.items() if isinstance(value, dict) else enumerate(value):
-        if isinstance(key, str) and not _is_unicode(key):
+        if isinstance(key, str) and _SURROGATE.search(key):
             return path or "the document"
         where = join_path(path, key) if isinstance(key, str) else f"{path}[{key}]"
         found = surrogate_path(item, where, depth + 1)
         if found is not None:
             return found
     return None
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")

@@ -257,17 +257,8 @@ UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"
 """A unit's keys of the format; all but `id`, `side` and `bases` are kept in `Unit.attrs`."""
 TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 """A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
-BASE_KEYS: Final = (
-    "id",
-    "x",
-    "y",
-    "facing",
-    "width",
-    "depth",
-    "diameter",
-    "figures",
-    "role",
-    "uncertainty",
+BASE_KEYS: Final = frozenset(
+    {"id", "x", "y", "facing", "width", "depth", "diameter", "figures", "role", "uncertainty"}
 )
 """A base's keys of the format; any other is kept in `Base.attrs`."""
 
