@@ -238,6 +238,8 @@ def read_json_file(path: str | Path) -> Any:
         raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise fail("JSON nested too deeply") from None
+    except SceneError:  # a NaN or a key given twice, refused above as it was read
+        raise
     except ValueError as exc:  # e.g. an integer literal of thousands of digits
         raise fail(f"not a usable JSON document: {exc}") from None
     where = surrogate_path(doc)
@@ -294,19 +296,8 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, ids) for i, item in enumerate(units_doc)
     )
-    extra = {k: v for k, v in top.items() if k not in SCENE_KEYS}
-    return Scene(
-        ruleset=ruleset,
-        unit=unit,
-        table_width=width,
-        table_depth=depth,
-        units=units,
-        terrain=terrain,
-        grid_box=grid_box,
-        uncertainty=uncertainty,
-        source=source,
-        extra=MappingProxyType(extra),
-    )
+    extra = MappingProxyType({k: v for k, v in top.items() if k not in SCENE_KEYS})
+    return Scene(ruleset, unit, width, depth, units, terrain, grid_box, uncertainty, source, extra)
 
 
 # The shapes a scene and a game file (`vision.game`) share, read alike from either.

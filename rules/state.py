@@ -236,9 +236,7 @@ def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what:
     for report in reports:
         if report.name not in reported:
             problems.append(f"{report.name} is missing ({report.label})")
-            continue
-        problem = report.check(reported[report.name])
-        if problem:
+        elif problem := report.check(reported[report.name]):
             problems.append(problem)
     if problems:
         asks = ", ".join(r.name for r in reports) or "nothing"
