@@ -111,8 +111,6 @@ def read_text_file(
         raise fail("no such file") from None
     except IsADirectoryError:
         raise fail(f"is a folder, not a {what} file") from None
-    except PermissionError:
-        raise fail("cannot be read (permission denied)") from None
     except OSError as exc:
         raise fail(f"cannot be read ({exc.strerror})") from None
     if len(raw) > limit:
@@ -254,10 +252,8 @@ class DocumentReader:
         if not isinstance(value, list) or len(value) != 2:
             got = f"{len(value)} numbers" if isinstance(value, list) else self.describe(value)
             raise self.fail(path, f"expected a point [x, y], got {got}")
-        return (
-            self.length(value[0], f"{path}[0]", scale),
-            self.length(value[1], f"{path}[1]", scale),
-        )
+        x, y = (self.length(v, f"{path}[{i}]", scale) for i, v in enumerate(value))
+        return x, y
 
     def polygon(self, value: Any, path: str, scale: float) -> tuple[Point, ...]:
         """A simple polygon of 3 or more points, in mm (a closed ring's repeated end dropped)."""
