@@ -71,8 +71,9 @@ class Field:
             raise ValueError(f"field {self.name!r}: a choice field needs its choices")
         if self.kind is Kind.BASES:
             raise ValueError(f"field {self.name!r}: a unit field cannot hold bases")
-        if self.default is not None:
-            self.check(self.default, "the default")
+        problem = None if self.default is None else self.check(self.default, "the default")
+        if problem:
+            raise ValueError(f"field {self.name!r}: {problem}")
         if self.per_turn and self.default is None:
             raise ValueError(f"field {self.name!r}: a per-turn field needs a default")
 

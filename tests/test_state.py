@@ -385,3 +385,21 @@ def test_a_bases_report_names_the_units_bases_and_shows_its_last_ones_first() ->
     assert bases_report("r", "r", None, three, most=5, likely=7).maximum == 3
     assert bases_report("r", "r", None, three, most=1).default == ()
     assert bases_report("r", "r", None, three, most=1).maximum == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "said"),
+    [
+        (dict(kind=Kind.CHOICE), "a choice field needs its choices"),
+        (dict(kind=Kind.BASES), "a unit field cannot hold bases"),
+        (dict(kind=Kind.COUNT, default=-1), "the default shock is -1; accepted: a whole number"),
+        (dict(kind=Kind.CHOICE, choices=("steady",), default="shaken"), "the default shock is"),
+        (dict(kind=Kind.FLAG, default=0), "the default shock is 0; accepted: true or false"),
+        (dict(kind=Kind.COUNT, per_turn=True), "a per-turn field needs a default"),
+    ],
+)
+def test_a_field_a_ruleset_cannot_read_is_refused_as_it_is_declared(
+    field: dict[str, Any], said: str
+) -> None:
+    with pytest.raises(ValueError, match=f"field 'shock': {said}"):
+        Field("shock", cite=LINE, label="shock points", **field)
