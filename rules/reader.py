@@ -40,21 +40,6 @@ MAX_GAME_BYTES: Final = 4 * 1024 * 1024
 """The largest game file read (a game file of 2,000 bases is under 1 MB)."""
 
 
-def size_problem(units: Any, terrain: Any) -> str | None:
-    """What is too big in a document's `units` and `terrain` arrays (None: nothing), counted
-    before anything is read from them."""
-    bases = _entries(units, "bases")
-    if bases > MAX_BASES:
-        return f"{bases} bases; a scene or game holds at most {MAX_BASES}"
-    points = _entries(terrain, "polygon")
-    if points > MAX_TERRAIN_POINTS:
-        return (
-            f"{points} terrain polygon corners; the terrain of a scene or game has at most "
-            f"{MAX_TERRAIN_POINTS} in all"
-        )
-    return None
-
-
 def _entries(items: Any, key: str) -> int:
     """How many entries the `key` lists of the objects in the list `items` hold together."""
     if not isinstance(items, list):
@@ -154,6 +139,22 @@ class DocumentReader:
         if isinstance(value, str):
             return f"the string {value!r}" if len(value) <= 40 else "a long string"
         return repr(value)
+
+    def check_size(self, units: Any, terrain: Any) -> None:
+        """Fail unless a document's `units` and `terrain` arrays are small enough, counted
+        before anything is read from them."""
+        bases = _entries(units, "bases")
+        if bases > MAX_BASES:
+            raise self.fail(
+                "", f"too big: {bases} bases; a scene or game holds at most {MAX_BASES}"
+            )
+        points = _entries(terrain, "polygon")
+        if points > MAX_TERRAIN_POINTS:
+            raise self.fail(
+                "",
+                f"too big: {points} terrain polygon corners; the terrain of a scene or game has "
+                f"at most {MAX_TERRAIN_POINTS} in all",
+            )
 
     def expect(self, ok: bool, value: Any, path: str, what: str) -> None:
         """Fail at `path` unless `ok`: `expected WHAT, got VALUE`."""

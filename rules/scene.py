@@ -28,7 +28,6 @@ from .reader import (
     Point,
     join_path,
     read_text_file,
-    size_problem,
     surrogate_path,
 )
 
@@ -284,9 +283,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     if "uncertainty" in top:
         uncertainty = r.length(top["uncertainty"], "uncertainty", scale, minimum=0)
 
-    too_big = size_problem(top.get("units"), top.get("terrain"))
-    if too_big is not None:
-        raise r.fail("", f"too big: {too_big}")
+    r.check_size(top.get("units"), top.get("terrain"))
     ids: dict[str, str] = {}
     terrain = tuple(
         _parse_terrain(r, item, f"terrain[{i}]", scale, ids)
