@@ -266,8 +266,7 @@ class DocumentReader:
         points = [self.point(p, f"{path}[{i}]", scale) for i, p in enumerate(points_doc)]
         if len(points) > 3 and points[0] == points[-1]:
             points.pop()  # a closed ring written GeoJSON-style
-        problem = polygon_problem(points)
-        if problem:
+        if problem := polygon_problem(points):
             raise self.fail(path, f"not a simple polygon: {problem}")
         return tuple(points)
 
