@@ -8,6 +8,7 @@ engine's machinery is what is under test, not a sheet."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any, ClassVar
@@ -385,6 +386,35 @@ def test_a_bases_report_names_the_units_bases_and_shows_its_last_ones_first() ->
     assert bases_report("r", "r", None, three, most=5, likely=7).maximum == 3
     assert bases_report("r", "r", None, three, most=1).default == ()
     assert bases_report("r", "r", None, three, most=1).maximum == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "most", "fits"),
+    [
+        (["a-3", "a-1"], None, True),
+        ([], 1, True),
+        (["a-1", "a-2", "a-3"], None, True),
+        (["a-1", "a-2"], 1, False),  # more than the dice allow
+        (["a-1", "a-1"], None, False),  # one base twice
+        (["b-1"], None, False),  # not a base of the unit
+        ("a-1", None, False),  # a base, but not a list of them
+        ([["a-1"]], None, False),  # a list in the list: no base, and no set can hold it
+    ],
+)
+def test_a_bases_report_takes_distinct_bases_of_its_unit_up_to_its_most(
+    value: Any, most: int | None, fits: bool
+) -> None:
+    report = Report("removed", Kind.BASES, "bases lost", unit="a", bases=("a-1", "a-2", "a-3"))
+    report = report if most is None else replace(report, maximum=most)
+    problem = report.check(value)
+    if fits:
+        assert problem is None
+    else:
+        most_said = "" if most is None else f" (at most {most})"
+        assert problem == (
+            f"removed is {value!r}; accepted: a list of bases of a from 'a-1', 'a-2' or 'a-3'"
+            f"{most_said}"
+        )
 
 
 @pytest.mark.parametrize(
