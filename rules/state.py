@@ -115,7 +115,7 @@ class Report:
             return None
         most = "" if self.maximum is None else f" (at most {self.maximum})"
         return (
-            f"{self.name} is {value!r}; accepted: a list of bases of {self.unit} "
+            f"{self.name} is {reprlib.repr(value)}; accepted: a list of bases of {self.unit} "
             f"from {accepted(self.bases)}{most}"
         )
 
