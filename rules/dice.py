@@ -18,7 +18,6 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 from math import comb
-from typing import NamedTuple
 
 Distribution = tuple[Fraction, ...]
 """P(outcome = k) for k = 0, 1, 2, ... (index = outcome)."""
@@ -83,25 +82,30 @@ def total(dice: int, sides: int) -> Distribution:
 
 
 @dataclass(frozen=True, slots=True)
-class Sum:
-    """The sum of some dice (`dice_sum`): its distribution and what answers show of it."""
+class Shown:
+    """A distribution as answers show it (`dice_sum`, `binomial_shown`)."""
 
     distribution: Distribution
-    """P(sum = k) for k = 0, 1, 2, ... (index = the sum)."""
+    """P(k) for k = 0, 1, 2, ... (index = the outcome)."""
     floats: tuple[float, ...]
     """The distribution as floats (`as_floats`)."""
     exact: tuple[str, ...]
     """The distribution as exact fractions in text (`1/36`)."""
     mean: Fraction
     at_least: tuple[Fraction, ...]
-    """P(sum >= k) for k = 0, 1, 2, ... (0 beyond the last)."""
+    """P(outcome >= k) for k = 0, 1, 2, ... (0 beyond the last)."""
+
+    @classmethod
+    def of(cls, dist: Distribution) -> Shown:
+        tails = tuple(accumulate(reversed(dist)))[::-1]
+        return cls(dist, tuple(as_floats(dist)), tuple(str(p) for p in dist), mean(dist), tails)
 
     def p_at_least(self, k: int) -> Fraction:
         return self.at_least[max(k, 0)] if k < len(self.at_least) else Fraction(0)
 
 
 @lru_cache(maxsize=1024, typed=True)
-def dice_sum(dice: int, sides: int, halved: bool = False) -> Sum:
+def dice_sum(dice: int, sides: int, halved: bool = False) -> Shown:
     """The sum of `dice` dice of `sides` (`total`); `halved`: the sum halved, rounding up (a
     sheet's d6s halved for the d3s not at hand)."""
     dist = total(dice, sides)
@@ -110,9 +114,14 @@ def dice_sum(dice: int, sides: int, halved: bool = False) -> Sum:
         for k, p in enumerate(dist):
             out[(k + 1) // 2] += p
         dist = tuple(out)
-    tails = tuple(accumulate(reversed(dist)))[::-1]
-    exact = tuple(str(p) for p in dist)
-    return Sum(dist, tuple(as_floats(dist)), exact, mean(dist), tails)
+    return Shown.of(dist)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def binomial_shown(dice: int, p: Fraction) -> Shown:
+    """`binomial(dice, p)` as answers show it, remembered: a table shows the same few pools
+    again and again, and turning Fractions into floats and text costs more than the odds."""
+    return Shown.of(binomial(dice, p))
 
 
 @lru_cache(maxsize=4096, typed=True)
@@ -150,27 +159,3 @@ def as_floats(dist: Sequence[Fraction]) -> list[float]:
     denominator, the float `float(p)` gives (a correctly rounded integer division), without
     its generic path (a `suggest` turns thousands of probabilities into floats)."""
     return [p.numerator / p.denominator for p in dist]
-
-
-class Shown(NamedTuple):
-    """A distribution as answers show it: each P(k) as a float and exactly, the mean, and the
-    chance of at least one."""
-
-    floats: tuple[float, ...]
-    exact: tuple[str, ...]
-    mean: float
-    p_any: float
-    mean_exact: str = ""
-    """The mean as an exact fraction in text (`5/4`)."""
-    p_any_exact: str = ""
-    """The chance of at least one as an exact fraction in text."""
-
-
-@lru_cache(maxsize=4096, typed=True)
-def binomial_shown(dice: int, p: Fraction) -> Shown:
-    """`binomial(dice, p)` as answers show it, remembered: a table shows the same few pools
-    again and again, and turning Fractions into floats and text costs more than the odds."""
-    dist = binomial(dice, p)
-    exact = tuple(str(q) for q in dist)
-    mean, p_any = dice * p, 1 - dist[0]
-    return Shown(tuple(as_floats(dist)), exact, float(mean), float(p_any), str(mean), str(p_any))

@@ -125,11 +125,8 @@ def start(ruleset: Ruleset, units: Iterable[tuple[str, Mapping[str, Any], Sequen
     state: dict[str, dict[str, Any]] = {}
     bases: dict[str, str] = {}
     for ident, attrs, base_ids in units:
-        state[ident] = {
-            f.name: attrs[f.name] if attrs.get(f.name) is not None else f.default
-            for f in fields
-            if attrs.get(f.name) is not None or f.default is not None
-        }
+        values = {f.name: f.default if attrs.get(f.name) is None else attrs[f.name] for f in fields}
+        state[ident] = {name: value for name, value in values.items() if value is not None}
         bases.update(dict.fromkeys(base_ids, ident))
     phase = ruleset.phases[0] if ruleset.phases else None
     return Play(1, phase, _frozen(state), bases=MappingProxyType(bases))
@@ -192,9 +189,6 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
     if phase == phases[0] and play.phase != phases[0]:
         changes.append(Change("game", "turn", play.turn + 1, "a new turn", scope=Scope.GAME))
         for f in ruleset.state_fields():
-            if not f.per_turn:
-                continue
-            for unit in sorted(play.units):
-                if f.name in play.units[unit]:
-                    changes.append(Change(unit, f.name, f.default, "a new turn"))
+            units = [u for u in sorted(play.units) if f.per_turn and f.name in play.units[u]]
+            changes += [Change(unit, f.name, f.default, "a new turn") for unit in units]
     return edits_of(play, changes)

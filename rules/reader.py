@@ -40,21 +40,6 @@ MAX_GAME_BYTES: Final = 4 * 1024 * 1024
 """The largest game file read (a game file of 2,000 bases is under 1 MB)."""
 
 
-def size_problem(units: Any, terrain: Any) -> str | None:
-    """What is too big in a document's `units` and `terrain` arrays (None: nothing), counted
-    before anything is read from them."""
-    bases = _entries(units, "bases")
-    if bases > MAX_BASES:
-        return f"{bases} bases; a scene or game holds at most {MAX_BASES}"
-    points = _entries(terrain, "polygon")
-    if points > MAX_TERRAIN_POINTS:
-        return (
-            f"{points} terrain polygon corners; the terrain of a scene or game has at most "
-            f"{MAX_TERRAIN_POINTS} in all"
-        )
-    return None
-
-
 def _entries(items: Any, key: str) -> int:
     """How many entries the `key` lists of the objects in the list `items` hold together."""
     if not isinstance(items, list):
@@ -63,30 +48,27 @@ def _entries(items: Any, key: str) -> int:
     return sum(len(found) for found in lists if isinstance(found, list))
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+"""A surrogate code point: in a decoded text always a lone one (JSON joins a pair into one
+character), which UTF-8 cannot encode."""
+
+
 def surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
     """The path of the first text (key or value) in a decoded JSON document holding a lone
     surrogate (`"\\ud800"`: JSON accepts it, but it is no Unicode text and cannot be printed
     or saved as UTF-8); None when there is none."""
     if isinstance(value, str):
-        return None if _is_unicode(value) else (path or "the document")
+        return (path or "the document") if _SURROGATE.search(value) else None
     if depth > 200 or not isinstance(value, dict | list):
         return None
     for key, item in value.items() if isinstance(value, dict) else enumerate(value):
-        if isinstance(key, str) and not _is_unicode(key):
+        if isinstance(key, str) and _SURROGATE.search(key):
             return path or "the document"
         where = join_path(path, key) if isinstance(key, str) else f"{path}[{key}]"
         found = surrogate_path(item, where, depth + 1)
         if found is not None:
             return found
     return None
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -114,8 +96,6 @@ def read_text_file(
         raise fail("no such file") from None
     except IsADirectoryError:
         raise fail(f"is a folder, not a {what} file") from None
-    except PermissionError:
-        raise fail("cannot be read (permission denied)") from None
     except OSError as exc:
         raise fail(f"cannot be read ({exc.strerror})") from None
     if len(raw) > limit:
@@ -159,6 +139,22 @@ class DocumentReader:
         if isinstance(value, str):
             return f"the string {value!r}" if len(value) <= 40 else "a long string"
         return repr(value)
+
+    def check_size(self, units: Any, terrain: Any) -> None:
+        """Fail unless a document's `units` and `terrain` arrays are small enough, counted
+        before anything is read from them."""
+        bases = _entries(units, "bases")
+        if bases > MAX_BASES:
+            raise self.fail(
+                "", f"too big: {bases} bases; a scene or game holds at most {MAX_BASES}"
+            )
+        points = _entries(terrain, "polygon")
+        if points > MAX_TERRAIN_POINTS:
+            raise self.fail(
+                "",
+                f"too big: {points} terrain polygon corners; the terrain of a scene or game has "
+                f"at most {MAX_TERRAIN_POINTS} in all",
+            )
 
     def expect(self, ok: bool, value: Any, path: str, what: str) -> None:
         """Fail at `path` unless `ok`: `expected WHAT, got VALUE`."""
@@ -257,10 +253,8 @@ class DocumentReader:
         if not isinstance(value, list) or len(value) != 2:
             got = f"{len(value)} numbers" if isinstance(value, list) else self.describe(value)
             raise self.fail(path, f"expected a point [x, y], got {got}")
-        return (
-            self.length(value[0], f"{path}[0]", scale),
-            self.length(value[1], f"{path}[1]", scale),
-        )
+        x, y = (self.length(v, f"{path}[{i}]", scale) for i, v in enumerate(value))
+        return x, y
 
     def polygon(self, value: Any, path: str, scale: float) -> tuple[Point, ...]:
         """A simple polygon of 3 or more points, in mm (a closed ring's repeated end dropped)."""
@@ -272,8 +266,7 @@ class DocumentReader:
         points = [self.point(p, f"{path}[{i}]", scale) for i, p in enumerate(points_doc)]
         if len(points) > 3 and points[0] == points[-1]:
             points.pop()  # a closed ring written GeoJSON-style
-        problem = polygon_problem(points)
-        if problem:
+        if problem := polygon_problem(points):
             raise self.fail(path, f"not a simple polygon: {problem}")
         return tuple(points)
 

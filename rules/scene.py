@@ -28,7 +28,6 @@ from .reader import (
     Point,
     join_path,
     read_text_file,
-    size_problem,
     surrogate_path,
 )
 
@@ -238,6 +237,8 @@ def read_json_file(path: str | Path) -> Any:
         raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise fail("JSON nested too deeply") from None
+    except SceneError:  # a NaN or a key given twice, refused above as it was read
+        raise
     except ValueError as exc:  # e.g. an integer literal of thousands of digits
         raise fail(f"not a usable JSON document: {exc}") from None
     where = surrogate_path(doc)
@@ -257,17 +258,8 @@ UNIT_KEYS: Final = frozenset({"id", "side", "type", "quality", "weapon", "bases"
 """A unit's keys of the format; all but `id`, `side` and `bases` are kept in `Unit.attrs`."""
 TERRAIN_KEYS: Final = frozenset({"id", "kind", "cover", "enclosed", "polygon"})
 """A terrain piece's keys of the format; any other is kept in `Terrain.attrs`."""
-BASE_KEYS: Final = (
-    "id",
-    "x",
-    "y",
-    "facing",
-    "width",
-    "depth",
-    "diameter",
-    "figures",
-    "role",
-    "uncertainty",
+BASE_KEYS: Final = frozenset(
+    {"id", "x", "y", "facing", "width", "depth", "diameter", "figures", "role", "uncertainty"}
 )
 """A base's keys of the format; any other is kept in `Base.attrs`."""
 
@@ -291,9 +283,7 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     if "uncertainty" in top:
         uncertainty = r.length(top["uncertainty"], "uncertainty", scale, minimum=0)
 
-    too_big = size_problem(top.get("units"), top.get("terrain"))
-    if too_big is not None:
-        raise r.fail("", f"too big: {too_big}")
+    r.check_size(top.get("units"), top.get("terrain"))
     ids: dict[str, str] = {}
     terrain = tuple(
         _parse_terrain(r, item, f"terrain[{i}]", scale, ids)
@@ -303,19 +293,8 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, ids) for i, item in enumerate(units_doc)
     )
-    extra = {k: v for k, v in top.items() if k not in SCENE_KEYS}
-    return Scene(
-        ruleset=ruleset,
-        unit=unit,
-        table_width=width,
-        table_depth=depth,
-        units=units,
-        terrain=terrain,
-        grid_box=grid_box,
-        uncertainty=uncertainty,
-        source=source,
-        extra=MappingProxyType(extra),
-    )
+    extra = MappingProxyType({k: v for k, v in top.items() if k not in SCENE_KEYS})
+    return Scene(ruleset, unit, width, depth, units, terrain, grid_box, uncertainty, source, extra)
 
 
 # The shapes a scene and a game file (`vision.game`) share, read alike from either.

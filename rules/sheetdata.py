@@ -21,7 +21,7 @@ Pure: tomllib only; never imports numpy or anything outside `rules`.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from types import MappingProxyType
@@ -54,9 +54,7 @@ def load_sheet_data(path: str | Path, sheet: str) -> dict[str, Any]:
         data = tomllib.loads(source.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise SheetDataError(f"sheet data {source}: cannot be read ({error})") from None
-    cited = _cited(data, sheet, source.name)
-    assert isinstance(cited, dict)
-    return cited
+    return {key: _cited(value, sheet, source.name) for key, value in data.items()}
 
 
 def _cited(value: Any, sheet: str, where: str) -> Any:
@@ -73,7 +71,7 @@ def _cited(value: Any, sheet: str, where: str) -> Any:
 
 
 @dataclass(frozen=True)
-class Sheet(Mapping[str, Any]):
+class Sheet:
     """A ruleset's sheet data as `load_sheet` reads it: its tables by name (`sheet["move"]`), and
     what every ruleset makes of them, written once here: its unit fields, its sequence of play,
     its texts with their blanks filled in and its refusals.
@@ -98,12 +96,6 @@ class Sheet(Mapping[str, Any]):
 
     def __getitem__(self, key: str) -> Any:
         return self.tables[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.tables)
-
-    def __len__(self) -> int:
-        return len(self.tables)
 
     def read(self, unit: Unit, name: str, choices: Sequence[str] = ()) -> Any:
         """The value of the declared field `name` of `unit`: a flag as a bool, a count as an

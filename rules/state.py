@@ -71,8 +71,9 @@ class Field:
             raise ValueError(f"field {self.name!r}: a choice field needs its choices")
         if self.kind is Kind.BASES:
             raise ValueError(f"field {self.name!r}: a unit field cannot hold bases")
-        if self.default is not None:
-            self.check(self.default, "the default")
+        problem = None if self.default is None else self.check(self.default, "the default")
+        if problem:
+            raise ValueError(f"field {self.name!r}: {problem}")
         if self.per_turn and self.default is None:
             raise ValueError(f"field {self.name!r}: a per-turn field needs a default")
 
@@ -107,19 +108,16 @@ class Report:
         """None when `value` is one this report accepts, else what is wrong."""
         if self.kind is not Kind.BASES:
             return _problem(self.name, self.kind, value, self.choices, self.maximum)
-        if (
-            not isinstance(value, list)
-            or not all(isinstance(v, str) for v in value)
-            or len(set(value)) != len(value)
-            or not set(value) <= set(self.bases)
-            or (self.maximum is not None and len(value) > self.maximum)
-        ):
-            most = "" if self.maximum is None else f" (at most {self.maximum})"
-            return (
-                f"{self.name} is {value!r}; accepted: a list of bases of {self.unit} "
-                f"from {accepted(self.bases)}{most}"
-            )
-        return None
+        # `in` the bases before `set`: a list in the list is no base, and cannot be hashed.
+        named = isinstance(value, list) and all(v in self.bases for v in value)
+        top = len(self.bases) if self.maximum is None else self.maximum
+        if named and len(set(value)) == len(value) and len(value) <= top:
+            return None
+        most = "" if self.maximum is None else f" (at most {self.maximum})"
+        return (
+            f"{self.name} is {reprlib.repr(value)}; accepted: a list of bases of {self.unit} "
+            f"from {accepted(self.bases)}{most}"
+        )
 
 
 def _problem(
@@ -239,9 +237,7 @@ def check_reported(reports: Sequence[Report], reported: Mapping[str, Any], what:
     for report in reports:
         if report.name not in reported:
             problems.append(f"{report.name} is missing ({report.label})")
-            continue
-        problem = report.check(reported[report.name])
-        if problem:
+        elif problem := report.check(reported[report.name]):
             problems.append(problem)
     if problems:
         asks = ", ".join(r.name for r in reports) or "nothing"

@@ -551,6 +551,7 @@ def test_a_file_that_is_not_a_json_object_names_the_file(
         load_scene(file)
     message = str(err.value)
     assert message.startswith(f"{file}: "), message
+    assert message.count(str(file)) == 1, message  # named once, not again inside
     for fragment in fragments:
         assert fragment in message, (fragment, message)
 

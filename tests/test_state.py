@@ -7,7 +7,9 @@ engine's machinery is what is under test, not a sheet."""
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any, ClassVar
@@ -385,3 +387,50 @@ def test_a_bases_report_names_the_units_bases_and_shows_its_last_ones_first() ->
     assert bases_report("r", "r", None, three, most=5, likely=7).maximum == 3
     assert bases_report("r", "r", None, three, most=1).default == ()
     assert bases_report("r", "r", None, three, most=1).maximum == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "most", "fits"),
+    [
+        (["a-3", "a-1"], None, True),
+        ([], 1, True),
+        (["a-1", "a-2", "a-3"], None, True),
+        (["a-1", "a-2"], 1, False),  # more than the dice allow
+        (["a-1", "a-1"], None, False),  # one base twice
+        (["a-1"] * 5000, None, False),  # quoted short
+        (["b-1"], None, False),  # not a base of the unit
+        ("a-1", None, False),  # a base, but not a list of them
+        ([["a-1"]], None, False),  # a list in the list: no base, and no set can hold it
+    ],
+)
+def test_a_bases_report_takes_distinct_bases_of_its_unit_up_to_its_most(
+    value: Any, most: int | None, fits: bool
+) -> None:
+    report = Report("removed", Kind.BASES, "bases lost", unit="a", bases=("a-1", "a-2", "a-3"))
+    report = report if most is None else replace(report, maximum=most)
+    problem = report.check(value)
+    if fits:
+        assert problem is None
+    else:
+        most_said = "" if most is None else f" (at most {most})"
+        bases = "a list of bases of a from 'a-1', 'a-2' or 'a-3'"
+        assert problem == f"removed is {reprlib.repr(value)}; accepted: {bases}{most_said}"
+        assert len(problem) < 200
+
+
+@pytest.mark.parametrize(
+    ("field", "said"),
+    [
+        (dict(kind=Kind.CHOICE), "a choice field needs its choices"),
+        (dict(kind=Kind.BASES), "a unit field cannot hold bases"),
+        (dict(kind=Kind.COUNT, default=-1), "the default shock is -1; accepted: a whole number"),
+        (dict(kind=Kind.CHOICE, choices=("steady",), default="shaken"), "the default shock is"),
+        (dict(kind=Kind.FLAG, default=0), "the default shock is 0; accepted: true or false"),
+        (dict(kind=Kind.COUNT, per_turn=True), "a per-turn field needs a default"),
+    ],
+)
+def test_a_field_a_ruleset_cannot_read_is_refused_as_it_is_declared(
+    field: dict[str, Any], said: str
+) -> None:
+    with pytest.raises(ValueError, match=f"field 'shock': {said}"):
+        Field("shock", cite=LINE, label="shock points", **field)

@@ -25,7 +25,7 @@ from typing import Any, Final
 from calibration.units import MM_PER_UNIT, UNITS
 from rules.engine import read_scene
 from rules.errors import DocumentError, accepted, close_key
-from rules.reader import MAX_GAME_BYTES, DocumentReader, join_path, read_text_file, size_problem
+from rules.reader import MAX_GAME_BYTES, DocumentReader, join_path, read_text_file
 from rules.scene import (
     SCENE_FORMAT,
     Cover,
@@ -304,9 +304,7 @@ def parse_game(doc: Any, source: str = "<game>") -> Game:
     units_doc = r.array(r.key(top, "units", ""), "units")
     if not units_doc:
         raise r.fail("units", "a game needs at least one unit ([[units]])")
-    too_big = size_problem(units_doc, top.get("terrain"))
-    if too_big is not None:
-        raise r.fail("", f"too big: {too_big}")
+    r.check_size(units_doc, top.get("terrain"))
     units = tuple(
         _parse_unit(r, item, f"units[{i}]", scale, defaults, registry)
         for i, item in enumerate(units_doc)

@@ -15,7 +15,8 @@ def counted(n: int, p: Fraction) -> dict[str, Any]:
     """How many of `n` dice succeed, each with chance `p` (a binomial distribution), as JSON."""
     shown = dice.binomial_shown(n, p)
     floats, exact = list(shown.floats), list(shown.exact)
-    return {"distribution": floats, "exact": exact, "mean": shown.mean, "p_any": shown.p_any}
+    p_any = float(shown.p_at_least(1))
+    return {"distribution": floats, "exact": exact, "mean": float(shown.mean), "p_any": p_any}
 
 
 def jam_chance(n: int) -> Fraction:

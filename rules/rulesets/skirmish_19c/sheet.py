@@ -168,15 +168,13 @@ DAMAGE_ROLLS = {
 """`damage_roll` of every weapon kind and quality, read off the table when a volley is shot."""
 
 
-def count_json(shown: dice_math.Shown | dice_math.Sum) -> dict[str, Any]:
+def count_json(shown: dice_math.Shown) -> dict[str, Any]:
     """The distribution of a count (hits, kills, command points) and its mean, as `rules.dice`
     remembers them shown."""
     distribution = [
         {"exact": e, "value": v} for e, v in zip(shown.exact, shown.floats, strict=True)
     ]
-    if isinstance(shown, dice_math.Sum):
-        return {"distribution": distribution, "mean": odds_json(shown.mean)}
-    return {"distribution": distribution, "mean": {"exact": shown.mean_exact, "value": shown.mean}}
+    return {"distribution": distribution, "mean": odds_json(shown.mean)}
 
 
 def volley(
@@ -205,10 +203,11 @@ def volley(
     def lines() -> list[str]:
         sign = f" ({shift:+d})" if shift else ""
         read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
+        means = [f"{float(count.mean):.2f}" for count in (hits, kills, wounds)]
         return [
-            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
+            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_at_least(1)}",
             f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-            f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
+            "- expected hits {}, kills {}, wounds {}".format(*means),
         ]
 
     return data, lines
