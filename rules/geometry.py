@@ -578,24 +578,14 @@ def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
 
 @dataclass(frozen=True, slots=True)
 class Obstacle:
-    """Something that may block a sight line: a terrain polygon or a base's footprint (mm)."""
+    """A terrain piece that may block a sight line (mm); bases block as `Solids`."""
 
     id: str
     polygon: Array
-    """Vertices (k, 2); for a round base, its centre repeated and `radius` set."""
-    radius: float = 0.0
-    """A round base's radius (a round obstacle is solid: `see_into` 0), else 0."""
+    """Vertices (k, 2), any simple polygon, listed either way round."""
     see_into: float = 0.0
     """How deep (mm) a sight line may run inside it from an end that stands in it (woods that
-    can be seen into for 10 cm); 0 for solid obstacles."""
-
-
-def counter_clockwise(polys: Array) -> Array:
-    """(N, k, 2) outlines, each turned counter-clockwise (as `paired_inside_lengths` needs; a
-    terrain polygon may be listed either way round, and clockwise it would block nothing)."""
-    x, y = polys[..., 0], polys[..., 1]
-    twice_area = np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
-    return np.where((twice_area < 0)[:, None, None], polys[:, ::-1], polys)
+    can be seen into for 10 cm); 0 for a piece not seen into."""
 
 
 def inside_lengths(
@@ -804,16 +794,10 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
     line as `sight` judges it (a line's answer never depends on the other lines): it runs
     inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end standing
     inside it (that end's own terrain)."""
-    if piece.see_into == 0 and len(piece.polygon) == 4:
-        # A solid (a base, a piece not seen into): clipped past every line, no box test.
-        polys = np.repeat(counter_clockwise(piece.polygon[None]), len(eyes), axis=0)
-        inside = paired_inside_lengths(eyes, aims, polys, np.full(len(eyes), piece.radius))
-        return np.asarray(inside > EPS)
     # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
     # box-tests the pair's lines together: a coarser test, the same answer).
     # (Column by column: numpy reduces a trailing axis of two or four slowly.)
-    grown = piece.radius + EPS
-    box_lo, box_hi = piece.polygon.min(axis=0) - grown, piece.polygon.max(axis=0) + grown
+    box_lo, box_hi = piece.polygon.min(axis=0) - EPS, piece.polygon.max(axis=0) + EPS
     ex, ey, ax, ay = eyes[:, 0], eyes[:, 1], aims[:, 0], aims[:, 1]
     off = box_lo[0] > np.maximum(ex, ax)
     off |= box_lo[1] > np.maximum(ey, ay)
@@ -824,7 +808,7 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
     # `side` is each corner's distance from the line times the line's length.
     ex, ey = ex[near], ey[near]
     abx, aby = ax[near] - ex, ay[near] - ey
-    margin = (piece.radius + 1.0) * np.hypot(abx, aby)
+    margin = np.hypot(abx, aby)  # a millimetre, times the line's length
     left = np.ones(len(near), dtype=bool)
     right = np.ones(len(near), dtype=bool)
     for cx, cy in piece.polygon.tolist():
