@@ -795,22 +795,15 @@ class Table:
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
-        terrain, see_into = self.scene.terrain, dict(policy.see_into)
+        see_into = dict(policy.see_into)
         return self._remember(
             ("terrain_obstacles", policy),
             lambda: tuple(
-                geo.Obstacle(
-                    terrain[k].id,
-                    np.asarray(terrain[k].polygon, dtype=float),
-                    see_into=see_into.get(terrain[k].kind, 0.0),
-                )
-                for k in self._obstacle_pieces(policy)
+                geo.Obstacle(t.id, np.asarray(t.polygon, dtype=float), see_into.get(t.kind, 0.0))
+                for t in self.scene.terrain
+                if t.kind in policy.blocking
             ),
         )
-
-    def _obstacle_pieces(self, policy: SightPolicy) -> list[int]:
-        """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
-        return [k for k, t in enumerate(self.scene.terrain) if t.kind in policy.blocking]
 
     def blocked_by(
         self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
@@ -837,13 +830,13 @@ class Table:
 
     def _piece_rules(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.bool_]]:
         """(T,) how far two bases standing in terrain piece t see each other inside it under a
-        policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit; and
+        policy (`SightPolicy.visibility_within`), infinity for the pieces with no such limit; and
         (T,) which pieces hide the bases standing in them (`SightPolicy.hidden_in`: a piece the
         scene says gives no cover hides nobody). Memoised per policy (read-only)."""
 
         def make() -> tuple[geo.Array, npt.NDArray[np.bool_]]:
             terrain, limits = self.scene.terrain, dict(policy.visibility_within)
-            within = [limits.get(t.kind, np.nan) for t in terrain]
+            within = [limits.get(t.kind, np.inf) for t in terrain]
             hides = [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain]
             return _read_only(np.array(within, dtype=float)), _read_only(np.array(hides, bool))
 
@@ -856,13 +849,11 @@ class Table:
         the lines from base viewers[p] to base targets[p]: a piece of
         `SightPolicy.visibility_within` that both stand in (how far they see each other inside
         it is `sight_reach`'s). None when every piece blocks every pair."""
-        if not policy.visibility_within:
-            return None
-        pieces = self._obstacle_pieces(policy)
-        limited = ~np.isnan(self._piece_rules(policy)[0][pieces])
+        blocking = np.array([t.kind in policy.blocking for t in self.scene.terrain], dtype=bool)
+        limited = np.isfinite(self._piece_rules(policy)[0][blocking])
         if not limited.any():
             return None
-        inside = self._centre_inside[:, pieces]
+        inside = self._centre_inside[:, blocking]
         return np.asarray(inside[viewers] & inside[targets] & limited[None, :])
 
     def sight_reach(
@@ -879,13 +870,12 @@ class Table:
         reach = np.full(len(viewers), np.inf)
         inside, (limits, hides) = self._centre_inside, self._piece_rules(policy)
         # Only a target standing in a piece that limits sight or hides it may be limited.
-        limited = np.asarray((inside & (~np.isnan(limits) | hides)[None, :]).any(axis=1))
+        limited = np.asarray((inside & (np.isfinite(limits) | hides)[None, :]).any(axis=1))
         rows = np.flatnonzero(limited[targets])
         if not len(rows):
             return reach
         v_in, t_in = inside[viewers[rows]], inside[targets[rows]]
-        shared = v_in & t_in & ~np.isnan(limits)[None, :]
-        near = np.where(shared, limits[None, :], np.inf).min(axis=1)
+        near = np.where(v_in & t_in, limits[None, :], np.inf).min(axis=1)
         hidden = t_in & ~v_in & hides[None, :]
         # Seen at all only when it shows itself in every piece hiding it.
         shows = np.all(~hidden | self._shows(policy)[targets[rows]], axis=1)
