@@ -492,7 +492,6 @@ class Table:
     def _trace(self, policy: SightPolicy, pairs: Sequence[tuple[str, str]]) -> list[geo.Sight]:
         viewers = np.array([self.index[v] for v, _ in pairs], dtype=int)
         targets = np.array([self.index[t] for _, t in pairs], dtype=int)
-        exempt = self._terrain_exempt(policy, viewers, targets)
         # Which bases may block each pair's lines: every base of another unit than the two (but
         # those the viewer sees over), when bases block at all.
         mask, units = None, self.unit_numbers
@@ -508,7 +507,7 @@ class Table:
             self.terrain_obstacles(policy),
             self.solids,
             mask,
-            None if exempt is None else ~exempt,
+            self._terrain_may_block(policy, viewers, targets),
         )
 
     def sight_distances(
@@ -741,13 +740,12 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
-        policy of every terrain piece (`terrain_obstacles`, less those `_terrain_exempt`)
-        and, with `near`, of the bases near[1][m] that may block line near[0][m]
-        (`_centre_lines`): the same answer, to the bit, as that line of the full trace."""
+        policy of every terrain piece that may block it (`_terrain_may_block`) and, with
+        `near`, of the bases near[1][m] that may block line near[0][m] (`_centre_lines`): the
+        same answer, to the bit, as that line of the full trace."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        exempt = self._terrain_exempt(policy, viewers, targets)
-        terrain = self.terrain_obstacles(policy)
-        hits = geo.terrain_blocks(eyes, aims, terrain, None if exempt is None else ~exempt)
+        may_block = self._terrain_may_block(policy, viewers, targets)
+        hits = geo.terrain_blocks(eyes, aims, self.terrain_obstacles(policy), may_block)
         clear = np.asarray(~hits.any(axis=1))
         if near is not None:
             # Only the lines no terrain blocks are clipped against the bases.
@@ -842,19 +840,19 @@ class Table:
 
         return self._remember(("piece_rules", policy), make)
 
-    def _terrain_exempt(
+    def _terrain_may_block(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
     ) -> npt.NDArray[np.bool_] | None:
-        """(P, O): which of a policy's sight-blocking pieces (`terrain_obstacles`) do not block
-        the lines from base viewers[p] to base targets[p]: a piece of
+        """(P, O): which of a policy's sight-blocking pieces (`terrain_obstacles`) may block the
+        lines from base viewers[p] to base targets[p]: all but a piece of
         `SightPolicy.visibility_within` that both stand in (how far they see each other inside
-        it is `sight_reach`'s). None when every piece blocks every pair."""
+        it is `sight_reach`'s). None when every piece may block every pair."""
         blocking = np.array([t.kind in policy.blocking for t in self.scene.terrain], dtype=bool)
         limited = np.isfinite(self._piece_rules(policy)[0][blocking])
         if not limited.any():
             return None
         inside = self._centre_inside[:, blocking]
-        return np.asarray(inside[viewers] & inside[targets] & limited[None, :])
+        return np.asarray(~(inside[viewers] & inside[targets] & limited[None, :]))
 
     def sight_reach(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -887,8 +885,6 @@ class Table:
         """The terrain piece that hides `target` from `viewer` under a policy
         (`SightPolicy.hidden_in`: the target's centre stands in it, the viewer's does not), if
         any."""
-        if not policy.hidden_in:
-            return None
         i, j = self.index[viewer.id], self.index[target.id]
         inside = self._centre_inside
         k = np.flatnonzero(inside[j] & ~inside[i] & self._piece_rules(policy)[1])

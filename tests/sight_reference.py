@@ -320,9 +320,9 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
     `pair_sight` take them: the reference `Table.sights` is held to."""
     out = list(table.terrain_obstacles(policy))
     pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-    exempt = table._terrain_exempt(policy, *pair)
-    if exempt is not None:
-        out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
+    may_block = table._terrain_may_block(policy, *pair)
+    if may_block is not None:
+        out = [o for o, blocks in zip(out, may_block[0].tolist(), strict=True) if blocks]
     if policy.bases_block:  # every base of another unit than the two, but those seen over
         near = policy.shoot_over_within
         for b in table.bases:
