@@ -329,9 +329,9 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     overlap the distance is the nearest vertex-to-edge distance either way. The distance of
     every vertex to the solid other footprint (a few cheap terms) picks the vertices that may
     be nearest, and only those are measured to the other's edges: the same arithmetic, and
-    the same numbers to the bit, as measuring every vertex. Only pairs whose bounding circles
-    meet, and neither lies wholly beyond a side of the other, are tested for crossing edges
-    or containment. Vectorised.
+    the same numbers to the bit, as measuring every vertex. Only pairs neither of which lies
+    wholly beyond a side of the other (two convex outlines apart lie beyond a side of one of
+    them) are tested for crossing edges or containment. Vectorised.
     """
     same = bases_b is None
     pa, ra, frames_a = shapes(bases_a)
@@ -350,13 +350,7 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     ab = _nearest_vertex_edge_sq(pa, pb, solid_ab, limit)
     ba = ab.T if same else _nearest_vertex_edge_sq(pb, pa, solid_ba, limit.T).T
     d = np.sqrt(np.minimum(ab, ba))
-    ca, cb = pa.mean(axis=1), pb.mean(axis=1)
-    reach_a = np.max(np.hypot(*np.moveaxis(pa - ca[:, None], -1, 0)), axis=1)
-    reach_b = np.max(np.hypot(*np.moveaxis(pb - cb[:, None], -1, 0)), axis=1)
-    gap = np.hypot(*np.moveaxis(ca[:, None] - cb[None], -1, 0))
-    touching = gap <= reach_a[:, None] + reach_b[None] + EPS
-    touching &= ~apart_ab
-    touching &= ~apart_ba.T
+    touching = ~apart_ab & ~apart_ba.T
     if same:
         # A base lies on itself: 0 apart with no test.
         np.fill_diagonal(touching, False)
