@@ -352,7 +352,7 @@ class Table:
         pairs, the first in the groups' order. Two units' bases are read off `_unit_pairs`
         (rules ask it of the same two units again and again)."""
         ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
-        if ua and ub and ua[2] is group_a and ub[2] is group_b and self._unit_pairs[0].size:
+        if ua and ub and ua[2] is group_a and ub[2] is group_b:
             (distance, row, col), a, b = self._unit_pairs, ua[3], ub[3]
             found = self.bases[row[a, b]], self.bases[col[a, b]]
             return geo.Closest(float(distance[a, b]), *found)
@@ -368,8 +368,7 @@ class Table:
 
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order
-        of units (`closest(a.bases, b.bases).distance` of each pair, all at once); empty when a
-        unit has no base."""
+        of units (`closest(a.bases, b.bases).distance` of each pair, all at once)."""
         return self._unit_pairs[0]
 
     def unit_row(self, unit: Unit) -> int:
@@ -440,11 +439,11 @@ class Table:
 
     @cached_property
     def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-        """(U, U) the shortest distance between every two units with bases, and (U, U) each
-        the table indices of the first nearest pair of bases, in reading order of their block
-        of `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each
-        unit from every base, the first base of each unit at the least."""
-        if not self.scene.units or any(not u.bases for u in self.scene.units):
+        """(U, U) the shortest distance between every two units, and (U, U) each the table
+        indices of the first nearest pair of bases, in reading order of their block of
+        `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each unit
+        from every base, the first base of each unit at the least."""
+        if not self.scene.units:  # (a scene's every unit has a base: `scene.read_unit_head`)
             empty = np.zeros((0, 0), dtype=int)
             return empty.astype(float), empty, empty
         nearest, which = self._nearest_by_unit(self.distances)
@@ -583,7 +582,7 @@ class Table:
         """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
         the first base (table index) of the unit at it: columns in reading order (read-only)."""
         n, u = len(self.bases), len(self.scene.units)
-        if not n or any(not unit.bases for unit in self.scene.units):
+        if not n:
             return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
         starts = np.array(self._unit_first, dtype=int)
         nearest = np.minimum.reduceat(seen, starts, axis=1)
