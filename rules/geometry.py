@@ -482,9 +482,9 @@ def gaps_to_boundary(outlines: Array, radii: Array, polygon: Sequence[Point] | A
     stands inside or outside."""
     a, b = _edges(np.asarray(polygon, dtype=float))
     c1, c2 = _edges(outlines)
+    # (a round base's outline is its centre four times: its edges' distance is the centre's)
     edges = segment_distance(c1[:, :, None], c2[:, :, None], a[None, None], b[None, None])
-    rims = point_segment_distance(outlines[:, 0, None], a[None], b[None]).min(axis=1) - radii
-    return np.where(radii > 0, np.maximum(rims, 0.0), edges.min(axis=(1, 2)))
+    return np.maximum(edges.min(axis=(1, 2)) - radii, 0.0)
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:
