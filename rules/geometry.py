@@ -329,9 +329,9 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     overlap the distance is the nearest vertex-to-edge distance either way. The distance of
     every vertex to the solid other footprint (a few cheap terms) picks the vertices that may
     be nearest, and only those are measured to the other's edges: the same arithmetic, and
-    the same numbers to the bit, as measuring every vertex. Only pairs whose bounding circles
-    meet, and neither lies wholly beyond a side of the other, are tested for crossing edges
-    or containment. Vectorised.
+    the same numbers to the bit, as measuring every vertex. Only pairs neither of which lies
+    wholly beyond a side of the other (two convex outlines apart lie beyond a side of one of
+    them) are tested for crossing edges or containment. Vectorised.
     """
     same = bases_b is None
     pa, ra, frames_a = shapes(bases_a)
@@ -350,13 +350,7 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     ab = _nearest_vertex_edge_sq(pa, pb, solid_ab, limit)
     ba = ab.T if same else _nearest_vertex_edge_sq(pb, pa, solid_ba, limit.T).T
     d = np.sqrt(np.minimum(ab, ba))
-    ca, cb = pa.mean(axis=1), pb.mean(axis=1)
-    reach_a = np.max(np.hypot(*np.moveaxis(pa - ca[:, None], -1, 0)), axis=1)
-    reach_b = np.max(np.hypot(*np.moveaxis(pb - cb[:, None], -1, 0)), axis=1)
-    gap = np.hypot(*np.moveaxis(ca[:, None] - cb[None], -1, 0))
-    touching = gap <= reach_a[:, None] + reach_b[None] + EPS
-    touching &= ~apart_ab
-    touching &= ~apart_ba.T
+    touching = ~apart_ab & ~apart_ba.T
     if same:
         # A base lies on itself: 0 apart with no test.
         np.fill_diagonal(touching, False)
@@ -488,9 +482,9 @@ def gaps_to_boundary(outlines: Array, radii: Array, polygon: Sequence[Point] | A
     stands inside or outside."""
     a, b = _edges(np.asarray(polygon, dtype=float))
     c1, c2 = _edges(outlines)
+    # (a round base's outline is its centre four times: its edges' distance is the centre's)
     edges = segment_distance(c1[:, :, None], c2[:, :, None], a[None, None], b[None, None])
-    rims = point_segment_distance(outlines[:, 0, None], a[None], b[None]).min(axis=1) - radii
-    return np.where(radii > 0, np.maximum(rims, 0.0), edges.min(axis=(1, 2)))
+    return np.maximum(edges.min(axis=(1, 2)) - radii, 0.0)
 
 
 def clip_to_convex(subject: Array, clip: Array) -> Array:
@@ -578,24 +572,14 @@ def distance_outside(points: Array, sides: tuple[Array, Array]) -> Array:
 
 @dataclass(frozen=True, slots=True)
 class Obstacle:
-    """Something that may block a sight line: a terrain polygon or a base's footprint (mm)."""
+    """A terrain piece that may block a sight line (mm); bases block as `Solids`."""
 
     id: str
     polygon: Array
-    """Vertices (k, 2); for a round base, its centre repeated and `radius` set."""
-    radius: float = 0.0
-    """A round base's radius (a round obstacle is solid: `see_into` 0), else 0."""
+    """Vertices (k, 2), any simple polygon, listed either way round."""
     see_into: float = 0.0
     """How deep (mm) a sight line may run inside it from an end that stands in it (woods that
-    can be seen into for 10 cm); 0 for solid obstacles."""
-
-
-def counter_clockwise(polys: Array) -> Array:
-    """(N, k, 2) outlines, each turned counter-clockwise (as `paired_inside_lengths` needs; a
-    terrain polygon may be listed either way round, and clockwise it would block nothing)."""
-    x, y = polys[..., 0], polys[..., 1]
-    twice_area = np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
-    return np.where((twice_area < 0)[:, None, None], polys[:, ::-1], polys)
+    can be seen into for 10 cm); 0 for a piece not seen into."""
 
 
 def inside_lengths(
@@ -804,16 +788,10 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
     line as `sight` judges it (a line's answer never depends on the other lines): it runs
     inside for more than `EPS` (`inside_lengths`), besides up to `see_into` at an end standing
     inside it (that end's own terrain)."""
-    if piece.see_into == 0 and len(piece.polygon) == 4:
-        # A solid (a base, a piece not seen into): clipped past every line, no box test.
-        polys = np.repeat(counter_clockwise(piece.polygon[None]), len(eyes), axis=0)
-        inside = paired_inside_lengths(eyes, aims, polys, np.full(len(eyes), piece.radius))
-        return np.asarray(inside > EPS)
     # A line whose box misses the piece's by more than EPS cannot run inside it (`sight`
     # box-tests the pair's lines together: a coarser test, the same answer).
     # (Column by column: numpy reduces a trailing axis of two or four slowly.)
-    grown = piece.radius + EPS
-    box_lo, box_hi = piece.polygon.min(axis=0) - grown, piece.polygon.max(axis=0) + grown
+    box_lo, box_hi = piece.polygon.min(axis=0) - EPS, piece.polygon.max(axis=0) + EPS
     ex, ey, ax, ay = eyes[:, 0], eyes[:, 1], aims[:, 0], aims[:, 1]
     off = box_lo[0] > np.maximum(ex, ax)
     off |= box_lo[1] > np.maximum(ey, ay)
@@ -824,7 +802,7 @@ def terrain_hits(eyes: Array, aims: Array, piece: Obstacle) -> npt.NDArray[np.bo
     # `side` is each corner's distance from the line times the line's length.
     ex, ey = ex[near], ey[near]
     abx, aby = ax[near] - ex, ay[near] - ey
-    margin = (piece.radius + 1.0) * np.hypot(abx, aby)
+    margin = np.hypot(abx, aby)  # a millimetre, times the line's length
     left = np.ones(len(near), dtype=bool)
     right = np.ones(len(near), dtype=bool)
     for cx, cy in piece.polygon.tolist():

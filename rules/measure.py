@@ -352,7 +352,7 @@ class Table:
         pairs, the first in the groups' order. Two units' bases are read off `_unit_pairs`
         (rules ask it of the same two units again and again)."""
         ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
-        if ua and ub and ua[2] is group_a and ub[2] is group_b and self._unit_pairs[0].size:
+        if ua and ub and ua[2] is group_a and ub[2] is group_b:
             (distance, row, col), a, b = self._unit_pairs, ua[3], ub[3]
             found = self.bases[row[a, b]], self.bases[col[a, b]]
             return geo.Closest(float(distance[a, b]), *found)
@@ -368,8 +368,7 @@ class Table:
 
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order
-        of units (`closest(a.bases, b.bases).distance` of each pair, all at once); empty when a
-        unit has no base."""
+        of units (`closest(a.bases, b.bases).distance` of each pair, all at once)."""
         return self._unit_pairs[0]
 
     def unit_row(self, unit: Unit) -> int:
@@ -440,11 +439,11 @@ class Table:
 
     @cached_property
     def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_], npt.NDArray[np.int_]]:
-        """(U, U) the shortest distance between every two units with bases, and (U, U) each
-        the table indices of the first nearest pair of bases, in reading order of their block
-        of `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each
-        unit from every base, the first base of each unit at the least."""
-        if not self.scene.units or any(not u.bases for u in self.scene.units):
+        """(U, U) the shortest distance between every two units, and (U, U) each the table
+        indices of the first nearest pair of bases, in reading order of their block of
+        `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each unit
+        from every base, the first base of each unit at the least."""
+        if not self.scene.units:  # (a scene's every unit has a base: `scene.read_unit_head`)
             empty = np.zeros((0, 0), dtype=int)
             return empty.astype(float), empty, empty
         nearest, which = self._nearest_by_unit(self.distances)
@@ -492,7 +491,6 @@ class Table:
     def _trace(self, policy: SightPolicy, pairs: Sequence[tuple[str, str]]) -> list[geo.Sight]:
         viewers = np.array([self.index[v] for v, _ in pairs], dtype=int)
         targets = np.array([self.index[t] for _, t in pairs], dtype=int)
-        exempt = self._terrain_exempt(policy, viewers, targets)
         # Which bases may block each pair's lines: every base of another unit than the two (but
         # those the viewer sees over), when bases block at all.
         mask, units = None, self.unit_numbers
@@ -508,7 +506,7 @@ class Table:
             self.terrain_obstacles(policy),
             self.solids,
             mask,
-            None if exempt is None else ~exempt,
+            self._terrain_may_block(policy, viewers, targets),
         )
 
     def sight_distances(
@@ -584,7 +582,7 @@ class Table:
         """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
         the first base (table index) of the unit at it: columns in reading order (read-only)."""
         n, u = len(self.bases), len(self.scene.units)
-        if not n or any(not unit.bases for unit in self.scene.units):
+        if not n:
             return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
         starts = np.array(self._unit_first, dtype=int)
         nearest = np.minimum.reduceat(seen, starts, axis=1)
@@ -741,13 +739,12 @@ class Table:
     ) -> npt.NDArray[np.bool_]:
         """(P,): whether the sight line from the centre of base viewers[p] to sight point
         `point` of base targets[p] (`sight_points`; or point[p] of each) is clear under a
-        policy of every terrain piece (`terrain_obstacles`, less those `_terrain_exempt`)
-        and, with `near`, of the bases near[1][m] that may block line near[0][m]
-        (`_centre_lines`): the same answer, to the bit, as that line of the full trace."""
+        policy of every terrain piece that may block it (`_terrain_may_block`) and, with
+        `near`, of the bases near[1][m] that may block line near[0][m] (`_centre_lines`): the
+        same answer, to the bit, as that line of the full trace."""
         eyes, aims = self.centres[viewers], self.sight_points[targets, point]
-        exempt = self._terrain_exempt(policy, viewers, targets)
-        terrain = self.terrain_obstacles(policy)
-        hits = geo.terrain_blocks(eyes, aims, terrain, None if exempt is None else ~exempt)
+        may_block = self._terrain_may_block(policy, viewers, targets)
+        hits = geo.terrain_blocks(eyes, aims, self.terrain_obstacles(policy), may_block)
         clear = np.asarray(~hits.any(axis=1))
         if near is not None:
             # Only the lines no terrain blocks are clipped against the bases.
@@ -795,22 +792,15 @@ class Table:
 
     def terrain_obstacles(self, policy: SightPolicy) -> tuple[geo.Obstacle, ...]:
         """The terrain pieces that block sight under a policy, as obstacles (memoised)."""
-        terrain, see_into = self.scene.terrain, dict(policy.see_into)
+        see_into = dict(policy.see_into)
         return self._remember(
             ("terrain_obstacles", policy),
             lambda: tuple(
-                geo.Obstacle(
-                    terrain[k].id,
-                    np.asarray(terrain[k].polygon, dtype=float),
-                    see_into=see_into.get(terrain[k].kind, 0.0),
-                )
-                for k in self._obstacle_pieces(policy)
+                geo.Obstacle(t.id, np.asarray(t.polygon, dtype=float), see_into.get(t.kind, 0.0))
+                for t in self.scene.terrain
+                if t.kind in policy.blocking
             ),
         )
-
-    def _obstacle_pieces(self, policy: SightPolicy) -> list[int]:
-        """The places in the scene's terrain of the pieces `terrain_obstacles` lists."""
-        return [k for k, t in enumerate(self.scene.terrain) if t.kind in policy.blocking]
 
     def blocked_by(
         self, policy: SightPolicy, group_a: Sequence[Base], group_b: Sequence[Base], limit: float
@@ -837,33 +827,31 @@ class Table:
 
     def _piece_rules(self, policy: SightPolicy) -> tuple[geo.Array, npt.NDArray[np.bool_]]:
         """(T,) how far two bases standing in terrain piece t see each other inside it under a
-        policy (`SightPolicy.visibility_within`), NaN for the pieces with no such limit; and
+        policy (`SightPolicy.visibility_within`), infinity for the pieces with no such limit; and
         (T,) which pieces hide the bases standing in them (`SightPolicy.hidden_in`: a piece the
         scene says gives no cover hides nobody). Memoised per policy (read-only)."""
 
         def make() -> tuple[geo.Array, npt.NDArray[np.bool_]]:
             terrain, limits = self.scene.terrain, dict(policy.visibility_within)
-            within = [limits.get(t.kind, np.nan) for t in terrain]
+            within = [limits.get(t.kind, np.inf) for t in terrain]
             hides = [t.kind in policy.hidden_in and t.cover is not Cover.NONE for t in terrain]
             return _read_only(np.array(within, dtype=float)), _read_only(np.array(hides, bool))
 
         return self._remember(("piece_rules", policy), make)
 
-    def _terrain_exempt(
+    def _terrain_may_block(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
     ) -> npt.NDArray[np.bool_] | None:
-        """(P, O): which of a policy's sight-blocking pieces (`terrain_obstacles`) do not block
-        the lines from base viewers[p] to base targets[p]: a piece of
+        """(P, O): which of a policy's sight-blocking pieces (`terrain_obstacles`) may block the
+        lines from base viewers[p] to base targets[p]: all but a piece of
         `SightPolicy.visibility_within` that both stand in (how far they see each other inside
-        it is `sight_reach`'s). None when every piece blocks every pair."""
-        if not policy.visibility_within:
-            return None
-        pieces = self._obstacle_pieces(policy)
-        limited = ~np.isnan(self._piece_rules(policy)[0][pieces])
+        it is `sight_reach`'s). None when every piece may block every pair."""
+        blocking = np.array([t.kind in policy.blocking for t in self.scene.terrain], dtype=bool)
+        limited = np.isfinite(self._piece_rules(policy)[0][blocking])
         if not limited.any():
             return None
-        inside = self._centre_inside[:, pieces]
-        return np.asarray(inside[viewers] & inside[targets] & limited[None, :])
+        inside = self._centre_inside[:, blocking]
+        return np.asarray(~(inside[viewers] & inside[targets] & limited[None, :]))
 
     def sight_reach(
         self, policy: SightPolicy, viewers: npt.NDArray[np.int_], targets: npt.NDArray[np.int_]
@@ -879,13 +867,12 @@ class Table:
         reach = np.full(len(viewers), np.inf)
         inside, (limits, hides) = self._centre_inside, self._piece_rules(policy)
         # Only a target standing in a piece that limits sight or hides it may be limited.
-        limited = np.asarray((inside & (~np.isnan(limits) | hides)[None, :]).any(axis=1))
+        limited = np.asarray((inside & (np.isfinite(limits) | hides)[None, :]).any(axis=1))
         rows = np.flatnonzero(limited[targets])
         if not len(rows):
             return reach
         v_in, t_in = inside[viewers[rows]], inside[targets[rows]]
-        shared = v_in & t_in & ~np.isnan(limits)[None, :]
-        near = np.where(shared, limits[None, :], np.inf).min(axis=1)
+        near = np.where(v_in & t_in, limits[None, :], np.inf).min(axis=1)
         hidden = t_in & ~v_in & hides[None, :]
         # Seen at all only when it shows itself in every piece hiding it.
         shows = np.all(~hidden | self._shows(policy)[targets[rows]], axis=1)
@@ -897,8 +884,6 @@ class Table:
         """The terrain piece that hides `target` from `viewer` under a policy
         (`SightPolicy.hidden_in`: the target's centre stands in it, the viewer's does not), if
         any."""
-        if not policy.hidden_in:
-            return None
         i, j = self.index[viewer.id], self.index[target.id]
         inside = self._centre_inside
         k = np.flatnonzero(inside[j] & ~inside[i] & self._piece_rules(policy)[1])

@@ -306,11 +306,11 @@ def _terrain_verdicts(
     # Both ends well beyond one side: the line misses the piece. Each centre's sides as the
     # bits of one number (the first 62 sides: fewer sides only leave more lines unsure), and
     # a line misses when its two ends share a bit.
-    beyond = outside[:, :62] > piece.radius + MARGIN
+    beyond = outside[:, :62] > MARGIN
     bits = beyond @ (1 << np.arange(beyond.shape[1], dtype=np.int64))
     unsure = np.flatnonzero((bits[first] & bits[second]) == 0)
     blocked = np.zeros(0, dtype=np.intp)
-    if outside.shape[1] > 4 and piece.radius == 0 and len(unsure):
+    if outside.shape[1] > 4 and len(unsure):
         eyes, aims = first[unsure], second[unsure]
         ab = centres[aims] - centres[eyes]
         length = np.hypot(ab[:, 0], ab[:, 1])
@@ -324,15 +324,15 @@ def _terrain_verdicts(
 
 
 def _beside(eyes: geo.Array, aims: geo.Array, piece: geo.Obstacle) -> Bools:
-    """(P,) whether every corner of the piece lies more than a millimetre (plus its radius)
-    to one side of the whole line through eyes[p] and aims[p]: then the line misses it (a
-    line passing a corner of the piece diagonally, beyond no single side)."""
+    """(P,) whether every corner of the piece lies more than a millimetre to one side of the
+    whole line through eyes[p] and aims[p]: then the line misses it (a line passing a corner
+    of the piece diagonally, beyond no single side)."""
     ab = aims - eyes
     length = np.hypot(ab[:, 0], ab[:, 1])
     rel_x = piece.polygon[None, :, 0] - eyes[:, None, 0]
     rel_y = piece.polygon[None, :, 1] - eyes[:, None, 1]
     side = ab[:, None, 0] * rel_y - ab[:, None, 1] * rel_x  # distance from the line * length
-    margin = ((piece.radius + MARGIN) * length)[:, None]
+    margin = (MARGIN * length)[:, None]
     return np.asarray((side.min(axis=1) > margin[:, 0]) | (side.max(axis=1) < -margin[:, 0]))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,7 +28,6 @@ from rules.geometry import (
     _edges,
     convex_distance,
     corners,
-    counter_clockwise,
     forward,
     point_in_polygon,
     point_segment_distance,
@@ -35,6 +35,19 @@ from rules.geometry import (
 )
 from rules.measure import SightPolicy, Table
 from rules.scene import Base, Point
+
+
+@dataclass(frozen=True, slots=True)
+class BaseObstacle(Obstacle):
+    """A base as an obstacle to sight: solid and convex, its outline `geometry.corners` gives
+    (counter-clockwise), grown by `radius` (a round base's outline is its centre four times).
+    The product traces bases as `geometry.Solids`; `pair_sight` hands these over as such."""
+
+    radius: float = 0.0
+
+
+def _radius(obstacle: Obstacle) -> float:
+    return obstacle.radius if isinstance(obstacle, BaseObstacle) else 0.0
 
 
 def edge_distance(a: Base, b: Base) -> float:
@@ -129,17 +142,16 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     """Trace sight lines from the viewer's centre to the target's centre and corners, as
     `geometry.sight` must.
 
-    Solid obstacles (bases: `see_into` 0 and 4 vertices, convex) are clipped against every
-    sight line; terrain pieces, which may be concave and seen into, line by line
-    (`ray_blocked`) after a bounding-box test.
+    Bases (`BaseObstacle`) are clipped against every sight line as solids; terrain pieces,
+    which may be concave and seen into, line by line (`ray_blocked`) after a bounding-box test.
     """
     eye = np.array([viewer.x, viewer.y])
     points = sight_points(target)
     hits = np.zeros((len(points), len(obstacles)), dtype=bool)
-    solid = [k for k, o in enumerate(obstacles) if o.see_into == 0 and len(o.polygon) == 4]
+    solid = [k for k, o in enumerate(obstacles) if isinstance(o, BaseObstacle)]
     if solid:
-        polys = counter_clockwise(np.stack([obstacles[k].polygon for k in solid]))
-        radii = np.array([obstacles[k].radius for k in solid])
+        polys = np.stack([obstacles[k].polygon for k in solid])
+        radii = np.array([_radius(obstacles[k]) for k in solid])
         lengths = solid_inside_lengths(
             np.repeat(eye[None], len(points), axis=0), points, polys, radii
         )
@@ -150,9 +162,7 @@ def sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     for k, o in enumerate(obstacles):
         if k in solid_set:
             continue
-        if np.any(o.polygon.min(axis=0) - o.radius > hi) or np.any(
-            o.polygon.max(axis=0) + o.radius < lo
-        ):
+        if np.any(o.polygon.min(axis=0) > hi) or np.any(o.polygon.max(axis=0) < lo):
             continue
         for r, p in enumerate(points):
             hits[r, k] = ray_blocked((eye[0], eye[1]), (float(p[0]), float(p[1])), o)
@@ -173,14 +183,15 @@ def length_inside(a: Point, b: Point, obstacle: Obstacle) -> tuple[float, float,
     length = float(np.hypot(*ab))
     if length <= EPS:
         return 0.0, 0.0, 0.0
-    if obstacle.radius > 0:
+    r = _radius(obstacle)
+    if r > 0:
         # A round base: the chord of the circle around its centre.
         c = obstacle.polygon[0]
         t0 = float(np.dot(c - pa, ab) / length**2)
         perp = float(np.hypot(*(pa + t0 * ab - c)))
-        if perp >= obstacle.radius:
+        if perp >= r:
             return 0.0, 0.0, 0.0
-        half = math.sqrt(obstacle.radius**2 - perp**2) / length
+        half = math.sqrt(r**2 - perp**2) / length
         lo, hi = max(0.0, t0 - half), min(1.0, t0 + half)
         if hi <= lo:
             return 0.0, 0.0, 0.0
@@ -222,13 +233,18 @@ def _vertex_params(pa: Array, ab: Array, poly: Array) -> Array:
 
 def pair_sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sight:
     """The product's batched tracer (`geometry.sight_many`) asked for one pair: the sight lines
-    from the viewer's centre to the target's centre and corners past the obstacles, each
-    judged by `terrain_hits` (a solid one, `see_into` 0 with four corners, as a base is, by its
-    clipped length). The hand-worked cases of tests/test_geometry.py ask it."""
+    from the viewer's centre to the target's centre and corners past the obstacles: terrain
+    judged by `terrain_hits`, bases (`BaseObstacle`) clipped as `geometry.Solids`. The
+    hand-worked cases of tests/test_geometry.py ask it."""
     eye = np.array([[viewer.x, viewer.y]])
-    no_solids = geometry.Solids.of((), np.zeros((0, 4, 2)), np.zeros(0))
-    aims = geometry.sight_points([target])
-    return geometry.sight_many(eye, aims, obstacles, no_solids, None)[0]
+    terrain = [o for o in obstacles if not isinstance(o, BaseObstacle)]
+    bases = [o for o in obstacles if isinstance(o, BaseObstacle)]
+    polys = np.array([o.polygon for o in bases], dtype=float).reshape(-1, 4, 2)
+    solids = geometry.Solids.of(
+        tuple(o.id for o in bases), polys, np.array([_radius(o) for o in bases])
+    )
+    every = np.ones((1, len(bases)), dtype=bool)
+    return geometry.sight_many(eye, geometry.sight_points([target]), terrain, solids, every)[0]
 
 
 def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:
@@ -294,9 +310,9 @@ def base_in_arc(shooter: Base, target: Base, half_angle: float) -> bool:
     return any(bool(convex_distance(region, 0.0, foot, r) <= EPS) for region in regions)
 
 
-def obstacle_of_base(base: Base) -> Obstacle:
+def obstacle_of_base(base: Base) -> BaseObstacle:
     """A base as an obstacle to sight."""
-    return Obstacle(base.id, corners(base), radius(base))
+    return BaseObstacle(base.id, corners(base), radius=radius(base))
 
 
 def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> list[Obstacle]:
@@ -304,9 +320,9 @@ def obstacles(table: Table, policy: SightPolicy, viewer: Base, target: Base) -> 
     `pair_sight` take them: the reference `Table.sights` is held to."""
     out = list(table.terrain_obstacles(policy))
     pair = np.array([table.index[viewer.id]]), np.array([table.index[target.id]])
-    exempt = table._terrain_exempt(policy, *pair)
-    if exempt is not None:
-        out = [o for o, free in zip(out, exempt[0].tolist(), strict=True) if not free]
+    may_block = table._terrain_may_block(policy, *pair)
+    if may_block is not None:
+        out = [o for o, blocks in zip(out, may_block[0].tolist(), strict=True) if blocks]
     if policy.bases_block:  # every base of another unit than the two, but those seen over
         near = policy.shoot_over_within
         for b in table.bases:

@@ -325,9 +325,8 @@ def terrain_docs(draw: st.DrawFn, ident: str) -> dict[str, Any]:
 
 
 class _SeeLittle(Ruleset):
-    """Woods and hills that cannot be seen into at all (`see_into` 0: four-cornered woods are
-    clipped as solids by `geometry.terrain_hits`), towns 40 mm deep, buildings however deep:
-    every way a terrain piece can forgive a line, on one sheet."""
+    """Woods and hills that cannot be seen into at all (`see_into` 0), towns 40 mm deep,
+    buildings however deep: every way a terrain piece can forgive a line, on one sheet."""
 
     id = "test-see-little"
     title = "test"

@@ -22,8 +22,8 @@ from tests.builders import make_scene, terrain, unit
 
 
 class _SolidWoods(Ruleset):
-    """Bases block sight and woods cannot be seen into at all (`see_into` 0): woods drawn with
-    four corners are clipped as solids by the reference tracer, which the batch must copy."""
+    """Bases block sight and woods cannot be seen into at all (`see_into` 0): a line that runs
+    into woods is blocked whichever end stands in them."""
 
     id = "test-solid-woods"
     title = "test"
@@ -97,14 +97,14 @@ def _random_scene(seed: int, ruleset: str) -> Scene:
 
 
 def _reference_rays(viewer: Base, target: Base, obstacles: list[geo.Obstacle]) -> list[bool]:
-    """Whether each sight line is blocked, decided as `sight_reference.pair_sight` decides it: solid
-    obstacles (`see_into` 0, four corners) by their clipped length, the rest by `ray_blocked`."""
+    """Whether each sight line is blocked, decided as `sight_reference.pair_sight` decides it:
+    bases (`BaseObstacle`) by their clipped length, terrain by `ray_blocked`."""
     eye = (viewer.x, viewer.y)
     out = []
     for p in ref.sight_points(target):
         blocked = False
         for o in obstacles:
-            if o.see_into == 0 and len(o.polygon) == 4:
+            if isinstance(o, ref.BaseObstacle):
                 inside = ref.solid_inside_lengths(
                     np.array([eye]), p[None], o.polygon[None], np.array([o.radius])
                 )
