@@ -120,8 +120,8 @@ class AgeOfNapoleon(Ruleset):
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         reached = band is not None
-        label = band if reached else "out-of-range"
-        limit = bands[band] if reached else max(bands.values())
+        label = "out-of-range" if band is None else band
+        limit = max(bands.values()) if band is None else bands[band]
         data: dict[str, Any] = dict(shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
