@@ -89,24 +89,27 @@ class AgeOfNapoleon(Ruleset):
             *([reason(why_not, None)] if why_not else []),
         ]
         rolls: list[Roll] = []
+        if allowed:
+            roll, hits, check, leader = _hits(dice, target, melee=False)
+            data.update(hits=hits, leader_check=check)
+            rolls += [roll, _roll("leader")] if leader else [roll]
+            if die == "d3":
+                halved = _hits_json(dice.dice, 6, halved=True)
+                data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
+        data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
+        data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
+        if brief:
+            return self.answer("shoot", data, lines[:1])
         floor = " (never less than one die)" if dice.floor_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
         lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
         if allowed:
-            roll, hits, check, leader = _hits(dice, target, melee=False)
-            data.update(hits=hits, leader_check=check)
-            rolls += [roll, _roll("leader")] if leader else [roll]
-            lines.append(say("fire_hits", dice=dice.dice, most=dice.dice * roll.sides, hits=hits))
+            most = dice.dice * rolls[0].sides
+            lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
             lines += [leader] if leader else []
-            if die == "d3":
-                halved = _hits_json(dice.dice, 6, halved=True)
-                data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
-                lines.append(say("d3_substitute", dice=dice.dice))
-        data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
-        data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
-        lines.append("allowed" if allowed else "not allowed")
-        return self.answer("shoot", data, lines[:1] if brief else lines)
+            lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
+        return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
@@ -142,13 +145,16 @@ class AgeOfNapoleon(Ruleset):
             reason(f"range bands of {shooter.get('weapon')} from the scene's ranges", None),
             *_reasons_due(diagonal_example=min(dx, dy)),
         ]
-        said = {"weapon": shooter.get("weapon"), "boxes": _boxes(boxes), "reach": _boxes(limit)}
-        said |= {"diagonal_steps": min(dx, dy), "straight_steps": abs(dx - dy), "limit": limit}
-        said |= {"blocked": ", ".join(sight.blocked_by), "why": "; ".join(cover.reasons)}
-        lines = [say("shot" if reached else "shot_beyond", **data | said)]
-        lines += [] if steady else [say("band_too_close")]
-        lines.append(say("in_sight" if sight.any else "out_of_sight", **data | said))
-        return data, lines + ([say("cover", **data | said)] if cover.cover.value != "none" else [])
+        said = {"a": a, "b": b, "weapon": shooter.get("weapon"), "boxes": _boxes(boxes)}
+        said |= {"diagonal_steps": min(dx, dy), "straight_steps": abs(dx - dy)}
+        where = say(
+            "in_band" if reached else "beyond", label=label, reach=_boxes(limit), limit=limit
+        )
+        lines = [say("shot", where=where, **said), *([] if steady else [say("band_too_close")])]
+        blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
+        lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
+        said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
+        return data, lines + ([say("cover", **said)] if cover.cover.value != "none" else [])
 
     def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
         """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
@@ -173,7 +179,7 @@ class AgeOfNapoleon(Ruleset):
         share = p_drift / len(landings)
         chance = {n: share * n for n in set(struck.values())}  # of a unit struck n times
         drifts = [(u, chance[struck[u.id]]) for u in scene.units if u.id in struck]
-        morale = [_rocket_morale(unit) | _fraction_json(p) for unit, p in [(target, p_on), *drifts]]
+        morale = [_rocket_morale(unit, p) for unit, p in [(target, p_on), *drifts]]
         off = Fraction(landings.count(None), len(landings)) * p_drift
         rolls = (on_target, _roll("drift_direction", total=False), _roll("drift_distance"))
         data.update(allowed=allowed, weapon=firer.get("weapon"), morale_checks=morale, hits=0)
@@ -181,11 +187,12 @@ class AgeOfNapoleon(Ruleset):
         data.update(on_target=_fraction_json(p_on), drift=_fraction_json(p_drift))
         data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(reason("rockets cause no hits", CITE.rocket_no_hits))
+        if brief:
+            return self.answer("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
             lines.append(say("rocket_morale" if m["modifier"] is None else "rocket_morale_at", **m))
-        lines.append("allowed" if allowed else "not allowed")
-        return self.answer("rocket", data, lines[:1] if brief else lines)
+        return self.answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -313,10 +320,12 @@ class AgeOfNapoleon(Ruleset):
         lines = [f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades}){now}"]
         modifier: dict[str, Any] = {"value": None, "source": None}
         if forced:
-            check = _rocket_morale(unit)
-            modifier = {"value": check["modifier"], "source": check["source"]}
-            text = "rocket_checks" if check["modifier"] is None else "rocket_checks_at"
-            lines.append(say(text, n=forced, s="s" if forced > 1 else "", **check))
+            kind = read(unit, "type")
+            mod = DATA["rocket_morale"].get(kind)
+            if mod is not None:
+                modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
+            text = "rocket_checks" if mod is None else "rocket_checks_at"
+            lines.append(say(text, n=forced, s="s" if forced > 1 else "", kind=kind, **modifier))
         lines.append(say("morale_on_qrc"))
         data: dict[str, Any] = dict(unit=a, grade=grade, grades=list(grades), broken=broken)
         data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
@@ -640,12 +649,13 @@ def _contact(scene: Scene, ua: Unit, ub: Unit) -> tuple[str, dict[str, Any]]:
     return verdict, {**contact, "distance": length_json(scene, near.distance)}
 
 
-def _rocket_morale(unit: Unit) -> dict[str, Any]:
-    """The morale check a rocket forces on a unit it lands on (line 22): its modifier, if any."""
+def _rocket_morale(unit: Unit, p: Fraction) -> dict[str, Any]:
+    """The morale check a rocket forces on a unit it lands on, with the chance (line 22)."""
     kind = read(unit, "type")
     mod = DATA["rocket_morale"].get(kind, {"modifier": None, "cite": None})
     source = None if mod["cite"] is None else str(mod["cite"])
-    said = {"unit": unit.id, "type": kind, "modifier": mod["modifier"], "source": source}
+    said = {"unit": unit.id, "type": kind, "p": float(p), "exact": str(p)}
+    said |= {"modifier": mod["modifier"], "source": source}
     return said | {"note": "morale procedure, modifiers and results on the QRC (not on page 3)"}
 
 
