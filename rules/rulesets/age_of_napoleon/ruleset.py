@@ -85,7 +85,7 @@ class AgeOfNapoleon(Ruleset):
         data["reasons"] += [
             reason("one die a base, including the leader's", CITE.dice_per_base),
             reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
-            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.floor_applied),
+            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.never_less_than_one_applied),
             *([reason(why_not, None)] if why_not else []),
         ]
         rolls: list[Roll] = []
@@ -100,7 +100,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
             return self.answer("shoot", data, lines[:1])
-        floor = " (never less than one die)" if dice.floor_applied else ""
+        floor = " (never less than one die)" if dice.never_less_than_one_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
         lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
@@ -578,25 +578,23 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
 
 
 class DiceCount(NamedTuple):
-    """How many dice of which die a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1)."""
+    """How many dice of which die a unit rolls and why, under its answer's keys (line 6: 0 to 1)."""
 
     bases: int
-    leader: str | None
+    leader_base: str | None
     modifiers: tuple[Modifier, ...]
-    raw: Fraction
+    before_rounding: Fraction
     dice: int
-    floor_applied: bool
+    never_less_than_one_applied: bool
     die: str
 
     def as_json(self) -> dict[str, Any]:
-        said: dict[str, Any] = dict(bases=self.bases, leader_base=self.leader, die=self.die)
-        said |= dict(dice=self.dice, modifiers=[m.as_json() for m in self.modifiers])
-        said |= dict(before_rounding=float(self.raw))
-        return said | {"never_less_than_one_applied": self.floor_applied}
+        said = self._asdict() | {"modifiers": [m.as_json() for m in self.modifiers]}
+        return said | {"before_rounding": float(self.before_rounding)}
 
     def said(self) -> str:
         """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
-        leader = f" including leader base {self.leader}" if self.leader else ""
+        leader = f" including leader base {self.leader_base}" if self.leader_base else ""
         return leader + "".join(f", {m.value:+g} {m.reason}" for m in self.modifiers)
 
 

@@ -424,7 +424,10 @@ class ColonialAdventure(Ruleset):
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
         unit, steps = self._move_steps(scene, args)
-        key, table = self._moves_as(unit), table_of(scene)
+        kind, table = read(unit, "type"), table_of(scene)
+        # The row of the movement tables the unit moves by (lines 39-51).
+        key = "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
+        key = read(unit, "formation", GUN_FORMATIONS) if kind == "artillery" else key
         mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
         rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
@@ -452,13 +455,6 @@ class ColonialAdventure(Ruleset):
             lines.append(say("stands-in", where=", ".join(standing)))
         lines.append(say("no-passing", **data))
         return self.answer("move", data, lines)
-
-    def _moves_as(self, unit: Unit) -> str:
-        """The row of the movement tables the unit moves by (lines 39-51)."""
-        kind = read(unit, "type")
-        if kind == "artillery":
-            return read(unit, "formation", GUN_FORMATIONS)
-        return "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
 
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
