@@ -335,12 +335,11 @@ class ColonialAdventure(Ruleset):
         # m more men than the attacker, so the defender is "defeated by m".
         att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
-        p_draw = margin[0]
         state = "in" if contact.within else "close" if contact.too_close_to_call else "apart"
         names = {"attacker": attacker.id, "defender": defender.id}
         apart = format_length(near.distance, scene.unit)
         lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
-        results = [_result(scene, None, DRAW, p_draw, DRAW["foot_back"] * INCH)]
+        results = [_result(scene, None, DRAW, margin[0], DRAW["foot_back"] * INCH)]
         lines.append(say("draw", **results[0]))
         for loser, sign in ((defender, 1), (attacker, -1)):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
