@@ -577,6 +577,40 @@ def test_morale_names_the_grade_and_says_the_procedure_is_on_the_qrc() -> None:
     assert any("QRC" in line for line in res.lines)
 
 
+@pytest.mark.parametrize(
+    ("kind", "checks", "said"),
+    [
+        # line 22: -1 for infantry; line 23: -2 for cavalry; page 3 gives guns none
+        (
+            "infantry",
+            1,
+            "1 morale check forced by a rocket (003_5b7c133d01707a77.txt:22): -1 "
+            "(003_5b7c133d01707a77.txt:22) for infantry",
+        ),
+        (
+            "cavalry",
+            2,
+            "2 morale checks forced by a rocket (003_5b7c133d01707a77.txt:22): -2 "
+            "(003_5b7c133d01707a77.txt:23) for cavalry",
+        ),
+        (
+            "artillery",
+            1,
+            "1 morale check forced by a rocket (003_5b7c133d01707a77.txt:22): no "
+            "rocket modifier on page 3 for artillery",
+        ),
+    ],
+)
+def test_morale_says_the_rocket_checks_owed_and_their_modifier(
+    kind: str, checks: int, said: str
+) -> None:
+    sc = scene(inf("a", "red", 5, 5, type=kind, quality="raw", rocket_checks=checks))
+    res = RS.resolve(sc, "morale", ("a",))
+    assert res.lines[1] == f"{said}, in addition to any other modifiers"
+    modifier = {"infantry": -1, "cavalry": -2}.get(kind)
+    assert res.data["rocket_modifier"]["value"] == modifier
+
+
 def test_an_unknown_grade_lists_the_three() -> None:
     # a declared field: the scene is refused when it is read
     with pytest.raises(UmpireError) as info:

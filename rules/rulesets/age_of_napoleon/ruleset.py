@@ -35,8 +35,6 @@ CITE = SimpleNamespace(**DATA["cites"])
 N = SimpleNamespace(**DATA["numbers"])
 """The page's numbers, by name (`N.leader_check_hits`)."""
 
-CHOICES = {f.name: f.choices for f in DATA.fields if f.choices}
-"""The words each of the page's choices accepts (`type`, `die`, `quality`, `gun_state`...)."""
 say = DATA.say
 """A text of sheet.toml's `[texts]`, `{names}` filled in (`{cites[diagonal]}` quotes a line)."""
 refusal = DATA.refusal
@@ -87,7 +85,7 @@ class AgeOfNapoleon(Ruleset):
         data["reasons"] += [
             reason("one die a base, including the leader's", CITE.dice_per_base),
             reason(f"{die} as the Unit Stats list gives (unit 'die')", DATA["dice"][die]["cite"]),
-            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.floor_applied),
+            *_reasons_due(round_up=dice.modifiers, at_least_one=dice.never_less_than_one_applied),
             *([reason(why_not, None)] if why_not else []),
         ]
         rolls: list[Roll] = []
@@ -102,7 +100,7 @@ class AgeOfNapoleon(Ruleset):
         data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
         if brief:
             return self.answer("shoot", data, lines[:1])
-        floor = " (never less than one die)" if dice.floor_applied else ""
+        floor = " (never less than one die)" if dice.never_less_than_one_applied else ""
         lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
         lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
         lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
@@ -125,9 +123,8 @@ class AgeOfNapoleon(Ruleset):
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         reached = band is not None
-        label, limit = (
-            ("out-of-range", max(bands.values())) if band is None else (band, bands[band])
-        )
+        label = "out-of-range" if band is None else band
+        limit = max(bands.values()) if band is None else bands[band]
         data: dict[str, Any] = dict(shooter=a, target=b, between={"a": near.a.id, "b": near.b.id})
         data.update(distance=length_json(scene, near.distance), boxes=boxes)
         data.update(shooter_box=list(pa.box), target_box=list(pb.box), band=label)
@@ -194,8 +191,7 @@ class AgeOfNapoleon(Ruleset):
             return self.answer("rocket", data, lines[:1])
         lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
         for m in morale:
-            mod = "no rocket modifier on page 3" if m["modifier"] is None else f"{m['modifier']:+d}"
-            lines.append(f"{m['unit']} ({m['type']}): morale check, {mod}, chance {m['exact']}")
+            lines.append(say("rocket_morale" if m["modifier"] is None else "rocket_morale_at", **m))
         return self.answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -319,18 +315,17 @@ class AgeOfNapoleon(Ruleset):
         (a,) = expect_args("morale", args, ("UNIT",))
         unit = scene.unit_of(a)
         grade, forced = read(unit, "quality"), unit.get("rocket_checks")
-        broken, grades = unit.get("broken"), CHOICES["quality"]
+        broken, grades = unit.get("broken"), DATA.field["quality"].choices
         now = ", and broken" if broken else ""
         lines = [f"{unit.id} is {grade} (one of {accepted(grades)}, {CITE.morale_grades}){now}"]
         modifier: dict[str, Any] = {"value": None, "source": None}
         if forced:
             kind = read(unit, "type")
-            mod, said = DATA["rocket_morale"].get(kind), "no rocket modifier on page 3"
+            mod = DATA["rocket_morale"].get(kind)
             if mod is not None:
                 modifier = {"value": mod["modifier"], "source": str(mod["cite"])}
-                said = f"{mod['modifier']:+d} ({mod['cite']})"
-            s = "s" if forced > 1 else ""
-            lines.append(say("rocket_checks", n=forced, s=s, said=said, kind=kind))
+            text = "rocket_checks" if mod is None else "rocket_checks_at"
+            lines.append(say(text, n=forced, s="s" if forced > 1 else "", kind=kind, **modifier))
         lines.append(say("morale_on_qrc"))
         data: dict[str, Any] = dict(unit=a, grade=grade, grades=list(grades), broken=broken)
         data.update(source=str(CITE.morale_grades), rocket_checks=forced, rocket_modifier=modifier)
@@ -583,25 +578,23 @@ def _enemies(scene: Scene, a: str, b: str, action: str) -> tuple[Unit, Unit]:
 
 
 class DiceCount(NamedTuple):
-    """How many dice of which die a unit rolls and why (`floor_applied`: line 6 lifted 0 to 1)."""
+    """How many dice of which die a unit rolls and why, under its answer's keys (line 6: 0 to 1)."""
 
     bases: int
-    leader: str | None
+    leader_base: str | None
     modifiers: tuple[Modifier, ...]
-    raw: Fraction
+    before_rounding: Fraction
     dice: int
-    floor_applied: bool
+    never_less_than_one_applied: bool
     die: str
 
     def as_json(self) -> dict[str, Any]:
-        said: dict[str, Any] = dict(bases=self.bases, leader_base=self.leader, die=self.die)
-        said |= dict(dice=self.dice, modifiers=[m.as_json() for m in self.modifiers])
-        said |= dict(before_rounding=float(self.raw))
-        return said | {"never_less_than_one_applied": self.floor_applied}
+        said = self._asdict() | {"modifiers": [m.as_json() for m in self.modifiers]}
+        return said | {"before_rounding": float(self.before_rounding)}
 
     def said(self) -> str:
         """` including leader base x-1, +1 charging (QRC...)`, after a count of bases."""
-        leader = f" including leader base {self.leader}" if self.leader else ""
+        leader = f" including leader base {self.leader_base}" if self.leader_base else ""
         return leader + "".join(f", {m.value:+g} {m.reason}" for m in self.modifiers)
 
 

@@ -335,12 +335,11 @@ class ColonialAdventure(Ruleset):
         # m more men than the attacker, so the defender is "defeated by m".
         att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
-        p_draw = margin[0]
         state = "in" if contact.within else "close" if contact.too_close_to_call else "apart"
         names = {"attacker": attacker.id, "defender": defender.id}
         apart = format_length(near.distance, scene.unit)
         lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
-        results = [_result(scene, None, DRAW, p_draw, DRAW["foot_back"] * INCH)]
+        results = [_result(scene, None, DRAW, margin[0], DRAW["foot_back"] * INCH)]
         lines.append(say("draw", **results[0]))
         for loser, sign in ((defender, 1), (attacker, -1)):
             back_key = "horse_back" if self._mounted(loser) else "foot_back"
@@ -424,7 +423,10 @@ class ColonialAdventure(Ruleset):
         """`move UNIT [TERRAIN...]`: Unit Movement, the Action Movement dice and the actions
         spent crossing the named obstacles or entering the named buildings."""
         unit, steps = self._move_steps(scene, args)
-        key, table = self._moves_as(unit), table_of(scene)
+        kind, table = read(unit, "type"), table_of(scene)
+        # The row of the movement tables the unit moves by (lines 39-51).
+        key = "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
+        key = read(unit, "formation", GUN_FORMATIONS) if kind == "artillery" else key
         mv, allowance = MOVEMENT[key], MOVEMENT[key]["inches"] * INCH
         rolled = dice.dice_sum(mv["dice"], mv["sides"])
         standing = sorted({s.terrain.id for b in unit.bases for s in table.standing(b)})
@@ -452,13 +454,6 @@ class ColonialAdventure(Ruleset):
             lines.append(say("stands-in", where=", ".join(standing)))
         lines.append(say("no-passing", **data))
         return self.answer("move", data, lines)
-
-    def _moves_as(self, unit: Unit) -> str:
-        """The row of the movement tables the unit moves by (lines 39-51)."""
-        kind = read(unit, "type")
-        if kind == "artillery":
-            return read(unit, "formation", GUN_FORMATIONS)
-        return "infantry" if kind == "mounted-infantry" and not self._mounted(unit) else kind
 
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""

@@ -750,8 +750,6 @@ class Shot:
 
 kind_of = partial(read, name="type")
 """The unit's `type`: infantry, cavalry, dragoons, skirmishers or artillery."""
-order_of = partial(read, name="order")
-"""Infantry's order, close or loose."""
 
 
 def formation_of(unit: Unit) -> str | None:
@@ -771,7 +769,7 @@ def described(unit: Unit) -> str:
     """`close order infantry in line`, `unlimbered artillery`, `cavalry`."""
     kind, formation = kind_of(unit), formation_of(unit)
     if kind == "infantry":
-        return f"{order_of(unit)} order infantry in {formation}"
+        return f"{read(unit, 'order')} order infantry in {formation}"
     return f"{formation} artillery" if kind == "artillery" else kind
 
 
@@ -797,7 +795,7 @@ def bands_of(unit: Unit) -> list[tuple[dict[str, Any], float]]:
 def move_row_of(unit: Unit) -> str:
     """The unit's row of the movement table."""
     kind = kind_of(unit)
-    return f"infantry-{order_of(unit)}" if kind == "infantry" else kind
+    return f"infantry-{read(unit, 'order')}" if kind == "infantry" else kind
 
 
 # The table: contact, terrain, faces
@@ -920,7 +918,7 @@ def _melee_side(
         (charging and face.aspect is not geo.Aspect.FRONT, 1, "flank"),
         (bool(river), 1, "riverbank"),
         (higher, 1, "higher"),
-        (on_infantry and order_of(enemy) == "close", -1, "cavalry_vs_close_order"),
+        (on_infantry and read(enemy, "order") == "close", -1, "cavalry_vs_close_order"),
     ]
     mods = [Modifier(value, say(key, **facts), CITE[key]) for yes, value, key in found if yes]
     each, bases = max(0, per_base + int(sum(m.value for m in mods))), len(unit.bases)
