@@ -512,19 +512,15 @@ class SepoysAndSoldiers(Ruleset):
         mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
         return {**super().actions(), **mine, "suggest": self.suggest}
 
-    def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
+    def _two_units(self, action: str, scene: Scene, args: Args, said: bool = True) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
-        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        data, lines = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
-        return self.answer(action, data, lines())
-
-    def _of_two(self, action: str, scene: Scene, args: Args) -> Answered:
-        """The data of an action of two units, and its readable lines when asked (`suggest`
-        lists the data alone)."""
+        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too. Not
+        `said`, without its readable lines (`suggest` lists the data alone)."""
         table = table_of(scene)
-        a, b = (table.unit_of(u) for u in args)
+        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
-        return answer(table, a, b)
+        data, lines = answer(table, a, b)
+        return self.answer(action, data, lines() if said else ())
 
     outcomes = ("shoot", "command", "nerve", "charge", "melee", "move")
     """What the players' dice change: each action's form and what it leads to (at the end
@@ -1011,10 +1007,9 @@ class SepoysAndSoldiers(Ruleset):
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
         fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
-        if kind in ARGUMENTS:  # shoot, charge, melee: two units
-            data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
-            allowed = data.get("allowed", True)
-            return self.answer(kind, data, ()) if allowed else None
+        if kind in ARGUMENTS:  # shoot, charge, melee: two units, listed without their lines
+            res = self._two_units(kind, scene, args, said=False)
+            return res if res.data.get("allowed", True) else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
