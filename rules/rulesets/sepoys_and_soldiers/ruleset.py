@@ -804,29 +804,28 @@ class SepoysAndSoldiers(Ruleset):
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
         combat = charge_combat(pc, pt, *bases, *hits)
-        # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
-        (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
-        met, whole = nc * nt, dc * dt * combat.whole
-        odds = dict(no_charge=exact(dc - nc, dc), target_routs=exact(nc * (dt - nt), dc * dt))
-        odds |= dict(charge_combat=exact(met, dc * dt))
-        odds |= dict(charger_wins_combat=exact(met * combat.a_wins, whole))
-        odds |= dict(target_wins_combat=exact(met * combat.b_wins, whole))
-        odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
+        met, whole = pc * pt, combat.whole  # both pass: the units meet in a charge combat
+        odds = dict(no_charge=prob(1 - pc), target_routs=prob(pc * (1 - pt)))
+        odds["charge_combat"] = prob(met)
+        odds["charger_wins_combat"] = prob(met * Fraction(combat.a_wins, whole))
+        odds["target_wins_combat"] = prob(met * Fraction(combat.b_wins, whole))
+        odds["both_destroyed"] = prob(met * Fraction(combat.both_destroyed, whole))
+        first = SITUATIONS["attempting-to-charge"]
         holds = CITE["counter_charge" if counter else "infantry_stands"]
-        follow = ("charge_continues", "stops_short", "repeat_cycle")
-        receives = say("counter_charges" if counter else "receives_charge")
-        routs = say("charger_follows_through")
-        first, second = SITUATIONS["attempting-to-charge"], situation
+        follow = ", ".join(
+            str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")
+        )
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
             | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
-            dict(step=2, unit=target.id, situation=second["key"], tests=target_test.tests)
-            | dict(p_pass=prob(pt), on_fail=second["on_fail"])
-            | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
-            dict(step=3, unit=target.id, source=str(holds), holds=receives),
-            dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
-            | dict(stop_short=length(scene, STOP_SHORT))
-            | dict(source=", ".join(str(CITE[k]) for k in follow)),
+            dict(step=2, unit=target.id, situation=situation["key"], tests=target_test.tests)
+            | dict(p_pass=prob(pt), on_fail=situation["on_fail"])
+            | dict(source=str(situation["cite"] if flank else CITE["charged_test"])),
+            dict(step=3, unit=target.id, source=str(holds))
+            | dict(holds=say("counter_charges" if counter else "receives_charge")),
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=follow)
+            | dict(if_target_routs=say("charger_follows_through"))
+            | dict(stop_short=length(scene, STOP_SHORT)),
         ]
         data: dict[str, Any] = dict(charger=charger.id, target=target.id, steps=steps)
         data |= dict(distance=length(scene, near.distance), counter_charge=counter)
@@ -838,14 +837,11 @@ class SepoysAndSoldiers(Ruleset):
 
         def lines() -> list[str]:
             head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
+            close = say("close_aspect") if aspect_close else ""
             tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
             stands = say("counter_stands" if counter else "stands_combat")
-            steps = say_lines(
-                "charge_steps", d=data, stands=stands, s=situation, source=holds, **tests
-            )
-            if aspect_close:
-                head += say("close_aspect")
-            return [head, *_said(reasons), *steps]
+            steps = say_lines("charge_steps", d=data, stands=stands, s=situation, **tests)
+            return [head + close, *_said(reasons), *steps]
 
         return data, lines
 
