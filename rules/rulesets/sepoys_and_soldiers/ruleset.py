@@ -300,9 +300,10 @@ def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[
     return [f"{indent}{r} [{c}]" if c else indent + r for r, c in reasons if r]
 
 
-def _cited(roll: Roll) -> Reasons:
-    """The modifiers of a roll that quote a line of the sheet, as reasons."""
-    return [(m.reason, m.cite) for m in roll.modifiers if m.cite]
+def _roll_lines(said: str, cite: Cite, roll: Roll) -> list[str]:
+    """A roll as readable lines: as `said`, with its line of the sheet, then each of its
+    modifiers that quotes one."""
+    return [f"{said} [{cite}]", *(f"  {m.reason} [{m.cite}]" for m in roll.modifiers if m.cite)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -547,11 +548,13 @@ class SepoysAndSoldiers(Ruleset):
         need = None if band is None else row.get(band.label)
         if need is not None and target_kind is not None:
             need = need[TYPES.index(target_kind)]
-        moved = guns not in (None, "indian") and read(shooter, "moved")
-        acted = read(shooter, "acted")
-        limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
-        seen = None if band is None else self._seen(table, shooter, target, limit)
-        allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
+        # Why it may not fire, in the order the answer gives them after the range and the need.
+        refusals: Reasons = []
+        if arm == "cavalry":
+            refusals.append((say("cavalry_no_fire"), CITE["each_base_rolls"]))
+        if guns not in (None, "indian") and read(shooter, "moved"):
+            refusals.append((say("guns_moved_no_fire"), CITE["guns_moved_no_fire"]))
+        sight = None
         if band is None:
             longest = format_length(bands[-1].limit, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
@@ -560,26 +563,24 @@ class SepoysAndSoldiers(Ruleset):
             text = "needs_na" if need is None else "needs_guns" if guns else "needs"
             needs = say(text, kind=kind, target=target_kind, guns=guns, band=band.label, need=need)
             reasons = [(up_to, band.range_cite), (needs, row["cite"])]
-        if arm == "cavalry":
-            reasons.append((say("cavalry_no_fire"), CITE["each_base_rolls"]))
-        if moved:
-            reasons.append((say("guns_moved_no_fire"), CITE["guns_moved_no_fire"]))
-        sight = None
-        if band is not None:
+            limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
+            seen = self._seen(table, shooter, target, limit)
             blocked = [] if seen else table.blocked_by(policy, shooter.bases, target.bases, limit)
             pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
             sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
             if not seen:
-                reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
-        if acted:
-            reasons.append((ACTED, CITE["one_action"]))
+                refusals.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
+        if read(shooter, "acted"):
+            refusals.append((ACTED, CITE["one_action"]))
+        reasons += refusals
+        allowed = need is not None and not refusals
         close = any(t.too_close_to_call for _, t in banded)
         data: dict[str, Any] = dict(shooter=shooter.id, target=target.id, too_close_to_call=close)
         data |= {"between": {"a": near.a.id, "b": near.b.id}}
         data["distance"] = length(scene, near.distance)
         data["band"] = "out-of-range" if band is None else band.label
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
-        data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
+        data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
         fire, loss = None, SITUATIONS["loss-of-a-base"]
@@ -588,9 +589,7 @@ class SepoysAndSoldiers(Ruleset):
             disordered, bases = read(shooter, "disordered"), len(shooter.bases)
             dice = math.ceil(bases / 2) if disordered else bases
             half = "disordered: counts only half its bases (rounded up)"
-            mods = (
-                (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
-            )
+            mods = [Modifier(dice - bases, half, CITE["disorder_half_bases"])] if disordered else []
             note = f"each base rolls 1d6; each success {plural(band.hits, 'hit')}"
             fire = Roll.success_roll("to hit", dice, 6, need, mods, row["cite"], note)
             carried = _hits(target)
@@ -611,7 +610,7 @@ class SepoysAndSoldiers(Ruleset):
             out = [head, *_said(reasons)]
             if fire is not None and band is not None:
                 dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
-                out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
+                out += _roll_lines(fire.describe(), dice_cite, fire)
                 out += say_lines("hits", d=data, hits=plural(band.hits, "hit"))
             return [*out, "the sheet has no cover rule"]
 
@@ -753,8 +752,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
         data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
-        lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
-        lines += _said(_cited(test.roll), "  ")
+        lines = _roll_lines(test.describe(unit.id), CITE["nerve_need"], test.roll)
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
