@@ -853,20 +853,19 @@ class SepoysAndSoldiers(Ruleset):
         contact, (ta, tb) = table.gap(a.bases, b.bases).contact, (_nerve_of(a), _nerve_of(b))
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
         result = charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
-        sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
+        whole = result.whole
         data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
         data |= dict(in_contact=not contact.beyond, rolls=[ta.roll.as_json(), tb.roll.as_json()])
-        p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
-        p_both = exact(result.both_destroyed, result.whole)
-        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
-        data |= dict(p_both_destroyed=p_both)
-        data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
-        data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
+        data |= dict(p_a_wins=exact(result.a_wins, whole), p_b_wins=exact(result.b_wins, whole))
+        data["p_both_destroyed"] = exact(result.both_destroyed, whole)
+        data["p_drawn_round"] = prob(result.p_drawn_round)
+        data["a_bases_lost"] = chances(result.a_bases_lost, whole)
+        data["b_bases_lost"] = chances(result.b_bases_lost, whole)
         pa, pb = (say("pursues" if _pursues(u) else "advances") for u in (a, b))
         data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
-        data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
+        data["sources"] = [str(c) for k, c in CITE.items() if k.startswith("combat_")]
 
         def lines() -> list[str]:
             same = pa == pb
@@ -874,7 +873,7 @@ class SepoysAndSoldiers(Ruleset):
             said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
             said["apart"] = say("not_in_contact") if contact.beyond else ""
             said["rout"] = f" [{CITE['combat_rout']}]" if same else ""
-            said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
+            said["both"] = say("both_destroyed", d=data) if result.both_destroyed else ""
             return say_lines("melee", d=data, **said)
 
         return data, lines
