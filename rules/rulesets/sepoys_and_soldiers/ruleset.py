@@ -716,9 +716,6 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"reasons": _reasons(refusals), "rolls": [roll.as_json()], "risk": risk}
         data["this_turn"] = prob(p_now) | {"source": str(CITE["order_this_turn"])}
         data["next_turn"] = prob(1 - p_now) | {"source": str(CITE["order_next_turn"])}
-        if asked is not None:
-            data |= {"unit": asked.id, "orders": _order(asked)}
-            data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
         listed = ", ".join(u.id + (checked if t.too_close_to_call else "") for u, t in adjacent)
         lines = [
@@ -727,6 +724,8 @@ class SepoysAndSoldiers(Ruleset):
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
+            data |= {"unit": asked.id, "orders": _order(asked)}
+            data["allowed"] = bool(adjacent) and not refusals
             lines.append(say("acts_on", d=data))
             if not adjacent:
                 lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
