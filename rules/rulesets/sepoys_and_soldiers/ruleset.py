@@ -474,8 +474,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         past = dict(friend=friend.id, distance=threshold(scene, apart), at_least_8in=far_enough)
         past |= dict(frontage=length(scene, frontage), gaps=shown, gap_of_frontage=gap_ok)
         past |= dict(may_manoeuvre=far_enough and gap_ok, too_close_to_call=close)
-        gap_cites = ("gap_distance", "gap_width", "gap_otherwise")
-        out.append(past | {"sources": [str(CITE[k]) for k in gap_cites]})
+        out.append(past | {"sources": [str(c) for k, c in CITE.items() if k.startswith("gap_")]})
     return out
 
 
@@ -653,8 +652,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
-        sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
-        data["sources"] = [str(CITE[k]) for k in sources]
+        data["sources"] = [str(c) for k, c in CITE.items() if k.startswith("rocket_")]
         if acted:
             data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
 
