@@ -603,10 +603,8 @@ class SepoysAndSoldiers(Ruleset):
             fmt = partial(format_length, unit=scene.unit)
             at = "out of range" if band is None else f"{band.label} range"
             said = dict(distance=fmt(near.distance), unc=fmt(near.uncertainty), band=at)
-            head = say("shoot", d=data, **said)
-            if close:
-                head += say("close_band")
-            out = [head, *_said(reasons)]
+            close_band = say("close_band") if close else ""
+            out = [say("shoot", d=data, **said) + close_band, *_said(reasons)]
             if fire is not None and band is not None:
                 dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
                 out += _roll_lines(fire.describe(), dice_cite, fire)
