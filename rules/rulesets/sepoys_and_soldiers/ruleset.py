@@ -1296,10 +1296,9 @@ def _hits_landed(
     total = carried + hits
     lost = min(total // HITS_PER_BASE, bases)
     if len(named) != lost:
-        made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
-        raise refusal(
-            "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
-        )
+        counts = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
+        said = dict(q=question, why=why, unit=unit.id, total=total, carried=carried)
+        raise refusal("name-bases", **said, **counts)
     tests = "" if lost == bases else say("tests_for_loss")
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
