@@ -966,7 +966,7 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, int | None]] = []  # where a rocket's aims start
+        shots: list[tuple[Unit, Unit, slice | None]] = []  # a rocket shot: where its aims lie
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
@@ -974,8 +974,8 @@ class SepoysAndSoldiers(Ruleset):
             if arm == "cavalry" or read(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, len(aims)))
                 aims += self._aims(table, a, b)
+                shots.append((a, b, slice(len(aims) - len(a.bases), len(aims))))
                 continue
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
@@ -983,13 +983,11 @@ class SepoysAndSoldiers(Ruleset):
             if geo.within(gap, reach[a.id]) and self._seen(table, a, b, bands[-1].limit + unc):
                 shots.append((a, b, None))
         laid = table.laid_many(BURSTS, aims)
-
-        def may_hit(a: Unit, b: Unit, k: int | None) -> bool:
-            if k is None:  # a shot seen already
-                return True
-            return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
-
-        return [Candidate("shoot", (a.id, b.id)) for a, b, k in shots if may_hit(a, b, k)]
+        return [  # a shot seen already, or rockets one of whose bursts may fall on the target
+            Candidate("shoot", (a.id, b.id))
+            for a, b, rockets in shots
+            if rockets is None or any(h.unit_id == b.id for f in laid[rockets] for h, _ in f.on)
+        ]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
