@@ -805,9 +805,7 @@ class SepoysAndSoldiers(Ruleset):
         odds["both_destroyed"] = prob(met * Fraction(combat.both_destroyed, whole))
         first = SITUATIONS["attempting-to-charge"]
         holds = CITE["counter_charge" if counter else "infantry_stands"]
-        follow = ", ".join(
-            str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")
-        )
+        follow = [str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")]
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
             | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
@@ -816,7 +814,7 @@ class SepoysAndSoldiers(Ruleset):
             | dict(source=str(situation["cite"] if flank else CITE["charged_test"])),
             dict(step=3, unit=target.id, source=str(holds))
             | dict(holds=say("counter_charges" if counter else "receives_charge")),
-            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=follow)
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=", ".join(follow))
             | dict(if_target_routs=say("charger_follows_through"))
             | dict(stop_short=length(scene, STOP_SHORT)),
         ]
