@@ -650,7 +650,8 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
-        data["sources"] = [str(c) for k, c in CITE.items() if k.startswith("rocket_")]
+        sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
+        data["sources"] = [str(CITE[k]) for k in sources]
         if acted:
             data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
 
@@ -797,12 +798,14 @@ class SepoysAndSoldiers(Ruleset):
         pc, pt = charger_test.p_pass, target_test.p_pass
         bases, hits = (len(charger.bases), len(target.bases)), (_hits(charger), _hits(target))
         combat = charge_combat(pc, pt, *bases, *hits)
-        met, whole = pc * pt, combat.whole  # both pass: the units meet in a charge combat
-        odds = dict(no_charge=prob(1 - pc), target_routs=prob(pc * (1 - pt)))
-        odds["charge_combat"] = prob(met)
-        odds["charger_wins_combat"] = prob(met * Fraction(combat.a_wins, whole))
-        odds["target_wins_combat"] = prob(met * Fraction(combat.b_wins, whole))
-        odds["both_destroyed"] = prob(met * Fraction(combat.both_destroyed, whole))
+        # whole numbers of 1 / (dc dt), then of 1 / (dc dt combat.whole) once the units meet
+        (nc, dc), (nt, dt) = (pc.numerator, pc.denominator), (pt.numerator, pt.denominator)
+        met, whole = nc * nt, dc * dt * combat.whole
+        odds = dict(no_charge=exact(dc - nc, dc), target_routs=exact(nc * (dt - nt), dc * dt))
+        odds |= dict(charge_combat=exact(met, dc * dt))
+        odds |= dict(charger_wins_combat=exact(met * combat.a_wins, whole))
+        odds |= dict(target_wins_combat=exact(met * combat.b_wins, whole))
+        odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         first = SITUATIONS["attempting-to-charge"]
         holds = CITE["counter_charge" if counter else "infantry_stands"]
         follow = [str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")]
