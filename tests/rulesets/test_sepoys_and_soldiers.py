@@ -869,3 +869,52 @@ def test_resolution_lines_cite_the_sheet() -> None:
     )
     res: Resolution = RS.resolve(sc, "shoot", ["a", "b"])
     assert any(f"{sas.SHEET}:69" in ln for ln in res.lines)
+
+
+def test_a_disordered_volley_says_its_roll_and_its_halved_bases() -> None:
+    # 3 disordered aggressive bases 2" from an active target: short range (line 66), 3+ on the
+    # aggressive row against active (line 68); half its bases, rounded up: 2 dice (line 42).
+    shooter = {"ident": "a", "side": "red", "type": "aggressive", "arm": "foot", "n": 3}
+    target = {"ident": "b", "side": "blue", "type": "active", "arm": "foot"}
+    sc = facing_pair(2, shooter | {"disordered": True}, target)
+    lines = RS.resolve(sc, "shoot", ["a", "b"]).lines
+    at = lines.index(
+        "2D6 to hit: 3+ each, 2/3 a die (each base rolls 1d6; each success 2 hits)"
+        f" [{sas.SHEET}:65]"
+    )
+    half = f"  disordered: counts only half its bases (rounded up) [{sas.SHEET}:42]"
+    assert lines[at + 1] == half
+
+
+def test_a_refused_shot_gives_the_range_and_need_then_each_refusal_in_order() -> None:
+    # Cavalry that has acted, 2" from an active target: short range (line 66) and the need of
+    # its order's row against active (aggressive: 3+, line 68), then why it may not fire:
+    # cavalry have no fire table (line 65), and it has taken its one action (line 21).
+    sc = facing_pair(
+        2,
+        {"ident": "a", "side": "red", "type": "aggressive", "arm": "cavalry", "acted": True},
+        {"ident": "b", "side": "blue", "type": "active", "arm": "foot"},
+    )
+    out = ask(sc, "shoot", "a", "b")
+    assert out["allowed"] is False and out["rolls"] == []
+    assert [(r["reason"], r["source"]) for r in out["reasons"]] == [
+        ('short range (up to 4.0")', f"{sas.SHEET}:66"),
+        ("aggressive firing at active at short range: 3+", f"{sas.SHEET}:68"),
+        (
+            "cavalry: the sheet has fire tables for infantry, artillery and rockets only",
+            f"{sas.SHEET}:65",
+        ),
+        ("it has taken its one action this turn", f"{sas.SHEET}:21"),
+    ]
+
+
+def test_a_disordered_nerve_test_says_each_cited_modifier() -> None:
+    # A disordered aggressive unit tests as active: 2d6, passing on a 4+ on either, 3/4
+    # (lines 21, 43).
+    sc = scene(line("u", "red", 10, 10, type="aggressive", arm="foot", disordered=True))
+    lines = RS.resolve(sc, "nerve", ["u", "loss-of-a-base"]).lines
+    assert list(lines[:3]) == [
+        f"u rolls 2d6, 4+ on any die passes: pass 3/4 [{sas.SHEET}:21]",
+        f"  aggressive [{sas.SHEET}:21]",
+        f"  disordered: tests as active [{sas.SHEET}:43]",
+    ]

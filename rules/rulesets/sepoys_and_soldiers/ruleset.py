@@ -300,9 +300,10 @@ def _said(reasons: Sequence[tuple[str, Cite | None]], indent: str = "") -> list[
     return [f"{indent}{r} [{c}]" if c else indent + r for r, c in reasons if r]
 
 
-def _cited(roll: Roll) -> Reasons:
-    """The modifiers of a roll that quote a line of the sheet, as reasons."""
-    return [(m.reason, m.cite) for m in roll.modifiers if m.cite]
+def _roll_lines(said: str, cite: Cite, roll: Roll) -> list[str]:
+    """A roll as readable lines: as `said`, with its line of the sheet, then each of its
+    modifiers that quotes one."""
+    return [f"{said} [{cite}]", *(f"  {m.reason} [{m.cite}]" for m in roll.modifiers if m.cite)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,8 +474,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         past = dict(friend=friend.id, distance=threshold(scene, apart), at_least_8in=far_enough)
         past |= dict(frontage=length(scene, frontage), gaps=shown, gap_of_frontage=gap_ok)
         past |= dict(may_manoeuvre=far_enough and gap_ok, too_close_to_call=close)
-        gap_cites = ("gap_distance", "gap_width", "gap_otherwise")
-        out.append(past | {"sources": [str(CITE[k]) for k in gap_cites]})
+        out.append(past | {"sources": [str(c) for k, c in CITE.items() if k.startswith("gap_")]})
     return out
 
 
@@ -512,19 +512,15 @@ class SepoysAndSoldiers(Ruleset):
         mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
         return {**super().actions(), **mine, "suggest": self.suggest}
 
-    def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
+    def _two_units(self, action: str, scene: Scene, args: Args, said: bool = True) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
-        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
-        data, lines = self._of_two(action, scene, expect_args(action, args, ARGUMENTS[action]))
-        return self.answer(action, data, lines())
-
-    def _of_two(self, action: str, scene: Scene, args: Args) -> Answered:
-        """The data of an action of two units, and its readable lines when asked (`suggest`
-        lists the data alone)."""
+        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too. Not
+        `said`, without its readable lines (`suggest` lists the data alone)."""
         table = table_of(scene)
-        a, b = (table.unit_of(u) for u in args)
+        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
         answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
-        return answer(table, a, b)
+        data, lines = answer(table, a, b)
+        return self.answer(action, data, lines() if said else ())
 
     outcomes = ("shoot", "command", "nerve", "charge", "melee", "move")
     """What the players' dice change: each action's form and what it leads to (at the end
@@ -551,11 +547,13 @@ class SepoysAndSoldiers(Ruleset):
         need = None if band is None else row.get(band.label)
         if need is not None and target_kind is not None:
             need = need[TYPES.index(target_kind)]
-        moved = guns not in (None, "indian") and read(shooter, "moved")
-        acted = read(shooter, "acted")
-        limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
-        seen = None if band is None else self._seen(table, shooter, target, limit)
-        allowed = need is not None and arm != "cavalry" and not moved and not acted and seen
+        # Why it may not fire, in the order the answer gives them after the range and the need.
+        refusals: Reasons = []
+        if arm == "cavalry":
+            refusals.append((say("cavalry_no_fire"), CITE["each_base_rolls"]))
+        if guns not in (None, "indian") and read(shooter, "moved"):
+            refusals.append((say("guns_moved_no_fire"), CITE["guns_moved_no_fire"]))
+        sight = None
         if band is None:
             longest = format_length(bands[-1].limit, "in")
             reasons: Reasons = [(say("beyond_range", longest=longest), bands[-1].range_cite)]
@@ -564,26 +562,24 @@ class SepoysAndSoldiers(Ruleset):
             text = "needs_na" if need is None else "needs_guns" if guns else "needs"
             needs = say(text, kind=kind, target=target_kind, guns=guns, band=band.label, need=need)
             reasons = [(up_to, band.range_cite), (needs, row["cite"])]
-        if arm == "cavalry":
-            reasons.append((say("cavalry_no_fire"), CITE["each_base_rolls"]))
-        if moved:
-            reasons.append((say("guns_moved_no_fire"), CITE["guns_moved_no_fire"]))
-        sight = None
-        if band is not None:
+            limit, policy = bands[-1].limit + near.uncertainty, self.sight_policy
+            seen = self._seen(table, shooter, target, limit)
             blocked = [] if seen else table.blocked_by(policy, shooter.bases, target.bases, limit)
             pair = {"a": seen[0].id, "b": seen[1].id} if seen else None
             sight = {"in_sight": bool(seen), "between": pair, "blocked_by": blocked}
             if not seen:
-                reasons.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
-        if acted:
-            reasons.append((ACTED, CITE["one_action"]))
+                refusals.append((say("unseen", blockers=", ".join(blocked) or "nothing"), None))
+        if read(shooter, "acted"):
+            refusals.append((ACTED, CITE["one_action"]))
+        reasons += refusals
+        allowed = need is not None and not refusals
         close = any(t.too_close_to_call for _, t in banded)
         data: dict[str, Any] = dict(shooter=shooter.id, target=target.id, too_close_to_call=close)
         data |= {"between": {"a": near.a.id, "b": near.b.id}}
         data["distance"] = length(scene, near.distance)
         data["band"] = "out-of-range" if band is None else band.label
         data["thresholds"] = [{"band": b.label, **threshold(scene, t)} for b, t in banded]
-        data |= {"allowed": bool(allowed), "in_sight": sight and sight["in_sight"], "sight": sight}
+        data |= {"allowed": allowed, "in_sight": sight and sight["in_sight"], "sight": sight}
         data |= {"cover": "none: the sheet has no cover rule", "reasons": _reasons(reasons)}
         data["rolls"] = []
         fire, loss = None, SITUATIONS["loss-of-a-base"]
@@ -592,9 +588,7 @@ class SepoysAndSoldiers(Ruleset):
             disordered, bases = read(shooter, "disordered"), len(shooter.bases)
             dice = math.ceil(bases / 2) if disordered else bases
             half = "disordered: counts only half its bases (rounded up)"
-            mods = (
-                (Modifier(dice - bases, half, CITE["disorder_half_bases"]),) if disordered else ()
-            )
+            mods = [Modifier(dice - bases, half, CITE["disorder_half_bases"])] if disordered else []
             note = f"each base rolls 1d6; each success {plural(band.hits, 'hit')}"
             fire = Roll.success_roll("to hit", dice, 6, need, mods, row["cite"], note)
             carried = _hits(target)
@@ -609,13 +603,11 @@ class SepoysAndSoldiers(Ruleset):
             fmt = partial(format_length, unit=scene.unit)
             at = "out of range" if band is None else f"{band.label} range"
             said = dict(distance=fmt(near.distance), unc=fmt(near.uncertainty), band=at)
-            head = say("shoot", d=data, **said)
-            if close:
-                head += say("close_band")
-            out = [head, *_said(reasons)]
+            close_band = say("close_band") if close else ""
+            out = [say("shoot", d=data, **said) + close_band, *_said(reasons)]
             if fire is not None and band is not None:
                 dice_cite = CITE["artillery_each_base_rolls" if guns else "each_base_rolls"]
-                out += [f"{fire.describe()} [{dice_cite}]", *_said(_cited(fire), "  ")]
+                out += _roll_lines(fire.describe(), dice_cite, fire)
                 out += say_lines("hits", d=data, hits=plural(band.hits, "hit"))
             return [*out, "the sheet has no cover rule"]
 
@@ -721,9 +713,6 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"reasons": _reasons(refusals), "rolls": [roll.as_json()], "risk": risk}
         data["this_turn"] = prob(p_now) | {"source": str(CITE["order_this_turn"])}
         data["next_turn"] = prob(1 - p_now) | {"source": str(CITE["order_next_turn"])}
-        if asked is not None:
-            data |= {"unit": asked.id, "orders": _order(asked)}
-            data["allowed"] = bool(adjacent) and not refusals
         checked = " (too close to call: check contact by eye)"
         listed = ", ".join(u.id + (checked if t.too_close_to_call else "") for u, t in adjacent)
         lines = [
@@ -732,6 +721,8 @@ class SepoysAndSoldiers(Ruleset):
             *_said([(f"{commander.id} may not change orders now: {r}", c) for r, c in refusals]),
         ]
         if asked is not None:
+            data |= {"unit": asked.id, "orders": _order(asked)}
+            data["allowed"] = bool(adjacent) and not refusals
             lines.append(say("acts_on", d=data))
             if not adjacent:
                 lines.insert(1, say("not_adjacent", unit=asked.id, commander=commander.id))
@@ -757,8 +748,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= dict(disordered=disordered, dice=test.roll.dice, tests=test.tests)
         data |= dict(need=NERVE_NEED, p_pass=prob(test.p_pass))
         data |= dict(rolls=[test.roll.as_json()], commander_risk=risks)
-        lines = [f"{test.describe(unit.id)} [{CITE['nerve_need']}]"]
-        lines += _said(_cited(test.roll), "  ")
+        lines = _roll_lines(test.describe(unit.id), CITE["nerve_need"], test.roll)
         if situation is not None:
             data |= dict(situation=situation["key"], on_fail=situation["on_fail"])
             data["source"] = str(situation["cite"])
@@ -816,21 +806,20 @@ class SepoysAndSoldiers(Ruleset):
         odds |= dict(charger_wins_combat=exact(met * combat.a_wins, whole))
         odds |= dict(target_wins_combat=exact(met * combat.b_wins, whole))
         odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
+        first = SITUATIONS["attempting-to-charge"]
         holds = CITE["counter_charge" if counter else "infantry_stands"]
-        follow = ("charge_continues", "stops_short", "repeat_cycle")
-        receives = say("counter_charges" if counter else "receives_charge")
-        routs = say("charger_follows_through")
-        first, second = SITUATIONS["attempting-to-charge"], situation
+        follow = [str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")]
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
             | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
-            dict(step=2, unit=target.id, situation=second["key"], tests=target_test.tests)
-            | dict(p_pass=prob(pt), on_fail=second["on_fail"])
-            | dict(source=str(second["cite"] if flank else CITE["charged_test"])),
-            dict(step=3, unit=target.id, source=str(holds), holds=receives),
-            dict(step=4, unit=charger.id, p_pass_again=prob(pc), if_target_routs=routs)
-            | dict(stop_short=length(scene, STOP_SHORT))
-            | dict(source=", ".join(str(CITE[k]) for k in follow)),
+            dict(step=2, unit=target.id, situation=situation["key"], tests=target_test.tests)
+            | dict(p_pass=prob(pt), on_fail=situation["on_fail"])
+            | dict(source=str(situation["cite"] if flank else CITE["charged_test"])),
+            dict(step=3, unit=target.id, source=str(holds))
+            | dict(holds=say("counter_charges" if counter else "receives_charge")),
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=", ".join(follow))
+            | dict(if_target_routs=say("charger_follows_through"))
+            | dict(stop_short=length(scene, STOP_SHORT)),
         ]
         data: dict[str, Any] = dict(charger=charger.id, target=target.id, steps=steps)
         data |= dict(distance=length(scene, near.distance), counter_charge=counter)
@@ -842,14 +831,11 @@ class SepoysAndSoldiers(Ruleset):
 
         def lines() -> list[str]:
             head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
+            close = say("close_aspect") if aspect_close else ""
             tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
             stands = say("counter_stands" if counter else "stands_combat")
-            steps = say_lines(
-                "charge_steps", d=data, stands=stands, s=situation, source=holds, **tests
-            )
-            if aspect_close:
-                head += say("close_aspect")
-            return [head, *_said(reasons), *steps]
+            steps = say_lines("charge_steps", d=data, stands=stands, s=situation, **tests)
+            return [head + close, *_said(reasons), *steps]
 
         return data, lines
 
@@ -863,20 +849,19 @@ class SepoysAndSoldiers(Ruleset):
         contact, (ta, tb) = table.gap(a.bases, b.bases).contact, (_nerve_of(a), _nerve_of(b))
         bases, hits = (len(a.bases), len(b.bases)), (_hits(a), _hits(b))
         result = charge_combat(ta.p_pass, tb.p_pass, *bases, *hits)
-        sources = ("tests", "draw", "reroll", "rout", "win", "pursue", "disorders")
+        whole = result.whole
         data: dict[str, Any] = dict(a=a.id, b=b.id, contact=threshold(scene, contact))
         data |= dict(in_contact=not contact.beyond, rolls=[ta.roll.as_json(), tb.roll.as_json()])
-        p_a, p_b = exact(result.a_wins, result.whole), exact(result.b_wins, result.whole)
-        p_both = exact(result.both_destroyed, result.whole)
-        data |= dict(p_drawn_round=prob(result.p_drawn_round), p_a_wins=p_a, p_b_wins=p_b)
-        data |= dict(p_both_destroyed=p_both)
-        data |= dict(a_bases_lost=chances(result.a_bases_lost, result.whole))
-        data |= dict(b_bases_lost=chances(result.b_bases_lost, result.whole))
+        data |= dict(p_a_wins=exact(result.a_wins, whole), p_b_wins=exact(result.b_wins, whole))
+        data["p_both_destroyed"] = exact(result.both_destroyed, whole)
+        data["p_drawn_round"] = prob(result.p_drawn_round)
+        data["a_bases_lost"] = chances(result.a_bases_lost, whole)
+        data["b_bases_lost"] = chances(result.b_bases_lost, whole)
         pa, pb = (say("pursues" if _pursues(u) else "advances") for u in (a, b))
         data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
-        data["sources"] = [str(CITE[f"combat_{k}"]) for k in sources]
+        data["sources"] = [str(c) for k, c in CITE.items() if k.startswith("combat_")]
 
         def lines() -> list[str]:
             same = pa == pb
@@ -884,7 +869,7 @@ class SepoysAndSoldiers(Ruleset):
             said = dict(ta=ta.describe(a.id), tb=tb.describe(b.id), won=won)
             said["apart"] = say("not_in_contact") if contact.beyond else ""
             said["rout"] = f" [{CITE['combat_rout']}]" if same else ""
-            said["both"] = say("both_destroyed", p=p_both["exact"]) if result.both_destroyed else ""
+            said["both"] = say("both_destroyed", d=data) if result.both_destroyed else ""
             return say_lines("melee", d=data, **said)
 
         return data, lines
@@ -982,7 +967,7 @@ class SepoysAndSoldiers(Ruleset):
         the measurement, where a rocket may burst on it; not cavalry, which never fire, nor a
         unit that has acted. What each sees and where each rocket may burst is judged in one
         batch (the table remembers)."""
-        shots: list[tuple[Unit, Unit, int | None]] = []  # where a rocket's aims start
+        shots: list[tuple[Unit, Unit, slice | None]] = []  # a rocket shot: where its aims lie
         aims: list[tuple[Base, Base]] = []
         reach: dict[str, float] = {}  # each unit's fire reach, read once for all its targets
         for a, b, gap, unc in table.enemy_pairs(troops, ROCKET_REACH):
@@ -990,8 +975,8 @@ class SepoysAndSoldiers(Ruleset):
             if arm == "cavalry" or read(a, "acted"):
                 continue
             if arm == "rockets":
-                shots.append((a, b, len(aims)))
                 aims += self._aims(table, a, b)
+                shots.append((a, b, slice(len(aims) - len(a.bases), len(aims))))
                 continue
             if a.id not in reach:
                 reach[a.id] = self.range_bands(table.scene, a)[-1].reach
@@ -999,22 +984,19 @@ class SepoysAndSoldiers(Ruleset):
             if geo.within(gap, reach[a.id]) and self._seen(table, a, b, bands[-1].limit + unc):
                 shots.append((a, b, None))
         laid = table.laid_many(BURSTS, aims)
-
-        def may_hit(a: Unit, b: Unit, k: int | None) -> bool:
-            if k is None:  # a shot seen already
-                return True
-            return any(h.unit_id == b.id for f in laid[k : k + len(a.bases)] for h, _ in f.on)
-
-        return [Candidate("shoot", (a.id, b.id)) for a, b, k in shots if may_hit(a, b, k)]
+        return [  # a shot seen already, or rockets one of whose bursts may fall on the target
+            Candidate("shoot", (a.id, b.id))
+            for a, b, rockets in shots
+            if rockets is None or any(h.unit_id == b.id for f in laid[rockets] for h, _ in f.on)
+        ]
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
         fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
-        if kind in ARGUMENTS:  # shoot, charge, melee: two units
-            data, _ = self._of_two(kind, scene, args)  # listed without its readable lines
-            allowed = data.get("allowed", True)
-            return self.answer(kind, data, ()) if allowed else None
+        if kind in ARGUMENTS:  # shoot, charge, melee: two units, listed without their lines
+            res = self._two_units(kind, scene, args, said=False)
+            return res if res.data.get("allowed", True) else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
@@ -1313,10 +1295,9 @@ def _hits_landed(
     total = carried + hits
     lost = min(total // HITS_PER_BASE, bases)
     if len(named) != lost:
-        made = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
-        raise refusal(
-            "name-bases", q=question, why=why, unit=unit.id, total=total, **made, carried=carried
-        )
+        counts = dict(hits=plural(hits, "hit"), lost=plural(lost, "base"), named=len(named))
+        said = dict(q=question, why=why, unit=unit.id, total=total, carried=carried)
+        raise refusal("name-bases", **said, **counts)
     tests = "" if lost == bases else say("tests_for_loss")
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
