@@ -7,14 +7,14 @@ engine's machinery is what is under test, not a sheet."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import partial
 from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, get_ruleset, read_scene
+from rules.engine import Asked, Cite, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
 from rules.scene import Scene
 from rules.state import (
@@ -62,8 +62,8 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
 
     outcomes = ("shoot",)
 
-    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
-        target = scene.unit_of(args[1])
+    def _shoot_form(self, asked: Asked) -> tuple[Report, ...]:
+        target = asked.unit(1)
         return (
             Report("kills", Kind.COUNT, "figures killed", LINE, maximum=len(target.bases)),
             Report(
@@ -76,14 +76,12 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
             ),
         )
 
-    def _shoot_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
-        target = scene.unit_of(args[1])
+    def _shoot_apply(self, asked: Asked, reported: Mapping[str, Any]) -> tuple[Change, ...]:
+        target = asked.unit(1)
         lost = int(target.get("casualties")) + int(reported["kills"])
         return (
             Change(target.id, "casualties", lost, f"{reported['kills']} killed", LINE),
-            Change(args[0], "fired", True, "fired", LINE),
+            Change(asked.args[0], "fired", True, "fired", LINE),
             *(Change(b, "removed", True, "killed", LINE, Scope.BASE) for b in reported["dead"]),
         )
 
