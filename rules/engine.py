@@ -390,8 +390,9 @@ class Ruleset:
     name `_ACTION_form(asked)`, the `Report`s the players are asked for after it (none when it
     has no dice to report: a move), and `_ACTION_apply(asked, reported)`, the `Change`s of
     state the reported dice lead to (`settle` has checked `reported` against the form first:
-    every value the form asks for is given, and no other). Both read the question as it was
-    asked once (`Asked`: the scene, the arguments, the answer) and never ask it again."""
+    every value the form asks for is given, and no other; it asks for no changes of a question
+    refused with nothing to report). Both read the question as it was asked once (`Asked`: the
+    scene, the arguments, the answer) and never ask it again."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its
@@ -433,7 +434,12 @@ class Ruleset:
         form = self._form_of(action)
         reports = () if form is None else form(asked)
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
-        changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(asked, reported)
+        # A question the sheet refused (not allowed, not in contact) with no dice to report
+        # changes nothing; a sheet that refuses it outright says so in its form.
+        refused = asked.data.get("allowed") is False or asked.data.get("in_contact") is False
+        changes: tuple[Change, ...] = ()
+        if reports or not refused:
+            changes = getattr(self, f"_{action}_apply")(asked, reported)
         lines = [self.describe_change(scene, change) for change in changes]
         for change in changes:
             self.check_change(scene, change)

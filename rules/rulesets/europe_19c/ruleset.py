@@ -524,8 +524,6 @@ class Europe19c(Ruleset):
         return (*reports, _bases_report(asked.unit(1), hits - saves, "one for each unsaved hit"))
 
     def _shoot_apply(self, asked: Asked, reported: Reported) -> Changes:
-        if not asked.data["allowed"]:
-            return ()
         firer, target = asked.unit(0), asked.unit(1)
         hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
         if saved > hits:
@@ -573,8 +571,6 @@ class Europe19c(Ruleset):
         return (Report("contact", Kind.FLAG, label, CITE["contact"], default=data["allowed"]),)
 
     def _charge_apply(self, asked: Asked, reported: Reported) -> Changes:
-        if not self._charge_form(asked):
-            return ()
         attacker, target = asked.unit(0).id, asked.unit(1).id
         why = "its move this turn was the charge"
         moved = Change(attacker, "moved", True, why, CITE["contact"])

@@ -931,8 +931,6 @@ class Skirmish19c(Ruleset):
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
     def _shoot_apply(self, asked: Asked, reported: Reported) -> Changes:
-        if not reported:  # `settle` checked it against the form: no form, no shot allowed
-            return ()
         said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
         kills, wounds = said["kills"], said["wounds"]
         shooter, target, scene = asked.unit(0), asked.unit(1), asked.scene
@@ -997,8 +995,6 @@ class Skirmish19c(Ruleset):
         return tuple(reports)
 
     def _melee_apply(self, asked: Asked, reported: Reported) -> Changes:
-        if not reported:  # `settle` checked it against the form: no form, not in contact
-            return ()
         fights, scene = len(asked.data["fights"]), asked.scene
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
         what = f"melee {asked.args[0]} {asked.args[1]}"
@@ -1080,8 +1076,6 @@ class Skirmish19c(Ruleset):
 
     def _charge_apply(self, asked: Asked, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
-        if not asked.data["allowed"]:
-            return ()
         unit, why = asked.unit(0), f"charged {asked.args[1]}"
         return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
 
