@@ -437,9 +437,8 @@ class Ruleset:
         # A question the sheet refused (not allowed, not in contact) with no dice to report
         # changes nothing; a sheet that refuses it outright says so in its form.
         refused = asked.data.get("allowed") is False or asked.data.get("in_contact") is False
-        changes: tuple[Change, ...] = ()
-        if reports or not refused:
-            changes = getattr(self, f"_{action}_apply")(asked, reported)
+        apply = getattr(self, f"_{action}_apply")
+        changes: tuple[Change, ...] = () if refused and not reports else apply(asked, reported)
         lines = [self.describe_change(scene, change) for change in changes]
         for change in changes:
             self.check_change(scene, change)

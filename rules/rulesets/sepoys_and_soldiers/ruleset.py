@@ -1134,18 +1134,17 @@ class SepoysAndSoldiers(Ruleset):
 
     def _nerve_form(self, asked: Asked) -> tuple[Report, ...]:
         unit, situation = self._nerve_tested(asked)
-        what, on_fail, tests = "attempting to rally", "it keeps routing", asked.data["tests"]
+        data = asked.data
+        what, on_fail, tests = "attempting to rally", "it keeps routing", data["tests"]
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
         each = f", in each of {tests} tests" if tests > 1 else ""
-        label = say(
-            "passed", unit=unit.id, dice=asked.data["dice"], each=each, what=(what, on_fail)
-        )
-        likely = Fraction(asked.data["p_pass"]["exact"]) >= Fraction(1, 2)
+        label = say("passed", unit=unit.id, dice=data["dice"], each=each, what=(what, on_fail))
+        likely = Fraction(data["p_pass"]["exact"]) >= Fraction(1, 2)
         risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
         risks = [
             risk(f"risk_{r['commander']}", label=say("risk_roll", **r), default="not-hit")
-            for r in asked.data["commander_risk"]
+            for r in data["commander_risk"]
         ]
         return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
@@ -1204,9 +1203,8 @@ class SepoysAndSoldiers(Ruleset):
     def _melee_form(self, asked: Asked) -> tuple[Report, ...]:
         a, b = self._pair(asked)
         most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
-        likelier = (
-            a.id if asked.data["p_a_wins"]["value"] >= asked.data["p_b_wins"]["value"] else b.id
-        )
+        odds = asked.data
+        likelier = a.id if odds["p_a_wins"]["value"] >= odds["p_b_wins"]["value"] else b.id
         drawn, winner = say("drawn_rounds"), say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
         hits = {u.id: COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
