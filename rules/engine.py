@@ -476,11 +476,10 @@ class Ruleset:
             if not declared.in_play:
                 return f"{name} describes the troops and does not change in play"
             return declared.check(value, f"unit {change.target!r}:")
-        base = change.scope is Scope.BASE
         fields = (HAND_FIELDS if by_hand else RULED_FIELDS)[change.scope]
         if name not in fields:
             return f"{name!r} is not a {change.scope.value} field; fields: {accepted(fields)}"
-        if base:
+        if change.scope is Scope.BASE:
             ok, accepts = isinstance(value, bool), "true or false"
         elif name == "turn":
             ok, accepts = type(value) is int and value >= 1, "a whole number from 1"
@@ -507,8 +506,7 @@ class Ruleset:
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
         a_id, b_id = expect_args("measure", args, ("A", "B"))
-        group_a, group_b = scene.select(a_id), scene.select(b_id)
-        near = geo.closest(group_a, group_b)
+        near = geo.closest(scene.select(a_id), scene.select(b_id))
         reading = geo.aspect(near.a, near.b)
         table = table_of(scene)
         sight = table.sight(self.sight_policy, near.a, near.b)
