@@ -410,8 +410,9 @@ class Ruleset:
             self.action(action)  # an action the sheet does not have is named as such
             return ()
         try:
-            asked = Asked(scene, tuple(args), answer or self.resolve(scene, action, args))
-            return tuple(form(asked))
+            if answer is None:
+                answer = self.resolve(scene, action, args)
+            return tuple(form(Asked(scene, tuple(args), answer)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
