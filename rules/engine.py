@@ -66,6 +66,25 @@ class Candidate:
     args: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A question asked once to settle its dice: the scene, the arguments and the answer
+    (`Ruleset.resolve`), which an outcome's form and its changes read instead of asking again."""
+
+    scene: Scene
+    args: tuple[str, ...]
+    answer: Resolution
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        """The answer's data."""
+        return self.answer.data
+
+    def unit(self, index: int) -> Unit:
+        """The unit the argument at `index` names."""
+        return self.scene.unit_of(self.args[index])
+
+
 MAX_MISSING: Final = 40
 """Most missing attributes gathered for one question before the message is given anyway."""
 SCENE_TOOL_KEYS: Final = frozenset({"detection", "phase", "turn", "game", "name", "notes"})
@@ -368,25 +387,32 @@ class Ruleset:
 
     outcomes: ClassVar[tuple[str, ...]] = ()
     """The actions whose result changes the game (none by default), each with the methods of its
-    name `_ACTION_form(scene, args)`, the `Report`s the players are asked for after it (none
-    when it has no dice to report: a move), and `_ACTION_apply(scene, args, reported)`, the
-    `Change`s of state the reported dice lead to (`settle` has checked `reported` against the
-    form first: every value the form asks for is given, and no other)."""
+    name `_ACTION_form(asked)`, the `Report`s the players are asked for after it (none when it
+    has no dice to report: a move), and `_ACTION_apply(asked, reported)`, the `Change`s of
+    state the reported dice lead to (`settle` has checked `reported` against the form first:
+    every value the form asks for is given, and no other; it asks for no changes of a question
+    refused with nothing to report). Both read the question as it was asked once (`Asked`: the
+    scene, the arguments, the answer) and never ask it again."""
 
     def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, and its
         readable lines."""
         return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
 
-    def report_form(self, scene: Scene, action: str, args: Sequence[str]) -> tuple[Report, ...]:
-        """What the players are asked after `action args`: empty for an action whose result
-        changes nothing the sheet keeps (`measure`), and for a question the sheet refuses."""
-        self.action(action)
+    def report_form(
+        self, scene: Scene, action: str, args: Sequence[str], answer: Resolution | None = None
+    ) -> tuple[Report, ...]:
+        """What the players are asked after `action args`, whose `answer` a caller that has just
+        shown it passes: empty for an action whose result changes nothing the sheet keeps
+        (`measure`), and for a question the sheet refuses."""
         form = self._form_of(action)
         if form is None:
+            self.action(action)  # an action the sheet does not have is named as such
             return ()
         try:
-            return tuple(form(scene, tuple(args)))
+            if answer is None:
+                answer = self.resolve(scene, action, args)
+            return tuple(form(Asked(scene, tuple(args), answer)))
         except QuestionError:
             # A question the sheet refuses (a shot out of range, a gun that may not fire):
             # the players roll nothing, so there is nothing to report. `settle` still says why.
@@ -396,24 +422,24 @@ class Ruleset:
         self, scene: Scene, action: str, args: Sequence[str], reported: Mapping[str, Any]
     ) -> Outcome:
         """The changes of state that the reported dice of `action args` lead to on `scene`
-        (nothing is changed here: the caller applies them). A bad report is one
-        `QuestionError` naming every problem."""
-        self.action(action)
+        (nothing is changed here: the caller applies them). The question is asked once, so
+        wrong arguments are its refusal; a bad report is one `QuestionError` naming every
+        problem."""
         if action not in self.outcomes:
+            self.action(action)  # an action the sheet does not have is named as such
             raise QuestionError(
                 f"{self.id}: the result of {action} changes no state the sheet keeps; actions "
                 f"whose dice do: {', '.join(self.outcomes) or 'none'}"
             )
+        asked = Asked(scene, tuple(args), self.resolve(scene, action, args))
         form = self._form_of(action)
-        if form is None:  # no dice to report: the question itself refuses bad arguments
-            self.resolve(scene, action, args)
-            reports: Sequence[Report] = ()
-        else:
-            reports = form(scene, tuple(args))
+        reports = () if form is None else form(asked)
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
-        changes: tuple[Change, ...] = getattr(self, f"_{action}_apply")(
-            scene, tuple(args), reported
-        )
+        # A question the sheet refused (not allowed, not in contact) with no dice to report
+        # changes nothing; a sheet that refuses it outright says so in its form.
+        refused = asked.data.get("allowed") is False or asked.data.get("in_contact") is False
+        apply = getattr(self, f"_{action}_apply")
+        changes: tuple[Change, ...] = () if refused and not reports else apply(asked, reported)
         lines = [self.describe_change(scene, change) for change in changes]
         for change in changes:
             self.check_change(scene, change)
@@ -421,7 +447,7 @@ class Ruleset:
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
 
-    def _form_of(self, action: str) -> Callable[[Scene, Sequence[str]], Sequence[Report]] | None:
+    def _form_of(self, action: str) -> Callable[[Asked], Sequence[Report]] | None:
         """The form the players fill after `action` (its `_ACTION_form`), None when the action
         is not an outcome or has no dice to report."""
         return getattr(self, f"_{action}_form", None) if action in self.outcomes else None
@@ -451,11 +477,10 @@ class Ruleset:
             if not declared.in_play:
                 return f"{name} describes the troops and does not change in play"
             return declared.check(value, f"unit {change.target!r}:")
-        base = change.scope is Scope.BASE
         fields = (HAND_FIELDS if by_hand else RULED_FIELDS)[change.scope]
         if name not in fields:
             return f"{name!r} is not a {change.scope.value} field; fields: {accepted(fields)}"
-        if base:
+        if change.scope is Scope.BASE:
             ok, accepts = isinstance(value, bool), "true or false"
         elif name == "turn":
             ok, accepts = type(value) is int and value >= 1, "a whole number from 1"
@@ -482,8 +507,7 @@ class Ruleset:
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
         a_id, b_id = expect_args("measure", args, ("A", "B"))
-        group_a, group_b = scene.select(a_id), scene.select(b_id)
-        near = geo.closest(group_a, group_b)
+        near = geo.closest(scene.select(a_id), scene.select(b_id))
         reading = geo.aspect(near.a, near.b)
         table = table_of(scene)
         sight = table.sight(self.sight_policy, near.a, near.b)

@@ -5,6 +5,8 @@ shown with no figure taken off) would refuse the table's most common click."""
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import wraps
 from typing import Any
 
 import pytest
@@ -82,3 +84,52 @@ def test_every_outcome_settled_with_wrong_arguments_is_refused_with_a_message(pa
         for args in ([], [first] * 4, ["nobody", first]):
             with pytest.raises(UmpireError, match=says):
                 ruleset.settle(scene, name, args, {})
+
+
+def _counted(ruleset: Ruleset, monkeypatch: pytest.MonkeyPatch, action: str) -> Counter[str]:
+    """How often each method that answers `action` runs from now on: the action's own method
+    (a partial's function for sepoys' two-unit actions), the shared answer of two units
+    (sepoys' `_of_two`) and a shot's facts (europe's `shot`), counted by name as `self.NAME`
+    finds them."""
+    found = ruleset.actions()[action]
+    names = {getattr(found, "func", found).__name__, "_of_two", "shot"}
+    calls: Counter[str] = Counter()
+
+    def counting(name: str, method: Any) -> Any:
+        @wraps(method)  # its name too: europe's actions are named by their methods' names
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return method(*args, **kwargs)
+
+        return counted
+
+    for name in names:
+        if hasattr(ruleset, name):
+            monkeypatch.setattr(ruleset, name, counting(name, getattr(ruleset, name)))
+    return calls
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_settle_asks_the_question_once_and_a_form_given_the_answer_asks_nothing(
+    path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`settle` asks each outcome's question once, its form and its changes reading that
+    answer; `report_form` given the answer the page has just shown asks nothing more."""
+    scene = load_scene(path)
+    ruleset = get_ruleset(scene.ruleset)
+    items = ruleset.resolve(scene, "suggest", []).data["items"]
+    asked = [(i["kind"], i["args"]) for i in items if i["kind"] in ruleset.outcomes]
+    for kind, args in asked:
+        answer = ruleset.resolve(scene, kind, args)
+        found = ruleset.actions()[kind]
+        own = getattr(found, "func", found).__name__
+        with monkeypatch.context() as patch:
+            calls = _counted(ruleset, patch, kind)
+            form = ruleset.report_form(scene, kind, args, answer)
+            assert not calls, f"{kind} {args}: the form asked {dict(calls)} again"
+            reported = {r.name: _shown(r.default) for r in form if r.default is not None}
+            if len(reported) < len(form):
+                continue
+            ruleset.settle(scene, kind, args, reported)
+            assert calls[own] == 1, f"{kind} {args}: {dict(calls)}"
+            assert max(calls.values()) == 1, f"{kind} {args}: asked again, {dict(calls)}"

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rules.engine import Cite, get_ruleset, read_scene
+from rules.engine import Asked, Cite, get_ruleset, read_scene
 from rules.errors import MissingAttribute, QuestionError, UnknownIdError, close_key
 from rules.scene import Scene
 from rules.state import (
@@ -64,8 +64,8 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
 
     outcomes = ("shoot",)
 
-    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> tuple[Report, ...]:
-        target = scene.unit_of(args[1])
+    def _shoot_form(self, asked: Asked) -> tuple[Report, ...]:
+        target = asked.unit(1)
         return (
             Report("kills", Kind.COUNT, "figures killed", LINE, maximum=len(target.bases)),
             Report(
@@ -78,14 +78,12 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
             ),
         )
 
-    def _shoot_apply(
-        self, scene: Scene, args: Sequence[str], reported: Mapping[str, Any]
-    ) -> tuple[Change, ...]:
-        target = scene.unit_of(args[1])
+    def _shoot_apply(self, asked: Asked, reported: Mapping[str, Any]) -> tuple[Change, ...]:
+        target = asked.unit(1)
         lost = int(target.get("casualties")) + int(reported["kills"])
         return (
             Change(target.id, "casualties", lost, f"{reported['kills']} killed", LINE),
-            Change(args[0], "fired", True, "fired", LINE),
+            Change(asked.args[0], "fired", True, "fired", LINE),
             *(Change(b, "removed", True, "killed", LINE, Scope.BASE) for b in reported["dead"]),
         )
 

@@ -412,8 +412,9 @@ def resolve() -> ResponseReturnValue:
             _fail(f"'args' has an empty id in {text!r}; accepted: ids separated by commas")
     state, current = _state_with_scene()
     ruleset = get_ruleset(current.ruleset)
-    answer = ruleset.resolve(current, action, args).as_json()
-    form = [_cited_json(r) for r in ruleset.report_form(current, action, args)]
+    resolution = ruleset.resolve(current, action, args)
+    answer = resolution.as_json()
+    form = [_cited_json(r) for r in ruleset.report_form(current, action, args, resolution)]
     extra = band_range(current, answer, args)
     return jsonify(
         {**answer, **extra, "log_id": _logged(state, action, args, answer), "report_form": form}

@@ -18,7 +18,7 @@ import numpy as np
 from ... import dice as dice_math
 from ...answer import Modifier, Resolution, Roll, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset, expect_args
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
@@ -378,34 +378,33 @@ class AgeOfNapoleon(Ruleset):
     # Outcomes: what the players report of their dice, and the changes it leads to
     outcomes = ("shoot", "rocket", "melee", "morale", "overheat", "move")
 
-    def _shoot_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _shoot_form(self, asked: Asked) -> Reports:
         """The hits (the dice total), a top face when a leader check is due, the bases lost."""
-        res = self.shoot(scene, args)
-        _refuse_unless_allowed(res, f"{args[0]} may not shoot at {args[1]}")
-        target = scene.unit_of(args[1])
-        hits = _hits_reports(SHOT, target, args[0], res.data["dice"], melee=False)
-        return (*hits, _removed("removed", target))
+        shooter, target = asked.args
+        _refuse_unless_allowed(asked.answer, f"{shooter} may not shoot at {target}")
+        hits = _hits_reports(SHOT, asked.unit(1), shooter, asked.data["dice"], melee=False)
+        return (*hits, _removed("removed", asked.unit(1)))
 
-    def _shoot_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+    def _shoot_apply(self, asked: Asked, got: Reported) -> Changes:
+        shooter, target = asked.unit(0), asked.unit(1)
         hits = _hits_changes(SHOT, target, shooter, got, melee=False)
         return (*hits, *_removed_changes(got["removed"], shooter), *_fired_changes(shooter))
 
-    def _rocket_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _rocket_form(self, asked: Asked) -> Reports:
         """Where the rocket landed: on the target, a unit it may drift onto, or nothing."""
-        res = self.rocket(scene, args)
-        _refuse_unless_allowed(res, f"{args[0]} may not fire a rocket at {args[1]}")
-        on = [m["unit"] for m in res.data["morale_checks"]]
+        firer, target = asked.args
+        _refuse_unless_allowed(asked.answer, f"{firer} may not fire a rocket at {target}")
+        on = [m["unit"] for m in asked.data["morale_checks"]]
         label, landed = say("landed_on", unit=on[0], nothing=NOTHING), (*on, NOTHING)
         return (Report("landed_on", Kind.CHOICE, label, CITE.on_target, landed, default=on[0]),)
 
-    def _rocket_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+    def _rocket_apply(self, asked: Asked, got: Reported) -> Changes:
         """A rocket causes no hits: the unit it lands on owes a morale check (line 22)."""
-        firer = scene.unit_of(args[0])
+        firer = asked.unit(0)
         fired = _fired_changes(firer)
         if got["landed_on"] == NOTHING:
             return fired
-        struck = scene.unit_of(got["landed_on"])
+        struck = asked.scene.unit_of(got["landed_on"])
         kind = struck.get("type")
         mod = DATA["rocket_morale"].get(kind) if isinstance(kind, str) else None
         at = "" if mod is None else f" at {mod['modifier']:+d} for {kind}"
@@ -414,19 +413,18 @@ class AgeOfNapoleon(Ruleset):
         owes = Change(struck.id, "rocket_checks", struck.get("rocket_checks") + 1, why, cite)
         return (owes, *fired)
 
-    def _melee_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _melee_form(self, asked: Asked) -> Reports:
         """The hits each side takes, the top faces for leader checks, the bases taken off."""
-        res = self.melee(scene, args)
-        if not res.data["in_contact"]:
-            raise refusal("no_contact", a=args[0], b=args[1])
-        ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
-        sides = res.data["sides"]
+        if not asked.data["in_contact"]:
+            raise refusal("no_contact", a=asked.args[0], b=asked.args[1])
+        ua, ub = asked.unit(0), asked.unit(1)
+        sides = asked.data["sides"]
         on_a = _hits_reports(ON_A, ua, ub.id, sides[ub.id]["dice"], melee=True)
         on_b = _hits_reports(ON_B, ub, ua.id, sides[ua.id]["dice"], melee=True)
         return (*on_a, *on_b, _removed("removed_a", ua), _removed("removed_b", ub))
 
-    def _melee_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        ua, ub = scene.unit_of(args[0]), scene.unit_of(args[1])
+    def _melee_apply(self, asked: Asked, got: Reported) -> Changes:
+        ua, ub = asked.unit(0), asked.unit(1)
         hits = (
             *_hits_changes(ON_A, ua, ub, got, melee=True),
             *_hits_changes(ON_B, ub, ua, got, melee=True),
@@ -434,15 +432,14 @@ class AgeOfNapoleon(Ruleset):
         removed = (*_removed_changes(got["removed_a"], ub), *_removed_changes(got["removed_b"], ua))
         return (*hits, *removed)
 
-    def _morale_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _morale_form(self, asked: Asked) -> Reports:
         """Whether the QRC's result leaves the unit broken (the one result the page knows)."""
-        self.morale(scene, args)
-        unit = scene.unit_of(args[0])
+        unit = asked.unit(0)
         label = f"is {unit.id} broken after the check? (the QRC's morale results)"
         return (Report("broken", Kind.FLAG, label, CITE.morale_qrc, default=unit.get("broken")),)
 
-    def _morale_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        unit, broken = scene.unit_of(args[0]), got["broken"]
+    def _morale_apply(self, asked: Asked, got: Reported) -> Changes:
+        unit, broken = asked.unit(0), got["broken"]
         changes = []
         if broken != unit.get("broken"):
             why = f"{'broken' if broken else 'no longer broken'} (QRC morale result)"
@@ -453,14 +450,13 @@ class AgeOfNapoleon(Ruleset):
             changes.append(Change(unit.id, "rocket_checks", forced - 1, why, CITE.rocket_no_hits))
         return tuple(changes)
 
-    def _overheat_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _overheat_form(self, asked: Asked) -> Reports:
         """The 1d6 score when a check is due; for a first overheating, rest or keep firing."""
-        res = self.overheat(scene, args)
-        if not res.data["check"]:
+        if not asked.data["check"]:
             return ()
-        label = f"the 1d6 score (it overheats on {res.data['consecutive_fire']} or less)"
+        label = f"the 1d6 score (it overheats on {asked.data['consecutive_fire']} or less)"
         score = Report("score", Kind.COUNT, label, CITE.overheat_roll, maximum=6)
-        if res.data["overheated_before"]:
+        if asked.data["overheated_before"]:
             return (score,)
         label, choice = say("if_overheated"), tuple(DATA["overheat"]["check"]["then"])  # rest first
         rest = Report(
@@ -468,15 +464,15 @@ class AgeOfNapoleon(Ruleset):
         )
         return score, rest
 
-    def _overheat_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
+    def _overheat_apply(self, asked: Asked, got: Reported) -> Changes:
         """Lines 13-17: a gun rests and cools, keeps firing, breaks for good, or its run ends:
         its case's changes (sheet.toml `[overheat]`), but one that changes nothing."""
-        gun = scene.unit_of(args[0])
+        gun = asked.unit(0)
         case, turns = _overheat_case(gun)
         then, score = DATA["overheat"][case].get("then", ()), got.get("score", 0)
         if case.startswith("check"):
             if score < 1:
-                raise refusal("overheat_score", unit=args[0], score=score)
+                raise refusal("overheat_score", unit=asked.args[0], score=score)
             if score > turns:
                 return ()
             then = then[got["if_overheated"]] if case == "check" else then
@@ -486,15 +482,9 @@ class AgeOfNapoleon(Ruleset):
         ]
         return tuple(c for c in changes if c.value != gun.get(c.field))
 
-    def _move_form(self, scene: Scene, args: Sequence[str]) -> Reports:
+    def _move_apply(self, asked: Asked, got: Reported) -> Changes:
         """A move rolls no dice: nothing to report (the camera sees where the unit went)."""
-        if len(args) not in (1, 2):
-            self.move(scene, args)  # raises, naming the arguments
-        scene.unit_of(args[0])
-        return ()
-
-    def _move_apply(self, scene: Scene, args: Sequence[str], got: Reported) -> Changes:
-        unit = scene.unit_of(args[0])
+        unit = asked.unit(0)
         moved = Change(unit.id, "moved", True, "moved this turn", CITE.movement_section)
         return () if unit.get("moved") else (moved,)
 

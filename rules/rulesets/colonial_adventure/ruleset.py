@@ -16,7 +16,7 @@ from calibration.units import format_length
 from ... import dice
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
-from ...engine import Action, Candidate, Cite, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -635,10 +635,10 @@ class ColonialAdventure(Ruleset):
         """The change that adds `n` to one of the unit's counts of play."""
         return Change(unit.id, key, read(unit, key) + n, why, cite)
 
-    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _shoot_form(self, asked: Asked) -> tuple[Report, ...]:
         """Hits, kills and shock points of the volley (lines 100-106), the bases taken off, and
         for a repeating gun whether it jammed (line 98)."""
-        data = self.shoot(scene, args).data
+        data = asked.data
         if not data["allowed"]:
             reasons = "; ".join(data["reasons"])
             raise refusal("no-shot", a=data["shooter"], b=data["target"], reasons=reasons)
@@ -648,15 +648,15 @@ class ColonialAdventure(Ruleset):
             count_report("hits", say("hit-dice", **data), NEEDS[data["weapon"]][1], hits),
             count_report("kills", say("kill-hits", man=man), HITS[2]["cite"], kills),
             count_report("shock", say("shock-hits"), HITS[1]["cite"], shock),
-            _removed_report("removed", scene.unit_of(data["target"])),
+            _removed_report("removed", asked.scene.unit_of(data["target"])),
         ]
         if data["weapon"] == "repeating-gun":
             jam = say("jam-report")
             reports.append(Report("jammed", Kind.FLAG, jam, FIRE["jam_cite"], default=False))
         return tuple(reports)
 
-    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
+    def _shoot_apply(self, asked: Asked, reported: Reported) -> Changes:
+        shooter, target = asked.unit(0), asked.unit(1)
         weapon = self._weapon(shooter)
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
@@ -697,10 +697,10 @@ class ColonialAdventure(Ruleset):
             changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
         return changes
 
-    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _melee_form(self, asked: Asked) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
         enemy (lines 136-138), and the bases each side takes off."""
-        data = self.melee(scene, args).data
+        data, scene = asked.data, asked.scene
         a, b = data["attacker"], data["defender"]
         if not data["in_contact"]:
             apart = f"{data['distance']['value']:g} {scene.unit} apart"
@@ -719,13 +719,13 @@ class ColonialAdventure(Ruleset):
         reports += [_removed_report(f"{r}_removed", u) for r, u in zip(SIDES, units, strict=True)]
         return tuple(reports)
 
-    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        for role, side in zip(SIDES, self.melee(scene, args).data["sides"], strict=True):
+    def _melee_apply(self, asked: Asked, reported: Reported) -> Changes:
+        for role, side in zip(SIDES, asked.data["sides"], strict=True):
             kills, shock = int(reported[f"{role}_kills"]), int(reported[f"{role}_shock"])
             if kills + shock > side["dice"]:
                 dice = {"unit": side["unit"], "dice": side["dice"], "kills": kills, "shock": shock}
                 raise refusal("dice", **dice)
-        attacker, defender = scene.unit_of(args[0]), scene.unit_of(args[1])
+        attacker, defender = asked.unit(0), asked.unit(1)
         margin = int(reported["attacker_kills"]) - int(reported["defender_kills"])
         shocked: list[Change] = []
         losses: list[Change] = []
@@ -753,17 +753,16 @@ class ColonialAdventure(Ruleset):
             )
         return (*shocked, *losses)
 
-    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        data, bases = self.morale(scene, args).data, scene.unit_of(args[0]).bases
+    def _morale_apply(self, asked: Asked, reported: Reported) -> Changes:
+        data, bases = asked.data, asked.unit(0).bases
         if data["status"] != "broken":
             return ()
         why = f"broken: {data['shock']} shock points, at least twice its {data['men']} men"
         return removals([b.id for b in bases], why, MORALE["removed_cite"])
 
-    def _actions_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _actions_form(self, asked: Asked) -> tuple[Report, ...]:
         """Which action of the ACTION COST list (lines 18-33) the unit takes."""
-        (ident,) = expect_args("actions", args, ("UNIT",))
-        unit = scene.unit_of(ident)
+        unit = asked.unit(0)
         names = tuple(cost["action"] for _, cost in self._open_now(unit))
         if not names:
             left, cite = self._left(unit), PER_TURN_CITE
@@ -771,8 +770,8 @@ class ColonialAdventure(Ruleset):
         cite, label = DATA["actions"]["cost_list"], f"the action {unit.id} takes"
         return (Report("action", Kind.CHOICE, label, cite, choices=names, default=names[0]),)
 
-    def _actions_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        unit = scene.unit_of(args[0])
+    def _actions_apply(self, asked: Asked, reported: Reported) -> Changes:
+        unit = asked.unit(0)
         chosen = reported["action"]
         key, cost = next((k, c) for k, c in self._open_now(unit) if c["action"] == chosen)
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
@@ -795,16 +794,16 @@ class ColonialAdventure(Ruleset):
             changes.append(Change(unit.id, "formation", after, after, cite))
         return tuple(changes)
 
-    def _initiative_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _initiative_form(self, asked: Asked) -> tuple[Report, ...]:
         """Each side's 1D6 (line 8); the +1 for more leaders is added here."""
         added = " (its +1 for more leaders is added for you)"
         return tuple(
             Report(f"roll_{s}", Kind.COUNT, f"{s}'s 1D6{added if b else ''}", INITIATIVE, maximum=6)
-            for s, b in self._bonus(scene, args).items()
+            for s, b in self._bonus(asked).items()
         )
 
-    def _initiative_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        bonus = self._bonus(scene, args)
+    def _initiative_apply(self, asked: Asked, reported: Reported) -> Changes:
+        bonus = self._bonus(asked)
         faces = {s: int(reported[f"roll_{s}"]) for s in bonus}
         bad = [f"roll_{s} is {faces[s]}" for s in bonus if not 1 <= faces[s] <= 6]
         if bad:
@@ -819,23 +818,23 @@ class ColonialAdventure(Ruleset):
         winner, why = max(bonus, key=totals.__getitem__), f"won the initiative die roll: {said}"
         return (Change("game", "initiative", winner, why, INITIATIVE, Scope.GAME),)
 
-    def _bonus(self, scene: Scene, args: Args) -> dict[str, int]:
-        """Each side's +1 for more leaders (line 8), as `initiative` answers it."""
-        return {s["side"]: s["bonus"] for s in self.initiative(scene, args).data["sides"]}
+    def _bonus(self, asked: Asked) -> dict[str, int]:
+        """Each side's +1 for more leaders (line 8), as `initiative` answered it."""
+        return {s["side"]: s["bonus"] for s in asked.data["sides"]}
 
-    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
+    def _move_form(self, asked: Asked) -> tuple[Report, ...]:
         """No dice to report: the move spends its actions (lines 20-23); a move the actions left
         this turn cannot pay for is refused."""
-        data = self.move(scene, args).data
+        data = asked.data
         if not data["allowed"]:
             costs = ", ".join(f"{c['action']} {c['cost']}" for c in data["actions"])
-            said = {"unit": scene.unit_of(args[0]).id, "costs": costs, "cite": PER_TURN_CITE}
+            said = {"unit": asked.unit(0).id, "costs": costs, "cite": PER_TURN_CITE}
             after = data["actions_spent_before"] + data["actions_spent"]
             raise refusal("move", **{**data, **said}, after=after)
         return ()
 
-    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        unit, steps = self._move_steps(scene, args)
+    def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
+        unit, steps = self._move_steps(asked.scene, asked.args)
         after = read(unit, "actions_spent") + sum(c["actions"] for c in steps)
         why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)

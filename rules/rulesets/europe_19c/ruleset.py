@@ -24,7 +24,7 @@ from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, T
 from ...answer import length_json as length
 from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
-from ...engine import Action, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset, expect_args
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -502,32 +502,32 @@ class Europe19c(Ruleset):
     # Outcomes: what the players report after rolling each question's dice, and the changes of
     # state it leads to
 
-    def _shoot_form(self, scene: Scene, args: Args) -> Reports:
+    def _shoot_form(self, asked: Asked) -> Reports:
         """Hits (the firing table's need), saves (one die a hit, when the target has a save)
         and the bases taken off, one for each unsaved hit (lines 80-96, 130)."""
-        shot = self.shot(scene, args)
-        if not shot.allowed or shot.save is None:
+        if not asked.data["allowed"]:
             return ()
-        (dice, need), (save_need, _, save_cite) = (shot.dice, shot.need), shot.save
-        label = f"hits: the dice of the {dice}D6 showing {need}+ ({shot.row_note})"
+        hit, save = asked.data["rolls"][0], asked.data["save"]
+        dice, need, save_need = hit["dice"], hit["need"], save["need"]
+        label = f"hits: the dice of the {dice}D6 showing {need}+ ({hit['note']})"
         hit_odds = dice_math.successes(dice, 6, need)
-        reports = [count_report("hits", label, FIRING["rows"][shot.row]["cite"], hit_odds)]
+        row = FIRING["rows"][FIRING["row_of"][troops(asked.unit(0))]]
+        reports = [count_report("hits", label, row["cite"], hit_odds)]
         hits, saves = likeliest(hit_odds), 0
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
             save_odds = dice_math.successes(hits, 6, save_need)
-            reports.append(count_report("saved", label, save_cite, save_odds, most=dice))
+            # the line of the terrain the answer read the save from
+            terrain = next(t for t in SAVES["terrain"].values() if str(t["cite"]) == save["source"])
+            reports.append(count_report("saved", label, terrain["cite"], save_odds, most=dice))
             saves = likeliest(save_odds)
-        return (*reports, _bases_report(shot.target, hits - saves, "one for each unsaved hit"))
+        return (*reports, _bases_report(asked.unit(1), hits - saves, "one for each unsaved hit"))
 
-    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        shot = self.shot(scene, args)
-        if not shot.allowed:
-            return ()
-        firer, target = shot.firer, shot.target
+    def _shoot_apply(self, asked: Asked, reported: Reported) -> Changes:
+        firer, target = asked.unit(0), asked.unit(1)
         hits, saved = int(reported["hits"]), int(reported.get("saved", 0))
         if saved > hits:
-            said = {"args": " ".join(args), "saved": saved, "hits": hits}
+            said = {"args": " ".join(asked.args), "saved": saved, "hits": hits}
             raise refusal("too-many-saves", line=SAVES["terrain"]["open"]["cite"], **said)
         lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
         changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
@@ -537,7 +537,7 @@ class Europe19c(Ruleset):
             after = read(target, "bases_removed") + len(lost)
             changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
         # Charging cavalry in contact with the firer it charged is fired on by its target.
-        table = table_of(scene)
+        table = table_of(asked.scene)
         touching = table.gap(firer.bases, target.bases).touching
         charging = touching and kind_of(target) == "cavalry" and read(target, "charged")
         if charging and not read(target, "fired_on"):
@@ -545,25 +545,24 @@ class Europe19c(Ruleset):
             changes.append(Change(target.id, "fired_on", True, why, CITE["fired_on"]))
         return tuple(changes)
 
-    def _command_form(self, scene: Scene, args: Args) -> Reports:
+    def _command_form(self, asked: Asked) -> Reports:
         """The row of the command table the leader's D6 fell in (lines 145-149)."""
-        self.command(scene, args)  # the same checks as the question
         label = "the command D6: 1-2, 3-4 or 5-6 (a row of the command table)"
         rows = tuple(row["roll"] for row in COMMAND)
         return (Report("roll", Kind.CHOICE, label, CITE["command"], choices=rows, default=rows[1]),)
 
-    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        data = self.command(scene, args).data
+    def _command_apply(self, asked: Asked, reported: Reported) -> Changes:
+        data = asked.data
         row = next(r for r in COMMAND if r["roll"] == reported["roll"])
         score = next(o["score"] for o in data["outcomes"] if o["roll"] == row["roll"])
         why = f"rolled {row['roll']}: {data['rating']} leader, {data['game_size']} game"
         return (Change(str(data["leader"]), "command_score", int(score), why, row["cite"]),)
 
-    def _charge_form(self, scene: Scene, args: Args) -> Reports:
+    def _charge_form(self, asked: Asked) -> Reports:
         """Whether the charger reached base contact (line 38), asked when the charge is allowed
         or refused only for a move to contact too close to call (the players judge it); nothing
         for a refused charge."""
-        data = self.charge(scene, args).data
+        data = asked.data
         close = data["move"] is not None and data["move"]["verdict"] == "too close to call"
         only_reach = all(r["source"] == str(CITE["contact"]) for r in data["reasons"])
         if not (data["allowed"] or (close and only_reach)):
@@ -571,19 +570,17 @@ class Europe19c(Ruleset):
         label = f"the charger moved into base contact with {data['target']}"
         return (Report("contact", Kind.FLAG, label, CITE["contact"], default=data["allowed"]),)
 
-    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        if not self._charge_form(scene, args):
-            return ()
-        attacker, target = (scene.unit_of(name).id for name in args)
+    def _charge_apply(self, asked: Asked, reported: Reported) -> Changes:
+        attacker, target = asked.unit(0).id, asked.unit(1).id
         why = "its move this turn was the charge"
         moved = Change(attacker, "moved", True, why, CITE["contact"])
         charged = Change(attacker, "charged", True, f"charged {target}", STEP["charge"])
         return (charged, moved) if reported["contact"] else (moved,)
 
-    def _melee_form(self, scene: Scene, args: Args) -> Reports:
+    def _melee_form(self, asked: Asked) -> Reports:
         """The hits each side scored (4+ a die, line 98) and whether the loser's retreat is
         blocked (line 121)."""
-        data, need = self.melee(scene, args).data, NUMBERS["melee_hit_need"]
+        data, need = asked.data, NUMBERS["melee_hit_need"]
         reports = []
         for name, roll in zip(("attacker", "defender"), data["rolls"], strict=True):
             label = say("report-hits", unit=data[name], dice=roll["dice"], need=need)
@@ -595,9 +592,9 @@ class Europe19c(Ruleset):
             Report("retreat_blocked", Kind.FLAG, label, CITE["blocked"], default=False),
         )
 
-    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+    def _melee_apply(self, asked: Asked, reported: Reported) -> Changes:
         """The side that took more hits loses, a tie the defender (lines 120-122)."""
-        attacker, defender = (scene.unit_of(name) for name in args)
+        attacker, defender = asked.unit(0), asked.unit(1)
         ours, theirs = int(reported["attacker_hits"]), int(reported["defender_hits"])
         loser, cite = attacker if ours < theirs else defender, "retreat"
         why = f"took {max(ours, theirs)} hits to {min(ours, theirs)}"
@@ -613,27 +610,26 @@ class Europe19c(Ruleset):
         why = f"lost hand-to-hand ({why}): {retreat} and takes two morale tests"
         return (Change(loser.id, "lost_melee", True, why, CITE[cite]),)
 
-    def _move_form(self, scene: Scene, args: Args) -> Reports:
+    def _move_form(self, asked: Asked) -> Reports:
         """Artillery: whether it pivoted (it then cannot fire, line 78); nothing else to say."""
-        data = self.move(scene, args).data
-        if kind_of(scene.unit_of(data["unit"])) != "artillery":
+        if kind_of(asked.unit(0)) != "artillery":
             return ()
         label = say("report-pivoted")
         return (Report("pivoted", Kind.FLAG, label, CITE["pivoted"], default=False),)
 
-    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        unit = scene.unit_of(expect_args("move", args, ("UNIT",))[0])
+    def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
+        unit = asked.unit(0)
         changes = [Change(unit.id, "moved", True, "moved this turn", STEP["movement"])]
         if reported.get("pivoted") and not read(unit, "pivoted"):
             why = "pivoted: it cannot fire this turn"
             changes.append(Change(unit.id, "pivoted", True, why, CITE["pivoted"]))
         return tuple(changes)
 
-    def _morale_form(self, scene: Scene, args: Args) -> Reports:
+    def _morale_form(self, asked: Asked) -> Reports:
         """The tests failed (a D6 under the level's score each) and the bases they take off
         (line 141); nothing when the unit's state gives no reason to test."""
-        data = self.morale(scene, args).data
-        tests, unit = int(data["tests"]), scene.unit_of(data["unit"])
+        data = asked.data
+        tests, unit = int(data["tests"]), asked.unit(0)
         if not tests:
             return ()
         lost = tuple(Fraction(p) for p in data["bases_lost"]["exact"])
@@ -644,12 +640,11 @@ class Europe19c(Ruleset):
             _bases_report(unit, failed, "one for each failed test", CITE["failure"], tests),
         )
 
-    def _morale_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+    def _morale_apply(self, asked: Asked, reported: Reported) -> Changes:
         """The bases the failed tests take off; the tests are taken (lines 130-132, 141)."""
-        data = self.morale(scene, args).data
-        if not data["tests"]:
+        if not asked.data["tests"]:
             return ()
-        unit = scene.unit_of(data["unit"])
+        unit = asked.unit(0)
         lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
         changes = list(removals(lost, "failed a morale test", CITE["failure"]))
         taken = "its tests are taken"
@@ -659,19 +654,19 @@ class Europe19c(Ruleset):
         changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
         return tuple(changes)
 
-    def _formation_form(self, scene: Scene, args: Args) -> Reports:
+    def _formation_form(self, asked: Asked) -> Reports:
         """The formation the unit is in now (lines 15, 19); nothing for a type with none."""
-        data = self.formation(scene, args).data
+        data = asked.data
         options = tuple(data["formations"])
         if not options:
             return ()
         label = f"the formation it is in now: {' or '.join(options)}"
-        cite = CITE[f"{kind_of(scene.unit_of(data['unit']))}_formations"]
+        cite = CITE[f"{kind_of(asked.unit(0))}_formations"]
         default = data["may_change_to"][0]
         return (Report("formation", Kind.CHOICE, label, cite, choices=options, default=default),)
 
-    def _formation_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        data = self.formation(scene, args).data
+    def _formation_apply(self, asked: Asked, reported: Reported) -> Changes:
+        data = asked.data
         before, after = data["formation"], reported.get("formation", data["formation"])
         why = f"changed formation from {before} to {after}"
         change = Change(str(data["unit"]), "formation", after, why, STEP["change-formation"])

@@ -36,7 +36,7 @@ from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
-from ...engine import Action, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset, expect_args
 from ...errors import QuestionError, accepted
 from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -1023,28 +1023,28 @@ class SepoysAndSoldiers(Ruleset):
     # Outcomes: after a question the players roll real dice and report them in the sheet's
     # words (the form, `Report`s); the answer is the new state (`Change`s)
 
-    def _pair(self, scene: Scene, action: str, args: Args) -> tuple[Unit, Unit, Resolution]:
-        """The two units of a `shoot`, `charge`, `melee` or `command COMMANDER UNIT` and its
-        answer; a question the rules refused has no dice to report."""
+    def _pair(self, asked: Asked) -> tuple[Unit, Unit]:
+        """The two units of a `shoot`, `charge`, `melee` or `command COMMANDER UNIT`; a question
+        the rules refused has no dice to report."""
+        action, args = asked.answer.action, asked.args
         if action == "command" and len(args) != 2:
             raise refusal("one-order", got=plural(len(args), "argument"))
-        r = self.actions()[action](scene, args)  # checks the arguments
-        a, b = (scene.unit_of(u) for u in args)
-        if not r.data.get("allowed", True):
+        a, b = asked.unit(0), asked.unit(1)
+        if not asked.data.get("allowed", True):
             # Every refusal gives its reasons, but a change of orders to a unit not adjacent.
-            why = "; ".join(x["reason"] for x in r.data.get("reasons", ()) if x.get("reason"))
+            why = "; ".join(x["reason"] for x in asked.data.get("reasons", ()) if x.get("reason"))
             why = why or f"{b.id} is not adjacent to {a.id} (line 17)"
             raise QuestionError(f"{ID} {action} {a.id} {b.id}: {why}; there are no dice to report")
-        return a, b, r
+        return a, b
 
-    def _shoot_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        shooter, target, shot = self._pair(scene, "shoot", args)
+    def _shoot_form(self, asked: Asked) -> tuple[Report, ...]:
+        shooter, target = self._pair(asked)
         if read(shooter, "arm") == "rockets":
             fired, cite = len(shooter.bases), CITE["rocket_loss"]
             burst = partial(say, "burst_bases", rockets=plural(fired, "rocket"))
-            risk = _rocket_risk(scene, target, shot)
+            risk = _rocket_risk(asked.scene, target, asked.answer)
             return tuple(_removed_report(u, fired, 0, burst(unit=u.id), cite) for u in risk)
-        roll, per = shot.data["rolls"][0], shot.data["hits_per_success"]
+        roll, per = asked.data["rolls"][0], asked.data["hits_per_success"]
         dice, likely = roll["dice"], likeliest(roll["distribution"])
         label = say("successes", dice=dice, need=roll["need"], each=plural(per, "hit"))
         artillery = read(shooter, "arm") == "artillery"
@@ -1054,13 +1054,13 @@ class SepoysAndSoldiers(Ruleset):
             _removed_report(target, len(target.bases), likely * per),
         )
 
-    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        shooter, target, shot = self._pair(scene, "shoot", args)
+    def _shoot_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        shooter, target = self._pair(asked)
         question = f"{ID} shoot {shooter.id} {target.id}"
         changes: list[Change] = []
         if read(shooter, "arm") == "rockets":
             fired = plural(len(shooter.bases), "rocket")
-            units = _rocket_risk(scene, target, shot)
+            units = _rocket_risk(asked.scene, target, asked.answer)
             named = [(u, base) for u in units for base in reported[f"removed_{u.id}"]]
             if len(named) > len(shooter.bases):
                 raise refusal("bursts", q=question, n=len(named), unit=shooter.id, fired=fired)
@@ -1069,7 +1069,7 @@ class SepoysAndSoldiers(Ruleset):
                 why = say("burst_on", shooter=shooter.id, tests=tests)
                 changes.append(Change(base, "removed", True, why, CITE["rocket_loss"], Scope.BASE))
         else:
-            band = next(b for b in _fire_row(shooter)[0] if b.label == shot.data["band"])
+            band = next(b for b in _fire_row(shooter)[0] if b.label == asked.data["band"])
             successes, named = reported["successes"], reported[f"removed_{target.id}"]
             why = f"{plural(successes, 'success', 'es')} at {band.label} range"
             hits = successes * band.hits
@@ -1077,20 +1077,20 @@ class SepoysAndSoldiers(Ruleset):
         changes.append(_acted(shooter, "fired: its one action this turn", CITE["one_action"]))
         return tuple(changes)
 
-    def _command_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        commander, unit, r = self._pair(scene, "command", args)
-        who, now = dict(commander=commander.id, unit=unit.id), r.data["orders"]
+    def _command_form(self, asked: Asked) -> tuple[Report, ...]:
+        commander, unit = self._pair(asked)
+        who, now = dict(commander=commander.id, unit=unit.id), asked.data["orders"]
         order = say("order_given", now=now, **who)
-        this_turn = say("order_scored", need=r.data["rolls"][0]["need"], **who)
-        other, likely = next(t for t in TYPES if t != now), r.data["this_turn"]["value"]
+        this_turn = say("order_scored", need=asked.data["rolls"][0]["need"], **who)
+        other, likely = next(t for t in TYPES if t != now), asked.data["this_turn"]["value"]
         cite, now_cite = CITE["orders"], CITE["order_this_turn"]
         return (
             Report("order", Kind.CHOICE, order, cite, choices=TYPES, default=other),
             Report("this_turn", Kind.FLAG, this_turn, now_cite, default=likely >= 0.5),
         )
 
-    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        commander, unit, r = self._pair(scene, "command", args)
+    def _command_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        commander, unit = self._pair(asked)
         now, this_turn = _order(unit), reported["this_turn"]
         cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
         why = say("order_now" if this_turn else "order_next", commander=commander.id)
@@ -1101,37 +1101,37 @@ class SepoysAndSoldiers(Ruleset):
         elif unit.get("orders_this_turn") != AS_ORDERED:
             why = "acts on it now"
             changes.append(Change(unit.id, "orders_this_turn", AS_ORDERED, why, cite))
-        given, most = r.data["orders_given"] + 1, r.data["orders_per_turn"]
+        given, most = asked.data["orders_given"] + 1, asked.data["orders_per_turn"]
         why = f"{given} of the {plural(most, 'order change')} he may try each turn"
-        cite = COMMANDERS[r.data["rating"]]["cite"]
+        cite = COMMANDERS[asked.data["rating"]]["cite"]
         return (*changes, Change(commander.id, "orders_given", given, why, cite))
 
-    def _nerve_asked(self, scene: Scene, args: Args) -> tuple[Unit, Situation | None, Resolution]:
-        """The unit, its situation (None: a routed unit's attempt to rally) and the answer."""
-        res = self.nerve(scene, args)  # checks the arguments and the situation's name
-        unit = scene.unit_of(args[0])
-        situation = SITUATIONS[args[1]] if len(args) == 2 else None
+    def _nerve_tested(self, asked: Asked) -> tuple[Unit, Situation | None]:
+        """The unit and its situation (None: a routed unit's attempt to rally)."""
+        unit = asked.unit(0)
+        situation = SITUATIONS[asked.args[1]] if len(asked.args) == 2 else None
         if situation is None and _status(unit) != "routed":
             raise refusal("no-situation", unit=unit.id, accepted=accepted(SITUATIONS))
-        return unit, situation, res
+        return unit, situation
 
-    def _nerve_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        unit, situation, res = self._nerve_asked(scene, args)
-        what, on_fail, tests = "attempting to rally", "it keeps routing", res.data["tests"]
+    def _nerve_form(self, asked: Asked) -> tuple[Report, ...]:
+        unit, situation = self._nerve_tested(asked)
+        data = asked.data
+        what, on_fail, tests = "attempting to rally", "it keeps routing", data["tests"]
         if situation is not None:
             what, on_fail = situation["name"].lower(), situation["on_fail"]
         each = f", in each of {tests} tests" if tests > 1 else ""
-        label = say("passed", unit=unit.id, dice=res.data["dice"], each=each, what=(what, on_fail))
-        likely = Fraction(res.data["p_pass"]["exact"]) >= Fraction(1, 2)
+        label = say("passed", unit=unit.id, dice=data["dice"], each=each, what=(what, on_fail))
+        likely = Fraction(data["p_pass"]["exact"]) >= Fraction(1, 2)
         risk = partial(Report, kind=Kind.CHOICE, cite=CITE["risk_roll"], choices=RISK_RESULTS)
         risks = [
             risk(f"risk_{r['commander']}", label=say("risk_roll", **r), default="not-hit")
-            for r in res.data["commander_risk"]
+            for r in data["commander_risk"]
         ]
         return (Report("passed", Kind.FLAG, label, CITE["nerve_need"], default=likely), *risks)
 
-    def _nerve_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        unit, situation, res = self._nerve_asked(scene, args)
+    def _nerve_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        unit, situation = self._nerve_tested(asked)
         passed = reported["passed"]
         changes: list[Change] = []
         if situation is None:
@@ -1147,45 +1147,46 @@ class SepoysAndSoldiers(Ruleset):
             changes.append(_acted(unit, why, CITE["reform"]))
         elif not passed:
             changes += _nerve_failed(unit, situation)
-        for name in (risk["commander"] for risk in res.data["commander_risk"]):
+        for name in (risk["commander"] for risk in asked.data["commander_risk"]):
             hit = reported[f"risk_{name}"]  # what his risk roll did to him (lines 11-15)
             if hit == "dead":
-                bases = [b.id for b in scene.unit_of(name).bases]
+                bases = [b.id for b in asked.scene.unit_of(name).bases]
                 changes += removals(bases, f"{name} is dead", IF_HIT[0]["cite"])
             elif hit in ("wounded", "horse-killed"):
                 row = IF_HIT[1] if hit == "wounded" else IF_HIT[2]
                 changes.append(Change(name, "hurt", hit, row["result"], row["cite"]))
         return tuple(changes)
 
-    def _charge_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        charger, target, r = self._pair(scene, "charge", args)
-        odds, tests = r.data["outcomes"], r.data["steps"][1]["tests"]
+    def _charge_form(self, asked: Asked) -> tuple[Report, ...]:
+        charger, target = self._pair(asked)
+        odds, tests = asked.data["outcomes"], asked.data["steps"][1]["tests"]
         likeliest = max(CHARGE_RESULTS, key=lambda k: odds[k.replace("-", "_")]["value"])
-        holds = "it counter-charges" if r.data["counter_charge"] else "it stands"
+        holds = "it counter-charges" if asked.data["counter_charge"] else "it stands"
         one_of = " one of its two tests" if tests > 1 else ""
         label = say("charge_ended", charger=charger.id, target=target.id, of=one_of, holds=holds)
         ended = Report("result", Kind.CHOICE, label, CITE["charge_test"], choices=CHARGE_RESULTS)
         return (replace(ended, default=likeliest),)
 
-    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        charger, target, r = self._pair(scene, "charge", args)
+    def _charge_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        charger, target = self._pair(asked)
         result = reported["result"]
         if result == "no-charge":
             return tuple(_nerve_failed(charger, SITUATIONS["attempting-to-charge"]))
         if result == "target-routs":
-            routs = _nerve_failed(target, SITUATIONS[r.data["steps"][1]["situation"]])
+            routs = _nerve_failed(target, SITUATIONS[asked.data["steps"][1]["situation"]])
             why = "charged: it continues to the extent of its charge move"
             return (*routs, _acted(charger, why, CITE["charge_continues"]))
         why = "charged home: the units fight a charge combat"
-        if r.data["counter_charge"]:
+        if asked.data["counter_charge"]:
             cite = CITE["counter_charge"]
             return (_acted(charger, why, cite), _acted(target, "counter-charged", cite))
         return (_acted(charger, why, CITE["infantry_stands"]),)
 
-    def _melee_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        a, b, r = self._pair(scene, "melee", args)
+    def _melee_form(self, asked: Asked) -> tuple[Report, ...]:
+        a, b = self._pair(asked)
         most = min(HITS_PER_BASE * len(u.bases) - _hits(u) for u in (a, b))
-        likelier = a.id if r.data["p_a_wins"]["value"] >= r.data["p_b_wins"]["value"] else b.id
+        odds = asked.data
+        likelier = a.id if odds["p_a_wins"]["value"] >= odds["p_b_wins"]["value"] else b.id
         drawn, winner = say("drawn_rounds"), say("combat_winner", both=BOTH_DESTROYED)
         sides, cite = (a.id, b.id, BOTH_DESTROYED), CITE["combat_reroll"]
         hits = {u.id: COMBAT_HITS["win" if u.id == likelier else "lose"] for u in (a, b)}
@@ -1195,8 +1196,8 @@ class SepoysAndSoldiers(Ruleset):
             *(_removed_report(u, len(u.bases), hits[u.id]) for u in (a, b)),
         )
 
-    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        a, b, _ = self._pair(scene, "melee", args)
+    def _melee_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        a, b = self._pair(asked)
         question = f"{ID} melee {a.id} {b.id}"
         drawn, winner = reported["drawn_rounds"], reported["winner"]
         rounds, taken = plural(drawn, "drawn round"), {a.id: drawn, b.id: drawn}
@@ -1231,29 +1232,29 @@ class SepoysAndSoldiers(Ruleset):
                 changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
         return tuple(changes)
 
-    def _move_question(self, scene: Scene, args: Args) -> tuple[Unit, Allowance, Resolution]:
-        res = self.move(scene, args)
-        unit = scene.unit_of(args[0])
-        allowance = move_allowance(table_of(scene), unit, tuple(args[1:]))
-        question = f"{ID} move {' '.join(args)}"
+    def _move_question(self, asked: Asked) -> tuple[Unit, Allowance]:
+        """The unit and its allowance; a move the rules refuse has nothing to report."""
+        unit = asked.unit(0)
+        allowance = move_allowance(table_of(asked.scene), unit, asked.args[1:])
+        question = f"{ID} move {' '.join(asked.args)}"
         if not allowance.distance and not allowance.whole_turn:
             raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
         if read(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
         if read(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
             raise refusal("acted", question=question, unit=unit.id)
-        return unit, allowance, res
+        return unit, allowance
 
-    def _move_form(self, scene: Scene, args: Args) -> tuple[Report, ...]:
-        unit, _, res = self._move_question(scene, args)
+    def _move_form(self, asked: Asked) -> tuple[Report, ...]:
+        unit, _ = self._move_question(asked)
         label, cite = partial(say, "moved_through", unit=unit.id), CITE["gap_otherwise"]
         return tuple(
             Report(f"through_{f}", Kind.FLAG, label(friend=f), cite, default=True)
-            for f in _through(res)
+            for f in _through(asked.answer)
         )
 
-    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> tuple[Change, ...]:
-        unit, allowance, res = self._move_question(scene, args)
+    def _move_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
+        unit, allowance = self._move_question(asked)
         changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
         if not read(unit, "acted"):
             changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
@@ -1262,7 +1263,7 @@ class SepoysAndSoldiers(Ruleset):
             going = f"{allowance.going} going ({', '.join(allowance.pieces)})"
             disorder = (going, allowance.reasons[0][1])
         status = _status(unit)
-        for friend in (f for f in _through(res) if reported[f"through_{f}"]):
+        for friend in (f for f in _through(asked.answer) if reported[f"through_{f}"]):
             why = f"{unit.id} fell back straight through it"
             changes.append(Change(friend, "disordered", True, why, CITE["gap_otherwise"]))
             if disorder is None:

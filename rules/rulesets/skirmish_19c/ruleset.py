@@ -25,7 +25,7 @@ from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Candidate, Cite, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -909,17 +909,17 @@ class Skirmish19c(Ruleset):
 
     outcomes = ("shoot", "melee", "risk", "command", "charge", "move")
 
-    def _shoot_form(self, scene: Scene, args: Args) -> Reports:
+    def _shoot_form(self, asked: Asked) -> Reports:
         """Hits (lines 40-43), then each hit's damage D6 as kills and wounds (lines 45-49),
         and the figures killed, taken off the table (lines 51-53)."""
-        data = self.resolve(scene, "shoot", args).data
+        data = asked.data
         if not data["allowed"]:
             return ()
         fire, need = int(data["shooters"]["fire"]), int(data["rolls"][0]["need"])
-        row = sheet.DAMAGE["gunpowder" if weapon_of(scene.unit_of(args[0])).gunpowder else "other"]
+        row = sheet.DAMAGE["gunpowder" if weapon_of(asked.unit(0)).gunpowder else "other"]
         shift = {1: " (+1 hero)", -1: " (-1 raw shooters)"}.get(int(data["damage"]["modifier"]), "")
-        target, pool = scene.unit_of(args[1]), tuple(data["allocation"]["figures"])
-        picked = "pc_targets" if len(pool) == 1 and args[1] != target.id else "nearest_ten"
+        target, pool = asked.unit(1), tuple(data["allocation"]["figures"])
+        picked = "pc_targets" if len(pool) == 1 and asked.args[1] != target.id else "nearest_ten"
         odds = [Fraction(p["exact"]) for p in data["hits"]["distribution"]]
         label = say("hits-label", need=need, fire=fire)
         reports = [count_report("hits", label, TO_HIT[data["band"]]["cite"], odds)]
@@ -930,13 +930,11 @@ class Skirmish19c(Ruleset):
             reports.append(Report(f"{r}s", Kind.COUNT, label, row["cite"], maximum=fire, default=0))
         return (*reports, taken_off("taken_off", target, pool, SHOOTING[picked], fire))
 
-    def _shoot_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        if not reported:  # `settle` checked it against the form: no form, no shot allowed
-            return ()
+    def _shoot_apply(self, asked: Asked, reported: Reported) -> Changes:
         said = {k: int(reported[k]) for k in ("hits", "kills", "wounds")}
         kills, wounds = said["kills"], said["wounds"]
-        shooter, target = scene.unit_of(args[0]), scene.unit_of(args[1])
-        what, source = f"{args[0]} shoot {args[1]}", sheet.DAMAGE["gunpowder"]["cite"]
+        shooter, target, scene = asked.unit(0), asked.unit(1), asked.scene
+        what, source = " shoot ".join(asked.args), sheet.DAMAGE["gunpowder"]["cite"]
         if kills + wounds > said["hits"]:
             raise DATA.refusal("damage", what=what, source=source, **said)
         off = [scene.base(b) for b in reported["taken_off"]]
@@ -975,14 +973,14 @@ class Skirmish19c(Ruleset):
             changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
         return [*changes, *removals((b.id for b in off), "killed: taken off the table", source)]
 
-    def _melee_form(self, scene: Scene, args: Args) -> Reports:
+    def _melee_form(self, asked: Asked) -> Reports:
         """Each side's result (line 80), the wounds and kills of the winners' natural 5s and
         6s (line 78), and the figures killed."""
-        data = self.resolve(scene, "melee", args).data
+        data = asked.data
         if not data["in_contact"]:
             return ()
         fights, n = data["fights"], len(data["fights"])
-        a, b = scene.unit_of(args[0]), scene.unit_of(args[1])
+        a, b = asked.unit(0), asked.unit(1)
         won = {k: Fraction(v["exact"]) for k, v in data["expected_fights_won"].items()}
         worse = b.id if won["a"] > won["b"] else a.id if won["b"] > won["a"] else "drawn"
         label, sides = say("worse-label", a=a.id, b=b.id), (a.id, b.id, "drawn")
@@ -991,23 +989,19 @@ class Skirmish19c(Ruleset):
             engaged = tuple(dict.fromkeys(f[key] for f in fights))
             for hurt in ("killed", "wounded"):
                 label = say(f"{hurt}-label", unit=unit.id)
-                asked = f"{hurt}_{key}"  # no odds of a count: none shown first
-                reports.append(
-                    Report(asked, Kind.COUNT, label, MELEE["hits"], maximum=n, default=0)
-                )
+                name = f"{hurt}_{key}"  # no odds of a count: none shown first
+                reports.append(Report(name, Kind.COUNT, label, MELEE["hits"], maximum=n, default=0))
             reports.append(taken_off(f"taken_off_{key}", unit, engaged, MELEE["casualties"], n))
         return tuple(reports)
 
-    def _melee_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        if not reported:  # `settle` checked it against the form: no form, not in contact
-            return ()
-        fights = len(self.resolve(scene, "melee", args).data["fights"])
+    def _melee_apply(self, asked: Asked, reported: Reported) -> Changes:
+        fights, scene = len(asked.data["fights"]), asked.scene
         hits = sum(int(reported[f"{k}_{s}"]) for k in ("killed", "wounded") for s in "ab")
-        what = f"melee {args[0]} {args[1]}"
+        what = f"melee {asked.args[0]} {asked.args[1]}"
         if hits > fights:
             raise DATA.refusal("fights", what=what, hits=hits, fights=fights)
         changes: list[Change] = []
-        units = {"a": scene.unit_of(args[0]), "b": scene.unit_of(args[1])}
+        units = {"a": asked.unit(0), "b": asked.unit(1)}
         for key, unit in units.items():
             off = [scene.base(b) for b in reported[f"taken_off_{key}"]]
             kills, wounds = int(reported[f"killed_{key}"]), int(reported[f"wounded_{key}"])
@@ -1021,9 +1015,9 @@ class Skirmish19c(Ruleset):
         ]
         return tuple(changes)
 
-    def _risk_form(self, scene: Scene, args: Args) -> Reports:
+    def _risk_form(self, asked: Asked) -> Reports:
         """The row of the actions table (the risk factor's) and the D6 thrown on it."""
-        data = self.resolve(scene, "risk", args).data
+        data = asked.data
         cite, _ = sheet.ACTIONS_TABLE[data["table"]][data["row"]]
         label = f"the actions-table row (risk factor {data['risk_factor']})"
         return (
@@ -1033,30 +1027,29 @@ class Skirmish19c(Ruleset):
             ),
         )
 
-    def _risk_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+    def _risk_apply(self, asked: Asked, reported: Reported) -> Changes:
         face = int(reported["face"])
         if face < 1:
-            raise QuestionError(f"{RULESET} risk {args[0]}: face is 0; a D6 shows 1 to 6")
-        data = self.resolve(scene, "risk", args).data
-        row = str(reported["row"])
+            raise QuestionError(f"{RULESET} risk {asked.args[0]}: face is 0; a D6 shows 1 to 6")
+        data, row = asked.data, str(reported["row"])
         cite, cells = sheet.ACTIONS_TABLE[data["table"]][row]
         cell = cells[face - 1]
-        unit = scene.unit_of(args[0])
+        unit = asked.unit(0)
         before = str(state(unit, "status"))
         after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
         if after == before:
             return ()
         return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cite),)
 
-    def _command_form(self, scene: Scene, args: Args) -> Reports:
+    def _command_form(self, asked: Asked) -> Reports:
         """The command points thrown (line 84), and which groups in command distance they
         activate (lines 99-103)."""
-        data = self.resolve(scene, "command", args).data
+        data = asked.data
         if not data["costs"]:
             return ()
         dice, mean = int(data["rolls"][0]["dice"]), Fraction(data["points"]["mean"]["exact"])
         label = say("points-label", dice=dice, leader=data["leader_base"])
-        cite = sheet.ACTIVATION[state(scene.unit_of(args[0]), "quality")][1]
+        cite = sheet.ACTIVATION[state(asked.unit(0), "quality")][1]
         odds = [Fraction(p["exact"]) for p in data["points"]["distribution"]]
         reports = [count_report("points", label, cite, odds)]
         spent = 0
@@ -1064,34 +1057,32 @@ class Skirmish19c(Ruleset):
             spent += cost_of(c)
             label = say("commanded-label", cost=cost_of(c), **c)
             cite = (LOYAL if c["points_each"] == LOYAL["points"] else DISLOYAL)["cite"]
-            asked = f"command_{c['unit']}"
-            reports.append(Report(asked, Kind.FLAG, label, cite, default=spent <= mean))
+            name = f"command_{c['unit']}"
+            reports.append(Report(name, Kind.FLAG, label, cite, default=spent <= mean))
         return tuple(reports)
 
-    def _command_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
-        data = self.resolve(scene, "command", args).data
+    def _command_apply(self, asked: Asked, reported: Reported) -> Changes:
+        data = asked.data
         points = int(reported.get("points", 0))
         chosen = [c for c in data["costs"] if reported.get(f"command_{c['unit']}") is True]
         cost = sum(map(cost_of, chosen))
         if cost > points:
-            raise DATA.refusal("points", leader=args[0], cost=cost, points=points)
+            raise DATA.refusal("points", leader=asked.args[0], cost=cost, points=points)
         why = f"activated by {data['leader_base']}: {{}} of {points} command points"
         cite = COMMAND["points"]
         return tuple(
             Change(c["unit"], "commanded", True, why.format(cost_of(c)), cite) for c in chosen
         )
 
-    def _charge_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+    def _charge_apply(self, asked: Asked, reported: Reported) -> Changes:
         """A charge allowed is a move into contact: the group has moved (lines 67-69)."""
-        if not self.resolve(scene, "charge", args).data["allowed"]:
-            return ()
-        unit, why = scene.unit_of(args[0]), f"charged {args[1]}"
+        unit, why = asked.unit(0), f"charged {asked.args[1]}"
         return (Change(unit.id, "moved", True, why, MELEE["who_charges"]),)
 
-    def _move_apply(self, scene: Scene, args: Args, reported: Reported) -> Changes:
+    def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
         """A move has no dice: the group has moved this turn (line 34: moving troops shoot
         1 per 3 figures)."""
-        unit = scene.unit_of(args[0])
+        unit = asked.unit(0)
         _, _, source = self._allowance(unit)
         return (Change(unit.id, "moved", True, "moved this turn", source),)
 
