@@ -8,7 +8,7 @@ engine's machinery is what is under test, not a sheet."""
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
