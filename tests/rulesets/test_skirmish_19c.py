@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -926,6 +927,17 @@ def test_suggest_phases() -> None:
 def test_a_bad_value_is_refused_when_the_scene_is_read(attrs: dict[str, Any], message: str) -> None:
     with pytest.raises(UmpireError, match=message):
         scene([shooter(1, **(STEADY | attrs)), target(20)])
+
+
+def test_an_unknown_weapon_in_a_scene_built_in_code_is_refused_not_a_key_error() -> None:
+    # A scene made in code is not checked as a file is: the enemy's weapon is read when the
+    # risk factors ask for it (line 123: "within their weapons range"), and refused in the
+    # words the scene reader uses.
+    sc = scene([shooter(1, **STEADY), target(20)])
+    blue = sc.units[1]
+    sc = replace(sc, units=(sc.units[0], replace(blue, attrs={**blue.attrs, "weapon": "carbine"})))
+    with pytest.raises(QuestionError, match=r"unit 'blue' has weapon 'carbine'.*'rifle'"):
+        ask(sc, "risk", "red")
 
 
 def test_a_missing_description_names_the_unit_and_the_accepted_values() -> None:

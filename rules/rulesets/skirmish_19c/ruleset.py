@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import Any, cast
 
 import numpy as np
@@ -121,6 +121,13 @@ def near_figures(
     ]
 
 
+def enemies(table: Table, action: str, args: Args, what: str) -> tuple[Unit, Unit]:
+    """The groups of the two ids `args` gives (of groups or figures), refused when they are of
+    one side (`same-side`: `action` names `what`)."""
+    a, b = map(table.unit_of, args)
+    return DATA.enemies(a, b, a=args[0], b=args[1], action=action, what=what)
+
+
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
     """Each enemy group, in the scene's order, with its shortest edge distance to the unit."""
     row = table.unit_gaps()[table.unit_row(unit)].tolist()
@@ -131,10 +138,6 @@ def is_difficult(piece: Terrain) -> bool:
     """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
     flag = piece.attrs.get("difficult")
     return flag if isinstance(flag, bool) else piece.kind in sheet.DIFFICULT_KINDS
-
-
-def verdict(t: Threshold) -> str:
-    return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
 def contacts(table: Table, base: Base) -> list[Gap]:
@@ -228,10 +231,7 @@ class Skirmish19c(Ruleset):
         `brief` (as `suggest` lists it) the first line alone."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        what = "a shooter and an enemy target"
-        shooter, target = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="shoot", what=what
-        )
+        shooter, target = enemies(table, "shoot", args, "a shooter and an enemy target")
         weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
@@ -280,9 +280,8 @@ class Skirmish19c(Ruleset):
             close = CLOSE if t.too_close_to_call else ""
             said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
             why = say("nearest", than=than, close=close, **said)
-            data["nearest"] = dict(
-                other=group.id, threshold=threshold_json(scene, t), verdict=verdict(t)
-            )
+            judged = threshold_json(scene, t)
+            data["nearest"] = dict(other=group.id, threshold=judged, verdict=judged["verdict"])
             if not t.within:
                 return no_shot(distance, say("not-nearest", why=why), SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
@@ -542,10 +541,9 @@ class Skirmish19c(Ruleset):
             add("in-range", threshold=t, enemy=enemy.id, at=at, row=weapon.row.lower(), reach=reach)
             if quality == "raw":
                 add("raw", enemy=enemy.id, poor="raw" if kind == "infantry" else "poor")
-        losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
-        strength = unit.figures + losses
-        if unit.get("strength") is not None:
-            strength = int(state(unit, "strength"))
+        losses, wounded = state(unit, "casualties"), state(unit, "wounded")
+        given = unit.get("strength") is not None  # else the figures on the table and killed
+        strength = state(unit, "strength") if given else unit.figures + losses
         tenths = (10 * (losses + wounded)) // strength if strength else 0
         if tenths:
             add("losses", times=tenths, hurt=losses + wounded, strength=strength, tenths=tenths)
@@ -601,13 +599,14 @@ class Skirmish19c(Ruleset):
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
-        # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
-        # when the scene was read); a missing one is `weapon_of`'s question.
-        for e in (e for e in table.scene.units if e.side != unit.side and e.get("weapon") is None):
-            weapon_of(e)
+        # Every enemy's weapon is read, seen or not: `weapon_of` names a missing one, or a word
+        # the sheet does not know (a scene built in code is not checked as one read is).
+        for e in table.scene.units:
+            if e.side != unit.side and e.get("weapon") not in sheet.WEAPONS:
+                weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            weapon = sheet.WEAPONS[str(enemy.get("weapon"))]
+            weapon = weapon_of(enemy)
             if geo.within(d, weapon.reach):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
@@ -672,10 +671,7 @@ class Skirmish19c(Ruleset):
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
-        what = "two enemy groups"
-        unit_a, unit_b = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="melee", what=what
-        )
+        unit_a, unit_b = enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
@@ -785,7 +781,7 @@ class Skirmish19c(Ruleset):
                 said += say("path-difficult", f=f, hard=hard)
             if path["barriers"]:
                 said += say("path-barriers", f=f, over=over)
-            lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
+            lines.append(said + say("path-cost", f=f, verdict=data["threshold"]["verdict"]))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
                 data["pace"] = pace
@@ -876,18 +872,16 @@ class Skirmish19c(Ruleset):
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
-        what = "a group and an enemy"
-        unit, target = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="charge", what=what
-        )
+        unit, target = enemies(table, "charge", args, "a group and an enemy")
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
         f = {k: fmt(scene, v) for k, v in mm.items()}
         extra = say("plus-difficult", f=f) if mm["difficult"] else ""
         extra += say("plus-barriers", f=f) if path["barriers"] else ""
-        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
-        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
+        threshold = threshold_json(scene, t)
+        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite)
+        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, threshold=threshold, **reach)]
         allowed, nearest_id = t.within, None
         if commanded:
             who = "a player character" if pc else "commanded troops"
@@ -899,7 +893,7 @@ class Skirmish19c(Ruleset):
         data: dict[str, Any] = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         data.update(cost=path["cost"], distance=path["distance"])
         data["reach"] = length_json(scene, allowance)
-        data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
+        data.update(threshold=threshold, nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
         return self.answer("charge", data, [head, *[f"- {r}" for r in reasons]])
@@ -1124,16 +1118,17 @@ class Skirmish19c(Ruleset):
         if phase in ("move-a", "actions-b"):
             charges = {u.id: list(self._charges(table, u)) for u in acting}
             # Every charge path of the phase crossed with the terrain in one batch (`_path`).
-            targets = [(table.unit_of(c.args[0]), c.args[1]) for c in chain(*charges.values())]
-            gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
+            paths = [(u.bases, table.select(c.args[1])) for u in acting for c in charges[u.id]]
+            gaps = [table.gap(*path) for path in paths]
             table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
-        for u in acting if phase in ("move-a", "actions-b") else ():
-            if phase == "actions-b":
-                yield Candidate("risk", (u.id,))
-            yield Candidate("move", (u.id,))
-            yield from charges[u.id]
-        for u in acting if phase in ("shoot-a", "shoot-b") else ():
-            yield from self._shots(table, u)
+            for u in acting:
+                if phase == "actions-b":
+                    yield Candidate("risk", (u.id,))
+                yield Candidate("move", (u.id,))
+                yield from charges[u.id]
+        if phase in ("shoot-a", "shoot-b"):
+            for u in acting:
+                yield from self._shots(table, u)
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
             order = {u.id: k for k, u in enumerate(scene.units)}
             for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
