@@ -24,7 +24,7 @@ from rules.engine import get_ruleset
 from rules.errors import QuestionError, UmpireError
 from rules.rulesets.skirmish_19c.sheet import (
     ACTIONS_TABLE,
-    damage_odds,
+    DAMAGE_ROLLS,
     match_evenly,
     melee_odds,
     row_label,
@@ -232,26 +232,27 @@ def test_player_character_fires_if_loaded_without_a_commanded_flag() -> None:
 
 
 @pytest.mark.parametrize(
-    ("gunpowder", "modifier", "graze", "wound", "kill"),
+    ("gunpowder", "quality", "graze", "wound", "kill"),
     [
-        # Gunpowder: 1-2 graze, 3-4 wound, 5-6 kill.
-        (True, 0, Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
+        # Gunpowder, a veteran (no modifier): 1-2 graze, 3-4 wound, 5-6 kill.
+        (True, "veteran", Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
         # Hero +1: faces read 2..7 -> graze on 1 only, wound 2-3, kill 4-6.
-        (True, 1, Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)),
+        (True, "hero", Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)),
         # Raw -1: faces read 0..5 -> graze 1-3, wound 4-5, kill 6.
-        (True, -1, Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
+        (True, "raw", Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
         # Other: 1-3 graze, 4-5 wound, 6 kill.
-        (False, 0, Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
+        (False, "veteran", Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
         # Other, hero: faces read 2..7 -> graze 1-2, wound 3-4, kill 5-6.
-        (False, 1, Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
+        (False, "hero", Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
         # Other, raw: faces read 0..5 -> graze 1-4, wound 5-6, no kill.
-        (False, -1, Fraction(4, 6), Fraction(2, 6), Fraction(0)),
+        (False, "raw", Fraction(4, 6), Fraction(2, 6), Fraction(0)),
     ],
 )
 def test_damage_odds(
-    gunpowder: bool, modifier: int, graze: Fraction, wound: Fraction, kill: Fraction
+    gunpowder: bool, quality: str, graze: Fraction, wound: Fraction, kill: Fraction
 ) -> None:
-    assert damage_odds(gunpowder, modifier) == {"graze": graze, "wound": wound, "kill": kill}
+    _, odds = DAMAGE_ROLLS[gunpowder, quality]
+    assert odds == {"graze": graze, "wound": wound, "kill": kill}
 
 
 def test_shot_reports_damage_and_kills_for_a_hero() -> None:

@@ -170,11 +170,9 @@ class Skirmish19c(Ruleset):
         bases_block=True,
         shoot_over_within=cm(SIGHT["over_figures_within_cm"]),
         entire_base=True,
-        see_into=(
-            (TerrainKind.BUILDING, geo.REACH),
-            (TerrainKind.HILL, geo.REACH),
-            (TerrainKind.TOWN, geo.REACH),
-            (TerrainKind.WOODS, cm(SIGHT["woods_see_into_cm"])),
+        see_into=tuple(  # as every sheet sees into terrain, but woods only 10 cm deep
+            (kind, cm(SIGHT["woods_see_into_cm"]) if kind is TerrainKind.WOODS else reach)
+            for kind, reach in Ruleset.sight_policy.see_into
         ),
         visibility_within=((TerrainKind.WOODS, cm(SIGHT["woods_visibility_cm"])),),
         hidden_in=frozenset(TerrainKind(k) for k in SIGHT["hidden_in"]),
@@ -426,9 +424,8 @@ class Skirmish19c(Ruleset):
         if busy or in_melee:
             doing = ["loading or firing"] if busy else []
             doing += [f"in melee with {g.b.id}" for g in in_melee[:1]]
-            modifiers.append(
-                Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
-            )
+            why = f"{leader.id} is " + " and ".join(doing)
+            modifiers.append(Modifier(-1, why, COMMAND["busy"]))
         drummers = [b.id for g in commanded.values() for b in g if b.role in ("drummer", "bugler")]
         if drummers:
             why = f"{drummers[0]} (drummer or bugler) is commanded"
@@ -1093,7 +1090,7 @@ class Skirmish19c(Ruleset):
     # Suggestions: what each phase of the sequence of play asks (lines 84-89)
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
-        sources = {p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)}
+        sources = {p.name: str(p.cite) for p in self.phase_steps if phase in (None, p.name)}
         return {"side_a": sorted(sides_with_player_characters(scene)), "phase_sources": sources}
 
     def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:

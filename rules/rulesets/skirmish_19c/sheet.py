@@ -65,7 +65,6 @@ WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-PHASE_CITES = {p.name: p.cite for p in DATA.phases}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
 CAVALRY_PACES = tuple(
@@ -143,21 +142,17 @@ def spotting_need(distance: float) -> int:
     return next((k for k in range(1, 7) if geo.within(distance, k * step)), 7)
 
 
-def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
-    """Chance of each damage result for one hit: a D6 plus `modifier`, read within 1-6."""
-    faces = DAMAGE["gunpowder" if gunpowder else "other"]["faces"]
-    read = [faces[min(6, max(1, face + modifier)) - 1] for face in range(1, 7)]
-    return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
-
-
 def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
     """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
-    hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
+    hero, one worse for raw shooters (lines 45-49), and the chance of each result: the face
+    plus the modifier, read within 1-6."""
     mods = tuple(Modifier(**SHOOTING[q]) for q in ("hero", "raw") if q == quality)
     row = DAMAGE["gunpowder" if gunpowder else "other"]
+    shift = int(sum(m.value for m in mods))
+    read = [row["faces"][min(6, max(1, face + shift)) - 1] for face in range(1, 7)]
+    odds = {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
     faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
-    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
-    return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
+    return Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}"), odds
 
 
 DAMAGE_ROLLS = {
