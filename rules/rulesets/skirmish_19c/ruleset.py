@@ -433,17 +433,17 @@ class Skirmish19c(Ruleset):
         total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
         points = dice_math.dice_sum(total_dice, 6)
 
-        costs, cost_all = [], 0
+        costs = []
         for uid, bases in commanded.items():
             friend = table.unit_of(uid)
             status, loyal = str(state(friend, "status")), bool(state(friend, "loyal"))
             router = status in COMMAND["routers"]  # the Routers of line 103
             cost = LOYAL if loyal and not router else DISLOYAL
             figures = sum(b.figures for b in bases)
-            cost_all += cost["points"] * figures
             why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
             costs.append(dict(unit=uid, figures=figures, points_each=cost["points"], why=why))
             costs[-1]["source"] = str(cost["cite"])
+        cost_all = sum(map(cost_of, costs))
         p_enough = points.p_at_least(cost_all)
         note = f"summed for command points [{COMMAND['points']}]"
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
@@ -529,9 +529,9 @@ class Skirmish19c(Ruleset):
                 add("regulars")
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
             add("good", good=f"{quality} troops" if quality != "raw" else "an officer leads it")
-        covered, cover_reasons = self._entirely_in_cover(table, unit)
+        covered = self._entirely_in_cover(table, unit)
         if covered:
-            add("cover", reasons="; ".join(cover_reasons))
+            add("cover", reasons="; ".join(covered))
         if ranged is not None:
             enemy, weapon, t = ranged
             at, reach = fmt(scene, t.measured), fmt(scene, t.limit)
@@ -608,9 +608,10 @@ class Skirmish19c(Ruleset):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
 
-    def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
-        """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
-        wall or fence against the nearest enemy figure (line 121); with the reasons."""
+    def _entirely_in_cover(self, table: Table, unit: Unit) -> list[str]:
+        """Why every figure is in cover (line 121): it stands entirely inside terrain that gives
+        cover, or is behind a hedge, wall or fence against the nearest enemy figure; nothing
+        when one is not."""
         others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
         # Each figure's nearest enemy figure, the first of equally near ones.
         nearest = table.block(unit.bases, others).argmin(axis=1).tolist() if others else []
@@ -630,9 +631,9 @@ class Skirmish19c(Ruleset):
                 if behind:
                     found = f"{behind[0]} against {enemy.id}"
             if not found:
-                return False, [f"{base.id} is not in cover"]
+                return []
             reasons.append(found)
-        return True, reasons
+        return reasons
 
     def _flank_enemy(self, table: Table, unit: Unit) -> str | None:
         """The nearest enemy figure in sight standing to the flank or rear of a figure of the
