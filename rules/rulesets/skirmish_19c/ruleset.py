@@ -478,11 +478,11 @@ class Skirmish19c(Ruleset):
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
-        unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
-        picked = unit.bases if leader_id == unit.id else table.select(leader_id)
+        unit, picked = table.unit_of(leader_id), table.select(leader_id)  # a unit's every base
         figures = [b for b in picked if is_command_figure(b)]
         if not figures:
             key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
+            roles = accepted(sorted(COMMAND_ROLES))
             raise DATA.refusal(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
@@ -547,7 +547,7 @@ class Skirmish19c(Ruleset):
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank=flank)
-        foot = kind == "infantry" and state(unit, "type") == "infantry"
+        foot = state(unit, "type") == "infantry"  # not cavalry, nor civilians
         shock = self._shock_cavalry(table, unit) if foot and not covered else None
         # A lone figure or a player character forms no square or circle: it has no formation
         # to read (README.md).

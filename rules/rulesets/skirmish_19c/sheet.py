@@ -6,10 +6,11 @@ a risk factor and what a cell of it does to a group's status. Lengths are mm."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import product
+from itertools import chain, product
 from pathlib import Path
 from typing import Any
 
@@ -253,14 +254,12 @@ def match_evenly(
     for a in attackers:
         augment(a, set())
     pairs = [(a, d) for d, a in partner.items()]
-    load: dict[str, int] = {}
-    for a, d in pairs:
-        load[a], load[d] = load.get(a, 0) + 1, load.get(d, 0) + 1
+    load = Counter(chain.from_iterable(pairs))  # the fights of each figure so far
     for mine, theirs, flip in ((attackers, defenders, False), (defenders, attackers, True)):
         for f in mine:  # the figures left over, attackers first
             near = [o for o in theirs if ((o, f) if flip else (f, o)) in touching]
             if f not in load and near:
-                o = min(near, key=lambda k: (load.get(k, 0), theirs.index(k)))
+                o = min(near, key=lambda k: (load[k], theirs.index(k)))
                 pairs.append((o, f) if flip else (f, o))
-                load[f], load[o] = 1, load.get(o, 0) + 1
+                load.update((f, o))
     return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
