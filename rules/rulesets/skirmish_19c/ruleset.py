@@ -478,7 +478,7 @@ class Skirmish19c(Ruleset):
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
-        unit, picked = table.unit_of(leader_id), table.select(leader_id)  # a unit's every base
+        unit, picked = table.unit_of(leader_id), table.select(leader_id)  # the base, or all
         figures = [b for b in picked if is_command_figure(b)]
         if not figures:
             key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
@@ -773,12 +773,11 @@ class Skirmish19c(Ruleset):
             path, mm, t = self._path(table, unit, target, allowance)
             f = {k: fmt(scene, v) for k, v in mm.items()}
             data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
-            hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
             said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
             if mm["difficult"] > 0:
-                said += say("path-difficult", f=f, hard=hard)
+                said += say("path-difficult", f=f, hard=", ".join(path["difficult_pieces"]))
             if path["barriers"]:
-                said += say("path-barriers", f=f, over=over)
+                said += say("path-barriers", f=f, over=", ".join(path["barriers"]))
             lines.append(said + say("path-cost", f=f, verdict=data["threshold"]["verdict"]))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
