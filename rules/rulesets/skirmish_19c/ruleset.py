@@ -503,9 +503,8 @@ class Skirmish19c(Ruleset):
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
             factor = DATA["risk_factors"][kind][key]
-            value, source = factor["value"], factor["cite"]
             text = say(f"risk-{key}", kind=kind, **said)
-            factors.append({"value": value * times, **reason(text, source)})
+            factors.append({"value": factor["value"] * times, **reason(text, factor["cite"])})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
                 if threshold.too_close_to_call:
@@ -646,7 +645,7 @@ class Skirmish19c(Ruleset):
             return None
         base, enemy = table.bases[rows.start + k // seen.shape[1]], table.bases[k % seen.shape[1]]
         where = geo.aspect(enemy, base)
-        close = " (too close to call)" if where.margin <= table.uncertainty(enemy, base) else ""
+        close = CLOSE if where.margin <= table.uncertainty(enemy, base) else ""
         return f"{enemy.id} is to the {where.aspect.value} of {base.id}{close}"
 
     def _shock_cavalry(self, table: Table, unit: Unit) -> tuple[Unit, Threshold] | None:
