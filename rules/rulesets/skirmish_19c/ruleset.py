@@ -455,14 +455,14 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
+        # The lines say the answer's data, and what it gives only as values.
+        said = dict(data, quality=quality, within=fmt(scene, radius))
         if brief:
             return self.answer("command", data, [say("command-head", **said)])
-        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(cost=cost_all, p=p_enough, mean=float(points.mean))
+        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none")
         said["mods"] = "".join(say("die", m=m) for m in modifiers)
-        said["close"] = "\n".join(say("command-close", **c) for c in close_calls)
-        said["costs"] = "\n".join(say("command-cost", **c) for c in costs)
+        said["close_lines"] = "\n".join(say("command-close", **c) for c in close_calls)
+        said["cost_lines"] = "\n".join(say("command-cost", **c) for c in costs)
         # No figure too close to call, or no group to activate: that line is left out.
         lines = [line for line in DATA.lines("command", **said) if line]
         return self.answer("command", data, [say("command-head", **said), *lines])
