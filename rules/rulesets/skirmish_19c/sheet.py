@@ -187,24 +187,23 @@ def volley(
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
     shift = int(sum(m.value for m in damage.modifiers))
-    hit = dice_math.p_at_least(8, need)
-    hits, kills, wounds = (
-        dice_math.binomial_shown(shooters, p)
-        for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
-    )
+    hit = dice_math.p_at_least(8, need)  # a shooter's chance of a hit, a kill, a wound
+    each = {"hits": hit, "kills": hit * per_hit["kill"], "wounds": hit * per_hit["wound"]}
+    counts = {k: dice_math.binomial_shown(shooters, p) for k, p in each.items()}
     row = "gunpowder weapons" if gunpowder else "other"
     per = {k: odds_json(v) for k, v in per_hit.items()}
-    counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
-    data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
+    data: dict[str, Any] = {"rolls": [to_hit.as_json(), damage.as_json()]}
+    data.update((k, count_json(shown)) for k, shown in counts.items())
     data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
 
     def lines() -> list[str]:
         sign = f" ({shift:+d})" if shift else ""
         read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
+        means = ", ".join(f"{k} {shown.mean:.2f}" for k, shown in counts.items())
         return [
-            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_any_exact}",
+            f"- {to_hit.describe()}; P(at least 1 hit) = {counts['hits'].p_any_exact}",
             f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-            f"- expected hits {hits.mean:.2f}, kills {kills.mean:.2f}, wounds {wounds.mean:.2f}",
+            f"- expected {means}",
         ]
 
     return data, lines
