@@ -227,6 +227,35 @@ def test_player_character_fires_if_loaded_without_a_commanded_flag() -> None:
     assert out["shooters"]["fire"] == 1
 
 
+def test_a_player_character_picks_the_figure_he_shoots() -> None:
+    # Line 51: a PC "may shoot at any figure they wish in clear sight": naming one figure of
+    # the group, the range is measured to it and every hit falls on it. The hero stands at
+    # y = 60: blue-2 (y = 60) is 20 cm straight ahead (front edges x = 11 and x = 31), blue-1
+    # (y = 50) off to the side; a rifle's short range is 30 cm (line 10): 2+ on a D8 in the
+    # open (line 41).
+    pc = unit(
+        "red",
+        "red",
+        [sq("hart", 10, 60, role="hero")],
+        type="infantry",
+        quality="hero",
+        weapon="rifle",
+        loaded=True,
+    )
+    state = {"type": "infantry", "quality": "veteran", "weapon": "musket"} | STEADY
+    blue = unit("blue", "blue", [sq("blue-1", 32, 50, 180), sq("blue-2", 32, 60, 180)], **state)
+    out = ask(scene([pc, blue]), "shoot", "red", "blue-2")
+    assert out["allowed"] is True
+    assert out["between"] == {"shooter": "hart", "target": "blue-2"}
+    assert out["distance"]["value"] == pytest.approx(20.0)
+    assert (out["band"], out["rolls"][0]["need"]) == ("short", 2)
+    assert out["allocation"]["figures"] == ["blue-2"]
+    assert out["allocation"]["summary"] == (
+        "a player character picks his target: hits fall on blue-2"
+    )
+    assert out["allocation"]["source"] == "000_157c880a83b52d41.txt:51"
+
+
 # --------------------------------------------------------------------------------------------
 # Damage table (lines 45-49)
 
