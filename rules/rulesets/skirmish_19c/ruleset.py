@@ -856,11 +856,11 @@ class Skirmish19c(Ruleset):
         officer = found[0][0].id if found else None
         close += [b.id for b, t in found if t.too_close_to_call]
         in_company = together and officer is not None
-        said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
+        said = dict(name=name, members=", ".join(ids), rule=rule)
         said["together"] = say("platoon-together" if together else "platoon-apart")
         said["officer"] = say("platoon-officer", officer=officer) if officer else say("no-officer")
         summary = say("platoon", company=say(f"platoon-{in_company}"), **said)
-        out = dict(platoon=name, members=[m.id for m in members], together=together)
+        out = dict(platoon=name, members=ids, together=together)
         out.update(officer=officer, in_company=in_company, too_close_to_call=close)
         return out | {"source": source, "summary": summary}
 
