@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from rules.engine import get_ruleset
 from rules.errors import QuestionError, UmpireError
 from rules.rulesets.skirmish_19c.sheet import (
     ACTIONS_TABLE,
-    damage_odds,
+    DAMAGE_ROLLS,
     match_evenly,
     melee_odds,
     row_label,
@@ -226,31 +227,61 @@ def test_player_character_fires_if_loaded_without_a_commanded_flag() -> None:
     assert out["shooters"]["fire"] == 1
 
 
+def test_a_player_character_picks_the_figure_he_shoots() -> None:
+    # Line 51: a PC "may shoot at any figure they wish in clear sight": naming one figure of
+    # the group, the range is measured to it and every hit falls on it. The hero stands at
+    # y = 60: blue-2 (y = 60) is 20 cm straight ahead (front edges x = 11 and x = 31), blue-1
+    # (y = 50) off to the side; a rifle's short range is 30 cm (line 10): 2+ on a D8 in the
+    # open (line 41).
+    pc = unit(
+        "red",
+        "red",
+        [sq("hart", 10, 60, role="hero")],
+        type="infantry",
+        quality="hero",
+        weapon="rifle",
+        loaded=True,
+    )
+    state = {"type": "infantry", "quality": "veteran", "weapon": "musket"} | STEADY
+    blue = unit("blue", "blue", [sq("blue-1", 32, 50, 180), sq("blue-2", 32, 60, 180)], **state)
+    out = ask(scene([pc, blue]), "shoot", "red", "blue-2")
+    assert out["allowed"] is True
+    assert out["between"] == {"shooter": "hart", "target": "blue-2"}
+    assert out["distance"]["value"] == pytest.approx(20.0)
+    assert (out["band"], out["rolls"][0]["need"]) == ("short", 2)
+    assert out["allocation"]["figures"] == ["blue-2"]
+    assert out["allocation"]["summary"] == (
+        "a player character picks his target: hits fall on blue-2"
+    )
+    assert out["allocation"]["source"] == "000_157c880a83b52d41.txt:51"
+
+
 # --------------------------------------------------------------------------------------------
 # Damage table (lines 45-49)
 
 
 @pytest.mark.parametrize(
-    ("gunpowder", "modifier", "graze", "wound", "kill"),
+    ("gunpowder", "quality", "graze", "wound", "kill"),
     [
-        # Gunpowder: 1-2 graze, 3-4 wound, 5-6 kill.
-        (True, 0, Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
+        # Gunpowder, a veteran (no modifier): 1-2 graze, 3-4 wound, 5-6 kill.
+        (True, "veteran", Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
         # Hero +1: faces read 2..7 -> graze on 1 only, wound 2-3, kill 4-6.
-        (True, 1, Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)),
+        (True, "hero", Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)),
         # Raw -1: faces read 0..5 -> graze 1-3, wound 4-5, kill 6.
-        (True, -1, Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
+        (True, "raw", Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
         # Other: 1-3 graze, 4-5 wound, 6 kill.
-        (False, 0, Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
+        (False, "veteran", Fraction(3, 6), Fraction(2, 6), Fraction(1, 6)),
         # Other, hero: faces read 2..7 -> graze 1-2, wound 3-4, kill 5-6.
-        (False, 1, Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
+        (False, "hero", Fraction(2, 6), Fraction(2, 6), Fraction(2, 6)),
         # Other, raw: faces read 0..5 -> graze 1-4, wound 5-6, no kill.
-        (False, -1, Fraction(4, 6), Fraction(2, 6), Fraction(0)),
+        (False, "raw", Fraction(4, 6), Fraction(2, 6), Fraction(0)),
     ],
 )
 def test_damage_odds(
-    gunpowder: bool, modifier: int, graze: Fraction, wound: Fraction, kill: Fraction
+    gunpowder: bool, quality: str, graze: Fraction, wound: Fraction, kill: Fraction
 ) -> None:
-    assert damage_odds(gunpowder, modifier) == {"graze": graze, "wound": wound, "kill": kill}
+    _, odds = DAMAGE_ROLLS[gunpowder, quality]
+    assert odds == {"graze": graze, "wound": wound, "kill": kill}
 
 
 def test_shot_reports_damage_and_kills_for_a_hero() -> None:
@@ -926,6 +957,17 @@ def test_suggest_phases() -> None:
 def test_a_bad_value_is_refused_when_the_scene_is_read(attrs: dict[str, Any], message: str) -> None:
     with pytest.raises(UmpireError, match=message):
         scene([shooter(1, **(STEADY | attrs)), target(20)])
+
+
+def test_an_unknown_weapon_in_a_scene_built_in_code_is_refused_not_a_key_error() -> None:
+    # A scene made in code is not checked as a file is: the enemy's weapon is read when the
+    # risk factors ask for it (line 123: "within their weapons range"), and refused in the
+    # words the scene reader uses.
+    sc = scene([shooter(1, **STEADY), target(20)])
+    blue = sc.units[1]
+    sc = replace(sc, units=(sc.units[0], replace(blue, attrs={**blue.attrs, "weapon": "carbine"})))
+    with pytest.raises(QuestionError, match=r"unit 'blue' has weapon 'carbine'.*'rifle'"):
+        ask(sc, "risk", "red")
 
 
 def test_a_missing_description_names_the_unit_and_the_accepted_values() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import Any, cast
 
 import numpy as np
@@ -121,6 +121,13 @@ def near_figures(
     ]
 
 
+def enemies(table: Table, action: str, args: Args, what: str) -> tuple[Unit, Unit]:
+    """The groups of the two ids `args` gives (of groups or figures), refused when they are of
+    one side (`same-side`: `action` names `what`)."""
+    a, b = map(table.unit_of, args)
+    return DATA.enemies(a, b, a=args[0], b=args[1], action=action, what=what)
+
+
 def enemy_gaps(table: Table, unit: Unit) -> list[tuple[Unit, float]]:
     """Each enemy group, in the scene's order, with its shortest edge distance to the unit."""
     row = table.unit_gaps()[table.unit_row(unit)].tolist()
@@ -131,10 +138,6 @@ def is_difficult(piece: Terrain) -> bool:
     """Difficult going (line 111): as the scene says, else woods, rough ground, streams."""
     flag = piece.attrs.get("difficult")
     return flag if isinstance(flag, bool) else piece.kind in sheet.DIFFICULT_KINDS
-
-
-def verdict(t: Threshold) -> str:
-    return "too close to call" if t.too_close_to_call else "within" if t.within else "beyond"
 
 
 def contacts(table: Table, base: Base) -> list[Gap]:
@@ -167,11 +170,9 @@ class Skirmish19c(Ruleset):
         bases_block=True,
         shoot_over_within=cm(SIGHT["over_figures_within_cm"]),
         entire_base=True,
-        see_into=(
-            (TerrainKind.BUILDING, geo.REACH),
-            (TerrainKind.HILL, geo.REACH),
-            (TerrainKind.TOWN, geo.REACH),
-            (TerrainKind.WOODS, cm(SIGHT["woods_see_into_cm"])),
+        see_into=tuple(  # as every sheet sees into terrain, but woods only 10 cm deep
+            (kind, cm(SIGHT["woods_see_into_cm"]) if kind is TerrainKind.WOODS else reach)
+            for kind, reach in Ruleset.sight_policy.see_into
         ),
         visibility_within=((TerrainKind.WOODS, cm(SIGHT["woods_visibility_cm"])),),
         hidden_in=frozenset(TerrainKind(k) for k in SIGHT["hidden_in"]),
@@ -228,10 +229,7 @@ class Skirmish19c(Ruleset):
         `brief` (as `suggest` lists it) the first line alone."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
-        what = "a shooter and an enemy target"
-        shooter, target = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="shoot", what=what
-        )
+        shooter, target = enemies(table, "shoot", args, "a shooter and an enemy target")
         weapon, quality = weapon_of(shooter), state(shooter, "quality")
         pc = is_player_character(shooter)
         individual = pc and target_id != target.id  # a PC picks his figure (line 51)
@@ -280,9 +278,8 @@ class Skirmish19c(Ruleset):
             close = CLOSE if t.too_close_to_call else ""
             said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
             why = say("nearest", than=than, close=close, **said)
-            data["nearest"] = dict(
-                other=group.id, threshold=threshold_json(scene, t), verdict=verdict(t)
-            )
+            judged = threshold_json(scene, t)
+            data["nearest"] = dict(other=group.id, threshold=judged, verdict=judged["verdict"])
             if not t.within:
                 return no_shot(distance, say("not-nearest", why=why), SHOOTING["nearest_only"])
             reasons.append((why, SHOOTING["nearest_only"]))
@@ -427,9 +424,8 @@ class Skirmish19c(Ruleset):
         if busy or in_melee:
             doing = ["loading or firing"] if busy else []
             doing += [f"in melee with {g.b.id}" for g in in_melee[:1]]
-            modifiers.append(
-                Modifier(-1, f"{leader.id} is " + " and ".join(doing), COMMAND["busy"])
-            )
+            why = f"{leader.id} is " + " and ".join(doing)
+            modifiers.append(Modifier(-1, why, COMMAND["busy"]))
         drummers = [b.id for g in commanded.values() for b in g if b.role in ("drummer", "bugler")]
         if drummers:
             why = f"{drummers[0]} (drummer or bugler) is commanded"
@@ -437,17 +433,17 @@ class Skirmish19c(Ruleset):
         total_dice = max(0, dice + int(sum(m.value for m in modifiers)))
         points = dice_math.dice_sum(total_dice, 6)
 
-        costs, cost_all = [], 0
+        costs = []
         for uid, bases in commanded.items():
             friend = table.unit_of(uid)
             status, loyal = str(state(friend, "status")), bool(state(friend, "loyal"))
             router = status in COMMAND["routers"]  # the Routers of line 103
             cost = LOYAL if loyal and not router else DISLOYAL
             figures = sum(b.figures for b in bases)
-            cost_all += cost["points"] * figures
             why = f"{status} (a router)" if router else "loyal" if loyal else "disloyal"
             costs.append(dict(unit=uid, figures=figures, points_each=cost["points"], why=why))
             costs[-1]["source"] = str(cost["cite"])
+        cost_all = sum(map(cost_of, costs))
         p_enough = points.p_at_least(cost_all)
         note = f"summed for command points [{COMMAND['points']}]"
         roll = Roll("command points", total_dice, 6, None, (), tuple(modifiers), dice_cite, note)
@@ -459,14 +455,14 @@ class Skirmish19c(Ruleset):
         data.update(too_close_to_call=close_calls, rolls=[roll.as_json()], costs=costs)
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
-        said = dict(leader=leader.id, quality=quality, radius=fmt(scene, radius), why=radius_reason)
+        # The lines say the answer's data, and what it gives only as values.
+        said = dict(data, quality=quality, within=fmt(scene, radius))
         if brief:
             return self.answer("command", data, [say("command-head", **said)])
-        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none", roll=roll)
-        said |= dict(cost=cost_all, p=p_enough, mean=float(points.mean))
+        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none")
         said["mods"] = "".join(say("die", m=m) for m in modifiers)
-        said["close"] = "\n".join(say("command-close", **c) for c in close_calls)
-        said["costs"] = "\n".join(say("command-cost", **c) for c in costs)
+        said["close_lines"] = "\n".join(say("command-close", **c) for c in close_calls)
+        said["cost_lines"] = "\n".join(say("command-cost", **c) for c in costs)
         # No figure too close to call, or no group to activate: that line is left out.
         lines = [line for line in DATA.lines("command", **said) if line]
         return self.answer("command", data, [say("command-head", **said), *lines])
@@ -482,11 +478,11 @@ class Skirmish19c(Ruleset):
 
     def _leader(self, table: Table, leader_id: str) -> tuple[Unit, Base]:
         """The command figure a `command` names: the base, or a unit's first command figure."""
-        unit, roles = table.unit_of(leader_id), accepted(sorted(COMMAND_ROLES))
-        picked = unit.bases if leader_id == unit.id else table.select(leader_id)
+        unit, picked = table.unit_of(leader_id), table.select(leader_id)  # the base, or all
         figures = [b for b in picked if is_command_figure(b)]
         if not figures:
             key, role = "no-leader" if leader_id == unit.id else "not-leader", picked[0].role
+            roles = accepted(sorted(COMMAND_ROLES))
             raise DATA.refusal(key, unit=unit.id, base=leader_id, role=role, roles=roles)
         return unit, figures[0]
 
@@ -507,9 +503,8 @@ class Skirmish19c(Ruleset):
         def add(key: str, times: int = 1, threshold: Threshold | None = None, **said: Any) -> None:
             """A risk factor, its reason the text `risk-KEY` of `[texts]` with `said` in it."""
             factor = DATA["risk_factors"][kind][key]
-            value, source = factor["value"], factor["cite"]
             text = say(f"risk-{key}", kind=kind, **said)
-            factors.append({"value": value * times, **reason(text, source)})
+            factors.append({"value": factor["value"] * times, **reason(text, factor["cite"])})
             if threshold is not None:
                 factors[-1]["threshold"] = threshold_json(scene, threshold)
                 if threshold.too_close_to_call:
@@ -533,26 +528,25 @@ class Skirmish19c(Ruleset):
                 add("regulars")
         elif quality in ("veteran", "hero") or any(b.role == "officer" for b in unit.bases):
             add("good", good=f"{quality} troops" if quality != "raw" else "an officer leads it")
-        covered, cover_reasons = self._entirely_in_cover(table, unit)
+        covered = self._entirely_in_cover(table, unit)
         if covered:
-            add("cover", reasons="; ".join(cover_reasons))
+            add("cover", reasons="; ".join(covered))
         if ranged is not None:
             enemy, weapon, t = ranged
             at, reach = fmt(scene, t.measured), fmt(scene, t.limit)
             add("in-range", threshold=t, enemy=enemy.id, at=at, row=weapon.row.lower(), reach=reach)
             if quality == "raw":
                 add("raw", enemy=enemy.id, poor="raw" if kind == "infantry" else "poor")
-        losses, wounded = int(state(unit, "casualties")), int(state(unit, "wounded"))
-        strength = unit.figures + losses
-        if unit.get("strength") is not None:
-            strength = int(state(unit, "strength"))
+        losses, wounded = state(unit, "casualties"), state(unit, "wounded")
+        given = unit.get("strength") is not None  # else the figures on the table and killed
+        strength = state(unit, "strength") if given else unit.figures + losses
         tenths = (10 * (losses + wounded)) // strength if strength else 0
         if tenths:
             add("losses", times=tenths, hurt=losses + wounded, strength=strength, tenths=tenths)
         flank = self._flank_enemy(table, unit) if any_seen else None
         if flank is not None:
             add("flank", flank=flank)
-        foot = kind == "infantry" and state(unit, "type") == "infantry"
+        foot = state(unit, "type") == "infantry"  # not cavalry, nor civilians
         shock = self._shock_cavalry(table, unit) if foot and not covered else None
         # A lone figure or a player character forms no square or circle: it has no formation
         # to read (README.md).
@@ -601,20 +595,22 @@ class Skirmish19c(Ruleset):
         """Whether the unit sees an enemy figure (line 117), and the nearest enemy group in
         sight that has the unit within its weapon's long range (line 123), with that distance
         against the range; of equally near groups the first in the scene's order (`sighted`)."""
-        # Every enemy's weapon is read: one the scene gives is a word of the sheet (checked
-        # when the scene was read); a missing one is `weapon_of`'s question.
-        for e in (e for e in table.scene.units if e.side != unit.side and e.get("weapon") is None):
-            weapon_of(e)
+        # Every enemy's weapon is read, seen or not: `weapon_of` names a missing one, or a word
+        # the sheet does not know (a scene built in code is not checked as one read is).
+        for e in table.scene.units:
+            if e.side != unit.side and e.get("weapon") not in sheet.WEAPONS:
+                weapon_of(e)
         seen = self.sighted(table, unit, math.inf)
         for d, enemy, a, b in seen:
-            weapon = sheet.WEAPONS[str(enemy.get("weapon"))]
+            weapon = weapon_of(enemy)
             if geo.within(d, weapon.reach):
                 return True, (enemy, weapon, Threshold(d, weapon.reach, table.uncertainty(a, b)))
         return bool(seen), None
 
-    def _entirely_in_cover(self, table: Table, unit: Unit) -> tuple[bool, list[str]]:
-        """Every figure stands entirely inside terrain that gives cover, or is behind a hedge,
-        wall or fence against the nearest enemy figure (line 121); with the reasons."""
+    def _entirely_in_cover(self, table: Table, unit: Unit) -> list[str]:
+        """Why every figure is in cover (line 121): it stands entirely inside terrain that gives
+        cover, or is behind a hedge, wall or fence against the nearest enemy figure; nothing
+        when one is not."""
         others = [b for u in table.scene.units if u.side != unit.side for b in u.bases]
         # Each figure's nearest enemy figure, the first of equally near ones.
         nearest = table.block(unit.bases, others).argmin(axis=1).tolist() if others else []
@@ -634,9 +630,9 @@ class Skirmish19c(Ruleset):
                 if behind:
                     found = f"{behind[0]} against {enemy.id}"
             if not found:
-                return False, [f"{base.id} is not in cover"]
+                return []
             reasons.append(found)
-        return True, reasons
+        return reasons
 
     def _flank_enemy(self, table: Table, unit: Unit) -> str | None:
         """The nearest enemy figure in sight standing to the flank or rear of a figure of the
@@ -649,7 +645,7 @@ class Skirmish19c(Ruleset):
             return None
         base, enemy = table.bases[rows.start + k // seen.shape[1]], table.bases[k % seen.shape[1]]
         where = geo.aspect(enemy, base)
-        close = " (too close to call)" if where.margin <= table.uncertainty(enemy, base) else ""
+        close = CLOSE if where.margin <= table.uncertainty(enemy, base) else ""
         return f"{enemy.id} is to the {where.aspect.value} of {base.id}{close}"
 
     def _shock_cavalry(self, table: Table, unit: Unit) -> tuple[Unit, Threshold] | None:
@@ -672,10 +668,7 @@ class Skirmish19c(Ruleset):
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
         a_id, b_id = expect_args("melee", args, ("A", "B"))
         table = table_of(scene)
-        what = "two enemy groups"
-        unit_a, unit_b = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="melee", what=what
-        )
+        unit_a, unit_b = enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
         if crowded := [b for b in (*bases_a, *bases_b) if b.figures != 1]:
             raise DATA.refusal("figures", base=crowded[0])
@@ -779,13 +772,12 @@ class Skirmish19c(Ruleset):
             path, mm, t = self._path(table, unit, target, allowance)
             f = {k: fmt(scene, v) for k, v in mm.items()}
             data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
-            hard, over = ", ".join(path["difficult_pieces"]), ", ".join(path["barriers"])
             said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
             if mm["difficult"] > 0:
-                said += say("path-difficult", f=f, hard=hard)
+                said += say("path-difficult", f=f, hard=", ".join(path["difficult_pieces"]))
             if path["barriers"]:
-                said += say("path-barriers", f=f, over=over)
-            lines.append(said + say("path-cost", f=f, verdict=verdict(t)))
+                said += say("path-barriers", f=f, over=", ".join(path["barriers"]))
+            lines.append(said + say("path-cost", f=f, verdict=data["threshold"]["verdict"]))
             if kind == "cavalry":
                 pace = next((p for p, _, hi, _ in sheet.CAVALRY_PACES if mm["cost"] <= hi), None)
                 data["pace"] = pace
@@ -864,11 +856,11 @@ class Skirmish19c(Ruleset):
         officer = found[0][0].id if found else None
         close += [b.id for b, t in found if t.too_close_to_call]
         in_company = together and officer is not None
-        said = dict(name=name, members=", ".join(m.id for m in members), rule=rule)
+        said = dict(name=name, members=", ".join(ids), rule=rule)
         said["together"] = say("platoon-together" if together else "platoon-apart")
         said["officer"] = say("platoon-officer", officer=officer) if officer else say("no-officer")
         summary = say("platoon", company=say(f"platoon-{in_company}"), **said)
-        out = dict(platoon=name, members=[m.id for m in members], together=together)
+        out = dict(platoon=name, members=ids, together=together)
         out.update(officer=officer, in_company=in_company, too_close_to_call=close)
         return out | {"source": source, "summary": summary}
 
@@ -876,18 +868,16 @@ class Skirmish19c(Ruleset):
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
         a_id, b_id = expect_args("charge", args, ("A", "B"))
         table = table_of(scene)
-        what = "a group and an enemy"
-        unit, target = DATA.enemies(
-            *map(table.unit_of, args), a=args[0], b=args[1], action="charge", what=what
-        )
+        unit, target = enemies(table, "charge", args, "a group and an enemy")
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
         f = {k: fmt(scene, v) for k, v in mm.items()}
         extra = say("plus-difficult", f=f) if mm["difficult"] else ""
         extra += say("plus-barriers", f=f) if path["barriers"] else ""
-        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite, verdict=verdict(t))
-        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, **reach)]
+        threshold = threshold_json(scene, t)
+        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite)
+        reasons = [say("charge-cost", target=b_id, f=f, extra=extra, threshold=threshold, **reach)]
         allowed, nearest_id = t.within, None
         if commanded:
             who = "a player character" if pc else "commanded troops"
@@ -899,7 +889,7 @@ class Skirmish19c(Ruleset):
         data: dict[str, Any] = dict(a=a_id, b=b_id, allowed=allowed, commanded=commanded)
         data.update(cost=path["cost"], distance=path["distance"])
         data["reach"] = length_json(scene, allowance)
-        data.update(threshold=threshold_json(scene, t), nearest_enemy=nearest_id, reasons=reasons)
+        data.update(threshold=threshold, nearest_enemy=nearest_id, reasons=reasons)
         data["source"] = str(MELEE["who_charges"])
         head = f"{a_id} {'may' if allowed else 'may not'} charge {b_id}"
         return self.answer("charge", data, [head, *[f"- {r}" for r in reasons]])
@@ -1090,7 +1080,7 @@ class Skirmish19c(Ruleset):
     # Suggestions: what each phase of the sequence of play asks (lines 84-89)
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
-        sources = {p: str(sheet.PHASE_CITES[p]) for p in ((phase,) if phase else self.phases)}
+        sources = {p.name: str(p.cite) for p in self.phase_steps if phase in (None, p.name)}
         return {"side_a": sorted(sides_with_player_characters(scene)), "phase_sources": sources}
 
     def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:
@@ -1115,16 +1105,17 @@ class Skirmish19c(Ruleset):
         if phase in ("move-a", "actions-b"):
             charges = {u.id: list(self._charges(table, u)) for u in acting}
             # Every charge path of the phase crossed with the terrain in one batch (`_path`).
-            targets = [(table.unit_of(c.args[0]), c.args[1]) for c in chain(*charges.values())]
-            gaps = [table.gap(u.bases, table.select(b)) for u, b in targets]
+            paths = [(u.bases, table.select(c.args[1])) for u in acting for c in charges[u.id]]
+            gaps = [table.gap(*path) for path in paths]
             table.pieces_on_lines([((g.a.x, g.a.y), (g.b.x, g.b.y)) for g in gaps])
-        for u in acting if phase in ("move-a", "actions-b") else ():
-            if phase == "actions-b":
-                yield Candidate("risk", (u.id,))
-            yield Candidate("move", (u.id,))
-            yield from charges[u.id]
-        for u in acting if phase in ("shoot-a", "shoot-b") else ():
-            yield from self._shots(table, u)
+            for u in acting:
+                if phase == "actions-b":
+                    yield Candidate("risk", (u.id,))
+                yield Candidate("move", (u.id,))
+                yield from charges[u.id]
+        if phase in ("shoot-a", "shoot-b"):
+            for u in acting:
+                yield from self._shots(table, u)
         if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
             order = {u.id: k for k, u in enumerate(scene.units)}
             for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):

@@ -6,10 +6,11 @@ a risk factor and what a cell of it does to a group's status. Lengths are mm."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import product
+from itertools import chain, product
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,6 @@ WEAPONS = {name: Weapon(**row) for name, row in DATA["weapons"].items()}
 TO_HIT, DAMAGE, SHOOTING, SIGHT = DATA["to_hit"], DATA["damage"], DATA["shooting"], DATA["sight"]
 COMMAND, MOVEMENT, MELEE, RISK = DATA["command"], DATA["movement"], DATA["melee"], DATA["risk"]
 ACTIVATION = {q: (a["dice"], a["cite"]) for q, a in DATA["activation"].items()}
-PHASE_CITES = {p.name: p.cite for p in DATA.phases}
 DIFFICULT_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["difficult_kinds"])
 BARRIER_KINDS = frozenset(TerrainKind(k) for k in MOVEMENT["barrier_kinds"])
 CAVALRY_PACES = tuple(
@@ -143,21 +143,17 @@ def spotting_need(distance: float) -> int:
     return next((k for k in range(1, 7) if geo.within(distance, k * step)), 7)
 
 
-def damage_odds(gunpowder: bool, modifier: int) -> dict[str, Fraction]:
-    """Chance of each damage result for one hit: a D6 plus `modifier`, read within 1-6."""
-    faces = DAMAGE["gunpowder" if gunpowder else "other"]["faces"]
-    read = [faces[min(6, max(1, face + modifier)) - 1] for face in range(1, 7)]
-    return {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
-
-
 def damage_roll(gunpowder: bool, quality: str) -> tuple[Roll, dict[str, Fraction]]:
     """The D6 a hit throws on the damage row of `gunpowder` weapons or not, one better for a
-    hero, one worse for raw shooters (lines 45-49), and the chance of each result."""
+    hero, one worse for raw shooters (lines 45-49), and the chance of each result: the face
+    plus the modifier, read within 1-6."""
     mods = tuple(Modifier(**SHOOTING[q]) for q in ("hero", "raw") if q == quality)
     row = DAMAGE["gunpowder" if gunpowder else "other"]
+    shift = int(sum(m.value for m in mods))
+    read = [row["faces"][min(6, max(1, face + shift)) - 1] for face in range(1, 7)]
+    odds = {result: Fraction(read.count(result), 6) for result in ("graze", "wound", "kill")}
     faces = ", ".join(f"{f} {r}" for f, r in enumerate(row["faces"], 1))
-    damage = Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}")
-    return damage, damage_odds(gunpowder, int(sum(m.value for m in mods)))
+    return Roll("damage", 1, 6, None, (), mods, row["cite"], f"one D6 a hit: {faces}"), odds
 
 
 DAMAGE_ROLLS = {
@@ -189,25 +185,23 @@ def volley(
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
     shift = int(sum(m.value for m in damage.modifiers))
-    hit = dice_math.p_at_least(8, need)
-    hits, kills, wounds = (
-        dice_math.binomial_shown(shooters, p)
-        for p in (hit, hit * per_hit["kill"], hit * per_hit["wound"])
-    )
+    hit = dice_math.p_at_least(8, need)  # a shooter's chance of a hit, a kill, a wound
+    each = {"hits": hit, "kills": hit * per_hit["kill"], "wounds": hit * per_hit["wound"]}
+    counts = {k: dice_math.binomial_shown(shooters, p) for k, p in each.items()}
     row = "gunpowder weapons" if gunpowder else "other"
     per = {k: odds_json(v) for k, v in per_hit.items()}
-    counts = {"hits": count_json(hits), "kills": count_json(kills), "wounds": count_json(wounds)}
-    data = {"rolls": [to_hit.as_json(), damage.as_json()], **counts}
+    data: dict[str, Any] = {"rolls": [to_hit.as_json(), damage.as_json()]}
+    data.update((k, count_json(shown)) for k, shown in counts.items())
     data["damage"] = {"row": row, "modifier": shift, "per_hit": per}
 
     def lines() -> list[str]:
         sign = f" ({shift:+d})" if shift else ""
         read = ", ".join(f"{k} {v}" for k, v in per_hit.items())
-        means = [f"{float(count.mean):.2f}" for count in (hits, kills, wounds)]
+        means = ", ".join(f"{k} {float(shown.mean):.2f}" for k, shown in counts.items())
         return [
-            f"- {to_hit.describe()}; P(at least 1 hit) = {hits.p_at_least(1)}",
+            f"- {to_hit.describe()}; P(at least 1 hit) = {counts['hits'].p_at_least(1)}",
             f"- damage, one D6 a hit{sign} [{damage.cite}]: {read}",
-            "- expected hits {}, kills {}, wounds {}".format(*means),
+            f"- expected {means}",
         ]
 
     return data, lines
@@ -257,14 +251,12 @@ def match_evenly(
     for a in attackers:
         augment(a, set())
     pairs = [(a, d) for d, a in partner.items()]
-    load: dict[str, int] = {}
-    for a, d in pairs:
-        load[a], load[d] = load.get(a, 0) + 1, load.get(d, 0) + 1
+    load = Counter(chain.from_iterable(pairs))  # the fights of each figure so far
     for mine, theirs, flip in ((attackers, defenders, False), (defenders, attackers, True)):
         for f in mine:  # the figures left over, attackers first
             near = [o for o in theirs if ((o, f) if flip else (f, o)) in touching]
             if f not in load and near:
-                o = min(near, key=lambda k: (load.get(k, 0), theirs.index(k)))
+                o = min(near, key=lambda k: (load[k], theirs.index(k)))
                 pairs.append((o, f) if flip else (f, o))
-                load[f], load[o] = 1, load.get(o, 0) + 1
+                load.update((f, o))
     return sorted(pairs, key=lambda p: (attackers.index(p[0]), defenders.index(p[1])))
