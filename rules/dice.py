@@ -97,6 +97,7 @@ class Shown:
 
     @classmethod
     def of(cls, dist: Distribution) -> Shown:
+        """`dist` with its floats, its exact texts, its mean and its tails worked out once."""
         tails = tuple(accumulate(reversed(dist)))[::-1]
         return cls(dist, tuple(as_floats(dist)), tuple(str(p) for p in dist), mean(dist), tails)
 

@@ -189,6 +189,8 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
     if phase == phases[0] and play.phase != phases[0]:
         changes.append(Change("game", "turn", play.turn + 1, "a new turn", scope=Scope.GAME))
         for f in ruleset.state_fields():
-            units = [u for u in sorted(play.units) if f.per_turn and f.name in play.units[u]]
+            if not f.per_turn:
+                continue
+            units = [u for u in sorted(play.units) if f.name in play.units[u]]
             changes += [Change(unit, f.name, f.default, "a new turn") for unit in units]
     return edits_of(play, changes)

@@ -154,6 +154,13 @@ class Scene:
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Top-level keys beyond the contract (`phase`, diagnostics, ...)."""
 
+    def __post_init__(self) -> None:
+        # Every measurement of a unit is of its bases: a scene file's unit has at least one
+        # (the reader refuses it otherwise), and so must one built in code.
+        empty = [u.id for u in self.units if not u.bases]
+        if empty:
+            raise ValueError(f"units with no bases: {', '.join(empty)}")
+
     def bases(self) -> Iterator[Base]:
         """Every base on the table, unit by unit."""
         for unit in self.units:
@@ -294,7 +301,18 @@ def parse_scene(doc: Any, source: str, rulesets: Sequence[str]) -> Scene:
         _parse_unit(r, item, f"units[{i}]", scale, ids) for i, item in enumerate(units_doc)
     )
     extra = MappingProxyType({k: v for k, v in top.items() if k not in SCENE_KEYS})
-    return Scene(ruleset, unit, width, depth, units, terrain, grid_box, uncertainty, source, extra)
+    return Scene(
+        ruleset=ruleset,
+        unit=unit,
+        table_width=width,
+        table_depth=depth,
+        units=units,
+        terrain=terrain,
+        grid_box=grid_box,
+        uncertainty=uncertainty,
+        source=source,
+        extra=extra,
+    )
 
 
 # The shapes a scene and a game file (`vision.game`) share, read alike from either.

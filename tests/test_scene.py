@@ -733,3 +733,13 @@ def test_state_is_kept_on_the_unit() -> None:
     assert unit0.get("overheated") is True
     assert unit0.get("bases_removed") == 2
     assert unit0.get("formation") == "line"
+
+
+def test_a_scene_built_in_code_refuses_a_unit_with_no_bases() -> None:
+    """Every length of a unit is measured from its bases: a unit without any is refused when
+    the scene is made, naming it, rather than measured as if it stood somewhere."""
+    from rules.scene import Base, Footprint, Scene, Unit
+
+    base = Base("a1", "a", 100.0, 100.0, 0.0, Footprint(40.0, 20.0))
+    with pytest.raises(ValueError, match="units with no bases: b"):
+        Scene("r", "cm", 1800.0, 1200.0, (Unit("a", "red", (base,)), Unit("b", "blue", ())))

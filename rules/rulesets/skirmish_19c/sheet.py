@@ -185,7 +185,8 @@ def volley(
     to_hit = Roll.success_roll("to hit", shooters, 8, need, cite=TO_HIT[band]["cite"], note=note)
     damage, per_hit = DAMAGE_ROLLS[gunpowder, quality]
     shift = int(sum(m.value for m in damage.modifiers))
-    hit = dice_math.p_at_least(8, need)  # a shooter's chance of a hit, a kill, a wound
+    hit = dice_math.p_at_least(8, need)
+    # a shooter's chance of a hit, a kill, a wound
     each = {"hits": hit, "kills": hit * per_hit["kill"], "wounds": hit * per_hit["wound"]}
     counts = {k: dice_math.binomial_shown(shooters, p) for k, p in each.items()}
     row = "gunpowder weapons" if gunpowder else "other"
