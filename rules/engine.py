@@ -527,12 +527,7 @@ class Ruleset:
             "aspect": reading.aspect.value,
             "aspect_margin": length_json(scene, reading.margin),
             "in_sight": in_sight,
-            "sight": {
-                "rays": sight.rays,
-                "clear": sight.clear_rays,
-                "blocked_by": list(sight.blocked_by),
-                "needs_entire_base": self.sight_policy.entire_base,
-            },
+            "sight": sight.as_json() | {"needs_entire_base": self.sight_policy.entire_base},
         }
         if reach != math.inf:
             # Only sheets whose terrain limits how far a base is seen say so.

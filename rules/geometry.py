@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple, overload
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -677,6 +677,10 @@ class Sight:
     def any(self) -> bool:
         """Some of the base is in view."""
         return self.clear_rays > 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The reading as an answer's data gives it (`sight` of a `measure` or a `shoot`)."""
+        return {"rays": self.rays, "clear": self.clear_rays, "blocked_by": list(self.blocked_by)}
 
 
 def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:
