@@ -507,9 +507,9 @@ class Ruleset:
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
         a_id, b_id = expect_args("measure", args, ("A", "B"))
-        near = geo.closest(scene.select(a_id), scene.select(b_id))
-        reading = geo.aspect(near.a, near.b)
         table = table_of(scene)
+        near = table.gap(table.select(a_id), table.select(b_id))
+        reading = geo.aspect(near.a, near.b)
         sight = table.sight(self.sight_policy, near.a, near.b)
         # How far the terrain lets near.a see near.b whatever the lines (None: no limit).
         pair = np.array([table.index[near.a.id]]), np.array([table.index[near.b.id]])
@@ -517,29 +517,23 @@ class Ruleset:
         reach = math.inf if reaches is None else float(reaches[0])
         lines_clear = sight.entire if self.sight_policy.entire_base else sight.any
         in_sight = lines_clear and geo.within(near.distance, reach)
-        unc = math.hypot(scene.uncertainty_of(near.a), scene.uncertainty_of(near.b))
         data: dict[str, Any] = {
             "a": a_id,
             "b": b_id,
             "between": {"a": near.a.id, "b": near.b.id},
             "distance": length_json(scene, near.distance),
-            "uncertainty": length_json(scene, unc),
+            "uncertainty": length_json(scene, near.uncertainty),
             "aspect": reading.aspect.value,
             "aspect_margin": length_json(scene, reading.margin),
             "in_sight": in_sight,
-            "sight": {
-                "rays": sight.rays,
-                "clear": sight.clear_rays,
-                "blocked_by": list(sight.blocked_by),
-                "needs_entire_base": self.sight_policy.entire_base,
-            },
+            "sight": sight.as_json() | {"needs_entire_base": self.sight_policy.entire_base},
         }
         if reach != math.inf:
             # Only sheets whose terrain limits how far a base is seen say so.
             data["sight"]["seen_within"] = None if reach < 0 else length_json(scene, reach)
         lines = [
             f"{a_id} to {b_id}: {format_length(near.distance, scene.unit)} edge to edge "
-            f"(+/- {format_length(unc, scene.unit)})"
+            f"(+/- {format_length(near.uncertainty, scene.unit)})"
             + (
                 ""
                 if near.a.id == a_id and near.b.id == b_id

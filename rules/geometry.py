@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple, overload
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -138,34 +138,24 @@ class Frames(NamedTuple):
     hd: Array
 
 
-def shapes(bases: Sequence[Base]) -> tuple[Array, Array, Frames]:
-    """Outlines (N, 4, 2) and radii (N,) of many bases, for the vectorised functions, each
-    outline to the bit `corners(b)`, and their frames (`Frames`).
+Shapes = tuple[Array, Array, Frames]
+"""Outlines (N, 4, 2), radii (N,) and frames of many bases (`shapes`)."""
 
-    The sines and cosines come from `math`, base by base, as in `corners` (numpy's may differ
-    in the last bit); the rest is `corners`' arithmetic, operation for operation, on arrays."""
+
+def shapes(bases: Sequence[Base]) -> Shapes:
+    """Outlines (N, 4, 2) (`corners` of each base), radii (N,) and frames (`Frames`: sines and
+    cosines from `math`, as in `corners`) of many bases, for the vectorised functions; a table
+    stacks its bases' once (`Table._shapes`)."""
     n = len(bases)
-    cx, cy, ct, st, hw, hd, ratio, radii = (np.zeros(n) for _ in range(8))
-    round_ = np.zeros(n, dtype=bool)
+    cx, cy, ct, st, hw, hd, radii = (np.zeros(n) for _ in range(7))
     for k, b in enumerate(bases):
         t = math.radians(b.facing)
         cx[k], cy[k], ct[k], st[k] = b.x, b.y, math.cos(t), math.sin(t)
         if b.footprint.circle:
-            round_[k] = True
             radii[k] = b.footprint.width / 2
         else:
             hw[k], hd[k] = b.footprint.width / 2, b.footprint.depth / 2
-            ratio[k] = b.footprint.width / b.footprint.depth
-    fx, fy = ct * hd, st * hd
-    rx, ry = fy * ratio, -fx * ratio
-    ax, ay, bx, by = cx + fx, cy + fy, cx - fx, cy - fy
-    outlines = np.empty((n, 4, 2))
-    outlines[:, 0, 0], outlines[:, 0, 1] = ax + rx, ay + ry
-    outlines[:, 1, 0], outlines[:, 1, 1] = ax - rx, ay - ry
-    outlines[:, 2, 0], outlines[:, 2, 1] = bx - rx, by - ry
-    outlines[:, 3, 0], outlines[:, 3, 1] = bx + rx, by + ry
-    # A round base's outline is its centre four times, as `corners` gives it.
-    outlines[round_] = np.stack([cx[round_], cy[round_]], axis=1)[:, None]
+    outlines = np.array([corners(b) for b in bases], dtype=float).reshape(n, 4, 2)
     return outlines, radii, Frames(cx, cy, ct, st, hw, hd)
 
 
@@ -323,9 +313,15 @@ def _nearest_vertex_edge_sq(pa: Array, pb: Array, solid: Array, limit: Array) ->
 
 
 def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = None) -> Array:
-    """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`.
+    """Edge-to-edge distances (M, N) between every base of `bases_a` and of `bases_b`; with one
+    argument, all pairs of `bases_a` (`shaped_distances` of their `shapes`)."""
+    return shaped_distances(shapes(bases_a), None if bases_b is None else shapes(bases_b))
 
-    With one argument, all pairs of `bases_a` (the diagonal is 0). For outlines that do not
+
+def shaped_distances(shapes_a: Shapes, shapes_b: Shapes | None = None) -> Array:
+    """Edge-to-edge distances (M, N) between every base of `shapes_a` and of `shapes_b`.
+
+    With one argument, all pairs of `shapes_a` (the diagonal is 0). For outlines that do not
     overlap the distance is the nearest vertex-to-edge distance either way. The distance of
     every vertex to the solid other footprint (a few cheap terms) picks the vertices that may
     be nearest, and only those are measured to the other's edges: the same arithmetic, and
@@ -333,9 +329,9 @@ def distance_matrix(bases_a: Sequence[Base], bases_b: Sequence[Base] | None = No
     wholly beyond a side of the other (two convex outlines apart lie beyond a side of one of
     them) are tested for crossing edges or containment. Vectorised.
     """
-    same = bases_b is None
-    pa, ra, frames_a = shapes(bases_a)
-    pb, rb, frames_b = (pa, ra, frames_a) if bases_b is None else shapes(bases_b)
+    same = shapes_b is None
+    pa, ra, frames_a = shapes_a
+    pb, rb, frames_b = shapes_a if shapes_b is None else shapes_b
     if len(pa) == 0 or len(pb) == 0:
         return np.zeros((len(pa), len(pb)))
     solid_ab, apart_ab = _vertex_solid_sq(pa, frames_b)
@@ -643,18 +639,17 @@ def inside_lengths(
     return np.where(short, 0.0, total), np.where(short, 0.0, from_a), np.where(short, 0.0, from_b)
 
 
-def sight_points(bases: Sequence[Base]) -> Array:
-    """(N, 5, 2) the points of each base that a sight line aims at: its centre and its corners
-    (for a round base, the four points of its rim ahead, behind and to each side), pulled a
-    billionth of the way towards the centre so a target's own edge never grazes an obstacle
-    it only touches."""
-    outlines, radii, _ = shapes(bases)
-    centres = np.array([(b.x, b.y) for b in bases], dtype=float).reshape(-1, 1, 2)
-    points = np.concatenate([centres, outlines], axis=1)
-    for k in np.flatnonzero(radii).tolist():
-        c, ahead = centres[k, 0], forward(bases[k].facing) * radii[k]
-        side = np.array([ahead[1], -ahead[0]])
-        points[k, 1:] = [c + ahead, c - ahead, c + side, c - side]
+def sight_points(shaped: Shapes) -> Array:
+    """(N, 5, 2) the points of each base (`shapes`) that a sight line aims at: its centre and
+    its corners (for a round base, the four points of its rim ahead, behind and to each side),
+    pulled a billionth of the way towards the centre so a target's own edge never grazes an
+    obstacle it only touches."""
+    outlines, radii, f = shaped
+    centres = np.stack([f.cx, f.cy], axis=1)[:, None, :]
+    ahead = np.stack([f.ct, f.st], axis=1) * radii[:, None]
+    side = np.stack([ahead[:, 1], -ahead[:, 0]], axis=1)
+    rim = centres + np.stack([ahead, -ahead, side, -side], axis=1)
+    points = np.concatenate([centres, np.where(radii[:, None, None] > 0, rim, outlines)], axis=1)
     return centres + (points - centres) * (1 - 1e-9)
 
 
@@ -677,6 +672,10 @@ class Sight:
     def any(self) -> bool:
         """Some of the base is in view."""
         return self.clear_rays > 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The reading as an answer's data gives it (`sight` of a `measure` or a `shoot`)."""
+        return {"rays": self.rays, "clear": self.clear_rays, "blocked_by": list(self.blocked_by)}
 
 
 def paired_inside_lengths(a: Array, b: Array, polys: Array, radii: Array) -> Array:

@@ -295,7 +295,7 @@ class Table:
     @cached_property
     def distances(self) -> geo.Array:
         """Edge-to-edge distances between every pair of bases (N, N), mm (read-only)."""
-        return _read_only(geo.distance_matrix(self.bases))
+        return _read_only(geo.shaped_distances(self._shapes))
 
     @cached_property
     def aspects(self) -> npt.NDArray[np.int8]:
@@ -761,11 +761,12 @@ class Table:
     @cached_property
     def sight_points(self) -> geo.Array:
         """(N, K, 2) the points of every base a sight line aims at (`geometry.sight_points`)."""
-        return _read_only(geo.sight_points(self.bases))
+        return _read_only(geo.sight_points(self._shapes))
 
     @cached_property
-    def _shapes(self) -> tuple[geo.Array, geo.Array, geo.Frames]:
-        """Every base's outline, radius and frame (`geometry.shapes`), in table order."""
+    def _shapes(self) -> geo.Shapes:
+        """Every base's outline, radius and frame (`geometry.shapes`), in table order: stacked
+        once a table, for its distances, its sight points and the arcs."""
         outlines, radii, frames = geo.shapes(self.bases)
         return _read_only(outlines), _read_only(radii), frames
 

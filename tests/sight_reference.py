@@ -244,7 +244,9 @@ def pair_sight(viewer: Base, target: Base, obstacles: Sequence[Obstacle]) -> Sig
         tuple(o.id for o in bases), polys, np.array([_radius(o) for o in bases])
     )
     every = np.ones((1, len(bases)), dtype=bool)
-    return geometry.sight_many(eye, geometry.sight_points([target]), terrain, solids, every)[0]
+    return geometry.sight_many(
+        eye, geometry.sight_points(geometry.shapes([target])), terrain, solids, every
+    )[0]
 
 
 def arc_regions(shooter: Base, half_angle: float) -> list[Array] | None:

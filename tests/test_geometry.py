@@ -913,13 +913,15 @@ def test_obstacle_of_base() -> None:
 def test_sight_points_of_a_rectangle_are_centre_and_corners() -> None:
     b = rect(0, 0)
     expected = [(0, 0), (10, 10), (-10, 10), (-10, -10), (10, -10)]
-    assert g.sight_points([b])[0] == pytest.approx(np.array(expected, dtype=float), abs=1e-6)
+    assert g.sight_points(g.shapes([b]))[0] == pytest.approx(
+        np.array(expected, dtype=float), abs=1e-6
+    )
 
 
 def test_sight_points_lie_just_inside_the_base() -> None:
     # Pulled in towards the centre so an aim point is never on the base's own edge.
     b = rect(30, 40, 20, 40, 20)
-    local = g.to_local(b, g.sight_points([b])[0, 1:])
+    local = g.to_local(b, g.sight_points(g.shapes([b]))[0, 1:])
     assert np.all(np.abs(local[:, 0]) < 20) and np.all(np.abs(local[:, 1]) < 10)
     assert np.abs(local) == pytest.approx(np.array([(20.0, 10.0)] * 4), abs=1e-6)
 
@@ -927,7 +929,7 @@ def test_sight_points_lie_just_inside_the_base() -> None:
 def test_sight_points_of_a_round_base_are_centre_and_rim() -> None:
     # Facing +y, radius 10: ahead (0, 10), behind (0, -10), right (10, 0), left (-10, 0).
     expected = [(0, 0), (0, 10), (0, -10), (10, 0), (-10, 0)]
-    got = g.sight_points([disc(0, 0, 20, 90)])[0]
+    got = g.sight_points(g.shapes([disc(0, 0, 20, 90)]))[0]
     assert got == pytest.approx(np.array(expected, dtype=float), abs=1e-6)
 
 

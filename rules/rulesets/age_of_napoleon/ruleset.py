@@ -135,8 +135,7 @@ class AgeOfNapoleon(Ruleset):
             uncertainty=length_json(scene, max(pa.uncertainty, pb.uncertainty)),
             verdict="too close to call" if not steady else "within" if reached else "beyond",
         )
-        data.update(in_sight=sight.any, sight={"rays": sight.rays, "clear": sight.clear_rays})
-        data["sight"]["blocked_by"] = list(sight.blocked_by)
+        data.update(in_sight=sight.any, sight=sight.as_json())
         qrc = "the cover modifier is on the QRC: give it in fire_modifiers"
         data["cover"] = {"cover": cover.cover.value, "reasons": list(cover.reasons), "note": qrc}
         dx, dy = abs(pa.box[0] - pb.box[0]), abs(pa.box[1] - pb.box[1])

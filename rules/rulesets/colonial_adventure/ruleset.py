@@ -238,8 +238,7 @@ class ColonialAdventure(Ruleset):
         data["band_source"] = None if index is None else str(bands[index]["cite"])
         data["band_threshold"] = threshold_json(scene, threshold)
         data |= {"allowed": not reasons, "reasons": reasons, "in_arc": in_arc}
-        data |= {"in_sight": sight.any, "sight": {"rays": sight.rays, "clear": sight.clear_rays}}
-        data["sight"]["blocked_by"] = list(sight.blocked_by)
+        data |= {"in_sight": sight.any, "sight": sight.as_json()}
         data |= {"cover": COVER_WORD[cover.cover], "cover_reasons": list(cover.reasons)}
         data |= {"weapon": weapon, "dice": pool, "modifiers": [m.as_json() for m in modifiers]}
         data["rolls"] = []

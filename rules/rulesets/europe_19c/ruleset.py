@@ -157,16 +157,12 @@ class Europe19c(Ruleset):
                 shot.save = _save(table, WEAPONS[shot.weapon], shot.target, lead.aim)
         return shots
 
-    def shot(self, scene: Scene, args: Sequence[str]) -> Shot:
-        """The shot `shoot SHOOTER TARGET` asks about (`shots`)."""
-        table = table_of(scene)
-        firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
-        return self.shots(table, [(firer, [target])])[0]
-
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
-        shot = self.shot(scene, args)
-        firer, nearest, column, lead = shot.firer, shot.nearest, shot.column, shot.lead
+        table = table_of(scene)
+        firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
+        shot = self.shots(table, [(firer, [target])])[0]
+        nearest, column, lead = shot.nearest, shot.column, shot.lead
         category = FIRING["columns"][column["column"]]
         data: dict[str, Any] = {"shooter": firer.id, "target": shot.target.id, "rolls": []}
         data["distance"] = length(scene, nearest.distance)
@@ -202,7 +198,8 @@ class Europe19c(Ruleset):
             return self._refused("shoot", data, [say("shoot-opening", **opening)])
         assert lead.band is not None and lead.aim is not None and shot.save is not None
         (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
-        hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=shot.row_note)
+        note = f"{row['label']} against {category['label']}"  # Inf line, Art against Normal
+        hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=note)
         rolls = [hit]
         if save_need is not None:
             purpose, (_, why, cite) = "save (one die per hit)", shot.save
@@ -709,7 +706,7 @@ class BaseShot:
 
 @dataclass(slots=True)
 class Shot:
-    """A unit's shot at another (`Europe19c.shot`): allowed when nothing refuses it and a base
+    """A unit's shot at another (`Europe19c.shots`): allowed when nothing refuses it and a base
     fires (`lead`, the nearest that does)."""
 
     firer: Unit
@@ -732,12 +729,6 @@ class Shot:
     @property
     def allowed(self) -> bool:
         return not self.refusals and self.lead is not None
-
-    @property
-    def row_note(self) -> str:
-        """`Inf line, Art against Normal`."""
-        column = FIRING["columns"][self.column["column"]]["label"]
-        return f"{FIRING['rows'][self.row]['label']} against {column}"
 
 
 # Reading a unit in the sheet's words
