@@ -17,7 +17,7 @@ import pytest
 from rules import geometry as geo
 from rules.engine import length_json
 from rules.measure import Table
-from rules.scene import Base, Footprint
+from rules.scene import Base, Footprint, Point
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, unit
 
@@ -244,3 +244,31 @@ def test_no_lines_give_no_answers() -> None:
     none = np.zeros((0, 2))
     assert geo.paired_inside_lengths(none, none, np.zeros((0, 4, 2)), np.zeros(0)).shape == (0,)
     assert geo.sight_many(none, np.zeros((0, 5, 2)), [wall], solids, np.zeros((0, 1), bool)) == []
+
+
+DART = ((0.0, 0.0), (100.0, 50.0), (0.0, 100.0), (30.0, 50.0))
+"""A concave four-cornered piece: an arrowhead pointing along +x, its notch at (30, 50)."""
+
+
+@pytest.mark.parametrize("winding", [1, -1])
+@pytest.mark.parametrize(
+    ("eye", "aim", "blocked"),
+    [
+        # y = 50 ends at x = 20, short of the notch at x = 30: outside (its hull would hold it)
+        ((-50.0, 50.0), (20.0, 50.0), False),
+        ((20.0, 50.0), (-50.0, 50.0), False),
+        # x = 10 runs inside both arms: y 5 to 16.7 (edges y = x / 2 and y = 5x / 3) and
+        # y 83.3 to 95
+        ((10.0, -10.0), (10.0, 110.0), True),
+        # y = 20 runs inside the lower arm from x = 12 (the notch edge) to x = 40 (y = x / 2)
+        ((-50.0, 20.0), (60.0, 20.0), True),
+    ],
+)
+def test_a_concave_four_cornered_piece_blocks_only_where_a_line_runs_inside_it(
+    winding: int, eye: Point, aim: Point, blocked: bool
+) -> None:
+    """A piece not seen into blocks a line by the length it runs inside the piece's own shape:
+    four corners are not taken as a convex solid."""
+    piece = geo.Obstacle("dart", np.array(DART[::winding]), see_into=0.0)
+    got = geo.terrain_hits(np.array([eye]), np.array([aim]), piece)
+    assert got.tolist() == [blocked]

@@ -42,6 +42,8 @@ CITE: Final[dict[str, Cite]] = DATA["cite"]
 NUMBERS: Final[dict[str, Any]] = DATA["numbers"]
 CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], DATA["firing"]
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
+SAVE_LINES: Final = {str(t["cite"]): t["cite"] for t in SAVES["terrain"].values()}
+"""The saving rows' lines (lines 91-96) by the text a shot's answer quotes as its save's source."""
 WORDS: Final = {f.name: f.choices for f in DATA.fields}
 """The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
@@ -514,9 +516,8 @@ class Europe19c(Ruleset):
         if save_need is not None:
             label = f"saves: the saving dice (one a hit) showing {save_need}+"
             save_odds = dice_math.successes(hits, 6, save_need)
-            # the line of the terrain the answer read the save from
-            terrain = next(t for t in SAVES["terrain"].values() if str(t["cite"]) == save["source"])
-            reports.append(count_report("saved", label, terrain["cite"], save_odds, most=dice))
+            cite = SAVE_LINES[save["source"]]
+            reports.append(count_report("saved", label, cite, save_odds, most=dice))
             saves = likeliest(save_odds)
         return (*reports, _bases_report(asked.unit(1), hits - saves, "one for each unsaved hit"))
 
