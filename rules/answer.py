@@ -10,7 +10,7 @@ numpy, a ruleset, cv2 or flask.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -42,22 +42,41 @@ class Cite:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """The answer to one question: JSON-ready data plus a readable explanation."""
+    """The answer to one question: JSON-ready data plus a readable explanation, said when read.
+
+    The lines are said only when somebody reads them (`lines`): `suggest` lists hundreds of
+    answers by one line each (`summary`) and never reads the rest."""
 
     action: str
     data: Mapping[str, Any]
     """The `--json` output: the contract's keys, lengths in the scene's unit."""
-    lines: tuple[str, ...]
-    """The readable explanation, one sentence a line."""
+    say: Callable[[], Iterable[str]]
+    """Says the readable explanation, one sentence a line, each time `lines` is read (pure)."""
+    summary: str | None = None
+    """What the answer comes to in one line, when the action gives it apart from the lines
+    (`suggest` lists it); else the first line says it."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The readable explanation, one sentence a line."""
+        return tuple(self.say())
 
     def as_json(self) -> dict[str, Any]:
         """The data as a plain dict for `json.dumps`."""
         return dict(self.data)
 
     @classmethod
-    def of(cls, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
-        """The answer an action built up: its data (read-only from now on) and its lines."""
-        return cls(action, MappingProxyType(data), tuple(lines))
+    def of(
+        cls,
+        action: str,
+        data: dict[str, Any],
+        lines: Iterable[str] | Callable[[], Iterable[str]],
+        summary: str | None = None,
+    ) -> Resolution:
+        """The answer an action built up: its data (read-only from now on) and its lines, said
+        already or how to say them when read."""
+        say = lines if callable(lines) else tuple(lines).__iter__  # said already: read again
+        return cls(action, MappingProxyType(data), say, summary)
 
 
 @dataclass(frozen=True, slots=True)
