@@ -16,7 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import gcd
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeAlias
 
 from calibration.units import MM_PER_UNIT, check_unit
 
@@ -38,6 +38,11 @@ class Cite:
 
     def __str__(self) -> str:
         return f"{self.sheet}:{self.line}"
+
+
+Lines: TypeAlias = Iterable[str] | Callable[[], Iterable[str]]
+"""An answer's readable lines, one sentence a line: said already, or a function that says them
+when they are read (`Resolution.lines`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +72,10 @@ class Resolution:
 
     @classmethod
     def of(
-        cls,
-        action: str,
-        data: dict[str, Any],
-        lines: Iterable[str] | Callable[[], Iterable[str]],
-        summary: str | None = None,
+        cls, action: str, data: dict[str, Any], lines: Lines, summary: str | None = None
     ) -> Resolution:
-        """The answer an action built up: its data (read-only from now on) and its lines, said
-        already or how to say them when read."""
+        """The answer an action built up: its data (read-only from now on), its lines and the
+        summary it gives apart from them."""
         say = lines if callable(lines) else tuple(lines).__iter__  # said already: read again
         return cls(action, MappingProxyType(data), say, summary)
 

@@ -25,7 +25,7 @@ import numpy as np
 from calibration.units import format_length
 
 from . import geometry as geo
-from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
+from .answer import Cite, Lines, RangeBand, Resolution, Suggestion, length_json
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
@@ -396,17 +396,11 @@ class Ruleset:
     scene, the arguments, the answer) and never ask it again."""
 
     def answer(
-        self,
-        action: str,
-        data: Mapping[str, Any],
-        lines: Iterable[str] | Callable[[], Iterable[str]],
-        summary: str | None = None,
+        self, action: str, data: Mapping[str, Any], lines: Lines, summary: str | None = None
     ) -> Resolution:
         """An action's answer: its `data` headed by the action and this ruleset's id, its
-        readable lines (said, or how to say them when read: `Resolution`) and the summary
-        `suggest` lists when the action gives it apart from them."""
-        head = {"action": action, "ruleset": self.id, **data}
-        return Resolution.of(action, head, lines, summary)
+        readable lines (said, or a function that says them when read) and its summary."""
+        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines, summary)
 
     def report_form(
         self, scene: Scene, action: str, args: Sequence[str], answer: Resolution | None = None
