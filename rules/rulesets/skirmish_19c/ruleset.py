@@ -15,7 +15,7 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -1130,8 +1130,8 @@ class Skirmish19c(Ruleset):
         attribute named, as the question asked alone names them)."""
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
-        try:
-            return super().answer_candidate(scene, candidate)
+        try:  # each action is the method of its name
+            return cast(Resolution, getattr(self, candidate.kind)(scene, candidate.args))
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
