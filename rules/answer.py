@@ -256,12 +256,14 @@ def _in_unit(value_mm: float, unit: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """One resolution a phase of play asks for: the question and its answer."""
+    """One resolution a phase of play asks for: the question, its answer's data and summary."""
 
     kind: str
     """The action (`shoot`, `move`...)."""
     args: tuple[str, ...]
-    result: Resolution
+    result: Mapping[str, Any]
+    """The answer's data. Its lines are not kept: the list shows the summary, and an answer
+    kept till the whole list is made would keep all it needs to say them."""
     summary: str
     """One line for the list: by default the answer's first line."""
     phase: str | None = None
@@ -272,5 +274,5 @@ class Suggestion:
         if with_phase:
             out["phase"] = self.phase
         out["summary"] = self.summary
-        out["result"] = self.result.as_json()
+        out["result"] = dict(self.result)
         return out

@@ -221,7 +221,8 @@ class Ruleset:
                 result = self.answer_candidate(scene, candidate)
                 if result is not None:
                     summary = self.summarise(scene, candidate, result)
-                    items.append(Suggestion(candidate.kind, candidate.args, result, summary, name))
+                    item = Suggestion(candidate.kind, candidate.args, result.data, summary, name)
+                    items.append(item)  # the answer's data: its lines are left to be freed
         data = {
             "phase": phase,
             "phases": list(self.phases),
