@@ -10,13 +10,13 @@ numpy, a ruleset, cv2 or flask.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import gcd
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeAlias
 
 from calibration.units import MM_PER_UNIT, check_unit
 
@@ -40,24 +40,44 @@ class Cite:
         return f"{self.sheet}:{self.line}"
 
 
+Lines: TypeAlias = Iterable[str] | Callable[[], Iterable[str]]
+"""An answer's readable lines, one sentence a line: said already, or a function that says them
+when they are read (`Resolution.lines`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """The answer to one question: JSON-ready data plus a readable explanation."""
+    """The answer to one question: JSON-ready data plus a readable explanation, said when read.
+
+    The lines are said only when somebody reads them (`lines`): `suggest` lists hundreds of
+    answers by one line each (`summary`) and never reads the rest."""
 
     action: str
     data: Mapping[str, Any]
     """The `--json` output: the contract's keys, lengths in the scene's unit."""
-    lines: tuple[str, ...]
-    """The readable explanation, one sentence a line."""
+    say: Callable[[], Iterable[str]]
+    """Says the readable explanation, one sentence a line, each time `lines` is read (pure)."""
+    summary: str | None = None
+    """What the answer comes to in one line, when the action gives it apart from the lines
+    (`suggest` lists it); else the first line says it."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The readable explanation, one sentence a line."""
+        return tuple(self.say())
 
     def as_json(self) -> dict[str, Any]:
         """The data as a plain dict for `json.dumps`."""
         return dict(self.data)
 
     @classmethod
-    def of(cls, action: str, data: dict[str, Any], lines: Iterable[str]) -> Resolution:
-        """The answer an action built up: its data (read-only from now on) and its lines."""
-        return cls(action, MappingProxyType(data), tuple(lines))
+    def of(
+        cls, action: str, data: dict[str, Any], lines: Lines, summary: str | None = None
+    ) -> Resolution:
+        """The answer an action built up: its data (read-only from now on), its lines and the
+        summary it gives apart from them."""
+        say = lines if callable(lines) else tuple(lines).__iter__  # said already: read again
+        return cls(action, MappingProxyType(data), say, summary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,12 +256,14 @@ def _in_unit(value_mm: float, unit: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """One resolution a phase of play asks for: the question and its answer."""
+    """One resolution a phase of play asks for: the question, its answer's data and summary."""
 
     kind: str
     """The action (`shoot`, `move`...)."""
     args: tuple[str, ...]
-    result: Resolution
+    result: Mapping[str, Any]
+    """The answer's data. Its lines are not kept: the list shows the summary, and an answer
+    kept till the whole list is made would keep all it needs to say them."""
     summary: str
     """One line for the list: by default the answer's first line."""
     phase: str | None = None
@@ -252,5 +274,5 @@ class Suggestion:
         if with_phase:
             out["phase"] = self.phase
         out["summary"] = self.summary
-        out["result"] = self.result.as_json()
+        out["result"] = dict(self.result)
         return out

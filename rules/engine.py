@@ -25,7 +25,7 @@ import numpy as np
 from calibration.units import format_length
 
 from . import geometry as geo
-from .answer import Cite, RangeBand, Resolution, Suggestion, length_json
+from .answer import Cite, Lines, RangeBand, Resolution, Suggestion, length_json
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
@@ -221,7 +221,8 @@ class Ruleset:
                 result = self.answer_candidate(scene, candidate)
                 if result is not None:
                     summary = self.summarise(scene, candidate, result)
-                    items.append(Suggestion(candidate.kind, candidate.args, result, summary, name))
+                    item = Suggestion(candidate.kind, candidate.args, result.data, summary, name)
+                    items.append(item)  # the answer's data: its lines are left to be freed
         data = {
             "phase": phase,
             "phases": list(self.phases),
@@ -244,8 +245,11 @@ class Ruleset:
         return self.actions()[candidate.kind](scene, candidate.args)
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
-        """A suggestion's line in the list: by default its answer's first line."""
-        return result.lines[0] if result.lines else candidate.kind
+        """A suggestion's line in the list: by default its answer's summary, given apart from
+        its lines or else their first."""
+        if result.summary is not None:
+            return result.summary
+        return next(iter(result.say()), candidate.kind)
 
     def suggestion_extras(self, scene: Scene, phase: str | None) -> dict[str, Any]:
         """Keys a sheet adds to the `suggest` answer (who is side A, where the phases come
@@ -316,11 +320,9 @@ class Ruleset:
         if not assumed:
             return answer
         said = ", ".join(f"{a['unit']} {a['field']} {_word(a['value'])}" for a in assumed)
-        return Resolution(
-            answer.action,
-            MappingProxyType({**answer.data, "defaults": assumed}),
-            (*answer.lines, f"assumed at their start-of-game values (not given): {said}"),
-        )
+        noted = f"assumed at their start-of-game values (not given): {said}"
+        data = MappingProxyType({**answer.data, "defaults": assumed})
+        return replace(answer, data=data, say=lambda: (*answer.say(), noted))
 
     # ----------------------------------------------------------------------------------------
     # State: the fields a scene's units carry, checked and completed once when it is read
@@ -394,10 +396,12 @@ class Ruleset:
     refused with nothing to report). Both read the question as it was asked once (`Asked`: the
     scene, the arguments, the answer) and never ask it again."""
 
-    def answer(self, action: str, data: Mapping[str, Any], lines: Iterable[str]) -> Resolution:
-        """An action's answer: its `data` headed by the action and this ruleset's id, and its
-        readable lines."""
-        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines)
+    def answer(
+        self, action: str, data: Mapping[str, Any], lines: Lines, summary: str | None = None
+    ) -> Resolution:
+        """An action's answer: its `data` headed by the action and this ruleset's id, its
+        readable lines (said, or a function that says them when read) and its summary."""
+        return Resolution.of(action, {"action": action, "ruleset": self.id, **data}, lines, summary)
 
     def report_form(
         self, scene: Scene, action: str, args: Sequence[str], answer: Resolution | None = None

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from rules.answer import (
@@ -87,14 +86,12 @@ class VillageBrawl(Ruleset):
         unit = scene.unit_of(ident)
         reach, cite = DAZED_MOVE if unit.get("dazed") else MOVE
         data = {
-            "action": "move",
-            "ruleset": self.id,
             "unit": unit.id,
             "allowance": length_json(scene, reach),
             "source": str(cite),
         }
         line = say("moves", unit=unit.id, reach=scene.show(reach), cite=cite)
-        return Resolution("move", MappingProxyType(data), (line,))
+        return self.answer("move", data, [line])
 
     def throw(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`throw THROWER TARGET`: in reach and in sight, the need on 1D6 and the odds."""
@@ -115,8 +112,6 @@ class VillageBrawl(Ruleset):
             reason_json(say(why, a=a, b=b), THROW_REACH[1]) for why, no in refused.items() if no
         ]
         data: dict[str, Any] = {
-            "action": "throw",
-            "ruleset": self.id,
             "thrower": a,
             "target": b,
             "distance": length_json(scene, near.distance),
@@ -129,7 +124,7 @@ class VillageBrawl(Ruleset):
         }
         if reasons:
             line = say("may_not_throw", a=a, b=b, reasons="; ".join(r["reason"] for r in reasons))
-            return Resolution("throw", MappingProxyType(data), (line,))
+            return self.answer("throw", data, [line])
         need, cite = next((n, c) for limit, n, c in THROW_NEEDS if _within(near.distance, limit))
         modifiers = (COVER,) if cover.cover is not Cover.NONE else ()
         roll = Roll.success_roll(
@@ -137,7 +132,7 @@ class VillageBrawl(Ruleset):
         )
         data["rolls"] = [roll.as_json()]
         lines = (say("throws", a=a, b=b, roll=roll.describe()), say("dazes"))
-        return Resolution("throw", MappingProxyType(data), lines)
+        return self.answer("throw", data, lines)
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         units: Sequence[Unit] = scene.units

@@ -16,6 +16,10 @@ from rules.answer import (
     fraction_json,
     reason_json,
 )
+from rules.engine import Candidate, Ruleset
+from tests.builders import base, make_scene, unit
+
+SCENE = make_scene("skirmish-19c", [unit("a", "red", [base("a-1", 10, 10)])])
 
 
 def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
@@ -24,6 +28,33 @@ def test_an_answer_built_up_is_read_only_and_keeps_its_lines() -> None:
     assert (res.action, res.lines, res.as_json()) == ("shoot", ("a to b: 2 boxes", "allowed"), data)
     with pytest.raises(TypeError):
         res.data["allowed"] = False  # type: ignore[index]
+
+
+def test_an_answer_says_its_lines_only_when_they_are_read() -> None:
+    said: list[str] = []
+
+    def say() -> list[str]:
+        said.append("said")
+        return ["a to b: 2 boxes", "allowed"]
+
+    res = Resolution.of("shoot", {"action": "shoot"}, say, summary="a to b: 2 boxes")
+    assert said == []  # built, not said
+    assert res.lines == ("a to b: 2 boxes", "allowed")
+    assert res.lines == ("a to b: 2 boxes", "allowed")  # said again, the same
+    assert said == ["said", "said"]
+
+
+def test_suggest_lists_the_summary_given_apart_without_saying_the_lines() -> None:
+    def unsaid() -> list[str]:
+        raise AssertionError("the lines were said")
+
+    rules, asked = Ruleset(), Candidate("shoot", ("a", "b"))
+    given = Resolution.of("shoot", {}, unsaid, summary="a shoots at b")
+    assert rules.summarise(SCENE, asked, given) == "a shoots at b"
+    # Without a summary, the first line; without lines, the action's name.
+    first = Resolution.of("shoot", {}, ["a to b: 2 boxes", "allowed"])
+    assert rules.summarise(SCENE, asked, first) == "a to b: 2 boxes"
+    assert rules.summarise(SCENE, asked, Resolution.of("shoot", {}, [])) == "shoot"
 
 
 def test_chance_json_reduces_the_fraction() -> None:

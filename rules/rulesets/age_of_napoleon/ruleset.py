@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import accumulate, product
 from pathlib import Path
@@ -45,7 +45,9 @@ read = DATA.read
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
-Said: TypeAlias = tuple[dict[str, Any], list[str]]
+Said: TypeAlias = tuple[dict[str, Any], str, Callable[[], list[str]]]
+"""A shot's data, its first line (what `suggest` lists) and how to say its lines, that first
+included, when read."""
 NOTHING = "nothing"
 """Where a rocket lands that drifts onto an empty box or off the table."""
 SHOT = ("hits", "top_face")
@@ -70,15 +72,14 @@ class AgeOfNapoleon(Ruleset):
         return {**super().actions(), **{a.__name__: a for a in mine}, "suggest": self.suggest}
 
     # Firing (lines 3-23)
-    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check;
-        `brief` (as `suggest` lists it): only the first of the readable lines."""
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
         a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
             raise refusal("fires_rockets", unit=shooter.id, a=a, b=b)
         die = _die(shooter)
-        data, lines = self._shot(scene, shooter, target, a, b)
+        data, head, shot = self._shot(scene, shooter, target, a, b)
         dice, why_not = _count_dice(shooter, target, die, melee=False), _cannot_fire(shooter)
         allowed = data["band"] != "out-of-range" and data["in_sight"] and dice.dice > 0
         allowed = allowed and not why_not
@@ -98,18 +99,20 @@ class AgeOfNapoleon(Ruleset):
                 data["d6_substitute"] = {**halved, "source": str(CITE.d6_halved)}
         data.update(allowed=allowed, may_fire=not why_not, weapon=shooter.get("weapon"))
         data.update(die=die, dice=dice.as_json(), rolls=[r.as_json() for r in rolls])
-        if brief:
-            return self.answer("shoot", data, lines[:1])
-        floor = " (never less than one die)" if dice.never_less_than_one_applied else ""
-        lines.append(f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}")
-        lines += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
-        lines += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
-        if allowed:
-            most = dice.dice * rolls[0].sides
-            lines.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
-            lines += [leader] if leader else []
-            lines += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
-        return self.answer("shoot", data, [*lines, "allowed" if allowed else "not allowed"])
+
+        def lines() -> list[str]:
+            floor = " (never less than one die)" if dice.never_less_than_one_applied else ""
+            out = [*shot(), f"{dice.dice}{die} for {dice.bases} bases{dice.said()}{floor}"]
+            out += [say("no_dice", unit=shooter.id)] if dice.dice == 0 else []
+            out += [f"{shooter.id} does not fire: {why_not}"] if why_not else []
+            if allowed:
+                most = dice.dice * rolls[0].sides
+                out.append(say("fire_hits", dice=dice.dice, most=most, hits=data["hits"]))
+                out += [leader] if leader else []
+                out += [say("d3_substitute", dice=dice.dice)] if die == "d3" else []
+            return [*out, "allowed" if allowed else "not allowed"]
+
+        return self.answer("shoot", data, lines, summary=head)
 
     def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> Said:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
@@ -149,20 +152,24 @@ class AgeOfNapoleon(Ruleset):
         where = say(
             "in_band" if reached else "beyond", label=label, reach=_boxes(limit), limit=limit
         )
-        lines = [say("shot", where=where, **said), *([] if steady else [say("band_too_close")])]
-        blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
-        lines.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
-        said = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
-        return data, lines + ([say("cover", **said)] if cover.cover.value != "none" else [])
+        head = say("shot", where=where, **said)
 
-    def rocket(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23);
-        `brief` (as `suggest` lists it): only the first of the readable lines."""
+        def lines() -> list[str]:
+            out = [head, *([] if steady else [say("band_too_close")])]
+            blocked = f"not in sight of {a}: blocked by {', '.join(sight.blocked_by)}"
+            out.append(f"{b} is {f'in sight of {a}' if sight.any else blocked}")
+            covered = {"b": b, "cover": cover.cover.value, "why": "; ".join(cover.reasons)}
+            return out + ([say("cover", **covered)] if cover.cover.value != "none" else [])
+
+        return data, head, lines
+
+    def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
         a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
             raise refusal("not_a_rocket", unit=firer.id, weapon=firer.get("weapon"))
-        data, lines = self._shot(scene, firer, target, a, b)
+        data, head, shot = self._shot(scene, firer, target, a, b)
         allowed = data["band"] != "out-of-range" and data["in_sight"]
         lands = N.rocket_lands_on
         on_target = Roll.success_roll("rocket lands on target", 1, 6, lands, cite=CITE.on_target)
@@ -186,12 +193,15 @@ class AgeOfNapoleon(Ruleset):
         data.update(on_target=_fraction_json(p_on), drift=_fraction_json(p_drift))
         data["drift"]["off_table"] = _fraction_json(off)
         data["reasons"].append(reason("rockets cause no hits", CITE.rocket_no_hits))
-        if brief:
-            return self.answer("rocket", data, lines[:1])
-        lines += [say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
-        for m in morale:
-            lines.append(say("rocket_morale" if m["modifier"] is None else "rocket_morale_at", **m))
-        return self.answer("rocket", data, [*lines, "allowed" if allowed else "not allowed"])
+
+        def lines() -> list[str]:
+            out = [*shot(), say("rocket_lands", b=b, on=p_on, drift=p_drift), say("rocket_no_hits")]
+            for m in morale:
+                key = "rocket_morale" if m["modifier"] is None else "rocket_morale_at"
+                out.append(say(key, **m))
+            return [*out, "allowed" if allowed else "not allowed"]
+
+        return self.answer("rocket", data, lines, summary=head)
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
@@ -367,9 +377,7 @@ class AgeOfNapoleon(Ruleset):
                     yield Candidate("overheat", (unit.id,))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        # The action; a shot or rocket as the list shows it (its first line only).
-        brief = {"brief": True} if candidate.kind in ("shoot", "rocket") else {}
-        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args, **brief)
+        answer: Resolution = getattr(self, candidate.kind)(scene, candidate.args)
         if candidate.kind == "melee" and not answer.data["in_contact"]:
             return None  # only units in contact fight
         return answer

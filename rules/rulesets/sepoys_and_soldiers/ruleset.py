@@ -278,8 +278,6 @@ ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "m
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Reasons = list[tuple[str, Cite | None]]
-Answered = tuple[dict[str, Any], Callable[[], list[str]]]
-"""An action's data, and its readable lines when asked (`suggest` lists the data alone)."""
 Situation = dict[str, Any]
 """A row of the nerve table (lines 22-30): `key`, `name`, `on_fail`, `tests`, `cite`."""
 RISK_RESULTS = ("not-hit", "dead", "wounded", "horse-killed", "scratch")
@@ -512,15 +510,13 @@ class SepoysAndSoldiers(Ruleset):
         mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
         return {**super().actions(), **mine, "suggest": self.suggest}
 
-    def _two_units(self, action: str, scene: Scene, args: Args, said: bool = True) -> Resolution:
+    def _two_units(self, action: str, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
-        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too. Not
-        `said`, without its readable lines (`suggest` lists the data alone)."""
+        (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
         table = table_of(scene)
         a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
-        answer: Callable[[Table, Unit, Unit], Answered] = getattr(self, f"_{action}")
-        data, lines = answer(table, a, b)
-        return self.answer(action, data, lines() if said else ())
+        answer: Callable[[Table, Unit, Unit], Resolution] = getattr(self, f"_{action}")
+        return answer(table, a, b)
 
     outcomes = ("shoot", "command", "nerve", "charge", "melee", "move")
     """What the players' dice change: each action's form and what it leads to (at the end
@@ -529,7 +525,7 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # shoot (lines 58-75)
 
-    def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Answered:
+    def _shoot(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
         """`shoot`: range is the distance between the nearest bases, and some firing base must
         see some base of the target within the longest range."""
         scene = table.scene
@@ -611,9 +607,9 @@ class SepoysAndSoldiers(Ruleset):
                 out += say_lines("hits", d=data, hits=plural(band.hits, "hit"))
             return [*out, "the sheet has no cover rule"]
 
-        return data, lines
+        return self.answer("shoot", data, lines)
 
-    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Answered:
+    def _rockets(self, table: Table, shooter: Unit, target: Unit) -> Resolution:
         """Each rocket base fires a rocket at the target's nearest base (lines 72-75). Rockets
         are independent: a base is spared only if every rocket spares it, counted exactly in
         whole numbers of 1 / BURST_DENOMINATOR ** rockets. (`suggest` lists only the
@@ -664,7 +660,7 @@ class SepoysAndSoldiers(Ruleset):
                 out.append(say("rocket_base", **h) + close_burst)
             return out
 
-        return data, lines
+        return self.answer("shoot", data, lines)
 
     def _seen(
         self, table: Table, shooter: Unit, target: Unit, limit: float
@@ -766,7 +762,7 @@ class SepoysAndSoldiers(Ruleset):
     # ----------------------------------------------------------------------------------------
     # charge (lines 79-84)
 
-    def _charge(self, table: Table, charger: Unit, target: Unit) -> Answered:
+    def _charge(self, table: Table, charger: Unit, target: Unit) -> Resolution:
         """`charge`: a charge reaches as far as the charger's move in the going it stands in."""
         scene = table.scene
         _fighting("charge", charger, target)
@@ -837,12 +833,12 @@ class SepoysAndSoldiers(Ruleset):
             steps = say_lines("charge_steps", d=data, stands=stands, s=situation, **tests)
             return [head + close, *_said(reasons), *steps]
 
-        return data, lines
+        return self.answer("charge", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # melee: a charge combat (lines 86-91)
 
-    def _melee(self, table: Table, a: Unit, b: Unit) -> Answered:
+    def _melee(self, table: Table, a: Unit, b: Unit) -> Resolution:
         """A charge combat: every one is listed."""
         scene = table.scene
         _fighting("melee", a, b)
@@ -872,7 +868,7 @@ class SepoysAndSoldiers(Ruleset):
             said["both"] = say("both_destroyed", d=data) if result.both_destroyed else ""
             return say_lines("melee", d=data, **said)
 
-        return data, lines
+        return self.answer("melee", data, lines)
 
     # ----------------------------------------------------------------------------------------
     # move (lines 32-37, 49-56)
@@ -994,8 +990,8 @@ class SepoysAndSoldiers(Ruleset):
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
         fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
-        if kind in ARGUMENTS:  # shoot, charge, melee: two units, listed without their lines
-            res = self._two_units(kind, scene, args, said=False)
+        if kind in ARGUMENTS:  # shoot, charge, melee: two units
+            res = self._two_units(kind, scene, args)
             return res if res.data.get("allowed", True) else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]

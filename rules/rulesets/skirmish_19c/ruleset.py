@@ -224,9 +224,8 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Shooting (lines 24-55, 61)
 
-    def shoot(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage; in
-        `brief` (as `suggest` lists it) the first line alone."""
+    def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
         shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
         table = table_of(scene)
         shooter, target = enemies(table, "shoot", args, "a shooter and an enemy target")
@@ -320,10 +319,12 @@ class Skirmish19c(Ruleset):
         data["reasons"] = [reason(r, c) for r, c in reasons]
         spotted = "" if spot is None else f" if spotted ({spot.need}+ on a D6)"
         head = f"{shooter_id} shoots at {target_id} with {weapon.row.lower()}: allowed{spotted}"
-        if brief:
-            return self.answer("shoot", data, [head])
-        lines = [f"- {r} [{c}]" for r, c in reasons]
-        return self.answer("shoot", data, [head, *lines, *volley(), f"- {allocation['summary']}"])
+
+        def lines() -> list[str]:
+            said = [f"- {r} [{c}]" for r, c in reasons]
+            return [head, *said, *volley(), f"- {allocation['summary']}"]
+
+        return self.answer("shoot", data, lines, summary=head)
 
     def _figures_seeing(
         self, table: Table, shooter: Unit, target: Unit, picked: Sequence[Base] | None
@@ -386,9 +387,8 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Command (lines 84, 93-103)
 
-    def command(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`command LEADER`: who the command figure may command and its activation dice; in
-        `brief` (as `suggest` lists it) the first line alone."""
+    def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`command LEADER`: who the command figure may command and its activation dice."""
         (leader_id,) = expect_args("command", args, ("LEADER",))
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
@@ -457,15 +457,17 @@ class Skirmish19c(Ruleset):
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         # The lines say the answer's data, and what it gives only as values.
         said = dict(data, quality=quality, within=fmt(scene, radius))
-        if brief:
-            return self.answer("command", data, [say("command-head", **said)])
-        said |= dict(n=len(in_command), figures=", ".join(in_command) or "none")
-        said["mods"] = "".join(say("die", m=m) for m in modifiers)
-        said["close_lines"] = "\n".join(say("command-close", **c) for c in close_calls)
-        said["cost_lines"] = "\n".join(say("command-cost", **c) for c in costs)
-        # No figure too close to call, or no group to activate: that line is left out.
-        lines = [line for line in DATA.lines("command", **said) if line]
-        return self.answer("command", data, [say("command-head", **said), *lines])
+        head = say("command-head", **said)
+
+        def lines() -> list[str]:
+            more = dict(n=len(in_command), figures=", ".join(in_command) or "none")
+            more["mods"] = "".join(say("die", m=m) for m in modifiers)
+            more["close_lines"] = "\n".join(say("command-close", **c) for c in close_calls)
+            more["cost_lines"] = "\n".join(say("command-cost", **c) for c in costs)
+            # No figure too close to call, or no group to activate: that line is left out.
+            return [head, *(line for line in DATA.lines("command", **(said | more)) if line)]
+
+        return self.answer("command", data, lines, summary=head)
 
     def _command_reach(
         self, table: Table, leaders: Sequence[Base], bases: Sequence[Base]
@@ -489,9 +491,8 @@ class Skirmish19c(Ruleset):
     # ----------------------------------------------------------------------------------------
     # Risk factors and the actions table (lines 117-197)
 
-    def risk(self, scene: Scene, args: Sequence[str], brief: bool = False) -> Resolution:
-        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes; in `brief`
-        (as `suggest` lists it) the first line alone."""
+    def risk(self, scene: Scene, args: Sequence[str]) -> Resolution:
+        """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
         (unit_id,) = expect_args("risk", args, ("UNIT",))
         table = table_of(scene)
         unit = table.unit_of(unit_id)
@@ -571,13 +572,15 @@ class Skirmish19c(Ruleset):
         italics = {"rule": say("italics"), "source": str(RISK["italics"][kind])}
         data.update(italics={"commanded": commanded, **italics}, too_close_to_call=close_calls)
         head = say("risk-head", unit=unit_id, kind=kind, rf=rf, row=label)
-        if brief:
-            return self.answer("risk", data, [head])
-        italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
-        lines = [say("factor", **f) for f in factors] or [say("no-factor")]
-        lines += [say("risk-close", why=c) for c in close_calls]
-        lines += [say("cell", c=c, italic=italic if c["italic"] else "") for c in cells]
-        return self.answer("risk", data, [head, *lines])
+
+        def lines() -> list[str]:
+            italic = " (italics" + (": a commanded group may ignore it" if commanded else "") + ")"
+            said = [say("factor", **f) for f in factors] or [say("no-factor")]
+            said += [say("risk-close", why=c) for c in close_calls]
+            said += [say("cell", c=c, italic=italic if c["italic"] else "") for c in cells]
+            return [head, *said]
+
+        return self.answer("risk", data, lines, summary=head)
 
     def _friends_retreating_in_sight(self, table: Table, unit: Unit) -> bool:
         """Whether the unit sees a figure of a running, retreating or routing group of its
@@ -1127,11 +1130,8 @@ class Skirmish19c(Ruleset):
         attribute named, as the question asked alone names them)."""
         if candidate.kind == "out-of-command":
             return self._out_of_command(table_of(scene), candidate.args[0])
-        # Each action is the method of its name; `suggest` lists its first line only, which the
-        # long answers say alone in `brief`.
-        brief = {"brief": True} if candidate.kind in ("risk", "command", "shoot") else {}
-        try:
-            return cast(Resolution, getattr(self, candidate.kind)(scene, candidate.args, **brief))
+        try:  # each action is the method of its name
+            return cast(Resolution, getattr(self, candidate.kind)(scene, candidate.args))
         except QuestionError as error:
             if isinstance(error, MissingAttribute):
                 try:
