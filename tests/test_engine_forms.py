@@ -88,11 +88,10 @@ def test_every_outcome_settled_with_wrong_arguments_is_refused_with_a_message(pa
 
 def _counted(ruleset: Ruleset, monkeypatch: pytest.MonkeyPatch, action: str) -> Counter[str]:
     """How often each method that answers `action` runs from now on: the action's own method
-    (a partial's function for sepoys' two-unit actions), the shared answer of two units
-    (sepoys' `_of_two`) and a shot's facts (europe's `shot`), counted by name as `self.NAME`
-    finds them."""
+    (a partial's function for sepoys' two-unit actions) and europe's volleys (`shots`),
+    counted by name as `self.NAME` finds them."""
     found = ruleset.actions()[action]
-    names = {getattr(found, "func", found).__name__, "_of_two", "shot"}
+    names = {getattr(found, "func", found).__name__, "shots"}
     calls: Counter[str] = Counter()
 
     def counting(name: str, method: Any) -> Any:
