@@ -11,9 +11,9 @@ numpy, a ruleset, cv2 or flask.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import gcd
 from types import MappingProxyType
 from typing import Any, TypeAlias
@@ -50,12 +50,14 @@ class Resolution:
     """The answer to one question: JSON-ready data plus a readable explanation, said when read.
 
     The lines are said only when somebody reads them (`lines`): `suggest` lists hundreds of
-    answers by one line each (`summary`) and never reads the rest."""
+    answers by one line each (`summary`) and never reads the rest. So the data, nested values
+    included, is never changed once answered: the lines say what it held. Two answers are
+    equal when their action, data and summary are."""
 
     action: str
     data: Mapping[str, Any]
     """The `--json` output: the contract's keys, lengths in the scene's unit."""
-    say: Callable[[], Iterable[str]]
+    say: Callable[[], Iterable[str]] = field(compare=False, repr=False)
     """Says the readable explanation, one sentence a line, each time `lines` is read (pure)."""
     summary: str | None = None
     """What the answer comes to in one line, when the action gives it apart from the lines
@@ -76,7 +78,7 @@ class Resolution:
     ) -> Resolution:
         """The answer an action built up: its data (read-only from now on), its lines and the
         summary it gives apart from them."""
-        say = lines if callable(lines) else tuple(lines).__iter__  # said already: read again
+        say = lines if callable(lines) else partial(iter, tuple(lines))  # said already
         return cls(action, MappingProxyType(data), say, summary)
 
 
@@ -265,7 +267,7 @@ class Suggestion:
     """The answer's data. Its lines are not kept: the list shows the summary, and an answer
     kept till the whole list is made would keep all it needs to say them."""
     summary: str
-    """One line for the list: by default the answer's first line."""
+    """One line for the list (`Ruleset.summarise`)."""
     phase: str | None = None
     """The phase that asks it; None when every phase asks it."""
 

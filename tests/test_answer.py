@@ -102,3 +102,12 @@ def test_a_threshold_is_beyond_only_when_clearly_past_the_limit(
     measured: float, beyond: bool
 ) -> None:
     assert Threshold(measured, 100.0, 2.0).beyond is beyond
+
+
+def test_answers_compare_by_what_they_say_not_by_how_their_lines_are_said() -> None:
+    """Two answers to one question are equal (the same action, data and summary) whichever
+    function says their lines; another summary makes another answer."""
+    first = Resolution.of("measure", {"distance": 1.5}, lambda: ["1.5 cm"])
+    again = Resolution.of("measure", {"distance": 1.5}, ["1.5 cm"])
+    assert first == again and first.lines == again.lines == ("1.5 cm",)
+    assert first != Resolution.of("measure", {"distance": 1.5}, ["1.5 cm"], summary="near")

@@ -742,4 +742,5 @@ def test_a_scene_built_in_code_refuses_a_unit_with_no_bases() -> None:
 
     base = Base("a1", "a", 100.0, 100.0, 0.0, Footprint(40.0, 20.0))
     with pytest.raises(ValueError, match="units with no bases: b"):
-        Scene("r", "cm", 1800.0, 1200.0, (Unit("a", "red", (base,)), Unit("b", "blue", ())))
+        units = (Unit("a", "red", (base,)), Unit("b", "blue", ()))
+        Scene(ruleset="r", unit="cm", table_width=1800.0, table_depth=1200.0, units=units)
