@@ -1087,7 +1087,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def _command_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
         commander, unit = self._pair(asked)
-        now, this_turn = _order(unit), reported["this_turn"]
+        now, this_turn = asked.data["orders"], reported["this_turn"]
         cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
         why = say("order_now" if this_turn else "order_next", commander=commander.id)
         changes = [Change(unit.id, "orders", reported["order"], why, cite)]
