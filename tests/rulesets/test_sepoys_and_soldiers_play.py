@@ -658,6 +658,8 @@ def test_a_move_in_rough_ground_disorders_and_uses_the_action() -> None:
     out = settle(d, "move", ["u"], {})
     # line 50: aggressive in woods, 4" and disordered
     assert changed(out) == {("u", "moved", True), ("u", "acted", True), ("u", "disordered", True)}
+    (disorder,) = [c for c in out.changes if c.field == "disordered"]
+    assert (disorder.reason, disorder.cite and disorder.cite.line) == ("rough going (grove)", 50)
     after = applied(d, out)
     assert "u" not in [i["args"][0] for i in ask(after, "suggest", "move")["items"]]
     assert ask(after, "shoot", "u", "e")["allowed"] is False

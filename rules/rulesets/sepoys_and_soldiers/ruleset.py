@@ -1087,7 +1087,7 @@ class SepoysAndSoldiers(Ruleset):
 
     def _command_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
         commander, unit = self._pair(asked)
-        now, this_turn = _order(unit), reported["this_turn"]
+        now, this_turn = asked.data["orders"], reported["this_turn"]
         cite = CITE["order_this_turn" if this_turn else "order_next_turn"]
         why = say("order_now" if this_turn else "order_next", commander=commander.id)
         changes = [Change(unit.id, "orders", reported["order"], why, cite)]
@@ -1228,21 +1228,22 @@ class SepoysAndSoldiers(Ruleset):
                 changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
         return tuple(changes)
 
-    def _move_question(self, asked: Asked) -> tuple[Unit, Allowance]:
-        """The unit and its allowance; a move the rules refuse has nothing to report."""
-        unit = asked.unit(0)
-        allowance = move_allowance(table_of(asked.scene), unit, asked.args[1:])
+    def _move_question(self, asked: Asked) -> Unit:
+        """The unit that moves; a move the rules refuse (its answer says why) has nothing to
+        report."""
+        unit, data = asked.unit(0), asked.data
         question = f"{ID} move {' '.join(asked.args)}"
-        if not allowance.distance and not allowance.whole_turn:
-            raise QuestionError(f"{question}: {unit.id} may not move: {allowance.reasons[0][0]}")
+        if not data["allowance"]["value"] and not data["whole_turn"]:
+            why = data["reasons"][0]["reason"]
+            raise QuestionError(f"{question}: {unit.id} may not move: {why}")
         if read(unit, "moved"):
             raise QuestionError(f"{question}: {unit.id} has moved this turn")
         if read(unit, "acted") and _status(unit) not in MOVES_AFTER_ACTING:
             raise refusal("acted", question=question, unit=unit.id)
-        return unit, allowance
+        return unit
 
     def _move_form(self, asked: Asked) -> tuple[Report, ...]:
-        unit, _ = self._move_question(asked)
+        unit = self._move_question(asked)
         label, cite = partial(say, "moved_through", unit=unit.id), CITE["gap_otherwise"]
         return tuple(
             Report(f"through_{f}", Kind.FLAG, label(friend=f), cite, default=True)
@@ -1250,14 +1251,14 @@ class SepoysAndSoldiers(Ruleset):
         )
 
     def _move_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
-        unit, allowance = self._move_question(asked)
+        unit, data = self._move_question(asked), asked.data
         changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
         if not read(unit, "acted"):
             changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
         disorder: tuple[str, Cite] | None = None
-        if allowance.disordered:
-            going = f"{allowance.going} going ({', '.join(allowance.pieces)})"
-            disorder = (going, allowance.reasons[0][1])
+        if data["disordered_after"]:  # only troops: a gun's move never disorders it (line 56)
+            going = f"{data['going']} going ({', '.join(data['terrain'])})"
+            disorder = (going, DATA["moves"][_order(unit)]["cite"])  # its row of the move table
         status = _status(unit)
         for friend in (f for f in _through(asked.answer) if reported[f"through_{f}"]):
             why = f"{unit.id} fell back straight through it"
