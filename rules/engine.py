@@ -292,13 +292,8 @@ class Ruleset:
                 f"{g.unit!r} has no {g.key!r} (give {g.accepted_values})" for g in gaps
             )
             raise QuestionError(f"{self.id}: {len(gaps)} attributes are missing: {listed}")
-        return self._noting_defaults(scene, action, args, answer)
-
-    def _noting_defaults(
-        self, scene: Scene, action: str, args: Sequence[str], answer: Resolution
-    ) -> Resolution:
-        """The answer, saying which start-of-game values it assumed for the units it is about
-        (every unit for `suggest`, none for `measure`)."""
+        # The start-of-game values the answer assumed for the units it is about (every unit
+        # for `suggest`, none for `measure`).
         if action == "measure":
             return answer
         units = list(scene.units)
