@@ -296,11 +296,11 @@ class Ruleset:
         # for `suggest`, none for `measure`).
         if action == "measure":
             return answer
-        units = list(scene.units)
+        about = list(scene.units)
         if action != "suggest":  # the units the arguments name, each once
             ids = set(scene.ids())
             named = (scene.unit_of(ident) for ident in args if ident in ids)
-            units = list({unit.id: unit for unit in named}.values())
+            about = list({unit.id: unit for unit in named}.values())
         fields = {f.name: f for f in self.unit_fields}
         assumed = [
             {
@@ -309,7 +309,7 @@ class Ruleset:
                 "value": unit.get(name),
                 "source": str(fields[name].cite) if name in fields else None,
             }
-            for unit in units
+            for unit in about
             for name in sorted(unit.defaulted)
         ]
         if not assumed:
