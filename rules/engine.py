@@ -292,20 +292,15 @@ class Ruleset:
                 f"{g.unit!r} has no {g.key!r} (give {g.accepted_values})" for g in gaps
             )
             raise QuestionError(f"{self.id}: {len(gaps)} attributes are missing: {listed}")
-        return self._noting_defaults(scene, action, args, answer)
-
-    def _noting_defaults(
-        self, scene: Scene, action: str, args: Sequence[str], answer: Resolution
-    ) -> Resolution:
-        """The answer, saying which start-of-game values it assumed for the units it is about
-        (every unit for `suggest`, none for `measure`)."""
+        # The start-of-game values the answer assumed for the units it is about (every unit
+        # for `suggest`, none for `measure`).
         if action == "measure":
             return answer
-        units = list(scene.units)
+        about = list(scene.units)
         if action != "suggest":  # the units the arguments name, each once
             ids = set(scene.ids())
             named = (scene.unit_of(ident) for ident in args if ident in ids)
-            units = list({unit.id: unit for unit in named}.values())
+            about = list({unit.id: unit for unit in named}.values())
         fields = {f.name: f for f in self.unit_fields}
         assumed = [
             {
@@ -314,7 +309,7 @@ class Ruleset:
                 "value": unit.get(name),
                 "source": str(fields[name].cite) if name in fields else None,
             }
-            for unit in units
+            for unit in about
             for name in sorted(unit.defaulted)
         ]
         if not assumed:

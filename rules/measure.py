@@ -443,9 +443,6 @@ class Table:
         indices of the first nearest pair of bases, in reading order of their block of
         `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each unit
         from every base, the first base of each unit at the least."""
-        if not self.scene.units:  # (a scene's every unit has a base: `scene.read_unit_head`)
-            empty = np.zeros((0, 0), dtype=int)
-            return empty.astype(float), empty, empty
         nearest, which = self._nearest_by_unit(self.distances)
         starts, n = np.array(self._unit_first, dtype=int), len(self.bases)
         least = np.minimum.reduceat(nearest, starts, axis=0)
@@ -581,9 +578,7 @@ class Table:
     def _nearest_by_unit(self, seen: geo.Array) -> tuple[geo.Array, npt.NDArray[np.int_]]:
         """(N, U) the least of each row of (N, N) `seen` over the bases of each unit, and (N, U)
         the first base (table index) of the unit at it: columns in reading order (read-only)."""
-        n, u = len(self.bases), len(self.scene.units)
-        if not n:
-            return _read_only(np.full((n, u), np.inf)), _read_only(np.zeros((n, u), int))
+        n = len(self.bases)
         starts = np.array(self._unit_first, dtype=int)
         nearest = np.minimum.reduceat(seen, starts, axis=1)
         at = np.where(seen == nearest[:, self.unit_numbers], np.arange(n)[None, :], n)
@@ -639,8 +634,6 @@ class Table:
 
     def seen_pairs(self, policy: SightPolicy, pairs: Sequence[tuple[Base, Base]]) -> list[bool]:
         """`seen` asked of (viewer, target) pairs of bases: whether each viewer sees its target."""
-        if not pairs:
-            return []
         viewers = np.array(self.rows([v for v, _ in pairs]), dtype=int)
         targets = np.array(self.rows([t for _, t in pairs]), dtype=int)
         return [bool(ok) for ok in self.seen(policy, viewers, targets)]

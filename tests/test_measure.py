@@ -159,6 +159,16 @@ def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
         assert table.units_within(u, 150.0) == near and u in near
 
 
+def test_an_empty_table_answers_empty() -> None:
+    # No unit, so no base: every matrix has no rows, and no pair is asked.
+    table = Table(make_scene("skirmish-19c", []))
+    policy = get_ruleset("skirmish-19c").sight_policy
+    nearest, which = table.nearest_seen(policy)
+    assert table.unit_gaps().shape == table.unit_uncertainties.shape == (0, 0)
+    assert nearest.shape == which.shape == table.sight_matrix(policy).shape == (0, 0)
+    assert table.seen_pairs(policy, []) == [] and table.enemy_pairs([], math.inf) == []
+
+
 def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table, units = Table(scene), scene.units[::-1]  # in the order asked, not the scene's

@@ -328,8 +328,8 @@ class ColonialAdventure(Ruleset):
         near = table.gap(table.select(a), table.select(b))
         contact = near.contact  # within 0: touching or overlapping, certainly in contact
         cover = table.cover(self.cover_policy, near.a, near.b).cover
-        att, att_kills, att_line = self._melee_side(table, attacker, defender, near, True)
-        dfd, dfd_kills, dfd_line = self._melee_side(table, defender, attacker, near, False)
+        att, att_kills, att_line = self._melee_side(table, near, cover, attacker, defender, True)
+        dfd, dfd_kills, dfd_line = self._melee_side(table, near, cover, defender, attacker, False)
         # The defender's dead are the attacker's kills: a margin m > 0 means the defender lost
         # m more men than the attacker, so the defender is "defeated by m".
         att_dist, dfd_dist = dice.binomial(*att_kills), dice.binomial(*dfd_kills)
@@ -366,13 +366,12 @@ class ColonialAdventure(Ruleset):
         return self.answer("melee", data, lines)
 
     def _melee_side(
-        self, table: Table, unit: Unit, enemy: Unit, near: Gap, attacking: bool
+        self, table: Table, near: Gap, cover: Cover, unit: Unit, enemy: Unit, attacking: bool
     ) -> tuple[dict[str, Any], tuple[int, Fraction], str]:
         """One side's close combat pool (lines 124-136) and kill roll as JSON, the men it kills,
-        and its line. The defender's cover counts (hard: a fortification); the sheet gives the
+        and its line. The defender's `cover` counts (hard: a fortification); the sheet gives the
         attacker none."""
         aspect = geo.aspect(near.a, near.b).aspect  # where the attacker stands to the defender
-        cover = table.cover(self.cover_policy, near.a, near.b).cover
         cls, enemy_cls, troops = read(unit, "class"), read(enemy, "class"), self._troops(unit)
         men = troops.firing * MELEE["per_man"]
         mods = [Modifier(men, f"{troops.firing} men in the fight", MELEE["per_man_cite"])]
