@@ -45,7 +45,7 @@ read = DATA.read
 Reports: TypeAlias = tuple[Report, ...]
 Changes: TypeAlias = tuple[Change, ...]
 Reported: TypeAlias = Mapping[str, Any]
-Said: TypeAlias = tuple[dict[str, Any], str, Callable[[], list[str]]]
+ShotAnswer: TypeAlias = tuple[dict[str, Any], str, Callable[[], list[str]]]
 """A shot's data, its first line (what `suggest` lists) and how to say its lines, that first
 included, when read."""
 NOTHING = "nothing"
@@ -114,7 +114,7 @@ class AgeOfNapoleon(Ruleset):
 
         return self.answer("shoot", data, lines, summary=head)
 
-    def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> Said:
+    def _shot(self, scene: Scene, shooter: Unit, target: Unit, a: str, b: str) -> ShotAnswer:
         """The range band in boxes (a diagonal counting 1.5, line 18), the sight and the cover."""
         table, bands = table_of(scene), _range_bands(scene, shooter)
         places = table.grid(_box_size(scene)).places
