@@ -106,24 +106,21 @@ class Europe19c(Ruleset):
         """Each firer's shot at each of its targets: why it may not fire at all, else what each of
         its bases fires at, the nearest base of the target in its range, then in its arc (all
         round from a town, line 74), then in its sight (lines 75-76), every arc and every sight
-        line of all the shots asked of the measuring layer at once; then the dice of the bases
-        that fire, the need and the save."""
+        line of all the shots asked of the measuring layer at once; then the band of each base
+        that fires."""
         shots = []
         for firer, targets in fire:
             for target in targets:
                 DATA.enemies(firer, target)
-            column, refusals = FIRING["column_of"], _cannot_fire(firer)
+            refusals = _cannot_fire(firer)
+            bands = [] if refusals else bands_of(firer)
             mine = [
-                Shot(firer, t, table.gap(firer.bases, t.bases), column[described(t)], refusals)
-                for t in targets
+                Shot(firer, t, table.gap(firer.bases, t.bases), refusals, bands) for t in targets
             ]
             shots += mine
             if refusals:
                 continue
-            weapon, bands, row = weapon_of(firer), bands_of(firer), FIRING["row_of"][troops(firer)]
             longest = bands[-1][1]
-            for shot in mine:
-                shot.weapon, shot.bands, shot.row = weapon, bands, row
             for base in firer.bases:  # the bases of each target in its range, nearest first
                 in_town = bool(_in_kinds(table, base, TERRAIN["towns"]))
                 away = table.distances[table.index[base.id]]
@@ -150,13 +147,6 @@ class Europe19c(Ruleset):
                     d = table.distance(b.base, b.aim)
                     b.band, limit = next((x, mm) for x, mm in shot.bands if geo.within(d, mm))
                     b.range = Threshold(d, limit, table.uncertainty(b.base, b.aim))
-            firing = [b for b in shot.bases if b.band is not None]
-            if firing:
-                shot.lead = lead = min(firing, key=lambda b: b.range.measured)
-                assert lead.aim is not None
-                shot.dice = sum(b.band["dice"] for b in firing if b.band is not None)
-                shot.need = FIRING["rows"][shot.row]["need"][shot.column["column"]]
-                shot.save = _save(table, WEAPONS[shot.weapon], shot.target, lead.aim)
         return shots
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
@@ -164,7 +154,7 @@ class Europe19c(Ruleset):
         table = table_of(scene)
         firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
         shot = self.shots(table, [(firer, [target])])[0]
-        nearest, column, lead = shot.nearest, shot.column, shot.lead
+        nearest, lead, column = shot.nearest, shot.lead, FIRING["column_of"][described(target)]
         category = FIRING["columns"][column["column"]]
         data: dict[str, Any] = {"shooter": firer.id, "target": shot.target.id, "rolls": []}
         data["distance"] = length(scene, nearest.distance)
@@ -174,7 +164,8 @@ class Europe19c(Ruleset):
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
             return self._refused("shoot", data, [say("shoot-opening", **opening)])
-        weapon, row = WEAPONS[shot.weapon], FIRING["rows"][shot.row]
+        name, row = weapon_of(firer), FIRING["rows"][FIRING["row_of"][troops(firer)]]
+        weapon = WEAPONS[name]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
             | {"dice_per_base": b["dice"], "source": str(b["cite"])}
@@ -182,7 +173,7 @@ class Europe19c(Ruleset):
         ]
         starred = weapon.get("starred") and kind_of(firer) == "skirmishers"
         bonus = length(scene, NUMBERS["skirmisher_bonus_cm"] * MM_PER_CM) if starred else None
-        data["weapon"] = {"name": shot.weapon, "bands": bands, "skirmisher_bonus": bonus}
+        data["weapon"] = {"name": name, "bands": bands, "skirmisher_bonus": bonus}
         data["firer_class"] = {"row": row["label"], "source": str(row["cite"])}
         whole = nearest.against(shot.bands[-1][1])
         data["range"] = compared(scene, whole if lead is None else lead.range)
@@ -198,20 +189,23 @@ class Europe19c(Ruleset):
             why = "out-of-sight" if any(s.in_arc for s in shot.bases) else "out-of-arc"
             data["reasons"] = [no_fire(why if in_range else "out-of-range")]
             return self._refused("shoot", data, [say("shoot-opening", **opening)])
-        assert lead.band is not None and lead.aim is not None and shot.save is not None
-        (dice, need), save_need = (shot.dice, shot.need), shot.save[0]
+        assert lead.band is not None and lead.aim is not None
+        dice = sum(s.band["dice"] for s in shot.bases if s.band is not None)
+        need = row["need"][column["column"]]
+        save = _save(table, weapon, shot.target, lead.aim)
+        save_need = save[0]
         note = f"{row['label']} against {category['label']}"  # Inf line, Art against Normal
         hit = Roll.success_roll("to hit", dice, 6, need, cite=row["cite"], note=note)
         rolls = [hit]
         if save_need is not None:
-            purpose, (_, why, cite) = "save (one die per hit)", shot.save
+            purpose, (_, why, cite) = "save (one die per hit)", save
             rolls.append(Roll.success_roll(purpose, 1, 6, save_need, (), cite, why))
         p_save = Fraction(0) if save_need is None else dice_math.p_at_least(6, save_need)
         unsaved = dice_math.binomial(dice, dice_math.p_at_least(6, need) * (1 - p_save))
         mean = float(dice_math.mean(unsaved))
         data |= {"band": lead.band["label"], "band_name": lead.band["name"], "allowed": True}
         data |= {"reasons": [], "rolls": [r.as_json() for r in rolls], "hits": odds(hit)}
-        data["save"] = {"need": save_need, "why": shot.save[1], "source": str(shot.save[2])}
+        data["save"] = {"need": save_need, "why": save[1], "source": str(save[2])}
         data["unsaved_hits"] = odds(unsaved) | {"mean": mean, "p_at_least_one": str(1 - unsaved[0])}
         effect = "each unsaved hit removes a base; each base removed is a morale test"
         data["effect"] = reason(effect, CITE["base_removed"])
@@ -219,6 +213,7 @@ class Europe19c(Ruleset):
         if save_need is not None:
             said = {"saving": f"saved on {save_need}+", "save_says": f"save {save_need}+ a hit"}
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
+        said |= {"dice": dice, "need": need, "save": save, "column": column}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
         said |= {"at": shown(scene, lead.range.measured), "close": close_call(lead.range)}
         return self.answer("shoot", data, say_lines("shoot", **said))
@@ -713,19 +708,16 @@ class Shot:
     firer: Unit
     target: Unit
     nearest: Gap
-    column: dict[str, str]
-    """The target's column of the firing table, and why."""
-    refusals: list[dict[str, Any]] = field(default_factory=list)
-    weapon: str = ""
-    bands: list[tuple[dict[str, Any], float]] = field(default_factory=list)
-    row: str = ""
-    """The firer's row of the firing table."""
+    refusals: list[dict[str, Any]]
+    bands: list[tuple[dict[str, Any], float]]
+    """The bands of the firer's weapon, with their reach in mm (`bands_of`); none when refused."""
     bases: list[BaseShot] = field(default_factory=list)
-    lead: BaseShot | None = None
-    dice: int = 0
-    need: int = 0
-    save: tuple[int | None, str, Cite] | None = None
-    """The score a save needs (None: no save), why, and the line."""
+
+    @property
+    def lead(self) -> BaseShot | None:
+        """The nearest base that fires, if any does."""
+        firing = [b for b in self.bases if b.band is not None]
+        return min(firing, key=lambda b: b.range.measured, default=None)
 
     @property
     def allowed(self) -> bool:
