@@ -54,8 +54,8 @@ INCH = 25.4
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
 SOURCES = {what: [str(CITE[key]) for key in keys] for what, keys in DATA["sources"].items()}
-"""The lines a fall back past friends and a charge combat list (sheet.toml `[sources]`, keys of
-`[cite]`: one that is not fails here, when the sheet is loaded)."""
+"""The lines a fall back past friends and a charge combat list, quoted (sheet.toml `[sources]`:
+keys of `[cite]`, so a key missing from it fails here, as the sheet loads)."""
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
