@@ -581,6 +581,8 @@ def test_fall_back_past_friends_with_room() -> None:
     assert [p["friend"] for p in past] == ["f"]
     assert past[0]["at_least_8in"] is True and past[0]["may_manoeuvre"] is True
     assert past[0]["gaps"] == {"left": {"free": "clear"}, "right": {"free": "clear"}}
+    # its sources: 8" apart (line 34), a gap of the frontage (line 35), else through (line 37)
+    assert past[0]["sources"] == [f"{sas.SHEET}:{n}" for n in (34, 35, 37)]
 
 
 def test_fall_back_past_friends_too_close() -> None:
@@ -698,6 +700,9 @@ def test_charge_combat_one_base_each() -> None:
         1: Fraction(9, 32),
     }
     assert (out["winner"]["hits"], out["loser"]["hits"]) == (1, 2)
+    # its sources: both test (line 88), a draw (89), re-roll and rout (90), the winner
+    # advances or pursues (91), and everyone involved is disordered after it (43)
+    assert out["sources"] == [f"{sas.SHEET}:{n}" for n in (88, 89, 90, 90, 91, 91, 43)]
 
 
 def test_british_cavalry_pursue() -> None:

@@ -53,6 +53,9 @@ INCH = 25.4
 
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
+SOURCES = {what: [str(CITE[key]) for key in keys] for what, keys in DATA["sources"].items()}
+"""The lines a fall back past friends and a charge combat list, quoted (sheet.toml `[sources]`:
+keys of `[cite]`, so a key missing from it fails here, as the sheet loads)."""
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
@@ -472,7 +475,7 @@ def fall_back_past(table: Table, unit: Unit, full_move: float) -> list[dict[str,
         past = dict(friend=friend.id, distance=threshold(scene, apart), at_least_8in=far_enough)
         past |= dict(frontage=length(scene, frontage), gaps=shown, gap_of_frontage=gap_ok)
         past |= dict(may_manoeuvre=far_enough and gap_ok, too_close_to_call=close)
-        out.append(past | {"sources": [str(c) for k, c in CITE.items() if k.startswith("gap_")]})
+        out.append(past | {"sources": list(SOURCES["fall_back_past_friends"])})
     return out
 
 
@@ -857,7 +860,7 @@ class SepoysAndSoldiers(Ruleset):
         data["winner"] = {"hits": COMBAT_HITS["win"], "a": pa, "b": pb}
         data["loser"] = {"hits": COMBAT_HITS["lose"], "then": "routs one full move"}
         data |= {"after": "all units involved are disordered"}
-        data["sources"] = [str(c) for k, c in CITE.items() if k.startswith("combat_")]
+        data["sources"] = list(SOURCES["charge_combat"])
 
         def lines() -> list[str]:
             same = pa == pb
