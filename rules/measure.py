@@ -840,6 +840,8 @@ class Table:
         lines from base viewers[p] to base targets[p]: all but a piece of
         `SightPolicy.visibility_within` that both stand in (how far they see each other inside
         it is `sight_reach`'s). None when every piece may block every pair."""
+        if not policy.visibility_within:  # no piece limits sight inside it
+            return None
         blocking = np.array([t.kind in policy.blocking for t in self.scene.terrain], dtype=bool)
         limited = np.isfinite(self._piece_rules(policy)[0][blocking])
         if not limited.any():

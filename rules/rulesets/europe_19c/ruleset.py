@@ -44,8 +44,6 @@ CHARGE, MOVE, WEAPONS, FIRING = DATA["charge"], DATA["move"], DATA["weapons"], D
 SAVES, MELEE, MORALE, COMMAND = DATA["saves"], DATA["melee"], DATA["morale"], DATA["command"]
 SAVE_LINES: Final = {str(t["cite"]): t["cite"] for t in SAVES["terrain"].values()}
 """The saving rows' lines (lines 91-96) by the text a shot's answer quotes as its save's source."""
-WORDS: Final = {f.name: f.choices for f in DATA.fields}
-"""The words each attribute accepts (`WORDS["type"]`)."""
 FORMATIONS: Final = {kind: tuple(options) for kind, options in DATA["formations"].items()}
 """Infantry line or column, artillery limbered or unlimbered (lines 15, 19); no other type."""
 TERRAIN: Final = {
@@ -235,7 +233,7 @@ class Europe19c(Ruleset):
             where = "the scene's game_size is" if asked is None else "game size"
             raise refusal("game-size", where=where, value=size)
         rating = read(leader, "rating")
-        column = WORDS["rating"].index(rating) + (3 if size == "mini" else 0)
+        column = DATA.field["rating"].choices.index(rating) + (3 if size == "mini" else 0)
         # Each row of the table is two faces of the D6: a third.
         rows = [{"roll": r["roll"], "score": r["scores"][column], "p": "1/3"} for r in COMMAND]
         rows = [{**row, "source": str(r["cite"])} for row, r in zip(rows, COMMAND, strict=True)]
@@ -758,7 +756,7 @@ def weapon_of(unit: Unit) -> str:
     kind = kind_of(unit)
     arms = [k for k, w in WEAPONS.items() if w.get("artillery", False) == (kind == "artillery")]
     name = unit.get("weapon")
-    if name in WORDS["weapon"] and name not in arms:
+    if name in DATA.field["weapon"].choices and name not in arms:
         raise refusal("weapon", unit=unit, kind=kind, weapon=name, accepted=accepted(arms))
     return str(read(unit, "weapon", arms))
 
