@@ -604,7 +604,7 @@ class ColonialAdventure(Ruleset):
                 and geo.within(gap, REACH[self._weapon(shooter)] + slack)
                 and not self._not_ready(shooter, self._weapon(shooter))
             ]
-            nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
+            nearest = [table.gap(_firing_bases(s.bases), t.bases) for s, t in shots]
             table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
             yield from (Candidate("shoot", (shooter.id, target.id)) for shooter, target in shots)
             for unit in scene.units if phase in ACTION_PHASES else ():

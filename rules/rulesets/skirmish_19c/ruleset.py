@@ -235,7 +235,7 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = table.closest(shooter.bases, aimed).distance
+        nearest = table.gap(shooter.bases, aimed).distance
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -685,7 +685,7 @@ class Skirmish19c(Ruleset):
         ]
         data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
-            near = table.closest(bases_a, bases_b)
+            near = table.gap(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
             gap = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
             return self.answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {gap}"])
