@@ -11,8 +11,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from calibration.units import format_length
-
 from ... import dice
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
@@ -222,11 +220,11 @@ class ColonialAdventure(Ruleset):
         found = [(not in_arc, "out-of-arc"), (not sight.any, "out-of-sight")]
         found += [(need is None, "out-of-reach"), (pool == 0, "no-dice")]
         reasons = [say(text, **said) for no, text in found if no] + not_ready
-        apart = f"{format_length(near.distance, scene.unit)} between {near.a.id} and {near.b.id}"
+        apart = f"{scene.show(near.distance)} between {near.a.id} and {near.b.id}"
         allowed = "" if reasons else ", allowed"
         lines = [f"{shooter.id} ({weapon}) shoots at {target.id}: {apart}, band {band}{allowed}"]
         if threshold.too_close_to_call:
-            within = format_length(near.uncertainty, scene.unit)
+            within = scene.show(near.uncertainty)
             lines.append(f'too close to call: within {within} of the {edge:g}" band edge')
         if cover.cover is not Cover.NONE:
             lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
@@ -336,7 +334,7 @@ class ColonialAdventure(Ruleset):
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
         state = "in" if contact.within else "close" if contact.too_close_to_call else "apart"
         names = {"attacker": attacker.id, "defender": defender.id}
-        apart = format_length(near.distance, scene.unit)
+        apart = scene.show(near.distance)
         lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
         results = [_result(scene, None, DRAW, margin[0], DRAW["foot_back"] * INCH)]
         lines.append(say("draw", **results[0]))
@@ -347,7 +345,7 @@ class ColonialAdventure(Ruleset):
                 p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
-                lines.append(say("defeat", **results[-1], back=format_length(back, scene.unit)))
+                lines.append(say("defeat", **results[-1], back=scene.show(back)))
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
             _chance(odds.leader_hit_chance(*kills, LEADER_HIT["sides"]), cite, base=led)
@@ -440,7 +438,7 @@ class ColonialAdventure(Ruleset):
         data["interpenetration"] = str(DATA["interpenetration"]["cite"])
         said = {
             "who": unit.id,
-            "reach": format_length(allowance, scene.unit),
+            "reach": scene.show(allowance),
             "cite": PER_TURN_CITE,
         }
         said |= {"earlier": f", {before} spent before" if before else "", "total": before + spent}
@@ -542,7 +540,7 @@ class ColonialAdventure(Ruleset):
         data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
         data |= {"retire": length_json(scene, retire)}
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
-        said = {"unit": unit.id, "cls": cls.upper(), "retire": format_length(retire, scene.unit)}
+        said = {"unit": unit.id, "cls": cls.upper(), "retire": scene.show(retire)}
         said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
         return self.answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
