@@ -1012,9 +1012,7 @@ class Table:
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
         of = self._uncertainty_of
-        if a.id in of and b.id in of:
-            return math.hypot(of[a.id], of[b.id])
-        return math.hypot(self.scene.uncertainty_of(a), self.scene.uncertainty_of(b))
+        return math.hypot(of[a.id], of[b.id])
 
     @cached_property
     def _uncertainty_of(self) -> dict[str, float]:
