@@ -384,16 +384,19 @@ class Table:
         return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
 
     def enemy_pairs(
-        self, units: Sequence[Unit], limit: float
+        self, units: Sequence[Unit], limit: float, *, once: bool = False
     ) -> list[tuple[Unit, Unit, float, float]]:
         """Every ordered pair of `units` of different sides at most `limit` apart edge to
         edge, give or take the uncertainty of the distance, in the order of `units`: (a, b,
-        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
+        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once. `once`:
+        each pair once, the unit first in the order of `units` as `a` (the pair's other order
+        is the same two units the same distance apart)."""
         rows = np.array([self.unit_row(u) for u in units], dtype=int)
         gaps = self.unit_gaps()[rows][:, rows]
         unc = self.unit_uncertainties[rows][:, rows]
         sides = np.array([u.side for u in units], dtype=object)
-        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
+        enemies = (sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc)
+        near = np.nonzero(np.triu(enemies) if once else enemies)
         found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
         return [(units[i], units[j], gap, u) for i, j, gap, u in found]
 

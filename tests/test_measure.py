@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import CoverPolicy, CoverReading, Table, table_of
-from rules.scene import Cover, Scene, TerrainKind
+from rules.scene import Cover, Scene, TerrainKind, Unit
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -185,6 +186,25 @@ def test_an_empty_table_answers_empty() -> None:
     assert table.unit_gaps().shape == table.unit_uncertainties.shape == (0, 0)
     assert nearest.shape == which.shape == table.sight_matrix(policy).shape == (0, 0)
     assert table.seen_pairs(policy, []) == [] and table.enemy_pairs([], math.inf) == []
+
+
+def test_enemy_pairs_once_lists_each_pair_in_contact_once_the_first_unit_first() -> None:
+    # 20 x 20 mm squares in a row along y = 100: r1 (x 90..110) touches b1 (x 110..130),
+    # which touches r2 (x 130..150); b2 (x 290..310) is 140 mm from r2, in contact with none.
+    square = dict(width=20, depth=20)
+    placed = [("r1", "red", 100), ("b1", "blue", 120), ("r2", "red", 140), ("b2", "blue", 300)]
+    units = [unit(u, side, [base(f"{u}-1", x, 100, **square)]) for u, side, x in placed]
+    scene = make_scene("skirmish-19c", units, unit="mm", width=600, depth=600)
+    table = Table(scene)
+
+    def ids(asked: Sequence[Unit], once: bool) -> list[tuple[str, str]]:
+        return [(a.id, b.id) for a, b, _, _ in table.enemy_pairs(asked, 0.0, once=once)]
+
+    both = [("r1", "b1"), ("b1", "r1"), ("b1", "r2"), ("r2", "b1")]
+    assert ids(scene.units, once=False) == both
+    assert ids(scene.units, once=True) == [("r1", "b1"), ("b1", "r2")]
+    # in the order asked: r2 first, then b1, then r1
+    assert ids(scene.units[::-1], once=True) == [("r2", "b1"), ("b1", "r1")]
 
 
 def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() -> None:

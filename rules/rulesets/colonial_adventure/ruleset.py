@@ -582,9 +582,8 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if table.unit_row(unit) < table.unit_row(enemy):
-                    yield Candidate("melee", (unit.id, enemy.id))
+            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0, once=True):
+                yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
                 if read(unit, "shock") > self._troops(unit).men:

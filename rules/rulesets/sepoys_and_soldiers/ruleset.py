@@ -955,11 +955,8 @@ class SepoysAndSoldiers(Ruleset):
         elif phase == "fire":
             yield from self._shots(table, troops)
         elif phase == "combat":
-            pairs: set[frozenset[str]] = set()
-            for a, b, _, _ in table.enemy_pairs(troops, 0.0):
-                if (pair := frozenset((a.id, b.id))) not in pairs:
-                    pairs.add(pair)
-                    yield Candidate("melee", (a.id, b.id))
+            for a, b, _, _ in table.enemy_pairs(troops, 0.0, once=True):
+                yield Candidate("melee", (a.id, b.id))
 
     def _shots(self, table: Table, troops: list[Unit]) -> list[Candidate]:
         """Each unit at each enemy it may hit: within the reach of its fire (its last range

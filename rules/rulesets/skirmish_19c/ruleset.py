@@ -1117,11 +1117,9 @@ class Skirmish19c(Ruleset):
         if phase in ("shoot-a", "shoot-b"):
             for u in acting:
                 yield from self._shots(table, u)
-        if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
-            order = {u.id: k for k, u in enumerate(scene.units)}
-            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if order[a.id] < order[b.id]:
-                    yield Candidate("melee", (a.id, b.id))
+        if phase == "melee":  # each pair in contact once
+            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0, once=True):
+                yield Candidate("melee", (a.id, b.id))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
