@@ -22,8 +22,6 @@ from typing import Any, ClassVar, Final
 
 import numpy as np
 
-from calibration.units import format_length
-
 from . import geometry as geo
 from .answer import Cite, Lines, RangeBand, Resolution, Suggestion, length_json
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
@@ -531,15 +529,15 @@ class Ruleset:
             # Only sheets whose terrain limits how far a base is seen say so.
             data["sight"]["seen_within"] = None if reach < 0 else length_json(scene, reach)
         lines = [
-            f"{a_id} to {b_id}: {format_length(near.distance, scene.unit)} edge to edge "
-            f"(+/- {format_length(near.uncertainty, scene.unit)})"
+            f"{a_id} to {b_id}: {scene.show(near.distance)} edge to edge "
+            f"(+/- {scene.show(near.uncertainty)})"
             + (
                 ""
                 if near.a.id == a_id and near.b.id == b_id
                 else f", between bases {near.a.id} and {near.b.id}"
             ),
             f"{near.a.id} stands to the {reading.aspect.value} of {near.b.id} "
-            f"({format_length(reading.margin, scene.unit)} from the sector line)",
+            f"({scene.show(reading.margin)} from the sector line)",
         ]
         if scene.grid_box is not None:
             boxes = geo.grid_distance(near.a, near.b, scene.grid_box)
@@ -553,7 +551,7 @@ class Ruleset:
         elif lines_clear:
             lines.append(
                 f"{near.b.id} is not in sight of {near.a.id}: the terrain lets it be seen "
-                + ("nowhere" if reach < 0 else f"only within {format_length(reach, scene.unit)}")
+                + ("nowhere" if reach < 0 else f"only within {scene.show(reach)}")
             )
         else:
             blockers = ", ".join(sight.blocked_by) or "nothing"

@@ -359,24 +359,6 @@ def shaped_distances(shapes_a: Shapes, shapes_b: Shapes | None = None) -> Array:
     return np.maximum(d - ra[:, None] - rb[None, :], 0.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Closest:
-    """The nearest pair of bases between two groups and their edge-to-edge distance (mm)."""
-
-    distance: float
-    a: Base
-    b: Base
-
-
-def closest(group_a: Sequence[Base], group_b: Sequence[Base]) -> Closest:
-    """The shortest edge-to-edge distance between two groups of bases (units), and which pair."""
-    if not group_a or not group_b:
-        raise ValueError("closest() needs at least one base in each group")
-    m = distance_matrix(group_a, group_b)
-    i, j = np.unravel_index(int(np.argmin(m)), m.shape)
-    return Closest(float(m[i, j]), group_a[int(i)], group_b[int(j)])
-
-
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)

@@ -5,7 +5,7 @@ every question and every ruleset about it.
 question and the page's many questions about one frame share one set of measurements). A
 `Table` answers, in millimetres:
 - edge distances: between every two bases (`distances`, `distance`, `block`, `within`),
-  between units (`closest` names the nearest pair, `gap` adds its uncertainty, `unit_gaps`
+  between units (`gap` names the nearest pair, its distance and uncertainty, `unit_gaps`
   only the distance), with their uncertainty (`uncertainty`);
 - aspects: where each base stands relative to every other's facing (`aspects`);
 - terrain: what each base stands in (`standing`, `centre_in`);
@@ -347,28 +347,24 @@ class Table:
             for k, (u, start) in enumerate(zip(self.scene.units, self._unit_first, strict=True))
         }
 
-    def closest(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> geo.Closest:
-        """The nearest pair of bases between two groups and their distance; of equally near
-        pairs, the first in the groups' order. Two units' bases are read off `_unit_pairs`
-        (rules ask it of the same two units again and again)."""
+    def gap(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> Gap:
+        """The nearest pair of bases between two groups, their distance and its uncertainty; of
+        equally near pairs, the first in the groups' order. Two units' bases are read off
+        `_unit_pairs` (rules ask it of the same two units again and again)."""
         ua, ub = self._spans.get(id(group_a)), self._spans.get(id(group_b))
         if ua and ub and ua[2] is group_a and ub[2] is group_b:
-            (distance, row, col), a, b = self._unit_pairs, ua[3], ub[3]
-            found = self.bases[row[a, b]], self.bases[col[a, b]]
-            return geo.Closest(float(distance[a, b]), *found)
-        sub = self.block(group_a, group_b)
-        k = int(sub.argmin())
-        i, j = divmod(k, len(group_b))
-        return geo.Closest(float(sub.flat[k]), group_a[i], group_b[j])
-
-    def gap(self, group_a: Sequence[Base], group_b: Sequence[Base]) -> Gap:
-        """The nearest pair of bases between two groups (`closest`) with its uncertainty."""
-        near = self.closest(group_a, group_b)
-        return Gap(near.a, near.b, near.distance, self.uncertainty(near.a, near.b))
+            (distances, row, col), i, j = self._unit_pairs, ua[3], ub[3]
+            a, b, distance = self.bases[row[i, j]], self.bases[col[i, j]], distances[i, j]
+        else:
+            sub = self.block(group_a, group_b)
+            k = int(sub.argmin())
+            i, j = divmod(k, len(group_b))
+            a, b, distance = group_a[i], group_b[j], sub.flat[k]
+        return Gap(a, b, float(distance), self.uncertainty(a, b))
 
     def unit_gaps(self) -> geo.Array:
         """(U, U) the shortest edge distance between every two units, in the scene's order
-        of units (`closest(a.bases, b.bases).distance` of each pair, all at once)."""
+        of units (`gap(a.bases, b.bases).distance` of each pair, all at once)."""
         return self._unit_pairs[0]
 
     def unit_row(self, unit: Unit) -> int:
@@ -388,23 +384,26 @@ class Table:
         return [self.scene.units[k] for k in np.flatnonzero(gaps <= reach).tolist()]
 
     def enemy_pairs(
-        self, units: Sequence[Unit], limit: float
+        self, units: Sequence[Unit], limit: float, *, once: bool = False
     ) -> list[tuple[Unit, Unit, float, float]]:
         """Every ordered pair of `units` of different sides at most `limit` apart edge to
         edge, give or take the uncertainty of the distance, in the order of `units`: (a, b,
-        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once."""
+        distance, uncertainty), from `unit_gaps` and `unit_uncertainties` at once. `once`:
+        each pair once, the unit first in the order of `units` as `a` (the pair's other order
+        is the same two units the same distance apart)."""
         rows = np.array([self.unit_row(u) for u in units], dtype=int)
         gaps = self.unit_gaps()[rows][:, rows]
         unc = self.unit_uncertainties[rows][:, rows]
         sides = np.array([u.side for u in units], dtype=object)
-        near = np.nonzero((sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc))
+        enemies = (sides[:, None] != sides[None, :]) & geo.within(gaps, limit + unc)
+        near = np.nonzero(np.triu(enemies) if once else enemies)
         found = zip(*near, gaps[near].tolist(), unc[near].tolist(), strict=True)
         return [(units[i], units[j], gap, u) for i, j, gap, u in found]
 
     @cached_property
     def unit_uncertainties(self) -> geo.Array:
         """(U, U) the uncertainty of each of `unit_gaps`: of the distance between the nearest
-        bases of two units (`uncertainty` of the pair `closest` names), all at once."""
+        bases of two units (`uncertainty` of the pair `gap` names), all at once."""
         distance, row, col = self._unit_pairs
         of = np.array([self._uncertainty_of[b.id] for b in self.bases], dtype=float)
         if not distance.size or (of == of[0]).all():  # one uncertainty for every base
@@ -441,7 +440,7 @@ class Table:
     def _unit_pairs(self) -> tuple[geo.Array, npt.NDArray[np.int_], npt.NDArray[np.int_]]:
         """(U, U) the shortest distance between every two units, and (U, U) each the table
         indices of the first nearest pair of bases, in reading order of their block of
-        `distances` (as `closest` picks it): of `_nearest_by_unit`'s nearest base of each unit
+        `distances` (as `gap` picks it): of `_nearest_by_unit`'s nearest base of each unit
         from every base, the first base of each unit at the least."""
         nearest, which = self._nearest_by_unit(self.distances)
         starts, n = np.array(self._unit_first, dtype=int), len(self.bases)
@@ -1016,9 +1015,7 @@ class Table:
     def uncertainty(self, a: Base, b: Base) -> float:
         """Combined position uncertainty (mm) of a length measured between two bases."""
         of = self._uncertainty_of
-        if a.id in of and b.id in of:
-            return math.hypot(of[a.id], of[b.id])
-        return math.hypot(self.scene.uncertainty_of(a), self.scene.uncertainty_of(b))
+        return math.hypot(of[a.id], of[b.id])
 
     @cached_property
     def _uncertainty_of(self) -> dict[str, float]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-from calibration.units import MM_PER_UNIT, UNITS, from_mm
+from calibration.units import MM_PER_UNIT, UNITS, format_length
 
 from .errors import SceneError, UnknownIdError, UnknownRulesetError
 from .reader import (
@@ -208,9 +208,10 @@ class Scene:
             return self.uncertainty
         return DEFAULT_UNCERTAINTY_MM
 
-    def show(self, length_mm: float) -> float:
-        """A length in the scene's unit."""
-        return from_mm(length_mm, self.unit)
+    def show(self, length_mm: float) -> str:
+        """A length as a line shows it, in the scene's unit: `12.5 cm`, `4.9"` (`format_length`,
+        as the page writes it)."""
+        return format_length(length_mm, self.unit)
 
 
 # --------------------------------------------------------------------------------------------

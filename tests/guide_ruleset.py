@@ -98,9 +98,8 @@ class VillageBrawl(Ruleset):
         a, b = expect_args("throw", args, ("THROWER", "TARGET"))
         thrower, target = scene.unit_of(a), scene.unit_of(b)
         table = table_of(scene)
-        near = table.closest(thrower.bases, target.bases)
-        unc = table.uncertainty(near.a, near.b)
-        reach = Threshold(near.distance, THROW_REACH[0], unc)
+        near = table.gap(thrower.bases, target.bases)
+        reach = Threshold(near.distance, THROW_REACH[0], near.uncertainty)
         (seen,) = table.seen_pairs(self.sight_policy, [(near.a, near.b)])
         cover = table.cover(self.cover_policy, near.a, near.b)
         refused = {

@@ -263,21 +263,6 @@ def test_distance_matrix_of_no_bases_is_empty() -> None:
     assert g.distance_matrix([rect(0, 0)], []).shape == (1, 0)
 
 
-def test_closest_pair_between_units() -> None:
-    a1, a2 = rect(0, 0, ident="a1"), rect(0, 100, ident="a2")
-    b1, b2 = rect(100, 100, ident="b1"), rect(40, 110, ident="b2")
-    # a2 (x -10..10, y 90..110) to b2 (x 30..50, y 100..120): y overlaps, x gap 30 - 10 = 20.
-    # a2-b1: 100 - 20 = 80.  a1-b2: hypot(20, 90) = 92.2.  a1-b1: hypot(80, 80) = 113.
-    found = g.closest([a1, a2], [b1, b2])
-    assert found.distance == pytest.approx(20.0)
-    assert (found.a.id, found.b.id) == ("a2", "b2")
-
-
-def test_closest_refuses_an_empty_group() -> None:
-    with pytest.raises(ValueError, match="at least one base"):
-        g.closest([rect(0, 0)], [])
-
-
 @pytest.mark.parametrize(
     ("b", "point", "expected"),
     [
@@ -442,7 +427,7 @@ def test_edge_distance_is_at_most_the_centre_distance(a: Base, b: Base) -> None:
 
 @bounded(60)
 @given(st.lists(any_bases, min_size=1, max_size=6), st.lists(any_bases, min_size=1, max_size=4))
-def test_distance_matrix_and_closest_agree_with_edge_distance(
+def test_distance_matrix_agrees_with_edge_distance(
     group_a: list[Base], group_b: list[Base]
 ) -> None:
     square = g.distance_matrix(group_a)
@@ -452,9 +437,6 @@ def test_distance_matrix_and_closest_agree_with_edge_distance(
             assert square[i, j] == pytest.approx(ref.edge_distance(a, b), abs=1e-6)
         for j, b in enumerate(group_b):
             assert cross[i, j] == pytest.approx(ref.edge_distance(a, b), abs=1e-6)
-    found = g.closest(group_a, group_b)
-    assert found.distance == pytest.approx(float(cross.min()), abs=1e-9)
-    assert ref.edge_distance(found.a, found.b) == pytest.approx(found.distance, abs=1e-6)
 
 
 @bounded(100)

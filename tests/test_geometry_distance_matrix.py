@@ -1,6 +1,6 @@
 """Tests of the all-pairs distance kernel (`geometry.distance_matrix`: vertices to the SOLID
 other footprint pick the vertices measured exactly; outlines beyond a side of each other skip
-the crossing test) and of the per-unit gaps read off it (`Table.unit_gaps`, `closest`).
+the crossing test) and of the per-unit gaps read off it (`Table.unit_gaps`, `gap`).
 
 Every length is in millimetres; the arithmetic is in the comments. A "square" is 20 x 20 mm
 facing 90 degrees (towards +y): 10 mm either side of its centre in x and y.
@@ -111,10 +111,10 @@ def test_unit_gaps_by_hand() -> None:
     a, b, c = scene.units
     expected = np.array([[0, 45, 245], [45, 0, 175], [245, 175, 0]], dtype=float)
     assert table.unit_gaps() == pytest.approx(expected)
-    near = table.closest(a.bases, b.bases)
+    near = table.gap(a.bases, b.bases)
     assert (near.a.id, near.b.id) == ("a2", "b1")
     assert near.distance == pytest.approx(45.0)
-    assert table.closest(c.bases, a.bases).distance == pytest.approx(245.0)
+    assert table.gap(c.bases, a.bases).distance == pytest.approx(245.0)
 
 
 def test_europe_fire_arcs_of_many_shooters_at_once_by_hand() -> None:

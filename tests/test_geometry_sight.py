@@ -160,7 +160,7 @@ def test_block_reads_unit_slices_and_any_group() -> None:
         [45.0, 75.0]
     )
     assert table.block(b.bases, a.bases)[0].tolist() == pytest.approx([75.0, 45.0])
-    assert table.closest(a.bases, b.bases).a.id == "a2"
+    assert table.gap(a.bases, b.bases).a.id == "a2"
 
 
 def test_sight_points_of_every_base_at_once() -> None:

@@ -84,6 +84,9 @@ def test_a_dazed_brawler_moves_3_inches() -> None:
     sc = scene(brawler("a", "red", 10), brawler("b", "blue", 30, dazed=True))
     assert ask(sc, "move", "a")["allowance"] == {"value": 6.0, "unit": "in"}
     assert ask(sc, "move", "b")["allowance"] == {"value": 3.0, "unit": "in"}
+    # written in the scene's unit as every answer writes a length: 3 inches, one decimal
+    (line,) = get_ruleset(ID).resolve(sc, "move", ["b"]).lines
+    assert line.startswith('b moves up to 3.0" [')
 
 
 def test_suggest_lists_each_phase() -> None:

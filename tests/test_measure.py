@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from benchmarks.bench_rules import tiled_doc
 from rules import geometry as geo
 from rules.engine import get_ruleset, read_scene
 from rules.measure import CoverPolicy, CoverReading, Table, table_of
-from rules.scene import Cover, Scene, TerrainKind
+from rules.scene import Cover, Scene, TerrainKind, Unit
 from tests import sight_reference as ref
 from tests.builders import base, make_scene, rect, terrain, unit
 
@@ -151,11 +152,29 @@ def test_units_and_bases_by_id_are_the_scenes() -> None:
         table.select("nobody")
 
 
+def test_the_gap_names_the_nearest_of_every_pair_of_bases_either_way() -> None:
+    # 20 x 20 mm squares. a2 (x 190..210, y 290..310) to b2 (x 230..250, y 300..320): y
+    # overlaps, x gap 230 - 210 = 20. a2-b1 (x 290..310): 290 - 210 = 80. a1 (y 190..210) to
+    # b2: hypot(20, 90) = 92.2. a1-b1: hypot(80, 80) = 113.1.
+    square = dict(width=20, depth=20)
+    army = [base("a1", 200, 200, **square), base("a2", 200, 300, **square)]
+    enemy = [base("b1", 300, 300, **square), base("b2", 240, 310, **square)]
+    units = [unit("A", "x", army), unit("B", "y", enemy)]
+    scene = make_scene("skirmish-19c", units, unit="mm", width=600, depth=600)
+    table, (a, b) = Table(scene), scene.units
+    found = table.gap(a.bases, b.bases)
+    assert (found.a.id, found.b.id, found.distance) == ("a2", "b2", pytest.approx(20.0))
+    # Groups that are not units' bases are measured from their block of distances alike.
+    assert table.gap(list(a.bases), list(b.bases)) == found
+    back = table.gap(b.bases, a.bases)
+    assert (back.a.id, back.b.id, back.distance) == ("b2", "a2", pytest.approx(20.0))
+
+
 def test_the_units_within_a_reach_are_a_row_of_the_unit_gaps() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table = Table(scene)
     for u in scene.units:
-        near = [v for v in scene.units if table.closest(u.bases, v.bases).distance <= 150.0]
+        near = [v for v in scene.units if table.gap(u.bases, v.bases).distance <= 150.0]
         assert table.units_within(u, 150.0) == near and u in near
 
 
@@ -169,13 +188,32 @@ def test_an_empty_table_answers_empty() -> None:
     assert table.seen_pairs(policy, []) == [] and table.enemy_pairs([], math.inf) == []
 
 
+def test_enemy_pairs_once_lists_each_pair_in_contact_once_the_first_unit_first() -> None:
+    # 20 x 20 mm squares in a row along y = 100: r1 (x 90..110) touches b1 (x 110..130),
+    # which touches r2 (x 130..150); b2 (x 290..310) is 140 mm from r2, in contact with none.
+    square = dict(width=20, depth=20)
+    placed = [("r1", "red", 100), ("b1", "blue", 120), ("r2", "red", 140), ("b2", "blue", 300)]
+    units = [unit(u, side, [base(f"{u}-1", x, 100, **square)]) for u, side, x in placed]
+    scene = make_scene("skirmish-19c", units, unit="mm", width=600, depth=600)
+    table = Table(scene)
+
+    def ids(asked: Sequence[Unit], once: bool) -> list[tuple[str, str]]:
+        return [(a.id, b.id) for a, b, _, _ in table.enemy_pairs(asked, 0.0, once=once)]
+
+    both = [("r1", "b1"), ("b1", "r1"), ("b1", "r2"), ("r2", "b1")]
+    assert ids(scene.units, once=False) == both
+    assert ids(scene.units, once=True) == [("r1", "b1"), ("b1", "r2")]
+    # in the order asked: r2 first, then b1, then r1
+    assert ids(scene.units[::-1], once=True) == [("r2", "b1"), ("b1", "r1")]
+
+
 def test_enemy_pairs_are_the_units_of_other_sides_within_a_limit_give_or_take() -> None:
     scene = _tiled(EXAMPLES[0], 40)
     table, units = Table(scene), scene.units[::-1]  # in the order asked, not the scene's
     expected = []
     for a in units:
         for b in units:
-            near = table.closest(a.bases, b.bases)
+            near = table.gap(a.bases, b.bases)
             unc = table.uncertainty(near.a, near.b)
             if a.side != b.side and geo.within(near.distance, 150.0 + unc):
                 expected.append((a.id, b.id, near.distance, unc))

@@ -50,7 +50,7 @@ def test_unit_uncertainties_are_those_of_the_nearest_bases() -> None:
     assert unc[table.unit_row(a), table.unit_row(b)] == pytest.approx(math.hypot(2, 2))
     # a1 5 mm uncertain: a-b is measured between a1 and b1 (the first of the nearest pairs)
     table, a, b = _table(uncertainty=5.0)
-    near = table.closest(a.bases, b.bases)
+    near = table.gap(a.bases, b.bases)
     assert (near.a.id, near.b.id) == ("a1", "b1")
     assert table.unit_uncertainties[table.unit_row(a), table.unit_row(b)] == pytest.approx(
         table.uncertainty(near.a, near.b)

@@ -120,8 +120,8 @@ def test_every_length_is_converted_to_mm(unit_name: str, mm_per_unit: float) -> 
         (pytest.approx(7 * k), pytest.approx(2 * k)),
         (pytest.approx(4 * k), pytest.approx(6 * k)),
     )
-    # Shown back in the scene's unit: 12 units in, 12 units out.
-    assert scene.show(g1.x) == pytest.approx(12)
+    # Shown back in the scene's unit: 12 units in, 12 units out, written to one decimal.
+    assert scene.show(g1.x) == {"mm": "12.0 mm", "cm": "12.0 cm", "in": '12.0"'}[unit_name]
 
 
 def test_an_inch_is_exactly_25_4_mm() -> None:

@@ -292,20 +292,21 @@ def test_lines_plainly_through_or_clear_of_a_convex_piece_are_settled_without_cl
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_closest_of_two_units_is_the_first_nearest_pair(seed: int) -> None:
-    """`Table.closest` of two units' bases (read off one pass over all units) names the same
-    pair as `geometry.closest` on them, and as `Table.closest` of copies of the groups (which
-    are not units' bases, so measured from their block of distances): the nearest, the first
-    in reading order of equally near pairs (a unit against itself ties at 0 on every base's
-    own pair: the first, base 0 with base 0, is the one named)."""
+def test_gap_of_two_units_is_the_first_nearest_pair(seed: int) -> None:
+    """`Table.gap` of two units' bases (read off one pass over all units) names the same pair
+    as the first least of `geometry.distance_matrix` on them, and as `Table.gap` of copies of
+    the groups (which are not units' bases, so measured from their block of distances): the
+    nearest, the first in reading order of equally near pairs (a unit against itself ties at 0
+    on every base's own pair: the first, base 0 with base 0, is the one named)."""
     scene = _random_scene(300 + seed, "skirmish-19c")
     table = Table(scene)
     for a in scene.units:
         for b in scene.units:
-            got, want = table.closest(a.bases, b.bases), geo.closest(a.bases, b.bases)
-            assert got.distance == pytest.approx(want.distance, abs=1e-9)
-            assert (got.a.id, got.b.id) == (want.a.id, want.b.id)
-            assert got == table.closest(list(a.bases), list(b.bases))
+            got, apart = table.gap(a.bases, b.bases), geo.distance_matrix(a.bases, b.bases)
+            i, j = np.unravel_index(int(np.argmin(apart)), apart.shape)
+            assert got.distance == pytest.approx(float(apart[i, j]), abs=1e-9)
+            assert (got.a.id, got.b.id) == (a.bases[i].id, b.bases[j].id)
+            assert got == table.gap(list(a.bases), list(b.bases))
 
 
 def test_skirmish_shoots_over_bases_within_2cm() -> None:

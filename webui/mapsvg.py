@@ -11,7 +11,7 @@ is escaped.
 The selected unit's overlays follow the rules: proximity halos and command areas are the
 footprint grown by the distance (edge-to-edge measuring, as every sheet here measures), the
 flank and rear sectors are cut by the base's diagonals (`geometry.front_half_angle`), and the
-measuring line joins the pair `geometry.closest` picks, labelled with the distance
+measuring line joins the pair `measure.Table.gap` picks, labelled with the distance
 `umpire resolve SCENE measure A B` gives.
 
 Imports `rules` and `calibration.units` only; never cv2, flask or `vision`.
@@ -29,6 +29,7 @@ from calibration.units import MM_PER_UNIT, check_unit, format_length, unit_symbo
 from rules import geometry as geo
 from rules.engine import RangeBand, get_ruleset
 from rules.errors import UmpireError
+from rules.measure import table_of
 from rules.scene import Base, Point, Scene, TerrainKind, Unit
 
 LEADER_ROLES: Final = frozenset({"officer", "leader", "commander", "hero"})
@@ -563,7 +564,7 @@ def _sectors(base: Base, view: _View, proximity_mm: float) -> str:
 
 def _measuring_line(scene: Scene, select: str, target: str, shown: str, view: _View) -> str:
     """The shortest line between the two units' footprints, labelled as `measure` reads it."""
-    near = geo.closest(scene.select(select), scene.select(target))
+    near = table_of(scene).gap(scene.select(select), scene.select(target))
     (ax, ay), (bx, by) = nearest_points(near.a, near.b)
     (sax, say), (sbx, sby) = view.xy(ax, ay), view.xy(bx, by)
     label = format_length(near.distance, shown)

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from calibration.homography import TableFit
 from calibration.units import format_length
-from rules import geometry as geo
+from rules.measure import table_of
 from rules.scene import Scene
 
 from .mapsvg import nearest_points
@@ -66,7 +66,7 @@ def draw_ruling(
     pair = measured_pair(answer, args)
     if pair is not None:
         try:
-            near = geo.closest(scene.select(pair[0]), scene.select(pair[1]))
+            near = table_of(scene).gap(scene.select(pair[0]), scene.select(pair[1]))
         except ValueError:
             near = None
         if near is not None:

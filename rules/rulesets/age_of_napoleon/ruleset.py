@@ -122,7 +122,7 @@ class AgeOfNapoleon(Ruleset):
         boxes = grid_steps(pa.box, pb.box)
         band = _band_of(bands, boxes)
         steady = steady_on_grid(pa, pb, lambda x, y: _band_of(bands, grid_steps(x, y)))
-        near = table.closest(shooter.bases, target.bases)
+        near = table.gap(shooter.bases, target.bases)
         sight = table.sight(self.sight_policy, near.a, near.b)
         cover = table.cover(self.cover_policy, near.a, near.b)
         reached = band is not None
@@ -354,7 +354,7 @@ class AgeOfNapoleon(Ruleset):
                 reach = within(steps[row], max(_range_bands(scene, me).values()))
                 shots += [(me, units[c]) for c in np.flatnonzero(reach) if units[c].side != me.side]
             # Every sight line the shots trace, in one batch (each shot then finds its own).
-            pairs = [table.closest(shooter.bases, target.bases) for shooter, target in shots]
+            pairs = [table.gap(shooter.bases, target.bases) for shooter, target in shots]
             table.sights(self.sight_policy, [(n.a, n.b) for n in pairs])
             for shooter, target in shots:
                 kind = "rocket" if shooter.get("weapon") == "rocket" else "shoot"

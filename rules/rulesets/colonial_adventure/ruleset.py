@@ -11,8 +11,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from calibration.units import format_length
-
 from ... import dice
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
@@ -222,11 +220,11 @@ class ColonialAdventure(Ruleset):
         found = [(not in_arc, "out-of-arc"), (not sight.any, "out-of-sight")]
         found += [(need is None, "out-of-reach"), (pool == 0, "no-dice")]
         reasons = [say(text, **said) for no, text in found if no] + not_ready
-        apart = f"{format_length(near.distance, scene.unit)} between {near.a.id} and {near.b.id}"
+        apart = f"{scene.show(near.distance)} between {near.a.id} and {near.b.id}"
         allowed = "" if reasons else ", allowed"
         lines = [f"{shooter.id} ({weapon}) shoots at {target.id}: {apart}, band {band}{allowed}"]
         if threshold.too_close_to_call:
-            within = format_length(near.uncertainty, scene.unit)
+            within = scene.show(near.uncertainty)
             lines.append(f'too close to call: within {within} of the {edge:g}" band edge')
         if cover.cover is not Cover.NONE:
             lines.append(f"target in {COVER_WORD[cover.cover]}: {'; '.join(cover.reasons)}")
@@ -336,7 +334,7 @@ class ColonialAdventure(Ruleset):
         margin = dict(enumerate(dice.convolve(att_dist, dfd_dist[::-1]), -len(dfd_dist) + 1))
         state = "in" if contact.within else "close" if contact.too_close_to_call else "apart"
         names = {"attacker": attacker.id, "defender": defender.id}
-        apart = format_length(near.distance, scene.unit)
+        apart = scene.show(near.distance)
         lines = [say(f"contact-{state}", **names, apart=apart), att_line, dfd_line]
         results = [_result(scene, None, DRAW, margin[0], DRAW["foot_back"] * INCH)]
         lines.append(say("draw", **results[0]))
@@ -347,7 +345,7 @@ class ColonialAdventure(Ruleset):
                 p = sum(ways, Fraction(0))
                 back = row[back_key] * INCH
                 results.append(_result(scene, loser.id, row, p, back))
-                lines.append(say("defeat", **results[-1], back=format_length(back, scene.unit)))
+                lines.append(say("defeat", **results[-1], back=scene.show(back)))
         cite = MELEE["leader_hits_cite"]
         leader_hits = [
             _chance(odds.leader_hit_chance(*kills, LEADER_HIT["sides"]), cite, base=led)
@@ -440,7 +438,7 @@ class ColonialAdventure(Ruleset):
         data["interpenetration"] = str(DATA["interpenetration"]["cite"])
         said = {
             "who": unit.id,
-            "reach": format_length(allowance, scene.unit),
+            "reach": scene.show(allowance),
             "cite": PER_TURN_CITE,
         }
         said |= {"earlier": f", {before} spent before" if before else "", "total": before + spent}
@@ -542,7 +540,7 @@ class ColonialAdventure(Ruleset):
         data = {"unit": ident, "shock": shock, "men": men, "status": status, "over": over}
         data |= {"retire": length_json(scene, retire)}
         data |= {"sources": [str(retire_cite), str(row["cite"]), str(broken_cite)]}
-        said = {"unit": unit.id, "cls": cls.upper(), "retire": format_length(retire, scene.unit)}
+        said = {"unit": unit.id, "cls": cls.upper(), "retire": scene.show(retire)}
         said |= {"inches": row["inches"], "row_cite": row["cite"], "retire_cite": retire_cite}
         return self.answer("morale", data, [say(status, **data | said, broken_cite=broken_cite)])
 
@@ -584,9 +582,8 @@ class ColonialAdventure(Ruleset):
                 yield Candidate("initiative", ())
         elif phase == "close-combat":
             # Enemies in base contact (or too close to call); the first is the attacker.
-            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if table.unit_row(unit) < table.unit_row(enemy):
-                    yield Candidate("melee", (unit.id, enemy.id))
+            for unit, enemy, _, _ in table.enemy_pairs(scene.units, 0.0, once=True):
+                yield Candidate("melee", (unit.id, enemy.id))
         elif phase == "morale":
             for unit in scene.units:
                 if read(unit, "shock") > self._troops(unit).men:
@@ -604,7 +601,7 @@ class ColonialAdventure(Ruleset):
                 and geo.within(gap, REACH[self._weapon(shooter)] + slack)
                 and not self._not_ready(shooter, self._weapon(shooter))
             ]
-            nearest = [table.closest(_firing_bases(s.bases), t.bases) for s, t in shots]
+            nearest = [table.gap(_firing_bases(s.bases), t.bases) for s, t in shots]
             table.sights(self.sight_policy, [(n.a, n.b) for n in nearest])
             yield from (Candidate("shoot", (shooter.id, target.id)) for shooter, target in shots)
             for unit in scene.units if phase in ACTION_PHASES else ():

@@ -158,7 +158,7 @@ class Europe19c(Ruleset):
         data["distance"] = length(scene, nearest.distance)
         data["target_category"] = {"column": category["label"], "why": column["why"]}
         data["target_category"]["source"] = str(category["cite"])
-        opening = {"shot": shot, "apart": shown(scene, nearest.distance)}  # of a refusal
+        opening = {"shot": shot, "apart": scene.show(nearest.distance)}  # of a refusal
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
             return self._refused("shoot", data, [say("shoot-opening", **opening)])
@@ -213,7 +213,7 @@ class Europe19c(Ruleset):
         said |= {"shot": shot, "lead": lead, "row": row, "weapon": weapon, "hit": hit.describe()}
         said |= {"dice": dice, "need": need, "save": save, "column": column}
         said |= {"mean": mean, "fire": fire, "odds": chances(unsaved), "bases": len(firer.bases)}
-        said |= {"at": shown(scene, lead.range.measured), "close": close_call(lead.range)}
+        said |= {"at": scene.show(lead.range.measured), "close": close_call(lead.range)}
         return self.answer("shoot", data, say_lines("shoot", **said))
 
     # Command roll (lines 143-149)
@@ -275,8 +275,8 @@ class Europe19c(Ruleset):
         mine, yours = len(attacker.bases), len(target.bases)
         facts = {"attacker": attacker, "target": target, "ours": ours, "theirs": theirs}
         facts |= {"mine": mine, "yours": yours, "face": face, "rivals": ", ".join(rivals)}
-        facts |= {"move_row": move_row, "column": column, "gap": shown(scene, near.distance)}
-        facts["allowance"] = None if allowance is None else shown(scene, allowance)
+        facts |= {"move_row": move_row, "column": column, "gap": scene.show(near.distance)}
+        facts["allowance"] = None if allowance is None else scene.show(allowance)
         refused = [  # whether each refuses the charge, its text, its line
             (entry == "no", "charge-no", row["cite"]),
             (entry == "maybe" and mine <= yours, "charge-not-larger", CITE["maybe"]),
@@ -339,7 +339,7 @@ class Europe19c(Ruleset):
         data |= {"face": face.name, "sides": {"attacker": a_side, "defender": d_side}}
         data |= {"rolls": [a_roll.as_json(), d_roll.as_json()], "outcome": outcome}
         data["notes"] = [reason(n["reason"], n["cite"]) for n in DATA["notes"]["melee"]]
-        facts = data | {"apart": shown(scene, near.distance)}
+        facts = data | {"apart": scene.show(near.distance)}
         opening = [say("melee-close")] if touch.too_close_to_call else []
         opening = opening if not touch.beyond else [say("melee-apart", **facts)]
         return self.answer("melee", data, [*opening, a_line, d_line, *say_lines("melee", **facts)])
@@ -829,7 +829,7 @@ def _road_check(table: Table, unit: Unit) -> dict[str, Any] | None:
     near = table.gap(unit.bases, enemies)
     t = near.against(NUMBERS["road_enemy_cm"] * MM_PER_CM)
     far, close = near.distance >= t.limit, " (too close to call)" if t.too_close_to_call else ""
-    facts = {"near": near, "away": shown(table.scene, near.distance), "close": close}
+    facts = {"near": near, "away": table.scene.show(near.distance), "close": close}
     why = say("road-enemy", than="at least" if far else "under", **facts)
     return road | {"eligible": far, "why": why, "enemy": compared(table.scene, t)}
 
@@ -918,11 +918,6 @@ def _loser_fate(unit: Unit) -> str:
 def no_fire(why: str) -> dict[str, Any]:
     """Why a unit may not fire, or fires at nothing, as `sheet.toml` words it (`[no_fire]`)."""
     return reason(DATA["no_fire"][why]["reason"], DATA["no_fire"][why]["cite"])
-
-
-def shown(scene: Scene, mm: float) -> str:
-    """A length as a line shows it: `12.5 cm`."""
-    return f"{scene.show(mm):.1f} {scene.unit}"
 
 
 def odds(chances: Roll | Sequence[Fraction]) -> dict[str, Any]:

@@ -599,9 +599,10 @@ class SepoysAndSoldiers(Ruleset):
             data["then"] = then | {"source": str(loss["cite"])}
 
         def lines() -> list[str]:
-            fmt = partial(format_length, unit=scene.unit)
             at = "out of range" if band is None else f"{band.label} range"
-            said = dict(distance=fmt(near.distance), unc=fmt(near.uncertainty), band=at)
+            said = dict(
+                distance=scene.show(near.distance), unc=scene.show(near.uncertainty), band=at
+            )
             close_band = say("close_band") if close else ""
             out = [say("shoot", d=data, **said) + close_band, *_said(reasons)]
             if fire is not None and band is not None:
@@ -655,7 +656,7 @@ class SepoysAndSoldiers(Ruleset):
             data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
 
         def lines() -> list[str]:
-            away = format_length(near.distance, scene.unit)
+            away = scene.show(near.distance)
             out = [f"{ACTED} [{CITE['one_action']}]"] if acted else []
             out += say_lines("rockets", d=data, rockets=len(shooter.bases), away=away)
             for h in hits:
@@ -829,7 +830,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"outcomes": odds, "reasons": _reasons(reasons)}
 
         def lines() -> list[str]:
-            head = say("charges", d=data, distance=format_length(near.distance, scene.unit))
+            head = say("charges", d=data, distance=scene.show(near.distance))
             close = say("close_aspect") if aspect_close else ""
             tests = dict(t1=charger_test.describe(charger.id), t2=target_test.describe(target.id))
             stands = say("counter_stands" if counter else "stands_combat")
@@ -889,7 +890,7 @@ class SepoysAndSoldiers(Ruleset):
         data["reasons"] = _reasons([r for r in allowance.reasons if r[0]])
         cites = [c for _, c in allowance.reasons] + [CITE["pivot"], CITE["interpenetrate"]]
         data["sources"] = [str(c) for c in cites]
-        how = f"moves {format_length(allowance.distance, scene.unit)}"
+        how = f"moves {scene.show(allowance.distance)}"
         if allowance.whole_turn:
             how = "crossing takes the whole turn"
         elif not allowance.distance:
@@ -954,11 +955,8 @@ class SepoysAndSoldiers(Ruleset):
         elif phase == "fire":
             yield from self._shots(table, troops)
         elif phase == "combat":
-            pairs: set[frozenset[str]] = set()
-            for a, b, _, _ in table.enemy_pairs(troops, 0.0):
-                if (pair := frozenset((a.id, b.id))) not in pairs:
-                    pairs.add(pair)
-                    yield Candidate("melee", (a.id, b.id))
+            for a, b, _, _ in table.enemy_pairs(troops, 0.0, once=True):
+                yield Candidate("melee", (a.id, b.id))
 
     def _shots(self, table: Table, troops: list[Unit]) -> list[Candidate]:
         """Each unit at each enemy it may hit: within the reach of its fire (its last range

@@ -19,8 +19,6 @@ from typing import Any, cast
 
 import numpy as np
 
-from calibration.units import format_length
-
 from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
@@ -235,7 +233,7 @@ class Skirmish19c(Ruleset):
         aimed = table.select(target_id) if individual else target.bases
         data: dict[str, Any] = dict(shooter=shooter_id, target=target_id, weapon=weapon.row)
         data["weapon_source"] = str(weapon.cite)
-        nearest = table.closest(shooter.bases, aimed).distance
+        nearest = table.gap(shooter.bases, aimed).distance
         no_shot = partial(self._no_shot, scene, data, weapon)
         if not weapon.bands:
             return no_shot(nearest, f"{weapon.row} have no shooting range", weapon.cite)
@@ -247,14 +245,14 @@ class Skirmish19c(Ruleset):
         if not eligible and geo.within(nearest, reach):
             return no_shot(nearest, say("unseen"), SIGHT["entire_base"])
         if not eligible:
-            return no_shot(nearest, say("beyond", reach=fmt(scene, reach)), weapon.cite)
+            return no_shot(nearest, say("beyond", reach=scene.show(reach)), weapon.cite)
         distance, first, aim = eligible[0]
         band = sheet.band_of(weapon, distance)
         edge = sheet.band_threshold(weapon, distance, table.uncertainty(first, aim))
         between = {"shooter": first.id, "target": aim.id}
         data.update(distance=length_json(scene, distance), band=band, between=between)
         data["band_threshold"] = threshold_json(scene, edge)
-        said = dict(aim=aim.id, at=fmt(scene, distance), first=first.id, band=band, row=weapon.row)
+        said = dict(aim=aim.id, at=scene.show(distance), first=first.id, band=band, row=weapon.row)
         where = say("band", close=CLOSE_EDGE if edge.too_close_to_call else "", **said)
         reasons: list[tuple[str, Cite]] = [(where, weapon.cite)]
 
@@ -275,7 +273,7 @@ class Skirmish19c(Ruleset):
             t = Threshold(distance, d_other, table.uncertainty(a, b))
             than = "nearer than" if t.within else "further than"
             close = CLOSE if t.too_close_to_call else ""
-            said |= dict(target=target.id, other=group.id, other_at=fmt(scene, d_other))
+            said |= dict(target=target.id, other=group.id, other_at=scene.show(d_other))
             why = say("nearest", than=than, close=close, **said)
             judged = threshold_json(scene, t)
             data["nearest"] = dict(other=group.id, threshold=judged, verdict=judged["verdict"])
@@ -352,7 +350,7 @@ class Skirmish19c(Ruleset):
         data.setdefault("band", sheet.band_of(weapon, at))
         data.update(allowed=False, rolls=[], reasons=[reason(why, cite)])
         head = f"{data['shooter']} may not shoot at {data['target']}: {why} [{cite}]"
-        return self.answer("shoot", data, [head, f"- {fmt(scene, at)} between the nearest figures"])
+        return self.answer("shoot", data, [head, f"- {scene.show(at)} between the nearest figures"])
 
     def _allocation(
         self, table: Table, shooter: Unit, target: Unit, aimed: Sequence[Base], individual: bool
@@ -456,7 +454,7 @@ class Skirmish19c(Ruleset):
         data.update(points=sheet.count_json(points), cost_all=cost_all)
         data["p_enough_for_all"] = sheet.odds_json(p_enough)
         # The lines say the answer's data, and what it gives only as values.
-        said = dict(data, quality=quality, within=fmt(scene, radius))
+        said = dict(data, quality=quality, within=scene.show(radius))
         head = say("command-head", **said)
 
         def lines() -> list[str]:
@@ -522,7 +520,7 @@ class Skirmish19c(Ruleset):
             near = [(b, t) for b, t in heroes if t.within]
             if near:
                 base, t = min(near, key=lambda h: h[1].measured)
-                add("hero", threshold=t, hero=base.id, at=fmt(scene, t.measured))
+                add("hero", threshold=t, hero=base.id, at=scene.show(t.measured))
             elif any(t.too_close_to_call for _, t in heroes):
                 close_calls.append("a hero just beyond 5 cm (too close to call)")
             if state(unit, "regular"):
@@ -534,7 +532,7 @@ class Skirmish19c(Ruleset):
             add("cover", reasons="; ".join(covered))
         if ranged is not None:
             enemy, weapon, t = ranged
-            at, reach = fmt(scene, t.measured), fmt(scene, t.limit)
+            at, reach = scene.show(t.measured), scene.show(t.limit)
             add("in-range", threshold=t, enemy=enemy.id, at=at, row=weapon.row.lower(), reach=reach)
             if quality == "raw":
                 add("raw", enemy=enemy.id, poor="raw" if kind == "infantry" else "poor")
@@ -554,7 +552,7 @@ class Skirmish19c(Ruleset):
         alone = unit.figures <= 1 or is_player_character(unit)
         if shock and (alone or str(state(unit, "formation")) not in ("square", "circle")):
             how = "a lone figure in no square" if alone else "not in square or circle"
-            at = fmt(scene, shock[1].measured)
+            at = scene.show(shock[1].measured)
             add("shock-cavalry", threshold=shock[1], cavalry=shock[0].id, at=at, how=how)
         status = str(state(unit, "status"))
         if status in ("running", "retreating"):
@@ -685,9 +683,9 @@ class Skirmish19c(Ruleset):
         ]
         data: dict[str, Any] = dict(a=a_id, b=b_id)
         if not touching:
-            near = table.closest(bases_a, bases_b)
+            near = table.gap(bases_a, bases_b)
             data.update(in_contact=False, distance=length_json(scene, near.distance), fights=[])
-            gap = f"{fmt(scene, near.distance)} apart ({near.a.id} to {near.b.id})"
+            gap = f"{scene.show(near.distance)} apart ({near.a.id} to {near.b.id})"
             return self.answer("melee", data, [f"{a_id} and {b_id} are not in base contact: {gap}"])
         pairs = sheet.match_evenly([b.id for b in bases_a], [b.id for b in bases_b], touching)
         figure = {b.id: (b, unit_a, unit_b) for b in bases_a}
@@ -707,7 +705,7 @@ class Skirmish19c(Ruleset):
             lines.append(say("fight", x=x, y=y, mx=mx, my=my, **odds))
             lines += [say("fight-modifier", f=f, m=m) for f in (x, y) for m in mods[f]]
         lines += [say("contact-close", **c) for c in close]
-        lines.append(say("melee-rule", back=fmt(scene, cm(MELEE["back_cm"]))))
+        lines.append(say("melee-rule", back=scene.show(cm(MELEE["back_cm"]))))
         note = "one D6 a figure, modified; compare with the opponent"
         die = Roll("melee", 1, 6, None, cite=MELEE["die"], note=note)
         data.update(in_contact=True, contacts=sorted([list(p) for p in touching]))
@@ -753,7 +751,7 @@ class Skirmish19c(Ruleset):
         kind = state(unit, "type")
         data: dict[str, Any] = dict(unit=unit_id, allowance=length_json(scene, allowance))
         data.update(allowance_reason=why, allowance_source=str(allowance_cite))
-        lines = [f"{unit_id} may move up to {fmt(scene, allowance)} ({why}) [{allowance_cite}]"]
+        lines = [f"{unit_id} may move up to {scene.show(allowance)} ({why}) [{allowance_cite}]"]
         if kind == "cavalry":
             paces = sheet.CAVALRY_PACES
             data["paces"] = [
@@ -761,19 +759,19 @@ class Skirmish19c(Ruleset):
                 | {"to": length_json(scene, hi)}
                 for p, lo, hi, c in paces
             ]
-            said = ", ".join(f"{p} {fmt(scene, lo)}-{fmt(scene, hi)}" for p, lo, hi, _ in paces)
+            said = ", ".join(f"{p} {scene.show(lo)}-{scene.show(hi)}" for p, lo, hi, _ in paces)
             lines.append(f"- {said} [{paces[0][3]}]")
         standing = sorted({t.id for b in unit.bases for t in table.centre_in(b) if is_difficult(t)})
         data["in_difficult_going"] = standing
         if standing:
-            half = fmt(scene, allowance / 2)
+            half = scene.show(allowance / 2)
             lines.append(say("difficult-going", pieces=", ".join(standing), half=half))
         if target_id is not None:
             target = table.select(target_id)
             if any(b.unit_id == unit.id for b in target):
                 raise QuestionError(f"{RULESET}: {unit_id!r} cannot move to its own {target_id!r}")
             path, mm, t = self._path(table, unit, target, allowance)
-            f = {k: fmt(scene, v) for k, v in mm.items()}
+            f = {k: scene.show(v) for k, v in mm.items()}
             data.update(path=path, reachable=t.within, threshold=threshold_json(scene, t))
             said = say("path", to=target_id, f=f, a=path["from"], b=path["to"])
             if mm["difficult"] > 0:
@@ -875,11 +873,11 @@ class Skirmish19c(Ruleset):
         pc, commanded = is_player_character(unit), is_commanded(unit)
         allowance, why, allowance_cite = self._allowance(unit)
         path, mm, t = self._path(table, unit, table.select(b_id), allowance)
-        f = {k: fmt(scene, v) for k, v in mm.items()}
+        f = {k: scene.show(v) for k, v in mm.items()}
         extra = say("plus-difficult", f=f) if mm["difficult"] else ""
         extra += say("plus-barriers", f=f) if path["barriers"] else ""
         threshold = threshold_json(scene, t)
-        reach = dict(reach=fmt(scene, allowance), why=why, cite=allowance_cite)
+        reach = dict(reach=scene.show(allowance), why=why, cite=allowance_cite)
         reasons = [say("charge-cost", target=b_id, f=f, extra=extra, threshold=threshold, **reach)]
         allowed, nearest_id = t.within, None
         if commanded:
@@ -1119,11 +1117,9 @@ class Skirmish19c(Ruleset):
         if phase in ("shoot-a", "shoot-b"):
             for u in acting:
                 yield from self._shots(table, u)
-        if phase == "melee":  # each pair in contact once (`Table.enemy_pairs` lists both ways)
-            order = {u.id: k for k, u in enumerate(scene.units)}
-            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0):
-                if order[a.id] < order[b.id]:
-                    yield Candidate("melee", (a.id, b.id))
+        if phase == "melee":  # each pair in contact once
+            for a, b, _, _ in table.enemy_pairs(scene.units, 0.0, once=True):
+                yield Candidate("melee", (a.id, b.id))
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The action's answer; a question it cannot answer is listed with why (every missing
@@ -1187,10 +1183,6 @@ class Skirmish19c(Ruleset):
 def is_enclosed(terrain: Terrain) -> bool:
     """Whether a piece is enclosed terrain: the scene's word, else by its kind (`ENCLOSED`)."""
     return terrain.kind in ENCLOSED if terrain.enclosed is None else terrain.enclosed
-
-
-def fmt(scene: Scene, mm: float) -> str:
-    return format_length(mm, scene.unit)
 
 
 def cost_of(group: Mapping[str, Any]) -> int:
