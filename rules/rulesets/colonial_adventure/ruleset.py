@@ -659,10 +659,8 @@ class ColonialAdventure(Ruleset):
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
             raise refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
-        changes = []
-        if shock:
-            why = f"{shock} hits of {shooter.id} rolled 3-4"
-            changes.append(self._add(target, "shock", shock, why, HITS[1]["cite"]))
+        why = f"{shock} hits of {shooter.id} rolled 3-4"
+        changes = [self._add(target, "shock", shock, why, HITS[1]["cite"])]
         shot = f"shot by {shooter.id}"
         changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
         if weapon in RELOAD:
@@ -690,10 +688,8 @@ class ColonialAdventure(Ruleset):
             named = ", ".join(removed)
             raise refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
-        changes = list(removals(removed, f"killed ({why})", cite))
-        if lost - taken != before:
-            changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
-        return changes
+        casualties = Change(unit.id, "casualties", lost - taken, still, cite)
+        return [casualties, *removals(removed, f"killed ({why})", cite)]
 
     def _melee_form(self, asked: Asked) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
@@ -743,8 +739,8 @@ class ColonialAdventure(Ruleset):
                 shock, cite = shock + extra, row["cite"]
             elif by == 0:
                 why.append(DRAW["effect"])
-            if shock:  # the attacker's first
-                shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
+            # the attacker's shock listed first
+            shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
             fight, killed = f"close combat with {enemy.id}", int(reported[f"{foe}_kills"])
             losses += self._losses(
                 unit, killed, reported[f"{role}_removed"], fight, MELEE["kill_cite"]
