@@ -202,6 +202,9 @@ class Ruleset:
 
     suggestions_say_their_phase: ClassVar[bool] = True
     """Whether each suggestion's JSON names the phase that asks it."""
+    left_off_when_refused: ClassVar[frozenset[str]] = frozenset()
+    """The actions `suggest` leaves off its list when their answer refuses them (not allowed,
+    not in contact: what `settle` reads as a refusal)."""
 
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`suggest [PHASE]`: every resolution the sheet's sequence of play asks for in a phase
@@ -241,8 +244,15 @@ class Ruleset:
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The answer to a candidate, None to leave it off the list (nothing to resolve). By
-        default the action itself, asked of the scene."""
-        return self.actions()[candidate.kind](scene, candidate.args)
+        default the action itself, asked of the scene, as `listed`."""
+        return self.listed(candidate, self.actions()[candidate.kind](scene, candidate.args))
+
+    def listed(self, candidate: Candidate, answer: Resolution) -> Resolution | None:
+        """A candidate's answer as `suggest` lists it: None (left off) for one of
+        `left_off_when_refused` whose answer refuses it."""
+        if candidate.kind in self.left_off_when_refused and _refuses(answer):
+            return None
+        return answer
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         """A suggestion's line in the list: by default its answer's summary, given apart from
@@ -438,7 +448,7 @@ class Ruleset:
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
         # A question the sheet refused (not allowed, not in contact) with no dice to report
         # changes nothing; a sheet that refuses it outright says so in its form.
-        refused = asked.data.get("allowed") is False or asked.data.get("in_contact") is False
+        refused = _refuses(asked.answer)
         apply = getattr(self, f"_{action}_apply")
         made: tuple[Change, ...] = () if refused and not reports else apply(asked, reported)
         for change in made:
@@ -564,6 +574,12 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return self.answer("measure", data, lines)
+
+
+def _refuses(answer: Resolution) -> bool:
+    """Whether an answer refuses its question: the action is not allowed, or the units are not
+    in contact."""
+    return answer.data.get("allowed") is False or answer.data.get("in_contact") is False
 
 
 def _value_now(scene: Scene, change: Change) -> Any:

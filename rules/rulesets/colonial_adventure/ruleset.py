@@ -611,11 +611,7 @@ class ColonialAdventure(Ruleset):
                 if self._left(unit) >= COSTS["move"]["actions"]:
                     yield from (Candidate("move", (unit.id,)), Candidate("actions", (unit.id,)))
 
-    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        answer = super().answer_candidate(scene, candidate)
-        if candidate.kind == "shoot" and answer is not None and not answer.data["allowed"]:
-            return None  # only the shots the sheet allows are suggested
-        return answer
+    left_off_when_refused = frozenset({"shoot"})  # only the shots the sheet allows are listed
 
     def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:
         wanted = ", ".join(self.phases if data["phase"] is None else (data["phase"],))
