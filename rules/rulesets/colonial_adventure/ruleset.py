@@ -15,7 +15,7 @@ from calibration.units import format_length
 
 from ... import dice
 from ... import geometry as geo
-from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
+from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, plural, threshold_json
 from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
@@ -766,7 +766,7 @@ class ColonialAdventure(Ruleset):
         key, cost = next((k, c) for k, c in self._open_now(unit) if c["action"] == chosen)
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
         who = f"{unit.id}'s commander" if by_commander else unit.id
-        why = f"{who}: {action}, {_actions_word(cost['actions'])}"
+        why = f"{who}: {action}, {plural(cost['actions'], 'action')}"
         changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
         does = DATA["does"].get(key, {})
         if "sets" in does:
@@ -826,7 +826,7 @@ class ColonialAdventure(Ruleset):
     def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
         unit, steps = self._move_steps(asked.scene, asked.args)
         after = read(unit, "actions_spent") + sum(c["actions"] for c in steps)
-        why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
+        why = ", ".join(f"{c['action']} {plural(c['actions'], 'action')}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 
 
@@ -886,13 +886,9 @@ def _removed_report(name: str, unit: Unit) -> Report:
     return bases_report(name, say("removed", unit=unit.id), LEADER_HIT["cite"], unit)
 
 
-def _actions_word(n: int) -> str:
-    return f"{n} action" + ("s" if n != 1 else "")
-
-
 def _cost_said(cost: Cost) -> dict[str, Any]:
     """An action's cost, as the [texts] name it: `action`, `cite`, `costs` ("2 actions")."""
-    return {**cost, "costs": _actions_word(cost["actions"])}
+    return {**cost, "costs": plural(cost["actions"], "action")}
 
 
 def _cost_json(cost: Cost) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from ...answer import (
     Roll,
     Suggestion,
     Threshold,
+    plural,
     reason_json,
 )
 from ...answer import chance_json as exact
@@ -59,11 +60,6 @@ keys of `[cite]`, so a key missing from it fails here, as the sheet loads)."""
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
-
-
-def plural(n: int, word: str, many: str = "s") -> str:
-    """`1 hit`, `2 hits`: a count and its word."""
-    return f"{n} {word}{many * (n != 1)}"
 
 
 TYPES = DATA.field["type"].choices
