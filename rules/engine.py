@@ -577,8 +577,7 @@ class Ruleset:
 
 
 def _refuses(answer: Resolution) -> bool:
-    """Whether an answer refuses its question: the action is not allowed, or the units are not
-    in contact."""
+    """Whether an answer refuses its question: the action not allowed, the units not in contact."""
     return answer.data.get("allowed") is False or answer.data.get("in_contact") is False
 
 
