@@ -212,6 +212,11 @@ def reason_json(text: str, cite: Cite | None) -> dict[str, Any]:
     return {"reason": text, "source": None if cite is None else str(cite)}
 
 
+def plural(n: int, word: str, many: str = "s") -> str:
+    """`1 hit`, `2 hits`: a count and its word, with the ending `many` when not 1."""
+    return f"{n} {word}{many * (n != 1)}"
+
+
 def chance_json(count: int, whole: int) -> dict[str, Any]:
     """The probability count / whole for JSON: `{"value": float, "exact": "p/q"}`, as
     `fraction_json` gives it, without making a `Fraction` (cheap enough for thousands an answer)."""

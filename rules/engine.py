@@ -200,6 +200,9 @@ class Ruleset:
 
     suggestions_say_their_phase: ClassVar[bool] = True
     """Whether each suggestion's JSON names the phase that asks it."""
+    left_off_when_refused: ClassVar[frozenset[str]] = frozenset()
+    """The actions `suggest` leaves off its list when their answer refuses them (not allowed,
+    not in contact: what `settle` reads as a refusal)."""
 
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`suggest [PHASE]`: every resolution the sheet's sequence of play asks for in a phase
@@ -239,8 +242,15 @@ class Ruleset:
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The answer to a candidate, None to leave it off the list (nothing to resolve). By
-        default the action itself, asked of the scene."""
-        return self.actions()[candidate.kind](scene, candidate.args)
+        default the action itself, asked of the scene, as `listed`."""
+        return self.listed(candidate, self.actions()[candidate.kind](scene, candidate.args))
+
+    def listed(self, candidate: Candidate, answer: Resolution) -> Resolution | None:
+        """A candidate's answer as `suggest` lists it: None (left off) for one of
+        `left_off_when_refused` whose answer refuses it."""
+        if candidate.kind in self.left_off_when_refused and _refuses(answer):
+            return None
+        return answer
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         """A suggestion's line in the list: by default its answer's summary, given apart from
@@ -386,8 +396,10 @@ class Ruleset:
     has no dice to report: a move), and `_ACTION_apply(asked, reported)`, the `Change`s of
     state the reported dice lead to (`settle` has checked `reported` against the form first:
     every value the form asks for is given, and no other; it asks for no changes of a question
-    refused with nothing to report). Both read the question as it was asked once (`Asked`: the
-    scene, the arguments, the answer) and never ask it again."""
+    refused with nothing to report, and keeps only the changes that change something: one that
+    sets a field to the value it has now is left out, so a sheet need not check for it). Both
+    read the question as it was asked once (`Asked`: the scene, the arguments, the answer) and
+    never ask it again."""
 
     def answer(
         self, action: str, data: Mapping[str, Any], lines: Lines, summary: str | None = None
@@ -434,12 +446,14 @@ class Ruleset:
         check_reported(reports, reported, f"{self.id} {action} {' '.join(args)}".strip())
         # A question the sheet refused (not allowed, not in contact) with no dice to report
         # changes nothing; a sheet that refuses it outright says so in its form.
-        refused = asked.data.get("allowed") is False or asked.data.get("in_contact") is False
+        refused = _refuses(asked.answer)
         apply = getattr(self, f"_{action}_apply")
-        changes: tuple[Change, ...] = () if refused and not reports else apply(asked, reported)
-        lines = [self.describe_change(scene, change) for change in changes]
-        for change in changes:
+        made: tuple[Change, ...] = () if refused and not reports else apply(asked, reported)
+        for change in made:
             self.check_change(scene, change)
+        # A change to the value its field has now changes nothing: left out, for every sheet.
+        changes = tuple(c for c in made if c.value != _value_now(scene, c))
+        lines = [self.describe_change(scene, change) for change in changes]
         return Outcome(
             action, tuple(args), MappingProxyType(dict(reported)), tuple(changes), tuple(lines)
         )
@@ -489,12 +503,7 @@ class Ruleset:
 
     def describe_change(self, scene: Scene, change: Change) -> str:
         """`zouaves casualties 1 -> 3: 2 killed (000_...txt:48)`, from the value in `scene`."""
-        if change.scope is Scope.BASE:
-            before: Any = False  # a removed base is not in the scene
-        elif change.scope is Scope.GAME:
-            before = scene.extra.get(change.field)
-        else:
-            before = scene.unit_of(change.target).get(change.field)
+        before = _value_now(scene, change)
         where = f" ({change.cite})" if change.cite is not None else ""
         return (
             f"{change.target} {change.field.replace('_', ' ')} {_word(before)} -> "
@@ -563,6 +572,20 @@ class Ruleset:
         if self.sight_rule is not None:
             lines.append(f"sight as the sheet says at {self.sight_rule}")
         return self.answer("measure", data, lines)
+
+
+def _refuses(answer: Resolution) -> bool:
+    """Whether an answer refuses its question: the action not allowed, the units not in contact."""
+    return answer.data.get("allowed") is False or answer.data.get("in_contact") is False
+
+
+def _value_now(scene: Scene, change: Change) -> Any:
+    """The value the field `change` sets has in `scene`, before the change."""
+    if change.scope is Scope.BASE:
+        return False  # a removed base is not in the scene
+    if change.scope is Scope.GAME:
+        return scene.extra.get(change.field)
+    return scene.unit_of(change.target).get(change.field)
 
 
 def _word(value: Any) -> str:

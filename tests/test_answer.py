@@ -14,6 +14,7 @@ from rules.answer import (
     chance_json,
     chances_json,
     fraction_json,
+    plural,
     reason_json,
 )
 from rules.engine import Candidate, Ruleset
@@ -75,6 +76,12 @@ def test_chances_json_lists_what_may_happen() -> None:
         {"k": 1, "value": 0.5, "exact": "1/2"},
         {"k": 2, "value": 0.25, "exact": "1/4"},
     ]
+
+
+def test_plural_counts_with_the_word_and_its_ending_when_not_one() -> None:
+    assert plural(1, "hit") == "1 hit"
+    assert plural(0, "action") == "0 actions"
+    assert plural(2, "success", "es") == "2 successes"
 
 
 def test_a_reason_names_the_line_it_comes_from_or_none() -> None:

@@ -231,6 +231,20 @@ def test_settling_reported_dice_gives_the_changes_with_before_and_after() -> Non
     assert outcome.lines[1].startswith("rifles fired no -> yes")
 
 
+def test_a_change_to_the_value_a_field_has_now_is_left_out() -> None:
+    # The rifles have fired already and the zouaves have lost 1 figure. No kills reported:
+    # Practice's shoot still lists casualties 1 + 0 and fired true, and neither changes
+    # anything. One kill: only the casualties change (1 -> 2).
+    doc = _doc(**ZOUAVES, casualties=1)
+    doc["units"][0]["fired"] = True
+    scene = _scene(doc)
+    outcome = RULES.settle(scene, "shoot", ["rifles", "zouaves"], {"kills": 0, "dead": []})
+    assert outcome.changes == () and outcome.lines == ()
+    outcome = RULES.settle(scene, "shoot", ["rifles", "zouaves"], {"kills": 1, "dead": []})
+    assert [(c.target, c.field, c.value) for c in outcome.changes] == [("zouaves", "casualties", 2)]
+    assert outcome.lines == ("zouaves casualties 1 -> 2: 1 killed (000_157c880a83b52d41.txt:125)",)
+
+
 def test_a_bad_report_names_every_problem() -> None:
     scene = _scene(_doc(**ZOUAVES))
     with pytest.raises(QuestionError) as caught:

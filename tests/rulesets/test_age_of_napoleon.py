@@ -786,6 +786,21 @@ def test_suggest_finds_bases_touching_across_a_box_corner() -> None:
     assert items[0]["result"]["contact"]["verdict"] == "touching"
 
 
+def test_suggest_leaves_off_a_melee_of_units_not_in_contact() -> None:
+    # Boxes (0, 0) and (1, 1) share no side; the bases' corners are 3 mm apart. a's position
+    # is uncertain by 2 mm and b's by 0.5 mm: close enough for the melee phase to ask (within
+    # twice the larger, 4 mm), but beyond the 2.5 mm the two allow together, so not touching
+    # (line 32: only units in base to base contact fight), and suggest lists no melee.
+    d = 0.3 / 2**0.5  # on each axis, for 0.3 cm corner to corner
+    a = base("a-1", 9, 9, width=2, depth=2, uncertainty=0.2)  # box (0, 0), corner at (10, 10)
+    b = base("b-1", 11 + d, 11 + d, width=2, depth=2, uncertainty=0.05)  # box (1, 1)
+    troops = {"die": "d6", "type": "infantry"}
+    sc = scene(unit("a", "red", [a], **troops), unit("b", "blue", [b], **troops))
+    assert [c.args for c in RS.candidates(sc, "melee")] == [("a", "b")]
+    assert ask(sc, "melee", "a", "b")["in_contact"] is False
+    assert ask(sc, "suggest", "melee")["items"] == []
+
+
 def big_scene() -> Scene:
     """60 units of 2 bases (120 bases) in facing lines, every unit with a rifle."""
     units = []

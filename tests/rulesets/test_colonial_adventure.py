@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from rules import geometry as geo
-from rules.engine import get_ruleset
+from rules.engine import Candidate, get_ruleset
 from rules.errors import QuestionError, SceneError
 from rules.measure import Table
 from rules.rulesets.colonial_adventure.odds import jam_chance
@@ -726,6 +726,18 @@ def test_suggest_lists_what_each_phase_resolves() -> None:
     assert ("morale", "morale", ("d",)) in kinds
     assert ("initiative", "initiative", ()) in kinds
     assert ("action-1", "shoot", ("a", "d")) in kinds  # 0" away, rifle 0-9", in arc
+
+
+def test_suggest_leaves_off_a_shot_the_sheet_refuses() -> None:
+    # `s` faces +y and `t` stands 5" behind its rear edge, facing it: both muskets and rifles
+    # reach 5" (the 0-9" band, lines 86-87), but only `t` has its enemy in its 180 degree arc
+    # (line 61). Each shot is asked of the action phases; `s`'s, refused, is never listed.
+    scene = duel(5, target_bases=[base("t-1", 10, 9.5 - 5 - 0.5, 90, 1, 1)])
+    assert Candidate("shoot", ("s", "t")) in RS.candidates(scene, "action-1")
+    assert shoot(scene)["allowed"] is False
+    data = RS.resolve(scene, "suggest", []).as_json()
+    shots = {(i["phase"], *i["args"]) for i in data["items"] if i["kind"] == "shoot"}
+    assert shots == {("action-1", "t", "s"), ("action-2", "t", "s")}
 
 
 def test_suggest_artillery_phase_only_shoots_guns() -> None:

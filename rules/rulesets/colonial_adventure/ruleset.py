@@ -13,7 +13,7 @@ from typing import Any
 
 from ... import dice
 from ... import geometry as geo
-from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, threshold_json
+from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, plural, threshold_json
 from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
@@ -608,11 +608,7 @@ class ColonialAdventure(Ruleset):
                 if self._left(unit) >= COSTS["move"]["actions"]:
                     yield from (Candidate("move", (unit.id,)), Candidate("actions", (unit.id,)))
 
-    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        answer = super().answer_candidate(scene, candidate)
-        if candidate.kind == "shoot" and answer is not None and not answer.data["allowed"]:
-            return None  # only the shots the sheet allows are suggested
-        return answer
+    left_off_when_refused = frozenset({"shoot"})  # only the shots the sheet allows are listed
 
     def suggestion_lines(self, data: dict[str, Any], items: list[Any]) -> tuple[str, ...]:
         wanted = ", ".join(self.phases if data["phase"] is None else (data["phase"],))
@@ -656,10 +652,8 @@ class ColonialAdventure(Ruleset):
         hits, kills, shock = (int(reported[k]) for k in ("hits", "kills", "shock"))
         if kills + shock > hits:
             raise refusal("effects", kills=kills, shock=shock, hits=hits, cites=EFFECTS_CITE)
-        changes = []
-        if shock:
-            why = f"{shock} hits of {shooter.id} rolled 3-4"
-            changes.append(self._add(target, "shock", shock, why, HITS[1]["cite"]))
+        why = f"{shock} hits of {shooter.id} rolled 3-4"
+        changes = [self._add(target, "shock", shock, why, HITS[1]["cite"])]
         shot = f"shot by {shooter.id}"
         changes += self._losses(target, kills, reported["removed"], shot, HITS[2]["cite"])
         if weapon in RELOAD:
@@ -687,10 +681,8 @@ class ColonialAdventure(Ruleset):
             named = ", ".join(removed)
             raise refusal("figures", unit=unit.id, removed=named, taken=taken, lost=lost)
         still = f"{killed} killed ({why}), {lost - taken} of its dead still on the table"
-        changes = list(removals(removed, f"killed ({why})", cite))
-        if lost - taken != before:
-            changes.insert(0, Change(unit.id, "casualties", lost - taken, still, cite))
-        return changes
+        casualties = Change(unit.id, "casualties", lost - taken, still, cite)
+        return [casualties, *removals(removed, f"killed ({why})", cite)]
 
     def _melee_form(self, asked: Asked) -> tuple[Report, ...]:
         """Each side's kills (6s, or 5-6 for fighters) and shock points (5s, or 4s) on the
@@ -740,8 +732,8 @@ class ColonialAdventure(Ruleset):
                 shock, cite = shock + extra, row["cite"]
             elif by == 0:
                 why.append(DRAW["effect"])
-            if shock:  # the attacker's first
-                shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
+            # the attacker's shock listed first
+            shocked.insert(0, self._add(unit, "shock", shock, "; ".join(why), cite))
             fight, killed = f"close combat with {enemy.id}", int(reported[f"{foe}_kills"])
             losses += self._losses(
                 unit, killed, reported[f"{role}_removed"], fight, MELEE["kill_cite"]
@@ -771,7 +763,7 @@ class ColonialAdventure(Ruleset):
         key, cost = next((k, c) for k, c in self._open_now(unit) if c["action"] == chosen)
         action, cite, by_commander = cost["action"], cost["cite"], key in BY_COMMANDER
         who = f"{unit.id}'s commander" if by_commander else unit.id
-        why = f"{who}: {action}, {_actions_word(cost['actions'])}"
+        why = f"{who}: {action}, {plural(cost['actions'], 'action')}"
         changes = [self._add(unit, SPENT[by_commander], cost["actions"], why, cite)]
         does = DATA["does"].get(key, {})
         if "sets" in does:
@@ -831,7 +823,7 @@ class ColonialAdventure(Ruleset):
     def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
         unit, steps = self._move_steps(asked.scene, asked.args)
         after = read(unit, "actions_spent") + sum(c["actions"] for c in steps)
-        why = ", ".join(f"{c['action']} {_actions_word(c['actions'])}" for c in steps)
+        why = ", ".join(f"{c['action']} {plural(c['actions'], 'action')}" for c in steps)
         return (Change(unit.id, "actions_spent", after, why, steps[-1]["cite"]),)
 
 
@@ -891,13 +883,9 @@ def _removed_report(name: str, unit: Unit) -> Report:
     return bases_report(name, say("removed", unit=unit.id), LEADER_HIT["cite"], unit)
 
 
-def _actions_word(n: int) -> str:
-    return f"{n} action" + ("s" if n != 1 else "")
-
-
 def _cost_said(cost: Cost) -> dict[str, Any]:
     """An action's cost, as the [texts] name it: `action`, `cite`, `costs` ("2 actions")."""
-    return {**cost, "costs": _actions_word(cost["actions"])}
+    return {**cost, "costs": plural(cost["actions"], "action")}
 
 
 def _cost_json(cost: Cost) -> dict[str, Any]:

@@ -523,15 +523,14 @@ class Europe19c(Ruleset):
         lost = _check_removed(target, reported["removed"], hits - saved, "unsaved hits")
         changes = [Change(firer.id, "fired", True, "fired this turn", STEP["firing"])]
         changes += removals(lost, f"unsaved hit from {firer.id}", CITE["base_removed"])
-        if lost:
-            why = f"{len(lost)} base(s) removed: a morale test each"
-            after = read(target, "bases_removed") + len(lost)
-            changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
+        why = f"{len(lost)} base(s) removed: a morale test each"
+        after = read(target, "bases_removed") + len(lost)
+        changes.append(Change(target.id, "bases_removed", after, why, CITE["base_removed"]))
         # Charging cavalry in contact with the firer it charged is fired on by its target.
         table = table_of(asked.scene)
         touching = table.gap(firer.bases, target.bases).touching
         charging = touching and kind_of(target) == "cavalry" and read(target, "charged")
-        if charging and not read(target, "fired_on"):
+        if charging:
             why = f"charging cavalry fired on by its target {firer.id}: a morale test"
             changes.append(Change(target.id, "fired_on", True, why, CITE["fired_on"]))
         return tuple(changes)
@@ -611,7 +610,7 @@ class Europe19c(Ruleset):
     def _move_apply(self, asked: Asked, reported: Reported) -> Changes:
         unit = asked.unit(0)
         changes = [Change(unit.id, "moved", True, "moved this turn", STEP["movement"])]
-        if reported.get("pivoted") and not read(unit, "pivoted"):
+        if reported.get("pivoted"):
             why = "pivoted: it cannot fire this turn"
             changes.append(Change(unit.id, "pivoted", True, why, CITE["pivoted"]))
         return tuple(changes)
@@ -639,10 +638,8 @@ class Europe19c(Ruleset):
         lost = _check_removed(unit, reported["removed"], int(reported["failed"]), "failed tests")
         changes = list(removals(lost, "failed a morale test", CITE["failure"]))
         taken = "its tests are taken"
-        if read(unit, "bases_removed"):
-            changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
-        flags = [k for k in ("fired_on", "lost_melee") if read(unit, k)]
-        changes += [Change(unit.id, k, False, taken, CITE[k]) for k in flags]
+        changes.append(Change(unit.id, "bases_removed", 0, taken, CITE["base_removed"]))
+        changes += [Change(unit.id, k, False, taken, CITE[k]) for k in ("fired_on", "lost_melee")]
         return tuple(changes)
 
     def _formation_form(self, asked: Asked) -> Reports:
@@ -658,10 +655,11 @@ class Europe19c(Ruleset):
 
     def _formation_apply(self, asked: Asked, reported: Reported) -> Changes:
         data = asked.data
-        before, after = data["formation"], reported.get("formation", data["formation"])
+        if not data["formations"]:
+            return ()  # a type with no formations: nothing to change
+        before, after = data["formation"], reported["formation"]
         why = f"changed formation from {before} to {after}"
-        change = Change(str(data["unit"]), "formation", after, why, STEP["change-formation"])
-        return () if after == before else (change,)
+        return (Change(str(data["unit"]), "formation", after, why, STEP["change-formation"]),)
 
 
 @dataclass(frozen=True, slots=True)

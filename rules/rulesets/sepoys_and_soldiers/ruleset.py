@@ -29,6 +29,7 @@ from ...answer import (
     Roll,
     Suggestion,
     Threshold,
+    plural,
     reason_json,
 )
 from ...answer import chance_json as exact
@@ -59,11 +60,6 @@ keys of `[cite]`, so a key missing from it fails here, as the sheet loads)."""
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
-
-
-def plural(n: int, word: str, many: str = "s") -> str:
-    """`1 hit`, `2 hits`: a count and its word."""
-    return f"{n} {word}{many * (n != 1)}"
 
 
 TYPES = DATA.field["type"].choices
@@ -1095,7 +1091,7 @@ class SepoysAndSoldiers(Ruleset):
         if not this_turn:
             why = f"keeps to its {now} orders this turn"
             changes.append(Change(unit.id, "orders_this_turn", now, why, cite))
-        elif unit.get("orders_this_turn") != AS_ORDERED:
+        else:
             why = "acts on it now"
             changes.append(Change(unit.id, "orders_this_turn", AS_ORDERED, why, cite))
         given, most = asked.data["orders_given"] + 1, asked.data["orders_per_turn"]
@@ -1224,9 +1220,8 @@ class SepoysAndSoldiers(Ruleset):
             if u.id == winner and _pursues(u):
                 why = "British cavalry must pursue"
                 changes.append(Change(u.id, "status", "pursuing", why, CITE["combat_pursue"]))
-            if not read(u, "disordered"):
-                why = "after resolving a charge combat (all units involved)"
-                changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
+            why = "after resolving a charge combat (all units involved)"
+            changes.append(Change(u.id, "disordered", True, why, CITE["combat_disorders"]))
         return tuple(changes)
 
     def _move_question(self, asked: Asked) -> Unit:
@@ -1253,9 +1248,8 @@ class SepoysAndSoldiers(Ruleset):
 
     def _move_apply(self, asked: Asked, reported: Reported) -> tuple[Change, ...]:
         unit, data = self._move_question(asked), asked.data
-        changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"])]
-        if not read(unit, "acted"):
-            changes.append(_acted(unit, "moving is its one action", CITE["one_action"]))
+        acted = _acted(unit, "moving is its one action", CITE["one_action"])
+        changes = [Change(unit.id, "moved", True, "moved", CITE["guns_moved_no_fire"]), acted]
         disorder: tuple[str, Cite] | None = None
         if data["disordered_after"]:  # only troops: a gun's move never disorders it (line 56)
             going = f"{data['going']} going ({', '.join(data['terrain'])})"
@@ -1267,7 +1261,7 @@ class SepoysAndSoldiers(Ruleset):
             if disorder is None:
                 why = "passed_through" if status == "routed" else "interpenetration_disorders"
                 disorder = (f"passed through {friend}", CITE[why])
-        if disorder is not None and not read(unit, "disordered"):
+        if disorder is not None:
             changes.append(Change(unit.id, "disordered", True, *disorder))
         if status == "falling-back":
             why, cite = say("fell_back"), SITUATIONS["loss-of-a-base"]["cite"]
@@ -1301,7 +1295,7 @@ def _hits_landed(
     removed = f"{unit.id} has taken {total} hits, a base for every 3{tests}"
     changes = list(removals(named, removed, CITE["hits_per_base"]))
     left = total - HITS_PER_BASE * lost
-    if lost < bases and left != carried:
+    if lost < bases:
         lost_too = f", {plural(lost, 'base')} lost" if lost else ""
         reason = f"{why}: {plural(hits, 'hit')} on the {carried} it carried{lost_too}"
         changes.append(Change(unit.id, "hits", left, reason, cite))

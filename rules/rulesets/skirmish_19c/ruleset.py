@@ -1028,8 +1028,6 @@ class Skirmish19c(Ruleset):
         unit = asked.unit(0)
         before = str(state(unit, "status"))
         after, why = sheet.status_after(cell, row, before, bool(data["italics"]["commanded"]))
-        if after == before:
-            return ()
         return (Change(unit.id, "status", after, f"D6 {face} on row {row}: {why}", cite),)
 
     def _command_form(self, asked: Asked) -> Reports:
