@@ -222,6 +222,14 @@ class Ruleset:
             f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
         )
 
+    def check_phase(self, phase: object) -> str:
+        """`phase` if it is one of the sheet's phases; a `QuestionError` naming them otherwise."""
+        if not isinstance(phase, str) or phase not in self.phases:
+            raise QuestionError(
+                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
+            )
+        return phase
+
     # ----------------------------------------------------------------------------------------
     # Suggestions: one `suggest` for every sheet. A ruleset says which questions each phase
     # asks (`candidates`) and, when it needs to, how one is answered in the context of the
@@ -233,11 +241,7 @@ class Ruleset:
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`suggest [PHASE]`: every resolution the sheet's sequence of play asks for in a phase
         (in every phase, phase by phase, without one), then those every phase asks for."""
-        phase = args[0] if args else None
-        if phase is not None and phase not in self.phases:
-            raise QuestionError(
-                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
-            )
+        phase = self.check_phase(args[0]) if args else None
         named = self.phases if phase is None else (phase,)
         asked = [(name, self.candidates(scene, name)) for name in named]
         items = []
