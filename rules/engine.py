@@ -115,6 +115,12 @@ class Ruleset:
     """The sheet's sequence of play, as short lower-case names (`suggest PHASE` takes one)."""
     phase_steps: ClassVar[tuple[Phase, ...]] = ()
     """The same steps explained for the page: what happens, who acts, the sheet's line."""
+    usage: ClassVar[Mapping[str, str]] = MappingProxyType({"measure": "A B", "suggest": "[PHASE]"})
+    """What each action takes, by its name in `actions()`, as `umpire resolve SCENE ACTION ...`
+    is written: `NAME` an argument, `[NAME]` one that may be left out, `[NAME...]` any number
+    of them (`shoot = "SHOOTER TARGET"`, `move = "UNIT [TERRAIN...]"`). A subclass that sets
+    `data` adds its sheet.toml's `[usage]` table to the engine's. `resolve` checks the arguments
+    against it before it asks the action, and the page counts the pieces to click in it."""
     sides_rule: ClassVar[str] = ""
     """How the sheet splits the table's sides into the labels `Phase.acting` uses (`side A is
     every side with a player character`), for the page."""
@@ -162,13 +168,15 @@ class Ruleset:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if (data := cls.__dict__.get("data")) is not None:
-            given = {"id", "sheet", "unit_fields", "phase_steps", "phases"} & set(cls.__dict__)
+            given = {"id", "sheet", "unit_fields", "phase_steps", "phases", "usage"}
+            given &= set(cls.__dict__)
             if given:
                 raise TypeError(
                     f"{cls.__name__} sets data and {', '.join(sorted(given))}: data gives them"
                 )
             cls.id, cls.sheet, cls.unit_fields = data.ruleset, data.sheet, data.fields
             cls.phase_steps, cls.phases = data.phases, tuple(p.name for p in data.phases)
+            cls.usage = MappingProxyType({**Ruleset.usage, **data.tables.get("usage", {})})
 
     # ----------------------------------------------------------------------------------------
     # Actions
@@ -193,6 +201,33 @@ class Ruleset:
             )
         return table[name]
 
+    def check_args(self, action: str, args: Sequence[str]) -> None:
+        """A `QuestionError` naming the usage of `action` (`usage`) and what it got, unless
+        `args` are as many as it takes."""
+        names = self.usage[action].split()
+        least = sum(not name.startswith("[") for name in names)
+        most = math.inf if any(name.endswith("...]") for name in names) else len(names)
+        if least <= len(args) <= most:
+            return
+        if most == least:
+            takes = f"{least} argument{'s' * (least != 1)}"
+        elif most == math.inf:
+            takes = f"{least} or more arguments"
+        else:
+            takes = f"{least} {'or' if most == least + 1 else 'to'} {most} arguments"
+        raise QuestionError(
+            f"{self.id}: {action} takes {takes} ({' '.join([action, *names])}), "
+            f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
+        )
+
+    def check_phase(self, phase: object) -> str:
+        """`phase` if it is one of the sheet's phases; a `QuestionError` naming them otherwise."""
+        if not isinstance(phase, str) or phase not in self.phases:
+            raise QuestionError(
+                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
+            )
+        return phase
+
     # ----------------------------------------------------------------------------------------
     # Suggestions: one `suggest` for every sheet. A ruleset says which questions each phase
     # asks (`candidates`) and, when it needs to, how one is answered in the context of the
@@ -207,13 +242,7 @@ class Ruleset:
     def suggest(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`suggest [PHASE]`: every resolution the sheet's sequence of play asks for in a phase
         (in every phase, phase by phase, without one), then those every phase asks for."""
-        if len(args) > 1:
-            expect_args("suggest", args, ("PHASE",))
-        phase = args[0] if args else None
-        if phase is not None and phase not in self.phases:
-            raise QuestionError(
-                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
-            )
+        phase = self.check_phase(args[0]) if args else None
         named = self.phases if phase is None else (phase,)
         asked = [(name, self.candidates(scene, name)) for name in named]
         items = []
@@ -278,6 +307,7 @@ class Ruleset:
         known, and one `QuestionError` names them all. An answer that relied on start-of-game
         defaults for the units it names says which."""
         answering = self.action(action)
+        self.check_args(action, args)
         gaps: list[MissingAttribute] = []
         asked = scene
         while True:
@@ -512,7 +542,7 @@ class Ruleset:
 
     def measure(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`measure A B`: edge-to-edge distance, where A stands relative to B's facing, sight."""
-        a_id, b_id = expect_args("measure", args, ("A", "B"))
+        a_id, b_id = args
         table = table_of(scene)
         near = table.gap(table.select(a_id), table.select(b_id))
         reading = geo.aspect(near.a, near.b)
@@ -616,17 +646,6 @@ def _typos(doc: Any, path: str, known: Collection[str], what: str) -> list[tuple
             where = f"{path}.{key}" if path else str(key)
             out.append((where, f"{key!r} is not {what}; did you mean {near!r}?"))
     return out
-
-
-def expect_args(action: str, args: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
-    """Check an action got exactly the arguments it takes; the message names them."""
-    if len(args) != len(names):
-        want = " ".join(names)
-        raise QuestionError(
-            f"{action} takes {len(names)} argument{'s' * (len(names) != 1)} ({action} {want}), "
-            f"got {len(args)}: {' '.join(repr(a) for a in args) or 'none'}"
-        )
-    return tuple(args)
 
 
 # --------------------------------------------------------------------------------------------

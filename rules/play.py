@@ -178,13 +178,8 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
     """The edits of moving to `phase`. Moving back to the sheet's first phase from another
     starts the next turn, and every per-turn field (fired this turn...) goes back to its
     default."""
+    phase = ruleset.check_phase(phase)  # every sheet has a sequence of play
     phases = ruleset.phases
-    if not isinstance(phase, str) or phase not in phases:
-        raise QuestionError(
-            f"{ruleset.id}: unknown phase {phase!r}; the phases are {accepted(phases)}"
-            if phases
-            else f"{ruleset.id} has no sequence of play to set a phase in"
-        )
     changes = [Change("game", "phase", phase, "next phase", scope=Scope.GAME)]
     if phase == phases[0] and play.phase != phases[0]:
         changes.append(Change("game", "turn", play.turn + 1, "a new turn", scope=Scope.GAME))

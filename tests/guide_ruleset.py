@@ -36,7 +36,7 @@ from rules.answer import (
     reason_json,
     threshold_json,
 )
-from rules.engine import Action, Candidate, Ruleset, expect_args
+from rules.engine import Action, Candidate, Ruleset
 from rules.measure import table_of
 from rules.scene import Cover, Scene, TerrainKind, Unit
 from rules.sheetdata import load_sheet
@@ -82,7 +82,7 @@ class VillageBrawl(Ruleset):
 
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move BRAWLER`: how far the brawler moves this turn (lines 10-11)."""
-        (ident,) = expect_args("move", args, ("BRAWLER",))
+        (ident,) = args
         unit = scene.unit_of(ident)
         reach, cite = DAZED_MOVE if unit.get("dazed") else MOVE
         data = {
@@ -95,7 +95,7 @@ class VillageBrawl(Ruleset):
 
     def throw(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`throw THROWER TARGET`: in reach and in sight, the need on 1D6 and the odds."""
-        a, b = expect_args("throw", args, ("THROWER", "TARGET"))
+        a, b = args
         thrower, target = scene.unit_of(a), scene.unit_of(b)
         table = table_of(scene)
         near = table.gap(thrower.bases, target.bases)

@@ -342,6 +342,19 @@ def test_more_bad_input_exits_2_with_one_line(
     assert_one_line_error(done, fragments)
 
 
+@pytest.mark.parametrize(
+    "example", sorted((REPO / "examples").glob("*.json")), ids=lambda p: p.stem
+)
+def test_a_shot_with_one_unit_exits_2_naming_what_shoot_takes(
+    tmp_path: Path, example: Path
+) -> None:
+    # Every sheet's shoot takes a shooter and a target: `shoot a` is refused by its usage,
+    # checked before the ruleset is asked, in one wording for every sheet.
+    done = umpire("resolve", example, "shoot", "a", cwd=tmp_path)
+    wanted = ["shoot takes 2 arguments (shoot SHOOTER TARGET), got 1: 'a'"]
+    assert_one_line_error(done, wanted)
+
+
 # --------------------------------------------------------------------------------------------
 # Measure, computed by hand
 

@@ -12,6 +12,7 @@ import pytest
 
 from rules import engine
 from rules.engine import get_ruleset, read_scene
+from rules.errors import QuestionError
 from rules.scene import Scene
 from tests.builders import base, rect, scene_doc, terrain, unit
 from tests.guide_ruleset import VillageBrawl
@@ -108,6 +109,20 @@ def test_the_class_takes_its_id_sheet_fields_and_phases_from_its_sheet_data() ->
     assert [f.name for f in rules.unit_fields] == ["dazed"]
     assert rules.phases == ("move", "throw")
     assert [p.name for p in rules.phase_steps] == ["move", "throw"]
+    # the [usage] table, after the engine's own
+    assert dict(rules.usage) == {
+        "measure": "A B",
+        "suggest": "[PHASE]",
+        "move": "BRAWLER",
+        "throw": "THROWER TARGET",
+    }
+
+
+def test_a_throw_at_nobody_is_refused_by_its_usage() -> None:
+    # throw = "THROWER TARGET": one brawler named is refused before the action is asked.
+    sc = scene(brawler("a", "red", 10), brawler("b", "blue", 15))
+    with pytest.raises(QuestionError, match=r"throw takes 2 arguments \(throw THROWER TARGET\)"):
+        ask(sc, "throw", "a")
 
 
 def test_a_class_that_sets_data_and_its_id_too_is_refused_when_written() -> None:

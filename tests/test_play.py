@@ -7,11 +7,12 @@ own), so the machinery is what is under test, not a sheet."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
-from rules.engine import Cite, get_ruleset
+from rules.engine import Cite, get_ruleset, load_scene, ruleset_ids
 from rules.errors import QuestionError
 from rules.play import Edit, Play, edits_of, phase_edits, set_by_hand, start, undo
 from rules.state import Change, Field, Kind, Scope
@@ -30,6 +31,7 @@ class Practice(SKIRMISH):  # type: ignore[misc, valid-type]
 
 
 RULES = Practice()
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "skirmish.json"
 PHASES = RULES.phases  # command, move-a, shoot-a, actions-b, shoot-b, melee
 
 
@@ -157,3 +159,25 @@ def test_the_sequence_of_play_moves_on_and_a_new_turn_clears_per_turn_fields() -
     assert phase_edits(RULES, play, "command") == ()  # already there: nothing, not a new turn
     with pytest.raises(QuestionError, match="unknown phase 'lunch'"):
         phase_edits(RULES, play, "lunch")
+
+
+@pytest.mark.parametrize("phase", ["lunch", 3, None])
+def test_a_phase_the_sheet_does_not_have_is_refused_as_suggest_refuses_it(phase: object) -> None:
+    # One check for both: the skirmish sheet's phases, in its order (sheet.toml [[phases]]).
+    said = (
+        f"skirmish-19c: unknown phase {phase!r}; the phases are 'command', 'move-a', 'shoot-a', "
+        "'actions-b', 'shoot-b' or 'melee'"
+    )
+    with pytest.raises(QuestionError) as edited:
+        phase_edits(RULES, first(), phase)
+    assert str(edited.value) == said
+    if isinstance(phase, str):
+        with pytest.raises(QuestionError) as suggested:
+            RULES.resolve(load_scene(EXAMPLE), "suggest", [phase])
+        assert str(suggested.value) == said
+
+
+@pytest.mark.parametrize("ident", ruleset_ids())
+def test_every_sheet_has_a_sequence_of_play_to_move_through(ident: str) -> None:
+    # phase_edits counts on it: the first phase starts a new turn.
+    assert get_ruleset(ident).phases

@@ -488,7 +488,7 @@ def sheets() -> ResponseReturnValue:
 def actions() -> ResponseReturnValue:
     """The current ruleset's actions and how many clicked units or bases each takes."""
     _, current = _state_with_scene()
-    return jsonify({"actions": arities_json(get_ruleset(current.ruleset), current)})
+    return jsonify({"actions": arities_json(get_ruleset(current.ruleset))})
 
 
 @api.get("/api/rulesets")

@@ -1,30 +1,24 @@
 """How many clicked pieces each action of a ruleset takes, worked out from what it declares.
 
-The ruleset API gives each action as a callable `(scene, args)`; the arguments it takes are
-declared where it checks them (`expect_args` and its kin): asked with no arguments, an action
-says `shoot takes 2 arguments (shoot SHOOTER TARGET), got 0`. The usage in brackets is read
-here: each upper-case name that is not a word the sheet chooses from (`[standard|mini]`) nor a
-piece of terrain, a facing, a situation or a phase names a unit or base the player clicks.
-`[NAME]` is optional; an action that answers with no arguments takes no click at all.
+Each action's usage is declared once (`Ruleset.usage`: `shoot = "SHOOTER TARGET"` in the
+sheet's `[usage]` table). Each upper-case name that is not a word the sheet chooses from
+(`[standard|mini]`) nor a piece of terrain, a facing, a situation or a phase names a unit or
+base the player clicks; `[NAME]` is optional. An action that takes no arguments takes no click
+at all: it answers for the whole table.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from rules.engine import Ruleset
-from rules.errors import UmpireError
-from rules.scene import Scene
 
 NOT_PIECES = frozenset({"TERRAIN", "FACING", "SITUATION", "PHASE", "DIRECTION", "FORMATION"})
 """Argument names that are not a unit or base on the table (typed, not clicked)."""
 
 NO_CLICKS = frozenset({"suggest"})
 """Actions the page asks in its own way (the suggestion list), not from clicks."""
-
-_USAGE = re.compile(r"\((?P<usage>[\w-]+(?: [^()]*)?)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,18 +31,12 @@ class Arity:
     usage: str
 
 
-def arity_of(name: str, message: str) -> Arity | None:
-    """The clicks an action takes, read off the usage its refusal of no arguments declares."""
-    found = _USAGE.search(message)
-    if found is None:
-        return None
-    words = found.group("usage").split()
-    if not words or words[0] != name:
-        return None
+def arity_of(name: str, usage: str) -> Arity:
+    """The clicks the action `name` takes, counted in its declared usage (`UNIT [FACING]`)."""
     least = most = 0
-    for word in words[1:]:
+    for word in usage.split():
         optional = word.startswith("[")
-        bare = word.strip("[]").removesuffix("...").strip("[]")
+        bare = word.strip("[]").removesuffix("...")
         if "|" in bare or not bare.isupper() or bare in NOT_PIECES:
             continue
         if optional:
@@ -56,24 +44,15 @@ def arity_of(name: str, message: str) -> Arity | None:
         else:
             least += 1
             most += 1
-    return Arity(name, least, most, " ".join(words))
+    return Arity(name, least, most, " ".join([name, *usage.split()]))
 
 
-def arities(ruleset: Ruleset, scene: Scene) -> list[Arity]:
+def arities(ruleset: Ruleset) -> list[Arity]:
     """Every action of the ruleset the page offers from clicks, with the clicks it takes."""
-    found = []
-    for name in ruleset.actions():
-        if name in NO_CLICKS:
-            continue
-        try:
-            ruleset.resolve(scene, name, [])
-        except UmpireError as error:
-            arity = arity_of(name, str(error))
-            found.append(arity or Arity(name, 1, 2, name))
-        else:
-            found.append(Arity(name, 0, 0, name))  # answers for the whole table
-    return found
+    return [
+        arity_of(name, ruleset.usage[name]) for name in ruleset.actions() if name not in NO_CLICKS
+    ]
 
 
-def arities_json(ruleset: Ruleset, scene: Scene) -> list[dict[str, Any]]:
-    return [asdict(a) for a in arities(ruleset, scene)]
+def arities_json(ruleset: Ruleset) -> list[dict[str, Any]]:
+    return [asdict(a) for a in arities(ruleset)]

@@ -18,7 +18,7 @@ import numpy as np
 from ... import dice as dice_math
 from ...answer import Modifier, Resolution, Roll, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Asked, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset
 from ...errors import QuestionError, accepted
 from ...geometry import grid_steps, within
 from ...measure import Box, steady_on_grid, table_of
@@ -74,7 +74,7 @@ class AgeOfNapoleon(Ruleset):
     # Firing (lines 3-23)
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range band in boxes, sight, dice, hits and leader check."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        a, b = args
         shooter, target = _enemies(scene, a, b, "shoot")
         if shooter.get("weapon") == "rocket":
             raise refusal("fires_rockets", unit=shooter.id, a=a, b=b)
@@ -165,7 +165,7 @@ class AgeOfNapoleon(Ruleset):
 
     def rocket(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`rocket FIRER TARGET`: where it may land and the morale checks it forces (20-23)."""
-        a, b = expect_args("rocket", args, ("FIRER", "TARGET"))
+        a, b = args
         firer, target = _enemies(scene, a, b, "rocket")
         if firer.get("weapon") != "rocket":
             raise refusal("not_a_rocket", unit=firer.id, weapon=firer.get("weapon"))
@@ -205,7 +205,7 @@ class AgeOfNapoleon(Ruleset):
 
     def overheat(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`overheat GUN`: the end-of-turn overheating check of a machine gun (lines 13-17)."""
-        (a,) = expect_args("overheat", args, ("GUN",))
+        (a,) = args
         gun = scene.unit_of(a)
         kind = read(gun, "type")
         if kind != "machine-gun":
@@ -233,8 +233,6 @@ class AgeOfNapoleon(Ruleset):
     # Movement (lines 24-31)
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [FACING]`: the boxes it may reach, its facing and whether it is legal."""
-        if len(args) not in (1, 2):
-            raise refusal("move_args", got=f"{len(args)}: {' '.join(args) or 'none'}")
         size = _box_size(scene)
         unit, grid = table_of(scene).unit_of(args[0]), table_of(scene).grid(size)
         kind = read(unit, "type")
@@ -286,7 +284,7 @@ class AgeOfNapoleon(Ruleset):
     # Melee (lines 32-37)
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: contact, each side's dice, hits and leader checks."""
-        a, b = expect_args("melee", args, ("A", "B"))
+        a, b = args
         ua, ub = _enemies(scene, a, b, "melee")
         verdict, contact = _contact(scene, ua, ub)
         in_contact = verdict != "not in contact"
@@ -321,7 +319,7 @@ class AgeOfNapoleon(Ruleset):
     # Morale (lines 39-40)
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`morale UNIT`: its grade and rocket modifiers (the rest is on the QRC)."""
-        (a,) = expect_args("morale", args, ("UNIT",))
+        (a,) = args
         unit = scene.unit_of(a)
         grade, forced = read(unit, "quality"), unit.get("rocket_checks")
         broken, grades = unit.get("broken"), DATA.field["quality"].choices

@@ -14,7 +14,7 @@ from typing import Any
 from ... import dice
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, length_json, plural, threshold_json
-from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Cite, Ruleset
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -191,7 +191,7 @@ class ColonialAdventure(Ruleset):
 
     def shoot(self, scene: Scene, args: Args) -> Resolution:
         """`shoot SHOOTER TARGET`: arc, sight, band, the dice pool, the need, hits and effects."""
-        a, b = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        a, b = args
         table = table_of(scene)
         shooter, target = DATA.enemies(table.unit_of(a), table.unit_of(b), asked=(a, b))
         weapon = self._weapon(shooter)
@@ -320,7 +320,7 @@ class ColonialAdventure(Ruleset):
 
     def melee(self, scene: Scene, args: Args) -> Resolution:
         """`melee ATTACKER DEFENDER`: both dice pools, kills and shock, the result table."""
-        a, b = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
+        a, b = args
         table = table_of(scene)
         attacker, defender = DATA.enemies(table.unit_of(a), table.unit_of(b), asked=(a, b))
         near = table.gap(table.select(a), table.select(b))
@@ -453,8 +453,6 @@ class ColonialAdventure(Ruleset):
 
     def _move_steps(self, scene: Scene, args: Args) -> tuple[Unit, list[Cost]]:
         """The unit of `move UNIT [TERRAIN...]` and what its move costs (lines 20-23)."""
-        if not args:
-            raise refusal("move-args")
         unit = scene.unit_of(args[0])
         return unit, [COSTS["move"], *(self._crossing(scene.terrain_piece(i)) for i in args[1:])]
 
@@ -509,7 +507,7 @@ class ColonialAdventure(Ruleset):
     def unit_actions(self, scene: Scene, args: Args) -> Resolution:
         """`actions UNIT`: the two actions a turn, what each action open to the unit costs, and
         what it may still do this turn."""
-        (ident,) = expect_args("actions", args, ("UNIT",))
+        (ident,) = args
         unit = scene.unit_of(ident)
         costs, notes = self._costs(unit)
         left, open_now = self._left(unit), [cost["action"] for _, cost in self._open_now(unit)]
@@ -529,7 +527,7 @@ class ColonialAdventure(Ruleset):
 
     def morale(self, scene: Scene, args: Args) -> Resolution:
         """`morale UNIT`: shock points against men: hold, retire how far, or broken."""
-        (ident,) = expect_args("morale", args, ("UNIT",))
+        (ident,) = args
         unit = scene.unit_of(ident)
         shock, men, cls = read(unit, "shock"), self._troops(unit).men, read(unit, "class")
         row = MORALE["retire"][cls]
@@ -547,7 +545,6 @@ class ColonialAdventure(Ruleset):
     def initiative(self, scene: Scene, args: Args) -> Resolution:
         """`initiative`: each side's 1D6, +1 to the side with more leader and commander figures
         (line 8)."""
-        expect_args("initiative", args, ())
         sides = sorted({u.side for u in scene.units})
         if len(sides) != 2:
             named = ", ".join(map(repr, sides)) or "none"

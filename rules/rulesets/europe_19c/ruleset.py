@@ -24,7 +24,7 @@ from ...answer import Cite, Modifier, RangeBand, Resolution, Roll, Suggestion, T
 from ...answer import length_json as length
 from ...answer import reason_json as reason
 from ...answer import threshold_json as compared
-from ...engine import Action, Asked, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset
 from ...errors import accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -150,7 +150,7 @@ class Europe19c(Ruleset):
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: range, arc, sight, dice, to-hit need, save and unsaved hits."""
         table = table_of(scene)
-        firer, target = map(table.unit_of, expect_args("shoot", args, ("SHOOTER", "TARGET")))
+        firer, target = map(table.unit_of, args)
         shot = self.shots(table, [(firer, [target])])[0]
         nearest, lead, column = shot.nearest, shot.lead, FIRING["column_of"][described(target)]
         category = FIRING["columns"][column["column"]]
@@ -220,8 +220,6 @@ class Europe19c(Ruleset):
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command LEADER [standard|mini]`: the command roll table for the leader's rating."""
-        if len(args) not in (1, 2):
-            raise refusal("command-args", n=len(args), got=" ".join(args) or "none")
         leader = table_of(scene).unit_of(args[0])
         # Standard or mini game (line 145): as asked, else the scene's game_size, else standard.
         asked = args[1] if len(args) == 2 else None
@@ -256,8 +254,7 @@ class Europe19c(Ruleset):
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge ATTACKER TARGET`: the charge table, the face struck, the move to contact."""
         table = table_of(scene)
-        named = expect_args("charge", args, ("ATTACKER", "TARGET"))
-        attacker, target = DATA.enemies(*map(table.unit_of, named))
+        attacker, target = DATA.enemies(*map(table.unit_of, args))
         ours, theirs = kind_of(attacker), kind_of(target)
         in_line = formation_of(attacker) == "line"
         formation_of(target)  # read all the same: it must be one of its type's
@@ -316,8 +313,7 @@ class Europe19c(Ruleset):
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee ATTACKER DEFENDER`: dice per base, hits on 4+, who retreats or is eliminated."""
         table = table_of(scene)
-        names = expect_args("melee", args, ("ATTACKER", "DEFENDER"))
-        attacker, defender = DATA.enemies(*map(table.unit_of, names))
+        attacker, defender = DATA.enemies(*map(table.unit_of, args))
         near = table.gap(attacker.bases, defender.bases)
         touch, face = near.contact, _face(table, near.a, near.b)
         a_side, a_roll, a_line = _melee_side(table, attacker, defender, near, face, charging=True)
@@ -349,7 +345,7 @@ class Europe19c(Ruleset):
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT`: the movement allowance where the unit stands, pivots and the road."""
         table = table_of(scene)
-        (unit,) = map(table.unit_of, expect_args("move", args, ("UNIT",)))
+        (unit,) = map(table.unit_of, args)
         row = MOVE["rows"][move_row_of(unit)]
         still = {"line": "line_no_move", "unlimbered": "unlimbered_no_move"}
         static = still.get(formation_of(unit) or "")
@@ -379,7 +375,7 @@ class Europe19c(Ruleset):
 
     def morale(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`morale UNIT`: the score needed, how many tests the unit's state calls for, the odds."""
-        (unit,) = map(table_of(scene).unit_of, expect_args("morale", args, ("UNIT",)))
+        (unit,) = map(table_of(scene).unit_of, args)
         level = read(unit, "quality")
         need, level_cite = MORALE[level]["need"], MORALE[level]["cite"]
         removed = read(unit, "bases_removed")
@@ -408,7 +404,7 @@ class Europe19c(Ruleset):
 
     def formation(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`formation UNIT`: the unit's formation, the other it may change to, what each allows."""
-        (unit,) = map(table_of(scene).unit_of, expect_args("formation", args, ("UNIT",)))
+        (unit,) = map(table_of(scene).unit_of, args)
         kind, current = kind_of(unit), formation_of(unit)
         options = DATA["formations"].get(kind, {})
         data: dict[str, Any] = {"unit": unit.id, "formation": current}

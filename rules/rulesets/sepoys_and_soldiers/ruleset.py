@@ -37,7 +37,7 @@ from ...answer import chances_json as chances
 from ...answer import fraction_json as prob
 from ...answer import length_json as length
 from ...answer import threshold_json as threshold
-from ...engine import Action, Asked, Candidate, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Ruleset
 from ...errors import QuestionError, accepted
 from ...measure import Table, flight_pattern, table_of
 from ...scene import Base, Scene, TerrainKind, Unit
@@ -273,7 +273,8 @@ burst's chance is its weight / BURST_DENOMINATOR (3^8)."""
 ACTED = "it has taken its one action this turn"
 LONGEST_CHARGE = max(row["cavalry"] for row in DATA["moves"].values()) * INCH
 """The farthest a unit charges: cavalry's move in the open (12", lines 50-52)."""
-ARGUMENTS = {"shoot": ("SHOOTER", "TARGET"), "charge": ("CHARGER", "TARGET"), "melee": ("A", "B")}
+TWO_UNITS = ("shoot", "charge", "melee")
+"""The actions asked of two units (`_two_units`)."""
 Args = Sequence[str]
 Reported = Mapping[str, Any]
 Reasons = list[tuple[str, Cite | None]]
@@ -355,12 +356,6 @@ def _fighting(action: str, *units: Unit) -> None:
             raise refusal("commander-acts", unit=unit.id, action=action)
     if len(units) == 2:
         DATA.enemies(*units, action=action)
-
-
-def _one_or_two(action: str, args: Args, usage: str) -> None:
-    if len(args) not in (1, 2):
-        got = f"got {len(args)}: {' '.join(args) or 'none'}"
-        raise QuestionError(f"{action} takes 1 or 2 arguments ({action} {usage}), {got}")
 
 
 def _commanded(scene: Scene, commander: Unit) -> list[Unit]:
@@ -505,7 +500,7 @@ class SepoysAndSoldiers(Ruleset):
     def actions(self) -> dict[str, Action]:
         """The engine's (`measure`), then every action whose dice change the game (`outcomes`,
         in their order: every sepoys action has an outcome), then suggest."""
-        ask = {k: partial(self._two_units, k) for k in ARGUMENTS}
+        ask = {k: partial(self._two_units, k) for k in TWO_UNITS}
         mine: dict[str, Action] = {k: ask.get(k) or getattr(self, k) for k in self.outcomes}
         return {**super().actions(), **mine, "suggest": self.suggest}
 
@@ -513,7 +508,7 @@ class SepoysAndSoldiers(Ruleset):
         """`shoot SHOOTER TARGET` (the fire of one unit at another), `charge CHARGER TARGET`
         (the charge sequence and its odds), `melee A B` (a charge combat): refusals too."""
         table = table_of(scene)
-        a, b = (table.unit_of(u) for u in expect_args(action, args, ARGUMENTS[action]))
+        a, b = map(table.unit_of, args)
         answer: Callable[[Table, Unit, Unit], Resolution] = getattr(self, f"_{action}")
         return answer(table, a, b)
 
@@ -681,7 +676,6 @@ class SepoysAndSoldiers(Ruleset):
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command COMMANDER [UNIT]`: whom a commander may give new orders, and the roll."""
-        _one_or_two("command", args, "COMMANDER [UNIT]")
         table = table_of(scene)
         commander, asked = table.unit_of(args[0]), table.unit_of(args[-1]) if args[1:] else None
         if not is_commander(commander):
@@ -729,7 +723,6 @@ class SepoysAndSoldiers(Ruleset):
 
     def nerve(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`nerve UNIT [SITUATION]`: the unit's nerve test, and what failing it does."""
-        _one_or_two("nerve", args, "UNIT [SITUATION]")
         if len(args) == 2 and args[1] not in SITUATIONS:
             raise refusal("situation", situation=args[1], accepted=accepted(SITUATIONS))
         table = table_of(scene)
@@ -875,8 +868,6 @@ class SepoysAndSoldiers(Ruleset):
 
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TERRAIN...]`: the unit's move in the going it stands in and crosses."""
-        if not args:
-            raise QuestionError("move takes 1 or more arguments (move UNIT [TERRAIN...]), got none")
         table, crossing = table_of(scene), tuple(args[1:])
         unit = table.unit_of(args[0])
         allowance, status = move_allowance(table, unit, crossing), _status(unit)
@@ -987,7 +978,7 @@ class SepoysAndSoldiers(Ruleset):
         """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
         fire at), or a unit that may not move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
-        if kind in ARGUMENTS:  # shoot, charge, melee: two units
+        if kind in TWO_UNITS:
             res = self._two_units(kind, scene, args)
             return res if res.data.get("allowed", True) else None
         res = getattr(self, kind)(scene, args)  # command, nerve, move

@@ -23,7 +23,7 @@ from ... import dice as dice_math
 from ... import geometry as geo
 from ...answer import Modifier, RangeBand, Resolution, Roll, Threshold, length_json, threshold_json
 from ...answer import reason_json as reason
-from ...engine import Action, Asked, Candidate, Cite, Ruleset, expect_args
+from ...engine import Action, Asked, Candidate, Cite, Ruleset
 from ...errors import MissingAttribute, QuestionError, accepted
 from ...measure import Gap, Table, table_of
 from ...scene import Base, Cover, Scene, Terrain, TerrainKind, Unit
@@ -224,7 +224,7 @@ class Skirmish19c(Ruleset):
 
     def shoot(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`shoot SHOOTER TARGET`: who may fire, the band, cover, the D8s and the damage."""
-        shooter_id, target_id = expect_args("shoot", args, ("SHOOTER", "TARGET"))
+        shooter_id, target_id = args
         table = table_of(scene)
         shooter, target = enemies(table, "shoot", args, "a shooter and an enemy target")
         weapon, quality = weapon_of(shooter), state(shooter, "quality")
@@ -387,7 +387,7 @@ class Skirmish19c(Ruleset):
 
     def command(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`command LEADER`: who the command figure may command and its activation dice."""
-        (leader_id,) = expect_args("command", args, ("LEADER",))
+        (leader_id,) = args
         table = table_of(scene)
         unit, leader = self._leader(table, leader_id)
         quality = state(unit, "quality")
@@ -491,7 +491,7 @@ class Skirmish19c(Ruleset):
 
     def risk(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`risk UNIT`: the risk factors, the actions-table row and its six outcomes."""
-        (unit_id,) = expect_args("risk", args, ("UNIT",))
+        (unit_id,) = args
         table = table_of(scene)
         unit = table.unit_of(unit_id)
         kind = "cavalry" if state(unit, "type") == "cavalry" else "infantry"
@@ -667,7 +667,7 @@ class Skirmish19c(Ruleset):
 
     def melee(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`melee A B`: the figures in base contact, how they pair off, each fight's odds."""
-        a_id, b_id = expect_args("melee", args, ("A", "B"))
+        a_id, b_id = args
         table = table_of(scene)
         unit_a, unit_b = enemies(table, "melee", args, "two enemy groups")
         bases_a, bases_b = table.select(a_id), table.select(b_id)
@@ -743,8 +743,7 @@ class Skirmish19c(Ruleset):
 
     def move(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`move UNIT [TARGET]`: the move allowance, and the cost of moving to TARGET."""
-        names = ("UNIT", "TARGET")
-        unit_id, target_id = (args[0], None) if len(args) == 1 else expect_args("move", args, names)
+        unit_id, target_id = args[0], (args[1] if len(args) == 2 else None)
         table = table_of(scene)
         unit = table.unit_of(unit_id)
         allowance, why, allowance_cite = self._allowance(unit)
@@ -867,7 +866,7 @@ class Skirmish19c(Ruleset):
 
     def charge(self, scene: Scene, args: Sequence[str]) -> Resolution:
         """`charge A B`: whether A may charge B: who may charge, and B in reach."""
-        a_id, b_id = expect_args("charge", args, ("A", "B"))
+        a_id, b_id = args
         table = table_of(scene)
         unit, target = enemies(table, "charge", args, "a group and an enemy")
         pc, commanded = is_player_character(unit), is_commanded(unit)
