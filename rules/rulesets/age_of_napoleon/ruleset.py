@@ -739,8 +739,6 @@ def _hits_changes(
 ) -> Changes:
     """The hits a unit takes, added to those it took before; a leader check when due."""
     hits, cite = got[names[0]], CITE.melee_hits if melee else CITE.score_is_hits
-    if not hits:
-        return ()
     why = f"{hits} hits from {attacker.id} (the dice total)"
     if got.get(names[1]) and (melee or hits >= N.leader_check_hits):
         sides = DATA["dice"][_die(attacker, melee=melee)]["sides"]

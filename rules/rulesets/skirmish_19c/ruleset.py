@@ -954,9 +954,8 @@ class Skirmish19c(Ruleset):
         own = kills - joined.total()
         changes = []
         for uid, n in {group.id: own, **joined}.items():
-            if n:
-                before = int(state(scene.unit_of(uid), "casualties"))
-                changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
+            before = int(state(scene.unit_of(uid), "casualties"))
+            changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
         if wounds:
             before = int(state(group, "wounded"))
             after = min(before + wounds, max(group.figures - own, 0))
