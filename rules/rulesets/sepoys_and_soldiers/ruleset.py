@@ -974,13 +974,15 @@ class SepoysAndSoldiers(Ruleset):
             if rockets is None or any(h.unit_id == b.id for f in laid[rockets] for h, _ in f.on)
         ]
 
+    left_off_when_refused = frozenset({"shoot", "charge"})  # every melee asked is listed
+
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
-        fire at), or a unit that may not move at all, is left off the list."""
+        """The action's answer, by the method of its name (quicker than building `actions()`
+        for each one): a shot or charge the rules refuse (`listed`), or a unit that may not
+        move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in TWO_UNITS:
-            res = self._two_units(kind, scene, args)
-            return res if res.data.get("allowed", True) else None
+            return self.listed(candidate, self._two_units(kind, scene, args))
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
