@@ -363,7 +363,7 @@ class AgeOfNapoleon(Ruleset):
             # Only units whose boxes may share a side (1 box apart) or whose bases may touch
             # (no more apart than their positions are uncertain) may be in contact.
             steps = table.grid(_box_size(scene)).steps
-            near = (steps <= 1) | (table.unit_gaps() <= 2 * table.most_uncertain)
+            near = (steps <= 1) | (table.unit_gaps() <= table.most_off)
             for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
                 if units[i].side != units[j].side:
                     yield Candidate("melee", (units[i].id, units[j].id))

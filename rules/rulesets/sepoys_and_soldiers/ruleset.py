@@ -663,7 +663,7 @@ class SepoysAndSoldiers(Ruleset):
         """The nearest pair of bases at most `limit` apart, one of the shooter's seeing one of
         the target's (`Table.nearest_seen_pair`), read within the reach of every shot: no
         limit is longer than the longest band and the uncertainty of a length."""
-        reach = LONGEST_FIRE + 2 * table.most_uncertain + geo.EPS
+        reach = LONGEST_FIRE + table.most_off + geo.EPS
         return table.nearest_seen_pair(self.sight_policy, shooter, target, limit, reach)
 
     @staticmethod
@@ -909,7 +909,7 @@ class SepoysAndSoldiers(Ruleset):
             # commander who may order none is asked alone, to say why.
             # Only units this near him may touch him: no length between two bases is more
             # uncertain than twice the most uncertain base.
-            touch = 2 * table.most_uncertain + geo.EPS
+            touch = table.most_off + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
                 nearby = {u.id for u in table.units_within(c, touch)}
                 near = [u for u in _commanded(scene, c) if u.id in nearby]
