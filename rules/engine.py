@@ -120,7 +120,9 @@ class Ruleset:
     is written: `NAME` an argument, `[NAME]` one that may be left out, `[NAME...]` any number
     of them (`shoot = "SHOOTER TARGET"`, `move = "UNIT [TERRAIN...]"`). A subclass that sets
     `data` adds its sheet.toml's `[usage]` table to the engine's. `resolve` checks the arguments
-    against it before it asks the action, and the page counts the pieces to click in it."""
+    against it before it asks the action, and the page counts the pieces to click in it. An
+    action with no usage, or a usage of the sheet naming no action, is a `TypeError` naming
+    them when the ruleset is made."""
     sides_rule: ClassVar[str] = ""
     """How the sheet splits the table's sides into the labels `Phase.acting` uses (`side A is
     every side with a player character`), for the page."""
@@ -177,6 +179,23 @@ class Ruleset:
             cls.id, cls.sheet, cls.unit_fields = data.ruleset, data.sheet, data.fields
             cls.phase_steps, cls.phases = data.phases, tuple(p.name for p in data.phases)
             cls.usage = MappingProxyType({**Ruleset.usage, **data.tables.get("usage", {})})
+
+    def __init__(self) -> None:
+        # Every action has its usage and every usage of the sheet its action, checked when the
+        # ruleset is made (`get_ruleset`) rather than when the action left out is first asked.
+        actions = self.actions()
+        missing = [name for name in actions if name not in self.usage]
+        unknown = sorted(set(self.usage) - set(Ruleset.usage) - set(actions))
+        problems = []
+        if missing:
+            problems.append(f"no usage for {', '.join(missing)}")
+        if unknown:
+            problems.append(f"a usage for no action: {', '.join(unknown)}")
+        if problems:
+            raise TypeError(
+                f"{type(self).__name__} ({self.id}): {'; '.join(problems)} (each action "
+                "declares what it takes in its sheet's [usage] table)"
+            )
 
     # ----------------------------------------------------------------------------------------
     # Actions

@@ -1196,10 +1196,11 @@ class Table:
         return point[kept], base[kept], depth[kept]
 
     @cached_property
-    def most_uncertain(self) -> float:
-        """The largest position uncertainty of any base (0 on an empty table), mm: no length
-        between two bases is more uncertain than twice it."""
-        return max(self._uncertainty_of.values(), default=0.0)
+    def most_off(self) -> float:
+        """The most a length between two bases can be off by, mm: twice the largest position
+        uncertainty of any base (0 on an empty table), which no two bases' combined uncertainty
+        (`uncertainty`) exceeds."""
+        return 2 * max(self._uncertainty_of.values(), default=0.0)
 
     # ----------------------------------------------------------------------------------------
     # A square grid

@@ -303,6 +303,10 @@ def test_the_gap_of_two_units_is_their_nearest_pair_with_its_uncertainty() -> No
     assert not gap.against(16.0).beyond  # 4 mm beyond, inside the 5 mm: too close to call
     assert gap.against(14.0).beyond  # 6 mm beyond: clearly
     assert gap.contact.limit == 0.0 and not gap.touching  # 20 mm apart
+    # a-1 is 2 mm uncertain (the default): no length here is off by more than twice b-1's 4 mm
+    assert table.most_off == 8.0
+    pairs = [(x, y) for x in table.bases for y in table.bases if x is not y]
+    assert max(table.uncertainty(x, y) for x, y in pairs) == 5.0  # a-2 and b-1
     # b-1 spans x 54..74: 4 mm from a-2, inside the uncertainty: maybe touching
     near = table_of(scene(64))
     assert near.gap(*(u.bases for u in near.scene.units)).touching

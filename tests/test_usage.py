@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.engine import Ruleset, get_ruleset, load_scene, ruleset_ids
+from rules.engine import Action, Ruleset, get_ruleset, load_scene, ruleset_ids
 from rules.errors import QuestionError, UnknownIdError
 from rules.scene import Scene
 
@@ -106,3 +106,44 @@ def test_a_count_the_usage_accepts_reaches_the_action(
     # The action itself then refuses the unit no scene has, by name.
     with pytest.raises(UnknownIdError, match="'nobody'"):
         get_ruleset(ident).resolve(example(ident), action, args)
+
+
+class _Shouting(Ruleset):
+    """A ruleset with two actions of its own and no sheet: its usage is set by hand."""
+
+    id = "test-shouting"
+    title = "test"
+    sheet = "none"
+    unit = "mm"
+
+    def actions(self) -> dict[str, Action]:
+        return {**super().actions(), "shout": self.measure, "whisper": self.measure}
+
+
+def test_an_action_with_no_usage_is_named_when_the_ruleset_is_made() -> None:
+    with pytest.raises(TypeError) as made:
+        _Shouting()
+    assert str(made.value) == (
+        "_Shouting (test-shouting): no usage for shout, whisper (each action declares what it "
+        "takes in its sheet's [usage] table)"
+    )
+
+
+def test_a_usage_naming_no_action_is_named_when_the_ruleset_is_made() -> None:
+    usage = {**Ruleset.usage, "shout": "A B", "whisper": "A B", "sing": "UNIT"}
+    with pytest.raises(TypeError) as made:
+        type("Singing", (_Shouting,), {"usage": usage})()
+    assert str(made.value) == (
+        "Singing (test-shouting): a usage for no action: sing (each action declares what it "
+        "takes in its sheet's [usage] table)"
+    )
+    both = {**Ruleset.usage, "shout": "A B", "sing": "UNIT"}
+    with pytest.raises(TypeError, match=r"no usage for whisper; a usage for no action: sing \("):
+        type("Both", (_Shouting,), {"usage": both})()
+
+
+def test_a_ruleset_whose_usage_and_actions_agree_is_made() -> None:
+    usage = {**Ruleset.usage, "shout": "A B", "whisper": "A B"}
+    rules = type("Agreeing", (_Shouting,), {"usage": usage})()
+    # The engine's `suggest [PHASE]` stands for a ruleset that has no suggest.
+    assert set(rules.actions()) == {"measure", "shout", "whisper"}

@@ -363,7 +363,7 @@ class AgeOfNapoleon(Ruleset):
             # Only units whose boxes may share a side (1 box apart) or whose bases may touch
             # (no more apart than their positions are uncertain) may be in contact.
             steps = table.grid(_box_size(scene)).steps
-            near = (steps <= 1) | (table.unit_gaps() <= 2 * table.most_uncertain)
+            near = (steps <= 1) | (table.unit_gaps() <= table.most_off)
             for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
                 if units[i].side != units[j].side:
                     yield Candidate("melee", (units[i].id, units[j].id))
@@ -739,8 +739,6 @@ def _hits_changes(
 ) -> Changes:
     """The hits a unit takes, added to those it took before; a leader check when due."""
     hits, cite = got[names[0]], CITE.melee_hits if melee else CITE.score_is_hits
-    if not hits:
-        return ()
     why = f"{hits} hits from {attacker.id} (the dice total)"
     if got.get(names[1]) and (melee or hits >= N.leader_check_hits):
         sides = DATA["dice"][_die(attacker, melee=melee)]["sides"]

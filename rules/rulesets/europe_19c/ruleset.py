@@ -423,7 +423,7 @@ class Europe19c(Ruleset):
 
     def candidates(self, scene: Scene, phase: str) -> Iterable[Candidate]:
         table, units = table_of(scene), scene.units
-        slack = 2 * table.most_uncertain + geo.EPS  # more than any length can be off by
+        slack = table.most_off + geo.EPS  # more than any length can be off by
         if phase == "change-formation":
             leaders = (u for u in units if u.get("rating") is not None)
             unrolled = (u for u in leaders if not read(u, "command_score"))
@@ -788,7 +788,7 @@ def _face(table: Table, attacker: Base, target: Base) -> geo.Face:
 def _face_rivals(table: Table, attacker: Unit, target: Unit, face: str) -> list[str]:
     """Other units of the attacker's side in contact with the same face of the target."""
     out = []
-    for other in table.units_within(target, 2 * table.most_uncertain + geo.EPS):
+    for other in table.units_within(target, table.most_off + geo.EPS):
         if other.side == attacker.side and other is not attacker:
             near = table.gap(other.bases, target.bases)
             if near.touching and _face(table, near.a, near.b).name == face:

@@ -663,7 +663,7 @@ class SepoysAndSoldiers(Ruleset):
         """The nearest pair of bases at most `limit` apart, one of the shooter's seeing one of
         the target's (`Table.nearest_seen_pair`), read within the reach of every shot: no
         limit is longer than the longest band and the uncertainty of a length."""
-        reach = LONGEST_FIRE + 2 * table.most_uncertain + geo.EPS
+        reach = LONGEST_FIRE + table.most_off + geo.EPS
         return table.nearest_seen_pair(self.sight_policy, shooter, target, limit, reach)
 
     @staticmethod
@@ -909,7 +909,7 @@ class SepoysAndSoldiers(Ruleset):
             # commander who may order none is asked alone, to say why.
             # Only units this near him may touch him: no length between two bases is more
             # uncertain than twice the most uncertain base.
-            touch = 2 * table.most_uncertain + geo.EPS
+            touch = table.most_off + geo.EPS
             for c in (u for u in scene.units if is_commander(u)):
                 nearby = {u.id for u in table.units_within(c, touch)}
                 near = [u for u in _commanded(scene, c) if u.id in nearby]
@@ -974,13 +974,15 @@ class SepoysAndSoldiers(Ruleset):
             if rockets is None or any(h.unit_id == b.id for f in laid[rockets] for h, _ in f.on)
         ]
 
+    left_off_when_refused = frozenset({"shoot", "charge"})  # every melee asked is listed
+
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        """The action's answer; a shot the rules refuse (a gun that moved, a band it may not
-        fire at), or a unit that may not move at all, is left off the list."""
+        """The action's answer, by the method of its name (quicker than building `actions()`
+        for each one): a shot or charge the rules refuse (`listed`), or a unit that may not
+        move at all, is left off the list."""
         kind, args = candidate.kind, candidate.args
         if kind in TWO_UNITS:
-            res = self._two_units(kind, scene, args)
-            return res if res.data.get("allowed", True) else None
+            return self.listed(candidate, self._two_units(kind, scene, args))
         res = getattr(self, kind)(scene, args)  # command, nerve, move
         moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
         return res if moves else None
@@ -1295,11 +1297,9 @@ def _hits_landed(
 
 def _routs(unit: Unit, why: str, cite: Cite) -> list[Change]:
     """A unit routs: `status` routed, and disordered while routing (line 44)."""
-    changes = [Change(unit.id, "status", "routed", why, cite)]
-    if not read(unit, "disordered"):
-        why = "disordered while routing"
-        changes.append(Change(unit.id, "disordered", True, why, CITE["rout_disorders"]))
-    return changes
+    routed = Change(unit.id, "status", "routed", why, cite)
+    why = "disordered while routing"
+    return [routed, Change(unit.id, "disordered", True, why, CITE["rout_disorders"])]
 
 
 def _acted(unit: Unit, why: str, cite: Cite) -> Change:

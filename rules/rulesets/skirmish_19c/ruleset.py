@@ -111,7 +111,7 @@ def near_figures(
         return []
     block = table.block(figures, bases)
     gaps, nearest = block.min(axis=1).tolist(), block.argmin(axis=1).tolist()
-    near = limit + 2 * table.most_uncertain
+    near = limit + table.most_off
     return [
         (f, Threshold(d, limit, table.uncertainty(f, bases[j])))
         for f, d, j in zip(figures, gaps, nearest, strict=True)
@@ -143,7 +143,7 @@ def contacts(table: Table, base: Base) -> list[Gap]:
     or a gap inside the measurement's uncertainty), in the scene's order: what `Table.gap` of
     the two bases gives, read off the table's distances directly. No gap is more uncertain
     than twice the largest base's uncertainty: only bases that near are asked."""
-    near = table.within(base, 2 * table.most_uncertain)
+    near = table.within(base, table.most_off)
     gaps = (Gap(base, o, table.distance(base, o), table.uncertainty(base, o)) for o in near)
     return [g for g in gaps if g.touching]
 
@@ -400,7 +400,7 @@ class Skirmish19c(Ruleset):
         # Only figures within the limit or near it may be in command or too close to call (no
         # two bases' combined uncertainty exceeds twice the largest).
         inside = geo.within(measured, limits).tolist()
-        near_limit = (np.abs(limits - measured) <= 2 * table.most_uncertain).tolist()
+        near_limit = (np.abs(limits - measured) <= table.most_off).tolist()
         in_command: list[str] = []
         close_calls: list[dict[str, Any]] = []
         commanded: dict[str, list[Base]] = {}
@@ -954,9 +954,8 @@ class Skirmish19c(Ruleset):
         own = kills - joined.total()
         changes = []
         for uid, n in {group.id: own, **joined}.items():
-            if n:
-                before = int(state(scene.unit_of(uid), "casualties"))
-                changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
+            before = int(state(scene.unit_of(uid), "casualties"))
+            changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
         if wounds:
             before = int(state(group, "wounded"))
             after = min(before + wounds, max(group.figures - own, 0))
@@ -1159,7 +1158,7 @@ class Skirmish19c(Ruleset):
         gaps = enemy_gaps(table, unit)
         if gaps and not commanded:
             gaps = [min(gaps, key=lambda g: g[1])]
-        reach = allowance + 2 * table.most_uncertain
+        reach = allowance + table.most_off
         for e, gap in gaps:
             if geo.within(gap, reach):
                 yield Candidate("charge", (unit.id, e.id))
