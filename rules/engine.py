@@ -240,12 +240,12 @@ class Ruleset:
         )
 
     def check_phase(self, phase: object) -> str:
-        """`phase` if it is one of the sheet's phases; a `QuestionError` naming them otherwise."""
-        if not isinstance(phase, str) or phase not in self.phases:
-            raise QuestionError(
-                f"{self.id}: unknown phase {phase!r}; the phases are {accepted(self.phases)}"
-            )
-        return phase
+        """`phase` if it is one of the sheet's phases; a `QuestionError` naming them (or saying
+        the sheet has none) otherwise."""
+        if isinstance(phase, str) and phase in self.phases:
+            return phase
+        known = f"the phases are {accepted(self.phases)}" if self.phases else "it has no phases"
+        raise QuestionError(f"{self.id}: unknown phase {phase!r}; {known}")
 
     # ----------------------------------------------------------------------------------------
     # Suggestions: one `suggest` for every sheet. A ruleset says which questions each phase

@@ -178,7 +178,7 @@ def phase_edits(ruleset: Ruleset, play: Play, phase: object) -> tuple[Edit, ...]
     """The edits of moving to `phase`. Moving back to the sheet's first phase from another
     starts the next turn, and every per-turn field (fired this turn...) goes back to its
     default."""
-    phase = ruleset.check_phase(phase)  # every sheet has a sequence of play
+    phase = ruleset.check_phase(phase)
     phases = ruleset.phases
     changes = [Change("game", "phase", phase, "next phase", scope=Scope.GAME)]
     if phase == phases[0] and play.phase != phases[0]:

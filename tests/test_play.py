@@ -181,3 +181,13 @@ def test_a_phase_the_sheet_does_not_have_is_refused_as_suggest_refuses_it(phase:
 def test_every_sheet_has_a_sequence_of_play_to_move_through(ident: str) -> None:
     # phase_edits counts on it: the first phase starts a new turn.
     assert get_ruleset(ident).phases
+
+
+def test_a_sheet_with_no_sequence_of_play_says_so_when_a_phase_is_set() -> None:
+    # A sheet may declare no [[phases]] (rules.sheetdata allows it): no phase can be set.
+    class Unphased(Practice):
+        phases: ClassVar[tuple[str, ...]] = ()
+
+    with pytest.raises(QuestionError) as refused:
+        phase_edits(Unphased(), first(), "command")
+    assert str(refused.value) == "skirmish-19c: unknown phase 'command'; it has no phases"
