@@ -1197,9 +1197,9 @@ class Table:
 
     @cached_property
     def most_off(self) -> float:
-        """The most a length between two bases can be off by, mm: twice the largest position
-        uncertainty of any base (0 on an empty table), which no two bases' combined uncertainty
-        (`uncertainty`) exceeds."""
+        """mm: no length between two bases is off by more than this, twice the largest position
+        uncertainty of any base (0 on an empty table); their combined uncertainty
+        (`uncertainty`) is at most its 1/sqrt(2)."""
         return 2 * max(self._uncertainty_of.values(), default=0.0)
 
     # ----------------------------------------------------------------------------------------

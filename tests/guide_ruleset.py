@@ -71,6 +71,7 @@ class VillageBrawl(Ruleset):
         ),
         obstacles=frozenset({TerrainKind.HEDGE, TerrainKind.WALL}),
     )
+    left_off_when_refused = frozenset({"throw"})  # suggest lists only throws that may be made
 
     def actions(self) -> dict[str, Action]:
         return {
@@ -143,10 +144,6 @@ class VillageBrawl(Ruleset):
                 for b in units:
                     if a.side != b.side:
                         yield Candidate("throw", (a.id, b.id))
-
-    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        answer = self.actions()[candidate.kind](scene, candidate.args)
-        return None if answer.data.get("allowed") is False else answer  # list what may be done
 
 
 def _within(length: float, limit: float) -> bool:

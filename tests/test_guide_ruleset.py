@@ -101,6 +101,13 @@ def test_suggest_lists_each_phase() -> None:
     ]
 
 
+def test_suggest_leaves_off_a_throw_out_of_reach() -> None:
+    # line 15: no need beyond 12 inches; b stands 13" from a, c 5" on the other side
+    sc = scene(brawler("a", "red", 10), brawler("b", "blue", 24), brawler("c", "blue", 4))
+    out = ask(sc, "suggest", "throw")
+    assert [i["args"] for i in out["items"]] == [["a", "c"], ["c", "a"]]
+
+
 def test_the_class_takes_its_id_sheet_fields_and_phases_from_its_sheet_data() -> None:
     # `data = DATA` alone: the id and sheet load_sheet was given, the one [[fields]] row and
     # the two [[phases]] rows of tests/data/village_brawl.toml.

@@ -109,7 +109,8 @@ def test_a_count_the_usage_accepts_reaches_the_action(
 
 
 class _Shouting(Ruleset):
-    """A ruleset with two actions of its own and no sheet: its usage is set by hand."""
+    """A ruleset with two actions of its own, no sheet and no usage for them: the tests'
+    subclasses set it."""
 
     id = "test-shouting"
     title = "test"

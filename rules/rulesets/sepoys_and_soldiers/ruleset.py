@@ -1297,9 +1297,9 @@ def _hits_landed(
 
 def _routs(unit: Unit, why: str, cite: Cite) -> list[Change]:
     """A unit routs: `status` routed, and disordered while routing (line 44)."""
+    disordered = "disordered while routing"
     routed = Change(unit.id, "status", "routed", why, cite)
-    why = "disordered while routing"
-    return [routed, Change(unit.id, "disordered", True, why, CITE["rout_disorders"])]
+    return [routed, Change(unit.id, "disordered", True, disordered, CITE["rout_disorders"])]
 
 
 def _acted(unit: Unit, why: str, cite: Cite) -> Change:
