@@ -251,6 +251,18 @@ def test_a_shot_kills_and_wounds_and_the_next_risk_counts_them() -> None:
     assert ask(after, "move", "blue")["allowance"] == {"value": 20.0, "unit": "cm"}
 
 
+def test_the_wounded_are_never_more_than_the_figures_left() -> None:
+    # Three Zouaves, two of them wounded; two are killed and taken off, none wounded: one
+    # figure is left, so at most one is wounded (README: wounds count in the target group, at
+    # most its figures left).
+    doc = volley_scene()
+    doc["units"][1]["wounded"] = 2
+    off = ["blue-1", "blue-2"]
+    outcome = settle(doc, "shoot", ["red", "blue"], hits=2, kills=2, wounds=0, taken_off=off)
+    assert ("blue", "wounded", 1) in changes(outcome)
+    assert any(line.startswith("blue wounded 2 -> 1: at most the 1 left") for line in outcome.lines)
+
+
 @pytest.mark.parametrize(
     ("reported", "message"),
     [

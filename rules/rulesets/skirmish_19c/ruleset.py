@@ -956,10 +956,11 @@ class Skirmish19c(Ruleset):
         for uid, n in {group.id: own, **joined}.items():
             before = int(state(scene.unit_of(uid), "casualties"))
             changes.append(Change(uid, "casualties", before + n, f"{n} killed", source))
-        if wounds:
-            before = int(state(group, "wounded"))
-            after = min(before + wounds, max(group.figures - own, 0))
-            changes.append(Change(group.id, "wounded", after, f"{wounds} wounded", source))
+        # The wounded are at most the figures left, whether or not this hurt wounds any more.
+        before, left = int(state(group, "wounded")), max(group.figures - own, 0)
+        after = min(before + wounds, left)
+        note = f"{wounds} wounded" if after == before + wounds else f"at most the {left} left"
+        changes.append(Change(group.id, "wounded", after, note, source))
         return [*changes, *removals((b.id for b in off), "killed: taken off the table", source)]
 
     def _melee_form(self, asked: Asked) -> Reports:
