@@ -359,6 +359,16 @@ def shaped_distances(shapes_a: Shapes, shapes_b: Shapes | None = None) -> Array:
     return np.maximum(d - ra[:, None] - rb[None, :], 0.0)
 
 
+def nearest_pair(group_a: Sequence[Base], group_b: Sequence[Base]) -> tuple[Base, Base, float]:
+    """The nearest pair of bases between two groups and their edge-to-edge distance (mm); of
+    equally near pairs, the first in the groups' order, as `measure.Table.gap` picks it. For a
+    one-off length of a scene no `Table` measures (the map's line, drawn again every frame):
+    it measures the two groups, not every pair of the table."""
+    apart = distance_matrix(group_a, group_b)
+    i, j = divmod(int(apart.argmin()), apart.shape[1])
+    return group_a[i], group_b[j], float(apart[i, j])
+
+
 def point_distance(base: Base, point: Point) -> float:
     """Distance from a point to a base's footprint (0 inside)."""
     p = np.array(point, dtype=float)

@@ -1089,3 +1089,16 @@ def test_within_takes_a_length_a_rounding_error_past_the_limit() -> None:
         True,
         False,
     ]
+
+
+def test_nearest_pair_is_the_first_least_edge_distance_between_two_groups() -> None:
+    # 20 mm squares: A at x = 0 and x = 100, B at x = 150 and x = 50 (all on y = 0). Edge to
+    # edge: A0-B0 130, A0-B1 30, A1-B0 30, A1-B1 30: three pairs tie at 30 mm and the first in
+    # reading order, A0-B1, is named.
+    a = [rect(0, 0, ident="a0"), rect(100, 0, ident="a1")]
+    b = [rect(150, 0, ident="b0"), rect(50, 0, ident="b1")]
+    first, second, distance = g.nearest_pair(a, b)
+    assert (first.id, second.id) == ("a0", "b1")
+    assert distance == pytest.approx(30.0)
+    first, second, distance = g.nearest_pair(a[1:], b[:1])
+    assert (first.id, second.id, distance) == ("a1", "b0", pytest.approx(30.0))

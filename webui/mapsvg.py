@@ -11,7 +11,8 @@ is escaped.
 The selected unit's overlays follow the rules: proximity halos and command areas are the
 footprint grown by the distance (edge-to-edge measuring, as every sheet here measures), the
 flank and rear sectors are cut by the base's diagonals (`geometry.front_half_angle`), and the
-measuring line joins the pair `measure.Table.gap` picks, labelled with the distance
+measuring line joins the pair `geometry.nearest_pair` picks (as `measure.Table.gap` does, but
+measuring the two units only: the map is drawn again every frame), labelled with the distance
 `umpire resolve SCENE measure A B` gives.
 
 Imports `rules` and `calibration.units` only; never cv2, flask or `vision`.
@@ -29,7 +30,6 @@ from calibration.units import MM_PER_UNIT, check_unit, format_length, unit_symbo
 from rules import geometry as geo
 from rules.engine import RangeBand, get_ruleset
 from rules.errors import UmpireError
-from rules.measure import table_of
 from rules.scene import Base, Point, Scene, TerrainKind, Unit
 
 LEADER_ROLES: Final = frozenset({"officer", "leader", "commander", "hero"})
@@ -564,14 +564,14 @@ def _sectors(base: Base, view: _View, proximity_mm: float) -> str:
 
 def _measuring_line(scene: Scene, select: str, target: str, shown: str, view: _View) -> str:
     """The shortest line between the two units' footprints, labelled as `measure` reads it."""
-    near = table_of(scene).gap(scene.select(select), scene.select(target))
-    (ax, ay), (bx, by) = nearest_points(near.a, near.b)
+    a, b, distance = geo.nearest_pair(scene.select(select), scene.select(target))
+    (ax, ay), (bx, by) = nearest_points(a, b)
     (sax, say), (sbx, sby) = view.xy(ax, ay), view.xy(bx, by)
-    label = format_length(near.distance, shown)
+    label = format_length(distance, shown)
     mx, my = (sax + sbx) / 2, (say + sby) / 2
     return (
-        f'<g class="measure" data-a={_attr(near.a.id)} data-b={_attr(near.b.id)} '
-        f'data-distance-mm="{_num(near.distance)}" font-family="sans-serif">'
+        f'<g class="measure" data-a={_attr(a.id)} data-b={_attr(b.id)} '
+        f'data-distance-mm="{_num(distance)}" font-family="sans-serif">'
         f'<line x1="{_num(sax)}" y1="{_num(say)}" x2="{_num(sbx)}" y2="{_num(sby)}" '
         f'stroke="{MEASURE}" stroke-width="{_num(view.font * 0.2)}"/>'
         f'<circle cx="{_num(sax)}" cy="{_num(say)}" r="{_num(view.font * 0.25)}" '
