@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 
 from . import geometry as geo
-from .answer import Cite, Lines, RangeBand, Resolution, Suggestion, length_json
+from .answer import Cite, Lines, RangeBand, Resolution, Suggestion, length_json, plural
 from .errors import MissingAttribute, QuestionError, SceneError, UnknownRulesetError, accepted
 from .measure import CoverPolicy, SightPolicy, table_of
 from .scene import (
@@ -229,7 +229,7 @@ class Ruleset:
         if least <= len(args) <= most:
             return
         if most == least:
-            takes = f"{least} argument{'s' * (least != 1)}"
+            takes = plural(least, "argument")
         elif most == math.inf:
             takes = f"{least} or more arguments"
         else:
