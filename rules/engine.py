@@ -183,7 +183,9 @@ class Ruleset:
     def __init__(self) -> None:
         # Every action has its usage and every usage of the sheet its action, checked when the
         # ruleset is made (`get_ruleset`) rather than when the action left out is first asked.
-        actions = self.actions()
+        # The actions are made once here: `suggest` looks one up for every candidate.
+        self._actions: Mapping[str, Action] = MappingProxyType(self.actions())
+        actions = self._actions
         missing = [name for name in actions if name not in self.usage]
         unknown = sorted(set(self.usage) - set(Ruleset.usage) - set(actions))
         problems = []
@@ -213,7 +215,7 @@ class Ruleset:
 
     def action(self, name: str) -> Action:
         """The action called `name`; a `QuestionError` naming the actions otherwise."""
-        table = self.actions()
+        table = self._actions
         if name not in table:
             raise QuestionError(
                 f"{self.id} has no action {name!r}; its actions are {', '.join(table)}"
@@ -291,7 +293,7 @@ class Ruleset:
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
         """The answer to a candidate, None to leave it off the list (nothing to resolve). By
         default the action itself, asked of the scene, as `listed`."""
-        return self.listed(candidate, self.actions()[candidate.kind](scene, candidate.args))
+        return self.listed(candidate, self._actions[candidate.kind](scene, candidate.args))
 
     def listed(self, candidate: Candidate, answer: Resolution) -> Resolution | None:
         """A candidate's answer as `suggest` lists it: None (left off) for one of

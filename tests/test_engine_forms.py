@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import wraps
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -105,6 +106,9 @@ def _counted(ruleset: Ruleset, monkeypatch: pytest.MonkeyPatch, action: str) -> 
     for name in names:
         if hasattr(ruleset, name):
             monkeypatch.setattr(ruleset, name, counting(name, getattr(ruleset, name)))
+    # The ruleset answers through the actions it made once (`Ruleset.__init__`): made again of
+    # the counted methods.
+    monkeypatch.setattr(ruleset, "_actions", MappingProxyType(ruleset.actions()))
     return calls
 
 

@@ -376,10 +376,6 @@ class AgeOfNapoleon(Ruleset):
 
     left_off_when_refused = frozenset({"melee"})  # only units in contact fight
 
-    def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        # The method of the action's name: quicker than building `actions()` for each one.
-        return self.listed(candidate, getattr(self, candidate.kind)(scene, candidate.args))
-
     # Outcomes: what the players report of their dice, and the changes it leads to
     outcomes = ("shoot", "rocket", "melee", "morale", "overheat", "move")
 

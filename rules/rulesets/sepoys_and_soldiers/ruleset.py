@@ -977,15 +977,12 @@ class SepoysAndSoldiers(Ruleset):
     left_off_when_refused = frozenset({"shoot", "charge"})  # every melee asked is listed
 
     def answer_candidate(self, scene: Scene, candidate: Candidate) -> Resolution | None:
-        """The action's answer, by the method of its name (quicker than building `actions()`
-        for each one): a shot or charge the rules refuse (`listed`), or a unit that may not
-        move at all, is left off the list."""
-        kind, args = candidate.kind, candidate.args
-        if kind in TWO_UNITS:
-            return self.listed(candidate, self._two_units(kind, scene, args))
-        res = getattr(self, kind)(scene, args)  # command, nerve, move
-        moves = kind != "move" or res.data["allowance"]["value"] or res.data["whole_turn"]
-        return res if moves else None
+        """The action's answer as the engine lists it (a shot or charge the rules refuse is
+        left off), and a unit that may not move at all is left off too."""
+        res = super().answer_candidate(scene, candidate)
+        if res is None or candidate.kind != "move":
+            return res
+        return res if res.data["allowance"]["value"] or res.data["whole_turn"] else None
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
         d, (kind, args) = result.data, (candidate.kind, candidate.args)
