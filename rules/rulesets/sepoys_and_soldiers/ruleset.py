@@ -55,8 +55,9 @@ INCH = 25.4
 DATA = load_sheet(Path(__file__).with_name("sheet.toml"), SHEET, ID, names=["cite"])
 CITE: dict[str, Cite] = DATA["cite"]
 SOURCES = {what: [str(CITE[key]) for key in keys] for what, keys in DATA["sources"].items()}
-"""The lines a fall back past friends and a charge combat list, quoted (sheet.toml `[sources]`:
-keys of `[cite]`, so a key missing from it fails here, as the sheet loads)."""
+"""The lines a fall back, a charge combat, a rocket shot and a follow through list, quoted
+(sheet.toml `[sources]`: keys of `[cite]`, so a key missing from it fails here, as the sheet
+loads)."""
 say, say_lines, refusal, read = DATA.say, DATA.lines, DATA.refusal, DATA.read
 """A text of sheet.toml's `[texts]` the answers and forms fill in (`{cite[key]}` quotes a line);
 a question the sheet refuses, in the words of its `[refusals]`; a unit's declared field."""
@@ -641,8 +642,7 @@ class SepoysAndSoldiers(Ruleset):
         data |= {"p_burns_out": prob(ROCKET_BURN_OUT), "p_target_loses_base": prob(p_hit)}
         data |= {"bases_hit": hits, "too_close_to_call": sorted(close)}
         data["friendly_at_risk"] = [h["base"] for h in hits if h["side"] == shooter.side]
-        sources = ("rocket_path", "rocket_explodes", "rocket_four_moves", "rocket_loss")
-        data["sources"] = [str(CITE[k]) for k in sources]
+        data["sources"] = list(SOURCES["rocket_shot"])
         if acted:
             data["reasons"] = _reasons([(ACTED, CITE["one_action"])])
 
@@ -797,7 +797,7 @@ class SepoysAndSoldiers(Ruleset):
         odds["both_destroyed"] = exact(met * combat.both_destroyed, whole)
         first = SITUATIONS["attempting-to-charge"]
         holds = CITE["counter_charge" if counter else "infantry_stands"]
-        follow = [str(CITE[k]) for k in ("charge_continues", "stops_short", "repeat_cycle")]
+        follow = ", ".join(SOURCES["charge_follow_through"])
         steps = [
             dict(step=1, unit=charger.id, situation=first["key"], tests=charger_test.tests)
             | dict(p_pass=prob(pc), on_fail=first["on_fail"], source=str(CITE["charge_test"])),
@@ -806,7 +806,7 @@ class SepoysAndSoldiers(Ruleset):
             | dict(source=str(situation["cite"] if flank else CITE["charged_test"])),
             dict(step=3, unit=target.id, source=str(holds))
             | dict(holds=say("counter_charges" if counter else "receives_charge")),
-            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=", ".join(follow))
+            dict(step=4, unit=charger.id, p_pass_again=prob(pc), source=follow)
             | dict(if_target_routs=say("charger_follows_through"))
             | dict(stop_short=length(scene, STOP_SHORT)),
         ]
