@@ -110,8 +110,9 @@ class Report:
             return _problem(self.name, self.kind, value, self.choices, self.maximum)
         # `in` the bases before `set`: a list in the list is no base, and cannot be hashed.
         named = isinstance(value, list) and all(v in self.bases for v in value)
-        top = len(self.bases) if self.maximum is None else self.maximum
-        if named and len(set(value)) == len(value) and len(value) <= top:
+        # Distinct bases of the unit are never more than its bases: only a maximum limits them.
+        distinct = named and len(set(value)) == len(value)
+        if distinct and (self.maximum is None or len(value) <= self.maximum):
             return None
         most = "" if self.maximum is None else f" (at most {self.maximum})"
         return (

@@ -162,7 +162,7 @@ class Europe19c(Ruleset):
         if shot.refusals:
             data |= {"band": "out-of-range", "allowed": False, "reasons": shot.refusals}
             return self._refused("shoot", data, [say("shoot-opening", **opening)])
-        name, row = weapon_of(firer), FIRING["rows"][FIRING["row_of"][troops(firer)]]
+        name, row = weapon_of(firer), firing_row(firer)
         weapon = WEAPONS[name]
         bands = [
             {"band": b["label"], "name": b["name"], "reach": length(scene, mm)}
@@ -458,9 +458,9 @@ class Europe19c(Ruleset):
                 yield Candidate("morale", (u.id,))
 
     def summarise(self, scene: Scene, candidate: Candidate, result: Resolution) -> str:
-        """The answer's first line; a melee's says who was taken as the attacker, and why."""
+        """The engine's summary; a melee's also says who was taken as the attacker, and why."""
         note = candidate.note if isinstance(candidate, Fight) else ""
-        return result.lines[0] + (f" ({note})" if note else "")
+        return super().summarise(scene, candidate, result) + (f" ({note})" if note else "")
 
     def suggestion_lines(self, data: dict[str, Any], items: list[Suggestion]) -> tuple[str, ...]:
         head = f"{len(items)} resolutions for {data['phase'] or 'every phase'}"
@@ -499,7 +499,7 @@ class Europe19c(Ruleset):
         dice, need, save_need = hit["dice"], hit["need"], save["need"]
         label = f"hits: the dice of the {dice}D6 showing {need}+ ({hit['note']})"
         hit_odds = dice_math.successes(dice, 6, need)
-        row = FIRING["rows"][FIRING["row_of"][troops(asked.unit(0))]]
+        row = firing_row(asked.unit(0))
         reports = [count_report("hits", label, row["cite"], hit_odds)]
         hits, saves = likeliest(hit_odds), 0
         if save_need is not None:
@@ -761,6 +761,11 @@ def bands_of(unit: Unit) -> list[tuple[dict[str, Any], float]]:
     weapon, kind = WEAPONS[weapon_of(unit)], kind_of(unit)
     bonus = NUMBERS["skirmisher_bonus_cm"] if weapon.get("starred") and kind == "skirmishers" else 0
     return [(band, (band["reach_cm"] + bonus) * MM_PER_CM) for band in weapon["bands"]]
+
+
+def firing_row(unit: Unit) -> dict[str, Any]:
+    """The unit's row of the firing table (sheet.toml `[firing]`)."""
+    return FIRING["rows"][FIRING["row_of"][troops(unit)]]
 
 
 def move_row_of(unit: Unit) -> str:
