@@ -53,9 +53,17 @@ def shooter(n: int = 1, weapon: str = "rifle", x: float = 10, **attrs: Any) -> d
     return unit("red", "red", column("red", x, n), **(state | attrs))
 
 
+TARGET_STATE = {"type": "infantry", "quality": "veteran", "weapon": "musket"} | STEADY
+
+
 def target(d: float, n: int = 1, ident: str = "blue", **attrs: Any) -> dict[str, Any]:
-    state = {"type": "infantry", "quality": "veteran", "weapon": "musket"} | STEADY
-    return unit(ident, "blue", column(ident, 12 + d, n, facing=180), **(state | attrs))
+    return unit(ident, "blue", column(ident, 12 + d, n, facing=180), **(TARGET_STATE | attrs))
+
+
+def hero(weapon: str, y: float = 50) -> dict[str, Any]:
+    """A lone loaded hero figure, `hart`, at (10, y) facing along x: a player character."""
+    state = {"type": "infantry", "quality": "hero", "weapon": weapon, "loaded": True}
+    return unit("red", "red", [sq("hart", 10, y, role="hero")], **state)
 
 
 def scene(units: list[Any], terrain_: list[Any] | None = None, **kw: Any) -> Scene:
@@ -213,16 +221,7 @@ def test_distribution_of_hits_two_shooters_at_medium_range() -> None:
 
 def test_player_character_fires_if_loaded_without_a_commanded_flag() -> None:
     # A lone hero figure is a PC (line 84): all fire if loaded (line 29); no `commanded` needed.
-    pc = unit(
-        "red",
-        "red",
-        [sq("hart", 10, 50, role="hero")],
-        type="infantry",
-        quality="hero",
-        weapon="pistol",
-        loaded=True,
-    )
-    out = ask(scene([pc, target(3)]), "shoot", "red", "blue")
+    out = ask(scene([hero("pistol"), target(3)]), "shoot", "red", "blue")
     assert out["allowed"] is True
     assert out["shooters"]["fire"] == 1
 
@@ -233,18 +232,9 @@ def test_a_player_character_picks_the_figure_he_shoots() -> None:
     # y = 60: blue-2 (y = 60) is 20 cm straight ahead (front edges x = 11 and x = 31), blue-1
     # (y = 50) off to the side; a rifle's short range is 30 cm (line 10): 2+ on a D8 in the
     # open (line 41).
-    pc = unit(
-        "red",
-        "red",
-        [sq("hart", 10, 60, role="hero")],
-        type="infantry",
-        quality="hero",
-        weapon="rifle",
-        loaded=True,
-    )
-    state = {"type": "infantry", "quality": "veteran", "weapon": "musket"} | STEADY
-    blue = unit("blue", "blue", [sq("blue-1", 32, 50, 180), sq("blue-2", 32, 60, 180)], **state)
-    out = ask(scene([pc, blue]), "shoot", "red", "blue-2")
+    bases = [sq("blue-1", 32, 50, 180), sq("blue-2", 32, 60, 180)]
+    blue = unit("blue", "blue", bases, **TARGET_STATE)
+    out = ask(scene([hero("rifle", y=60), blue]), "shoot", "red", "blue-2")
     assert out["allowed"] is True
     assert out["between"] == {"shooter": "hart", "target": "blue-2"}
     assert out["distance"]["value"] == pytest.approx(20.0)
